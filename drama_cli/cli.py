@@ -1,0 +1,82 @@
+"""The `drama` command line: parses arguments, prints, maps errors to exit codes; no logic.
+
+Each command group lives in its own module under `drama_cli/commands/` and registers itself
+on `app` here.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from drama_cli.errors import DramaError
+from engine.errors import EngineError
+
+app = typer.Typer(
+    name="drama",
+    help="Direct scripted voice performances with Fish Audio Drama 3.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Direct scripted voice performances with Fish Audio Drama 3."""
+
+
+@app.command()
+def version() -> None:
+    """Print the tool's version."""
+    from drama_cli import __version__
+
+    print(__version__)
+
+
+def _register_commands() -> None:
+    from drama_cli.commands import register_all
+
+    register_all(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `drama` console script; returns the process exit code.
+
+    Known errors become one line on stderr and exit code 2 (bad input) or their own code;
+    `--debug` anywhere on the command line shows the traceback instead.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    if debug:
+        args.remove("--debug")
+    _register_commands()
+    try:
+        app(args, standalone_mode=False)
+    except DramaError as err:
+        if debug:
+            raise
+        print(f"drama: {err}", file=sys.stderr)
+        return err.exit_code
+    except EngineError as err:
+        if debug:
+            raise
+        print(f"drama: {err}", file=sys.stderr)
+        return 2
+    except (typer.Abort, KeyboardInterrupt):
+        print("drama: interrupted", file=sys.stderr)
+        return 130
+    except typer.Exit as exit_:
+        return exit_.exit_code
+    except Exception as err:
+        # Usage errors of the argument parser arrive here in non-standalone mode.
+        if hasattr(err, "show") and hasattr(err, "exit_code") and not debug:
+            err.show()
+            return 2
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The embedded Drama 3 inference engine: tokenizer, model, codec, sampling, generation."""

@@ -1,0 +1,92 @@
+"""The engine's input contract: a Drama 3 conversation for one generation, as plain data.
+
+`drama_cli.compile` fills these from a script; `engine.prompt` turns them into frame rows
+`[N, 11]` using the exact strings of each layout (`spec/layouts.md`). Nothing here imports
+torch, so the compiler stays light.
+
+Audio is carried as `AudioClip`: codec codes `[10, T]` int64 (codebook 0 semantic, 1-9
+residual, frames at 44,100 / 2048 Hz) once known, or a source path plus a duration so that
+prompt sizes can be estimated before anything is encoded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SAMPLE_RATE = 44_100
+HOP_SAMPLES = 2048
+FRAMES_PER_SECOND = SAMPLE_RATE / HOP_SAMPLES  # about 21.53 frames per second
+NUM_CODEBOOKS = 10
+
+LAYOUTS = ("clone", "history", "revise", "scene", "infill", "stream")
+
+
+@dataclass(frozen=True)
+class AudioClip:
+    """Audio inside a prompt.
+
+    codes: `[10, T]` int64 codec codes when known.
+    path: the source file when the codes are not computed yet (a reference clip, a take).
+    duration_s: the clip's length in seconds, for estimates before encoding.
+    """
+
+    codes: np.ndarray | None = None
+    path: str | None = None
+    duration_s: float | None = None
+
+    def frames(self) -> int:
+        """Number of codec frames T: exact from codes, else estimated from `duration_s`."""
+        if self.codes is not None:
+            return int(self.codes.shape[1])
+        if self.duration_s is None:
+            return 0
+        return int(math.ceil(self.duration_s * FRAMES_PER_SECOND))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A voice reference: speaker index (0..15), its exact transcript (None: no text), its audio."""
+
+    speaker: int
+    transcript: str | None
+    clip: AudioClip
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """An earlier user/assistant pair kept as context: the speaker-tagged text and its audio."""
+
+    text: str
+    clip: AudioClip
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One generation request in a named layout (`spec/layouts.md`).
+
+    text: the speaker-tagged target text (`<|speaker:k|> ...`); for `scene`, unused.
+    context: earlier exchanges (`history`: earlier lines; `revise`: earlier takes of the line).
+    note: the director's note read against the context (`revise`).
+    lines: the speaker-tagged lines of a scene (`scene`); descriptions: (speaker, text) pairs.
+    prefix / suffix: the audio before / after the edited span (`infill`).
+    lookahead: the next chunk shown after `<|endofturn|>` (`stream`).
+    """
+
+    layout: str
+    references: tuple[Reference, ...] = ()
+    text: str = ""
+    context: tuple[Exchange, ...] = ()
+    note: str | None = None
+    lines: tuple[str, ...] = ()
+    descriptions: tuple[tuple[int, str], ...] = ()
+    prefix: AudioClip | None = None
+    suffix: AudioClip | None = None
+    lookahead: str | None = None
+    meta: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {self.layout!r}; expected one of {', '.join(LAYOUTS)}")
