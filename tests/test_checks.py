@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+
+from engine.checks import (
+    CheckReport, best_attempt, check_clipping, check_noise, check_runaway, check_silence,
+    check_take, expected_duration_s, retry_seed, run_with_retries, spoken_text,
+)
+
+SR = 44_100
+
+
+def speechlike(seconds: float, seed: int = 0) -> np.ndarray:
+    """Harmonic 'voice' with a syllable-rate envelope: periodic, so low spectral flatness."""
+    t = np.arange(int(seconds * SR)) / SR
+    f0 = 140 + 20 * np.sin(2 * np.pi * 0.7 * t)
+    phase = 2 * np.pi * np.cumsum(f0) / SR
+    voice = sum(np.sin(k * phase) / k for k in range(1, 8))
+    envelope = 0.5 + 0.5 * np.sin(2 * np.pi * 4 * t) ** 2
+    return (0.2 * voice * envelope).astype(np.float32)
+
+
+def test_spoken_text_drops_every_tag_kind():
+    assert spoken_text("<|speaker:0|> [sighs] <whisper>Fine.</whisper> Go") == "Fine. Go"
+
+
+def test_expected_duration_scales_with_text_and_counts_pause_tags():
+    short = expected_duration_s("Hi there.")
+    long = expected_duration_s("Hi there. " * 10)
+    assert 0.6 <= short < 1.5
+    assert 5 < long < 10
+    assert expected_duration_s("Hi there. [long pause] Hi there.") == pytest.approx(
+        expected_duration_s("Hi there. Hi there.") + 1.2)
+    assert expected_duration_s("[sighs]") == 0.6  # tags alone are not speech
+
+
+def test_speechlike_take_passes_everything():
+    report = check_take(speechlike(1.5), SR, "Hello there, friend.", stop_reason="eos")
+    assert report.passed, report.summary()
+    assert report.severity == "ok"
+    assert report.to_dict()["failures"] == []
+
+
+def test_digital_silence_and_a_lone_click_are_silent():
+    assert not check_silence(np.zeros(SR, np.float32), SR).passed
+    click = np.zeros(2 * SR, np.float32)
+    click[1000:1200] = 0.8
+    result = check_silence(click, SR)
+    assert not result.passed and result.value < 0.05
+    assert check_take(click, SR, "Two words.").severity == "unusable"
+
+
+def test_quiet_but_real_speech_is_not_silence():
+    whisper = speechlike(1.5) * 0.02  # about -40 dBFS, still speech
+    assert check_silence(whisper, SR).passed
+
+
+def test_runaway_by_budget_and_by_duration_m1():
+    rng = np.random.default_rng(1)
+    noise = rng.normal(0, 0.1, 47 * SR).astype(np.float32)
+    report = check_take(noise, SR, "Hi there.", stop_reason="length")
+    names = [r.name for r in report.failures]
+    assert "runaway" in names and "noise" in names
+    assert report.severity == "unusable"
+    # Independent of metadata: 5x the estimate is flagged even with stop_reason eos.
+    est = expected_duration_s("Hi there.")
+    assert not check_runaway(est * 5.5, "Hi there.", "eos").passed
+    assert check_runaway(est * 4.5, "Hi there.", "eos").passed
+
+
+def test_noise_and_clipping_are_degraded_not_unusable():
+    rng = np.random.default_rng(2)
+    assert check_noise(rng.normal(0, 0.1, SR).astype(np.float32), SR).value > 0.5
+    clipped = np.clip(speechlike(1.5) * 20, -1, 1)
+    result = check_clipping(clipped)
+    assert not result.passed and result.severity == "degraded"
+    report = check_take(clipped, SR, "Hello there, friend.")
+    assert report.usable and report.severity == "degraded"
+
+
+def test_non_finite_samples_fail():
+    audio = speechlike(1.0)
+    audio[10] = np.nan
+    report = check_take(audio, SR, "Hello there.")
+    assert "finite" in [r.name for r in report.failures]
+    assert report.to_dict()["checks"][0]["value"] == 1.0
+
+
+def test_report_round_trips_through_dict():
+    report = check_take(speechlike(1.0), SR, "Hello.")
+    again = CheckReport.from_dict(report.to_dict())
+    assert again.to_dict() == report.to_dict()
+
+
+def test_run_with_retries_stops_at_first_pass_with_new_seeds():
+    seen = []
+
+    def attempt(seed):
+        seen.append(seed)
+        return np.zeros(SR, np.float32) if len(seen) < 3 else speechlike(1.0)
+
+    attempts = run_with_retries(attempt, 7, 5, lambda a: check_take(a, SR, "Hello there."))
+    assert len(attempts) == 3
+    assert seen == [7, retry_seed(7, 1), retry_seed(7, 2)] and len(set(seen)) == 3
+    assert [a.report.passed for a in attempts] == [False, False, True]
+    assert best_attempt(attempts) is attempts[2]
+
+
+def test_run_with_retries_returns_all_failures_when_none_pass():
+    attempts = run_with_retries(lambda s: np.zeros(100, np.float32), 0, 2,
+                                lambda a: check_take(a, SR, "Hello."))
+    assert len(attempts) == 3 and not any(a.report.passed for a in attempts)
+    assert best_attempt(attempts) is None
+    with pytest.raises(ValueError):
+        run_with_retries(lambda s: None, 0, -1, lambda a: None)
