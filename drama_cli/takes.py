@@ -1,0 +1,444 @@
+"""The take store: numbered takes per line, selections per scene, resumable and crash-safe.
+
+Layout on disk (DESIGN.md, "The project folder a render writes"):
+
+    <root>/project.json
+    <root>/<scene>/<line>/take-001.wav   float32 WAV, 44,100 Hz mono
+    <root>/<scene>/<line>/take-001.json  the take record (seed, params, checks, cache key, ...)
+    <root>/<scene>/<line>/take-001.codes.npy   codes [10, T] int64 (drama3 only)
+    <root>/<scene>/selected.json         chosen take number per line id
+
+Every file is written to a temporary name in the same folder, fsynced and then linked into
+place, so a crash (Ctrl-C, kill -9, power cut) leaves either a whole file or none; nothing is
+ever overwritten. The JSON record is written last and names the SHA-256 of the WAV, so a take
+whose audio is truncated or altered is detected and ignored (and rendered again).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import hashlib
+import io
+import json
+import os
+import re
+import struct
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from drama_cli.errors import RenderError
+
+SAMPLE_RATE = 44_100
+TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")
+LOCK_NAME = ".drama.lock"
+STORE_VERSION = 1
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+             *(f"lpt{i}" for i in range(1, 10))}
+MAX_NAME_CHARS = 60
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe, stable and collision-resistant form of any scene, line or speaker name.
+
+    Unicode is folded to ASCII where it has a plain form, anything outside `[A-Za-z0-9_-]`
+    becomes `-` (so `/`, `\\`, `..` and spaces cannot escape or nest folders), at most 60
+    characters are kept, and whenever the result differs from `name` a 6-hex-digit hash of the
+    original is appended (so `Anna/B` and `Anna-B` stay apart). Never empty, never `.`/`..`.
+    """
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    safe = _UNSAFE.sub("-", folded).strip("-")[:MAX_NAME_CHARS].strip("-")
+    if safe.lower() in _RESERVED:
+        safe = f"_{safe}"
+    if safe != name or not safe:
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:6]
+        safe = f"{safe}-{digest}" if safe else f"x-{digest}"
+    return safe
+
+
+def stable_hash(value) -> str:
+    """SHA-256 hex digest of a JSON-serialisable value with sorted keys (the cache-key hash).
+
+    numpy arrays hash by dtype, shape and bytes; Paths by their text.
+    """
+    return hashlib.sha256(_canonical(value).encode("utf-8")).hexdigest()
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_json_default,
+                      ensure_ascii=False)
+
+
+def _json_default(value):
+    if isinstance(value, np.ndarray):
+        return {"ndarray": str(value.dtype), "shape": list(value.shape),
+                "sha256": hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()}
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    raise TypeError(f"cannot hash {type(value).__name__}")
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 hex digest of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically and only if `path` does not exist yet.
+
+    Temporary file in the same folder, fsync, hard link into place (fails if taken), unlink the
+    temporary. Raises FileExistsError when `path` exists; the old file is never touched.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    try:
+        os.link(tmp, path)
+    except OSError as err:
+        if err.errno == errno.EEXIST:
+            raise FileExistsError(path) from None
+        if path.exists():
+            raise FileExistsError(path) from None
+        os.rename(tmp, path)  # file systems without hard links
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _fsync_dir(path.parent)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Atomically replace `path` with `data` (temp file, fsync, rename). For index files such
+    as `selected.json` and `project.json` that are meant to change; never used for takes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def wav_bytes(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:
+    """Encode float32 mono audio `[samples]` as a 32-bit float WAV (exact, no rescaling)."""
+    buffer = io.BytesIO()
+    sf.write(buffer, np.asarray(audio, dtype=np.float32), sample_rate, format="WAV",
+             subtype="FLOAT")
+    return buffer.getvalue()
+
+
+def wav_is_complete(path: Path) -> bool:
+    """True when a RIFF/WAVE file's header sizes match its length and its `data` chunk is whole.
+
+    Detects a file cut short mid-write (the RIFF size or the data chunk size points past the
+    end) and any file that is not RIFF/WAVE at all.
+    """
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            head = handle.read(12)
+            if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+                return False
+            if struct.unpack("<I", head[4:8])[0] + 8 != size:
+                return False
+            offset = 12
+            while offset + 8 <= size:
+                handle.seek(offset)
+                chunk_id, chunk_size = struct.unpack("<4sI", handle.read(8))
+                if chunk_id == b"data":
+                    return offset + 8 + chunk_size <= size
+                offset += 8 + chunk_size + (chunk_size & 1)
+    except OSError:
+        return False
+    return False
+
+
+@dataclass
+class Take:
+    """One stored take of one line: its number and record, and the files it lives in."""
+
+    number: int
+    folder: Path
+    record: dict = field(default_factory=dict)
+
+    @property
+    def stem(self) -> str:
+        """`take-001` for take 1."""
+        return f"take-{self.number:03d}"
+
+    @property
+    def wav_path(self) -> Path:
+        return self.folder / f"{self.stem}.wav"
+
+    @property
+    def json_path(self) -> Path:
+        return self.folder / f"{self.stem}.json"
+
+    @property
+    def codes_path(self) -> Path:
+        return self.folder / f"{self.stem}.codes.npy"
+
+    @property
+    def cache_key(self) -> str | None:
+        return self.record.get("cache_key")
+
+    @property
+    def duration_s(self) -> float:
+        return float(self.record.get("duration_s", 0.0))
+
+    @property
+    def status(self) -> str:
+        """`ok`, `degraded` or `unusable` (from the stored checks)."""
+        return self.record.get("checks", {}).get("severity", "ok")
+
+    def audio(self) -> np.ndarray:
+        """The take's audio, float32 mono `[samples]` at 44,100 Hz."""
+        data, _rate = sf.read(self.wav_path, dtype="float32", always_2d=False)
+        return data
+
+    def codes(self) -> np.ndarray | None:
+        """The take's codes `[10, T]` int64, or None when the backend had none."""
+        return np.load(self.codes_path) if self.codes_path.exists() else None
+
+
+@dataclass
+class LineTakes:
+    """What a line folder holds: valid takes and the numbers of invalid (partial, corrupt) ones."""
+
+    valid: list[Take]
+    invalid: dict[int, str]
+
+    @property
+    def next_number(self) -> int:
+        numbers = [t.number for t in self.valid] + list(self.invalid)
+        return max(numbers, default=0) + 1
+
+
+class ProjectLock:
+    """An exclusive advisory lock on a project folder (fcntl.flock on `.drama.lock`).
+
+    Released by the OS when the process dies, so a killed render never leaves a stale lock.
+    Raises RenderError when another process holds it.
+    """
+
+    def __init__(self, root: Path):
+        self.path = Path(root) / LOCK_NAME
+        self._fd: int | None = None
+
+    def __enter__(self) -> "ProjectLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # pragma: no cover - non-POSIX: no locking available
+            pass
+        except OSError:
+            os.close(fd)
+            holder = self.path.read_text(errors="replace").strip() or "another process"
+            raise RenderError(f"project {self.path.parent} is in use by {holder}; "
+                              "wait for that render to finish") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()}".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class TakeStore:
+    """Takes, selections and project metadata under one project folder `root`."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+
+    # -- locations -------------------------------------------------------------------------
+    def scene_dir(self, scene_id: str) -> Path:
+        return self.root / safe_name(scene_id)
+
+    def line_dir(self, scene_id: str, line_id: str) -> Path:
+        return self.scene_dir(scene_id) / safe_name(line_id)
+
+    def lock(self) -> ProjectLock:
+        """The project's exclusive lock (use as a context manager)."""
+        return ProjectLock(self.root)
+
+    # -- takes -----------------------------------------------------------------------------
+    def scan(self, scene_id: str, line_id: str) -> LineTakes:
+        """Every take number in the line folder, split into valid takes and invalid numbers
+        (with the reason: missing record, unreadable record, truncated WAV, hash mismatch,
+        missing codes)."""
+        folder = self.line_dir(scene_id, line_id)
+        numbers: set[int] = set()
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                match = TAKE_PATTERN.match(entry.name)
+                if match:
+                    numbers.add(int(match.group(1)))
+        valid, invalid = [], {}
+        for number in sorted(numbers):
+            take, problem = self._load(folder, number)
+            if problem:
+                invalid[number] = problem
+            else:
+                valid.append(take)
+        return LineTakes(valid, invalid)
+
+    def takes(self, scene_id: str, line_id: str, cache_key: str | None = None) -> list[Take]:
+        """Valid takes of a line in number order; only those with `cache_key` when given."""
+        found = self.scan(scene_id, line_id).valid
+        return [t for t in found if cache_key is None or t.cache_key == cache_key]
+
+    def take(self, scene_id: str, line_id: str, number: int) -> Take:
+        """One valid take. Raises RenderError when it is missing or invalid."""
+        take, problem = self._load(self.line_dir(scene_id, line_id), number)
+        if problem:
+            raise RenderError(f"take {number} of line {line_id!r}: {problem}")
+        return take
+
+    def _load(self, folder: Path, number: int) -> tuple[Take, str | None]:
+        take = Take(number, folder)
+        if not take.json_path.exists():
+            return take, "no record (interrupted write)"
+        try:
+            take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return take, "unreadable record"
+        if not take.wav_path.exists():
+            return take, "audio file missing"
+        if not wav_is_complete(take.wav_path):
+            return take, "audio file truncated or not a WAV"
+        if take.record.get("wav_sha256") and file_sha256(take.wav_path) != take.record["wav_sha256"]:
+            return take, "audio file does not match its record"
+        if take.record.get("has_codes") and not take.codes_path.exists():
+            return take, "codes file missing"
+        return take, None
+
+    def add_take(self, scene_id: str, line_id: str, audio: np.ndarray, record: dict,
+                 codes: np.ndarray | None = None) -> Take:
+        """Store a new take under the next free number and return it.
+
+        audio: float32 mono `[samples]` at 44,100 Hz; codes: `[10, T]` int64 or None;
+        record: the take's metadata (seed, params, checks, cache key, ...); the store adds
+        number, sample counts, duration_s, wav_sha256, has_codes and created (UTC, ISO 8601).
+        Files are written codes, then WAV, then record, each atomically; nothing is
+        overwritten (a number taken by a concurrent or crashed writer is skipped).
+        """
+        audio = np.asarray(audio, dtype=np.float32)
+        if audio.ndim != 1:
+            raise ValueError(f"take audio must be mono [samples], got {audio.shape}")
+        data = wav_bytes(audio)
+        number = self.scan(scene_id, line_id).next_number
+        while True:
+            take = Take(number, self.line_dir(scene_id, line_id))
+            try:
+                if codes is not None:
+                    buffer = io.BytesIO()
+                    np.save(buffer, np.asarray(codes, dtype=np.int64))
+                    write_new_file(take.codes_path, buffer.getvalue())
+                write_new_file(take.wav_path, data)
+                break
+            except FileExistsError:
+                number += 1
+        take.record = {
+            **record,
+            "take": number,
+            "scene_id": scene_id,
+            "line_id": line_id,
+            "sample_rate": SAMPLE_RATE,
+            "samples": int(audio.shape[0]),
+            "duration_s": round(audio.shape[0] / SAMPLE_RATE, 4),
+            "wav_sha256": hashlib.sha256(data).hexdigest(),
+            "has_codes": codes is not None,
+            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "store_version": STORE_VERSION,
+        }
+        write_new_file(take.json_path, _pretty(take.record))
+        return take
+
+    # -- selections ------------------------------------------------------------------------
+    def selection_path(self, scene_id: str) -> Path:
+        return self.scene_dir(scene_id) / "selected.json"
+
+    def selections(self, scene_id: str) -> dict[str, dict]:
+        """`{line_id: {"take": n, "cache_key": ..., "by": "auto"|"user"}}` for a scene."""
+        path = self.selection_path(scene_id)
+        if not path.exists():
+            return {}
+        try:
+            return json.loads(path.read_text(encoding="utf-8")).get("lines", {})
+        except ValueError:
+            return {}
+
+    def select(self, scene_id: str, line_id: str, take: Take, by: str = "auto") -> None:
+        """Record `take` as the chosen take of `line_id` (atomic rewrite of `selected.json`)."""
+        lines = self.selections(scene_id)
+        lines[line_id] = {"take": take.number, "cache_key": take.cache_key, "by": by}
+        self.write_selections(scene_id, lines)
+
+    def write_selections(self, scene_id: str, lines: dict[str, dict]) -> None:
+        """Replace a scene's selections with `lines` (same form as `selections`)."""
+        replace_file(self.selection_path(scene_id),
+                     _pretty({"scene_id": scene_id, "lines": lines}))
+
+    def selected_take(self, scene_id: str, line_id: str) -> Take | None:
+        """The selected take of a line when it is still present and valid, else None."""
+        entry = self.selections(scene_id).get(line_id)
+        if not entry:
+            return None
+        take, problem = self._load(self.line_dir(scene_id, line_id), int(entry["take"]))
+        return None if problem else take
+
+    # -- project ---------------------------------------------------------------------------
+    @property
+    def project_path(self) -> Path:
+        return self.root / "project.json"
+
+    def project(self) -> dict:
+        """The contents of `project.json` ({} when absent or unreadable)."""
+        try:
+            return json.loads(self.project_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def write_project(self, info: dict) -> None:
+        """Atomically replace `project.json` with `info` (script path and hash, engine, ...)."""
+        replace_file(self.project_path, _pretty(info))
+
+
+def _pretty(value) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True, default=_json_default,
+                       ensure_ascii=False) + "\n").encode("utf-8")

@@ -1,0 +1,140 @@
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from drama_cli.errors import RenderError
+from drama_cli.takes import (
+    TakeStore, file_sha256, safe_name, stable_hash, wav_is_complete, write_new_file,
+)
+
+
+def tone(seconds=0.5, freq=220.0):
+    t = np.arange(int(seconds * 44_100)) / 44_100
+    return (0.3 * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", [
+    "../../etc/passwd", "NINA / THE DOUBLE", "..", ".", "", "Älskling", "日本語", "CON",
+    "a" * 300, "scene 1: the hall", "GUARD #2",
+])
+def test_safe_name_cannot_escape_and_is_plain(tmp_path, name):
+    safe = safe_name(name)
+    assert safe and safe not in {".", ".."} and "/" not in safe and "\\" not in safe
+    assert all(c.isascii() and (c.isalnum() or c in "-_") for c in safe)
+    assert len(safe) <= 70
+    assert safe.lower() != "con"
+    assert safe_name(name) == safe  # stable
+    folder = tmp_path / safe
+    folder.mkdir()
+    assert folder.resolve().parent == tmp_path.resolve()
+
+
+def test_safe_name_keeps_simple_names_and_separates_lookalikes():
+    assert safe_name("s01-l003") == "s01-l003"
+    assert safe_name("Anna/B") != safe_name("Anna-B")
+    assert safe_name("Ärger") != safe_name("Arger")
+
+
+def test_add_take_round_trips_audio_codes_and_record(tmp_path):
+    store = TakeStore(tmp_path)
+    audio = tone()
+    codes = np.arange(30, dtype=np.int64).reshape(10, 3)
+    take = store.add_take("Act 1", "l/1", audio, {"seed": 5, "cache_key": "k1"}, codes=codes)
+    assert take.number == 1 and take.wav_path.name == "take-001.wav"
+    assert take.codes_path.name == "take-001.codes.npy"
+    again = store.takes("Act 1", "l/1")[0]
+    assert np.array_equal(again.audio(), audio)  # float WAV: exact
+    assert np.array_equal(again.codes(), codes)
+    assert again.record["seed"] == 5 and again.record["samples"] == len(audio)
+    assert again.duration_s == pytest.approx(0.5)
+    assert again.record["wav_sha256"] == file_sha256(take.wav_path)
+    assert sf.info(take.wav_path).samplerate == 44_100
+
+
+def test_takes_are_numbered_and_never_overwritten(tmp_path):
+    store = TakeStore(tmp_path)
+    first = store.add_take("s", "l", tone(freq=200), {"cache_key": "a"})
+    before = first.wav_path.read_bytes()
+    second = store.add_take("s", "l", tone(freq=300), {"cache_key": "b"})
+    assert (first.number, second.number) == (1, 2)
+    assert first.wav_path.read_bytes() == before
+    assert [t.number for t in store.takes("s", "l", cache_key="b")] == [2]
+    with pytest.raises(FileExistsError):
+        write_new_file(first.wav_path, b"new")
+    assert first.wav_path.read_bytes() == before
+
+
+def test_truncated_wav_is_invalid_and_skipped(tmp_path):
+    store = TakeStore(tmp_path)
+    take = store.add_take("s", "l", tone(), {"cache_key": "a"})
+    data = take.wav_path.read_bytes()
+    take.wav_path.write_bytes(data[: len(data) // 2])
+    assert not wav_is_complete(take.wav_path)
+    scan = store.scan("s", "l")
+    assert scan.valid == [] and "truncated" in scan.invalid[1]
+    assert scan.next_number == 2
+    new = store.add_take("s", "l", tone(), {"cache_key": "a"})
+    assert new.number == 2 and [t.number for t in store.takes("s", "l")] == [2]
+
+
+def test_altered_audio_and_missing_record_are_invalid(tmp_path):
+    store = TakeStore(tmp_path)
+    take = store.add_take("s", "l", tone(), {})
+    data = bytearray(take.wav_path.read_bytes())
+    data[-1] ^= 0xFF  # same length, different content
+    take.wav_path.write_bytes(bytes(data))
+    assert "does not match" in store.scan("s", "l").invalid[1]
+    other = store.add_take("s", "m", tone(), {})
+    other.json_path.unlink()  # crash between the WAV and the record
+    assert "no record" in store.scan("s", "m").invalid[1]
+    garbage = store.line_dir("s", "n") / "take-001.wav"
+    garbage.parent.mkdir(parents=True)
+    garbage.write_bytes(b"not a wav at all")
+    (garbage.parent / "take-001.json").write_text("{}")
+    assert "truncated" in store.scan("s", "n").invalid[1]
+
+
+def test_selection_and_project_files(tmp_path):
+    store = TakeStore(tmp_path)
+    take = store.add_take("s", "l", tone(), {"cache_key": "k"})
+    assert store.selected_take("s", "l") is None
+    store.select("s", "l", take, by="user")
+    data = json.loads(store.selection_path("s").read_text())
+    assert data["lines"]["l"] == {"take": 1, "cache_key": "k", "by": "user"}
+    assert store.selected_take("s", "l").number == 1
+    take.wav_path.unlink()
+    assert store.selected_take("s", "l") is None
+    store.write_project({"script": "x.yaml", "engine": "scratch"})
+    assert store.project()["engine"] == "scratch"
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_stable_hash_orders_keys_and_hashes_arrays():
+    assert stable_hash({"a": 1, "b": [1, 2]}) == stable_hash({"b": [1, 2], "a": 1})
+    assert stable_hash({"a": np.zeros(3)}) != stable_hash({"a": np.ones(3)})
+    assert stable_hash({"a": 1}) != stable_hash({"a": 2})
+
+
+def test_lock_excludes_a_second_process_and_frees_on_exit(tmp_path):
+    store = TakeStore(tmp_path)
+    code = ("import sys; from drama_cli.takes import TakeStore\n"
+            "try:\n    TakeStore(sys.argv[1]).lock().__enter__()\nexcept Exception as e:\n"
+            "    print(type(e).__name__, e); sys.exit(3)\n")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    with store.lock():
+        busy = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                              text=True, env=env)
+        assert busy.returncode == 3 and "RenderError" in busy.stdout and "in use" in busy.stdout
+    free = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, env=env)
+    assert free.returncode == 0, free.stdout
+
+
+def test_take_lookup_of_invalid_number_raises(tmp_path):
+    with pytest.raises(RenderError):
+        TakeStore(tmp_path).take("s", "l", 4)
