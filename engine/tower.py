@@ -1,0 +1,405 @@
+"""The codebook-MTP tower of Drama 3 and the backbone's frame embedding (spec §3.1, §3.4-3.5).
+
+The tower turns the backbone's final hidden state at row p into codebooks 1..9 of the next
+frame. It is a stack of small causal transformer layers (shared "enrichment" layers, then one
+layer per residual codebook) that run at every sequence position, each with its own KV cache
+indexed by the same row positions as the backbone. Layer i of the residual stack embeds code i
+of the next frame; its head predicts code i+1.
+
+Weights arrive as checkpoint tensors (`audio_decoder.*`, `audio_decoder_mtp_shared.*`,
+`audio_decoder_mtp.*`, spec §2.2). `wqkv` is expected with its query rows already re-ordered to
+per-head [query; gate] blocks, as `engine.checkpoint` loads it; `per_head_wqkv` converts the file
+layout [all queries | all gates | K | V].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# Checkpoint prefix -> module prefix inside `Tower` (spec §2.2).
+CHECKPOINT_PREFIXES = {
+    "audio_decoder.codebook_embeddings.": "codebook_embeddings.",
+    "audio_decoder_mtp_shared.layers.": "shared_layers.",
+    "audio_decoder_mtp.layers.": "residual_layers.",
+    "audio_decoder_mtp.heads.": "heads.",
+}
+
+SampleCodebook = Callable[[torch.Tensor, int], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class TowerGeometry:
+    """Sizes of the tower, read from `audio_decoder_config` (spec §1.3).
+
+    codebook_size: codes per codebook (4096, also the semantic band size).
+    shared_layers: `shared_enrichment_layers`; residual layers are `num_codebooks - 1`.
+    backbone_codebooks: `vq_backbone_codebooks` (B): codebooks 1..B enter the backbone input,
+    codebooks B+1..9 enter shared layer 0 as the "extra" sum.
+    rotary_dims: the first `head_dim * rotary_percent` dims of each head get interleaved RoPE.
+    """
+
+    dim: int
+    n_head: int
+    n_kv_heads: int
+    head_dim: int
+    intermediate_size: int
+    codebook_size: int
+    num_codebooks: int
+    shared_layers: int
+    backbone_codebooks: int
+    norm_eps: float = 1e-6
+    rope_base: float = 1e7
+    rotary_dims: int = 64
+
+    @property
+    def residual_layers(self) -> int:
+        """One layer (and one head) per residual codebook: `num_codebooks - 1`."""
+        return self.num_codebooks - 1
+
+    @classmethod
+    def from_dict(cls, config: Mapping) -> "TowerGeometry":
+        """Read the geometry from an `audio_decoder_config` mapping (config.json keys).
+
+        `intermediate_size` has no default (spec marks it [U]); `norm_eps`, `rope_base` and
+        `rotary_percent` fall back to 1e-6, 1e7 and 0.25. Raises KeyError on a missing key.
+        """
+        head_dim = int(config["head_dim"])
+        return cls(
+            dim=int(config["dim"]),
+            n_head=int(config["n_head"]),
+            n_kv_heads=int(config["n_local_heads"]),
+            head_dim=head_dim,
+            intermediate_size=int(config["intermediate_size"]),
+            codebook_size=int(config["vocab_size"]),
+            num_codebooks=int(config["num_codebooks"]),
+            shared_layers=int(config["shared_enrichment_layers"]),
+            backbone_codebooks=int(config["vq_backbone_codebooks"]),
+            norm_eps=float(config.get("norm_eps", 1e-6)),
+            rope_base=float(config.get("rope_base", 1e7)),
+            rotary_dims=int(head_dim * float(config.get("rotary_percent", 0.25))),
+        )
+
+
+class ZeroCentredRMSNorm(nn.Module):
+    """RMSNorm computed in float32 and scaled by (1 + w) (spec §3, `layernorm_zero_centered_gamma`).
+
+    x: `[..., dim]` any float dtype; returns the same shape and dtype.
+    """
+
+    def __init__(self, dim: int, eps: float):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(dim))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = x.float()
+        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (y * (1.0 + self.weight.float())).to(x.dtype)
+
+
+def interleaved_rope(x: torch.Tensor, positions: torch.Tensor, rotary_dims: int,
+                     base: float) -> torch.Tensor:
+    """Rotate pairs (2i, 2i+1) of the first `rotary_dims` dims by position · base^(-2i/rotary_dims).
+
+    x: `[B, T, heads, head_dim]`; positions: `[T]` int64 row indices. Computed in float32 and
+    returned in x's dtype; dims past `rotary_dims` pass through (spec §3.4, GPT-J style RoPE).
+    """
+    half = rotary_dims // 2
+    inv_freq = base ** (-torch.arange(half, dtype=torch.float32, device=x.device) * 2 / rotary_dims)
+    angles = positions.to(torch.float32)[:, None] * inv_freq[None, :]
+    cos, sin = angles.cos()[None, :, None, :], angles.sin()[None, :, None, :]
+    pairs = x[..., :rotary_dims].float().unflatten(-1, (half, 2))
+    even, odd = pairs[..., 0], pairs[..., 1]
+    rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+    return torch.cat((rotated.to(x.dtype), x[..., rotary_dims:]), dim=-1)
+
+
+class KVCache:
+    """Keys and values of one attention layer for rows `[0, length)`.
+
+    Buffers are `[B, n_kv_heads, capacity, head_dim]` and grow by doubling, so a decode step
+    writes one row in place instead of concatenating the whole history.
+    """
+
+    def __init__(self) -> None:
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
+        self.length = 0
+
+    def append(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Store `[B, n_kv, T, head_dim]` rows at `[length, length + T)`; return all rows so far."""
+        end = self.length + keys.shape[2]
+        if self.keys is None or end > self.keys.shape[2]:
+            self._grow(keys, max(end, 2 * (0 if self.keys is None else self.keys.shape[2]), 64))
+        self.keys[:, :, self.length:end] = keys
+        self.values[:, :, self.length:end] = values
+        self.length = end
+        return self.keys[:, :, :end], self.values[:, :, :end]
+
+    def _grow(self, like: torch.Tensor, capacity: int) -> None:
+        shape = (like.shape[0], like.shape[1], capacity, like.shape[3])
+        keys, values = like.new_zeros(shape), like.new_zeros(shape)
+        if self.keys is not None:
+            keys[:, :, :self.length] = self.keys[:, :, :self.length]
+            values[:, :, :self.length] = self.values[:, :, :self.length]
+        self.keys, self.values = keys, values
+
+    def clone(self) -> "KVCache":
+        """An independent copy holding the same rows (same capacity)."""
+        copy = KVCache()
+        copy.length = self.length
+        if self.keys is not None:
+            copy.keys, copy.values = self.keys.clone(), self.values.clone()
+        return copy
+
+
+class TowerCache:
+    """One `KVCache` per tower layer (shared layers first, then residual layers)."""
+
+    def __init__(self, layers: int) -> None:
+        self.layers = [KVCache() for _ in range(layers)]
+
+    @property
+    def length(self) -> int:
+        """Rows held (the position the next row gets); equal across layers between calls."""
+        return self.layers[0].length
+
+    def clone(self) -> "TowerCache":
+        """An independent snapshot, e.g. of a cast's system block (prefix cache)."""
+        copy = TowerCache(0)
+        copy.layers = [layer.clone() for layer in self.layers]
+        return copy
+
+
+class TowerAttention(nn.Module):
+    """Causal GQA with an output gate, per-head zero-centred q/k norms and interleaved partial
+    RoPE (spec §3.4 step 3). `wqkv` rows: per-head [query; gate] blocks, then K, then V."""
+
+    def __init__(self, geo: TowerGeometry):
+        super().__init__()
+        self.geo = geo
+        q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
+        self.wqkv = nn.Linear(geo.dim, 2 * q_width + 2 * kv_width, bias=False)
+        self.wo = nn.Linear(q_width, geo.dim, bias=False)
+        self.q_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
+        self.k_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
+
+    def forward(self, x: torch.Tensor, cache: KVCache) -> torch.Tensor:
+        """x: `[B, T, dim]` for rows `[cache.length, cache.length + T)`; returns `[B, T, dim]`."""
+        geo, (batch, steps, _) = self.geo, x.shape
+        q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
+        query_gate, keys, values = self.wqkv(x).split([2 * q_width, kv_width, kv_width], dim=-1)
+        query, gate = query_gate.view(batch, steps, geo.n_head, 2 * geo.head_dim).chunk(2, dim=-1)
+        start = cache.length
+        positions = torch.arange(start, start + steps, device=x.device)
+        query = interleaved_rope(self.q_norm(query), positions, geo.rotary_dims, geo.rope_base)
+        keys = keys.view(batch, steps, geo.n_kv_heads, geo.head_dim)
+        keys = interleaved_rope(self.k_norm(keys), positions, geo.rotary_dims, geo.rope_base)
+        values = values.view(batch, steps, geo.n_kv_heads, geo.head_dim)
+        all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
+        out = F.scaled_dot_product_attention(
+            query.transpose(1, 2), all_keys, all_values, attn_mask=_causal_mask(start, steps, x.device),
+            scale=geo.head_dim ** -0.5, enable_gqa=geo.n_head != geo.n_kv_heads)
+        out = out.transpose(1, 2) * torch.sigmoid(gate)
+        return self.wo(out.reshape(batch, steps, q_width))
+
+
+def _causal_mask(start: int, steps: int, device: torch.device) -> torch.Tensor | None:
+    """Boolean `[steps, start + steps]` mask letting row start+i see keys 0..start+i (None for one row)."""
+    if steps == 1:
+        return None
+    rows = torch.arange(start, start + steps, device=device)[:, None]
+    return torch.arange(start + steps, device=device)[None, :] <= rows
+
+
+class TowerFeedForward(nn.Module):
+    """SwiGLU: `w2(silu(w1 x) * w3 x)` with width `intermediate_size` (spec §3.4 step 4)."""
+
+    def __init__(self, geo: TowerGeometry):
+        super().__init__()
+        self.w1 = nn.Linear(geo.dim, geo.intermediate_size, bias=False)
+        self.w3 = nn.Linear(geo.dim, geo.intermediate_size, bias=False)
+        self.w2 = nn.Linear(geo.intermediate_size, geo.dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x: `[..., dim]` -> `[..., dim]`."""
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class TowerBlock(nn.Module):
+    """Pre-norm transformer block: attention then feed-forward, both residual."""
+
+    def __init__(self, geo: TowerGeometry):
+        super().__init__()
+        self.attention_norm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.attention = TowerAttention(geo)
+        self.ffn_norm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.feed_forward = TowerFeedForward(geo)
+
+    def forward(self, x: torch.Tensor, cache: KVCache) -> torch.Tensor:
+        """x: `[B, T, dim]` -> `[B, T, dim]`."""
+        x = x + self.attention(self.attention_norm(x), cache)
+        return x + self.feed_forward(self.ffn_norm(x))
+
+
+class TowerLayer(nn.Module):
+    """One tower layer (spec §3.4): mix a code embedding into the hidden state, run one block,
+    normalise with `final_layernorm`.
+
+    shared: a shared enrichment layer (its table is `semantic_embedding`) rather than a
+    residual layer (`codebook_embedding`); the checkpoint names differ, the maths does not.
+    """
+
+    def __init__(self, geo: TowerGeometry, shared: bool):
+        super().__init__()
+        self.codebook_size = geo.codebook_size
+        table = nn.Embedding(geo.codebook_size, geo.dim)
+        self.embedding_name = "semantic_embedding" if shared else "codebook_embedding"
+        setattr(self, self.embedding_name, table)
+        self.enorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.hnorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.eh_proj = nn.Linear(2 * geo.dim, geo.dim, bias=False)
+        self.transformer_layer = TowerBlock(geo)
+        self.final_layernorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+
+    def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
+                cache: KVCache, extra: torch.Tensor | None = None) -> torch.Tensor:
+        """hidden `[B, T, dim]`; codes `[B, T]` int64 (clamped to the table); semantic `[B, T]`
+        bool (the labelling row is audio; else the code embedding is zero); extra `[B, T, dim]`
+        added to the code embedding before `enorm`. Returns the normalised output `[B, T, dim]`.
+        """
+        table = getattr(self, self.embedding_name)
+        embedded = table(codes.clamp(0, self.codebook_size - 1))
+        embedded = torch.where(semantic[..., None], embedded, torch.zeros_like(embedded))
+        if extra is not None:
+            embedded = embedded + extra
+        mixed = self.eh_proj(torch.cat((self.enorm(embedded), self.hnorm(hidden)), dim=-1))
+        return self.final_layernorm(self.transformer_layer(mixed, cache))
+
+
+class Tower(nn.Module):
+    """The codebook-MTP tower plus the shared codebook table (spec §2.2, §3.1, §3.5).
+
+    Frame rows are `[main, c0, ..., c9]` int64. A row is audio when its main token lies in the
+    semantic band `[semantic_start, semantic_start + codebook_size)`.
+    """
+
+    def __init__(self, geo: TowerGeometry, semantic_start: int):
+        super().__init__()
+        self.geo = geo
+        self.semantic_start = semantic_start
+        self.codebook_embeddings = nn.Embedding(geo.codebook_size * geo.num_codebooks, geo.dim)
+        self.shared_layers = nn.ModuleList(TowerLayer(geo, True) for _ in range(geo.shared_layers))
+        self.residual_layers = nn.ModuleList(
+            TowerLayer(geo, False) for _ in range(geo.residual_layers))
+        self.heads = nn.ModuleList(
+            nn.Linear(geo.dim, geo.codebook_size, bias=False) for _ in range(geo.residual_layers))
+
+    # ---- weights -------------------------------------------------------------------------
+
+    def load_checkpoint_tensors(self, tensors: Mapping[str, torch.Tensor]) -> None:
+        """Copy the tower's checkpoint tensors (full names, spec §2.2) into the modules.
+
+        Other names in `tensors` are ignored. Raises KeyError / RuntimeError (from
+        `load_state_dict(strict=True)`) when a tower tensor is missing, unexpected or misshapen.
+        """
+        state = {}
+        for name, value in tensors.items():
+            for old, new in CHECKPOINT_PREFIXES.items():
+                if name.startswith(old):
+                    state[new + name[len(old):]] = value
+        self.load_state_dict(state, strict=True)
+
+    def new_cache(self) -> TowerCache:
+        """An empty cache: one KV cache per layer."""
+        return TowerCache(len(self.shared_layers) + len(self.residual_layers))
+
+    # ---- embeddings ----------------------------------------------------------------------
+
+    def is_semantic(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Bool mask of main tokens in the semantic band; same shape as `tokens`."""
+        return (tokens >= self.semantic_start) & (tokens < self.semantic_start + self.geo.codebook_size)
+
+    def code_sum(self, rows: torch.Tensor, first: int, end: int) -> torch.Tensor:
+        """Σ_{k=first}^{end-1} CB[k·codebook_size + c_k] for rows `[B, T, 11]` -> `[B, T, dim]`."""
+        size = self.geo.codebook_size
+        codes = rows[..., 1 + first:1 + end].clamp(0, size - 1)
+        offsets = torch.arange(first, end, device=rows.device) * size
+        return self.codebook_embeddings(codes + offsets).sum(dim=-2)
+
+    def frame_embedding(self, token_embeds: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
+        """Backbone input of rows (spec §3.1): audio rows get
+        `(E_tok[main] + Σ_{k=1..B} CB[k·4096 + c_k]) / √(1 + B)`, text rows keep `E_tok[main]`.
+
+        token_embeds: `[B, T, dim]` = E_tok[rows[..., 0]]; rows: `[B, T, 11]` int64.
+        """
+        count = self.geo.backbone_codebooks
+        mixed = (token_embeds + self.code_sum(rows, 1, 1 + count).to(token_embeds.dtype))
+        mixed = mixed * (1 + count) ** -0.5
+        return torch.where(self.is_semantic(rows[..., 0])[..., None], mixed, token_embeds)
+
+    def extra_input(self, rows: torch.Tensor) -> torch.Tensor:
+        """The codes the backbone did not see (B+1..9) of the current rows, summed, zero on text
+        rows: `[B, T, dim]`, added in shared layer 0 only (spec §3.5)."""
+        extra = self.code_sum(rows, 1 + self.geo.backbone_codebooks, self.geo.num_codebooks)
+        return torch.where(self.is_semantic(rows[..., 0])[..., None], extra, torch.zeros_like(extra))
+
+    # ---- running -------------------------------------------------------------------------
+
+    def _enrich(self, hidden: torch.Tensor, c0: torch.Tensor, semantic: torch.Tensor,
+                rows: torch.Tensor, cache: TowerCache) -> torch.Tensor:
+        extra = self.extra_input(rows).to(hidden.dtype)
+        for index, layer in enumerate(self.shared_layers):
+            hidden = layer(hidden, c0, semantic, cache.layers[index], extra if index == 0 else None)
+        return hidden
+
+    def prefill(self, hidden: torch.Tensor, rows: torch.Tensor, next_rows: torch.Tensor,
+                cache: TowerCache, with_logits: bool = False) -> torch.Tensor | None:
+        """Teacher-forced pass over rows `[p, p + T)` with `p = cache.length` (spec §3.5).
+
+        hidden: `[B, T, dim]` backbone final-norm outputs of those rows; rows: `[B, T, 11]` the
+        rows themselves (for the extra sum); next_rows: `[B, T, 11]` the rows that follow each
+        (labels). Fills every layer's cache. Returns head logits `[B, T, num_codebooks - 1,
+        codebook_size]` in float32 when `with_logits` (logits[..., i, :] predicts code i+1 of
+        the next row), else None.
+        """
+        semantic = self.is_semantic(next_rows[..., 0])
+        hidden = self._enrich(hidden, next_rows[..., 1], semantic, rows, cache)
+        offset, logits = len(self.shared_layers), []
+        for index, layer in enumerate(self.residual_layers):
+            hidden = layer(hidden, next_rows[..., 1 + index], semantic, cache.layers[offset + index])
+            if with_logits:
+                logits.append(self.heads[index](hidden).float())
+        return torch.stack(logits, dim=-2) if with_logits else None
+
+    def decode_frame(self, hidden: torch.Tensor, row: torch.Tensor, main: torch.Tensor,
+                     cache: TowerCache, sample_codebook: SampleCodebook) -> torch.Tensor:
+        """Sample codebooks 1..9 of the next frame at position `cache.length` (spec §3.6 step 3).
+
+        hidden: `[B, 1, dim]` backbone output of the current row; row: `[B, 1, 11]` the current
+        row; main: `[B]` the sampled main token of the next row. sample_codebook(logits
+        `[B, codebook_size]` float32, index i) returns code i+1 `[B]` int64 from head i.
+        Returns the codes `[B, num_codebooks]` int64 (c0 from `main`, clamped to the band).
+        """
+        c0 = (main - self.semantic_start).clamp(0, self.geo.codebook_size - 1)
+        semantic = self.is_semantic(main)[:, None]
+        hidden = self._enrich(hidden, c0[:, None], semantic, row, cache)
+        codes, offset = [c0], len(self.shared_layers)
+        for index, layer in enumerate(self.residual_layers):
+            hidden = layer(hidden, codes[-1][:, None], semantic, cache.layers[offset + index])
+            codes.append(sample_codebook(self.heads[index](hidden[:, 0]).float(), index).long())
+        return torch.stack(codes, dim=-1)
+
+
+def per_head_wqkv(weight: torch.Tensor, n_head: int, head_dim: int) -> torch.Tensor:
+    """Re-order a file-layout `wqkv` `[all Q | all gates | K | V]` (spec §2.2) into per-head
+    `[q_0; gate_0; q_1; gate_1; ...; K; V]`, the layout `TowerAttention` reads."""
+    q_width = n_head * head_dim
+    query, gate, rest = weight[:q_width], weight[q_width:2 * q_width], weight[2 * q_width:]
+    pairs = torch.stack((query.view(n_head, head_dim, -1), gate.view(n_head, head_dim, -1)), dim=1)
+    return torch.cat((pairs.reshape(2 * q_width, -1), rest), dim=0)
