@@ -75,7 +75,7 @@ def test_offline_matches_tiktoken_on_plain_text(offline):
         "Grüße, naïve café. Ça va? 你好，世界！こんにちは。 Привет, мир.",
         "emoji 🎭🎬 and combining e\u0301 marks",
         "<whisper>Quiet</whisper> [sighs] [laughs] [icy calm] Fine.",
-        "<|im_start|>user\n<|speaker:0|> hi<|im_end|>\n",
+        "<|im_start|>user\n hi there<|im_end|>\n",
     ]
     for text in texts:
         assert offline.encode(text) == reference.encode(text), text
