@@ -1,0 +1,262 @@
+"""Random Drama 3 checkpoints in the exact real layout, for tests and benchmarks.
+
+`write_checkpoint(folder, preset, seed)` writes `config.json`, `tokenizer.json`, sharded
+safetensors with `model.safetensors.index.json` (every tensor of spec §2.1 and §2.2, routed
+experts as block-FP8 with fp32 scales) and, when the codec package provides it, a random
+`codec.pth`. The same preset and seed always give identical files.
+
+Presets:
+  * `tiny`: hidden 64, 4 layers (3 Gated DeltaNet + 1 full attention), 8 experts, the tiny
+    tokenizer (4,702 ids); a few MB, seconds on CPU. For tests.
+  * `small`: hidden 512, 8 layers, 32 experts; for CPU benchmarks.
+  * `full`: the real shapes (about 35 B parameters, ~36 GB on disk); for GPU machines only.
+Every preset keeps the semantic band at 4,096 codes and 10 codebooks.
+
+Command line: `python -m engine.testing PRESET DIR [--seed S] [--config-only]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import zlib
+from pathlib import Path
+
+import torch
+from safetensors.torch import save_file
+
+from engine.checkpoint import FP8, INDEX_FILE, TensorSpec, expected_tensors, is_routed_expert
+from engine.config import Drama3Config
+
+FP8_MAX = 448.0  # largest finite float8_e4m3fn value
+
+_GEOMETRY = {
+    "tiny": dict(
+        hidden_size=64, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+        head_dim=32, num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
+        shared_expert_intermediate_size=32, linear_num_key_heads=2, linear_num_value_heads=4,
+        linear_key_head_dim=16, linear_value_head_dim=16, tower_intermediate_size=96,
+        shard_bytes=4 << 20,
+    ),
+    "small": dict(
+        hidden_size=512, num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=2,
+        head_dim=64, num_experts=32, num_experts_per_tok=4, moe_intermediate_size=256,
+        shared_expert_intermediate_size=256, linear_num_key_heads=4, linear_num_value_heads=8,
+        linear_key_head_dim=64, linear_value_head_dim=64, tower_intermediate_size=1024,
+        shard_bytes=128 << 20,
+    ),
+    # Real shapes (spec §1.2); the tower width is unknown [U], so a plausible 4096 is used.
+    "full": dict(
+        hidden_size=2048, num_hidden_layers=40, num_attention_heads=16, num_key_value_heads=2,
+        head_dim=256, num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
+        shared_expert_intermediate_size=512, linear_num_key_heads=16, linear_num_value_heads=32,
+        linear_key_head_dim=128, linear_value_head_dim=128, tower_intermediate_size=4096,
+        shard_bytes=4 << 30,
+    ),
+}
+PRESETS = tuple(_GEOMETRY)
+
+
+def preset_tokenizer(preset: str):
+    """The `tokenizers.Tokenizer` written beside a preset: the tiny vocabulary for `tiny` and
+    `small`, the offline Qwen3.5 build (252,288 ids) for `full`."""
+    from engine import tokenizer as tok
+
+    if preset == "full":
+        return tok.Drama3Tokenizer.offline().tokenizer
+    return tok.build_tiny_tokenizer()
+
+
+def preset_config_dict(preset: str, tokenizer=None) -> dict:
+    """The `config.json` object of a preset, with the token ids of `tokenizer` (built with
+    `preset_tokenizer` when None). Raises ValueError for an unknown preset."""
+    if preset not in _GEOMETRY:
+        raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    tokenizer = tokenizer or preset_tokenizer(preset)
+    g = _GEOMETRY[preset]
+    layers = g["num_hidden_layers"]
+    text_keys = [k for k in g if k not in ("tower_intermediate_size", "shard_bytes")]
+    text = {"model_type": "fish_omni_text", **{k: g[k] for k in text_keys}}
+    text.update(
+        vocab_size=tokenizer.get_vocab_size(),
+        linear_conv_kernel_dim=4,
+        rms_norm_eps=1e-6,
+        layer_types=["full_attention" if (i + 1) % 4 == 0 else "linear_attention" for i in range(layers)],
+        mlp_layer_types=["moe"] * layers,
+        rope_parameters={"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25},
+        max_position_embeddings=262144,
+        rotary_interleaved=False, use_qk_norm=True, attn_output_gate=True,
+        layernorm_zero_centered_gamma=True, shared_expert_gate=True, hidden_act="silu",
+        tie_word_embeddings=False,
+    )
+    tower = {
+        "model_type": "fish_qwen3_audio_decoder", "decoder_type": "codebook_mtp_shared",
+        "dim": g["hidden_size"], "text_dim": g["hidden_size"],
+        "n_head": g["num_attention_heads"], "n_local_heads": g["num_key_value_heads"],
+        "head_dim": g["head_dim"], "n_layer": 4, "shared_enrichment_layers": 4,
+        "num_codebooks": 10, "vocab_size": 4096, "max_seq_len": 11,
+        "intermediate_size": g["tower_intermediate_size"], "norm_eps": 1e-6, "rope_base": 1e7,
+        "rotary_percent": 0.25, "rotary_interleaved": True, "attention_qk_norm": False,
+        "attention_output_gate": True, "layernorm_zero_centered_gamma": True,
+        "vq_feature_scope": "all_vq", "vq_feature_placement": "backbone_partial",
+        "vq_backbone_codebooks": 1, "mtp_spec": None, "use_moe": False, "dropout": 0.0,
+    }
+    return {
+        "model_type": "fish_omni", "architectures": ["FishOmniModel"],
+        "text_config": text, "audio_decoder_config": tower,
+        "semantic_start_token_id": tokenizer.token_to_id("<|semantic:0|>"),
+        "semantic_end_token_id": tokenizer.token_to_id("<|semantic:4095|>"),
+        "eos_token_id": tokenizer.token_to_id("<|im_end|>"),
+        "speech_template_version": "reference-bracket-v1", "fish_schema_version": 1,
+        "extra_samplable_token_ids": [],
+        "quantization_config": {"quant_method": "bsgemm-moe", "activation_scheme": "dynamic",
+                                "weight_block_size": [128, 128]},
+        "tie_word_embeddings": False, "dtype": "bfloat16",
+    }
+
+
+def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
+                     config_only: bool = False) -> dict:
+    """Write a complete random model folder for `preset` into `folder` (created if needed).
+
+    Returns a summary: folder, preset, seed, files written, tensor count, bytes, and notes
+    (e.g. that no codec was written because `engine.codec.testing` is not available).
+    Raises ValueError for an unknown preset.
+    """
+    from engine.tokenizer import save_tokenizer
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer = preset_tokenizer(preset) if preset in _GEOMETRY else None
+    data = preset_config_dict(preset, tokenizer)
+    (folder / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    save_tokenizer(tokenizer, folder / "tokenizer.json")
+    summary = {"folder": str(folder), "preset": preset, "seed": seed,
+               "files": ["config.json", "tokenizer.json"], "tensors": 0, "bytes": 0, "notes": []}
+    if config_only:
+        return summary
+    config = Drama3Config.from_dict(data)
+    specs = expected_tensors(config)
+    shards = _plan_shards(specs, _GEOMETRY[preset]["shard_bytes"])
+    weight_map = {}
+    for number, names in enumerate(shards, start=1):
+        shard = f"model-{number:05d}-of-{len(shards):05d}.safetensors"
+        tensors = {name: random_tensor(name, specs[name], seed, config) for name in names}
+        save_file(tensors, str(folder / shard), metadata={"format": "pt"})
+        weight_map.update({name: shard for name in names})
+        summary["files"].append(shard)
+    total = sum(spec.nbytes for spec in specs.values())
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (folder / INDEX_FILE).write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
+    summary["files"].append(INDEX_FILE)
+    summary.update(tensors=len(specs), bytes=total)
+    _write_codec(folder, preset, seed, summary)
+    return summary
+
+
+def _write_codec(folder: Path, preset: str, seed: int, summary: dict) -> None:
+    try:
+        from engine.codec.testing import write_random_codec
+    except ImportError:
+        summary["notes"].append("no codec.pth written: engine.codec.testing is not available")
+        return
+    path = write_random_codec(folder, preset, seed)
+    summary["files"].append(Path(path).name)
+
+
+def _plan_shards(specs: dict[str, TensorSpec], shard_bytes: int) -> list[list[str]]:
+    shards: list[list[str]] = [[]]
+    used = 0
+    for name, spec in specs.items():
+        if shards[-1] and used + spec.nbytes > shard_bytes:
+            shards.append([])
+            used = 0
+        shards[-1].append(name)
+        used += spec.nbytes
+    return shards
+
+
+def _generator(name: str, seed: int) -> torch.Generator:
+    # Seeded per tensor, so a tensor's values do not depend on which others are generated.
+    return torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
+
+
+def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config) -> torch.Tensor:
+    """The random value of one checkpoint tensor, deterministic in (name, seed).
+
+    Scales keep activations O(1): linear weights ~ N(0, 1/in), zero-centred norm weights
+    ~ N(0, 0.1) (applied as 1 + w), the Gated DeltaNet norm ~ 1 + N(0, 0.1), decay parameters
+    in Qwen3.5's ranges. Routed experts come back as FP8 with per-block scales.
+    """
+    if is_routed_expert(name):
+        weight_name = name.removesuffix("_scale_inv")
+        weight, scale = quantize_fp8_blocks(
+            _normal(weight_name, _weight_shape(name, spec, config), seed), config.weight_block_size
+        )
+        return scale if name.endswith("weight_scale_inv") else weight
+    values = _values_by_role(name, spec.shape, seed)
+    return values.to(spec.dtypes[0])
+
+
+def _weight_shape(name: str, spec: TensorSpec, config: Drama3Config) -> tuple[int, ...]:
+    if not name.endswith("weight_scale_inv"):
+        return spec.shape
+    t = config.text
+    inter, d = t.moe_intermediate_size, t.hidden_size
+    return (d, inter) if ".down_proj." in name else (inter, d)
+
+
+def _normal(name: str, shape: tuple[int, ...], seed: int, std: float | None = None) -> torch.Tensor:
+    std = std if std is not None else shape[-1] ** -0.5
+    return torch.randn(shape, generator=_generator(name, seed)) * std
+
+
+def _values_by_role(name: str, shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    gen = _generator(name, seed)
+    if name.endswith("linear_attn.norm.weight"):
+        return 1.0 + 0.1 * torch.randn(shape, generator=gen)
+    if name.endswith("norm.weight"):  # every other norm is zero-centred (x̂·(1 + w))
+        return 0.1 * torch.randn(shape, generator=gen)
+    if name.endswith("A_log"):
+        return torch.empty(shape).uniform_(1.0, 16.0, generator=gen).log()
+    if name.endswith("dt_bias"):
+        return 0.5 * torch.randn(shape, generator=gen)
+    if name.endswith("conv1d.weight"):
+        return torch.randn(shape, generator=gen) * shape[-1] ** -0.5
+    if "embed" in name:  # token, codebook and per-layer code embeddings
+        return torch.randn(shape, generator=gen)
+    return torch.randn(shape, generator=gen) * shape[-1] ** -0.5
+
+
+def quantize_fp8_blocks(weight: torch.Tensor, block: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Block-FP8 quantisation: weight [rows, cols] float → (float8_e4m3fn [rows, cols], fp32
+    scales [ceil(rows/b0), ceil(cols/b1)]) with weight ≈ fp8 × scale per block; each block's
+    largest magnitude maps to 448."""
+    rows, cols = weight.shape
+    grid = (math.ceil(rows / block[0]), math.ceil(cols / block[1]))
+    padded = torch.zeros(grid[0] * block[0], grid[1] * block[1])
+    padded[:rows, :cols] = weight
+    blocks = padded.reshape(grid[0], block[0], grid[1], block[1])
+    scale = blocks.abs().amax(dim=(1, 3)).clamp_min(1e-12) / FP8_MAX
+    quantized = (blocks / scale[:, None, :, None]).reshape(padded.shape)[:rows, :cols]
+    return quantized.to(FP8).contiguous(), scale.float().contiguous()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m engine.testing PRESET DIR [--seed S] [--config-only]`; prints the summary."""
+    parser = argparse.ArgumentParser(prog="python -m engine.testing", description=__doc__.split("\n")[0])
+    parser.add_argument("preset", choices=PRESETS)
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--config-only", action="store_true",
+                        help="write only config.json and tokenizer.json")
+    args = parser.parse_args(argv)
+    summary = write_checkpoint(args.folder, args.preset, args.seed, args.config_only)
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
