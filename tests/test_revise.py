@@ -1,0 +1,142 @@
+"""Revision by note: the revise conversation, note chains, one call per take (case C4, revise part)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from drama_cli.backends.base import Generation, GenerationRequest
+from drama_cli.errors import UsageError
+from drama_cli.revise import (
+    MAX_CONTEXT_TAKES,
+    revise_conversation,
+    revise_line,
+    revision_chain,
+    start_take,
+    with_note,
+)
+from drama_cli.takes import TakeStore
+from engine.checks import CheckReport
+from engine.conversation import SAMPLE_RATE, Conversation
+
+SCENE = "s1"
+LINES = {"l1": "<|speaker:0|> We leave at six.", "l2": "<|speaker:1|> Not without the oars.", "l3": "<|speaker:0|> Fine."}
+
+
+class FakeBackend:
+    """Deterministic fake: a tone whose pitch depends on the seed, codes from the seed."""
+
+    name = "fake"
+    scratch = False
+
+    def __init__(self):
+        self.requests: list[GenerationRequest] = []
+
+    def identity(self) -> dict:
+        return {"engine": "fake"}
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        self.requests.append(request)
+        seconds = 0.5 + 0.1 * (request.seed % 5)
+        t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+        audio = (0.2 * np.sin(2 * np.pi * (200 + 10 * request.seed) * t)).astype(np.float32)
+        codes = np.full((10, int(seconds * 21.5)), request.seed, dtype=np.int64)
+        return Generation(audio, codes, "eos", CheckReport())
+
+    def close(self) -> None:
+        pass
+
+
+def base_request(line_id: str, seed: int = 0) -> GenerationRequest:
+    conv = Conversation(layout="clone", text=LINES[line_id])
+    return GenerationRequest(SCENE, line_id, "ANNA", LINES[line_id], conv, "clone-v1", {"temperature": 0.8}, seed)
+
+
+def rendered(tmp_path):
+    """A store with one take per line, made by the fake backend (3 calls), all selected."""
+    store, backend = TakeStore(tmp_path / "proj"), FakeBackend()
+    for k, line_id in enumerate(LINES):
+        request = base_request(line_id, seed=k)
+        gen = backend.generate(request)
+        take = store.add_take(SCENE, line_id, gen.audio, {"cache_key": f"key-{line_id}", "seed": k, "text": LINES[line_id]}, gen.codes)
+        store.select(SCENE, line_id, take)
+    return store
+
+
+def test_with_note_puts_the_direction_after_the_speaker_tag():
+    assert with_note("<|speaker:1|> Not without the oars.", "angrier, shorter") == (
+        "<|speaker:1|> [angrier, shorter versus previous] Not without the oars."
+    )
+    assert with_note("Fine.", "[softer]") == "[softer versus previous] Fine."
+    with pytest.raises(UsageError):
+        with_note("Fine.", " [ ] ")
+
+
+def test_c4_revise_makes_one_call_keeps_v1_and_leaves_other_takes_alone(tmp_path):
+    store = rendered(tmp_path)
+    before = {line: store.selected_take(SCENE, line).wav_path.read_bytes() for line in LINES}
+    backend = FakeBackend()
+    result = revise_line(backend, store, base_request("l2"), "angrier, shorter", select=True)
+    assert len(backend.requests) == 1
+    (request,) = backend.requests
+    conv = request.conversation
+    assert conv.layout == "revise" and conv.note == "angrier, shorter"
+    assert conv.text == LINES["l2"]
+    (context,) = conv.context
+    np.testing.assert_array_equal(context.clip.codes, result.parent.codes())  # the parent's exact codes
+    assert context.text == LINES["l2"]
+    takes = store.takes(SCENE, "l2")
+    assert [t.number for t in takes] == [1, 2]  # v1 kept, v2 new
+    assert store.selected_take(SCENE, "l2").number == 2
+    new = takes[1].record
+    assert new["parent_take"] == 1 and new["note"] == "angrier, shorter" and new["notes"] == ["angrier, shorter"]
+    assert new["cache_key"] == "key-l2" and new["layout"] == "revise"
+    assert new["seed"] == 2  # the parent's seed + 1
+    for line in ("l1", "l3"):
+        assert store.selected_take(SCENE, line).wav_path.read_bytes() == before[line]
+        assert len(store.takes(SCENE, line)) == 1
+    assert takes[0].wav_path.read_bytes() == before["l2"]
+
+
+def test_notes_chain_and_context_holds_the_chain(tmp_path):
+    store = rendered(tmp_path)
+    revise_line(FakeBackend(), store, base_request("l2"), "angrier", select=True)
+    backend = FakeBackend()
+    second = revise_line(backend, store, base_request("l2"), "but slower", select=True).takes[0]
+    conv = backend.requests[0].conversation
+    assert [c.text for c in conv.context] == [LINES["l2"], "<|speaker:1|> [angrier versus previous] Not without the oars."]
+    assert second.record["notes"] == ["angrier", "but slower"] and second.record["parent_take"] == 2
+    chain = revision_chain(store, SCENE, "l2", second)
+    assert [t.number for t in chain] == [1, 2, 3]
+
+
+def test_from_take_and_several_takes_each_one_call(tmp_path):
+    store = rendered(tmp_path)
+    revise_line(FakeBackend(), store, base_request("l2"), "angrier", select=True)
+    backend = FakeBackend()
+    result = revise_line(backend, store, base_request("l2"), "warmer", takes=3, seed=40, from_take=1)
+    assert len(backend.requests) == 3 and [r.seed for r in backend.requests] == [40, 41, 42]
+    assert [t.record["parent_take"] for t in result.takes] == [1, 1, 1]
+    assert all(len(r.conversation.context) == 1 for r in backend.requests)
+    assert store.selected_take(SCENE, "l2").number == 2  # not selected without --select
+
+
+def test_context_is_capped_to_the_most_recent_takes(tmp_path):
+    store = rendered(tmp_path)
+    for note in ("a", "b", "c", "d"):
+        revise_line(FakeBackend(), store, base_request("l2"), note, select=True)
+    parent = start_take(store, SCENE, "l2")
+    chain = revision_chain(store, SCENE, "l2", parent)
+    conv = revise_conversation(base_request("l2").conversation, chain, "e")
+    assert len(chain) == 5 and len(conv.context) == MAX_CONTEXT_TAKES
+    assert conv.meta["parent_take"] == 5
+
+
+def test_missing_takes_are_usage_errors(tmp_path):
+    store = rendered(tmp_path)
+    with pytest.raises(UsageError, match="no take 9"):
+        revise_line(FakeBackend(), store, base_request("l2"), "x", from_take=9)
+    with pytest.raises(UsageError, match="render it first"):
+        start_take(TakeStore(tmp_path / "empty"), SCENE, "l2")
+    with pytest.raises(UsageError):
+        revise_line(FakeBackend(), store, base_request("l2"), "x", takes=0)
