@@ -16,9 +16,10 @@ from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
 from drama_cli.takes import Take, TakeStore
 from engine.conversation import AudioClip, Conversation, Exchange
+from engine.prompt import STRINGS
 
 MAX_CONTEXT_TAKES = 3  # earlier takes kept in the prompt: the chain's most recent ones
-NOTE_DIRECTION = "[{note} versus previous]"
+RELATIVE_SUFFIX = " versus previous"  # layouts.md: the note reads against the earlier take
 _SPEAKER_TAG = re.compile(r"^\s*(<\|speaker:\d+\|>)\s*")
 
 
@@ -31,10 +32,18 @@ def clean_note(note: str) -> str:
     return text
 
 
+def relative_note(note: str) -> str:
+    """The note as a relative direction: `softer` -> `softer versus previous` (layouts.md,
+    revise); a note that already says `versus previous` is kept as it is."""
+    text = clean_note(note)
+    return text if text.lower().endswith(RELATIVE_SUFFIX.strip()) else text + RELATIVE_SUFFIX
+
+
 def with_note(tagged_text: str, note: str) -> str:
-    """The user text of a revision: the note as a relative direction right after the speaker
-    tag, e.g. `<|speaker:0|> [softer versus previous] Fine.` (layouts.md, revise)."""
-    direction = NOTE_DIRECTION.format(note=clean_note(note))
+    """The user text of a revision as the engine writes it (`engine.prompt.STRINGS["note"]`):
+    the relative note right after the speaker tag, e.g.
+    `<|speaker:0|> [softer versus previous] Fine.`."""
+    direction = STRINGS["note"].format(note=relative_note(note))
     match = _SPEAKER_TAG.match(tagged_text)
     if match:
         return f"{match.group(1)} {direction} {tagged_text[match.end():]}"
@@ -101,7 +110,7 @@ def revise_conversation(base: Conversation, chain: list[Take], note: str) -> Con
         references=base.references,
         text=base.text,
         context=context,
-        note=clean_note(note),
+        note=relative_note(note),
         meta=meta,
     )
 

@@ -68,6 +68,7 @@ def test_with_note_puts_the_direction_after_the_speaker_tag():
         "<|speaker:1|> [angrier, shorter versus previous] Not without the oars."
     )
     assert with_note("Fine.", "[softer]") == "[softer versus previous] Fine."
+    assert with_note("Fine.", "louder versus previous") == "[louder versus previous] Fine."
     with pytest.raises(UsageError):
         with_note("Fine.", " [ ] ")
 
@@ -80,7 +81,7 @@ def test_c4_revise_makes_one_call_keeps_v1_and_leaves_other_takes_alone(tmp_path
     assert len(backend.requests) == 1
     (request,) = backend.requests
     conv = request.conversation
-    assert conv.layout == "revise" and conv.note == "angrier, shorter"
+    assert conv.layout == "revise" and conv.note == "angrier, shorter versus previous"
     assert conv.text == LINES["l2"]
     (context,) = conv.context
     np.testing.assert_array_equal(context.clip.codes, result.parent.codes())  # the parent's exact codes
@@ -140,3 +141,18 @@ def test_missing_takes_are_usage_errors(tmp_path):
         start_take(TakeStore(tmp_path / "empty"), SCENE, "l2")
     with pytest.raises(UsageError):
         revise_line(FakeBackend(), store, base_request("l2"), "x", takes=0)
+
+
+def test_engine_prompt_segments_hold_the_parent_codes_and_the_note(tmp_path):
+    from engine.prompt import segments
+
+    store = rendered(tmp_path)
+    backend = FakeBackend()
+    result = revise_line(backend, store, base_request("l2"), "angrier, shorter")
+    parts = segments(backend.requests[0].conversation)
+    clips = [p for p in parts if not isinstance(p, str)]
+    np.testing.assert_array_equal(clips[-1].codes, result.parent.codes())
+    texts = [p for p in parts if isinstance(p, str)]
+    assert "<|speaker:1|> [angrier, shorter versus previous] Not without the oars." in texts
+    # the recorded prompt text is what the engine wrote, so a later revision replays it exactly
+    assert result.takes[0].record["prompt_text"] in texts
