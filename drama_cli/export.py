@@ -1,0 +1,246 @@
+"""Writing finished scene audio and its sidecars: atomic files, WAV/FLAC/MP3, labels, SRT, cues.
+
+Every file appears complete or not at all: it is written under a temporary name in the target
+folder, flushed to disk and renamed (`atomic_path`). MP3 needs an external encoder (ffmpeg
+with libmp3lame): `require_encoder` finds one on PATH or the binary bundled in the
+`imageio-ffmpeg` wheel, and fails with a clear RenderError before any rendering starts
+(public case A7), so a long render never dies at export or leaves an empty `.mp3`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from drama_cli.errors import RenderError, UsageError
+
+FORMATS = ("wav", "flac", "mp3")
+WAV_SUBTYPES = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
+WAV_HEADER_LIMIT_BYTES = 4 * 1024**3 - 1024 * 1024  # plain RIFF sizes are 32-bit
+MP3_BITRATE_KBPS = 192
+READ_BLOCK_SAMPLES = 1 << 18
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def check_format(fmt: str) -> str:
+    """Normalise an export format name (`wav`, `.FLAC`, ...); UsageError for unknown ones."""
+    name = fmt.lower().lstrip(".")
+    if name not in FORMATS:
+        raise UsageError(f"unsupported audio format {fmt!r} (supported: {', '.join(FORMATS)})")
+    return name
+
+
+def check_wav_subtype(subtype: str) -> str:
+    """Validate a WAV sample format name; UsageError naming the allowed ones otherwise."""
+    name = subtype.upper()
+    if name not in WAV_SUBTYPES:
+        allowed = ", ".join(WAV_SUBTYPES)
+        raise UsageError(f"unsupported WAV sample format {subtype!r} (supported: {allowed})")
+    return name
+
+
+def require_encoder(fmt: str) -> str | None:
+    """Make sure files of format `fmt` can be written, before any rendering starts.
+
+    Returns the encoder executable for `mp3` (ffmpeg found on PATH, else the one bundled in
+    `imageio-ffmpeg`), None for formats written by libsndfile (`wav`, `flac`).
+    Raises UsageError for an unknown format and RenderError, naming the missing encoder and
+    suggesting `.wav`, when no MP3 encoder is available (public case A7).
+    """
+    name = check_format(fmt)
+    if name != "mp3":
+        return None
+    encoder = find_mp3_encoder()
+    if encoder is None:
+        raise RenderError(
+            "cannot write .mp3: no MP3 encoder found (ffmpeg with libmp3lame is not on PATH "
+            "and the bundled imageio-ffmpeg binary is unavailable); write .wav instead "
+            "(for example --out scene.wav), or install ffmpeg"
+        )
+    _point_pydub_at(encoder)
+    return encoder
+
+
+def find_mp3_encoder() -> str | None:
+    """Path of an ffmpeg that can encode MP3 (PATH first, then imageio-ffmpeg), or None."""
+    candidates = [shutil.which("ffmpeg"), shutil.which("avconv"), _bundled_ffmpeg()]
+    for exe in candidates:
+        if exe and _encodes_mp3(exe):
+            return exe
+    return None
+
+
+def _bundled_ffmpeg() -> str | None:
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        return None
+    try:
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (RuntimeError, OSError):
+        return None
+
+
+@functools.lru_cache(maxsize=8)
+def _encodes_mp3(exe: str) -> bool:
+    try:
+        probe = subprocess.run(
+            [exe, "-hide_banner", "-encoders"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0 and "libmp3lame" in probe.stdout
+
+
+def _point_pydub_at(encoder: str) -> None:
+    """Let pydub, if used elsewhere in the process, find the same encoder."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # pydub warns at import without ffmpeg
+        from pydub import AudioSegment
+    AudioSegment.converter = encoder
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside `target`; on success it is fsynced and renamed onto it.
+
+    On any exception the temporary file is removed and `target` is left untouched.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; finished files follow the umask
+    try:
+        yield tmp
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text_atomic(target: Path, text: str) -> Path:
+    """Write UTF-8 `text` to `target` atomically; returns `target`."""
+    with atomic_path(target) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(target)
+
+
+def open_wav_writer(path: Path, subtype: str, rate: int, total_samples: int) -> sf.SoundFile:
+    """Open a mono WAV for block writes; RF64 when the data would overflow a RIFF header."""
+    subtype = check_wav_subtype(subtype)
+    bytes_per_sample = {"PCM_16": 2, "PCM_24": 3}.get(subtype, 4)
+    container = "RF64" if total_samples * bytes_per_sample > WAV_HEADER_LIMIT_BYTES else "WAV"
+    return sf.SoundFile(path, "w", rate, 1, subtype=subtype, format=container)
+
+
+def write_block(writer: sf.SoundFile, block: np.ndarray) -> None:
+    """Write float samples; integer formats get [−1, 1] clipping so nothing wraps (case A4)."""
+    if writer.subtype != "FLOAT":
+        block = np.clip(block, -1.0, 1.0)
+    writer.write(block)
+
+
+def write_wav(path: Path, samples: np.ndarray, rate: int, subtype: str = "PCM_24") -> Path:
+    """Write a whole `[samples]` float array as a mono WAV, atomically.
+
+    Integer subtypes clip to [−1, 1] first (float 1.5 becomes 32767 in PCM_16, never a
+    wrapped negative value); FLOAT keeps values as they are. Returns `path`.
+    """
+    samples = np.asarray(samples, dtype=np.float32)
+    with atomic_path(path) as tmp:
+        with open_wav_writer(tmp, subtype, rate, samples.size) as writer:
+            write_block(writer, samples)
+    return Path(path)
+
+
+def encode_flac(source_wav: Path, target: Path) -> Path:
+    """Re-encode a WAV as FLAC in blocks (24-bit unless the source is 16-bit), atomically."""
+    info = sf.info(str(source_wav))
+    subtype = "PCM_16" if info.subtype in ("PCM_16", "PCM_U8", "PCM_S8") else "PCM_24"
+    with atomic_path(target) as tmp:
+        with sf.SoundFile(tmp, "w", info.samplerate, info.channels, subtype, format="FLAC") as out:
+            for block in sf.blocks(str(source_wav), blocksize=READ_BLOCK_SAMPLES, dtype="float32"):
+                out.write(np.clip(block, -1.0, 1.0))
+    return Path(target)
+
+
+def encode_mp3(source_wav: Path, target: Path, bitrate_kbps: int = MP3_BITRATE_KBPS) -> Path:
+    """Encode a WAV as MP3 with ffmpeg/libmp3lame, streaming from disk, atomically.
+
+    Raises RenderError when no encoder is available (see `require_encoder`) or the encoder
+    fails or writes something that is not an MP3; no partial `target` is ever left behind.
+    """
+    encoder = require_encoder("mp3")
+    with atomic_path(target) as tmp:
+        command = [encoder, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+                   "-i", str(source_wav), "-codec:a", "libmp3lame",
+                   "-b:a", f"{bitrate_kbps}k", "-f", "mp3", str(tmp)]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            detail = done.stderr.strip().splitlines()[-1:] or ["no message"]
+            raise RenderError(f"MP3 encoding of {Path(target).name} failed: {detail[0]}")
+        if not is_mp3(tmp):
+            raise RenderError(f"MP3 encoder wrote no valid MP3 for {Path(target).name}")
+    return Path(target)
+
+
+def is_mp3(path: Path) -> bool:
+    """True when the file starts with an MPEG audio frame sync (0xFFE), after an optional ID3v2."""
+    data = Path(path).read_bytes()[: 1 << 16]
+    offset = 0
+    if data[:3] == b"ID3" and len(data) >= 10:
+        size = 0
+        for byte in data[6:10]:
+            size = (size << 7) | (byte & 0x7F)
+        offset = 10 + size
+    frame = data[offset : offset + 2]
+    return len(frame) == 2 and frame[0] == 0xFF and (frame[1] & 0xE0) == 0xE0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def labels_text(cues: Sequence) -> str:
+    """Audacity label track: one `start<TAB>end<TAB>SPEAKER: text` row per cue (seconds)."""
+    rows = [f"{c.start_s:.6f}\t{c.end_s:.6f}\t{_one_line(c.speaker)}: {_one_line(c.text)}"
+            for c in cues]  # fmt: skip
+    return "".join(row + "\n" for row in rows)
+
+
+def _srt_time(seconds: float) -> str:
+    millis = int(round(seconds * 1000))
+    hours, millis = divmod(millis, 3_600_000)
+    minutes, millis = divmod(millis, 60_000)
+    secs, millis = divmod(millis, 1000)
+    return f"{hours:02d}:{minutes:02d}:{secs:02d},{millis:03d}"
+
+
+def srt_text(cues: Sequence) -> str:
+    """SubRip subtitles: one numbered entry per cue, text `SPEAKER: text`."""
+    entries = []
+    for index, cue in enumerate(cues, start=1):
+        timing = f"{_srt_time(cue.start_s)} --> {_srt_time(cue.end_s)}"
+        entries.append(f"{index}\n{timing}\n{_one_line(cue.speaker)}: {_one_line(cue.text)}\n")
+    return "\n".join(entries)
+
+
+def cue_sheet_text(cues: Sequence, summary: dict) -> str:
+    """JSON cue sheet: `summary` fields plus `cues` (line id, speaker, take, start/end seconds)."""
+    rows = [cue.to_dict() for cue in cues]
+    return json.dumps({**summary, "cues": rows}, indent=2, ensure_ascii=False) + "\n"

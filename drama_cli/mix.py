@@ -1,0 +1,386 @@
+"""Selected takes → one scene file: timeline, room tone, loudness preset, limiter, exports.
+
+`mix_scene` lays the takes out on a timeline (gaps, dual dialogue, head and tail padding),
+then streams it twice in fixed blocks: once to measure the scene's loudness (per scene, not
+per line), once to apply the preset gain and a single final limiter while writing the result
+to disk. Nothing longer than one block plus the takes under it is held in memory, so a
+10-hour book mixes in well under 1 GB (`bench/mix_long.py`). Sums are float32; limiting
+happens once, at the end (public case A2). `write_mix` moves the result into a scene folder
+with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+import soxr
+
+from drama_cli import export
+from drama_cli.errors import UsageError
+from drama_cli.loudness import (
+    LoudnessMeter,
+    LoudnessReport,
+    PeakLimiter,
+    compliance_issues,
+    get_preset,
+    preset_gain_db,
+)
+from engine.conversation import SAMPLE_RATE
+from engine.errors import AudioError
+
+BLOCK_SAMPLES = 220_500  # 5 s, a whole number of 100 ms loudness steps
+MIX_BASENAME = "mix"
+
+
+@dataclass(frozen=True)
+class MixEntry:
+    """One selected take on the scene timeline.
+
+    line_id: the script's line id; speaker: the cast name; text: the spoken text (for labels).
+    take_path: the take's audio file (any rate, channels, WAV/FLAC width; read as float).
+    take: the take number. pause_after_s: silence after this line in seconds (negative
+    overlaps the next line); None uses `MixSettings.gap_s`. overlaps_previous: dual dialogue,
+    the line starts together with the previous one. gain_db: per-line gain before summing.
+    """
+
+    line_id: str
+    speaker: str
+    text: str
+    take_path: Path
+    take: int
+    pause_after_s: float | None = None
+    overlaps_previous: bool = False
+    gain_db: float = 0.0
+
+
+@dataclass(frozen=True)
+class MixSettings:
+    """How a scene is mixed and exported.
+
+    gap_s: default pause between lines in seconds (the script/scene default, resolved by the
+    caller). head_s / tail_s: padding before the first and after the last line, seconds.
+    room_tone: None (gaps are digital silence), "noise" (generated low-level noise at
+    `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene.
+    preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.loudness`).
+    formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
+    (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
+    seed: seed of the generated room tone. metadata: extra fields for the JSON cue sheet
+    (for example `{"engine": "scratch"}`).
+    """
+
+    gap_s: float = 0.5
+    head_s: float = 0.5
+    tail_s: float = 1.0
+    room_tone: str | Path | None = None
+    room_tone_db: float = -65.0
+    preset: str = "none"
+    formats: tuple[str, ...] = ("wav",)
+    wav_subtype: str = "PCM_24"
+    mp3_bitrate_kbps: int = export.MP3_BITRATE_KBPS
+    seed: int = 0
+    metadata: dict = field(default_factory=dict)
+
+    def validate(self) -> None:
+        """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
+        get_preset(self.preset)
+        for fmt in self.formats:
+            export.check_format(fmt)
+        export.check_wav_subtype(self.wav_subtype)
+        if min(self.head_s, self.tail_s) < 0:
+            raise UsageError("head and tail padding must not be negative")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """Where one take sits in the mix: samples `[start_sample, end_sample)` at 44,100 Hz."""
+
+    line_id: str
+    speaker: str
+    text: str
+    take: int
+    take_path: str
+    start_sample: int
+    end_sample: int
+    gain_db: float = 0.0
+
+    @property
+    def start_s(self) -> float:
+        """Start in seconds."""
+        return self.start_sample / SAMPLE_RATE
+
+    @property
+    def end_s(self) -> float:
+        """End in seconds."""
+        return self.end_sample / SAMPLE_RATE
+
+    def to_dict(self) -> dict:
+        """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file."""
+        return {
+            "line": self.line_id,
+            "speaker": self.speaker,
+            "take": self.take,
+            "start_s": round(self.start_s, 6),
+            "end_s": round(self.end_s, 6),
+            "text": self.text,
+            "take_file": Path(self.take_path).name,
+        }
+
+
+@dataclass
+class MixResult:
+    """A mixed scene, written to `audio_path` (a temporary WAV until `write_mix` moves it).
+
+    cues: the timeline. total_samples / sample_rate: length at 44,100 Hz. gain_db: the preset
+    gain applied. measured: loudness of the raw sum before processing; loudness: after gain
+    and limiting (what was written). limiter_reduction_db: deepest limiter gain reduction.
+    issues: how the result misses the preset (empty: compliant).
+    """
+
+    audio_path: Path
+    cues: list[Cue]
+    total_samples: int
+    sample_rate: int
+    settings: MixSettings
+    gain_db: float
+    measured: LoudnessReport
+    loudness: LoudnessReport
+    limiter_reduction_db: float
+    issues: list[str]
+
+    @property
+    def duration_s(self) -> float:
+        """Length of the mix in seconds."""
+        return self.total_samples / self.sample_rate
+
+    def samples(self) -> np.ndarray:
+        """The whole mix as `[samples]` float32 (meant for short scenes and tests)."""
+        audio, _ = sf.read(str(self.audio_path), dtype="float32")
+        return audio
+
+    def summary(self) -> dict:
+        """JSON-ready description: duration, preset, gain, loudness before/after, issues."""
+        return {
+            "sample_rate": self.sample_rate,
+            "duration_s": round(self.duration_s, 6),
+            "preset": self.settings.preset,
+            "gain_db": round(self.gain_db, 2),
+            "measured": self.measured.to_dict(),
+            "loudness": self.loudness.to_dict(),
+            "limiter_reduction_db": round(self.limiter_reduction_db, 2),
+            "issues": list(self.issues),
+            "wav_subtype": self.settings.wav_subtype,
+            **self.settings.metadata,
+        }
+
+
+def read_take(path: str | Path) -> np.ndarray:
+    """Read any take as float32 mono `[samples]` at 44,100 Hz.
+
+    Integer files of any width are scaled to [−1, 1) by their own width (24-bit is not read as
+    32-bit), float files keep values beyond ±1, channels are averaged in float (no integer
+    overflow) and other rates are resampled with soxr. Raises AudioError if unreadable.
+    """
+    try:
+        audio, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, OSError) as err:
+        raise AudioError(f"cannot read take {path}: {err}") from err
+    mono = audio.mean(axis=1, dtype=np.float32) if audio.shape[1] > 1 else audio[:, 0]
+    if rate != SAMPLE_RATE and mono.size:
+        mono = soxr.resample(mono, rate, SAMPLE_RATE, quality="HQ").astype(np.float32)
+    return np.ascontiguousarray(mono)
+
+
+def take_length_samples(path: str | Path) -> int:
+    """Length of a take once resampled to 44,100 Hz, from its header alone."""
+    try:
+        info = sf.info(str(path))
+    except (sf.LibsndfileError, RuntimeError, OSError) as err:
+        raise AudioError(f"cannot read take {path}: {err}") from err
+    return int(round(info.frames * SAMPLE_RATE / info.samplerate))
+
+
+def _seconds_to_samples(seconds: float) -> int:
+    return int(round(seconds * SAMPLE_RATE))
+
+
+def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[list[Cue], int]:
+    """Place every entry: returns the cues and the scene length in samples (padding included).
+
+    A line starts after the previous line's end plus its pause (`pause_after_s`, else
+    `gap_s`); `overlaps_previous` starts it with the previous line instead (dual dialogue).
+    Reads only file headers.
+    """
+    cues: list[Cue] = []
+    cursor = _seconds_to_samples(settings.head_s)
+    last_end = cursor
+    for entry in entries:
+        length = take_length_samples(entry.take_path)
+        start = cues[-1].start_sample if (entry.overlaps_previous and cues) else cursor
+        end = start + length
+        pause = settings.gap_s if entry.pause_after_s is None else entry.pause_after_s
+        cursor = max(cursor, start, end + _seconds_to_samples(pause))
+        last_end = max(last_end, end)
+        cues.append(Cue(entry.line_id, entry.speaker, entry.text, entry.take,
+                        str(entry.take_path), start, end, entry.gain_db))  # fmt: skip
+    return cues, last_end + _seconds_to_samples(settings.tail_s)
+
+
+class _RoomTone:
+    """The bed under the scene: a looped file or seeded white noise at a given RMS level."""
+
+    def __init__(self, source: str | Path | None, level_db: float, seed: int):
+        self.seed = seed
+        self.loop = None
+        self.level = 10.0 ** (level_db / 20.0)
+        if source is None:
+            self.kind = None
+        elif str(source) == "noise":
+            self.kind = "noise"
+        else:
+            self.kind = "file"
+            self.loop = read_take(source)
+            if self.loop.size == 0:
+                raise AudioError(f"room tone file {source} is empty")
+
+    def add(self, block: np.ndarray, start: int, index: int) -> None:
+        """Add the bed for samples `[start, start + len(block))`; `index` seeds generated noise."""
+        if self.kind == "noise":
+            rng = np.random.default_rng([self.seed, index])
+            block += rng.standard_normal(block.size, dtype=np.float32) * np.float32(self.level)
+        elif self.kind == "file":
+            positions = np.arange(start, start + block.size) % self.loop.size
+            block += self.loop[positions]
+
+
+def _timeline_blocks(cues: list[Cue], total: int, tone: _RoomTone) -> Iterator[np.ndarray]:
+    """Yield the raw float32 sum of the timeline in BLOCK_SAMPLES blocks, in order.
+
+    Each take is read when the first block under it is rendered and dropped after the last.
+    """
+    order = sorted(range(len(cues)), key=lambda i: cues[i].start_sample)
+    next_index = 0
+    active: dict[int, np.ndarray] = {}
+    for index, start in enumerate(range(0, total, BLOCK_SAMPLES)):
+        stop = min(start + BLOCK_SAMPLES, total)
+        block = np.zeros(stop - start, np.float32)
+        while next_index < len(order) and cues[order[next_index]].start_sample < stop:
+            cue = cues[order[next_index]]
+            active[order[next_index]] = _load_cue_audio(cue)
+            next_index += 1
+        for cue_index in list(active):
+            _add_overlap(block, start, cues[cue_index], active[cue_index])
+            if cues[cue_index].end_sample <= stop:
+                del active[cue_index]
+        tone.add(block, start, index)
+        yield block
+
+
+def _load_cue_audio(cue: Cue) -> np.ndarray:
+    audio = read_take(cue.take_path)
+    length = cue.end_sample - cue.start_sample
+    audio = audio[:length] if audio.size >= length else np.pad(audio, (0, length - audio.size))
+    if cue.gain_db:
+        audio = audio * np.float32(10.0 ** (cue.gain_db / 20.0))
+    return audio
+
+
+def _add_overlap(block: np.ndarray, block_start: int, cue: Cue, audio: np.ndarray) -> None:
+    lo = max(block_start, cue.start_sample)
+    hi = min(block_start + block.size, cue.end_sample)
+    if hi > lo:
+        block[lo - block_start : hi - block_start] += audio[lo - cue.start_sample : hi - cue.start_sample]
+
+
+def mix_scene(
+    entries: Sequence[MixEntry], settings: MixSettings = MixSettings(), work_dir: str | Path | None = None
+) -> MixResult:
+    """Mix the selected takes of one scene into a WAV under `work_dir` (default: a temp folder).
+
+    Pass 1 measures the raw sum (BS.1770-4 loudness, RMS, peaks); the preset's gain is then
+    applied with one look-ahead limiter at the preset's ceiling while pass 2 writes the file
+    in `settings.wav_subtype` and measures what was written. Memory stays bounded by one
+    block plus the takes under it, whatever the scene length.
+    Raises UsageError for bad settings or an empty scene, AudioError for unreadable takes.
+    """
+    settings.validate()
+    if not entries:
+        raise UsageError("nothing to mix: the scene has no selected takes")
+    preset = get_preset(settings.preset)
+    cues, total = plan_timeline(entries, settings)
+    tone = _RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
+
+    raw_meter = LoudnessMeter(SAMPLE_RATE)
+    for block in _timeline_blocks(cues, total, tone):
+        raw_meter.feed(block)
+    measured = raw_meter.report()
+    gain_db = preset_gain_db(preset, measured)
+
+    folder = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="drama-mix-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    audio_path = folder / f".{MIX_BASENAME}.rendering.wav"
+    meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
+    limiter = PeakLimiter(preset.limiter_ceiling_db)
+    gain = np.float32(10.0 ** (gain_db / 20.0))
+    with export.open_wav_writer(audio_path, settings.wav_subtype, SAMPLE_RATE, total) as writer:
+        for block in _timeline_blocks(cues, total, tone):
+            _write_processed(limiter.process(block * gain), writer, meter)
+        _write_processed(limiter.flush(), writer, meter)
+    loudness = meter.report()
+    return MixResult(audio_path, cues, total, SAMPLE_RATE, settings, gain_db, measured, loudness,
+                     limiter.max_reduction_db, compliance_issues(preset, loudness))  # fmt: skip
+
+
+def _write_processed(block: np.ndarray, writer: sf.SoundFile, meter: LoudnessMeter) -> None:
+    export.write_block(writer, block)
+    meter.feed(block)
+
+
+def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | None = None) -> dict[str, Path]:
+    """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars.
+
+    formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
+    always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`. Every file
+    is written atomically. Returns {kind: path} with kinds `wav`, `flac`, `mp3`, `labels`,
+    `srt`, `cues`. Raises RenderError when MP3 is asked for and no encoder exists (checked
+    before anything is written), UsageError for an unknown format.
+    """
+    wanted = [export.check_format(f) for f in (formats or result.settings.formats)]
+    for fmt in wanted:
+        export.require_encoder(fmt)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    if "flac" in wanted:
+        written["flac"] = export.encode_flac(result.audio_path, folder / f"{MIX_BASENAME}.flac")
+    if "mp3" in wanted:
+        target = folder / f"{MIX_BASENAME}.mp3"
+        written["mp3"] = export.encode_mp3(result.audio_path, target, result.settings.mp3_bitrate_kbps)
+    if "wav" in wanted:
+        written["wav"] = _move_into(result.audio_path, folder / f"{MIX_BASENAME}.wav")
+        result.audio_path = written["wav"]
+    written["labels"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues))
+    written["srt"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues))
+    cue_sheet = export.cue_sheet_text(result.cues, result.summary())
+    written["cues"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.cues.json", cue_sheet)
+    return written
+
+
+def _move_into(source: Path, target: Path) -> Path:
+    """Rename `source` onto `target` atomically (copying first when across file systems)."""
+    source = Path(source)
+    if source.resolve() == target.resolve():
+        return target
+    with export.atomic_path(target) as tmp:
+        shutil.copyfile(source, tmp) if _other_device(source, target) else source.replace(tmp)
+    source.unlink(missing_ok=True)
+    return target
+
+
+def _other_device(source: Path, target: Path) -> bool:
+    return source.stat().st_dev != target.parent.stat().st_dev
