@@ -1,0 +1,213 @@
+"""Compile a scene into Drama 3 conversations, one plan per line (`spec/layouts.md`).
+
+Pure: no torch, no audio decoding. Reference durations are read from file headers (soundfile)
+only to estimate prompt sizes; missing files give no duration and a warning (the render and
+`drama check` refuse them).
+
+Modes:
+* `clone`: one conversation per chunk of a line: references + the line (layout `clone`).
+* `history`: as `clone`, plus earlier lines of the scene as context turns: the scene's first
+  line and the last `history_lines` lines, for those whose take audio is known (`takes`).
+* `scene`: the whole scene in one `scene` conversation, split into groups of consecutive lines
+  with at most 16 voices each.
+
+Speaker indices: fixed indices from the cast are kept; others are given in order of first
+appearance in the scene (scenes with more than 16 voices: per conversation).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
+from drama_cli.script.direction import render_spans
+from drama_cli.script.model import Line, Scene, Script
+from drama_cli.script.resolve import MAX_SPEAKERS, assign_indices
+from engine.conversation import AudioClip, Conversation, Exchange, Reference
+
+MODES = ("clone", "history", "scene")
+DEFAULT_HISTORY_LINES = 2
+
+TakeSource = Callable[[Line], AudioClip | None] | Mapping[str, AudioClip] | None
+
+
+@dataclass
+class LinePlan:
+    """What will be sent for one line.
+
+    text: the line's full model text (`<|speaker:k|> ...`). chunks: `text` cut for generation
+    (one in `scene` mode). conversations: one per chunk (`clone`/`history`); in `scene` mode the
+    group's single conversation, shared by every line of the group (`group` is its number).
+    speakers: canonical cast name -> speaker index used in these conversations.
+    """
+
+    line: Line
+    scene_id: str
+    mode: str
+    text: str
+    chunks: list[str]
+    conversations: list[Conversation]
+    speakers: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+    group: int = 0
+
+
+def compile_scene(script: Script, scene: Scene | str, mode: str = "history", *,
+                  takes: TakeSource = None, history_lines: int = DEFAULT_HISTORY_LINES,
+                  max_chars: int = DEFAULT_MAX_CHARS,
+                  clip_duration: Callable[[str], float | None] | None = None) -> list[LinePlan]:
+    """Compile `scene` (a Scene or its id) of a resolved `script` into one LinePlan per line.
+
+    takes: earlier takes' audio, as a mapping line id -> AudioClip or a callable Line -> AudioClip
+        or None; lines without audio are left out of `history` context (default: none known).
+    max_chars: chunk cap in characters (chunking module). clip_duration: seconds of an audio file
+        or None (default: soundfile header, None when unreadable).
+    Raises ValueError for an unknown mode, KeyError for an unknown scene id.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if isinstance(scene, str):
+        scene = script.scene(scene)
+    builder = _Builder(script, scene, _take_lookup(takes), clip_duration or reference_duration)
+    if mode == "scene":
+        return builder.scene_plans()
+    return [builder.line_plan(i, mode, history_lines, max_chars) for i in range(len(scene.lines))]
+
+
+def reference_duration(path: str) -> float | None:
+    """Duration in seconds of an audio file from its header (soundfile), None when unreadable."""
+    import soundfile
+
+    try:
+        info = soundfile.info(path)
+    except (RuntimeError, OSError, ValueError):
+        return None
+    return info.frames / info.samplerate if info.samplerate else None
+
+
+def check_references(script: Script) -> None:
+    """Raise ScriptError at the cast entry when a reference clip file is missing or unreadable."""
+    for member in script.cast.values():
+        for clip in member.references:
+            path = os.path.join(script.base_dir, clip.path)
+            where = clip.position or member.position or SourcePosition(script.source, 1, 1)
+            if not os.path.isfile(path):
+                raise ScriptError(f"reference clip {clip.path!r} of {member.name} does not exist", where,
+                                  "record it or fix the path (relative to the script's folder)")
+            if reference_duration(path) is None:
+                raise ScriptError(f"reference clip {clip.path!r} of {member.name} is not readable audio", where)
+
+
+def _take_lookup(takes: TakeSource) -> Callable[[Line], AudioClip | None]:
+    if takes is None:
+        return lambda line: None
+    if isinstance(takes, Mapping):
+        return lambda line: takes.get(line.id)
+    return takes
+
+
+class _Builder:
+    """Shared state while compiling one scene."""
+
+    def __init__(self, script: Script, scene: Scene, take_of, clip_duration):
+        self.script, self.scene, self.take_of, self.clip_duration = script, scene, take_of, clip_duration
+        voices = [name for line in scene.lines for name in line.speakers()]
+        self.scene_voices = list(dict.fromkeys(voices))
+        self.scene_map = assign_indices(self.scene_voices, script.cast) \
+            if len(self.scene_voices) <= MAX_SPEAKERS else None
+        self._durations: dict[str, float | None] = {}
+
+    def speaker_map(self, lines: list[Line]) -> dict[str, int]:
+        names = [name for line in lines for name in line.speakers()]
+        if self.scene_map is not None:
+            return {name: k for name, k in self.scene_map.items() if name in names}
+        return assign_indices(names, self.script.cast)
+
+    def render(self, line: Line, speakers: dict[str, int]) -> str:
+        return render_spans(line.spans, speakers[line.speaker], speakers.__getitem__, line.notes)
+
+    def references(self, speakers: dict[str, int], warnings: list[str]) -> tuple[Reference, ...]:
+        """References of every voice in `speakers`, in speaker-index order, transcripts tagged."""
+        refs = []
+        for name, k in sorted(speakers.items(), key=lambda item: item[1]):
+            member = self.script.cast.get(name)
+            clips = member.references if member else []
+            if not clips:
+                warnings.append(f"{name} has no reference clip: the voice is not cloned")
+            for clip in clips:
+                path = os.path.join(self.script.base_dir, clip.path)
+                if path not in self._durations:
+                    self._durations[path] = self.clip_duration(path)
+                if self._durations[path] is None:
+                    warnings.append(f"reference {clip.path} of {name} is missing or unreadable")
+                transcript = None
+                if clip.transcript and clip.transcript.strip():
+                    transcript = f"<|speaker:{k}|> " + " ".join(clip.transcript.split())
+                else:
+                    warnings.append(f"reference {clip.path} of {name} has no transcript; sent without text "
+                                    "(add 'transcript:' to the cast)")
+                refs.append(Reference(k, transcript, AudioClip(path=path, duration_s=self._durations[path])))
+        return tuple(refs)
+
+    def line_plan(self, index: int, mode: str, history_lines: int, max_chars: int) -> LinePlan:
+        line = self.scene.lines[index]
+        context_lines = self.context(index, history_lines) if mode == "history" else []
+        speakers = self.speaker_map([line] + [c for c, _ in context_lines])
+        warnings: list[str] = []
+        references = self.references(speakers, warnings)
+        text = self.render(line, speakers)
+        chunks = split_text(text, max_chars)
+        context = tuple(Exchange(self.render(c, speakers), clip) for c, clip in context_lines)
+        layout = "history" if context else "clone"
+        conversations = [
+            Conversation(layout, references=references, text=chunk, context=context,
+                         meta={"line_id": line.id, "chunk": n, "chunks": len(chunks), "mode": mode})
+            for n, chunk in enumerate(chunks)
+        ]
+        return LinePlan(line, self.scene.id, mode, text, chunks, conversations, speakers, warnings)
+
+    def context(self, index: int, history_lines: int) -> list[tuple[Line, AudioClip]]:
+        """The scene's first line and the last `history_lines` lines before `index`, with audio."""
+        wanted = [0] if index > 0 else []
+        wanted += range(max(1, index - history_lines), index)
+        result = []
+        for i in dict.fromkeys(wanted):
+            clip = self.take_of(self.scene.lines[i])
+            if clip is not None:
+                result.append((self.scene.lines[i], clip))
+        return result
+
+    def scene_plans(self) -> list[LinePlan]:
+        plans: list[LinePlan] = []
+        for group, lines in enumerate(_voice_groups(self.scene.lines)):
+            speakers = self.speaker_map(lines)
+            warnings: list[str] = []
+            references = self.references(speakers, warnings)
+            texts = [self.render(line, speakers) for line in lines]
+            descriptions = tuple((k, self.script.cast[name].description) for name, k in speakers.items()
+                                 if name in self.script.cast and self.script.cast[name].description)
+            conversation = Conversation("scene", references=references, lines=tuple(texts),
+                                        descriptions=descriptions,
+                                        meta={"group": group, "line_ids": [line.id for line in lines]})
+            for line, text in zip(lines, texts):
+                plans.append(LinePlan(line, self.scene.id, "scene", text, [text], [conversation],
+                                      speakers, list(warnings), group))
+        return plans
+
+
+def _voice_groups(lines: list[Line]) -> list[list[Line]]:
+    """Consecutive lines grouped so that no group has more than 16 distinct voices (case B2)."""
+    groups: list[list[Line]] = []
+    voices: set[str] = set()
+    for line in lines:
+        needed = set(line.speakers())
+        if groups and len(voices | needed) <= MAX_SPEAKERS:
+            groups[-1].append(line)
+            voices |= needed
+        else:
+            groups.append([line])
+            voices = set(needed)
+    return groups

@@ -1,0 +1,290 @@
+"""The direction grammar inside a line's text, and the text normaliser.
+
+A line's text is words plus markup:
+
+* point tag `[sighs]`: a bracket direction placed where the event happens; its content is free
+  natural language (`[voice tight, holding back tears]`) and passes through unchanged;
+* style prefix: a bracket at the very start of the line (`[icy calm] Fine.`), same syntax;
+* scoped tag `<whisper>…</whisper>`: opens and closes a manner of speaking; tags must nest;
+* speaker switch `{NAME}`: the rest of the line (until the next switch) is spoken by NAME, a
+  cast name or alias; it compiles to `<|speaker:k|>`.
+
+Refused with a `ScriptError` at the offending column: model tokens (`<|...|>`, e.g.
+`<|im_end|>`, `<|speaker:1|>`), the pseudo-tag `<speaker:1>` (never taken as a switch), an
+unclosed `[`, `{` or scoped tag, a closing tag that does not match the innermost open one, and a
+switch inside a scoped tag. Any other `<` is text (`a < b`).
+
+Director's notes (YAML `note`, Fountain parentheticals) are compiled to bracket directions before
+the text (`note_direction`). The normaliser (`normalize_text`) runs on text spans only, so tags
+reach the model untouched (cases B4, T2).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.model import Span
+
+TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
+_MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
+_PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
+_SCOPED = re.compile(rf"<(/?)\s*({TAG_NAME})\s*>")
+_STRUCTURAL = ("<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:")
+
+SWITCH_HINT = "write {NAME} to switch the voice mid-line"
+
+# Tags known to be read by Drama 3 / S2 (model card, release notes); others still pass through,
+# `--strict-tags` only warns about them.
+KNOWN_TAGS = frozenset(
+    """
+    laughs laugh laughing chuckles chuckle giggles sighs sigh gasps gasp breath breathes inhale
+    exhale coughs cough clears-throat sniffs sobs crying cries screams shouting shouts yelling
+    whisper whispers whispering soft softly loud angry sad happy excited surprised scared
+    nervous calm serious sarcastic pause short-pause long-pause break long-break emphasis
+    hesitation hesitant tired sleepy gentle warm cold icy tense panicked relieved singing
+    humming murmurs mumbles groans moans yawns french german spanish italian japanese chinese
+    english
+    """.split()
+)
+
+
+def _at(base: SourcePosition | None, text: str, offset: int) -> SourcePosition:
+    """The source position of `offset` in `text`, which starts at `base`."""
+    base = base or SourcePosition("<text>", 1, 1)
+    before = text[:offset]
+    newlines = before.count("\n")
+    if newlines:
+        return SourcePosition(base.file, base.line + newlines, offset - before.rfind("\n"))
+    return SourcePosition(base.file, base.line, base.column + offset)
+
+
+def check_model_tokens(text: str, where: SourcePosition | None = None) -> None:
+    """Raise ScriptError when `text` holds a model token (`<|...|>`) or the pseudo-tag `<speaker:N>`.
+
+    Applies to every caller string that reaches a prompt (line text, notes, transcripts), per
+    spec §4.1 "Caller text may not contain ...".
+    """
+    match = _MODEL_TOKEN.search(text)
+    if match:
+        kind = "structural model token" if match.group().startswith(_STRUCTURAL) else "model token"
+        raise ScriptError(f"{kind} {match.group()!r} is not allowed in script text",
+                          _at(where, text, match.start()),
+                          SWITCH_HINT if "speaker" in match.group() else "remove it")
+    for prefix in _STRUCTURAL:
+        index = text.find(prefix)
+        if index >= 0:
+            raise ScriptError(f"structural model token {prefix!r} is not allowed in script text",
+                              _at(where, text, index))
+    match = _PSEUDO_SPEAKER.search(text)
+    if match:
+        raise ScriptError(f"{match.group()!r} is not a speaker switch", _at(where, text, match.start()),
+                          SWITCH_HINT + ", or remove the angle brackets")
+
+
+def parse_directions(text: str, where: SourcePosition | None = None) -> list[Span]:
+    """Parse a line's text into spans (see the module docstring for the grammar).
+
+    text: the line's text as written. where: the position of its first character, used for
+    errors. Returns spans in order; concatenating their `text` gives `text` back.
+    Raises ScriptError (with file:line:col) for the refused forms listed above.
+    """
+    check_model_tokens(text, where)
+    spans: list[Span] = []
+    open_tags: list[Span] = []
+    buffer_start = 0
+    i = 0
+
+    def flush(upto: int) -> None:
+        if upto > buffer_start:
+            spans.append(Span("text", text[buffer_start:upto], column=buffer_start))
+
+    while i < len(text):
+        char = text[i]
+        if char == "[":
+            end = _closing(text, i, "[", "]", where, "bracket direction")
+            flush(i)
+            content = text[i + 1:end].strip()
+            if not content:
+                raise ScriptError("empty bracket direction '[]'", _at(where, text, i),
+                                  "write the direction inside the brackets or remove them")
+            leading = not any(s.kind in ("text", "switch") and s.text.strip() for s in spans)
+            kind = "style" if leading and not any(s.kind == "style" for s in spans) else "tag"
+            spans.append(Span(kind, text[i:end + 1], " ".join(content.split()), i))
+            i = buffer_start = end + 1
+            continue
+        if char == "{":
+            end = _closing(text, i, "{", "}", where, "speaker switch")
+            flush(i)
+            name = " ".join(text[i + 1:end].split())
+            if not name:
+                raise ScriptError("empty speaker switch '{}'", _at(where, text, i), SWITCH_HINT)
+            if open_tags:
+                raise ScriptError(f"speaker switch {{{name}}} inside <{open_tags[-1].value}>",
+                                  _at(where, text, i), f"close </{open_tags[-1].value}> before the switch")
+            spans.append(Span("switch", text[i:end + 1], name, i))
+            i = buffer_start = end + 1
+            continue
+        if char == "<":
+            match = _SCOPED.match(text, i)
+            if match:
+                flush(i)
+                name = match.group(2).lower()
+                if match.group(1):
+                    _close_scope(open_tags, name, text, i, where)
+                    spans.append(Span("close", match.group(), name, i))
+                else:
+                    span = Span("open", match.group(), name, i)
+                    open_tags.append(span)
+                    spans.append(span)
+                i = buffer_start = match.end()
+                continue
+        i += 1
+    flush(len(text))
+    if open_tags:
+        tag = open_tags[-1]
+        raise ScriptError(f"unclosed scoped tag <{tag.value}>", _at(where, text, tag.column),
+                          f"add </{tag.value}> where the manner ends")
+    return spans
+
+
+def _closing(text: str, start: int, opener: str, closer: str, where, what: str) -> int:
+    """Index of the `closer` matching `text[start] == opener` on the same line; raises ScriptError."""
+    for j in range(start + 1, len(text)):
+        if text[j] == closer:
+            return j
+        if text[j] in (opener, "\n"):
+            break
+    raise ScriptError(f"unclosed {what} {opener!r}", _at(where, text, start),
+                      f"close it with {closer!r} on the same line (no nesting)")
+
+
+def _close_scope(open_tags: list[Span], name: str, text: str, offset: int, where) -> None:
+    """Pop the innermost open tag if it is `name`; raise ScriptError for crossed or stray closes."""
+    if not open_tags:
+        raise ScriptError(f"closing tag </{name}> without an open <{name}>", _at(where, text, offset),
+                          f"add <{name}> where the manner starts, or remove </{name}>")
+    top = open_tags[-1]
+    if top.value != name:
+        opened = _at(where, text, top.column)
+        raise ScriptError(f"closing tag </{name}> crosses <{top.value}> opened at {opened.line}:{opened.column}",
+                          _at(where, text, offset), f"close </{top.value}> first: tags must nest")
+    open_tags.pop()
+
+
+def note_direction(note: str) -> str:
+    """A director's note as a bracket direction: `(whispering)` or `whispering` -> `[whispering]`.
+
+    Whitespace collapses; outer parentheses or brackets are dropped; inner brackets become
+    parentheses so the direction stays one bracket.
+    """
+    body = " ".join(note.split()).strip()
+    while len(body) >= 2 and body[0] + body[-1] in ("()", "[]"):
+        body = body[1:-1].strip()
+    body = body.replace("[", "(").replace("]", ")")
+    return f"[{body}]" if body else ""
+
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+                         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+                         "\u00ab": '"', "\u00bb": '"'})
+_MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+_END_PUNCT_NEEDED = re.compile(r"\w$")
+
+
+def _is_emoji(char: str) -> bool:
+    code = ord(char)
+    if code in (0x200D, 0x20E3) or 0xFE00 <= code <= 0xFE0F or 0x1F3FB <= code <= 0x1F3FF:
+        return True
+    if 0xE0020 <= code <= 0xE007F:  # tag characters of flag sequences
+        return True
+    return unicodedata.category(char) == "So" and code >= 0x2190
+
+
+def normalize_text(text: str) -> str:
+    """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
+    (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings) and emoji removed, whitespace runs and line
+    breaks collapsed to one space. Leading/trailing spaces are kept as one space so spans join.
+    """
+    text = text.translate(_QUOTES)
+    text = _MARKDOWN.sub("", text)
+    text = "".join(" " if _is_emoji(c) else c for c in text)
+    return re.sub(r"\s+", " ", text)
+
+
+def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[str], int],
+                 notes: Iterable[str] = ()) -> str:
+    """The model text of a line: `<|speaker:k|> [note] text ...` with switches as speaker tags.
+
+    speaker_index: k of the line's speaker. index_of: speaker index of a switch target (canonical
+    cast name). Text spans are normalised; tags pass through unchanged and in order; end
+    punctuation `.` is added to each speaker's part when it ends in a letter or digit.
+    """
+    parts: list[str] = [f"<|speaker:{speaker_index}|>"]
+    parts += [d for d in (note_direction(n) for n in notes) if d]
+    segment: list[str] = []
+
+    def close_segment() -> None:
+        _add_end_punctuation(segment)
+        parts.extend(segment)
+        segment.clear()
+
+    for span in spans:
+        if span.kind == "switch":
+            close_segment()
+            parts.append(f"<|speaker:{index_of(span.value)}|>")
+        elif span.kind == "text":
+            segment.append(normalize_text(span.text))
+        else:
+            segment.append(f" {span.text} " if span.kind in ("tag", "style") else span.text)
+    close_segment()
+    return _join(parts)
+
+
+def _add_end_punctuation(segment: list[str]) -> None:
+    """Append '.' to the last text piece with words when it ends in a letter or digit."""
+    for index in range(len(segment) - 1, -1, -1):
+        piece = segment[index]
+        if piece.startswith(("<", " [")):
+            continue
+        stripped = piece.rstrip()
+        if not stripped:
+            continue
+        if _END_PUNCT_NEEDED.search(stripped):
+            segment[index] = stripped + "." + piece[len(stripped):]
+        return
+
+
+def _join(parts: list[str]) -> str:
+    """Join rendered pieces, collapsing whitespace; a speaker tag is always followed by one space."""
+    text = " ".join(p for p in parts if p)
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"(<\|speaker:\d+\|>)(?=\S)", r"\1 ", text)
+    text = re.sub(r"(<[A-Za-z][\w-]*>) ", r"\1", text)
+    text = re.sub(r" (</[A-Za-z][\w-]*>)", r"\1", text)
+    return re.sub(r" ([.,!?;:])", r"\1", text)
+
+
+def unknown_tags(spans: Iterable[Span]) -> list[Span]:
+    """Tags whose name is not in KNOWN_TAGS (for `--strict-tags` warnings; never dropped)."""
+    result = []
+    for span in spans:
+        if span.kind in ("tag", "style"):
+            key = span.value.lower().replace(" ", "-")
+        elif span.kind == "open":
+            key = span.value
+        else:
+            continue
+        if key not in KNOWN_TAGS:
+            result.append(span)
+    return result
+
+
+def to_prefix_form(text: str) -> str:
+    """Scoped tags rewritten as bracket prefixes for models without paired tags (case T4, S2-Pro):
+    `<angry>Get out.</angry>` -> `[angry] Get out.`; closing tags are removed."""
+    text = re.sub(r"<([A-Za-z][\w-]*)>", r"[\1] ", text)
+    text = re.sub(r"</[A-Za-z][\w-]*>", "", text)
+    return re.sub(r"\s+", " ", text).strip()

@@ -1,0 +1,98 @@
+"""One entry point for reading a script from a file or stdin, whatever its format."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.model import Script
+from drama_cli.script.resolve import add_narration, resolve_speakers
+
+YAML_SUFFIXES = (".yaml", ".yml")
+FOUNTAIN_SUFFIXES = (".fountain", ".spmd", ".txt")
+
+
+def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolve: bool = True) -> Script:
+    """Read, parse and (by default) resolve a script.
+
+    path_or_dash: a `.yaml`/`.yml` or `.fountain` file, or "-" to read stdin (format sniffed:
+        YAML when a line starts with `cast:`, `scenes:` or `lines:`, else Fountain).
+    cast: a YAML cast file; for Fountain the default is `<stem>.cast.yaml` beside the script;
+        for YAML it replaces (by name) or adds to the script's own cast.
+    resolve: map every speaker onto the cast (raises ScriptError for unknown names).
+    Raises ScriptError (file:line:col) for any problem in the script or the cast file.
+    """
+    name, text, base = _read_source(path_or_dash)
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if _is_yaml(name, text):
+        from drama_cli.script.yaml_format import read_yaml
+
+        script = read_yaml(text, name, base_dir=str(base))
+    else:
+        from drama_cli.script.fountain import read_fountain
+
+        script = read_fountain(text, name, base_dir=str(base))
+    if cast is not None or script.format == "fountain":
+        _attach_cast(script, name, cast)
+    if script.narrator:
+        add_narration(script)
+    if resolve:
+        resolve_speakers(script)
+    return script
+
+
+def _read_source(path_or_dash: str | Path) -> tuple[str, str, Path]:
+    if str(path_or_dash) == "-":
+        return "<stdin>", sys.stdin.read(), Path.cwd()
+    path = Path(path_or_dash)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ScriptError(f"cannot read script: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise ScriptError("the script is not UTF-8 text", SourcePosition(str(path), line, 1),
+                          "save the file as UTF-8") from None
+    return str(path), text, path.parent
+
+
+def _is_yaml(name: str, text: str) -> bool:
+    suffix = Path(name).suffix.lower()
+    if suffix in YAML_SUFFIXES:
+        return True
+    if suffix in FOUNTAIN_SUFFIXES:
+        return False
+    return re.search(r"^(cast|scenes|lines):", text, re.MULTILINE) is not None
+
+
+def cast_file_for(script_path: str) -> Path | None:
+    """The companion cast file of a Fountain script: `<stem>.cast.yaml` (or `.yml`) beside it."""
+    path = Path(script_path)
+    for suffix in (".cast.yaml", ".cast.yml"):
+        candidate = path.with_name(path.stem + suffix)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _attach_cast(script: Script, name: str, cast: str | Path | None) -> None:
+    from drama_cli.script.yaml_format import read_cast_file
+
+    cast_path = Path(cast) if cast is not None else (cast_file_for(name) if name != "<stdin>" else None)
+    if cast_path is None:
+        raise ScriptError("no cast file for this script", SourcePosition(name, 1, 1),
+                          f"write {Path(name).stem}.cast.yaml beside it, or pass --cast FILE")
+    members, narrator, warnings = read_cast_file(cast_path)
+    for member in members.values():
+        for clip in member.references:
+            if not Path(clip.path).is_absolute():
+                clip.path = os.path.relpath(cast_path.parent / clip.path, script.base_dir)
+    script.cast.update(members)
+    if narrator and not script.narrator:
+        script.narrator = narrator
+    script.warnings.extend(warnings)

@@ -1,0 +1,191 @@
+"""Plain data of a script: cast, scenes, lines and the structure kept for display.
+
+Readers (`yaml_format`, `fountain`) build these; `resolve` fills canonical speaker names;
+`drama_cli.compile` turns a `Scene` into conversations. Nothing here reads files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drama_cli.errors import SourcePosition
+
+
+@dataclass
+class ReferenceClip:
+    """One reference recording of a voice.
+
+    path: the audio file as written in the script (relative to the script's folder) or absolute.
+    transcript: the exact words spoken in the clip; None when unknown (never the line's text).
+    """
+
+    path: str
+    transcript: str | None = None
+    position: SourcePosition | None = None
+
+
+@dataclass
+class CastMember:
+    """A voice in the cast.
+
+    name: the canonical name lines refer to (as written in the cast).
+    references: reference clips with their transcripts, in the order given.
+    description: free text describing the character (used by the `scene` layout).
+    speaker_index: a fixed `<|speaker:k|>` index 0..15, or None to assign by first appearance.
+    aliases: other names that mean this member (matched like the name).
+    lang: an optional language label, kept as the exact source string.
+    """
+
+    name: str
+    references: list[ReferenceClip] = field(default_factory=list)
+    description: str | None = None
+    speaker_index: int | None = None
+    aliases: list[str] = field(default_factory=list)
+    lang: str | None = None
+    position: SourcePosition | None = None
+
+
+@dataclass
+class Span:
+    """One piece of a line's text after the direction grammar (`direction.parse_directions`).
+
+    kind: "text" (words to speak), "tag" (point tag `[sighs]`), "style" (bracket at the start
+    of the line), "open" / "close" (scoped tag `<whisper>` / `</whisper>`), "switch" (a mid-line
+    speaker switch; `value` is the speaker name as written, later the canonical cast name).
+    text: the source text of the piece (for tags, the full markup, e.g. `[sighs]`).
+    value: the tag name for open/close, the bracket content for tag/style, the speaker for switch.
+    column: 0-based offset of the piece inside the line's text.
+    """
+
+    kind: str
+    text: str
+    value: str = ""
+    column: int = 0
+
+
+@dataclass
+class Line:
+    """One spoken line: what a take is rendered for.
+
+    id: stable id (YAML `id`, else `<scene>-<n>`), used as the take folder name.
+    speaker: the canonical cast name after resolution (the cue as written before it).
+    text: the line's text exactly as in the source (tags included, notes excluded).
+    spans: `text` parsed by the direction grammar.
+    notes: director's notes (YAML `note`/`notes`, Fountain parentheticals), each compiled to a
+        bracket direction `[note]` before the text.
+    remarks: writer's notes (Fountain `[[...]]`), kept for display, never spoken.
+    pause_after_s: silence after the line in the mix, seconds (None: the mixer's default).
+    overlap: True when the line overlaps the previous one (Fountain dual dialogue `^`, YAML
+        `overlap`).
+    cue: the speaker as written in the source (with extensions stripped).
+    extensions: cue extensions as written, e.g. ["O.S.", "CONT'D"], ["as the PRIEST"].
+    kind: "dialogue", or "action" for narrated action (spoken by the narrator).
+    """
+
+    id: str
+    speaker: str
+    text: str
+    spans: list[Span] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    remarks: list[str] = field(default_factory=list)
+    pause_after_s: float | None = None
+    overlap: bool = False
+    cue: str = ""
+    extensions: list[str] = field(default_factory=list)
+    kind: str = "dialogue"
+    position: SourcePosition | None = None
+
+    @property
+    def note(self) -> str | None:
+        """All director's notes joined with "; ", or None when there are none."""
+        return "; ".join(self.notes) if self.notes else None
+
+    @property
+    def dual(self) -> bool:
+        """Alias of `overlap` in Fountain's terms (dual dialogue)."""
+        return self.overlap
+
+    def speakers(self) -> list[str]:
+        """The line's speaker followed by every mid-line switch target, in order of appearance."""
+        names = [self.speaker]
+        for span in self.spans:
+            if span.kind == "switch" and span.value not in names:
+                names.append(span.value)
+        return names
+
+
+@dataclass
+class Element:
+    """A structural element kept for display, never spoken unless narrated.
+
+    kind: "heading", "action", "transition", "centered", "lyric", "note", "section",
+    "synopsis", "page_break", "direction" (a YAML scene direction).
+    depth: the section level (`#` = 1) for sections, else 0.
+    """
+
+    kind: str
+    text: str
+    position: SourcePosition | None = None
+    depth: int = 0
+
+
+@dataclass
+class Scene:
+    """A scene: its id, title, direction and lines.
+
+    elements: everything in source order (Line and Element objects) for display.
+    number: the Fountain scene number (`#1A#`) when given.
+    """
+
+    id: str
+    title: str = ""
+    direction: str | None = None
+    lines: list[Line] = field(default_factory=list)
+    elements: list[Line | Element] = field(default_factory=list)
+    number: str | None = None
+    position: SourcePosition | None = None
+
+
+@dataclass
+class Warning_:
+    """A non-fatal remark about the script, with its position."""
+
+    message: str
+    position: SourcePosition | None = None
+
+    def __str__(self) -> str:
+        return f"{self.position}: {self.message}" if self.position else self.message
+
+
+@dataclass
+class Script:
+    """A whole script.
+
+    source: the file it was read from ("<stdin>" for `-`); paths in the cast are relative to
+        `base_dir`.
+    cast: members by canonical name, in the order given.
+    narrator: the cast member that voices action, or None (action is not spoken).
+    title_page: Fountain title page keys and values, or {"Title": title} for YAML.
+    warnings: non-fatal remarks collected while reading and resolving.
+    """
+
+    title: str = ""
+    cast: dict[str, CastMember] = field(default_factory=dict)
+    scenes: list[Scene] = field(default_factory=list)
+    narrator: str | None = None
+    title_page: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+    base_dir: str = "."
+    format: str = ""
+    warnings: list[Warning_] = field(default_factory=list)
+
+    def scene(self, scene_id: str) -> Scene:
+        """The scene with `scene_id`; raises KeyError when there is none."""
+        for scene in self.scenes:
+            if scene.id == scene_id:
+                return scene
+        raise KeyError(scene_id)
+
+    def lines(self) -> list[Line]:
+        """Every line of every scene, in order."""
+        return [line for scene in self.scenes for line in scene.lines]

@@ -1,0 +1,131 @@
+"""Speaker resolution: map the names lines use onto cast members.
+
+Names match ignoring case, repeated whitespace, a trailing `:` or `^` and cue extensions such as
+`(V.O.)`, `(cont'd)` or `(as the PRIEST)`; aliases are explicit in the cast. A name that matches
+nothing is a ScriptError at the line, naming the closest cast name (difflib).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.model import CastMember, Script
+
+MAX_SPEAKERS = 16
+_EXTENSIONS = re.compile(r"\s*\([^()]*\)\s*")
+
+
+def name_key(name: str) -> str:
+    """The matching key of a speaker name: extensions, `^`, `:` and `@` stripped, case folded,
+    whitespace collapsed. `"  Algernon (V.O.) ^"` -> `"ALGERNON"`."""
+    name = name.strip().lstrip("@").rstrip(":^ ").strip()
+    name = _EXTENSIONS.sub(" ", name)
+    return " ".join(name.split()).upper()
+
+
+class CastIndex:
+    """Lookup from any written name (name or alias) to the canonical cast name."""
+
+    def __init__(self, cast: dict[str, CastMember]):
+        self.by_key: dict[str, str] = {}
+        for member in cast.values():
+            for written in [member.name, *member.aliases]:
+                key = name_key(written)
+                owner = self.by_key.get(key)
+                if owner is not None and owner != member.name:
+                    raise ScriptError(f"name {written!r} is used by both {owner} and {member.name}",
+                                      member.position or SourcePosition("<cast>", 1, 1),
+                                      "names and aliases must be unique")
+                self.by_key[key] = member.name
+
+    def resolve(self, written: str, where: SourcePosition | None) -> str:
+        """Canonical cast name for `written`; raises ScriptError naming the closest name."""
+        key = name_key(written)
+        if key in self.by_key:
+            return self.by_key[key]
+        close = difflib.get_close_matches(key, list(self.by_key), n=1, cutoff=0.5)
+        hint = f"did you mean {self.by_key[close[0]]}?" if close else None
+        hint = (hint + " " if hint else "") + "add the name to the cast or as an alias"
+        raise ScriptError(f"unknown speaker {written.strip()!r}", where or SourcePosition("<script>", 1, 1), hint)
+
+
+def resolve_speakers(script: Script) -> Script:
+    """Replace every line's speaker and switch target with its canonical cast name (in place).
+
+    Also checks fixed speaker indices (0..15, unique). Raises ScriptError at the first unknown
+    name. Returns `script` for chaining.
+    """
+    check_fixed_indices(script)
+    index = CastIndex(script.cast)
+    for scene in script.scenes:
+        for line in scene.lines:
+            line.speaker = index.resolve(line.speaker, line.position)
+            for span in line.spans:
+                if span.kind == "switch":
+                    span.value = index.resolve(span.value, line.position)
+    return script
+
+
+def check_fixed_indices(script: Script) -> None:
+    """Raise ScriptError when a fixed speaker index is outside 0..15 or used twice."""
+    seen: dict[int, str] = {}
+    for member in script.cast.values():
+        k = member.speaker_index
+        if k is None:
+            continue
+        where = member.position or SourcePosition(script.source or "<cast>", 1, 1)
+        if not 0 <= k < MAX_SPEAKERS:
+            raise ScriptError(f"speaker index {k} of {member.name} is outside 0..15", where)
+        if k in seen:
+            raise ScriptError(f"speaker index {k} is given to both {seen[k]} and {member.name}", where)
+        seen[k] = member.name
+
+
+def assign_indices(names: list[str], cast: dict[str, CastMember]) -> dict[str, int]:
+    """Speaker indices for the voices of one conversation (case B2).
+
+    names: canonical cast names in order of first appearance (duplicates ignored). Fixed indices
+    from the cast are kept; the others get the lowest free index in order of appearance.
+    Raises ValueError when more than 16 voices are given (callers split first).
+    """
+    unique = list(dict.fromkeys(names))
+    if len(unique) > MAX_SPEAKERS:
+        raise ValueError(f"{len(unique)} voices in one conversation; at most {MAX_SPEAKERS}")
+    mapping: dict[str, int] = {}
+    for name in unique:
+        member = cast.get(name)
+        if member is not None and member.speaker_index is not None:
+            mapping[name] = member.speaker_index
+    taken = set(mapping.values())
+    free = (k for k in range(MAX_SPEAKERS) if k not in taken)
+    for name in unique:
+        if name not in mapping:
+            mapping[name] = next(free)
+    return dict(sorted(mapping.items(), key=lambda item: item[1]))
+
+
+def add_narration(script: Script) -> Script:
+    """Make every action element a line spoken by `script.narrator` (in place).
+
+    Narrated lines get ids `<scene>-a<m>` (m counts action in the scene) so dialogue ids do not
+    move when a narrator is added. Returns `script`.
+    """
+    from drama_cli.script.direction import parse_directions
+    from drama_cli.script.model import Element, Line
+
+    for scene in script.scenes:
+        lines, actions = [], 0
+        for entry in scene.elements:
+            if isinstance(entry, Line):
+                if entry.kind == "dialogue":
+                    lines.append(entry)
+            elif isinstance(entry, Element) and entry.kind == "action" and entry.text.strip():
+                actions += 1
+                line = Line(id=f"{scene.id}-a{actions}", speaker=script.narrator, text=entry.text,
+                            cue=script.narrator, kind="action", position=entry.position)
+                line.spans = parse_directions(entry.text, entry.position)
+                lines.append(line)
+        scene.lines = lines
+    return script

@@ -1,0 +1,370 @@
+"""The YAML script reader, string-preserving (case Y1, Y3).
+
+The file is composed to YAML nodes (`yaml.compose`), never constructed: every text field is
+taken from the scalar's source string, so `no`, `Yes`, `Null`, `10:30` stay strings. A text
+value written as an unquoted flow sequence (`text: [sighs]`) is taken as its exact source slice.
+A value swallowed by a comment (`text: #1 rule`, YAML reads everything after ` #` as a comment)
+is recovered from the source line and reported as a warning, so it is never silently empty.
+
+Errors are ScriptErrors at file:line:col with the fix: duplicate keys, tabs in indentation,
+values YAML cannot read unquoted (`[sighs] Fine`, `*waves*`, `Wait: you knew?`), unknown keys
+(with the closest known key), wrong value types.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.direction import check_model_tokens, parse_directions
+from drama_cli.script.model import CastMember, Element, Line, ReferenceClip, Scene, Script, Warning_
+
+QUOTE_HINT = 'put the value in double quotes, e.g. text: "[sighs] Fine."'
+SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description")
+MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang")
+CLIP_KEYS = ("audio", "path", "transcript")
+SCENE_KEYS = ("id", "title", "direction", "lines")
+LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang")
+ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
+
+
+class _Reader:
+    """One YAML source being read; holds the text for positions and recovery."""
+
+    def __init__(self, source: str, path: str):
+        self.source = source
+        self.path = path
+        self.lines = source.split("\n")
+        self.warnings: list[Warning_] = []
+
+    def at(self, node: Node) -> SourcePosition:
+        return SourcePosition(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def error(self, message: str, node: Node, hint: str | None = None) -> ScriptError:
+        return ScriptError(message, self.at(node), hint)
+
+    def mapping(self, node: Node, allowed: tuple[str, ...] | None, what: str) -> dict[str, tuple[Node, Node]]:
+        """Keys of a mapping node -> (key node, value node); duplicates and unknown keys raise."""
+        if not isinstance(node, MappingNode):
+            raise self.error(f"{what} must be a mapping of keys to values", node)
+        result: dict[str, tuple[Node, Node]] = {}
+        for key_node, value_node in node.value:
+            key = self.scalar(key_node, "key")
+            if key in result:
+                first = result[key][0].start_mark.line + 1
+                raise self.error(f"duplicate key {key!r} (first at line {first})", key_node,
+                                 "keep one: each key may appear once in a mapping")
+            if allowed is not None and key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
+                raise self.error(f"unknown key {key!r} in {what}", key_node, hint)
+            result[key] = (key_node, value_node)
+        return result
+
+    def scalar(self, node: Node, what: str) -> str:
+        """A scalar's exact source string; raises for lists and mappings."""
+        if isinstance(node, ScalarNode):
+            return node.value
+        raise self.error(f"{what} must be a single value, not a list or mapping", node, QUOTE_HINT)
+
+    def text(self, node: Node, what: str) -> str | None:
+        """A text field as the exact source string (None when empty); see the module docstring."""
+        if isinstance(node, ScalarNode):
+            if node.value == "" and node.style is None:
+                return self._recover_comment(node, what)
+            return node.value
+        if isinstance(node, SequenceNode) and node.flow_style:
+            return self.source[node.start_mark.index:node.end_mark.index]
+        raise self.error(f"{what} must be text, not a list or mapping", node, QUOTE_HINT)
+
+    def _recover_comment(self, node: Node, what: str) -> str | None:
+        line = self.lines[node.start_mark.line]
+        rest = line[node.start_mark.column:]
+        match = re.search(r"(?:^|\s)(#.*)$", rest)
+        if not match:
+            return None
+        recovered = match.group(1).rstrip()
+        self.warnings.append(Warning_(
+            f"{what} {recovered!r} starts with '#', which YAML reads as a comment; "
+            "taken as the text (quote it to silence this warning)", self.at(node)))
+        return recovered
+
+    def integer(self, node: Node, what: str) -> int:
+        value = self.scalar(node, what)
+        try:
+            return int(value)
+        except ValueError:
+            raise self.error(f"{what} must be a whole number, got {value!r}", node) from None
+
+    def seconds(self, node: Node, what: str) -> float:
+        value = self.scalar(node, what).strip().lower()
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(ms|s)?", value)
+        if not match:
+            raise self.error(f"{what} must be a duration like 0.5, 0.5s or 500ms, got {value!r}", node)
+        number = float(match.group(1))
+        return number / 1000 if match.group(2) == "ms" else number
+
+    def boolean(self, node: Node, what: str) -> bool:
+        value = self.scalar(node, what).strip().lower()
+        if value in ("true", "yes", "on"):
+            return True
+        if value in ("false", "no", "off"):
+            return False
+        raise self.error(f"{what} must be true or false, got {value!r}", node)
+
+    def string_list(self, node: Node, what: str) -> list[str]:
+        """A list of strings, or one string (comma-separated for aliases)."""
+        if isinstance(node, SequenceNode):
+            return [self.scalar(item, what) for item in node.value]
+        return [part.strip() for part in self.scalar(node, what).split(",") if part.strip()]
+
+
+def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None) -> Script:
+    """Read a YAML script (format in README "Script formats") into a Script, speakers unresolved.
+
+    source: the file's text. path: the name used in positions. base_dir: folder that reference
+    paths are relative to (default: the folder of `path`), used to find `<clip>.txt` transcripts.
+    Raises ScriptError with file:line:col for every problem found.
+    """
+    reader = _Reader(source, path)
+    root = compose(source, path)
+    if root is None:
+        raise ScriptError("the script is empty", SourcePosition(path, 1, 1),
+                          "start with 'cast:' and 'scenes:' (see README)")
+    top = reader.mapping(root, SCRIPT_KEYS, "the script")
+    base = Path(base_dir) if base_dir is not None else Path(path).parent
+    script = Script(source=path, base_dir=str(base), format="yaml")
+    if "title" in top:
+        script.title = reader.text(top["title"][1], "title") or ""
+        script.title_page = {"Title": script.title}
+    if "cast" in top:
+        script.cast = read_cast_node(reader, top["cast"][1], base)
+    if "narrator" in top:
+        script.narrator = reader.scalar(top["narrator"][1], "narrator")
+    if "scenes" in top and "lines" in top:
+        raise reader.error("use either 'scenes:' or top-level 'lines:', not both", top["lines"][0])
+    if "scenes" in top:
+        node = top["scenes"][1]
+        if not isinstance(node, SequenceNode):
+            raise reader.error("'scenes' must be a list of scenes", node, "start each scene with '- id: ...'")
+        for number, scene_node in enumerate(node.value, start=1):
+            script.scenes.append(_read_scene(reader, scene_node, number))
+    elif "lines" in top:
+        scene = Scene(id="scene-1", position=reader.at(top["lines"][0]))
+        _read_lines(reader, top["lines"][1], scene)
+        script.scenes.append(scene)
+    _check_unique_ids(script)
+    script.warnings.extend(reader.warnings)
+    return script
+
+
+def compose(source: str, path: str) -> Node | None:
+    """`yaml.compose` with tabs and YAML syntax errors turned into located ScriptErrors."""
+    for number, line in enumerate(source.split("\n"), start=1):
+        indent = re.match(r"[ \t]*", line).group()
+        if "\t" in indent and line.strip():
+            raise ScriptError("tab in indentation", SourcePosition(path, number, indent.index("\t") + 1),
+                              "YAML indents with spaces: replace the tab with spaces")
+    try:
+        return yaml.compose(source, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = SourcePosition(path, mark.line + 1, mark.column + 1) if mark else SourcePosition(path, 1, 1)
+        problem = err.problem or err.context or "unreadable YAML"
+        hint = "replace the tab with spaces" if "\\t" in problem or "\t" in problem else (
+            QUOTE_HINT + "; values that start with [ { * & ! @ ` % or hold ': ' or ' #' need quotes")
+        raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
+    except yaml.YAMLError as err:
+        raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None
+
+
+def read_cast_node(reader: _Reader, node: Node, base: Path) -> dict[str, CastMember]:
+    """Cast members from a `cast:` mapping (name -> settings, or name -> reference path)."""
+    members: dict[str, CastMember] = {}
+    for name, (key_node, value_node) in reader.mapping(node, None, "the cast").items():
+        members[name] = _read_member(reader, name, key_node, value_node, base)
+    return members
+
+
+def _read_member(reader: _Reader, name: str, key_node: Node, node: Node, base: Path) -> CastMember:
+    member = CastMember(name=name, position=reader.at(key_node))
+    if isinstance(node, ScalarNode):
+        if node.value:
+            member.references.append(_clip(reader, node.value, None, node, base))
+        return member
+    fields = reader.mapping(node, MEMBER_KEYS, f"cast member {name}")
+    transcript = reader.text(fields["transcript"][1], "transcript") if "transcript" in fields else None
+    for key in ("voice", "reference"):
+        if key in fields:
+            path = reader.scalar(fields[key][1], key)
+            member.references.append(_clip(reader, path, transcript, fields[key][1], base))
+    if "transcript" in fields and not member.references:
+        raise reader.error("a transcript needs its audio: add 'voice: refs/<name>.wav'", fields["transcript"][0])
+    if "references" in fields:
+        refs = fields["references"][1]
+        if not isinstance(refs, SequenceNode):
+            raise reader.error("'references' must be a list", refs, "write '- audio: refs/x.wav' items")
+        for item in refs.value:
+            member.references.append(_read_clip(reader, item, base))
+    if "description" in fields:
+        member.description = reader.text(fields["description"][1], "description")
+    if "speaker" in fields:
+        member.speaker_index = reader.integer(fields["speaker"][1], "speaker index")
+        if not 0 <= member.speaker_index <= 15:
+            raise reader.error(f"speaker index must be 0..15, got {member.speaker_index}", fields["speaker"][1])
+    if "aliases" in fields:
+        member.aliases = reader.string_list(fields["aliases"][1], "alias")
+    if "lang" in fields:
+        member.lang = reader.scalar(fields["lang"][1], "lang")
+    return member
+
+
+def _read_clip(reader: _Reader, node: Node, base: Path) -> ReferenceClip:
+    if isinstance(node, ScalarNode):
+        return _clip(reader, node.value, None, node, base)
+    fields = reader.mapping(node, CLIP_KEYS, "a reference")
+    key = "audio" if "audio" in fields else "path" if "path" in fields else None
+    if key is None:
+        raise reader.error("a reference needs 'audio: <file>'", node)
+    transcript = reader.text(fields["transcript"][1], "transcript") if "transcript" in fields else None
+    return _clip(reader, reader.scalar(fields[key][1], key), transcript, fields[key][1], base)
+
+
+def _clip(reader: _Reader, path: str, transcript: str | None, node: Node, base: Path) -> ReferenceClip:
+    """A reference clip; without a transcript, `<clip>.txt` beside the audio is read if present."""
+    if transcript is None:
+        sidecar = (base / path).with_suffix(".txt")
+        if sidecar.is_file():
+            transcript = sidecar.read_text(encoding="utf-8-sig").strip() or None
+    if transcript is not None:
+        check_model_tokens(transcript, reader.at(node))
+    return ReferenceClip(path=path, transcript=transcript, position=reader.at(node))
+
+
+def _read_scene(reader: _Reader, node: Node, number: int) -> Scene:
+    fields = reader.mapping(node, SCENE_KEYS, "a scene")
+    scene_id = reader.scalar(fields["id"][1], "scene id").strip() if "id" in fields else f"scene-{number}"
+    if not scene_id:
+        raise reader.error("scene id is empty", fields["id"][1])
+    scene = Scene(id=scene_id, position=reader.at(node))
+    if "title" in fields:
+        scene.title = reader.text(fields["title"][1], "title") or ""
+    if "direction" in fields:
+        scene.direction = reader.text(fields["direction"][1], "direction")
+        scene.elements.append(Element("direction", scene.direction or "", reader.at(fields["direction"][1])))
+    if "lines" in fields:
+        _read_lines(reader, fields["lines"][1], scene)
+    return scene
+
+
+def _read_lines(reader: _Reader, node: Node, scene: Scene) -> None:
+    if not isinstance(node, SequenceNode):
+        raise reader.error("'lines' must be a list", node, "start each line with '- SPEAKER: text'")
+    for item in node.value:
+        entry = _read_line_item(reader, item, scene)
+        scene.elements.append(entry)
+        if isinstance(entry, Line):
+            scene.lines.append(entry)
+
+
+def _read_line_item(reader: _Reader, node: Node, scene: Scene) -> Line | Element:
+    if isinstance(node, ScalarNode):
+        speaker, sep, text = node.value.partition(":")
+        if not sep or not text.strip():
+            raise reader.error("a line must be 'SPEAKER: text' or a mapping with speaker and text", node)
+        return _make_line(reader, scene, node, speaker.strip(), text.strip(), node)
+    if not isinstance(node, MappingNode):
+        raise reader.error("a line must be 'SPEAKER: text' or a mapping", node)
+    fields = reader.mapping(node, None, "a line")
+    if len(fields) == 1:
+        (key, (key_node, value_node)), = fields.items()
+        if key in ELEMENT_KEYS:
+            kind = "note" if key == "remark" else key
+            return Element(kind, reader.text(value_node, key) or "", reader.at(value_node))
+        if key not in LINE_KEYS:
+            return _make_line(reader, scene, node, key, reader.text(value_node, "text"), value_node)
+    reader.mapping(node, LINE_KEYS, "a line")
+    if "speaker" not in fields:
+        raise reader.error("this line has no speaker", node, "add 'speaker: NAME'")
+    speaker = reader.scalar(fields["speaker"][1], "speaker")
+    text_node = fields["text"][1] if "text" in fields else node
+    text = reader.text(fields["text"][1], "text") if "text" in fields else None
+    line = _make_line(reader, scene, node, speaker, text, text_node)
+    _apply_line_fields(reader, line, fields)
+    return line
+
+
+def _make_line(reader: _Reader, scene: Scene, node: Node, speaker: str, text: str | None, text_node: Node) -> Line:
+    if text is None or not text.strip():
+        raise reader.error(f"the line of {speaker} has no text", text_node,
+                           "write the words after the colon (quote them if they start with [ or #)")
+    where = reader.at(text_node)
+    if isinstance(text_node, ScalarNode) and text_node.style in ("'", '"'):
+        where = SourcePosition(where.file, where.line, where.column + 1)
+    number = sum(1 for known in scene.lines if known.kind == "dialogue") + 1
+    line = Line(id=f"{scene.id}-{number}", speaker=speaker, text=text, cue=speaker,
+                position=reader.at(node))
+    line.spans = parse_directions(text, where)
+    return line
+
+
+def _apply_line_fields(reader: _Reader, line: Line, fields: dict[str, tuple[Node, Node]]) -> None:
+    if "id" in fields:
+        line.id = reader.scalar(fields["id"][1], "id").strip()
+        if not line.id:
+            raise reader.error("line id is empty", fields["id"][1])
+    for key in ("note", "notes"):
+        if key in fields:
+            node = fields[key][1]
+            notes = reader.string_list(node, key) if key == "notes" and isinstance(node, SequenceNode) \
+                else [reader.text(node, key) or ""]
+            for note in notes:
+                check_model_tokens(note, reader.at(node))
+            line.notes += [n for n in notes if n.strip()]
+    if "pause_after" in fields:
+        line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after")
+    if "overlap" in fields:
+        line.overlap = reader.boolean(fields["overlap"][1], "overlap")
+
+
+def _check_unique_ids(script: Script) -> None:
+    seen_scenes: set[str] = set()
+    seen_lines: set[str] = set()
+    for scene in script.scenes:
+        if scene.id in seen_scenes:
+            raise ScriptError(f"duplicate scene id {scene.id!r}", scene.position, "give each scene its own id")
+        seen_scenes.add(scene.id)
+        for line in scene.lines:
+            if line.id in seen_lines:
+                raise ScriptError(f"duplicate line id {line.id!r}", line.position, "give each line its own id")
+            seen_lines.add(line.id)
+
+
+def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
+    """Read a companion cast file (`play.cast.yaml`): either a `cast:` mapping (with an optional
+    `narrator:`) or the member mapping itself. Returns (members, narrator, warnings).
+    Raises ScriptError with positions in that file."""
+    path = Path(path)
+    try:
+        source = path.read_text(encoding="utf-8-sig")
+    except OSError as err:
+        raise ScriptError(f"cannot read cast file: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
+    reader = _Reader(source, str(path))
+    root = compose(source, str(path))
+    if root is None:
+        raise ScriptError("the cast file is empty", SourcePosition(str(path), 1, 1))
+    top = reader.mapping(root, None, "the cast file")
+    narrator = None
+    if "cast" in top:
+        reader.mapping(root, ("cast", "narrator", "title"), "the cast file")
+        narrator = reader.scalar(top["narrator"][1], "narrator") if "narrator" in top else None
+        members = read_cast_node(reader, top["cast"][1], path.parent)
+    else:
+        members = read_cast_node(reader, root, path.parent)
+    return members, narrator, reader.warnings
