@@ -1,0 +1,215 @@
+"""Pictures to direct by: a scene's timeline and a take's waveform and spectrogram.
+
+matplotlib with the Agg backend (no display needed). Figures are built by `scene_figure` and
+`take_figure` (so tests can inspect the drawn artists) and written by `save_figure` at an exact
+pixel size: width x height = figure inches x dpi, no tight cropping.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.ticker import MultipleLocator  # noqa: E402
+
+from engine.conversation import FRAMES_PER_SECOND, SAMPLE_RATE  # noqa: E402
+
+DPI = 100
+SCENE_WIDTH_PX = 1600
+LANE_HEIGHT_PX = 110
+SCENE_EXTRA_PX = 170  # title, time axis and margins
+TAKE_SIZE_PX = (1600, 900)
+LABEL_WORDS = 5
+LOUDNESS_RANGE_LUFS = (-45.0, -10.0)  # block colour scale
+GAP_LABEL_MIN_S = 0.75
+BLOCK_HEIGHT = 0.7
+
+
+@dataclass(frozen=True)
+class Block:
+    """One take on a scene timeline: who speaks which line when (seconds) and how loud (LUFS,
+    or dBFS RMS for takes too short to gate; None when unknown)."""
+
+    line_id: str
+    speaker: str
+    text: str
+    start_s: float
+    end_s: float
+    loudness_lufs: float | None = None
+
+    @property
+    def duration_s(self) -> float:
+        """Length of the take in seconds."""
+        return self.end_s - self.start_s
+
+
+def first_words(text: str, count: int = LABEL_WORDS) -> str:
+    """The first `count` words of a line for a block label, tags removed, `…` when cut."""
+    import re
+
+    words = re.sub(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[[^\[\]]*\]", " ", text).split()
+    return " ".join(words[:count]) + (" …" if len(words) > count else "")
+
+
+def take_loudness(audio: np.ndarray) -> float:
+    """Integrated loudness of a take in LUFS (BS.1770 via pyloudnorm); takes shorter than one
+    400 ms gating block, or that the gate silences, get their RMS in dBFS instead. Silence
+    gives -120."""
+    import pyloudnorm
+
+    audio = np.asarray(audio, dtype=np.float64)
+    if len(audio) >= int(0.4 * SAMPLE_RATE):
+        value = pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(audio)
+        if math.isfinite(value):
+            return float(value)
+    rms = float(np.sqrt(np.mean(audio**2))) if len(audio) else 0.0
+    return 20 * math.log10(rms) if rms > 1e-6 else -120.0
+
+
+def overlaps(blocks: Sequence[Block]) -> list[tuple[float, float]]:
+    """Time ranges (seconds) where two or more blocks sound at once, merged."""
+    edges = sorted([(b.start_s, 1) for b in blocks] + [(b.end_s, -1) for b in blocks], key=lambda e: (e[0], e[1]))
+    ranges, depth, start = [], 0, 0.0
+    for time, step in edges:
+        if depth >= 2 and time > start:
+            if ranges and abs(ranges[-1][1] - start) < 1e-9:
+                ranges[-1] = (ranges[-1][0], time)
+            else:
+                ranges.append((start, time))
+        depth += step
+        start = time
+    return ranges
+
+
+def gaps(blocks: Sequence[Block]) -> list[tuple[float, float]]:
+    """Time ranges (seconds) between the end of the sound so far and the next block's start."""
+    ordered = sorted(blocks, key=lambda b: b.start_s)
+    found, reach = [], None
+    for block in ordered:
+        if reach is not None and block.start_s > reach:
+            found.append((reach, block.start_s))
+        reach = block.end_s if reach is None else max(reach, block.end_s)
+    return found
+
+
+def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None = None) -> Figure:
+    """The scene timeline: one lane per speaker (in order of first appearance), each take a
+    block from its start to its end labelled with the line's first words and its loudness,
+    coloured by loudness; overlaps shaded red, longer gaps labelled; x axis in seconds.
+
+    Size: 1600 px wide, 170 + 110 px per lane high at 100 dpi. Raises ValueError when there
+    are no blocks.
+    """
+    if not blocks:
+        raise ValueError("no takes to plot")
+    speakers = list(dict.fromkeys(b.speaker for b in blocks))
+    height_px = SCENE_EXTRA_PX + LANE_HEIGHT_PX * len(speakers)
+    fig = Figure(figsize=(SCENE_WIDTH_PX / DPI, height_px / DPI), dpi=DPI)
+    ax = fig.add_axes([0.09, SCENE_EXTRA_PX * 0.55 / height_px, 0.88, 1 - SCENE_EXTRA_PX / height_px])
+    end = total_s if total_s is not None else max(b.end_s for b in blocks)
+    cmap, (low, high) = plt.get_cmap("viridis"), LOUDNESS_RANGE_LUFS
+    for block in blocks:
+        lane = speakers.index(block.speaker)
+        level = block.loudness_lufs
+        shade = 0.5 if level is None else min(1.0, max(0.0, (level - low) / (high - low)))
+        rect = Rectangle((block.start_s, lane - BLOCK_HEIGHT / 2), block.duration_s, BLOCK_HEIGHT,
+                         facecolor=cmap(shade), edgecolor="black", linewidth=0.8, alpha=0.85,
+                         label=f"block:{block.line_id}")
+        ax.add_patch(rect)
+        loud = "" if level is None else f"\n{level:.0f} LUFS"
+        ax.text(block.start_s + 0.02 * min(block.duration_s, 1.0), lane, f"{block.line_id}: {first_words(block.text)}{loud}",
+                va="center", ha="left", fontsize=8, clip_on=True,
+                color="white" if shade < 0.6 else "black")
+    for start, stop in overlaps(blocks):
+        ax.axvspan(start, stop, color="red", alpha=0.18, label="overlap")
+    for start, stop in gaps(blocks):
+        if stop - start >= GAP_LABEL_MIN_S:
+            ax.annotate(f"{stop - start:.1f} s", ((start + stop) / 2, len(speakers) - 0.45),
+                        ha="center", fontsize=7, color="gray")
+    ax.set_xlim(0, max(end, 1e-3))
+    ax.set_ylim(-0.6, len(speakers) - 0.4)
+    ax.set_yticks(range(len(speakers)), speakers)
+    ax.invert_yaxis()
+    ax.set_xlabel("time (s)")
+    _time_ticks(ax, end)
+    ax.grid(axis="x", which="major", alpha=0.3)
+    ax.set_title(title or "scene timeline", fontsize=10)
+    return fig
+
+
+def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float] | None = None) -> Figure:
+    """A take's waveform (top) and spectrogram (bottom, 0-11 kHz, dB) on one time axis in
+    seconds, with a fine ruler (minor ticks down to 10 ms on short takes) and a frame ruler on
+    top (44,100 / 2048 frames per second, for `--span ... --frames`); `shaded_s` (seconds) is
+    shaded on both, e.g. an edited take's replaced span.
+
+    audio: float32 mono `[samples]` at 44,100 Hz. Size: 1600 x 900 px at 100 dpi.
+    Raises ValueError on empty audio.
+    """
+    audio = np.asarray(audio, dtype=np.float32)
+    if audio.size == 0:
+        raise ValueError("the take has no audio")
+    duration = len(audio) / SAMPLE_RATE
+    fig = Figure(figsize=(TAKE_SIZE_PX[0] / DPI, TAKE_SIZE_PX[1] / DPI), dpi=DPI)
+    wave_ax = fig.add_axes([0.07, 0.56, 0.9, 0.34])
+    spec_ax = fig.add_axes([0.07, 0.08, 0.9, 0.40], sharex=wave_ax)
+    times = np.arange(len(audio)) / SAMPLE_RATE
+    step = max(1, len(audio) // 20_000)  # enough points for 1600 px; the envelope keeps peaks
+    wave_ax.plot(times[::step], audio[::step], linewidth=0.5, color="tab:blue", label="waveform")
+    wave_ax.set_ylim(-1.0, 1.0)
+    wave_ax.set_ylabel("amplitude")
+    _spectrogram(spec_ax, audio, duration)
+    for ax in (wave_ax, spec_ax):
+        if shaded_s is not None:
+            ax.axvspan(shaded_s[0], shaded_s[1], color="orange", alpha=0.3, label="edited span")
+        _time_ticks(ax, duration)
+        ax.grid(axis="x", which="both", alpha=0.25)
+    wave_ax.set_xlim(0, duration)
+    frames = wave_ax.secondary_xaxis("top", functions=(lambda s: s * FRAMES_PER_SECOND, lambda f: f / FRAMES_PER_SECOND))
+    frames.set_xlabel("frame")
+    spec_ax.set_xlabel("time (s)")
+    fig.suptitle(title or "take", fontsize=10)
+    return fig
+
+
+def _spectrogram(ax, audio: np.ndarray, duration: float) -> None:
+    from scipy.signal import stft
+
+    nper = 1024
+    padded = np.pad(audio, (0, max(0, nper - len(audio))))
+    freqs, _, spec = stft(padded, fs=SAMPLE_RATE, nperseg=nper, noverlap=nper - 256, boundary="zeros")
+    power = 20 * np.log10(np.abs(spec) + 1e-7)
+    keep = freqs <= 11_025
+    ax.imshow(power[keep], origin="lower", aspect="auto", cmap="magma",
+              extent=(0.0, duration, 0.0, float(freqs[keep][-1])),
+              vmin=float(power.max()) - 90, vmax=float(power.max()))
+    ax.set_ylabel("frequency (Hz)")
+
+
+def _time_ticks(ax, duration: float) -> None:
+    """Major/minor second ticks chosen so a 1600 px axis reads to about 1 % of its length."""
+    for major, minor in ((0.1, 0.01), (0.5, 0.05), (1.0, 0.1), (5.0, 1.0), (10.0, 2.0), (30.0, 5.0), (60.0, 10.0)):
+        if duration / major <= 25:
+            break
+    ax.xaxis.set_major_locator(MultipleLocator(major))
+    ax.xaxis.set_minor_locator(MultipleLocator(minor))
+
+
+def save_figure(fig: Figure, path: str | Path) -> Path:
+    """Write `fig` as PNG (or the format the suffix names) at its exact pixel size; returns
+    the path. The file is written beside the target and renamed into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+    fig.savefig(tmp, dpi=fig.dpi)
+    tmp.replace(path)
+    return path

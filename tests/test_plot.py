@@ -1,0 +1,89 @@
+"""Pictures: exact pixel sizes, and plotted durations that match the takes."""
+
+from __future__ import annotations
+
+import matplotlib.image
+import numpy as np
+import pytest
+from matplotlib.patches import Rectangle
+
+from drama_cli.plot import (
+    Block,
+    first_words,
+    gaps,
+    overlaps,
+    save_figure,
+    scene_figure,
+    take_figure,
+    take_loudness,
+)
+from engine.conversation import SAMPLE_RATE
+
+BLOCKS = [
+    Block("l1", "MARGOT", "[sighs] We leave at six, before the tide turns.", 0.5, 2.1, -23.0),
+    Block("l2", "DESMOND", "Not without the oars.", 2.6, 4.0, -30.0),
+    Block("l3", "MARGOT", "Fine.", 3.7, 4.4, None),  # overlaps l2
+    Block("l4", "DESMOND", "Then go.", 5.6, 6.3, -18.0),
+]
+
+
+def rectangles(fig):
+    ax = fig.axes[0]
+    return {p.get_label().removeprefix("block:"): p for p in ax.patches if isinstance(p, Rectangle) and p.get_label().startswith("block:")}
+
+
+def test_scene_timeline_blocks_match_take_times_and_lanes(tmp_path):
+    fig = scene_figure(BLOCKS, title="s1")
+    rects = rectangles(fig)
+    assert set(rects) == {"l1", "l2", "l3", "l4"}
+    for block in BLOCKS:
+        rect = rects[block.line_id]
+        assert rect.get_x() == pytest.approx(block.start_s)
+        assert rect.get_width() == pytest.approx(block.duration_s)
+    lanes = {k: r.get_y() + r.get_height() / 2 for k, r in rects.items()}
+    assert lanes["l1"] == lanes["l3"] != lanes["l2"] == lanes["l4"]
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["MARGOT", "DESMOND"]
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t.startswith("l1: We leave at six, before …") and "-23 LUFS" in t for t in texts)
+    assert any(t == "1.2 s" for t in texts)  # the gap before l4 is labelled
+    path = save_figure(fig, tmp_path / "scene.png")
+    assert matplotlib.image.imread(path).shape[:2] == (170 + 2 * 110, 1600)
+
+
+def test_overlaps_and_gaps_are_found():
+    assert overlaps(BLOCKS) == [pytest.approx((3.7, 4.0))]
+    assert gaps(BLOCKS) == [pytest.approx((2.1, 2.6)), pytest.approx((4.4, 5.6))]
+    assert overlaps([Block("a", "A", "x", 0, 1), Block("b", "B", "y", 1, 2)]) == []
+
+
+def test_take_view_size_ruler_and_shaded_span(tmp_path):
+    t = np.arange(int(1.5 * SAMPLE_RATE)) / SAMPLE_RATE
+    audio = (0.4 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
+    fig = take_figure(audio, title="l2 take 3", shaded_s=(0.25, 0.75))
+    wave_ax, spec_ax = fig.axes[0], fig.axes[1]
+    line = wave_ax.lines[0]
+    assert line.get_xdata()[0] == 0.0
+    assert line.get_xdata()[-1] == pytest.approx(1.5, abs=2 / SAMPLE_RATE * 2)
+    assert wave_ax.get_xlim() == pytest.approx((0.0, 1.5))
+    image = spec_ax.images[0]
+    assert image.get_extent()[:2] == pytest.approx([0.0, 1.5])
+    for ax in (wave_ax, spec_ax):
+        (span,) = [p for p in ax.patches if p.get_label() == "edited span"]
+        assert span.get_x() == pytest.approx(0.25) and span.get_width() == pytest.approx(0.5)
+    minor = wave_ax.xaxis.get_minor_locator()()
+    assert np.min(np.diff(minor)) == pytest.approx(0.01)  # 10 ms ruler on a short take
+    path = save_figure(fig, tmp_path / "take.png")
+    assert matplotlib.image.imread(path).shape[:2] == (900, 1600)
+
+
+def test_helpers():
+    assert first_words("<|speaker:0|> [sighs] One two three four five six") == "One two three four five …"
+    t = np.arange(SAMPLE_RATE) / SAMPLE_RATE
+    loud = take_loudness((0.5 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32))
+    quiet = take_loudness((0.05 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32))
+    assert loud - quiet == pytest.approx(20.0, abs=0.1)
+    assert take_loudness(np.zeros(1000, np.float32)) == -120.0
+    with pytest.raises(ValueError):
+        scene_figure([])
+    with pytest.raises(ValueError):
+        take_figure(np.zeros(0, np.float32))
