@@ -135,7 +135,7 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
         if stop - start >= GAP_LABEL_MIN_S:
             ax.annotate(f"{stop - start:.1f} s", ((start + stop) / 2, len(speakers) - 0.45),
                         ha="center", fontsize=7, color="gray")
-    ax.set_xlim(0, max(end, 1e-3))
+    ax.set_xlim(0, max(end * 1.01, 1e-3))
     ax.set_ylim(-0.6, len(speakers) - 0.4)
     ax.set_yticks(range(len(speakers)), speakers)
     ax.invert_yaxis()
@@ -172,7 +172,8 @@ def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float
         if shaded_s is not None:
             ax.axvspan(shaded_s[0], shaded_s[1], color="orange", alpha=0.3, label="edited span")
         _time_ticks(ax, duration)
-        ax.grid(axis="x", which="both", alpha=0.25)
+        ax.grid(axis="x", which="major", alpha=0.35)
+        ax.grid(axis="x", which="minor", alpha=0.08)
     wave_ax.set_xlim(0, duration)
     frames = wave_ax.secondary_xaxis("top", functions=(lambda s: s * FRAMES_PER_SECOND, lambda f: f / FRAMES_PER_SECOND))
     frames.set_xlabel("frame")
