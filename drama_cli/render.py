@@ -1,0 +1,584 @@
+"""Render orchestration: plan each line, skip cached takes, run the backend with retries,
+store every attempt, select a take per line, and mix each scene.
+
+The unit of work is a line (`LineJob`): one or more chunk conversations whose audio is joined
+into one take. Each line has `takes` slots; a slot runs up to `1 + retries` attempts with new
+seeds until one passes the signal checks. Every attempt is stored (failed ones flagged), so an
+interrupted render resumes exactly where it stopped: the next run counts what is on disk.
+
+Exit codes (`RenderReport.exit_code`): 0 all lines have a passing take; 3 every line has a
+usable take but some only a degraded one (noise, clipping; flagged `needs_review`); 1 some
+line has no usable take (silence, runaway: left out of the mix).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from drama_cli.backends.base import Backend, Generation, GenerationRequest
+from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, UsageError
+from drama_cli.takes import Take, TakeStore, file_sha256, stable_hash
+from engine.checks import CheckReport, check_take, retry_seed, spoken_text
+from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
+
+MODES = ("history", "clone", "scene")
+CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
+KEY_VERSION = 1
+
+
+@dataclass
+class RenderSettings:
+    """What a render does.
+
+    scenes / lines: ids to render (empty: all). mode: compile mode (`history`, `clone`,
+    `scene`). takes: passing takes wanted per line. seed: base seed (each line adds a stable
+    offset from its id). retries: extra attempts per take when checks fail. sampling: sampling
+    parameters passed to the backend (part of the cache key). formats: mix export formats.
+    mix: whether to mix scenes after rendering.
+    """
+
+    scenes: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    mode: str = "history"
+    takes: int = 1
+    seed: int = 0
+    retries: int = 2
+    sampling: dict = field(default_factory=dict)
+    formats: tuple[str, ...] = ("wav",)
+    mix: bool = True
+    mix_options: dict = field(default_factory=dict)
+
+    def validate(self) -> None:
+        """Raise UsageError for an unknown mode, takes < 1 or retries < 0."""
+        if self.mode not in MODES:
+            raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.takes < 1:
+            raise UsageError("--takes must be at least 1")
+        if self.retries < 0:
+            raise UsageError("--retries must be 0 or more")
+
+
+@dataclass
+class LineJob:
+    """One line to render: its ids, speaker, the text spoken and its chunk conversations.
+
+    text: the speaker-tagged text of the whole line (for checks and the record);
+    chunks: one Conversation per generation, in order; layout_version: recorded in the take.
+    speaker_names: `<|speaker:k|>` index → cast name; pause_after_s / overlap: for the mix.
+    """
+
+    scene_id: str
+    line_id: str
+    speaker: str
+    text: str
+    chunks: list[Conversation]
+    layout_version: str = ""
+    speaker_names: dict = field(default_factory=dict)
+    note: str | None = None
+    pause_after_s: float | None = None
+    overlap: bool = False
+    display_text: str = ""
+
+
+@dataclass
+class LineOutcome:
+    """What happened to one line: `rendered`, `reused`, `degraded` or `failed`."""
+
+    scene_id: str
+    line_id: str
+    speaker: str
+    text: str
+    status: str
+    take: int | None = None
+    duration_s: float = 0.0
+    calls: int = 0
+    message: str = ""
+
+
+@dataclass
+class SceneOutcome:
+    """A scene's mix: files written, duration, loudness facts, lines left out."""
+
+    scene_id: str
+    files: dict = field(default_factory=dict)
+    duration_s: float = 0.0
+    loudness: dict = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+@dataclass
+class RenderReport:
+    """The result of a render: every line's outcome, every scene's mix, and the engine used."""
+
+    engine: str
+    scratch: bool
+    out: str
+    lines: list[LineOutcome] = field(default_factory=list)
+    scenes: list[SceneOutcome] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        """Number of lines with `status`."""
+        return sum(1 for line in self.lines if line.status == status)
+
+    @property
+    def calls(self) -> int:
+        """Backend calls made by this render."""
+        return sum(line.calls for line in self.lines)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a line failed, 3 when a line is degraded, else 0 (module docstring)."""
+        if self.count("failed"):
+            return EXIT_CHECKS_FAILED
+        if self.count("degraded"):
+            return EXIT_DEGRADED
+        return EXIT_OK
+
+    def to_dict(self) -> dict:
+        """JSON-ready form of the report (the CLI's `--json`)."""
+        return {
+            "engine": self.engine, "scratch": self.scratch, "out": self.out,
+            "exit_code": self.exit_code, "backend_calls": self.calls,
+            "counts": {s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
+            "lines": [dataclasses.asdict(x) for x in self.lines],
+            "scenes": [dataclasses.asdict(x) for x in self.scenes],
+        }
+
+
+class Progress:
+    """Receives progress events; the CLI subclasses it with rich bars. Does nothing here."""
+
+    def start(self, total_lines: int) -> None:
+        """A render of `total_lines` lines begins."""
+
+    def line(self, job: LineJob) -> None:
+        """Work on `job` begins."""
+
+    def attempt(self, job: LineJob, slot: int, attempt: int, seed: int) -> None:
+        """A backend attempt starts."""
+
+    def done(self, outcome: LineOutcome) -> None:
+        """A line finished (rendered, reused, degraded or failed)."""
+
+    def finish(self) -> None:
+        """The render ended (also after an error)."""
+
+
+# -- planning --------------------------------------------------------------------------------
+
+def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
+    """The seed of slot 0 of a line: base seed plus a stable CRC-32 of the scene and line ids."""
+    return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode("utf-8"))) % (2 ** 31)
+
+
+class ReferenceHasher:
+    """SHA-256 of reference files, computed once per path (cache keys name file contents)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str | None) -> str | None:
+        if not path:
+            return None
+        if path not in self._known:
+            try:
+                self._known[path] = file_sha256(Path(path))
+            except OSError:
+                self._known[path] = f"missing:{path}"
+        return self._known[path]
+
+
+def _clip_identity(clip: AudioClip | None, hasher: ReferenceHasher) -> dict | None:
+    if clip is None:
+        return None
+    if clip.codes is not None:
+        return {"codes": np.asarray(clip.codes)}
+    return {"file": hasher(clip.path)}
+
+
+def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -> dict:
+    """What of a conversation shapes the line's audio, for the cache key.
+
+    Context exchanges (earlier lines' takes) are left out on purpose: re-taking line 2 must not
+    re-render line 3 (case C4); the line's own text, note, layout and references are in.
+    """
+    return {
+        "layout": conversation.layout,
+        "text": conversation.text,
+        "note": conversation.note,
+        "lines": list(conversation.lines),
+        "descriptions": [list(d) for d in conversation.descriptions],
+        "lookahead": conversation.lookahead,
+        "references": [{"speaker": r.speaker, "transcript": r.transcript,
+                        "clip": _clip_identity(r.clip, hasher)} for r in conversation.references],
+    }
+
+
+def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
+              hasher: ReferenceHasher) -> str:
+    """Hash of everything that shapes a line's audio: text, directions and note (in the
+    conversations), voices (reference transcripts and file contents, speaker names), layout and
+    version, engine identity and model revision, sampling parameters, seed."""
+    return stable_hash({
+        "key_version": KEY_VERSION,
+        "engine": backend_identity,
+        "mode": settings.mode,
+        "layout_version": job.layout_version,
+        "speaker": job.speaker,
+        "speaker_names": {str(k): v for k, v in sorted(job.speaker_names.items())},
+        "chunks": [conversation_identity(c, hasher) for c in job.chunks],
+        "sampling": settings.sampling,
+        "seed": line_seed(settings.seed, job.scene_id, job.line_id),
+    })
+
+
+# -- generation ------------------------------------------------------------------------------
+
+def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> Generation:
+    """Generate every chunk of `job` with `seed` and join them into one take.
+
+    Chunks are joined with 0.12 s of silence; codes are concatenated along frames when every
+    chunk has codes. The checks run on the joined audio against the whole line's text; a chunk
+    that hit its frame budget makes the take's stop reason `length`.
+    """
+    parts = []
+    for chunk in job.chunks:
+        request = GenerationRequest(
+            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker,
+            text=chunk.text or job.text, conversation=chunk, layout_version=job.layout_version,
+            sampling=dict(sampling), seed=seed, speaker_names=dict(job.speaker_names))
+        parts.append(backend.generate(request))
+    if len(parts) == 1:
+        return parts[0]
+    return _join(parts, job.text)
+
+
+def _join(parts: list[Generation], text: str) -> Generation:
+    gap = np.zeros(int(CHUNK_GAP_S * SAMPLE_RATE), np.float32)
+    pieces = [p for part in parts for p in (part.audio, gap)][:-1]
+    audio = np.concatenate(pieces).astype(np.float32)
+    codes = None
+    if all(p.codes is not None for p in parts):
+        codes = np.concatenate([p.codes for p in parts], axis=1)
+    stops = {p.stop_reason for p in parts}
+    stop = next((s for s in stops if s != "eos"), "eos")
+    info = {**parts[0].info, "chunks": len(parts)}
+    return Generation(audio, codes, stop, check_take(audio, SAMPLE_RATE, text, stop), info)
+
+
+def take_record(job: LineJob, generation: Generation, key: str, settings: RenderSettings,
+                backend: Backend, slot: int, attempt: int, seed: int) -> dict:
+    """The JSON record of a take (DESIGN.md: seed, layout and version, sampling params, prompt
+    hash, note, parent take, checks, duration, engine and model revision, cache key, scratch)."""
+    hasher = ReferenceHasher()
+    identity = backend.identity()
+    checks = generation.checks
+    return {
+        "speaker": job.speaker,
+        "text": job.text,
+        "seed": seed,
+        "slot": slot,
+        "attempt": attempt,
+        "mode": settings.mode,
+        "layout": job.chunks[0].layout if job.chunks else None,
+        "layout_version": job.layout_version,
+        "sampling": settings.sampling,
+        "prompt_hash": stable_hash([conversation_identity(c, hasher) for c in job.chunks]),
+        "note": job.note,
+        "parent_take": None,
+        "checks": checks.to_dict(),
+        "status": checks.severity,
+        "needs_review": not checks.passed,
+        "stop_reason": generation.stop_reason,
+        "engine": identity.get("engine", backend.name),
+        "model_revision": identity.get("revision"),
+        "engine_identity": identity,
+        "cache_key": key,
+        "scratch": bool(getattr(backend, "scratch", False)),
+        "backend_info": generation.info,
+    }
+
+
+def _take_passed(take: Take) -> bool:
+    return bool(take.record.get("checks", {}).get("passed", True))
+
+
+def _slot_done(attempts: list[Take], retries: int) -> bool:
+    return any(_take_passed(t) for t in attempts) or len(attempts) >= retries + 1
+
+
+def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
+                settings: RenderSettings, progress: Progress) -> int:
+    """Fill every slot of a line that is not done yet; returns the number of backend attempts.
+
+    A slot is done when one of its stored attempts passed or all `1 + retries` were made.
+    Each attempt is stored as soon as it exists (so an interruption loses nothing).
+    """
+    calls = 0
+    existing = store.takes(job.scene_id, job.line_id, key)
+    base = line_seed(settings.seed, job.scene_id, job.line_id)
+    for slot in range(settings.takes):
+        attempts = [t for t in existing if t.record.get("slot", 0) == slot]
+        for attempt in range(len(attempts), settings.retries + 1):
+            if _slot_done(attempts, settings.retries):
+                break
+            seed = retry_seed(base + slot, attempt)
+            progress.attempt(job, slot, attempt, seed)
+            generation = generate_line(backend, job, seed, settings.sampling)
+            calls += 1
+            record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
+            attempts.append(store.add_take(job.scene_id, job.line_id, generation.audio, record,
+                                           generation.codes))
+    return calls
+
+
+def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, str]:
+    """The take to use for a line, and its status (`ok`, `degraded` or `failed`).
+
+    Keeps an earlier selection (automatic or by `drama takes --select`) when that take is still
+    valid, has the current cache key and is usable; else the first passing take with the
+    current key, else the first degraded one. Unusable takes are never chosen.
+    """
+    selected = store.selected_take(job.scene_id, job.line_id)
+    if selected is not None and selected.cache_key == key and selected.status != "unusable":
+        return selected, selected.status
+    candidates = store.takes(job.scene_id, job.line_id, key)
+    for wanted in ("ok", "degraded"):
+        for take in candidates:
+            if take.status == wanted:
+                return take, wanted
+    return None, "failed"
+
+
+def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: RenderSettings,
+                 identity: dict, hasher: ReferenceHasher, progress: Progress) -> LineOutcome:
+    """Render what is missing for one line, select its take and return the outcome."""
+    progress.line(job)
+    key = cache_key(job, identity, settings, hasher)
+    calls = render_line(job, key, store, backend, settings, progress)
+    take, status = choose_take(store, job, key)
+    outcome = LineOutcome(job.scene_id, job.line_id, job.speaker, job.display_text or job.text,
+                          status, calls=calls)
+    if take is None:
+        last = store.takes(job.scene_id, job.line_id, key)
+        reason = CheckReport.from_dict(last[-1].record["checks"]).summary() if last else "no take"
+        outcome.message = f"no usable take: {reason}"
+        lines = store.selections(job.scene_id)
+        if lines.pop(job.line_id, None) is not None:  # a stale take must not stay in the mix
+            store.write_selections(job.scene_id, lines)
+    else:
+        current = store.selections(job.scene_id).get(job.line_id, {})
+        if current.get("take") != take.number or current.get("cache_key") != key:
+            store.select(job.scene_id, job.line_id, take, by="auto")
+        outcome.take, outcome.duration_s = take.number, take.duration_s
+        if status == "ok":
+            outcome.status = "rendered" if calls else "reused"
+        else:
+            outcome.message = CheckReport.from_dict(take.record["checks"]).summary()
+    progress.done(outcome)
+    return outcome
+
+
+# -- planning a scene with the compiler ------------------------------------------------------
+
+class ScenePlanner:
+    """Compiles one scene's lines into LineJobs with `drama_cli.compile.compile_scene`.
+
+    In `history` mode each line is compiled just before it renders, so its context holds the
+    takes selected for the lines before it (in this run or earlier ones). Reference durations
+    are read once per file.
+    """
+
+    def __init__(self, script, scene, settings: RenderSettings, store: TakeStore):
+        self.script, self.scene, self.settings, self.store = script, scene, settings, store
+        self._durations: dict[str, float | None] = {}
+        self._plans = None
+
+    def _duration(self, path: str) -> float | None:
+        from drama_cli.compile import reference_duration
+
+        if path not in self._durations:
+            self._durations[path] = reference_duration(path)
+        return self._durations[path]
+
+    def _compile(self):
+        from drama_cli.compile import compile_scene
+
+        takes = lambda line: context_clip(self.store, self.scene.id, line.id)  # noqa: E731
+        return compile_scene(self.script, self.scene, self.settings.mode, takes=takes,
+                             clip_duration=self._duration)
+
+    def job(self, index: int) -> LineJob:
+        """The LineJob of the scene's line number `index` (0-based)."""
+        if self._plans is None or self.settings.mode == "history":
+            self._plans = self._compile()
+        return job_from_plan(self._plans[index])
+
+    def jobs(self) -> list[LineJob]:
+        """Every line's LineJob as compiled now (for mixing and listing)."""
+        return [job_from_plan(plan) for plan in self._compile()]
+
+
+def job_from_plan(plan) -> LineJob:
+    """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.prompt`)."""
+    line = plan.line
+    layout = plan.conversations[0].layout if plan.conversations else "clone"
+    if plan.mode == "scene":
+        # A scene conversation speaks the whole group; scratch reads this line's text only.
+        chunks = [dataclasses.replace(c, text=plan.text) for c in plan.conversations]
+    else:
+        chunks = list(plan.conversations)
+    return LineJob(
+        scene_id=plan.scene_id, line_id=line.id, speaker=line.speaker, text=plan.text,
+        chunks=chunks, layout_version=_layout_version(layout),
+        speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
+        pause_after_s=line.pause_after_s, overlap=line.overlap,
+        display_text=spoken_text(line.text) or line.text)
+
+
+def _layout_version(layout: str) -> str:
+    try:
+        from engine.prompt import layout_version
+    except ImportError:
+        return ""
+    return layout_version(layout)
+
+
+# -- whole renders ---------------------------------------------------------------------------
+
+def render_script(script, store: TakeStore, backend: Backend, settings: RenderSettings,
+                  progress: Progress | None = None, project_info: dict | None = None,
+                  notice: Callable[[str], None] = lambda message: None) -> RenderReport:
+    """Render the selected scenes and lines of `script` into `store`, then mix each scene.
+
+    script: a resolved `Script`. Checks the export encoders before the first backend call
+    (case A7) and holds the project lock for the whole render. Raises UsageError for unknown
+    scene or line ids, RenderError when the project is locked or an encoder is missing;
+    backend errors and Ctrl-C propagate after every finished take is stored.
+    """
+    settings.validate()
+    progress = progress or Progress()
+    scenes = pick_scenes(script, settings)
+    if settings.mode == "scene" and not getattr(backend, "supports_scene", False):
+        notice(f"the {backend.name} engine cannot voice a whole scene at once; using history mode")
+        settings = dataclasses.replace(settings, mode="history")
+    if settings.mix:
+        require_encoders(settings.formats)
+    identity = backend.identity()
+    report = RenderReport(identity.get("engine", backend.name), bool(backend.scratch),
+                          str(store.root))
+    hasher = ReferenceHasher()
+    with store.lock():
+        store.write_project({**(project_info or {}), "engine": identity,
+                             "scratch": bool(backend.scratch), "mode": settings.mode,
+                             "sampling": settings.sampling, "seed": settings.seed})
+        progress.start(sum(len(_wanted(s, settings)) for s in scenes))
+        try:
+            for scene in scenes:
+                planner = ScenePlanner(script, scene, settings, store)
+                wanted = set(_wanted(scene, settings))
+                for index, line in enumerate(scene.lines):
+                    if line.id in wanted:
+                        job = planner.job(index)
+                        report.lines.append(process_line(job, store, backend, settings,
+                                                         identity, hasher, progress))
+                if settings.mix:
+                    report.scenes.append(mix_scene_from_store(
+                        store, scene, settings, {"engine": report.engine,
+                                                 "scratch": report.scratch}))
+        finally:
+            progress.finish()
+    return report
+
+
+def pick_scenes(script, settings: RenderSettings) -> list:
+    """The scenes to render: all, or those named in `settings.scenes` (UsageError if unknown);
+    with `settings.lines`, only scenes holding one of those lines (UsageError if unknown)."""
+    scenes = list(script.scenes)
+    if settings.scenes:
+        known = [s.id for s in scenes]
+        unknown = [s for s in settings.scenes if s not in known]
+        if unknown:
+            raise UsageError(f"no scene {unknown[0]!r} (scenes: {', '.join(known)})")
+        scenes = [s for s in scenes if s.id in settings.scenes]
+    if settings.lines:
+        all_ids = {line.id for s in scenes for line in s.lines}
+        unknown = [i for i in settings.lines if i not in all_ids]
+        if unknown:
+            raise UsageError(f"no line {unknown[0]!r} in the chosen scenes")
+        scenes = [s for s in scenes if any(line.id in settings.lines for line in s.lines)]
+    return scenes
+
+
+def _wanted(scene, settings: RenderSettings) -> list[str]:
+    ids = [line.id for line in scene.lines]
+    return [i for i in ids if i in settings.lines] if settings.lines else ids
+
+
+def require_encoders(formats) -> None:
+    """Fail before any rendering when a requested export format cannot be written (case A7)."""
+    from drama_cli.mix import export
+
+    for fmt in formats:
+        export.require_encoder(fmt)
+
+
+def context_clip(store: TakeStore, scene_id: str, line_id: str) -> AudioClip | None:
+    """The selected take of a line as an AudioClip (codes when stored, the WAV path always),
+    for history context; None when the line has no valid, usable selection."""
+    take = store.selected_take(scene_id, line_id)
+    if take is None or take.status == "unusable":
+        return None
+    return AudioClip(codes=take.codes(), path=str(take.wav_path), duration_s=take.duration_s)
+
+
+# -- mixing ----------------------------------------------------------------------------------
+
+def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
+                         metadata: dict | None = None) -> SceneOutcome:
+    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars.
+
+    Lines without a usable selected take are left out and listed in `missing` (and in the cue
+    sheet's metadata). Returns the files written, the mix duration and loudness facts.
+    """
+    from drama_cli.mix import MixEntry, MixSettings, mix_scene, write_mix
+
+    outcome = SceneOutcome(scene.id)
+    entries = []
+    for line in scene.lines:
+        take = store.selected_take(scene.id, line.id)
+        if take is None or take.status == "unusable":
+            outcome.missing.append(line.id)
+            continue
+        entries.append(MixEntry(line.id, line.speaker, spoken_text(line.text) or line.text,
+                                take.wav_path, take.number, line.pause_after_s, line.overlap))
+    if not entries:
+        outcome.skipped = "no line of the scene has a usable take"
+        return outcome
+    mix_settings = MixSettings(formats=tuple(settings.formats), **settings.mix_options,
+                               metadata={**(metadata or {}), "scene": scene.id,
+                                         "missing_lines": list(outcome.missing)})
+    folder = store.scene_dir(scene.id)
+    result = mix_scene(entries, mix_settings, work_dir=folder)
+    files = write_mix(result, folder, mix_settings.formats)
+    outcome.files = {kind: str(path) for kind, path in files.items()}
+    outcome.duration_s = round(result.duration_s, 3)
+    outcome.loudness = result.summary()
+    return outcome
+
+
+def remix(script, store: TakeStore, settings: RenderSettings) -> list[SceneOutcome]:
+    """Mix the chosen scenes again from their current selections, without rendering."""
+    require_encoders(settings.formats)
+    metadata = {"engine": store.project().get("engine", {}).get("engine"),
+                "scratch": bool(store.project().get("scratch", False))}
+    with store.lock():
+        return [mix_scene_from_store(store, scene, settings, metadata)
+                for scene in pick_scenes(script, settings)]
