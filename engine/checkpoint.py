@@ -251,6 +251,26 @@ class Checkpoint:
             tensor = tensor.to(dtype)
         return tensor.to(device)
 
+    def load_rows(
+        self, name: str, rows: list[int], device: str | torch.device = "cpu", dtype: torch.dtype | None = None
+    ) -> torch.Tensor:
+        """Rows `rows` (in that order) of a 2-D tensor, read without loading the rest:
+        [len(rows), cols] on `device` in `dtype` (e.g. the 4097 used rows of `lm_head.weight`).
+        Raises CheckpointError for an unknown name or a row out of range."""
+        view = self._handle(self._shard_of(name)).get_slice(name)
+        height = view.get_shape()[0]
+        if any(not 0 <= r < height for r in rows):
+            raise CheckpointError(f"{self.folder}: a row of {name} is outside 0..{height - 1}")
+        pieces, start = [], 0
+        for i in range(1, len(rows) + 1):  # one read per run of consecutive rows
+            if i == len(rows) or rows[i] != rows[i - 1] + 1:
+                pieces.append(view[rows[start] : rows[i - 1] + 1])
+                start = i
+        tensor = torch.cat(pieces) if pieces else torch.empty(0)
+        if dtype is not None and tensor.is_floating_point():
+            tensor = tensor.to(dtype)
+        return tensor.to(device)
+
     def tensors(
         self, prefix: str, device: str | torch.device = "cpu", dtype: torch.dtype | None = None
     ) -> dict[str, torch.Tensor]:

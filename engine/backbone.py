@@ -1,0 +1,205 @@
+"""The Qwen3.5-MoE backbone of Drama 3 with its caches (spec §3.1–3.3, §3.7).
+
+Usage (one stream):
+
+    ckpt = Checkpoint(folder)
+    backbone = Backbone.from_checkpoint(ckpt, device="cpu", dtype=torch.float32)
+    cache = backbone.new_cache()
+    hidden = backbone(backbone.embed_rows(rows), cache)   # prefill, rows: [N, 11]
+    logits = backbone.main_logits(hidden[-1:])            # [1, 4097]: eos, then the band
+    hidden = backbone(backbone.embed_rows(next_row), cache)  # one-row decode, and so on
+
+Prefill of N rows followed by one-row steps gives the same hidden states as one forward over
+all rows (the test suite checks this).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from engine.checkpoint import BACKBONE_PREFIX, Checkpoint
+from engine.config import Drama3Config
+from engine.layers.attention import GatedAttention, KVCache
+from engine.layers.gated_deltanet import GatedDeltaNet, GDNState
+from engine.layers.moe import SparseMoE
+from engine.layers.norms import ZeroCentredRMSNorm
+from engine.layers.rope import rope_angles
+
+CODEBOOK_EMBEDDINGS = "audio_decoder.codebook_embeddings.weight"
+
+
+@dataclass
+class BackboneCache:
+    """Per-stream state of the backbone: one entry per layer, a `KVCache` for gated attention
+    layers and a `GDNState` (conv + fp32 recurrent state) for Gated DeltaNet layers.
+
+    `length`: rows consumed so far; the next row sits at position `length`.
+    """
+
+    layers: list
+    length: int = 0
+
+    def clone(self) -> "BackboneCache":
+        """An independent deep copy (e.g. to reuse a prefilled reference prefix)."""
+        return BackboneCache([layer.clone() for layer in self.layers], self.length)
+
+
+class DecoderLayer(nn.Module):
+    """x + mixer(norm(x)), then + MoE(norm(x)) (spec §3.2)."""
+
+    def __init__(self, mixer: nn.Module, moe: SparseMoE, input_norm: ZeroCentredRMSNorm,
+                 post_norm: ZeroCentredRMSNorm, full_attention: bool):
+        super().__init__()
+        self.mixer, self.moe = mixer, moe
+        self.input_norm, self.post_norm = input_norm, post_norm
+        self.full_attention = full_attention
+
+    def forward(self, x: torch.Tensor, rope, state) -> torch.Tensor:
+        normed = self.input_norm(x)
+        mixed = self.mixer(normed, rope, state) if self.full_attention else self.mixer(normed, state)
+        x = x + mixed
+        return x + self.moe(self.post_norm(x))
+
+
+class Backbone(nn.Module):
+    """The Drama 3 text model: input embedding of frame rows, 40 decoder layers (Gated DeltaNet
+    ×3 then gated attention, repeated), final zero-centred norm, main-token logits.
+
+    Build with `Backbone.from_checkpoint`. Attributes others may read:
+      config: the `Drama3Config`;
+      codebook_embeddings: `audio_decoder.codebook_embeddings` [10·4096, D] (shared with the tower);
+      dtype, device: of the activations and dense weights.
+    """
+
+    def __init__(self, config: Drama3Config, embed_tokens: torch.Tensor, codebook_embeddings: torch.Tensor,
+                 layers: list[DecoderLayer], final_norm: ZeroCentredRMSNorm, head_rows: torch.Tensor,
+                 checkpoint: Checkpoint | None = None):
+        super().__init__()
+        self.config = config
+        self.register_buffer("embed_tokens", embed_tokens)
+        self.register_buffer("codebook_embeddings", codebook_embeddings)
+        self.layers = nn.ModuleList(layers)
+        self.norm = final_norm
+        self.register_buffer("head_rows", head_rows)
+        self.register_buffer("candidate_ids", torch.tensor(config.main_candidate_ids, device=head_rows.device))
+        self._checkpoint = checkpoint
+        self._extra_rows: dict[int, torch.Tensor] = {}
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """Activation dtype (that of the dense weights)."""
+        return self.embed_tokens.dtype
+
+    @property
+    def device(self) -> torch.device:
+        """Device of the weights and caches."""
+        return self.embed_tokens.device
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint, device: str | torch.device = "cpu",
+                        dtype: torch.dtype = torch.bfloat16) -> "Backbone":
+        """Load the backbone (and the shared codebook table) onto `device` in `dtype`.
+
+        Routed experts stay float8_e4m3fn with fp32 scales; lm_head keeps only the rows of
+        `config.main_candidate_ids` (EOS then the semantic band). Raises CheckpointError when a
+        tensor is missing or unreadable (call `checkpoint.verify()` first for a full report).
+        """
+        config = checkpoint.config
+
+        def load(name: str) -> torch.Tensor:
+            return checkpoint.load_tensor(name, device, dtype)
+
+        layers = [_load_layer(checkpoint, config, i, device, dtype) for i in range(config.num_layers)]
+        final_norm = ZeroCentredRMSNorm(load(f"{BACKBONE_PREFIX}norm.weight"), config.text.rms_norm_eps)
+        head_rows = checkpoint.load_rows("lm_head.weight", list(config.main_candidate_ids), device, dtype)
+        return cls(config, load(f"{BACKBONE_PREFIX}embed_tokens.weight"), load(CODEBOOK_EMBEDDINGS),
+                   layers, final_norm, head_rows, checkpoint)
+
+    def new_cache(self, capacity: int = 256) -> BackboneCache:
+        """Empty caches for one stream (KV storage for `capacity` rows, grown on demand)."""
+        states = [layer.mixer.new_cache(capacity) if layer.full_attention else layer.mixer.new_state()
+                  for layer in self.layers]
+        return BackboneCache(states)
+
+    def embed_rows(self, rows: torch.Tensor) -> torch.Tensor:
+        """Backbone input of frame rows (spec §3.1).
+
+        rows: [N, 11] int64 `[main, c0, …, c9]`. Text rows → E_tok[main]; semantic rows
+        (semantic_start ≤ main ≤ semantic_end) → (E_tok[main] + Σ_{k=1..B} CB[k·4096 + c_k]) /
+        √(1 + B), B = vq_backbone_codebooks, codes clamped to 0..4095. Returns [N, D] in `dtype`.
+        """
+        rows = rows.to(self.device)
+        main = rows[:, 0]
+        embedded = self.embed_tokens[main].float()
+        band = self.config.audio_decoder.vocab_size
+        count = self.config.audio_decoder.vq_backbone_codebooks
+        semantic = (main >= self.config.semantic_start_token_id) & (main <= self.config.semantic_end_token_id)
+        if count and bool(semantic.any()):
+            codes = rows[:, 2 : 2 + count].clamp(0, band - 1)
+            offsets = torch.arange(1, count + 1, device=self.device) * band
+            audio = (embedded + self.codebook_embeddings[codes + offsets].float().sum(1)) / math.sqrt(1 + count)
+            embedded = torch.where(semantic[:, None], audio, embedded)
+        return embedded.to(self.dtype)
+
+    def forward(self, x: torch.Tensor, cache: BackboneCache) -> torch.Tensor:
+        """Run N new rows through all layers after the `cache.length` rows already seen.
+
+        x: [N, D] (from `embed_rows`); positions are cache.length … cache.length + N − 1. Updates
+        `cache` in place. Returns the final-normed hidden states H [N, D] (input to lm_head and
+        the tower).
+        """
+        positions = torch.arange(cache.length, cache.length + x.shape[0], device=self.device)
+        rope = rope_angles(positions, self.config.text.rotary_dim, self.config.text.rope_theta)
+        for layer, state in zip(self.layers, cache.layers):
+            x = layer(x, rope, state)
+        cache.length += x.shape[0]
+        return self.norm(x)
+
+    def main_logits(self, hidden: torch.Tensor, extra_ids: tuple[int, ...] = ()) -> torch.Tensor:
+        """Main-token logits over the candidates (spec §3.3): column 0 is EOS, columns 1..4096
+        the semantic band (`<|semantic:0|>` …), then one column per id of `extra_ids`, in order.
+
+        hidden: [N, D]. Returns [N, 4097 + len(extra_ids)] fp32 raw logits (no temperature).
+        Raises CheckpointError for an extra id outside the vocabulary.
+        """
+        weight = self.head_rows
+        if extra_ids:
+            weight = torch.cat((weight, self._head_rows_for(extra_ids)))
+        return (hidden.to(weight.dtype) @ weight.t()).float()
+
+    def candidate_token_ids(self, extra_ids: tuple[int, ...] = ()) -> torch.Tensor:
+        """Token id of each `main_logits` column: [4097 + len(extra_ids)] int64."""
+        extra = torch.tensor(list(extra_ids), dtype=torch.long, device=self.device)
+        return torch.cat((self.candidate_ids, extra))
+
+    def _head_rows_for(self, ids: tuple[int, ...]) -> torch.Tensor:
+        missing = [i for i in ids if i not in self._extra_rows]
+        if missing:
+            rows = self._checkpoint.load_rows("lm_head.weight", missing, self.device, self.dtype)
+            self._extra_rows.update(zip(missing, rows))
+        return torch.stack([self._extra_rows[i] for i in ids])
+
+
+def _load_layer(checkpoint: Checkpoint, config: Drama3Config, index: int, device, dtype) -> DecoderLayer:
+    t = config.text
+    prefix = f"{BACKBONE_PREFIX}layers.{index}."
+    full = config.layer_is_full_attention(index)
+    if full:
+        weights = checkpoint.tensors(f"{prefix}self_attn.", device, dtype)
+        mixer = GatedAttention(weights, t.num_attention_heads, t.num_key_value_heads, t.head_dim, t.rms_norm_eps)
+    else:
+        weights = checkpoint.tensors(f"{prefix}linear_attn.", device, dtype)
+        mixer = GatedDeltaNet(weights, t.linear_num_key_heads, t.linear_key_head_dim,
+                              t.linear_num_value_heads, t.linear_value_head_dim, t.rms_norm_eps)
+    moe = SparseMoE(checkpoint.tensors(f"{prefix}mlp.", device, dtype), t.num_experts,
+                    t.num_experts_per_tok, config.weight_block_size)
+    norms = [ZeroCentredRMSNorm(checkpoint.load_tensor(f"{prefix}{n}.weight", device, dtype), t.rms_norm_eps)
+             for n in ("input_layernorm", "post_attention_layernorm")]
+    return DecoderLayer(mixer, moe, *norms, full_attention=full)
+
+
+__all__ = ["Backbone", "BackboneCache", "KVCache", "GDNState"]
