@@ -1,11 +1,341 @@
-"""Fountain reader (work in progress)."""
+"""The Fountain screenplay reader (https://fountain.io syntax), into a Script.
+
+Elements: title page; scene headings (`INT.`/`EXT.`/`EST.`/`I/E`, any case, forced `.`, scene
+numbers `#1A#`); character cues (all capitals with at least one letter, or forced `@`; any number
+of extensions in any case, `(as ...)`; dual dialogue `^`); parentheticals after the cue and
+mid-speech; dialogue (a line of exactly two spaces continues it); action (forced `!`);
+transitions (`... TO:`, forced `>`); centered `>text<`; lyrics `~`; notes `[[...]]`; boneyard
+`/*...*/` (removed anywhere, also inline and across lines); sections `#`; synopses `=`; page
+breaks `===`; emphasis `*`, `**`, `_` (stripped). A UTF-8 BOM and CR/CRLF line ends read the same
+as LF.
+
+How screenplay elements become performance:
+* each cue's speech is one Line; a mid-speech parenthetical starts a new Line, so a direction
+  applies exactly to the words after it (case T1). `(beat)` and `(pause)` give the previous
+  Line `pause_after_s` = 0.5 s instead of a direction; other parentheticals become the next
+  Line's notes (compiled to a bracket direction `[whispering]`);
+* notes are kept for display (scene elements, and the Line's `remarks` when inside speech), never
+  spoken; action is spoken only when the cast names a narrator;
+* dual dialogue (`^`) marks the Line `overlap=True`, `pair` = the previous dialogue line's id.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.model import Script
+from drama_cli.script.direction import parse_directions
+from drama_cli.script.model import Element, Line, Scene, Script
+
+PAUSE_S = 0.5
+_TITLE_KEYS = ("title", "credit", "author", "authors", "source", "draft date", "date", "contact",
+               "copyright", "notes", "revision", "format", "font")
+_HEADING = re.compile(r"^(?:int\.?/ext|int|ext|est|i\.?/e)(?:\.|\s)", re.IGNORECASE)
+_SCENE_NUMBER = re.compile(r"\s*#([\w.-]+)#\s*$")
+_TRANSITION = re.compile(r"^[^a-z]*TO:$")
+_EXTENSION = re.compile(r"\(([^()]*)\)")
+_PAUSE_WORDS = {"beat", "pause", "a beat", "long beat", "long pause", "short pause", "beat.", "pause."}
+_SENTINEL = "\x01"
+
+
+@dataclass
+class _Row:
+    """One source line after boneyard and notes are taken out: 1-based number and its text."""
+
+    number: int
+    text: str
 
 
 def read_fountain(source: str, path: str = "<script>", base_dir: str | None = None) -> Script:
-    """Read a Fountain screenplay into a Script (not implemented yet: raises ScriptError)."""
-    raise ScriptError("Fountain scripts are not supported yet", SourcePosition(path, 1, 1))
+    """Read Fountain text into a Script with an empty cast (speakers unresolved).
+
+    source: the file's text. path: the name used in positions. base_dir: folder for reference
+    paths (default: the folder of `path`). Raises ScriptError (file:line:col) for an unclosed
+    boneyard or note and for bad directions in dialogue.
+    """
+    import os
+
+    text = source.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
+    text, notes = _remove_boneyard_and_notes(text, path)
+    rows = [_Row(n, line.replace(_SENTINEL, "")) for n, line in enumerate(text.split("\n"), start=1)
+            if not (_SENTINEL in line and not line.replace(_SENTINEL, "").strip())]
+    script = Script(source=path, base_dir=base_dir if base_dir is not None else os.path.dirname(path) or ".",
+                    format="fountain")
+    rows = _read_title_page(rows, script)
+    builder = _Builder(script, path, notes)
+    for block in _blocks(rows):
+        builder.block(block)
+    builder.finish()
+    return script
+
+
+def _remove_boneyard_and_notes(text: str, path: str) -> tuple[str, list[Element]]:
+    """Blank out `/*...*/` and `[[...]]`, keeping line numbers; a line left empty by a removal is
+    marked with a sentinel so it is dropped rather than read as a blank line."""
+    notes: list[Element] = []
+
+    def position(index: int) -> SourcePosition:
+        return SourcePosition(path, text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index))
+
+    def blank(match: re.Match) -> str:
+        return _SENTINEL + match.group().count("\n") * ("\n" + _SENTINEL)
+
+    for opener, closer, what in (("/*", "*/", "boneyard"), ("[[", "]]", "note")):
+        pieces, start = [], 0
+        while True:
+            begin = text.find(opener, start)
+            if begin < 0:
+                break
+            end = text.find(closer, begin + 2)
+            if end < 0:
+                raise ScriptError(f"unclosed {what} {opener}", position(begin), f"close it with {closer}")
+            if what == "note":
+                notes.append(Element("note", " ".join(text[begin + 2:end].split()), position(begin)))
+            pieces.append(text[start:begin])
+            pieces.append(blank(re.match(r"[\s\S]*", text[begin:end + 2])))
+            start = end + 2
+        pieces.append(text[start:])
+        text = "".join(pieces)
+    return text, notes
+
+
+def _read_title_page(rows: list[_Row], script: Script) -> list[_Row]:
+    """Consume the title page (`Key: value`, indented continuation lines) if the text opens with one."""
+    index = 0
+    while index < len(rows) and not rows[index].text.strip():
+        index += 1
+    if index >= len(rows) or not _title_key(rows[index].text):
+        return rows
+    key = None
+    while index < len(rows) and rows[index].text.strip():
+        line = rows[index].text
+        match = _title_key(line) if not line[:1].isspace() else None
+        if match:
+            key = match.group(1).strip()
+            script.title_page[key] = match.group(2).strip()
+        elif key is not None:
+            joined = script.title_page[key] + "\n" + line.strip()
+            script.title_page[key] = joined.strip("\n")
+        index += 1
+    title = script.title_page.get("Title") or script.title_page.get("title") or ""
+    script.title = " ".join(_strip_emphasis(title).split())
+    return rows[index:]
+
+
+def _title_key(line: str) -> re.Match | None:
+    match = re.match(r"^([A-Za-z][A-Za-z ]*):(.*)$", line)
+    if match and (match.group(1).strip().lower() in _TITLE_KEYS):
+        return match
+    return match if match and line.strip().lower().startswith(_TITLE_KEYS) else None
+
+
+def _blocks(rows: list[_Row]) -> list[list[_Row]]:
+    """Rows grouped into paragraphs separated by blank lines (a line of exactly two spaces is not blank)."""
+    blocks: list[list[_Row]] = []
+    current: list[_Row] = []
+    for row in rows:
+        if row.text.strip() or (row.text == "  " and current):
+            current.append(row)
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def parse_cue(line: str) -> tuple[str, list[str], bool] | None:
+    """(name, extensions, dual) when `line` is a character cue, else None (case F1, F2).
+
+    A cue is `@` + name, or a name in capitals with at least one letter, followed only by
+    parenthesised extensions (any case; `(as the PRIEST)` too) and an optional `^`.
+    """
+    text = line.strip()
+    dual = text.endswith("^")
+    if dual:
+        text = text[:-1].rstrip()
+    forced = text.startswith("@")
+    if forced:
+        text = text[1:].strip()
+    name, _, rest = text.partition("(")
+    rest = "(" + rest if _ else ""
+    name = " ".join(name.split())
+    extensions = [e.strip() for e in _EXTENSION.findall(rest)]
+    if _EXTENSION.sub("", rest).strip():
+        return None
+    if not name:
+        return None
+    if not forced and (not any(c.isalpha() for c in name) or name != name.upper() or name.endswith(":")):
+        return None
+    return name, extensions, dual
+
+
+class _Builder:
+    """Turns blocks into scenes, lines and display elements."""
+
+    def __init__(self, script: Script, path: str, notes: list[Element]):
+        self.script, self.path = script, path
+        self.pending_notes = sorted(notes, key=lambda e: (e.position.line, e.position.column))
+        self.scene: Scene | None = None
+        self.scene_count = 0
+        self.last_dialogue: Line | None = None
+
+    def at(self, row: _Row, column: int = 1) -> SourcePosition:
+        return SourcePosition(self.path, row.number, column)
+
+    def current(self, row: _Row) -> Scene:
+        if self.scene is None:
+            self.scene = Scene(id="scene-0", position=self.at(row))
+            self.script.scenes.append(self.scene)
+        return self.scene
+
+    def add(self, element: Element | Line, row: _Row) -> None:
+        self._flush_notes(row.number)
+        self.current(row).elements.append(element)
+
+    def _flush_notes(self, before_line: int) -> None:
+        while self.pending_notes and self.pending_notes[0].position.line <= before_line:
+            note = self.pending_notes.pop(0)
+            scene = self.scene or self.current(_Row(note.position.line, ""))
+            scene.elements.append(note)
+
+    def finish(self) -> None:
+        self._flush_notes(10**9)
+        self.script.scenes = [s for s in self.script.scenes if s.id != "scene-0" or s.elements]
+
+    def block(self, rows: list[_Row]) -> None:
+        while rows:
+            rows = self._one(rows)
+
+    def _one(self, rows: list[_Row]) -> list[_Row]:
+        """Read the element(s) at the start of `rows`; return the rows left to read."""
+        first = rows[0]
+        text = first.text.strip()
+        if re.fullmatch(r"={3,}", text):
+            self.add(Element("page_break", "", self.at(first)), first)
+        elif text.startswith("#"):
+            depth = len(text) - len(text.lstrip("#"))
+            self.add(Element("section", text[depth:].strip(), self.at(first), depth), first)
+        elif text.startswith("=") and not text.startswith("=="):
+            self.add(Element("synopsis", text[1:].strip(), self.at(first)), first)
+        elif (text.startswith(".") and not text.startswith("..")) or _HEADING.match(text):
+            self._heading(first, text[1:] if text.startswith(".") else text)
+        elif text.startswith(">") and text.endswith("<"):
+            self.add(Element("centered", _strip_emphasis(text[1:-1].strip()), self.at(first)), first)
+        elif text.startswith(">") or (_TRANSITION.match(text) and len(rows) == 1):
+            self.add(Element("transition", text.lstrip(">").strip(), self.at(first)), first)
+        elif text.startswith("~"):
+            self.add(Element("lyric", _strip_emphasis(text[1:].strip()), self.at(first)), first)
+        elif not text.startswith("!") and len(rows) > 1 and parse_cue(text) and rows[1].text.strip():
+            self._dialogue(rows)
+            return []
+        else:
+            return self._action(rows)
+        return rows[1:]
+
+    def _heading(self, row: _Row, text: str) -> None:
+        number = None
+        match = _SCENE_NUMBER.search(text)
+        if match:
+            number, text = match.group(1), text[:match.start()]
+        self.scene_count += 1
+        scene_id = f"scene-{number}" if number else f"scene-{self.scene_count}"
+        if any(s.id == scene_id for s in self.script.scenes):
+            scene_id = f"scene-{self.scene_count}"
+        self._flush_notes(row.number - 1)
+        self.scene = Scene(id=scene_id, title=text.strip(), number=number, position=self.at(row))
+        self.script.scenes.append(self.scene)
+        self.scene.elements.append(Element("heading", text.strip(), self.at(row)))
+        self.last_dialogue = None
+
+    def _action(self, rows: list[_Row]) -> list[_Row]:
+        """Action runs until a line that starts another single-line element (heading, transition...)."""
+        taken = [rows[0]]
+        for row in rows[1:]:
+            stripped = row.text.strip()
+            if _HEADING.match(stripped) or re.fullmatch(r"={3,}", stripped):
+                break
+            taken.append(row)
+        body = "\n".join(r.text.rstrip() for r in taken)
+        body = body.lstrip()[1:] if body.lstrip().startswith("!") else body.strip("\n")
+        self.add(Element("action", _strip_emphasis(body).strip(), self.at(taken[0])), taken[0])
+        return rows[len(taken):]
+
+    def _dialogue(self, rows: list[_Row]) -> None:
+        cue_row = rows[0]
+        name, extensions, dual = parse_cue(cue_row.text)
+        self._flush_notes(rows[-1].number)
+        scene = self.current(cue_row)
+        parts = _speech_parts(rows[1:])
+        first_line = None
+        for notes, text_rows, pause in parts:
+            if not text_rows:
+                if pause and scene.lines and scene.lines[-1].cue == name:
+                    scene.lines[-1].pause_after_s = PAUSE_S
+                elif notes:
+                    scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
+                continue
+            line = self._line(scene, name, extensions, notes, text_rows, cue_row)
+            if pause:
+                line.pause_after_s = PAUSE_S
+            first_line = first_line or line
+        if first_line is not None:
+            if dual and self.last_dialogue is not None:
+                first_line.overlap = True
+                first_line.pair = self.last_dialogue.id
+            self.last_dialogue = first_line
+
+    def _line(self, scene: Scene, name: str, extensions: list[str], notes: list[str],
+              text_rows: list[_Row], cue_row: _Row) -> Line:
+        number = sum(1 for line in scene.lines if line.kind == "dialogue") + 1
+        lyric = all(r.text.strip().startswith("~") for r in text_rows if r.text.strip())
+        text = "\n".join(_strip_emphasis(r.text.strip().lstrip("~").strip()) if r.text.strip() else ""
+                         for r in text_rows).strip()
+        first = text_rows[0]
+        where = self.at(first, len(first.text) - len(first.text.lstrip()) + 1)
+        line = Line(id=f"{scene.id}-{number}", speaker=name, text=text, cue=name, extensions=list(extensions),
+                    notes=notes + (["singing"] if lyric else []), position=where)
+        line.remarks = [n.text for n in self.script_notes_between(cue_row.number, text_rows[-1].number)]
+        line.spans = parse_directions(text, where)
+        scene.lines.append(line)
+        scene.elements.append(line)
+        return line
+
+    def script_notes_between(self, first: int, last: int) -> list[Element]:
+        return [e for s in self.script.scenes for e in s.elements
+                if isinstance(e, Element) and e.kind == "note" and e.position and first <= e.position.line <= last]
+
+
+def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
+    """Split speech at parentheticals: [(notes before, text rows, pause after), ...]."""
+    parts: list[tuple[list[str], list[_Row], bool]] = []
+    notes: list[str] = []
+    text_rows: list[_Row] = []
+    for row in rows:
+        stripped = row.text.strip()
+        if stripped.startswith("(") and stripped.endswith(")"):
+            content = " ".join(_strip_emphasis(stripped[1:-1]).split())
+            is_pause = content.lower() in _PAUSE_WORDS
+            if text_rows:
+                parts.append((notes, text_rows, is_pause))
+                notes, text_rows = [], []
+            elif is_pause and parts:
+                parts[-1] = (parts[-1][0], parts[-1][1], True)
+            elif is_pause:
+                parts.append(([], [], True))
+            if not is_pause and content:
+                notes.append(content)
+            continue
+        text_rows.append(row)
+    if text_rows or notes:
+        parts.append((notes, text_rows, False))
+    return parts
+
+
+def _strip_emphasis(text: str) -> str:
+    """Remove Fountain emphasis markers (`*italic*`, `**bold**`, `_underline_`); `\\*` stays `*`."""
+    text = text.replace("\\*", "\x02").replace("\\_", "\x03")
+    text = re.sub(r"\*{1,3}", "", text)
+    text = re.sub(r"(?<!\w)_(?=\S)|(?<=\S)_(?!\w)", "", text)
+    return text.replace("\x02", "*").replace("\x03", "_")

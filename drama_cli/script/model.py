@@ -76,7 +76,7 @@ class Line:
     remarks: writer's notes (Fountain `[[...]]`), kept for display, never spoken.
     pause_after_s: silence after the line in the mix, seconds (None: the mixer's default).
     overlap: True when the line overlaps the previous one (Fountain dual dialogue `^`, YAML
-        `overlap`).
+        `overlap`). pair: id of the line it overlaps (the previous dialogue line), when known.
     cue: the speaker as written in the source (with extensions stripped).
     extensions: cue extensions as written, e.g. ["O.S.", "CONT'D"], ["as the PRIEST"].
     kind: "dialogue", or "action" for narrated action (spoken by the narrator).
@@ -90,6 +90,7 @@ class Line:
     remarks: list[str] = field(default_factory=list)
     pause_after_s: float | None = None
     overlap: bool = False
+    pair: str | None = None
     cue: str = ""
     extensions: list[str] = field(default_factory=list)
     kind: str = "dialogue"
@@ -119,7 +120,8 @@ class Element:
     """A structural element kept for display, never spoken unless narrated.
 
     kind: "heading", "action", "transition", "centered", "lyric", "note", "section",
-    "synopsis", "page_break", "direction" (a YAML scene direction).
+    "synopsis", "page_break", "parenthetical" (one after the last words of a speech),
+    "direction" (a YAML scene direction).
     depth: the section level (`#` = 1) for sections, else 0.
     """
 

@@ -1,0 +1,127 @@
+"""`drama check` and `drama compile`: read a script, validate it, show what will be sent."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from drama_cli.errors import EXIT_BAD_INPUT, DramaError, ScriptError
+
+ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
+CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add `check` and `compile` to the app."""
+    app.command("check")(check)
+    app.command("compile")(compile_)
+
+
+def check(script: ScriptArg, cast: CastOpt = None,
+          strict_tags: Annotated[bool, typer.Option("--strict-tags", help="Warn about tags outside the known vocabulary (never drops them).")] = False,
+          as_json: JsonOpt = False) -> None:
+    """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
+
+    Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
+    """
+    from drama_cli.script.check import check_script
+
+    try:
+        report = check_script(script, cast, strict_tags=strict_tags)
+    except ScriptError as err:
+        _fail([err], as_json)
+    if report.errors:
+        _fail(report.errors, as_json)
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        _print_check(report)
+
+
+def _fail(errors: list[ScriptError], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"ok": False, "errors": [_error_json(e) for e in errors]}, indent=2, ensure_ascii=False))
+    for err in errors:
+        print(str(err), file=sys.stderr)
+    raise CheckFailed(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in {errors[0].position.file}")
+
+
+class CheckFailed(DramaError):
+    """`drama check` found errors (already printed as `file:line:col: message` lines); exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def _error_json(err: ScriptError) -> dict:
+    pos = err.position
+    return {"file": pos.file, "line": pos.line, "column": pos.column, "message": err.message, "hint": err.hint}
+
+
+def _print_check(report) -> None:
+    script = report.script
+    print(f"{script.source}: {script.format} script" + (f" \"{script.title}\"" if script.title else ""))
+    print("cast:")
+    for member in script.cast.values():
+        index = "auto" if member.speaker_index is None else str(member.speaker_index)
+        refs = ", ".join(clip.path for clip in member.references) or "no reference"
+        print(f"  {member.name:<16} speaker {index:<4} {refs}")
+    if script.narrator:
+        print(f"narrator: {script.narrator}")
+    print("scenes:")
+    for scene in script.scenes:
+        voices = ", ".join(dict.fromkeys(n for line in scene.lines for n in line.speakers()))
+        print(f"  {scene.id:<16} {len(scene.lines):>3} lines  {scene.title}  [{voices}]")
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    total = sum(len(scene.lines) for scene in script.scenes)
+    print(f"ok: {len(script.scenes)} scenes, {total} lines, {len(report.warnings)} warnings")
+
+
+def compile_(script: ScriptArg, cast: CastOpt = None,
+             scene: Annotated[Optional[str], typer.Option("--scene", help="Only this scene id.")] = None,
+             mode: Annotated[str, typer.Option("--mode", help="clone, history or scene.")] = "history",
+             max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
+             model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
+             as_json: JsonOpt = False) -> None:
+    """Show each conversation as it will be sent: segments, speaker indices, tokens per segment,
+    audio rows estimated from reference durations (44,100/2048 frames per second), and the total
+    cost per line."""
+    from drama_cli.errors import UsageError
+    from drama_cli.script.cost import compile_report
+    from drama_cli.script.load import load_script
+
+    if mode not in ("clone", "history", "scene"):
+        raise UsageError(f"unknown mode {mode!r}; use clone, history or scene")
+    loaded = load_script(script, cast)
+    if scene is not None and scene not in {s.id for s in loaded.scenes}:
+        known = ", ".join(s.id for s in loaded.scenes)
+        raise UsageError(f"no scene {scene!r} in {loaded.source}; scenes: {known}")
+    report = compile_report(loaded, mode, scene, max_chars=max_chars, model_folder=model)
+    if as_json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return
+    _print_compile(report)
+
+
+def _print_compile(report: dict) -> None:
+    print(f"mode {report['mode']}; counting {report['counting']}")
+    for line in report["lines"]:
+        speakers = ", ".join(f"{name}={k}" for name, k in line["speakers"].items())
+        print(f"\n{line['id']}  {line['speaker']}  [{speakers}]  total {line['total']} {report['unit']} + rows")
+        for warning in line["warnings"]:
+            print(f"  warning: {warning}")
+        for n, conversation in enumerate(line["conversations"], 1):
+            if conversation.get("shared_with"):
+                print(f"  conversation {n} ({conversation['layout']}): shared with {conversation['shared_with']}")
+                continue
+            print(f"  conversation {n} ({conversation['layout']}, {conversation['cost']} {report['unit']} + rows)")
+            for segment in conversation["segments"]:
+                if segment["kind"] == "audio":
+                    print(f"    {segment['rows']:>6} rows  audio {segment['source']}")
+                else:
+                    print(f"    {segment['count']:>6} {report['unit']:<6} {json.dumps(segment['text'], ensure_ascii=False)}")

@@ -1,0 +1,74 @@
+"""Validation behind `drama check`: load, resolve, check references and tags, collect warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from drama_cli.errors import ScriptError
+from drama_cli.script.direction import unknown_tags
+from drama_cli.script.model import Script, Warning_
+
+
+@dataclass
+class CheckReport:
+    """What `drama check` found: the script, errors (each a located ScriptError) and warnings."""
+
+    script: Script
+    errors: list[ScriptError] = field(default_factory=list)
+    warnings: list[Warning_] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The report as plain JSON data (the `--json` output)."""
+        script = self.script
+        return {
+            "ok": not self.errors,
+            "source": script.source,
+            "format": script.format,
+            "title": script.title,
+            "narrator": script.narrator,
+            "cast": [{"name": m.name, "speaker_index": m.speaker_index, "aliases": m.aliases,
+                      "references": [{"path": c.path, "transcript": c.transcript} for c in m.references]}
+                     for m in script.cast.values()],
+            "scenes": [{"id": s.id, "title": s.title, "lines": len(s.lines),
+                        "line_ids": [line.id for line in s.lines]} for s in script.scenes],
+            "warnings": [{"message": w.message, "position": str(w.position) if w.position else None}
+                         for w in self.warnings],
+        }
+
+
+def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False) -> CheckReport:
+    """Load and validate a script. Raises ScriptError for a script that cannot be read; missing or
+    unreadable reference clips are collected in `errors`. Warnings: reader warnings, members
+    without reference or transcript, unused cast members, and with `strict_tags` every tag
+    outside the known vocabulary (kept in the text; never dropped)."""
+    from drama_cli.compile import reference_duration
+    from drama_cli.script.load import load_script
+
+    script = load_script(path, cast)
+    report = CheckReport(script, warnings=list(script.warnings))
+    for member in script.cast.values():
+        where = member.position
+        if not member.references:
+            report.warnings.append(Warning_(f"{member.name} has no reference clip", where))
+        for clip in member.references:
+            full = Path(script.base_dir, clip.path)
+            position = clip.position or where
+            if not full.is_file():
+                report.errors.append(ScriptError(f"reference clip {clip.path!r} of {member.name} does not exist",
+                                                 position, "record it or fix the path (relative to the script)"))
+            elif reference_duration(str(full)) is None:
+                report.errors.append(ScriptError(f"reference clip {clip.path!r} of {member.name} is not readable audio",
+                                                 position))
+            if not clip.transcript:
+                report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
+    used = {name for line in script.lines() for name in line.speakers()}
+    for name in script.cast:
+        if name not in used:
+            report.warnings.append(Warning_(f"cast member {name} has no lines", script.cast[name].position))
+    if strict_tags:
+        for line in script.lines():
+            for span in unknown_tags(line.spans):
+                report.warnings.append(Warning_(f"line {line.id}: tag {span.text} is not in the known vocabulary "
+                                                "(kept as written)", line.position))
+    return report

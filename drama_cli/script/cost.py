@@ -1,0 +1,81 @@
+"""What `drama compile` shows: each conversation's prompt segments and their cost.
+
+Text segments are counted in tokens with `engine.tokenizer` (the model folder's tokenizer.json,
+else the offline Qwen3.5 vocabulary); when no tokenizer can be built, in characters, and the
+report says so. Audio segments count one row per codec frame, estimated from the clip duration
+at 44,100/2048 frames per second (`engine.conversation.FRAMES_PER_SECOND`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.conversation import FRAMES_PER_SECOND, AudioClip, Conversation
+
+
+def text_counter(model_folder: Path | None = None) -> tuple[Callable[[str], int], str, str]:
+    """(count function, unit, description): tokens when a tokenizer is available, else characters."""
+    try:
+        from engine.tokenizer import Drama3Tokenizer
+
+        tokenizer = Drama3Tokenizer.from_folder(model_folder) if model_folder else Drama3Tokenizer.offline()
+    except Exception as err:  # any failure to build a tokenizer falls back to characters
+        if model_folder:
+            raise
+        return len, "chars", f"characters (no tokenizer: {err})"
+    return (lambda text: len(tokenizer.encode(text))), "tokens", f"tokens ({tokenizer.source})"
+
+
+def compile_report(script, mode: str, scene_id: str | None = None, max_chars: int = 300,
+                   model_folder: Path | None = None, counter: tuple | None = None) -> dict:
+    """Compile the scenes (or one) and describe every conversation as plain JSON data.
+
+    Returns {"mode", "unit", "counting", "frames_per_second", "lines": [...]}; each line has id,
+    speaker, text, chunks, speakers, warnings, conversations (segments with counts) and total.
+    Raises EngineError when the engine's layout builder refuses a conversation.
+    """
+    from drama_cli.compile import compile_scene
+
+    count, unit, description = counter or text_counter(model_folder)
+    scenes = [s for s in script.scenes if scene_id is None or s.id == scene_id]
+    lines = []
+    seen: dict[int, str] = {}
+    for scene in scenes:
+        for plan in compile_scene(script, scene, mode, max_chars=max_chars):
+            conversations = []
+            for conversation in plan.conversations:
+                if id(conversation) in seen:
+                    conversations.append({"layout": conversation.layout, "shared_with": seen[id(conversation)],
+                                          "cost": 0, "segments": []})
+                    continue
+                seen[id(conversation)] = plan.line.id
+                conversations.append(describe_conversation(conversation, count))
+            lines.append({
+                "id": plan.line.id, "scene": plan.scene_id, "speaker": plan.line.speaker,
+                "text": plan.text, "chunks": plan.chunks, "speakers": plan.speakers,
+                "warnings": plan.warnings, "conversations": conversations,
+                "total": sum(c["cost"] for c in conversations),
+                "total_rows": sum(c.get("rows", 0) for c in conversations),
+            })
+    return {"mode": mode, "unit": unit, "counting": description,
+            "frames_per_second": FRAMES_PER_SECOND, "lines": lines}
+
+
+def describe_conversation(conversation: Conversation, count: Callable[[str], int]) -> dict:
+    """Segments of one conversation (`engine.prompt.segments`) with counts; `cost` sums text
+    counts and audio rows; `rows` is the audio rows alone."""
+    from engine.prompt import segments
+
+    described = []
+    for segment in segments(conversation):
+        if isinstance(segment, AudioClip):
+            known = segment.codes is not None or segment.duration_s is not None
+            described.append({"kind": "audio", "rows": segment.frames(), "estimated": segment.codes is None,
+                              "source": (segment.path or "codes") + ("" if known else " (duration unknown)")})
+        else:
+            described.append({"kind": "text", "text": segment, "count": count(segment)})
+    rows = sum(s["rows"] for s in described if s["kind"] == "audio")
+    text = sum(s["count"] for s in described if s["kind"] == "text")
+    return {"layout": conversation.layout, "segments": described, "rows": rows, "text_count": text,
+            "cost": rows + text}
