@@ -40,7 +40,10 @@ class RenderSettings:
     `scene`). takes: passing takes wanted per line. seed: base seed (each line adds a stable
     offset from its id). retries: extra attempts per take when checks fail. sampling: sampling
     parameters passed to the backend (part of the cache key). formats: mix export formats.
-    mix: whether to mix scenes after rendering.
+    mix: whether to mix scenes after rendering; mix_options: extra `MixSettings` fields.
+    checks: extra take checks (e.g. the speech-recognition check), each a callable
+    `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
+    extra check makes the take retried like a failed signal check.
     """
 
     scenes: tuple[str, ...] = ()
@@ -53,6 +56,7 @@ class RenderSettings:
     formats: tuple[str, ...] = ("wav",)
     mix: bool = True
     mix_options: dict = field(default_factory=dict)
+    checks: list = field(default_factory=list)
 
     def validate(self) -> None:
         """Raise UsageError for an unknown mode, takes < 1 or retries < 0."""
@@ -306,6 +310,17 @@ def take_record(job: LineJob, generation: Generation, key: str, settings: Render
     }
 
 
+def apply_extra_checks(generation: Generation, job: LineJob, checks: list) -> dict:
+    """Run extra checks (`RenderSettings.checks`) on a generation; their results join its
+    CheckReport and their record fields are returned (e.g. `{"asr": {"wer": .., ...}}`)."""
+    fields: dict = {}
+    for check in checks:
+        result, record = check(job.text, generation.audio)
+        generation.checks = CheckReport([*generation.checks.results, result])
+        fields.update(record)
+    return fields
+
+
 def _take_passed(take: Take) -> bool:
     return bool(take.record.get("checks", {}).get("passed", True))
 
@@ -333,7 +348,9 @@ def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
             progress.attempt(job, slot, attempt, seed)
             generation = generate_line(backend, job, seed, settings.sampling)
             calls += 1
+            extra = apply_extra_checks(generation, job, settings.checks)
             record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
+            record.update(extra)
             attempts.append(store.add_take(job.scene_id, job.line_id, generation.audio, record,
                                            generation.codes))
     return calls
@@ -582,3 +599,55 @@ def remix(script, store: TakeStore, settings: RenderSettings) -> list[SceneOutco
     with store.lock():
         return [mix_scene_from_store(store, scene, settings, metadata)
                 for scene in pick_scenes(script, settings)]
+
+
+# -- listing and choosing takes ----------------------------------------------------------------
+
+def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
+    """Every line's takes for `drama takes`: per line `{"scene", "line", "speaker", "takes":
+    [{take, selected, status, duration_s, seed, engine, scratch, failures, wer, problem}]}`;
+    invalid take files are listed with their problem."""
+    rows = []
+    for scene in scenes:
+        chosen = store.selections(scene.id)
+        for line in scene.lines:
+            if line_ids and line.id not in line_ids:
+                continue
+            scan = store.scan(scene.id, line.id)
+            picked = chosen.get(line.id, {}).get("take")
+            takes = [_take_row(t, t.number == picked) for t in scan.valid]
+            takes += [{"take": n, "status": "invalid", "problem": why}
+                      for n, why in scan.invalid.items()]
+            rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
+                         "text": spoken_text(line.text) or line.text,
+                         "takes": sorted(takes, key=lambda row: row["take"])})
+    return rows
+
+
+def _take_row(take: Take, selected: bool) -> dict:
+    record = take.record
+    asr = record.get("asr") or {}
+    return {"take": take.number, "selected": selected, "status": take.status,
+            "duration_s": take.duration_s, "seed": record.get("seed"),
+            "engine": record.get("engine", ""), "scratch": bool(record.get("scratch")),
+            "failures": record.get("checks", {}).get("failures", []),
+            "note": record.get("note"), "parent_take": record.get("parent_take"),
+            "wer": asr.get("wer"), "transcript": asr.get("transcript"),
+            "file": str(take.wav_path)}
+
+
+def select_take(script, store: TakeStore, line_id: str, number: int) -> Take:
+    """Select take `number` of `line_id` by hand (kept by later renders while the line is
+    unchanged). Raises UsageError for an unknown line or a missing or invalid take."""
+    for scene in script.scenes:
+        if any(line.id == line_id for line in scene.lines):
+            break
+    else:
+        raise UsageError(f"no line {line_id!r} in the script")
+    valid = {t.number: t for t in store.takes(scene.id, line_id)}
+    if number not in valid:
+        have = ", ".join(map(str, valid)) or "none"
+        raise UsageError(f"line {line_id!r} has no take {number} (takes: {have})")
+    with store.lock():
+        store.select(scene.id, line_id, valid[number], by="user")
+    return valid[number]

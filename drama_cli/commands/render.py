@@ -1,0 +1,276 @@
+"""`drama render`, `drama takes` and `drama mix`: thin commands over `drama_cli.render`.
+
+Results go to stdout (a table, or JSON with `--json`); notices and progress bars to stderr,
+bars only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from drama_cli.errors import UsageError
+
+SCRATCH_LABEL = "SCRATCH timing draft (piper voice), not a Drama 3 performance"
+
+
+def _err(message: str) -> None:
+    print(f"drama: {message}", file=sys.stderr)
+
+
+def default_out(script: str) -> Path:
+    """`<script stem>.drama` beside the script; `./stdin.drama` when reading stdin."""
+    if script == "-":
+        return Path("stdin.drama")
+    path = Path(script)
+    return path.with_name(f"{path.stem}.drama")
+
+
+def _load(script: str, cast: Optional[str]):
+    from drama_cli.script.load import load_script
+
+    loaded = load_script(script, cast=cast)
+    for warning in loaded.warnings:
+        _err(f"warning: {warning}")
+    return loaded
+
+
+def _settings(scene, line, mode="history", takes=1, seed=0, retries=2, formats=None,
+              preset=None, gap=None, mix=True):
+    from drama_cli.render import RenderSettings
+
+    options = {}
+    if preset:
+        options["preset"] = preset
+    if gap is not None:
+        options["gap_s"] = gap
+    return RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
+                          takes=takes, seed=seed, retries=retries,
+                          formats=tuple(formats or ("wav",)), mix=mix, mix_options=options)
+
+
+class RichProgress:
+    """Rich progress bars on stderr: one bar over lines, described with the current line."""
+
+    def __init__(self):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
+            TimeElapsedColumn
+
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                             MofNCompleteColumn(), TimeElapsedColumn(),
+                             console=Console(stderr=True), transient=True)
+        self._task = None
+
+    def start(self, total_lines):
+        self._bar.start()
+        self._task = self._bar.add_task("lines", total=total_lines)
+
+    def line(self, job):
+        self._bar.update(self._task, description=f"{job.line_id} {job.speaker}")
+
+    def attempt(self, job, slot, attempt, seed):
+        suffix = f" (retry {attempt})" if attempt else ""
+        self._bar.update(self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}")
+
+    def done(self, outcome):
+        self._bar.advance(self._task)
+
+    def finish(self):
+        self._bar.stop()
+
+
+def _progress():
+    from drama_cli.render import Progress
+
+    if not sys.stderr.isatty():
+        return Progress()
+    progress = RichProgress()
+    return type("CliProgress", (Progress,), {k: getattr(progress, k) for k in
+                                             ("start", "line", "attempt", "done", "finish")})()
+
+
+def _print_report(report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    title = f"drama render: {report.engine}"
+    if report.scratch:
+        title += f" ({SCRATCH_LABEL})"
+    table = Table(title=title, title_justify="left")
+    for column in ("scene", "line", "speaker", "status", "take", "seconds", "text / problem"):
+        table.add_column(column)
+    for line in report.lines:
+        text = line.message or line.text
+        table.add_row(line.scene_id, line.line_id, line.speaker, line.status,
+                      str(line.take or "-"), f"{line.duration_s:.2f}", text[:60])
+    console.print(table)
+    total = sum(line.duration_s for line in report.lines)
+    console.print(f"rendered {report.count('rendered')}, reused {report.count('reused')}, "
+                  f"degraded {report.count('degraded')}, failed {report.count('failed')}; "
+                  f"{total:.1f} s of takes; {report.calls} backend calls; project {report.out}")
+    for scene in report.scenes:
+        _print_scene(console, scene)
+
+
+def _print_scene(console, scene) -> None:
+    if scene.skipped:
+        console.print(f"scene {scene.scene_id}: mix skipped: {scene.skipped}")
+        return
+    loud = scene.loudness.get("loudness", {})
+    left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
+    console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
+                  f" {scene.duration_s:.1f} s, {loud.get('integrated_lufs')} LUFS, peak "
+                  f"{loud.get('peak_dbfs')} dBFS{left_out}")
+
+
+def render_command(
+    script: str = typer.Argument(..., help="Script file (.yaml, .fountain) or - for stdin."),
+    scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id to render (repeatable)."),
+    line: Optional[List[str]] = typer.Option(None, "--line", help="Line id to render (repeatable)."),
+    mode: str = typer.Option("history", help="Compile mode: history, clone or scene."),
+    takes: int = typer.Option(1, help="Passing takes wanted per line."),
+    seed: int = typer.Option(0, help="Base seed; each line adds a stable offset."),
+    retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
+    engine: str = typer.Option("auto", help="auto, scratch or drama3."),
+    model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
+    device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
+    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
+    cast: Optional[str] = typer.Option(None, help="Cast file (YAML) to use."),
+    fmt: Optional[List[str]] = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable)."),
+    preset: Optional[str] = typer.Option(None, help="Loudness preset: none, acx, r128, podcast."),
+    gap: Optional[float] = typer.Option(None, help="Default pause between lines in the mix, seconds."),
+    qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
+    asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Render what is missing, select a take per line, mix each scene."""
+    from drama_cli.backends import make_backend
+    from drama_cli.compile import check_references
+    from drama_cli.render import render_script
+    from drama_cli.takes import TakeStore, file_sha256
+
+    settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap)
+    settings.validate()
+    loaded = _load(script, cast)
+    check_references(loaded)
+    if qc is not None:
+        settings.checks = _qc_checks(qc, asr_model)
+    backend = make_backend(engine, model, notice=_err, device=device)
+    store = TakeStore(out or default_out(script))
+    info = {"script": loaded.source, "title": loaded.title}
+    if script != "-":
+        info["script_sha256"] = file_sha256(Path(script))
+    try:
+        report = render_script(loaded, store, backend, settings, _progress(), info, notice=_err)
+    finally:
+        backend.close()
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        _print_report(report)
+    if report.scratch and not as_json:
+        _err(f"note: {SCRATCH_LABEL}")
+    raise typer.Exit(report.exit_code)
+
+
+def _qc_checks(kind: str, asr_model: Optional[str]) -> list:
+    if kind != "asr":
+        raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
+    try:
+        from drama_cli.qc import asr_check
+    except ImportError as err:
+        raise UsageError("--qc asr needs the asr extra: pip install 'drama[asr]'") from err
+    return [asr_check(asr_model)]
+
+
+def takes_command(
+    script: str = typer.Argument(..., help="Script file or - for stdin."),
+    scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id (repeatable)."),
+    line: Optional[List[str]] = typer.Option(None, "--line", help="Line id (repeatable)."),
+    select: Optional[int] = typer.Option(None, help="Select take N for the one --line given."),
+    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama)."),
+    cast: Optional[str] = typer.Option(None, help="Cast file (YAML) to use."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List the takes of lines, or select one."""
+    from drama_cli.render import list_takes, pick_scenes, select_take
+    from drama_cli.takes import TakeStore
+
+    loaded = _load(script, cast)
+    store = TakeStore(out or default_out(script))
+    settings = _settings(scene, line)
+    if select is not None:
+        if len(settings.lines) != 1:
+            raise UsageError("--select needs exactly one --line")
+        select_take(loaded, store, settings.lines[0], select)
+    listing = list_takes(store, pick_scenes(loaded, settings), settings.lines)
+    if as_json:
+        print(json.dumps(listing, indent=2))
+        return
+    _print_takes(listing)
+
+
+def _print_takes(listing: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table()
+    for column in ("scene", "line", "take", "sel", "status", "seconds", "seed", "engine", "checks"):
+        table.add_column(column)
+    for row in listing:
+        for take in row["takes"]:
+            problem = take.get("problem") or ", ".join(take.get("failures", [])) or "ok"
+            if take.get("wer") is not None:
+                problem += f"; WER {take['wer']:.2f}"
+            table.add_row(row["scene"], row["line"], str(take["take"]),
+                          "*" if take.get("selected") else "", take.get("status", ""),
+                          f"{take.get('duration_s', 0):.2f}", str(take.get("seed", "")),
+                          take.get("engine", ""),
+                          problem)
+        if not row["takes"]:
+            table.add_row(row["scene"], row["line"], "-", "", "not rendered", "", "", "", "")
+    Console().print(table)
+
+
+def mix_command(
+    script: str = typer.Argument(..., help="Script file or - for stdin."),
+    scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id (repeatable)."),
+    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama)."),
+    cast: Optional[str] = typer.Option(None, help="Cast file (YAML) to use."),
+    fmt: Optional[List[str]] = typer.Option(None, "--format", help="wav, flac, mp3 (repeatable)."),
+    preset: Optional[str] = typer.Option(None, help="Loudness preset: none, acx, r128, podcast."),
+    gap: Optional[float] = typer.Option(None, help="Default pause between lines, seconds."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Mix scenes again from their selected takes, without rendering."""
+    from rich.console import Console
+
+    from drama_cli.render import remix
+    from drama_cli.takes import TakeStore
+
+    loaded = _load(script, cast)
+    store = TakeStore(out or default_out(script))
+    if not store.project_path.exists():
+        raise UsageError(f"{store.root} is not a rendered project; run drama render first")
+    scenes = remix(loaded, store, _settings(scene, None, formats=fmt, preset=preset, gap=gap))
+    if as_json:
+        import dataclasses
+
+        print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
+        return
+    console = Console()
+    for outcome in scenes:
+        _print_scene(console, outcome)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `render`, `takes` and `mix` to the app."""
+    app.command("render")(render_command)
+    app.command("takes")(takes_command)
+    app.command("mix")(mix_command)
