@@ -1,0 +1,193 @@
+"""Reference audio in: any file -> float32 mono at 44,100 Hz, and a cache of its codec codes.
+
+Reading (spec drama3-model.md §4.5, codec.md §3.2, cases A1 and A4): soundfile reads WAV
+(16/24/32-bit integer and float), FLAC, OGG and the other libsndfile formats, scaled to
+float by the file's own bit depth. MP3, and anything soundfile cannot read, goes through
+ffmpeg (the system one or imageio-ffmpeg's) into a float WAV read the same way. Channels
+are averaged in float (never in int16); float values are kept as they are (no clipping);
+other rates are resampled with soxr.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+import soxr
+import torch
+
+from engine.conversation import NUM_CODEBOOKS, SAMPLE_RATE
+from engine.errors import AudioError
+
+DEFAULT_MAX_SECONDS = 60.0
+_CACHE_VERSION = "ref-v1"
+
+
+def load_audio(path: str | Path, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> np.ndarray:
+    """Read an audio file as mono float32 samples `[n]` at 44,100 Hz.
+
+    max_seconds: refuse longer clips (None: no limit). Raises AudioError naming the file
+    when it is missing or unreadable, and giving the clip's length and the limit when it
+    is too long.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise AudioError(f"{path}: audio file not found")
+    samples, rate = _read(path, max_seconds)
+    _check_length(path, samples.shape[0] / rate, max_seconds)
+    mono = samples.mean(axis=1, dtype=np.float64).astype(np.float32)
+    return resample(mono, rate, SAMPLE_RATE)
+
+
+def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
+    """Resample float mono `samples [n]` from `from_rate` to `to_rate` Hz with soxr (HQ).
+
+    Returns float32 `[round(n * to_rate / from_rate)]`; the input itself when the rates match.
+    Raises AudioError for a non-positive rate.
+    """
+    if from_rate <= 0 or to_rate <= 0:
+        raise AudioError(f"sample rates must be positive, got {from_rate} -> {to_rate}")
+    samples = np.asarray(samples, dtype=np.float32)
+    if from_rate == to_rate or samples.size == 0:
+        return samples
+    return soxr.resample(samples, from_rate, to_rate, quality="HQ").astype(np.float32, copy=False)
+
+
+def ffmpeg_path() -> str | None:
+    """The ffmpeg executable: the system one, else imageio-ffmpeg's bundled binary, else None."""
+    found = shutil.which("ffmpeg")
+    if found:
+        return found
+    try:
+        import imageio_ffmpeg
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        return None
+
+
+def _read(path: Path, max_seconds: float | None) -> tuple[np.ndarray, int]:
+    """Samples `[n, channels]` float32 and the file's rate."""
+    ffmpeg = ffmpeg_path()
+    if path.suffix.lower() == ".mp3" and ffmpeg:
+        return _read_with_ffmpeg(path, ffmpeg, max_seconds)
+    try:
+        return _read_with_soundfile(path, path, max_seconds)
+    except sf.LibsndfileError as exc:
+        if ffmpeg:
+            return _read_with_ffmpeg(path, ffmpeg, max_seconds)
+        raise AudioError(f"{path}: unreadable audio ({exc}); installing ffmpeg may help") from exc
+
+
+def _read_with_soundfile(source: Path, shown: Path, max_seconds: float | None) -> tuple[np.ndarray, int]:
+    with sf.SoundFile(source) as handle:
+        if handle.frames > 0:  # a known length: refuse before reading the samples
+            _check_length(shown, handle.frames / handle.samplerate, max_seconds)
+        samples = handle.read(dtype="float32", always_2d=True)
+        return samples, handle.samplerate
+
+
+def _read_with_ffmpeg(path: Path, ffmpeg: str, max_seconds: float | None) -> tuple[np.ndarray, int]:
+    """Decode with ffmpeg into a 32-bit float WAV (rate and channels kept), then soundfile."""
+    with tempfile.TemporaryDirectory() as scratch:
+        wav = Path(scratch) / "decoded.wav"
+        command = [ffmpeg, "-nostdin", "-v", "error", "-i", str(path),
+                   "-vn", "-c:a", "pcm_f32le", "-f", "wav", str(wav)]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0 or not wav.exists():
+            reason = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "ffmpeg failed"
+            raise AudioError(f"{path}: unreadable audio ({reason})")
+        try:
+            return _read_with_soundfile(wav, path, max_seconds)
+        except sf.LibsndfileError as exc:
+            raise AudioError(f"{path}: unreadable audio ({exc})") from exc
+
+
+def _check_length(path: Path, seconds: float, max_seconds: float | None) -> None:
+    if max_seconds is not None and seconds > max_seconds:
+        raise AudioError(f"{path}: clip is {seconds:.1f} s long, over the {max_seconds:g} s limit "
+                         "for reference audio; trim it")
+
+
+class ReferenceCache:
+    """Codec codes of reference clips, stored as `<folder>/<key>.npy` (int64 `[10, T]`).
+
+    The key hashes the audio file's bytes, the codec's fingerprint and the loading rules,
+    so a clip is encoded once per project however it is named, and again only when the
+    file or the codec changes. Writes are atomic (temporary file, then rename).
+    """
+
+    def __init__(self, folder: str | Path, max_seconds: float | None = DEFAULT_MAX_SECONDS):
+        self.folder = Path(folder)
+        self.max_seconds = max_seconds
+
+    def key(self, path: str | Path, codec) -> str:
+        """The cache key of clip `path` under `codec` (hex sha256)."""
+        digest = hashlib.sha256(_CACHE_VERSION.encode())
+        digest.update(_file_sha256(Path(path)).encode())
+        digest.update(codec_fingerprint(codec).encode())
+        return digest.hexdigest()
+
+    def get_or_encode(self, path: str | Path, codec) -> torch.Tensor:
+        """Codes `[10, T]` int64 of the clip at `path`: from the cache, else encoded and stored.
+
+        Raises AudioError when the clip cannot be read or is over `max_seconds`.
+        """
+        if not Path(path).is_file():
+            raise AudioError(f"{path}: audio file not found")
+        entry = self.folder / f"{self.key(path, codec)}.npy"
+        cached = _read_codes(entry)
+        if cached is not None:
+            return cached
+        codes = codec.encode(load_audio(path, self.max_seconds))
+        self._store(entry, codes.cpu().numpy().astype(np.int64))
+        return codes
+
+    def _store(self, entry: Path, codes: np.ndarray) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=self.folder, prefix=".codes-", suffix=".npy")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                np.save(out, codes)
+            os.replace(temp, entry)
+        finally:
+            Path(temp).unlink(missing_ok=True)
+
+
+def codec_fingerprint(codec) -> str:
+    """A short identity of a codec: its config and a hash of its weights (computed once)."""
+    cached = getattr(codec, "_fingerprint", None)
+    if cached:
+        return cached
+    digest = hashlib.sha256(codec.config.to_json().encode())
+    for name, tensor in codec.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().float().cpu().contiguous().numpy()[..., :64].tobytes())
+    codec._fingerprint = digest.hexdigest()[:16]
+    return codec._fingerprint
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _read_codes(entry: Path) -> torch.Tensor | None:
+    """Cached codes, or None when absent or damaged (then they are encoded again)."""
+    if not entry.exists():
+        return None
+    try:
+        codes = np.load(entry, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if codes.ndim != 2 or codes.shape[0] != NUM_CODEBOOKS or codes.dtype != np.int64:
+        return None
+    return torch.from_numpy(codes)
