@@ -23,6 +23,7 @@ from engine.errors import EngineError
 MIN_TEMPERATURE = 1e-5  # temperature 0 is clamped here: effectively greedy (spec §1.5)
 CODEBOOK_TOP_K = 30  # codebook heads never sample beyond the 30 best codes (spec §1.5)
 NO_TOKEN = -1  # padding of the RAS window
+RAS_WINDOW = 16  # main tokens looked back on by RAS (spec §3.6)
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class SamplingParams:
     top_p: float = 0.9
     top_k: int | None = None
     codebook_top_k: int = CODEBOOK_TOP_K
-    ras_window: int = 16
+    ras_window: int = RAS_WINDOW
     ras_temperature: float = 1.0
     ras_top_k: int = 30
     ras_top_p: float = 0.95
@@ -160,9 +161,10 @@ def sample_top_k_top_p(logits: torch.Tensor, temperature: float, top_k: int | No
 class MainCandidates:
     """The tokens a frame's main token may be, in the order of the main-token logits.
 
-    ids: int64 `[C]`: the semantic band `<|semantic:0|>`..`<|semantic:n-1|>` (index = code), then
-        `<|im_end|>`, then any extra ids a layout allows (e.g. `<|audio_separator|>` for `scene`).
-        Main-token logits are `lm_head(H)[..., ids]` (spec §3.3).
+    ids: int64 `[C]`: `<|im_end|>`, then the semantic band `<|semantic:0|>`..`<|semantic:n-1|>`
+        (index = code + 1), then any extra ids a layout allows (e.g. `<|audio_separator|>` for
+        `scene`); the order of `Drama3Config.main_candidate_ids` plus extras. Main-token logits
+        are `lm_head(H)[..., ids]` (spec §3.3).
     semantic_start, semantic_end: the band's first and last id (inclusive).
     eos_id: the id of `<|im_end|>`.
     """
@@ -175,7 +177,7 @@ class MainCandidates:
     @classmethod
     def build(cls, semantic_start: int, semantic_end: int, eos_id: int, extra_ids=(),
               device: torch.device | str = "cpu") -> MainCandidates:
-        """Candidates `{semantic band} ∪ {eos} ∪ extra_ids`. Raises `EngineError` when an extra
+        """Candidates `{eos} ∪ {semantic band} ∪ extra_ids`. Raises `EngineError` when an extra
         id is EOS, in the band, or repeated."""
         extra = [int(i) for i in extra_ids]
         for token_id in extra:
@@ -184,7 +186,8 @@ class MainCandidates:
         if len(set(extra)) != len(extra):
             raise EngineError(f"extra samplable ids repeat: {extra}")
         band = torch.arange(semantic_start, semantic_end + 1, dtype=torch.int64)
-        ids = torch.cat([band, torch.tensor([eos_id, *extra], dtype=torch.int64)]).to(device)
+        eos = torch.tensor([eos_id], dtype=torch.int64)
+        ids = torch.cat([eos, band, torch.tensor(extra, dtype=torch.int64)]).to(device)
         return cls(ids, semantic_start, semantic_end, eos_id)
 
     @classmethod
@@ -197,7 +200,7 @@ class MainCandidates:
         return (token_ids >= self.semantic_start) & (token_ids <= self.semantic_end)
 
 
-def ras_window(main_tokens: torch.Tensor, window: int = 16) -> torch.Tensor:
+def ras_window(main_tokens: torch.Tensor, window: int = RAS_WINDOW) -> torch.Tensor:
     """The last `window` main tokens of a sequence `[..., N]` (prompt rows included), left-padded
     with -1 to `[..., window]`: the `recent_main` argument of `sample_main`."""
     recent = main_tokens[..., max(main_tokens.shape[-1] - window, 0):]

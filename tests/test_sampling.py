@@ -117,21 +117,21 @@ def split_draws(logits, params, seed):
     return first, retry
 
 
-def peaked_logits(candidates, index):
-    """Greedy picks `index`; the RAS draw (T = 1, top-30, 0.95) spreads over many codes."""
+def peaked_logits(candidates, token):
+    """Greedy picks `token`; the RAS draw (T = 1, top-30, 0.95) spreads over many codes."""
     logits = torch.zeros(len(candidates.ids))
-    logits[index] = 0.5
+    logits[candidates.ids.tolist().index(token)] = 0.5
     return logits
 
 
 def test_ras_replaces_a_repeated_semantic_token(candidates):
     params = SamplingParams(temperature=0.0)
-    logits = peaked_logits(candidates, 7)
+    logits = peaked_logits(candidates, SEMANTIC_START + 7)
     recent = ras_window(torch.tensor([5, 6, SEMANTIC_START + 7, 8]))
     outcomes = []
     for seed in range(50):
         first, retry = split_draws(logits, params, seed)
-        assert first == 7
+        assert candidates.ids[first] == SEMANTIC_START + 7
         token = sample_main(logits, recent, params, make_generator(seed), candidates)
         assert token == candidates.ids[retry]
         outcomes.append(int(token))
@@ -140,7 +140,7 @@ def test_ras_replaces_a_repeated_semantic_token(candidates):
 
 def test_ras_keeps_a_new_semantic_token(candidates):
     params = SamplingParams(temperature=0.0)
-    logits = peaked_logits(candidates, 7)
+    logits = peaked_logits(candidates, SEMANTIC_START + 7)
     recent = ras_window(torch.tensor([SEMANTIC_START + 6, SEMANTIC_START + 8]))
     for seed in range(10):
         assert sample_main(logits, recent, params, make_generator(seed), candidates) == SEMANTIC_START + 7
@@ -149,8 +149,7 @@ def test_ras_keeps_a_new_semantic_token(candidates):
 @pytest.mark.parametrize("token", [EOS, SEPARATOR])
 def test_ras_never_replaces_eos_or_extra_tokens(candidates, token):
     params = SamplingParams(temperature=0.0)
-    index = candidates.ids.tolist().index(token)
-    logits = peaked_logits(candidates, index)
+    logits = peaked_logits(candidates, token)
     recent = ras_window(torch.tensor([token] * 16))
     for seed in range(10):
         assert sample_main(logits, recent, params, make_generator(seed), candidates) == token
@@ -158,7 +157,7 @@ def test_ras_never_replaces_eos_or_extra_tokens(candidates, token):
 
 def test_ras_window_is_the_last_16_main_tokens(candidates):
     params = SamplingParams(temperature=0.0)
-    logits = peaked_logits(candidates, 7)
+    logits = peaked_logits(candidates, SEMANTIC_START + 7)
     old_repeat = torch.tensor([SEMANTIC_START + 7] + [SEMANTIC_START + 1] * 16)
     assert ras_window(old_repeat).tolist() == [SEMANTIC_START + 1] * 16
     assert sample_main(logits, ras_window(old_repeat), params, make_generator(0), candidates) == SEMANTIC_START + 7
@@ -182,7 +181,7 @@ def test_both_draws_always_run(candidates):
 
 def test_ras_off(candidates):
     params = SamplingParams(temperature=0.0, ras_window=0)
-    logits = peaked_logits(candidates, 7)
+    logits = peaked_logits(candidates, SEMANTIC_START + 7)
     recent = ras_window(torch.tensor([SEMANTIC_START + 7]))
     assert sample_main(logits, recent, params, make_generator(0), candidates) == SEMANTIC_START + 7
 
@@ -204,7 +203,7 @@ def test_same_seed_same_tokens_and_different_seeds_differ(candidates):
 
 def test_batched_rows_are_sampled_independently(candidates):
     logits = torch.full((3, len(candidates.ids)), -30.0)
-    logits[0, 0], logits[1, CODES], logits[2, CODES + 1] = 0.0, 0.0, 0.0
+    logits[0, 1], logits[1, 0], logits[2, CODES + 1] = 0.0, 0.0, 0.0
     recent = ras_window(torch.zeros(3, 0, dtype=torch.int64))
     tokens = sample_main(logits, recent, SamplingParams(), make_generator(0), candidates)
     assert tokens.tolist() == [SEMANTIC_START, EOS, SEPARATOR]
@@ -212,8 +211,7 @@ def test_batched_rows_are_sampled_independently(candidates):
 
 def test_candidates_layout_and_checks(candidates):
     ids = candidates.ids.tolist()
-    assert ids[:CODES] == list(range(SEMANTIC_START, SEMANTIC_START + CODES))
-    assert ids[CODES:] == [EOS, SEPARATOR]
+    assert ids == [EOS, *range(SEMANTIC_START, SEMANTIC_START + CODES), SEPARATOR]
     assert candidates.is_semantic(torch.tensor([EOS, SEMANTIC_START, SEMANTIC_START + CODES])).tolist() == [False, True, False]
     for bad in ([EOS], [SEMANTIC_START + 3], [SEPARATOR, SEPARATOR]):
         with pytest.raises(EngineError):
@@ -228,7 +226,8 @@ def test_candidates_from_the_tokenizer():
     tok = Drama3Tokenizer(build_tiny_tokenizer())
     built = MainCandidates.from_tokenizer(tok)
     assert built.ids.shape == (4097,)
-    assert built.ids[0] == tok.semantic_start and built.ids[-1] == tok.eos_id
+    assert built.ids[0] == tok.eos_id and built.ids[1] == tok.semantic_start
+    assert built.ids[-1] == tok.semantic_end
 
 
 def test_params_defaults_and_validation():
