@@ -21,6 +21,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.layers.norms import rms_normalize
+from engine.layers.rope import apply_interleaved_rope, rope_angles
+
 # Checkpoint prefix -> module prefix inside `Tower` (spec §2.2).
 CHECKPOINT_PREFIXES = {
     "audio_decoder.codebook_embeddings.": "codebook_embeddings.",
@@ -86,10 +89,8 @@ class TowerGeometry:
 
 
 class ZeroCentredRMSNorm(nn.Module):
-    """RMSNorm computed in float32 and scaled by (1 + w) (spec §3, `layernorm_zero_centered_gamma`).
-
-    x: `[..., dim]` any float dtype; returns the same shape and dtype.
-    """
+    """RMSNorm in float32 scaled by (1 + w), the weight a learnable parameter loaded by name
+    (spec §3, `layernorm_zero_centered_gamma`). x: `[..., dim]`; returns x's shape and dtype."""
 
     def __init__(self, dim: int, eps: float):
         super().__init__()
@@ -97,26 +98,7 @@ class ZeroCentredRMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = x.float()
-        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
-        return (y * (1.0 + self.weight.float())).to(x.dtype)
-
-
-def interleaved_rope(x: torch.Tensor, positions: torch.Tensor, rotary_dims: int,
-                     base: float) -> torch.Tensor:
-    """Rotate pairs (2i, 2i+1) of the first `rotary_dims` dims by position · base^(-2i/rotary_dims).
-
-    x: `[B, T, heads, head_dim]`; positions: `[T]` int64 row indices. Computed in float32 and
-    returned in x's dtype; dims past `rotary_dims` pass through (spec §3.4, GPT-J style RoPE).
-    """
-    half = rotary_dims // 2
-    inv_freq = base ** (-torch.arange(half, dtype=torch.float32, device=x.device) * 2 / rotary_dims)
-    angles = positions.to(torch.float32)[:, None] * inv_freq[None, :]
-    cos, sin = angles.cos()[None, :, None, :], angles.sin()[None, :, None, :]
-    pairs = x[..., :rotary_dims].float().unflatten(-1, (half, 2))
-    even, odd = pairs[..., 0], pairs[..., 1]
-    rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
-    return torch.cat((rotated.to(x.dtype), x[..., rotary_dims:]), dim=-1)
+        return (rms_normalize(x, self.eps) * (1.0 + self.weight.float())).to(x.dtype)
 
 
 class KVCache:
@@ -196,10 +178,11 @@ class TowerAttention(nn.Module):
         query_gate, keys, values = self.wqkv(x).split([2 * q_width, kv_width, kv_width], dim=-1)
         query, gate = query_gate.view(batch, steps, geo.n_head, 2 * geo.head_dim).chunk(2, dim=-1)
         start = cache.length
-        positions = torch.arange(start, start + steps, device=x.device)
-        query = interleaved_rope(self.q_norm(query), positions, geo.rotary_dims, geo.rope_base)
+        cos, sin = rope_angles(torch.arange(start, start + steps, device=x.device), geo.rotary_dims,
+                               geo.rope_base)
+        query = apply_interleaved_rope(self.q_norm(query), cos, sin)
         keys = keys.view(batch, steps, geo.n_kv_heads, geo.head_dim)
-        keys = interleaved_rope(self.k_norm(keys), positions, geo.rotary_dims, geo.rope_base)
+        keys = apply_interleaved_rope(self.k_norm(keys), cos, sin)
         values = values.view(batch, steps, geo.n_kv_heads, geo.head_dim)
         all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
         out = F.scaled_dot_product_attention(
@@ -305,15 +288,16 @@ class Tower(nn.Module):
     def load_checkpoint_tensors(self, tensors: Mapping[str, torch.Tensor]) -> None:
         """Copy the tower's checkpoint tensors (full names, spec §2.2) into the modules.
 
-        Other names in `tensors` are ignored. Raises KeyError / RuntimeError (from
-        `load_state_dict(strict=True)`) when a tower tensor is missing, unexpected or misshapen.
+        The tensors become the parameters (no copy; a module built on the meta device works).
+        Other names in `tensors` are ignored. Raises RuntimeError (from `load_state_dict`) when a
+        tower tensor is missing or misshapen.
         """
         state = {}
         for name, value in tensors.items():
             for old, new in CHECKPOINT_PREFIXES.items():
                 if name.startswith(old):
                     state[new + name[len(old):]] = value
-        self.load_state_dict(state, strict=True)
+        self.load_state_dict(state, strict=True, assign=True)
 
     def new_cache(self) -> TowerCache:
         """An empty cache: one KV cache per layer."""

@@ -1,0 +1,452 @@
+"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames (spec §3.5-3.6, §4.4).
+
+`Drama3.load(folder)` reads the config, tokenizer, backbone and tower (the codec loads on first
+use). `model.generate(conversation, params, seed)` builds the prompt rows, prefills them in
+chunks, then runs the one-frame loop: main token from the backbone (EOS or a semantic token,
+plus any extra id the layout allows), codebooks 1..9 from the tower, the new row fed back to
+the backbone. It stops at `<|im_end|>` or at the frame budget.
+
+Prefix cache: the system block (instruction and references) of a prompt is prefilled once and
+its backbone and tower state snapshotted; later prompts with the same system rows start from a
+copy. The full recompute runs the same chunks in the same order, so both give the same bits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import torch
+
+from engine.backbone import CODEBOOK_EMBEDDINGS, Backbone
+from engine.checkpoint import Checkpoint
+from engine.checks import Attempt, CheckReport, check_runaway, check_take, expected_duration_s, run_with_retries
+from engine.config import Drama3Config
+from engine.conversation import FRAMES_PER_SECOND, SAMPLE_RATE, Conversation
+from engine.errors import EngineError
+from engine.prompt import Prompt, build_prompt
+from engine.sampling import MainCandidates, SamplingParams, make_generator, ras_window, sample_codebook, sample_main
+from engine.tokenizer import Drama3Tokenizer
+from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerCache, TowerGeometry
+
+PREFILL_CHUNK_ROWS = 256
+DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (spec §1.5)
+BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by contract
+MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
+PREFIX_CACHE_ENTRIES = 4
+STOP_REASONS = ("eos", "max_frames", "separator")
+
+
+@dataclass
+class Generation:
+    """One generated take.
+
+    codes: `[10, T]` int64 codec codes (codebook 0 semantic, 1-9 residual), the EOS frame and
+    a trailing `<|semantic:0|>` frame before EOS removed. stop_reason: `eos`, `max_frames` or
+    `separator`. frame_times_s: for each kept frame, seconds from the call's start until it was
+    sampled (the first entry is the time to first frame). prompt_rows: rows in the prompt.
+    separator_frames: frame indices at which the model emitted an extra samplable token (e.g.
+    `<|audio_separator|>` in the `scene` layout; those rows carry no audio). phase_s: seconds
+    spent in prefill / backbone / tower / sampling (filled when timing was asked for).
+    audio: float32 mono `[T * 2048]` at 44,100 Hz once decoded, else None.
+    """
+
+    codes: torch.Tensor
+    stop_reason: str
+    frame_times_s: list[float]
+    prompt_rows: int
+    seed: int
+    params: object
+    separator_frames: list[int] = field(default_factory=list)
+    phase_s: dict[str, float] = field(default_factory=dict)
+    audio: np.ndarray | None = None
+
+    @property
+    def frames(self) -> int:
+        """Number of codec frames T."""
+        return int(self.codes.shape[1])
+
+    @property
+    def duration_s(self) -> float:
+        """Duration of the decoded take in seconds (T frames at 44,100 / 2048 per second)."""
+        return self.frames / FRAMES_PER_SECOND
+
+
+@dataclass
+class DecodeState:
+    """Everything the next step needs: backbone cache (KV and Gated DeltaNet states), tower
+    cache covering rows `[0, rows - 1)`, and the last row fed to the backbone with its final
+    hidden state `[1, 1, dim]`."""
+
+    backbone_cache: object
+    tower_cache: TowerCache
+    rows: int = 0
+    last_row: torch.Tensor | None = None
+    last_hidden: torch.Tensor | None = None
+
+    def clone(self) -> "DecodeState":
+        """An independent deep copy (what the prefix cache stores and hands out)."""
+        return DecodeState(self.backbone_cache.clone(), self.tower_cache.clone(), self.rows,
+                           None if self.last_row is None else self.last_row.clone(),
+                           None if self.last_hidden is None else self.last_hidden.clone())
+
+
+class PhaseClock:
+    """Accumulates wall seconds per phase; synchronises CUDA first so GPU time is attributed."""
+
+    def __init__(self, enabled: bool, device: torch.device):
+        self.enabled = enabled
+        self.sync = enabled and device.type == "cuda"
+        self.seconds: dict[str, float] = {}
+        self._phase: str | None = None
+        self._start = 0.0
+
+    def switch(self, phase: str | None) -> None:
+        """End the running phase (if any) and start `phase` (None: stop timing)."""
+        if not self.enabled:
+            return
+        if self.sync:
+            torch.cuda.synchronize()
+        now = time.perf_counter()
+        if self._phase is not None:
+            self.seconds[self._phase] = self.seconds.get(self._phase, 0.0) + now - self._start
+        self._phase, self._start = phase, now
+
+
+class Drama3:
+    """A loaded Drama 3 model: config, tokenizer, backbone and tower on one device.
+
+    Build with `Drama3.load(folder)`. Not thread-safe: one generation at a time.
+    """
+
+    def __init__(self, config, tokenizer, backbone, tower: Tower, folder: Path | None,
+                 device: torch.device, dtype: torch.dtype):
+        self.config = config
+        self.tokenizer = tokenizer
+        self.backbone = backbone
+        self.tower = tower
+        self.folder = folder
+        self.device = device
+        self.dtype = dtype
+        self._codec = None
+        self._prefixes: OrderedDict[str, DecodeState] = OrderedDict()
+        self.use_prefix_cache = True
+        self.eos_id = config.eos_token_id
+        self.semantic_start = config.semantic_start_token_id
+        max_positions = config.text.max_position_embeddings or DEFAULT_CONTEXT_ROWS
+        self.context_rows = min(max_positions, DEFAULT_CONTEXT_ROWS)
+
+    # ---- loading ---------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path, device: str | torch.device | None = None,
+             dtype: torch.dtype | None = None) -> "Drama3":
+        """Load a model folder (config.json, tokenizer.json, safetensors shards; codec.pth later).
+
+        device: default CUDA when available, else CPU. dtype: default bfloat16 on CUDA, float32
+        on CPU (applies to non-expert weights and activations). Raises CheckpointError when the
+        folder, config, tokenizer or tensors do not match spec §1-2.
+        """
+        folder = Path(path)
+        device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
+        config = Drama3Config.from_file(folder)
+        tokenizer = Drama3Tokenizer.from_folder(folder)
+        checkpoint = Checkpoint(folder, config)
+        checkpoint.verify()
+        backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype)
+        tower = load_tower(checkpoint, config, device, dtype, backbone.codebook_embeddings)
+        return cls(config, tokenizer, backbone, tower, folder, device, dtype)
+
+    @property
+    def codec(self):
+        """The S2 codec from `codec.pth` in the model folder, loaded on first use (float32)."""
+        if self._codec is None:
+            from engine.codec import Codec
+
+            self._codec = Codec.load(self.folder, device=self.device)
+        return self._codec
+
+    # ---- public API ------------------------------------------------------------------------
+
+    def build_prompt(self, conversation: Conversation) -> Prompt:
+        """The `engine.prompt.Prompt` of `conversation` (rows `[N, 11]`, system_rows, extra_ids).
+        Raises EngineError for refused text or a malformed conversation."""
+        return build_prompt(conversation, self.tokenizer)
+
+    def frame_budget(self, conversation: Conversation, prompt_rows: int) -> int:
+        """Default maximum frames for a conversation (see `default_frame_budget`)."""
+        return default_frame_budget(conversation_text(conversation), prompt_rows, self.context_rows)
+
+    def stream(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
+               stop_at_separator: bool = False, timed: bool = False,
+               ignore_eos: bool = False) -> "FrameStream":
+        """Start a generation whose frames are yielded as they are sampled.
+
+        Iterate the returned `FrameStream` for codes `[10]` int64 per frame (a semantic:0 frame
+        is yielded one step late, once it is known not to precede EOS); its `result` is the
+        `Generation` afterwards. Arguments as `generate`.
+        """
+        return FrameStream(self, conversation, params, seed, max_frames, stop_at_separator, timed,
+                           ignore_eos)
+
+    def generate(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
+                 stop_at_separator: bool = False, timed: bool = False,
+                 ignore_eos: bool = False) -> Generation:
+        """Generate one take (spec §3.6).
+
+        params: `engine.sampling.SamplingParams`; seed: seeds the take's `torch.Generator`
+        (same seed, prompt and device give the same codes). max_frames: frame budget (default
+        `frame_budget`, never below 2x the expected duration, capped by the context).
+        stop_at_separator: end at the first extra samplable token (stop reason `separator`).
+        timed: fill `phase_s` (synchronises CUDA, so a little slower). ignore_eos: never sample
+        EOS (benchmarks: run exactly `max_frames`).
+        Raises EngineError for a prompt that leaves no room in the context.
+        """
+        stream = self.stream(conversation, params, seed, max_frames, stop_at_separator, timed,
+                             ignore_eos)
+        for _ in stream:
+            pass
+        return stream.result
+
+    def generate_checked(self, conversation: Conversation, params, seed: int, retries: int = 2,
+                         decode: bool = True, max_frames: int | None = None) -> list[Attempt]:
+        """Generate, check, and regenerate with new seeds (`engine.checks.retry_seed`) until a
+        take passes, at most `1 + retries` attempts; returns every `Attempt` (seed, Generation
+        with `audio` when `decode`, CheckReport). Without `decode` only the runaway rule (frame
+        budget hit, or longer than 5x the text estimate) can be checked.
+        """
+        text = conversation_text(conversation)
+
+        def attempt(attempt_seed: int) -> Generation:
+            generation = self.generate(conversation, params, attempt_seed, max_frames)
+            if decode:
+                generation.audio = self.decode(generation.codes)
+            return generation
+
+        def check(generation: Generation) -> CheckReport:
+            reason = _checks_stop_reason(generation.stop_reason)
+            if generation.audio is None:
+                return CheckReport([check_runaway(generation.duration_s, text, reason)])
+            return check_take(generation.audio, SAMPLE_RATE, text, reason)
+
+        return run_with_retries(attempt, seed, retries, check)
+
+    def decode(self, codes: torch.Tensor) -> np.ndarray:
+        """Codes `[10, T]` -> float32 mono audio `[T * 2048]` at 44,100 Hz (codec clamps codes)."""
+        return self.codec.decode(codes.cpu()).numpy().astype(np.float32)
+
+    def clear_prefix_cache(self) -> None:
+        """Forget every snapshotted system block."""
+        self._prefixes.clear()
+
+    # ---- prefill and decode ----------------------------------------------------------------
+
+    def new_state(self) -> DecodeState:
+        """Empty caches for one sequence."""
+        return DecodeState(self.backbone.new_cache(), self.tower.new_cache())
+
+    @torch.inference_mode()
+    def prefill(self, state: DecodeState, rows: torch.Tensor) -> None:
+        """Feed rows `[n, 11]` (the rows after `state.rows`) through backbone and tower, in
+        chunks of 256 rows. The tower lags one row: row p is labelled by row p+1, so the last
+        row waits in `state` for the next chunk or the first decode step (spec §3.5)."""
+        for begin in range(0, rows.shape[0], PREFILL_CHUNK_ROWS):
+            chunk = rows[begin:begin + PREFILL_CHUNK_ROWS]
+            hidden = self.backbone(self.backbone.embed_rows(chunk), state.backbone_cache)[None]
+            chunk = chunk[None]
+            if state.last_row is None:
+                tower_hidden, tower_rows, labels = hidden[:, :-1], chunk[:, :-1], chunk[:, 1:]
+            else:
+                tower_hidden = torch.cat((state.last_hidden, hidden[:, :-1]), dim=1)
+                tower_rows, labels = torch.cat((state.last_row, chunk[:, :-1]), dim=1), chunk
+            if labels.shape[1]:
+                self.tower.prefill(tower_hidden, tower_rows, labels, state.tower_cache)
+            state.last_hidden, state.last_row = hidden[:, -1:], chunk[:, -1:]
+            state.rows += chunk.shape[1]
+
+    def step(self, state: DecodeState, row: torch.Tensor) -> None:
+        """Feed one decoded row `[1, 1, 11]` to the backbone (the tower already holds its
+        predecessor); `state.last_hidden` becomes its hidden state."""
+        state.last_hidden = self.backbone(self.backbone.embed_rows(row[0]), state.backbone_cache)[None]
+        state.last_row = row
+        state.rows += 1
+
+    def start_state(self, rows: torch.Tensor, split: int) -> DecodeState:
+        """A state holding the whole prompt `rows` `[N, 11]` whose first `split` rows are the
+        system block: those come from the prefix cache when possible (else they are prefilled
+        and snapshotted), then the rest is prefilled."""
+        key = hashlib.sha256(rows[:split].cpu().numpy().tobytes()).hexdigest()
+        cached = self._prefixes.get(key) if self.use_prefix_cache else None
+        if cached is None:
+            state = self.new_state()
+            self.prefill(state, rows[:split])
+            if self.use_prefix_cache:
+                self._prefixes[key] = state.clone()
+                while len(self._prefixes) > PREFIX_CACHE_ENTRIES:
+                    self._prefixes.popitem(last=False)
+        else:
+            self._prefixes.move_to_end(key)
+            state = cached.clone()
+        self.prefill(state, rows[split:])
+        return state
+
+
+class FrameStream:
+    """Iterator over the frames of one generation (codes `[10]` int64 on the CPU each).
+
+    After iteration, `result` holds the `Generation`. Create with `Drama3.stream`.
+    """
+
+    def __init__(self, model: Drama3, conversation: Conversation, params, seed: int,
+                 max_frames: int | None, stop_at_separator: bool, timed: bool, ignore_eos: bool):
+        self.model, self.params, self.seed = model, params, seed
+        prompt = model.build_prompt(conversation)
+        self.rows = torch.as_tensor(prompt.rows, dtype=torch.long, device=model.device)
+        self.system_rows = prompt.system_rows
+        budget = model.frame_budget(conversation, self.rows.shape[0])
+        self.max_frames = budget if max_frames is None else int(max_frames)
+        if self.max_frames < 1 or self.rows.shape[0] + self.max_frames > model.context_rows:
+            raise EngineError(f"max_frames {self.max_frames} with a {self.rows.shape[0]}-row prompt "
+                              f"does not fit the {model.context_rows}-row context")
+        self.extra_ids = tuple(prompt.extra_ids)
+        self.stop_at_separator, self.timed, self.ignore_eos = stop_at_separator, timed, ignore_eos
+        self.result: Generation | None = None
+
+    def __iter__(self) -> Iterator[torch.Tensor]:
+        with torch.inference_mode():
+            yield from self._run()
+
+    def _run(self) -> Iterator[torch.Tensor]:
+        model, started = self.model, time.perf_counter()
+        clock = PhaseClock(self.timed, model.device)
+        clock.switch("prefill")
+        state = model.start_state(self.rows, self.system_rows)
+        sampler = _Sampler(model, self.params, self.seed, self.rows, self.extra_ids, self.ignore_eos)
+        band = range(model.semantic_start, model.semantic_start + model.tower.geo.codebook_size)
+        kept, times, separators, held = [], [], [], None
+        reason = "max_frames"
+        for _ in range(self.max_frames):
+            clock.switch("sampling")
+            main = sampler.main(state.last_hidden)
+            token = int(main)
+            if token == model.eos_id:
+                reason = "eos"
+                break
+            clock.switch("tower")
+            codes = model.tower.decode_frame(state.last_hidden, state.last_row, main.view(1),
+                                             state.tower_cache, sampler.codebook_callback(clock))[0]
+            if token not in band:
+                codes = torch.zeros_like(codes)
+            now = time.perf_counter() - started
+            if held is not None:  # the held semantic:0 frame was not followed by EOS
+                kept.append(held[0]), times.append(held[1])
+                yield held[0]
+                held = None
+            if token not in band:
+                separators.append(len(kept))
+                if self.stop_at_separator:
+                    reason = "separator"
+                    break
+            elif token == model.semantic_start:
+                held = (codes.cpu(), now)  # dropped if EOS follows (spec §3.6 post-processing)
+            else:
+                kept.append(codes.cpu()), times.append(now)
+                yield kept[-1]
+            clock.switch("backbone")
+            model.step(state, torch.cat((main.view(1), codes))[None, None])
+            sampler.push(main)
+        if held is not None and reason != "eos":
+            kept.append(held[0]), times.append(held[1])
+            yield held[0]
+        clock.switch(None)
+        width = model.tower.geo.num_codebooks
+        codes = torch.stack(kept, dim=1) if kept else torch.zeros(width, 0, dtype=torch.long)
+        self.result = Generation(codes, reason, times, int(self.rows.shape[0]), self.seed, self.params,
+                                 separators, clock.seconds)
+
+
+class _Sampler:
+    """The take's seeded generator, its RAS window of main tokens, and the sampling calls."""
+
+    def __init__(self, model: Drama3, params: SamplingParams, seed: int, rows: torch.Tensor,
+                 extra_ids: tuple[int, ...], ignore_eos: bool):
+        self.model, self.params, self.extra_ids = model, params, extra_ids
+        self.generator = make_generator(int(seed), model.device)
+        config = model.config
+        ids = model.backbone.candidate_token_ids(extra_ids)
+        self.candidates = MainCandidates(ids, config.semantic_start_token_id, config.semantic_end_token_id,
+                                         config.eos_token_id)
+        self.blocked = (ids == config.eos_token_id) if ignore_eos else None
+        self.recent = ras_window(rows[:, 0], max(params.ras_window, 1))
+
+    def main(self, hidden: torch.Tensor) -> torch.Tensor:
+        """The next main token id (0-d int64 tensor) from the backbone hidden `[1, 1, dim]`."""
+        logits = self.model.backbone.main_logits(hidden[0], self.extra_ids)[0]
+        if self.blocked is not None:
+            logits = logits.masked_fill(self.blocked, float("-inf"))
+        return sample_main(logits, self.recent, self.params, self.generator, self.candidates)
+
+    def codebook_callback(self, clock: PhaseClock):
+        """The tower's callback: head logits `[1, 4096]` -> code `[1]`, timed as sampling."""
+        def sample(logits: torch.Tensor, index: int) -> torch.Tensor:
+            clock.switch("sampling")
+            code = sample_codebook(logits, self.params, self.generator)
+            clock.switch("tower")
+            return code
+        return sample
+
+    def push(self, main: torch.Tensor) -> None:
+        """Record a sampled main token in the RAS window."""
+        self.recent = torch.cat((self.recent[1:], main.view(1).to(self.recent.device)))
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def load_tower(checkpoint: Checkpoint, config, device: torch.device, dtype: torch.dtype,
+               codebook_table: torch.Tensor | None = None) -> Tower:
+    """Build the tower from a `Checkpoint` (wqkv comes re-ordered per head from the loader).
+
+    codebook_table: the backbone's `audio_decoder.codebook_embeddings` to share instead of
+    reading it again. Raises CheckpointError / RuntimeError for missing or misshapen tensors.
+    """
+    geometry = TowerGeometry.from_dict(config.raw["audio_decoder_config"])
+    with torch.device("meta"):
+        tower = Tower(geometry, config.semantic_start_token_id)
+    tensors = {name: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
+               if name.startswith(tuple(CHECKPOINT_PREFIXES)) and name != CODEBOOK_EMBEDDINGS}
+    tensors[CODEBOOK_EMBEDDINGS] = (codebook_table if codebook_table is not None
+                                    else checkpoint.load_tensor(CODEBOOK_EMBEDDINGS, device, dtype))
+    tower.load_checkpoint_tensors(tensors)
+    return tower.eval().requires_grad_(False)
+
+
+def conversation_text(conversation: Conversation) -> str:
+    """The text the take should speak: the line, or the scene's lines joined."""
+    return conversation.text or " ".join(conversation.lines)
+
+
+def default_frame_budget(text: str, prompt_rows: int, context_rows: int) -> int:
+    """Frames allowed for speaking `text`: 3x its expected duration (`checks.expected_duration_s`)
+    in frames, at least 64 frames, capped by the room left in the context.
+
+    Raises EngineError when the room left is under 2x the expected frames (the take would be
+    cut short), so nothing is silently truncated.
+    """
+    expected_frames = expected_duration_s(text) * FRAMES_PER_SECOND
+    room = context_rows - prompt_rows
+    if room < math.ceil(2 * expected_frames):
+        raise EngineError(f"the prompt ({prompt_rows} rows) leaves {max(room, 0)} frames of the "
+                          f"{context_rows}-row context; the line needs about {math.ceil(2 * expected_frames)}")
+    return min(room, max(MIN_BUDGET_FRAMES, math.ceil(BUDGET_FACTOR * expected_frames)))
+
+
+def _checks_stop_reason(stop_reason: str) -> str:
+    # engine.checks knows a budget stop as "budget" (its STOP_WITHOUT_EOS names).
+    return "budget" if stop_reason == "max_frames" else stop_reason
