@@ -162,8 +162,9 @@ def _write_codec(folder: Path, preset: str, seed: int, summary: dict) -> None:
     except ImportError:
         summary["notes"].append("no codec.pth written: engine.codec.testing is not available")
         return
-    path = write_random_codec(folder, preset, seed)
-    summary["files"].append(Path(path).name)
+    path = Path(write_random_codec(folder, preset, seed))
+    codec_files = [path.name] + [p.name for p in sorted(folder.glob("codec*.json"))]
+    summary["files"].extend(codec_files)
 
 
 def _plan_shards(specs: dict[str, TensorSpec], shard_bytes: int) -> list[list[str]]:

@@ -1,0 +1,197 @@
+"""`drama model info | verify | pull`: inspect, check and download Drama 3 model folders."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from drama_cli.errors import EXIT_CHECKS_FAILED, DramaError, UsageError
+
+REPO_ID = "fishaudio/drama-3"
+# The 2026-10-29 re-release (spec §2); pinned so a pull always yields the same files.
+DEFAULT_REVISION = "78e5ab7"
+
+PathArg = Annotated[Path, typer.Argument(help="A model folder, or a folder (or file) holding only config.json.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True)
+
+
+class ModelPullError(DramaError):
+    """A model download that could not finish (hub unreachable, unknown revision, disk full)."""
+
+
+class ModelCheckFailed(DramaError):
+    """`drama model verify` found mismatches; exits 1 (checks failed)."""
+
+    exit_code = EXIT_CHECKS_FAILED
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `model` command group to the app."""
+    app.add_typer(model_app, name="model")
+
+
+@model_app.command("info")
+def info(path: PathArg, as_json: JsonOpt = False) -> None:
+    """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
+    frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations)."""
+    from engine.checkpoint import footprint
+    from engine.config import Drama3Config
+
+    config = Drama3Config.from_file(_config_path(path))
+    figures = footprint(config)
+    summary = {
+        "path": str(path),
+        "layers": config.num_layers,
+        "full_attention_layers": len(config.full_attention_layers),
+        "tower_layers": config.audio_decoder.tower_layer_count,
+        "experts": config.text.num_experts,
+        "experts_per_token": config.text.num_experts_per_tok,
+        "vocab_size": config.text.vocab_size,
+        "semantic_band": [config.semantic_start_token_id, config.semantic_end_token_id],
+        "eos_token_id": config.eos_token_id,
+        **figures,
+    }
+    if as_json:
+        print(json.dumps(summary, indent=2))
+        return
+    _print_info(summary)
+
+
+def _print_info(s: dict) -> None:
+    rows = [
+        ("model", s["path"]),
+        ("layers", f"{s['layers']} backbone ({s['full_attention_layers']} gated attention, "
+                   f"{s['layers'] - s['full_attention_layers']} Gated DeltaNet), {s['tower_layers']} tower"),
+        ("experts", f"{s['experts']} routed, {s['experts_per_token']} per token + 1 shared"),
+        ("vocabulary", f"{s['vocab_size']:,} ids; semantic {s['semantic_band'][0]}..{s['semantic_band'][1]}, "
+                       f"eos {s['eos_token_id']}"),
+        ("parameters", f"{_count(s['params_total'])} total, {_count(s['params_active'])} active per frame "
+                       f"(backbone {_count(s['params_active_backbone'])}, tower {_count(s['params_active_tower'])})"),
+        ("weights", f"{_bytes(s['weight_bytes_total'])} stored, {_bytes(s['weight_bytes_per_frame'])} read per frame"),
+        ("KV cache", f"{s['kv_bytes_per_frame']:,} bytes per frame (bf16)"),
+        ("GDN state", f"{s['gdn_state_bytes']:,} bytes per stream ({_bytes(s['gdn_state_bytes'])})"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+
+
+def _count(n: int) -> str:
+    return f"{n / 1e9:.2f} B" if n >= 1e8 else f"{n / 1e6:.2f} M"
+
+
+def _bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} B"
+
+
+def _config_path(path: Path) -> Path:
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder")
+    return path / "config.json" if path.is_dir() else path
+
+
+@model_app.command("verify")
+def verify(path: PathArg, as_json: JsonOpt = False) -> None:
+    """Check a model folder: every shard the index names exists and holds the tensors it
+    claims with the shapes and dtypes the config implies; the tokenizer's ids agree with the
+    config. Exit 1 on any mismatch."""
+    from engine.checkpoint import Checkpoint
+    from engine.errors import CheckpointError
+
+    if not path.is_dir():
+        raise UsageError(f"{path}: not a model folder")
+    problems, notes, facts = [], [], {}
+    try:
+        checkpoint = Checkpoint(path)
+        facts = {"tensors": len(checkpoint.expected), "shards": len(set(checkpoint.weight_map.values()))}
+        checkpoint.verify()
+    except CheckpointError as err:
+        problems.append(str(err))
+    else:
+        problems += _tokenizer_problems(path, checkpoint.config)
+    if not (path / "codec.pth").is_file():
+        notes.append("no codec.pth in the folder (needed to turn codes into audio)")
+    _report_verify(path, problems, notes, facts, as_json)
+
+
+def _tokenizer_problems(path: Path, config) -> list[str]:
+    from engine.errors import CheckpointError
+    from engine.tokenizer import Drama3Tokenizer
+
+    try:
+        tokenizer = Drama3Tokenizer.from_folder(path)
+    except CheckpointError as err:
+        return [str(err)]
+    pairs = (("semantic_start_token_id", "<|semantic:0|>", tokenizer.semantic_start),
+             ("semantic_end_token_id", "<|semantic:4095|>", tokenizer.token_id("<|semantic:4095|>")),
+             ("eos_token_id", "<|im_end|>", tokenizer.eos_id))
+    return [f"config.json: {key} is {getattr(config, key)} but tokenizer.json has {token} at {got}"
+            for key, token, got in pairs if getattr(config, key) != got]
+
+
+def _report_verify(path: Path, problems: list[str], notes: list[str], facts: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"path": str(path), "ok": not problems, "problems": problems, "notes": notes, **facts},
+                         indent=2))
+    else:
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+        for problem in problems[1:]:
+            print(f"drama: {problem}", file=sys.stderr)
+        if not problems:
+            print(f"ok: {path}: {facts['tensors']} tensors in {facts['shards']} shards match config.json; "
+                  "tokenizer ids agree")
+    if problems:
+        raise ModelCheckFailed(problems[0] if not as_json else f"{path}: {len(problems)} problem(s), see the JSON report")
+
+
+@model_app.command("pull")
+def pull(
+    revision: Annotated[str, typer.Option("--revision", help="Hub revision (commit, tag or branch).")] = DEFAULT_REVISION,
+    folder: Annotated[Optional[Path], typer.Option("--dir", help="Target folder (default: the user data folder).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Download fishaudio/drama-3 at a pinned revision with huggingface_hub (resumable; a
+    progress bar when stderr is a terminal). Prints the folder it wrote."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", revision):
+        raise UsageError(f"--revision {revision!r}: not a commit, tag or branch name")
+    folder = folder or _default_folder(revision)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--dir {folder}: exists and is not a folder")
+    local = _download(revision, folder)
+    if as_json:
+        print(json.dumps({"repo": REPO_ID, "revision": revision, "path": str(local)}))
+    else:
+        print(local)
+
+
+def _default_folder(revision: str) -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("drama")) / "models" / f"drama-3-{revision.replace('/', '-')}"
+
+
+def _download(revision: str, folder: Path) -> Path:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.utils import disable_progress_bars
+
+    if not sys.stderr.isatty():
+        disable_progress_bars()
+    try:
+        return Path(snapshot_download(REPO_ID, revision=revision, local_dir=folder))
+    except Exception as err:  # the hub raises many types (offline, HTTP, connection, disk)
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise ModelPullError(
+            f"cannot download {REPO_ID}@{revision}: {type(err).__name__}: {reason} "
+            "(is the Hugging Face hub reachable? HF_HUB_OFFLINE must be unset)"
+        ) from err
