@@ -116,42 +116,48 @@ def revise_conversation(base: Conversation, chain: list[Take], note: str) -> Con
 
 
 def revision_record(parent: Take, note: str, request: GenerationRequest, generation: Generation,
-                    backend: Backend) -> dict:
-    """The record of a revised take: seed, layout, note, the chain of notes, its parent take
-    and the parent's cache key (a revision answers for the same line, so a later render finds
-    it cached), plus the backend's facts and checks."""
+                    backend: Backend, key: str | None = None) -> dict:
+    """The record of a revised take, in the form `drama_cli.render.take_record` writes, plus
+    the revision's facts: its parent take, the note, the chain of notes, the user text sent
+    and the context takes. Its cache key is `key` (the line's current key), else the parent's:
+    a revision answers for the same line, so a later render finds it and renders nothing. It
+    has no render slot."""
     notes = list(parent.record.get("notes") or ([parent.record["note"]] if parent.record.get("note") else []))
+    identity = backend.identity()
+    checks = generation.checks
     return {
-        "cache_key": parent.cache_key,
+        "speaker": request.speaker,
+        "text": parent.record.get("text", request.text),
         "seed": request.seed,
-        "sampling": dict(request.sampling),
+        "slot": None,
+        "attempt": 0,
         "layout": "revise",
         "layout_version": request.layout_version,
-        "text": parent.record.get("text", request.text),
+        "sampling": dict(request.sampling),
         "prompt_text": with_note(request.conversation.text, note),
         "note": clean_note(note),
         "notes": notes + [clean_note(note)],
         "parent_take": parent.number,
-        "context_takes": [int(n) for n in _context_numbers(request.conversation)],
-        "backend": backend.name,
-        "scratch": bool(getattr(backend, "scratch", False)),
+        "context_takes": list(request.conversation.meta.get("context_takes", [])),
+        "checks": checks.to_dict(),
+        "status": checks.severity,
+        "needs_review": not checks.passed,
         "stop_reason": generation.stop_reason,
-        "checks": _checks_dict(generation),
-        "info": dict(generation.info),
+        "engine": identity.get("engine", backend.name),
+        "model_revision": identity.get("revision"),
+        "engine_identity": identity,
+        "cache_key": key or parent.cache_key,
+        "scratch": bool(getattr(backend, "scratch", False)),
+        "backend_info": dict(generation.info),
     }
 
 
-def _context_numbers(conversation: Conversation) -> list[int]:
-    return list(conversation.meta.get("context_takes", []))
-
-
-def _checks_dict(generation: Generation) -> dict:
-    report = generation.checks
-    failures = [f.name for f in report.failures] if report is not None else []
-    severity = "ok"
-    if report is not None and report.failures:
-        severity = "unusable" if any(f.severity == "unusable" for f in report.failures) else "degraded"
-    return {"passed": not failures, "failures": failures, "severity": severity}
+def _free_render_slot(store: TakeStore, base: GenerationRequest, key: str | None) -> int | None:
+    """0 when no take with `key` fills the render's first slot yet (a note written into the
+    script changes the line's key: the revision then stands for the line's render), else None
+    (the revision is an extra take, never counted as a render attempt)."""
+    taken = any(t.record.get("slot", 0) == 0 for t in store.takes(base.scene_id, base.line_id, key))
+    return None if taken or key is None else 0
 
 
 @dataclass
@@ -164,14 +170,15 @@ class Revision:
 
 def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, note: str,
                 takes: int = 1, seed: int | None = None, from_take: int | None = None,
-                select: bool = False) -> Revision:
+                select: bool = False, key: str | None = None) -> Revision:
     """Revise one line: exactly one `backend.generate` call per requested take.
 
     base: the line's ordinary request (scene/line ids, speaker-tagged text, compiled
     conversation, sampling); its conversation gives the references and text. The new takes
     are stored with their parent and note; with `select`, the first new take becomes the
     line's selected take (`by: "user"`). Seeds: `seed`, `seed + 1`, ... (default: the
-    parent's seed + 1). Raises UsageError for an empty note, takes < 1 or a missing take.
+    parent's seed + 1). `key`: the cache key to record (default: the parent's).
+    Raises UsageError for an empty note, takes < 1 or a missing take.
     """
     if takes < 1:
         raise UsageError("--takes must be at least 1")
@@ -185,8 +192,154 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
     for k in range(takes):
         request = replace(base, conversation=conversation, seed=first_seed + k)
         generation = backend.generate(request)
-        record = revision_record(parent, note, request, generation, backend)
+        record = revision_record(parent, note, request, generation, backend, key)
+        record["slot"] = _free_render_slot(store, base, key or parent.cache_key)
         made.append(store.add_take(base.scene_id, base.line_id, generation.audio, record, generation.codes))
     if select:
         store.select(base.scene_id, base.line_id, made[0], by="user")
     return Revision(parent, made)
+
+
+# -- in a project: script, store, render settings and the mix -------------------------------------
+
+
+def find_line(script, line_id: str):
+    """(scene, index in the scene, line) of the line with `line_id`.
+    Raises UsageError naming some known ids when there is none."""
+    for scene in script.scenes:
+        for index, line in enumerate(scene.lines):
+            if line.id == line_id:
+                return scene, index, line
+    known = [line.id for line in script.lines()]
+    shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+    raise UsageError(f"no line {line_id!r} in the script (lines: {shown or 'none'})")
+
+
+def project_settings(store: TakeStore):
+    """The render settings the project was last rendered with (`project.json`: mode, sampling,
+    seed), so that a line compiles and hashes as it did at render time."""
+    from drama_cli.render import RenderSettings
+
+    info = store.project()
+    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
+                          seed=int(info.get("seed", 0)))
+
+
+@dataclass
+class LinePlanned:
+    """A line as the render sees it now: the ordinary request (clone-like conversation with the
+    line's references and full text) and its current cache key."""
+
+    scene: object
+    line: object
+    request: GenerationRequest
+    cache_key: str
+
+
+def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings=None) -> LinePlanned:
+    """Compile one line as the render would (`drama_cli.render.ScenePlanner`) and compute its
+    cache key. The request's conversation holds the references and the whole line's text
+    (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
+    from drama_cli.render import ReferenceHasher, ScenePlanner, cache_key
+    from engine.prompt import layout_version
+
+    settings = settings or project_settings(store)
+    scene, index, line = find_line(script, line_id)
+    job = ScenePlanner(script, scene, settings, store).job(index)
+    key = cache_key(job, backend.identity(), settings, ReferenceHasher())
+    references = job.chunks[0].references if job.chunks else ()
+    base = Conversation(layout="clone", references=references, text=job.text,
+                        meta={"line_id": line.id, "scene_id": scene.id})
+    request = GenerationRequest(scene_id=scene.id, line_id=line.id, speaker=job.speaker, text=job.text,
+                                conversation=base, layout_version=layout_version("revise"),
+                                sampling=dict(settings.sampling), seed=0,
+                                speaker_names=dict(job.speaker_names))
+    return LinePlanned(scene, line, request, key)
+
+
+def remix_scene(store: TakeStore, scene, settings=None) -> dict:
+    """Mix `scene` again from its selections (`drama_cli.render.mix_scene_from_store`);
+    returns the JSON-ready scene outcome (files, duration, loudness)."""
+    import dataclasses
+
+    from drama_cli.render import mix_scene_from_store
+
+    settings = settings or project_settings(store)
+    info = store.project()
+    metadata = {"engine": (info.get("engine") or {}).get("engine"), "scratch": bool(info.get("scratch", False))}
+    return dataclasses.asdict(mix_scene_from_store(store, scene, settings, metadata))
+
+
+def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, note: str,
+                      takes: int = 1, seed: int | None = None, from_take: int | None = None,
+                      select: bool = False) -> dict:
+    """`drama revise SCRIPT LINE --note ...`: revise one line under the project lock; with
+    `select`, make the first new take the line's selection and mix its scene again (other
+    lines' takes are untouched, so their audio in the mix is unchanged; later lines shift).
+    New takes carry the line's current cache key, so a following render reuses them.
+    Returns a JSON-ready summary. Raises UsageError for an unknown line, missing takes or an
+    empty note."""
+    clean_note(note)
+    with store.lock():
+        planned = plan_line(script, store, backend, line_id)
+        result = revise_line(backend, store, planned.request, note, takes, seed, from_take,
+                             select=select, key=planned.cache_key)
+        mix = remix_scene(store, planned.scene) if select else None
+    return _summary(planned, result, note, mix)
+
+
+def _summary(planned: LinePlanned, result: Revision, note: str, mix: dict | None) -> dict:
+    return {
+        "scene": planned.scene.id,
+        "line": planned.line.id,
+        "note": clean_note(note),
+        "parent_take": result.parent.number,
+        "takes": [{"take": t.number, "seed": t.record.get("seed"), "duration_s": t.duration_s,
+                   "status": t.status, "notes": t.record.get("notes"), "file": str(t.wav_path)}
+                  for t in result.takes],
+        "selected": result.takes[0].number if mix is not None else None,
+        "mix": mix,
+    }
+
+
+def script_notes(script) -> list[tuple[str, str]]:
+    """(line id, note) for every line with notes in the script: YAML `notes:` and Fountain
+    `[[...]]` notes attached to the line, joined with "; "."""
+    found = []
+    for line in script.lines():
+        parts = list(line.notes) + list(getattr(line, "remarks", []))
+        if parts:
+            found.append((line.id, "; ".join(" ".join(p.split()) for p in parts)))
+    return found
+
+
+def applied_notes(take: Take | None) -> list[str]:
+    """The notes a take already answers: its chain of revision notes, else its render note."""
+    if take is None:
+        return []
+    return list(take.record.get("notes") or ([take.record["note"]] if take.record.get("note") else []))
+
+
+def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | None = None,
+                       select: bool = True) -> list[dict]:
+    """`drama revise SCRIPT --from-script`: revise every line whose script notes its selected
+    take does not answer yet (one call per such line; running it again does nothing), then
+    mix each touched scene once. Returns one summary per revised line."""
+    done, scenes = [], {}
+    for line_id, note in script_notes(script):
+        scene, _, _ = find_line(script, line_id)
+        current = store.selected_take(scene.id, line_id)
+        if current is None or clean_note(note) in applied_notes(current):
+            continue
+        with store.lock():
+            planned = plan_line(script, store, backend, line_id)
+            result = revise_line(backend, store, planned.request, note, 1, seed, None,
+                                 select=select, key=planned.cache_key)
+        scenes[scene.id] = scene
+        done.append(_summary(planned, result, note, {} if select else None))
+    if select:
+        with store.lock():
+            mixes = {sid: remix_scene(store, scene) for sid, scene in scenes.items()}
+        for item in done:
+            item["mix"] = mixes[item["scene"]]
+    return done

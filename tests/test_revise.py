@@ -156,3 +156,109 @@ def test_engine_prompt_segments_hold_the_parent_codes_and_the_note(tmp_path):
     assert "<|speaker:1|> [angrier, shorter versus previous] Not without the oars." in texts
     # the recorded prompt text is what the engine wrote, so a later revision replays it exactly
     assert result.takes[0].record["prompt_text"] in texts
+
+
+# ------------------------------------------------------------------ case C4 through render and mix
+
+SCRIPT = """\
+title: Boathouse
+cast:
+  MARGOT:
+    description: tired
+  DESMOND:
+    description: stubborn
+scenes:
+  - id: s1
+    lines:
+      - id: l1
+        speaker: MARGOT
+        text: We leave at six.
+      - id: l2
+        speaker: DESMOND
+        text: Not without the oars.
+      - id: l3
+        speaker: MARGOT
+        text: Fine.
+"""
+
+
+class CheckedFake(FakeBackend):
+    """The fake with real signal checks, so render treats its takes as it would real ones."""
+
+    def generate(self, request):
+        from engine.checks import check_take
+
+        gen = super().generate(request)
+        return Generation(gen.audio, gen.codes, "eos", check_take(gen.audio, SAMPLE_RATE, request.text, "eos"))
+
+
+def mix_segments(store, scene_id="s1"):
+    import json
+
+    import soundfile as sf
+
+    folder = store.scene_dir(scene_id)
+    audio, _ = sf.read(folder / "mix.wav", dtype="float32")
+    cues = json.loads((folder / "mix.cues.json").read_text())["cues"]
+    return {c["line"]: (c["start_s"], audio[round(c["start_s"] * SAMPLE_RATE) : round(c["end_s"] * SAMPLE_RATE)]) for c in cues}
+
+
+def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
+    from drama_cli.render import RenderSettings, render_script
+    from drama_cli.revise import revise_in_project
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "scene.yaml"
+    path.write_text(SCRIPT)
+    script = load_script(path)
+    store = TakeStore(tmp_path / "scene.drama")
+    backend = CheckedFake()
+    report = render_script(script, store, backend, RenderSettings())
+    assert report.calls == 3
+    files_before = {line: store.selected_take("s1", line).wav_path.read_bytes() for line in ("l1", "l2", "l3")}
+    mix_before = mix_segments(store)
+
+    backend.requests.clear()
+    summary = revise_in_project(script, store, backend, "l2", "angrier, shorter", select=True)
+    assert len(backend.requests) == 1  # exactly one generation, no other line rendered
+    assert backend.requests[0].conversation.layout == "revise"
+    assert summary["parent_take"] == 1 and summary["takes"][0]["take"] == 2 and summary["selected"] == 2
+    assert [t.number for t in store.takes("s1", "l2")] == [1, 2]  # v1 kept
+
+    mix_after = mix_segments(store)
+    for line in ("l1", "l3"):
+        assert store.selected_take("s1", line).wav_path.read_bytes() == files_before[line]
+        np.testing.assert_array_equal(mix_after[line][1], mix_before[line][1])  # sample-identical
+    assert mix_after["l1"][0] == mix_before["l1"][0]
+    shift = (len(mix_after["l2"][1]) - len(mix_before["l2"][1])) / SAMPLE_RATE
+    assert shift != 0 and mix_after["l3"][0] == pytest.approx(mix_before["l3"][0] + shift, abs=1e-5)
+    assert not np.array_equal(mix_after["l2"][1][:1000], mix_before["l2"][1][:1000])
+
+    backend.requests.clear()
+    again = render_script(load_script(path), store, backend, RenderSettings())
+    assert again.calls == 0 and len(backend.requests) == 0
+    assert store.selected_take("s1", "l2").number == 2  # the revision plays
+    np.testing.assert_array_equal(mix_segments(store)["l2"][1], mix_after["l2"][1])
+
+
+def test_revise_from_script_applies_new_notes_once(tmp_path):
+    from drama_cli.render import RenderSettings, render_script
+    from drama_cli.revise import revise_from_script, script_notes
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "scene.yaml"
+    path.write_text(SCRIPT)
+    store = TakeStore(tmp_path / "scene.drama")
+    backend = CheckedFake()
+    render_script(load_script(path), store, backend, RenderSettings())
+    path.write_text(SCRIPT.replace("        text: Not without the oars.\n", "        text: Not without the oars.\n        notes: [louder]\n"))
+    script = load_script(path)
+    assert script_notes(script) == [("l2", "louder")]
+    backend.requests.clear()
+    done = revise_from_script(script, store, backend)
+    assert [d["line"] for d in done] == ["l2"] and len(backend.requests) == 1
+    assert backend.requests[0].conversation.note == "louder versus previous"
+    assert store.selected_take("s1", "l2").record["notes"] == ["louder"]
+    assert revise_from_script(script, store, backend) == [] and len(backend.requests) == 1
+    backend.requests.clear()
+    assert render_script(script, store, backend, RenderSettings()).calls == 0
