@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
-from drama_cli.script.direction import render_spans
+from drama_cli.script.direction import note_direction, render_spans
 from drama_cli.script.model import Line, Scene, Script
 from drama_cli.script.resolve import MAX_SPEAKERS, assign_indices
 from engine.conversation import AudioClip, Conversation, Exchange, Reference
@@ -129,6 +129,19 @@ class _Builder:
     def render(self, line: Line, speakers: dict[str, int]) -> str:
         return render_spans(line.spans, speakers[line.speaker], speakers.__getitem__, line.notes)
 
+    def chunks(self, line: Line, speakers: dict[str, int], max_chars: int) -> list[str]:
+        """The line cut by `split_text`; its notes and style prefix direct the whole line, so
+        every chunk of the line's own speaker starts with them."""
+        k = speakers[line.speaker]
+        prefix = " ".join([note_direction(note) for note in line.notes if note_direction(note)]
+                          + [span.text for span in line.spans if span.kind == "style"])
+        body = render_spans([s for s in line.spans if s.kind != "style"], k, speakers.__getitem__)
+        chunks = split_text(body, max_chars)
+        tag = f"<|speaker:{k}|> "
+        if prefix:
+            chunks = [tag + prefix + " " + c[len(tag):] if c.startswith(tag) else c for c in chunks]
+        return chunks
+
     def references(self, speakers: dict[str, int], warnings: list[str]) -> tuple[Reference, ...]:
         """References of every voice in `speakers`, in speaker-index order, transcripts tagged."""
         refs = []
@@ -159,7 +172,7 @@ class _Builder:
         warnings: list[str] = []
         references = self.references(speakers, warnings)
         text = self.render(line, speakers)
-        chunks = split_text(text, max_chars)
+        chunks = self.chunks(line, speakers, max_chars)
         context = tuple(Exchange(self.render(c, speakers), clip) for c, clip in context_lines)
         layout = "history" if context else "clone"
         conversations = [
