@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
-from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, UsageError
+from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError, UsageError
 from drama_cli.takes import Take, TakeStore, file_sha256, stable_hash
 from engine.checks import CheckReport, check_take, retry_seed, spoken_text
 from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
@@ -154,6 +154,18 @@ class RenderReport:
             "lines": [dataclasses.asdict(x) for x in self.lines],
             "scenes": [dataclasses.asdict(x) for x in self.scenes],
         }
+
+
+class TakesNeedReview(RenderError):
+    """A finished render whose takes need attention: exit code 1 (a line has no usable take)
+    or 3 (some takes are degraded). The message names the lines."""
+
+    def __init__(self, report: "RenderReport"):
+        self.exit_code = report.exit_code
+        bad = [x for x in report.lines if x.status in ("failed", "degraded")]
+        names = ", ".join(f"{x.line_id} ({x.status}: {x.message})" for x in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        super().__init__(f"{len(bad)} line(s) need review: {names}{more}")
 
 
 class Progress:

@@ -176,7 +176,10 @@ def render_command(
         _print_report(report)
     if report.scratch and not as_json:
         _err(f"note: {SCRATCH_LABEL}")
-    raise typer.Exit(report.exit_code)
+    if report.exit_code:
+        from drama_cli.render import TakesNeedReview
+
+        raise TakesNeedReview(report)
 
 
 def _qc_checks(kind: str, asr_model: Optional[str]) -> list:

@@ -1,0 +1,290 @@
+"""Render orchestration with a fake backend: caching, slots, retries, selection, mix, CLI."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from drama_cli.backends.base import Generation
+from drama_cli.errors import RenderError, UsageError
+from drama_cli.render import RenderSettings, render_script
+from drama_cli.script.load import load_script
+from drama_cli.takes import TakeStore
+from engine.checks import check_take, expected_duration_s, spoken_text
+
+SR = 44_100
+
+SCRIPT = """\
+title: Boathouse
+cast:
+  MARGOT:
+    description: a rower
+  DESMOND:
+    description: her coach
+scenes:
+  - id: boathouse
+    lines:
+{lines}
+"""
+
+
+def write_script(folder: Path, texts, name="scene.yaml") -> Path:
+    speakers = ["MARGOT", "DESMOND"]
+    lines = "".join(f"      - speaker: {speakers[i % 2]}\n        text: \"{t}\"\n"
+                    for i, t in enumerate(texts))
+    path = folder / name
+    path.write_text(SCRIPT.format(lines=lines), encoding="utf-8")
+    return path
+
+
+def voice(seconds: float, f0: float = 150.0, level: float = 0.2) -> np.ndarray:
+    """A periodic, syllable-modulated tone that passes the signal checks."""
+    t = np.arange(int(seconds * SR)) / SR
+    phase = 2 * np.pi * f0 * t
+    wave = sum(np.sin(k * phase) / k for k in range(1, 6))
+    return (level * wave * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t) ** 2)).astype(np.float32)
+
+
+class FakeBackend:
+    """Records every request; answers with canned audio whose length follows the text.
+
+    answer(request, call_number) -> (audio, stop_reason) overrides the audio;
+    fail_on: raise RuntimeError on that call number (1-based).
+    """
+
+    name = "fake"
+    scratch = False
+
+    def __init__(self, answer=None, fail_on=None, revision="r1"):
+        self.requests = []
+        self.answer = answer
+        self.fail_on = fail_on
+        self.revision = revision
+
+    def identity(self):
+        return {"engine": "fake", "revision": self.revision}
+
+    def generate(self, request):
+        self.requests.append(request)
+        if self.fail_on == len(self.requests):
+            raise RuntimeError("backend crashed")
+        if self.answer:
+            audio, stop = self.answer(request, len(self.requests))
+        else:
+            seconds = expected_duration_s(request.text)
+            audio, stop = voice(seconds, 120 + (request.seed % 50)), "eos"
+        return Generation(audio, None, stop, check_take(audio, SR, request.text, stop),
+                          {"fake": True})
+
+    def close(self):
+        pass
+
+
+def render(path, backend, out=None, **settings):
+    script = load_script(str(path))
+    store = TakeStore(out or path.with_suffix(".drama"))
+    report = render_script(script, store, backend, RenderSettings(**settings))
+    return report, store
+
+
+def cues(store, scene="boathouse"):
+    return json.loads((store.scene_dir(scene) / "mix.cues.json").read_text())
+
+
+def cue_rows(sheet):
+    return sheet["cues"] if isinstance(sheet, dict) else sheet
+
+
+def test_fresh_render_stores_selects_and_mixes(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    backend = FakeBackend()
+    report, store = render(path, backend)
+    assert len(backend.requests) == 3 and report.exit_code == 0
+    assert [line.status for line in report.lines] == ["rendered"] * 3
+    selections = store.selections("boathouse")
+    assert sorted(selections) == ["boathouse-1", "boathouse-2", "boathouse-3"]
+    take = store.takes("boathouse", "boathouse-2")[0]
+    assert take.record["engine"] == "fake" and take.record["model_revision"] == "r1"
+    assert take.record["seed"] == backend.requests[1].seed
+    assert take.record["layout_version"] and take.record["prompt_hash"]
+    assert take.record["checks"]["passed"] is True and take.record["scratch"] is False
+    rows = cue_rows(cues(store))
+    assert [r["line"] for r in rows] == ["boathouse-1", "boathouse-2", "boathouse-3"]
+    mix, rate = sf.read(store.scene_dir("boathouse") / "mix.wav")
+    total_takes = sum(t.duration_s for line in selections
+                      for t in [store.selected_take("boathouse", line)])
+    assert rate == SR and len(mix) / SR > total_takes
+    assert json.loads(store.project_path.read_text())["engine"]["engine"] == "fake"
+
+
+def test_unchanged_lines_are_never_rendered_again(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    render(path, FakeBackend())
+    again = FakeBackend()
+    report, _ = render(path, again)
+    assert again.requests == [] and [x.status for x in report.lines] == ["reused"] * 3
+    write_script(tmp_path, ["We leave at six.", "Not without the OARS.", "Fine."])
+    changed = FakeBackend()
+    report, store = render(path, changed)
+    assert [r.line_id for r in changed.requests] == ["boathouse-2"]
+    assert [x.status for x in report.lines] == ["reused", "rendered", "reused"]
+    assert store.selected_take("boathouse", "boathouse-2").number == 2
+
+
+def test_new_engine_revision_or_seed_renders_again(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    render(path, FakeBackend(revision="r1"))
+    newer = FakeBackend(revision="r2")
+    render(path, newer)
+    assert len(newer.requests) == 2
+    reseeded = FakeBackend(revision="r2")
+    render(path, reseeded, seed=5)
+    assert len(reseeded.requests) == 2
+
+
+def test_takes_slots_fill_up_and_resume(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    backend = FakeBackend()
+    render(path, backend, takes=2)
+    assert len(backend.requests) == 4
+    seeds = [r.seed for r in backend.requests if r.line_id == "boathouse-1"]
+    assert len(set(seeds)) == 2
+    more = FakeBackend()
+    _, store = render(path, more, takes=3)
+    assert len(more.requests) == 2
+    assert [t.record["slot"] for t in store.takes("boathouse", "boathouse-1")] == [0, 1, 2]
+
+
+def test_failing_checks_retry_with_new_seeds_then_degrade(tmp_path):
+    path = write_script(tmp_path, ["We leave at six now.", "Fine then."])
+    clipped = lambda request, n: (np.clip(voice(1.2) * 30, -1, 1), "eos")  # noqa: E731
+    backend = FakeBackend(answer=clipped)
+    report, store = render(path, backend, retries=2)
+    assert len(backend.requests) == 6  # 1 + 2 retries per line
+    seeds = [r.seed for r in backend.requests if r.line_id == "boathouse-1"]
+    assert len(set(seeds)) == 3
+    assert [x.status for x in report.lines] == ["degraded", "degraded"]
+    assert report.exit_code == 3
+    assert "clipping" in report.lines[0].message
+    takes = store.takes("boathouse", "boathouse-1")
+    assert len(takes) == 3 and all(t.record["needs_review"] for t in takes)
+    assert store.selected_take("boathouse", "boathouse-1").number == 1
+    again = FakeBackend(answer=clipped)
+    render(path, again, retries=2)
+    assert again.requests == []  # exhausted slots are not retried forever
+
+
+def test_history_context_carries_the_selected_takes(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    backend = FakeBackend()
+    _, store = render(path, backend, mode="history")
+    first, second, third = backend.requests
+    assert first.conversation.layout == "clone" and first.conversation.context == ()
+    assert second.conversation.layout == "history"
+    context_paths = [Path(e.clip.path) for e in third.conversation.context]
+    assert store.selected_take("boathouse", "boathouse-1").wav_path in context_paths
+    assert store.selected_take("boathouse", "boathouse-2").wav_path in context_paths
+    assert second.text.startswith("<|speaker:1|>") and "oars" in second.text
+    assert second.speaker_names[1] == "DESMOND"
+    clone = FakeBackend()
+    render(path, clone, out=tmp_path / "clone.drama", mode="clone")
+    assert all(r.conversation.context == () for r in clone.requests)
+
+
+def test_line_filter_and_unknown_ids(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    backend = FakeBackend()
+    report, store = render(path, backend, lines=("boathouse-2",))
+    assert [r.line_id for r in backend.requests] == ["boathouse-2"]
+    assert [r["line"] for r in cue_rows(cues(store))] == ["boathouse-2"]
+    assert report.scenes[0].missing == ["boathouse-1", "boathouse-3"]
+    with pytest.raises(UsageError):
+        render(path, FakeBackend(), lines=("nope",))
+    with pytest.raises(UsageError):
+        render(path, FakeBackend(), scenes=("nope",))
+    with pytest.raises(UsageError):
+        render(path, FakeBackend(), takes=0)
+
+
+def test_user_selection_survives_a_render_and_is_dropped_when_the_line_changes(tmp_path):
+    from drama_cli.render import select_take
+
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    render(path, FakeBackend(), takes=2)
+    script = load_script(str(path))
+    store = TakeStore(path.with_suffix(".drama"))
+    select_take(script, store, "boathouse-1", 2)
+    render(path, FakeBackend(), takes=2)
+    assert store.selections("boathouse")["boathouse-1"] == {
+        "take": 2, "cache_key": store.takes("boathouse", "boathouse-1")[1].cache_key, "by": "user"}
+    assert cue_rows(cues(store))[0]["take"] == 2
+    with pytest.raises(UsageError):
+        select_take(script, store, "boathouse-1", 9)
+    write_script(tmp_path, ["We leave at seven.", "Fine."])
+    render(path, FakeBackend())
+    assert store.selections("boathouse")["boathouse-1"]["take"] == 3
+
+
+def test_a_held_lock_refuses_a_second_render(tmp_path):
+    path = write_script(tmp_path, ["Fine."])
+    store = TakeStore(path.with_suffix(".drama"))
+    backend = FakeBackend()
+    with store.lock():
+        import subprocess, sys  # noqa: E401
+        code = ("import sys\nfrom drama_cli.cli import main\n"
+                "sys.exit(main(['render', sys.argv[1], '--engine', 'scratch']))")
+        result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                                text=True)
+    assert result.returncode == 2 and "in use" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert backend.requests == [] and not list(store.root.rglob("take-*.wav"))
+
+
+def test_cli_json_report_and_exit_codes(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends as backends
+    from drama_cli.cli import main
+
+    path = write_script(tmp_path, ["We leave at six now.", "Fine then."])
+    clipped = lambda request, n: (np.clip(voice(1.2) * 30, -1, 1), "eos")  # noqa: E731
+    monkeypatch.setattr(backends, "make_backend",
+                        lambda *a, **k: FakeBackend(answer=clipped))
+    assert main(["render", str(path), "--json", "--retries", "0"]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["counts"]["degraded"] == 2 and report["exit_code"] == 3
+    assert report["scenes"][0]["files"]["wav"].endswith("mix.wav")
+    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["render", str(path), "--out", str(tmp_path / "ok.drama")]) == 0
+    assert "rendered 2" in capsys.readouterr().out
+    assert main(["takes", str(path), "--out", str(tmp_path / "ok.drama"), "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert [len(row["takes"]) for row in listing] == [1, 1]
+    assert main(["render", str(tmp_path / "missing.yaml")]) == 2
+    assert main(["render", str(path), "--mode", "opera"]) == 2
+    assert main(["takes", str(path), "--select", "1"]) == 2  # needs one --line
+    assert main(["mix", str(path), "--out", str(tmp_path / "none.drama")]) == 2
+    assert main(["mix", str(path), "--out", str(tmp_path / "ok.drama"), "--format", "flac"]) == 0
+    assert (tmp_path / "ok.drama" / "boathouse" / "mix.flac").exists()
+
+
+def test_stdin_script_defaults_to_stdin_project(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    import drama_cli.backends as backends
+    from drama_cli.cli import main
+
+    text = write_script(tmp_path, ["We leave at six."]).read_text()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["render", "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["out"] == "stdin.drama"
+    assert (tmp_path / "stdin.drama" / "boathouse" / "mix.wav").exists()
+
+
+def test_spoken_text_labels_have_no_markup(tmp_path):
+    path = write_script(tmp_path, ["[icy calm] We leave <whisper>at six</whisper>."])
+    _, store = render(path, FakeBackend())
+    assert cue_rows(cues(store))[0]["text"] == spoken_text("[icy calm] We leave <whisper>at six</whisper>.")
