@@ -1,0 +1,123 @@
+"""The direction grammar: tags, scopes, switches, notes, refusals, normalisation."""
+
+import pytest
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.direction import (
+    note_direction,
+    normalize_text,
+    parse_directions,
+    render_spans,
+    to_prefix_form,
+    unknown_tags,
+)
+
+WHERE = SourcePosition("play.yaml", 7, 11)
+
+
+def kinds(text):
+    return [(s.kind, s.value) for s in parse_directions(text) if s.kind != "text"]
+
+
+def test_point_tags_and_style_prefix_are_told_apart():
+    assert kinds("[icy calm] Fine. [sighs] Go.") == [("style", "icy calm"), ("tag", "sighs")]
+    assert kinds("Fine. [sighs]") == [("tag", "sighs")]
+
+
+def test_spans_concatenate_back_to_the_source():
+    text = "  [a] b <whisper>c {BOB} </whisper>"
+    with pytest.raises(ScriptError):
+        parse_directions(text)
+    text = "[a] b <whisper>c</whisper> {BOB} d [e]"
+    assert "".join(s.text for s in parse_directions(text)) == text
+
+
+def test_scoped_tags_nest():
+    assert kinds("<angry>a <whisper>b</whisper></angry>") == [
+        ("open", "angry"), ("open", "whisper"), ("close", "whisper"), ("close", "angry")]
+
+
+@pytest.mark.parametrize("text, column, words", [
+    ("Hi <angry>Get out.", 4, "unclosed scoped tag <angry>"),
+    ("<angry><whisper>no</angry></whisper>", 19, "crosses <whisper>"),
+    ("no</angry>", 3, "without an open"),
+    ("Well [sighs", 6, "unclosed bracket"),
+    ("Go {BOB", 4, "unclosed speaker switch"),
+    ("[]", 1, "empty bracket"),
+])
+def test_grammar_errors_carry_line_and_column(text, column, words):
+    with pytest.raises(ScriptError) as info:
+        parse_directions(text, WHERE)
+    assert words in info.value.message
+    assert (info.value.position.line, info.value.position.column) == (7, 11 + column - 1)
+
+
+def test_error_column_counts_lines_inside_multiline_text():
+    with pytest.raises(ScriptError) as info:
+        parse_directions("first line\nsecond <angry>x", WHERE)
+    assert (info.value.position.line, info.value.position.column) == (8, 8)
+
+
+@pytest.mark.parametrize("token", ["<|im_start|>", "<|im_end|>", "<|voice|>", "<|semantic:12|>", "<|text|>",
+                                   "<|interleave|>", "<|speaker:1|>"])
+def test_structural_and_raw_model_tokens_are_refused(token):
+    with pytest.raises(ScriptError) as info:
+        parse_directions(f"Say {token} this")
+    assert info.value.position.column == 5
+
+
+def test_literal_speaker_pseudo_tag_is_refused_never_a_switch():
+    with pytest.raises(ScriptError) as info:
+        parse_directions("Then <speaker:1> answers")
+    assert "not a speaker switch" in info.value.message
+    assert "{NAME}" in info.value.hint
+
+
+def test_switch_inside_scope_is_refused():
+    with pytest.raises(ScriptError, match="inside <whisper>"):
+        parse_directions("<whisper>a {BOB} b</whisper>")
+
+
+def test_other_angle_brackets_are_text():
+    spans = parse_directions("If a < b and c > d, fine.")
+    assert [s.kind for s in spans] == ["text"]
+
+
+def test_render_tags_the_speaker_and_compiles_switches():
+    spans = parse_directions("[warm] Hello there {BOB} <whisper>hi</whisper> back")
+    text = render_spans(spans, 3, {"BOB": 7}.__getitem__, notes=["(to the room)"])
+    assert text == "<|speaker:3|> [to the room] [warm] Hello there. <|speaker:7|> <whisper>hi</whisper> back."
+
+
+def test_unknown_tags_pass_through_in_place_and_order():
+    text = "[voice tight, holding back tears] I'm fine. [long exhale] Really."
+    assert render_spans(parse_directions(text), 0, None) == "<|speaker:0|> " + text
+
+
+def test_strict_mode_lists_unknown_tags_without_removing_them():
+    spans = parse_directions("[voice tight] I'm fine. [sighs] <growl>Really.</growl>")
+    assert [s.text for s in unknown_tags(spans)] == ["[voice tight]", "<growl>"]
+    assert "[voice tight]" in render_spans(spans, 0, None)
+
+
+def test_note_direction_forms():
+    assert note_direction("(whispering)") == "[whispering]"
+    assert note_direction("  softer\n and warmer ") == "[softer and warmer]"
+    assert note_direction("[angry]") == "[angry]"
+    assert note_direction("a [b] c") == "[a (b) c]"
+
+
+def test_normalize_keeps_hash_numbers_and_removes_heading_marks():
+    assert normalize_text("## Scene #1 rule") == " Scene #1 rule"
+    assert normalize_text("“Quote” it’s") == "\"Quote\" it's"
+
+
+def test_end_punctuation_added_only_after_words():
+    assert render_spans(parse_directions("Wait"), 0, None) == "<|speaker:0|> Wait."
+    assert render_spans(parse_directions("Wait--"), 0, None) == "<|speaker:0|> Wait--"
+    assert render_spans(parse_directions("Go [laughs]"), 0, None) == "<|speaker:0|> Go. [laughs]"
+    assert render_spans(parse_directions("<whisper>go</whisper>"), 0, None) == "<|speaker:0|> <whisper>go.</whisper>"
+
+
+def test_prefix_form_for_models_without_paired_tags():
+    assert to_prefix_form("<angry>Get out.</angry>") == "[angry] Get out."

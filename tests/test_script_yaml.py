@@ -1,0 +1,165 @@
+"""The YAML reader: schema, exact strings, located errors, cast files, stdin."""
+
+import io
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drama_cli.errors import ScriptError
+from drama_cli.script.load import load_script
+from drama_cli.script.yaml_format import read_yaml
+
+
+def read(text, path="play.yaml"):
+    return read_yaml(textwrap.dedent(text), path, base_dir=".")
+
+
+FULL = """\
+title: Test play
+narrator: NED
+cast:
+  ANA:
+    voice: refs/ana.wav
+    transcript: I am Ana.
+    speaker: 3
+    aliases: [ANNIE, "A."]
+    description: The lead.
+    lang: no
+  BEN:
+    references:
+      - audio: refs/ben1.wav
+        transcript: One.
+      - refs/ben2.wav
+  NED: refs/ned.wav
+scenes:
+  - id: opening
+    title: The opening
+    direction: Night, rain.
+    lines:
+      - ANA: Hello.
+      - action: Ben enters.
+      - speaker: BEN
+        text: "[sighs] Hi."
+        id: ben-hi
+        note: tired
+        pause_after: 500ms
+        overlap: yes
+      - remark: cut this later
+      - speaker: ANNIE
+        text: Yes
+        notes: [quiet, slow]
+"""
+
+
+def test_every_field_is_read():
+    script = read(FULL)
+    assert script.title == "Test play" and script.narrator == "NED"
+    ana = script.cast["ANA"]
+    assert (ana.speaker_index, ana.aliases, ana.description, ana.lang) == (3, ["ANNIE", "A."], "The lead.", "no")
+    assert ana.references[0].path == "refs/ana.wav" and ana.references[0].transcript == "I am Ana."
+    assert [(c.path, c.transcript) for c in script.cast["BEN"].references] == [
+        ("refs/ben1.wav", "One."), ("refs/ben2.wav", None)]
+    scene = script.scenes[0]
+    assert (scene.id, scene.title, scene.direction) == ("opening", "The opening", "Night, rain.")
+    assert [line.id for line in scene.lines] == ["opening-1", "ben-hi", "opening-3"]
+    ben = scene.lines[1]
+    assert (ben.text, ben.notes, ben.pause_after_s, ben.overlap) == ("[sighs] Hi.", ["tired"], 0.5, True)
+    assert scene.lines[2].notes == ["quiet", "slow"] and scene.lines[2].text == "Yes"
+    assert [e.kind for e in scene.elements if not hasattr(e, "speaker")] == ["direction", "action", "note"]
+
+
+def test_positions_point_at_the_line():
+    script = read(FULL)
+    assert script.scenes[0].lines[1].position.line == 24
+
+
+def test_aliases_resolve_and_narrator_voices_action(tmp_path):
+    (tmp_path / "p.yaml").write_text(FULL)
+    script = load_script(tmp_path / "p.yaml")
+    lines = script.scenes[0].lines
+    assert [line.speaker for line in lines] == ["ANA", "NED", "BEN", "ANA"]
+    assert lines[1].id == "opening-a1" and lines[1].kind == "action"
+
+
+def test_unknown_key_suggests_the_closest():
+    with pytest.raises(ScriptError) as info:
+        read("lines:\n  - speaker: A\n    txt: hi\n")
+    assert info.value.position.line == 3 and "did you mean 'text'" in info.value.hint
+
+
+def test_unknown_speaker_names_the_line_and_closest_cast_name(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("cast:\n  ALGERNON: a.wav\nlines:\n  - ALGERNO: Hi.\n")
+    with pytest.raises(ScriptError) as info:
+        load_script(path)
+    assert info.value.position.line == 4
+    assert "ALGERNO" in info.value.message and "ALGERNON" in info.value.hint
+
+
+def test_line_without_text_is_an_error():
+    with pytest.raises(ScriptError, match="has no text") as info:
+        read("lines:\n  - speaker: A\n    text: ''\n")
+    assert info.value.position.line == 3
+
+
+def test_duplicate_line_ids_are_errors():
+    with pytest.raises(ScriptError, match="duplicate line id"):
+        read("lines:\n  - {speaker: A, text: a, id: x}\n  - {speaker: A, text: b, id: x}\n")
+
+
+def test_bad_pause_and_speaker_index_are_located():
+    with pytest.raises(ScriptError, match="duration") as info:
+        read("lines:\n  - speaker: A\n    text: a\n    pause_after: soon\n")
+    assert info.value.position.line == 4
+    with pytest.raises(ScriptError, match="0..15"):
+        read("cast:\n  A:\n    voice: a.wav\n    speaker: 16\nlines:\n  - A: hi\n")
+
+
+def test_transcript_sidecar_file_is_read(tmp_path):
+    (tmp_path / "refs").mkdir()
+    (tmp_path / "refs" / "kai.txt").write_text("The harbour lights were on.\n")
+    script = read_yaml("cast:\n  KAI: refs/kai.wav\nlines:\n  - KAI: Hi.\n", "p.yaml", base_dir=str(tmp_path))
+    assert script.cast["KAI"].references[0].transcript == "The harbour lights were on."
+
+
+def test_string_lines_and_switches():
+    script = read("lines:\n  - 'ANA: Hi {BEN} Yo'\n")
+    line = script.scenes[0].lines[0]
+    assert line.speaker == "ANA" and line.speakers() == ["ANA", "BEN"]
+
+
+def test_stdin_is_read_and_sniffed(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO("cast:\n  A: a.wav\nlines:\n  - A: Hi.\n"))
+    script = load_script("-")
+    assert script.source == "<stdin>" and script.lines()[0].text == "Hi."
+
+
+def test_crlf_and_bom_read_like_lf(tmp_path):
+    body = "cast:\n  A: a.wav\nlines:\n  - A: Hi.\n"
+    (tmp_path / "a.yaml").write_bytes(b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode())
+    (tmp_path / "b.yaml").write_text(body)
+    assert load_script(tmp_path / "a.yaml").lines()[0].text == load_script(tmp_path / "b.yaml").lines()[0].text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab: -#[]{}'\"\t\n*&!|>%@`,?<>/x")), max_size=80))
+def test_random_yaml_gives_a_script_or_a_located_script_error(text):
+    try:
+        read_yaml(text, "r.yaml", base_dir=".")
+    except ScriptError as err:
+        assert err.position.file == "r.yaml" and err.position.line >= 1 and err.position.column >= 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=60))
+def test_random_line_text_gives_a_script_or_a_located_script_error(text):
+    source = "lines:\n  - speaker: A\n    text: " + '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"\n'
+    try:
+        script = read_yaml(source, "r.yaml", base_dir=".")
+    except ScriptError as err:
+        assert err.position.line >= 1 and err.position.column >= 1
+    else:
+        assert script.lines()[0].text == text
