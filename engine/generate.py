@@ -252,7 +252,7 @@ class Drama3:
         """Empty caches for one sequence."""
         return DecodeState(self.backbone.new_cache(), self.tower.new_cache())
 
-    @torch.inference_mode()
+    @torch.no_grad()
     def prefill(self, state: DecodeState, rows: torch.Tensor) -> None:
         """Feed rows `[n, 11]` (the rows after `state.rows`) through backbone and tower, in
         chunks of 256 rows. The tower lags one row: row p is labelled by row p+1, so the last
@@ -320,7 +320,7 @@ class FrameStream:
         self.result: Generation | None = None
 
     def __iter__(self) -> Iterator[torch.Tensor]:
-        with torch.inference_mode():
+        with torch.no_grad():
             yield from self._run()
 
     def _run(self) -> Iterator[torch.Tensor]:
