@@ -524,6 +524,7 @@ class EditOutcome:
     seed: int
     continuation: bool = False
     notes: list[str] = field(default_factory=list)
+    generation: object = None  # the backend's Generation, when run through a Backend
 
 
 def source_codes(
@@ -580,3 +581,345 @@ def run_infill(
     if result.flagged:
         notes.append(f"edited middle has a {result.longest_silence_s:.2f} s silence (over {SILENCE_FLAG_S:.1f} s)")
     return EditOutcome(result, conversation, seed, continuation, notes)
+
+
+# --------------------------------------------------------------------------- backends and ASR
+
+
+def recognise_words(audio: np.ndarray) -> list[Word] | None:
+    """Word times of a take from speech recognition (`drama_cli.qc.transcribe`, the `asr`
+    extra), or None when it is not installed. Accepts words as objects or dicts with
+    `word`/`text`, `start` and `end` (seconds)."""
+    try:
+        from drama_cli.qc import transcribe
+    except ImportError:
+        return None
+    try:
+        result = transcribe(np.asarray(audio, dtype=np.float32))
+    except ImportError:
+        return None
+    words = getattr(result, "words", result)
+    found = []
+    for w in words or []:
+        get = w.get if isinstance(w, dict) else lambda k, d=None, w=w: getattr(w, k, d)
+        text = get("word") or get("text") or ""
+        start, end = get("start"), get("end")
+        if start is None:
+            start, end = get("start_s"), get("end_s")
+        if text.strip() and start is not None and end is not None:
+            found.append(Word(text.strip(), float(start), float(end)))
+    return found
+
+
+def middle_words(plan: EditPlan) -> str:
+    """The new words an edit voices: the changed words of the new text (for engines that
+    speak text only, such as scratch), or the covered words when the words did not change."""
+    new = spoken_words(plan.new_text)
+    change = diff_words(spoken_words(plan.old_text), new)
+    if change is None or change.new_start == change.new_end:
+        return " ".join(plan.covered_words)
+    return " ".join(new[change.new_start : change.new_end])
+
+
+class BackendInfill:
+    """Runs an infill through a `drama_cli.backends.Backend`: one `generate` call per take.
+
+    Engines with codes (drama3) get the infill conversation; the middle's codes are decoded
+    together with the prefix and suffix codes (`decode`: codes `[10, T]` -> float32 samples,
+    e.g. the engine's codec) so the crossfades join two continuations of the same audio.
+    Text-only engines (scratch) are asked to speak just the new middle words.
+    """
+
+    def __init__(self, backend, base_request, words: str, decode: Callable[[np.ndarray], np.ndarray] | None = None):
+        self.backend, self.base, self.words, self.decode = backend, base_request, words, decode
+        self.calls = 0
+
+    def infill(self, conversation: Conversation, seed: int) -> Generated:
+        """One generation; returns the audio with the middle's position in it."""
+        text = conversation.text
+        if getattr(self.backend, "scratch", False):
+            text = tagged_text(conversation.text, self.words or "")
+        request = replace(self.base, conversation=conversation, text=text, seed=seed)
+        self.calls += 1
+        generation = self.backend.generate(request)
+        self.last = generation
+        codes = generation.codes
+        prefix = conversation.prefix.codes if conversation.prefix is not None else None
+        suffix = conversation.suffix.codes if conversation.suffix is not None else None
+        if codes is None or self.decode is None or prefix is None:
+            return Generated(np.asarray(generation.audio, np.float32), 0, len(generation.audio), codes)
+        suffix = suffix if suffix is not None else np.zeros((NUM_CODEBOOKS, 0), np.int64)
+        audio = np.asarray(self.decode(np.concatenate([prefix, codes, suffix], axis=1)), np.float32)
+        start = prefix.shape[1] * HOP_SAMPLES
+        return Generated(audio, start, min(len(audio), start + codes.shape[1] * HOP_SAMPLES), codes)
+
+
+def engine_codec(backend) -> tuple[Callable | None, Callable | None]:
+    """(encode, decode) of the backend's codec when it exposes one (`encode(audio)` ->
+    codes `[10, T]`, `decode(codes)` -> samples), else (None, None)."""
+    codec = getattr(backend, "codec", None)
+    if callable(codec):
+        try:
+            codec = codec()
+        except Exception:  # a backend without a loaded codec: audio-only edits
+            codec = None
+    encode = getattr(backend, "encode_audio", None) or getattr(codec, "encode", None)
+    decode = getattr(backend, "decode_codes", None) or getattr(codec, "decode", None)
+    return encode, decode
+
+
+# --------------------------------------------------------------------------- in a project
+
+
+@dataclass(frozen=True)
+class EditForm:
+    """The edit asked for on the command line: exactly one of `insert` (with `at_s` or
+    `after`), `replace_old`/`replace_new`, or `text` (with an optional `span`, seconds or
+    frames with `frames`)."""
+
+    insert: str | None = None
+    at_s: float | None = None
+    after: str | None = None
+    replace_old: str | None = None
+    replace_new: str | None = None
+    text: str | None = None
+    span: str | None = None
+    frames: bool = False
+
+    def validate(self) -> None:
+        """Raise UsageError unless exactly one form is given with its required options."""
+        forms = [self.insert is not None, self.replace_old is not None, self.text is not None]
+        if sum(forms) != 1:
+            raise UsageError("give exactly one of --insert, --replace or --text")
+        if self.insert is not None and (self.at_s is None) == (self.after is None):
+            raise UsageError("--insert needs exactly one of --at T or --after WORD")
+        if self.replace_old is not None and self.replace_new is None:
+            raise UsageError("--replace needs --with NEW")
+        if self.at_s is not None and self.span is not None:
+            raise UsageError("--at and --span cannot be combined")
+        if self.insert is None and (self.at_s is not None or self.after is not None):
+            raise UsageError("--at and --after go with --insert")
+        for value, name in ((self.insert, "--insert"), (self.replace_new, "--with"), (self.text, "--text")):
+            if value is not None and not value.strip() and name != "--with":
+                raise UsageError(f"{name} needs words")
+
+
+def new_text_and_span(form: EditForm, old_text: str, line_id: str, take_samples: int,
+                      timed: Sequence[Word] | None) -> tuple[str, tuple[float, float] | None]:
+    """The line's new text and the span given directly (`--at`, `--span`), if any.
+    Raises UsageError for a word `--after`/`--replace` cannot find or a malformed span."""
+    duration_s = take_samples / SAMPLE_RATE
+    span = parse_span(form.span, form.frames) if form.span is not None else None
+    if form.insert is not None and form.after is not None:
+        return insert_after(old_text, form.after, form.insert, line_id), span
+    if form.insert is not None:
+        shown = timed if timed is not None else estimate_timings(spoken_words(old_text), duration_s)
+        snap_span(form.at_s, form.at_s, take_samples)  # validates --at against the take
+        return insert_at_word_index(old_text, word_index_at(shown, form.at_s), form.insert), (form.at_s, form.at_s)
+    if form.replace_old is not None:
+        return replace_words(old_text, form.replace_old, form.replace_new, line_id), span
+    return form.text.strip(), span
+
+
+def spoken_text_of(take, line_text: str) -> str:
+    """The text a take speaks: an edited take's new text, else the line's text."""
+    return (take.record.get("edit") or {}).get("new_text") or line_text
+
+
+def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
+                    recognise: Callable[[np.ndarray], list[Word] | None] = recognise_words):
+    """Everything decided before generating: (planned line, source take, its audio, the plan).
+    Speech recognition runs only when the span must come from word times. Raises UsageError
+    for an unknown line, a line without takes, or a bad edit (see `plan_edit`)."""
+    from drama_cli.revise import plan_line, start_take
+
+    form.validate()
+    planned = plan_line(script, store, backend, line_id)
+    source = start_take(store, planned.scene.id, line_id, from_take)
+    audio = source.audio()
+    old_text = spoken_text_of(source, planned.line.text)
+    needs_times = form.span is None and form.at_s is None
+    timed = recognise(audio) if needs_times or form.insert is not None else None
+    new_text, span_s = new_text_and_span(form, old_text, line_id, len(audio), timed)
+    plan = plan_edit(old_text, new_text, len(audio), timed, span_s)
+    return planned, source, audio, plan
+
+
+def compile_line_text(line, new_text: str, speaker_names: dict, base_text: str) -> str:
+    """The model text of the line with `new_text` (direction grammar, notes, speaker tags as the
+    compiler writes them); falls back to the base text's speaker tag plus the plain text."""
+    try:
+        from drama_cli.script.direction import parse_directions, render_spans
+
+        index_of = {name: k for k, name in speaker_names.items()}
+        speaker = index_of.get(line.speaker)
+        if speaker is None:
+            raise KeyError(line.speaker)
+        return render_spans(parse_directions(new_text), speaker, index_of.__getitem__, line.notes)
+    except (ImportError, KeyError):
+        return tagged_text(base_text, new_text)
+
+
+def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, key: str) -> dict:
+    """The record of an edited take: the render record's fields plus its parent take, the line
+    text it speaks, and the edit (span requested and snapped, covered words, crossfades,
+    silence flag, whether the final-word fallback ran)."""
+    identity = backend.identity()
+    generation = outcome.generation
+    splice_ = outcome.splice
+    return {
+        "speaker": request.speaker,
+        "text": outcome.conversation.text,
+        "seed": outcome.seed,
+        "slot": None,
+        "attempt": 0,
+        "layout": "infill",
+        "layout_version": request.layout_version,
+        "sampling": dict(request.sampling),
+        "note": source.record.get("note"),
+        "notes": source.record.get("notes"),
+        "parent_take": source.number,
+        "edit": {
+            "old_text": plan.old_text,
+            "new_text": plan.new_text,
+            "requested_s": [round(v, 6) for v in plan.span.requested_s],
+            "span_s": [round(plan.span.start_s, 6), round(plan.span.end_s, 6)],
+            "span_frames": [plan.span.start_frame, plan.span.end_frame],
+            "covered_words": list(plan.covered_words),
+            "timings": plan.timings_source,
+            "middle_samples": [splice_.middle_start, splice_.middle_end],
+            "middle_s": [round(splice_.middle_start / SAMPLE_RATE, 6), round(splice_.middle_end / SAMPLE_RATE, 6)],
+            "head_fade_samples": splice_.head_fade,
+            "tail_fade_samples": splice_.tail_fade,
+            "longest_silence_s": round(splice_.longest_silence_s, 3),
+            "flagged": splice_.flagged,
+            "continuation": outcome.continuation,
+        },
+        "checks": generation.checks.to_dict() if generation is not None else {"passed": True, "severity": "ok"},
+        "status": "degraded" if splice_.flagged else (generation.checks.severity if generation is not None else "ok"),
+        "needs_review": bool(splice_.flagged or (generation is not None and not generation.checks.passed)),
+        "stop_reason": generation.stop_reason if generation is not None else "eos",
+        "engine": identity.get("engine", backend.name),
+        "model_revision": identity.get("revision"),
+        "engine_identity": identity,
+        "cache_key": key,
+        "scratch": bool(getattr(backend, "scratch", False)),
+    }
+
+
+def plan_summary(planned, source, plan: EditPlan) -> dict:
+    """JSON-ready description of a planned edit (printed before generating)."""
+    return {
+        "scene": planned.scene.id,
+        "line": planned.line.id,
+        "source_take": source.number,
+        "old_text": plan.old_text,
+        "new_text": plan.new_text,
+        "span_s": [round(plan.span.start_s, 3), round(plan.span.end_s, 3)],
+        "requested_s": [round(v, 3) for v in plan.span.requested_s],
+        "span_frames": [plan.span.start_frame, plan.span.end_frame],
+        "covered_words": list(plan.covered_words),
+        "timings": plan.timings_source,
+    }
+
+
+def edit_in_project(script, store, backend, planned, source, audio, plan: EditPlan, takes: int = 1,
+                    seed: int | None = None, select: bool = False, update_script: bool = False) -> dict:
+    """Generate `takes` edited takes of a planned edit (one backend call each; two when a
+    final-word edit is refused and retried as a continuation), store them with their parent
+    take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
+    with a backup) and select the first new take and mix its scene again (`select`).
+    Returns a JSON-ready summary. Raises UsageError for takes < 1, RenderError from the backend."""
+    from drama_cli.revise import plan_line, remix_scene
+
+    if takes < 1:
+        raise UsageError("--takes must be at least 1")
+    encode, decode = engine_codec(backend)
+    codes = source_codes(source.codes(), audio, encode if not getattr(backend, "scratch", False) else None)
+    base = planned.request.conversation
+    model_text = compile_line_text(planned.line, plan.new_text, planned.request.speaker_names, base.text)
+    base = replace(base, text=model_text)
+    request = replace(planned.request, text=model_text)
+    from engine.prompt import layout_version
+
+    request = replace(request, layout_version=layout_version("infill"))
+    runner = BackendInfill(backend, request, middle_words(plan), decode)
+    first_seed = seed if seed is not None else int(source.record.get("seed", 0)) + 1
+    outcomes = []
+    for k in range(takes):
+        outcome = run_infill(runner, base, plan, audio, codes, first_seed + k)
+        outcome.generation = runner.last
+        outcomes.append(outcome)
+    backup = None
+    key = planned.cache_key
+    with store.lock():
+        if update_script:
+            backup = update_script_text(script, planned.line, plan.old_text, plan.new_text)
+            from drama_cli.script.load import load_script
+
+            key = plan_line(load_script(script.source), store, backend, planned.line.id).cache_key
+        made = []
+        for outcome in outcomes:
+            record = edit_record(source, plan, outcome, request, backend, key)
+            new_codes = None
+            middle = getattr(outcome.generation, "codes", None)
+            if codes is not None and middle is not None:
+                prefix, suffix = split_codes(codes, plan.span)
+                new_codes = np.concatenate([prefix, np.asarray(middle, np.int64), suffix], axis=1)
+            made.append(store.add_take(planned.scene.id, planned.line.id, outcome.splice.audio, record, new_codes))
+        if select:
+            store.select(planned.scene.id, planned.line.id, made[0], by="user")
+            mix = remix_scene(store, planned.scene)
+        else:
+            mix = None
+    return {
+        **plan_summary(planned, source, plan),
+        "takes": [{"take": t.number, "seed": t.record["seed"], "duration_s": t.duration_s,
+                   "flagged": t.record["edit"]["flagged"], "file": str(t.wav_path)} for t in made],
+        "backend_calls": runner.calls,
+        "selected": made[0].number if select else None,
+        "script_backup": str(backup) if backup else None,
+        "mix": mix,
+        "notes": [n for o in outcomes for n in o.notes],
+    }
+
+
+def update_script_text(script, line, old_text: str, new_text: str):
+    """Rewrite the line's text in the script file: a backup copy `<file>.<UTC time>.bak`
+    first, then the new file written beside it and renamed into place (atomic).
+
+    YAML: the value of the line's `text:` key (written double-quoted). Fountain: the first
+    occurrence of the old text after the line's cue. Returns the backup path. Raises
+    UsageError when the script was read from stdin or the text cannot be found.
+    """
+    import datetime as dt
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    path = Path(script.source)
+    if not path.is_file():
+        raise UsageError("--update-script needs a script file (not stdin)")
+    source = path.read_text(encoding="utf-8")
+    start_line = (line.position.line - 1) if line.position else 0
+    lines = source.splitlines(keepends=True)
+    offset = sum(len(x) for x in lines[:start_line])
+    if script.format == "yaml":
+        pattern = re.compile(r"^(\s*(?:-\s+)?text:[ \t]*)(.*?)([ \t]*)$", re.MULTILINE)
+        match = pattern.search(source, offset)
+        if match is None or old_text.split()[0].strip("\"'") not in match.group(2):
+            raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
+        updated = source[: match.start(2)] + json.dumps(new_text, ensure_ascii=False) + source[match.end(2) :]
+    else:
+        at = source.find(old_text, offset)
+        if at < 0:
+            raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
+        updated = source[:at] + new_text + source[at + len(old_text) :]
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    backup = path.with_name(f"{path.name}.{stamp}.bak")
+    shutil.copy2(path, backup)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(updated, encoding="utf-8")
+    os.replace(tmp, path)
+    return backup

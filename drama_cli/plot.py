@@ -214,3 +214,85 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
     fig.savefig(tmp, dpi=fig.dpi)
     tmp.replace(path)
     return path
+
+
+# -- from a project ------------------------------------------------------------------------------
+
+
+def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | None]:
+    """The blocks of a scene and its total length (seconds): from the scene's cue sheet
+    (`mix.cues.json`) when it was mixed, else laid out from the selected takes as the mixer
+    would. Raises UsageError for an unknown scene or one without selected takes."""
+    import json
+
+    from drama_cli.errors import UsageError
+
+    try:
+        scene = script.scene(scene_id)
+    except KeyError:
+        known = ", ".join(s.id for s in script.scenes)
+        raise UsageError(f"no scene {scene_id!r} (scenes: {known})") from None
+    folder = store.scene_dir(scene.id)
+    speakers = {line.id: line for line in scene.lines}
+    cues_path = folder / "mix.cues.json"
+    if cues_path.exists():
+        sheet = json.loads(cues_path.read_text(encoding="utf-8"))
+        rows = [(c["line"], c["speaker"], c.get("text", ""), c["start_s"], c["end_s"],
+                 folder / _line_folder(store, scene.id, c["line"]) / c["take_file"]) for c in sheet.get("cues", [])]
+        total = sheet.get("summary", {}).get("duration_s") or sheet.get("duration_s")
+    else:
+        rows, total = _planned_rows(store, scene), None
+    if not rows:
+        raise UsageError(f"scene {scene_id!r} has no selected takes; run drama render first")
+    blocks = []
+    for line_id, speaker, text, start, end, path in rows:
+        loud = None
+        if Path(path).exists():
+            import soundfile as sf
+
+            loud = take_loudness(sf.read(str(path), dtype="float32")[0])
+        text = text or (speakers[line_id].text if line_id in speakers else "")
+        blocks.append(Block(line_id, speaker, text, float(start), float(end), loud))
+    return blocks, total
+
+
+def _line_folder(store, scene_id: str, line_id: str) -> str:
+    return store.line_dir(scene_id, line_id).name
+
+
+def _planned_rows(store, scene) -> list[tuple]:
+    from drama_cli.mix import MixEntry, MixSettings, plan_timeline
+
+    entries = []
+    for line in scene.lines:
+        take = store.selected_take(scene.id, line.id)
+        if take is not None:
+            entries.append(MixEntry(line.id, line.speaker, line.text, take.wav_path, take.number,
+                                    line.pause_after_s, line.overlap))
+    if not entries:
+        return []
+    cues, _ = plan_timeline(entries, MixSettings())
+    return [(c.line_id, c.speaker, c.text, c.start_s, c.end_s, c.take_path) for c in cues]
+
+
+def scene_blocks_figure(script, store, scene_id: str) -> Figure:
+    """`drama plot --scene`: the scene's timeline figure (see `scene_figure`)."""
+    blocks, total = scene_blocks(script, store, scene_id)
+    return scene_figure(blocks, title=f"scene {scene_id}", total_s=total)
+
+
+def take_view_figure(script, store, line_id: str, take_number: int | None = None) -> Figure:
+    """`drama plot --line [--take]`: a take's waveform and spectrogram (see `take_figure`),
+    the selected take by default; an edited take has its new middle shaded. Raises
+    UsageError for an unknown line or take."""
+    from drama_cli.errors import UsageError
+    from drama_cli.revise import find_line, start_take
+
+    scene, _, line = find_line(script, line_id)
+    take = start_take(store, scene.id, line.id, take_number)
+    if take is None:
+        raise UsageError(f"line {line_id!r} has no takes")
+    edit = take.record.get("edit") or {}
+    shaded = tuple(edit["middle_s"]) if edit.get("middle_s") else None
+    label = f"{line_id} take {take.number}" + (" (edited: new audio shaded)" if shaded else "")
+    return take_figure(take.audio(), title=f"{label}: {first_words(line.text, 12)}", shaded_s=shaded)

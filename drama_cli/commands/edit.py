@@ -1,0 +1,195 @@
+"""`drama revise`, `drama edit` and `drama plot`: thin commands over `drama_cli.revise`,
+`drama_cli.edit` and `drama_cli.plot`.
+
+Results go to stdout (text, or JSON with `--json`); the planned span and notices to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from drama_cli.errors import UsageError
+
+
+def _err(message: str) -> None:
+    print(f"drama: {message}", file=sys.stderr)
+
+
+def _load(script: str):
+    from drama_cli.script.load import load_script
+
+    if script == "-":
+        raise UsageError("revise, edit and plot need a script file (they read its project folder)")
+    loaded = load_script(script)
+    for warning in loaded.warnings:
+        _err(f"warning: {warning}")
+    return loaded
+
+
+def _store(script: str, out: Optional[str]):
+    from drama_cli.takes import TakeStore
+
+    if out is None:
+        path = Path(script)
+        out = str(path.with_name(f"{path.stem}.drama"))
+    store = TakeStore(out)
+    if not store.project_path.exists():
+        raise UsageError(f"{store.root} is not a rendered project; run drama render first")
+    return store
+
+
+def _backend(store, engine: Optional[str], model: Optional[str], device: Optional[str]):
+    """The engine the project was rendered with, unless `--engine` says otherwise."""
+    from drama_cli.backends import make_backend
+
+    recorded = (store.project().get("engine") or {}).get("engine")
+    name = engine or (recorded if recorded in ("scratch", "drama3") else "auto")
+    return make_backend(name, model, notice=_err, device=device)
+
+
+def _print(data: dict, as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(lines))
+
+
+def _takes_lines(summary: dict) -> list[str]:
+    rows = []
+    for take in summary.get("takes", []):
+        flag = "  FLAGGED: long silence in the edit" if take.get("flagged") else ""
+        rows.append(f"  take {take['take']}: {take['duration_s']:.2f} s, seed {take['seed']}  {take['file']}{flag}")
+    if summary.get("selected"):
+        mix = summary.get("mix") or {}
+        rows.append(f"  selected take {summary['selected']}; mix {(mix.get('files') or {}).get('wav', 'rebuilt')}")
+    return rows
+
+
+def revise_command(
+    script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
+    line: Optional[str] = typer.Argument(None, help="Line id to revise."),
+    note: Optional[str] = typer.Option(None, help="Director's note, read against the earlier take."),
+    from_take: Optional[int] = typer.Option(None, "--from-take", help="Take to revise (default: the selected one)."),
+    takes: int = typer.Option(1, help="New takes to make (one generation each)."),
+    seed: Optional[int] = typer.Option(None, help="Seed of the first new take."),
+    select: bool = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix."),
+    from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
+    engine: Optional[str] = typer.Option(None, help="auto, scratch or drama3 (default: the project's)."),
+    model: Optional[str] = typer.Option(None, help="Drama 3 model folder."),
+    device: Optional[str] = typer.Option(None, help="Torch device for drama3."),
+    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Make a new take of a line read against its earlier takes and a director's note."""
+    from drama_cli.revise import clean_note, find_line, revise_from_script, revise_in_project
+
+    loaded = _load(script)
+    if from_script:
+        if line is not None or note is not None:
+            raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
+        store = _store(script, out)
+        done = revise_from_script(loaded, store, _backend(store, engine, model, device), seed)
+        lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
+        _print({"revised": done}, as_json, lines or ["no new notes in the script"])
+        return
+    if line is None or note is None:
+        raise UsageError("give LINE and --note (or --from-script)")
+    find_line(loaded, line)
+    clean_note(note)
+    store = _store(script, out)
+    summary = revise_in_project(loaded, store, _backend(store, engine, model, device), line, note,
+                                takes, seed, from_take, select)
+    head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
+    _print(summary, as_json, [head, *_takes_lines(summary)])
+
+
+def edit_command(
+    script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
+    line: str = typer.Argument(..., help="Line id to edit."),
+    insert: Optional[str] = typer.Option(None, help="Words to insert (with --at or --after)."),
+    at: Optional[float] = typer.Option(None, help="Insert at this time in the take, seconds."),
+    after: Optional[str] = typer.Option(None, help="Insert after this word of the line."),
+    replace: Optional[str] = typer.Option(None, help="Words of the line to replace (with --with)."),
+    with_: Optional[str] = typer.Option(None, "--with", help="The replacement words."),
+    text: Optional[str] = typer.Option(None, help="The full new text of the line."),
+    span: Optional[str] = typer.Option(None, help="START:END to regenerate (seconds, or frames with --frames)."),
+    frames: bool = typer.Option(False, "--frames", help="--span is in codec frames (44,100/2048 per second)."),
+    from_take: Optional[int] = typer.Option(None, "--from-take", help="Take to edit (default: the selected one)."),
+    takes: int = typer.Option(1, help="Edited takes to make (one generation each)."),
+    seed: Optional[int] = typer.Option(None, help="Seed of the first new take."),
+    select: bool = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the span and the words it covers, then stop."),
+    update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
+    engine: Optional[str] = typer.Option(None, help="auto, scratch or drama3 (default: the project's)."),
+    model: Optional[str] = typer.Option(None, help="Drama 3 model folder."),
+    device: Optional[str] = typer.Option(None, help="Torch device for drama3."),
+    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Regenerate part of a take between its fixed audio before and after (infill)."""
+    from drama_cli.edit import EditForm, edit_in_project, plan_in_project, plan_summary
+    from drama_cli.revise import find_line
+
+    form = EditForm(insert=insert, at_s=at, after=after, replace_old=replace, replace_new=with_,
+                    text=text, span=span, frames=frames)
+    form.validate()
+    loaded = _load(script)
+    find_line(loaded, line)
+    store = _store(script, out)
+    backend = _backend(store, engine, model, device)
+    planned, source, audio, plan = plan_in_project(loaded, store, backend, line, form, from_take)
+    summary = plan_summary(planned, source, plan)
+    span_line = (f"{line}: take {source.number}, span {plan.span.start_s:.3f}-{plan.span.end_s:.3f} s "
+                 f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "
+                 f"{' '.join(plan.covered_words) or '(no whole word)'}")
+    if dry_run:
+        _print(summary, as_json, [span_line, f"  new text: {plan.new_text}"])
+        return
+    _err(span_line)
+    result = edit_in_project(loaded, store, backend, planned, source, audio, plan, takes, seed, select,
+                             update_script)
+    for message in result["notes"]:
+        _err(f"warning: {message}")
+    lines = [f"{line}: edited take {source.number}: {plan.new_text}", *_takes_lines(result)]
+    if result.get("script_backup"):
+        lines.append(f"  script updated; backup {result['script_backup']}")
+    _print(result, as_json, lines)
+
+
+def plot_command(
+    script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
+    scene: Optional[str] = typer.Option(None, help="Scene id: plot its mix timeline."),
+    line: Optional[str] = typer.Option(None, help="Line id: plot a take's waveform and spectrogram."),
+    take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="Image file (default: <scene>.png / <line>.png)."),
+    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
+) -> None:
+    """Draw a scene's timeline or a take's waveform and spectrogram (PNG)."""
+    from drama_cli.plot import save_figure
+    from drama_cli.plot import scene_blocks_figure, take_view_figure
+
+    if (scene is None) == (line is None):
+        raise UsageError("give exactly one of --scene ID or --line ID")
+    if scene is not None and take is not None:
+        raise UsageError("--take goes with --line")
+    loaded = _load(script)
+    store = _store(script, out)
+    if scene is not None:
+        fig = scene_blocks_figure(loaded, store, scene)
+        target = output or f"{scene}.png"
+    else:
+        fig = take_view_figure(loaded, store, line, take)
+        target = output or f"{line}.png"
+    print(save_figure(fig, target))
+
+
+def register(app: typer.Typer) -> None:
+    """Add `revise`, `edit` and `plot` to the app."""
+    app.command("revise")(revise_command)
+    app.command("edit")(edit_command)
+    app.command("plot")(plot_command)
