@@ -118,8 +118,9 @@ def preset_config_dict(preset: str, tokenizer=None) -> dict:
 
 
 def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
-                     config_only: bool = False) -> dict:
-    """Write a complete random model folder for `preset` into `folder` (created if needed).
+                     config_only: bool = False, with_codec: bool = True) -> dict:
+    """Write a complete random model folder for `preset` into `folder` (created if needed);
+    `with_codec=False` skips `codec.pth` (backbone-only tests).
 
     Returns a summary: folder, preset, seed, files written, tensor count, bytes, and notes
     (e.g. that no codec was written because `engine.codec.testing` is not available).
@@ -152,7 +153,8 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     (folder / INDEX_FILE).write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
     summary["files"].append(INDEX_FILE)
     summary.update(tensors=len(specs), bytes=total)
-    _write_codec(folder, preset, seed, summary)
+    if with_codec:
+        _write_codec(folder, preset, seed, summary)
     return summary
 
 

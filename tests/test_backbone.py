@@ -17,7 +17,7 @@ from engine.testing import write_checkpoint
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory) -> Checkpoint:
     folder = tmp_path_factory.mktemp("tiny")
-    write_checkpoint(folder, "tiny", seed=3)
+    write_checkpoint(folder, "tiny", seed=3, with_codec=False)
     return Checkpoint(folder)
 
 
