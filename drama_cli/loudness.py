@@ -31,6 +31,7 @@ FLOOR_DB = -120.0  # reported instead of −inf for digital silence
 MAX_BOOST_DB = 24.0  # a scene that needs more than this is left quiet, not turned into hiss
 TRUE_PEAK_OVERSAMPLING = 4
 TRUE_PEAK_TAPS = 48  # 12 taps per phase, as in BS.1770-4 Annex 2
+TRUE_PEAK_CHUNK = 512
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ class LoudnessPreset:
 
     @property
     def limiter_ceiling_db(self) -> float:
-        """Sample-peak ceiling for the limiter; 1 dB below a true-peak ceiling for safety."""
-        return self.ceiling_db - (1.0 if self.true_peak else 0.05)
+        """Limiter ceiling: a little under the preset's, for the limiter's approximations."""
+        return self.ceiling_db - (0.5 if self.true_peak else 0.05)
 
 
 PRESETS = {
@@ -135,6 +136,29 @@ def _true_peak_phases() -> np.ndarray:
     return taps.reshape(-1, TRUE_PEAK_OVERSAMPLING).T.astype(np.float32)
 
 
+_PHASES = _true_peak_phases()
+_CORRELATION_TAPS = np.ascontiguousarray(_PHASES[:, ::-1].T)  # [12, 4] for windows @ taps
+_TAP_GAIN_BOUND = float(np.abs(_PHASES).sum(axis=1).max())  # |interpolated| ≤ this · max|x|
+
+
+def interpolated_magnitude(data: np.ndarray) -> np.ndarray:
+    """Largest |value| of the 4× oversampled signal next to each sample: `[n]` → `[n]` float32.
+
+    Each 12-sample window yields 4 interpolated points near its middle; their largest
+    magnitude is assigned to the two samples they lie between (ends padded with zeros).
+    """
+    taps = _PHASES.shape[1]
+    data = np.asarray(data, np.float32)
+    out = np.zeros(data.size, np.float32)
+    if data.size < taps:
+        return out
+    peaks = np.abs(sliding_window_view(data, taps) @ _CORRELATION_TAPS).max(axis=1)
+    middle = taps // 2 - 1
+    out[middle : middle + peaks.size] = peaks
+    out[middle + 1 : middle + 1 + peaks.size] = np.maximum(out[middle + 1 : middle + 1 + peaks.size], peaks)
+    return out
+
+
 class LoudnessMeter:
     """Streaming meter: `feed` float32 mono blocks of any size in order, then `report()`.
 
@@ -147,9 +171,7 @@ class LoudnessMeter:
         self.step_samples = int(round(GATE_STEP_S * rate))
         self._sos = _k_weighting_sos(rate)
         self._zi = np.zeros((self._sos.shape[0], 2))
-        self._phases = _true_peak_phases() if true_peak else None
-        if self._phases is not None:
-            self._correlation_taps = np.ascontiguousarray(self._phases[:, ::-1].T)
+        self._phases = _PHASES if true_peak else None
         self._tp_history = np.zeros(TRUE_PEAK_TAPS // TRUE_PEAK_OVERSAMPLING - 1, np.float32)
         self._true_peak = 0.0
         self._peak = 0.0
@@ -179,12 +201,30 @@ class LoudnessMeter:
         self._plain_steps.append(_sum_squares(data, steps))
 
     def _feed_true_peak(self, block: np.ndarray) -> None:
+        """Oversample only the chunks whose peak could beat the true peak found so far.
+
+        |interpolated| ≤ Σ|taps| · max|input window|, so a chunk whose neighbourhood peak
+        times that bound stays below the running maximum cannot change the result.
+        """
+        taps = self._phases.shape[1]
         data = np.concatenate([self._tp_history, block.astype(np.float32, copy=False)])
-        # One matrix product computes every phase's convolution: windows [N, 12] @ [12, 4].
-        windows = sliding_window_view(data, self._phases.shape[1])
-        interpolated = windows @ self._correlation_taps
-        self._true_peak = max(self._true_peak, float(np.max(np.abs(interpolated))))
-        self._tp_history = data[-self._tp_history.size :]
+        self._tp_history = data[-(taps - 1) :]
+        self._true_peak = max(self._true_peak, float(np.max(np.abs(block))))
+        starts = data.size - taps + 1
+        chunks = -(-starts // TRUE_PEAK_CHUNK)
+        padded = np.zeros((chunks + 1) * TRUE_PEAK_CHUNK, np.float32)
+        padded[: data.size] = data
+        peaks = np.abs(padded).reshape(-1, TRUE_PEAK_CHUNK).max(axis=1)
+        bound = np.maximum(peaks[:-1], peaks[1:]) * _TAP_GAIN_BOUND
+        chosen = np.flatnonzero(bound > self._true_peak)
+        if chosen.size == 0:
+            return
+        span = np.arange(TRUE_PEAK_CHUNK + taps - 1)
+        rows = padded[chosen[:, None] * TRUE_PEAK_CHUNK + span]  # [k, chunk + taps - 1]
+        # One matrix product computes every phase's convolution: windows [k, chunk, 12] @ [12, 4].
+        interpolated = np.abs(sliding_window_view(rows, taps, axis=1) @ _CORRELATION_TAPS)
+        valid = (chosen[:, None] * TRUE_PEAK_CHUNK + np.arange(TRUE_PEAK_CHUNK)) < starts
+        self._true_peak = max(self._true_peak, float(interpolated.max(axis=2)[valid].max()))
 
     def report(self) -> LoudnessReport:
         """The measurements so far; see `LoudnessReport` for the fallbacks."""
@@ -315,9 +355,12 @@ class PeakLimiter:
     as many samples as were put in.
     """
 
-    def __init__(self, ceiling_db: float, window: int = 256):
+    def __init__(self, ceiling_db: float, window: int = 256, true_peak: bool = False):
         self.ceiling = 10.0 ** (ceiling_db / 20.0)
         self.window = window
+        self.true_peak = true_peak
+        # Interpolated values can exceed samples by at most this factor: below it, no work.
+        self._headroom = _TAP_GAIN_BOUND if true_peak else 1.0
         self.min_gain = 1.0
         self._buffer = np.zeros(2 * window, np.float32)  # silence before the start
         self._pending = 0  # samples at the end of `_buffer` not yet returned
@@ -332,12 +375,14 @@ class PeakLimiter:
             self._buffer, self._pending = buffer, pending
             return np.zeros(0, np.float32)
         start = buffer.size - pending
-        gain = self._gain(buffer)[start : start + ready]
-        out = buffer[start : start + ready] * gain
-        self.min_gain = min(self.min_gain, float(gain.min()))
+        out = buffer[start : start + ready]
         self._buffer = buffer[start + ready - context :]
         self._pending = context
-        return np.clip(out, -self.ceiling, self.ceiling)
+        if float(np.max(np.abs(buffer))) * self._headroom <= self.ceiling:
+            return out.copy()  # nothing to limit within reach: unity gain
+        gain = self._gain(buffer)[start : start + ready]
+        self.min_gain = min(self.min_gain, float(gain.min()))
+        return np.clip(out * gain, -self.ceiling, self.ceiling)
 
     def flush(self) -> np.ndarray:
         """Return the delayed tail (the stream is treated as followed by silence)."""
@@ -348,6 +393,8 @@ class PeakLimiter:
 
     def _gain(self, buffer: np.ndarray) -> np.ndarray:
         magnitude = np.abs(buffer)
+        if self.true_peak:
+            magnitude = np.maximum(magnitude, interpolated_magnitude(buffer))
         needed = np.ones_like(magnitude)
         over = magnitude > self.ceiling
         needed[over] = self.ceiling / magnitude[over]

@@ -36,6 +36,7 @@ from engine.errors import AudioError
 
 BLOCK_SAMPLES = 220_500  # 5 s, a whole number of 100 ms loudness steps
 MIX_BASENAME = "mix"
+NOISE_LOOP_S = 7.37
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,8 @@ class MixSettings:
     gap_s: default pause between lines in seconds (the script/scene default, resolved by the
     caller). head_s / tail_s: padding before the first and after the last line, seconds.
     room_tone: None (gaps are digital silence), "noise" (generated low-level noise at
-    `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene.
+    `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene at
+    its recorded level. The bed is added after the loudness gain, so it keeps that level.
     preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.loudness`).
     formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
     (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
@@ -137,8 +139,9 @@ class MixResult:
     """A mixed scene, written to `audio_path` (a temporary WAV until `write_mix` moves it).
 
     cues: the timeline. total_samples / sample_rate: length at 44,100 Hz. gain_db: the preset
-    gain applied. measured: loudness of the raw sum before processing; loudness: after gain
-    and limiting (what was written). limiter_reduction_db: deepest limiter gain reduction.
+    gain applied. measured: loudness of the takes' sum before processing (preset `none` skips
+    that pass: then the same as `loudness`); loudness: after gain and limiting (what was
+    written). limiter_reduction_db: deepest limiter gain reduction.
     issues: how the result misses the preset (empty: compliant).
     """
 
@@ -232,41 +235,46 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
 
 
 class _RoomTone:
-    """The bed under the scene: a looped file or seeded white noise at a given RMS level."""
+    """The bed under the scene: a looped file, or a seeded loop of white noise at a set level.
+
+    Generated noise is one NOISE_LOOP_S loop (an odd length, so it does not line up with the
+    blocks); at room-tone levels the repetition is inaudible and it costs nothing per block.
+    """
 
     def __init__(self, source: str | Path | None, level_db: float, seed: int):
-        self.seed = seed
         self.loop = None
-        self.level = 10.0 ** (level_db / 20.0)
         if source is None:
-            self.kind = None
-        elif str(source) == "noise":
-            self.kind = "noise"
+            return
+        if str(source) == "noise":
+            rng = np.random.default_rng(seed)
+            noise = rng.standard_normal(_seconds_to_samples(NOISE_LOOP_S), dtype=np.float32)
+            self.loop = noise * np.float32(10.0 ** (level_db / 20.0))
         else:
-            self.kind = "file"
             self.loop = read_take(source)
             if self.loop.size == 0:
                 raise AudioError(f"room tone file {source} is empty")
 
-    def add(self, block: np.ndarray, start: int, index: int) -> None:
-        """Add the bed for samples `[start, start + len(block))`; `index` seeds generated noise."""
-        if self.kind == "noise":
-            rng = np.random.default_rng([self.seed, index])
-            block += rng.standard_normal(block.size, dtype=np.float32) * np.float32(self.level)
-        elif self.kind == "file":
-            positions = np.arange(start, start + block.size) % self.loop.size
-            block += self.loop[positions]
+    def add(self, block: np.ndarray, start: int) -> None:
+        """Add the bed for samples `[start, start + len(block))` of the scene, in place."""
+        if self.loop is None:
+            return
+        done = 0
+        while done < block.size:
+            offset = (start + done) % self.loop.size
+            piece = min(block.size - done, self.loop.size - offset)
+            block[done : done + piece] += self.loop[offset : offset + piece]
+            done += piece
 
 
-def _timeline_blocks(cues: list[Cue], total: int, tone: _RoomTone) -> Iterator[np.ndarray]:
-    """Yield the raw float32 sum of the timeline in BLOCK_SAMPLES blocks, in order.
+def _timeline_blocks(cues: list[Cue], total: int) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (first sample, float32 sum of the takes) for BLOCK_SAMPLES blocks, in order.
 
     Each take is read when the first block under it is rendered and dropped after the last.
     """
     order = sorted(range(len(cues)), key=lambda i: cues[i].start_sample)
     next_index = 0
     active: dict[int, np.ndarray] = {}
-    for index, start in enumerate(range(0, total, BLOCK_SAMPLES)):
+    for start in range(0, total, BLOCK_SAMPLES):
         stop = min(start + BLOCK_SAMPLES, total)
         block = np.zeros(stop - start, np.float32)
         while next_index < len(order) and cues[order[next_index]].start_sample < stop:
@@ -277,8 +285,7 @@ def _timeline_blocks(cues: list[Cue], total: int, tone: _RoomTone) -> Iterator[n
             _add_overlap(block, start, cues[cue_index], active[cue_index])
             if cues[cue_index].end_sample <= stop:
                 del active[cue_index]
-        tone.add(block, start, index)
-        yield block
+        yield start, block
 
 
 def _load_cue_audio(cue: Cue) -> np.ndarray:
@@ -302,7 +309,8 @@ def mix_scene(
 ) -> MixResult:
     """Mix the selected takes of one scene into a WAV under `work_dir` (default: a temp folder).
 
-    Pass 1 measures the raw sum (BS.1770-4 loudness, RMS, peaks); the preset's gain is then
+    Pass 1 measures the sum of the takes (BS.1770-4 loudness, RMS, peaks; skipped for preset
+    `none`, which applies no gain); the preset's gain is then
     applied with one look-ahead limiter at the preset's ceiling while pass 2 writes the file
     in `settings.wav_subtype` and measures what was written. Memory stays bounded by one
     block plus the takes under it, whatever the scene length.
@@ -315,23 +323,28 @@ def mix_scene(
     cues, total = plan_timeline(entries, settings)
     tone = _RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
-    raw_meter = LoudnessMeter(SAMPLE_RATE)
-    for block in _timeline_blocks(cues, total, tone):
-        raw_meter.feed(block)
-    measured = raw_meter.report()
-    gain_db = preset_gain_db(preset, measured)
+    measured = None
+    if preset.target_db is not None:
+        raw_meter = LoudnessMeter(SAMPLE_RATE)
+        for _, block in _timeline_blocks(cues, total):
+            raw_meter.feed(block)
+        measured = raw_meter.report()
+    gain_db = preset_gain_db(preset, measured) if measured else 0.0
 
     folder = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="drama-mix-"))
     folder.mkdir(parents=True, exist_ok=True)
     audio_path = folder / f".{MIX_BASENAME}.rendering.wav"
     meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
-    limiter = PeakLimiter(preset.limiter_ceiling_db)
+    limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
     gain = np.float32(10.0 ** (gain_db / 20.0))
     with export.open_wav_writer(audio_path, settings.wav_subtype, SAMPLE_RATE, total) as writer:
-        for block in _timeline_blocks(cues, total, tone):
-            _write_processed(limiter.process(block * gain), writer, meter)
+        for start, block in _timeline_blocks(cues, total):
+            block *= gain
+            tone.add(block, start)  # after the gain: the bed keeps its own level
+            _write_processed(limiter.process(block), writer, meter)
         _write_processed(limiter.flush(), writer, meter)
     loudness = meter.report()
+    measured = measured or loudness  # preset `none`: no gain, so one pass measures both
     return MixResult(audio_path, cues, total, SAMPLE_RATE, settings, gain_db, measured, loudness,
                      limiter.max_reduction_db, compliance_issues(preset, loudness))  # fmt: skip
 

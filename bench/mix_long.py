@@ -1,0 +1,126 @@
+"""Benchmark: mix a synthetic 10-hour book (scenes of short takes) in bounded memory.
+
+Prints the peak resident memory of the process and the real-time factor (seconds of audio
+mixed per second of wall time), plus, on the first scene, a ratio against an in-memory oracle
+(whole-scene numpy sum, pyloudnorm's integrated loudness, one soundfile write) measured in
+the same run, with the two loudness readings side by side.
+
+    python bench/mix_long.py                       # 10 h in 30-minute scenes, preset r128
+    python bench/mix_long.py --hours 1 --scene-minutes 60 --preset none
+
+Goal (issue 6): peak memory < 1 GB and ≥ 200× real time on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyloudnorm
+import soundfile as sf
+
+from drama_cli.mix import SAMPLE_RATE, MixEntry, MixSettings, mix_scene, read_take, write_mix
+
+POOL_SIZE = 48
+
+
+def make_take_pool(folder: Path, rng: np.random.Generator) -> list[Path]:
+    """Write POOL_SIZE speech-like takes (1–6 s of syllable-modulated noisy tones), 24-bit."""
+    paths = []
+    for index in range(POOL_SIZE):
+        seconds = rng.uniform(1.0, 6.0)
+        t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+        pitch = rng.uniform(90, 220)
+        voiced = sum(np.sin(2 * np.pi * pitch * k * t) / k for k in range(1, 6))
+        syllables = np.clip(np.sin(2 * np.pi * rng.uniform(3, 5) * t), 0, None) ** 2
+        noise = rng.standard_normal(t.size) * 0.05
+        audio = (0.25 * voiced + noise) * syllables * rng.uniform(0.3, 1.0)
+        path = folder / f"take-{index:03d}.wav"
+        sf.write(path, audio.astype(np.float32), SAMPLE_RATE, subtype="PCM_24")
+        paths.append(path)
+    return paths
+
+
+def scene_entries(pool: list[Path], seconds: float, rng: np.random.Generator) -> list[MixEntry]:
+    """Lines drawn from the pool until the scene is about `seconds` long."""
+    lengths = {p: sf.info(str(p)).duration for p in pool}
+    entries, total = [], 0.0
+    while total < seconds:
+        path = pool[int(rng.integers(len(pool)))]
+        number = len(entries)
+        entries.append(MixEntry(f"l{number}", f"SPEAKER{number % 3}", "line text", path, 1))
+        total += lengths[path] + 0.5
+    return entries
+
+
+def oracle_mix(entries: list[MixEntry], settings: MixSettings, target: Path) -> tuple[float, float]:
+    """Mix in memory the straightforward way; returns (seconds taken, measured LUFS)."""
+    start = time.perf_counter()
+    pieces = [np.zeros(int(settings.head_s * SAMPLE_RATE), np.float32)]
+    for entry in entries:
+        pieces.append(read_take(entry.take_path))
+        pieces.append(np.zeros(int(settings.gap_s * SAMPLE_RATE), np.float32))
+    audio = np.concatenate(pieces)
+    lufs = pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(audio.astype(np.float64))
+    sf.write(target, audio, SAMPLE_RATE, subtype="PCM_24")
+    return time.perf_counter() - start, lufs
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process in MB (Linux reports kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hours", type=float, default=10.0)
+    parser.add_argument("--scene-minutes", type=float, default=30.0)
+    parser.add_argument("--preset", default="r128")
+    parser.add_argument("--room-tone", default="noise")
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(7)
+    work = Path(tempfile.mkdtemp(prefix="drama-bench-"))
+    try:
+        pool = make_take_pool(work, rng)
+        settings = MixSettings(preset=args.preset, room_tone=args.room_tone or None)
+        scenes = max(1, round(args.hours * 60 / args.scene_minutes))
+        baseline_mb = peak_rss_mb()
+        audio_s = wall_s = 0.0
+        for scene in range(scenes):
+            entries = scene_entries(pool, args.scene_minutes * 60, rng)
+            start = time.perf_counter()
+            result = mix_scene(entries, settings, work_dir=work / "render")
+            write_mix(result, work / "scene")
+            wall_s += time.perf_counter() - start
+            audio_s += result.duration_s
+            if scene == 0:
+                first = (entries, result, time.perf_counter() - start)
+            print(f"scene {scene + 1}/{scenes}: {result.duration_s / 60:.1f} min, "
+                  f"{result.loudness.integrated_lufs} LUFS, peak RSS {peak_rss_mb():.0f} MB",
+                  flush=True)  # fmt: skip
+            shutil.rmtree(work / "scene")
+        print(f"mixed {audio_s / 3600:.2f} h of audio in {wall_s:.1f} s: "
+              f"{audio_s / wall_s:.0f}x real time")  # fmt: skip
+        print(f"peak RSS {peak_rss_mb():.0f} MB (after imports and take pool: {baseline_mb:.0f} MB)")
+        report_oracle(*first, settings, work)  # last: its whole-scene arrays raise the peak
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report_oracle(entries, result, ours_s: float, settings: MixSettings, work: Path) -> None:
+    """Print our scene time against the in-memory oracle's, and both loudness readings."""
+    oracle_s, oracle_lufs = oracle_mix(entries, MixSettings(), work / "oracle.wav")
+    print(f"first scene: ours {ours_s:.2f} s (two passes, preset {settings.preset}, limiter, "
+          f"true peak), in-memory oracle {oracle_s:.2f} s (one pass, no processing): "
+          f"ratio {ours_s / oracle_s:.2f}; raw loudness ours {result.measured.integrated_lufs:.2f} "
+          f"LUFS, pyloudnorm {oracle_lufs:.2f} LUFS")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
