@@ -28,6 +28,7 @@ _MARKUP = re.compile(r"<\|[^<>|]*\|>|</?[A-Za-z][\w-]*>|\[[^\[\]]*\]")
 _SPEAKER = re.compile(r"<\|speaker:\d+\|>")
 _OPEN = re.compile(r"<([A-Za-z][\w-]*)>")
 _CLOSE = re.compile(r"</([A-Za-z][\w-]*)>")
+_TRAILING_CLOSE = re.compile(r"</[A-Za-z][\w-]*>$")
 _TITLES = frozenset(
     "dr mr mrs ms mx st jr sr prof mt ft capt col gen lt sgt cpl rev fr hon gov sen rep messrs mme mlle".split()
 )
@@ -88,7 +89,7 @@ def _level_at(text: str, index: int) -> int:
         return SENTENCE
     end = index
     while True:  # skip closing tags and closing quotes before the whitespace
-        match = re.search(r"</[A-Za-z][\w-]*>$", text[:end])
+        match = _TRAILING_CLOSE.search(text, max(0, end - 48), end)
         if match:
             end = match.start()
         elif end > 0 and text[end - 1] in _CLOSERS and not text[:end].endswith("]"):

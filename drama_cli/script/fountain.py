@@ -31,7 +31,7 @@ from drama_cli.script.model import Element, Line, Scene, Script
 PAUSE_S = 0.5
 _TITLE_KEYS = ("title", "credit", "author", "authors", "source", "draft date", "date", "contact",
                "copyright", "notes", "revision", "format", "font")
-_HEADING = re.compile(r"^(?:int\.?/ext|int|ext|est|i\.?/e)(?:\.|\s)", re.IGNORECASE)
+_HEADING = re.compile(r"^(?:int\.?/ext|int|ext|est|i/e)(?:\.|\s)", re.IGNORECASE)
 _SCENE_NUMBER = re.compile(r"\s*#([\w.-]+)#\s*$")
 _TRANSITION = re.compile(r"^[^a-z]*TO:$")
 _EXTENSION = re.compile(r"\(([^()]*)\)")
@@ -269,6 +269,7 @@ class _Builder:
         scene = self.current(cue_row)
         parts = _speech_parts(rows[1:])
         first_line = None
+        parts_made = 0
         for notes, text_rows, pause in parts:
             if not text_rows:
                 if pause and scene.lines and scene.lines[-1].cue == name:
@@ -277,6 +278,8 @@ class _Builder:
                     scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
                 continue
             line = self._line(scene, name, extensions, notes, text_rows, cue_row)
+            line.part = parts_made
+            parts_made += 1
             if pause:
                 line.pause_after_s = PAUSE_S
             first_line = first_line or line

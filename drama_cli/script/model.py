@@ -80,6 +80,8 @@ class Line:
     cue: the speaker as written in the source (with extensions stripped).
     extensions: cue extensions as written, e.g. ["O.S.", "CONT'D"], ["as the PRIEST"].
     kind: "dialogue", or "action" for narrated action (spoken by the narrator).
+    part: 0 for the first stretch of a cue's speech; 1, 2, ... for the stretches that follow
+        mid-speech parentheticals (Fountain), so a cue's speech can be regrouped.
     """
 
     id: str
@@ -94,6 +96,7 @@ class Line:
     cue: str = ""
     extensions: list[str] = field(default_factory=list)
     kind: str = "dialogue"
+    part: int = 0
     position: SourcePosition | None = None
 
     @property
