@@ -107,7 +107,7 @@ def _encodes_mp3(exe: str) -> bool:
 def _point_pydub_at(encoder: str) -> None:
     """Let pydub, if used elsewhere in the process, find the same encoder."""
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # pydub warns at import without ffmpeg
+        warnings.simplefilter("ignore")  # pydub warns at import (no ffmpeg on PATH, audioop)
         from pydub import AudioSegment
     AudioSegment.converter = encoder
 
