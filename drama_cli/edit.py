@@ -39,6 +39,7 @@ SILENCE_FLAG_S = 0.400  # case M6: a longer new pause inside the middle flags th
 SILENCE_WINDOW_S = 0.010
 SILENCE_BELOW_PEAK_DB = 40.0
 SILENCE_FLOOR = 1e-4  # about -80 dBFS: absolute floor for "silent" windows
+SPAN_TOLERANCE_S = 0.005  # a span end rounded to 10 ms as printed still counts as the take's end
 WORD_PAD_S = 0.05  # how far a span may reach into the pause beside a changed word
 
 _TAG = re.compile(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[[^\[\]]*\]|\{[^{}]*\}")
@@ -266,11 +267,11 @@ def snap_span(start_s: float, end_s: float, take_samples: int) -> FrameSpan:
     boundaries (start down, end up; end clipped to the take's end).
 
     An end equal to the take's duration is valid (case M6). Raises UsageError when
-    start > end, start < 0, or the span reaches beyond the take (more than half a
-    millisecond of tolerance for rounding).
+    start > end, start < 0, or the span reaches beyond the take (5 ms of tolerance, so a
+    duration rounded to two decimals as printed is accepted and clipped to the end).
     """
     duration_s = take_samples / SAMPLE_RATE
-    tolerance = 0.0005
+    tolerance = SPAN_TOLERANCE_S
     if start_s > end_s:
         raise UsageError(f"bad span {start_s:.3f}:{end_s:.3f}: start is after end")
     if start_s < -tolerance:
@@ -830,7 +831,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
     with a backup) and select the first new take and mix its scene again (`select`).
     Returns a JSON-ready summary. Raises UsageError for takes < 1, RenderError from the backend."""
-    from drama_cli.revise import plan_line, remix_scene
+    from drama_cli.revise import free_render_slot, plan_line, remix_scene
 
     if takes < 1:
         raise UsageError("--takes must be at least 1")
@@ -861,6 +862,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
         made = []
         for outcome in outcomes:
             record = edit_record(source, plan, outcome, request, backend, key)
+            record["slot"] = free_render_slot(store, planned.scene.id, planned.line.id, key)
             new_codes = None
             middle = getattr(outcome.generation, "codes", None)
             if codes is not None and middle is not None:

@@ -152,11 +152,11 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
     }
 
 
-def _free_render_slot(store: TakeStore, base: GenerationRequest, key: str | None) -> int | None:
-    """0 when no take with `key` fills the render's first slot yet (a note written into the
-    script changes the line's key: the revision then stands for the line's render), else None
-    (the revision is an extra take, never counted as a render attempt)."""
-    taken = any(t.record.get("slot", 0) == 0 for t in store.takes(base.scene_id, base.line_id, key))
+def free_render_slot(store: TakeStore, scene_id: str, line_id: str, key: str | None) -> int | None:
+    """0 when no take with `key` fills the render's first slot yet (a note or edit written into
+    the script changes the line's key: the new take then stands for the line's render), else
+    None (an extra take, never counted as a render attempt)."""
+    taken = any(t.record.get("slot", 0) == 0 for t in store.takes(scene_id, line_id, key))
     return None if taken or key is None else 0
 
 
@@ -193,7 +193,7 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
         request = replace(base, conversation=conversation, seed=first_seed + k)
         generation = backend.generate(request)
         record = revision_record(parent, note, request, generation, backend, key)
-        record["slot"] = _free_render_slot(store, base, key or parent.cache_key)
+        record["slot"] = free_render_slot(store, base.scene_id, base.line_id, key or parent.cache_key)
         made.append(store.add_take(base.scene_id, base.line_id, generation.audio, record, generation.codes))
     if select:
         store.select(base.scene_id, base.line_id, made[0], by="user")

@@ -1,0 +1,190 @@
+"""`drama revise`, `drama edit` and `drama plot` through the CLI, with a fake backend."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib.image
+import numpy as np
+import pytest
+import soundfile as sf
+
+from drama_cli.backends.base import Generation
+from drama_cli.cli import main
+from drama_cli.takes import TakeStore
+from engine.checks import check_take
+from engine.conversation import HOP_SAMPLES, SAMPLE_RATE
+
+SCRIPT = """\
+title: Boathouse
+cast:
+  MARGOT:
+    description: tired
+  DESMOND:
+    description: stubborn
+scenes:
+  - id: s1
+    lines:
+      - id: l1
+        speaker: MARGOT
+        text: We never said goodbye.
+      - id: l2
+        speaker: DESMOND
+        text: Not without the oars.
+      - id: l3
+        speaker: MARGOT
+        text: Fine.
+"""
+
+
+class Fake:
+    """Tones whose pitch follows the seed; lengths a whole number of frames; codes kept."""
+
+    name = "fake"
+    scratch = False
+
+    def __init__(self):
+        self.requests = []
+
+    def identity(self):
+        return {"engine": "fake"}
+
+    def generate(self, request):
+        self.requests.append(request)
+        frames = 40 if request.layout != "infill" else 12
+        t = np.arange(frames * HOP_SAMPLES) / SAMPLE_RATE
+        audio = (0.2 * np.sin(2 * np.pi * (150 + 7 * (request.seed % 50)) * t)).astype(np.float32)
+        codes = np.full((10, frames), request.seed % 1000, dtype=np.int64)
+        return Generation(audio, codes, "eos", check_take(audio, SAMPLE_RATE, request.text, "eos"))
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A rendered 3-line project; every CLI call in the test uses the same fake backend."""
+    import drama_cli.backends as backends
+
+    fake = Fake()
+    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: fake)
+    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)  # no `asr` extra
+    path = tmp_path / "scene.yaml"
+    path.write_text(SCRIPT)
+    assert main(["render", str(path), "--engine", "scratch"]) == 0
+    fake.requests.clear()
+    return path, TakeStore(tmp_path / "scene.drama"), fake
+
+
+def run_json(capsys, args):
+    capsys.readouterr()
+    code = main(args + ["--json"])
+    out = capsys.readouterr().out
+    return code, (json.loads(out) if code == 0 else None)
+
+
+def test_revise_cli_one_call_chain_and_select(project, capsys):
+    path, store, fake = project
+    code, result = run_json(capsys, ["revise", str(path), "l2", "--note", "angrier, shorter", "--select"])
+    assert code == 0 and len(fake.requests) == 1
+    assert result["parent_take"] == 1 and result["selected"] == 2 and result["mix"]["files"]["wav"]
+    code, again = run_json(capsys, ["revise", str(path), "l2", "--note", "but slower"])
+    assert code == 0 and again["parent_take"] == 2
+    assert store.takes("s1", "l2")[-1].record["notes"] == ["angrier, shorter", "but slower"]
+
+
+def test_edit_cli_dry_run_prints_span_and_words_without_generating(project, capsys):
+    path, store, fake = project
+    code, plan = run_json(capsys, ["edit", str(path), "l1", "--replace", "goodbye", "--with", "farewell",
+                                   "--span", "1.20:1.86", "--dry-run"])
+    assert code == 0 and fake.requests == []
+    assert plan["new_text"] == "We never said farewell."
+    assert plan["span_frames"] == [25, 40] and plan["span_s"][1] == pytest.approx(40 * HOP_SAMPLES / SAMPLE_RATE, abs=1e-3)
+    assert plan["covered_words"] == ["goodbye"]  # estimated word times, no speech recognition
+    assert len(store.takes("s1", "l1")) == 1
+
+
+def test_edit_cli_splices_and_keeps_outside_samples(project, capsys):
+    path, store, fake = project
+    source = store.selected_take("s1", "l1").audio()
+    code, result = run_json(capsys, ["edit", str(path), "l1", "--text", "We hardly ever said goodbye.",
+                                     "--span", "0.30:0.75", "--select"])
+    assert code == 0 and len(fake.requests) == 1
+    request = fake.requests[0]
+    assert request.conversation.layout == "infill"
+    assert "hardly ever said goodbye" in request.conversation.text
+    np.testing.assert_array_equal(request.conversation.prefix.codes, store.takes("s1", "l1")[0].codes()[:, :6])
+    new = store.take("s1", "l1", result["takes"][0]["take"])
+    assert new.record["parent_take"] == 1 and new.record["edit"]["span_frames"] == [6, 17]
+    audio = new.audio()
+    guard = int(0.020 * SAMPLE_RATE)
+    a, b = 6 * HOP_SAMPLES, 17 * HOP_SAMPLES
+    np.testing.assert_array_equal(audio[: a - guard], source[: a - guard])
+    tail = len(source) - (b + guard)
+    np.testing.assert_array_equal(audio[-tail:], source[-tail:])
+    assert len(audio) == len(source) - (b - a) + 12 * HOP_SAMPLES
+    assert store.selected_take("s1", "l1").number == new.number
+
+
+def test_edit_without_asr_needs_at_or_span(project, capsys):
+    path, _, fake = project
+    assert main(["edit", str(path), "l1", "--replace", "goodbye", "--with", "farewell"]) == 2
+    err = capsys.readouterr().err
+    assert "--at" in err and "--span" in err and "asr" in err and fake.requests == []
+
+
+def test_insert_at_a_time_without_asr(project, capsys):
+    path, store, fake = project
+    code, result = run_json(capsys, ["edit", str(path), "l1", "--insert", "really", "--at", "0.75"])
+    assert code == 0 and len(fake.requests) == 1
+    assert result["new_text"] == "We never really said goodbye."  # word boundary nearest 0.75 s (estimated)
+    assert result["span_frames"] == [16, 17]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["edit", "{p}", "l1", "--text", "x y", "--span", "1.5:0.5"], "start is after end"),
+        (["edit", "{p}", "l1", "--text", "x y", "--span", "1.0:9.0"], "beyond the take"),
+        (["edit", "{p}", "l1", "--text", "x y", "--span", "0:99", "--frames"], "beyond the take"),
+        (["edit", "{p}", "l1", "--insert", "x", "--after", "hello"], "not in line l1"),
+        (["edit", "{p}", "l1", "--replace", "hello", "--with", "x", "--span", "0:1"], "not in line l1"),
+        (["edit", "{p}", "nope", "--text", "x"], "no line 'nope'"),
+        (["revise", "{p}", "nope", "--note", "softer"], "no line 'nope'"),
+        (["revise", "{p}", "l2", "--note", "softer", "--from-take", "7"], "no take 7"),
+        (["edit", "{p}", "l1", "--insert", "x"], "--at T or --after"),
+        (["plot", "{p}", "--scene", "zz"], "no scene 'zz'"),
+        (["plot", "{p}", "--line", "l9"], "no line 'l9'"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(project, capsys, args, message):
+    path, _, fake = project
+    assert main([a.format(p=path) for a in args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert fake.requests == []
+
+
+def test_update_script_rewrites_the_line_and_keeps_a_backup(project, capsys):
+    path, store, fake = project
+    code, result = run_json(capsys, ["edit", str(path), "l2", "--replace", "oars", "--with", "paddles",
+                                     "--span", "0.9:1.86", "--update-script", "--select"])
+    assert code == 0
+    backup = result["script_backup"]
+    assert open(backup).read() == SCRIPT
+    assert 'text: "Not without the paddles."' in path.read_text()
+    fake.requests.clear()
+    assert main(["render", str(path)]) == 0
+    assert fake.requests == []  # the edited take answers the updated script
+
+
+def test_plot_cli_writes_scene_and_take_pictures(project, capsys, tmp_path):
+    path, store, _ = project
+    assert main(["edit", str(path), "l1", "--text", "We hardly ever said goodbye.", "--span", "0.30:0.75"]) == 0
+    scene_png, take_png = tmp_path / "scene.png", tmp_path / "take.png"
+    assert main(["plot", str(path), "--scene", "s1", "-o", str(scene_png)]) == 0
+    assert matplotlib.image.imread(scene_png).shape[:2] == (170 + 2 * 110, 1600)
+    assert main(["plot", str(path), "--line", "l1", "--take", "2", "-o", str(take_png)]) == 0
+    assert matplotlib.image.imread(take_png).shape[:2] == (900, 1600)
+    mix_len = sf.info(str(store.scene_dir("s1") / "mix.wav")).frames
+    assert mix_len > 0
