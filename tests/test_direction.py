@@ -1,8 +1,11 @@
 """The direction grammar: tags, scopes, switches, notes, refusals, normalisation."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.chunking import split_text
 from drama_cli.script.direction import (
     note_direction,
     normalize_text,
@@ -121,3 +124,23 @@ def test_end_punctuation_added_only_after_words():
 
 def test_prefix_form_for_models_without_paired_tags():
     assert to_prefix_form("<angry>Get out.</angry>") == "[angry] Get out."
+
+
+GRAMMAR_ALPHABET = list("ab .,!?[]{}<>/|:\n\t*#_~") + ["<whisper>", "</whisper>", "<angry>", "</angry>", "[sighs]",
+                                                      "{BOB}", "<|im_end|>", "<speaker:1>", "<|speaker:3|>", "🥲", "’"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(GRAMMAR_ALPHABET), max_size=40).map("".join))
+def test_random_text_parses_or_raises_a_located_script_error(text):
+    try:
+        spans = parse_directions(text, WHERE)
+    except ScriptError as err:
+        assert err.position.file == "play.yaml" and err.position.line >= 7 and err.position.column >= 1
+        return
+    assert "".join(s.text for s in spans) == text
+    rendered = render_spans(spans, 2, lambda name: 4)
+    assert rendered.startswith("<|speaker:2|>")
+    assert "<|im_end|>" not in rendered and "\n" not in rendered and "\t" not in rendered
+    for chunk in split_text(rendered, max_chars=30):
+        assert chunk.startswith(("<|speaker:2|>", "<|speaker:4|>"))

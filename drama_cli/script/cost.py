@@ -8,18 +8,27 @@ at 44,100/2048 frames per second (`engine.conversation.FRAMES_PER_SECOND`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
 from engine.conversation import FRAMES_PER_SECOND, AudioClip, Conversation
 
 
+@functools.lru_cache(maxsize=1)
+def _offline_tokenizer():
+    from engine.tokenizer import Drama3Tokenizer
+
+    return Drama3Tokenizer.offline()
+
+
 def text_counter(model_folder: Path | None = None) -> tuple[Callable[[str], int], str, str]:
-    """(count function, unit, description): tokens when a tokenizer is available, else characters."""
+    """(count function, unit, description): tokens when a tokenizer is available, else characters.
+    The offline tokenizer is built once per process."""
     try:
         from engine.tokenizer import Drama3Tokenizer
 
-        tokenizer = Drama3Tokenizer.from_folder(model_folder) if model_folder else Drama3Tokenizer.offline()
+        tokenizer = Drama3Tokenizer.from_folder(model_folder) if model_folder else _offline_tokenizer()
     except Exception as err:  # any failure to build a tokenizer falls back to characters
         if model_folder:
             raise
