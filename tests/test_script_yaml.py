@@ -1,7 +1,9 @@
 """The YAML reader: schema, exact strings, located errors, cast files, stdin."""
 
 import io
+import json
 import textwrap
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -156,10 +158,24 @@ def test_random_yaml_gives_a_script_or_a_located_script_error(text):
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=60))
 def test_random_line_text_gives_a_script_or_a_located_script_error(text):
-    source = "lines:\n  - speaker: A\n    text: " + '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"\n'
+    quoted = json.dumps(text, ensure_ascii=False)
+    quoted = quoted.replace("\x85", "\\N").replace("\u2028", "\\L").replace("\u2029", "\\P")
+    source = "lines:\n  - speaker: A\n    text: " + quoted + "\n"
     try:
         script = read_yaml(source, "r.yaml", base_dir=".")
     except ScriptError as err:
         assert err.position.line >= 1 and err.position.column >= 1
     else:
         assert script.lines()[0].text == text
+
+
+def test_readme_yaml_example_reads():
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    if not readme.is_file():
+        pytest.skip("README.md not found")
+    section = readme.read_text().split("<!-- script-format:start -->")[1].split("<!-- script-format:end -->")[0]
+    example = section.split("```yaml\n")[1].split("```")[0]
+    script = read_yaml(example.replace("narrator: NARRATOR", "narrator: LANE"), "readme.yaml", base_dir=".")
+    assert [line.id for line in script.lines()] == ["morning-room-1", "lane-polite"]
+    assert script.cast["ALGERNON"].speaker_index == 0
+    assert len(script.cast["JACK"].references) == 2
