@@ -295,4 +295,5 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     edit = take.record.get("edit") or {}
     shaded = tuple(edit["middle_s"]) if edit.get("middle_s") else None
     label = f"{line_id} take {take.number}" + (" (edited: new audio shaded)" if shaded else "")
-    return take_figure(take.audio(), title=f"{label}: {first_words(line.text, 12)}", shaded_s=shaded)
+    spoken = edit.get("new_text") or line.text
+    return take_figure(take.audio(), title=f"{label}: {first_words(spoken, 12)}", shaded_s=shaded)

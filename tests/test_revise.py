@@ -262,3 +262,15 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
     assert revise_from_script(script, store, backend) == [] and len(backend.requests) == 1
     backend.requests.clear()
     assert render_script(script, store, backend, RenderSettings()).calls == 0
+
+
+def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
+    from drama_cli.revise import script_notes
+    from drama_cli.script.load import load_script
+
+    (tmp_path / "f.fountain").write_text(
+        "INT. BOATHOUSE - NIGHT\n\nMARGOT\nWe leave at six. [[quieter, tired]]\n\nDESMOND\nNot without the oars.\n"
+    )
+    (tmp_path / "f.cast.yaml").write_text("cast:\n  MARGOT:\n    description: x\n  DESMOND:\n    description: y\n")
+    script = load_script(tmp_path / "f.fountain")
+    assert script_notes(script) == [(script.lines()[0].id, "quieter, tired")]
