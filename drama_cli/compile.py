@@ -168,6 +168,8 @@ class _Builder:
     def line_plan(self, index: int, mode: str, history_lines: int, max_chars: int) -> LinePlan:
         line = self.scene.lines[index]
         context_lines = self.context(index, history_lines) if mode == "history" else []
+        while self.scene_map is None and len(_voices([line] + [c for c, _ in context_lines])) > MAX_SPEAKERS:
+            context_lines.pop(0)  # a crowd scene: keep the most recent context that fits 16 voices
         speakers = self.speaker_map([line] + [c for c, _ in context_lines])
         warnings: list[str] = []
         references = self.references(speakers, warnings)
@@ -209,6 +211,10 @@ class _Builder:
                 plans.append(LinePlan(line, self.scene.id, "scene", text, [text], [conversation],
                                       speakers, list(warnings), group))
         return plans
+
+
+def _voices(lines: list[Line]) -> set[str]:
+    return {name for line in lines for name in line.speakers()}
 
 
 def _voice_groups(lines: list[Line]) -> list[list[Line]]:

@@ -144,3 +144,9 @@ def test_random_text_parses_or_raises_a_located_script_error(text):
     assert "<|im_end|>" not in rendered and "\n" not in rendered and "\t" not in rendered
     for chunk in split_text(rendered, max_chars=30):
         assert chunk.startswith(("<|speaker:2|>", "<|speaker:4|>"))
+
+
+def test_any_model_token_opener_is_refused():
+    with pytest.raises(ScriptError, match="starts a model token") as info:
+        parse_directions("half <|speaker:1 open")
+    assert info.value.position.column == 6

@@ -179,3 +179,19 @@ def test_readme_yaml_example_reads():
     assert [line.id for line in script.lines()] == ["morning-room-1", "lane-polite"]
     assert script.cast["ALGERNON"].speaker_index == 0
     assert len(script.cast["JACK"].references) == 2
+
+
+def test_direction_errors_in_block_scalars_point_at_the_content_line():
+    with pytest.raises(ScriptError) as info:
+        read("lines:\n  - speaker: A\n    text: >-\n      Well <whisper>then\n")
+    assert (info.value.position.line, info.value.position.column) == (4, 12)
+
+
+def test_more_than_sixteen_voices_in_one_line_is_an_error(tmp_path):
+    names = [f"V{i}" for i in range(17)]
+    text = "cast:\n" + "".join(f"  {n}: {n}.wav\n" for n in names) + "lines:\n  - V0: a " + \
+        " ".join(f"{{{n}}} b" for n in names[1:]) + "\n"
+    (tmp_path / "p.yaml").write_text(text)
+    with pytest.raises(ScriptError, match="17 voices") as info:
+        load_script(tmp_path / "p.yaml")
+    assert info.value.position.line == 20

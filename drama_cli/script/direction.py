@@ -9,7 +9,7 @@ A line's text is words plus markup:
 * speaker switch `{NAME}`: the rest of the line (until the next switch) is spoken by NAME, a
   cast name or alias; it compiles to `<|speaker:k|>`.
 
-Refused with a `ScriptError` at the offending column: model tokens (`<|...|>`, e.g.
+Refused with a `ScriptError` at the offending column: model tokens (anything from `<|`, e.g.
 `<|im_end|>`, `<|speaker:1|>`), the pseudo-tag `<speaker:1>` (never taken as a switch), an
 unclosed `[`, `{` or scoped tag, a closing tag that does not match the innermost open one, and a
 switch inside a scoped tag. Any other `<` is text (`a < b`).
@@ -78,6 +78,10 @@ def check_model_tokens(text: str, where: SourcePosition | None = None) -> None:
         if index >= 0:
             raise ScriptError(f"structural model token {prefix!r} is not allowed in script text",
                               _at(where, text, index))
+    index = text.find("<|")
+    if index >= 0:
+        raise ScriptError("'<|' starts a model token and is not allowed in script text",
+                          _at(where, text, index), "write it as '< |' if you mean the characters")
     match = _PSEUDO_SPEAKER.search(text)
     if match:
         raise ScriptError(f"{match.group()!r} is not a speaker switch", _at(where, text, match.start()),

@@ -65,6 +65,9 @@ def resolve_speakers(script: Script) -> Script:
             for span in line.spans:
                 if span.kind == "switch":
                     span.value = index.resolve(span.value, line.position)
+            if len(line.speakers()) > MAX_SPEAKERS:
+                raise ScriptError(f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
+                                  f"{MAX_SPEAKERS}", line.position, "split it into several lines")
     return script
 
 

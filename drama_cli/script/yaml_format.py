@@ -303,14 +303,25 @@ def _make_line(reader: _Reader, scene: Scene, node: Node, speaker: str, text: st
     if text is None or not text.strip():
         raise reader.error(f"the line of {speaker} has no text", text_node,
                            "write the words after the colon (quote them if they start with [ or #)")
-    where = reader.at(text_node)
-    if isinstance(text_node, ScalarNode) and text_node.style in ("'", '"'):
-        where = SourcePosition(where.file, where.line, where.column + 1)
+    where = _text_start(reader, text_node)
     number = sum(1 for known in scene.lines if known.kind == "dialogue") + 1
     line = Line(id=f"{scene.id}-{number}", speaker=speaker, text=text, cue=speaker,
                 position=reader.at(node))
     line.spans = parse_directions(text, where)
     return line
+
+
+def _text_start(reader: _Reader, node: Node) -> SourcePosition:
+    """Position of the first character of a text value: after an opening quote, or on the first
+    content line of a block scalar (`|`, `>`)."""
+    where = reader.at(node)
+    style = getattr(node, "style", None)
+    if style in ("'", '"'):
+        return SourcePosition(where.file, where.line, where.column + 1)
+    if style in ("|", ">") and node.start_mark.line + 1 < len(reader.lines):
+        content = reader.lines[node.start_mark.line + 1]
+        return SourcePosition(where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1)
+    return where
 
 
 def _apply_line_fields(reader: _Reader, line: Line, fields: dict[str, tuple[Node, Node]]) -> None:
