@@ -371,13 +371,16 @@ def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
 def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, str]:
     """The take to use for a line, and its status (`ok`, `degraded` or `failed`).
 
-    Keeps an earlier selection (automatic or by `drama takes --select`) when that take is still
-    valid, has the current cache key and is usable; else the first passing take with the
-    current key, else the first degraded one. Unusable takes are never chosen.
+    Keeps an earlier selection when that take is still valid and has the current cache key:
+    an automatic one while it is usable, one made by hand (`drama takes --select`) always (an
+    unusable take chosen by hand counts as degraded). Else the first passing take with the
+    current key, else the first degraded one; unusable takes are never chosen automatically.
     """
     selected = store.selected_take(job.scene_id, job.line_id)
-    if selected is not None and selected.cache_key == key and selected.status != "unusable":
-        return selected, selected.status
+    if selected is not None and selected.cache_key == key:
+        by_hand = store.selections(job.scene_id).get(job.line_id, {}).get("by") == "user"
+        if by_hand or selected.status != "unusable":
+            return selected, "ok" if selected.status == "ok" else "degraded"
     candidates = store.takes(job.scene_id, job.line_id, key)
     for wanted in ("ok", "degraded"):
         for take in candidates:
@@ -563,12 +566,20 @@ def context_clip(store: TakeStore, scene_id: str, line_id: str) -> AudioClip | N
     """The selected take of a line as an AudioClip (codes when stored, the WAV path always),
     for history context; None when the line has no valid, usable selection."""
     take = store.selected_take(scene_id, line_id)
-    if take is None or take.status == "unusable":
+    if take is None or not _mixable(store, scene_id, line_id, take):
         return None
     return AudioClip(codes=take.codes(), path=str(take.wav_path), duration_s=take.duration_s)
 
 
 # -- mixing ----------------------------------------------------------------------------------
+
+def _mixable(store: TakeStore, scene_id: str, line_id: str, take: Take) -> bool:
+    """A selected take goes into mixes and context unless it is unusable and was not chosen
+    by hand."""
+    if take.status != "unusable":
+        return True
+    return store.selections(scene_id).get(line_id, {}).get("by") == "user"
+
 
 def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
                          metadata: dict | None = None) -> SceneOutcome:
@@ -583,7 +594,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     entries = []
     for line in scene.lines:
         take = store.selected_take(scene.id, line.id)
-        if take is None or take.status == "unusable":
+        if take is None or not _mixable(store, scene.id, line.id, take):
             outcome.missing.append(line.id)
             continue
         entries.append(MixEntry(line.id, line.speaker, spoken_text(line.text) or line.text,

@@ -1,0 +1,135 @@
+"""The drama3 backend: the embedded Drama 3 engine (`engine.generate.Drama3`).
+
+The model folder comes from `--model`, `$DRAMA_MODEL` or the huggingface_hub cache (see
+`drama_cli.backends.find_model`). The device is CUDA when present, else the CPU, with a warning:
+the full model on a CPU takes minutes per line. Reference clips and earlier takes given only as
+files are encoded with the model's codec through a content-hashed `ReferenceCache`, so each clip
+is encoded once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from drama_cli.backends.base import Generation, GenerationRequest
+from engine.checks import check_take
+from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
+from engine.errors import EngineError
+
+CPU_WARNING = ("rendering Drama 3 on the CPU: the full model is impractical there (minutes per "
+               "line); use a CUDA GPU, or --engine scratch for a timing draft")
+REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json")
+
+
+def model_revision(folder: Path) -> str:
+    """The model's revision: the huggingface_hub snapshot name when `folder` is one, else a
+    short SHA-256 of its config, shard index and tokenizer files (what identifies the weights
+    without reading them)."""
+    if folder.parent.name == "snapshots":
+        return folder.name
+    digest = hashlib.sha256()
+    for name in REVISION_FILES:
+        path = folder / name
+        if path.is_file():
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def default_cache_dir() -> Path:
+    """Where encoded reference codes are kept: the user's cache folder, `drama/reference-codes`."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("drama")) / "reference-codes"
+
+
+class Drama3Backend:
+    """Takes from the embedded Drama 3 engine, with codes. Loads the model on first use."""
+
+    name = "drama3"
+    scratch = False
+    supports_scene = False
+
+    def __init__(self, folder: str | Path, device: str | None = None,
+                 notice: Callable[[str], None] = lambda message: None,
+                 cache_dir: str | Path | None = None):
+        self.folder = Path(folder)
+        self.device = device
+        self.notice = notice
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self._model = None
+        self._references = None
+        self._revision = model_revision(self.folder)
+
+    def identity(self) -> dict:
+        """Engine name, model revision and folder name (part of every cache key)."""
+        return {"engine": "drama3", "revision": self._revision, "model": self.folder.name}
+
+    def _load(self):
+        if self._model is None:
+            import torch
+
+            from engine.audio import ReferenceCache
+            from engine.generate import Drama3
+
+            device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+            if device == "cpu":
+                self.notice(CPU_WARNING)
+            self._model = Drama3.load(self.folder, device=device)
+            self._references = ReferenceCache(self.cache_dir or default_cache_dir())
+        return self._model
+
+    def _codes_of(self, clip: AudioClip | None) -> AudioClip | None:
+        if clip is None or clip.codes is not None:
+            return clip
+        if not clip.path:
+            raise EngineError("an audio clip in the prompt has neither codes nor a file")
+        codes = self._references.get_or_encode(clip.path, self._model.codec)
+        return dataclasses.replace(clip, codes=codes.cpu().numpy().astype(np.int64))
+
+    def encode_clips(self, conversation: Conversation) -> Conversation:
+        """The conversation with codes `[10, T]` filled in for every clip given only as a file
+        (references, context takes, infill prefix and suffix). Raises AudioError for a file
+        that cannot be read."""
+        self._load()
+        references = tuple(dataclasses.replace(r, clip=self._codes_of(r.clip))
+                           for r in conversation.references)
+        context = tuple(dataclasses.replace(e, clip=self._codes_of(e.clip))
+                        for e in conversation.context)
+        return dataclasses.replace(conversation, references=references, context=context,
+                                   prefix=self._codes_of(conversation.prefix),
+                                   suffix=self._codes_of(conversation.suffix))
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        """One take: generate codes, decode them, run the signal checks.
+
+        `request.sampling` holds `engine.sampling.SamplingParams` fields (empty: defaults).
+        Stop reason `length` when the frame budget ended the take. Raises EngineError for a
+        prompt the engine refuses, AudioError for unreadable clips.
+        """
+        from engine.sampling import SamplingParams
+
+        model = self._load()
+        started = time.perf_counter()
+        conversation = self.encode_clips(request.conversation)
+        params = SamplingParams.from_dict(dict(request.sampling))
+        result = model.generate(conversation, params, request.seed)
+        codes = result.codes.cpu().numpy().astype(np.int64)
+        audio = model.decode(result.codes) if codes.shape[1] else np.zeros(0, np.float32)
+        stop = "length" if result.stop_reason == "max_frames" else result.stop_reason
+        checks = check_take(audio, SAMPLE_RATE, request.text, stop)
+        info = {"engine": "drama3", "frames": int(codes.shape[1]),
+                "prompt_rows": int(result.prompt_rows), "device": str(model.device),
+                "seconds": round(time.perf_counter() - started, 3),
+                "engine_stop_reason": result.stop_reason}
+        return Generation(np.asarray(audio, np.float32), codes, stop, checks, info)
+
+    def close(self) -> None:
+        """Drop the model (and free its device memory)."""
+        self._model = None
