@@ -325,3 +325,23 @@ def test_segments_estimate_without_codes():
 def test_unknown_layout_version():
     with pytest.raises(EngineError, match="unknown layout"):
         layout_version("karaoke")
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+TINY = Drama3Tokenizer(build_tiny_tokenizer())
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(st.sampled_from([*"ab <|>:speakr0159\n\u3000[]", "<|speaker:1|>", "<|speaker:", "<|im_end|>"]),
+                    max_size=30).map("".join))
+def test_random_text_gives_rows_or_a_clear_engine_error(text):
+    tok = TINY
+    try:
+        rows = to_rows(Conversation(layout="clone", text=text), tok)
+    except EngineError as error:
+        assert str(error).startswith("text:")
+        return
+    assert rows.dtype == np.int64 and rows.shape[1] == 11 and len(rows) >= 2
+    user = segments(Conversation(layout="clone", text=text))[4]
+    assert tok.decode(tok.encode(user)) == user

@@ -292,3 +292,23 @@ def test_cuda_matches_itself_and_the_cpu_kept_sets(candidates):
     again = sample_main(cuda, recent.cuda(), params, make_generator(4, "cuda"), cuda_candidates)
     assert torch.equal(first, again)
     assert torch.equal(kept_mask(cuda, 1.0, None, 0.9, True).cpu(), kept_mask(logits, 1.0, None, 0.9, True))
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31), vocab=st.integers(2, 300), temperature=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+       top_k=st.one_of(st.none(), st.integers(1, 40)), top_p=st.floats(0.05, 1.0), crossing=st.booleans())
+def test_kept_set_is_a_rank_prefix_holding_the_best_and_draws_stay_inside(seed, vocab, temperature, top_k, top_p,
+                                                                          crossing):
+    logits = torch.randn(vocab, generator=torch.Generator().manual_seed(seed)) * 4
+    mask = kept_mask(logits, temperature, top_k, top_p, crossing)
+    order = torch.sort(logits, descending=True, stable=True).indices
+    ranked = mask[order]
+    count = int(ranked.sum())
+    assert ranked[:count].all() and not ranked[count:].any()
+    assert mask[logits.argmax()]
+    assert count <= (vocab if top_k is None else min(top_k, vocab))
+    draws = sample_top_k_top_p(logits.repeat(64, 1), temperature, top_k, top_p, crossing, make_generator(seed))
+    assert mask[draws].all()
