@@ -588,28 +588,18 @@ def run_infill(
 
 
 def recognise_words(audio: np.ndarray) -> list[Word] | None:
-    """Word times of a take from speech recognition (`drama_cli.qc.transcribe`, the `asr`
-    extra), or None when it is not installed. Accepts words as objects or dicts with
-    `word`/`text`, `start` and `end` (seconds)."""
+    """Word times of a take (float32 `[samples]` at 44,100 Hz) from speech recognition
+    (`drama_cli.qc.transcribe`, faster-whisper with the `asr` extra's bundled model), or None
+    when the extra or its model is not installed."""
     try:
-        from drama_cli.qc import transcribe
+        from drama_cli.qc import AsrUnavailableError, transcribe
     except ImportError:
         return None
     try:
-        result = transcribe(np.asarray(audio, dtype=np.float32))
-    except ImportError:
+        _, words = transcribe(np.asarray(audio, dtype=np.float32), SAMPLE_RATE)
+    except (AsrUnavailableError, ImportError):
         return None
-    words = getattr(result, "words", result)
-    found = []
-    for w in words or []:
-        get = w.get if isinstance(w, dict) else lambda k, d=None, w=w: getattr(w, k, d)
-        text = get("word") or get("text") or ""
-        start, end = get("start"), get("end")
-        if start is None:
-            start, end = get("start_s"), get("end_s")
-        if text.strip() and start is not None and end is not None:
-            found.append(Word(text.strip(), float(start), float(end)))
-    return found
+    return [Word(w.text.strip(), float(w.start_s), float(w.end_s)) for w in words if w.text.strip()]
 
 
 def middle_words(plan: EditPlan) -> str:
@@ -659,7 +649,12 @@ def engine_codec(backend) -> tuple[Callable | None, Callable | None]:
     """(encode, decode) of the backend's codec when it exposes one (`encode(audio)` ->
     codes `[10, T]`, `decode(codes)` -> samples), else (None, None)."""
     codec = getattr(backend, "codec", None)
-    if callable(codec):
+    if codec is None and getattr(backend, "model", None) is not None:
+        try:
+            codec = backend.model.codec
+        except Exception:  # no codec.pth: audio-only edits
+            codec = None
+    if callable(codec) and not hasattr(codec, "decode"):
         try:
             codec = codec()
         except Exception:  # a backend without a loaded codec: audio-only edits

@@ -320,3 +320,30 @@ def test_run_infill_sends_full_new_transcript_with_speaker_tag_and_exact_codes()
     np.testing.assert_array_equal(conv.prefix.codes, codes[:, : plan.span.start_frame])
     np.testing.assert_array_equal(conv.suffix.codes, codes[:, plan.span.end_frame :])
     assert isinstance(plan, EditPlan)
+
+
+# ------------------------------------------------------------------ speech recognition (asr extra)
+
+
+def test_span_from_real_word_timestamps_of_scratch_speech():
+    import importlib.util
+
+    if importlib.util.find_spec("faster_whisper") is None or importlib.util.find_spec("piper") is None:
+        pytest.skip("needs the asr extra (faster-whisper) and piper-tts")
+    from drama_cli.backends.base import GenerationRequest
+    from drama_cli.backends.scratch import ScratchBackend
+    from drama_cli.edit import recognise_words
+
+    text = "<|speaker:0|> I never said goodbye to her, not once."
+    conv = Conversation(layout="clone", text=text)
+    audio = ScratchBackend().generate(GenerationRequest("s", "l", "ANNA", text, conv)).audio
+    timed = recognise_words(audio)
+    if timed is None:
+        pytest.skip("the asr extra's Whisper model is not installed")
+    plan = plan_edit("I never said goodbye to her, not once.", "I never said farewell to her, not once.", len(audio), timed)
+    assert plan.timings_source == "asr"
+    assert plan.covered_words and "goodbye" in " ".join(plan.covered_words).lower()
+    heard = {w.text.strip(".,").lower(): w for w in timed}
+    assert plan.span.start_s <= heard["goodbye"].start_s + 1e-6
+    assert plan.span.end_s >= heard["goodbye"].end_s - 1e-6
+    assert plan.span.end_s <= heard["to"].end_s  # the next word is not swallowed whole
