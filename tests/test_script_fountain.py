@@ -73,11 +73,12 @@ def test_structure_elements_are_kept():
 
         ===
         """)
-    assert kinds(script.scenes[0]) == ["section", "section", "synopsis"]
-    room = script.scenes[1]
-    assert kinds(room) == ["heading", "centered", "lyric", "action", "transition", "transition", "page_break"]
-    assert [e.text for e in room.elements[1:6]] == ["THE END", "Sing a song", "SHOUTED ACTION", "CUT TO:", "FADE OUT"]
-    assert script.scenes[0].elements[1].depth == 2
+    assert len(script.scenes) == 1 and script.scenes[0].id == "scene-1"
+    room = script.scenes[0]
+    assert kinds(room) == ["section", "section", "synopsis", "heading", "centered", "lyric", "action",
+                           "transition", "transition", "page_break"]
+    assert [e.text for e in room.elements[4:9]] == ["THE END", "Sing a song", "SHOUTED ACTION", "CUT TO:", "FADE OUT"]
+    assert [e.depth for e in room.elements[:2]] == [1, 2]
 
 
 def test_parentheticals_become_notes_and_split_speech():

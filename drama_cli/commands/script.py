@@ -88,9 +88,11 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
              max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
              model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
              as_json: JsonOpt = False) -> None:
-    """Show each conversation as it will be sent: segments, speaker indices, tokens per segment,
-    audio rows estimated from reference durations (44,100/2048 frames per second), and the total
-    cost per line."""
+    """Show each conversation as it will be sent, with tokens per segment and audio rows.
+
+    Audio rows are estimated from reference durations at 44,100/2048 frames per second; the
+    total cost per line sums both.
+    """
     from drama_cli.errors import UsageError
     from drama_cli.script.cost import compile_report
     from drama_cli.script.load import load_script

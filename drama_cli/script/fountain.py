@@ -201,8 +201,13 @@ class _Builder:
             scene.elements.append(note)
 
     def finish(self) -> None:
+        """Flush notes; structure before the first heading (sections, synopses) joins the first
+        scene when nothing is spoken there."""
         self._flush_notes(10**9)
-        self.script.scenes = [s for s in self.script.scenes if s.id != "scene-0" or s.elements]
+        scenes = self.script.scenes
+        if scenes and scenes[0].id == "scene-0" and not scenes[0].lines and len(scenes) > 1:
+            scenes[1].elements[:0] = scenes[0].elements
+            scenes.pop(0)
 
     def block(self, rows: list[_Row]) -> None:
         while rows:
