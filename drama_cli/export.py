@@ -140,12 +140,20 @@ def write_text_atomic(target: Path, text: str) -> Path:
     return Path(target)
 
 
-def open_wav_writer(path: Path, subtype: str, rate: int, total_samples: int) -> sf.SoundFile:
-    """Open a mono WAV for block writes; RF64 when the data would overflow a RIFF header."""
+def open_wav_writer(
+    path: Path, subtype: str, rate: int, total_samples: int, comment: str | None = None
+) -> sf.SoundFile:
+    """Open a mono WAV for block writes; RF64 when the data would overflow a RIFF header.
+
+    comment: optional text stored in the file's INFO chunk (for example `engine=scratch`).
+    """
     subtype = check_wav_subtype(subtype)
     bytes_per_sample = {"PCM_16": 2, "PCM_24": 3}.get(subtype, 4)
     container = "RF64" if total_samples * bytes_per_sample > WAV_HEADER_LIMIT_BYTES else "WAV"
-    return sf.SoundFile(path, "w", rate, 1, subtype=subtype, format=container)
+    writer = sf.SoundFile(path, "w", rate, 1, subtype=subtype, format=container)
+    if comment:
+        writer.comment = comment
+    return writer
 
 
 def write_block(writer: sf.SoundFile, block: np.ndarray) -> None:
@@ -240,7 +248,10 @@ def srt_text(cues: Sequence) -> str:
     return "\n".join(entries)
 
 
-def cue_sheet_text(cues: Sequence, summary: dict) -> str:
-    """JSON cue sheet: `summary` fields plus `cues` (line id, speaker, take, start/end seconds)."""
-    rows = [cue.to_dict() for cue in cues]
+def cue_sheet_text(cues: Sequence, summary: dict, base: Path | None = None) -> str:
+    """JSON cue sheet: `summary` fields plus `cues` (line id, speaker, take, start/end seconds).
+
+    base: folder the take files are given relative to (default: file names only).
+    """
+    rows = [cue.to_dict(base) for cue in cues]
     return json.dumps({**summary, "cues": rows}, indent=2, ensure_ascii=False) + "\n"

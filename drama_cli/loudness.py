@@ -28,6 +28,7 @@ ABSOLUTE_GATE_LUFS = -70.0
 RELATIVE_GATE_LU = -10.0
 NOISE_WINDOW_S = 0.5
 FLOOR_DB = -120.0  # reported instead of −inf for digital silence
+DIGITAL_SILENCE_DB = -100.0  # a noise floor this low means gaps of pure digital silence
 MAX_BOOST_DB = 24.0  # a scene that needs more than this is left quiet, not turned into hiss
 TRUE_PEAK_OVERSAMPLING = 4
 TRUE_PEAK_TAPS = 48  # 12 taps per phase, as in BS.1770-4 Annex 2
@@ -341,6 +342,8 @@ def compliance_issues(preset: LoudnessPreset, report: LoudnessReport) -> list[st
     if preset.noise_floor_max_db is not None and floor is not None:
         if floor > preset.noise_floor_max_db:
             issues.append(f"noise floor {floor:.1f} dB above {preset.noise_floor_max_db:g} dB")
+        elif floor <= DIGITAL_SILENCE_DB:
+            issues.append("gaps are digital silence; add room tone")
     return issues
 
 

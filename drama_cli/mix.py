@@ -11,6 +11,7 @@ with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet).
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -121,8 +122,11 @@ class Cue:
         """End in seconds."""
         return self.end_sample / SAMPLE_RATE
 
-    def to_dict(self) -> dict:
-        """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file."""
+    def to_dict(self, base: Path | None = None) -> dict:
+        """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file.
+
+        The take file is given relative to `base` when set (the scene folder), else by name.
+        """
         return {
             "line": self.line_id,
             "speaker": self.speaker,
@@ -130,7 +134,7 @@ class Cue:
             "start_s": round(self.start_s, 6),
             "end_s": round(self.end_s, 6),
             "text": self.text,
-            "take_file": Path(self.take_path).name,
+            "take_file": _relative(self.take_path, base),
         }
 
 
@@ -155,6 +159,7 @@ class MixResult:
     loudness: LoudnessReport
     limiter_reduction_db: float
     issues: list[str]
+    temp_dir: Path | None = None  # a folder mix_scene created for `audio_path`, if any
 
     @property
     def duration_s(self) -> float:
@@ -180,6 +185,12 @@ class MixResult:
             "wav_subtype": self.settings.wav_subtype,
             **self.settings.metadata,
         }
+
+
+def _relative(path: str, base: Path | None) -> str:
+    if base is None:
+        return Path(path).name
+    return Path(os.path.relpath(Path(path).resolve(), Path(base).resolve())).as_posix()
 
 
 def read_take(path: str | Path) -> np.ndarray:
@@ -333,20 +344,33 @@ def mix_scene(
 
     folder = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="drama-mix-"))
     folder.mkdir(parents=True, exist_ok=True)
-    audio_path = folder / f".{MIX_BASENAME}.rendering.wav"
+    fd, name = tempfile.mkstemp(prefix=f".{MIX_BASENAME}-", suffix=".wav", dir=folder)
+    os.close(fd)
+    audio_path = Path(name)
     meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
     limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
     gain = np.float32(10.0 ** (gain_db / 20.0))
-    with export.open_wav_writer(audio_path, settings.wav_subtype, SAMPLE_RATE, total) as writer:
-        for start, block in _timeline_blocks(cues, total):
-            block *= gain
-            tone.add(block, start)  # after the gain: the bed keeps its own level
-            _write_processed(limiter.process(block), writer, meter)
-        _write_processed(limiter.flush(), writer, meter)
+    comment = _comment(settings.metadata)
+    try:
+        with export.open_wav_writer(audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment) as writer:
+            for start, block in _timeline_blocks(cues, total):
+                block *= gain
+                tone.add(block, start)  # after the gain: the bed keeps its own level
+                _write_processed(limiter.process(block), writer, meter)
+            _write_processed(limiter.flush(), writer, meter)
+    except BaseException:
+        audio_path.unlink(missing_ok=True)
+        raise
     loudness = meter.report()
     measured = measured or loudness  # preset `none`: no gain, so one pass measures both
     return MixResult(audio_path, cues, total, SAMPLE_RATE, settings, gain_db, measured, loudness,
-                     limiter.max_reduction_db, compliance_issues(preset, loudness))  # fmt: skip
+                     limiter.max_reduction_db, compliance_issues(preset, loudness),
+                     None if work_dir else folder)  # fmt: skip
+
+
+def _comment(metadata: dict) -> str | None:
+    """The WAV comment labelling the mix (for example `engine=scratch`), or None."""
+    return "; ".join(f"{key}={value}" for key, value in metadata.items()) or None
 
 
 def _write_processed(block: np.ndarray, writer: sf.SoundFile, meter: LoudnessMeter) -> None:
@@ -359,7 +383,8 @@ def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | No
 
     formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
     always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`. Every file
-    is written atomically. Returns {kind: path} with kinds `wav`, `flac`, `mp3`, `labels`,
+    is written atomically; without `wav` the rendered WAV stays at `result.audio_path` (the
+    caller may delete it). Returns {kind: path} with kinds `wav`, `flac`, `mp3`, `labels`,
     `srt`, `cues`. Raises RenderError when MP3 is asked for and no encoder exists (checked
     before anything is written), UsageError for an unknown format.
     """
@@ -377,9 +402,12 @@ def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | No
     if "wav" in wanted:
         written["wav"] = _move_into(result.audio_path, folder / f"{MIX_BASENAME}.wav")
         result.audio_path = written["wav"]
+        if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
+            result.temp_dir.rmdir()
+            result.temp_dir = None
     written["labels"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues))
     written["srt"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues))
-    cue_sheet = export.cue_sheet_text(result.cues, result.summary())
+    cue_sheet = export.cue_sheet_text(result.cues, result.summary(), base=folder)
     written["cues"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.cues.json", cue_sheet)
     return written
 

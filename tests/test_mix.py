@@ -157,8 +157,26 @@ def test_default_export_is_24_bit_with_all_sidecars(tmp_path):
     sheet = json.loads(paths["cues"].read_text())
     assert sheet["engine"] == "scratch" and sheet["preset"] == "none"
     assert sheet["cues"][0] == {"line": "s1-l1", "speaker": "ANNA", "take": 3, "start_s": 0.5,
-                                "end_s": 1.0, "text": "Where\twere you?", "take_file": "a.wav"}  # fmt: skip
+                                "end_s": 1.0, "text": "Where\twere you?", "take_file": "../a.wav"}  # fmt: skip
     assert not list((tmp_path / "scene").glob(".*"))  # no temporary files left behind
+    assert sf.SoundFile(str(paths["wav"])).comment == "engine=scratch"  # labelled in the file
+
+
+def test_temporary_render_folder_is_cleaned_up(tmp_path):
+    a = write(tmp_path / "a.wav", tone(0.3))
+    result = mix_scene([entry(a)], MixSettings())
+    temp_dir = result.temp_dir
+    assert temp_dir is not None and result.audio_path.parent == temp_dir
+    paths = write_mix(result, tmp_path / "scene")
+    assert not temp_dir.exists() and paths["wav"].exists()
+
+
+def test_acx_flags_digital_silence_between_lines(tmp_path):
+    a = write(tmp_path / "a.wav", tone(1.0, 200, 0.1))
+    silent = mix_scene([entry(a), entry(a, "l2")], MixSettings(preset="acx", gap_s=1.0), tmp_path / "s")
+    assert any("digital silence" in issue for issue in silent.issues)
+    bed = MixSettings(preset="acx", gap_s=1.0, room_tone="noise")
+    assert mix_scene([entry(a), entry(a, "l2")], bed, tmp_path / "b").issues == []
 
 
 def test_bad_input_gives_clear_errors(tmp_path):
