@@ -300,7 +300,7 @@ def _write_atomically(tokenizer: Tokenizer, file: Path) -> None:
         file.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".part")
         os.close(handle)
-        tokenizer.save(temporary)
+        tokenizer.save(temporary, pretty=False)
         os.replace(temporary, file)
     except OSError:
         pass  # an unwritable cache only costs a rebuild next time
