@@ -1,0 +1,112 @@
+"""Frames per second of full generation on the CPU, with the time split backbone / tower /
+sampling, against mlx-audio's Drama 3 port on the same random checkpoint in the same run.
+
+    python bench/generate_cpu.py [--preset small] [--frames 64] [--reference-frames 200]
+
+Writes a random checkpoint of the preset (engine.testing) into a temporary folder, generates
+one take with a reference clip (the system block is prefilled once as a warm-up, so the timed
+run reuses the prefix cache like a second line of a scene), and prints frames/s, time to first
+frame and the phase split. The oracle runs mlx-audio's decode loop on `mlx[cpu]` over the same
+prompt rows and frame count; the printed ratio is ours / oracle (above 1: we are faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engine.conversation import AudioClip, Conversation, Reference
+from engine.generate import Drama3
+from engine.sampling import SamplingParams
+from engine.testing import write_checkpoint
+
+LINE = "<|speaker:0|> The harbour lights came on one by one, and still nobody spoke."
+
+
+def reference_clip(frames: int, seed: int) -> AudioClip:
+    """Random codes `[10, frames]` (codebook 0 < 4096, residual < 1024)."""
+    rng = np.random.default_rng(seed)
+    codes = np.concatenate([rng.integers(0, 4096, (1, frames)), rng.integers(0, 1024, (9, frames))])
+    return AudioClip(codes=codes.astype(np.int64))
+
+
+def conversation(reference_frames: int) -> Conversation:
+    """A clone prompt: one reference clip with its transcript, one line."""
+    reference = Reference(0, "A short reference sentence.", reference_clip(reference_frames, 1))
+    return Conversation(layout="clone", references=(reference,), text=LINE)
+
+
+def run_ours(folder: Path, convo: Conversation, frames: int, threads: int) -> dict:
+    torch.set_num_threads(threads)
+    model = Drama3.load(folder, device="cpu")
+    params = SamplingParams()
+    model.generate(convo, params, seed=0, max_frames=2)  # warm-up, fills the prefix cache
+    started = time.perf_counter()
+    take = model.generate(convo, params, seed=1, max_frames=frames, timed=True, ignore_eos=True)
+    total = time.perf_counter() - started
+    return {"frames": take.frames, "seconds": total, "ttff_s": take.frame_times_s[0],
+            "phase_s": take.phase_s, "prompt_rows": take.prompt_rows,
+            "rows": model.build_prompt(convo).rows, "system_rows": model.build_prompt(convo).system_rows}
+
+
+def run_oracle(folder: Path, rows: np.ndarray, system_rows: int, frames: int) -> dict:
+    """mlx-audio's `_frames` loop over the same rows; EOS masked by never stopping early."""
+    import mlx.core as mx
+
+    from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig
+    from mlx_audio.tts.models.fish_drama3.convert import convert
+    from mlx_audio.tts.models.fish_drama3.drama3 import _Voice
+
+    converted = folder.parent / "mlx"
+    convert(folder, converted, codec=False)
+    model = Model(ModelConfig.from_dict(json.loads((converted / "config.json").read_text())))
+    weights = {}
+    for shard in converted.glob("*.safetensors"):
+        weights.update(mx.load(str(shard)))
+    model.load_weights(list(weights.items()), strict=True)
+    model.set_dtype(mx.float32)
+    prompt, voice = mx.array(rows.astype(np.int32)), _Voice([])
+    list(model._frames(prompt, system_rows, voice, 2, 1.0, None, 0.9))  # warm-up, prefix cache
+    started = time.perf_counter()
+    produced = sum(1 for _ in model._frames(prompt, system_rows, voice, frames, 1.0, None, 0.9))
+    return {"frames": produced, "seconds": time.perf_counter() - started}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--preset", default="small", choices=("tiny", "small"))
+    parser.add_argument("--frames", type=int, default=64)
+    parser.add_argument("--reference-frames", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--no-oracle", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / args.preset
+        write_checkpoint(folder, args.preset, seed=0)
+        convo = conversation(args.reference_frames)
+        ours = run_ours(folder, convo, args.frames, args.threads)
+        rate = ours["frames"] / ours["seconds"]
+        print(f"preset {args.preset}, prompt {ours['prompt_rows']} rows "
+              f"({ours['system_rows']} cached system rows), {ours['frames']} frames")
+        print(f"engine: {rate:.2f} frames/s, time to first frame {ours['ttff_s'] * 1000:.0f} ms")
+        split = ours["phase_s"]
+        total = sum(split.values()) or 1.0
+        print("  split: " + ", ".join(f"{k} {v:.2f} s ({100 * v / total:.0f} %)" for k, v in sorted(split.items())))
+        if args.no_oracle or args.preset == "tiny":
+            print("oracle skipped (mlx-audio's converter needs expert sizes in whole 128 blocks)")
+            return
+        oracle = run_oracle(folder, ours["rows"], ours["system_rows"], args.frames)
+        oracle_rate = oracle["frames"] / oracle["seconds"]
+        print(f"mlx-audio (mlx[cpu]): {oracle_rate:.2f} frames/s over {oracle['frames']} frames "
+              f"(it stops at EOS)")
+        print(f"ratio engine / mlx-audio: {rate / oracle_rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()
