@@ -723,7 +723,7 @@ def spoken_text_of(take, line_text: str) -> str:
 
 
 def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
-                    recognise: Callable[[np.ndarray], list[Word] | None] = recognise_words):
+                    recognise: Callable[[np.ndarray], list[Word] | None] | None = None):
     """Everything decided before generating: (planned line, source take, its audio, the plan).
     Speech recognition runs only when the span must come from word times. Raises UsageError
     for an unknown line, a line without takes, or a bad edit (see `plan_edit`)."""
@@ -735,6 +735,7 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     audio = source.audio()
     old_text = spoken_text_of(source, planned.line.text)
     needs_times = form.span is None and form.at_s is None
+    recognise = recognise or recognise_words
     timed = recognise(audio) if needs_times or form.insert is not None else None
     new_text, span_s = new_text_and_span(form, old_text, line_id, len(audio), timed)
     plan = plan_edit(old_text, new_text, len(audio), timed, span_s)

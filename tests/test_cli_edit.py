@@ -76,6 +76,23 @@ def project(tmp_path, monkeypatch):
     return path, TakeStore(tmp_path / "scene.drama"), fake
 
 
+@pytest.fixture(scope="module")
+def shared_project(tmp_path_factory):
+    """One rendered project for tests that only read it (bad input must change nothing)."""
+    import drama_cli.backends as backends
+
+    fake = Fake()
+    folder = tmp_path_factory.mktemp("shared")
+    path = folder / "scene.yaml"
+    path.write_text(SCRIPT)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(backends, "make_backend", lambda *a, **k: fake)
+        assert main(["render", str(path), "--engine", "scratch"]) == 0
+        fake.requests.clear()
+        patch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
+        yield path, TakeStore(folder / "scene.drama"), fake
+
+
 def run_json(capsys, args):
     capsys.readouterr()
     code = main(args + ["--json"])
@@ -93,8 +110,8 @@ def test_revise_cli_one_call_chain_and_select(project, capsys):
     assert store.takes("s1", "l2")[-1].record["notes"] == ["angrier, shorter", "but slower"]
 
 
-def test_edit_cli_dry_run_prints_span_and_words_without_generating(project, capsys):
-    path, store, fake = project
+def test_edit_cli_dry_run_prints_span_and_words_without_generating(shared_project, capsys):
+    path, store, fake = shared_project
     code, plan = run_json(capsys, ["edit", str(path), "l1", "--replace", "goodbye", "--with", "farewell",
                                    "--span", "1.20:1.86", "--dry-run"])
     assert code == 0 and fake.requests == []
@@ -126,8 +143,8 @@ def test_edit_cli_splices_and_keeps_outside_samples(project, capsys):
     assert store.selected_take("s1", "l1").number == new.number
 
 
-def test_edit_without_asr_needs_at_or_span(project, capsys):
-    path, _, fake = project
+def test_edit_without_asr_needs_at_or_span(shared_project, capsys):
+    path, _, fake = shared_project
     assert main(["edit", str(path), "l1", "--replace", "goodbye", "--with", "farewell"]) == 2
     err = capsys.readouterr().err
     assert "--at" in err and "--span" in err and "asr" in err and fake.requests == []
@@ -157,12 +174,13 @@ def test_insert_at_a_time_without_asr(project, capsys):
         (["plot", "{p}", "--line", "l9"], "no line 'l9'"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(project, capsys, args, message):
-    path, _, fake = project
+def test_bad_input_exits_2_with_one_line(shared_project, capsys, args, message):
+    path, store, fake = shared_project
+    takes_before = len(store.takes("s1", "l1"))
     assert main([a.format(p=path) for a in args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
-    assert fake.requests == []
+    assert fake.requests == [] and len(store.takes("s1", "l1")) == takes_before
 
 
 def test_update_script_rewrites_the_line_and_keeps_a_backup(project, capsys):
