@@ -114,14 +114,17 @@ def _print_compile(report: dict) -> None:
     print(f"mode {report['mode']}; counting {report['counting']}")
     for line in report["lines"]:
         speakers = ", ".join(f"{name}={k}" for name, k in line["speakers"].items())
-        print(f"\n{line['id']}  {line['speaker']}  [{speakers}]  total {line['total']} {report['unit']} + rows")
+        text_part = line["total"] - line["total_rows"]
+        print(f"\n{line['id']}  {line['speaker']}  [{speakers}]  prompt {line['total']} rows: "
+              f"{text_part} {report['unit']} + {line['total_rows']} audio")
         for warning in line["warnings"]:
             print(f"  warning: {warning}")
         for n, conversation in enumerate(line["conversations"], 1):
             if conversation.get("shared_with"):
                 print(f"  conversation {n} ({conversation['layout']}): shared with {conversation['shared_with']}")
                 continue
-            print(f"  conversation {n} ({conversation['layout']}, {conversation['cost']} {report['unit']} + rows)")
+            print(f"  conversation {n} ({conversation['layout']}): {conversation['text_count']} {report['unit']}"
+                  f" + {conversation['rows']} audio rows")
             for segment in conversation["segments"]:
                 if segment["kind"] == "audio":
                     print(f"    {segment['rows']:>6} rows  audio {segment['source']}")

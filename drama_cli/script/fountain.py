@@ -21,6 +21,7 @@ How screenplay elements become performance:
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -177,6 +178,8 @@ class _Builder:
     def __init__(self, script: Script, path: str, notes: list[Element]):
         self.script, self.path = script, path
         self.pending_notes = sorted(notes, key=lambda e: (e.position.line, e.position.column))
+        self.all_notes = list(self.pending_notes)
+        self.note_lines = [note.position.line for note in self.all_notes]
         self.scene: Scene | None = None
         self.scene_count = 0
         self.last_dialogue: Line | None = None
@@ -304,15 +307,17 @@ class _Builder:
         where = self.at(first, len(first.text) - len(first.text.lstrip()) + 1)
         line = Line(id=f"{scene.id}-{number}", speaker=name, text=text, cue=name, extensions=list(extensions),
                     notes=notes + (["singing"] if lyric else []), position=where)
-        line.remarks = [n.text for n in self.script_notes_between(cue_row.number, text_rows[-1].number)]
+        line.remarks = [n.text for n in self.notes_between(cue_row.number, text_rows[-1].number)]
         line.spans = parse_directions(text, where)
         scene.lines.append(line)
         scene.elements.append(line)
         return line
 
-    def script_notes_between(self, first: int, last: int) -> list[Element]:
-        return [e for s in self.script.scenes for e in s.elements
-                if isinstance(e, Element) and e.kind == "note" and e.position and first <= e.position.line <= last]
+    def notes_between(self, first: int, last: int) -> list[Element]:
+        """Writer's notes that start on source lines first..last."""
+        lo = bisect.bisect_left(self.note_lines, first)
+        hi = bisect.bisect_right(self.note_lines, last)
+        return self.all_notes[lo:hi]
 
 
 def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
