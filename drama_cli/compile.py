@@ -121,12 +121,15 @@ class _Builder:
         self._durations: dict[str, float | None] = {}
 
     def speaker_map(self, lines: list[Line]) -> dict[str, int]:
+        """Speaker indices of the voices in `lines`: the scene map restricted to them, or a map of
+        their own when the scene has more than 16 voices."""
         names = [name for line in lines for name in line.speakers()]
         if self.scene_map is not None:
             return {name: k for name, k in self.scene_map.items() if name in names}
         return assign_indices(names, self.script.cast)
 
     def render(self, line: Line, speakers: dict[str, int]) -> str:
+        """The line's full model text under `speakers`."""
         return render_spans(line.spans, speakers[line.speaker], speakers.__getitem__, line.notes)
 
     def chunks(self, line: Line, speakers: dict[str, int], max_chars: int) -> list[str]:
@@ -166,6 +169,7 @@ class _Builder:
         return tuple(refs)
 
     def line_plan(self, index: int, mode: str, history_lines: int, max_chars: int) -> LinePlan:
+        """The plan of line `index` in `clone` or `history` mode: one conversation per chunk."""
         line = self.scene.lines[index]
         context_lines = self.context(index, history_lines) if mode == "history" else []
         while self.scene_map is None and len(_voices([line] + [c for c, _ in context_lines])) > MAX_SPEAKERS:
@@ -196,6 +200,7 @@ class _Builder:
         return result
 
     def scene_plans(self) -> list[LinePlan]:
+        """Plans of every line in `scene` mode: one shared conversation per group of <= 16 voices."""
         plans: list[LinePlan] = []
         for group, lines in enumerate(_voice_groups(self.scene.lines)):
             speakers = self.speaker_map(lines)

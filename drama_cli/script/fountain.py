@@ -185,15 +185,18 @@ class _Builder:
         self.last_dialogue: Line | None = None
 
     def at(self, row: _Row, column: int = 1) -> SourcePosition:
+        """Position of `row` (1-based column)."""
         return SourcePosition(self.path, row.number, column)
 
     def current(self, row: _Row) -> Scene:
+        """The scene being filled; an implicit `scene-0` before the first heading."""
         if self.scene is None:
             self.scene = Scene(id="scene-0", position=self.at(row))
             self.script.scenes.append(self.scene)
         return self.scene
 
     def add(self, element: Element | Line, row: _Row) -> None:
+        """Append a display element, after the notes that come before it."""
         self._flush_notes(row.number)
         self.current(row).elements.append(element)
 
@@ -213,6 +216,7 @@ class _Builder:
             scenes.pop(0)
 
     def block(self, rows: list[_Row]) -> None:
+        """Read one paragraph (rows between blank lines)."""
         while rows:
             rows = self._one(rows)
 

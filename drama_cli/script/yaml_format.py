@@ -43,9 +43,11 @@ class _Reader:
         self.warnings: list[Warning_] = []
 
     def at(self, node: Node) -> SourcePosition:
+        """1-based position of a node's first character."""
         return SourcePosition(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
 
     def error(self, message: str, node: Node, hint: str | None = None) -> ScriptError:
+        """A ScriptError located at `node`."""
         return ScriptError(message, self.at(node), hint)
 
     def mapping(self, node: Node, allowed: tuple[str, ...] | None, what: str) -> dict[str, tuple[Node, Node]]:
@@ -95,6 +97,7 @@ class _Reader:
         return recovered
 
     def integer(self, node: Node, what: str) -> int:
+        """A whole number from a scalar; raises ScriptError otherwise."""
         value = self.scalar(node, what)
         try:
             return int(value)
@@ -102,6 +105,7 @@ class _Reader:
             raise self.error(f"{what} must be a whole number, got {value!r}", node) from None
 
     def seconds(self, node: Node, what: str) -> float:
+        """Seconds from `0.5`, `0.5s` or `500ms`; raises ScriptError otherwise."""
         value = self.scalar(node, what).strip().lower()
         match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(ms|s)?", value)
         if not match:
@@ -110,6 +114,7 @@ class _Reader:
         return number / 1000 if match.group(2) == "ms" else number
 
     def boolean(self, node: Node, what: str) -> bool:
+        """true/yes/on or false/no/off; raises ScriptError otherwise."""
         value = self.scalar(node, what).strip().lower()
         if value in ("true", "yes", "on"):
             return True
