@@ -154,12 +154,21 @@ class Drama3:
         folder, config, tokenizer or tensors do not match spec §1-2.
         """
         folder = Path(path)
-        device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
         config = Drama3Config.from_file(folder)
-        tokenizer = Drama3Tokenizer.from_folder(folder)
         checkpoint = Checkpoint(folder, config)
         checkpoint.verify()
+        return cls.from_checkpoint(checkpoint, Drama3Tokenizer.from_folder(folder), device, dtype, folder)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint, tokenizer: Drama3Tokenizer,
+                        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
+                        folder: Path | None = None) -> "Drama3":
+        """Build from an opened checkpoint (or any object with its `config`, `names`,
+        `load_tensor`, `tensors` and `load_rows`), e.g. random weights made on the device.
+        Defaults and errors as `load`; without `folder` there is no codec."""
+        device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
+        config = checkpoint.config
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype)
         tower = load_tower(checkpoint, config, device, dtype, backbone.codebook_embeddings)
         return cls(config, tokenizer, backbone, tower, folder, device, dtype)
@@ -170,6 +179,8 @@ class Drama3:
         if self._codec is None:
             from engine.codec import Codec
 
+            if self.folder is None:
+                raise EngineError("this model was built without a folder, so it has no codec.pth")
             self._codec = Codec.load(self.folder, device=self.device)
         return self._codec
 

@@ -1,0 +1,158 @@
+"""Decode speed of the `full` preset (real Drama 3 shapes) on one GPU, batch 1.
+
+    python bench/gpu_decode.py                      # on an H200: full preset, CUDA, bf16
+    python bench/gpu_decode.py --preset tiny --device cpu --frames 8 --prompt-rows 120
+
+Random weights in the real layout are made directly on the device (routed experts block-FP8 with
+fp32 scales, everything else bf16), which takes seconds instead of writing and reading ~36 GB.
+A clone prompt with a reference clip sized to `--prompt-rows` rows is prefilled from scratch
+(prefix cache cleared), then `--frames` frames are decoded with EOS masked so the count is exact.
+Prints time to first frame (prefill + first frame), decode frames/s, and the ratios against the
+anchors: 271 frames/s (Fish's engine), 166.7 frames/s (SGLang-Omni, model card); goal >= 300.
+One script, meant to finish well under 8 minutes including set-up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import zlib
+
+import numpy as np
+import torch
+
+from engine.checkpoint import expected_tensors, is_routed_expert
+from engine.config import Drama3Config
+from engine.conversation import AudioClip, Conversation, Reference
+from engine.generate import Drama3
+from engine.sampling import SamplingParams
+from engine.testing import FP8_MAX, preset_config_dict, preset_tokenizer
+from engine.tokenizer import Drama3Tokenizer
+
+ANCHORS = {"Fish's engine": 271.0, "SGLang-Omni (model card)": 166.7}
+GOAL_FRAMES_PER_S = 300.0
+LINE = "<|speaker:0|> The harbour lights came on one by one, and still nobody spoke a word."
+
+
+class RandomCheckpoint:
+    """A checkpoint whose tensors are drawn on demand on the device, with the names, shapes and
+    dtypes `engine.checkpoint.expected_tensors` gives for the config (the loader's interface)."""
+
+    def __init__(self, config: Drama3Config, device: torch.device, seed: int = 0):
+        self.config, self.device, self.seed = config, device, seed
+        self.specs = expected_tensors(config)
+
+    def names(self) -> list[str]:
+        return list(self.specs)
+
+    def _generator(self, name: str) -> torch.Generator:
+        return torch.Generator(self.device).manual_seed(self.seed * 1_000_003 + zlib.crc32(name.encode()))
+
+    def load_tensor(self, name: str, device=None, dtype: torch.dtype | None = None) -> torch.Tensor:
+        spec, gen = self.specs[name], self._generator(name.removesuffix("_scale_inv"))
+        if is_routed_expert(name):
+            weight, scale = self._fp8_expert(name, gen)
+            return scale if name.endswith("weight_scale_inv") else weight
+        value = _random_by_role(name, spec.shape, gen, self.device)
+        return value.to(dtype or spec.dtypes[0])
+
+    def tensors(self, prefix: str, device=None, dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
+        return {n[len(prefix):]: self.load_tensor(n, device, dtype) for n in self.specs if n.startswith(prefix)}
+
+    def load_rows(self, name: str, rows: list[int], device=None, dtype: torch.dtype | None = None) -> torch.Tensor:
+        cols = self.specs[name].shape[1]
+        value = torch.randn(len(rows), cols, generator=self._generator(name), device=self.device) * cols ** -0.5
+        return value.to(dtype or torch.bfloat16)
+
+    def _fp8_expert(self, name: str, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        text, block = self.config.text, self.config.weight_block_size
+        rows, cols = ((text.hidden_size, text.moe_intermediate_size) if ".down_proj." in name
+                      else (text.moe_intermediate_size, text.hidden_size))
+        weight = torch.randn(rows, cols, generator=gen, device=self.device) * cols ** -0.5
+        grid = (-(-rows // block[0]), -(-cols // block[1]))
+        padded = torch.zeros(grid[0] * block[0], grid[1] * block[1], device=self.device)
+        padded[:rows, :cols] = weight
+        blocks = padded.view(grid[0], block[0], grid[1], block[1])
+        scale = blocks.abs().amax(dim=(1, 3)).clamp_min(1e-12) / FP8_MAX
+        quantized = (blocks / scale[:, None, :, None]).view(padded.shape)[:rows, :cols]
+        return quantized.to(torch.float8_e4m3fn).contiguous(), scale.float()
+
+
+def _random_by_role(name: str, shape, gen: torch.Generator, device: torch.device) -> torch.Tensor:
+    """Values that keep activations O(1): the same roles as `engine.testing.random_tensor`."""
+    normal = torch.randn(shape, generator=gen, device=device)
+    if name.endswith("linear_attn.norm.weight"):
+        return 1.0 + 0.1 * normal
+    if name.endswith("norm.weight"):
+        return 0.1 * normal
+    if name.endswith("A_log"):
+        return torch.empty(shape, device=device).uniform_(1.0, 16.0, generator=gen).log()
+    if name.endswith("dt_bias"):
+        return 0.5 * normal
+    if "embed" in name:
+        return normal
+    return normal * shape[-1] ** -0.5
+
+
+def prompt_of_rows(model: Drama3, rows: int) -> Conversation:
+    """A clone conversation whose prompt has exactly `rows` rows (reference clip sized to fit)."""
+    def build(frames: int) -> Conversation:
+        rng = np.random.default_rng(0)
+        codes = np.concatenate([rng.integers(0, 4096, (1, frames)), rng.integers(0, 1024, (9, frames))])
+        reference = Reference(0, "A reference sentence spoken slowly.", AudioClip(codes=codes.astype(np.int64)))
+        return Conversation(layout="clone", references=(reference,), text=LINE)
+
+    frames = 8
+    frames += rows - len(model.build_prompt(build(frames)).rows)
+    if frames < 1:
+        raise SystemExit(f"--prompt-rows {rows} is shorter than the prompt's text rows")
+    return build(frames)
+
+
+def build_model(preset: str, device: torch.device, dtype: torch.dtype) -> Drama3:
+    tokenizer = preset_tokenizer(preset)
+    config = Drama3Config.from_dict(preset_config_dict(preset, tokenizer))
+    return Drama3.from_checkpoint(RandomCheckpoint(config, device), Drama3Tokenizer(tokenizer), device, dtype)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--preset", default="full", choices=("tiny", "small", "full"))
+    parser.add_argument("--device", default="cuda")
+    parser.add_argument("--prompt-rows", type=int, default=500)
+    parser.add_argument("--frames", type=int, default=256)
+    parser.add_argument("--split", action="store_true", help="also run once with the phase split (syncs)")
+    args = parser.parse_args()
+    device = torch.device(args.device)
+    dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    started = time.perf_counter()
+    model = build_model(args.preset, device, dtype)
+    convo = prompt_of_rows(model, args.prompt_rows)
+    print(f"set-up: {time.perf_counter() - started:.1f} s ({args.preset} preset on {device}, {dtype})")
+    if device.type == "cuda":
+        print(f"GPU memory after load: {torch.cuda.memory_allocated() / 2**30:.1f} GiB")
+
+    params = SamplingParams()
+    model.generate(convo, params, seed=0, max_frames=4, ignore_eos=True)  # warm-up (kernels, allocator)
+    model.clear_prefix_cache()
+    take = model.generate(convo, params, seed=1, max_frames=args.frames, ignore_eos=True)
+    times = take.frame_times_s
+    decode_rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else float("nan")
+    print(f"prompt {take.prompt_rows} rows, {take.frames} frames decoded at batch 1")
+    print(f"time to first frame: {times[0] * 1000:.1f} ms (prefill from scratch + first frame)")
+    print(f"decode: {decode_rate:.1f} frames/s ({1000 / decode_rate:.2f} ms per frame); "
+          f"overall {take.frames / times[-1]:.1f} frames/s")
+    for name, anchor in ANCHORS.items():
+        print(f"  vs {name} {anchor} frames/s: {decode_rate / anchor:.2f}x")
+    print(f"  goal {GOAL_FRAMES_PER_S:.0f} frames/s: {'met' if decode_rate >= GOAL_FRAMES_PER_S else 'not met'}")
+    if args.split:
+        timed = model.generate(convo, params, seed=2, max_frames=min(args.frames, 64), ignore_eos=True, timed=True)
+        total = sum(timed.phase_s.values()) or 1.0
+        print("split (synchronised): " + ", ".join(
+            f"{k} {1000 * v / timed.frames:.2f} ms/frame ({100 * v / total:.0f} %)"
+            for k, v in sorted(timed.phase_s.items()) if k != "prefill"))
+    print(f"total wall time: {time.perf_counter() - started:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
