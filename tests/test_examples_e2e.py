@@ -1,0 +1,162 @@
+"""End to end: the CLI renders the example scripts with the scratch engine (all of them, once)
+and a short line with a tiny random Drama 3 checkpoint; listen checks on the results."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from drama_cli.cli import main
+from drama_cli.mix import MixSettings
+from drama_cli.script.load import load_script
+from drama_cli.takes import TakeStore
+from engine.checks import check_silence
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
+SCRIPTS = sorted(p for p in EXAMPLES.iterdir()
+                 if p.suffix in (".yaml", ".fountain") and not p.name.endswith(".cast.yaml"))
+SR = 44_100
+
+
+def test_there_are_examples_with_reference_clips():
+    assert len(SCRIPTS) >= 3
+    for path in SCRIPTS:
+        script = load_script(str(path))
+        for member in script.cast.values():
+            for clip in member.references:
+                audio, rate = sf.read(Path(script.base_dir) / clip.path)
+                assert rate == SR and audio.ndim == 1 and 1.5 < len(audio) / SR < 8
+                assert clip.transcript
+
+
+@pytest.fixture(scope="module")
+def scratch_renders(tmp_path_factory):
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    out = tmp_path_factory.mktemp("examples")
+    results = {}
+    for path in SCRIPTS:
+        project = out / f"{path.name}.drama"
+        code = main(["render", str(path), "--engine", "scratch", "--out", str(project), "--json"])
+        results[path.name] = (code, project)
+    return results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [p.name for p in SCRIPTS])
+def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_renders, name):
+    code, project = scratch_renders[name]
+    assert code == 0
+    script = load_script(str(EXAMPLES / name))
+    store = TakeStore(project)
+    default_gap = MixSettings().gap_s
+    mixed = 0
+    for scene in script.scenes:
+        if not scene.lines:
+            continue
+        takes = [store.selected_take(scene.id, line.id) for line in scene.lines]
+        assert all(t is not None for t in takes)
+        for take in takes:
+            audio = take.audio()
+            assert check_silence(audio, SR).passed, take.wav_path
+            assert 20 * np.log10(np.sqrt(np.mean(audio.astype(np.float64) ** 2))) > -40
+            assert take.record["scratch"] is True and take.record["engine"] == "scratch"
+        gaps = sum(default_gap if line.pause_after_s is None else line.pause_after_s
+                   for line in scene.lines[:-1])
+        expected = sum(t.duration_s for t in takes) + gaps
+        mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
+        assert rate == SR
+        assert abs(len(mix) / SR - expected) <= 0.2 * expected
+        sheet = json.loads((store.scene_dir(scene.id) / "mix.cues.json").read_text())
+        rows = sheet["cues"] if isinstance(sheet, dict) else sheet
+        assert [r["line"] for r in rows] == [line.id for line in scene.lines]
+        assert "scratch" in json.dumps(sheet)
+        labels = (store.scene_dir(scene.id) / "mix.labels.txt").read_text().splitlines()
+        assert len(labels) == len(scene.lines)
+        mixed += 1
+    assert mixed >= 1
+
+
+@pytest.mark.slow
+def test_scratch_render_again_reuses_every_take(scratch_renders, capsys):
+    name = SCRIPTS[0].name
+    code, project = scratch_renders[name]
+    capsys.readouterr()
+    assert main(["render", str(EXAMPLES / name), "--engine", "scratch", "--out", str(project),
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["backend_calls"] == 0 and report["counts"]["rendered"] == 0
+    assert report["counts"]["reused"] == len(report["lines"]) > 0
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    try:
+        import engine.generate  # noqa: F401
+        from engine.testing import write_checkpoint
+    except ImportError as err:
+        pytest.skip(f"the embedded engine is not available yet ({err})")
+    folder = tmp_path_factory.mktemp("tiny-drama3")
+    write_checkpoint(folder, "tiny", seed=0)
+    return folder
+
+
+def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, capsys,
+                                                         monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    script_path = EXAMPLES / "earnest.yaml"
+    script = load_script(str(script_path))
+    scene = script.scenes[0]
+    line = min(scene.lines, key=lambda x: len(x.text))
+    project = tmp_path / "d3.drama"
+    code = main(["render", str(script_path), "--engine", "drama3", "--model", str(tiny_model),
+                 "--line", line.id, "--retries", "0", "--out", str(project), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    # Random weights never say end-of-speech: the take runs to its budget and is flagged.
+    assert code in (0, 1, 3) and code == report["exit_code"]
+    assert report["engine"] == "drama3" and report["backend_calls"] == 1
+    store = TakeStore(project)
+    (take,) = store.takes(scene.id, line.id)
+    codes = take.codes()
+    assert codes.dtype == np.int64 and codes.shape[0] == 10 and codes.shape[1] > 0
+    assert take.record["samples"] == codes.shape[1] * 2048
+    assert take.record["engine"] == "drama3" and take.record["model_revision"]
+    assert take.record["scratch"] is False and take.record["layout"] in ("clone", "history")
+    assert list((tmp_path / "cache").rglob("*.npy"))  # references went through the codec cache
+
+    # Whatever the checks said, a take chosen by hand is mixed.
+    assert main(["takes", str(script_path), "--out", str(project), "--line", line.id,
+                 "--select", "1"]) == 0
+    assert main(["mix", str(script_path), "--out", str(project), "--scene", scene.id]) == 0
+    mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
+    assert rate == SR and len(mix) > codes.shape[1] * 2048
+
+
+def test_auto_engine_without_a_model_falls_back_to_scratch(monkeypatch, tmp_path):
+    from drama_cli.backends import make_backend
+
+    monkeypatch.delenv("DRAMA_MODEL", raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
+    monkeypatch.setattr("drama_cli.backends._cached_model", lambda: None)
+    notices = []
+    backend = make_backend("auto", notice=notices.append)
+    assert backend.name == "scratch" and backend.scratch
+    assert len(notices) == 1 and "scratch" in notices[0]
+
+
+def test_drama3_engine_selection_needs_a_model_folder(monkeypatch, tmp_path, tiny_model):
+    from drama_cli.backends import make_backend
+    from drama_cli.errors import UsageError
+
+    monkeypatch.delenv("DRAMA_MODEL", raising=False)
+    monkeypatch.setattr("drama_cli.backends._cached_model", lambda: None)
+    with pytest.raises(UsageError, match="--model"):
+        make_backend("drama3")
+    with pytest.raises(UsageError, match="config.json"):
+        make_backend("drama3", tmp_path)
+    with pytest.raises(UsageError):
+        make_backend("espeak")
+    monkeypatch.setenv("DRAMA_MODEL", str(tiny_model))
+    backend = make_backend("auto")
+    assert backend.name == "drama3" and backend.identity()["revision"]
