@@ -177,3 +177,8 @@ def test_random_fountain_gives_a_script_or_a_located_script_error(text):
         for line in script.lines():
             assert isinstance(line, Line) and line.text.strip()
             assert "\r" not in line.text and "\ufeff" not in line.text
+
+
+def test_speech_left_empty_by_markup_is_not_a_line():
+    script = read_fountain("A\n/*/*/*\n", "r.fountain")
+    assert script.lines() == []

@@ -283,6 +283,8 @@ class _Builder:
         first_line = None
         parts_made = 0
         for notes, text_rows, pause in parts:
+            if not _speech_text(text_rows).strip():
+                text_rows = []
             if not text_rows:
                 if pause and scene.lines and scene.lines[-1].cue == name:
                     scene.lines[-1].pause_after_s = PAUSE_S
@@ -305,8 +307,7 @@ class _Builder:
               text_rows: list[_Row], cue_row: _Row) -> Line:
         number = sum(1 for line in scene.lines if line.kind == "dialogue") + 1
         lyric = all(r.text.strip().startswith("~") for r in text_rows if r.text.strip())
-        text = "\n".join(_strip_emphasis(r.text.strip().lstrip("~").strip()) if r.text.strip() else ""
-                         for r in text_rows).strip()
+        text = _speech_text(text_rows)
         first = text_rows[0]
         where = self.at(first, len(first.text) - len(first.text.lstrip()) + 1)
         line = Line(id=f"{scene.id}-{number}", speaker=name, text=text, cue=name, extensions=list(extensions),
@@ -322,6 +323,12 @@ class _Builder:
         lo = bisect.bisect_left(self.note_lines, first)
         hi = bisect.bisect_right(self.note_lines, last)
         return self.all_notes[lo:hi]
+
+
+def _speech_text(rows: list[_Row]) -> str:
+    """The words of a stretch of speech: rows stripped, lyric marks and emphasis removed."""
+    return "\n".join(_strip_emphasis(r.text.strip().lstrip("~").strip()) if r.text.strip() else ""
+                     for r in rows).strip()
 
 
 def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
