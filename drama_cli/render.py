@@ -508,6 +508,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                           str(store.root))
     hasher = ReferenceHasher()
     with store.lock():
+        store.remove_stale_temporaries()
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
                              "sampling": settings.sampling, "seed": settings.seed})

@@ -389,6 +389,19 @@ class TakeStore:
         write_new_file(take.json_path, _pretty(take.record))
         return take
 
+    def remove_stale_temporaries(self) -> int:
+        """Delete temporary files left by a writer that was killed mid-write (`.<name>.<pid>.tmp`).
+
+        Call only while holding the project lock (no other writer can be active then).
+        Returns how many were removed.
+        """
+        removed = 0
+        if self.root.is_dir():
+            for path in self.root.rglob(".*.tmp"):
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
     # -- selections ------------------------------------------------------------------------
     def selection_path(self, scene_id: str) -> Path:
         return self.scene_dir(scene_id) / "selected.json"

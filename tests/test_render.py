@@ -288,3 +288,42 @@ def test_spoken_text_labels_have_no_markup(tmp_path):
     path = write_script(tmp_path, ["[icy calm] We leave <whisper>at six</whisper>."])
     _, store = render(path, FakeBackend())
     assert cue_rows(cues(store))[0]["text"] == spoken_text("[icy calm] We leave <whisper>at six</whisper>.")
+
+
+def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    texts = ["We leave at six.", "Not without the oars.", "Then find them.", "They sank.",
+             "Then we swim.", "Fine."]
+    path = write_script(tmp_path, texts)
+    project = tmp_path / "scene.drama"
+    code = "import sys\nfrom drama_cli.cli import main\nsys.exit(main(sys.argv[1:]))"
+    child = subprocess.Popen([sys.executable, "-c", code, "render", str(path), "--engine",
+                              "scratch", "--out", str(project)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    first = project / "boathouse" / "boathouse-1" / "take-001.json"
+    deadline = time.monotonic() + 120
+    while not first.exists() and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert first.exists()
+    store = TakeStore(project)
+    done_before = {line: store.takes("boathouse", line)[0].record["wav_sha256"]
+                   for line in (f"boathouse-{i}" for i in range(1, 7))
+                   if store.takes("boathouse", line)}
+    assert done_before and len(done_before) < 6
+
+    from drama_cli.backends.scratch import ScratchBackend
+    report = render_script(load_script(str(path)), store, ScratchBackend(), RenderSettings())
+    reused = {x.line_id for x in report.lines if x.status == "reused"}
+    assert reused == set(done_before)
+    assert report.calls == 6 - len(done_before) and report.exit_code == 0
+    for line, digest in done_before.items():
+        assert store.selected_take("boathouse", line).record["wav_sha256"] == digest
+    assert not list(project.rglob("*.tmp"))

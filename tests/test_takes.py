@@ -138,3 +138,12 @@ def test_lock_excludes_a_second_process_and_frees_on_exit(tmp_path):
 def test_take_lookup_of_invalid_number_raises(tmp_path):
     with pytest.raises(RenderError):
         TakeStore(tmp_path).take("s", "l", 4)
+
+
+def test_stale_temporaries_are_removed(tmp_path):
+    store = TakeStore(tmp_path)
+    take = store.add_take("s", "l", tone(), {})
+    stale = take.folder / ".take-002.wav.999.tmp"
+    stale.write_bytes(b"half")
+    assert store.remove_stale_temporaries() == 1
+    assert not stale.exists() and take.wav_path.exists()
