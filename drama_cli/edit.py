@@ -649,9 +649,12 @@ def engine_codec(backend) -> tuple[Callable | None, Callable | None]:
     """(encode, decode) of the backend's codec when it exposes one (`encode(audio)` ->
     codes `[10, T]`, `decode(codes)` -> samples), else (None, None)."""
     codec = getattr(backend, "codec", None)
-    if codec is None and getattr(backend, "model", None) is not None:
+    model = getattr(backend, "model", None)
+    if model is None and getattr(backend, "name", "") == "drama3" and hasattr(backend, "_load"):
+        model = backend._load()  # the drama3 backend loads its model lazily and names it privately
+    if codec is None and model is not None:
         try:
-            codec = backend.model.codec
+            codec = model.codec
         except Exception:  # no codec.pth: audio-only edits
             codec = None
     if callable(codec) and not hasattr(codec, "decode"):
@@ -761,9 +764,13 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     """The record of an edited take: the render record's fields plus its parent take, the line
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
+    from engine.checks import check_take
+
     identity = backend.identity()
     generation = outcome.generation
     splice_ = outcome.splice
+    stop = generation.stop_reason if generation is not None else "eos"
+    checks = check_take(splice_.audio, SAMPLE_RATE, request.text, stop)  # the whole new take
     return {
         "speaker": request.speaker,
         "text": outcome.conversation.text,
@@ -792,10 +799,10 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
             "flagged": splice_.flagged,
             "continuation": outcome.continuation,
         },
-        "checks": generation.checks.to_dict() if generation is not None else {"passed": True, "severity": "ok"},
-        "status": "degraded" if splice_.flagged else (generation.checks.severity if generation is not None else "ok"),
-        "needs_review": bool(splice_.flagged or (generation is not None and not generation.checks.passed)),
-        "stop_reason": generation.stop_reason if generation is not None else "eos",
+        "checks": checks.to_dict(),
+        "status": "degraded" if splice_.flagged and checks.severity == "ok" else checks.severity,
+        "needs_review": bool(splice_.flagged or not checks.passed),
+        "stop_reason": stop,
         "engine": identity.get("engine", backend.name),
         "model_revision": identity.get("revision"),
         "engine_identity": identity,
