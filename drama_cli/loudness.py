@@ -142,21 +142,35 @@ _CORRELATION_TAPS = np.ascontiguousarray(_PHASES[:, ::-1].T)  # [12, 4] for wind
 _TAP_GAIN_BOUND = float(np.abs(_PHASES).sum(axis=1).max())  # |interpolated| ≤ this · max|x|
 
 
-def interpolated_magnitude(data: np.ndarray) -> np.ndarray:
+def interpolated_magnitude(data: np.ndarray, floor: float = 0.0) -> np.ndarray:
     """Largest |value| of the 4× oversampled signal next to each sample: `[n]` → `[n]` float32.
 
     Each 12-sample window yields 4 interpolated points near its middle; their largest
-    magnitude is assigned to the two samples they lie between (ends padded with zeros).
+    magnitude is assigned to the two samples they lie between (ends stay 0). Only chunks that
+    could exceed `floor` are computed: |interpolated| ≤ Σ|taps| · max|window| bounds the rest,
+    which are left at 0 (so the result is exact wherever it matters for a peak above `floor`).
     """
     taps = _PHASES.shape[1]
     data = np.asarray(data, np.float32)
     out = np.zeros(data.size, np.float32)
-    if data.size < taps:
+    starts = data.size - taps + 1
+    if starts <= 0:
         return out
-    peaks = np.abs(sliding_window_view(data, taps) @ _CORRELATION_TAPS).max(axis=1)
-    middle = taps // 2 - 1
-    out[middle : middle + peaks.size] = peaks
-    out[middle + 1 : middle + 1 + peaks.size] = np.maximum(out[middle + 1 : middle + 1 + peaks.size], peaks)
+    chunks = -(-starts // TRUE_PEAK_CHUNK)
+    padded = np.zeros((chunks + 1) * TRUE_PEAK_CHUNK, np.float32)
+    padded[: data.size] = data
+    peaks = np.abs(padded).reshape(-1, TRUE_PEAK_CHUNK).max(axis=1)
+    chosen = np.flatnonzero(np.maximum(peaks[:-1], peaks[1:]) * _TAP_GAIN_BOUND > floor)
+    if chosen.size == 0:
+        return out
+    window_starts = chosen[:, None] * TRUE_PEAK_CHUNK + np.arange(TRUE_PEAK_CHUNK)  # [k, chunk]
+    rows = padded[chosen[:, None] * TRUE_PEAK_CHUNK + np.arange(TRUE_PEAK_CHUNK + taps - 1)]
+    # One matrix product computes every phase's convolution: windows [k, chunk, 12] @ [12, 4].
+    values = np.abs(sliding_window_view(rows, taps, axis=1) @ _CORRELATION_TAPS).max(axis=2)
+    valid = window_starts < starts
+    index, values = window_starts[valid] + (taps // 2 - 1), values[valid]
+    out[index] = values
+    out[index + 1] = np.maximum(out[index + 1], values)
     return out
 
 
@@ -196,36 +210,18 @@ class LoudnessMeter:
         self._pending = np.array(data[whole:], dtype=np.float32)
 
     def _measure_steps(self, data: np.ndarray) -> None:
-        weighted, self._zi = scipy.signal.sosfilt(self._sos, data, zi=self._zi)
+        weighted, self._zi = scipy.signal.sosfilt(self._sos, _guard_denormals(data), zi=self._zi)
         steps = data.size // self.step_samples
         self._weighted_steps.append(_sum_squares(weighted, steps))
         self._plain_steps.append(_sum_squares(data, steps))
 
     def _feed_true_peak(self, block: np.ndarray) -> None:
-        """Oversample only the chunks whose peak could beat the true peak found so far.
-
-        |interpolated| ≤ Σ|taps| · max|input window|, so a chunk whose neighbourhood peak
-        times that bound stays below the running maximum cannot change the result.
-        """
-        taps = self._phases.shape[1]
+        """Track the largest 4× oversampled value, carrying 11 samples across blocks."""
         data = np.concatenate([self._tp_history, block.astype(np.float32, copy=False)])
-        self._tp_history = data[-(taps - 1) :]
+        self._tp_history = data[-self._tp_history.size :]
         self._true_peak = max(self._true_peak, float(np.max(np.abs(block))))
-        starts = data.size - taps + 1
-        chunks = -(-starts // TRUE_PEAK_CHUNK)
-        padded = np.zeros((chunks + 1) * TRUE_PEAK_CHUNK, np.float32)
-        padded[: data.size] = data
-        peaks = np.abs(padded).reshape(-1, TRUE_PEAK_CHUNK).max(axis=1)
-        bound = np.maximum(peaks[:-1], peaks[1:]) * _TAP_GAIN_BOUND
-        chosen = np.flatnonzero(bound > self._true_peak)
-        if chosen.size == 0:
-            return
-        span = np.arange(TRUE_PEAK_CHUNK + taps - 1)
-        rows = padded[chosen[:, None] * TRUE_PEAK_CHUNK + span]  # [k, chunk + taps - 1]
-        # One matrix product computes every phase's convolution: windows [k, chunk, 12] @ [12, 4].
-        interpolated = np.abs(sliding_window_view(rows, taps, axis=1) @ _CORRELATION_TAPS)
-        valid = (chosen[:, None] * TRUE_PEAK_CHUNK + np.arange(TRUE_PEAK_CHUNK)) < starts
-        self._true_peak = max(self._true_peak, float(interpolated.max(axis=2)[valid].max()))
+        interpolated = interpolated_magnitude(data, floor=self._true_peak)
+        self._true_peak = max(self._true_peak, float(interpolated.max()))
 
     def report(self) -> LoudnessReport:
         """The measurements so far; see `LoudnessReport` for the fallbacks."""
@@ -286,6 +282,17 @@ class LoudnessMeter:
             return None
         sums = np.convolve(plain_steps[:full_steps], np.ones(per_window), mode="valid")
         return db_from_power(float(sums.min()) / (per_window * self.step_samples))
+
+
+def _guard_denormals(data: np.ndarray) -> np.ndarray:
+    """`data` as float64 plus ±1e-18 at the Nyquist rate and DC (energy ~1e-36, far below the gate).
+
+    In digital silence the filters' decaying state would otherwise sink into subnormal
+    numbers, which the CPU handles many times slower; this keeps the state above them.
+    """
+    guarded = np.asarray(data, dtype=np.float64).copy()
+    guarded[::2] += 1e-18
+    return guarded
 
 
 def _sum_squares(data: np.ndarray, steps: int) -> np.ndarray:
@@ -397,7 +404,7 @@ class PeakLimiter:
     def _gain(self, buffer: np.ndarray) -> np.ndarray:
         magnitude = np.abs(buffer)
         if self.true_peak:
-            magnitude = np.maximum(magnitude, interpolated_magnitude(buffer))
+            magnitude = np.maximum(magnitude, interpolated_magnitude(buffer, floor=self.ceiling))
         needed = np.ones_like(magnitude)
         over = magnitude > self.ceiling
         needed[over] = self.ceiling / magnitude[over]
