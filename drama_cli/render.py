@@ -24,7 +24,7 @@ import numpy as np
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError, UsageError
 from drama_cli.takes import Take, TakeStore, file_sha256, stable_hash
-from engine.checks import CheckReport, check_take, retry_seed, spoken_text
+from engine.checks import DEGRADED, CheckReport, CheckResult, check_take, retry_seed, spoken_text
 from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
 
 MODES = ("history", "clone", "scene")
@@ -331,6 +331,30 @@ def apply_extra_checks(generation: Generation, job: LineJob, checks: list) -> di
         generation.checks = CheckReport([*generation.checks.results, result])
         fields.update(record)
     return fields
+
+
+def asr_take_check(model_path: str | None = None, threshold: float | None = None):
+    """The speech-recognition check (`drama_cli.qc.asr_check`) as an extra take check for
+    `RenderSettings.checks`: WER of the take's transcript against the line's spoken text
+    (tags removed). A WER over `threshold` (default 0.25) is a `degraded` failure, so the
+    take is retried like a failed signal check; the record gets `asr` = {wer, transcript,
+    threshold, model, words}. Raises AsrUnavailableError (a UsageError) at once when the
+    `asr` extra or its model is missing.
+    """
+    from drama_cli import qc
+
+    folder = qc.require_asr(model_path)
+    limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold
+
+    def check(text: str, audio: np.ndarray):
+        found = qc.asr_check(audio, spoken_text(text), limit, folder)
+        message = "" if found["passed"] else (
+            f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}")
+        result = CheckResult("asr", bool(found["passed"]), float(found["wer"]), float(limit),
+                             "wer", DEGRADED, message)
+        return result, {"asr": found}
+
+    return check
 
 
 def _take_passed(take: Take) -> bool:

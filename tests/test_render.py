@@ -327,3 +327,44 @@ def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
     for line, digest in done_before.items():
         assert store.selected_take("boathouse", line).record["wav_sha256"] == digest
     assert not list(project.rglob("*.tmp"))
+
+
+def test_a_failing_extra_check_retries_and_is_stored(tmp_path):
+    from engine.checks import CheckResult
+
+    calls = []
+
+    def picky(text, audio):
+        calls.append(text)
+        ok = len(calls) % 2 == 0  # every second attempt passes
+        return (CheckResult("asr", ok, 0.1 if ok else 0.9, 0.25, "wer", "degraded",
+                            "" if ok else "heard something else"),
+                {"asr": {"wer": 0.1 if ok else 0.9, "transcript": "x"}})
+
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    backend = FakeBackend()
+    report, store = render(path, backend, checks=[picky])
+    assert len(backend.requests) == 4 and report.exit_code == 0
+    first, second = store.takes("boathouse", "boathouse-1")
+    assert first.record["asr"]["wer"] == 0.9 and "asr" in first.record["checks"]["failures"]
+    assert second.record["checks"]["passed"] and store.selected_take("boathouse", "boathouse-1").number == 2
+
+
+def test_qc_asr_on_scratch_takes_gives_a_low_wer(tmp_path, capsys):
+    from drama_cli.cli import main
+
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    qc = pytest.importorskip("drama_cli.qc")
+    try:
+        qc.require_asr()
+    except Exception as err:
+        pytest.skip(f"speech recognition unavailable: {err}")
+    path = write_script(tmp_path, ["We leave the harbour at six tomorrow morning.",
+                                   "Not without the oars, we don't."])
+    assert main(["render", str(path), "--engine", "scratch", "--qc", "asr", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    wers = [row["takes"][0]["wer"] for row in rows]
+    assert all(w is not None and w <= 0.25 for w in wers), wers
+    assert "harbour" in rows[0]["takes"][0]["transcript"].lower().replace("harbor", "harbour")

@@ -147,6 +147,7 @@ def render_command(
     gap: Optional[float] = typer.Option(None, help="Default pause between lines in the mix, seconds."),
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
+    asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
@@ -160,7 +161,7 @@ def render_command(
     loaded = _load(script, cast)
     check_references(loaded)
     if qc is not None:
-        settings.checks = _qc_checks(qc, asr_model)
+        settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     backend = make_backend(engine, model, notice=_err, device=device)
     store = TakeStore(out or default_out(script))
     info = {"script": loaded.source, "title": loaded.title}
@@ -182,14 +183,12 @@ def render_command(
         raise TakesNeedReview(report)
 
 
-def _qc_checks(kind: str, asr_model: Optional[str]) -> list:
+def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
+    from drama_cli.render import asr_take_check
+
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
-    try:
-        from drama_cli.qc import asr_check
-    except ImportError as err:
-        raise UsageError("--qc asr needs the asr extra: pip install 'drama[asr]'") from err
-    return [asr_check(asr_model)]
+    return [asr_take_check(asr_model, threshold)]
 
 
 def takes_command(
