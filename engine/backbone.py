@@ -57,12 +57,32 @@ class DecoderLayer(nn.Module):
         self.mixer, self.moe = mixer, moe
         self.input_norm, self.post_norm = input_norm, post_norm
         self.full_attention = full_attention
+        self._compiled_step = None
 
     def forward(self, x: torch.Tensor, rope, state) -> torch.Tensor:
+        if x.shape[0] == 1 and self._compiled_step is not None:
+            return self._compiled_step(x, rope, state)
+        return self._forward(x, rope, state)
+
+    def _forward(self, x: torch.Tensor, rope, state) -> torch.Tensor:
+        x = x + self._mix(x, rope, state)
+        return self._feed_forward(x)
+
+    def _mix(self, x: torch.Tensor, rope, state) -> torch.Tensor:
         normed = self.input_norm(x)
-        mixed = self.mixer(normed, rope, state) if self.full_attention else self.mixer(normed, state)
-        x = x + mixed
+        return self.mixer(normed, rope, state) if self.full_attention else self.mixer(normed, state)
+
+    def _feed_forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.moe(self.post_norm(x))
+
+    def compile_decode_step(self) -> None:
+        """Use torch.compile for one-row steps: the whole layer for Gated DeltaNet layers
+        (static shapes), the MoE half for attention layers (their KV length grows)."""
+        if self.full_attention:
+            feed_forward = torch.compile(self._feed_forward, dynamic=False)
+            self._compiled_step = lambda x, rope, state: feed_forward(x + self._mix(x, rope, state))
+        else:
+            self._compiled_step = torch.compile(self._forward, dynamic=False)
 
 
 class Backbone(nn.Module):
@@ -116,8 +136,19 @@ class Backbone(nn.Module):
         layers = [_load_layer(checkpoint, config, i, device, dtype) for i in range(config.num_layers)]
         final_norm = ZeroCentredRMSNorm(load(f"{BACKBONE_PREFIX}norm.weight"), config.text.rms_norm_eps)
         head_rows = checkpoint.load_rows("lm_head.weight", list(config.main_candidate_ids), device, dtype)
+        checkpoint.close()  # drop the shard mappings: their pages would otherwise stay resident
         return cls(config, load(f"{BACKBONE_PREFIX}embed_tokens.weight"), load(CODEBOOK_EMBEDDINGS),
                    layers, final_norm, head_rows, checkpoint)
+
+    def compile_decode(self) -> None:
+        """Compile one-row decode steps with torch.compile (static shapes; CPU or GPU).
+
+        The first step after this call compiles (tens of seconds on CPU, cached on disk by
+        torch afterwards); prefill of several rows stays eager. Results equal the eager path
+        within float rounding.
+        """
+        for layer in self.layers:
+            layer.compile_decode_step()
 
     def new_cache(self, capacity: int = 256) -> BackboneCache:
         """Empty caches for one stream (KV storage for `capacity` rows, grown on demand)."""

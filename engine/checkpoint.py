@@ -282,6 +282,10 @@ class Checkpoint:
             if name.startswith(prefix)
         }
 
+    def close(self) -> None:
+        """Release the memory-mapped shards; later reads reopen them as needed."""
+        self._handles.clear()
+
     def _shard_of(self, name: str) -> str:
         try:
             return self.weight_map[name]

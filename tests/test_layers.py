@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from engine.layers.attention import causal_gqa_attention
-from engine.layers.fp8 import dequantize_blocks
+from engine.layers.fp8 import dequantize_blocks, fp8_to_float
 from engine.layers.gated_deltanet import (
     GatedDeltaNet,
     chunked_gated_delta_rule,
@@ -86,6 +86,13 @@ def test_fp8_block_dequantisation_matches_hand_computation():
     assert torch.equal(got[128:, 256:], weight[128:, 256:].float() * 0.125)
     stacked = dequantize_blocks(weight[None].repeat(2, 1, 1), torch.stack((scale, 2 * scale)), (128, 128), torch.float32)
     assert torch.equal(stacked[1], 2 * got)
+
+
+def test_fp8_bit_conversion_is_exact_for_every_finite_value():
+    every = torch.arange(256, dtype=torch.uint8).view(torch.float8_e4m3fn)
+    finite = ~torch.isnan(every.float())
+    assert int(finite.sum()) == 254
+    assert torch.equal(fp8_to_float(every)[finite], every.float()[finite])
 
 
 def test_rotate_half_rope_rotates_pairs_i_and_i_plus_half():

@@ -13,6 +13,7 @@ from tokenizers import Tokenizer
 
 from engine.checkpoint import Checkpoint, footprint
 from engine.config import Drama3Config
+from engine.layers.fp8 import fp8_to_float
 from engine.testing import main, preset_config_dict, quantize_fp8_blocks, write_checkpoint
 from engine.tokenizer import build_tiny_tokenizer
 
@@ -69,6 +70,7 @@ def test_fp8_blocks_round_trip_within_fp8_precision():
     restored = quantized.float() * blocks
     assert (restored - weight).abs().max() <= 0.07 * weight.abs().max()
     assert quantized.float().abs().max() == 448.0
+    assert torch.equal(fp8_to_float(quantized), quantized.float())
 
 
 def test_small_and_full_configs_validate():

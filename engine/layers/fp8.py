@@ -1,11 +1,32 @@
 """Block-FP8 weights: float8_e4m3fn values with one fp32 scale per 128×128 block.
 
 Dequantised weight = fp8 × weight_scale_inv of its block (spec §2.1, MoE table).
+
+On CPU, torch converts float8 element by element; moving the e4m3 bits into an fp16 bit
+pattern is exact and vectorised: sign to bit 15, exponent and mantissa to bits 7..13. The fp16
+read of those bits is the e4m3 value × 2^−8 (fp16's exponent bias is 15, e4m3's is 7), for
+normal and subnormal values alike, so 2^8 is folded into the block scale.
 """
 
 from __future__ import annotations
 
 import torch
+
+_FP16_FROM_E4M3 = 256.0  # 2^(15 − 7)
+_CLEAR_BIT_14 = -16385  # int16 0xBFFF
+
+
+def fp8_to_float(weight: torch.Tensor) -> torch.Tensor:
+    """Exact float32 values of a float8_e4m3fn tensor (any shape); vectorised on CPU."""
+    if weight.device.type != "cpu":
+        return weight.float()
+    return _scaled_half(weight).float() * _FP16_FROM_E4M3
+
+
+def _scaled_half(weight: torch.Tensor) -> torch.Tensor:
+    """fp16 tensor equal to the e4m3 values × 2^−8 (NaN encodings are not expected in weights)."""
+    bits = (weight.view(torch.int8).to(torch.int16) << 7) & _CLEAR_BIT_14
+    return bits.view(torch.float16)
 
 
 def dequantize_blocks(
@@ -19,6 +40,14 @@ def dequantize_blocks(
     """
     rows, cols = weight.shape[-2:]
     scale = scale_inv.float()
+    if weight.device.type == "cpu" and not torch.compiler.is_compiling():
+        values, scale = _scaled_half(weight), scale * _FP16_FROM_E4M3
+    else:
+        values = weight
+    if rows % block[0] == 0 and cols % block[1] == 0:
+        grid = values.unflatten(-1, (cols // block[1], block[1])).unflatten(-3, (rows // block[0], block[0]))
+        expanded = grid.float() * scale[..., :, None, :, None]
+        return expanded.flatten(-2).flatten(-3, -2).to(dtype)
     scale = scale.repeat_interleave(block[0], dim=-2)[..., :rows, :]
     scale = scale.repeat_interleave(block[1], dim=-1)[..., :cols]
-    return (weight.float() * scale).to(dtype)
+    return (values.float() * scale).to(dtype)

@@ -78,9 +78,9 @@ class SparseMoE(nn.Module):
 
     def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         gate, up, down = self.experts.dequantized(ids[0], x.dtype)
-        hidden = F.silu(torch.einsum("kid,d->ki", gate, x[0])) * torch.einsum("kid,d->ki", up, x[0])
-        out = torch.einsum("kdi,ki->kd", down, hidden)
-        return (weights[0][:, None] * out).sum(0, keepdim=True)
+        hidden = F.silu(gate @ x[0]) * (up @ x[0])  # [k, I]
+        out = torch.bmm(down, hidden[:, :, None])[:, :, 0]  # [k, D]
+        return weights[0][None, :] @ out
 
     def _many_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         out = torch.zeros_like(x)
