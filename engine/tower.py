@@ -171,18 +171,17 @@ class TowerAttention(nn.Module):
         self.q_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
         self.k_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
 
-    def forward(self, x: torch.Tensor, cache: KVCache) -> torch.Tensor:
-        """x: `[B, T, dim]` for rows `[cache.length, cache.length + T)`; returns `[B, T, dim]`."""
+    def forward(self, x: torch.Tensor, cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        """x: `[B, T, dim]` for rows `[cache.length, cache.length + T)`; rope: (cos, sin) `[T,
+        rotary_dims / 2]` float32 of those positions. Returns `[B, T, dim]`."""
         geo, (batch, steps, _) = self.geo, x.shape
         q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
         query_gate, keys, values = self.wqkv(x).split([2 * q_width, kv_width, kv_width], dim=-1)
         query, gate = query_gate.view(batch, steps, geo.n_head, 2 * geo.head_dim).chunk(2, dim=-1)
         start = cache.length
-        cos, sin = rope_angles(torch.arange(start, start + steps, device=x.device), geo.rotary_dims,
-                               geo.rope_base)
-        query = apply_interleaved_rope(self.q_norm(query), cos, sin)
+        query = apply_interleaved_rope(self.q_norm(query), *rope)
         keys = keys.view(batch, steps, geo.n_kv_heads, geo.head_dim)
-        keys = apply_interleaved_rope(self.k_norm(keys), cos, sin)
+        keys = apply_interleaved_rope(self.k_norm(keys), *rope)
         values = values.view(batch, steps, geo.n_kv_heads, geo.head_dim)
         all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
         out = F.scaled_dot_product_attention(
@@ -224,9 +223,9 @@ class TowerBlock(nn.Module):
         self.ffn_norm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
         self.feed_forward = TowerFeedForward(geo)
 
-    def forward(self, x: torch.Tensor, cache: KVCache) -> torch.Tensor:
-        """x: `[B, T, dim]` -> `[B, T, dim]`."""
-        x = x + self.attention(self.attention_norm(x), cache)
+    def forward(self, x: torch.Tensor, cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        """x: `[B, T, dim]` -> `[B, T, dim]`; rope as `TowerAttention.forward`."""
+        x = x + self.attention(self.attention_norm(x), cache, rope)
         return x + self.feed_forward(self.ffn_norm(x))
 
 
@@ -251,10 +250,12 @@ class TowerLayer(nn.Module):
         self.final_layernorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
 
     def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
-                cache: KVCache, extra: torch.Tensor | None = None) -> torch.Tensor:
+                cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor],
+                extra: torch.Tensor | None = None) -> torch.Tensor:
         """hidden `[B, T, dim]`; codes `[B, T]` int64 (clamped to the table); semantic `[B, T]`
         bool (the labelling row is audio; else the code embedding is zero); extra `[B, T, dim]`
-        added to the code embedding before `enorm`. Returns the normalised output `[B, T, dim]`.
+        added to the code embedding before `enorm`; rope: (cos, sin) of the rows' positions.
+        Returns the normalised output `[B, T, dim]`.
         """
         table = getattr(self, self.embedding_name)
         embedded = table(codes.clamp(0, self.codebook_size - 1))
@@ -262,7 +263,7 @@ class TowerLayer(nn.Module):
         if extra is not None:
             embedded = embedded + extra
         mixed = self.eh_proj(torch.cat((self.enorm(embedded), self.hnorm(hidden)), dim=-1))
-        return self.final_layernorm(self.transformer_layer(mixed, cache))
+        return self.final_layernorm(self.transformer_layer(mixed, cache, rope))
 
 
 class Tower(nn.Module):
@@ -335,11 +336,21 @@ class Tower(nn.Module):
 
     # ---- running -------------------------------------------------------------------------
 
+    def _rope(self, start: int, steps: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        """(cos, sin) `[steps, rotary_dims / 2]` of positions start.., from a table that grows by
+        doubling (every layer of a step shares it)."""
+        table = getattr(self, "_rope_table", None)
+        if table is None or table[0].shape[0] < start + steps or table[0].device != device:
+            size = max(2 * (start + steps), 256)
+            table = rope_angles(torch.arange(size, device=device), self.geo.rotary_dims, self.geo.rope_base)
+            self._rope_table = table
+        return table[0][start:start + steps], table[1][start:start + steps]
+
     def _enrich(self, hidden: torch.Tensor, c0: torch.Tensor, semantic: torch.Tensor,
-                rows: torch.Tensor, cache: TowerCache) -> torch.Tensor:
+                rows: torch.Tensor, cache: TowerCache, rope) -> torch.Tensor:
         extra = self.extra_input(rows).to(hidden.dtype)
         for index, layer in enumerate(self.shared_layers):
-            hidden = layer(hidden, c0, semantic, cache.layers[index], extra if index == 0 else None)
+            hidden = layer(hidden, c0, semantic, cache.layers[index], rope, extra if index == 0 else None)
         return hidden
 
     def prefill(self, hidden: torch.Tensor, rows: torch.Tensor, next_rows: torch.Tensor,
@@ -353,10 +364,11 @@ class Tower(nn.Module):
         the next row), else None.
         """
         semantic = self.is_semantic(next_rows[..., 0])
-        hidden = self._enrich(hidden, next_rows[..., 1], semantic, rows, cache)
+        rope = self._rope(cache.length, hidden.shape[1], hidden.device)
+        hidden = self._enrich(hidden, next_rows[..., 1], semantic, rows, cache, rope)
         offset, logits = len(self.shared_layers), []
         for index, layer in enumerate(self.residual_layers):
-            hidden = layer(hidden, next_rows[..., 1 + index], semantic, cache.layers[offset + index])
+            hidden = layer(hidden, next_rows[..., 1 + index], semantic, cache.layers[offset + index], rope)
             if with_logits:
                 logits.append(self.heads[index](hidden).float())
         return torch.stack(logits, dim=-2) if with_logits else None
@@ -372,10 +384,11 @@ class Tower(nn.Module):
         """
         c0 = (main - self.semantic_start).clamp(0, self.geo.codebook_size - 1)
         semantic = self.is_semantic(main)[:, None]
-        hidden = self._enrich(hidden, c0[:, None], semantic, row, cache)
+        rope = self._rope(cache.length, 1, hidden.device)
+        hidden = self._enrich(hidden, c0[:, None], semantic, row, cache, rope)
         codes, offset = [c0], len(self.shared_layers)
         for index, layer in enumerate(self.residual_layers):
-            hidden = layer(hidden, codes[-1][:, None], semantic, cache.layers[offset + index])
+            hidden = layer(hidden, codes[-1][:, None], semantic, cache.layers[offset + index], rope)
             codes.append(sample_codebook(self.heads[index](hidden[:, 0]).float(), index).long())
         return torch.stack(codes, dim=-1)
 
