@@ -11,6 +11,7 @@ with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet).
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import tempfile
@@ -234,6 +235,8 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
     cursor = _seconds_to_samples(settings.head_s)
     last_end = cursor
     for entry in entries:
+        if not all(math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db)):
+            raise UsageError(f"line {entry.line_id}: pause and gain must be finite numbers")
         length = take_length_samples(entry.take_path)
         start = cues[-1].start_sample if (entry.overlaps_previous and cues) else cursor
         end = start + length
@@ -321,11 +324,11 @@ def mix_scene(
     """Mix the selected takes of one scene into a WAV under `work_dir` (default: a temp folder).
 
     Pass 1 measures the sum of the takes (BS.1770-4 loudness, RMS, peaks; skipped for preset
-    `none`, which applies no gain); the preset's gain is then
-    applied with one look-ahead limiter at the preset's ceiling while pass 2 writes the file
-    in `settings.wav_subtype` and measures what was written. Memory stays bounded by one
-    block plus the takes under it, whatever the scene length.
-    Raises UsageError for bad settings or an empty scene, AudioError for unreadable takes.
+    `none`, which applies no gain). Pass 2 applies the preset's gain, adds the room tone and
+    runs one look-ahead limiter at the preset's ceiling while it writes the file in
+    `settings.wav_subtype` and measures what was written. Memory stays bounded by one block
+    plus the takes under it, whatever the scene length. Raises UsageError for bad settings,
+    an empty scene or a non-finite pause or gain, AudioError for unreadable takes.
     """
     settings.validate()
     if not entries:

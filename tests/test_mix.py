@@ -91,6 +91,18 @@ def test_reads_takes_of_any_rate_width_and_channels(tmp_path):
     np.testing.assert_allclose(read_take(path_st), tone(0.5, 440, 0.2), atol=1e-5)
 
 
+@pytest.mark.parametrize(("name", "fmt", "subtype"), [("t.mp3", "MP3", "MPEG_LAYER_III"), ("t.ogg", "OGG", "VORBIS")])
+def test_reads_compressed_takes(tmp_path, name, fmt, subtype):
+    if fmt not in sf.available_formats():
+        pytest.skip(f"libsndfile without {fmt}")
+    path = tmp_path / name
+    sf.write(path, tone(1.0, 440, 0.5, rate=48_000), 48_000, format=fmt, subtype=subtype)
+    result = mix_scene([entry(path)], MixSettings(**EXACT), tmp_path / "w")
+    out = result.samples()
+    assert abs(out.size - RATE) < 2500  # codec padding at most
+    assert np.sqrt(np.mean(out[4410:-4410] ** 2)) == pytest.approx(0.5 / np.sqrt(2), rel=0.1)
+
+
 def test_room_tone_fills_gaps_at_its_level(tmp_path):
     a = write(tmp_path / "a.wav", tone(0.5))
     settings = MixSettings(gap_s=1.0, head_s=1.0, tail_s=1.0, room_tone="noise", room_tone_db=-60.0)
@@ -187,6 +199,8 @@ def test_bad_input_gives_clear_errors(tmp_path):
         mix_scene([entry(a)], MixSettings(preset="loud"))
     with pytest.raises(UsageError, match="format"):
         mix_scene([entry(a)], MixSettings(formats=("ogg",)))
+    with pytest.raises(UsageError, match="finite"):
+        mix_scene([entry(a, pause_after_s=float("nan"))], MixSettings())
     with pytest.raises(AudioError, match="missing.wav"):
         mix_scene([entry(tmp_path / "missing.wav")], MixSettings())
     (tmp_path / "junk.wav").write_bytes(b"RIFF....not audio")
