@@ -164,13 +164,14 @@ class Drama3:
                         device: str | torch.device | None = None, dtype: torch.dtype | None = None,
                         folder: Path | None = None) -> "Drama3":
         """Build from an opened checkpoint (or any object with its `config`, `names`,
-        `load_tensor`, `tensors` and `load_rows`), e.g. random weights made on the device.
+        `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec."""
         device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
         config = checkpoint.config
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype)
         tower = load_tower(checkpoint, config, device, dtype, backbone.codebook_embeddings)
+        checkpoint.close()  # drop the shard mappings once every tensor is on the device
         return cls(config, tokenizer, backbone, tower, folder, device, dtype)
 
     @property
