@@ -140,7 +140,7 @@ def test_random_text_parses_or_raises_a_located_script_error(text):
         return
     assert "".join(s.text for s in spans) == text
     rendered = render_spans(spans, 2, lambda name: 4)
-    assert rendered.startswith("<|speaker:2|>")
+    assert rendered.startswith(("<|speaker:2|>", "<|speaker:4|>"))
     assert "<|im_end|>" not in rendered and "\n" not in rendered and "\t" not in rendered
     for chunk in split_text(rendered, max_chars=30):
         assert chunk.startswith(("<|speaker:2|>", "<|speaker:4|>"))
@@ -150,3 +150,13 @@ def test_any_model_token_opener_is_refused():
     with pytest.raises(ScriptError, match="starts a model token") as info:
         parse_directions("half <|speaker:1 open")
     assert info.value.position.column == 6
+
+
+def test_switch_needs_something_to_say():
+    with pytest.raises(ScriptError, match="nothing to say after it") as info:
+        parse_directions("Hello {BOB}  ", WHERE)
+    assert info.value.position.column == 11 + 6
+    with pytest.raises(ScriptError, match="the line has nothing to say"):
+        parse_directions("{BOB}")
+    spans = parse_directions("{BOB} [sighs] Fine")
+    assert render_spans(spans, 0, {"BOB": 2}.__getitem__) == "<|speaker:2|> [sighs] Fine."

@@ -151,7 +151,29 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
         tag = open_tags[-1]
         raise ScriptError(f"unclosed scoped tag <{tag.value}>", _at(where, text, tag.column),
                           f"add </{tag.value}> where the manner ends")
+    _check_something_to_say(spans, text, where)
     return spans
+
+
+def _has_content(span: Span) -> bool:
+    return span.kind != "switch" and (span.kind != "text" or bool(normalize_text(span.text).strip()))
+
+
+def _check_something_to_say(spans: list[Span], text: str, where) -> None:
+    """Every switch needs words or a direction after it; the line needs something besides switches."""
+    if not any(_has_content(span) for span in spans):
+        raise ScriptError("the line has nothing to say", _at(where, text, 0), "write the words to speak")
+    for index, span in enumerate(spans):
+        if span.kind != "switch":
+            continue
+        following = []
+        for later in spans[index + 1:]:
+            if later.kind == "switch":
+                break
+            following.append(later)
+        if not any(_has_content(later) for later in following):
+            raise ScriptError(f"speaker switch {span.text} has nothing to say after it", _at(where, text, span.column),
+                              "write the words after the switch, or remove it")
 
 
 def _closing(text: str, start: int, opener: str, closer: str, where, what: str) -> int:
@@ -226,8 +248,12 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
     cast name). Text spans are normalised; tags pass through unchanged and in order; end
     punctuation `.` is added to each speaker's part when it ends in a letter or digit.
     """
+    spans = list(spans)
     parts: list[str] = [f"<|speaker:{speaker_index}|>"]
     parts += [d for d in (note_direction(n) for n in notes) if d]
+    leading = next((i for i, span in enumerate(spans) if span.kind == "switch"), len(spans))
+    if len(parts) == 1 and not any(_has_content(span) for span in spans[:leading]):
+        parts, spans = [], spans[leading:]  # the line opens with a switch: no empty first voice
     segment: list[str] = []
 
     def close_segment() -> None:
