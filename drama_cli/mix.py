@@ -126,17 +126,21 @@ class Cue:
     def to_dict(self, base: Path | None = None) -> dict:
         """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file.
 
-        The take file is given relative to `base` when set (the scene folder), else by name.
+        `take_file` is the take's file name; `take_path` is its path relative to `base` (the
+        scene folder) when `base` is set.
         """
-        return {
+        row = {
             "line": self.line_id,
             "speaker": self.speaker,
             "take": self.take,
             "start_s": round(self.start_s, 6),
             "end_s": round(self.end_s, 6),
             "text": self.text,
-            "take_file": _relative(self.take_path, base),
+            "take_file": Path(self.take_path).name,
         }
+        if base is not None:
+            row["take_path"] = Path(os.path.relpath(Path(self.take_path).resolve(), Path(base).resolve())).as_posix()
+        return row
 
 
 @dataclass
@@ -186,12 +190,6 @@ class MixResult:
             "wav_subtype": self.settings.wav_subtype,
             **self.settings.metadata,
         }
-
-
-def _relative(path: str, base: Path | None) -> str:
-    if base is None:
-        return Path(path).name
-    return Path(os.path.relpath(Path(path).resolve(), Path(base).resolve())).as_posix()
 
 
 def read_take(path: str | Path) -> np.ndarray:
@@ -386,8 +384,8 @@ def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | No
 
     formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
     always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`. Every file
-    is written atomically; without `wav` the rendered WAV stays at `result.audio_path` (the
-    caller may delete it). Returns {kind: path} with kinds `wav`, `flac`, `mp3`, `labels`,
+    is written atomically; without `wav` the temporary rendering is deleted and
+    `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path} with kinds `wav`, `flac`, `mp3`, `labels`,
     `srt`, `cues`. Raises RenderError when MP3 is asked for and no encoder exists (checked
     before anything is written), UsageError for an unknown format.
     """
@@ -404,10 +402,12 @@ def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | No
         written["mp3"] = export.encode_mp3(result.audio_path, target, result.settings.mp3_bitrate_kbps)
     if "wav" in wanted:
         written["wav"] = _move_into(result.audio_path, folder / f"{MIX_BASENAME}.wav")
-        result.audio_path = written["wav"]
-        if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
-            result.temp_dir.rmdir()
-            result.temp_dir = None
+    else:
+        result.audio_path.unlink()  # the rendering was only the encoders' source
+    result.audio_path = written.get("wav") or written.get("flac") or written["mp3"]
+    if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
+        result.temp_dir.rmdir()
+        result.temp_dir = None
     written["labels"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues))
     written["srt"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues))
     cue_sheet = export.cue_sheet_text(result.cues, result.summary(), base=folder)

@@ -169,7 +169,8 @@ def test_default_export_is_24_bit_with_all_sidecars(tmp_path):
     sheet = json.loads(paths["cues"].read_text())
     assert sheet["engine"] == "scratch" and sheet["preset"] == "none"
     assert sheet["cues"][0] == {"line": "s1-l1", "speaker": "ANNA", "take": 3, "start_s": 0.5,
-                                "end_s": 1.0, "text": "Where\twere you?", "take_file": "../a.wav"}  # fmt: skip
+                                "end_s": 1.0, "text": "Where\twere you?", "take_file": "a.wav",
+                                "take_path": "../a.wav"}  # fmt: skip
     assert not list((tmp_path / "scene").glob(".*"))  # no temporary files left behind
     assert sf.SoundFile(str(paths["wav"])).comment == "engine=scratch"  # labelled in the file
 
@@ -181,6 +182,15 @@ def test_temporary_render_folder_is_cleaned_up(tmp_path):
     assert temp_dir is not None and result.audio_path.parent == temp_dir
     paths = write_mix(result, tmp_path / "scene")
     assert not temp_dir.exists() and paths["wav"].exists()
+
+
+def test_export_without_wav_leaves_no_rendering_behind(tmp_path):
+    a = write(tmp_path / "a.wav", tone(0.3))
+    result = mix_scene([entry(a)], MixSettings(), tmp_path / "scene")
+    paths = write_mix(result, tmp_path / "scene", ("flac",))
+    assert sorted(p.name for p in (tmp_path / "scene").iterdir()) == [
+        "mix.cues.json", "mix.flac", "mix.labels.txt", "mix.srt"]  # fmt: skip
+    assert result.audio_path == paths["flac"] and result.samples().size == result.total_samples
 
 
 def test_acx_flags_digital_silence_between_lines(tmp_path):
