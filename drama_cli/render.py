@@ -180,6 +180,9 @@ class Progress:
     def attempt(self, job: LineJob, slot: int, attempt: int, seed: int) -> None:
         """A backend attempt starts."""
 
+    def frames(self, job: LineJob, frames: int, budget: int) -> None:
+        """A backend that streams (drama3) has generated `frames` of at most `budget`."""
+
     def done(self, outcome: LineOutcome) -> None:
         """A line finished (rendered, reused, degraded or failed)."""
 
@@ -417,6 +420,8 @@ def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: Ren
                  identity: dict, hasher: ReferenceHasher, progress: Progress) -> LineOutcome:
     """Render what is missing for one line, select its take and return the outcome."""
     progress.line(job)
+    if hasattr(backend, "on_frames"):
+        backend.on_frames = lambda frames, budget: progress.frames(job, frames, budget)
     key = cache_key(job, identity, settings, hasher)
     calls = render_line(job, key, store, backend, settings, progress)
     take, status = choose_take(store, job, key)
@@ -452,10 +457,13 @@ class ScenePlanner:
     are read once per file.
     """
 
-    def __init__(self, script, scene, settings: RenderSettings, store: TakeStore):
+    def __init__(self, script, scene, settings: RenderSettings, store: TakeStore,
+                 notice: Callable[[str], None] = lambda message: None):
         self.script, self.scene, self.settings, self.store = script, scene, settings, store
+        self.notice = notice
         self._durations: dict[str, float | None] = {}
         self._plans = None
+        self._told: set[str] = set()
 
     def _duration(self, path: str) -> float | None:
         from drama_cli.compile import reference_duration
@@ -475,7 +483,12 @@ class ScenePlanner:
         """The LineJob of the scene's line number `index` (0-based)."""
         if self._plans is None or self.settings.mode == "history":
             self._plans = self._compile()
-        return job_from_plan(self._plans[index])
+        plan = self._plans[index]
+        for warning in plan.warnings:
+            if warning not in self._told:  # each compiler warning once per scene
+                self._told.add(warning)
+                self.notice(f"warning: {warning}")
+        return job_from_plan(plan)
 
     def jobs(self) -> list[LineJob]:
         """Every line's LineJob as compiled now (for mixing and listing)."""
@@ -539,7 +552,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
         progress.start(sum(len(_wanted(s, settings)) for s in scenes))
         try:
             for scene in scenes:
-                planner = ScenePlanner(script, scene, settings, store)
+                planner = ScenePlanner(script, scene, settings, store, notice)
                 wanted = set(_wanted(scene, settings))
                 for index, line in enumerate(scene.lines):
                     if line.id in wanted:

@@ -24,6 +24,7 @@ from engine.errors import EngineError
 
 CPU_WARNING = ("rendering Drama 3 on the CPU: the full model is impractical there (minutes per "
                "line); use a CUDA GPU, or --engine scratch for a timing draft")
+FRAME_REPORT_EVERY = 8  # frames between progress reports (about 0.4 s of audio)
 REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json")
 
 
@@ -66,6 +67,7 @@ class Drama3Backend:
         self._model = None
         self._references = None
         self._revision = model_revision(self.folder)
+        self.on_frames: Callable[[int, int], None] | None = None  # (frames so far, budget)
 
     def identity(self) -> dict:
         """Engine name, model revision and folder name (part of every cache key)."""
@@ -119,7 +121,11 @@ class Drama3Backend:
         started = time.perf_counter()
         conversation = self.encode_clips(request.conversation)
         params = SamplingParams.from_dict(dict(request.sampling))
-        result = model.generate(conversation, params, request.seed)
+        stream = model.stream(conversation, params, request.seed)
+        for count, _frame in enumerate(stream, start=1):
+            if self.on_frames is not None and count % FRAME_REPORT_EVERY == 0:
+                self.on_frames(count, stream.max_frames)
+        result = stream.result
         codes = result.codes.cpu().numpy().astype(np.int64)
         audio = model.decode(result.codes) if codes.shape[1] else np.zeros(0, np.float32)
         stop = "length" if result.stop_reason == "max_frames" else result.stop_reason

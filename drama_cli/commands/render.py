@@ -65,15 +65,23 @@ class RichProgress:
                              MofNCompleteColumn(), TimeElapsedColumn(),
                              console=Console(stderr=True), transient=True)
         self._task = None
+        self._frames = None
 
     def start(self, total_lines):
         self._bar.start()
         self._task = self._bar.add_task("lines", total=total_lines)
 
+    def frames(self, job, frames, budget):
+        if self._frames is None:
+            self._frames = self._bar.add_task("frames", total=budget)
+        self._bar.update(self._frames, completed=frames, total=budget)
+
     def line(self, job):
         self._bar.update(self._task, description=f"{job.line_id} {job.speaker}")
 
     def attempt(self, job, slot, attempt, seed):
+        if self._frames is not None:
+            self._bar.update(self._frames, completed=0)
         suffix = f" (retry {attempt})" if attempt else ""
         self._bar.update(self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}")
 
@@ -91,7 +99,8 @@ def _progress():
         return Progress()
     progress = RichProgress()
     return type("CliProgress", (Progress,), {k: getattr(progress, k) for k in
-                                             ("start", "line", "attempt", "done", "finish")})()
+                                             ("start", "line", "attempt", "frames", "done",
+                                              "finish")})()
 
 
 def _print_report(report) -> None:
