@@ -509,7 +509,15 @@ def job_from_plan(plan) -> LineJob:
         chunks=chunks, layout_version=_layout_version(layout),
         speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
         pause_after_s=line.pause_after_s, overlap=line.overlap,
-        display_text=spoken_text(line.text) or line.text)
+        display_text=display_text(line))
+
+
+def display_text(line) -> str:
+    """The words of a script line for tables, labels and subtitles: its text spans only (no
+    tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
+    spans = getattr(line, "spans", None) or []
+    words = " ".join("".join(s.text for s in spans if s.kind == "text").split())
+    return words or spoken_text(line.text) or line.text
 
 
 def _layout_version(layout: str) -> str:
@@ -635,7 +643,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         if take is None or not _mixable(store, scene.id, line.id, take):
             outcome.missing.append(line.id)
             continue
-        entries.append(MixEntry(line.id, line.speaker, spoken_text(line.text) or line.text,
+        entries.append(MixEntry(line.id, line.speaker, display_text(line),
                                 take.wav_path, take.number, line.pause_after_s, line.overlap))
     if not entries:
         outcome.skipped = "no line of the scene has a usable take"
@@ -680,7 +688,7 @@ def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
             takes += [{"take": n, "status": "invalid", "problem": why}
                       for n, why in scan.invalid.items()]
             rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
-                         "text": spoken_text(line.text) or line.text,
+                         "text": display_text(line),
                          "takes": sorted(takes, key=lambda row: row["take"])})
     return rows
 

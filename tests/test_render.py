@@ -12,7 +12,7 @@ from drama_cli.errors import RenderError, UsageError
 from drama_cli.render import RenderSettings, render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes import TakeStore
-from engine.checks import check_take, expected_duration_s, spoken_text
+from engine.checks import check_take, expected_duration_s
 
 SR = 44_100
 
@@ -284,10 +284,14 @@ def test_stdin_script_defaults_to_stdin_project(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "stdin.drama" / "boathouse" / "mix.wav").exists()
 
 
-def test_spoken_text_labels_have_no_markup(tmp_path):
-    path = write_script(tmp_path, ["[icy calm] We leave <whisper>at six</whisper>."])
-    _, store = render(path, FakeBackend())
-    assert cue_rows(cues(store))[0]["text"] == spoken_text("[icy calm] We leave <whisper>at six</whisper>.")
+def test_labels_and_subtitles_have_no_markup(tmp_path):
+    path = write_script(tmp_path, ["[icy calm] We leave <whisper>at six</whisper>. {DESMOND} Go."])
+    backend = FakeBackend()
+    _, store = render(path, backend)
+    assert cue_rows(cues(store))[0]["text"] == "We leave at six. Go."
+    assert "<|speaker:1|>" in backend.requests[0].text  # the switch reached the model
+    srt = (store.scene_dir("boathouse") / "mix.srt").read_text()
+    assert "We leave at six. Go." in srt and "{" not in srt and "[" not in srt
 
 
 def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
