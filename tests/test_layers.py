@@ -93,6 +93,9 @@ def test_fp8_bit_conversion_is_exact_for_every_finite_value():
     finite = ~torch.isnan(every.float())
     assert int(finite.sum()) == 254
     assert torch.equal(fp8_to_float(every)[finite], every.float()[finite])
+    from engine.layers.fp8 import _FP32_FROM_E4M3, _scaled_float
+
+    assert torch.equal((_scaled_float(every) * _FP32_FROM_E4M3)[finite], every.float()[finite])
 
 
 def test_rotate_half_rope_rotates_pairs_i_and_i_plus_half():

@@ -5,7 +5,9 @@ Dequantised weight = fp8 × weight_scale_inv of its block (spec §2.1, MoE table
 On CPU, torch converts float8 element by element; moving the e4m3 bits into an fp16 bit
 pattern is exact and vectorised: sign to bit 15, exponent and mantissa to bits 7..13. The fp16
 read of those bits is the e4m3 value × 2^−8 (fp16's exponent bias is 15, e4m3's is 7), for
-normal and subnormal values alike, so 2^8 is folded into the block scale.
+normal and subnormal values alike, so 2^8 is folded into the block scale. Under torch.compile
+the same idea with float32 bits (bits 20..27, read as the value × 2^−120) compiles to the
+fastest CPU code; eagerly, the fp16 form moves fewer bytes.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import torch
 
 _FP16_FROM_E4M3 = 256.0  # 2^(15 − 7)
 _CLEAR_BIT_14 = -16385  # int16 0xBFFF
+_FP32_FROM_E4M3 = 2.0**120  # 2^(127 − 7)
+_KEEP_SIGN_AND_LOW_BITS = -2014314496  # int32 0x87F00000: bit 31 and bits 20..26
 
 
 def fp8_to_float(weight: torch.Tensor) -> torch.Tensor:
@@ -29,6 +33,12 @@ def _scaled_half(weight: torch.Tensor) -> torch.Tensor:
     return bits.view(torch.float16)
 
 
+def _scaled_float(weight: torch.Tensor) -> torch.Tensor:
+    """float32 tensor equal to the e4m3 values × 2^−120 (e4m3 subnormals become fp32 subnormals)."""
+    bits = (weight.view(torch.int8).to(torch.int32) << 20) & _KEEP_SIGN_AND_LOW_BITS
+    return bits.view(torch.float32)
+
+
 def dequantize_blocks(
     weight: torch.Tensor, scale_inv: torch.Tensor, block: tuple[int, int], dtype: torch.dtype
 ) -> torch.Tensor:
@@ -40,10 +50,12 @@ def dequantize_blocks(
     """
     rows, cols = weight.shape[-2:]
     scale = scale_inv.float()
-    if weight.device.type == "cpu" and not torch.compiler.is_compiling():
-        values, scale = _scaled_half(weight), scale * _FP16_FROM_E4M3
-    else:
+    if weight.device.type != "cpu":
         values = weight
+    elif torch.compiler.is_compiling():
+        values, scale = _scaled_float(weight), scale * _FP32_FROM_E4M3
+    else:
+        values, scale = _scaled_half(weight), scale * _FP16_FROM_E4M3
     if rows % block[0] == 0 and cols % block[1] == 0:
         grid = values.unflatten(-1, (cols // block[1], block[1])).unflatten(-3, (rows // block[0], block[0]))
         expanded = grid.float() * scale[..., :, None, :, None]
