@@ -230,6 +230,18 @@ class Take:
         return np.load(self.codes_path) if self.codes_path.exists() else None
 
 
+def _signature(take: Take) -> tuple:
+    """Sizes and modification times of a take's files (None for a missing file)."""
+    result = []
+    for path in (take.json_path, take.wav_path, take.codes_path):
+        try:
+            stat = path.stat()
+            result.append((stat.st_size, stat.st_mtime_ns))
+        except OSError:
+            result.append(None)
+    return tuple(result)
+
+
 @dataclass
 class LineTakes:
     """What a line folder holds: valid takes and the numbers of invalid (partial, corrupt) ones."""
@@ -284,6 +296,7 @@ class TakeStore:
 
     def __init__(self, root: Path | str):
         self.root = Path(root)
+        self._checked: dict[Path, tuple] = {}  # json path -> (file signature, record, problem)
 
     # -- locations -------------------------------------------------------------------------
     def scene_dir(self, scene_id: str) -> Path:
@@ -330,22 +343,38 @@ class TakeStore:
         return take
 
     def _load(self, folder: Path, number: int) -> tuple[Take, str | None]:
+        """A take and its problem (None when valid). Checked files are remembered by size and
+        modification time, so a render does not hash the same WAV again and again."""
         take = Take(number, folder)
+        signature = _signature(take)
+        known = self._checked.get(take.json_path)
+        if known is not None and known[0] == signature:
+            take.record = dict(known[1])
+            return take, known[2]
+        problem = self._verify(take)
+        self._checked[take.json_path] = (signature, dict(take.record), problem)
+        return take, problem
+
+    def _verify(self, take: Take) -> str | None:
         if not take.json_path.exists():
-            return take, "no record (interrupted write)"
+            return "no record (interrupted write)"
         try:
             take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return take, "unreadable record"
+            return "unreadable record"
         if not take.wav_path.exists():
-            return take, "audio file missing"
+            return "audio file missing"
         if not wav_is_complete(take.wav_path):
-            return take, "audio file truncated or not a WAV"
+            return "audio file truncated or not a WAV"
         if take.record.get("wav_sha256") and file_sha256(take.wav_path) != take.record["wav_sha256"]:
-            return take, "audio file does not match its record"
-        if take.record.get("has_codes") and not take.codes_path.exists():
-            return take, "codes file missing"
-        return take, None
+            return "audio file does not match its record"
+        if take.record.get("has_codes"):
+            if not take.codes_path.exists():
+                return "codes file missing"
+            expected = take.record.get("codes_sha256")
+            if expected and file_sha256(take.codes_path) != expected:
+                return "codes file does not match its record"
+        return None
 
     def add_take(self, scene_id: str, line_id: str, audio: np.ndarray, record: dict,
                  codes: np.ndarray | None = None) -> Take:
@@ -361,14 +390,17 @@ class TakeStore:
         if audio.ndim != 1:
             raise ValueError(f"take audio must be mono [samples], got {audio.shape}")
         data = wav_bytes(audio)
+        codes_data = None
+        if codes is not None:
+            buffer = io.BytesIO()
+            np.save(buffer, np.asarray(codes, dtype=np.int64))
+            codes_data = buffer.getvalue()
         number = self.scan(scene_id, line_id).next_number
         while True:
             take = Take(number, self.line_dir(scene_id, line_id))
             try:
-                if codes is not None:
-                    buffer = io.BytesIO()
-                    np.save(buffer, np.asarray(codes, dtype=np.int64))
-                    write_new_file(take.codes_path, buffer.getvalue())
+                if codes_data is not None:
+                    write_new_file(take.codes_path, codes_data)
                 write_new_file(take.wav_path, data)
                 break
             except FileExistsError:
@@ -382,7 +414,8 @@ class TakeStore:
             "samples": int(audio.shape[0]),
             "duration_s": round(audio.shape[0] / SAMPLE_RATE, 4),
             "wav_sha256": hashlib.sha256(data).hexdigest(),
-            "has_codes": codes is not None,
+            "has_codes": codes_data is not None,
+            "codes_sha256": hashlib.sha256(codes_data).hexdigest() if codes_data else None,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "store_version": STORE_VERSION,
         }

@@ -147,3 +147,31 @@ def test_stale_temporaries_are_removed(tmp_path):
     stale.write_bytes(b"half")
     assert store.remove_stale_temporaries() == 1
     assert not stale.exists() and take.wav_path.exists()
+
+
+def test_damaged_codes_are_detected(tmp_path):
+    store = TakeStore(tmp_path)
+    codes = np.arange(40, dtype=np.int64).reshape(10, 4)
+    take = store.add_take("s", "l", tone(), {}, codes=codes)
+    assert store.scan("s", "l").invalid == {}
+    data = take.codes_path.read_bytes()
+    take.codes_path.write_bytes(data[:-8] + b"\x00" * 7 + b"\x01")
+    assert "codes file does not match" in TakeStore(tmp_path).scan("s", "l").invalid[1]
+    take.codes_path.unlink()
+    assert "codes file missing" in store.scan("s", "l").invalid[1]
+
+
+def test_validation_is_remembered_until_a_file_changes(tmp_path, monkeypatch):
+    import drama_cli.takes as takes_module
+
+    store = TakeStore(tmp_path)
+    take = store.add_take("s", "l", tone(), {})
+    hashed = []
+    real = takes_module.file_sha256
+    monkeypatch.setattr(takes_module, "file_sha256", lambda p: hashed.append(p) or real(p))
+    for _ in range(3):
+        assert [t.number for t in store.takes("s", "l")] == [1]
+    assert len(hashed) == 1
+    data = take.wav_path.read_bytes()
+    take.wav_path.write_bytes(data[: len(data) // 2])
+    assert store.takes("s", "l") == []
