@@ -548,16 +548,18 @@ def run_infill(
     codes: np.ndarray | None,
     seed: int,
     fade_s: float = FADE_S,
+    text: str | None = None,
 ) -> EditOutcome:
     """Generate one edited take: build the infill conversation from `base` (the line's compiled
-    conversation), the plan's new text and the source take (`audio` float32 `[samples]`, its
-    `codes` `[10, T]` or None), make exactly one backend call (two when a span that reaches
-    the take's end is refused and retried as a continuation), and splice.
+    conversation), the new model text (`text`, default: `base`'s speaker tag + the plan's new
+    text) and the source take (`audio` float32 `[samples]`, its `codes` `[10, T]` or None),
+    make exactly one backend call (two when a span that reaches the take's end is refused and
+    retried as a continuation), and splice.
 
     Raises RenderError (InfillRefused) when the backend refuses an edit that does not reach
     the end, or produces no middle.
     """
-    text = tagged_text(base.text, plan.new_text)
+    text = text or tagged_text(base.text, plan.new_text)
     if codes is not None:
         prefix_codes, suffix_codes = split_codes(codes, plan.span)
         prefix, suffix = AudioClip(codes=prefix_codes), AudioClip(codes=suffix_codes)
@@ -851,7 +853,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     first_seed = seed if seed is not None else int(source.record.get("seed", 0)) + 1
     outcomes = []
     for k in range(takes):
-        outcome = run_infill(runner, base, plan, audio, codes, first_seed + k)
+        outcome = run_infill(runner, base, plan, audio, codes, first_seed + k, text=model_text)
         outcome.generation = runner.last
         outcomes.append(outcome)
     backup = None

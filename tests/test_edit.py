@@ -347,3 +347,43 @@ def test_span_from_real_word_timestamps_of_scratch_speech():
     assert plan.span.start_s <= heard["goodbye"].start_s + 1e-6
     assert plan.span.end_s >= heard["goodbye"].end_s - 1e-6
     assert plan.span.end_s <= heard["to"].end_s  # the next word is not swallowed whole
+
+
+# ------------------------------------------------------------------ script text
+
+
+def test_new_text_is_compiled_like_the_line(tmp_path):
+    from drama_cli.edit import compile_line_text
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "s.yaml"
+    path.write_text("cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
+                    "      - id: l1\n        speaker: ANNA\n        text: Fine.\n        notes: [wearily]\n")
+    line = load_script(path).lines()[0]
+    text = compile_line_text(line, "[sighs] Fine then", {3: "ANNA"}, "<|speaker:3|> [wearily] Fine.")
+    assert text == "<|speaker:3|> [wearily] [sighs] Fine then."
+
+
+def test_update_script_text_yaml_and_fountain_keep_a_backup(tmp_path):
+    from drama_cli.edit import update_script_text
+    from drama_cli.script.load import load_script
+
+    yaml_path = tmp_path / "s.yaml"
+    source = ("cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
+              "      - id: l1\n        speaker: ANNA\n        text: We never said goodbye.\n"
+              "      - id: l2\n        speaker: ANNA\n        text: Fine.\n")
+    yaml_path.write_text(source)
+    script = load_script(yaml_path)
+    backup = update_script_text(script, script.lines()[1], "Fine.", 'Fine: "then".')
+    assert backup.read_text() == source
+    reread = load_script(yaml_path)
+    assert [l.text for l in reread.lines()] == ["We never said goodbye.", 'Fine: "then".']
+
+    fountain = tmp_path / "f.fountain"
+    fountain.write_text("INT. HOUSE - DAY\n\nANNA\nWe never said goodbye.\n\nANNA\nWe never said goodbye.\n")
+    (tmp_path / "f.cast.yaml").write_text("cast:\n  ANNA:\n    description: a\n")
+    script = load_script(fountain)
+    update_script_text(script, script.lines()[1], "We never said goodbye.", "We never said farewell.")
+    assert [l.text for l in load_script(fountain).lines()] == ["We never said goodbye.", "We never said farewell."]
+    with pytest.raises(UsageError, match="edit it by hand"):
+        update_script_text(script, script.lines()[0], "Not in the script.", "x")
