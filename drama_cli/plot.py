@@ -237,8 +237,8 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
     cues_path = folder / "mix.cues.json"
     if cues_path.exists():
         sheet = json.loads(cues_path.read_text(encoding="utf-8"))
-        rows = [(c["line"], c["speaker"], c.get("text", ""), c["start_s"], c["end_s"],
-                 folder / _line_folder(store, scene.id, c["line"]) / c["take_file"]) for c in sheet.get("cues", [])]
+        rows = [(c["line"], c["speaker"], c.get("text", ""), c["start_s"], c["end_s"], _cue_take_path(store, scene.id, folder, c))
+                for c in sheet.get("cues", [])]
         total = sheet.get("summary", {}).get("duration_s") or sheet.get("duration_s")
     else:
         rows, total = _planned_rows(store, scene), None
@@ -256,8 +256,12 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
     return blocks, total
 
 
-def _line_folder(store, scene_id: str, line_id: str) -> str:
-    return store.line_dir(scene_id, line_id).name
+def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
+    """A cue's take file: `take_path` relative to the scene folder, else the line folder's
+    `take_file`."""
+    if cue.get("take_path"):
+        return folder / cue["take_path"]
+    return store.line_dir(scene_id, cue["line"]) / cue["take_file"]
 
 
 def _planned_rows(store, scene) -> list[tuple]:

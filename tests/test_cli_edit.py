@@ -204,5 +204,23 @@ def test_plot_cli_writes_scene_and_take_pictures(project, capsys, tmp_path):
     assert matplotlib.image.imread(scene_png).shape[:2] == (170 + 2 * 110, 1600)
     assert main(["plot", str(path), "--line", "l1", "--take", "2", "-o", str(take_png)]) == 0
     assert matplotlib.image.imread(take_png).shape[:2] == (900, 1600)
-    mix_len = sf.info(str(store.scene_dir("s1") / "mix.wav")).frames
-    assert mix_len > 0
+    from drama_cli.plot import scene_blocks
+    from drama_cli.script.load import load_script
+
+    blocks, total = scene_blocks(load_script(path), store, "s1")
+    assert total == pytest.approx(sf.info(str(store.scene_dir("s1") / "mix.wav")).frames / SAMPLE_RATE, abs=1e-3)
+    for block in blocks:  # plotted durations are the selected takes' durations
+        take = store.selected_take("s1", block.line_id)
+        assert block.duration_s == pytest.approx(take.duration_s, abs=1e-4)
+        assert block.loudness_lufs is not None and block.loudness_lufs > -60
+
+
+def test_revise_from_script_cli(project, capsys):
+    path, store, fake = project
+    path.write_text(SCRIPT.replace("        text: Fine.\n", "        text: Fine.\n        notes: [wearily]\n"))
+    code, result = run_json(capsys, ["revise", str(path), "--from-script"])
+    assert code == 0 and [r["line"] for r in result["revised"]] == ["l3"] and len(fake.requests) == 1
+    assert store.selected_take("s1", "l3").record["notes"] == ["wearily"]
+    code, again = run_json(capsys, ["revise", str(path), "--from-script"])
+    assert code == 0 and again["revised"] == [] and len(fake.requests) == 1
+    assert main(["revise", str(path), "l3", "--from-script"]) == 2
