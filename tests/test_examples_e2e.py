@@ -160,3 +160,28 @@ def test_drama3_engine_selection_needs_a_model_folder(monkeypatch, tmp_path, tin
     monkeypatch.setenv("DRAMA_MODEL", str(tiny_model))
     backend = make_backend("auto")
     assert backend.name == "drama3" and backend.identity()["revision"]
+
+
+def test_drama3_backend_codec_helpers_and_clip_encoding(tiny_model, tmp_path):
+    from drama_cli.backends.drama3 import Drama3Backend, model_revision
+    from engine.conversation import AudioClip, Conversation, Exchange, Reference
+
+    backend = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
+    audio = (0.3 * np.sin(np.arange(SR) / SR * 2 * np.pi * 220)).astype(np.float32)
+    codes = backend.encode_audio(audio)
+    assert codes.dtype == np.int64 and codes.shape[0] == 10
+    assert backend.decode_codes(codes).shape == (codes.shape[1] * 2048,)
+    ref = EXAMPLES / "refs" / "jack.wav"
+    conversation = Conversation(
+        "history", references=(Reference(0, "<|speaker:0|> Hi.", AudioClip(path=str(ref))),),
+        text="<|speaker:0|> Fine.", context=(Exchange("<|speaker:0|> Hi.", AudioClip(codes=codes)),))
+    filled = backend.encode_clips(conversation)
+    ref_codes = filled.references[0].clip.codes
+    frames = int(np.ceil(sf.info(ref).frames / 2048))
+    assert ref_codes.shape[0] == 10 and abs(ref_codes.shape[1] - frames) <= 1
+    assert filled.context[0].clip.codes is codes  # known codes are kept as they are
+    assert len(list((tmp_path / "codes").glob("*.npy"))) == 1
+    assert model_revision(tiny_model) == backend.identity()["revision"]
+    snapshot = tmp_path / "snapshots" / "78e5ab7"
+    snapshot.mkdir(parents=True)
+    assert model_revision(snapshot) == "78e5ab7"

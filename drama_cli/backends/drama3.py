@@ -87,6 +87,22 @@ class Drama3Backend:
             self._references = ReferenceCache(self.cache_dir or default_cache_dir())
         return self._model
 
+    @property
+    def model(self):
+        """The loaded `engine.generate.Drama3` (loaded on first access)."""
+        return self._load()
+
+    def encode_audio(self, audio: np.ndarray) -> np.ndarray:
+        """Float32 mono `[samples]` at 44,100 Hz -> codes `[10, T]` int64 with the model's codec."""
+        codes = self.model.codec.encode(np.asarray(audio, np.float32))
+        return codes.cpu().numpy().astype(np.int64)
+
+    def decode_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Codes `[10, T]` -> float32 mono `[T * 2048]` at 44,100 Hz with the model's codec."""
+        import torch
+
+        return self.model.decode(torch.as_tensor(np.asarray(codes, np.int64)))
+
     def _codes_of(self, clip: AudioClip | None) -> AudioClip | None:
         if clip is None or clip.codes is not None:
             return clip
