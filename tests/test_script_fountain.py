@@ -182,3 +182,9 @@ def test_random_fountain_gives_a_script_or_a_located_script_error(text):
 def test_speech_left_empty_by_markup_is_not_a_line():
     script = read_fountain("A\n/*/*/*\n", "r.fountain")
     assert script.lines() == []
+
+
+def test_beat_before_the_words_pauses_after_the_previous_line():
+    script = read("ANA\nWell?\n\nBEN\n(beat)\nNo.\n")
+    ana, ben = script.lines()
+    assert (ana.pause_after_s, ben.pause_after_s, ben.notes) == (0.5, None, [])

@@ -286,7 +286,7 @@ class _Builder:
             if not _speech_text(text_rows).strip():
                 text_rows = []
             if not text_rows:
-                if pause and scene.lines and scene.lines[-1].cue == name:
+                if pause and scene.lines:  # a beat before the words: silence after the line before
                     scene.lines[-1].pause_after_s = PAUSE_S
                 elif notes:
                     scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
