@@ -12,7 +12,7 @@ Presets:
   * `full`: the real shapes (about 35 B parameters, ~36 GB on disk); for GPU machines only.
 Every preset keeps the semantic band at 4,096 codes and 10 codebooks.
 
-Command line: `python -m engine.testing PRESET DIR [--seed S] [--config-only]`.
+Command line: `python -m engine.testing PRESET DIR [--seed S] [--config-only] [--device cuda]`.
 """
 
 from __future__ import annotations
@@ -118,9 +118,10 @@ def preset_config_dict(preset: str, tokenizer=None) -> dict:
 
 
 def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
-                     config_only: bool = False, with_codec: bool = True) -> dict:
+                     config_only: bool = False, with_codec: bool = True, device: str = "cpu") -> dict:
     """Write a complete random model folder for `preset` into `folder` (created if needed);
-    `with_codec=False` skips `codec.pth` (backbone-only tests).
+    `with_codec=False` skips `codec.pth` (backbone-only tests); `device="cuda"` draws the
+    random values on the GPU (much faster for `full`; different values from CPU draws).
 
     Returns a summary: folder, preset, seed, files written, tensor count, bytes, and notes
     (e.g. that no codec was written because `engine.codec.testing` is not available).
@@ -144,7 +145,7 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     weight_map = {}
     for number, names in enumerate(shards, start=1):
         shard = f"model-{number:05d}-of-{len(shards):05d}.safetensors"
-        tensors = {name: random_tensor(name, specs[name], seed, config) for name in names}
+        tensors = {name: random_tensor(name, specs[name], seed, config, device) for name in names}
         save_file(tensors, str(folder / shard), metadata={"format": "pt"})
         weight_map.update({name: shard for name in names})
         summary["files"].append(shard)
@@ -181,13 +182,15 @@ def _plan_shards(specs: dict[str, TensorSpec], shard_bytes: int) -> list[list[st
     return shards
 
 
-def _generator(name: str, seed: int) -> torch.Generator:
+def _generator(name: str, seed: int, device: str = "cpu") -> torch.Generator:
     # Seeded per tensor, so a tensor's values do not depend on which others are generated.
-    return torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
+    return torch.Generator(device).manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
 
 
-def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config) -> torch.Tensor:
-    """The random value of one checkpoint tensor, deterministic in (name, seed).
+def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config,
+                  device: str = "cpu") -> torch.Tensor:
+    """The random value of one checkpoint tensor on the CPU, deterministic in (name, seed) for
+    a given generation `device` (CUDA draws differ from CPU draws but are as reproducible).
 
     Scales keep activations O(1): linear weights ~ N(0, 1/in), zero-centred norm weights
     ~ N(0, 0.1) (applied as 1 + w), the Gated DeltaNet norm ~ 1 + N(0, 0.1), decay parameters
@@ -195,12 +198,12 @@ def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config) 
     """
     if is_routed_expert(name):
         weight_name = name.removesuffix("_scale_inv")
-        weight, scale = quantize_fp8_blocks(
-            _normal(weight_name, _weight_shape(name, spec, config), seed), config.weight_block_size
-        )
-        return scale if name.endswith("weight_scale_inv") else weight
-    values = _values_by_role(name, spec.shape, seed)
-    return values.to(spec.dtypes[0])
+        shape = _weight_shape(name, spec, config)
+        normal = _randn(_generator(weight_name, seed, device), shape) * shape[-1] ** -0.5
+        weight, scale = quantize_fp8_blocks(normal, config.weight_block_size)
+        return (scale if name.endswith("weight_scale_inv") else weight).cpu()
+    values = _values_by_role(name, spec.shape, _generator(name, seed, device))
+    return values.to(spec.dtypes[0]).cpu()
 
 
 def _weight_shape(name: str, spec: TensorSpec, config: Drama3Config) -> tuple[int, ...]:
@@ -211,26 +214,22 @@ def _weight_shape(name: str, spec: TensorSpec, config: Drama3Config) -> tuple[in
     return (d, inter) if ".down_proj." in name else (inter, d)
 
 
-def _normal(name: str, shape: tuple[int, ...], seed: int, std: float | None = None) -> torch.Tensor:
-    std = std if std is not None else shape[-1] ** -0.5
-    return torch.randn(shape, generator=_generator(name, seed)) * std
+def _randn(gen: torch.Generator, shape: tuple[int, ...]) -> torch.Tensor:
+    return torch.randn(shape, generator=gen, device=gen.device)
 
 
-def _values_by_role(name: str, shape: tuple[int, ...], seed: int) -> torch.Tensor:
-    gen = _generator(name, seed)
+def _values_by_role(name: str, shape: tuple[int, ...], gen: torch.Generator) -> torch.Tensor:
     if name.endswith("linear_attn.norm.weight"):
-        return 1.0 + 0.1 * torch.randn(shape, generator=gen)
+        return 1.0 + 0.1 * _randn(gen, shape)
     if name.endswith("norm.weight"):  # every other norm is zero-centred (x̂·(1 + w))
-        return 0.1 * torch.randn(shape, generator=gen)
+        return 0.1 * _randn(gen, shape)
     if name.endswith("A_log"):
-        return torch.empty(shape).uniform_(1.0, 16.0, generator=gen).log()
+        return torch.empty(shape, device=gen.device).uniform_(1.0, 16.0, generator=gen).log()
     if name.endswith("dt_bias"):
-        return 0.5 * torch.randn(shape, generator=gen)
-    if name.endswith("conv1d.weight"):
-        return torch.randn(shape, generator=gen) * shape[-1] ** -0.5
+        return 0.5 * _randn(gen, shape)
     if "embed" in name:  # token, codebook and per-layer code embeddings
-        return torch.randn(shape, generator=gen)
-    return torch.randn(shape, generator=gen) * shape[-1] ** -0.5
+        return _randn(gen, shape)
+    return _randn(gen, shape) * shape[-1] ** -0.5  # linear and conv weights: fan-in scaling
 
 
 def quantize_fp8_blocks(weight: torch.Tensor, block: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -239,7 +238,7 @@ def quantize_fp8_blocks(weight: torch.Tensor, block: tuple[int, int]) -> tuple[t
     largest magnitude maps to 448."""
     rows, cols = weight.shape
     grid = (math.ceil(rows / block[0]), math.ceil(cols / block[1]))
-    padded = torch.zeros(grid[0] * block[0], grid[1] * block[1])
+    padded = weight.new_zeros(grid[0] * block[0], grid[1] * block[1])
     padded[:rows, :cols] = weight
     blocks = padded.reshape(grid[0], block[0], grid[1], block[1])
     scale = blocks.abs().amax(dim=(1, 3)).clamp_min(1e-12) / FP8_MAX
@@ -255,8 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--config-only", action="store_true",
                         help="write only config.json and tokenizer.json")
+    parser.add_argument("--device", default="cpu", help="where to draw the random values (cpu, cuda)")
     args = parser.parse_args(argv)
-    summary = write_checkpoint(args.folder, args.preset, args.seed, args.config_only)
+    summary = write_checkpoint(args.folder, args.preset, args.seed, args.config_only, device=args.device)
     print(json.dumps(summary, indent=2))
     return 0
 
