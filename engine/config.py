@@ -371,7 +371,9 @@ def _parse_rope(section: dict) -> tuple[float, float]:
     prefix = "text_config."
     params = section.get("rope_parameters")
     if params is None:
-        params = {"rope_type": "default", **{k: section[k] for k in ("rope_theta", "partial_rotary_factor") if k in section}}
+        # Older exports keep the values at the top level of text_config.
+        keys = ("rope_theta", "partial_rotary_factor")
+        params = {"rope_type": "default", **{k: section[k] for k in keys if k in section}}
     if not isinstance(params, dict):
         raise _fail(f"{prefix}rope_parameters", "must be an object")
     _require_equal(params, f"{prefix}rope_parameters.", "rope_type", "default", default="default")
@@ -454,7 +456,8 @@ def _parse_vq_placement(section: dict) -> tuple[str, int]:
         if count != 0:
             raise _fail(f"{prefix}vq_backbone_codebooks", f"must be 0 for mtp_shared_pre, got {count}")
     else:
-        raise _fail(f"{prefix}vq_feature_placement", f"must be 'backbone_partial' or 'mtp_shared_pre', got {placement!r}")
+        raise _fail(f"{prefix}vq_feature_placement",
+                    f"must be 'backbone_partial' or 'mtp_shared_pre', got {placement!r}")
     return placement, count
 
 
@@ -465,7 +468,8 @@ def _parse_token_ids(data: dict, text: TextConfig, tower: AudioDecoderConfig) ->
     if end - start + 1 != tower.vocab_size:
         raise _fail(
             "semantic_end_token_id",
-            f"spans {end - start + 1} ids from semantic_start_token_id, must span audio_decoder_config.vocab_size ({tower.vocab_size})",
+            f"spans {end - start + 1} ids from semantic_start_token_id, "
+            f"must span audio_decoder_config.vocab_size ({tower.vocab_size})",
         )
     if start <= eos <= end:
         raise _fail("eos_token_id", f"({eos}) must lie outside the semantic band {start}..{end}")
