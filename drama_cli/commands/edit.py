@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Optional
 
 import typer
@@ -32,12 +31,10 @@ def _load(script: str):
 
 
 def _store(script: str, out: Optional[str]):
+    from drama_cli.commands.render import default_out
     from drama_cli.takes import TakeStore
 
-    if out is None:
-        path = Path(script)
-        out = str(path.with_name(f"{path.stem}.drama"))
-    store = TakeStore(out)
+    store = TakeStore(out or default_out(script))
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
     return store
