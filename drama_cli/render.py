@@ -16,14 +16,15 @@ from __future__ import annotations
 import dataclasses
 import zlib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError, UsageError
-from drama_cli.takes import Take, TakeStore, file_sha256, stable_hash
+from drama_cli.takes import (  # noqa: F401  (ReferenceHasher is part of this module's API)
+    ReferenceHasher, Take, TakeStore, conversation_identity, stable_hash,
+)
 from engine.checks import DEGRADED, CheckReport, CheckResult, check_take, retry_seed, spoken_text
 from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
 
@@ -195,49 +196,6 @@ class Progress:
 def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
     """The seed of slot 0 of a line: base seed plus a stable CRC-32 of the scene and line ids."""
     return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode("utf-8"))) % (2 ** 31)
-
-
-class ReferenceHasher:
-    """SHA-256 of reference files, computed once per path (cache keys name file contents)."""
-
-    def __init__(self) -> None:
-        self._known: dict[str, str] = {}
-
-    def __call__(self, path: str | None) -> str | None:
-        if not path:
-            return None
-        if path not in self._known:
-            try:
-                self._known[path] = file_sha256(Path(path))
-            except OSError:
-                self._known[path] = f"missing:{path}"
-        return self._known[path]
-
-
-def _clip_identity(clip: AudioClip | None, hasher: ReferenceHasher) -> dict | None:
-    if clip is None:
-        return None
-    if clip.codes is not None:
-        return {"codes": np.asarray(clip.codes)}
-    return {"file": hasher(clip.path)}
-
-
-def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -> dict:
-    """What of a conversation shapes the line's audio, for the cache key.
-
-    Context exchanges (earlier lines' takes) are left out on purpose: re-taking line 2 must not
-    re-render line 3 (case C4); the line's own text, note, layout and references are in.
-    """
-    return {
-        "layout": conversation.layout,
-        "text": conversation.text,
-        "note": conversation.note,
-        "lines": list(conversation.lines),
-        "descriptions": [list(d) for d in conversation.descriptions],
-        "lookahead": conversation.lookahead,
-        "references": [{"speaker": r.speaker, "transcript": r.transcript,
-                        "clip": _clip_identity(r.clip, hasher)} for r in conversation.references],
-    }
 
 
 def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,

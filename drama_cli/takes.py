@@ -32,6 +32,7 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.errors import RenderError
+from engine.conversation import AudioClip, Conversation
 
 SAMPLE_RATE = 44_100
 TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")
@@ -85,6 +86,51 @@ def _json_default(value):
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     raise TypeError(f"cannot hash {type(value).__name__}")
+
+
+# -- cache-key ingredients -------------------------------------------------------------------
+
+class ReferenceHasher:
+    """SHA-256 of reference files, computed once per path (cache keys name file contents)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, str] = {}
+
+    def __call__(self, path: str | None) -> str | None:
+        if not path:
+            return None
+        if path not in self._known:
+            try:
+                self._known[path] = file_sha256(Path(path))
+            except OSError:
+                self._known[path] = f"missing:{path}"
+        return self._known[path]
+
+
+def _clip_identity(clip: AudioClip | None, hasher: ReferenceHasher) -> dict | None:
+    if clip is None:
+        return None
+    if clip.codes is not None:
+        return {"codes": np.asarray(clip.codes)}
+    return {"file": hasher(clip.path)}
+
+
+def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -> dict:
+    """What of a conversation shapes the line's audio, for the cache key.
+
+    Context exchanges (earlier lines' takes) are left out on purpose: re-taking line 2 must not
+    re-render line 3 (case C4); the line's own text, note, layout and references are in.
+    """
+    return {
+        "layout": conversation.layout,
+        "text": conversation.text,
+        "note": conversation.note,
+        "lines": list(conversation.lines),
+        "descriptions": [list(d) for d in conversation.descriptions],
+        "lookahead": conversation.lookahead,
+        "references": [{"speaker": r.speaker, "transcript": r.transcript,
+                        "clip": _clip_identity(r.clip, hasher)} for r in conversation.references],
+    }
 
 
 def file_sha256(path: Path) -> str:

@@ -8,7 +8,7 @@ import pytest
 import soundfile as sf
 
 from drama_cli.backends.base import Generation
-from drama_cli.errors import RenderError, UsageError
+from drama_cli.errors import UsageError
 from drama_cli.render import RenderSettings, render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes import TakeStore
