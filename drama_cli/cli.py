@@ -53,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         args.remove("--debug")
     _register_commands()
     try:
-        app(args, standalone_mode=False)
+        # Outside standalone mode a command that raises typer.Exit(code) returns the code.
+        result = app(args, standalone_mode=False)
+        if isinstance(result, int):
+            return result
     except DramaError as err:
         if debug:
             raise
