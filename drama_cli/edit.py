@@ -266,7 +266,8 @@ def snap_span(start_s: float, end_s: float, take_samples: int) -> FrameSpan:
     """Validate a span against a take of `take_samples` samples and snap it outward to frame
     boundaries (start down, end up; end clipped to the take's end).
 
-    An end equal to the take's duration is valid (case M6). Raises UsageError when
+    An end equal to the take's duration is valid (case M6), and so is an insertion point
+    (start = end) at the very end: it regenerates the last frame. Raises UsageError when
     start > end, start < 0, or the span reaches beyond the take (5 ms of tolerance, so a
     duration rounded to two decimals as printed is accepted and clipped to the end).
     """
@@ -276,13 +277,14 @@ def snap_span(start_s: float, end_s: float, take_samples: int) -> FrameSpan:
         raise UsageError(f"bad span {start_s:.3f}:{end_s:.3f}: start is after end")
     if start_s < -tolerance:
         raise UsageError(f"bad span {start_s:.3f}:{end_s:.3f}: starts before the take")
-    if end_s > duration_s + tolerance or start_s >= duration_s:
+    at_the_end = start_s == end_s  # an insertion point may be the take's very end
+    if end_s > duration_s + tolerance or (start_s >= duration_s and not at_the_end):
         raise UsageError(
             f"bad span {start_s:.3f}:{end_s:.3f}: beyond the take ({duration_s:.3f} s long)"
         )
     eps = 1e-6
     take_frames = math.ceil(take_samples / HOP_SAMPLES)
-    start_frame = max(0, math.floor(start_s * FRAMES_PER_SECOND + eps))
+    start_frame = max(0, min(math.floor(start_s * FRAMES_PER_SECOND + eps), take_frames - 1))
     end_frame = min(take_frames, math.ceil(end_s * FRAMES_PER_SECOND - eps))
     end_frame = max(end_frame, start_frame)
     return FrameSpan(
@@ -766,6 +768,7 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     """The record of an edited take: the render record's fields plus its parent take, the line
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
+    from drama_cli.revise import prompt_hash
     from engine.checks import check_take
 
     identity = backend.identity()
@@ -785,6 +788,7 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
         "note": source.record.get("note"),
         "notes": source.record.get("notes"),
         "parent_take": source.number,
+        "prompt_hash": prompt_hash(outcome.conversation),
         "edit": {
             "old_text": plan.old_text,
             "new_text": plan.new_text,

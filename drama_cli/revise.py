@@ -50,6 +50,25 @@ def with_note(tagged_text: str, note: str) -> str:
     return f"{direction} {tagged_text.strip()}"
 
 
+def prompt_hash(conversation: Conversation) -> str | None:
+    """SHA-256 of a request's exact prompt: its literal strings and audio clips in order
+    (`engine.prompt.segments`; audio by its codes, else by file and duration). None when the
+    engine refuses the conversation."""
+    import numpy as np
+
+    from drama_cli.takes import stable_hash
+    from engine.errors import EngineError
+    from engine.prompt import segments
+
+    try:
+        parts = segments(conversation)
+    except EngineError:
+        return None
+    return stable_hash([p if isinstance(p, str) else
+                        {"codes": np.asarray(p.codes)} if p.codes is not None else
+                        {"file": p.path, "duration_s": p.duration_s} for p in parts])
+
+
 def start_take(store: TakeStore, scene_id: str, line_id: str, from_take: int | None = None) -> Take:
     """The take a revision reads its note against: `from_take` when given, else the selected
     take, else the line's latest valid take. Raises UsageError when there is none."""
@@ -135,6 +154,7 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
         "layout_version": request.layout_version,
         "sampling": dict(request.sampling),
         "prompt_text": with_note(request.conversation.text, note),
+        "prompt_hash": prompt_hash(request.conversation),
         "note": clean_note(note),
         "notes": notes + [clean_note(note)],
         "parent_take": parent.number,

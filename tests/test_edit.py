@@ -249,11 +249,18 @@ def test_same_words_without_span_is_refused():
 # ------------------------------------------------------------------ validation
 
 
-@pytest.mark.parametrize("span", [(1.0, 0.5), (-0.5, 0.5), (1.5, 2.5), (2.0, 2.0)])
+@pytest.mark.parametrize("span", [(1.0, 0.5), (-0.5, 0.5), (1.5, 2.5), (2.0, 2.1), (2.01, 2.01)])
 def test_invalid_spans_are_usage_errors_with_exit_2(span):
     with pytest.raises(UsageError) as info:
         snap_span(span[0], span[1], 2 * SR)
     assert info.value.exit_code == EXIT_BAD_INPUT
+
+
+def test_insertion_points_at_the_start_and_the_end_are_valid():
+    start = snap_span(0.0, 0.0, 2 * SR)
+    assert (start.start_sample, start.end_sample) == (0, 0)
+    end = snap_span(2.0, 2.0, 2 * SR)
+    assert end.end_sample == 2 * SR and end.start_frame == end.end_frame - 1 == 43
 
 
 def test_span_snaps_outward_to_frames():

@@ -274,3 +274,12 @@ def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
     (tmp_path / "f.cast.yaml").write_text("cast:\n  MARGOT:\n    description: x\n  DESMOND:\n    description: y\n")
     script = load_script(tmp_path / "f.fountain")
     assert script_notes(script) == [(script.lines()[0].id, "quieter, tired")]
+
+
+def test_revision_records_a_prompt_hash_that_follows_the_prompt(tmp_path):
+    store = rendered(tmp_path)
+    first = revise_line(FakeBackend(), store, base_request("l2"), "louder").takes[0]
+    second = revise_line(FakeBackend(), store, base_request("l2"), "louder", from_take=1).takes[0]
+    third = revise_line(FakeBackend(), store, base_request("l2"), "softer", from_take=1).takes[0]
+    assert first.record["prompt_hash"] and first.record["prompt_hash"] == second.record["prompt_hash"]
+    assert third.record["prompt_hash"] != first.record["prompt_hash"]
