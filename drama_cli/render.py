@@ -27,6 +27,7 @@ from drama_cli.takes import (  # noqa: F401  (ReferenceHasher is part of this mo
 )
 from engine.checks import DEGRADED, CheckReport, CheckResult, check_take, retry_seed, spoken_text
 from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
+from engine.errors import EngineError
 
 MODES = ("history", "clone", "scene")
 CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
@@ -327,13 +328,27 @@ def _slot_done(attempts: list[Take], retries: int) -> bool:
 
 
 def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
-                settings: RenderSettings, progress: Progress) -> int:
-    """Fill every slot of a line that is not done yet; returns the number of backend attempts.
+                settings: RenderSettings, progress: Progress) -> tuple[int, str | None]:
+    """Fill every slot of a line that is not done yet.
 
-    A slot is done when one of its stored attempts passed or all `1 + retries` were made.
-    Each attempt is stored as soon as it exists (so an interruption loses nothing).
+    Returns the number of backend attempts and, when the engine refused the request
+    (`EngineError`: a prompt too long for the context, an unreadable reference), its message;
+    the line then stops there and the render goes on with the next one. Other exceptions
+    propagate. A slot is done when one of its stored attempts passed or all `1 + retries`
+    were made. Each attempt is stored as soon as it exists (an interruption loses nothing).
     """
     calls = 0
+    try:
+        for _ in _fill_slots(job, key, store, backend, settings, progress):
+            calls += 1
+    except EngineError as err:
+        return calls + 1, str(err)
+    return calls, None
+
+
+def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
+                settings: RenderSettings, progress: Progress):
+    """Generate and store the missing attempts of each slot, yielding each stored take."""
     existing = store.takes(job.scene_id, job.line_id, key)
     base = line_seed(settings.seed, job.scene_id, job.line_id)
     for slot in range(settings.takes):
@@ -344,13 +359,12 @@ def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
             seed = retry_seed(base + slot, attempt)
             progress.attempt(job, slot, attempt, seed)
             generation = generate_line(backend, job, seed, settings.sampling)
-            calls += 1
             extra = apply_extra_checks(generation, job, settings.checks)
             record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
             record.update(extra)
             attempts.append(store.add_take(job.scene_id, job.line_id, generation.audio, record,
                                            generation.codes))
-    return calls
+            yield attempts[-1]
 
 
 def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, str]:
@@ -381,14 +395,15 @@ def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: Ren
     if hasattr(backend, "on_frames"):
         backend.on_frames = lambda frames, budget: progress.frames(job, frames, budget)
     key = cache_key(job, identity, settings, hasher)
-    calls = render_line(job, key, store, backend, settings, progress)
+    calls, refused = render_line(job, key, store, backend, settings, progress)
     take, status = choose_take(store, job, key)
     outcome = LineOutcome(job.scene_id, job.line_id, job.speaker, job.display_text or job.text,
                           status, calls=calls)
     if take is None:
         last = store.takes(job.scene_id, job.line_id, key)
         reason = CheckReport.from_dict(last[-1].record["checks"]).summary() if last else "no take"
-        outcome.message = f"no usable take: {reason}"
+        outcome.message = f"engine refused the line: {refused}" if refused else \
+            f"no usable take: {reason}"
         lines = store.selections(job.scene_id)
         if lines.pop(job.line_id, None) is not None:  # a stale take must not stay in the mix
             store.write_selections(job.scene_id, lines)

@@ -372,3 +372,20 @@ def test_qc_asr_on_scratch_takes_gives_a_low_wer(tmp_path, capsys):
     wers = [row["takes"][0]["wer"] for row in rows]
     assert all(w is not None and w <= 0.25 for w in wers), wers
     assert "harbour" in rows[0]["takes"][0]["transcript"].lower().replace("harbor", "harbour")
+
+
+def test_a_refused_line_fails_alone_and_the_render_goes_on(tmp_path):
+    from engine.errors import EngineError
+
+    def answer(request, n):
+        if "oars" in request.text:
+            raise EngineError("the prompt leaves no room in the context")
+        return voice(1.0), "eos"
+
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    backend = FakeBackend(answer=answer)
+    report, store = render(path, backend)
+    assert [x.status for x in report.lines] == ["rendered", "failed", "rendered"]
+    assert "refused" in report.lines[1].message and "no room" in report.lines[1].message
+    assert report.exit_code == 1 and report.lines[1].calls == 1
+    assert [r["line"] for r in cue_rows(cues(store))] == ["boathouse-1", "boathouse-3"]
