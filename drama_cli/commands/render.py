@@ -54,7 +54,9 @@ def _settings(scene, line, mode="history", takes=1, seed=0, retries=2, formats=N
 
 
 class RichProgress:
-    """Rich progress bars on stderr: one bar over lines, described with the current line."""
+    """Rich progress bars on stderr: lines (described with the current line and take) and,
+    for engines that stream, frames of the current take. Implements the methods of
+    `drama_cli.render.Progress`."""
 
     def __init__(self):
         from rich.console import Console
@@ -93,14 +95,10 @@ class RichProgress:
 
 
 def _progress():
+    """Rich bars when stderr is a terminal, else the silent `drama_cli.render.Progress`."""
     from drama_cli.render import Progress
 
-    if not sys.stderr.isatty():
-        return Progress()
-    progress = RichProgress()
-    return type("CliProgress", (Progress,), {k: getattr(progress, k) for k in
-                                             ("start", "line", "attempt", "frames", "done",
-                                              "finish")})()
+    return RichProgress() if sys.stderr.isatty() else Progress()
 
 
 def _print_report(report) -> None:
