@@ -628,6 +628,7 @@ class BackendInfill:
     def __init__(self, backend, base_request, words: str, decode: Callable[[np.ndarray], np.ndarray] | None = None):
         self.backend, self.base, self.words, self.decode = backend, base_request, words, decode
         self.calls = 0
+        self.last = None  # the backend's Generation of the latest call
 
     def infill(self, conversation: Conversation, seed: int) -> Generated:
         """One generation; returns the audio with the middle's position in it."""
@@ -841,6 +842,8 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     with a backup) and select the first new take and mix its scene again (`select`).
     Returns a JSON-ready summary. Raises UsageError for takes < 1, RenderError from the backend."""
     from drama_cli.revise import free_render_slot, plan_line, remix_scene
+    from drama_cli.script.load import load_script
+    from engine.prompt import layout_version
 
     if takes < 1:
         raise UsageError("--takes must be at least 1")
@@ -849,10 +852,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     base = planned.request.conversation
     model_text = compile_line_text(planned.line, plan.new_text, planned.request.speaker_names, base.text)
     base = replace(base, text=model_text)
-    request = replace(planned.request, text=model_text)
-    from engine.prompt import layout_version
-
-    request = replace(request, layout_version=layout_version("infill"))
+    request = replace(planned.request, text=model_text, layout_version=layout_version("infill"))
     runner = BackendInfill(backend, request, middle_words(plan), decode)
     first_seed = seed if seed is not None else int(source.record.get("seed", 0)) + 1
     outcomes = []
@@ -865,8 +865,6 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     with store.lock():
         if update_script:
             backup = update_script_text(script, planned.line, plan.old_text, plan.new_text)
-            from drama_cli.script.load import load_script
-
             key = plan_line(load_script(script.source), store, backend, planned.line.id).cache_key
         made = []
         for outcome in outcomes:
