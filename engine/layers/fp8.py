@@ -57,9 +57,10 @@ def dequantize_blocks(
     else:
         values, scale = _scaled_half(weight), scale * _FP16_FROM_E4M3
     if rows % block[0] == 0 and cols % block[1] == 0:
-        grid = values.unflatten(-1, (cols // block[1], block[1])).unflatten(-3, (rows // block[0], block[0]))
-        expanded = grid.float() * scale[..., :, None, :, None]
-        return expanded.flatten(-2).flatten(-3, -2).to(dtype)
+        expanded = values.float()  # a fresh tensor: scaled in place, block by block
+        grid = expanded.unflatten(-1, (cols // block[1], block[1])).unflatten(-3, (rows // block[0], block[0]))
+        grid.mul_(scale[..., :, None, :, None])
+        return expanded.to(dtype)
     scale = scale.repeat_interleave(block[0], dim=-2)[..., :rows, :]
     scale = scale.repeat_interleave(block[1], dim=-1)[..., :cols]
     return (values.float() * scale).to(dtype)
