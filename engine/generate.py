@@ -208,6 +208,14 @@ class Drama3:
         return FrameStream(self, conversation, params, seed, max_frames, stop_at_separator, timed,
                            ignore_eos)
 
+    def stream_audio(self, conversation: Conversation, params, seed: int, chunk_frames: int = 8,
+                     max_frames: int | None = None) -> "AudioStream":
+        """Like `stream`, but yields decoded audio: float32 mono chunks of `chunk_frames` frames
+        (`chunk_frames * 2048` samples at 44,100 Hz; the last chunk may be shorter), decoded by
+        the codec's exact streaming decoder as frames arrive. `result.audio` holds the whole take.
+        """
+        return AudioStream(self, self.stream(conversation, params, seed, max_frames), chunk_frames)
+
     def generate(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
                  stop_at_separator: bool = False, timed: bool = False,
                  ignore_eos: bool = False) -> Generation:
@@ -382,6 +390,31 @@ class FrameStream:
         codes = torch.stack(kept, dim=1) if kept else torch.zeros(width, 0, dtype=torch.long)
         self.result = Generation(codes, reason, times, int(self.rows.shape[0]), self.seed, self.params,
                                  separators, clock.seconds)
+
+
+class AudioStream:
+    """Iterator over decoded audio chunks of one generation; see `Drama3.stream_audio`."""
+
+    def __init__(self, model: Drama3, frames: FrameStream, chunk_frames: int):
+        if chunk_frames < 1:
+            raise EngineError(f"chunk_frames must be at least 1, got {chunk_frames}")
+        self.model, self.frames, self.chunk_frames = model, frames, chunk_frames
+        self.result: Generation | None = None
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        decoder, pending, pieces = self.model.codec.decode_stream(), [], []
+        for frame in self.frames:
+            pending.append(frame)
+            if len(pending) == self.chunk_frames:
+                pieces.append(decoder.push(torch.stack(pending, dim=1)).numpy())
+                pending = []
+                yield pieces[-1]
+        if pending:
+            pieces.append(decoder.push(torch.stack(pending, dim=1)).numpy())
+            yield pieces[-1]
+        decoder.flush()
+        self.result = self.frames.result
+        self.result.audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
 
 
 class _Sampler:

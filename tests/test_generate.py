@@ -232,3 +232,14 @@ def test_gpu_bench_runs_on_the_tiny_preset_on_cpu(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "prompt 150 rows, 3 frames decoded at batch 1" in out
     assert "frames/s" in out and "Fish's engine" in out
+
+
+def test_stream_audio_chunks_equal_decoding_the_whole_take(model):
+    stream = model.stream_audio(clone(), SamplingParams(), seed=4, chunk_frames=3, max_frames=7)
+    chunks = list(stream)
+    take = stream.result
+    assert take.frames == 7  # this seed does not reach EOS within 7 frames
+    assert [len(c) for c in chunks] == [3 * 2048, 3 * 2048, 2048]
+    whole = model.decode(take.codes)
+    assert np.allclose(np.concatenate(chunks), whole, atol=1e-4)
+    assert np.array_equal(take.audio, np.concatenate(chunks))
