@@ -222,8 +222,8 @@ def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
 def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> Generation:
     """Generate every chunk of `job` with `seed` and join them into one take.
 
-    Chunks are joined with 0.12 s of silence; codes are concatenated along frames when every
-    chunk has codes. The checks run on the joined audio against the whole line's text; a chunk
+    Chunks with codes are joined frame to frame (audio and codes concatenated, so they stay
+    aligned); chunks without codes with 0.12 s of silence between them. The checks run on the joined audio against the whole line's text; a chunk
     that hit its frame budget makes the take's stop reason `length`.
     """
     parts = []
@@ -239,12 +239,14 @@ def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> 
 
 
 def _join(parts: list[Generation], text: str) -> Generation:
-    gap = np.zeros(int(CHUNK_GAP_S * SAMPLE_RATE), np.float32)
-    pieces = [p for part in parts for p in (part.audio, gap)][:-1]
-    audio = np.concatenate(pieces).astype(np.float32)
     codes = None
     if all(p.codes is not None for p in parts):
+        # Audio and codes must stay frame-aligned for revisions and edits: no gap.
         codes = np.concatenate([p.codes for p in parts], axis=1)
+        audio = np.concatenate([p.audio for p in parts]).astype(np.float32)
+    else:
+        gap = np.zeros(int(CHUNK_GAP_S * SAMPLE_RATE), np.float32)
+        audio = np.concatenate([p for part in parts for p in (part.audio, gap)][:-1])
     stops = {p.stop_reason for p in parts}
     stop = next((s for s in stops if s != "eos"), "eos")
     info = {**parts[0].info, "chunks": len(parts)}

@@ -389,3 +389,39 @@ def test_a_refused_line_fails_alone_and_the_render_goes_on(tmp_path):
     assert "refused" in report.lines[1].message and "no room" in report.lines[1].message
     assert report.exit_code == 1 and report.lines[1].calls == 1
     assert [r["line"] for r in cue_rows(cues(store))] == ["boathouse-1", "boathouse-3"]
+
+
+def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
+    from drama_cli.render import CHUNK_GAP_S
+
+    long_text = " ".join(["The tide was turning and the oars were gone, so we waited."] * 8)
+    path = write_script(tmp_path, [long_text])
+
+    def with_codes(request, n):
+        frames = 30 + n
+        return np.tile(voice(0.1), 30)[: frames * 2048], "eos"
+
+    backend = FakeBackend()
+    _, store = render(path, backend)
+    chunks = len(backend.requests)
+    assert chunks >= 2 and all(r.seed == backend.requests[0].seed for r in backend.requests)
+    take = store.takes("boathouse", "boathouse-1")[0]
+    pieces = sum(int(expected_duration_s(r.text) * SR) for r in backend.requests)
+    assert take.record["samples"] == pieces + (chunks - 1) * int(CHUNK_GAP_S * SR)
+    assert "".join(r.text for r in backend.requests).count("oars") == 8
+
+    from drama_cli.render import _join
+    from engine.checks import check_take as check
+
+    parts = []
+    for n in (1, 2):
+        audio, _ = with_codes(None, n)
+        codes = np.full((10, len(audio) // 2048), n, np.int64)
+        parts.append(Generation(audio, codes, "eos", check(audio, SR, "x"), {}))
+    joined = _join(parts, "Some words here.")
+    assert joined.codes.shape[1] * 2048 == len(joined.audio)
+    plain = [Generation(p.audio, None, "eos", p.checks, {}) for p in parts]
+    gapped = _join(plain, "Some words here.")
+    assert len(gapped.audio) == len(joined.audio) + int(CHUNK_GAP_S * SR)
+    budget = [Generation(parts[0].audio, None, "length", parts[0].checks, {}), plain[1]]
+    assert _join(budget, "Some words here.").stop_reason == "length"
