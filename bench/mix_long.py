@@ -105,14 +105,20 @@ def main() -> None:
             audio_s += result.duration_s
             if scene == 0:
                 first = (entries, result, time.perf_counter() - start)
-            print(f"scene {scene + 1}/{scenes}: {result.duration_s / 60:.1f} min, "
-                  f"{result.loudness.integrated_lufs} LUFS, peak RSS {peak_rss_mb():.0f} MB",
-                  flush=True)  # fmt: skip
+            print(
+                f"scene {scene + 1}/{scenes}: {result.duration_s / 60:.1f} min, "
+                f"{result.loudness.integrated_lufs} LUFS, peak RSS {peak_rss_mb():.0f} MB",
+                flush=True,
+            )
             shutil.rmtree(work / "scene")
-        print(f"mixed {audio_s / 3600:.2f} h of audio in {wall_s:.1f} s wall, {cpu_s:.1f} s CPU: "
-              f"{audio_s / wall_s:.0f}x real time by wall clock, {audio_s / cpu_s:.0f}x by CPU "
-              f"time (the CPU figure is what a machine not shared with other work would see)")  # fmt: skip
-        print(f"peak RSS {peak_rss_mb():.0f} MB (after imports and take pool: {baseline_mb:.0f} MB)")
+        print(
+            f"mixed {audio_s / 3600:.2f} h of audio in {wall_s:.1f} s wall, {cpu_s:.1f} s CPU: "
+            f"{audio_s / wall_s:.0f}x real time by wall clock, {audio_s / cpu_s:.0f}x by CPU "
+            f"time (the CPU figure is what a machine not shared with other work would see)"
+        )
+        print(
+            f"peak RSS {peak_rss_mb():.0f} MB (after imports and take pool: {baseline_mb:.0f} MB)"
+        )
         report_oracle(*first, settings, work)  # last: its whole-scene arrays raise the peak
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -121,10 +127,12 @@ def main() -> None:
 def report_oracle(entries, result, ours_s: float, settings: MixSettings, work: Path) -> None:
     """Print our scene time against the in-memory oracle's, and both loudness readings."""
     oracle_s, oracle_lufs = oracle_mix(entries, MixSettings(), work / "oracle.wav")
-    print(f"first scene: ours {ours_s:.2f} s (two passes, preset {settings.preset}, limiter, "
-          f"true peak), in-memory oracle {oracle_s:.2f} s (one pass, no processing): "
-          f"ratio {ours_s / oracle_s:.2f}; raw loudness ours {result.measured.integrated_lufs:.2f} "
-          f"LUFS, pyloudnorm {oracle_lufs:.2f} LUFS")  # fmt: skip
+    print(
+        f"first scene: ours {ours_s:.2f} s (two passes, preset {settings.preset}, limiter, "
+        f"true peak), in-memory oracle {oracle_s:.2f} s (one pass, no processing): "
+        f"ratio {ours_s / oracle_s:.2f}; raw loudness ours {result.measured.integrated_lufs:.2f} "
+        f"LUFS, pyloudnorm {oracle_lufs:.2f} LUFS"
+    )
 
 
 if __name__ == "__main__":

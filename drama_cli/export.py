@@ -195,9 +195,23 @@ def encode_mp3(source_wav: Path, target: Path, bitrate_kbps: int = MP3_BITRATE_K
     """
     encoder = require_encoder("mp3")
     with atomic_path(target) as tmp:
-        command = [encoder, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-                   "-i", str(source_wav), "-codec:a", "libmp3lame",
-                   "-b:a", f"{bitrate_kbps}k", "-f", "mp3", str(tmp)]  # fmt: skip
+        command = [
+            encoder,
+            "-nostdin",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-i",
+            str(source_wav),
+            "-codec:a",
+            "libmp3lame",
+            "-b:a",
+            f"{bitrate_kbps}k",
+            "-f",
+            "mp3",
+            str(tmp),
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             detail = done.stderr.strip().splitlines()[-1:] or ["no message"]
@@ -226,8 +240,9 @@ def _one_line(text: str) -> str:
 
 def labels_text(cues: Sequence) -> str:
     """Audacity label track: one `start<TAB>end<TAB>SPEAKER: text` row per cue (seconds)."""
-    rows = [f"{c.start_s:.6f}\t{c.end_s:.6f}\t{_one_line(c.speaker)}: {_one_line(c.text)}"
-            for c in cues]  # fmt: skip
+    rows = [
+        f"{c.start_s:.6f}\t{c.end_s:.6f}\t{_one_line(c.speaker)}: {_one_line(c.text)}" for c in cues
+    ]
     return "".join(row + "\n" for row in rows)
 
 

@@ -63,7 +63,7 @@ class LoudnessPreset:
 
 
 PRESETS = {
-    # ACX audiobook submission: RMS −23…−18 dB, peaks ≤ −3 dBFS, noise floor ≤ −60 dB RMS.
+    # ACX audiobook submission: RMS −23…−18 dB, peaks ≤ −3 dBFS, noise floor ≤ −60 dB.
     "acx": LoudnessPreset("acx", "rms", -20.0, (-23.0, -18.0), -3.0, False, -60.0),
     # EBU R 128: −23 LUFS integrated (±1 LU for live, we accept ±1), true peak ≤ −1 dBTP.
     "r128": LoudnessPreset("r128", "lufs", -23.0, (-24.0, -22.0), -1.0, True),
@@ -285,7 +285,7 @@ class LoudnessMeter:
 
 
 def _guard_denormals(data: np.ndarray) -> np.ndarray:
-    """`data` as float64 plus ±1e-18 at the Nyquist rate and DC (energy ~1e-36, far below the gate).
+    """`data` as float64 plus 1e-18 on every other sample (energy ~1e-36, far below any gate).
 
     In digital silence the filters' decaying state would otherwise sink into subnormal
     numbers, which the CPU handles many times slower; this keeps the state above them.
@@ -308,7 +308,9 @@ def _gate_absolute(mean_square: float) -> float | None:
     return loudness if loudness >= ABSOLUTE_GATE_LUFS else None
 
 
-def measure(samples: np.ndarray, rate: int = SAMPLE_RATE, true_peak: bool = False) -> LoudnessReport:
+def measure(
+    samples: np.ndarray, rate: int = SAMPLE_RATE, true_peak: bool = False
+) -> LoudnessReport:
     """Measure a whole `[samples]` float array at once (same rules as the streaming meter)."""
     meter = LoudnessMeter(rate, true_peak=true_peak)
     meter.feed(np.asarray(samples, dtype=np.float32))

@@ -139,7 +139,9 @@ class Cue:
             "take_file": Path(self.take_path).name,
         }
         if base is not None:
-            row["take_path"] = Path(os.path.relpath(Path(self.take_path).resolve(), Path(base).resolve())).as_posix()
+            row["take_path"] = Path(
+                os.path.relpath(Path(self.take_path).resolve(), Path(base).resolve())
+            ).as_posix()
         return row
 
 
@@ -241,8 +243,18 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
         pause = settings.gap_s if entry.pause_after_s is None else entry.pause_after_s
         cursor = max(cursor, start, end + _seconds_to_samples(pause))
         last_end = max(last_end, end)
-        cues.append(Cue(entry.line_id, entry.speaker, entry.text, entry.take,
-                        str(entry.take_path), start, end, entry.gain_db))  # fmt: skip
+        cues.append(
+            Cue(
+                entry.line_id,
+                entry.speaker,
+                entry.text,
+                entry.take,
+                str(entry.take_path),
+                start,
+                end,
+                entry.gain_db,
+            )
+        )
     return cues, last_end + _seconds_to_samples(settings.tail_s)
 
 
@@ -313,11 +325,15 @@ def _add_overlap(block: np.ndarray, block_start: int, cue: Cue, audio: np.ndarra
     lo = max(block_start, cue.start_sample)
     hi = min(block_start + block.size, cue.end_sample)
     if hi > lo:
-        block[lo - block_start : hi - block_start] += audio[lo - cue.start_sample : hi - cue.start_sample]
+        block[lo - block_start : hi - block_start] += audio[
+            lo - cue.start_sample : hi - cue.start_sample
+        ]
 
 
 def mix_scene(
-    entries: Sequence[MixEntry], settings: MixSettings = MixSettings(), work_dir: str | Path | None = None
+    entries: Sequence[MixEntry],
+    settings: MixSettings = MixSettings(),
+    work_dir: str | Path | None = None,
 ) -> MixResult:
     """Mix the selected takes of one scene into a WAV under `work_dir` (default: a temp folder).
 
@@ -353,7 +369,9 @@ def mix_scene(
     gain = np.float32(10.0 ** (gain_db / 20.0))
     comment = _comment(settings.metadata)
     try:
-        with export.open_wav_writer(audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment) as writer:
+        with export.open_wav_writer(
+            audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment
+        ) as writer:
             for start, block in _timeline_blocks(cues, total):
                 block *= gain
                 tone.add(block, start)  # after the gain: the bed keeps its own level
@@ -364,9 +382,19 @@ def mix_scene(
         raise
     loudness = meter.report()
     measured = measured or loudness  # preset `none`: no gain, so one pass measures both
-    return MixResult(audio_path, cues, total, SAMPLE_RATE, settings, gain_db, measured, loudness,
-                     limiter.max_reduction_db, compliance_issues(preset, loudness),
-                     None if work_dir else folder)  # fmt: skip
+    return MixResult(
+        audio_path,
+        cues,
+        total,
+        SAMPLE_RATE,
+        settings,
+        gain_db,
+        measured,
+        loudness,
+        limiter.max_reduction_db,
+        compliance_issues(preset, loudness),
+        None if work_dir else folder,
+    )
 
 
 def _comment(metadata: dict) -> str | None:
@@ -379,15 +407,18 @@ def _write_processed(block: np.ndarray, writer: sf.SoundFile, meter: LoudnessMet
     meter.feed(block)
 
 
-def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | None = None) -> dict[str, Path]:
+def write_mix(
+    result: MixResult, folder: str | Path, formats: Sequence[str] | None = None
+) -> dict[str, Path]:
     """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars.
 
     formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
     always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`. Every file
     is written atomically; without `wav` the temporary rendering is deleted and
-    `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path} with kinds `wav`, `flac`, `mp3`, `labels`,
-    `srt`, `cues`. Raises RenderError when MP3 is asked for and no encoder exists (checked
-    before anything is written), UsageError for an unknown format.
+    `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path} with kinds
+    `wav`, `flac`, `mp3`, `labels`, `srt`, `cues`. Raises RenderError when MP3 is asked for
+    and no encoder exists (checked before anything is written), UsageError for an unknown
+    format.
     """
     wanted = [export.check_format(f) for f in (formats or result.settings.formats)]
     for fmt in wanted:
@@ -399,7 +430,9 @@ def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | No
         written["flac"] = export.encode_flac(result.audio_path, folder / f"{MIX_BASENAME}.flac")
     if "mp3" in wanted:
         target = folder / f"{MIX_BASENAME}.mp3"
-        written["mp3"] = export.encode_mp3(result.audio_path, target, result.settings.mp3_bitrate_kbps)
+        written["mp3"] = export.encode_mp3(
+            result.audio_path, target, result.settings.mp3_bitrate_kbps
+        )
     if "wav" in wanted:
         written["wav"] = _move_into(result.audio_path, folder / f"{MIX_BASENAME}.wav")
     else:
@@ -408,8 +441,12 @@ def write_mix(result: MixResult, folder: str | Path, formats: Sequence[str] | No
     if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
         result.temp_dir.rmdir()
         result.temp_dir = None
-    written["labels"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues))
-    written["srt"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues))
+    written["labels"] = export.write_text_atomic(
+        folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues)
+    )
+    written["srt"] = export.write_text_atomic(
+        folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues)
+    )
     cue_sheet = export.cue_sheet_text(result.cues, result.summary(), base=folder)
     written["cues"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.cues.json", cue_sheet)
     return written
@@ -421,7 +458,10 @@ def _move_into(source: Path, target: Path) -> Path:
     if source.resolve() == target.resolve():
         return target
     with export.atomic_path(target) as tmp:
-        shutil.copyfile(source, tmp) if _other_device(source, target) else source.replace(tmp)
+        if _other_device(source, target):
+            shutil.copyfile(source, tmp)
+        else:
+            source.replace(tmp)
     source.unlink(missing_ok=True)
     return target
 

@@ -72,12 +72,16 @@ def require_asr(model_path: str | Path | None = None) -> Path:
     missing: faster-whisper itself, the bundled model, or a `model_path` without `model.bin`.
     """
     if importlib.util.find_spec("faster_whisper") is None:
-        raise AsrUnavailableError(f"the speech-recognition check needs faster-whisper; {INSTALL_HINT}")
+        raise AsrUnavailableError(
+            f"the speech-recognition check needs faster-whisper; {INSTALL_HINT}"
+        )
     if model_path is None:
         return bundled_model_path()
     folder = Path(model_path)
     if not (folder / "model.bin").is_file():
-        raise AsrUnavailableError(f"{folder} is not a CTranslate2 Whisper model folder (no model.bin)")
+        raise AsrUnavailableError(
+            f"{folder} is not a CTranslate2 Whisper model folder (no model.bin)"
+        )
     return folder
 
 
@@ -128,12 +132,16 @@ def transcribe(
     for segment in segments:
         texts.append(segment.text.strip())
         for word in segment.words or ():
-            words.append(Word(word.word.strip(), float(word.start), float(word.end), float(word.probability)))
+            words.append(
+                Word(word.word.strip(), float(word.start), float(word.end), float(word.probability))
+            )
     return " ".join(t for t in texts if t), words
 
 
-_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
-         "fourteen fifteen sixteen seventeen eighteen nineteen").split()  # fmt: skip
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen"
+).split()
 _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 
 

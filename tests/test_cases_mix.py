@@ -77,7 +77,9 @@ def test_a4b_float_beyond_full_scale_is_kept_then_limited_on_16_bit(tmp_path):
     sf.write(path, np.array([1.5, -2.0, 0.5], np.float32), RATE, subtype="FLOAT")
     np.testing.assert_array_equal(read_take(path), [1.5, -2.0, 0.5])  # loaded as is
 
-    result = mix_scene([entry(path, "l1")], MixSettings(wav_subtype="PCM_16", **BARE), tmp_path / "w")
+    result = mix_scene(
+        [entry(path, "l1")], MixSettings(wav_subtype="PCM_16", **BARE), tmp_path / "w"
+    )
     written = pcm16_samples(result.audio_path)
     assert written[0] > 0 and written[1] < 0  # 1.5 never wraps to −16386
     assert sf.info(str(result.audio_path)).subtype == "PCM_16"
@@ -100,7 +102,11 @@ def tone(seconds: float) -> np.ndarray:
 
 def test_a5_gains_are_finite_and_silence_stays_silent():
     r128 = get_preset("r128")
-    short, silent, long = measure(tone(0.30)), measure(np.zeros(RATE, np.float32)), measure(tone(3.0))
+    short, silent, long = (
+        measure(tone(0.30)),
+        measure(np.zeros(RATE, np.float32)),
+        measure(tone(3.0)),
+    )
     short_gain, silent_gain, long_gain = (preset_gain_db(r128, r) for r in (short, silent, long))
     assert math.isfinite(short_gain) and silent_gain == 0.0
     assert abs(short_gain - long_gain) < 3.0

@@ -20,8 +20,15 @@ RATE = 44_100
 
 
 def cue(line, speaker, text, start_s, end_s, take=1):
-    return Cue(line, speaker, text, take, f"/takes/{line}/take-{take:03d}.wav",
-               int(round(start_s * RATE)), int(round(end_s * RATE)))  # fmt: skip
+    return Cue(
+        line,
+        speaker,
+        text,
+        take,
+        f"/takes/{line}/take-{take:03d}.wav",
+        int(round(start_s * RATE)),
+        int(round(end_s * RATE)),
+    )
 
 
 def test_atomic_path_leaves_target_untouched_on_failure(tmp_path):
@@ -99,8 +106,9 @@ def test_mp3_encoding_with_available_encoder(tmp_path):
         from pydub import AudioSegment
     assert AudioSegment.converter == export.find_mp3_encoder()  # pydub points at the same one
     decoded = tmp_path / "decoded.wav"
-    subprocess.run([export.find_mp3_encoder(), "-loglevel", "error", "-i", str(mp3), str(decoded)],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [export.find_mp3_encoder(), "-loglevel", "error", "-i", str(mp3), str(decoded)], check=True
+    )
     back, rate = sf.read(str(decoded), dtype="float32")
     assert rate == RATE and abs(back.size - RATE) < 3000  # encoder padding only
     assert np.sqrt(np.mean(back**2)) == pytest.approx(0.3 / np.sqrt(2), rel=0.05)
@@ -117,13 +125,29 @@ def test_labels_and_srt_text():
 
 
 def test_cue_sheet_json():
-    sheet = json.loads(export.cue_sheet_text([cue("a", "ANNA", "Hi.", 0.5, 1.0, take=2)], {"preset": "acx"}))
-    assert sheet == {"preset": "acx", "cues": [{"line": "a", "speaker": "ANNA", "take": 2,
-                     "start_s": 0.5, "end_s": 1.0, "text": "Hi.", "take_file": "take-002.wav"}]}  # fmt: skip
+    sheet = json.loads(
+        export.cue_sheet_text([cue("a", "ANNA", "Hi.", 0.5, 1.0, take=2)], {"preset": "acx"})
+    )
+    assert sheet == {
+        "preset": "acx",
+        "cues": [
+            {
+                "line": "a",
+                "speaker": "ANNA",
+                "take": 2,
+                "start_s": 0.5,
+                "end_s": 1.0,
+                "text": "Hi.",
+                "take_file": "take-002.wav",
+            }
+        ],
+    }
 
 
 def test_pcm16_writes_are_clipped_not_wrapped(tmp_path):
-    path = export.write_wav(tmp_path / "x.wav", np.array([1.5, -2.0, 0.5], np.float32), RATE, "PCM_16")
+    path = export.write_wav(
+        tmp_path / "x.wav", np.array([1.5, -2.0, 0.5], np.float32), RATE, "PCM_16"
+    )
     raw = path.read_bytes()
     values = struct.unpack("<3h", raw[raw.index(b"data") + 8 :][:6])
     assert values[0] == 32767 and values[1] <= -32767 and values[2] in (16383, 16384)

@@ -31,8 +31,14 @@ def write(path: Path, audio: np.ndarray, rate: int = RATE, subtype: str = "FLOAT
 
 
 def entry(path: Path, line: str = "l1", **kwargs) -> MixEntry:
-    return MixEntry(line, kwargs.pop("speaker", "ANNA"), kwargs.pop("text", "Hello."), path,
-                    kwargs.pop("take", 1), **kwargs)  # fmt: skip
+    return MixEntry(
+        line,
+        kwargs.pop("speaker", "ANNA"),
+        kwargs.pop("text", "Hello."),
+        path,
+        kwargs.pop("take", 1),
+        **kwargs,
+    )
 
 
 def test_timeline_gaps_pauses_and_padding(tmp_path):
@@ -51,7 +57,11 @@ def test_timeline_gaps_pauses_and_padding(tmp_path):
 def test_dual_dialogue_and_negative_pause_overlap(tmp_path):
     a = write(tmp_path / "a.wav", tone(1.0))
     b = write(tmp_path / "b.wav", tone(0.5))
-    entries = [entry(a, "l1", pause_after_s=-0.25), entry(b, "l2"), entry(a, "l3", overlaps_previous=True)]
+    entries = [
+        entry(a, "l1", pause_after_s=-0.25),
+        entry(b, "l2"),
+        entry(a, "l3", overlaps_previous=True),
+    ]
     cues, total = plan_timeline(entries, MixSettings(gap_s=0.5, head_s=0, tail_s=0))
     assert cues[1].start_sample == 44100 - 11025  # cuts into l1's last quarter second
     assert cues[2].start_sample == cues[1].start_sample  # starts with l2
@@ -62,7 +72,9 @@ def test_mix_places_each_take_sample_exactly(tmp_path):
     a_audio, b_audio = tone(0.5, 300), tone(0.3, 500, 0.2)
     a = write(tmp_path / "a.wav", a_audio)
     b = write(tmp_path / "b.wav", b_audio)
-    result = mix_scene([entry(a, "l1"), entry(b, "l2")], MixSettings(gap_s=0.1, **EXACT), tmp_path / "w")
+    result = mix_scene(
+        [entry(a, "l1"), entry(b, "l2")], MixSettings(gap_s=0.1, **EXACT), tmp_path / "w"
+    )
     out = result.samples()
     assert out.size == result.total_samples == 22050 + 4410 + 13230
     np.testing.assert_array_equal(out[:22050], a_audio)
@@ -91,7 +103,9 @@ def test_reads_takes_of_any_rate_width_and_channels(tmp_path):
     np.testing.assert_allclose(read_take(path_st), tone(0.5, 440, 0.2), atol=1e-5)
 
 
-@pytest.mark.parametrize(("name", "fmt", "subtype"), [("t.mp3", "MP3", "MPEG_LAYER_III"), ("t.ogg", "OGG", "VORBIS")])
+@pytest.mark.parametrize(
+    ("name", "fmt", "subtype"), [("t.mp3", "MP3", "MPEG_LAYER_III"), ("t.ogg", "OGG", "VORBIS")]
+)
 def test_reads_compressed_takes(tmp_path, name, fmt, subtype):
     if fmt not in sf.available_formats():
         pytest.skip(f"libsndfile without {fmt}")
@@ -107,7 +121,7 @@ def test_room_tone_fills_gaps_at_its_level(tmp_path):
     a = write(tmp_path / "a.wav", tone(0.5))
     settings = MixSettings(gap_s=1.0, head_s=1.0, tail_s=1.0, room_tone="noise", room_tone_db=-60.0)
     result = mix_scene([entry(a), entry(a, "l2")], settings, tmp_path / "w")
-    head = result.samples()[: RATE]
+    head = result.samples()[:RATE]
     rms_db = 10 * math.log10(np.mean(head.astype(np.float64) ** 2))
     assert rms_db == pytest.approx(-60.0, abs=0.5)
     assert np.count_nonzero(head == 0) < 50  # never digital silence
@@ -128,7 +142,9 @@ def test_room_tone_file_is_looped(tmp_path):
 )
 def test_presets_reach_target_under_ceiling(tmp_path, preset, measure_kind, target, ceiling):
     rng = np.random.default_rng(4)
-    speechy = tone(2.0, 150, 0.05) * (1 + np.sin(np.arange(2 * RATE) / 3000.0)) + rng.normal(0, 0.01, 2 * RATE)
+    speechy = tone(2.0, 150, 0.05) * (1 + np.sin(np.arange(2 * RATE) / 3000.0)) + rng.normal(
+        0, 0.01, 2 * RATE
+    )
     speechy[20_000:20_020] = 0.5  # a sharp transient the gain will push over the ceiling
     path = write(tmp_path / "a.wav", speechy.astype(np.float32))
     settings = MixSettings(preset=preset, room_tone="noise")
@@ -140,7 +156,10 @@ def test_presets_reach_target_under_ceiling(tmp_path, preset, measure_kind, targ
     assert peak <= ceiling + 0.05
     assert result.limiter_reduction_db > 0
     assert result.loudness.integrated_lufs == pytest.approx(after.integrated_lufs, abs=0.05)
-    assert result.gain_db == pytest.approx(target - (result.measured.integrated_lufs if measure_kind == "lufs" else result.measured.rms_db))
+    assert result.gain_db == pytest.approx(
+        target
+        - (result.measured.integrated_lufs if measure_kind == "lufs" else result.measured.rms_db)
+    )
     assert result.issues == []
 
 
@@ -155,8 +174,10 @@ def test_preset_none_leaves_levels_alone(tmp_path):
 def test_default_export_is_24_bit_with_all_sidecars(tmp_path):
     a = write(tmp_path / "a.wav", tone(0.5))
     b = write(tmp_path / "b.wav", tone(0.25, 330))
-    entries = [entry(a, "s1-l1", speaker="ANNA", text="Where\twere you?", take=3),
-               entry(b, "s1-l2", speaker="BEN", text="Out.", take=1)]  # fmt: skip
+    entries = [
+        entry(a, "s1-l1", speaker="ANNA", text="Where\twere you?", take=3),
+        entry(b, "s1-l2", speaker="BEN", text="Out.", take=1),
+    ]
     result = mix_scene(entries, MixSettings(metadata={"engine": "scratch"}), tmp_path / "work")
     paths = write_mix(result, tmp_path / "scene", ("wav", "flac"))
     assert sorted(paths) == ["cues", "flac", "labels", "srt", "wav"]
@@ -168,9 +189,16 @@ def test_default_export_is_24_bit_with_all_sidecars(tmp_path):
     assert "00:00:01,500 --> 00:00:01,750\nBEN: Out." in paths["srt"].read_text()
     sheet = json.loads(paths["cues"].read_text())
     assert sheet["engine"] == "scratch" and sheet["preset"] == "none"
-    assert sheet["cues"][0] == {"line": "s1-l1", "speaker": "ANNA", "take": 3, "start_s": 0.5,
-                                "end_s": 1.0, "text": "Where\twere you?", "take_file": "a.wav",
-                                "take_path": "../a.wav"}  # fmt: skip
+    assert sheet["cues"][0] == {
+        "line": "s1-l1",
+        "speaker": "ANNA",
+        "take": 3,
+        "start_s": 0.5,
+        "end_s": 1.0,
+        "text": "Where\twere you?",
+        "take_file": "a.wav",
+        "take_path": "../a.wav",
+    }
     assert not list((tmp_path / "scene").glob(".*"))  # no temporary files left behind
     assert sf.SoundFile(str(paths["wav"])).comment == "engine=scratch"  # labelled in the file
 
@@ -189,13 +217,19 @@ def test_export_without_wav_leaves_no_rendering_behind(tmp_path):
     result = mix_scene([entry(a)], MixSettings(), tmp_path / "scene")
     paths = write_mix(result, tmp_path / "scene", ("flac",))
     assert sorted(p.name for p in (tmp_path / "scene").iterdir()) == [
-        "mix.cues.json", "mix.flac", "mix.labels.txt", "mix.srt"]  # fmt: skip
+        "mix.cues.json",
+        "mix.flac",
+        "mix.labels.txt",
+        "mix.srt",
+    ]
     assert result.audio_path == paths["flac"] and result.samples().size == result.total_samples
 
 
 def test_acx_flags_digital_silence_between_lines(tmp_path):
     a = write(tmp_path / "a.wav", tone(1.0, 200, 0.1))
-    silent = mix_scene([entry(a), entry(a, "l2")], MixSettings(preset="acx", gap_s=1.0), tmp_path / "s")
+    silent = mix_scene(
+        [entry(a), entry(a, "l2")], MixSettings(preset="acx", gap_s=1.0), tmp_path / "s"
+    )
     assert any("digital silence" in issue for issue in silent.issues)
     bed = MixSettings(preset="acx", gap_s=1.0, room_tone="noise")
     assert mix_scene([entry(a), entry(a, "l2")], bed, tmp_path / "b").issues == []

@@ -30,10 +30,27 @@ WRONG_TEXT = "Bring me the red umbrella from the kitchen."
 
 def test_normalisation_folds_case_punctuation_numbers_and_directions():
     assert qc.normalize_words("[sighs] Don't <whisper>GO</whisper> — it's 20 past 6!") == [
-        "dont", "go", "its", "twenty", "past", "six"]  # fmt: skip
+        "dont",
+        "go",
+        "its",
+        "twenty",
+        "past",
+        "six",
+    ]
     assert qc.normalize_words("Café-au-lait, 1,250 times: 99%") == [
-        "cafe", "au", "lait", "one", "thousand", "two", "hundred", "fifty", "times",
-        "ninety", "nine", "percent"]  # fmt: skip
+        "cafe",
+        "au",
+        "lait",
+        "one",
+        "thousand",
+        "two",
+        "hundred",
+        "fifty",
+        "times",
+        "ninety",
+        "nine",
+        "percent",
+    ]
     assert qc.number_words(1_000_007) == "one million seven"
 
 
@@ -50,8 +67,10 @@ def test_wer_counts_substitutions_insertions_and_deletions():
 def test_missing_extra_gives_a_clear_error(monkeypatch):
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(
-        importlib.util, "find_spec",
-        lambda name, *a: None if name == "faster_whisper" else real_find_spec(name, *a))  # fmt: skip
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "faster_whisper" else real_find_spec(name, *a),
+    )
     with pytest.raises(qc.AsrUnavailableError, match=r"pip install 'drama\[asr\]'") as raised:
         qc.asr_check(np.zeros(16_000, np.float32), "hello")
     assert isinstance(raised.value, UsageError)
@@ -90,7 +109,7 @@ def test_scratch_speech_is_recognised_with_low_wer(scratch_takes, tmp_path):
     path = tmp_path / "take-001.wav"
     sf.write(path, scratch_takes[0], 44_100, subtype="PCM_24")
     results = [qc.asr_check(path, SENTENCES[0]), qc.asr_check(scratch_takes[1], SENTENCES[1])]
-    for result, take in zip(results, scratch_takes):
+    for result, take in zip(results, scratch_takes, strict=True):
         assert result["passed"] and result["wer"] <= qc.DEFAULT_THRESHOLD, result
         words = result["words"]
         assert len(words) >= 8
