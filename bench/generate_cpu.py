@@ -58,7 +58,6 @@ def run_ours(folder: Path, convo: Conversation, frames: int, threads: int) -> di
 def run_oracle(folder: Path, rows: np.ndarray, system_rows: int, frames: int) -> dict:
     """mlx-audio's `_frames` loop over the same rows; EOS masked by never stopping early."""
     import mlx.core as mx
-
     from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig
     from mlx_audio.tts.models.fish_drama3.convert import convert
     from mlx_audio.tts.models.fish_drama3.drama3 import _Voice

@@ -16,22 +16,36 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from collections import OrderedDict, deque
-from dataclasses import dataclass, field, replace
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import torch
 
 from engine.backbone import CODEBOOK_EMBEDDINGS, Backbone
 from engine.checkpoint import Checkpoint
-from engine.checks import Attempt, CheckReport, check_runaway, check_take, expected_duration_s, run_with_retries
+from engine.checks import (
+    Attempt,
+    CheckReport,
+    check_runaway,
+    check_take,
+    expected_duration_s,
+    run_with_retries,
+)
 from engine.config import Drama3Config
 from engine.conversation import FRAMES_PER_SECOND, SAMPLE_RATE, Conversation
 from engine.errors import EngineError
 from engine.prompt import Prompt, build_prompt
-from engine.sampling import MainCandidates, SamplingParams, make_generator, ras_window, sample_codebook, sample_main
+from engine.sampling import (
+    MainCandidates,
+    SamplingParams,
+    make_generator,
+    ras_window,
+    sample_codebook,
+    sample_main,
+)
 from engine.tokenizer import Drama3Tokenizer
 from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerCache, TowerGeometry
 
@@ -54,6 +68,7 @@ class Generation:
     separator_frames: frame indices at which the model emitted an extra samplable token (e.g.
     `<|audio_separator|>` in the `scene` layout; those rows carry no audio). phase_s: seconds
     spent in prefill / backbone / tower / sampling (filled when timing was asked for).
+    layout_version: the prompt layout's version string (`engine.prompt.LAYOUT_VERSIONS`).
     audio: float32 mono `[T * 2048]` at 44,100 Hz once decoded, else None.
     """
 
@@ -62,8 +77,9 @@ class Generation:
     frame_times_s: list[float]
     prompt_rows: int
     seed: int
-    params: object
+    params: SamplingParams
     separator_frames: list[int] = field(default_factory=list)
+    layout_version: str = ""
     phase_s: dict[str, float] = field(default_factory=dict)
     audio: np.ndarray | None = None
 
@@ -90,7 +106,7 @@ class DecodeState:
     last_row: torch.Tensor | None = None
     last_hidden: torch.Tensor | None = None
 
-    def clone(self) -> "DecodeState":
+    def clone(self) -> DecodeState:
         """An independent deep copy (what the prefix cache stores and hands out)."""
         return DecodeState(self.backbone_cache.clone(), self.tower_cache.clone(), self.rows,
                            None if self.last_row is None else self.last_row.clone(),
@@ -146,7 +162,7 @@ class Drama3:
 
     @classmethod
     def load(cls, path: str | Path, device: str | torch.device | None = None,
-             dtype: torch.dtype | None = None) -> "Drama3":
+             dtype: torch.dtype | None = None) -> Drama3:
         """Load a model folder (config.json, tokenizer.json, safetensors shards; codec.pth later).
 
         device: default CUDA when available, else CPU. dtype: default bfloat16 on CUDA, float32
@@ -162,7 +178,7 @@ class Drama3:
     @classmethod
     def from_checkpoint(cls, checkpoint: Checkpoint, tokenizer: Drama3Tokenizer,
                         device: str | torch.device | None = None, dtype: torch.dtype | None = None,
-                        folder: Path | None = None) -> "Drama3":
+                        folder: Path | None = None) -> Drama3:
         """Build from an opened checkpoint (or any object with its `config`, `names`,
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec."""
@@ -198,7 +214,7 @@ class Drama3:
 
     def stream(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
                stop_at_separator: bool = False, timed: bool = False,
-               ignore_eos: bool = False) -> "FrameStream":
+               ignore_eos: bool = False) -> FrameStream:
         """Start a generation whose frames are yielded as they are sampled.
 
         Iterate the returned `FrameStream` for codes `[10]` int64 per frame (a semantic:0 frame
@@ -209,7 +225,7 @@ class Drama3:
                            ignore_eos)
 
     def stream_audio(self, conversation: Conversation, params, seed: int, chunk_frames: int = 8,
-                     max_frames: int | None = None) -> "AudioStream":
+                     max_frames: int | None = None) -> AudioStream:
         """Like `stream`, but yields decoded audio: float32 mono chunks of `chunk_frames` frames
         (`chunk_frames * 2048` samples at 44,100 Hz; the last chunk may be shorter), decoded by
         the codec's exact streaming decoder as frames arrive. `result.audio` holds the whole take.
@@ -330,8 +346,11 @@ class FrameStream:
         prompt = model.build_prompt(conversation)
         self.rows = torch.as_tensor(prompt.rows, dtype=torch.long, device=model.device)
         self.system_rows = prompt.system_rows
-        budget = model.frame_budget(conversation, self.rows.shape[0])
-        self.max_frames = budget if max_frames is None else int(max_frames)
+        self.layout_version = prompt.version
+        if max_frames is None:
+            self.max_frames = model.frame_budget(conversation, self.rows.shape[0])
+        else:
+            self.max_frames = int(max_frames)
         if self.max_frames < 1 or self.rows.shape[0] + self.max_frames > model.context_rows:
             raise EngineError(f"max_frames {self.max_frames} with a {self.rows.shape[0]}-row prompt "
                               f"does not fit the {model.context_rows}-row context")
@@ -389,7 +408,8 @@ class FrameStream:
         width = model.tower.geo.num_codebooks
         codes = torch.stack(kept, dim=1) if kept else torch.zeros(width, 0, dtype=torch.long)
         self.result = Generation(codes, reason, times, int(self.rows.shape[0]), self.seed, self.params,
-                                 separators, clock.seconds)
+                                 separator_frames=separators, layout_version=self.layout_version,
+                                 phase_s=clock.seconds)
 
 
 class AudioStream:

@@ -14,8 +14,8 @@ layout [all queries | all gates | K | V].
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 import torch
 import torch.nn.functional as F
@@ -65,7 +65,7 @@ class TowerGeometry:
         return self.num_codebooks - 1
 
     @classmethod
-    def from_dict(cls, config: Mapping) -> "TowerGeometry":
+    def from_dict(cls, config: Mapping) -> TowerGeometry:
         """Read the geometry from an `audio_decoder_config` mapping (config.json keys).
 
         `intermediate_size` has no default (spec marks it [U]); `norm_eps`, `rope_base` and
@@ -131,7 +131,7 @@ class KVCache:
             values[:, :, :self.length] = self.values[:, :, :self.length]
         self.keys, self.values = keys, values
 
-    def clone(self) -> "KVCache":
+    def clone(self) -> KVCache:
         """An independent copy holding the same rows (same capacity)."""
         copy = KVCache()
         copy.length = self.length
@@ -151,7 +151,7 @@ class TowerCache:
         """Rows held (the position the next row gets); equal across layers between calls."""
         return self.layers[0].length
 
-    def clone(self) -> "TowerCache":
+    def clone(self) -> TowerCache:
         """An independent snapshot, e.g. of a cast's system block (prefix cache)."""
         copy = TowerCache(0)
         copy.layers = [layer.clone() for layer in self.layers]

@@ -58,7 +58,7 @@ def test_incremental_decode_equals_full_recompute_over_32_frames(model):
         main = model.semantic_start + logits[1:].argmax()  # always an audio frame
         seen = []
 
-        def sample(head, index):
+        def sample(head, index, seen=seen):
             seen.append(head[0])
             return sample_codebook(head, params, generator)
 
@@ -115,6 +115,7 @@ def test_same_seed_same_codes_and_new_seed_new_codes(model):
     assert not torch.equal(a.codes, c.codes)
     assert a.codes.shape == (10, 12) and a.codes.dtype == torch.long
     assert a.seed == 11 and a.params is params and a.stop_reason == "max_frames"
+    assert a.layout_version == "reference-bracket-v1"
 
 
 def test_stops_at_eos_and_drops_a_semantic_zero_frame_before_it(model, monkeypatch):

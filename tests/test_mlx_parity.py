@@ -17,13 +17,14 @@ from safetensors.torch import load_file, save_file
 
 mx = pytest.importorskip("mlx.core")
 
-import engine.testing as testing  # noqa: E402
-from engine.conversation import AudioClip, Conversation, Reference  # noqa: E402
-from engine.generate import Drama3  # noqa: E402
-from engine.sampling import SamplingParams  # noqa: E402
-from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig  # noqa: E402
-from mlx_audio.tts.models.fish_drama3 import drama3 as mlx_drama3  # noqa: E402
-from mlx_audio.tts.models.fish_drama3.convert import convert  # noqa: E402
+from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig
+from mlx_audio.tts.models.fish_drama3 import drama3 as mlx_drama3
+from mlx_audio.tts.models.fish_drama3.convert import convert
+
+from engine import testing
+from engine.conversation import AudioClip, Conversation, Reference
+from engine.generate import Drama3
+from engine.sampling import SamplingParams
 
 # Max abs logit error, both sides in float32 (logits are O(5)); measured 4e-5 (main) and 3e-4
 # (heads, 13 layers deep). A wrong formula shows up as errors of order 1.

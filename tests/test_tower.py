@@ -6,11 +6,11 @@ import mlx.core as mx
 import numpy as np
 import pytest
 import torch
-
-from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerGeometry, per_head_wqkv
 from mlx_audio.tts.models.fish_drama3.config import TowerConfig
 from mlx_audio.tts.models.fish_drama3.convert import TOWER_NORMS, TOWER_PREFIXES
 from mlx_audio.tts.models.fish_drama3.tower import Tower as MlxTower
+
+from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerGeometry, per_head_wqkv
 
 SEMANTIC_START = 50
 CONFIG = {
