@@ -77,6 +77,7 @@ class LineJob:
     text: the speaker-tagged text of the whole line (for checks and the record);
     chunks: one Conversation per generation, in order; layout_version: recorded in the take.
     speaker_names: `<|speaker:k|>` index → cast name; pause_after_s / overlap: for the mix.
+    group / group_conversation (`scene` mode): the group of lines voiced by one conversation.
     """
 
     scene_id: str
@@ -90,6 +91,8 @@ class LineJob:
     pause_after_s: float | None = None
     overlap: bool = False
     display_text: str = ""
+    group: int | None = None
+    group_conversation: Conversation | None = None
 
 
 @dataclass
@@ -212,6 +215,8 @@ def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
         "speaker": job.speaker,
         "speaker_names": {str(k): v for k, v in sorted(job.speaker_names.items())},
         "chunks": [conversation_identity(c, hasher) for c in job.chunks],
+        "group": conversation_identity(job.group_conversation, hasher)
+        if job.group_conversation is not None else None,
         "sampling": settings.sampling,
         "seed": line_seed(settings.seed, job.scene_id, job.line_id),
     })
@@ -361,11 +366,8 @@ def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
             seed = retry_seed(base + slot, attempt)
             progress.attempt(job, slot, attempt, seed)
             generation = generate_line(backend, job, seed, settings.sampling)
-            extra = apply_extra_checks(generation, job, settings.checks)
-            record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
-            record.update(extra)
-            attempts.append(store.add_take(job.scene_id, job.line_id, generation.audio, record,
-                                           generation.codes))
+            attempts.append(_store_attempt(job, generation, key, store, backend, settings,
+                                           slot, attempt, seed))
             yield attempts[-1]
 
 
@@ -398,6 +400,18 @@ def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: Ren
         backend.on_frames = lambda frames, budget: progress.frames(job, frames, budget)
     key = cache_key(job, identity, settings, hasher)
     calls, refused = render_line(job, key, store, backend, settings, progress)
+    outcome = conclude_line(job, key, store, calls, refused)
+    progress.done(outcome)
+    return outcome
+
+
+def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
+                  refused: str | None = None, fresh: bool | None = None) -> LineOutcome:
+    """Choose a line's take after rendering, record the selection and build its outcome
+    (`rendered` when new takes were made (`fresh`, default: `calls` > 0), `reused`,
+    `degraded` or `failed`); a failed line loses its stale selection so that old audio never
+    stays in the mix."""
+    fresh = calls > 0 if fresh is None else fresh
     take, status = choose_take(store, job, key)
     outcome = LineOutcome(job.scene_id, job.line_id, job.speaker, job.display_text or job.text,
                           status, calls=calls)
@@ -415,10 +429,9 @@ def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: Ren
             store.select(job.scene_id, job.line_id, take, by="auto")
         outcome.take, outcome.duration_s = take.number, take.duration_s
         if status == "ok":
-            outcome.status = "rendered" if calls else "reused"
+            outcome.status = "rendered" if fresh else "reused"
         else:
             outcome.message = CheckReport.from_dict(take.record["checks"]).summary()
-    progress.done(outcome)
     return outcome
 
 
@@ -458,24 +471,29 @@ class ScenePlanner:
         """The LineJob of the scene's line number `index` (0-based)."""
         if self._plans is None or self.settings.mode == "history":
             self._plans = self._compile()
-        plan = self._plans[index]
+        return self._job(self._plans[index])
+
+    def jobs(self) -> list[LineJob]:
+        """Every line's LineJob as compiled now."""
+        return [self._job(plan) for plan in self._compile()]
+
+    def _job(self, plan) -> LineJob:
         for warning in plan.warnings:
             if warning not in self._told:  # each compiler warning once per scene
                 self._told.add(warning)
                 self.notice(f"warning: {warning}")
         return job_from_plan(plan)
 
-    def jobs(self) -> list[LineJob]:
-        """Every line's LineJob as compiled now (for mixing and listing)."""
-        return [job_from_plan(plan) for plan in self._compile()]
-
 
 def job_from_plan(plan) -> LineJob:
     """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.prompt`)."""
     line = plan.line
     layout = plan.conversations[0].layout if plan.conversations else "clone"
+    group = None
     if plan.mode == "scene":
-        # A scene conversation speaks the whole group; scratch reads this line's text only.
+        # The group's conversation voices every line of the group (`render_scene_group`); the
+        # chunk carries this line's text so the line can be identified and hashed on its own.
+        group = plan.conversations[0]
         chunks = [dataclasses.replace(c, text=plan.text) for c in plan.conversations]
     else:
         chunks = list(plan.conversations)
@@ -484,7 +502,8 @@ def job_from_plan(plan) -> LineJob:
         chunks=chunks, layout_version=_layout_version(layout),
         speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
         pause_after_s=line.pause_after_s, overlap=line.overlap,
-        display_text=display_text(line))
+        display_text=display_text(line), group=plan.group if group else None,
+        group_conversation=group)
 
 
 def display_text(line) -> str:
@@ -503,6 +522,121 @@ def _layout_version(layout: str) -> str:
     return layout_version(layout)
 
 
+# -- scene mode ------------------------------------------------------------------------------
+
+def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, identity: dict,
+                      hasher: ReferenceHasher, progress: Progress) -> list[LineOutcome]:
+    """Render the wanted lines of a scene in `scene` mode, one group conversation at a time.
+
+    Each group (consecutive lines with at most 16 voices) is voiced by one
+    `backend.generate_scene` call per attempt; its output is split into one take per line.
+    When a group's output does not split into its lines, or the engine refuses the layout,
+    that group is rendered line by line in `history` mode instead, with a notice
+    (`spec/layouts.md`, scene). One take per line (`--takes` applies to other modes).
+    """
+    store, settings = planner.store, planner.settings
+    outcomes: list[LineOutcome] = []
+    for group in _groups(planner.jobs()):
+        todo = [job for job in group if job.line_id in wanted]
+        if not todo:
+            continue
+        keys = {job.line_id: cache_key(job, identity, settings, hasher) for job in group}
+        for job in todo:
+            progress.line(job)
+        calls, fresh, problem = render_scene_group(group, keys, store, backend, settings,
+                                                   progress)
+        if problem:
+            planner.notice(f"scene {group[0].scene_id}, lines {group[0].line_id}..."
+                           f"{group[-1].line_id}: {problem}; rendering them in history mode")
+            fallback = _history_fallback(planner, todo, backend, identity, hasher, progress)
+            fallback[0].calls += calls  # the scene attempt that did not split
+            outcomes += fallback
+            continue
+        for n, job in enumerate(todo):
+            outcome = conclude_line(job, keys[job.line_id], store, calls if n == 0 else 0,
+                                    fresh=job.line_id in fresh)
+            progress.done(outcome)
+            outcomes.append(outcome)
+    return outcomes
+
+
+def _groups(jobs: list[LineJob]) -> list[list[LineJob]]:
+    groups: dict[int, list[LineJob]] = {}
+    for job in jobs:
+        groups.setdefault(job.group or 0, []).append(job)
+    return list(groups.values())
+
+
+def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backend: Backend,
+                       settings: RenderSettings, progress: Progress):
+    """Voice one group of lines with its scene conversation until every line has a passing
+    take (at most `1 + retries` attempts, seeds from the group's first line).
+
+    Returns (backend calls, ids of lines that got new takes, problem): problem is None, or
+    why the group must fall back to history mode (the output did not split into the group's
+    lines, or the engine refused the layout).
+    """
+    def pending_lines():
+        return [job for job in group
+                if not _slot_done(_slot_attempts(store, job, keys[job.line_id]), settings.retries)]
+
+    pending = pending_lines()
+    calls, fresh = 0, set()
+    if not pending:
+        return calls, fresh, None
+    first = group[0]
+    made = max(len(_slot_attempts(store, job, keys[job.line_id])) for job in pending)
+    for attempt in range(made, settings.retries + 1):
+        seed = retry_seed(line_seed(settings.seed, first.scene_id, first.line_id), attempt)
+        request = GenerationRequest(
+            scene_id=first.scene_id, line_id=first.line_id, speaker=first.speaker,
+            text="\n".join(job.text for job in group), conversation=first.group_conversation,
+            layout_version=first.layout_version, sampling=dict(settings.sampling), seed=seed,
+            speaker_names=dict(first.speaker_names))
+        progress.attempt(first, 0, attempt, seed)
+        calls += 1
+        try:
+            generations = backend.generate_scene(request, [job.text for job in group])
+        except EngineError as err:
+            return calls, fresh, f"the engine refused the scene layout ({err})"
+        if generations is None or len(generations) != len(group):
+            return calls, fresh, f"the output did not split into {len(group)} lines"
+        for job, generation in zip(group, generations):
+            if job in pending:
+                _store_attempt(job, generation, keys[job.line_id], store, backend, settings,
+                               0, attempt, seed)
+                fresh.add(job.line_id)
+        pending = pending_lines()
+        if not pending:
+            break
+    return calls, fresh, None
+
+
+def _slot_attempts(store: TakeStore, job: LineJob, key: str, slot: int = 0) -> list[Take]:
+    return [t for t in store.takes(job.scene_id, job.line_id, key)
+            if t.record.get("slot", 0) == slot]
+
+
+def _store_attempt(job: LineJob, generation: Generation, key: str, store: TakeStore,
+                   backend: Backend, settings: RenderSettings, slot: int, attempt: int,
+                   seed: int) -> Take:
+    extra = apply_extra_checks(generation, job, settings.checks)
+    record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
+    record.update(extra)
+    return store.add_take(job.scene_id, job.line_id, generation.audio, record, generation.codes)
+
+
+def _history_fallback(planner: "ScenePlanner", jobs: list[LineJob], backend: Backend,
+                      identity: dict, hasher: ReferenceHasher,
+                      progress: Progress) -> list[LineOutcome]:
+    settings = dataclasses.replace(planner.settings, mode="history")
+    history = ScenePlanner(planner.script, planner.scene, settings, planner.store, planner.notice)
+    history._told = planner._told  # warnings already shown stay shown once
+    index = {line.id: i for i, line in enumerate(planner.scene.lines)}
+    return [process_line(history.job(index[job.line_id]), planner.store, backend, settings,
+                         identity, hasher, progress) for job in jobs]
+
+
 # -- whole renders ---------------------------------------------------------------------------
 
 def render_script(script, store: TakeStore, backend: Backend, settings: RenderSettings,
@@ -518,7 +652,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
     settings.validate()
     progress = progress or Progress()
     scenes = pick_scenes(script, settings)
-    if settings.mode == "scene" and not getattr(backend, "supports_scene", False):
+    if settings.mode == "scene" and not hasattr(backend, "generate_scene"):
         notice(f"the {backend.name} engine cannot voice a whole scene at once; using history mode")
         settings = dataclasses.replace(settings, mode="history")
     if settings.mix:
@@ -537,11 +671,15 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
             for scene in scenes:
                 planner = ScenePlanner(script, scene, settings, store, notice)
                 wanted = set(_wanted(scene, settings))
-                for index, line in enumerate(scene.lines):
-                    if line.id in wanted:
-                        job = planner.job(index)
-                        report.lines.append(process_line(job, store, backend, settings,
-                                                         identity, hasher, progress))
+                if settings.mode == "scene":
+                    report.lines += render_scene_mode(planner, wanted, backend, identity,
+                                                      hasher, progress)
+                else:
+                    for index, line in enumerate(scene.lines):
+                        if line.id in wanted:
+                            job = planner.job(index)
+                            report.lines.append(process_line(job, store, backend, settings,
+                                                             identity, hasher, progress))
                 if settings.mix:
                     report.scenes.append(mix_scene_from_store(
                         store, scene, settings, {"engine": report.engine,

@@ -425,3 +425,58 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
     assert len(gapped.audio) == len(joined.audio) + int(CHUNK_GAP_S * SR)
     budget = [Generation(parts[0].audio, None, "length", parts[0].checks, {}), plain[1]]
     assert _join(budget, "Some words here.").stop_reason == "length"
+
+
+class SceneFake(FakeBackend):
+    """A fake that also voices whole scene groups (`generate_scene`), or fails to split."""
+
+    def __init__(self, split=True, **kwargs):
+        super().__init__(**kwargs)
+        self.split = split
+        self.scene_requests = []
+
+    def generate_scene(self, request, texts):
+        self.scene_requests.append((request, list(texts)))
+        if not self.split:
+            return None
+        audios = [voice(expected_duration_s(t), 130 + 10 * i) for i, t in enumerate(texts)]
+        return [Generation(a, None, "eos", check_take(a, SR, t, "eos"), {}) for a, t in zip(audios, texts)]
+
+
+def test_scene_mode_voices_a_group_in_one_call_and_caches_it(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    backend = SceneFake()
+    report, store = render(path, backend, mode="scene")
+    assert len(backend.scene_requests) == 1 and backend.requests == []
+    request, texts = backend.scene_requests[0]
+    assert request.conversation.layout == "scene" and len(request.conversation.lines) == 3
+    assert texts[1].startswith("<|speaker:1|>") and "oars" in texts[1]
+    assert [x.status for x in report.lines] == ["rendered"] * 3 and report.calls == 1
+    assert store.takes("boathouse", "boathouse-2")[0].record["layout"] == "scene"
+    assert [r["line"] for r in cue_rows(cues(store))] == [f"boathouse-{i}" for i in (1, 2, 3)]
+    again = SceneFake()
+    report, _ = render(path, again, mode="scene")
+    assert again.scene_requests == [] and [x.status for x in report.lines] == ["reused"] * 3
+    write_script(tmp_path, ["We leave at six.", "Not without the OARS.", "Fine."])
+    changed = SceneFake()
+    report, store = render(path, changed, mode="scene")
+    assert len(changed.scene_requests) == 1  # the group is one generation
+    assert [len(store.takes("boathouse", f"boathouse-{i}")) for i in (1, 2, 3)] == [2, 2, 2]
+
+
+def test_scene_mode_falls_back_to_history_when_the_output_does_not_split(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    backend = SceneFake(split=False)
+    notices = []
+    script = load_script(str(path))
+    report = render_script(script, TakeStore(tmp_path / "p.drama"), backend,
+                           RenderSettings(mode="scene"), notice=notices.append)
+    assert len(backend.scene_requests) == 1
+    assert [r.conversation.layout for r in backend.requests] == ["clone", "history"]
+    assert any("history mode" in n for n in notices)
+    assert [x.status for x in report.lines] == ["rendered", "rendered"] and report.calls == 3
+    plain = FakeBackend()
+    notices.clear()
+    render_script(script, TakeStore(tmp_path / "q.drama"), plain, RenderSettings(mode="scene"),
+                  notice=notices.append)
+    assert len(plain.requests) == 2 and "history mode" in notices[0]

@@ -55,7 +55,6 @@ class Drama3Backend:
 
     name = "drama3"
     scratch = False
-    supports_scene = False
 
     def __init__(self, folder: str | Path, device: str | None = None,
                  notice: Callable[[str], None] = lambda message: None,
@@ -151,6 +150,46 @@ class Drama3Backend:
                 "seconds": round(time.perf_counter() - started, 3),
                 "engine_stop_reason": result.stop_reason}
         return Generation(np.asarray(audio, np.float32), codes, stop, checks, info)
+
+    def generate_scene(self, request: GenerationRequest, texts: list[str]) -> list[Generation] | None:
+        """`scene` layout: voice a group of lines in one generation and split the codes at the
+        `<|audio_separator|>` frames into one take per line (`spec/layouts.md`, provisional).
+
+        texts: the group's speaker-tagged lines, in order (checks run against each). Returns
+        None when the output does not hold exactly one separator between consecutive lines
+        (the render then falls back to history mode). Raises EngineError when the tokenizer
+        has no separator token.
+        """
+        import torch
+
+        from engine.sampling import SamplingParams
+
+        model = self._load()
+        started = time.perf_counter()
+        conversation = self.encode_clips(request.conversation)
+        stream = model.stream(conversation, SamplingParams.from_dict(dict(request.sampling)),
+                              request.seed)
+        for count, _frame in enumerate(stream, start=1):
+            if self.on_frames is not None and count % FRAME_REPORT_EVERY == 0:
+                self.on_frames(count, stream.max_frames)
+        result = stream.result
+        codes = result.codes.cpu().numpy().astype(np.int64)
+        cuts = [f for f in result.separator_frames if f < codes.shape[1]]  # none after the end
+        if len(cuts) != len(texts) - 1:
+            return None
+        bounds = [0, *cuts, codes.shape[1]]
+        generations = []
+        for number, (text, start, end) in enumerate(zip(texts, bounds, bounds[1:])):
+            piece = codes[:, start:end]
+            audio = model.decode(torch.as_tensor(piece)) if piece.shape[1] else np.zeros(0, np.float32)
+            last = number == len(texts) - 1
+            stop = ("length" if result.stop_reason == "max_frames" else "eos") if last else "separator"
+            info = {"engine": "drama3", "frames": int(piece.shape[1]), "scene_part": number,
+                    "prompt_rows": int(result.prompt_rows), "device": str(model.device),
+                    "seconds": round(time.perf_counter() - started, 3)}
+            generations.append(Generation(np.asarray(audio, np.float32), piece, stop,
+                                          check_take(audio, SAMPLE_RATE, text, stop), info))
+        return generations
 
     def close(self) -> None:
         """Drop the model (and free its device memory)."""

@@ -9,6 +9,7 @@ brackets is dropped. Output: float32 mono at 44,100 Hz (piper's 22,050 Hz resamp
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import time
@@ -193,6 +194,11 @@ class ScratchBackend:
         info = {"scratch": True, "engine": "scratch",
                 "seconds": round(time.perf_counter() - started, 3)}
         return Generation(audio, None, "eos", checks, info)
+
+    def generate_scene(self, request: GenerationRequest, texts: list[str]) -> list[Generation]:
+        """`scene` mode: one scratch take per line of the group, in order (`texts` are the
+        lines' speaker-tagged texts; `<|speaker:k|>` picks each line's voicing)."""
+        return [self.generate(dataclasses.replace(request, text=text)) for text in texts]
 
     def close(self) -> None:
         """Drop the loaded voice."""
