@@ -83,6 +83,11 @@ class Backend(Protocol):
     generate(request): one attempt; raises `engine.errors.EngineError` (or a subclass) when the
         request cannot be served.
     close(): free models and devices.
+
+    Optional: `generate_scene(request, texts) -> list[Generation] | None` voices a `scene`
+    conversation and returns one generation per line (None when the output does not split
+    into the lines); without it, `--mode scene` renders in history mode. `on_frames`: an
+    attribute the render sets to `callable(frames, budget)` for frame progress while streaming.
     """
 
     name: str
