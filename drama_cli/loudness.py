@@ -317,6 +317,13 @@ def measure(
     return meter.report()
 
 
+def preset_level(preset: LoudnessPreset, report: LoudnessReport) -> float | None:
+    """The level `preset` is judged by (LUFS or dB RMS), None when unmeasurable (silence)."""
+    if preset.measure == "rms":
+        return report.rms_db if report.rms_db > FLOOR_DB else None
+    return report.integrated_lufs
+
+
 def preset_gain_db(preset: LoudnessPreset, report: LoudnessReport) -> float:
     """The gain in dB that brings a scene measured as `report` to `preset`'s target.
 
@@ -324,13 +331,8 @@ def preset_gain_db(preset: LoudnessPreset, report: LoudnessReport) -> float:
     the gain is never ±inf or NaN); boosts are capped at MAX_BOOST_DB. Peak control is the
     limiter's job, not this gain's.
     """
-    if preset.target_db is None:
-        return 0.0
-    if preset.measure == "rms":
-        level = report.rms_db if report.rms_db > FLOOR_DB else None
-    else:
-        level = report.integrated_lufs
-    if level is None:
+    level = preset_level(preset, report)
+    if preset.target_db is None or level is None:
         return 0.0
     return min(preset.target_db - level, MAX_BOOST_DB)
 
@@ -338,7 +340,7 @@ def preset_gain_db(preset: LoudnessPreset, report: LoudnessReport) -> float:
 def compliance_issues(preset: LoudnessPreset, report: LoudnessReport) -> list[str]:
     """Ways in which a processed scene misses `preset` (empty list: compliant)."""
     issues = []
-    level = report.rms_db if preset.measure == "rms" else report.integrated_lufs
+    level = preset_level(preset, report)
     unit = "dB RMS" if preset.measure == "rms" else "LUFS"
     if preset.accept_db and level is not None:
         low, high = preset.accept_db

@@ -26,12 +26,15 @@ import soxr
 from drama_cli import export
 from drama_cli.errors import UsageError
 from drama_cli.loudness import (
+    MAX_BOOST_DB,
     LoudnessMeter,
+    LoudnessPreset,
     LoudnessReport,
     PeakLimiter,
     compliance_issues,
     get_preset,
     preset_gain_db,
+    preset_level,
 )
 from engine.conversation import SAMPLE_RATE
 from engine.errors import AudioError
@@ -39,6 +42,8 @@ from engine.errors import AudioError
 BLOCK_SAMPLES = 220_500  # 5 s, a whole number of 100 ms loudness steps
 MIX_BASENAME = "mix"
 NOISE_LOOP_S = 7.37
+MAKEUP_PASSES = 3  # extra passes allowed to win back level lost to limiting
+MAKEUP_TOLERANCE_DB = 0.3
 
 
 @dataclass(frozen=True)
@@ -340,9 +345,11 @@ def mix_scene(
     Pass 1 measures the sum of the takes (BS.1770-4 loudness, RMS, peaks; skipped for preset
     `none`, which applies no gain). Pass 2 applies the preset's gain, adds the room tone and
     runs one look-ahead limiter at the preset's ceiling while it writes the file in
-    `settings.wav_subtype` and measures what was written. Memory stays bounded by one block
-    plus the takes under it, whatever the scene length. Raises UsageError for bad settings,
-    an empty scene or a non-finite pause or gain, AudioError for unreadable takes.
+    `settings.wav_subtype` and measures what was written. When heavy limiting left the level
+    more than MAKEUP_TOLERANCE_DB short of the target, pass 2 runs again with make-up gain
+    (at most MAKEUP_PASSES times). Memory stays bounded by one block plus the takes under it,
+    whatever the scene length. Raises UsageError for bad settings, an empty scene or a
+    non-finite pause or gain, AudioError for unreadable takes.
     """
     settings.validate()
     if not entries:
@@ -364,23 +371,20 @@ def mix_scene(
     fd, name = tempfile.mkstemp(prefix=f".{MIX_BASENAME}-", suffix=".wav", dir=folder)
     os.close(fd)
     audio_path = Path(name)
-    meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
-    limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
-    gain = np.float32(10.0 ** (gain_db / 20.0))
-    comment = _comment(settings.metadata)
     try:
-        with export.open_wav_writer(
-            audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment
-        ) as writer:
-            for start, block in _timeline_blocks(cues, total):
-                block *= gain
-                tone.add(block, start)  # after the gain: the bed keeps its own level
-                _write_processed(limiter.process(block), writer, meter)
-            _write_processed(limiter.flush(), writer, meter)
+        tried: list[tuple[float, LoudnessReport]] = []
+        for _ in range(MAKEUP_PASSES + 1):
+            loudness, reduction_db = _render(
+                cues, total, tone, gain_db, preset, settings, audio_path
+            )
+            tried.append((gain_db, loudness))
+            makeup = _makeup_gain_db(preset, tried)
+            if makeup == 0.0:
+                break
+            gain_db += makeup
     except BaseException:
         audio_path.unlink(missing_ok=True)
         raise
-    loudness = meter.report()
     measured = measured or loudness  # preset `none`: no gain, so one pass measures both
     return MixResult(
         audio_path,
@@ -391,10 +395,60 @@ def mix_scene(
         gain_db,
         measured,
         loudness,
-        limiter.max_reduction_db,
+        reduction_db,
         compliance_issues(preset, loudness),
         None if work_dir else folder,
     )
+
+
+def _render(
+    cues: list[Cue],
+    total: int,
+    tone: _RoomTone,
+    gain_db: float,
+    preset: LoudnessPreset,
+    settings: MixSettings,
+    audio_path: Path,
+) -> tuple[LoudnessReport, float]:
+    """Pass 2: gain, room tone, limiter; writes `audio_path`, returns (report, reduction dB)."""
+    meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
+    limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
+    gain = np.float32(10.0 ** (gain_db / 20.0))
+    comment = _comment(settings.metadata)
+    with export.open_wav_writer(
+        audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment
+    ) as writer:
+        for start, block in _timeline_blocks(cues, total):
+            block *= gain
+            tone.add(block, start)  # after the gain: the bed keeps its own level
+            _write_processed(limiter.process(block), writer, meter)
+        _write_processed(limiter.flush(), writer, meter)
+    return meter.report(), limiter.max_reduction_db
+
+
+def _makeup_gain_db(preset: LoudnessPreset, tried: list[tuple[float, LoudnessReport]]) -> float:
+    """Extra gain when limiting left the level short of the target by more than the tolerance.
+
+    tried: (gain dB, report) of each pass so far. The first correction assumes level follows
+    gain 1:1; later ones use the slope seen between the last two passes (the limiter makes
+    it shallower), kept within [0.2, 1], and may step back after an overshoot. 0.0 when there
+    is no target, the level is unmeasurable or within the tolerance, or no boost is left.
+    """
+    gain_db, report = tried[-1]
+    level = preset_level(preset, report)
+    if preset.target_db is None or level is None:
+        return 0.0
+    shortfall = preset.target_db - level
+    first_pass_loud = len(tried) == 1 and shortfall < 0  # not a limiting loss: leave it
+    if abs(shortfall) <= MAKEUP_TOLERANCE_DB or first_pass_loud:
+        return 0.0
+    slope = 1.0
+    if len(tried) > 1:
+        previous_gain, previous = tried[-2]
+        previous_level = preset_level(preset, previous)
+        if previous_level is not None and gain_db != previous_gain:
+            slope = min(1.0, max(0.2, (level - previous_level) / (gain_db - previous_gain)))
+    return min(shortfall / slope, MAX_BOOST_DB - gain_db)
 
 
 def _comment(metadata: dict) -> str | None:

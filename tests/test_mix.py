@@ -163,6 +163,21 @@ def test_presets_reach_target_under_ceiling(tmp_path, preset, measure_kind, targ
     assert result.issues == []
 
 
+def test_level_lost_to_heavy_limiting_is_made_up(tmp_path):
+    # Dense full-scale clicks over a quiet tone: the limiter must cut them by many dB, which
+    # alone would leave the scene well under the podcast target.
+    audio = tone(3.0, 150, 0.1)
+    for start in range(0, audio.size - 200, 2205):
+        audio[start : start + 200] += np.hanning(200).astype(np.float32) * 0.9
+    path = write(tmp_path / "clicks.wav", audio)
+    result = mix_scene([entry(path)], MixSettings(preset="podcast", **EXACT), tmp_path / "w")
+    after = measure(result.samples(), true_peak=True)
+    assert result.limiter_reduction_db > 3.0
+    assert after.integrated_lufs == pytest.approx(-16.0, abs=0.5)
+    assert after.true_peak_dbtp <= -1.0
+    assert result.issues == []
+
+
 def test_preset_none_leaves_levels_alone(tmp_path):
     audio = tone(1.0, 220, 0.25)
     path = write(tmp_path / "a.wav", audio)
