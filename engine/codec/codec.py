@@ -81,7 +81,7 @@ class Codec(nn.Module):
             return torch.zeros(self.config.num_codebooks, 0, dtype=torch.long)
         pad = self.frames_for(audio.numel()) * self.hop_samples - audio.numel()
         audio = F.pad(audio, (0, pad)).to(self.device, self.dtype)
-        latent = self.encoder(audio[None, None])
+        latent = self.encoder(audio.view(1, 1, 1, -1))
         return self.quantizer.encode(latent)[0].cpu()
 
     @torch.inference_mode()
@@ -95,7 +95,7 @@ class Codec(nn.Module):
         if prepared.shape[-1] == 0:
             return torch.zeros(0)
         latent = self.quantizer.decode(prepared)
-        return self.decoder(latent)[0, 0].float().cpu()
+        return self.decoder(latent).reshape(-1).float().cpu()
 
     def decode_stream(self) -> DecodeStream:
         """A stateful decoder: `push(codes [10, t]) -> samples [t * 2048]`, then `flush()`.

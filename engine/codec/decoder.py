@@ -29,7 +29,7 @@ class DecoderBlock(nn.Module):
 
 
 class Decoder(nn.Module):
-    """`[B, latent_dim, L] -> [B, 1, L * prod(decoder_rates)]`, values in (-1, 1) (tanh)."""
+    """Planes `[B, latent_dim, 1, L] -> [B, 1, 1, L * prod(decoder_rates)]`, values in (-1, 1) (tanh)."""
 
     def __init__(self, config: CodecConfig):
         super().__init__()

@@ -29,7 +29,7 @@ class EncoderBlock(nn.Module):
 
 
 class Encoder(nn.Module):
-    """`[B, 1, L] -> [B, latent_dim, L / prod(encoder_rates)]` (L a multiple of the hop)."""
+    """Planes `[B, 1, 1, L] -> [B, latent_dim, 1, L / prod(encoder_rates)]` (L a multiple of the hop)."""
 
     def __init__(self, config: CodecConfig):
         super().__init__()

@@ -14,7 +14,7 @@ from torch import Tensor, nn
 
 from engine.codec.config import CodecConfig
 from engine.codec.convs import (CausalConv1d, CausalConvTranspose1d, ConvNeXtBlock, State,
-                                run_layers)
+                                from_planes, run_layers, to_planes)
 from engine.codec.transformer import WindowedTransformer
 
 
@@ -85,7 +85,7 @@ def _transformer(config: CodecConfig) -> WindowedTransformer:
 
 
 class DownsampleQuantizer(nn.Module):
-    """Latent `[B, D, 4T]` at 86.13 Hz <-> codes `[B, 10, T]` at 21.53 Hz (codec.md §1.4)."""
+    """Latent planes `[B, D, 1, 4T]` at 86.13 Hz <-> codes `[B, 10, T]` at 21.53 Hz (codec.md §1.4)."""
 
     def __init__(self, config: CodecConfig):
         super().__init__()
@@ -104,21 +104,21 @@ class DownsampleQuantizer(nn.Module):
         self.post_module = _transformer(config)
 
     def encode(self, latent: Tensor) -> Tensor:
-        """`latent [B, D, 4T]` -> codes `[B, 10, T]` int64 (row 0 semantic)."""
+        """`latent [B, D, 1, 4T]` -> codes `[B, 10, T]` int64 (row 0 semantic)."""
         z = latent
         for stage in self.downsample:
             z = run_layers(stage, z)
-        z = self.pre_module(z)
+        z = from_planes(self.pre_module(z))
         semantic_codes, semantic_z = self.semantic_quantizer.quantize(z)
         residual_codes, _ = self.quantizer.quantize(z - semantic_z)
         return torch.cat([semantic_codes, residual_codes], dim=1)
 
     def decode(self, codes: Tensor, state: State = None) -> Tensor:
-        """`codes [B, N, T]` (already clamped) -> latent `[B, D, 4T]`."""
+        """`codes [B, N, T]` (already clamped) -> latent planes `[B, D, 1, 4T]`."""
         z = self.semantic_quantizer.dequantize(codes[:, :1])
         if codes.shape[1] > 1:
             z = z + self.quantizer.dequantize(codes[:, 1:])
-        z = self.post_module(z, state)
+        z = self.post_module(to_planes(z), state)
         for stage in self.upsample:
             z = run_layers(stage, z, state)
         return z

@@ -40,7 +40,7 @@ class DecodeStream:
         if prepared.shape[-1] == 0:
             return torch.zeros(0)
         latent = self.codec.quantizer.decode(prepared, self.state)
-        audio = self.codec.decoder(latent, self.state)[0, 0].float().cpu()
+        audio = self.codec.decoder(latent, self.state).reshape(-1).float().cpu()
         self.frames += prepared.shape[-1]
         return audio
 

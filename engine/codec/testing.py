@@ -104,6 +104,7 @@ def _atomic_save(state: dict[str, Tensor], path: Path) -> None:
     os.close(handle)
     try:
         torch.save(state, temp)
+        os.chmod(temp, 0o644)
         os.replace(temp, path)
     finally:
         Path(temp).unlink(missing_ok=True)

@@ -15,6 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from engine.codec.convs import planes_of, rows_of
+
 State = dict | None
 
 
@@ -168,7 +170,7 @@ class TransformerBlock(nn.Module):
 
 
 class WindowedTransformer(nn.Module):
-    """Channels-first windowed causal transformer: `[B, dim, T] -> [B, dim, T]`.
+    """Windowed causal transformer on planes: `[B, dim, 1, T] -> [B, dim, 1, T]`.
 
     The output replaces the input (no outer skip). Positions start at 0 for a whole clip,
     and continue from the previous chunk when streaming.
@@ -183,11 +185,11 @@ class WindowedTransformer(nn.Module):
         self.rotary = RotaryTable(head_dim, rope_base)
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
-        x = x.transpose(1, 2)
+        x = rows_of(x)
         start = 0 if state is None else state.get(self, 0)
         rope = self.rotary.get(start, x.shape[1], x.device)
         if state is not None:
             state[self] = start + x.shape[1]
         for layer in self.layers:
             x = layer(x, rope, state)
-        return self.norm(x).transpose(1, 2)
+        return planes_of(self.norm(x))
