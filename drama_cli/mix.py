@@ -25,6 +25,7 @@ import soxr
 
 from drama_cli import export
 from drama_cli.errors import UsageError
+from drama_cli.export import require_encoder
 from drama_cli.loudness import (
     MAX_BOOST_DB,
     LoudnessMeter,
@@ -38,6 +39,19 @@ from drama_cli.loudness import (
 )
 from engine.conversation import SAMPLE_RATE
 from engine.errors import AudioError
+
+__all__ = [
+    "Cue",
+    "MixEntry",
+    "MixResult",
+    "MixSettings",
+    "mix_scene",
+    "plan_timeline",
+    "read_take",
+    "require_encoder",
+    "take_length_samples",
+    "write_mix",
+]
 
 BLOCK_SAMPLES = 220_500  # 5 s, a whole number of 100 ms loudness steps
 MIX_BASENAME = "mix"
@@ -476,7 +490,7 @@ def write_mix(
     """
     wanted = [export.check_format(f) for f in (formats or result.settings.formats)]
     for fmt in wanted:
-        export.require_encoder(fmt)
+        require_encoder(fmt)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}

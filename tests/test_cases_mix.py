@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from drama_cli import export
+from drama_cli import export, mix
 from drama_cli.errors import RenderError
 from drama_cli.loudness import get_preset, measure, preset_gain_db
 from drama_cli.mix import MixEntry, MixSettings, mix_scene, read_take, write_mix
@@ -152,6 +152,8 @@ def test_a7_require_encoder_fails_early_with_advice(no_encoder):
     assert "ffmpeg" in message and ".wav" in message and "\n" not in message
     assert raised.value.exit_code != 0
     assert export.require_encoder("wav") is None
+    with pytest.raises(RenderError, match="ffmpeg"):
+        mix.require_encoder(".mp3")  # the same check, under the mixer's name
 
 
 def test_a7_write_mix_leaves_no_mp3_and_keeps_the_render(tmp_path, no_encoder):
