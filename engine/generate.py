@@ -141,8 +141,8 @@ class Drama3:
     Build with `Drama3.load(folder)`. Not thread-safe: one generation at a time.
     """
 
-    def __init__(self, config, tokenizer, backbone, tower: Tower, folder: Path | None,
-                 device: torch.device, dtype: torch.dtype):
+    def __init__(self, config: Drama3Config, tokenizer: Drama3Tokenizer, backbone: Backbone, tower: Tower,
+                 folder: Path | None, device: torch.device, dtype: torch.dtype):
         self.config = config
         self.tokenizer = tokenizer
         self.backbone = backbone
