@@ -42,11 +42,13 @@ def conversation(reference_frames: int) -> Conversation:
     return Conversation(layout="clone", references=(reference,), text=LINE)
 
 
-def run_ours(folder: Path, convo: Conversation, frames: int, threads: int) -> dict:
+def run_ours(folder: Path, convo: Conversation, frames: int, threads: int, compile_decode: bool) -> dict:
     torch.set_num_threads(threads)
     model = Drama3.load(folder, device="cpu")
+    if compile_decode:
+        model.compile_decode()
     params = SamplingParams()
-    model.generate(convo, params, seed=0, max_frames=2)  # warm-up, fills the prefix cache
+    model.generate(convo, params, seed=0, max_frames=2, ignore_eos=True)  # warm-up: prefix cache, compile
     started = time.perf_counter()
     take = model.generate(convo, params, seed=1, max_frames=frames, timed=True, ignore_eos=True)
     total = time.perf_counter() - started
@@ -86,12 +88,13 @@ def main() -> None:
     parser.add_argument("--reference-frames", type=int, default=200)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--no-oracle", action="store_true")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the one-row decode steps")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / args.preset
         write_checkpoint(folder, args.preset, seed=0)
         convo = conversation(args.reference_frames)
-        ours = run_ours(folder, convo, args.frames, args.threads)
+        ours = run_ours(folder, convo, args.frames, args.threads, args.compile)
         rate = ours["frames"] / ours["seconds"]
         print(f"preset {args.preset}, prompt {ours['prompt_rows']} rows "
               f"({ours['system_rows']} cached system rows), {ours['frames']} frames")

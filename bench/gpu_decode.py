@@ -125,7 +125,7 @@ def main() -> None:
     parser.add_argument("--prompt-rows", type=int, default=500)
     parser.add_argument("--frames", type=int, default=256)
     parser.add_argument("--split", action="store_true", help="also run once with the phase split (syncs)")
-    parser.add_argument("--compile", action="store_true", help="torch.compile the backbone's decode step")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the one-row decode steps")
     args = parser.parse_args()
     device = torch.device(args.device)
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
@@ -133,7 +133,7 @@ def main() -> None:
     model = build_model(args.preset, device, dtype)
     convo = prompt_of_rows(model, args.prompt_rows)
     if args.compile:
-        model.backbone.compile_decode()
+        model.compile_decode()
     print(f"set-up: {time.perf_counter() - started:.1f} s ({args.preset} preset on {device}, {dtype})")
     if device.type == "cuda":
         print(f"GPU memory after load: {torch.cuda.memory_allocated() / 2**30:.1f} GiB")

@@ -278,6 +278,13 @@ class Drama3:
         """Codes `[10, T]` -> float32 mono audio `[T * 2048]` at 44,100 Hz (codec clamps codes)."""
         return self.codec.decode(codes.cpu()).numpy().astype(np.float32)
 
+    def compile_decode(self) -> None:
+        """Compile the one-row decode steps of backbone and tower with torch.compile (CPU or
+        GPU). The first frames after this call compile (tens of seconds); results equal the eager
+        path within float rounding, so codes may differ from eager ones for the same seed."""
+        self.backbone.compile_decode()
+        self.tower.compile_decode()
+
     def clear_prefix_cache(self) -> None:
         """Forget every snapshotted system block."""
         self._prefixes.clear()

@@ -171,24 +171,34 @@ class TowerAttention(nn.Module):
         self.q_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
         self.k_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
 
-    def forward(self, x: torch.Tensor, cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
-        """x: `[B, T, dim]` for rows `[cache.length, cache.length + T)`; rope: (cos, sin) `[T,
-        rotary_dims / 2]` float32 of those positions. Returns `[B, T, dim]`."""
+    def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """Queries, gates, keys and values of `x` `[B, T, dim]`: `[B, T, heads, head_dim]` each
+        (kv heads for keys and values), q/k normalised and rotated by rope = (cos, sin) `[T,
+        rotary_dims / 2]` float32 of the rows' positions."""
         geo, (batch, steps, _) = self.geo, x.shape
         q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
         query_gate, keys, values = self.wqkv(x).split([2 * q_width, kv_width, kv_width], dim=-1)
         query, gate = query_gate.view(batch, steps, geo.n_head, 2 * geo.head_dim).chunk(2, dim=-1)
-        start = cache.length
         query = apply_interleaved_rope(self.q_norm(query), *rope)
         keys = keys.view(batch, steps, geo.n_kv_heads, geo.head_dim)
         keys = apply_interleaved_rope(self.k_norm(keys), *rope)
-        values = values.view(batch, steps, geo.n_kv_heads, geo.head_dim)
+        return query, gate, keys, values.view(batch, steps, geo.n_kv_heads, geo.head_dim)
+
+    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+               cache: KVCache) -> torch.Tensor:
+        """Causal attention of the new rows over the cache plus themselves (stored in `cache`).
+        Inputs as `project` returns them; output `[B, T, heads, head_dim]`."""
+        start, steps = cache.length, query.shape[1]
         all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
         out = F.scaled_dot_product_attention(
-            query.transpose(1, 2), all_keys, all_values, attn_mask=_causal_mask(start, steps, x.device),
-            scale=geo.head_dim ** -0.5, enable_gqa=geo.n_head != geo.n_kv_heads)
-        out = out.transpose(1, 2) * torch.sigmoid(gate)
-        return self.wo(out.reshape(batch, steps, q_width))
+            query.transpose(1, 2), all_keys, all_values, attn_mask=_causal_mask(start, steps, query.device),
+            scale=self.geo.head_dim ** -0.5, enable_gqa=self.geo.n_head != self.geo.n_kv_heads)
+        return out.transpose(1, 2)
+
+    def output(self, attended: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+        """`wo(attended * sigmoid(gate))`: `[B, T, heads, head_dim]` twice -> `[B, T, dim]`."""
+        out = attended * torch.sigmoid(gate)
+        return self.wo(out.flatten(-2))
 
 
 def _causal_mask(start: int, steps: int, device: torch.device) -> torch.Tensor | None:
@@ -214,7 +224,9 @@ class TowerFeedForward(nn.Module):
 
 
 class TowerBlock(nn.Module):
-    """Pre-norm transformer block: attention then feed-forward, both residual."""
+    """Pre-norm transformer block: attention then feed-forward, both residual. Split around
+    the attention itself (`project`, `attention.attend`, `finish`) so that the fixed-shape parts
+    of a one-row step can be compiled while the KV length grows."""
 
     def __init__(self, geo: TowerGeometry):
         super().__init__()
@@ -223,9 +235,13 @@ class TowerBlock(nn.Module):
         self.ffn_norm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
         self.feed_forward = TowerFeedForward(geo)
 
-    def forward(self, x: torch.Tensor, cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
-        """x: `[B, T, dim]` -> `[B, T, dim]`; rope as `TowerAttention.forward`."""
-        x = x + self.attention(self.attention_norm(x), cache, rope)
+    def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """`attention.project` of the normalised block input."""
+        return self.attention.project(self.attention_norm(x), rope)
+
+    def finish(self, x: torch.Tensor, attended: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+        """Both residual branches after attention: `[B, T, dim]`."""
+        x = x + self.attention.output(attended, gate)
         return x + self.feed_forward(self.ffn_norm(x))
 
 
@@ -248,6 +264,7 @@ class TowerLayer(nn.Module):
         self.eh_proj = nn.Linear(2 * geo.dim, geo.dim, bias=False)
         self.transformer_layer = TowerBlock(geo)
         self.final_layernorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self._compiled: tuple | None = None
 
     def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
                 cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor],
@@ -257,13 +274,29 @@ class TowerLayer(nn.Module):
         added to the code embedding before `enorm`; rope: (cos, sin) of the rows' positions.
         Returns the normalised output `[B, T, dim]`.
         """
+        before, after = self._compiled if hidden.shape[1] == 1 and self._compiled else (
+            self._before_attention, self._after_attention)
+        mixed, query, gate, keys, values = before(hidden, codes, semantic, extra, *rope)
+        attended = self.transformer_layer.attention.attend(query, keys, values, cache)
+        return after(mixed, attended, gate)
+
+    def _before_attention(self, hidden, codes, semantic, extra, cos, sin) -> tuple[torch.Tensor, ...]:
         table = getattr(self, self.embedding_name)
         embedded = table(codes.clamp(0, self.codebook_size - 1))
         embedded = torch.where(semantic[..., None], embedded, torch.zeros_like(embedded))
         if extra is not None:
             embedded = embedded + extra
         mixed = self.eh_proj(torch.cat((self.enorm(embedded), self.hnorm(hidden)), dim=-1))
-        return self.final_layernorm(self.transformer_layer(mixed, cache, rope))
+        return (mixed, *self.transformer_layer.project(mixed, (cos, sin)))
+
+    def _after_attention(self, mixed, attended, gate) -> torch.Tensor:
+        return self.final_layernorm(self.transformer_layer.finish(mixed, attended, gate))
+
+    def compile_decode_step(self) -> None:
+        """Compile the fixed-shape parts of one-row steps with torch.compile (the attention
+        over the growing cache stays eager)."""
+        self._compiled = (torch.compile(self._before_attention, dynamic=False),
+                          torch.compile(self._after_attention, dynamic=False))
 
 
 class Tower(nn.Module):
@@ -299,6 +332,12 @@ class Tower(nn.Module):
                 if name.startswith(old):
                     state[new + name[len(old):]] = value
         self.load_state_dict(state, strict=True, assign=True)
+
+    def compile_decode(self) -> None:
+        """Compile one-row decode steps of every layer with torch.compile (first steps compile;
+        results equal the eager path within float rounding)."""
+        for layer in (*self.shared_layers, *self.residual_layers):
+            layer.compile_decode_step()
 
     def new_cache(self) -> TowerCache:
         """An empty cache: one KV cache per layer."""
