@@ -109,8 +109,13 @@ class CausalConv1d(nn.Module):
         if weight.shape[-1] == 1 and self.stride == 1 and self.groups == 1:
             # a pointwise conv is a matmul over the channels-last rows
             return planes_of(F.linear(rows_of(x), weight[:, :, 0, 0], self.conv.bias))
-        return F.conv2d(x, weight, self.conv.bias, stride=(1, self.stride),
-                        padding=(0, pad), dilation=(1, self.dilation), groups=self.groups)
+        if x.shape[1] == 1:  # a mono input has no channel layout; the 1-D conv is faster
+            y = F.conv1d(x[:, :, 0], self.conv.weight, self.conv.bias, stride=self.stride,
+                         padding=pad, dilation=self.dilation)
+            return to_planes(y)
+        y = F.conv2d(x, weight, self.conv.bias, stride=(1, self.stride),
+                     padding=(0, pad), dilation=(1, self.dilation), groups=self.groups)
+        return y.contiguous(memory_format=torch.channels_last)
 
 
 def _planes_weight(weight: Tensor) -> Tensor:
