@@ -46,9 +46,10 @@ class Codec(nn.Module):
         whose name or shape does not match (all mismatches listed).
         """
         path = resolve_path(path)
-        codec = cls(CodecConfig.for_folder(path.parent))
+        with torch.device("meta"):  # no memory, no random init: the file provides every tensor
+            codec = cls(CodecConfig.for_folder(path.parent))
         state = check_and_fold(read_state_dict(path), codec, path)
-        codec.load_state_dict(state, strict=True)
+        codec.load_state_dict(state, strict=True, assign=True)
         codec.source = str(path)
         return codec.to(device=device, dtype=dtype).eval().requires_grad_(False)
 

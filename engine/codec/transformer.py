@@ -42,9 +42,9 @@ class RotaryTable:
     """
 
     def __init__(self, head_dim: int, base: float):
-        exponents = torch.arange(0, head_dim, 2)[: head_dim // 2].float() / head_dim
+        exponents = torch.arange(0, head_dim, 2, device="cpu")[: head_dim // 2].float() / head_dim
         self.freqs = 1.0 / (base ** exponents)
-        self.table = torch.empty(0, head_dim // 2, 2, dtype=torch.bfloat16)
+        self.table = torch.empty(0, head_dim // 2, 2, dtype=torch.bfloat16, device="cpu")
 
     def get(self, start: int, length: int, device: torch.device) -> Tensor:
         """Rows for positions start .. start+length-1: `[length, head_dim/2, 2]` fp32 (cos, sin)."""
@@ -56,7 +56,7 @@ class RotaryTable:
         return self.table[start:end].float()
 
     def _grow(self, size: int) -> None:
-        angles = torch.outer(torch.arange(size), self.freqs)
+        angles = torch.outer(torch.arange(size, device="cpu"), self.freqs)
         unit = torch.polar(torch.ones_like(angles), angles)
         self.table = torch.stack([unit.real, unit.imag], dim=-1).to(torch.bfloat16)
 
