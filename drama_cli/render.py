@@ -759,7 +759,8 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         entries.append(MixEntry(line.id, line.speaker, display_text(line),
                                 take.wav_path, take.number, line.pause_after_s, line.overlap))
     if not entries:
-        outcome.skipped = "no line of the scene has a usable take"
+        outcome.skipped = ("the scene has no spoken lines" if not scene.lines
+                           else "no line of the scene has a usable take")
         return outcome
     mix_settings = MixSettings(formats=tuple(settings.formats), **settings.mix_options,
                                metadata={**(metadata or {}), "scene": scene.id,
