@@ -69,8 +69,9 @@ class Drama3Backend:
         self.on_frames: Callable[[int, int], None] | None = None  # (frames so far, budget)
 
     def identity(self) -> dict:
-        """Engine name, model revision and folder name (part of every cache key)."""
-        return {"engine": "drama3", "revision": self._revision, "model": self.folder.name}
+        """Engine name and model revision (part of every cache key; the folder's name is not,
+        so a moved model folder renders nothing again)."""
+        return {"engine": "drama3", "revision": self._revision}
 
     def _load(self):
         if self._model is None:
@@ -145,7 +146,7 @@ class Drama3Backend:
         audio = model.decode(result.codes) if codes.shape[1] else np.zeros(0, np.float32)
         stop = "length" if result.stop_reason == "max_frames" else result.stop_reason
         checks = check_take(audio, SAMPLE_RATE, request.text, stop)
-        info = {"engine": "drama3", "frames": int(codes.shape[1]),
+        info = {"engine": "drama3", "model_folder": self.folder.name, "frames": int(codes.shape[1]),
                 "prompt_rows": int(result.prompt_rows), "device": str(model.device),
                 "seconds": round(time.perf_counter() - started, 3),
                 "engine_stop_reason": result.stop_reason}
