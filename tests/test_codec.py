@@ -81,6 +81,18 @@ def test_prefix_of_codes_decodes_to_prefix_of_audio(codec):
                                    atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("chunk_frames", [7, 40])
+def test_long_clips_encode_in_chunks_like_one_pass(codec_dir, chunk_frames):
+    chunked = Codec.load(codec_dir)
+    chunked.encode_chunk_frames = chunk_frames
+    audio = noise(100 * HOP - 123, 4)
+    whole = Codec.load(codec_dir).encode(audio)
+    codes = chunked.encode(audio)
+    assert codes.shape == whole.shape == (10, 100)
+    assert int((codes != whole).sum()) <= 5  # float rounding may flip a near-tie code
+    assert torch.equal(chunked.encode(audio[: 50 * HOP]), codes[:, :50])
+
+
 # streaming (codec.md §2.3)
 
 @pytest.mark.parametrize("chunks", [[1] * 12, [3, 1, 8], [12], [5, 7]])
@@ -257,3 +269,10 @@ def test_bfloat16_codec_runs(codec_dir):
     codes = codec.encode(noise(2 * HOP))
     assert codes.shape == (10, 2)
     assert codec.decode(codes).dtype == torch.float32
+
+
+def test_codec_loaded_under_inference_mode_works(codec_dir, codec):
+    codes = torch.randint(0, 1024, (10, 3), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        frozen = Codec.load(codec_dir)
+        assert torch.equal(frozen.decode(codes), codec.decode(codes))

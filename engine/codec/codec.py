@@ -23,6 +23,9 @@ from engine.codec.quantizer import DownsampleQuantizer
 from engine.codec.streaming import DecodeStream
 from engine.errors import AudioError, EngineError
 
+# frames per encoder pass (about 11.9 s): bounds the activations of long references
+ENCODE_CHUNK_FRAMES = 256
+
 
 class Codec(nn.Module):
     """The codec's modules under the checkpoint's names (`encoder`, `quantizer`, `decoder`)."""
@@ -35,6 +38,7 @@ class Codec(nn.Module):
         self.quantizer = DownsampleQuantizer(self.config)
         self.decoder = Decoder(self.config)
         self.source = "random"
+        self.encode_chunk_frames = ENCODE_CHUNK_FRAMES
 
     @classmethod
     def load(cls, path: str | Path, device: str | torch.device = "cpu",
@@ -55,10 +59,12 @@ class Codec(nn.Module):
 
     @property
     def device(self) -> torch.device:
+        """The device of the codec's weights."""
         return self.decoder.model[0].conv.weight.device
 
     @property
     def dtype(self) -> torch.dtype:
+        """The dtype of the codec's weights (audio and latents are cast to it)."""
         return self.decoder.model[0].conv.weight.dtype
 
     @property
@@ -75,15 +81,23 @@ class Codec(nn.Module):
         """Mono float audio `[n]` at 44,100 Hz -> codes `[10, ceil(n / 2048)]` int64 (CPU).
 
         The clip is right-padded with zeros to a whole number of frames; values are used
-        as given (no normalisation). Raises AudioError for a non-1-D or non-finite input.
+        as given (no normalisation). Clips longer than `encode_chunk_frames` are encoded
+        chunk by chunk through the causal layers' streaming state, so memory stays bounded;
+        chunk boundaries are fixed, so a prefix of a clip still encodes to a prefix of its
+        codes. Raises AudioError for a non-1-D or non-finite input.
         """
         audio = _as_audio(samples)
         if audio.numel() == 0:
             return torch.zeros(self.config.num_codebooks, 0, dtype=torch.long)
         pad = self.frames_for(audio.numel()) * self.hop_samples - audio.numel()
-        audio = F.pad(audio, (0, pad)).to(self.device, self.dtype)
-        latent = self.encoder(audio.view(1, 1, 1, -1))
-        return self.quantizer.encode(latent)[0].cpu()
+        audio = F.pad(audio, (0, pad)).to(self.device, self.dtype).view(1, 1, 1, -1)
+        chunk = self.encode_chunk_frames * self.hop_samples
+        if audio.shape[-1] <= chunk:
+            return self.quantizer.encode(self.encoder(audio))[0].cpu()
+        state: dict = {}
+        codes = [self.quantizer.encode(self.encoder(audio[..., start:start + chunk], state), state)
+                 for start in range(0, audio.shape[-1], chunk)]
+        return torch.cat(codes, dim=-1)[0].cpu()
 
     @torch.inference_mode()
     def decode(self, codes: np.ndarray | Tensor) -> Tensor:

@@ -81,8 +81,8 @@ class CausalConv1d(nn.Module):
     """Causal conv: left zero pad (k-1)d+1-s, right pad to complete the last window.
 
     Child `conv` is a plain `nn.Conv1d` holding the weights. `[B, C_in, 1, L] ->
-    [B, C_out, 1, ceil(L / s)]`. Streaming (stride 1): the layer keeps the last (k-1)d
-    input samples as the left context of the next chunk.
+    [B, C_out, 1, ceil(L / s)]`. Streaming (chunks that are multiples of the stride): the
+    layer keeps the last (k-1)d+1-s input samples as the left context of the next chunk.
     """
 
     def __init__(self, c_in: int, c_out: int, kernel: int, stride: int = 1,
@@ -95,6 +95,8 @@ class CausalConv1d(nn.Module):
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
         if state is not None:
+            if x.shape[-1] % self.stride:
+                raise ValueError(f"stream chunks must be multiples of the stride {self.stride}")
             return self._conv(_left_context(self, x, state, self.left_pad), 0)
         length = x.shape[-1]
         out_length = math.ceil(length / self.stride)
@@ -129,7 +131,8 @@ def cached(owner: nn.Module, weight: Tensor, derive) -> Tensor:
     every weight of the codec on every chunk. The cache is keyed by the weight's storage
     and version, so loading or moving the weights recomputes it.
     """
-    key = (weight.data_ptr(), weight._version, weight.dtype, weight.device, weight.shape)
+    version = 0 if weight.is_inference() else weight._version  # inference tensors are frozen
+    key = (weight.data_ptr(), version, weight.dtype, weight.device, weight.shape)
     entry = owner.__dict__.get("_derived")
     if entry is None or entry[0] != key:
         entry = (key, derive(weight))

@@ -103,12 +103,15 @@ class DownsampleQuantizer(nn.Module):
         self.pre_module = _transformer(config)
         self.post_module = _transformer(config)
 
-    def encode(self, latent: Tensor) -> Tensor:
-        """`latent [B, D, 1, 4T]` -> codes `[B, 10, T]` int64 (row 0 semantic)."""
+    def encode(self, latent: Tensor, state: State = None) -> Tensor:
+        """`latent [B, D, 1, 4T]` -> codes `[B, 10, T]` int64 (row 0 semantic).
+
+        With a `state` dict, `latent` is the next chunk of a stream (see `Codec.encode`).
+        """
         z = latent
         for stage in self.downsample:
-            z = run_layers(stage, z)
-        z = from_planes(self.pre_module(z))
+            z = run_layers(stage, z, state)
+        z = from_planes(self.pre_module(z, state))
         semantic_codes, semantic_z = self.semantic_quantizer.quantize(z)
         residual_codes, _ = self.quantizer.quantize(z - semantic_z)
         return torch.cat([semantic_codes, residual_codes], dim=1)
