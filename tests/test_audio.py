@@ -207,3 +207,7 @@ def test_reference_cache_with_a_real_codec(tmp_path):
     codes = ReferenceCache(tmp_path / "cache").get_or_encode(clip, codec)
     assert torch.equal(codes, codec.encode(load_audio(clip)))
     assert codes.shape == (10, codec.frames_for(int(0.3 * RATE)))
+    other = Codec.load(write_random_codec(tmp_path / "other", "tiny", 1))
+    cache = ReferenceCache(tmp_path / "cache")
+    assert cache.key(clip, other) != cache.key(clip, codec)
+    assert cache.key(clip, Codec.load(tmp_path / "codec")) == cache.key(clip, codec)
