@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import math
 from pathlib import Path
 
@@ -181,7 +182,8 @@ def test_full_size_key_names_and_shapes_match_the_real_checkpoint():
     if not table.exists():
         pytest.skip("shared spec folder not present")
     rows = [line.split("\t") for line in table.read_text().splitlines() if not line.startswith("#")]
-    learnable = {key: tuple(eval(shape)) for key, shape, _, note in rows if note.strip() == "learnable"}
+    learnable = {key: tuple(ast.literal_eval(shape)) for key, shape, _, note in rows
+                 if note.strip() == "learnable"}
     with torch.device("meta"):
         model = Codec(CodecConfig())
     assert len(rows) == 541 and len(learnable) == 535
