@@ -35,7 +35,9 @@ MIN_ACTIVE_FRACTION = 0.2
 NOISE_FLATNESS = 0.35
 CLIP_LEVEL = 0.999
 MAX_CLIPPED_FRACTION = 0.001
-STOP_WITHOUT_EOS = frozenset({"length", "max_tokens", "budget", "max_new_tokens"})
+# Stop reasons meaning "hit the frame budget without end of speech": the engine's own
+# `max_frames`, the render layer's `length`, and the names other backends use.
+STOP_WITHOUT_EOS = frozenset({"max_frames", "length", "max_tokens", "budget", "max_new_tokens"})
 RETRY_SEED_STRIDE = 100_003
 
 _TAG = re.compile(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[([^\[\]]*)\]")
@@ -178,7 +180,8 @@ def check_runaway(duration_s: float, text: str, stop_reason: str | None = None) 
     """Fails when generation hit its budget without end-of-speech, or ran far too long.
 
     Case M1: a take longer than 5x `expected_duration_s(text)` is flagged whatever the backend
-    says; `stop_reason` in {length, max_tokens, budget, max_new_tokens} is flagged too.
+    says; `stop_reason` in `STOP_WITHOUT_EOS` (max_frames, length, max_tokens, budget,
+    max_new_tokens) is flagged too.
     value: duration / expected (ratio).
     """
     expected = expected_duration_s(text)

@@ -267,7 +267,7 @@ class Drama3:
             return generation
 
         def check(generation: Generation) -> CheckReport:
-            reason = _checks_stop_reason(generation.stop_reason)
+            reason = generation.stop_reason
             if generation.audio is None:
                 return CheckReport([check_runaway(generation.duration_s, text, reason)])
             return check_take(generation.audio, SAMPLE_RATE, text, reason)
@@ -517,8 +517,3 @@ def default_frame_budget(text: str, prompt_rows: int, context_rows: int) -> int:
         raise EngineError(f"the prompt ({prompt_rows} rows) leaves {max(room, 0)} frames of the "
                           f"{context_rows}-row context; the line needs about {math.ceil(2 * expected_frames)}")
     return min(room, max(MIN_BUDGET_FRAMES, math.ceil(BUDGET_FACTOR * expected_frames)))
-
-
-def _checks_stop_reason(stop_reason: str) -> str:
-    # engine.checks knows a budget stop as "budget" (its STOP_WITHOUT_EOS names).
-    return "budget" if stop_reason == "max_frames" else stop_reason

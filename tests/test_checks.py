@@ -67,6 +67,14 @@ def test_runaway_by_budget_and_by_duration_m1():
     assert check_runaway(est * 4.5, "Hi there.", "eos").passed
 
 
+
+@pytest.mark.parametrize("reason", ["max_frames", "length", "budget", "max_tokens", "max_new_tokens"])
+def test_every_budget_stop_name_is_a_runaway(reason):
+    est = expected_duration_s("Hi there.")
+    result = check_runaway(est, "Hi there.", reason)  # a plausible duration, but no end of speech
+    assert not result.passed and "frame budget" in result.message
+    assert check_runaway(est, "Hi there.", "eos").passed
+
 def test_noise_and_clipping_are_degraded_not_unusable():
     rng = np.random.default_rng(2)
     assert check_noise(rng.normal(0, 0.1, SR).astype(np.float32), SR).value > 0.5
