@@ -653,23 +653,15 @@ class BackendInfill:
 def engine_codec(backend) -> tuple[Callable | None, Callable | None]:
     """(encode, decode) of the backend's codec when it exposes one (`encode(audio)` ->
     codes `[10, T]`, `decode(codes)` -> samples), else (None, None)."""
-    codec = getattr(backend, "codec", None)
-    model = getattr(backend, "model", None)
-    if model is None and getattr(backend, "name", "") == "drama3" and hasattr(backend, "_load"):
-        model = backend._load()  # the drama3 backend loads its model lazily and names it privately
-    if codec is None and model is not None:
-        try:
-            codec = model.codec
-        except Exception:  # no codec.pth: audio-only edits
-            codec = None
-    if callable(codec) and not hasattr(codec, "decode"):
-        try:
-            codec = codec()
-        except Exception:  # a backend without a loaded codec: audio-only edits
-            codec = None
-    encode = getattr(backend, "encode_audio", None) or getattr(codec, "encode", None)
-    decode = getattr(backend, "decode_codes", None) or getattr(codec, "decode", None)
-    return encode, decode
+    encode = getattr(backend, "encode_audio", None)
+    decode = getattr(backend, "decode_codes", None)
+    if encode is not None and decode is not None:
+        return encode, decode
+    try:
+        codec = getattr(backend, "codec", None)
+    except Exception:  # a model folder without codec.pth: audio-only edits
+        codec = None
+    return encode or getattr(codec, "encode", None), decode or getattr(codec, "decode", None)
 
 
 # --------------------------------------------------------------------------- in a project

@@ -114,12 +114,12 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     backend, request = seen[0]
     parent = store.take("case", "l2", 1)
     conversation = backend.encode_clips(request.conversation)
-    prompt = build_prompt(conversation, backend._load().tokenizer)
-    semantic_start = backend._load().semantic_start
+    prompt = build_prompt(conversation, backend.model.tokenizer)
+    semantic_start = backend.model.semantic_start
     codes = parent.codes()
     audio_rows = np.concatenate([(codes[0] + semantic_start)[:, None], codes.T], axis=1)
     assert contains_block(prompt.rows, audio_rows)
-    note_ids = backend._load().tokenizer.encode("<|speaker:1|> [louder versus previous] Give it back at once.")
+    note_ids = backend.model.tokenizer.encode("<|speaker:1|> [louder versus previous] Give it back at once.")
     assert contains_block(prompt.rows[:, :1], np.asarray(note_ids)[:, None])
     revised = store.selected_take("case", "l2")
     assert revised.number == 2 and revised.record["parent_take"] == 1 and revised.record["notes"] == ["louder"]

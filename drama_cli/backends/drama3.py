@@ -92,9 +92,15 @@ class Drama3Backend:
         """The loaded `engine.generate.Drama3` (loaded on first access)."""
         return self._load()
 
+    @property
+    def codec(self):
+        """The model's S2 codec (`engine.codec`; loaded with the model on first access).
+        Raises CheckpointError when the model folder has no `codec.pth`."""
+        return self.model.codec
+
     def encode_audio(self, audio: np.ndarray) -> np.ndarray:
         """Float32 mono `[samples]` at 44,100 Hz -> codes `[10, T]` int64 with the model's codec."""
-        codes = self.model.codec.encode(np.asarray(audio, np.float32))
+        codes = self.codec.encode(np.asarray(audio, np.float32))
         return codes.cpu().numpy().astype(np.int64)
 
     def decode_codes(self, codes: np.ndarray) -> np.ndarray:
