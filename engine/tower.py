@@ -1,4 +1,4 @@
-"""The codebook-MTP tower of Drama 3 and the backbone's frame embedding (spec §3.1, §3.4-3.5).
+"""The codebook-MTP tower of Drama 3 (spec §3.4-3.5).
 
 The tower turns the backbone's final hidden state at row p into codebooks 1..9 of the next
 frame. It is a stack of small causal transformer layers (shared "enrichment" layers, then one
@@ -9,7 +9,8 @@ of the next frame; its head predicts code i+1.
 Weights arrive as checkpoint tensors (`audio_decoder.*`, `audio_decoder_mtp_shared.*`,
 `audio_decoder_mtp.*`, spec §2.2). `wqkv` is expected with its query rows already re-ordered to
 per-head [query; gate] blocks, as `engine.checkpoint` loads it; `per_head_wqkv` converts the file
-layout [all queries | all gates | K | V].
+layout [all queries | all gates | K | V]. The backbone's frame embedding (spec §3.1) is
+`engine.backbone.Backbone.embed_rows`.
 """
 
 from __future__ import annotations
@@ -355,17 +356,6 @@ class Tower(nn.Module):
         codes = rows[..., 1 + first:1 + end].clamp(0, size - 1)
         offsets = torch.arange(first, end, device=rows.device) * size
         return self.codebook_embeddings(codes + offsets).sum(dim=-2)
-
-    def frame_embedding(self, token_embeds: torch.Tensor, rows: torch.Tensor) -> torch.Tensor:
-        """Backbone input of rows (spec §3.1): audio rows get
-        `(E_tok[main] + Σ_{k=1..B} CB[k·4096 + c_k]) / √(1 + B)`, text rows keep `E_tok[main]`.
-
-        token_embeds: `[B, T, dim]` = E_tok[rows[..., 0]]; rows: `[B, T, 11]` int64.
-        """
-        count = self.geo.backbone_codebooks
-        mixed = (token_embeds + self.code_sum(rows, 1, 1 + count).to(token_embeds.dtype))
-        mixed = mixed * (1 + count) ** -0.5
-        return torch.where(self.is_semantic(rows[..., 0])[..., None], mixed, token_embeds)
 
     def extra_input(self, rows: torch.Tensor) -> torch.Tensor:
         """The codes the backbone did not see (B+1..9) of the current rows, summed, zero on text

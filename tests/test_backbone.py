@@ -48,6 +48,10 @@ def test_embed_rows_follows_spec_formula(backbone, checkpoint):
     expected = (table[rows[2, 0]] + codebooks[4096 + rows[2, 2]]) / math.sqrt(2)
     assert torch.allclose(got[2], expected, atol=1e-6)
     assert torch.allclose(got[3], (table[rows[3, 0]] + codebooks[4096 + 4095]) / math.sqrt(2), atol=1e-6)
+    others = rows.clone()
+    others[:, 3:] = (others[:, 3:] + 1) % 4096  # codes 2..9 reach the tower, not the backbone input
+    others[:2, 1:] = 7  # text rows ignore their code columns
+    assert torch.equal(backbone.embed_rows(others), got)
 
 
 @torch.inference_mode()

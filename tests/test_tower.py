@@ -194,17 +194,6 @@ def test_extra_sum_uses_codes_past_the_backbone_of_audio_rows_only():
     assert torch.equal(head_logits(text_row), head_logits(torch.cat([text_row[..., :1], 0 * text_row[..., 1:]], -1)))
 
 
-def test_frame_embedding_mixes_the_first_residual_code_on_audio_rows():
-    tower = torch_tower(checkpoint_tensors(seed=16))
-    rows = random_rows(6, seed=17, audio_from=3)
-    tokens = torch.randn(1, 6, GEO.dim)
-    out = tower.frame_embedding(tokens, rows)
-    table = tower.codebook_embeddings.weight
-    assert torch.equal(out[0, 1], tokens[0, 1])
-    expected = (tokens[0, 4] + table[GEO.codebook_size + rows[0, 4, 2]]) / math.sqrt(2)
-    assert torch.allclose(out[0, 4], expected, atol=1e-6)
-
-
 def test_per_head_wqkv_interleaves_query_and_gate_rows():
     n_head, head_dim, kv = 2, 2, 4
     weight = torch.arange(2 * n_head * head_dim + 2 * kv, dtype=torch.float32)[:, None]
