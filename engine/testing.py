@@ -10,9 +10,12 @@ Presets:
     tokenizer (4,702 ids); a few MB, seconds on CPU. For tests.
   * `small`: hidden 512, 8 layers, 32 experts; for CPU benchmarks.
   * `full`: the real shapes (about 35 B parameters, ~36 GB on disk); for GPU machines only.
-Every preset keeps the semantic band at 4,096 codes and 10 codebooks.
+Every preset keeps the semantic band at 4,096 codes and 10 codebooks. `overrides` (a dict of
+`GEOMETRY_KEYS` -> int, see `preset_geometry`) changes a preset's sizes, e.g. experts made of
+whole 128x128 FP8 blocks for a converter that needs them.
 
-Command line: `python -m engine.testing PRESET DIR [--seed S] [--config-only] [--device cuda]`.
+Command line: `python -m engine.testing PRESET DIR [--seed S] [--config-only] [--device cuda]
+[--set KEY=INT ...]`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import math
 import sys
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
 
 import torch
@@ -32,31 +36,54 @@ from engine.config import Drama3Config
 
 FP8_MAX = 448.0  # largest finite float8_e4m3fn value
 
+
+def _geometry(hidden: int, layers: int, heads: tuple[int, int], head_dim: int, experts: tuple[int, int],
+              expert_width: int, linear_heads: tuple[int, int], linear_head_dim: int, tower_width: int,
+              shard_bytes: int) -> dict[str, int]:
+    """One preset's sizes under their config.json names (heads: query, key/value; experts:
+    routed, per token; linear_heads: Gated DeltaNet key, value), plus the tower width and the
+    shard size in bytes."""
+    return dict(
+        hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads[0],
+        num_key_value_heads=heads[1], head_dim=head_dim, num_experts=experts[0],
+        num_experts_per_tok=experts[1], moe_intermediate_size=expert_width,
+        shared_expert_intermediate_size=expert_width, linear_num_key_heads=linear_heads[0],
+        linear_num_value_heads=linear_heads[1], linear_key_head_dim=linear_head_dim,
+        linear_value_head_dim=linear_head_dim, tower_intermediate_size=tower_width,
+        shard_bytes=shard_bytes,
+    )
+
+
 _GEOMETRY = {
-    "tiny": dict(
-        hidden_size=64, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
-        head_dim=32, num_experts=8, num_experts_per_tok=2, moe_intermediate_size=32,
-        shared_expert_intermediate_size=32, linear_num_key_heads=2, linear_num_value_heads=4,
-        linear_key_head_dim=16, linear_value_head_dim=16, tower_intermediate_size=96,
-        shard_bytes=4 << 20,
-    ),
-    "small": dict(
-        hidden_size=512, num_hidden_layers=8, num_attention_heads=8, num_key_value_heads=2,
-        head_dim=64, num_experts=32, num_experts_per_tok=4, moe_intermediate_size=256,
-        shared_expert_intermediate_size=256, linear_num_key_heads=4, linear_num_value_heads=8,
-        linear_key_head_dim=64, linear_value_head_dim=64, tower_intermediate_size=1024,
-        shard_bytes=128 << 20,
-    ),
+    "tiny": _geometry(64, 4, (4, 2), 32, (8, 2), 32, (2, 4), 16, 96, 4 << 20),
+    "small": _geometry(512, 8, (8, 2), 64, (32, 4), 256, (4, 8), 64, 1024, 128 << 20),
     # Real shapes (spec §1.2); the tower width is unknown [U], so a plausible 4096 is used.
-    "full": dict(
-        hidden_size=2048, num_hidden_layers=40, num_attention_heads=16, num_key_value_heads=2,
-        head_dim=256, num_experts=256, num_experts_per_tok=8, moe_intermediate_size=512,
-        shared_expert_intermediate_size=512, linear_num_key_heads=16, linear_num_value_heads=32,
-        linear_key_head_dim=128, linear_value_head_dim=128, tower_intermediate_size=4096,
-        shard_bytes=4 << 30,
-    ),
+    "full": _geometry(2048, 40, (16, 2), 256, (256, 8), 512, (16, 32), 128, 4096, 4 << 30),
 }
 PRESETS = tuple(_GEOMETRY)
+GEOMETRY_KEYS = tuple(_GEOMETRY["tiny"])
+
+
+def preset_geometry(preset: str, overrides: Mapping[str, int] | None = None) -> dict[str, int]:
+    """The sizes of `preset` (config.json `text_config` names, plus `tower_intermediate_size`
+    and `shard_bytes`), with `overrides` replacing any of them, e.g.
+    `{"hidden_size": 128, "moe_intermediate_size": 128, "shared_expert_intermediate_size": 128}`
+    for experts made of whole 128x128 FP8 blocks. The tower's width and heads follow the
+    backbone's `hidden_size`, `num_attention_heads`, `num_key_value_heads` and `head_dim`.
+
+    Raises ValueError for an unknown preset, a key outside `GEOMETRY_KEYS`, or a value that
+    is not a positive integer.
+    """
+    if preset not in _GEOMETRY:
+        raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    overrides = dict(overrides or {})
+    unknown = sorted(set(overrides) - set(GEOMETRY_KEYS))
+    if unknown:
+        raise ValueError(f"unknown geometry keys {', '.join(unknown)}; known: {', '.join(GEOMETRY_KEYS)}")
+    bad = sorted(k for k, v in overrides.items() if isinstance(v, bool) or not isinstance(v, int) or v < 1)
+    if bad:
+        raise ValueError(f"geometry overrides must be positive integers: {', '.join(bad)}")
+    return {**_GEOMETRY[preset], **overrides}
 
 
 def preset_tokenizer(preset: str):
@@ -69,13 +96,12 @@ def preset_tokenizer(preset: str):
     return tok.build_tiny_tokenizer()
 
 
-def preset_config_dict(preset: str, tokenizer=None) -> dict:
+def preset_config_dict(preset: str, tokenizer=None, overrides: Mapping[str, int] | None = None) -> dict:
     """The `config.json` object of a preset, with the token ids of `tokenizer` (built with
-    `preset_tokenizer` when None). Raises ValueError for an unknown preset."""
-    if preset not in _GEOMETRY:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    `preset_tokenizer` when None) and the sizes of `preset_geometry(preset, overrides)`.
+    Raises ValueError for an unknown preset or a bad override."""
+    g = preset_geometry(preset, overrides)
     tokenizer = tokenizer or preset_tokenizer(preset)
-    g = _GEOMETRY[preset]
     layers = g["num_hidden_layers"]
     text_keys = [k for k in g if k not in ("tower_intermediate_size", "shard_bytes")]
     text = {"model_type": "fish_omni_text", **{k: g[k] for k in text_keys}}
@@ -118,30 +144,34 @@ def preset_config_dict(preset: str, tokenizer=None) -> dict:
 
 
 def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
-                     config_only: bool = False, with_codec: bool = True, device: str = "cpu") -> dict:
+                     config_only: bool = False, with_codec: bool = True, device: str = "cpu",
+                     overrides: Mapping[str, int] | None = None) -> dict:
     """Write a complete random model folder for `preset` into `folder` (created if needed);
     `with_codec=False` skips `codec.pth` (backbone-only tests); `device="cuda"` draws the
-    random values on the GPU (much faster for `full`; different values from CPU draws).
+    random values on the GPU (much faster for `full`; different values from CPU draws);
+    `overrides` changes sizes of the preset (see `preset_geometry`; the codec keeps the
+    preset's).
 
-    Returns a summary: folder, preset, seed, files written, tensor count, bytes, and notes
-    (e.g. that no codec was written because `engine.codec.testing` is not available).
-    Raises ValueError for an unknown preset.
+    Returns a summary: folder, preset, seed, overrides, files written, tensor count, bytes,
+    and notes (e.g. that no codec was written because `engine.codec.testing` is not available).
+    Raises ValueError for an unknown preset or a bad override.
     """
     from engine.tokenizer import save_tokenizer
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tokenizer = preset_tokenizer(preset) if preset in _GEOMETRY else None
-    data = preset_config_dict(preset, tokenizer)
+    geometry = preset_geometry(preset, overrides)
+    tokenizer = preset_tokenizer(preset)
+    data = preset_config_dict(preset, tokenizer, overrides)
     (folder / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     save_tokenizer(tokenizer, folder / "tokenizer.json")
-    summary = {"folder": str(folder), "preset": preset, "seed": seed,
+    summary = {"folder": str(folder), "preset": preset, "seed": seed, "overrides": dict(overrides or {}),
                "files": ["config.json", "tokenizer.json"], "tensors": 0, "bytes": 0, "notes": []}
     if config_only:
         return summary
     config = Drama3Config.from_dict(data)
     specs = expected_tensors(config)
-    shards = _plan_shards(specs, _GEOMETRY[preset]["shard_bytes"])
+    shards = _plan_shards(specs, geometry["shard_bytes"])
     weight_map = {}
     for number, names in enumerate(shards, start=1):
         shard = f"model-{number:05d}-of-{len(shards):05d}.safetensors"
@@ -247,7 +277,8 @@ def quantize_fp8_blocks(weight: torch.Tensor, block: tuple[int, int]) -> tuple[t
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m engine.testing PRESET DIR [--seed S] [--config-only]`; prints the summary."""
+    """`python -m engine.testing PRESET DIR [--seed S] [--config-only] [--device D] [--set KEY=INT]`;
+    prints the summary. Returns the exit status (argparse exits with 2 on bad arguments)."""
     parser = argparse.ArgumentParser(prog="python -m engine.testing", description=__doc__.split("\n")[0])
     parser.add_argument("preset", choices=PRESETS)
     parser.add_argument("folder", type=Path)
@@ -255,10 +286,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config-only", action="store_true",
                         help="write only config.json and tokenizer.json")
     parser.add_argument("--device", default="cpu", help="where to draw the random values (cpu, cuda)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=INT", type=_override,
+                        help=f"change one size of the preset ({', '.join(GEOMETRY_KEYS)})")
     args = parser.parse_args(argv)
-    summary = write_checkpoint(args.folder, args.preset, args.seed, args.config_only, device=args.device)
+    try:
+        summary = write_checkpoint(args.folder, args.preset, args.seed, args.config_only,
+                                   device=args.device, overrides=dict(args.set))
+    except ValueError as err:
+        parser.error(str(err))
     print(json.dumps(summary, indent=2))
     return 0
+
+
+def _override(text: str) -> tuple[str, int]:
+    key, _, value = text.partition("=")
+    try:
+        return key.strip(), int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected KEY=INT, got {text!r}") from None
 
 
 if __name__ == "__main__":

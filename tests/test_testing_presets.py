@@ -14,7 +14,9 @@ from tokenizers import Tokenizer
 from engine.checkpoint import Checkpoint, footprint
 from engine.config import Drama3Config
 from engine.layers.fp8 import fp8_to_float
-from engine.testing import main, preset_config_dict, quantize_fp8_blocks, write_checkpoint
+from engine.testing import (
+    GEOMETRY_KEYS, main, preset_config_dict, preset_geometry, quantize_fp8_blocks, write_checkpoint,
+)
 from engine.tokenizer import build_tiny_tokenizer
 
 OWN_FILES = ("config.json", "tokenizer.json", "model.safetensors.index.json")
@@ -104,3 +106,37 @@ def test_full_config_only_has_the_provisional_real_ids(tmp_path):
 def test_unknown_preset_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown preset"):
         write_checkpoint(tmp_path, "huge")
+
+
+WHOLE_BLOCKS = {"hidden_size": 128, "moe_intermediate_size": 128, "shared_expert_intermediate_size": 128}
+
+
+def test_overrides_change_the_preset_sizes_and_the_written_tensors(tmp_path):
+    summary = write_checkpoint(tmp_path, "tiny", seed=0, with_codec=False, overrides=WHOLE_BLOCKS)
+    assert summary["overrides"] == WHOLE_BLOCKS
+    checkpoint = Checkpoint(tmp_path)
+    checkpoint.verify()
+    config = checkpoint.config
+    assert (config.text.hidden_size, config.text.moe_intermediate_size) == (128, 128)
+    assert config.audio_decoder.dim == 128 and config.text.num_experts == 8  # the rest is tiny's
+    expert = "model.language_model.layers.0.mlp.experts.0.gate_proj.weight"
+    assert tuple(checkpoint.load_tensor(expert).shape) == (128, 128)
+    assert tuple(checkpoint.load_tensor(expert + "_scale_inv").shape) == (1, 1)  # one whole block
+    assert preset_geometry("tiny")["hidden_size"] == 64  # the preset itself is unchanged
+
+
+def test_bad_overrides_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="unknown geometry keys hidden"):
+        write_checkpoint(tmp_path, "tiny", overrides={"hidden": 128})
+    with pytest.raises(ValueError, match="positive integers: head_dim"):
+        preset_geometry("tiny", {"head_dim": 0})
+    assert set(WHOLE_BLOCKS) < set(GEOMETRY_KEYS)
+
+
+def test_cli_set_overrides_a_size(tmp_path, capsys):
+    assert main(["tiny", str(tmp_path / "cfg"), "--config-only", "--set", "hidden_size=96"]) == 0
+    assert json.loads(capsys.readouterr().out)["overrides"] == {"hidden_size": 96}
+    assert Drama3Config.from_file(tmp_path / "cfg").text.hidden_size == 96
+    with pytest.raises(SystemExit) as exit_:
+        main(["tiny", str(tmp_path / "bad"), "--set", "hidden_size"])
+    assert exit_.value.code == 2
