@@ -323,13 +323,13 @@ def _summary(planned: LinePlanned, result: Revision, note: str, mix: dict | None
 
 
 def script_notes(script) -> list[tuple[str, str]]:
-    """(line id, note) for every line with notes in the script: YAML `notes:` and Fountain
-    `[[...]]` notes attached to the line, joined with "; "."""
+    """(line id, note) for every line with revision notes in the script (YAML `notes:`,
+    Fountain `[[...]]` attached to the line; `Line.remarks`), joined with "; ". Director's
+    notes (YAML `note`, parentheticals) are render-time directions and are not listed."""
     found = []
     for line in script.lines():
-        parts = list(line.notes) + list(getattr(line, "remarks", []))
-        if parts:
-            found.append((line.id, "; ".join(" ".join(p.split()) for p in parts)))
+        if line.remarks:
+            found.append((line.id, "; ".join(" ".join(p.split()) for p in line.remarks)))
     return found
 
 

@@ -264,6 +264,27 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
     assert render_script(script, store, backend, RenderSettings()).calls == 0
 
 
+def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
+    from drama_cli.render import RenderSettings, render_script
+    from drama_cli.revise import revise_from_script
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "scene.yaml"
+    path.write_text(SCRIPT.replace("        text: Not without the oars.\n",
+                                   "        text: Not without the oars.\n        note: tired\n"
+                                   "        notes: [louder]\n"))
+    store = TakeStore(tmp_path / "scene.drama")
+    backend = CheckedFake()
+    render_script(load_script(path), store, backend, RenderSettings())
+    first = [r.conversation.text for r in backend.requests if "oars" in r.conversation.text]
+    assert len(first) == 1 and "[tired]" in first[0] and "louder" not in first[0]
+    backend.requests.clear()
+    done = revise_from_script(load_script(path), store, backend)
+    assert [d["line"] for d in done] == ["l2"] and len(backend.requests) == 1
+    assert backend.requests[0].conversation.note == "louder versus previous"
+    assert revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
+
+
 def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
     from drama_cli.revise import script_notes
     from drama_cli.script.load import load_script

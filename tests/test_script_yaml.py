@@ -68,7 +68,9 @@ def test_every_field_is_read():
     assert [line.id for line in scene.lines] == ["opening-1", "ben-hi", "opening-3"]
     ben = scene.lines[1]
     assert (ben.text, ben.notes, ben.pause_after_s, ben.overlap) == ("[sighs] Hi.", ["tired"], 0.5, True)
-    assert scene.lines[2].notes == ["quiet", "slow"] and scene.lines[2].text == "Yes"
+    # `notes:` are revision notes for `drama revise --from-script`, not render directions
+    assert scene.lines[2].remarks == ["quiet", "slow"] and scene.lines[2].notes == []
+    assert scene.lines[2].text == "Yes"
     assert [e.kind for e in scene.elements if not hasattr(e, "speaker")] == ["direction", "action", "note"]
 
 

@@ -71,9 +71,10 @@ class Line:
     speaker: the canonical cast name after resolution (the cue as written before it).
     text: the line's text exactly as in the source (tags included, notes excluded).
     spans: `text` parsed by the direction grammar.
-    notes: director's notes (YAML `note`/`notes`, Fountain parentheticals), each compiled to a
-        bracket direction `[note]` before the text.
-    remarks: writer's notes (Fountain `[[...]]`), kept for display, never spoken.
+    notes: director's notes (YAML `note`, Fountain parentheticals), each compiled to a bracket
+        direction `[note]` before the text at render time.
+    remarks: revision notes written in the script (YAML `notes:`, Fountain `[[...]]` inside the
+        speech): never compiled into a render; `drama revise SCRIPT --from-script` applies them.
     pause_after_s: silence after the line in the mix, seconds (None: the mixer's default).
     overlap: True when the line overlaps the previous one (Fountain dual dialogue `^`, YAML
         `overlap`). pair: id of the line it overlaps (the previous dialogue line), when known.

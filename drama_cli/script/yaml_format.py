@@ -334,14 +334,18 @@ def _apply_line_fields(reader: _Reader, line: Line, fields: dict[str, tuple[Node
         line.id = reader.scalar(fields["id"][1], "id").strip()
         if not line.id:
             raise reader.error("line id is empty", fields["id"][1])
-    for key in ("note", "notes"):
-        if key in fields:
-            node = fields[key][1]
-            notes = reader.string_list(node, key) if key == "notes" and isinstance(node, SequenceNode) \
-                else [reader.text(node, key) or ""]
-            for note in notes:
-                check_model_tokens(note, reader.at(node))
-            line.notes += [n for n in notes if n.strip()]
+    if "note" in fields:
+        node = fields["note"][1]
+        note = reader.text(node, "note") or ""
+        check_model_tokens(note, reader.at(node))
+        line.notes += [note] if note.strip() else []
+    if "notes" in fields:
+        node = fields["notes"][1]
+        notes = reader.string_list(node, "notes") if isinstance(node, SequenceNode) \
+            else [reader.text(node, "notes") or ""]
+        for note in notes:
+            check_model_tokens(note, reader.at(node))
+        line.remarks += [n for n in notes if n.strip()]
     if "pause_after" in fields:
         line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after")
     if "overlap" in fields:
