@@ -10,7 +10,6 @@ dequantises the blocks of the selected experts when they are used.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import torch
 from safetensors import safe_open
 
-from engine.config import Drama3Config
+from engine.config import Drama3Config, read_json_object
 from engine.errors import CheckpointError
 
 INDEX_FILE = "model.safetensors.index.json"
@@ -325,13 +324,7 @@ class Checkpoint:
 
 def _read_index(folder: Path) -> dict[str, str]:
     path = folder / INDEX_FILE
-    try:
-        index = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise CheckpointError(f"{path}: missing (a sharded safetensors index is required)") from err
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{path}: not a readable JSON index ({err})") from err
-    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    weight_map = read_json_object(path, "sharded safetensors index").get("weight_map")
     if not isinstance(weight_map, dict) or not weight_map:
         raise CheckpointError(f"{path}: weight_map must be a non-empty object")
     return weight_map

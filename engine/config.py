@@ -104,6 +104,24 @@ def _require_equal(section: dict, prefix: str, key: str, expected: Any, default:
         raise _fail(f"{prefix}{key}", f"must be {expected!r}, got {value!r}")
 
 
+
+def read_json_object(path: Path, what: str) -> dict:
+    """The JSON object in the file `path`; `what` names the file in errors ("config", "index").
+
+    Raises CheckpointError ("<path>: missing (no such <what> file)", "<path>: not a readable
+    JSON <what> (...)", "<path>: the <what> must be a JSON object").
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError as err:
+        raise CheckpointError(f"{path}: missing (no such {what} file)") from err
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"{path}: not a readable JSON {what} ({err})") from err
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: the {what} must be a JSON object")
+    return data
+
+
 @dataclass(frozen=True)
 class TextConfig:
     """The Qwen3.5-MoE backbone settings (`text_config`, spec §1.2)."""
@@ -211,15 +229,7 @@ class Drama3Config:
         path = Path(path)
         if path.is_dir():
             path = path / "config.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as err:
-            raise CheckpointError(f"{path}: no such config file") from err
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise CheckpointError(f"{path}: not a readable JSON config ({err})") from err
-        if not isinstance(data, dict):
-            raise CheckpointError(f"{path}: the config must be a JSON object")
-        return cls.from_dict(data)
+        return cls.from_dict(read_json_object(path, "config"))
 
     @classmethod
     def from_dict(cls, data: dict) -> "Drama3Config":

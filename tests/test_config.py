@@ -154,3 +154,18 @@ def test_unreadable_files_raise_checkpoint_error(tmp_path):
     (tmp_path / "config.json").write_text("{not json")
     with pytest.raises(CheckpointError, match="not a readable JSON"):
         Drama3Config.from_file(tmp_path)
+    (tmp_path / "config.json").write_text("[1, 2]")
+    with pytest.raises(CheckpointError, match="the config must be a JSON object"):
+        Drama3Config.from_file(tmp_path)
+
+
+def test_codec_config_files_share_the_json_errors(tmp_path):
+    from engine.codec.config import CONFIG_FILE, CodecConfig
+
+    assert CodecConfig.for_folder(tmp_path) == CodecConfig()  # no file: the released codec
+    (tmp_path / CONFIG_FILE).write_text("{oops")
+    with pytest.raises(CheckpointError, match="not a readable JSON codec config"):
+        CodecConfig.for_folder(tmp_path)
+    (tmp_path / CONFIG_FILE).write_text('"text"')
+    with pytest.raises(CheckpointError, match="the codec config must be a JSON object"):
+        CodecConfig.for_folder(tmp_path)

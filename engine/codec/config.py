@@ -12,6 +12,7 @@ import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from engine.config import read_json_object
 from engine.errors import CheckpointError
 
 CONFIG_FILE = "codec_config.json"
@@ -88,11 +89,7 @@ class CodecConfig:
         path = Path(folder) / CONFIG_FILE
         if not path.exists():
             return cls()
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise CheckpointError(f"{path}: unreadable codec config ({exc})") from exc
-        return cls.from_dict(data)
+        return cls.from_dict(read_json_object(path, "codec config"))
 
     def validate(self) -> None:
         """Raise CheckpointError if the values cannot build a codec."""
