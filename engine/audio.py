@@ -129,7 +129,7 @@ class ReferenceCache:
     def key(self, path: str | Path, codec) -> str:
         """The cache key of clip `path` under `codec` (hex sha256)."""
         digest = hashlib.sha256(_CACHE_VERSION.encode())
-        digest.update(_file_sha256(Path(path)).encode())
+        digest.update(file_sha256(Path(path)).encode())
         digest.update(codec_fingerprint(codec).encode())
         return digest.hexdigest()
 
@@ -175,7 +175,9 @@ def codec_fingerprint(codec) -> str:
     return codec._fingerprint
 
 
-def _file_sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """SHA-256 hex digest of a file's bytes, read in 1 MiB blocks. Raises OSError when the
+    file cannot be read."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

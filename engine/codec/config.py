@@ -110,23 +110,23 @@ class CodecConfig:
             raise CheckpointError("invalid codec config: " + "; ".join(problems))
 
 
-def tiny_config() -> CodecConfig:
-    """A shrunken codec for CPU tests: hop 2048, 1 + 9 codebooks, latent 64 (codec.md §4)."""
+def shrunken_config(width: int) -> CodecConfig:
+    """A shrunken codec for CPU tests (codec.md §4): hop 2048 and 1 + 9 codebooks as released,
+    latent 64 * width, `width` quantizer transformer layers of `width` heads."""
     return CodecConfig(
-        encoder_dim=4,
-        decoder_dim=64,
-        quantizer_layers=1,
-        quantizer_heads=1,
-        quantizer_intermediate=192,
+        encoder_dim=4 * width,
+        decoder_dim=64 * width,
+        quantizer_layers=width,
+        quantizer_heads=width,
+        quantizer_intermediate=192 * width,
     )
+
+
+def tiny_config() -> CodecConfig:
+    """The `tiny` test codec: `shrunken_config(1)` (latent 64, one quantizer layer)."""
+    return shrunken_config(1)
 
 
 def small_config() -> CodecConfig:
-    """A slightly larger shrunken codec: latent 128, two quantizer transformer layers."""
-    return CodecConfig(
-        encoder_dim=8,
-        decoder_dim=128,
-        quantizer_layers=2,
-        quantizer_heads=2,
-        quantizer_intermediate=384,
-    )
+    """The `small` test codec: `shrunken_config(2)` (latent 128, two quantizer layers)."""
+    return shrunken_config(2)
