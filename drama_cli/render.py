@@ -665,7 +665,8 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
         store.remove_stale_temporaries()
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
-                             "sampling": settings.sampling, "seed": settings.seed})
+                             "sampling": settings.sampling, "seed": settings.seed,
+                             "mix": mix_record(settings)})
         progress.start(sum(len(_wanted(s, settings)) for s in scenes))
         try:
             for scene in scenes:
@@ -774,12 +775,37 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     return outcome
 
 
-def remix(script, store: TakeStore, settings: RenderSettings) -> list[SceneOutcome]:
-    """Mix the chosen scenes again from their current selections, without rendering."""
+def mix_record(settings: RenderSettings) -> dict:
+    """The mix settings a project keeps in `project.json` under "mix" (export formats and the
+    `MixSettings` fields given: preset, gap_s, room tone, ...), so every later rebuild of a
+    scene mix (`drama mix`, `revise --select`, `edit`) sounds like the render's."""
+    return {"formats": list(settings.formats), "options": dict(settings.mix_options)}
+
+
+def with_project_mix(settings: RenderSettings, project: dict,
+                     formats_given: bool = True) -> RenderSettings:
+    """`settings` with the mix settings saved in `project` (a `project.json` dict) filled in:
+    options given in `settings.mix_options` win; the saved formats are used unless
+    `formats_given`."""
+    saved = project.get("mix") or {}
+    options = {**(saved.get("options") or {}), **settings.mix_options}
+    formats = settings.formats if formats_given or not saved.get("formats") else tuple(saved["formats"])
+    return dataclasses.replace(settings, formats=tuple(formats), mix_options=options)
+
+
+def remix(script, store: TakeStore, settings: RenderSettings,
+          formats_given: bool = True) -> list[SceneOutcome]:
+    """Mix the chosen scenes again from their current selections, without rendering, with the
+    project's saved mix settings overridden by those in `settings` (the result is saved as the
+    project's mix settings)."""
+    project = store.project()
+    settings = with_project_mix(settings, project, formats_given)
     require_encoders(settings.formats)
-    metadata = {"engine": store.project().get("engine", {}).get("engine"),
-                "scratch": bool(store.project().get("scratch", False))}
+    metadata = {"engine": project.get("engine", {}).get("engine"),
+                "scratch": bool(project.get("scratch", False))}
     with store.lock():
+        if project:
+            store.write_project({**store.project(), "mix": mix_record(settings)})
         return [mix_scene_from_store(store, scene, settings, metadata)
                 for scene in pick_scenes(script, settings)]
 

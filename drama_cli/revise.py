@@ -237,12 +237,14 @@ def find_line(script, line_id: str):
 
 def project_settings(store: TakeStore):
     """The render settings the project was last rendered with (`project.json`: mode, sampling,
-    seed), so that a line compiles and hashes as it did at render time."""
-    from drama_cli.render import RenderSettings
+    seed, mix settings), so that a line compiles and hashes as it did at render time and a
+    rebuilt mix sounds like the render's."""
+    from drama_cli.render import RenderSettings, with_project_mix
 
     info = store.project()
-    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
-                          seed=int(info.get("seed", 0)))
+    settings = RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
+                              seed=int(info.get("seed", 0)))
+    return with_project_mix(settings, info, formats_given=False)
 
 
 @dataclass

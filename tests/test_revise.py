@@ -241,6 +241,44 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
     np.testing.assert_array_equal(mix_segments(store)["l2"][1], mix_after["l2"][1])
 
 
+def test_revise_select_keeps_the_render_mix_settings(tmp_path):
+    from drama_cli.render import RenderSettings, remix, render_script
+    from drama_cli.revise import revise_in_project
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "scene.yaml"
+    path.write_text(SCRIPT)
+    script = load_script(path)
+    store = TakeStore(tmp_path / "scene.drama")
+    backend = CheckedFake()
+    settings = RenderSettings(mix_options={"gap_s": 1.25, "preset": "none"}, formats=("wav", "flac"))
+    render_script(script, store, backend, settings)
+    assert store.project()["mix"] == {"formats": ["wav", "flac"], "options": {"gap_s": 1.25, "preset": "none"}}
+    before = mix_segments(store)
+    gap = before["l2"][0] - (before["l1"][0] + len(before["l1"][1]) / SAMPLE_RATE)
+    assert gap == pytest.approx(1.25, abs=1e-3)
+
+    revise_in_project(script, store, backend, "l2", "angrier, shorter", select=True)
+    after = mix_segments(store)
+    assert after["l2"][0] == before["l2"][0]  # the render's 1.25 s gap, not the mixer's 0.5 s
+    end_l2 = after["l2"][0] + len(after["l2"][1]) / SAMPLE_RATE
+    assert after["l3"][0] - end_l2 == pytest.approx(1.25, abs=1e-3)
+    for line in ("l1", "l3"):
+        np.testing.assert_array_equal(after[line][1], before[line][1])  # sample-identical
+    assert (store.scene_dir("s1") / "mix.flac").exists()
+
+    # `drama mix` keeps them too unless told otherwise, and then remembers the new gap
+    (store.scene_dir("s1") / "mix.flac").unlink()
+    remix(script, store, RenderSettings(), formats_given=False)
+    assert mix_segments(store)["l2"][0] == before["l2"][0] and (store.scene_dir("s1") / "mix.flac").exists()
+    remix(script, store, RenderSettings(mix_options={"gap_s": 0.25}), formats_given=False)
+    assert store.project()["mix"]["options"] == {"gap_s": 0.25, "preset": "none"}
+    revise_in_project(script, store, backend, "l1", "softer", select=True)
+    latest = mix_segments(store)
+    end_l1 = latest["l1"][0] + len(latest["l1"][1]) / SAMPLE_RATE
+    assert latest["l2"][0] - end_l1 == pytest.approx(0.25, abs=1e-3)
+
+
 def test_revise_from_script_applies_new_notes_once(tmp_path):
     from drama_cli.render import RenderSettings, render_script
     from drama_cli.revise import revise_from_script, script_notes

@@ -257,7 +257,8 @@ def mix_command(
     gap: Optional[float] = typer.Option(None, help="Default pause between lines, seconds."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Mix scenes again from their selected takes, without rendering."""
+    """Mix scenes again from their selected takes, without rendering (the render's mix
+    settings unless given here)."""
     from rich.console import Console
 
     from drama_cli.render import remix
@@ -267,7 +268,8 @@ def mix_command(
     store = TakeStore(out or default_out(script))
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
-    scenes = remix(loaded, store, _settings(scene, None, formats=fmt, preset=preset, gap=gap))
+    scenes = remix(loaded, store, _settings(scene, None, formats=fmt, preset=preset, gap=gap),
+                   formats_given=bool(fmt))
     if as_json:
         import dataclasses
 
