@@ -60,6 +60,8 @@ class DecoderLayer(nn.Module):
         self._compiled_step = None
 
     def forward(self, x: torch.Tensor, rope, state) -> torch.Tensor:
+        """x `[N, D]` of the rows at the cache's positions; rope (cos, sin) `[N, rotary_dim / 2]`
+        float32; state: this layer's `KVCache` or `GDNState`, advanced in place. Returns `[N, D]`."""
         if x.shape[0] == 1 and self._compiled_step is not None:
             return self._compiled_step(x, rope, state)
         return self._forward(x, rope, state)

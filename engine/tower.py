@@ -99,6 +99,7 @@ class ZeroCentredRMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """`[..., dim] -> [..., dim]` in x's dtype."""
         return (rms_normalize(x, self.eps) * (1.0 + self.weight.float())).to(x.dtype)
 
 

@@ -54,6 +54,7 @@ class Snake(nn.Module):
         self.alpha = nn.Parameter(torch.ones(1, channels, 1))
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, C, 1, L] -> [B, C, 1, L]`; `state` is unused (streaming signature)."""
         alpha = self.alpha[..., None]
         wave = torch.sin(alpha * x)
         wave.square_()
@@ -64,6 +65,7 @@ class Tanh(nn.Module):
     """Tanh output stage; keeps the streaming signature of the other layers."""
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`tanh(x)`, same shape; `state` is unused (streaming signature)."""
         return torch.tanh(x)
 
 
@@ -94,6 +96,8 @@ class CausalConv1d(nn.Module):
         self.left_pad = (kernel - 1) * dilation + 1 - stride
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, C_in, 1, L] -> [B, C_out, 1, ceil(L / stride)]`. With a streaming `state`, L must
+        be a multiple of the stride (ValueError otherwise)."""
         if state is not None:
             if x.shape[-1] % self.stride:
                 raise ValueError(f"stream chunks must be multiples of the stride {self.stride}")
@@ -160,6 +164,7 @@ class CausalConvTranspose1d(nn.Module):
         self.stride, self.taps = stride, kernel // stride
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, C_in, 1, L] -> [B, C_out, 1, L * stride]`; with `state`, continues the previous chunk."""
         weight, bias = self.polyphase_weights()
         batch, _, _, length = x.shape
         if self.taps == 1:  # no overlap between frames: a matmul per input frame
@@ -196,6 +201,7 @@ class ResidualUnit(nn.Module):
         )
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, C, 1, L] -> [B, C, 1, L]`."""
         return x + run_layers(self.block, x, state)
 
 
@@ -215,6 +221,7 @@ class ConvNeXtBlock(nn.Module):
         self.gamma = nn.Parameter(torch.ones(channels))
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, C, 1, L] -> [B, C, 1, L]`."""
         h = rows_of(self.dwconv(x, state))
         h = self.pwconv2(F.gelu(self.pwconv1(self.norm(h))))
         return x + planes_of(self.gamma * h)

@@ -25,6 +25,7 @@ class DecoderBlock(nn.Module):
         )
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, c_in, 1, L] -> [B, c_out, 1, L * stride]`."""
         return run_layers(self.block, x, state)
 
 
@@ -42,4 +43,5 @@ class Decoder(nn.Module):
         self.model = nn.Sequential(*layers)
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """Latent planes -> waveform planes (shapes in the class docstring); `state` streams chunks."""
         return run_layers(self.model, x, state)

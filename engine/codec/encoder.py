@@ -25,6 +25,7 @@ class EncoderBlock(nn.Module):
         self.block = nn.Sequential(*layers)
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, dim / 2, 1, L] -> [B, dim, 1, L / stride]` (L a multiple of the stride)."""
         return run_layers(self.block, x, state)
 
 
@@ -42,4 +43,5 @@ class Encoder(nn.Module):
         self.block = nn.Sequential(*layers)
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """Waveform planes -> latent planes (shapes in the class docstring); `state` streams chunks."""
         return run_layers(self.block, x, state)

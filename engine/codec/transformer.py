@@ -29,6 +29,7 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: Tensor) -> Tensor:
+        """`[..., dim] -> [..., dim]`."""
         x32 = x.float()
         normed = x32 * torch.rsqrt(torch.mean(x32 * x32, dim=-1, keepdim=True) + self.eps)
         return normed.type_as(x) * self.weight
@@ -109,6 +110,8 @@ class Attention(nn.Module):
         self.n_heads, self.head_dim, self.window = n_heads, head_dim, window
 
     def forward(self, x: Tensor, rope: Tensor, state: State = None) -> Tensor:
+        """x `[B, T, dim]` -> `[B, T, dim]`; rope: the rotary table of the T positions. With
+        `state`, keys and values of earlier chunks inside the window are kept and extended."""
         batch, length, _ = x.shape
         q, k, v = self.wqkv(x).view(batch, length, 3, self.n_heads, self.head_dim).unbind(2)
         q, k = apply_rope(q, rope), apply_rope(k, rope)
@@ -129,7 +132,7 @@ class Attention(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """SwiGLU: w2(silu(w1 x) * w3 x), no biases."""
+    """SwiGLU: w2(silu(w1 x) * w3 x), no biases (codec.md §1.2)."""
 
     def __init__(self, dim: int, hidden: int):
         super().__init__()
@@ -138,17 +141,19 @@ class FeedForward(nn.Module):
         self.w2 = nn.Linear(hidden, dim, bias=False)
 
     def forward(self, x: Tensor) -> Tensor:
+        """`[..., dim] -> [..., dim]`."""
         return self.w2(F.silu(self.w1(x)) * self.w3(x))
 
 
 class LayerScale(nn.Module):
-    """Per-channel scale `gamma [dim]`."""
+    """Per-channel scale `gamma [dim]` of a transformer branch (codec.md §1.2)."""
 
     def __init__(self, dim: int):
         super().__init__()
         self.gamma = nn.Parameter(torch.ones(dim))
 
     def forward(self, x: Tensor) -> Tensor:
+        """`[..., dim] -> [..., dim]`."""
         return x * self.gamma
 
 
@@ -165,6 +170,7 @@ class TransformerBlock(nn.Module):
         self.ffn_layer_scale = LayerScale(dim)
 
     def forward(self, x: Tensor, rope: Tensor, state: State = None) -> Tensor:
+        """`[B, T, dim] -> [B, T, dim]`; rope and state as in `Attention.forward`."""
         h = x + self.attention_layer_scale(self.attention(self.attention_norm(x), rope, state))
         return h + self.ffn_layer_scale(self.feed_forward(self.ffn_norm(h)))
 
@@ -185,6 +191,7 @@ class WindowedTransformer(nn.Module):
         self.rotary = RotaryTable(head_dim, rope_base)
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:
+        """`[B, dim, 1, T] -> [B, dim, 1, T]`; with `state`, positions continue from the last chunk."""
         x = rows_of(x)
         start = 0 if state is None else state.get(self, 0)
         rope = self.rotary.get(start, x.shape[1], x.device)

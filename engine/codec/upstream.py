@@ -14,7 +14,6 @@ import sys
 import types
 from pathlib import Path
 
-import torch
 from torch import Tensor, nn
 
 from engine.codec.config import CodecConfig

@@ -91,6 +91,7 @@ class GatedAttention(nn.Module):
         return KVCache(self.kv_heads, self.head_dim, self.k_proj.device, self.k_proj.dtype, capacity)
 
     def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], cache: KVCache) -> torch.Tensor:
+        """x `[N, D]` -> `[N, D]` in x's dtype; appends the rows' keys and values to `cache`."""
         n = x.shape[0]
         query, gate = F.linear(x, self.q_proj).view(n, self.heads, 2 * self.head_dim).chunk(2, dim=-1)
         key = F.linear(x, self.k_proj).view(n, self.kv_heads, self.head_dim)

@@ -135,6 +135,8 @@ class GatedDeltaNet(nn.Module):
         )
 
     def forward(self, x: torch.Tensor, state: GDNState) -> torch.Tensor:
+        """x `[N, hidden]` -> `[N, hidden]` in x's dtype; advances `state` (conv window and float32
+        recurrent state) by N rows (spec §3.2)."""
         n = x.shape[0]
         mixed = self._causal_conv(F.linear(x, self.in_proj_qkv), state)
         q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)

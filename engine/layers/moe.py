@@ -71,6 +71,8 @@ class SparseMoE(nn.Module):
         return (top / top.sum(-1, keepdim=True)).to(x.dtype), ids
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x `[N, D]` -> `[N, D]` in x's dtype: top-k routed experts plus the gated shared expert
+        (spec §3.2)."""
         weights, ids = self.route(x)
         routed = self._one_row(x, weights, ids) if x.shape[0] == 1 else self._many_rows(x, weights, ids)
         shared = swiglu(x, self.shared_gate_proj, self.shared_up_proj, self.shared_down_proj)

@@ -29,6 +29,7 @@ class ZeroCentredRMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """`[..., dim] -> [..., dim]` in x's dtype."""
         return (rms_normalize(x, self.eps) * self.scale).to(x.dtype)
 
 
@@ -45,5 +46,6 @@ class GatedRMSNorm(nn.Module):
         self.eps = eps
 
     def forward(self, x: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+        """x, gate `[..., head_dim]` -> `[..., head_dim]` in x's dtype."""
         normed = self.weight * rms_normalize(x, self.eps).to(x.dtype)
         return (normed * F.silu(gate.float())).to(x.dtype)
