@@ -443,7 +443,7 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
     assert take.record["samples"] == pieces + (chunks - 1) * int(CHUNK_GAP_S * SR)
     assert "".join(r.text for r in backend.requests).count("oars") == 8
 
-    from drama_cli.render import _join
+    from drama_cli.render import join_chunks
     from engine.checks import check_take as check
 
     parts = []
@@ -451,7 +451,7 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
         audio, _ = with_codes(None, n)
         codes = np.full((10, len(audio) // 2048), n, np.int64)
         parts.append(Generation(audio, codes, "eos", check(audio, SR, "x"), {}))
-    joined = _join(parts, "Some words here.")
+    joined = join_chunks(parts, "Some words here.")
     assert joined.codes.shape[1] * 2048 == len(joined.audio)
     plain = [Generation(p.audio, None, "eos", p.checks, {}) for p in parts]
     gapped = _join(plain, "Some words here.")

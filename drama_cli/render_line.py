@@ -1,0 +1,292 @@
+"""Rendering one line: generate its chunks, join them, run the extra checks, store every
+attempt as a take, and choose the line's take.
+
+A line has `takes` slots; a slot runs up to `1 + retries` attempts with new seeds until one
+passes the signal checks. Every attempt is stored as soon as it exists (failed ones flagged), so
+an interrupted render resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from drama_cli.backends.base import Backend, Generation, GenerationRequest
+from drama_cli.render_plan import LineJob, RenderSettings, cache_key, line_seed
+from drama_cli.takes import (
+    ReferenceHasher,
+    Take,
+    TakeStore,
+    conversation_identity,
+    stable_hash,
+)
+from engine.checks import (
+    DEGRADED,
+    CheckReport,
+    CheckResult,
+    check_take,
+    retry_seed,
+    spoken_text,
+)
+from engine.conversation import SAMPLE_RATE
+from engine.errors import EngineError
+
+CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
+
+
+@dataclass
+class LineOutcome:
+    """What happened to one line: `rendered`, `reused`, `degraded` or `failed`."""
+
+    scene_id: str
+    line_id: str
+    speaker: str
+    text: str
+    status: str
+    take: int | None = None
+    duration_s: float = 0.0
+    calls: int = 0
+    message: str = ""
+
+
+class Progress:
+    """Receives progress events; the CLI subclasses it with rich bars. Does nothing here."""
+
+    def start(self, total_lines: int) -> None:
+        """A render of `total_lines` lines begins."""
+
+    def line(self, job: LineJob) -> None:
+        """Work on `job` begins."""
+
+    def attempt(self, job: LineJob, slot: int, attempt: int, seed: int) -> None:
+        """A backend attempt starts."""
+
+    def frames(self, job: LineJob, frames: int, budget: int) -> None:
+        """A backend that streams (drama3) has generated `frames` of at most `budget`."""
+
+    def done(self, outcome: LineOutcome) -> None:
+        """A line finished (rendered, reused, degraded or failed)."""
+
+    def finish(self) -> None:
+        """The render ended (also after an error)."""
+
+
+def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> Generation:
+    """Generate every chunk of `job` with `seed` and join them into one take.
+
+    Chunks with codes are joined frame to frame (audio and codes concatenated, so they stay
+    aligned); chunks without codes with 0.12 s of silence between them. The checks run on the joined audio against the whole line's text; a chunk
+    that hit its frame budget makes the take's stop reason `length`.
+    """
+    parts = []
+    for chunk in job.chunks:
+        request = GenerationRequest(
+            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker,
+            text=chunk.text or job.text, conversation=chunk, layout_version=job.layout_version,
+            sampling=dict(sampling), seed=seed, speaker_names=dict(job.speaker_names))
+        parts.append(backend.generate(request))
+    if len(parts) == 1:
+        return parts[0]
+    return join_chunks(parts, job.text)
+
+
+def join_chunks(parts: list[Generation], text: str) -> Generation:
+    codes = None
+    if all(p.codes is not None for p in parts):
+        # Audio and codes must stay frame-aligned for revisions and edits: no gap.
+        codes = np.concatenate([p.codes for p in parts], axis=1)
+        audio = np.concatenate([p.audio for p in parts]).astype(np.float32)
+    else:
+        gap = np.zeros(int(CHUNK_GAP_S * SAMPLE_RATE), np.float32)
+        audio = np.concatenate([p for part in parts for p in (part.audio, gap)][:-1])
+    stops = {p.stop_reason for p in parts}
+    stop = next((s for s in stops if s != "eos"), "eos")
+    info = {**parts[0].info, "chunks": len(parts)}
+    return Generation(audio, codes, stop, check_take(audio, SAMPLE_RATE, text, stop), info)
+
+
+def take_record(job: LineJob, generation: Generation, key: str, settings: RenderSettings,
+                backend: Backend, slot: int, attempt: int, seed: int) -> dict:
+    """The JSON record of a take (DESIGN.md: seed, layout and version, sampling params, prompt
+    hash, note, parent take, checks, duration, engine and model revision, cache key, scratch)."""
+    hasher = ReferenceHasher()
+    identity = backend.identity()
+    checks = generation.checks
+    return {
+        "speaker": job.speaker,
+        "text": job.text,
+        "seed": seed,
+        "slot": slot,
+        "attempt": attempt,
+        "mode": settings.mode,
+        "layout": job.chunks[0].layout if job.chunks else None,
+        "layout_version": job.layout_version,
+        "sampling": settings.sampling,
+        "prompt_hash": stable_hash([conversation_identity(c, hasher) for c in job.chunks]),
+        "note": job.note,
+        "parent_take": None,
+        "checks": checks.to_dict(),
+        "status": checks.severity,
+        "needs_review": not checks.passed,
+        "stop_reason": generation.stop_reason,
+        "engine": identity.get("engine", backend.name),
+        "model_revision": identity.get("revision"),
+        "engine_identity": identity,
+        "cache_key": key,
+        "scratch": bool(getattr(backend, "scratch", False)),
+        "backend_info": generation.info,
+    }
+
+
+def apply_extra_checks(generation: Generation, job: LineJob, checks: list) -> dict:
+    """Run extra checks (`RenderSettings.checks`) on a generation; their results join its
+    CheckReport and their record fields are returned (e.g. `{"asr": {"wer": .., ...}}`)."""
+    fields: dict = {}
+    for check in checks:
+        result, record = check(job.text, generation.audio)
+        generation.checks = CheckReport([*generation.checks.results, result])
+        fields.update(record)
+    return fields
+
+
+def asr_take_check(model_path: str | None = None, threshold: float | None = None):
+    """The speech-recognition check (`drama_cli.qc.asr_check`) as an extra take check for
+    `RenderSettings.checks`: WER of the take's transcript against the line's spoken text
+    (tags removed). A WER over `threshold` (default 0.25) is a `degraded` failure, so the
+    take is retried like a failed signal check; the record gets `asr` = {wer, transcript,
+    threshold, model, words}. Raises AsrUnavailableError (a UsageError) at once when the
+    `asr` extra or its model is missing.
+    """
+    from drama_cli import qc
+
+    folder = qc.require_asr(model_path)
+    limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold
+
+    def check(text: str, audio: np.ndarray):
+        found = qc.asr_check(audio, spoken_text(text), limit, folder)
+        message = "" if found["passed"] else (
+            f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}")
+        result = CheckResult("asr", bool(found["passed"]), float(found["wer"]), float(limit),
+                             "wer", DEGRADED, message)
+        return result, {"asr": found}
+
+    return check
+
+
+def take_passed(take: Take) -> bool:
+    return bool(take.record.get("checks", {}).get("passed", True))
+
+
+def slot_done(attempts: list[Take], retries: int) -> bool:
+    return any(take_passed(t) for t in attempts) or len(attempts) >= retries + 1
+
+
+def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
+                settings: RenderSettings, progress: Progress) -> tuple[int, str | None]:
+    """Fill every slot of a line that is not done yet.
+
+    Returns the number of backend attempts and, when the engine refused the request
+    (`EngineError`: a prompt too long for the context, an unreadable reference), its message;
+    the line then stops there and the render goes on with the next one. Other exceptions
+    propagate. A slot is done when one of its stored attempts passed or all `1 + retries`
+    were made. Each attempt is stored as soon as it exists (an interruption loses nothing).
+    """
+    calls = 0
+    try:
+        for _ in _fill_slots(job, key, store, backend, settings, progress):
+            calls += 1
+    except EngineError as err:
+        return calls + 1, str(err)
+    return calls, None
+
+
+def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
+                settings: RenderSettings, progress: Progress):
+    """Generate and store the missing attempts of each slot, yielding each stored take."""
+    existing = store.takes(job.scene_id, job.line_id, key)
+    base = line_seed(settings.seed, job.scene_id, job.line_id)
+    for slot in range(settings.takes):
+        attempts = [t for t in existing if t.record.get("slot", 0) == slot]
+        for attempt in range(len(attempts), settings.retries + 1):
+            if slot_done(attempts, settings.retries):
+                break
+            seed = retry_seed(base + slot, attempt)
+            progress.attempt(job, slot, attempt, seed)
+            generation = generate_line(backend, job, seed, settings.sampling)
+            attempts.append(store_attempt(job, generation, key, store, backend, settings,
+                                           slot, attempt, seed))
+            yield attempts[-1]
+
+
+def store_attempt(job: LineJob, generation: Generation, key: str, store: TakeStore,
+                   backend: Backend, settings: RenderSettings, slot: int, attempt: int,
+                   seed: int) -> Take:
+    extra = apply_extra_checks(generation, job, settings.checks)
+    record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
+    record.update(extra)
+    return store.add_take(job.scene_id, job.line_id, generation.audio, record, generation.codes)
+
+
+def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, str]:
+    """The take to use for a line, and its status (`ok`, `degraded` or `failed`).
+
+    Keeps an earlier selection when that take is still valid and has the current cache key:
+    an automatic one while it is usable, one made by hand (`drama takes --select`) always (an
+    unusable take chosen by hand counts as degraded). Else the first passing take with the
+    current key, else the first degraded one; unusable takes are never chosen automatically.
+    """
+    selected = store.selected_take(job.scene_id, job.line_id)
+    if selected is not None and selected.cache_key == key:
+        by_hand = store.selections(job.scene_id).get(job.line_id, {}).get("by") == "user"
+        if by_hand or selected.status != "unusable":
+            return selected, "ok" if selected.status == "ok" else "degraded"
+    candidates = store.takes(job.scene_id, job.line_id, key)
+    for wanted in ("ok", "degraded"):
+        for take in candidates:
+            if take.status == wanted:
+                return take, wanted
+    return None, "failed"
+
+
+def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: RenderSettings,
+                 identity: dict, hasher: ReferenceHasher, progress: Progress) -> LineOutcome:
+    """Render what is missing for one line, select its take and return the outcome."""
+    progress.line(job)
+    if hasattr(backend, "on_frames"):
+        backend.on_frames = lambda frames, budget: progress.frames(job, frames, budget)
+    key = cache_key(job, identity, settings, hasher)
+    calls, refused = render_line(job, key, store, backend, settings, progress)
+    outcome = conclude_line(job, key, store, calls, refused)
+    progress.done(outcome)
+    return outcome
+
+
+def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
+                  refused: str | None = None, fresh: bool | None = None) -> LineOutcome:
+    """Choose a line's take after rendering, record the selection and build its outcome
+    (`rendered` when new takes were made (`fresh`, default: `calls` > 0), `reused`,
+    `degraded` or `failed`); a failed line loses its stale selection so that old audio never
+    stays in the mix."""
+    fresh = calls > 0 if fresh is None else fresh
+    take, status = choose_take(store, job, key)
+    outcome = LineOutcome(job.scene_id, job.line_id, job.speaker, job.display_text or job.text,
+                          status, calls=calls)
+    if take is None:
+        last = store.takes(job.scene_id, job.line_id, key)
+        reason = CheckReport.from_dict(last[-1].record["checks"]).summary() if last else "no take"
+        outcome.message = f"engine refused the line: {refused}" if refused else \
+            f"no usable take: {reason}"
+        lines = store.selections(job.scene_id)
+        if lines.pop(job.line_id, None) is not None:  # a stale take must not stay in the mix
+            store.write_selections(job.scene_id, lines)
+    else:
+        current = store.selections(job.scene_id).get(job.line_id, {})
+        if current.get("take") != take.number or current.get("cache_key") != key:
+            store.select(job.scene_id, job.line_id, take, by="auto")
+        outcome.take, outcome.duration_s = take.number, take.duration_s
+        if status == "ok":
+            outcome.status = "rendered" if fresh else "reused"
+        else:
+            outcome.message = CheckReport.from_dict(take.record["checks"]).summary()
+    return outcome

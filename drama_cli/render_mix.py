@@ -1,0 +1,103 @@
+"""Scene mixes from the take store: the selected takes of a scene mixed into `<scene>/mix.*`
+with sidecars, with the mix settings saved in `project.json` so that every rebuild (`drama mix`,
+`revise --select`, `edit --select`) sounds like the render's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from drama_cli.render_plan import RenderSettings, display_text, mixable, pick_scenes
+from drama_cli.takes import (
+    TakeStore,
+)
+
+
+@dataclass
+class SceneOutcome:
+    """A scene's mix: files written, duration, loudness facts, lines left out."""
+
+    scene_id: str
+    files: dict = field(default_factory=dict)
+    duration_s: float = 0.0
+    loudness: dict = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+def require_encoders(formats) -> None:
+    """Fail before any rendering when a requested export format cannot be written (case A7)."""
+    from drama_cli.mix import export
+
+    for fmt in formats:
+        export.require_encoder(fmt)
+
+
+def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
+                         metadata: dict | None = None) -> SceneOutcome:
+    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars.
+
+    Lines without a usable selected take are left out and listed in `missing` (and in the cue
+    sheet's metadata). Returns the files written, the mix duration and loudness facts.
+    """
+    from drama_cli.mix import MixEntry, MixSettings, mix_scene, write_mix
+
+    outcome = SceneOutcome(scene.id)
+    entries = []
+    for line in scene.lines:
+        take = store.selected_take(scene.id, line.id)
+        if take is None or not mixable(store, scene.id, line.id, take):
+            outcome.missing.append(line.id)
+            continue
+        entries.append(MixEntry(line.id, line.speaker, display_text(line),
+                                take.wav_path, take.number, line.pause_after_s, line.overlap))
+    if not entries:
+        outcome.skipped = ("the scene has no spoken lines" if not scene.lines
+                           else "no line of the scene has a usable take")
+        return outcome
+    mix_settings = MixSettings(formats=tuple(settings.formats), **settings.mix_options,
+                               metadata={**(metadata or {}), "scene": scene.id,
+                                         "missing_lines": list(outcome.missing)})
+    folder = store.scene_dir(scene.id)
+    result = mix_scene(entries, mix_settings, work_dir=folder)
+    files = write_mix(result, folder, mix_settings.formats)
+    outcome.files = {kind: str(path) for kind, path in files.items()}
+    outcome.duration_s = round(result.duration_s, 3)
+    outcome.loudness = result.summary()
+    return outcome
+
+
+def mix_record(settings: RenderSettings) -> dict:
+    """The mix settings a project keeps in `project.json` under "mix" (export formats and the
+    `MixSettings` fields given: preset, gap_s, room tone, ...), so every later rebuild of a
+    scene mix (`drama mix`, `revise --select`, `edit`) sounds like the render's."""
+    return {"formats": list(settings.formats), "options": dict(settings.mix_options)}
+
+
+def with_project_mix(settings: RenderSettings, project: dict,
+                     formats_given: bool = True) -> RenderSettings:
+    """`settings` with the mix settings saved in `project` (a `project.json` dict) filled in:
+    options given in `settings.mix_options` win; the saved formats are used unless
+    `formats_given`."""
+    saved = project.get("mix") or {}
+    options = {**(saved.get("options") or {}), **settings.mix_options}
+    formats = settings.formats if formats_given or not saved.get("formats") else tuple(saved["formats"])
+    return dataclasses.replace(settings, formats=tuple(formats), mix_options=options)
+
+
+def remix(script, store: TakeStore, settings: RenderSettings,
+          formats_given: bool = True) -> list[SceneOutcome]:
+    """Mix the chosen scenes again from their current selections, without rendering, with the
+    project's saved mix settings overridden by those in `settings` (the result is saved as the
+    project's mix settings)."""
+    project = store.project()
+    settings = with_project_mix(settings, project, formats_given)
+    require_encoders(settings.formats)
+    metadata = {"engine": project.get("engine", {}).get("engine"),
+                "scratch": bool(project.get("scratch", False))}
+    with store.lock():
+        if project:
+            store.write_project({**store.project(), "mix": mix_record(settings)})
+        return [mix_scene_from_store(store, scene, settings, metadata)
+                for scene in pick_scenes(script, settings)]

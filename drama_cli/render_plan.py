@@ -1,0 +1,246 @@
+"""Render planning: what a render does (`RenderSettings`), each line's job (`LineJob`) as
+compiled by `drama_cli.compile`, its seed and its cache key, and which scenes and lines a render
+touches. Pure bookkeeping: no backend is called here.
+
+A line is rendered again only when its cache key changes: a hash of everything that shapes its
+audio (DESIGN.md, the project folder).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from drama_cli.errors import (
+    UsageError,
+)
+from drama_cli.takes import (
+    ReferenceHasher,
+    Take,
+    TakeStore,
+    conversation_identity,
+    stable_hash,
+)
+from engine.checks import (
+    spoken_text,
+)
+from engine.conversation import AudioClip, Conversation
+
+MODES = ("history", "clone", "scene")
+
+
+KEY_VERSION = 1
+
+
+@dataclass
+class RenderSettings:
+    """What a render does.
+
+    scenes / lines: ids to render (empty: all). mode: compile mode (`history`, `clone`,
+    `scene`). takes: passing takes wanted per line. seed: base seed (each line adds a stable
+    offset from its id). retries: extra attempts per take when checks fail. sampling: sampling
+    parameters passed to the backend (part of the cache key). formats: mix export formats.
+    mix: whether to mix scenes after rendering; mix_options: extra `MixSettings` fields.
+    checks: extra take checks (e.g. the speech-recognition check), each a callable
+    `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
+    extra check makes the take retried like a failed signal check.
+    """
+
+    scenes: tuple[str, ...] = ()
+    lines: tuple[str, ...] = ()
+    mode: str = "history"
+    takes: int = 1
+    seed: int = 0
+    retries: int = 2
+    sampling: dict = field(default_factory=dict)
+    formats: tuple[str, ...] = ("wav",)
+    mix: bool = True
+    mix_options: dict = field(default_factory=dict)
+    checks: list = field(default_factory=list)
+
+    def validate(self) -> None:
+        """Raise UsageError for an unknown mode, takes < 1 or retries < 0."""
+        if self.mode not in MODES:
+            raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.takes < 1:
+            raise UsageError("--takes must be at least 1")
+        if self.retries < 0:
+            raise UsageError("--retries must be 0 or more")
+
+
+@dataclass
+class LineJob:
+    """One line to render: its ids, speaker, the text spoken and its chunk conversations.
+
+    text: the speaker-tagged text of the whole line (for checks and the record);
+    chunks: one Conversation per generation, in order; layout_version: recorded in the take.
+    speaker_names: `<|speaker:k|>` index → cast name; pause_after_s / overlap: for the mix.
+    group / group_conversation (`scene` mode): the group of lines voiced by one conversation.
+    """
+
+    scene_id: str
+    line_id: str
+    speaker: str
+    text: str
+    chunks: list[Conversation]
+    layout_version: str = ""
+    speaker_names: dict = field(default_factory=dict)
+    note: str | None = None
+    pause_after_s: float | None = None
+    overlap: bool = False
+    display_text: str = ""
+    group: int | None = None
+    group_conversation: Conversation | None = None
+
+
+def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
+    """The seed of slot 0 of a line: base seed plus a stable CRC-32 of the scene and line ids."""
+    return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode("utf-8"))) % (2 ** 31)
+
+
+def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
+              hasher: ReferenceHasher) -> str:
+    """Hash of everything that shapes a line's audio: text, directions and note (in the
+    conversations), voices (reference transcripts and file contents, speaker names), layout and
+    version, engine identity and model revision, sampling parameters, seed."""
+    return stable_hash({
+        "key_version": KEY_VERSION,
+        "engine": backend_identity,
+        "mode": settings.mode,
+        "layout_version": job.layout_version,
+        "speaker": job.speaker,
+        "speaker_names": {str(k): v for k, v in sorted(job.speaker_names.items())},
+        "chunks": [conversation_identity(c, hasher) for c in job.chunks],
+        "group": conversation_identity(job.group_conversation, hasher)
+        if job.group_conversation is not None else None,
+        "sampling": settings.sampling,
+        "seed": line_seed(settings.seed, job.scene_id, job.line_id),
+    })
+
+
+class ScenePlanner:
+    """Compiles one scene's lines into LineJobs with `drama_cli.compile.compile_scene`.
+
+    In `history` mode each line is compiled just before it renders, so its context holds the
+    takes selected for the lines before it (in this run or earlier ones). Reference durations
+    are read once per file.
+    """
+
+    def __init__(self, script, scene, settings: RenderSettings, store: TakeStore,
+                 notice: Callable[[str], None] = lambda message: None):
+        self.script, self.scene, self.settings, self.store = script, scene, settings, store
+        self.notice = notice
+        self._durations: dict[str, float | None] = {}
+        self._plans = None
+        self._told: set[str] = set()
+
+    def _duration(self, path: str) -> float | None:
+        from drama_cli.compile import reference_duration
+
+        if path not in self._durations:
+            self._durations[path] = reference_duration(path)
+        return self._durations[path]
+
+    def _compile(self):
+        from drama_cli.compile import compile_scene
+
+        takes = lambda line: context_clip(self.store, self.scene.id, line.id)  # noqa: E731
+        return compile_scene(self.script, self.scene, self.settings.mode, takes=takes,
+                             clip_duration=self._duration)
+
+    def job(self, index: int) -> LineJob:
+        """The LineJob of the scene's line number `index` (0-based)."""
+        if self._plans is None or self.settings.mode == "history":
+            self._plans = self._compile()
+        return self._job(self._plans[index])
+
+    def jobs(self) -> list[LineJob]:
+        """Every line's LineJob as compiled now."""
+        return [self._job(plan) for plan in self._compile()]
+
+    def _job(self, plan) -> LineJob:
+        for warning in plan.warnings:
+            if warning not in self._told:  # each compiler warning once per scene
+                self._told.add(warning)
+                self.notice(f"warning: {warning}")
+        return job_from_plan(plan)
+
+
+def job_from_plan(plan) -> LineJob:
+    """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.prompt`)."""
+    line = plan.line
+    layout = plan.conversations[0].layout if plan.conversations else "clone"
+    group = None
+    if plan.mode == "scene":
+        # The group's conversation voices every line of the group (`render_scene_group`); the
+        # chunk carries this line's text so the line can be identified and hashed on its own.
+        group = plan.conversations[0]
+        chunks = [dataclasses.replace(c, text=plan.text) for c in plan.conversations]
+    else:
+        chunks = list(plan.conversations)
+    return LineJob(
+        scene_id=plan.scene_id, line_id=line.id, speaker=line.speaker, text=plan.text,
+        chunks=chunks, layout_version=_layout_version(layout),
+        speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
+        pause_after_s=line.pause_after_s, overlap=line.overlap,
+        display_text=display_text(line), group=plan.group if group else None,
+        group_conversation=group)
+
+
+def display_text(line) -> str:
+    """The words of a script line for tables, labels and subtitles: its text spans only (no
+    tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
+    spans = getattr(line, "spans", None) or []
+    words = " ".join("".join(s.text for s in spans if s.kind == "text").split())
+    return words or spoken_text(line.text) or line.text
+
+
+def _layout_version(layout: str) -> str:
+    try:
+        from engine.prompt import layout_version
+    except ImportError:
+        return ""
+    return layout_version(layout)
+
+
+def pick_scenes(script, settings: RenderSettings) -> list:
+    """The scenes to render: all, or those named in `settings.scenes` (UsageError if unknown);
+    with `settings.lines`, only scenes holding one of those lines (UsageError if unknown)."""
+    scenes = list(script.scenes)
+    if settings.scenes:
+        known = [s.id for s in scenes]
+        unknown = [s for s in settings.scenes if s not in known]
+        if unknown:
+            raise UsageError(f"no scene {unknown[0]!r} (scenes: {', '.join(known)})")
+        scenes = [s for s in scenes if s.id in settings.scenes]
+    if settings.lines:
+        all_ids = {line.id for s in scenes for line in s.lines}
+        unknown = [i for i in settings.lines if i not in all_ids]
+        if unknown:
+            raise UsageError(f"no line {unknown[0]!r} in the chosen scenes")
+        scenes = [s for s in scenes if any(line.id in settings.lines for line in s.lines)]
+    return scenes
+
+
+def wanted_lines(scene, settings: RenderSettings) -> list[str]:
+    ids = [line.id for line in scene.lines]
+    return [i for i in ids if i in settings.lines] if settings.lines else ids
+
+
+def context_clip(store: TakeStore, scene_id: str, line_id: str) -> AudioClip | None:
+    """The selected take of a line as an AudioClip (codes when stored, the WAV path always),
+    for history context; None when the line has no valid, usable selection."""
+    take = store.selected_take(scene_id, line_id)
+    if take is None or not mixable(store, scene_id, line_id, take):
+        return None
+    return AudioClip(codes=take.codes(), path=str(take.wav_path), duration_s=take.duration_s)
+
+
+def mixable(store: TakeStore, scene_id: str, line_id: str, take: Take) -> bool:
+    """A selected take goes into mixes and context unless it is unusable and was not chosen
+    by hand."""
+    if take.status != "unusable":
+        return True
+    return store.selections(scene_id).get(line_id, {}).get("by") == "user"

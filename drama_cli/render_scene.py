@@ -1,0 +1,138 @@
+"""`scene` mode: each group of consecutive lines (at most 16 voices) voiced by one conversation
+per attempt and split into one take per line, with a fall-back to `history` mode for a group
+whose output does not split (`spec/layouts.md`, scene).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from drama_cli.backends.base import Backend, GenerationRequest
+from drama_cli.render_line import (
+    LineOutcome,
+    Progress,
+    conclude_line,
+    process_line,
+    slot_done,
+    store_attempt,
+)
+from drama_cli.render_plan import (
+    LineJob,
+    RenderSettings,
+    ScenePlanner,
+    cache_key,
+    line_seed,
+)
+from drama_cli.takes import (
+    ReferenceHasher,
+    Take,
+    TakeStore,
+)
+from engine.checks import (
+    retry_seed,
+)
+from engine.errors import EngineError
+
+
+def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, identity: dict,
+                      hasher: ReferenceHasher, progress: Progress) -> list[LineOutcome]:
+    """Render the wanted lines of a scene in `scene` mode, one group conversation at a time.
+
+    Each group (consecutive lines with at most 16 voices) is voiced by one
+    `backend.generate_scene` call per attempt; its output is split into one take per line.
+    When a group's output does not split into its lines, or the engine refuses the layout,
+    that group is rendered line by line in `history` mode instead, with a notice
+    (`spec/layouts.md`, scene). One take per line (`--takes` applies to other modes).
+    """
+    store, settings = planner.store, planner.settings
+    outcomes: list[LineOutcome] = []
+    for group in _groups(planner.jobs()):
+        todo = [job for job in group if job.line_id in wanted]
+        if not todo:
+            continue
+        keys = {job.line_id: cache_key(job, identity, settings, hasher) for job in group}
+        for job in todo:
+            progress.line(job)
+        calls, fresh, problem = render_scene_group(group, keys, store, backend, settings,
+                                                   progress)
+        if problem:
+            planner.notice(f"scene {group[0].scene_id}, lines {group[0].line_id}..."
+                           f"{group[-1].line_id}: {problem}; rendering them in history mode")
+            fallback = _history_fallback(planner, todo, backend, identity, hasher, progress)
+            fallback[0].calls += calls  # the scene attempt that did not split
+            outcomes += fallback
+            continue
+        for n, job in enumerate(todo):
+            outcome = conclude_line(job, keys[job.line_id], store, calls if n == 0 else 0,
+                                    fresh=job.line_id in fresh)
+            progress.done(outcome)
+            outcomes.append(outcome)
+    return outcomes
+
+
+def _groups(jobs: list[LineJob]) -> list[list[LineJob]]:
+    groups: dict[int, list[LineJob]] = {}
+    for job in jobs:
+        groups.setdefault(job.group or 0, []).append(job)
+    return list(groups.values())
+
+
+def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backend: Backend,
+                       settings: RenderSettings, progress: Progress):
+    """Voice one group of lines with its scene conversation until every line has a passing
+    take (at most `1 + retries` attempts, seeds from the group's first line).
+
+    Returns (backend calls, ids of lines that got new takes, problem): problem is None, or
+    why the group must fall back to history mode (the output did not split into the group's
+    lines, or the engine refused the layout).
+    """
+    def pending_lines():
+        return [job for job in group
+                if not slot_done(_slot_attempts(store, job, keys[job.line_id]), settings.retries)]
+
+    pending = pending_lines()
+    calls, fresh = 0, set()
+    if not pending:
+        return calls, fresh, None
+    first = group[0]
+    made = max(len(_slot_attempts(store, job, keys[job.line_id])) for job in pending)
+    for attempt in range(made, settings.retries + 1):
+        seed = retry_seed(line_seed(settings.seed, first.scene_id, first.line_id), attempt)
+        request = GenerationRequest(
+            scene_id=first.scene_id, line_id=first.line_id, speaker=first.speaker,
+            text="\n".join(job.text for job in group), conversation=first.group_conversation,
+            layout_version=first.layout_version, sampling=dict(settings.sampling), seed=seed,
+            speaker_names=dict(first.speaker_names))
+        progress.attempt(first, 0, attempt, seed)
+        calls += 1
+        try:
+            generations = backend.generate_scene(request, [job.text for job in group])
+        except EngineError as err:
+            return calls, fresh, f"the engine refused the scene layout ({err})"
+        if generations is None or len(generations) != len(group):
+            return calls, fresh, f"the output did not split into {len(group)} lines"
+        for job, generation in zip(group, generations):
+            if job in pending:
+                store_attempt(job, generation, keys[job.line_id], store, backend, settings,
+                               0, attempt, seed)
+                fresh.add(job.line_id)
+        pending = pending_lines()
+        if not pending:
+            break
+    return calls, fresh, None
+
+
+def _slot_attempts(store: TakeStore, job: LineJob, key: str, slot: int = 0) -> list[Take]:
+    return [t for t in store.takes(job.scene_id, job.line_id, key)
+            if t.record.get("slot", 0) == slot]
+
+
+def _history_fallback(planner: "ScenePlanner", jobs: list[LineJob], backend: Backend,
+                      identity: dict, hasher: ReferenceHasher,
+                      progress: Progress) -> list[LineOutcome]:
+    settings = dataclasses.replace(planner.settings, mode="history")
+    history = ScenePlanner(planner.script, planner.scene, settings, planner.store, planner.notice)
+    history._told = planner._told  # warnings already shown stay shown once
+    index = {line.id: i for i, line in enumerate(planner.scene.lines)}
+    return [process_line(history.job(index[job.line_id]), planner.store, backend, settings,
+                         identity, hasher, progress) for job in jobs]
