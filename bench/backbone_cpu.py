@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.backbone import Backbone  # noqa: E402
 from engine.checkpoint import Checkpoint  # noqa: E402
+from engine.oracles import transformers_backbone  # noqa: E402
 
 
 def rss_bytes() -> int:
@@ -79,46 +80,6 @@ def time_transformers(model, x: torch.Tensor, prompt: int, ids: torch.Tensor) ->
     return time.perf_counter() - start, torch.cat(logits)
 
 
-def transformers_model(checkpoint: Checkpoint, dtype: torch.dtype):
-    """transformers' model on the same weights, experts dequantised to `dtype`."""
-    import transformers
-    from transformers.models.qwen3_5_moe.modeling_qwen3_5_moe import Qwen3_5MoeForCausalLM
-
-    from engine.layers.fp8 import dequantize_blocks
-
-    text = checkpoint.config.raw["text_config"]
-    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-            "head_dim", "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
-            "linear_num_key_heads", "linear_num_value_heads", "moe_intermediate_size",
-            "shared_expert_intermediate_size", "num_experts_per_tok", "num_experts", "rms_norm_eps",
-            "layer_types", "rope_parameters", "max_position_embeddings")
-    config = transformers.Qwen3_5MoeTextConfig(**{k: text[k] for k in keys}, tie_word_embeddings=False)
-    config._attn_implementation = "sdpa"
-    with torch.device("meta"):
-        model = Qwen3_5MoeForCausalLM(config)
-    state = {}
-    prefix = "model.language_model."
-    for name in checkpoint.names():
-        if (name.startswith(prefix) or name == "lm_head.weight") and ".experts." not in name:
-            state[name.replace(prefix, "model.")] = checkpoint.load_tensor(name, dtype=dtype)
-    block = checkpoint.config.weight_block_size
-    for layer in range(checkpoint.config.num_layers):
-        src = f"{prefix}layers.{layer}.mlp.experts."
-
-        def expert(e, proj):
-            return dequantize_blocks(checkpoint.load_tensor(f"{src}{e}.{proj}.weight"),
-                                     checkpoint.load_tensor(f"{src}{e}.{proj}.weight_scale_inv"), block, dtype)
-
-        experts = range(checkpoint.config.text.num_experts)
-        dst = f"model.layers.{layer}.mlp.experts."
-        state[f"{dst}gate_up_proj"] = torch.stack([torch.cat((expert(e, "gate_proj"), expert(e, "up_proj")))
-                                                  for e in experts])
-        state[f"{dst}down_proj"] = torch.stack([expert(e, "down_proj") for e in experts])
-    model.load_state_dict(state, strict=True, assign=True)
-    model.model.rotary_emb.__init__(config)  # buffers that are not in the state dict
-    return model.to(dtype).eval()
-
-
 def tensor_bytes(module: torch.nn.Module) -> int:
     """Bytes of every buffer and parameter of a module (FP8 counts one byte per value)."""
     tensors = list(module.buffers()) + list(module.parameters())
@@ -152,7 +113,7 @@ def run(checkpoint: Checkpoint, dtype: torch.dtype, prompt: int, decode: int) ->
     eager_s, eager = time_engine(backbone, x, prompt)
     backbone.compile_decode()
     compiled_s, compiled = time_engine(backbone, x, prompt)
-    model = transformers_model(checkpoint, dtype)
+    model = transformers_backbone(checkpoint, dtype, attention="sdpa")
     theirs_s, theirs = time_transformers(model, x, prompt, backbone.candidate_token_ids())
     scale = theirs.float().abs().max().item()
     errors = [(ours - theirs.float()).abs().max().item() / scale for ours in (eager, compiled)]

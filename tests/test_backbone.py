@@ -10,7 +10,7 @@ import torch
 
 from engine.backbone import Backbone
 from engine.checkpoint import BACKBONE_PREFIX, Checkpoint
-from engine.layers.fp8 import dequantize_blocks
+from engine.oracles import transformers_backbone
 from engine.testing import write_checkpoint
 
 
@@ -94,49 +94,10 @@ def test_main_logits_columns_are_eos_band_then_extras(backbone, checkpoint):
 # ---- parity with transformers -------------------------------------------------------------
 
 
-def _transformers_model(checkpoint: Checkpoint):
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.qwen3_5_moe.modeling_qwen3_5_moe import Qwen3_5MoeForCausalLM
-
-    text = checkpoint.config.raw["text_config"]
-    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-            "head_dim", "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
-            "linear_num_key_heads", "linear_num_value_heads", "moe_intermediate_size",
-            "shared_expert_intermediate_size", "num_experts_per_tok", "num_experts", "rms_norm_eps",
-            "layer_types", "rope_parameters", "max_position_embeddings")
-    config = transformers.Qwen3_5MoeTextConfig(**{k: text[k] for k in keys}, tie_word_embeddings=False)
-    config._attn_implementation = "eager"
-    model = Qwen3_5MoeForCausalLM(config).float().eval()
-    model.load_state_dict(_transformers_state_dict(checkpoint), strict=True)
-    return model
-
-
-def _transformers_state_dict(checkpoint: Checkpoint) -> dict[str, torch.Tensor]:
-    config = checkpoint.config
-    state = {}
-    for name in checkpoint.names():
-        if not (name.startswith(BACKBONE_PREFIX) or name == "lm_head.weight") or ".experts." in name:
-            continue
-        state[name.replace(BACKBONE_PREFIX, "model.")] = checkpoint.load_tensor(name, dtype=torch.float32)
-    for layer in range(config.num_layers):
-        prefix = f"{BACKBONE_PREFIX}layers.{layer}.mlp.experts."
-
-        def expert(e: int, proj: str) -> torch.Tensor:
-            weight = checkpoint.load_tensor(f"{prefix}{e}.{proj}.weight")
-            scale = checkpoint.load_tensor(f"{prefix}{e}.{proj}.weight_scale_inv")
-            return dequantize_blocks(weight, scale, config.weight_block_size, torch.float32)
-
-        experts = range(config.text.num_experts)
-        target = f"model.layers.{layer}.mlp.experts."
-        state[f"{target}gate_up_proj"] = torch.stack(
-            [torch.cat((expert(e, "gate_proj"), expert(e, "up_proj"))) for e in experts])
-        state[f"{target}down_proj"] = torch.stack([expert(e, "down_proj") for e in experts])
-    return state
-
-
 @torch.inference_mode()
 def test_logits_match_transformers_for_prefill_and_decode(backbone, checkpoint):
-    model = _transformers_model(checkpoint)
+    pytest.importorskip("transformers")
+    model = transformers_backbone(checkpoint)
     x = backbone.embed_rows(frame_rows(checkpoint.config, 24, 56, seed=4))  # 80 rows
     ids = backbone.candidate_token_ids()
 
