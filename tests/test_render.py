@@ -454,10 +454,10 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
     joined = join_chunks(parts, "Some words here.")
     assert joined.codes.shape[1] * 2048 == len(joined.audio)
     plain = [Generation(p.audio, None, "eos", p.checks, {}) for p in parts]
-    gapped = _join(plain, "Some words here.")
+    gapped = join_chunks(plain, "Some words here.")
     assert len(gapped.audio) == len(joined.audio) + int(CHUNK_GAP_S * SR)
     budget = [Generation(parts[0].audio, None, "length", parts[0].checks, {}), plain[1]]
-    assert _join(budget, "Some words here.").stop_reason == "length"
+    assert join_chunks(budget, "Some words here.").stop_reason == "length"
 
 
 class SceneFake(FakeBackend):
