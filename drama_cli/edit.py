@@ -761,10 +761,10 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     """The record of an edited take: the render record's fields plus its parent take, the line
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
+    from drama_cli.render_line import outcome_fields
     from drama_cli.revise import prompt_hash
     from engine.checks import check_take
 
-    identity = backend.identity()
     generation = outcome.generation
     splice_ = outcome.splice
     stop = generation.stop_reason if generation is not None else "eos"
@@ -798,15 +798,10 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
             "flagged": splice_.flagged,
             "continuation": outcome.continuation,
         },
-        "checks": checks.to_dict(),
+        **outcome_fields(checks, stop, backend),
         "status": "degraded" if splice_.flagged and checks.severity == "ok" else checks.severity,
         "needs_review": bool(splice_.flagged or not checks.passed),
-        "stop_reason": stop,
-        "engine": identity.get("engine", backend.name),
-        "model_revision": identity.get("revision"),
-        "engine_identity": identity,
         "cache_key": key,
-        "scratch": bool(getattr(backend, "scratch", False)),
     }
 
 

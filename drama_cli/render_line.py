@@ -111,8 +111,6 @@ def take_record(job: LineJob, generation: Generation, key: str, settings: Render
     """The JSON record of a take (DESIGN.md: seed, layout and version, sampling params, prompt
     hash, note, parent take, checks, duration, engine and model revision, cache key, scratch)."""
     hasher = ReferenceHasher()
-    identity = backend.identity()
-    checks = generation.checks
     return {
         "speaker": job.speaker,
         "text": job.text,
@@ -126,16 +124,26 @@ def take_record(job: LineJob, generation: Generation, key: str, settings: Render
         "prompt_hash": stable_hash([conversation_identity(c, hasher) for c in job.chunks]),
         "note": job.note,
         "parent_take": None,
+        "cache_key": key,
+        "backend_info": generation.info,
+        **outcome_fields(generation.checks, generation.stop_reason, backend),
+    }
+
+
+def outcome_fields(checks: CheckReport, stop_reason: str, backend: Backend) -> dict:
+    """The record fields every take shares (rendered, revised or edited) about how it came out
+    and what made it: checks, status, needs_review, stop reason, engine, model revision,
+    engine identity, scratch."""
+    identity = backend.identity()
+    return {
         "checks": checks.to_dict(),
         "status": checks.severity,
         "needs_review": not checks.passed,
-        "stop_reason": generation.stop_reason,
+        "stop_reason": stop_reason,
         "engine": identity.get("engine", backend.name),
         "model_revision": identity.get("revision"),
         "engine_identity": identity,
-        "cache_key": key,
         "scratch": bool(getattr(backend, "scratch", False)),
-        "backend_info": generation.info,
     }
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
+from drama_cli.render_line import outcome_fields
 from drama_cli.takes import Take, TakeStore
 from engine.conversation import AudioClip, Conversation, Exchange
 from engine.prompt import STRINGS
@@ -142,8 +143,6 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
     a revision answers for the same line, so a later render finds it and renders nothing. It
     has no render slot."""
     notes = list(parent.record.get("notes") or ([parent.record["note"]] if parent.record.get("note") else []))
-    identity = backend.identity()
-    checks = generation.checks
     return {
         "speaker": request.speaker,
         "text": parent.record.get("text", request.text),
@@ -159,16 +158,9 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
         "notes": notes + [clean_note(note)],
         "parent_take": parent.number,
         "context_takes": list(request.conversation.meta.get("context_takes", [])),
-        "checks": checks.to_dict(),
-        "status": checks.severity,
-        "needs_review": not checks.passed,
-        "stop_reason": generation.stop_reason,
-        "engine": identity.get("engine", backend.name),
-        "model_revision": identity.get("revision"),
-        "engine_identity": identity,
         "cache_key": key or parent.cache_key,
-        "scratch": bool(getattr(backend, "scratch", False)),
         "backend_info": dict(generation.info),
+        **outcome_fields(generation.checks, generation.stop_reason, backend),
     }
 
 
