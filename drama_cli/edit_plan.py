@@ -23,6 +23,7 @@ from drama_cli.edit_words import (
     words_in_span,
 )
 from drama_cli.errors import UsageError
+from drama_cli.sample_span import SampleSpan
 from engine.conversation import (
     FRAMES_PER_SECOND,
     HOP_SAMPLES,
@@ -36,7 +37,7 @@ SPAN_TOLERANCE_S = 0.005  # a span end rounded to 10 ms as printed still counts 
 
 
 @dataclass(frozen=True)
-class FrameSpan:
+class FrameSpan(SampleSpan):
     """The span to regenerate, snapped outward to codec frames.
 
     start_frame / end_frame: half-open frame range; start_sample / end_sample: the same in
@@ -49,16 +50,6 @@ class FrameSpan:
     start_sample: int
     end_sample: int
     requested_s: tuple[float, float]
-
-    @property
-    def start_s(self) -> float:
-        """Start of the snapped span in seconds."""
-        return self.start_sample / SAMPLE_RATE
-
-    @property
-    def end_s(self) -> float:
-        """End of the snapped span in seconds."""
-        return self.end_sample / SAMPLE_RATE
 
 
 def parse_span(value: str, frames: bool = False) -> tuple[float, float]:

@@ -37,6 +37,7 @@ from drama_cli.loudness import (
     preset_gain_db,
     preset_level,
 )
+from drama_cli.sample_span import SampleSpan
 from engine.conversation import SAMPLE_RATE
 from engine.errors import AudioError
 
@@ -120,7 +121,7 @@ class MixSettings:
 
 
 @dataclass(frozen=True)
-class Cue:
+class Cue(SampleSpan):
     """Where one take sits in the mix: samples `[start_sample, end_sample)` at 44,100 Hz."""
 
     line_id: str
@@ -131,16 +132,6 @@ class Cue:
     start_sample: int
     end_sample: int
     gain_db: float = 0.0
-
-    @property
-    def start_s(self) -> float:
-        """Start in seconds."""
-        return self.start_sample / SAMPLE_RATE
-
-    @property
-    def end_s(self) -> float:
-        """End in seconds."""
-        return self.end_sample / SAMPLE_RATE
 
     def to_dict(self, base: Path | None = None) -> dict:
         """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file.

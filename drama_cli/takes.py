@@ -155,18 +155,25 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def write_new_file(path: Path, data: bytes) -> None:
-    """Write `data` to `path` atomically and only if `path` does not exist yet.
-
-    Temporary file in the same folder, fsync, hard link into place (fails if taken), unlink the
-    temporary. Raises FileExistsError when `path` exists; the old file is never touched.
-    """
+def _write_temporary(path: Path, data: bytes) -> Path:
+    """Write `data` to a hidden temporary beside `path` (same folder, so a rename or link into
+    place is atomic), fsynced; returns the temporary's path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as handle:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+    return tmp
+
+
+def write_new_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path` atomically and only if `path` does not exist yet.
+
+    Temporary file in the same folder, fsync, hard link into place (fails if taken), unlink the
+    temporary. Raises FileExistsError when `path` exists; the old file is never touched.
+    """
+    tmp = _write_temporary(path, data)
     try:
         os.link(tmp, path)
     except OSError as err:
@@ -184,13 +191,7 @@ def write_new_file(path: Path, data: bytes) -> None:
 def replace_file(path: Path, data: bytes) -> None:
     """Atomically replace `path` with `data` (temp file, fsync, rename). For index files such
     as `selected.json` and `project.json` that are meant to change; never used for takes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    os.replace(_write_temporary(path, data), path)
     _fsync_dir(path.parent)
 
 
