@@ -8,6 +8,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 import soundfile as sf
+from boathouse import boathouse_script
 
 from drama_cli.backends.base import Generation
 from drama_cli.cli import main
@@ -15,26 +16,7 @@ from drama_cli.takes import TakeStore
 from engine.checks import check_take
 from engine.conversation import HOP_SAMPLES, SAMPLE_RATE
 
-SCRIPT = """\
-title: Boathouse
-cast:
-  MARGOT:
-    description: tired
-  DESMOND:
-    description: stubborn
-scenes:
-  - id: s1
-    lines:
-      - id: l1
-        speaker: MARGOT
-        text: We never said goodbye.
-      - id: l2
-        speaker: DESMOND
-        text: Not without the oars.
-      - id: l3
-        speaker: MARGOT
-        text: Fine.
-"""
+SCRIPT = boathouse_script("We never said goodbye.")
 
 
 class Fake:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boathouse import boathouse_script, mix_segments
 
 from drama_cli.backends.base import Generation, GenerationRequest
 from drama_cli.errors import UsageError
@@ -160,26 +161,7 @@ def test_engine_prompt_segments_hold_the_parent_codes_and_the_note(tmp_path):
 
 # ------------------------------------------------------------------ case C4 through render and mix
 
-SCRIPT = """\
-title: Boathouse
-cast:
-  MARGOT:
-    description: tired
-  DESMOND:
-    description: stubborn
-scenes:
-  - id: s1
-    lines:
-      - id: l1
-        speaker: MARGOT
-        text: We leave at six.
-      - id: l2
-        speaker: DESMOND
-        text: Not without the oars.
-      - id: l3
-        speaker: MARGOT
-        text: Fine.
-"""
+SCRIPT = boathouse_script()
 
 
 class CheckedFake(FakeBackend):
@@ -192,15 +174,20 @@ class CheckedFake(FakeBackend):
         return Generation(gen.audio, gen.codes, "eos", check_take(gen.audio, SAMPLE_RATE, request.text, "eos"))
 
 
-def mix_segments(store, scene_id="s1"):
-    import json
+def rendered_project(tmp_path, settings=None, text=SCRIPT):
+    """The boathouse scene written to `scene.yaml` and rendered with CheckedFake:
+    (script path, script, store, backend)."""
+    from drama_cli.render import RenderSettings, render_script
+    from drama_cli.script.load import load_script
 
-    import soundfile as sf
-
-    folder = store.scene_dir(scene_id)
-    audio, _ = sf.read(folder / "mix.wav", dtype="float32")
-    cues = json.loads((folder / "mix.cues.json").read_text())["cues"]
-    return {c["line"]: (c["start_s"], audio[round(c["start_s"] * SAMPLE_RATE) : round(c["end_s"] * SAMPLE_RATE)]) for c in cues}
+    path = tmp_path / "scene.yaml"
+    path.write_text(text)
+    script = load_script(path)
+    store = TakeStore(tmp_path / "scene.drama")
+    backend = CheckedFake()
+    report = render_script(script, store, backend, settings or RenderSettings())
+    assert report.calls == 3
+    return path, script, store, backend
 
 
 def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
@@ -208,13 +195,7 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
     from drama_cli.revise import revise_in_project
     from drama_cli.script.load import load_script
 
-    path = tmp_path / "scene.yaml"
-    path.write_text(SCRIPT)
-    script = load_script(path)
-    store = TakeStore(tmp_path / "scene.drama")
-    backend = CheckedFake()
-    report = render_script(script, store, backend, RenderSettings())
-    assert report.calls == 3
+    path, script, store, backend = rendered_project(tmp_path)
     files_before = {line: store.selected_take("s1", line).wav_path.read_bytes() for line in ("l1", "l2", "l3")}
     mix_before = mix_segments(store)
 
@@ -242,17 +223,11 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
-    from drama_cli.render import RenderSettings, remix, render_script
+    from drama_cli.render import RenderSettings, remix
     from drama_cli.revise import revise_in_project
-    from drama_cli.script.load import load_script
 
-    path = tmp_path / "scene.yaml"
-    path.write_text(SCRIPT)
-    script = load_script(path)
-    store = TakeStore(tmp_path / "scene.drama")
-    backend = CheckedFake()
     settings = RenderSettings(mix_options={"gap_s": 1.25, "preset": "none"}, formats=("wav", "flac"))
-    render_script(script, store, backend, settings)
+    _, script, store, backend = rendered_project(tmp_path, settings)
     assert store.project()["mix"] == {"formats": ["wav", "flac"], "options": {"gap_s": 1.25, "preset": "none"}}
     before = mix_segments(store)
     gap = before["l2"][0] - (before["l1"][0] + len(before["l1"][1]) / SAMPLE_RATE)
@@ -284,11 +259,7 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
     from drama_cli.revise import revise_from_script, script_notes
     from drama_cli.script.load import load_script
 
-    path = tmp_path / "scene.yaml"
-    path.write_text(SCRIPT)
-    store = TakeStore(tmp_path / "scene.drama")
-    backend = CheckedFake()
-    render_script(load_script(path), store, backend, RenderSettings())
+    path, _, store, backend = rendered_project(tmp_path)
     path.write_text(SCRIPT.replace("        text: Not without the oars.\n", "        text: Not without the oars.\n        notes: [louder]\n"))
     script = load_script(path)
     assert script_notes(script) == [("l2", "louder")]
@@ -303,17 +274,12 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
 
 
 def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
-    from drama_cli.render import RenderSettings, render_script
     from drama_cli.revise import revise_from_script
     from drama_cli.script.load import load_script
 
-    path = tmp_path / "scene.yaml"
-    path.write_text(SCRIPT.replace("        text: Not without the oars.\n",
-                                   "        text: Not without the oars.\n        note: tired\n"
-                                   "        notes: [louder]\n"))
-    store = TakeStore(tmp_path / "scene.drama")
-    backend = CheckedFake()
-    render_script(load_script(path), store, backend, RenderSettings())
+    noted = SCRIPT.replace("        text: Not without the oars.\n",
+                           "        text: Not without the oars.\n        note: tired\n        notes: [louder]\n")
+    path, _, store, backend = rendered_project(tmp_path, text=noted)
     first = [r.conversation.text for r in backend.requests if "oars" in r.conversation.text]
     assert len(first) == 1 and "[tired]" in first[0] and "louder" not in first[0]
     backend.requests.clear()
