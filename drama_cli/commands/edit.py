@@ -12,6 +12,7 @@ from typing import Optional
 
 import typer
 
+from drama_cli.commands import options as opt
 from drama_cli.errors import UsageError
 
 
@@ -71,16 +72,16 @@ def revise_command(
     script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
     line: Optional[str] = typer.Argument(None, help="Line id to revise."),
     note: Optional[str] = typer.Option(None, help="Director's note, read against the earlier take."),
-    from_take: Optional[int] = typer.Option(None, "--from-take", help="Take to revise (default: the selected one)."),
-    takes: int = typer.Option(1, help="New takes to make (one generation each)."),
-    seed: Optional[int] = typer.Option(None, help="Seed of the first new take."),
-    select: bool = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix."),
+    from_take: Optional[int] = opt.FROM_TAKE,
+    takes: int = opt.NEW_TAKES,
+    seed: Optional[int] = opt.NEW_SEED,
+    select: bool = opt.SELECT,
     from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
-    engine: Optional[str] = typer.Option(None, help="auto, scratch or drama3 (default: the project's)."),
-    model: Optional[str] = typer.Option(None, help="Drama 3 model folder."),
-    device: Optional[str] = typer.Option(None, help="Torch device for drama3."),
-    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    engine: Optional[str] = opt.ENGINE_OF_PROJECT,
+    model: Optional[str] = opt.MODEL,
+    device: Optional[str] = opt.DEVICE,
+    out: Optional[str] = opt.OUT,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Make a new take of a line read against its earlier takes and a director's note."""
     from drama_cli.revise import clean_note, find_line, revise_from_script, revise_in_project
@@ -116,17 +117,17 @@ def edit_command(
     text: Optional[str] = typer.Option(None, help="The full new text of the line."),
     span: Optional[str] = typer.Option(None, help="START:END to regenerate (seconds, or frames with --frames)."),
     frames: bool = typer.Option(False, "--frames", help="--span is in codec frames (44,100/2048 per second)."),
-    from_take: Optional[int] = typer.Option(None, "--from-take", help="Take to edit (default: the selected one)."),
-    takes: int = typer.Option(1, help="Edited takes to make (one generation each)."),
-    seed: Optional[int] = typer.Option(None, help="Seed of the first new take."),
-    select: bool = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix."),
+    from_take: Optional[int] = opt.FROM_TAKE,
+    takes: int = opt.NEW_TAKES,
+    seed: Optional[int] = opt.NEW_SEED,
+    select: bool = opt.SELECT,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the span and the words it covers, then stop."),
     update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
-    engine: Optional[str] = typer.Option(None, help="auto, scratch or drama3 (default: the project's)."),
-    model: Optional[str] = typer.Option(None, help="Drama 3 model folder."),
-    device: Optional[str] = typer.Option(None, help="Torch device for drama3."),
-    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    engine: Optional[str] = opt.ENGINE_OF_PROJECT,
+    model: Optional[str] = opt.MODEL,
+    device: Optional[str] = opt.DEVICE,
+    out: Optional[str] = opt.OUT,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
     from drama_cli.edit import EditForm, edit_in_project, plan_in_project, plan_summary
@@ -164,7 +165,7 @@ def plot_command(
     line: Optional[str] = typer.Option(None, help="Line id: plot a take's waveform and spectrogram."),
     take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Image file (default: <scene>.png / <line>.png)."),
-    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
+    out: Optional[str] = opt.OUT,
 ) -> None:
     """Draw a scene's timeline or a take's waveform and spectrogram (PNG)."""
     from drama_cli.plot import save_figure

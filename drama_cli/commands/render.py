@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 
+from drama_cli.commands import options as opt
 from drama_cli.errors import UsageError
 
 SCRATCH_LABEL = "SCRATCH timing draft (piper voice), not a Drama 3 performance"
@@ -147,10 +148,10 @@ def render_command(
     engine: str = typer.Option("auto", help="auto, scratch or drama3."),
     model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
     device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
-    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama beside it)."),
-    cast: Optional[str] = typer.Option(None, help="Cast file (YAML) to use."),
+    out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.CAST,
     fmt: Optional[List[str]] = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable)."),
-    preset: Optional[str] = typer.Option(None, help="Loudness preset: none, acx, r128, podcast."),
+    preset: Optional[str] = opt.PRESET,
     gap: Optional[float] = typer.Option(None, help="Default pause between lines in the mix, seconds."),
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
@@ -200,12 +201,12 @@ def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) 
 
 def takes_command(
     script: str = typer.Argument(..., help="Script file or - for stdin."),
-    scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id (repeatable)."),
+    scene: Optional[List[str]] = opt.SCENES,
     line: Optional[List[str]] = typer.Option(None, "--line", help="Line id (repeatable)."),
     select: Optional[int] = typer.Option(None, help="Select take N for the one --line given."),
-    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama)."),
-    cast: Optional[str] = typer.Option(None, help="Cast file (YAML) to use."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.CAST,
+    as_json: bool = opt.JSON,
 ) -> None:
     """List the takes of lines, or select one."""
     from drama_cli.render import list_takes, pick_scenes, select_take
@@ -249,13 +250,13 @@ def _print_takes(listing: list[dict]) -> None:
 
 def mix_command(
     script: str = typer.Argument(..., help="Script file or - for stdin."),
-    scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id (repeatable)."),
-    out: Optional[str] = typer.Option(None, help="Project folder (default: <script>.drama)."),
-    cast: Optional[str] = typer.Option(None, help="Cast file (YAML) to use."),
+    scene: Optional[List[str]] = opt.SCENES,
+    out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.CAST,
     fmt: Optional[List[str]] = typer.Option(None, "--format", help="wav, flac, mp3 (repeatable)."),
-    preset: Optional[str] = typer.Option(None, help="Loudness preset: none, acx, r128, podcast."),
+    preset: Optional[str] = opt.PRESET,
     gap: Optional[float] = typer.Option(None, help="Default pause between lines, seconds."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
     settings unless given here)."""

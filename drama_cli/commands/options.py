@@ -1,0 +1,21 @@
+"""Command-line options that several commands share, declared once so that their names and
+help read the same everywhere."""
+
+from __future__ import annotations
+
+import typer
+
+OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it).")
+CAST = typer.Option(None, help="Cast file (YAML) to use.")
+JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+PRESET = typer.Option(None, help="Loudness preset: none, acx, r128, podcast.")
+SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
+
+# Commands that work on an existing project (revise, edit) and make new takes of one line.
+ENGINE_OF_PROJECT = typer.Option(None, help="auto, scratch or drama3 (default: the project's).")
+MODEL = typer.Option(None, help="Drama 3 model folder.")
+DEVICE = typer.Option(None, help="Torch device for drama3.")
+FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
+NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
+NEW_SEED = typer.Option(None, help="Seed of the first new take.")
+SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
