@@ -77,9 +77,7 @@ from drama_cli.splice import (  # noqa: F401
     longest_silence_s,
     splice,
 )
-from engine.conversation import (
-    SAMPLE_RATE,
-)
+from engine.conversation import SAMPLE_RATE
 
 
 @dataclass(frozen=True)

@@ -10,32 +10,11 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from drama_cli.edit_plan import (
-    EditPlan,
-    infill_conversation,
-    split_codes,
-    tagged_text,
-)
-from drama_cli.edit_words import (
-    Word,
-    diff_words,
-    spoken_words,
-)
+from drama_cli.edit_plan import EditPlan, infill_conversation, split_codes, tagged_text
+from drama_cli.edit_words import Word, diff_words, spoken_words
 from drama_cli.errors import RenderError
-from drama_cli.splice import (
-    FADE_S,
-    SILENCE_FLAG_S,
-    Generated,
-    SpliceResult,
-    splice,
-)
-from engine.conversation import (
-    HOP_SAMPLES,
-    NUM_CODEBOOKS,
-    SAMPLE_RATE,
-    AudioClip,
-    Conversation,
-)
+from drama_cli.splice import FADE_S, SILENCE_FLAG_S, Generated, SpliceResult, splice
+from engine.conversation import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE, AudioClip, Conversation
 
 
 class InfillRefused(RenderError):

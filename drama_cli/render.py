@@ -22,12 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from drama_cli.backends.base import Backend
-from drama_cli.errors import (
-    EXIT_CHECKS_FAILED,
-    EXIT_DEGRADED,
-    EXIT_OK,
-    RenderError,
-)
+from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError
 from drama_cli.render_line import (  # noqa: F401  (importable from here)
     CHUNK_GAP_S,
     LineOutcome,
@@ -65,10 +60,7 @@ from drama_cli.render_plan import (  # noqa: F401
 )
 from drama_cli.render_scene import render_scene_group, render_scene_mode  # noqa: F401
 from drama_cli.render_takes import list_takes, select_take  # noqa: F401
-from drama_cli.takes import (
-    ReferenceHasher,
-    TakeStore,
-)
+from drama_cli.takes import ReferenceHasher, TakeStore
 
 
 @dataclass

@@ -14,21 +14,8 @@ import numpy as np
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.render_plan import LineJob, RenderSettings, cache_key, line_seed
-from drama_cli.takes import (
-    ReferenceHasher,
-    Take,
-    TakeStore,
-    conversation_identity,
-    stable_hash,
-)
-from engine.checks import (
-    DEGRADED,
-    CheckReport,
-    CheckResult,
-    check_take,
-    retry_seed,
-    spoken_text,
-)
+from drama_cli.takes import ReferenceHasher, Take, TakeStore, conversation_identity, stable_hash
+from engine.checks import DEGRADED, CheckReport, CheckResult, check_take, retry_seed, spoken_text
 from engine.conversation import SAMPLE_RATE
 from engine.errors import EngineError
 

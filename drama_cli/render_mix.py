@@ -9,9 +9,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from drama_cli.render_plan import RenderSettings, display_text, mixable, pick_scenes
-from drama_cli.takes import (
-    TakeStore,
-)
+from drama_cli.takes import TakeStore
 
 
 @dataclass

@@ -13,19 +13,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-from drama_cli.errors import (
-    UsageError,
-)
-from drama_cli.takes import (
-    ReferenceHasher,
-    Take,
-    TakeStore,
-    conversation_identity,
-    stable_hash,
-)
-from engine.checks import (
-    spoken_text,
-)
+from drama_cli.errors import UsageError
+from drama_cli.takes import ReferenceHasher, Take, TakeStore, conversation_identity, stable_hash
+from engine.checks import spoken_text
 from engine.conversation import AudioClip, Conversation
 
 MODES = ("history", "clone", "scene")

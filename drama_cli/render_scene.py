@@ -9,28 +9,11 @@ import dataclasses
 
 from drama_cli.backends.base import Backend, GenerationRequest
 from drama_cli.render_line import (
-    LineOutcome,
-    Progress,
-    conclude_line,
-    process_line,
-    slot_done,
-    store_attempt,
+    LineOutcome, Progress, conclude_line, process_line, slot_done, store_attempt,
 )
-from drama_cli.render_plan import (
-    LineJob,
-    RenderSettings,
-    ScenePlanner,
-    cache_key,
-    line_seed,
-)
-from drama_cli.takes import (
-    ReferenceHasher,
-    Take,
-    TakeStore,
-)
-from engine.checks import (
-    retry_seed,
-)
+from drama_cli.render_plan import LineJob, RenderSettings, ScenePlanner, cache_key, line_seed
+from drama_cli.takes import ReferenceHasher, Take, TakeStore
+from engine.checks import retry_seed
 from engine.errors import EngineError
 
 

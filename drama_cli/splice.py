@@ -13,13 +13,9 @@ from typing import Callable
 
 import numpy as np
 
-from drama_cli.edit_plan import (
-    FrameSpan,
-)
+from drama_cli.edit_plan import FrameSpan
 from drama_cli.errors import RenderError
-from engine.conversation import (
-    SAMPLE_RATE,
-)
+from engine.conversation import SAMPLE_RATE
 
 FADE_S = 0.010
 
