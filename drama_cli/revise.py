@@ -328,10 +328,11 @@ def script_notes(script) -> list[tuple[str, str]]:
 
 
 def applied_notes(take: Take | None) -> list[str]:
-    """The notes a take already answers: its chain of revision notes, else its render note."""
+    """The notes a take already answers: its chain of notes when it is a revision (a rendered
+    take answers none: its `note` is the script's render-time direction, not a revision note)."""
     if take is None:
         return []
-    return list(take.record.get("notes") or ([take.record["note"]] if take.record.get("note") else []))
+    return list(take.record.get("notes") or [])
 
 
 def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | None = None,

@@ -289,6 +289,17 @@ def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
     assert revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
 
 
+def test_a_script_note_equal_to_the_director_note_is_still_applied(tmp_path):
+    from drama_cli.revise import revise_from_script
+    from drama_cli.script.load import load_script
+
+    noted = SCRIPT.replace("        text: Fine.\n", "        text: Fine.\n        note: louder\n        notes: [louder]\n")
+    path, _, store, backend = rendered_project(tmp_path, text=noted)
+    backend.requests.clear()
+    assert [d["line"] for d in revise_from_script(load_script(path), store, backend)] == ["l3"]
+    assert revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
+
+
 def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
     from drama_cli.revise import script_notes
     from drama_cli.script.load import load_script
