@@ -67,6 +67,13 @@ def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> 
     that hit its frame budget makes the take's stop reason `length`.
     """
     parts = []
+    if not job.chunks and backend.scratch:
+        # A cue-only line compiled to nothing: scratch voices the tagged text (a placeholder).
+        request = GenerationRequest(
+            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker, text=job.text,
+            conversation=None, layout_version=job.layout_version, sampling=dict(sampling),
+            seed=seed, speaker_names=dict(job.speaker_names))
+        return backend.generate(request)
     for chunk in job.chunks:
         request = GenerationRequest(
             scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker,
@@ -79,6 +86,12 @@ def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> 
 
 
 def join_chunks(parts: list[Generation], text: str) -> Generation:
+    """One Generation from the chunks of a line, in order (see `generate_line`). No chunks
+    give an empty take whose checks fail (`silence`), never an error."""
+    if not parts:
+        audio = np.zeros(0, np.float32)
+        return Generation(audio, None, "eos", check_take(audio, SAMPLE_RATE, text, "eos"),
+                          {"chunks": 0})
     codes = None
     if all(p.codes is not None for p in parts):
         # Audio and codes must stay frame-aligned for revisions and edits: no gap.

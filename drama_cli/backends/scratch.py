@@ -19,6 +19,7 @@ import numpy as np
 import soxr
 
 from drama_cli.backends.base import Generation, GenerationRequest
+from drama_cli.backends.breath import breath_placeholder
 from engine.checks import check_take
 from engine.conversation import SAMPLE_RATE
 from engine.errors import EngineError
@@ -189,7 +190,7 @@ class ScratchBackend:
         audio = self.render_text(request.text, request.speaker, request.speaker_names,
                                  request.seed)
         if audio.size == 0:
-            audio = np.zeros(int(0.3 * SAMPLE_RATE), np.float32)  # a line of directions only
+            audio = breath_placeholder(request.seed)  # a non-verbal cue (`[sighs]`) only
         checks = check_take(audio, SAMPLE_RATE, request.text, stop_reason="eos")
         info = {"scratch": True, "engine": "scratch",
                 "seconds": round(time.perf_counter() - started, 3)}
