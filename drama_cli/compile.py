@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
-from drama_cli.script.direction import note_direction, render_spans
+from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.model import Line, Scene, Script
 from drama_cli.script.resolve import MAX_SPEAKERS, assign_indices
 from engine.conversation import AudioClip, Conversation, Exchange, Reference
@@ -136,6 +136,9 @@ class _Builder:
         """The line cut by `split_text`; its notes and style prefix direct the whole line, so
         every chunk of the line's own speaker starts with them."""
         k = speakers[line.speaker]
+        if not _own_words(line):
+            # the style prefix is all the line's own speaker says (`[sighs]`): it is the cue itself
+            return split_text(self.render(line, speakers), max_chars)
         prefix = " ".join([note_direction(note) for note in line.notes if note_direction(note)]
                           + [span.text for span in line.spans if span.kind == "style"])
         body = render_spans([s for s in line.spans if s.kind != "style"], k, speakers.__getitem__)
@@ -216,6 +219,16 @@ class _Builder:
                 plans.append(LinePlan(line, self.scene.id, "scene", text, [text], [conversation],
                                       speakers, list(warnings), group))
         return plans
+
+
+def _own_words(line: Line) -> bool:
+    """True when the line's own speaker has content besides the style prefix (before any switch)."""
+    for span in line.spans:
+        if span.kind == "switch":
+            return False
+        if span.kind != "style" and has_content(span):
+            return True
+    return False
 
 
 def _voices(lines: list[Line]) -> set[str]:

@@ -94,11 +94,14 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
     total cost per line sums both.
     """
     from drama_cli.errors import UsageError
+    from drama_cli.script.chunking import MIN_MAX_CHARS
     from drama_cli.script.cost import compile_report
     from drama_cli.script.load import load_script
 
     if mode not in ("clone", "history", "scene"):
         raise UsageError(f"unknown mode {mode!r}; use clone, history or scene")
+    if max_chars < MIN_MAX_CHARS:
+        raise UsageError(f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}")
     loaded = load_script(script, cast)
     if scene is not None and scene not in {s.id for s in loaded.scenes}:
         known = ", ".join(s.id for s in loaded.scenes)

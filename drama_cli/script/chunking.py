@@ -23,6 +23,7 @@ import re
 
 DEFAULT_MAX_CHARS = 300
 DEFAULT_MIN_TAIL_CHARS = 20
+MIN_MAX_CHARS = 40  # below this a cap cuts words apart and the packing loop makes no progress
 
 _MARKUP = re.compile(r"<\|[^<>|]*\|>|</?[A-Za-z][\w-]*>|\[[^\[\]]*\]")
 _SPEAKER = re.compile(r"<\|speaker:\d+\|>")
@@ -46,7 +47,10 @@ def split_text(text: str, max_chars: int = DEFAULT_MAX_CHARS, per_sentence: bool
     text: one line's model text, e.g. `<|speaker:0|> Dr. Okafor met ...`; untagged text is
     chunked as is and its chunks stay untagged. per_sentence: one sentence per chunk (still capped).
     Returns the chunks in order, each non-empty; joining their words reproduces the input words.
+    Raises ValueError when `max_chars` is below MIN_MAX_CHARS (40).
     """
+    if max_chars < MIN_MAX_CHARS:
+        raise ValueError(f"chunk cap {max_chars} is below the minimum of {MIN_MAX_CHARS} characters")
     text = text.strip()
     if not text:
         return []

@@ -155,14 +155,24 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
     return spans
 
 
-def _has_content(span: Span) -> bool:
-    return span.kind != "switch" and (span.kind != "text" or bool(normalize_text(span.text).strip()))
+def has_content(span: Span) -> bool:
+    """True for a span the model can voice: words, or a point tag / style prefix (a non-verbal cue
+    such as `[sighs]`). Switches and the scoped tags' own markup are not content."""
+    if span.kind == "text":
+        return bool(normalize_text(span.text).strip())
+    return span.kind in ("tag", "style")
 
 
 def _check_something_to_say(spans: list[Span], text: str, where) -> None:
-    """Every switch needs words or a direction after it; the line needs something besides switches."""
-    if not any(_has_content(span) for span in spans):
+    """Every switch needs words or a direction after it; the line needs something besides switches;
+    every scoped tag must enclose words or a point tag."""
+    if not any(has_content(span) for span in spans):
+        empty = next((span for span in spans if span.kind == "open"), None)
+        if empty is not None:
+            raise ScriptError(f"scoped tag <{empty.value}> has nothing inside", _at(where, text, empty.column),
+                              f"write the words to speak between <{empty.value}> and </{empty.value}>")
         raise ScriptError("the line has nothing to say", _at(where, text, 0), "write the words to speak")
+    _check_scopes_filled(spans, text, where)
     for index, span in enumerate(spans):
         if span.kind != "switch":
             continue
@@ -171,9 +181,27 @@ def _check_something_to_say(spans: list[Span], text: str, where) -> None:
             if later.kind == "switch":
                 break
             following.append(later)
-        if not any(_has_content(later) for later in following):
+        if not any(has_content(later) for later in following):
             raise ScriptError(f"speaker switch {span.text} has nothing to say after it", _at(where, text, span.column),
                               "write the words after the switch, or remove it")
+
+
+def _check_scopes_filled(spans: list[Span], text: str, where) -> None:
+    """Raise ScriptError at the opening tag of a scoped tag with nothing inside (`<whisper></whisper>`)."""
+    stack: list[tuple[Span, bool]] = []
+    for span in spans:
+        if span.kind == "open":
+            stack.append((span, False))
+        elif span.kind == "close" and stack:
+            opened, filled = stack.pop()
+            if not filled:
+                raise ScriptError(f"scoped tag <{opened.value}> has nothing inside", _at(where, text, opened.column),
+                                  f"write the words to speak between <{opened.value}> and </{opened.value}>, "
+                                  "or remove the tags")
+            if stack:
+                stack[-1] = (stack[-1][0], True)
+        elif has_content(span) and stack:
+            stack[-1] = (stack[-1][0], True)
 
 
 def _closing(text: str, start: int, opener: str, closer: str, where, what: str) -> int:
@@ -252,7 +280,7 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
     parts: list[str] = [f"<|speaker:{speaker_index}|>"]
     parts += [d for d in (note_direction(n) for n in notes) if d]
     leading = next((i for i, span in enumerate(spans) if span.kind == "switch"), len(spans))
-    if len(parts) == 1 and not any(_has_content(span) for span in spans[:leading]):
+    if len(parts) == 1 and not any(has_content(span) for span in spans[:leading]):
         parts, spans = [], spans[leading:]  # the line opens with a switch: no empty first voice
     segment: list[str] = []
 
