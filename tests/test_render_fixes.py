@@ -66,3 +66,34 @@ def test_scratch_renders_a_cue_only_line_as_a_placeholder(tmp_path, capsys):
     sigh = next(line for line in report["lines"] if line["line_id"] == "s1-2")
     assert sigh["status"] == "rendered" and sigh["duration_s"] == pytest.approx(0.8, abs=0.01)
     assert (out / "s1" / "mix.wav").exists()
+
+
+# 2. project folders
+
+def test_out_that_is_a_file_or_cannot_be_made_is_a_one_line_error(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    taken = tmp_path / "taken"
+    taken.write_text("x")
+    assert main(["render", str(path), "--out", str(taken)]) == 2
+    assert str(taken) in capsys.readouterr().err
+    blocked = taken / "below"  # a folder under a file cannot exist
+    assert main(["render", str(path), "--out", str(blocked)]) == 2
+    err = capsys.readouterr().err
+    assert str(blocked) in err and "Traceback" not in err
+
+
+def test_two_scripts_with_one_stem_do_not_share_a_project(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    first = write_script(tmp_path, ["We leave at six."], name="earnest.yaml")
+    second = write_script(tmp_path, ["Fine then."], name="earnest.yml")
+    assert main(["render", str(first)]) == 0
+    project = tmp_path / "earnest.drama" / "project.json"
+    before = project.read_text()
+    capsys.readouterr()
+    assert main(["render", str(second)]) == 2
+    err = capsys.readouterr().err
+    assert "earnest.yaml" in err and "--out" in err
+    assert project.read_text() == before
+    assert main(["mix", str(second)]) == 2
+    assert main(["render", str(second), "--out", str(tmp_path / "other.drama")]) == 0

@@ -32,10 +32,9 @@ def _load(script: str):
 
 
 def _store(script: str, out: Optional[str]):
-    from drama_cli.commands.render import default_out
-    from drama_cli.takes import TakeStore
+    from drama_cli.project_folder import open_project
 
-    store = TakeStore(out or default_out(script))
+    store = open_project(script, out)
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
     return store

@@ -15,20 +15,13 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.errors import UsageError
+from drama_cli.project_folder import default_out, open_project  # noqa: F401  (default_out: importable from here)
 
 SCRATCH_LABEL = "SCRATCH timing draft (piper voice), not a Drama 3 performance"
 
 
 def _err(message: str) -> None:
     print(f"drama: {message}", file=sys.stderr)
-
-
-def default_out(script: str) -> Path:
-    """`<script stem>.drama` beside the script; `./stdin.drama` when reading stdin."""
-    if script == "-":
-        return Path("stdin.drama")
-    path = Path(script)
-    return path.with_name(f"{path.stem}.drama")
 
 
 def _load(script: str, cast: Optional[str]):
@@ -162,7 +155,7 @@ def render_command(
     from drama_cli.backends import make_backend
     from drama_cli.compile import check_references
     from drama_cli.render import render_script
-    from drama_cli.takes import TakeStore, file_sha256
+    from drama_cli.takes import file_sha256
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap)
     settings.validate()
@@ -170,8 +163,8 @@ def render_command(
     check_references(loaded)
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
+    store = open_project(script, out, create=True)
     backend = make_backend(engine, model, notice=_err, device=device)
-    store = TakeStore(out or default_out(script))
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
@@ -210,10 +203,8 @@ def takes_command(
 ) -> None:
     """List the takes of lines, or select one."""
     from drama_cli.render import list_takes, pick_scenes, select_take
-    from drama_cli.takes import TakeStore
-
     loaded = _load(script, cast)
-    store = TakeStore(out or default_out(script))
+    store = open_project(script, out)
     settings = _settings(scene, line)
     if select is not None:
         if len(settings.lines) != 1:
@@ -263,10 +254,8 @@ def mix_command(
     from rich.console import Console
 
     from drama_cli.render import remix
-    from drama_cli.takes import TakeStore
-
     loaded = _load(script, cast)
-    store = TakeStore(out or default_out(script))
+    store = open_project(script, out)
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
     scenes = remix(loaded, store, _settings(scene, None, formats=fmt, preset=preset, gap=gap),

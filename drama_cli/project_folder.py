@@ -1,0 +1,58 @@
+"""The project folder of a script: where it is, whether it can hold a project, and whether it
+belongs to this script (two scripts with one stem, `earnest.fountain` and `earnest.yaml`, would
+otherwise share `earnest.drama/`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from drama_cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from drama_cli.takes import TakeStore
+
+
+def default_out(script: str) -> Path:
+    """`<script stem>.drama` beside the script; `./stdin.drama` when reading stdin."""
+    if script == "-":
+        return Path("stdin.drama")
+    path = Path(script)
+    return path.with_name(f"{path.stem}.drama")
+
+
+def open_project(script: str, out: str | None, create: bool = False) -> "TakeStore":
+    """The TakeStore of `script`'s project (`out`, else `default_out(script)`).
+
+    create: make the folder when missing (render). Raises UsageError (exit 2), naming the path,
+    when the folder is a file or cannot be created, or when its `project.json` records a
+    different script (suggesting `--out`).
+    """
+    root = Path(out) if out else default_out(script)
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"project folder {root} is an existing file; give --out a folder")
+    if create:
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"cannot create project folder {root}: "
+                             f"{err.strerror or err}") from err
+    from drama_cli.takes import TakeStore
+
+    store = TakeStore(root)
+    check_owner(store, script)
+    return store
+
+
+def check_owner(store: "TakeStore", script: str) -> None:
+    """Raise UsageError when `store`'s `project.json` records another script than `script`.
+
+    Scripts are told apart by file name (the recorded path is relative to where the render
+    ran); stdin (`-`) matches any project it was given with --out.
+    """
+    recorded = store.project().get("script")
+    if not recorded or recorded == "-" or script == "-":
+        return
+    if Path(recorded).name != Path(script).name:
+        raise UsageError(f"{store.root} holds the project of {recorded}, not {script}; "
+                         f"give this script its own folder with --out")
