@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
+from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.model import Line, Scene, Script
 from drama_cli.script.resolve import MAX_SPEAKERS, assign_indices
@@ -89,16 +90,17 @@ def reference_duration(path: str) -> float | None:
 
 
 def check_references(script: Script) -> None:
-    """Raise ScriptError at the cast entry when a reference clip file is missing or unreadable."""
+    """Raise ScriptError at the cast entry when a reference clip is missing, a directory,
+    unreadable, or longer than the engine's 60 s (`script.clips.MAX_REFERENCE_S`)."""
     for member in script.cast.values():
         for clip in member.references:
             path = os.path.join(script.base_dir, clip.path)
             where = clip.position or member.position or SourcePosition(script.source, 1, 1)
-            if not os.path.isfile(path):
-                raise ScriptError(f"reference clip {clip.path!r} of {member.name} does not exist", where,
-                                  "record it or fix the path (relative to the script's folder)")
-            if reference_duration(path) is None:
-                raise ScriptError(f"reference clip {clip.path!r} of {member.name} is not readable audio", where)
+            verdict = inspect_clip(path, MAX_REFERENCE_S, silence=False)
+            if verdict.error:
+                hint = "record it or fix the path (relative to the script's folder)" \
+                    if verdict.error == "does not exist" else None
+                raise ScriptError(f"reference clip {clip.path!r} of {member.name} {verdict.error}", where, hint)
 
 
 def _take_lookup(takes: TakeSource) -> Callable[[Line], AudioClip | None]:

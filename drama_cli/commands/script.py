@@ -30,11 +30,12 @@ def check(script: ScriptArg, cast: CastOpt = None,
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
     from drama_cli.script.check import check_script
+    from drama_cli.script.problems import all_errors
 
     try:
         report = check_script(script, cast, strict_tags=strict_tags)
     except ScriptError as err:
-        _fail([err], as_json)
+        _fail(all_errors(err), as_json)
     if report.errors:
         _fail(report.errors, as_json)
     if as_json:

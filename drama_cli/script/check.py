@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drama_cli.errors import ScriptError
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.model import Script, Warning_
 
@@ -38,11 +39,12 @@ class CheckReport:
 
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False) -> CheckReport:
-    """Load and validate a script. Raises ScriptError for a script that cannot be read; missing or
-    unreadable reference clips are collected in `errors`. Warnings: reader warnings, members
+    """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
+    see `problems`, when several lines are wrong); reference clips that are missing, directories,
+    unreadable or longer than 60 s, and missing or unreadable room-tone clips, are collected in
+    `errors`; silent clips are warnings. Warnings: reader warnings, members
     without reference or transcript, unused cast members, and with `strict_tags` every tag
     outside the known vocabulary (kept in the text; never dropped)."""
-    from drama_cli.compile import reference_duration
     from drama_cli.script.load import load_script
 
     script = load_script(path, cast)
@@ -52,16 +54,15 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         if not member.references:
             report.warnings.append(Warning_(f"{member.name} has no reference clip", where))
         for clip in member.references:
-            full = Path(script.base_dir, clip.path)
             position = clip.position or where
-            if not full.is_file():
-                report.errors.append(ScriptError(f"reference clip {clip.path!r} of {member.name} does not exist",
-                                                 position, "record it or fix the path (relative to the script)"))
-            elif reference_duration(str(full)) is None:
-                report.errors.append(ScriptError(f"reference clip {clip.path!r} of {member.name} is not readable audio",
-                                                 position))
+            _check_clip(report, Path(script.base_dir, clip.path), f"reference clip {clip.path!r} of {member.name}",
+                        position, MAX_REFERENCE_S)
             if not clip.transcript:
                 report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
+    for mix in [script.mix] + [scene.mix for scene in script.scenes]:
+        if mix is not None and mix.room_tone not in (None, "noise"):
+            _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
+                        mix.room_tone_position, None)
     used = {name for line in script.lines() for name in line.speakers()}
     for name in script.cast:
         if name not in used:
@@ -72,3 +73,15 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
                 report.warnings.append(Warning_(f"line {line.id}: tag {span.text} is not in the known vocabulary "
                                                 "(kept as written)", line.position))
     return report
+
+
+def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None) -> None:
+    """Add the clip's error (located at `position`) or warning to `report`."""
+    verdict = inspect_clip(full, max_s)
+    position = position or SourcePosition(report.script.source, 1, 1)
+    if verdict.error:
+        hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \
+            "trim it to a shorter excerpt" if verdict.duration_s else None
+        report.errors.append(ScriptError(f"{what} {verdict.error}", position, hint))
+    elif verdict.warning:
+        report.warnings.append(Warning_(f"{what} {verdict.warning}", position))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
+from drama_cli.script.problems import Problems
 from drama_cli.script.model import Element, Line, Scene, Script
 
 PAUSE_S = 0.5
@@ -48,13 +49,18 @@ class _Row:
     text: str
 
 
-def read_fountain(source: str, path: str = "<script>", base_dir: str | None = None) -> Script:
+def read_fountain(source: str, path: str = "<script>", base_dir: str | None = None,
+                  problems: Problems | None = None) -> Script:
     """Read Fountain text into a Script with an empty cast (speakers unresolved).
 
     source: the file's text. path: the name used in positions. base_dir: folder for reference
-    paths (default: the folder of `path`). Raises ScriptError (file:line:col) for an unclosed
-    boneyard or note and for bad directions in dialogue.
+    paths (default: the folder of `path`). problems: a collector for errors in paragraphs (the
+    reader goes on after them); without one they are raised at the end (ScriptErrors when several).
+    Raises ScriptError (file:line:col) for an unclosed boneyard or note and for bad directions in
+    dialogue.
     """
+    own = problems is None
+    problems = Problems() if own else problems
     import os
 
     text = source.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
@@ -66,8 +72,11 @@ def read_fountain(source: str, path: str = "<script>", base_dir: str | None = No
     rows = _read_title_page(rows, script)
     builder = _Builder(script, path, notes)
     for block in _blocks(rows):
-        builder.block(block)
+        with problems.collect():
+            builder.block(block)
     builder.finish()
+    if own:
+        problems.raise_if_any()
     return script
 
 

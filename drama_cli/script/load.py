@@ -9,6 +9,7 @@ from pathlib import Path
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.model import Script
+from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import add_narration, resolve_speakers
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -23,24 +24,29 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     cast: a YAML cast file; for Fountain the default is `<stem>.cast.yaml` beside the script;
         for YAML it replaces (by name) or adds to the script's own cast.
     resolve: map every speaker onto the cast (raises ScriptError for unknown names).
-    Raises ScriptError (file:line:col) for any problem in the script or the cast file.
+    Raises ScriptError (file:line:col) for a problem in the script or the cast file; problems in
+    several lines (bad directions, model tokens, unknown speakers) are all collected first and
+    raised together as ScriptErrors (a ScriptError that reads as the first; `.errors` has all).
     """
     name, text, base = _read_source(path_or_dash)
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    problems = Problems()
     if _is_yaml(name, text):
         from drama_cli.script.yaml_format import read_yaml
 
-        script = read_yaml(text, name, base_dir=str(base))
+        script = read_yaml(text, name, base_dir=str(base), problems=problems)
     else:
         from drama_cli.script.fountain import read_fountain
 
-        script = read_fountain(text, name, base_dir=str(base))
+        script = read_fountain(text, name, base_dir=str(base), problems=problems)
     if cast is not None or script.format == "fountain":
         _attach_cast(script, name, cast)
     if script.narrator:
-        add_narration(script)
+        with problems.collect():
+            add_narration(script)
     if resolve:
-        resolve_speakers(script)
+        resolve_speakers(script, problems)
+    problems.raise_if_any()
     return script
 
 

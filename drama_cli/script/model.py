@@ -136,11 +136,45 @@ class Element:
 
 
 @dataclass
+class MixOptions:
+    """Mix settings written in the script (YAML keys `room_tone`, `room_tone_db`, `gap`, `head`,
+    `tail`, at the top level or in a scene); every field is None when the script does not give it.
+
+    room_tone: "noise" (generated low-level noise) or the path of a room-tone clip as written,
+        relative to `Script.base_dir`.
+    room_tone_db: room-tone level, dBFS RMS (-120..0).
+    gap_s: default silence between lines, seconds (0..60); a line's `pause_after` wins.
+    head_s, tail_s: silence before the first and after the last line, seconds (0..60).
+    room_tone_position: where `room_tone` is written (for errors about the clip).
+    """
+
+    room_tone: str | None = None
+    room_tone_db: float | None = None
+    gap_s: float | None = None
+    head_s: float | None = None
+    tail_s: float | None = None
+    room_tone_position: SourcePosition | None = None
+
+    def over(self, base: MixOptions | None) -> MixOptions:
+        """These options with every field left None taken from `base` (scene over script)."""
+        if base is None:
+            return self
+        return MixOptions(*(mine if mine is not None else theirs for mine, theirs in
+                            zip(_mix_fields(self), _mix_fields(base))))
+
+
+def _mix_fields(options: MixOptions) -> tuple:
+    return (options.room_tone, options.room_tone_db, options.gap_s, options.head_s, options.tail_s,
+            options.room_tone_position if options.room_tone is not None else None)
+
+
+@dataclass
 class Scene:
     """A scene: its id, title, direction and lines.
 
     elements: everything in source order (Line and Element objects) for display.
     number: the Fountain scene number (`#1A#`) when given.
+    mix: mix settings given in this scene (None when none); see `Script.mix_for`.
     """
 
     id: str
@@ -150,6 +184,7 @@ class Scene:
     elements: list[Line | Element] = field(default_factory=list)
     number: str | None = None
     position: SourcePosition | None = None
+    mix: MixOptions | None = None
 
 
 @dataclass
@@ -173,6 +208,7 @@ class Script:
     narrator: the cast member that voices action, or None (action is not spoken).
     title_page: Fountain title page keys and values, or {"Title": title} for YAML.
     warnings: non-fatal remarks collected while reading and resolving.
+    mix: mix settings given at the script's top level (None when none).
     """
 
     title: str = ""
@@ -184,6 +220,13 @@ class Script:
     base_dir: str = "."
     format: str = ""
     warnings: list[Warning_] = field(default_factory=list)
+    mix: MixOptions | None = None
+
+    def mix_for(self, scene: Scene) -> MixOptions | None:
+        """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""
+        if scene.mix is None:
+            return self.mix
+        return scene.mix.over(self.mix)
 
     def scene(self, scene_id: str) -> Scene:
         """The scene with `scene_id`; raises KeyError when there is none."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.model import CastMember, Script
+from drama_cli.script.model import CastMember, Line, Script
+from drama_cli.script.problems import Problems, ScriptErrors
 
 MAX_SPEAKERS = 16
 _EXTENSIONS = re.compile(r"\s*\([^()]*\)\s*")
@@ -51,24 +54,48 @@ class CastIndex:
         raise ScriptError(f"unknown speaker {written.strip()!r}", where or SourcePosition("<script>", 1, 1), hint)
 
 
-def resolve_speakers(script: Script) -> Script:
+def resolve_speakers(script: Script, problems: Problems | None = None) -> Script:
     """Replace every line's speaker and switch target with its canonical cast name (in place).
 
-    Also checks fixed speaker indices (0..15, unique). Raises ScriptError at the first unknown
-    name. Returns `script` for chaining.
+    Also checks fixed speaker indices (0..15, unique). Unknown names are collected across all
+    lines into `problems` when given; without it they are raised at the end (the one ScriptError,
+    or ScriptErrors when several). Returns `script` for chaining.
     """
+    own = problems is None
+    problems = Problems() if own else problems
     check_fixed_indices(script)
     index = CastIndex(script.cast)
     for scene in script.scenes:
         for line in scene.lines:
-            line.speaker = index.resolve(line.speaker, line.position)
-            for span in line.spans:
-                if span.kind == "switch":
-                    span.value = index.resolve(span.value, line.position)
-            if len(line.speakers()) > MAX_SPEAKERS:
-                raise ScriptError(f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
-                                  f"{MAX_SPEAKERS}", line.position, "split it into several lines")
+            with problems.collect():
+                _resolve_line(line, index)
+    if own:
+        problems.raise_if_any()
     return script
+
+
+def _resolve_line(line: Line, index: CastIndex) -> None:
+    """Resolve one line's speaker and switch targets; raises ScriptError at the first unknown name."""
+    unknown: list[ScriptError] = []
+    with _record(unknown):
+        line.speaker = index.resolve(line.speaker, line.position)
+    for span in line.spans:
+        if span.kind == "switch":
+            with _record(unknown):
+                span.value = index.resolve(span.value, line.position)
+    if unknown:
+        raise unknown[0] if len(unknown) == 1 else ScriptErrors(unknown)
+    if len(line.speakers()) > MAX_SPEAKERS:
+        raise ScriptError(f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
+                          f"{MAX_SPEAKERS}", line.position, "split it into several lines")
+
+
+@contextmanager
+def _record(errors: list[ScriptError]) -> Iterator[None]:
+    try:
+        yield
+    except ScriptError as err:
+        errors.append(err)
 
 
 def check_fixed_indices(script: Script) -> None:

@@ -22,23 +22,28 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens, parse_directions
-from drama_cli.script.model import CastMember, Element, Line, ReferenceClip, Scene, Script, Warning_
+from drama_cli.script.model import CastMember, Element, Line, MixOptions, ReferenceClip, Scene, Script, Warning_
+from drama_cli.script.problems import Problems
 
 QUOTE_HINT = 'put the value in double quotes, e.g. text: "[sighs] Fine."'
-SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description")
+MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail")
+SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", *MIX_KEYS)
 MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang")
 CLIP_KEYS = ("audio", "path", "transcript")
-SCENE_KEYS = ("id", "title", "direction", "lines")
+SCENE_KEYS = ("id", "title", "direction", "lines", *MIX_KEYS)
 LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang")
 ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
+MIN_PAUSE_S = -10.0  # a negative pause overlaps the end of the line before
+MAX_PAUSE_S = 60.0  # longer silences are a typo (99999 s wrote a 13 GB mix)
 
 
 class _Reader:
     """One YAML source being read; holds the text for positions and recovery."""
 
-    def __init__(self, source: str, path: str):
+    def __init__(self, source: str, path: str, problems: Problems | None = None):
         self.source = source
         self.path = path
+        self.problems = problems or Problems()
         self.lines = source.split("\n")
         self.warnings: list[Warning_] = []
 
@@ -104,14 +109,31 @@ class _Reader:
         except ValueError:
             raise self.error(f"{what} must be a whole number, got {value!r}", node) from None
 
-    def seconds(self, node: Node, what: str) -> float:
-        """Seconds from `0.5`, `0.5s` or `500ms`; raises ScriptError otherwise."""
+    def seconds(self, node: Node, what: str, low: float = 0.0, high: float = MAX_PAUSE_S) -> float:
+        """Seconds from `0.5`, `-0.5`, `0.5s` or `500ms`, within [low, high]; raises ScriptError
+        for anything else."""
         value = self.scalar(node, what).strip().lower()
-        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(ms|s)?", value)
+        match = re.fullmatch(r"([-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*(ms|s)?", value)
         if not match:
-            raise self.error(f"{what} must be a duration like 0.5, 0.5s or 500ms, got {value!r}", node)
+            example = "-0.5, 0.5s or 500ms" if low < 0 else "0.5, 0.5s or 500ms"
+            raise self.error(f"{what} must be a duration like {example}, got {value!r}", node)
         number = float(match.group(1))
-        return number / 1000 if match.group(2) == "ms" else number
+        number = number / 1000 if match.group(2) == "ms" else number
+        if not low <= number <= high:
+            raise self.error(f"{what} must be between {low:g} and {high:g} seconds, got {number:g}", node)
+        return number
+
+    def number(self, node: Node, what: str, low: float, high: float) -> float:
+        """A decimal number within [low, high] (e.g. a level in dB); raises ScriptError otherwise."""
+        value = self.scalar(node, what).strip().lower()
+        value = value[:-2].strip() if value.endswith("db") else value
+        try:
+            number = float(value)
+        except ValueError:
+            raise self.error(f"{what} must be a number, got {value!r}", node) from None
+        if not low <= number <= high:
+            raise self.error(f"{what} must be between {low:g} and {high:g}, got {number:g}", node)
+        return number
 
     def boolean(self, node: Node, what: str) -> bool:
         """true/yes/on or false/no/off; raises ScriptError otherwise."""
@@ -129,14 +151,19 @@ class _Reader:
         return [part.strip() for part in self.scalar(node, what).split(",") if part.strip()]
 
 
-def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None) -> Script:
+def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
+              problems: Problems | None = None) -> Script:
     """Read a YAML script (format in README "Script formats") into a Script, speakers unresolved.
 
     source: the file's text. path: the name used in positions. base_dir: folder that reference
     paths are relative to (default: the folder of `path`), used to find `<clip>.txt` transcripts.
+    problems: a collector for errors in scenes and lines (the reader goes on after them and the
+    caller raises); without one, those errors are raised at the end (ScriptErrors when several).
     Raises ScriptError with file:line:col for every problem found.
     """
-    reader = _Reader(source, path)
+    own = problems is None
+    problems = Problems() if own else problems
+    reader = _Reader(source, path, problems)
     root = compose(source, path)
     if root is None:
         raise ScriptError("the script is empty", SourcePosition(path, 1, 1),
@@ -151,6 +178,7 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None) 
         script.cast = read_cast_node(reader, top["cast"][1], base)
     if "narrator" in top:
         script.narrator = reader.scalar(top["narrator"][1], "narrator")
+    script.mix = read_mix(reader, top)
     if "scenes" in top and "lines" in top:
         raise reader.error("use either 'scenes:' or top-level 'lines:', not both", top["lines"][0])
     if "scenes" in top:
@@ -158,12 +186,16 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None) 
         if not isinstance(node, SequenceNode):
             raise reader.error("'scenes' must be a list of scenes", node, "start each scene with '- id: ...'")
         for number, scene_node in enumerate(node.value, start=1):
-            script.scenes.append(_read_scene(reader, scene_node, number))
+            with problems.collect():
+                script.scenes.append(_read_scene(reader, scene_node, number))
     elif "lines" in top:
         scene = Scene(id="scene-1", position=reader.at(top["lines"][0]))
         _read_lines(reader, top["lines"][1], scene)
         script.scenes.append(scene)
-    _check_unique_ids(script)
+    with problems.collect():
+        _check_unique_ids(script)
+    if own:
+        problems.raise_if_any()
     script.warnings.extend(reader.warnings)
     return script
 
@@ -262,19 +294,42 @@ def _read_scene(reader: _Reader, node: Node, number: int) -> Scene:
     if "direction" in fields:
         scene.direction = reader.text(fields["direction"][1], "direction")
         scene.elements.append(Element("direction", scene.direction or "", reader.at(fields["direction"][1])))
+    scene.mix = read_mix(reader, fields)
     if "lines" in fields:
         _read_lines(reader, fields["lines"][1], scene)
     return scene
+
+
+def read_mix(reader: _Reader, fields: dict[str, tuple[Node, Node]]) -> MixOptions | None:
+    """Mix settings from a script's or a scene's keys (MIX_KEYS); None when none is given.
+    Raises ScriptError at the value for a bad room tone, level or duration."""
+    if not any(key in fields for key in MIX_KEYS):
+        return None
+    mix = MixOptions()
+    if "room_tone" in fields:
+        node = fields["room_tone"][1]
+        value = reader.scalar(node, "room_tone").strip()
+        if not value:
+            raise reader.error("room_tone is empty", node, "write 'noise' or the path of a room-tone clip")
+        mix.room_tone = "noise" if value.lower() == "noise" else value
+        mix.room_tone_position = reader.at(node)
+    if "room_tone_db" in fields:
+        mix.room_tone_db = reader.number(fields["room_tone_db"][1], "room_tone_db", -120.0, 0.0)
+    for key, attribute in (("gap", "gap_s"), ("head", "head_s"), ("tail", "tail_s")):
+        if key in fields:
+            setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, MAX_PAUSE_S))
+    return mix
 
 
 def _read_lines(reader: _Reader, node: Node, scene: Scene) -> None:
     if not isinstance(node, SequenceNode):
         raise reader.error("'lines' must be a list", node, "start each line with '- SPEAKER: text'")
     for item in node.value:
-        entry = _read_line_item(reader, item, scene)
-        scene.elements.append(entry)
-        if isinstance(entry, Line):
-            scene.lines.append(entry)
+        with reader.problems.collect():
+            entry = _read_line_item(reader, item, scene)
+            scene.elements.append(entry)
+            if isinstance(entry, Line):
+                scene.lines.append(entry)
 
 
 def _read_line_item(reader: _Reader, node: Node, scene: Scene) -> Line | Element:
@@ -347,7 +402,7 @@ def _apply_line_fields(reader: _Reader, line: Line, fields: dict[str, tuple[Node
             check_model_tokens(note, reader.at(node))
         line.remarks += [n for n in notes if n.strip()]
     if "pause_after" in fields:
-        line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after")
+        line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after", MIN_PAUSE_S, MAX_PAUSE_S)
     if "overlap" in fields:
         line.overlap = reader.boolean(fields["overlap"][1], "overlap")
 

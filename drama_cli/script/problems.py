@@ -1,0 +1,52 @@
+"""Collecting script errors across lines, so `drama check` can list every problem at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from drama_cli.errors import ScriptError
+
+
+class ScriptErrors(ScriptError):
+    """Several located script errors found in one read.
+
+    Behaves as its first error (message, position; the hint says how many more there are), so a
+    caller that handles one ScriptError still works; `errors` holds all of them in source order.
+    """
+
+    def __init__(self, errors: list[ScriptError]):
+        self.errors = list(errors)
+        first = self.errors[0]
+        more = len(self.errors) - 1
+        hint = f"and {more} more problem{'s' if more != 1 else ''}: `drama check` lists them all"
+        super().__init__(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
+
+
+class Problems:
+    """A collector of ScriptErrors: `with problems.collect(): ...` records an error and goes on."""
+
+    def __init__(self) -> None:
+        self.errors: list[ScriptError] = []
+
+    @contextmanager
+    def collect(self) -> Iterator[None]:
+        """Run the block; a ScriptError raised inside is recorded instead of propagated."""
+        try:
+            yield
+        except ScriptErrors as err:
+            self.errors.extend(err.errors)
+        except ScriptError as err:
+            self.errors.append(err)
+
+    def raise_if_any(self) -> None:
+        """Raise the one recorded error, or ScriptErrors when there are several; else nothing."""
+        if len(self.errors) == 1:
+            raise self.errors[0]
+        if self.errors:
+            raise ScriptErrors(self.errors)
+
+
+def all_errors(err: ScriptError) -> list[ScriptError]:
+    """Every error an exception stands for: its `errors` for ScriptErrors, else itself."""
+    return list(err.errors) if isinstance(err, ScriptErrors) else [err]
