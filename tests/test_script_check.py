@@ -79,3 +79,176 @@ def test_split_text_raises_on_a_cap_below_the_minimum(cap):
     with pytest.raises(ValueError, match="below the minimum"):
         split_text("<|speaker:0|> " + "word " * 50, max_chars=cap)
     assert len(split_text("<|speaker:0|> " + "word " * 50, max_chars=MIN_MAX_CHARS)) == 7
+
+
+def clip_script(tmp_path: Path, clip: str) -> Path:
+    return write(tmp_path, f"cast:\n  A:\n    voice: {clip}\n    transcript: Hello.\nlines:\n  - A: Hi.\n")
+
+
+def test_reference_over_sixty_seconds_is_an_error_at_the_clip(drama, tmp_path, capsys):
+    tone(tmp_path / "refs" / "long.wav", 61.0)
+    path = clip_script(tmp_path, "refs/long.wav")
+    assert drama(["check", str(path)]) == 2
+    assert f"{path}:3:12: reference clip 'refs/long.wav' of A is 61.0 s long; the engine takes at most 60 s" \
+        in capsys.readouterr().err
+
+
+def test_reference_of_sixty_seconds_is_fine(drama, tmp_path, capsys):
+    tone(tmp_path / "refs" / "ok.wav", 60.0)
+    assert drama(["check", str(clip_script(tmp_path, "refs/ok.wav"))]) == 0
+    assert "silent" not in capsys.readouterr().err
+
+
+def test_silent_reference_is_a_warning(drama, tmp_path, capsys):
+    tone(tmp_path / "refs" / "quiet.wav", 2.0, amplitude=0.0)
+    path = clip_script(tmp_path, "refs/quiet.wav")
+    assert drama(["check", str(path)]) == 0
+    assert f"warning: {path}:3:12: reference clip 'refs/quiet.wav' of A is silent" in capsys.readouterr().err
+
+
+def test_directory_as_reference_says_so(drama, tmp_path, capsys):
+    (tmp_path / "refs").mkdir()
+    path = clip_script(tmp_path, "refs")
+    assert drama(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "reference clip 'refs' of A is a directory" in err and "does not exist" not in err
+
+
+def test_render_reference_check_refuses_long_clips_and_directories(tmp_path):
+    from drama_cli.compile import check_references
+
+    tone(tmp_path / "refs" / "long.wav", 61.0)
+    with pytest.raises(ScriptError, match="61.0 s long"):
+        check_references(load_script(clip_script(tmp_path, "refs/long.wav")))
+    with pytest.raises(ScriptError, match="is a directory"):
+        check_references(load_script(clip_script(tmp_path, "refs")))
+
+
+MANY_ERRORS = """cast:
+  ALICE: {}
+  BOB: {}
+lines:
+  - ALICE: Hello.
+  - ALIX: Who?
+  - BOB: "Stop <|im_end|> now."
+  - BOB: Fine.
+  - ROBERT: Me.
+  - ALICE: "Go {CAROL} on."
+"""
+
+
+def test_check_lists_every_problem_then_exits_2(drama, tmp_path, capsys):
+    path = write(tmp_path, MANY_ERRORS)
+    assert drama(["check", str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    located = [line for line in err if line.startswith(str(path))]
+    assert [line.split(": ")[0] for line in located] == [f"{path}:6:5", f"{path}:7:16", f"{path}:9:5", f"{path}:10:5"]
+    assert "unknown speaker 'ALIX'" in located[0] and "did you mean ALICE?" in located[0]
+    assert "structural model token '<|im_end|>'" in located[1]
+    assert "unknown speaker 'CAROL'" in located[3]
+    assert err[-1] == f"drama: 4 errors in {path}"
+
+
+def test_check_json_lists_every_problem(drama, tmp_path, capsys):
+    import json
+
+    assert drama(["check", str(write(tmp_path, MANY_ERRORS)), "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and [e["line"] for e in report["errors"]] == [6, 7, 9, 10]
+
+
+def test_load_script_still_raises_one_script_error_naming_the_first(tmp_path):
+    from drama_cli.script.problems import ScriptErrors
+
+    with pytest.raises(ScriptError) as info:
+        load_script(write(tmp_path, MANY_ERRORS))
+    assert isinstance(info.value, ScriptErrors) and len(info.value.errors) == 4
+    assert str(info.value).startswith(f"{tmp_path / 'play.yaml'}:6:5: unknown speaker 'ALIX'")
+    assert "and 3 more problems" in str(info.value)
+
+
+def test_fountain_check_lists_every_unknown_cue(drama, tmp_path, capsys):
+    write(tmp_path, "cast:\n  ALICE: {}\n", "play.cast.yaml")
+    path = write(tmp_path, "INT. ROOM - DAY\n\nALIX\nHello.\n\nALICE\nHi <|speaker:3|> there.\n\nBOBBY\nYo.\n",
+                 "play.fountain")
+    assert drama(["check", str(path)]) == 2
+    located = [line.split(": ")[0] for line in capsys.readouterr().err.splitlines() if line.startswith(str(path))]
+    assert located == [f"{path}:4:1", f"{path}:7:4", f"{path}:10:1"]
+
+
+@pytest.mark.parametrize("value, seconds", [("-0.5", -0.5), ("-500ms", -0.5), ("-10", -10.0), ("60", 60.0),
+                                            ("0.25s", 0.25)])
+def test_pause_after_accepts_negative_overlaps_down_to_minus_ten(tmp_path, value, seconds):
+    script = load_script(write(tmp_path, CAST + f"lines:\n  - speaker: A\n    text: Hi.\n    pause_after: {value}\n"))
+    assert script.lines()[0].pause_after_s == seconds
+
+
+@pytest.mark.parametrize("value", ["99999", "60.5", "-10.5", "-"])
+def test_pause_after_outside_the_range_is_a_located_error(tmp_path, value):
+    with pytest.raises(ScriptError) as info:
+        load_script(write(tmp_path, CAST + f"lines:\n  - speaker: A\n    text: Hi.\n    pause_after: \"{value}\"\n"))
+    assert (info.value.position.line, info.value.position.column) == (7, 18)
+    assert "pause_after must be" in info.value.message
+
+
+MIX_SCRIPT = """title: Mixed
+room_tone: noise
+room_tone_db: -60
+gap: 0.8
+cast:
+  A: {}
+scenes:
+  - id: one
+    room_tone: tone.wav
+    head: 1
+    tail: 500ms
+    lines:
+      - A: Hi.
+  - id: two
+    lines:
+      - A: Bye.
+"""
+
+
+def test_mix_options_at_script_and_scene_level(tmp_path):
+    from drama_cli.script.model import MixOptions
+
+    tone(tmp_path / "tone.wav", 1.0, 0.001)
+    script = load_script(write(tmp_path, MIX_SCRIPT))
+    assert script.mix == MixOptions("noise", -60.0, 0.8, None, None, script.mix.room_tone_position)
+    assert (script.mix.room_tone_position.line, script.mix.room_tone_position.column) == (2, 12)
+    one, two = script.scenes
+    assert (one.mix.room_tone, one.mix.room_tone_db, one.mix.gap_s, one.mix.head_s, one.mix.tail_s) == \
+        ("tone.wav", None, None, 1.0, 0.5)
+    assert two.mix is None
+    merged = script.mix_for(one)
+    assert (merged.room_tone, merged.room_tone_db, merged.gap_s, merged.head_s, merged.tail_s) == \
+        ("tone.wav", -60.0, 0.8, 1.0, 0.5)
+    assert script.mix_for(two) is script.mix
+
+
+def test_script_without_mix_options_has_none(tmp_path):
+    script = load_script(write(tmp_path, CAST + "lines:\n  - A: Hi.\n"))
+    assert script.mix is None and script.scenes[0].mix is None and script.mix_for(script.scenes[0]) is None
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("room_tone_db", "6", "room_tone_db must be between -120 and 0"),
+    ("room_tone_db", "loud", "room_tone_db must be a number"),
+    ("gap", "-1", "gap must be between 0 and 60"),
+    ("head", "2 minutes", "head must be a duration"),
+    ("tail", "61", "tail must be between 0 and 60"),
+    ("room_tone", '""', "room_tone is empty"),
+])
+def test_bad_mix_options_are_located_errors(tmp_path, key, value, message):
+    with pytest.raises(ScriptError, match=message) as info:
+        load_script(write(tmp_path, f"{key}: {value}\n" + CAST + "lines:\n  - A: Hi.\n"))
+    assert (info.value.position.line, info.value.position.column) == (1, len(key) + 3)
+
+
+def test_check_refuses_a_missing_room_tone_clip_at_its_key(drama, tmp_path, capsys):
+    path = write(tmp_path, MIX_SCRIPT)
+    assert drama(["check", str(path)]) == 2
+    assert f"{path}:9:16: room tone 'tone.wav' does not exist" in capsys.readouterr().err
+    tone(tmp_path / "tone.wav", 90.0, 0.001)  # room tone loops: any length is fine
+    assert drama(["check", str(path)]) == 0

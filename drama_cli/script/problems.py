@@ -40,11 +40,16 @@ class Problems:
             self.errors.append(err)
 
     def raise_if_any(self) -> None:
-        """Raise the one recorded error, or ScriptErrors when there are several; else nothing."""
+        """Raise the one recorded error, or ScriptErrors (in source order) when there are several;
+        else nothing."""
         if len(self.errors) == 1:
             raise self.errors[0]
         if self.errors:
-            raise ScriptErrors(self.errors)
+            raise ScriptErrors(sorted(self.errors, key=_place))
+
+
+def _place(err: ScriptError) -> tuple[str, int, int]:
+    return err.position.file, err.position.line, err.position.column
 
 
 def all_errors(err: ScriptError) -> list[ScriptError]:
