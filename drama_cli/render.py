@@ -159,7 +159,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                 if settings.mix:
                     report.scenes.append(mix_scene_from_store(
                         store, scene, settings, {"engine": report.engine,
-                                                 "scratch": report.scratch}))
+                                                 "scratch": report.scratch}, script))
         finally:
             progress.finish()
     return report

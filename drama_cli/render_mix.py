@@ -33,13 +33,17 @@ def require_encoders(formats) -> None:
 
 
 def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
-                         metadata: dict | None = None) -> SceneOutcome:
+                         metadata: dict | None = None, script=None) -> SceneOutcome:
     """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars.
+
+    The mix settings are `settings.mix_options` (command-line flags) over the scene's and then
+    the script's own (`drama_cli.mix_options.layered_mix_options`; script None: the scene's).
 
     Lines without a usable selected take are left out and listed in `missing` (and in the cue
     sheet's metadata). Returns the files written, the mix duration and loudness facts.
     """
     from drama_cli.mix import MixEntry, MixSettings, mix_scene, write_mix
+    from drama_cli.mix_options import layered_mix_options
 
     outcome = SceneOutcome(scene.id)
     entries = []
@@ -54,7 +58,8 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         outcome.skipped = ("the scene has no spoken lines" if not scene.lines
                            else "no line of the scene has a usable take")
         return outcome
-    mix_settings = MixSettings(formats=tuple(settings.formats), **settings.mix_options,
+    options = layered_mix_options(script, scene, settings.mix_options)
+    mix_settings = MixSettings(formats=tuple(settings.formats), **options,
                                metadata={**(metadata or {}), "scene": scene.id,
                                          "missing_lines": list(outcome.missing)})
     folder = store.scene_dir(scene.id)
@@ -97,5 +102,5 @@ def remix(script, store: TakeStore, settings: RenderSettings,
     with store.lock():
         if project:
             store.write_project({**store.project(), "mix": mix_record(settings)})
-        return [mix_scene_from_store(store, scene, settings, metadata)
+        return [mix_scene_from_store(store, scene, settings, metadata, script)
                 for scene in pick_scenes(script, settings)]

@@ -51,13 +51,17 @@ class RenderSettings:
     checks: list = field(default_factory=list)
 
     def validate(self) -> None:
-        """Raise UsageError for an unknown mode, takes < 1 or retries < 0."""
+        """Raise UsageError for an unknown mode, takes < 1, retries < 0 or a mix option out of
+        range (`drama_cli.mix_options.validate_mix_options`)."""
+        from drama_cli.mix_options import validate_mix_options
+
         if self.mode not in MODES:
             raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if self.takes < 1:
             raise UsageError("--takes must be at least 1")
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
+        validate_mix_options(self.mix_options)
 
 
 @dataclass

@@ -97,3 +97,78 @@ def test_two_scripts_with_one_stem_do_not_share_a_project(tmp_path, monkeypatch,
     assert project.read_text() == before
     assert main(["mix", str(second)]) == 2
     assert main(["render", str(second), "--out", str(tmp_path / "other.drama")]) == 0
+
+
+# 3. float options
+
+@pytest.mark.parametrize("flag", ["--gap=nan", "--gap=inf", "--gap=-0.5", "--gap=61",
+                                  "--head=-1", "--tail=nan", "--asr-threshold=nan"])
+def test_render_refuses_float_options_out_of_range(tmp_path, monkeypatch, capsys, flag):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    extra = ["--qc", "asr"] if flag.startswith("--asr") else []
+    assert main(["render", str(path), flag, *extra]) == 2
+    assert flag.split("=")[0] in capsys.readouterr().err
+    assert not (tmp_path / "scene.drama" / "project.json").exists()
+
+
+def test_mix_refuses_float_options_out_of_range(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    for flag in ("--gap=inf", "--head=-1", "--tail=99"):
+        assert main(["mix", str(path), flag]) == 2
+    assert main(["mix", str(path), "--room-tone", str(tmp_path / "none.wav")]) == 2
+
+
+# 4. mix settings from the script and the new flags
+
+MIX_SCRIPT = """\
+title: Boathouse
+gap: 1.0
+room_tone: noise
+room_tone_db: -60
+cast:
+  MARGOT: {}
+  DESMOND: {}
+scenes:
+  - id: boathouse
+    head: 0
+    lines:
+      - MARGOT: We leave at six.
+      - DESMOND: Fine then.
+"""
+
+
+def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
+    sheet = json.loads((folder / "boathouse" / "mix.cues.json").read_text())
+    return sheet, sheet["cues"]
+
+
+def test_script_mix_settings_apply_and_flags_win(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = tmp_path / "mix.yaml"
+    path.write_text(MIX_SCRIPT, encoding="utf-8")
+    out = tmp_path / "mix.drama"
+    assert main(["render", str(path), "--preset", "acx"]) == 0
+    _, rows = mix_rows(out)
+    assert rows[0]["start_s"] == 0.0  # the scene's head
+    assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(1.0, abs=1e-4)  # script gap
+    audio, rate = sf.read(str(out / "boathouse" / "mix.wav"))
+    gap = audio[int((rows[0]["end_s"] + 0.3) * rate):int((rows[1]["start_s"] - 0.3) * rate)]
+    assert 0 < float(np.sqrt(np.mean(gap ** 2))) < 10 ** (-50 / 20)  # room tone, not silence
+    assert "digital silence" not in capsys.readouterr().out
+    assert main(["mix", str(path), "--gap", "0.25", "--head", "0.5", "--tail", "2"]) == 0
+    sheet, rows = mix_rows(out)
+    assert rows[0]["start_s"] == pytest.approx(0.5, abs=1e-4)
+    assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(0.25, abs=1e-4)
+    assert sheet["duration_s"] == pytest.approx(rows[1]["end_s"] + 2.0, abs=1e-4)
+
+
+def test_compliance_issues_are_printed(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--preset", "acx"]) == 0
+    assert "gaps are digital silence; add room tone" in capsys.readouterr().out
+    assert main(["mix", str(path), "--room-tone", "noise"]) == 0
+    assert "digital silence" not in capsys.readouterr().out

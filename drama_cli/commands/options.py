@@ -10,6 +10,11 @@ CAST = typer.Option(None, help="Cast file (YAML) to use.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 PRESET = typer.Option(None, help="Loudness preset: none, acx, r128, podcast.")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
+GAP = typer.Option(None, help="Default pause between lines in the mix, seconds (0..60).")
+ROOM_TONE = typer.Option(None, "--room-tone",
+                         help="Bed under the mix: 'noise' or a room-tone file (WAV/FLAC).")
+HEAD = typer.Option(None, help="Silence before the first line of a scene mix, seconds (0..60).")
+TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seconds (0..60).")
 
 # Commands that work on an existing project (revise, edit) and make new takes of one line.
 ENGINE_OF_PROJECT = typer.Option(None, help="auto, scratch or drama3 (default: the project's).")

@@ -34,17 +34,22 @@ def _load(script: str, cast: Optional[str]):
 
 
 def _settings(scene, line, mode="history", takes=1, seed=0, retries=2, formats=None,
-              preset=None, gap=None, mix=True):
+              preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None):
+    """RenderSettings from the command line; mix options only for the flags given.
+    Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
+    from drama_cli.mix_options import cli_room_tone
     from drama_cli.render import RenderSettings
 
     options = {}
     if preset:
         options["preset"] = preset
-    if gap is not None:
-        options["gap_s"] = gap
-    return RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
-                          takes=takes, seed=seed, retries=retries,
-                          formats=tuple(formats or ("wav",)), mix=mix, mix_options=options)
+    given = {"gap_s": gap, "head_s": head, "tail_s": tail, "room_tone": cli_room_tone(room_tone)}
+    options.update({key: value for key, value in given.items() if value is not None})
+    settings = RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
+                              takes=takes, seed=seed, retries=retries,
+                              formats=tuple(formats or ("wav",)), mix=mix, mix_options=options)
+    settings.validate()
+    return settings
 
 
 class RichProgress:
@@ -128,6 +133,8 @@ def _print_scene(console, scene) -> None:
     console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
                   f" {scene.duration_s:.1f} s, {loud.get('integrated_lufs')} LUFS, peak "
                   f"{loud.get('peak_dbfs')} dBFS{left_out}")
+    for issue in scene.loudness.get("issues", []):
+        console.print(f"scene {scene.scene_id}: mix issue: {issue}")
 
 
 def render_command(
@@ -145,7 +152,10 @@ def render_command(
     cast: Optional[str] = opt.CAST,
     fmt: Optional[List[str]] = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable)."),
     preset: Optional[str] = opt.PRESET,
-    gap: Optional[float] = typer.Option(None, help="Default pause between lines in the mix, seconds."),
+    gap: Optional[float] = opt.GAP,
+    room_tone: Optional[str] = opt.ROOM_TONE,
+    head: Optional[float] = opt.HEAD,
+    tail: Optional[float] = opt.TAIL,
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
@@ -157,8 +167,8 @@ def render_command(
     from drama_cli.render import render_script
     from drama_cli.takes import file_sha256
 
-    settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap)
-    settings.validate()
+    settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
+                         room_tone=room_tone, head=head, tail=tail)
     loaded = _load(script, cast)
     check_references(loaded)
     if qc is not None:
@@ -187,8 +197,12 @@ def render_command(
 def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
     from drama_cli.render import asr_take_check
 
+    from drama_cli.mix_options import check_number
+
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
+    if threshold is not None:
+        check_number("--asr-threshold", threshold, 0.0, 1.0)
     return [asr_take_check(asr_model, threshold)]
 
 
@@ -246,7 +260,10 @@ def mix_command(
     cast: Optional[str] = opt.CAST,
     fmt: Optional[List[str]] = typer.Option(None, "--format", help="wav, flac, mp3 (repeatable)."),
     preset: Optional[str] = opt.PRESET,
-    gap: Optional[float] = typer.Option(None, help="Default pause between lines, seconds."),
+    gap: Optional[float] = opt.GAP,
+    room_tone: Optional[str] = opt.ROOM_TONE,
+    head: Optional[float] = opt.HEAD,
+    tail: Optional[float] = opt.TAIL,
     as_json: bool = opt.JSON,
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
@@ -258,8 +275,9 @@ def mix_command(
     store = open_project(script, out)
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
-    scenes = remix(loaded, store, _settings(scene, None, formats=fmt, preset=preset, gap=gap),
-                   formats_given=bool(fmt))
+    settings = _settings(scene, None, formats=fmt, preset=preset, gap=gap, room_tone=room_tone,
+                         head=head, tail=tail)
+    scenes = remix(loaded, store, settings, formats_given=bool(fmt))
     if as_json:
         import dataclasses
 
