@@ -51,7 +51,7 @@ from drama_cli.edit_words import (  # noqa: F401
     word_index_at,
     words_in_span,
 )
-from drama_cli.errors import UsageError
+from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, UsageError
 from drama_cli.infill import (  # noqa: F401
     BackendInfill,
     EditOutcome,
@@ -241,7 +241,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
     with a backup) and select the first new take and mix its scene again (`select`).
     Returns a JSON-ready summary. Raises UsageError for takes < 1, RenderError from the backend."""
-    from drama_cli.revise import free_render_slot, plan_line, remix_scene
+    from drama_cli.revise import free_render_slot, new_take_seeds, plan_line, remix_scene
     from drama_cli.script.load import load_script
     from engine.prompt import layout_version
 
@@ -254,10 +254,10 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     base = replace(base, text=model_text)
     request = replace(planned.request, text=model_text, layout_version=layout_version("infill"))
     runner = BackendInfill(backend, request, middle_words(plan), decode)
-    first_seed = seed if seed is not None else int(source.record.get("seed", 0)) + 1
+    seeds = new_take_seeds(store, planned.scene.id, planned.line.id, source, takes, seed)
     outcomes = []
     for k in range(takes):
-        outcome = run_infill(runner, base, plan, audio, codes, first_seed + k, text=model_text)
+        outcome = run_infill(runner, base, plan, audio, codes, seeds[k], text=model_text)
         outcome.generation = runner.last
         outcomes.append(outcome)
     backup = None
@@ -284,7 +284,9 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     return {
         **plan_summary(planned, source, plan),
         "takes": [{"take": t.number, "seed": t.record["seed"], "duration_s": t.duration_s,
-                   "flagged": t.record["edit"]["flagged"], "file": str(t.wav_path)} for t in made],
+                   "flagged": t.record["edit"]["flagged"], "file": str(t.wav_path),
+                   "status": t.record.get("status", "ok"),
+                   "failures": failed_checks(t.record)} for t in made],
         "backend_calls": runner.calls,
         "selected": made[0].number if select else None,
         "script_backup": str(backup) if backup else None,
@@ -293,11 +295,47 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     }
 
 
+_SHORT_LINE = re.compile(r"^(\s*-\s+([^\s:#\"'][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
+_LINE_KEYS = {"speaker", "text", "id", "note", "notes", "pause_after", "overlap", "direction"}
+
+
+def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None:
+    """(start, end) of the text in a short-form YAML line `- SPEAKER: text` that holds the
+    first word of `old_text`, as offsets into `source_line`; None for any other line."""
+    match = _SHORT_LINE.match(source_line)
+    if match is None or match.group(2).strip().lower() in _LINE_KEYS:
+        return None
+    value = match.group(3)
+    if value[:1] in "{[|>&*" or old_text.split()[0].strip("\"'") not in value:
+        return None
+    return match.start(3), match.end(3)
+
+
+def failed_checks(record: dict) -> list[str]:
+    """`name: message` of every failed check in a take record (the splice's long-silence flag
+    included)."""
+    results = (record.get("checks") or {}).get("checks") or []
+    failed = [f"{r.get('name')}: {r.get('message')}" for r in results if not r.get("passed", True)]
+    if (record.get("edit") or {}).get("flagged"):
+        failed.append("splice: long silence in the edit")
+    return failed
+
+
+def edit_exit_code(summary: dict) -> int:
+    """0 when a new take of an edit passed its checks, else 3 when one is usable (degraded),
+    else 1 (every new take unusable): the exit codes of `drama render`."""
+    statuses = {t.get("status", "ok") for t in summary.get("takes", [])}
+    if "ok" in statuses or not statuses:
+        return EXIT_OK
+    return EXIT_DEGRADED if "degraded" in statuses else EXIT_CHECKS_FAILED
+
+
 def update_script_text(script, line, old_text: str, new_text: str):
     """Rewrite the line's text in the script file: a backup copy `<file>.<UTC time>.bak`
     first, then the new file written beside it and renamed into place (atomic).
 
-    YAML: the value of the line's `text:` key (written double-quoted). Fountain: the first
+    YAML: the value of the line's `text:` key, or of the short form `- SPEAKER: text`
+    (written double-quoted). Fountain: the first
     occurrence of the old text after the line's cue. Returns the backup path. Raises
     UsageError when the script was read from stdin or the text cannot be found.
     """
@@ -314,7 +352,11 @@ def update_script_text(script, line, old_text: str, new_text: str):
     start_line = (line.position.line - 1) if line.position else 0
     lines = source.splitlines(keepends=True)
     offset = sum(len(x) for x in lines[:start_line])
-    if script.format == "yaml":
+    short = _short_yaml_value(lines[start_line] if start_line < len(lines) else "", old_text)
+    if script.format == "yaml" and short is not None:
+        lo, hi = offset + short[0], offset + short[1]
+        updated = source[:lo] + json.dumps(new_text, ensure_ascii=False) + source[hi:]
+    elif script.format == "yaml":
         pattern = re.compile(r"^(\s*(?:-\s+)?text:[ \t]*)(.*?)([ \t]*)$", re.MULTILINE)
         match = pattern.search(source, offset)
         if match is None or old_text.split()[0].strip("\"'") not in match.group(2):

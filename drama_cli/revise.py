@@ -10,6 +10,7 @@ the whole chain in context.
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
@@ -188,8 +189,8 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
     base: the line's ordinary request (scene/line ids, speaker-tagged text, compiled
     conversation, sampling); its conversation gives the references and text. The new takes
     are stored with their parent and note; with `select`, the first new take becomes the
-    line's selected take (`by: "user"`). Seeds: `seed`, `seed + 1`, ... (default: the
-    parent's seed + 1). `key`: the cache key to record (default: the parent's).
+    line's selected take (`by: "user"`). Seeds: `seed`, `seed + 1`, ... (default:
+    `new_take_seeds`, derived from the parent's seed and each new take's number). `key`: the cache key to record (default: the parent's).
     Raises UsageError for an empty note, takes < 1 or a missing take.
     """
     if takes < 1:
@@ -199,10 +200,10 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
     conversation = revise_conversation(base.conversation, chain, note)
     kept = [t.number for t in chain[-MAX_CONTEXT_TAKES:]]
     conversation = replace(conversation, meta={**conversation.meta, "context_takes": kept})
-    first_seed = seed if seed is not None else int(parent.record.get("seed", 0)) + 1
+    seeds = new_take_seeds(store, base.scene_id, base.line_id, parent, takes, seed)
     made: list[Take] = []
     for k in range(takes):
-        request = replace(base, conversation=conversation, seed=first_seed + k)
+        request = replace(base, conversation=conversation, seed=seeds[k])
         generation = backend.generate(request)
         record = revision_record(parent, note, request, generation, backend, key)
         record["slot"] = free_render_slot(store, base.scene_id, base.line_id, key or parent.cache_key)
@@ -210,6 +211,25 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
     if select:
         store.select(base.scene_id, base.line_id, made[0], by="user")
     return Revision(parent, made)
+
+
+def child_seed(parent_seed: int, take_number: int) -> int:
+    """The seed of new take `take_number` made from a take with `parent_seed`: a CRC-32 of
+    both (31 bits), never equal to the parent's seed."""
+    value = zlib.crc32(f"{int(parent_seed)}:{int(take_number)}".encode()) & 0x7FFFFFFF
+    return value if value != parent_seed else value ^ 1
+
+
+def new_take_seeds(store: TakeStore, scene_id: str, line_id: str, parent: Take, count: int,
+                   seed: int | None = None) -> list[int]:
+    """Seeds of the next `count` takes of a line made from `parent` (a revision or an edit):
+    `seed`, `seed + 1`, ... when given, else `child_seed(parent seed, take number)` for the
+    numbers the takes will get, so a second revision never repeats the first one's seed."""
+    if seed is not None:
+        return [seed + k for k in range(count)]
+    first = store.scan(scene_id, line_id).next_number
+    parent_seed = int(parent.record.get("seed", 0))
+    return [child_seed(parent_seed, first + k) for k in range(count)]
 
 
 # -- in a project: script, store, render settings and the mix -------------------------------------

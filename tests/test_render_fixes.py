@@ -172,3 +172,82 @@ def test_compliance_issues_are_printed(tmp_path, monkeypatch, capsys):
     assert "gaps are digital silence; add room tone" in capsys.readouterr().out
     assert main(["mix", str(path), "--room-tone", "noise"]) == 0
     assert "digital silence" not in capsys.readouterr().out
+
+
+# 5, 7, 10: edit and revise
+
+SHORT_SCRIPT = """\
+title: Short
+cast:
+  A: {}
+  B: {}
+scenes:
+  - id: s1
+    lines:
+      - A: Indeed I do.
+      - B: We never said goodbye.
+"""
+
+
+@pytest.fixture
+def short_project(tmp_path, monkeypatch):
+    """A rendered project of a script in the short YAML line form, with the edit tests' fake."""
+    from test_cli_edit import Fake
+
+    fake = Fake()
+    fake_render(monkeypatch, fake)
+    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
+    path = tmp_path / "short.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    assert main(["render", str(path)]) == 0
+    return path, fake
+
+
+def edit_json(capsys, args):
+    capsys.readouterr()
+    code = main(args + ["--json"])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
+def test_update_script_rewrites_a_short_form_line(short_project, capsys):
+    path, _ = short_project
+    code, result, _ = edit_json(capsys, ["edit", str(path), "s1-1", "--text", "Indeed I really do.",
+                                         "--span", "0.3:0.6", "--update-script"])
+    assert code == 0
+    assert Path(result["script_backup"]).read_text() == SHORT_SCRIPT
+    text = path.read_text()
+    assert '      - A: "Indeed I really do."\n' in text
+    assert "- B: We never said goodbye." in text
+
+
+def test_an_unusable_edit_prints_its_checks_and_exits_1(short_project, capsys, monkeypatch):
+    path, fake = short_project
+    plain = fake.generate
+
+    def silent(request):
+        made = plain(request)
+        audio = np.zeros_like(made.audio)
+        return Generation(audio, made.codes, "eos", check_take(audio, 44_100, request.text, "eos"))
+
+    monkeypatch.setattr(fake, "generate", silent)
+    code, result, err = edit_json(capsys, ["edit", str(path), "s1-2", "--text",
+                                           "We hardly ever said goodbye.", "--span", "0:1.8"])
+    assert code == 1
+    assert result["takes"][0]["status"] == "unusable"
+    assert "silence:" in err and "s1-2 take" in err
+
+
+def test_revisions_and_edits_without_seed_never_reuse_a_seed(short_project, capsys):
+    path, _ = short_project
+    store_root = path.with_suffix(".drama")
+    first = json.loads((store_root / "s1" / "s1-2" / "take-001.json").read_text())["seed"]
+    seeds = [first]
+    for _ in range(2):
+        code, result, _ = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
+        assert code == 0
+        seeds.append(result["takes"][0]["seed"])
+    code, result, _ = edit_json(capsys, ["edit", str(path), "s1-2", "--text",
+                                         "We hardly ever said goodbye.", "--span", "0.3:0.6"])
+    seeds.append(result["takes"][0]["seed"])
+    assert len(set(seeds)) == 4, seeds

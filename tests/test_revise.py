@@ -10,6 +10,7 @@ from drama_cli.backends.base import Generation, GenerationRequest
 from drama_cli.errors import UsageError
 from drama_cli.revise import (
     MAX_CONTEXT_TAKES,
+    child_seed,
     revise_conversation,
     revise_line,
     revision_chain,
@@ -93,7 +94,7 @@ def test_c4_revise_makes_one_call_keeps_v1_and_leaves_other_takes_alone(tmp_path
     new = takes[1].record
     assert new["parent_take"] == 1 and new["note"] == "angrier, shorter" and new["notes"] == ["angrier, shorter"]
     assert new["cache_key"] == "key-l2" and new["layout"] == "revise"
-    assert new["seed"] == 2  # the parent's seed + 1
+    assert new["seed"] == child_seed(takes[0].record["seed"], 2) != takes[0].record["seed"]
     for line in ("l1", "l3"):
         assert store.selected_take(SCENE, line).wav_path.read_bytes() == before[line]
         assert len(store.takes(SCENE, line)) == 1

@@ -129,7 +129,8 @@ def edit_command(
     as_json: bool = opt.JSON,
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
-    from drama_cli.edit import EditForm, edit_in_project, plan_in_project, plan_summary
+    from drama_cli.edit import EditForm, edit_exit_code, edit_in_project, plan_in_project, \
+        plan_summary
     from drama_cli.revise import find_line
 
     form = EditForm(insert=insert, at_s=at, after=after, replace_old=replace, replace_new=with_,
@@ -156,6 +157,12 @@ def edit_command(
     if result.get("script_backup"):
         lines.append(f"  script updated; backup {result['script_backup']}")
     _print(result, as_json, lines)
+    code = edit_exit_code(result)
+    if code:
+        for take in result["takes"]:
+            if take["failures"]:
+                _err(f"{line} take {take['take']} ({take['status']}): {'; '.join(take['failures'])}")
+        raise typer.Exit(code)
 
 
 def plot_command(
