@@ -8,13 +8,19 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from drama_cli.errors import EXIT_CHECKS_FAILED, RenderError
 from drama_cli.render_plan import RenderSettings, display_text, mixable, pick_scenes
 from drama_cli.takes import TakeStore
 
 
 @dataclass
 class SceneOutcome:
-    """A scene's mix: files written, duration, loudness facts, lines left out."""
+    """A scene's mix: files written, duration, loudness facts, lines left out.
+
+    problems: selected takes that are corrupt (`line ID: take N (file): why`), left out of
+    the mix; `drama mix` exits 1 when there are any. stale: mix files left from an earlier
+    mix that this one did not replace (the scene could not be mixed).
+    """
 
     scene_id: str
     files: dict = field(default_factory=dict)
@@ -22,6 +28,20 @@ class SceneOutcome:
     loudness: dict = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     skipped: str = ""
+    problems: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+
+class CorruptSelection(RenderError):
+    """Selected takes that are corrupt were left out of a mix (exit code 1); the message
+    names the first line and file."""
+
+    exit_code = EXIT_CHECKS_FAILED
+
+    def __init__(self, problems: list[str]):
+        more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+        super().__init__(f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
+                         f"choose another with drama takes --select or render again")
 
 
 def require_encoders(formats) -> None:
@@ -50,6 +70,9 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     for line in scene.lines:
         take = store.selected_take(scene.id, line.id)
         if take is None or not mixable(store, scene.id, line.id, take):
+            problem = store.selection_problem(scene.id, line.id)
+            if problem:
+                outcome.problems.append(f"line {line.id}: {problem}")
             outcome.missing.append(line.id)
             continue
         entries.append(MixEntry(line.id, line.speaker, display_text(line),
@@ -57,6 +80,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     if not entries:
         outcome.skipped = ("the scene has no spoken lines" if not scene.lines
                            else "no line of the scene has a usable take")
+        outcome.stale = sorted(str(p) for p in store.scene_dir(scene.id).glob("mix.*"))
         return outcome
     options = layered_mix_options(script, scene, settings.mix_options)
     mix_settings = MixSettings(formats=tuple(settings.formats), **options,

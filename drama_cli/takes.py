@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from drama_cli.errors import RenderError
+from drama_cli.errors import RenderError, UsageError
 from engine.conversation import AudioClip, Conversation
 
 SAMPLE_RATE = 44_100
@@ -487,14 +487,24 @@ class TakeStore:
         return self.scene_dir(scene_id) / "selected.json"
 
     def selections(self, scene_id: str) -> dict[str, dict]:
-        """`{line_id: {"take": n, "cache_key": ..., "by": "auto"|"user"}}` for a scene."""
+        """`{line_id: {"take": n, "cache_key": ..., "by": "auto"|"user"}}` for a scene.
+
+        Raises UsageError naming the file when `selected.json` is unreadable or malformed
+        (never silently treated as empty: that would drop the user's choices).
+        """
         path = self.selection_path(scene_id)
         if not path.exists():
             return {}
         try:
-            return json.loads(path.read_text(encoding="utf-8")).get("lines", {})
-        except ValueError:
-            return {}
+            lines = json.loads(path.read_text(encoding="utf-8")).get("lines", {})
+            if not isinstance(lines, dict) or not all(
+                    isinstance(entry, dict) and isinstance(entry.get("take"), int)
+                    for entry in lines.values()):
+                raise ValueError("no take number per line")
+        except (OSError, ValueError, AttributeError) as err:
+            raise UsageError(f"{path} is corrupt ({err}); fix it, or delete it to select "
+                             f"the passing takes again") from err
+        return lines
 
     def select(self, scene_id: str, line_id: str, take: Take, by: str = "auto") -> None:
         """Record `take` as the chosen take of `line_id` (atomic rewrite of `selected.json`)."""
@@ -506,6 +516,15 @@ class TakeStore:
         """Replace a scene's selections with `lines` (same form as `selections`)."""
         replace_file(self.selection_path(scene_id),
                      _pretty({"scene_id": scene_id, "lines": lines}))
+
+    def selection_problem(self, scene_id: str, line_id: str) -> str | None:
+        """Why the selected take of a line cannot be used (missing record, truncated WAV,
+        hash mismatch, ...) with the take's file; None when fine or nothing is selected."""
+        entry = self.selections(scene_id).get(line_id)
+        if not entry:
+            return None
+        take, problem = self._load(self.line_dir(scene_id, line_id), int(entry["take"]))
+        return f"take {take.number} ({take.wav_path}): {problem}" if problem else None
 
     def selected_take(self, scene_id: str, line_id: str) -> Take | None:
         """The selected take of a line when it is still present and valid, else None."""

@@ -251,3 +251,46 @@ def test_revisions_and_edits_without_seed_never_reuse_a_seed(short_project, caps
                                          "We hardly ever said goodbye.", "--span", "0.3:0.6"])
     seeds.append(result["takes"][0]["seed"])
     assert len(set(seeds)) == 4, seeds
+
+
+# 6. corrupt selections
+
+def test_mix_with_a_corrupt_selected_take_exits_1_naming_line_and_file(tmp_path, monkeypatch,
+                                                                        capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path)]) == 0
+    wav = tmp_path / "scene.drama" / "boathouse" / "boathouse-2" / "take-001.wav"
+    assert wav.exists()
+    wav.write_bytes(wav.read_bytes()[:100])
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "boathouse-2" in err and str(wav) in err
+
+
+def test_a_corrupt_selection_file_is_an_error_naming_it(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
+    selected.write_text("{not json")
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(selected) in err and "corrupt" in err and "Traceback" not in err
+    selected.write_text('{"lines": {"boathouse-1": {"take": "one"}}}')
+    assert main(["mix", str(path)]) == 2
+
+
+def test_a_scene_that_cannot_be_mixed_says_its_old_mix_is_stale(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
+    selected.write_text('{"lines": {}}')
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "mix skipped" in captured.out and "stale" in captured.err
+    assert "mix.wav" in captured.err

@@ -125,8 +125,12 @@ def _print_report(report) -> None:
 
 
 def _print_scene(console, scene) -> None:
+    for problem in scene.problems:
+        _err(f"scene {scene.scene_id}: {problem}; left out of the mix")
     if scene.skipped:
         console.print(f"scene {scene.scene_id}: mix skipped: {scene.skipped}")
+        if scene.stale:
+            _err(f"scene {scene.scene_id}: the old mix files are stale: {', '.join(scene.stale)}")
         return
     loud = scene.loudness.get("loudness", {})
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
@@ -282,10 +286,15 @@ def mix_command(
         import dataclasses
 
         print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
-        return
-    console = Console()
-    for outcome in scenes:
-        _print_scene(console, outcome)
+    else:
+        console = Console()
+        for outcome in scenes:
+            _print_scene(console, outcome)
+    broken = [p for s in scenes for p in s.problems]
+    if broken:
+        from drama_cli.render_mix import CorruptSelection
+
+        raise CorruptSelection(broken)
 
 
 def register(app: typer.Typer) -> None:
