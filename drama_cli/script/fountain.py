@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.problems import Problems
 from drama_cli.script.model import Element, Line, Scene, Script
+from drama_cli.script.problems import Problems
 
 PAUSE_S = 0.5
 _TITLE_KEYS = ("title", "credit", "author", "authors", "source", "draft date", "date", "contact",
