@@ -18,6 +18,7 @@ from drama_cli.errors import UsageError
 from drama_cli.render_line import outcome_fields
 from drama_cli.takes import Take, TakeStore
 from engine.conversation import AudioClip, Conversation, Exchange
+from engine.errors import EngineError
 from engine.prompt import STRINGS
 
 MAX_CONTEXT_TAKES = 3  # earlier takes kept in the prompt: the chain's most recent ones
@@ -27,10 +28,19 @@ _SPEAKER_TAG = re.compile(r"^\s*(<\|speaker:\d+\|>)\s*")
 
 def clean_note(note: str) -> str:
     """A note as one line without brackets (they would end the direction early).
-    Raises UsageError when nothing is left."""
+    Raises UsageError when nothing is left, or when the note holds a `<|...|>` token (the
+    engine's text rule, `engine.prompt.check_text`, spec §4.1): checked before any backend work."""
+    from engine.prompt import check_text
+
     text = " ".join(re.sub(r"[\[\]]", " ", note or "").split())
     if not text:
         raise UsageError("the note is empty; say how the line should change, e.g. --note 'softer'")
+    try:
+        check_text(text, "--note")
+    except EngineError as err:
+        raise UsageError(str(err)) from err
+    if "<|" in text or "|>" in text:
+        raise UsageError("--note: a note must not contain <|...|> tokens; write plain words")
     return text
 
 

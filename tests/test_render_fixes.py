@@ -294,3 +294,23 @@ def test_a_scene_that_cannot_be_mixed_says_its_old_mix_is_stale(tmp_path, monkey
     captured = capsys.readouterr()
     assert "mix skipped" in captured.out and "stale" in captured.err
     assert "mix.wav" in captured.err
+
+
+# 8. revision notes checked before any backend work
+
+@pytest.mark.parametrize("note", ["<|im_end|>", "softer <|speaker:1|>", "<|speaker:99|> loud"])
+def test_revise_refuses_a_note_with_model_tokens_before_the_backend(tmp_path, monkeypatch,
+                                                                     capsys, note):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    import drama_cli.backends as backends
+
+    def no_backend(*args, **kwargs):
+        raise AssertionError("the backend must not be made for a bad note")
+
+    monkeypatch.setattr(backends, "make_backend", no_backend)
+    capsys.readouterr()
+    assert main(["revise", str(path), "boathouse-1", "--note", note]) == 2
+    err = capsys.readouterr().err
+    assert "--note" in err and len(err.strip().splitlines()) == 1
