@@ -141,11 +141,13 @@ def write_text_atomic(target: Path, text: str) -> Path:
 
 
 def open_wav_writer(
-    path: Path, subtype: str, rate: int, total_samples: int, comment: str | None = None
+    path: Path, subtype: str, rate: int, total_samples: int, comment: str | None = None,
+    title: str | None = None,
 ) -> sf.SoundFile:
     """Open a mono WAV for block writes; RF64 when the data would overflow a RIFF header.
 
-    comment: optional text stored in the file's INFO chunk (for example `engine=scratch`).
+    comment / title: optional texts stored in the file's INFO chunk (for example
+    `engine=scratch`, and the SCRATCH banner of a draft mix).
     """
     subtype = check_wav_subtype(subtype)
     bytes_per_sample = {"PCM_16": 2, "PCM_24": 3}.get(subtype, 4)
@@ -153,6 +155,8 @@ def open_wav_writer(
     writer = sf.SoundFile(path, "w", rate, 1, subtype=subtype, format=container)
     if comment:
         writer.comment = comment
+    if title:
+        writer.title = title
     return writer
 
 
@@ -238,12 +242,17 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def labels_text(cues: Sequence) -> str:
-    """Audacity label track: one `start<TAB>end<TAB>SPEAKER: text` row per cue (seconds)."""
-    rows = [
+def labels_text(cues: Sequence, banner: str | None = None) -> str:
+    """Audacity label track: one `start<TAB>end<TAB>SPEAKER: text` row per cue (seconds);
+    `banner` (a SCRATCH draft's label) first, as a point label at 0."""
+    rows = [f"{0.0:.6f}\t{0.0:.6f}\t{_one_line(banner)}"] if banner else []
+    rows += [
         f"{c.start_s:.6f}\t{c.end_s:.6f}\t{_one_line(c.speaker)}: {_one_line(c.text)}" for c in cues
     ]
     return "".join(row + "\n" for row in rows)
+
+
+BANNER_S = 2.0
 
 
 def _srt_time(seconds: float) -> str:
@@ -254,10 +263,16 @@ def _srt_time(seconds: float) -> str:
     return f"{hours:02d}:{minutes:02d}:{secs:02d},{millis:03d}"
 
 
-def srt_text(cues: Sequence) -> str:
-    """SubRip subtitles: one numbered entry per cue, text `SPEAKER: text`."""
+def srt_text(cues: Sequence, banner: str | None = None) -> str:
+    """SubRip subtitles: one numbered entry per cue, text `SPEAKER: text`; `banner` (a SCRATCH
+    draft's label) first, from 0 to the first line (or for BANNER_S when the first line starts
+    sooner than that)."""
     entries = []
-    for index, cue in enumerate(cues, start=1):
+    if banner:
+        first = cues[0].start_s if cues else 0.0
+        end = first if first >= 0.5 else BANNER_S
+        entries.append(f"1\n{_srt_time(0.0)} --> {_srt_time(end)}\n{_one_line(banner)}\n")
+    for index, cue in enumerate(cues, start=len(entries) + 1):
         timing = f"{_srt_time(cue.start_s)} --> {_srt_time(cue.end_s)}"
         entries.append(f"{index}\n{timing}\n{_one_line(cue.speaker)}: {_one_line(cue.text)}\n")
     return "\n".join(entries)

@@ -59,6 +59,19 @@ MIX_BASENAME = "mix"
 NOISE_LOOP_S = 7.37
 MAKEUP_PASSES = 3  # extra passes allowed to win back level lost to limiting
 MAKEUP_TOLERANCE_DB = 0.3
+SCRATCH_BANNER = "SCRATCH DRAFT – not a Drama 3 performance"
+PARTLY_SCRATCH_BANNER = "PARTLY SCRATCH – {count} of {total} lines are scratch drafts, not Drama 3"
+
+
+def scratch_banner(metadata: dict) -> str | None:
+    """The label of a mix with scratch takes (metadata `scratch`, and `scratch_lines` /
+    `lines` when only some are), or None for a Drama 3 mix."""
+    if not metadata.get("scratch"):
+        return None
+    count, total = len(metadata.get("scratch_lines") or []), int(metadata.get("lines") or 0)
+    if 0 < count < total:
+        return PARTLY_SCRATCH_BANNER.format(count=count, total=total)
+    return SCRATCH_BANNER
 
 
 @dataclass(frozen=True)
@@ -420,8 +433,11 @@ def _render(
     limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
     gain = np.float32(10.0 ** (gain_db / 20.0))
     comment = _comment(settings.metadata)
+    banner = scratch_banner(settings.metadata)
+    if banner:
+        comment = f"{banner}; {comment}"
     with export.open_wav_writer(
-        audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment
+        audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment, banner
     ) as writer:
         for start, block in _timeline_blocks(cues, total):
             block *= gain
@@ -472,7 +488,8 @@ def write_mix(
     """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars.
 
     formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
-    always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`. Every file
+    always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`; a mix of
+    scratch takes (`scratch_banner`) carries its SCRATCH label first in the labels and SRT. Every file
     is written atomically; without `wav` the temporary rendering is deleted and
     `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path} with kinds
     `wav`, `flac`, `mp3`, `labels`, `srt`, `cues`. Raises RenderError when MP3 is asked for
@@ -500,11 +517,12 @@ def write_mix(
     if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
         result.temp_dir.rmdir()
         result.temp_dir = None
+    banner = scratch_banner(result.settings.metadata)
     written["labels"] = export.write_text_atomic(
-        folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues)
+        folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues, banner)
     )
     written["srt"] = export.write_text_atomic(
-        folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues)
+        folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues, banner)
     )
     cue_sheet = export.cue_sheet_text(result.cues, result.summary(), base=folder)
     written["cues"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.cues.json", cue_sheet)

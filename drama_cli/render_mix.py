@@ -19,7 +19,8 @@ class SceneOutcome:
 
     problems: selected takes that are corrupt (`line ID: take N (file): why`), left out of
     the mix; `drama mix` exits 1 when there are any. stale: mix files left from an earlier
-    mix that this one did not replace (the scene could not be mixed).
+    mix that this one did not replace (the scene could not be mixed). engines_note: set when
+    the mix combines scratch and Drama 3 takes (`engines_note`).
     """
 
     scene_id: str
@@ -30,6 +31,7 @@ class SceneOutcome:
     skipped: str = ""
     problems: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    engines_note: str = ""
 
 
 class CorruptSelection(RenderError):
@@ -42,6 +44,29 @@ class CorruptSelection(RenderError):
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
         super().__init__(f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
                          f"choose another with drama takes --select or render again")
+
+
+def engines_used(store: TakeStore, scene_id: str, entries) -> dict:
+    """Cue-sheet fields saying which takes of a mix are scratch drafts: `scratch` (any),
+    `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used)."""
+    scratch_lines, engines = [], set()
+    for entry in entries:
+        record = store.take(scene_id, entry.line_id, entry.take).record
+        engines.add(str(record.get("engine", "unknown")))
+        if record.get("scratch"):
+            scratch_lines.append(entry.line_id)
+    return {"scratch": bool(scratch_lines), "scratch_lines": scratch_lines,
+            "lines": len(entries), "engines": sorted(engines)}
+
+
+def engines_note(metadata: dict) -> str:
+    """A console line for a mix that combines scratch and Drama 3 takes, else ""."""
+    count, total = len(metadata.get("scratch_lines") or []), int(metadata.get("lines") or 0)
+    if not 0 < count < total:
+        return ""
+    others = ", ".join(e for e in metadata.get("engines", []) if e != "scratch")
+    return (f"this mix combines {count} scratch take(s) ({', '.join(metadata['scratch_lines'])})"
+            f" with {total - count} take(s) of {others}")
 
 
 def require_encoders(formats) -> None:
@@ -84,8 +109,10 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         return outcome
     options = layered_mix_options(script, scene, settings.mix_options)
     mix_settings = MixSettings(formats=tuple(settings.formats), **options,
-                               metadata={**(metadata or {}), "scene": scene.id,
+                               metadata={**(metadata or {}), **engines_used(store, scene.id, entries),
+                                         "scene": scene.id,
                                          "missing_lines": list(outcome.missing)})
+    outcome.engines_note = engines_note(mix_settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene(entries, mix_settings, work_dir=folder)
     files = write_mix(result, folder, mix_settings.formats)

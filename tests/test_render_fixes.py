@@ -314,3 +314,42 @@ def test_revise_refuses_a_note_with_model_tokens_before_the_backend(tmp_path, mo
     assert main(["revise", str(path), "boathouse-1", "--note", note]) == 2
     err = capsys.readouterr().err
     assert "--note" in err and len(err.strip().splitlines()) == 1
+
+
+# 9. scratch labelling
+
+def test_a_scratch_mix_says_so_in_labels_subtitles_and_wav_metadata(tmp_path, capsys):
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--engine", "scratch"]) == 0
+    folder = tmp_path / "scene.drama" / "boathouse"
+    labels = (folder / "mix.labels.txt").read_text().splitlines()
+    assert labels[0] == "0.000000\t0.000000\tSCRATCH DRAFT – not a Drama 3 performance"
+    assert len(labels) == 3
+    srt = (folder / "mix.srt").read_text().split("\n\n")
+    assert srt[0] == "1\n00:00:00,000 --> 00:00:00,500\nSCRATCH DRAFT – not a Drama 3 performance"
+    assert srt[1].startswith("2\n")
+    with sf.SoundFile(str(folder / "mix.wav")) as wav:
+        assert wav.title == "SCRATCH DRAFT – not a Drama 3 performance"
+        assert wav.comment.startswith("SCRATCH DRAFT")
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    assert sheet["scratch"] is True and sheet["scratch_lines"] == ["boathouse-1", "boathouse-2"]
+
+
+def test_a_mix_of_scratch_and_drama3_takes_says_so(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends as backends
+
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    real = backends.make_backend
+    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["render", str(path)]) == 0
+    folder = tmp_path / "scene.drama" / "boathouse"
+    assert not (folder / "mix.labels.txt").read_text().startswith("0.000000\t0.000000\tSCRATCH")
+    monkeypatch.setattr(backends, "make_backend", real)
+    capsys.readouterr()
+    assert main(["render", str(path), "--engine", "scratch", "--line", "boathouse-1"]) == 0
+    err = capsys.readouterr().err
+    assert "combines 1 scratch take(s) (boathouse-1) with 1 take(s) of fake" in err
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    assert sheet["scratch_lines"] == ["boathouse-1"] and sheet["engines"] == ["fake", "scratch"]
+    labels = (folder / "mix.labels.txt").read_text().splitlines()
+    assert labels[0].endswith("PARTLY SCRATCH – 1 of 2 lines are scratch drafts, not Drama 3")

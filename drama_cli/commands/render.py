@@ -137,6 +137,8 @@ def _print_scene(console, scene) -> None:
     console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
                   f" {scene.duration_s:.1f} s, {loud.get('integrated_lufs')} LUFS, peak "
                   f"{loud.get('peak_dbfs')} dBFS{left_out}")
+    if scene.engines_note:
+        _err(f"scene {scene.scene_id}: note: {scene.engines_note}")
     for issue in scene.loudness.get("issues", []):
         console.print(f"scene {scene.scene_id}: mix issue: {issue}")
 
