@@ -22,8 +22,19 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from drama_cli import __version__
+
+        print(__version__)
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the tool's version and exit."),
+) -> None:
     """Direct scripted voice performances with Fish Audio Drama 3."""
 
 

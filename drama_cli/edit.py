@@ -372,5 +372,6 @@ def update_script_text(script, line, old_text: str, new_text: str):
     shutil.copy2(path, backup)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(updated, encoding="utf-8")
+    shutil.copymode(path, tmp)  # the script keeps its own permissions
     os.replace(tmp, path)
     return backup

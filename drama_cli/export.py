@@ -32,6 +32,7 @@ MP3_BITRATE_KBPS = 192
 READ_BLOCK_SAMPLES = 1 << 18
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
+FILE_MODE = 0o666 & ~_UMASK  # what open() gives a new file: 0644 under the usual umask 022
 
 
 def check_format(fmt: str) -> str:
@@ -123,9 +124,11 @@ def atomic_path(target: Path) -> Iterator[Path]:
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp = Path(tmp_name)
-    os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; finished files follow the umask
     try:
         yield tmp
+        # mkstemp creates 0600, and the caller may have renamed another such file onto `tmp`:
+        # finished files follow the umask (0644 under the usual 022).
+        os.chmod(tmp, FILE_MODE)
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, target)

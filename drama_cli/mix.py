@@ -388,6 +388,7 @@ def mix_scene(
     folder.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{MIX_BASENAME}-", suffix=".wav", dir=folder)
     os.close(fd)
+    os.chmod(name, export.FILE_MODE)  # mkstemp makes 0600; a mix is an ordinary file
     audio_path = Path(name)
     try:
         tried: list[tuple[float, LoudnessReport]] = []

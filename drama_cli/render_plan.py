@@ -159,7 +159,19 @@ class ScenePlanner:
             if warning not in self._told:  # each compiler warning once per scene
                 self._told.add(warning)
                 self.notice(f"warning: {warning}")
+        self._tell_clone_fallback(plan)
         return job_from_plan(plan)
+
+    def _tell_clone_fallback(self, plan) -> None:
+        """Say once per scene why a history-mode line is voiced without context (`clone`)."""
+        first = self.scene.lines[0] if self.scene.lines else None
+        clone = bool(plan.conversations) and plan.conversations[0].layout == "clone"
+        if plan.mode != "history" or not clone or plan.line is first or "clone" in self._told:
+            return
+        self._told.add("clone")
+        self.notice(f"note: scene {self.scene.id}: line {plan.line.id} is voiced without earlier "
+                    f"lines as context (clone): no earlier line of the scene has a usable take "
+                    f"yet; history context starts once one has")
 
 
 def job_from_plan(plan) -> LineJob:

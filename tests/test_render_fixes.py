@@ -353,3 +353,57 @@ def test_a_mix_of_scratch_and_drama3_takes_says_so(tmp_path, monkeypatch, capsys
     assert sheet["scratch_lines"] == ["boathouse-1"] and sheet["engines"] == ["fake", "scratch"]
     labels = (folder / "mix.labels.txt").read_text().splitlines()
     assert labels[0].endswith("PARTLY SCRATCH – 1 of 2 lines are scratch drafts, not Drama 3")
+
+
+# 10. smaller fixes
+
+def test_plot_json_lists_the_written_file_and_its_size(short_project, capsys, tmp_path):
+    path, _ = short_project
+    picture = tmp_path / "pictures" / "scene.png"
+    capsys.readouterr()
+    assert main(["plot", str(path), "--scene", "s1", "-o", str(picture), "--json"]) == 0
+    files = json.loads(capsys.readouterr().out)["files"]
+    assert files == [{"path": str(picture), "bytes": picture.stat().st_size}]
+    assert files[0]["bytes"] > 1000
+
+
+def test_version_flag_prints_the_version(capsys):
+    from drama_cli import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == __version__
+
+
+def test_model_verify_on_a_folder_that_is_no_model_is_bad_input(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("hello")
+    assert main(["model", "verify", str(tmp_path)]) == 2
+    assert "not a model folder" in capsys.readouterr().err
+
+
+def test_mix_and_takes_get_ordinary_permissions(tmp_path, monkeypatch):
+    import os
+
+    fake_render(monkeypatch)
+    old = os.umask(0o022)
+    try:
+        path = write_script(tmp_path, ["We leave at six."])
+        assert main(["render", str(path), "--format", "wav", "--format", "flac"]) == 0
+    finally:
+        os.umask(old)
+    folder = tmp_path / "scene.drama" / "boathouse"
+    for file in ("mix.wav", "mix.flac", "mix.srt", "boathouse-1/take-001.wav",
+                 "boathouse-1/take-001.json"):
+        assert (folder / file).stat().st_mode & 0o777 == 0o644, file
+
+
+def test_history_mode_says_once_why_a_line_has_no_context(tmp_path, monkeypatch, capsys):
+    from test_render import voice
+
+    silent_first = lambda request, n: (  # noqa: E731
+        (np.zeros(44_100, np.float32), "eos") if n == 1 else (voice(1.0), "eos"))
+    fake_render(monkeypatch, FakeBackend(answer=silent_first))
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Go now."])
+    assert main(["render", str(path), "--retries", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("voiced without earlier lines as context (clone)") == 1
+    assert "line boathouse-2" in err

@@ -172,6 +172,7 @@ def plot_command(
     take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="Image file (default: <scene>.png / <line>.png)."),
     out: Optional[str] = opt.OUT,
+    as_json: bool = typer.Option(False, "--json", help="Print the written files and their sizes as JSON."),
 ) -> None:
     """Draw a scene's timeline or a take's waveform and spectrogram (PNG)."""
     from drama_cli.plot import save_figure
@@ -189,7 +190,14 @@ def plot_command(
     else:
         fig = take_view_figure(loaded, store, line, take)
         target = output or f"{line}.png"
-    print(save_figure(fig, target))
+    written = save_figure(fig, target)
+    if as_json:
+        from pathlib import Path
+
+        files = [{"path": str(written), "bytes": Path(written).stat().st_size}]
+        print(json.dumps({"files": files}, indent=2))
+    else:
+        print(written)
 
 
 def register(app: typer.Typer) -> None:

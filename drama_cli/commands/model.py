@@ -110,6 +110,8 @@ def verify(path: PathArg, as_json: JsonOpt = False) -> None:
 
     if not path.is_dir():
         raise UsageError(f"{path}: not a model folder")
+    if not (path / "config.json").exists() and not any(path.glob("*.safetensors*")):
+        raise UsageError(f"{path}: not a model folder (no config.json, no *.safetensors)")
     problems, notes, facts = [], [], {}
     try:
         checkpoint = Checkpoint(path)
