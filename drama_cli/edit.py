@@ -278,7 +278,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
             made.append(store.add_take(planned.scene.id, planned.line.id, outcome.splice.audio, record, new_codes))
         if select:
             store.select(planned.scene.id, planned.line.id, made[0], by="user")
-            mix = remix_scene(store, planned.scene)
+            mix = remix_scene(store, planned.scene, script=script)
         else:
             mix = None
     return {

@@ -301,9 +301,10 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     return LinePlanned(scene, line, request, key)
 
 
-def remix_scene(store: TakeStore, scene, settings=None) -> dict:
-    """Mix `scene` again from its selections (`drama_cli.render.mix_scene_from_store`);
-    returns the JSON-ready scene outcome (files, duration, loudness)."""
+def remix_scene(store: TakeStore, scene, settings=None, script=None) -> dict:
+    """Mix `scene` again from its selections (`drama_cli.render.mix_scene_from_store`) with
+    the script's mix settings when `script` is given; returns the JSON-ready scene outcome
+    (files, duration, loudness)."""
     import dataclasses
 
     from drama_cli.render import mix_scene_from_store
@@ -311,7 +312,7 @@ def remix_scene(store: TakeStore, scene, settings=None) -> dict:
     settings = settings or project_settings(store)
     info = store.project()
     metadata = {"engine": (info.get("engine") or {}).get("engine"), "scratch": bool(info.get("scratch", False))}
-    return dataclasses.asdict(mix_scene_from_store(store, scene, settings, metadata))
+    return dataclasses.asdict(mix_scene_from_store(store, scene, settings, metadata, script))
 
 
 def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, note: str,
@@ -328,7 +329,7 @@ def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, 
         planned = plan_line(script, store, backend, line_id)
         result = revise_line(backend, store, planned.request, note, takes, seed, from_take,
                              select=select, key=planned.cache_key)
-        mix = remix_scene(store, planned.scene) if select else None
+        mix = remix_scene(store, planned.scene, script=script) if select else None
     return _summary(planned, result, note, mix)
 
 
@@ -384,7 +385,7 @@ def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | N
         done.append(_summary(planned, result, note, {} if select else None))
     if select:
         with store.lock():
-            mixes = {sid: remix_scene(store, scene) for sid, scene in scenes.items()}
+            mixes = {sid: remix_scene(store, scene, script=script) for sid, scene in scenes.items()}
         for item in done:
             item["mix"] = mixes[item["scene"]]
     return done

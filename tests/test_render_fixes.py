@@ -407,3 +407,17 @@ def test_history_mode_says_once_why_a_line_has_no_context(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert err.count("voiced without earlier lines as context (clone)") == 1
     assert "line boathouse-2" in err
+
+
+def test_revise_select_keeps_the_script_mix_settings(tmp_path, monkeypatch, capsys):
+    from test_cli_edit import Fake
+
+    fake_render(monkeypatch, Fake())
+    path = tmp_path / "mix.yaml"
+    path.write_text(MIX_SCRIPT, encoding="utf-8")
+    assert main(["render", str(path)]) == 0
+    assert main(["revise", str(path), "boathouse-2", "--note", "softer", "--select"]) == 0
+    _, rows = mix_rows(tmp_path / "mix.drama")
+    assert rows[1]["take"] == 2
+    assert rows[0]["start_s"] == 0.0
+    assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(1.0, abs=1e-4)
