@@ -73,7 +73,8 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
         assert [r["line"] for r in rows] == [line.id for line in scene.lines]
         assert "scratch" in json.dumps(sheet)
         labels = (store.scene_dir(scene.id) / "mix.labels.txt").read_text().splitlines()
-        assert len(labels) == len(scene.lines)
+        assert labels[0].endswith("SCRATCH DRAFT – not a Drama 3 performance")
+        assert len(labels) == len(scene.lines) + 1
         mixed += 1
     assert mixed >= 1
 
