@@ -52,7 +52,7 @@ def test_check_json(drama, examples, capsys):
 
 
 def test_check_strict_tags_warns_and_still_passes(drama, examples, capsys):
-    assert drama(["check", str(examples / "earnest.yaml"), "--strict-tags"]) == 0
+    assert drama(["check", str(examples / "cigarette-case.yaml"), "--strict-tags"]) == 0
     err = capsys.readouterr().err
     assert "tag [exasperated] is not in the known vocabulary" in err
 
@@ -113,7 +113,7 @@ def test_compile_reads_stdin_and_filters_scenes(drama, examples, capsys, monkeyp
 
 
 def test_compile_refuses_unknown_mode_and_scene(drama, examples, capsys):
-    assert drama(["compile", str(examples / "earnest.yaml"), "--mode", "karaoke"]) == 2
+    assert drama(["compile", str(examples / "cigarette-case.yaml"), "--mode", "karaoke"]) == 2
     assert "unknown mode" in capsys.readouterr().err
-    assert drama(["compile", str(examples / "earnest.yaml"), "--scene", "nope"]) == 2
+    assert drama(["compile", str(examples / "cigarette-case.yaml"), "--scene", "nope"]) == 2
     assert "cigarette-case" in capsys.readouterr().err

@@ -108,7 +108,7 @@ def test_unknown_mode_and_scene_are_refused(tmp_path):
         compile_scene(script, "nope", "clone")
 
 
-@pytest.mark.parametrize("name", ["earnest.fountain", "earnest.yaml", "chapter.yaml"])
+@pytest.mark.parametrize("name", ["earnest.fountain", "cigarette-case.yaml", "chapter.yaml"])
 def test_examples_compile_in_every_mode_and_the_engine_accepts_the_layouts(tmp_path, name):
     if not EXAMPLES.is_dir():
         pytest.skip("scripts_examples/ not found")

@@ -106,7 +106,7 @@ def tiny_model(tmp_path_factory):
 def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, capsys,
                                                          monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    script_path = EXAMPLES / "earnest.yaml"
+    script_path = EXAMPLES / "cigarette-case.yaml"
     script = load_script(str(script_path))
     scene = script.scenes[0]
     line = min(scene.lines, key=lambda x: len(x.text))
