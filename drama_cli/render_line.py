@@ -183,10 +183,12 @@ def asr_take_check(model_path: str | None = None, threshold: float | None = None
 
 
 def take_passed(take: Take) -> bool:
+    """True when the take's stored check report passed (takes recorded without checks pass)."""
     return bool(take.record.get("checks", {}).get("passed", True))
 
 
 def slot_done(attempts: list[Take], retries: int) -> bool:
+    """True when a take slot needs no more attempts: one passed, or all `1 + retries` were made."""
     return any(take_passed(t) for t in attempts) or len(attempts) >= retries + 1
 
 
@@ -230,6 +232,10 @@ def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
 def store_attempt(job: LineJob, generation: Generation, key: str, store: TakeStore,
                    backend: Backend, settings: RenderSettings, slot: int, attempt: int,
                    seed: int) -> Take:
+    """Run the extra checks (e.g. ASR) on a generation and store it as the slot's next take.
+
+    The record holds the seed, slot, attempt number, cache key and every check result; the
+    write is atomic (see `TakeStore.add_take`)."""
     extra = apply_extra_checks(generation, job, settings.checks)
     record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
     record.update(extra)

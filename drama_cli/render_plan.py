@@ -231,6 +231,7 @@ def pick_scenes(script, settings: RenderSettings) -> list:
 
 
 def wanted_lines(scene, settings: RenderSettings) -> list[str]:
+    """Ids of the scene's lines to render: those named by `--line`, else all, in script order."""
     ids = [line.id for line in scene.lines]
     return [i for i in ids if i in settings.lines] if settings.lines else ids
 
