@@ -6,11 +6,14 @@ with sidecars, with the mix settings saved in `project.json` so that every rebui
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from drama_cli.errors import EXIT_CHECKS_FAILED, RenderError
 from drama_cli.render_plan import RenderSettings, display_text, mixable, pick_scenes
 from drama_cli.takes import TakeStore
+
+_SPEAKER_TAG = re.compile(r"<\|speaker:\d+\|>")
 
 
 @dataclass
@@ -44,6 +47,49 @@ class CorruptSelection(RenderError):
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
         super().__init__(f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
                          f"choose another with drama takes --select or render again")
+
+
+class LinesLeftOut(RenderError):
+    """A mix finished without some lines (no usable selected take): exit code 1, like
+    `drama render`; the message names the lines."""
+
+    exit_code = EXIT_CHECKS_FAILED
+
+    def __init__(self, lines: list[str]):
+        names = ", ".join(lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+        super().__init__(f"{len(lines)} line(s) left out of the mix: {names}; render them again "
+                         f"or choose a take with drama takes --select")
+
+
+def _model_words(text: str) -> str:
+    """A line's model text without its speaker tags (their numbers depend on the context)."""
+    return " ".join(_SPEAKER_TAG.sub(" ", text or "").split())
+
+
+def select_first_passing(store: TakeStore, script, scene) -> None:
+    """Select each line's first passing take (status `ok`) made for the current text and
+    speaker of `scene`, as a render would, when the scene has no `selected.json` yet.
+
+    Lines with no such take stay unselected (the mix leaves them out). Writes `selected.json`
+    only when something was selected.
+    """
+    from drama_cli.compile import compile_scene
+
+    if store.selection_path(scene.id).exists() or not scene.lines:
+        return
+    plans = compile_scene(script, scene, "clone", clip_duration=lambda path: None)
+    chosen = {}
+    for plan in plans:
+        wanted = _model_words(plan.text)
+        for take in store.takes(scene.id, plan.line.id):
+            record = take.record
+            if (take.status == "ok" and record.get("speaker") == plan.line.speaker
+                    and _model_words(record.get("text", "")) == wanted):
+                chosen[plan.line.id] = {"take": take.number, "cache_key": take.cache_key,
+                                        "by": "auto"}
+                break
+    if chosen:
+        store.write_selections(scene.id, chosen)
 
 
 def engines_used(store: TakeStore, scene_id: str, entries) -> dict:
@@ -144,7 +190,8 @@ def remix(script, store: TakeStore, settings: RenderSettings,
           formats_given: bool = True) -> list[SceneOutcome]:
     """Mix the chosen scenes again from their current selections, without rendering, with the
     project's saved mix settings overridden by those in `settings` (the result is saved as the
-    project's mix settings)."""
+    project's mix settings). A scene without `selected.json` gets each line's first passing take
+    for the current script (`select_first_passing`)."""
     project = store.project()
     settings = with_project_mix(settings, project, formats_given)
     require_encoders(settings.formats)
@@ -153,5 +200,8 @@ def remix(script, store: TakeStore, settings: RenderSettings,
     with store.lock():
         if project:
             store.write_project({**store.project(), "mix": mix_record(settings)})
-        return [mix_scene_from_store(store, scene, settings, metadata, script)
-                for scene in pick_scenes(script, settings)]
+        outcomes = []
+        for scene in pick_scenes(script, settings):
+            select_first_passing(store, script, scene)
+            outcomes.append(mix_scene_from_store(store, scene, settings, metadata, script))
+        return outcomes

@@ -290,7 +290,7 @@ def test_a_scene_that_cannot_be_mixed_says_its_old_mix_is_stale(tmp_path, monkey
     selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
     selected.write_text('{"lines": {}}')
     capsys.readouterr()
-    assert main(["mix", str(path)]) == 0
+    assert main(["mix", str(path)]) == 1
     captured = capsys.readouterr()
     assert "mix skipped" in captured.out and "stale" in captured.err
     assert "mix.wav" in captured.err

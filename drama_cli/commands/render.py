@@ -273,7 +273,7 @@ def mix_command(
     as_json: bool = opt.JSON,
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
-    settings unless given here)."""
+    settings unless given here). Exits 1 when a line is left out of a mix."""
     from rich.console import Console
 
     from drama_cli.render import remix
@@ -297,6 +297,11 @@ def mix_command(
         from drama_cli.render_mix import CorruptSelection
 
         raise CorruptSelection(broken)
+    left_out = [line for s in scenes for line in s.missing]
+    if left_out:
+        from drama_cli.render_mix import LinesLeftOut
+
+        raise LinesLeftOut(left_out)
 
 
 def register(app: typer.Typer) -> None:
