@@ -28,6 +28,7 @@ SCENE_WIDTH_PX = 1600
 LANE_HEIGHT_PX = 110
 SCENE_EXTRA_PX = 170  # title, time axis and margins
 TAKE_SIZE_PX = (1600, 900)
+IMAGE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 LABEL_WORDS = 5
 LOUDNESS_RANGE_LUFS = (-45.0, -10.0)  # block colour scale
 GAP_LABEL_MIN_S = 0.75
@@ -205,14 +206,40 @@ def _time_ticks(ax, duration: float) -> None:
     ax.xaxis.set_minor_locator(MultipleLocator(minor))
 
 
-def save_figure(fig: Figure, path: str | Path) -> Path:
-    """Write `fig` as PNG (or the format the suffix names) at its exact pixel size; returns
-    the path. The file is written beside the target and renamed into place."""
+def check_image_path(path: str | Path) -> Path:
+    """`path` as a Path when it can take a picture: its suffix is one of `IMAGE_SUFFIXES`
+    (png, svg, pdf, jpg) and it is not a directory. Raises UsageError naming the path."""
+    from drama_cli.errors import UsageError
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-    fig.savefig(tmp, dpi=fig.dpi)
-    tmp.replace(path)
+    if path.is_dir():
+        raise UsageError(f"{path} is a directory; give an image file name ending in "
+                         f"{_suffix_list()}")
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        found = f"'{path.suffix}' is not an image format" if path.suffix else "it has no extension"
+        raise UsageError(f"cannot write the picture to {path}: {found}; use {_suffix_list()}")
+    return path
+
+
+def _suffix_list() -> str:
+    return ", ".join(s.lstrip(".") for s in IMAGE_SUFFIXES)
+
+
+def save_figure(fig: Figure, path: str | Path) -> Path:
+    """Write `fig` in the format its suffix names (png, svg, pdf, jpg) at its exact pixel
+    size; returns the path. The file is written beside the target and renamed into place.
+    Raises UsageError for an unsupported suffix, a directory or a folder that cannot be
+    written."""
+    from drama_cli.errors import UsageError
+
+    path = check_image_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
+        fig.savefig(tmp, dpi=fig.dpi)
+        tmp.replace(path)
+    except OSError as err:
+        raise UsageError(f"cannot write the picture to {path}: {err.strerror or err}") from None
     return path
 
 

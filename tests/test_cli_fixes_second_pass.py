@@ -64,3 +64,45 @@ def test_mix_without_selection_file_ignores_takes_of_changed_text(tmp_path, monk
     assert "boathouse-2" in err and "boathouse-1" not in err.split("left out of the mix:")[-1]
     after = json.loads((project(tmp_path) / "selected.json").read_text())["lines"]
     assert list(after) == ["boathouse-1"]
+
+
+# 2. one-line errors: plot outputs, binary cast files
+
+@pytest.mark.parametrize("target", ["out.txt", "noext", "folder"])
+def test_plot_to_an_unsupported_output_is_a_one_line_error(tmp_path, monkeypatch, capsys, target):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    (tmp_path / "folder").mkdir()
+    output = tmp_path / target
+    capsys.readouterr()
+    assert main(["plot", str(path), "--scene", SCENE, "-o", str(output)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and str(output) in err
+    assert "png, svg, pdf" in err
+    assert output.is_dir() if target == "folder" else not output.exists()
+
+
+def test_plot_writes_svg_by_its_extension(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    output = tmp_path / "timeline.svg"
+    assert main(["plot", str(path), "--scene", SCENE, "-o", str(output)]) == 0
+    assert output.read_text(encoding="utf-8").lstrip().startswith("<?xml")
+
+
+FOUNTAIN = "INT. BOATHOUSE - NIGHT\n\nMARGOT\nWe leave at six.\n"
+
+
+@pytest.mark.parametrize("beside", [True, False])
+def test_a_binary_cast_file_is_a_script_error_naming_it(tmp_path, capsys, beside):
+    script = tmp_path / "play.fountain"
+    script.write_text(FOUNTAIN, encoding="utf-8")
+    cast = tmp_path / ("play.cast.yaml" if beside else "voices.yaml")
+    cast.write_bytes(b"cast:\n  MARGOT: {}\n\xff\xfe\x00\x81 binary\n")
+    args = ["check", str(script)] + ([] if beside else ["--cast", str(cast)])
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and str(cast) in err and "UTF-8" in err
+    assert f"{cast}:3:1" in err

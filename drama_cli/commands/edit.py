@@ -174,14 +174,17 @@ def plot_command(
     out: Optional[str] = opt.OUT,
     as_json: bool = typer.Option(False, "--json", help="Print the written files and their sizes as JSON."),
 ) -> None:
-    """Draw a scene's timeline or a take's waveform and spectrogram (PNG)."""
-    from drama_cli.plot import save_figure
+    """Draw a scene's timeline or a take's waveform and spectrogram (PNG, SVG, PDF or JPG by
+    the output's extension)."""
+    from drama_cli.plot import check_image_path, save_figure
     from drama_cli.plot import scene_blocks_figure, take_view_figure
 
     if (scene is None) == (line is None):
         raise UsageError("give exactly one of --scene ID or --line ID")
     if scene is not None and take is not None:
         raise UsageError("--take goes with --line")
+    if output is not None:
+        check_image_path(output)
     loaded = _load(script)
     store = _store(script, out)
     if scene is not None:

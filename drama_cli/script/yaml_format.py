@@ -423,12 +423,16 @@ def _check_unique_ids(script: Script) -> None:
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
     """Read a companion cast file (`play.cast.yaml`): either a `cast:` mapping (with an optional
     `narrator:`) or the member mapping itself. Returns (members, narrator, warnings).
-    Raises ScriptError with positions in that file."""
+    Raises ScriptError with positions in that file (also for a file that is not UTF-8)."""
     path = Path(path)
     try:
         source = path.read_text(encoding="utf-8-sig")
     except OSError as err:
         raise ScriptError(f"cannot read cast file: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        raise ScriptError("the cast file is not UTF-8 text", SourcePosition(str(path), line, 1),
+                          "save the file as UTF-8") from None
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     reader = _Reader(source, str(path))
     root = compose(source, str(path))
