@@ -51,7 +51,7 @@ from drama_cli.edit_words import (  # noqa: F401
     word_index_at,
     words_in_span,
 )
-from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, UsageError
+from drama_cli.errors import UsageError
 from drama_cli.infill import (  # noqa: F401
     BackendInfill,
     EditOutcome,
@@ -77,6 +77,7 @@ from drama_cli.splice import (  # noqa: F401
     longest_silence_s,
     splice,
 )
+from drama_cli.take_outcome import edit_exit_code, failed_checks  # noqa: F401
 from engine.conversation import SAMPLE_RATE
 
 
@@ -309,25 +310,6 @@ def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None
     if value[:1] in "{[|>&*" or old_text.split()[0].strip("\"'") not in value:
         return None
     return match.start(3), match.end(3)
-
-
-def failed_checks(record: dict) -> list[str]:
-    """`name: message` of every failed check in a take record (the splice's long-silence flag
-    included)."""
-    results = (record.get("checks") or {}).get("checks") or []
-    failed = [f"{r.get('name')}: {r.get('message')}" for r in results if not r.get("passed", True)]
-    if (record.get("edit") or {}).get("flagged"):
-        failed.append("splice: long silence in the edit")
-    return failed
-
-
-def edit_exit_code(summary: dict) -> int:
-    """0 when a new take of an edit passed its checks, else 3 when one is usable (degraded),
-    else 1 (every new take unusable): the exit codes of `drama render`."""
-    statuses = {t.get("status", "ok") for t in summary.get("takes", [])}
-    if "ok" in statuses or not statuses:
-        return EXIT_OK
-    return EXIT_DEGRADED if "degraded" in statuses else EXIT_CHECKS_FAILED
 
 
 def update_script_text(script, line, old_text: str, new_text: str):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
 from drama_cli.render_line import outcome_fields
+from drama_cli.take_outcome import failed_checks
 from drama_cli.takes import Take, TakeStore
 from engine.conversation import AudioClip, Conversation, Exchange
 from engine.errors import EngineError
@@ -340,7 +341,8 @@ def _summary(planned: LinePlanned, result: Revision, note: str, mix: dict | None
         "note": clean_note(note),
         "parent_take": result.parent.number,
         "takes": [{"take": t.number, "seed": t.record.get("seed"), "duration_s": t.duration_s,
-                   "status": t.status, "notes": t.record.get("notes"), "file": str(t.wav_path)}
+                   "status": t.status, "notes": t.record.get("notes"), "file": str(t.wav_path),
+                   "failures": failed_checks(t.record)}
                   for t in result.takes],
         "selected": result.takes[0].number if mix is not None else None,
         "mix": mix,

@@ -11,7 +11,7 @@ import soundfile as sf
 from drama_cli.cli import main
 
 from test_render import write_script
-from test_render_fixes import fake_render
+from test_render_fixes import edit_json, fake_render, short_project  # noqa: F401
 
 SCENE = "boathouse"
 
@@ -106,3 +106,40 @@ def test_a_binary_cast_file_is_a_script_error_naming_it(tmp_path, capsys, beside
     err = capsys.readouterr().err
     assert "Traceback" not in err and str(cast) in err and "UTF-8" in err
     assert f"{cast}:3:1" in err
+
+
+# 3. drama revise exit codes
+
+def _answering(monkeypatch, fake, shape):
+    from drama_cli.backends.base import Generation
+    from engine.checks import check_take
+
+    plain = fake.generate
+
+    def answer(request):
+        made = plain(request)
+        audio = shape(made.audio).astype(np.float32)
+        return Generation(audio, made.codes, "eos", check_take(audio, 44_100, request.text, "eos"))
+
+    monkeypatch.setattr(fake, "generate", answer)
+
+
+@pytest.mark.parametrize("shape, code, status", [
+    (np.zeros_like, 1, "unusable"),
+    (lambda audio: np.clip(audio * 50, -1.0, 1.0), 3, "degraded"),
+])
+def test_revise_prints_failed_checks_and_exits_like_edit(short_project, capsys, monkeypatch,
+                                                        shape, code, status):
+    path, fake = short_project
+    _answering(monkeypatch, fake, shape)
+    got, result, err = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
+    assert got == code
+    assert result["takes"][0]["status"] == status and result["takes"][0]["failures"]
+    assert f"s1-2 take {result['takes'][0]['take']} ({status})" in err
+    assert result["takes"][0]["failures"][0].split(":")[0] in err
+
+
+def test_a_passing_revision_exits_0(short_project, capsys):
+    path, _ = short_project
+    got, result, err = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
+    assert got == 0 and result["takes"][0]["status"] == "ok" and result["takes"][0]["failures"] == []

@@ -109,7 +109,7 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
 
     # revise l2 with a note: one generation; the prompt rows hold the parent's codes and the note
     seen.clear()
-    assert main(["revise", str(path), "l2", "--note", "louder", "--select", *engine]) == 0
+    code = main(["revise", str(path), "l2", "--note", "louder", "--select", *engine])
     assert len(seen) == 1
     backend, request = seen[0]
     parent = store.take("case", "l2", 1)
@@ -123,6 +123,8 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     assert contains_block(prompt.rows[:, :1], np.asarray(note_ids)[:, None])
     revised = store.selected_take("case", "l2")
     assert revised.number == 2 and revised.record["parent_take"] == 1 and revised.record["notes"] == ["louder"]
+    # Random weights: the revision may fail its checks; the exit code says how (as render's).
+    assert code == {"ok": 0, "degraded": 3, "unusable": 1}[revised.record["status"]]
 
     # edit l3 between fixed audio: prefix and suffix samples stay the source's
     seen.clear()

@@ -129,7 +129,8 @@ def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, 
     # Whatever the checks said, a take chosen by hand is mixed.
     assert main(["takes", str(script_path), "--out", str(project), "--line", line.id,
                  "--select", "1"]) == 0
-    assert main(["mix", str(script_path), "--out", str(project), "--scene", scene.id]) == 0
+    # The scene's other lines were never rendered: left out of the mix, so mix exits 1.
+    assert main(["mix", str(script_path), "--out", str(project), "--scene", scene.id]) == 1
     mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
     assert rate == SR and len(mix) > codes.shape[1] * 2048
 

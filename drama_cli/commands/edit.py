@@ -67,6 +67,23 @@ def _takes_lines(summary: dict) -> list[str]:
     return rows
 
 
+def _exit_for_takes(summaries: list[dict]) -> None:
+    """Print the failed checks of the new takes and exit 1 (all unusable) or 3 (degraded) as
+    `drama render` does (`drama_cli.take_outcome.takes_exit_code`); return when one passed."""
+    from drama_cli.take_outcome import takes_exit_code
+
+    takes = [take for summary in summaries for take in summary.get("takes", [])]
+    code = takes_exit_code(takes)
+    if not code:
+        return
+    for summary in summaries:
+        for take in summary.get("takes", []):
+            if take.get("failures"):
+                _err(f"{summary['line']} take {take['take']} ({take['status']}): "
+                     f"{'; '.join(take['failures'])}")
+    raise typer.Exit(code)
+
+
 def revise_command(
     script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
     line: Optional[str] = typer.Argument(None, help="Line id to revise."),
@@ -82,7 +99,8 @@ def revise_command(
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:
-    """Make a new take of a line read against its earlier takes and a director's note."""
+    """Make a new take of a line read against its earlier takes and a director's note. Exits 1
+    when every new take is unusable, 3 when the best is degraded (failed checks on stderr)."""
     from drama_cli.revise import clean_note, find_line, revise_from_script, revise_in_project
 
     loaded = _load(script)
@@ -93,6 +111,7 @@ def revise_command(
         done = revise_from_script(loaded, store, _backend(store, engine, model, device), seed)
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
+        _exit_for_takes(done)
         return
     if line is None or note is None:
         raise UsageError("give LINE and --note (or --from-script)")
@@ -103,6 +122,7 @@ def revise_command(
                                 takes, seed, from_take, select)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])
+    _exit_for_takes([summary])
 
 
 def edit_command(
@@ -129,8 +149,7 @@ def edit_command(
     as_json: bool = opt.JSON,
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
-    from drama_cli.edit import EditForm, edit_exit_code, edit_in_project, plan_in_project, \
-        plan_summary
+    from drama_cli.edit import EditForm, edit_in_project, plan_in_project, plan_summary
     from drama_cli.revise import find_line
 
     form = EditForm(insert=insert, at_s=at, after=after, replace_old=replace, replace_new=with_,
@@ -157,12 +176,7 @@ def edit_command(
     if result.get("script_backup"):
         lines.append(f"  script updated; backup {result['script_backup']}")
     _print(result, as_json, lines)
-    code = edit_exit_code(result)
-    if code:
-        for take in result["takes"]:
-            if take["failures"]:
-                _err(f"{line} take {take['take']} ({take['status']}): {'; '.join(take['failures'])}")
-        raise typer.Exit(code)
+    _exit_for_takes([result])
 
 
 def plot_command(
