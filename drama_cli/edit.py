@@ -45,6 +45,8 @@ from drama_cli.edit_words import (  # noqa: F401
     insert_after,
     insert_at_word_index,
     normalise_word,
+    phrase_matches,
+    replace_in_span,
     replace_words,
     span_for_change,
     spoken_words,
@@ -126,6 +128,8 @@ def new_text_and_span(form: EditForm, old_text: str, line_id: str, take_samples:
         shown = timed if timed is not None else estimate_timings(spoken_words(old_text), duration_s)
         snap_span(form.at_s, form.at_s, take_samples)  # validates --at against the take
         return insert_at_word_index(old_text, word_index_at(shown, form.at_s), form.insert), (form.at_s, form.at_s)
+    if form.replace_old is not None and span is not None:
+        return replace_in_span(old_text, form.replace_old, form.replace_new, span, timed, line_id), span
     if form.replace_old is not None:
         return replace_words(old_text, form.replace_old, form.replace_new, line_id), span
     return form.text.strip(), span
@@ -139,8 +143,10 @@ def spoken_text_of(take, line_text: str) -> str:
 def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
                     recognise: Callable[[np.ndarray], list[Word] | None] | None = None):
     """Everything decided before generating: (planned line, source take, its audio, the plan).
-    Speech recognition runs only when the span must come from word times. Raises UsageError
-    for an unknown line, a line without takes, or a bad edit (see `plan_edit`)."""
+    Speech recognition runs only when the span must come from word times, or to tell which
+    occurrence of a `--replace` phrase that occurs more than once lies inside `--span`.
+    Raises UsageError for an unknown line, a line without takes, or a bad edit (see
+    `plan_edit`, `replace_in_span`)."""
     from drama_cli.revise import plan_line, start_take
 
     form.validate()
@@ -149,8 +155,10 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     audio = source.audio()
     old_text = spoken_text_of(source, planned.line.text)
     needs_times = form.span is None and form.at_s is None
+    ambiguous = (form.replace_old is not None and form.span is not None
+                 and len(phrase_matches(old_text, form.replace_old)) > 1)
     recognise = recognise or recognise_words
-    timed = recognise(audio) if needs_times or form.insert is not None else None
+    timed = recognise(audio) if needs_times or ambiguous or form.insert is not None else None
     new_text, span_s = new_text_and_span(form, old_text, line_id, len(audio), timed)
     plan = plan_edit(old_text, new_text, len(audio), timed, span_s)
     return planned, source, audio, plan

@@ -151,6 +151,48 @@ def replace_words(text: str, old: str, new: str, line_id: str = "") -> str:
     return text[: match.start()] + new.strip() + text[match.end() :]
 
 
+def phrase_matches(text: str, phrase: str) -> list[re.Match]:
+    """Every occurrence of `phrase` in `text` (case-insensitive, whole words), in order."""
+    return list(_phrase_pattern(phrase).finditer(text))
+
+
+def replace_in_span(text: str, old: str, new: str, span_s: tuple[float, float],
+                    timed: Sequence[Word] | None, line_id: str = "") -> str:
+    """The line text with the occurrence of the phrase `old` that lies inside `span_s`
+    (seconds in the take) replaced by `new`.
+
+    A phrase that occurs once is replaced wherever it is. When it occurs more than once the
+    recognised word times `timed` choose the occurrence overlapping the span most; without word
+    times (or when no occurrence overlaps the span) the choice would be a guess, so UsageError
+    asks for a phrase that occurs once. Raises UsageError when `old` is not in the text.
+    """
+    matches = phrase_matches(text, old)
+    if len(matches) <= 1:
+        return replace_words(text, old, new, line_id)
+    chosen = _occurrence_in_span(text, matches, span_s, timed) if timed else None
+    if chosen is None:
+        why = "no word times to tell which is inside the span" if not timed else \
+            "none of them is heard inside the span"
+        raise UsageError(f"{old!r} occurs {len(matches)} times in line {line_id or '?'} ({why}); "
+                         f"give a longer --replace phrase that occurs once")
+    return text[: chosen.start()] + new.strip() + text[chosen.end() :]
+
+
+def _occurrence_in_span(text: str, matches: Sequence[re.Match], span_s: tuple[float, float],
+                        timed: Sequence[Word]) -> re.Match | None:
+    aligned = align_timings(spoken_words(text), timed)
+    best, best_overlap = None, 0.0
+    for match in matches:
+        first = len(spoken_words(text[: match.start()]))
+        heard = [w for w in aligned[first : first + len(spoken_words(match.group()))] if w]
+        if not heard:
+            continue
+        overlap = min(span_s[1], heard[-1].end_s) - max(span_s[0], heard[0].start_s)
+        if overlap > best_overlap:
+            best, best_overlap = match, overlap
+    return best
+
+
 def insert_after(text: str, anchor: str, words: str, line_id: str = "") -> str:
     """The line text with `words` inserted after the first occurrence of the word (or phrase)
     `anchor`. Raises UsageError when `anchor` is not in the text."""

@@ -143,3 +143,66 @@ def test_a_passing_revision_exits_0(short_project, capsys):
     path, _ = short_project
     got, result, err = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
     assert got == 0 and result["takes"][0]["status"] == "ok" and result["takes"][0]["failures"] == []
+
+
+# 4. edit --replace with --span
+
+REPEATED = "No, I said no."  # "no" twice: at 0.0-0.2 s and 0.8-1.0 s in TIMES
+TIMES = [(w, a, b) for w, a, b in (("No", 0.0, 0.2), ("I", 0.3, 0.4), ("said", 0.45, 0.7),
+                                   ("no", 0.8, 1.0))]
+
+
+def test_replace_in_span_picks_the_occurrence_heard_inside_the_span():
+    from drama_cli.edit_words import Word, replace_in_span
+
+    timed = [Word(*t) for t in TIMES]
+    assert replace_in_span(REPEATED, "no", "yes", (0.75, 1.1), timed) == "No, I said yes."
+    assert replace_in_span(REPEATED, "no", "yes", (0.0, 0.25), timed) == "yes, I said no."
+    assert replace_in_span(REPEATED, "said", "meant", (0.0, 0.1), None) == "No, I meant no."
+
+
+def test_replace_in_span_refuses_a_repeated_phrase_without_word_times():
+    from drama_cli.edit_words import Word, replace_in_span
+    from drama_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="occurs 2 times"):
+        replace_in_span(REPEATED, "no", "yes", (0.75, 1.1), None, "l1")
+    with pytest.raises(UsageError, match="occurs 2 times"):
+        replace_in_span(REPEATED, "no", "yes", (0.35, 0.6), [Word(*t) for t in TIMES], "l1")
+    with pytest.raises(UsageError, match="not in line l1"):
+        replace_in_span(REPEATED, "maybe", "yes", (0.0, 1.0), None, "l1")
+
+
+@pytest.fixture
+def repeated_project(tmp_path, monkeypatch):
+    from boathouse import boathouse_script
+    from test_cli_edit import Fake
+
+    fake = Fake()
+    fake_render(monkeypatch, fake)
+    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
+    path = tmp_path / "scene.yaml"
+    path.write_text(boathouse_script(REPEATED), encoding="utf-8")
+    assert main(["render", str(path)]) == 0
+    return path
+
+
+def test_edit_replace_with_span_and_no_word_times_refuses_a_repeated_phrase(repeated_project,
+                                                                           capsys):
+    capsys.readouterr()
+    assert main(["edit", str(repeated_project), "l1", "--replace", "no", "--with", "yes",
+                 "--span", "0.75:0.93", "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "occurs 2 times" in err and "Traceback" not in err
+
+
+def test_edit_replace_with_span_uses_word_times_and_dry_run_prints_both_lines(
+        repeated_project, capsys, monkeypatch):
+    from drama_cli.edit_words import Word
+
+    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: [Word(*t) for t in TIMES])
+    capsys.readouterr()
+    assert main(["edit", str(repeated_project), "l1", "--replace", "no", "--with", "yes",
+                 "--span", "0.75:0.93", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "  old text: No, I said no.\n" in out and "  new text: No, I said yes.\n" in out

@@ -165,7 +165,8 @@ def edit_command(
                  f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "
                  f"{' '.join(plan.covered_words) or '(no whole word)'}")
     if dry_run:
-        _print(summary, as_json, [span_line, f"  new text: {plan.new_text}"])
+        _print(summary, as_json, [span_line, f"  old text: {plan.old_text}",
+                                  f"  new text: {plan.new_text}"])
         return
     _err(span_line)
     result = edit_in_project(loaded, store, backend, planned, source, audio, plan, takes, seed, select,
