@@ -102,8 +102,9 @@ class MixSettings:
     gap_s: default pause between lines in seconds (the script/scene default, resolved by the
     caller). head_s / tail_s: padding before the first and after the last line, seconds.
     room_tone: None (gaps are digital silence), "noise" (generated low-level noise at
-    `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene at
-    its recorded level. The bed is added after the loudness gain, so it keeps that level.
+    `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene,
+    scaled so its RMS is `room_tone_db` dBFS. The bed is added after the loudness gain, so it
+    keeps that level.
     preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.loudness`).
     formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
     (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
@@ -281,8 +282,22 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
     return cues, last_end + _seconds_to_samples(settings.tail_s)
 
 
+def _recording_at_level(source: str | Path, level_db: float) -> np.ndarray:
+    """A room-tone recording (float32 `[samples]`) scaled so its RMS is `level_db` dBFS, like
+    the generated noise. Raises AudioError for an empty or digitally silent file (no level to
+    scale)."""
+    loop = read_take(source)
+    if loop.size == 0:
+        raise AudioError(f"room tone file {source} is empty")
+    rms = float(np.sqrt(np.mean(np.square(loop, dtype=np.float64))))
+    if rms == 0.0:
+        raise AudioError(f"room tone file {source} is digital silence; its level cannot be set")
+    return (loop * np.float32(10.0 ** (level_db / 20.0) / rms)).astype(np.float32)
+
+
 class _RoomTone:
-    """The bed under the scene: a looped file, or a seeded loop of white noise at a set level.
+    """The bed under the scene, at `level_db` dBFS RMS: a looped file, or a seeded loop of
+    white noise.
 
     Generated noise is one NOISE_LOOP_S loop (an odd length, so it does not line up with the
     blocks); at room-tone levels the repetition is inaudible and it costs nothing per block.
@@ -297,9 +312,7 @@ class _RoomTone:
             noise = rng.standard_normal(_seconds_to_samples(NOISE_LOOP_S), dtype=np.float32)
             self.loop = noise * np.float32(10.0 ** (level_db / 20.0))
         else:
-            self.loop = read_take(source)
-            if self.loop.size == 0:
-                raise AudioError(f"room tone file {source} is empty")
+            self.loop = _recording_at_level(source, level_db)
 
     def add(self, block: np.ndarray, start: int) -> None:
         """Add the bed for samples `[start, start + len(block))` of the scene, in place."""

@@ -206,3 +206,49 @@ def test_edit_replace_with_span_uses_word_times_and_dry_run_prints_both_lines(
                  "--span", "0.75:0.93", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "  old text: No, I said no.\n" in out and "  new text: No, I said yes.\n" in out
+
+
+# 5. room_tone_db sets the level of a recorded room tone
+
+BED_SCRIPT = """\
+title: Boathouse
+gap: 1.0
+room_tone: bed.wav
+room_tone_db: -55
+cast:
+  MARGOT: {}
+  DESMOND: {}
+scenes:
+  - id: boathouse
+    head: 0
+    lines:
+      - MARGOT: We leave at six.
+      - DESMOND: Fine then.
+"""
+
+
+def test_a_recorded_room_tone_is_scaled_to_room_tone_db(tmp_path, monkeypatch):
+    from test_render_fixes import mix_rows
+
+    fake_render(monkeypatch)
+    rng = np.random.default_rng(3)
+    sf.write(str(tmp_path / "bed.wav"), 0.3 * rng.standard_normal(30_000), 44_100,
+             subtype="FLOAT")  # about -10 dBFS RMS as recorded
+    path = tmp_path / "mix.yaml"
+    path.write_text(BED_SCRIPT, encoding="utf-8")
+    assert main(["render", str(path)]) == 0
+    _, rows = mix_rows(tmp_path / "mix.drama")
+    audio, rate = sf.read(str(tmp_path / "mix.drama" / "boathouse" / "mix.wav"))
+    gap = audio[int((rows[0]["end_s"] + 0.1) * rate):int((rows[1]["start_s"] - 0.1) * rate)]
+    assert 20 * np.log10(np.sqrt(np.mean(gap ** 2))) == pytest.approx(-55.0, abs=0.5)
+
+
+def test_a_silent_room_tone_recording_is_an_audio_error(tmp_path):
+    from drama_cli.mix import MixEntry, MixSettings, mix_scene
+    from engine.errors import AudioError
+
+    sf.write(str(tmp_path / "bed.wav"), np.zeros(4410), 44_100)
+    sf.write(str(tmp_path / "a.wav"), 0.1 * np.ones(4410), 44_100)
+    settings = MixSettings(room_tone=tmp_path / "bed.wav")
+    with pytest.raises(AudioError, match="digital silence"):
+        mix_scene([MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1)], settings, tmp_path / "w")

@@ -130,10 +130,12 @@ def test_room_tone_fills_gaps_at_its_level(tmp_path):
 def test_room_tone_file_is_looped(tmp_path):
     bed = write(tmp_path / "bed.wav", tone(0.1, 100, 0.01))
     a = write(tmp_path / "a.wav", tone(0.2))
-    settings = MixSettings(gap_s=0, head_s=0.35, tail_s=0, room_tone=bed, wav_subtype="FLOAT")
+    settings = MixSettings(gap_s=0, head_s=0.35, tail_s=0, room_tone=bed, room_tone_db=-50.0,
+                           wav_subtype="FLOAT")
     out = mix_scene([entry(a)], settings, tmp_path / "w").samples()
     loop = tone(0.1, 100, 0.01)
-    np.testing.assert_allclose(out[: 3 * 4410], np.tile(loop, 3), atol=1e-7)
+    scaled = loop * (10 ** (-50 / 20) / np.sqrt(np.mean(loop.astype(np.float64) ** 2)))
+    np.testing.assert_allclose(out[: 3 * 4410], np.tile(scaled, 3), atol=1e-7)
 
 
 @pytest.mark.parametrize(
