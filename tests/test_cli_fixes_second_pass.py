@@ -148,8 +148,7 @@ def test_a_passing_revision_exits_0(short_project, capsys):
 # 4. edit --replace with --span
 
 REPEATED = "No, I said no."  # "no" twice: at 0.0-0.2 s and 0.8-1.0 s in TIMES
-TIMES = [(w, a, b) for w, a, b in (("No", 0.0, 0.2), ("I", 0.3, 0.4), ("said", 0.45, 0.7),
-                                   ("no", 0.8, 1.0))]
+TIMES = [("No", 0.0, 0.2), ("I", 0.3, 0.4), ("said", 0.45, 0.7), ("no", 0.8, 1.0)]
 
 
 def test_replace_in_span_picks_the_occurrence_heard_inside_the_span():
