@@ -11,7 +11,8 @@ import soundfile as sf
 from drama_cli.cli import main
 
 from test_render import write_script
-from test_render_fixes import edit_json, fake_render, short_project  # noqa: F401
+from test_render_fixes import (  # noqa: F401
+    edit_json, fake_render, render_with_edit_fake, short_project)
 
 SCENE = "boathouse"
 
@@ -175,14 +176,8 @@ def test_replace_in_span_refuses_a_repeated_phrase_without_word_times():
 @pytest.fixture
 def repeated_project(tmp_path, monkeypatch):
     from boathouse import boathouse_script
-    from test_cli_edit import Fake
 
-    fake = Fake()
-    fake_render(monkeypatch, fake)
-    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
-    path = tmp_path / "scene.yaml"
-    path.write_text(boathouse_script(REPEATED), encoding="utf-8")
-    assert main(["render", str(path)]) == 0
+    path, _ = render_with_edit_fake(tmp_path, monkeypatch, boathouse_script(REPEATED), "scene.yaml")
     return path
 
 

@@ -189,17 +189,24 @@ scenes:
 """
 
 
-@pytest.fixture
-def short_project(tmp_path, monkeypatch):
-    """A rendered project of a script in the short YAML line form, with the edit tests' fake."""
+def render_with_edit_fake(tmp_path, monkeypatch, script_text, name):
+    """Render `script_text` (written to `tmp_path/name`) with the edit tests' fake backend and
+    no speech recognition; returns the script path and the fake."""
     from test_cli_edit import Fake
 
     fake = Fake()
     fake_render(monkeypatch, fake)
     monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
-    path = tmp_path / "short.yaml"
-    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    path = tmp_path / name
+    path.write_text(script_text, encoding="utf-8")
     assert main(["render", str(path)]) == 0
+    return path, fake
+
+
+@pytest.fixture
+def short_project(tmp_path, monkeypatch):
+    """A rendered project of a script in the short YAML line form, with the edit tests' fake."""
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, SHORT_SCRIPT, "short.yaml")
     return path, fake
 
 
