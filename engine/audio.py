@@ -22,7 +22,7 @@ import soundfile as sf
 import soxr
 import torch
 
-from engine.conversation import NUM_CODEBOOKS, SAMPLE_RATE
+from engine.constants import NUM_CODEBOOKS, SAMPLE_RATE
 from engine.errors import AudioError
 
 DEFAULT_MAX_SECONDS = 60.0

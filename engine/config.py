@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.constants import CODEBOOK_SIZE, NUM_CODEBOOKS
 from engine.errors import CheckpointError
 
-SEMANTIC_BAND_SIZE = 4096
-NUM_CODEBOOKS = 10
 WEIGHT_BLOCK_SIZE = (128, 128)
 
 _LINEAR = "linear_attention"
@@ -415,7 +414,7 @@ def _parse_audio_decoder_config(section: dict, text: TextConfig) -> AudioDecoder
         ("head_dim", text.head_dim, "text_config.head_dim"),
         ("n_layer", ints["shared_enrichment_layers"], "audio_decoder_config.shared_enrichment_layers"),
         ("num_codebooks", NUM_CODEBOOKS, "the codec's 10 codebooks"),
-        ("vocab_size", SEMANTIC_BAND_SIZE, "the semantic band size"),
+        ("vocab_size", CODEBOOK_SIZE, "the semantic band size"),
         ("max_seq_len", ints["num_codebooks"] + 1, "num_codebooks + 1"),
     )
     for key, expected, source in pairs:

@@ -16,10 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-SAMPLE_RATE = 44_100
-HOP_SAMPLES = 2048
-FRAMES_PER_SECOND = SAMPLE_RATE / HOP_SAMPLES  # about 21.53 frames per second
-NUM_CODEBOOKS = 10
+# SAMPLE_RATE, HOP_SAMPLES and NUM_CODEBOOKS are imported from here by drama_cli.
+from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE  # noqa: F401
 
 LAYOUTS = ("clone", "history", "revise", "scene", "infill", "stream")
 

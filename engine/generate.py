@@ -35,7 +35,8 @@ from engine.checks import (
     run_with_retries,
 )
 from engine.config import Drama3Config
-from engine.conversation import FRAMES_PER_SECOND, SAMPLE_RATE, Conversation
+from engine.constants import FRAMES_PER_SECOND, SAMPLE_RATE
+from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.prompt import Prompt, build_prompt
 from engine.sampling import (

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.conversation import NUM_CODEBOOKS, AudioClip, Conversation
+from engine.constants import MAX_SPEAKER, NUM_CODEBOOKS
+from engine.constants import SPEAKER_TAG as _SPEAKER_TAG
+from engine.conversation import AudioClip, Conversation
 from engine.errors import EngineError
 
 LAYOUT_VERSIONS = {
@@ -64,14 +66,12 @@ STRUCTURAL_TOKENS = (
     "<|endoftext|>", "<|pad|>", "<|audio_separator|>", "<|endofturn|>",
     "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
 )
-MAX_SPEAKER = 15
 
 # Unicode White_Space (str.strip() would also strip U+001C..U+001F, which are not).
 WHITE_SPACE = "".join(
     chr(c) for c in (*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
                      0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
 )
-_SPEAKER_TAG = re.compile(r"<\|speaker:(0|[1-9][0-9]*)\|>")
 _ANY_SPEAKER_MARK = re.compile(r"<\|speaker")
 
 

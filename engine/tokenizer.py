@@ -26,10 +26,9 @@ from pathlib import Path
 
 from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
+from engine.constants import CODEBOOK_SIZE, NUM_SPEAKERS
 from engine.errors import CheckpointError, EngineError
 
-SEMANTIC_CODES = 4096
-MAX_SPEAKERS = 16
 OFFLINE_BUILD_VERSION = "qwen3.5-drama3-v1"
 OFFLINE_VOCAB_SIZE = 252_288  # spec appendix: the semantic band is the last 4,096 ids [U]
 
@@ -55,10 +54,10 @@ QWEN35_SPECIAL_START = 248_044
 # from S2's tokenizer; the tokens after it are unconfirmed [U] and their order is a guess.
 DRAMA3_FIXED_TOKENS = (
     "<|pad|>", "<|phoneme_start|>", "<|phoneme_end|>", "<|text|>", "<|voice|>", "<|interleave|>",
-    *(f"<|speaker:{k}|>" for k in range(MAX_SPEAKERS)),
+    *(f"<|speaker:{k}|>" for k in range(NUM_SPEAKERS)),
 )
 DRAMA3_PROVISIONAL_TOKENS = (
-    *(f"<|speaker:u{k}|>" for k in range(MAX_SPEAKERS)),
+    *(f"<|speaker:u{k}|>" for k in range(NUM_SPEAKERS)),
     "<|audio_separator|>", "<|endofturn|>", "<|speaker_change|>",
     "<|back_channel_start|>", "<|back_channel_end|>",
 )
@@ -88,7 +87,7 @@ class Drama3Tokenizer:
         self.eos_id = self._required("<|im_end|>")
         self.im_start_id = self._required("<|im_start|>")
         self.voice_id = self._required("<|voice|>")
-        self._speaker_ids = [self._required(speaker_token(k)) for k in range(MAX_SPEAKERS)]
+        self._speaker_ids = [self._required(speaker_token(k)) for k in range(NUM_SPEAKERS)]
         self.semantic_start, self.semantic_end = self._semantic_band()
 
     @classmethod
@@ -159,8 +158,8 @@ class Drama3Tokenizer:
 
     def speaker_id(self, k: int) -> int:
         """Id of `<|speaker:k|>`. Raises `EngineError` unless 0 <= k <= 15."""
-        if not isinstance(k, int) or not 0 <= k < MAX_SPEAKERS:
-            raise EngineError(f"speaker index {k!r} is out of range 0..{MAX_SPEAKERS - 1}")
+        if not isinstance(k, int) or not 0 <= k < NUM_SPEAKERS:
+            raise EngineError(f"speaker index {k!r} is out of range 0..{NUM_SPEAKERS - 1}")
         return self._speaker_ids[k]
 
     def is_semantic(self, token_id: int) -> bool:
@@ -225,9 +224,9 @@ def build_offline_tokenizer(cache_dir: str | os.PathLike | None = None) -> Token
 
 def _offline_added_tokens() -> list[str]:
     head = [*QWEN35_SPECIALS, *DRAMA3_FIXED_TOKENS, *DRAMA3_PROVISIONAL_TOKENS]
-    first_semantic = OFFLINE_VOCAB_SIZE - SEMANTIC_CODES
+    first_semantic = OFFLINE_VOCAB_SIZE - CODEBOOK_SIZE
     fillers = [f"<|reserved_drama:{i}|>" for i in range(first_semantic - QWEN35_SPECIAL_START - len(head))]
-    return [*head, *fillers, *(semantic_token(c) for c in range(SEMANTIC_CODES))]
+    return [*head, *fillers, *(semantic_token(c) for c in range(CODEBOOK_SIZE))]
 
 
 def _read_ranks(file: Path) -> dict[bytes, int]:
@@ -348,7 +347,7 @@ def build_tiny_tokenizer(num_merges: int = 300) -> Tokenizer:
     qwen_specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>",
                      "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>"]
     specials = [*qwen_specials, *DRAMA3_FIXED_TOKENS, *DRAMA3_PROVISIONAL_TOKENS,
-                *(semantic_token(c) for c in range(SEMANTIC_CODES))]
+                *(semantic_token(c) for c in range(CODEBOOK_SIZE))]
     tokenizer.add_special_tokens([_special(t) for t in specials])
     return tokenizer
 

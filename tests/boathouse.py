@@ -7,7 +7,7 @@ import json
 
 import soundfile as sf
 
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 
 SCRIPT_TEMPLATE = """\
 title: Boathouse

@@ -14,7 +14,7 @@ from drama_cli.backends.base import Generation
 from drama_cli.cli import main
 from drama_cli.takes import TakeStore
 from engine.checks import check_take
-from engine.conversation import HOP_SAMPLES, SAMPLE_RATE
+from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 
 SCRIPT = boathouse_script("We never said goodbye.")
 

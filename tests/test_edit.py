@@ -27,7 +27,8 @@ from drama_cli.edit import (
     word_index_at,
 )
 from drama_cli.errors import EXIT_BAD_INPUT, UsageError
-from engine.conversation import HOP_SAMPLES, SAMPLE_RATE, AudioClip, Conversation
+from engine.constants import HOP_SAMPLES, SAMPLE_RATE
+from engine.conversation import AudioClip, Conversation
 
 SR = SAMPLE_RATE
 GUARD = int(0.020 * SR)

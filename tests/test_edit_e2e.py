@@ -17,7 +17,7 @@ import soundfile as sf
 
 from drama_cli.cli import main
 from drama_cli.takes import TakeStore
-from engine.conversation import HOP_SAMPLES, SAMPLE_RATE
+from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 
 pytestmark = pytest.mark.slow
 REFS = Path(__file__).resolve().parents[1] / "scripts_examples" / "refs"

@@ -7,7 +7,8 @@ import torch
 
 import engine.generate as generate_module
 from engine.checks import expected_duration_s, retry_seed
-from engine.conversation import FRAMES_PER_SECOND, AudioClip, Conversation, Reference
+from engine.constants import FRAMES_PER_SECOND
+from engine.conversation import AudioClip, Conversation, Reference
 from engine.errors import EngineError
 from engine.generate import Drama3, default_frame_budget
 from engine.sampling import SamplingParams, sample_codebook, sample_main

@@ -17,7 +17,7 @@ from drama_cli.plot import (
     take_figure,
     take_loudness,
 )
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 
 BLOCKS = [
     Block("l1", "MARGOT", "[sighs] We leave at six, before the tide turns.", 0.5, 2.1, -23.0),

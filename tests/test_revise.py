@@ -19,7 +19,8 @@ from drama_cli.revise import (
 )
 from drama_cli.takes import TakeStore
 from engine.checks import CheckReport
-from engine.conversation import SAMPLE_RATE, Conversation
+from engine.constants import SAMPLE_RATE
+from engine.conversation import Conversation
 
 SCENE = "s1"
 LINES = {"l1": "<|speaker:0|> We leave at six.", "l2": "<|speaker:1|> Not without the oars.", "l3": "<|speaker:0|> Fine."}

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from engine.config import read_json_object
+from engine.constants import CODEBOOK_SIZE, NUM_CODEBOOKS, SAMPLE_RATE
 from engine.errors import CheckpointError
 
 CONFIG_FILE = "codec_config.json"
@@ -32,7 +33,7 @@ class CodecConfig:
     `decoder_rates` upsampling blocks.
     """
 
-    sample_rate: int = 44_100
+    sample_rate: int = SAMPLE_RATE
     encoder_dim: int = 64
     encoder_rates: tuple[int, ...] = (2, 4, 8, 8)
     encoder_transformer_layers: tuple[int, ...] = (0, 0, 0, 4)
@@ -40,9 +41,9 @@ class CodecConfig:
     decoder_dim: int = 1536
     decoder_rates: tuple[int, ...] = (8, 8, 4, 2)
     downsample_factors: tuple[int, ...] = (2, 2)
-    residual_codebooks: int = 9
+    residual_codebooks: int = NUM_CODEBOOKS - 1
     codebook_size: int = 1024
-    semantic_codebook_size: int = 4096
+    semantic_codebook_size: int = CODEBOOK_SIZE
     codebook_dim: int = 8
     quantizer_layers: int = 8
     quantizer_heads: int = 16
