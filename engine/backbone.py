@@ -21,15 +21,14 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from engine.checkpoint import BACKBONE_PREFIX, Checkpoint
+from engine.checkpoint import BACKBONE_PREFIX, CODEBOOK_EMBEDDINGS, Checkpoint
 from engine.config import Drama3Config
-from engine.layers.attention import GatedAttention, KVCache
+from engine.layers.attention import GatedAttention
 from engine.layers.gated_deltanet import GatedDeltaNet, GDNState
+from engine.layers.kv_cache import KVCache
 from engine.layers.moe import SparseMoE
 from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import rope_angles
-
-CODEBOOK_EMBEDDINGS = "audio_decoder.codebook_embeddings.weight"
 
 
 @dataclass

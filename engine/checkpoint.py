@@ -22,6 +22,7 @@ from engine.errors import CheckpointError
 
 INDEX_FILE = "model.safetensors.index.json"
 BACKBONE_PREFIX = "model.language_model."
+CODEBOOK_EMBEDDINGS = "audio_decoder.codebook_embeddings.weight"  # shared by backbone and tower
 FP8 = torch.float8_e4m3fn
 _BF16 = (torch.bfloat16,)
 _FP32 = (torch.float32,)
@@ -147,7 +148,7 @@ def _moe_tensors(config: Drama3Config, prefix: str) -> dict[str, TensorSpec]:
 def _tower_tensors(config: Drama3Config) -> dict[str, TensorSpec]:
     a = config.audio_decoder
     d, band = a.dim, a.vocab_size
-    specs = {"audio_decoder.codebook_embeddings.weight": TensorSpec((a.num_codebooks * band, d), _BF16)}
+    specs = {CODEBOOK_EMBEDDINGS: TensorSpec((a.num_codebooks * band, d), _BF16)}
     for layer in range(a.shared_enrichment_layers):
         prefix = f"audio_decoder_mtp_shared.layers.{layer}."
         specs.update(_tower_layer_tensors(config, prefix, "semantic_embedding"))

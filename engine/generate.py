@@ -24,18 +24,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.backbone import CODEBOOK_EMBEDDINGS, Backbone
+from engine.backbone import Backbone
 from engine.checkpoint import Checkpoint
-from engine.checks import (
-    Attempt,
-    CheckReport,
-    check_runaway,
-    check_take,
-    expected_duration_s,
-    run_with_retries,
-)
+from engine.checks import expected_duration_s
 from engine.config import Drama3Config
-from engine.constants import FRAMES_PER_SECOND, SAMPLE_RATE
+from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.prompt import Prompt, build_prompt
@@ -48,7 +41,7 @@ from engine.sampling import (
     sample_main,
 )
 from engine.tokenizer import Drama3Tokenizer
-from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerCache, TowerGeometry
+from engine.tower import Tower, TowerCache
 
 PREFILL_CHUNK_ROWS = 256
 DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (spec §1.5)
@@ -185,11 +178,10 @@ class Drama3:
         Defaults and errors as `load`; without `folder` there is no codec."""
         device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
-        config = checkpoint.config
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype)
-        tower = load_tower(checkpoint, config, device, dtype, backbone.codebook_embeddings)
-        checkpoint.close()  # drop the shard mappings once every tensor is on the device
-        return cls(config, tokenizer, backbone, tower, folder, device, dtype)
+        tower = Tower.from_checkpoint(checkpoint, device=device, dtype=dtype,
+                                      codebook_table=backbone.codebook_embeddings)
+        return cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
 
     @property
     def codec(self):
@@ -251,29 +243,6 @@ class Drama3:
         for _ in stream:
             pass
         return stream.result
-
-    def generate_checked(self, conversation: Conversation, params, seed: int, retries: int = 2,
-                         decode: bool = True, max_frames: int | None = None) -> list[Attempt]:
-        """Generate, check, and regenerate with new seeds (`engine.checks.retry_seed`) until a
-        take passes, at most `1 + retries` attempts; returns every `Attempt` (seed, Generation
-        with `audio` when `decode`, CheckReport). Without `decode` only the runaway rule (frame
-        budget hit, or longer than 5x the text estimate) can be checked.
-        """
-        text = conversation_text(conversation)
-
-        def attempt(attempt_seed: int) -> Generation:
-            generation = self.generate(conversation, params, attempt_seed, max_frames)
-            if decode:
-                generation.audio = self.decode(generation.codes)
-            return generation
-
-        def check(generation: Generation) -> CheckReport:
-            reason = generation.stop_reason
-            if generation.audio is None:
-                return CheckReport([check_runaway(generation.duration_s, text, reason)])
-            return check_take(generation.audio, SAMPLE_RATE, text, reason)
-
-        return run_with_retries(attempt, seed, retries, check)
 
     def decode(self, codes: torch.Tensor) -> np.ndarray:
         """Codes `[10, T]` -> float32 mono audio `[T * 2048]` at 44,100 Hz (codec clamps codes)."""
@@ -481,24 +450,6 @@ class _Sampler:
 
 
 # ---- helpers ---------------------------------------------------------------------------------
-
-def load_tower(checkpoint: Checkpoint, config, device: torch.device, dtype: torch.dtype,
-               codebook_table: torch.Tensor | None = None) -> Tower:
-    """Build the tower from a `Checkpoint` (wqkv comes re-ordered per head from the loader).
-
-    codebook_table: the backbone's `audio_decoder.codebook_embeddings` to share instead of
-    reading it again. Raises CheckpointError / RuntimeError for missing or misshapen tensors.
-    """
-    geometry = TowerGeometry.from_dict(config.raw["audio_decoder_config"])
-    with torch.device("meta"):
-        tower = Tower(geometry, config.semantic_start_token_id)
-    tensors = {name: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
-               if name.startswith(tuple(CHECKPOINT_PREFIXES)) and name != CODEBOOK_EMBEDDINGS}
-    tensors[CODEBOOK_EMBEDDINGS] = (codebook_table if codebook_table is not None
-                                    else checkpoint.load_tensor(CODEBOOK_EMBEDDINGS, device, dtype))
-    tower.load_checkpoint_tensors(tensors)
-    return tower.eval().requires_grad_(False)
-
 
 def conversation_text(conversation: Conversation) -> str:
     """The text the take should speak: the line, or the scene's lines joined."""

@@ -6,11 +6,13 @@ layer per residual codebook) that run at every sequence position, each with its 
 indexed by the same row positions as the backbone. Layer i of the residual stack embeds code i
 of the next frame; its head predicts code i+1.
 
-Weights arrive as checkpoint tensors (`audio_decoder.*`, `audio_decoder_mtp_shared.*`,
-`audio_decoder_mtp.*`, spec §2.2). `wqkv` is expected with its query rows already re-ordered to
-per-head [query; gate] blocks, as `engine.checkpoint` loads it; `per_head_wqkv` converts the file
-layout [all queries | all gates | K | V]. The backbone's frame embedding (spec §3.1) is
-`engine.backbone.Backbone.embed_rows`.
+Build with `Tower.from_checkpoint`, like `engine.backbone.Backbone`. Weights arrive as
+checkpoint tensors (`audio_decoder.*`, `audio_decoder_mtp_shared.*`, `audio_decoder_mtp.*`,
+spec §2.2). `wqkv` is expected with its query rows already re-ordered to per-head [query; gate]
+blocks, as `engine.checkpoint.Checkpoint.load_tensor` loads it (the file layout [all queries |
+all gates | K | V] is converted by `engine.checkpoint.interleave_query_and_gate`). Norms, the KV
+cache and causal attention are the backbone's (`engine.layers`). The backbone's frame embedding
+(spec §3.1) is `engine.backbone.Backbone.embed_rows`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from engine.layers.norms import rms_normalize
+from engine.checkpoint import CODEBOOK_EMBEDDINGS, Checkpoint
+from engine.config import AudioDecoderConfig
+from engine.layers.kv_cache import KVCache, causal_attention
+from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import apply_interleaved_rope, rope_angles
 
 # Checkpoint prefix -> module prefix inside `Tower` (spec §2.2).
@@ -38,7 +43,8 @@ SampleCodebook = Callable[[torch.Tensor, int], torch.Tensor]
 
 @dataclass(frozen=True)
 class TowerGeometry:
-    """Sizes of the tower, read from `audio_decoder_config` (spec §1.3).
+    """Sizes of the tower, derived from the validated `audio_decoder_config` (spec §1.3) by
+    `from_config`.
 
     codebook_size: codes per codebook (4096, also the semantic band size).
     shared_layers: `shared_enrichment_layers`; residual layers are `num_codebooks - 1`.
@@ -66,80 +72,27 @@ class TowerGeometry:
         return self.num_codebooks - 1
 
     @classmethod
-    def from_dict(cls, config: Mapping) -> TowerGeometry:
-        """Read the geometry from an `audio_decoder_config` mapping (config.json keys).
-
-        `intermediate_size` has no default (spec marks it [U]); `norm_eps`, `rope_base` and
-        `rotary_percent` fall back to 1e-6, 1e7 and 0.25. Raises KeyError on a missing key.
-        """
-        head_dim = int(config["head_dim"])
+    def from_config(cls, config: AudioDecoderConfig) -> TowerGeometry:
+        """The geometry of a validated `engine.config.AudioDecoderConfig` (`Drama3Config.audio_decoder`)."""
         return cls(
-            dim=int(config["dim"]),
-            n_head=int(config["n_head"]),
-            n_kv_heads=int(config["n_local_heads"]),
-            head_dim=head_dim,
-            intermediate_size=int(config["intermediate_size"]),
-            codebook_size=int(config["vocab_size"]),
-            num_codebooks=int(config["num_codebooks"]),
-            shared_layers=int(config["shared_enrichment_layers"]),
-            backbone_codebooks=int(config["vq_backbone_codebooks"]),
-            norm_eps=float(config.get("norm_eps", 1e-6)),
-            rope_base=float(config.get("rope_base", 1e7)),
-            rotary_dims=int(head_dim * float(config.get("rotary_percent", 0.25))),
+            dim=config.dim,
+            n_head=config.n_head,
+            n_kv_heads=config.n_local_heads,
+            head_dim=config.head_dim,
+            intermediate_size=config.intermediate_size,
+            codebook_size=config.vocab_size,
+            num_codebooks=config.num_codebooks,
+            shared_layers=config.shared_enrichment_layers,
+            backbone_codebooks=config.vq_backbone_codebooks,
+            norm_eps=config.norm_eps,
+            rope_base=config.rope_base,
+            rotary_dims=config.rotary_dim,
         )
 
 
-class ZeroCentredRMSNorm(nn.Module):
-    """RMSNorm in float32 scaled by (1 + w), the weight a learnable parameter loaded by name
-    (spec §3, `layernorm_zero_centered_gamma`). x: `[..., dim]`; returns x's shape and dtype."""
-
-    def __init__(self, dim: int, eps: float):
-        super().__init__()
-        self.weight = nn.Parameter(torch.zeros(dim))
-        self.eps = eps
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """`[..., dim] -> [..., dim]` in x's dtype."""
-        return (rms_normalize(x, self.eps) * (1.0 + self.weight.float())).to(x.dtype)
-
-
-class KVCache:
-    """Keys and values of one attention layer for rows `[0, length)`.
-
-    Buffers are `[B, n_kv_heads, capacity, head_dim]` and grow by doubling, so a decode step
-    writes one row in place instead of concatenating the whole history.
-    """
-
-    def __init__(self) -> None:
-        self.keys: torch.Tensor | None = None
-        self.values: torch.Tensor | None = None
-        self.length = 0
-
-    def append(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Store `[B, n_kv, T, head_dim]` rows at `[length, length + T)`; return all rows so far."""
-        end = self.length + keys.shape[2]
-        if self.keys is None or end > self.keys.shape[2]:
-            self._grow(keys, max(end, 2 * (0 if self.keys is None else self.keys.shape[2]), 64))
-        self.keys[:, :, self.length:end] = keys
-        self.values[:, :, self.length:end] = values
-        self.length = end
-        return self.keys[:, :, :end], self.values[:, :, :end]
-
-    def _grow(self, like: torch.Tensor, capacity: int) -> None:
-        shape = (like.shape[0], like.shape[1], capacity, like.shape[3])
-        keys, values = like.new_zeros(shape), like.new_zeros(shape)
-        if self.keys is not None:
-            keys[:, :, :self.length] = self.keys[:, :, :self.length]
-            values[:, :, :self.length] = self.values[:, :, :self.length]
-        self.keys, self.values = keys, values
-
-    def clone(self) -> KVCache:
-        """An independent copy holding the same rows (same capacity)."""
-        copy = KVCache()
-        copy.length = self.length
-        if self.keys is not None:
-            copy.keys, copy.values = self.keys.clone(), self.values.clone()
-        return copy
+def _norm(dim: int, eps: float) -> ZeroCentredRMSNorm:
+    """A zero-centred RMSNorm `[dim]` whose weight comes from the checkpoint (zeros until then)."""
+    return ZeroCentredRMSNorm(torch.zeros(dim), eps)
 
 
 class TowerCache:
@@ -170,8 +123,8 @@ class TowerAttention(nn.Module):
         q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
         self.wqkv = nn.Linear(geo.dim, 2 * q_width + 2 * kv_width, bias=False)
         self.wo = nn.Linear(q_width, geo.dim, bias=False)
-        self.q_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
-        self.k_norm = ZeroCentredRMSNorm(geo.head_dim, geo.norm_eps)
+        self.q_norm = _norm(geo.head_dim, geo.norm_eps)
+        self.k_norm = _norm(geo.head_dim, geo.norm_eps)
 
     def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """Queries, gates, keys and values of `x` `[B, T, dim]`: `[B, T, heads, head_dim]` each
@@ -190,25 +143,14 @@ class TowerAttention(nn.Module):
                cache: KVCache) -> torch.Tensor:
         """Causal attention of the new rows over the cache plus themselves (stored in `cache`).
         Inputs as `project` returns them; output `[B, T, heads, head_dim]`."""
-        start, steps = cache.length, query.shape[1]
         all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
-        out = F.scaled_dot_product_attention(
-            query.transpose(1, 2), all_keys, all_values, attn_mask=_causal_mask(start, steps, query.device),
-            scale=self.geo.head_dim ** -0.5, enable_gqa=self.geo.n_head != self.geo.n_kv_heads)
+        out = causal_attention(query.transpose(1, 2), all_keys, all_values, self.geo.head_dim ** -0.5)
         return out.transpose(1, 2)
 
     def output(self, attended: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
         """`wo(attended * sigmoid(gate))`: `[B, T, heads, head_dim]` twice -> `[B, T, dim]`."""
         out = attended * torch.sigmoid(gate)
         return self.wo(out.flatten(-2))
-
-
-def _causal_mask(start: int, steps: int, device: torch.device) -> torch.Tensor | None:
-    """Boolean `[steps, start + steps]` mask letting row start+i see keys 0..start+i (None for one row)."""
-    if steps == 1:
-        return None
-    rows = torch.arange(start, start + steps, device=device)[:, None]
-    return torch.arange(start + steps, device=device)[None, :] <= rows
 
 
 class TowerFeedForward(nn.Module):
@@ -232,9 +174,9 @@ class TowerBlock(nn.Module):
 
     def __init__(self, geo: TowerGeometry):
         super().__init__()
-        self.attention_norm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.attention_norm = _norm(geo.dim, geo.norm_eps)
         self.attention = TowerAttention(geo)
-        self.ffn_norm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.ffn_norm = _norm(geo.dim, geo.norm_eps)
         self.feed_forward = TowerFeedForward(geo)
 
     def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -261,11 +203,11 @@ class TowerLayer(nn.Module):
         table = nn.Embedding(geo.codebook_size, geo.dim)
         self.embedding_name = "semantic_embedding" if shared else "codebook_embedding"
         setattr(self, self.embedding_name, table)
-        self.enorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
-        self.hnorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.enorm = _norm(geo.dim, geo.norm_eps)
+        self.hnorm = _norm(geo.dim, geo.norm_eps)
         self.eh_proj = nn.Linear(2 * geo.dim, geo.dim, bias=False)
         self.transformer_layer = TowerBlock(geo)
-        self.final_layernorm = ZeroCentredRMSNorm(geo.dim, geo.norm_eps)
+        self.final_layernorm = _norm(geo.dim, geo.norm_eps)
         self._compiled: tuple | None = None
 
     def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
@@ -320,6 +262,28 @@ class Tower(nn.Module):
             nn.Linear(geo.dim, geo.codebook_size, bias=False) for _ in range(geo.residual_layers))
 
     # ---- weights -------------------------------------------------------------------------
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint, device: str | torch.device = "cpu",
+                        dtype: torch.dtype = torch.bfloat16,
+                        codebook_table: torch.Tensor | None = None) -> Tower:
+        """Load the tower onto `device` in `dtype`, in eval mode without gradients; geometry from
+        `checkpoint.config.audio_decoder`, wqkv re-ordered per head by the checkpoint's loader.
+
+        codebook_table: the backbone's `audio_decoder.codebook_embeddings` `[10·4096, dim]`
+        (`Backbone.codebook_embeddings`) to share instead of reading it again. Raises
+        CheckpointError for an unreadable tensor and RuntimeError for a missing or misshapen one.
+        """
+        config = checkpoint.config
+        with torch.device("meta"):  # every parameter is assigned from the checkpoint below
+            tower = cls(TowerGeometry.from_config(config.audio_decoder), config.semantic_start_token_id)
+        tensors = {name: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
+                   if name.startswith(tuple(CHECKPOINT_PREFIXES)) and name != CODEBOOK_EMBEDDINGS}
+        tensors[CODEBOOK_EMBEDDINGS] = (codebook_table if codebook_table is not None
+                                        else checkpoint.load_tensor(CODEBOOK_EMBEDDINGS, device, dtype))
+        tower.load_checkpoint_tensors(tensors)
+        checkpoint.close()  # drop the shard mappings, as `Backbone.from_checkpoint` does
+        return tower.eval().requires_grad_(False)
 
     def load_checkpoint_tensors(self, tensors: Mapping[str, torch.Tensor]) -> None:
         """Copy the tower's checkpoint tensors (full names, spec §2.2) into the modules.
@@ -422,11 +386,3 @@ class Tower(nn.Module):
             codes.append(sample_codebook(self.heads[index](hidden[:, 0]).float(), index).long())
         return torch.stack(codes, dim=-1)
 
-
-def per_head_wqkv(weight: torch.Tensor, n_head: int, head_dim: int) -> torch.Tensor:
-    """Re-order a file-layout `wqkv` `[all Q | all gates | K | V]` (spec §2.2) into per-head
-    `[q_0; gate_0; q_1; gate_1; ...; K; V]`, the layout `TowerAttention` reads."""
-    q_width = n_head * head_dim
-    query, gate, rest = weight[:q_width], weight[q_width:2 * q_width], weight[2 * q_width:]
-    pairs = torch.stack((query.view(n_head, head_dim, -1), gate.view(n_head, head_dim, -1)), dim=1)
-    return torch.cat((pairs.reshape(2 * q_width, -1), rest), dim=0)

@@ -10,7 +10,9 @@ from mlx_audio.tts.models.fish_drama3.config import TowerConfig
 from mlx_audio.tts.models.fish_drama3.convert import TOWER_NORMS, TOWER_PREFIXES
 from mlx_audio.tts.models.fish_drama3.tower import Tower as MlxTower
 
-from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerGeometry, per_head_wqkv
+from engine.checkpoint import interleave_query_and_gate
+from engine.config import AudioDecoderConfig
+from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerGeometry
 
 SEMANTIC_START = 50
 CONFIG = {
@@ -18,7 +20,17 @@ CONFIG = {
     "vocab_size": 16, "num_codebooks": 4, "shared_enrichment_layers": 2,
     "vq_backbone_codebooks": 1, "norm_eps": 1e-6, "rope_base": 1e4, "rotary_percent": 0.25,
 }
-GEO = TowerGeometry.from_dict(CONFIG)
+
+
+def geometry(config: dict) -> TowerGeometry:
+    """The geometry of an `audio_decoder_config` with `config`'s sizes (n_layer, max_seq_len and
+    the placement follow from them)."""
+    return TowerGeometry.from_config(AudioDecoderConfig(
+        **config, n_layer=config["shared_enrichment_layers"], max_seq_len=config["num_codebooks"] + 1,
+        vq_feature_placement="backbone_partial"))
+
+
+GEO = geometry(CONFIG)
 
 
 def checkpoint_tensors(seed: int = 0) -> dict[str, torch.Tensor]:
@@ -42,7 +54,7 @@ def torch_tower(tensors: dict[str, torch.Tensor]) -> Tower:
     loaded = dict(tensors)
     for name, value in tensors.items():
         if name.endswith("wqkv.weight"):
-            loaded[name] = per_head_wqkv(value, GEO.n_head, GEO.head_dim)
+            loaded[name] = interleave_query_and_gate(value, GEO.n_head, GEO.head_dim)
     tower = Tower(GEO, SEMANTIC_START)
     tower.load_checkpoint_tensors(loaded)
     return tower.eval()
@@ -197,7 +209,7 @@ def test_extra_sum_uses_codes_past_the_backbone_of_audio_rows_only():
 def test_per_head_wqkv_interleaves_query_and_gate_rows():
     n_head, head_dim, kv = 2, 2, 4
     weight = torch.arange(2 * n_head * head_dim + 2 * kv, dtype=torch.float32)[:, None]
-    out = per_head_wqkv(weight, n_head, head_dim)[:, 0].tolist()
+    out = interleave_query_and_gate(weight, n_head, head_dim)[:, 0].tolist()
     assert out == [0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 
 
@@ -209,7 +221,7 @@ def test_missing_tower_tensor_is_refused():
 
 
 def test_geometry_reads_counts_from_the_config():
-    geo = TowerGeometry.from_dict({**CONFIG, "num_codebooks": 10, "shared_enrichment_layers": 4})
+    geo = geometry({**CONFIG, "num_codebooks": 10, "shared_enrichment_layers": 4})
     tower = Tower(geo, SEMANTIC_START)
     assert (len(tower.shared_layers), len(tower.residual_layers), len(tower.heads)) == (4, 9, 9)
     assert geo.rotary_dims == 8

@@ -17,20 +17,30 @@ def rms_normalize(x: torch.Tensor, eps: float) -> torch.Tensor:
 
 
 class ZeroCentredRMSNorm(nn.Module):
-    """Zero-centred RMSNorm: RMSNorm(x) · (1 + w), the weight stored as an offset from one.
+    """Zero-centred RMSNorm: RMSNorm(x) · (1 + w), the weight stored as an offset from one
+    (`layernorm_zero_centered_gamma`).
 
-    weight: [dim]. forward(x [..., dim]) → [..., dim] in x's dtype. Used for every backbone
-    and tower norm except the Gated DeltaNet output norm (spec §2.1, §2.2).
+    weight: [dim], any float dtype; it is the `weight` entry of the state dict, so a module built
+    on the meta device can take its weight later from `load_state_dict(..., assign=True)`.
+    forward(x [..., dim]) → [..., dim] in x's dtype, the fp32 scale 1 + w computed once (at
+    construction and after each state-dict load). Used for every backbone and tower norm except
+    the Gated DeltaNet output norm (spec §2.1, §2.2).
     """
 
     def __init__(self, weight: torch.Tensor, eps: float):
         super().__init__()
-        self.register_buffer("scale", 1.0 + weight.float())
+        self.register_buffer("weight", weight)
+        self.register_buffer("scale", 1.0 + weight.float(), persistent=False)
         self.eps = eps
+        self.register_load_state_dict_post_hook(_refresh_scale)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """`[..., dim] -> [..., dim]` in x's dtype."""
         return (rms_normalize(x, self.eps) * self.scale).to(x.dtype)
+
+
+def _refresh_scale(module: ZeroCentredRMSNorm, incompatible_keys) -> None:
+    module.scale = 1.0 + module.weight.float()
 
 
 class GatedRMSNorm(nn.Module):

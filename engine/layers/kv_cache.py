@@ -1,0 +1,79 @@
+"""The KV cache and causal attention shared by the backbone's gated attention and the tower.
+
+Both keep keys and values as `[B, kv_heads, rows, head_dim]` (the backbone with B = 1), append
+the new rows of each call in place, and attend causally: a new row at position p sees keys
+0..p. Row positions are the prompt's frame rows, the same for backbone and tower.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+class KVCache:
+    """Keys and values of one attention layer for rows `[0, length)`, grown in place.
+
+    Storage: keys, values `[B, kv_heads, capacity, head_dim]`, allocated by the first `append`
+    in the dtype and on the device of its rows (at least `capacity` rows) and doubled when full,
+    so a decode step writes one row instead of concatenating the whole history.
+    """
+
+    def __init__(self, capacity: int = 256):
+        self.keys: torch.Tensor | None = None
+        self.values: torch.Tensor | None = None
+        self.length = 0
+        self.capacity = capacity
+
+    def append(self, keys: torch.Tensor, values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Store rows `[B, kv_heads, T, head_dim]` at `[length, length + T)`; return every row
+        so far, keys and values `[B, kv_heads, length, head_dim]` (views of the storage)."""
+        end = self.length + keys.shape[2]
+        if self.keys is None or end > self.keys.shape[2]:
+            held = self.capacity if self.keys is None else 2 * self.keys.shape[2]
+            self._grow(keys, max(end, held))
+        self.keys[:, :, self.length:end] = keys
+        self.values[:, :, self.length:end] = values
+        self.length = end
+        return self.keys[:, :, :end], self.values[:, :, :end]
+
+    def _grow(self, like: torch.Tensor, capacity: int) -> None:
+        shape = (like.shape[0], like.shape[1], capacity, like.shape[3])
+        keys, values = like.new_empty(shape), like.new_empty(shape)
+        if self.keys is not None:
+            keys[:, :, :self.length] = self.keys[:, :, :self.length]
+            values[:, :, :self.length] = self.values[:, :, :self.length]
+        self.keys, self.values = keys, values
+
+    def clone(self) -> KVCache:
+        """An independent copy holding the same rows (e.g. a prefilled system block)."""
+        copy = KVCache(self.capacity)
+        copy.length = self.length
+        if self.keys is not None:
+            copy.keys, copy.values = self.keys.clone(), self.values.clone()
+        return copy
+
+
+def causal_mask(start: int, steps: int, device: torch.device | str) -> torch.Tensor:
+    """Boolean `[steps, start + steps]` mask: new row i (position start + i) sees keys
+    0..start + i (True = attend)."""
+    rows = torch.arange(start, start + steps, device=device)[:, None]
+    return torch.arange(start + steps, device=device)[None, :] <= rows
+
+
+def causal_attention(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
+                     scale: float) -> torch.Tensor:
+    """Causal grouped-query attention of T new rows over S cached rows, the last T being the new.
+
+    query: `[B, heads, T, head_dim]`; keys, values: `[B, kv_heads, S, head_dim]` (as `KVCache.append`
+    returns them), heads a multiple of kv_heads (query head h reads kv head h // (heads / kv_heads)).
+    Returns `[B, heads, T, head_dim]` in the query's dtype (SDPA, softmax in fp32). One new row
+    sees every key (no mask); rows from position 0 use SDPA's own causal mask, others
+    `causal_mask`.
+    """
+    steps, total = query.shape[2], keys.shape[2]
+    start = total - steps
+    mask = causal_mask(start, steps, query.device) if steps > 1 and start > 0 else None
+    return F.scaled_dot_product_attention(
+        query, keys, values, attn_mask=mask, is_causal=steps > 1 and start == 0, scale=scale,
+        enable_gqa=query.shape[1] != keys.shape[1])
