@@ -5,14 +5,14 @@ and returns a `CheckResult`; `check_take` runs them all into a `CheckReport`.
 
 Severity: a failure is either `unusable` (silence, runaway, non-finite samples: the take must
 not reach a mix) or `degraded` (noise, clipping, far too short: usable as a last resort, flagged
-for review). `run_with_retries` regenerates with new seeds until a take passes.
+for review). `retry_seed` gives the seed of each retry of a failed take.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -276,31 +276,3 @@ def retry_seed(first_seed: int, attempt_index: int) -> int:
     """Seed of retry `attempt_index` (0 = the first attempt): first_seed + 100003 * index, mod 2^31."""
     return (first_seed + RETRY_SEED_STRIDE * attempt_index) % (2 ** 31)
 
-
-def run_with_retries(attempt: Callable[[int], T], first_seed: int, retries: int,
-                     check: Callable[[T], CheckReport]) -> list[Attempt[T]]:
-    """Run `attempt(seed)` until `check` passes, at most `1 + retries` times.
-
-    Seeds follow `retry_seed`. Returns every attempt in order (the last one passed, or all
-    failed); exceptions from `attempt` or `check` propagate. Raises ValueError if retries < 0.
-    """
-    if retries < 0:
-        raise ValueError("retries must be >= 0")
-    attempts: list[Attempt[T]] = []
-    for index in range(retries + 1):
-        seed = retry_seed(first_seed, index)
-        result = attempt(seed)
-        report = check(result)
-        attempts.append(Attempt(seed, result, report))
-        if report.passed:
-            break
-    return attempts
-
-
-def best_attempt(attempts: list[Attempt[T]]) -> Attempt[T] | None:
-    """The first passing attempt, else the first usable (degraded) one, else None."""
-    for wanted in ("ok", DEGRADED):
-        for item in attempts:
-            if item.report.severity == wanted:
-                return item
-    return None

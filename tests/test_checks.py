@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from engine.checks import (
-    CheckReport, best_attempt, check_clipping, check_noise, check_runaway, check_silence,
-    check_take, expected_duration_s, retry_seed, run_with_retries, spoken_text,
+    CheckReport, check_clipping, check_noise, check_runaway, check_silence,
+    check_take, expected_duration_s, spoken_text,
 )
 
 SR = 44_100
@@ -98,25 +98,3 @@ def test_report_round_trips_through_dict():
     again = CheckReport.from_dict(report.to_dict())
     assert again.to_dict() == report.to_dict()
 
-
-def test_run_with_retries_stops_at_first_pass_with_new_seeds():
-    seen = []
-
-    def attempt(seed):
-        seen.append(seed)
-        return np.zeros(SR, np.float32) if len(seen) < 3 else speechlike(1.0)
-
-    attempts = run_with_retries(attempt, 7, 5, lambda a: check_take(a, SR, "Hello there."))
-    assert len(attempts) == 3
-    assert seen == [7, retry_seed(7, 1), retry_seed(7, 2)] and len(set(seen)) == 3
-    assert [a.report.passed for a in attempts] == [False, False, True]
-    assert best_attempt(attempts) is attempts[2]
-
-
-def test_run_with_retries_returns_all_failures_when_none_pass():
-    attempts = run_with_retries(lambda s: np.zeros(100, np.float32), 0, 2,
-                                lambda a: check_take(a, SR, "Hello."))
-    assert len(attempts) == 3 and not any(a.report.passed for a in attempts)
-    assert best_attempt(attempts) is None
-    with pytest.raises(ValueError):
-        run_with_retries(lambda s: None, 0, -1, lambda a: None)
