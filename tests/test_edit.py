@@ -7,22 +7,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drama_cli.edit import (
+from drama_cli.edit.infill import InfillRefused, run_infill
+from drama_cli.edit.plan import (
     EditPlan,
-    Generated,
-    InfillRefused,
-    Word,
-    diff_words,
     infill_conversation,
-    insert_after,
-    insert_at_word_index,
     parse_span,
     plan_edit,
-    replace_words,
-    run_infill,
     snap_span,
-    splice,
     split_codes,
+)
+from drama_cli.edit.splice import Generated, splice
+from drama_cli.edit.words import (
+    Word,
+    diff_words,
+    insert_after,
+    insert_at_word_index,
+    replace_words,
     spoken_words,
     word_index_at,
 )
@@ -340,7 +340,7 @@ def test_span_from_real_word_timestamps_of_scratch_speech():
         pytest.skip("needs the asr extra (faster-whisper) and piper-tts")
     from drama_cli.backends.base import GenerationRequest
     from drama_cli.backends.scratch import ScratchBackend
-    from drama_cli.edit import recognise_words
+    from drama_cli.edit.infill import recognise_words
 
     text = "<|speaker:0|> I never said goodbye to her, not once."
     conv = Conversation(layout="clone", text=text)
@@ -361,7 +361,7 @@ def test_span_from_real_word_timestamps_of_scratch_speech():
 
 
 def test_new_text_is_compiled_like_the_line(tmp_path):
-    from drama_cli.edit import compile_line_text
+    from drama_cli.edit.project_edit import compile_line_text
     from drama_cli.script.load import load_script
 
     path = tmp_path / "s.yaml"
@@ -373,7 +373,7 @@ def test_new_text_is_compiled_like_the_line(tmp_path):
 
 
 def test_update_script_text_yaml_and_fountain_keep_a_backup(tmp_path):
-    from drama_cli.edit import update_script_text
+    from drama_cli.edit.script_update import update_script_text
     from drama_cli.script.load import load_script
 
     yaml_path = tmp_path / "s.yaml"

@@ -16,7 +16,7 @@ import pytest
 import soundfile as sf
 
 from drama_cli.cli import main
-from drama_cli.takes import TakeStore
+from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 
 pytestmark = pytest.mark.slow
@@ -90,7 +90,7 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
         return original(self, request)
 
     monkeypatch.setattr(Drama3Backend, "generate", spy)
-    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
     path = tmp_path / "case.yaml"
     path.write_text(SCRIPT.format(refs=REFS.as_posix()))
     engine = ["--engine", "drama3", "--model", str(model_folder), "--device", "cpu"]

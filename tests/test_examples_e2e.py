@@ -9,9 +9,9 @@ import pytest
 import soundfile as sf
 
 from drama_cli.cli import main
-from drama_cli.mix import MixSettings
+from drama_cli.mix.timeline import MixSettings
 from drama_cli.script.load import load_script
-from drama_cli.takes import TakeStore
+from drama_cli.takes.store import TakeStore
 from engine.checks import check_silence
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from drama_cli import export
 from drama_cli.errors import UsageError
-from drama_cli.mix import Cue
+from drama_cli.mix import export
+from drama_cli.mix.timeline import Cue
 
 RATE = 44_100
 

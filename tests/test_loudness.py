@@ -9,7 +9,7 @@ import pyloudnorm
 import pytest
 
 from drama_cli.errors import UsageError
-from drama_cli.loudness import (
+from drama_cli.mix.loudness import (
     FLOOR_DB,
     MAX_BOOST_DB,
     LoudnessMeter,

@@ -10,10 +10,17 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from drama_cli import mix
 from drama_cli.errors import UsageError
-from drama_cli.loudness import measure
-from drama_cli.mix import MixEntry, MixSettings, mix_scene, plan_timeline, read_take, write_mix
+from drama_cli.mix import timeline as mix
+from drama_cli.mix.loudness import measure
+from drama_cli.mix.timeline import (
+    MixEntry,
+    MixSettings,
+    mix_scene,
+    plan_timeline,
+    read_take,
+    write_mix,
+)
 from engine.errors import AudioError
 
 RATE = 44_100

@@ -18,8 +18,8 @@ import pytest
 import soundfile as sf
 import soxr
 
-from drama_cli import qc
 from drama_cli.errors import UsageError
+from drama_cli.qc import asr as qc
 
 SENTENCES = (
     "The ferry leaves at six, so pack the oars tonight.",

@@ -9,9 +9,10 @@ import soundfile as sf
 
 from drama_cli.backends.base import Generation
 from drama_cli.errors import UsageError
-from drama_cli.render import RenderSettings, render_script
+from drama_cli.render.plan import RenderSettings
+from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
-from drama_cli.takes import TakeStore
+from drama_cli.takes.store import TakeStore
 from engine.checks import check_take, expected_duration_s
 
 SR = 44_100
@@ -209,7 +210,7 @@ def test_line_filter_and_unknown_ids(tmp_path):
 
 
 def test_user_selection_survives_a_render_and_is_dropped_when_the_line_changes(tmp_path):
-    from drama_cli.render import select_take
+    from drama_cli.takes.selection import select_take
 
     path = write_script(tmp_path, ["We leave at six.", "Fine."])
     render(path, FakeBackend(), takes=2)
@@ -232,7 +233,8 @@ def test_a_held_lock_refuses_a_second_render(tmp_path):
     store = TakeStore(path.with_suffix(".drama"))
     backend = FakeBackend()
     with store.lock():
-        import subprocess, sys  # noqa: E401
+        import subprocess  # noqa: E401
+        import sys
         code = ("import sys\nfrom drama_cli.cli import main\n"
                 "sys.exit(main(['render', sys.argv[1], '--engine', 'scratch']))")
         result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
@@ -425,7 +427,7 @@ def test_a_refused_line_fails_alone_and_the_render_goes_on(tmp_path):
 
 
 def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
-    from drama_cli.render import CHUNK_GAP_S
+    from drama_cli.render.line import CHUNK_GAP_S
 
     long_text = " ".join(["The tide was turning and the oars were gone, so we waited."] * 8)
     path = write_script(tmp_path, [long_text])
@@ -443,7 +445,7 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
     assert take.record["samples"] == pieces + (chunks - 1) * int(CHUNK_GAP_S * SR)
     assert "".join(r.text for r in backend.requests).count("oars") == 8
 
-    from drama_cli.render import join_chunks
+    from drama_cli.render.line import join_chunks
     from engine.checks import check_take as check
 
     parts = []

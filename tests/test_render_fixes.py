@@ -7,14 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from test_render import FakeBackend, write_script
 
 from drama_cli.backends.base import Generation
 from drama_cli.backends.breath import breath_placeholder
 from drama_cli.cli import main
-from drama_cli.render_line import join_chunks
+from drama_cli.render.line import join_chunks
 from engine.checks import check_take
-
-from test_render import FakeBackend, write_script
 
 CUE_SCRIPT = """\
 title: Cue
@@ -196,7 +195,7 @@ def render_with_edit_fake(tmp_path, monkeypatch, script_text, name):
 
     fake = Fake()
     fake_render(monkeypatch, fake)
-    monkeypatch.setattr("drama_cli.edit.recognise_words", lambda audio: None)
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
     path = tmp_path / name
     path.write_text(script_text, encoding="utf-8")
     assert main(["render", str(path)]) == 0

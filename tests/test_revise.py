@@ -7,8 +7,7 @@ import pytest
 from boathouse import boathouse_script, mix_segments
 
 from drama_cli.backends.base import Generation, GenerationRequest
-from drama_cli.errors import UsageError
-from drama_cli.revise import (
+from drama_cli.edit.revise import (
     MAX_CONTEXT_TAKES,
     child_seed,
     revise_conversation,
@@ -17,7 +16,8 @@ from drama_cli.revise import (
     start_take,
     with_note,
 )
-from drama_cli.takes import TakeStore
+from drama_cli.errors import UsageError
+from drama_cli.takes.store import TakeStore
 from engine.checks import CheckReport
 from engine.constants import SAMPLE_RATE
 from engine.conversation import Conversation
@@ -179,7 +179,8 @@ class CheckedFake(FakeBackend):
 def rendered_project(tmp_path, settings=None, text=SCRIPT):
     """The boathouse scene written to `scene.yaml` and rendered with CheckedFake:
     (script path, script, store, backend)."""
-    from drama_cli.render import RenderSettings, render_script
+    from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
 
     path = tmp_path / "scene.yaml"
@@ -193,8 +194,9 @@ def rendered_project(tmp_path, settings=None, text=SCRIPT):
 
 
 def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
-    from drama_cli.render import RenderSettings, render_script
-    from drama_cli.revise import revise_in_project
+    from drama_cli.edit.revise import revise_in_project
+    from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
 
     path, script, store, backend = rendered_project(tmp_path)
@@ -225,8 +227,9 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
-    from drama_cli.render import RenderSettings, remix
-    from drama_cli.revise import revise_in_project
+    from drama_cli.edit.revise import revise_in_project
+    from drama_cli.render.remix import remix
+    from drama_cli.render.plan import RenderSettings
 
     settings = RenderSettings(mix_options={"gap_s": 1.25, "preset": "none"}, formats=("wav", "flac"))
     _, script, store, backend = rendered_project(tmp_path, settings)
@@ -257,8 +260,9 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
 
 
 def test_revise_from_script_applies_new_notes_once(tmp_path):
-    from drama_cli.render import RenderSettings, render_script
-    from drama_cli.revise import revise_from_script, script_notes
+    from drama_cli.edit.revise import revise_from_script, script_notes
+    from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
 
     path, _, store, backend = rendered_project(tmp_path)
@@ -276,7 +280,7 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
 
 
 def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
-    from drama_cli.revise import revise_from_script
+    from drama_cli.edit.revise import revise_from_script
     from drama_cli.script.load import load_script
 
     noted = SCRIPT.replace("        text: Not without the oars.\n",
@@ -292,7 +296,7 @@ def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
 
 
 def test_a_script_note_equal_to_the_director_note_is_still_applied(tmp_path):
-    from drama_cli.revise import revise_from_script
+    from drama_cli.edit.revise import revise_from_script
     from drama_cli.script.load import load_script
 
     noted = SCRIPT.replace("        text: Fine.\n", "        text: Fine.\n        note: louder\n        notes: [louder]\n")
@@ -303,7 +307,7 @@ def test_a_script_note_equal_to_the_director_note_is_still_applied(tmp_path):
 
 
 def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
-    from drama_cli.revise import script_notes
+    from drama_cli.edit.revise import script_notes
     from drama_cli.script.load import load_script
 
     (tmp_path / "f.fountain").write_text(

@@ -8,8 +8,13 @@ import pytest
 import soundfile as sf
 
 from drama_cli.errors import RenderError
-from drama_cli.takes import (
-    TakeStore, file_sha256, safe_name, stable_hash, wav_is_complete, write_new_file,
+from drama_cli.takes.keys import stable_hash
+from drama_cli.takes.store import (
+    TakeStore,
+    file_sha256,
+    safe_name,
+    wav_is_complete,
+    write_new_file,
 )
 
 
@@ -122,7 +127,7 @@ def test_stable_hash_orders_keys_and_hashes_arrays():
 
 def test_lock_excludes_a_second_process_and_frees_on_exit(tmp_path):
     store = TakeStore(tmp_path)
-    code = ("import sys; from drama_cli.takes import TakeStore\n"
+    code = ("import sys; from drama_cli.takes.store import TakeStore\n"
             "try:\n    TakeStore(sys.argv[1]).lock().__enter__()\nexcept Exception as e:\n"
             "    print(type(e).__name__, e); sys.exit(3)\n")
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
@@ -162,7 +167,7 @@ def test_damaged_codes_are_detected(tmp_path):
 
 
 def test_validation_is_remembered_until_a_file_changes(tmp_path, monkeypatch):
-    import drama_cli.takes as takes_module
+    import drama_cli.takes.store as takes_module
 
     store = TakeStore(tmp_path)
     take = store.add_take("s", "l", tone(), {})

@@ -32,7 +32,7 @@ def _load(script: str):
 
 
 def _store(script: str, out: Optional[str]):
-    from drama_cli.project_folder import open_project
+    from drama_cli.takes.project import open_project
 
     store = open_project(script, out)
     if not store.project_path.exists():
@@ -70,7 +70,7 @@ def _takes_lines(summary: dict) -> list[str]:
 def _exit_for_takes(summaries: list[dict]) -> None:
     """Print the failed checks of the new takes and exit 1 (all unusable) or 3 (degraded) as
     `drama render` does (`drama_cli.take_outcome.takes_exit_code`); return when one passed."""
-    from drama_cli.take_outcome import takes_exit_code
+    from drama_cli.render.report import takes_exit_code
 
     takes = [take for summary in summaries for take in summary.get("takes", [])]
     code = takes_exit_code(takes)
@@ -101,7 +101,12 @@ def revise_command(
 ) -> None:
     """Make a new take of a line read against its earlier takes and a director's note. Exits 1
     when every new take is unusable, 3 when the best is degraded (failed checks on stderr)."""
-    from drama_cli.revise import clean_note, find_line, revise_from_script, revise_in_project
+    from drama_cli.edit.revise import (
+        clean_note,
+        find_line,
+        revise_from_script,
+        revise_in_project,
+    )
 
     loaded = _load(script)
     if from_script:
@@ -149,8 +154,13 @@ def edit_command(
     as_json: bool = opt.JSON,
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
-    from drama_cli.edit import EditForm, edit_in_project, plan_in_project, plan_summary
-    from drama_cli.revise import find_line
+    from drama_cli.edit.project_edit import (
+        EditForm,
+        edit_in_project,
+        plan_in_project,
+        plan_summary,
+    )
+    from drama_cli.edit.revise import find_line
 
     form = EditForm(insert=insert, at_s=at, after=after, replace_old=replace, replace_new=with_,
                     text=text, span=span, frames=frames)
@@ -191,8 +201,12 @@ def plot_command(
 ) -> None:
     """Draw a scene's timeline or a take's waveform and spectrogram (PNG, SVG, PDF or JPG by
     the output's extension)."""
-    from drama_cli.plot import check_image_path, save_figure
-    from drama_cli.plot import scene_blocks_figure, take_view_figure
+    from drama_cli.plot import (
+        check_image_path,
+        save_figure,
+        scene_blocks_figure,
+        take_view_figure,
+    )
 
     if (scene is None) == (line is None):
         raise UsageError("give exactly one of --scene ID or --line ID")

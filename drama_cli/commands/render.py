@@ -15,7 +15,7 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.errors import UsageError
-from drama_cli.project_folder import default_out, open_project  # noqa: F401  (default_out: importable from here)
+from drama_cli.takes.project import open_project
 
 SCRATCH_LABEL = "SCRATCH timing draft (piper voice), not a Drama 3 performance"
 
@@ -37,8 +37,8 @@ def _settings(scene, line, mode="history", takes=1, seed=0, retries=2, formats=N
               preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None):
     """RenderSettings from the command line; mix options only for the flags given.
     Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
-    from drama_cli.mix_options import cli_room_tone
-    from drama_cli.render import RenderSettings
+    from drama_cli.mix.options import cli_room_tone
+    from drama_cli.render.plan import RenderSettings
 
     options = {}
     if preset:
@@ -59,8 +59,13 @@ class RichProgress:
 
     def __init__(self):
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-            TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(),
@@ -95,7 +100,7 @@ class RichProgress:
 
 def _progress():
     """Rich bars when stderr is a terminal, else the silent `drama_cli.render.Progress`."""
-    from drama_cli.render import Progress
+    from drama_cli.render.line import Progress
 
     return RichProgress() if sys.stderr.isatty() else Progress()
 
@@ -169,9 +174,9 @@ def render_command(
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
     from drama_cli.backends import make_backend
-    from drama_cli.compile import check_references
-    from drama_cli.render import render_script
-    from drama_cli.takes import file_sha256
+    from drama_cli.compile.scene import check_references
+    from drama_cli.render.scheduler import render_script
+    from drama_cli.takes.store import file_sha256
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
                          room_tone=room_tone, head=head, tail=tail)
@@ -195,15 +200,14 @@ def render_command(
     if report.scratch and not as_json:
         _err(f"note: {SCRATCH_LABEL}")
     if report.exit_code:
-        from drama_cli.render import TakesNeedReview
+        from drama_cli.render.report import TakesNeedReview
 
         raise TakesNeedReview(report)
 
 
 def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
-    from drama_cli.render import asr_take_check
-
-    from drama_cli.mix_options import check_number
+    from drama_cli.mix.options import check_number
+    from drama_cli.render.line import asr_take_check
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
@@ -222,7 +226,8 @@ def takes_command(
     as_json: bool = opt.JSON,
 ) -> None:
     """List the takes of lines, or select one."""
-    from drama_cli.render import list_takes, pick_scenes, select_take
+    from drama_cli.render.plan import pick_scenes
+    from drama_cli.takes.selection import list_takes, select_take
     loaded = _load(script, cast)
     store = open_project(script, out)
     settings = _settings(scene, line)
@@ -276,7 +281,7 @@ def mix_command(
     settings unless given here). Exits 1 when a line is left out of a mix."""
     from rich.console import Console
 
-    from drama_cli.render import remix
+    from drama_cli.render.remix import remix
     loaded = _load(script, cast)
     store = open_project(script, out)
     if not store.project_path.exists():
@@ -294,12 +299,12 @@ def mix_command(
             _print_scene(console, outcome)
     broken = [p for s in scenes for p in s.problems]
     if broken:
-        from drama_cli.render_mix import CorruptSelection
+        from drama_cli.render.remix import CorruptSelection
 
         raise CorruptSelection(broken)
     left_out = [line for s in scenes for line in s.missing]
     if left_out:
-        from drama_cli.render_mix import LinesLeftOut
+        from drama_cli.render.remix import LinesLeftOut
 
         raise LinesLeftOut(left_out)
 

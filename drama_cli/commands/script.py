@@ -94,9 +94,9 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
     Audio rows are estimated from reference durations at 44,100/2048 frames per second; the
     total cost per line sums both.
     """
+    from drama_cli.compile.cost import compile_report
     from drama_cli.errors import UsageError
     from drama_cli.script.chunking import MIN_MAX_CHARS
-    from drama_cli.script.cost import compile_report
     from drama_cli.script.load import load_script
 
     if mode not in ("clone", "history", "scene"):

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.model import Span
+from engine.checks import spoken_text
 
 TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
@@ -346,3 +347,12 @@ def to_prefix_form(text: str) -> str:
     text = re.sub(r"<([A-Za-z][\w-]*)>", r"[\1] ", text)
     text = re.sub(r"</[A-Za-z][\w-]*>", "", text)
     return re.sub(r"\s+", " ", text).strip()
+
+
+def display_text(line) -> str:
+    """The words of a script line for tables, labels and subtitles: its text spans only (no
+    tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
+    spans = getattr(line, "spans", None) or []
+    words = " ".join("".join(s.text for s in spans if s.kind == "text").split())
+    return words or spoken_text(line.text) or line.text
+

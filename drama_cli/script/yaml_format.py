@@ -22,7 +22,16 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens, parse_directions
-from drama_cli.script.model import CastMember, Element, Line, MixOptions, ReferenceClip, Scene, Script, Warning_
+from drama_cli.script.model import (
+    CastMember,
+    Element,
+    Line,
+    MixOptions,
+    ReferenceClip,
+    Scene,
+    Script,
+    Warning_,
+)
 from drama_cli.script.problems import Problems
 
 QUOTE_HINT = 'put the value in double quotes, e.g. text: "[sighs] Fine."'

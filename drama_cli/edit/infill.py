@@ -10,11 +10,23 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from drama_cli.edit_plan import EditPlan, infill_conversation, split_codes, tagged_text
-from drama_cli.edit_words import Word, diff_words, spoken_words
+from drama_cli.edit.plan import EditPlan, infill_conversation, split_codes, tagged_text
+from drama_cli.edit.splice import (
+    FADE_S,
+    SILENCE_FLAG_S,
+    Generated,
+    SpliceResult,
+    splice,
+)
+from drama_cli.edit.words import Word, diff_words, spoken_words
 from drama_cli.errors import RenderError
-from drama_cli.splice import FADE_S, SILENCE_FLAG_S, Generated, SpliceResult, splice
-from engine.conversation import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE, AudioClip, Conversation
+from engine.conversation import (
+    HOP_SAMPLES,
+    NUM_CODEBOOKS,
+    SAMPLE_RATE,
+    AudioClip,
+    Conversation,
+)
 
 
 class InfillRefused(RenderError):
@@ -106,7 +118,7 @@ def recognise_words(audio: np.ndarray) -> list[Word] | None:
     (`drama_cli.qc.transcribe`, faster-whisper with the `asr` extra's bundled model), or None
     when the extra or its model is not installed."""
     try:
-        from drama_cli.qc import AsrUnavailableError, transcribe
+        from drama_cli.qc.asr import AsrUnavailableError, transcribe
     except ImportError:
         return None
     try:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from drama_cli.errors import UsageError
-from drama_cli.render_plan import display_text
-from drama_cli.takes import Take, TakeStore
+from drama_cli.script.direction import display_text
+from drama_cli.takes.store import Take, TakeStore
 
 
 def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:

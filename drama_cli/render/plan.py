@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from drama_cli.errors import UsageError
-from drama_cli.takes import ReferenceHasher, Take, TakeStore, conversation_identity, stable_hash
-from engine.checks import spoken_text
+from drama_cli.script.direction import display_text
+from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
+from drama_cli.takes.store import Take, TakeStore
 from engine.conversation import AudioClip, Conversation
 
 MODES = ("history", "clone", "scene")
@@ -53,7 +54,7 @@ class RenderSettings:
     def validate(self) -> None:
         """Raise UsageError for an unknown mode, takes < 1, retries < 0 or a mix option out of
         range (`drama_cli.mix_options.validate_mix_options`)."""
-        from drama_cli.mix_options import validate_mix_options
+        from drama_cli.mix.options import validate_mix_options
 
         if self.mode not in MODES:
             raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
@@ -131,14 +132,14 @@ class ScenePlanner:
         self._told: set[str] = set()
 
     def _duration(self, path: str) -> float | None:
-        from drama_cli.compile import reference_duration
+        from drama_cli.compile.scene import reference_duration
 
         if path not in self._durations:
             self._durations[path] = reference_duration(path)
         return self._durations[path]
 
     def _compile(self):
-        from drama_cli.compile import compile_scene
+        from drama_cli.compile.scene import compile_scene
 
         takes = lambda line: context_clip(self.store, self.scene.id, line.id)  # noqa: E731
         return compile_scene(self.script, self.scene, self.settings.mode, takes=takes,
@@ -193,14 +194,6 @@ def job_from_plan(plan) -> LineJob:
         pause_after_s=line.pause_after_s, overlap=line.overlap,
         display_text=display_text(line), group=plan.group if group else None,
         group_conversation=group)
-
-
-def display_text(line) -> str:
-    """The words of a script line for tables, labels and subtitles: its text spans only (no
-    tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
-    spans = getattr(line, "spans", None) or []
-    words = " ".join("".join(s.text for s in spans if s.kind == "text").split())
-    return words or spoken_text(line.text) or line.text
 
 
 def _layout_version(layout: str) -> str:

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
-from drama_cli.render_line import outcome_fields
-from drama_cli.take_outcome import failed_checks
-from drama_cli.takes import Take, TakeStore
+from drama_cli.render.line import outcome_fields
+from drama_cli.render.report import failed_checks
+from drama_cli.takes.store import Take, TakeStore
 from engine.conversation import AudioClip, Conversation, Exchange
 from engine.errors import EngineError
 from engine.prompt import STRINGS
@@ -69,7 +69,7 @@ def prompt_hash(conversation: Conversation) -> str | None:
     engine refuses the conversation."""
     import numpy as np
 
-    from drama_cli.takes import stable_hash
+    from drama_cli.takes.keys import stable_hash
     from engine.errors import EngineError
     from engine.prompt import segments
 
@@ -262,7 +262,8 @@ def project_settings(store: TakeStore):
     """The render settings the project was last rendered with (`project.json`: mode, sampling,
     seed, mix settings), so that a line compiles and hashes as it did at render time and a
     rebuilt mix sounds like the render's."""
-    from drama_cli.render import RenderSettings, with_project_mix
+    from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.remix import with_project_mix
 
     info = store.project()
     settings = RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
@@ -285,7 +286,8 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     """Compile one line as the render would (`drama_cli.render.ScenePlanner`) and compute its
     cache key. The request's conversation holds the references and the whole line's text
     (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
-    from drama_cli.render import ReferenceHasher, ScenePlanner, cache_key
+    from drama_cli.render.plan import ScenePlanner, cache_key
+    from drama_cli.takes.keys import ReferenceHasher
     from engine.prompt import layout_version
 
     settings = settings or project_settings(store)
@@ -308,7 +310,7 @@ def remix_scene(store: TakeStore, scene, settings=None, script=None) -> dict:
     (files, duration, loudness)."""
     import dataclasses
 
-    from drama_cli.render import mix_scene_from_store
+    from drama_cli.render.remix import mix_scene_from_store
 
     settings = settings or project_settings(store)
     info = store.project()

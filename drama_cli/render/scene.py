@@ -8,11 +8,23 @@ from __future__ import annotations
 import dataclasses
 
 from drama_cli.backends.base import Backend, GenerationRequest
-from drama_cli.render_line import (
-    LineOutcome, Progress, conclude_line, process_line, slot_done, store_attempt,
+from drama_cli.render.line import (
+    LineOutcome,
+    Progress,
+    conclude_line,
+    process_line,
+    slot_done,
+    store_attempt,
 )
-from drama_cli.render_plan import LineJob, RenderSettings, ScenePlanner, cache_key, line_seed
-from drama_cli.takes import ReferenceHasher, Take, TakeStore
+from drama_cli.render.plan import (
+    LineJob,
+    RenderSettings,
+    ScenePlanner,
+    cache_key,
+    line_seed,
+)
+from drama_cli.takes.keys import ReferenceHasher
+from drama_cli.takes.store import Take, TakeStore
 from engine.checks import retry_seed
 from engine.errors import EngineError
 

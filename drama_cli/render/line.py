@@ -13,9 +13,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
-from drama_cli.render_plan import LineJob, RenderSettings, cache_key, line_seed
-from drama_cli.takes import ReferenceHasher, Take, TakeStore, conversation_identity, stable_hash
-from engine.checks import DEGRADED, CheckReport, CheckResult, check_take, retry_seed, spoken_text
+from drama_cli.render.plan import LineJob, RenderSettings, cache_key, line_seed
+from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
+from drama_cli.takes.store import Take, TakeStore
+from engine.checks import (
+    DEGRADED,
+    CheckReport,
+    CheckResult,
+    check_take,
+    retry_seed,
+    spoken_text,
+)
 from engine.conversation import SAMPLE_RATE
 from engine.errors import EngineError
 
@@ -166,7 +174,7 @@ def asr_take_check(model_path: str | None = None, threshold: float | None = None
     threshold, model, words}. Raises AsrUnavailableError (a UsageError) at once when the
     `asr` extra or its model is missing.
     """
-    from drama_cli import qc
+    from drama_cli.qc import asr as qc
 
     folder = qc.require_asr(model_path)
     limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from drama_cli.edit_plan import FrameSpan
+from drama_cli.edit.plan import FrameSpan
 from drama_cli.errors import RenderError
 from engine.conversation import SAMPLE_RATE
 

@@ -23,10 +23,10 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from drama_cli import export
 from drama_cli.errors import UsageError
-from drama_cli.export import require_encoder
-from drama_cli.loudness import (
+from drama_cli.mix import export
+from drama_cli.mix.export import require_encoder
+from drama_cli.mix.loudness import (
     MAX_BOOST_DB,
     LoudnessMeter,
     LoudnessPreset,
@@ -37,7 +37,7 @@ from drama_cli.loudness import (
     preset_gain_db,
     preset_level,
 )
-from drama_cli.sample_span import SampleSpan
+from drama_cli.mix.span import SampleSpan
 from engine.conversation import SAMPLE_RATE
 from engine.errors import AudioError
 

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 
 from drama_cli.errors import EXIT_CHECKS_FAILED, RenderError
-from drama_cli.render_plan import RenderSettings, display_text, mixable, pick_scenes
-from drama_cli.takes import TakeStore
+from drama_cli.render.plan import RenderSettings, mixable, pick_scenes
+from drama_cli.script.direction import display_text
+from drama_cli.takes.store import TakeStore
 
 _SPEAKER_TAG = re.compile(r"<\|speaker:\d+\|>")
 
@@ -73,7 +74,7 @@ def select_first_passing(store: TakeStore, script, scene) -> None:
     Lines with no such take stay unselected (the mix leaves them out). Writes `selected.json`
     only when something was selected.
     """
-    from drama_cli.compile import compile_scene
+    from drama_cli.compile.scene import compile_scene
 
     if store.selection_path(scene.id).exists() or not scene.lines:
         return
@@ -133,8 +134,8 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     Lines without a usable selected take are left out and listed in `missing` (and in the cue
     sheet's metadata). Returns the files written, the mix duration and loudness facts.
     """
-    from drama_cli.mix import MixEntry, MixSettings, mix_scene, write_mix
-    from drama_cli.mix_options import layered_mix_options
+    from drama_cli.mix.options import layered_mix_options
+    from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 
     outcome = SceneOutcome(scene.id)
     entries = []

@@ -14,13 +14,23 @@ from typing import Sequence
 
 import numpy as np
 
-from drama_cli.edit_words import (
-    Word, diff_words, estimate_timings, span_for_change, spoken_words, words_in_span,
+from drama_cli.edit.words import (
+    Word,
+    diff_words,
+    estimate_timings,
+    span_for_change,
+    spoken_words,
+    words_in_span,
 )
 from drama_cli.errors import UsageError
-from drama_cli.sample_span import SampleSpan
+from drama_cli.mix.span import SampleSpan
 from engine.conversation import (
-    FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE, AudioClip, Conversation,
+    FRAMES_PER_SECOND,
+    HOP_SAMPLES,
+    NUM_CODEBOOKS,
+    SAMPLE_RATE,
+    AudioClip,
+    Conversation,
 )
 
 SPAN_TOLERANCE_S = 0.005  # a span end rounded to 10 ms as printed still counts as the take's end

@@ -18,100 +18,28 @@ The pieces live in their own modules and are importable from here: planning and 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Callable
 
 from drama_cli.backends.base import Backend
-from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError
-from drama_cli.render_line import (  # noqa: F401  (importable from here)
-    CHUNK_GAP_S,
-    LineOutcome,
+from drama_cli.render.line import (
     Progress,
-    apply_extra_checks,
-    asr_take_check,
-    choose_take,
-    conclude_line,
-    generate_line,
-    join_chunks,
     process_line,
-    render_line,
-    take_record,
 )
-from drama_cli.render_mix import (  # noqa: F401
-    SceneOutcome,
-    mix_record,
-    mix_scene_from_store,
-    remix,
-    require_encoders,
-    with_project_mix,
-)
-from drama_cli.render_plan import (  # noqa: F401
-    MODES,
-    LineJob,
+from drama_cli.render.plan import (
     RenderSettings,
     ScenePlanner,
-    cache_key,
-    context_clip,
-    display_text,
-    job_from_plan,
-    line_seed,
     pick_scenes,
     wanted_lines,
 )
-from drama_cli.render_scene import render_scene_group, render_scene_mode  # noqa: F401
-from drama_cli.render_takes import list_takes, select_take  # noqa: F401
-from drama_cli.takes import ReferenceHasher, TakeStore
-
-
-@dataclass
-class RenderReport:
-    """The result of a render: every line's outcome, every scene's mix, and the engine used."""
-
-    engine: str
-    scratch: bool
-    out: str
-    lines: list[LineOutcome] = field(default_factory=list)
-    scenes: list[SceneOutcome] = field(default_factory=list)
-
-    def count(self, status: str) -> int:
-        """Number of lines with `status`."""
-        return sum(1 for line in self.lines if line.status == status)
-
-    @property
-    def calls(self) -> int:
-        """Backend calls made by this render."""
-        return sum(line.calls for line in self.lines)
-
-    @property
-    def exit_code(self) -> int:
-        """1 when a line failed, 3 when a line is degraded, else 0 (module docstring)."""
-        if self.count("failed"):
-            return EXIT_CHECKS_FAILED
-        if self.count("degraded"):
-            return EXIT_DEGRADED
-        return EXIT_OK
-
-    def to_dict(self) -> dict:
-        """JSON-ready form of the report (the CLI's `--json`)."""
-        return {
-            "engine": self.engine, "scratch": self.scratch, "out": self.out,
-            "exit_code": self.exit_code, "backend_calls": self.calls,
-            "counts": {s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
-            "lines": [dataclasses.asdict(x) for x in self.lines],
-            "scenes": [dataclasses.asdict(x) for x in self.scenes],
-        }
-
-
-class TakesNeedReview(RenderError):
-    """A finished render whose takes need attention: exit code 1 (a line has no usable take)
-    or 3 (some takes are degraded). The message names the lines."""
-
-    def __init__(self, report: "RenderReport"):
-        self.exit_code = report.exit_code
-        bad = [x for x in report.lines if x.status in ("failed", "degraded")]
-        names = ", ".join(f"{x.line_id} ({x.status}: {x.message})" for x in bad[:3])
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        super().__init__(f"{len(bad)} line(s) need review: {names}{more}")
+from drama_cli.render.remix import (
+    mix_record,
+    mix_scene_from_store,
+    require_encoders,
+)
+from drama_cli.render.report import RenderReport
+from drama_cli.render.scene import render_scene_mode
+from drama_cli.takes.keys import ReferenceHasher
+from drama_cli.takes.store import TakeStore
 
 
 def render_script(script, store: TakeStore, backend: Backend, settings: RenderSettings,

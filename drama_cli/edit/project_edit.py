@@ -18,68 +18,42 @@ and are importable from here.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
-from drama_cli.edit_plan import (  # noqa: F401
-    SPAN_TOLERANCE_S,
-    EditPlan,
-    FrameSpan,
-    infill_conversation,
-    parse_span,
-    plan_edit,
-    snap_span,
-    split_codes,
-    tagged_text,
-)
-from drama_cli.edit_words import (  # noqa: F401
-    WORD_PAD_S,
-    Word,
-    WordChange,
-    align_timings,
-    diff_words,
-    estimate_timings,
-    insert_after,
-    insert_at_word_index,
-    normalise_word,
-    phrase_matches,
-    replace_in_span,
-    replace_words,
-    span_for_change,
-    spoken_words,
-    word_index_at,
-    words_in_span,
-)
-from drama_cli.errors import UsageError
-from drama_cli.infill import (  # noqa: F401
+from drama_cli.edit.infill import (
     BackendInfill,
     EditOutcome,
-    InfillBackend,
-    InfillRefused,
     engine_codec,
     middle_words,
     recognise_words,
     run_infill,
     source_codes,
 )
-from drama_cli.splice import (  # noqa: F401
-    FADE_S,
-    GUARD_S,
-    MAX_FADE_S,
-    MIN_FADE_S,
-    SILENCE_BELOW_PEAK_DB,
-    SILENCE_FLAG_S,
-    SILENCE_FLOOR,
-    SILENCE_WINDOW_S,
-    Generated,
-    SpliceResult,
-    longest_silence_s,
-    splice,
+from drama_cli.edit.plan import (
+    EditPlan,
+    parse_span,
+    plan_edit,
+    snap_span,
+    split_codes,
+    tagged_text,
 )
-from drama_cli.take_outcome import edit_exit_code, failed_checks  # noqa: F401
+from drama_cli.edit.script_update import update_script_text
+from drama_cli.edit.words import (
+    Word,
+    estimate_timings,
+    insert_after,
+    insert_at_word_index,
+    phrase_matches,
+    replace_in_span,
+    replace_words,
+    spoken_words,
+    word_index_at,
+)
+from drama_cli.errors import UsageError
+from drama_cli.render.report import failed_checks
 from engine.conversation import SAMPLE_RATE
 
 
@@ -147,7 +121,7 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     occurrence of a `--replace` phrase that occurs more than once lies inside `--span`.
     Raises UsageError for an unknown line, a line without takes, or a bad edit (see
     `plan_edit`, `replace_in_span`)."""
-    from drama_cli.revise import plan_line, start_take
+    from drama_cli.edit.revise import plan_line, start_take
 
     form.validate()
     planned = plan_line(script, store, backend, line_id)
@@ -183,8 +157,8 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     """The record of an edited take: the render record's fields plus its parent take, the line
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
-    from drama_cli.render_line import outcome_fields
-    from drama_cli.revise import prompt_hash
+    from drama_cli.edit.revise import prompt_hash
+    from drama_cli.render.line import outcome_fields
     from engine.checks import check_take
 
     generation = outcome.generation
@@ -250,7 +224,12 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
     with a backup) and select the first new take and mix its scene again (`select`).
     Returns a JSON-ready summary. Raises UsageError for takes < 1, RenderError from the backend."""
-    from drama_cli.revise import free_render_slot, new_take_seeds, plan_line, remix_scene
+    from drama_cli.edit.revise import (
+        free_render_slot,
+        new_take_seeds,
+        plan_line,
+        remix_scene,
+    )
     from drama_cli.script.load import load_script
     from engine.prompt import layout_version
 
@@ -304,64 +283,3 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     }
 
 
-_SHORT_LINE = re.compile(r"^(\s*-\s+([^\s:#\"'][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
-_LINE_KEYS = {"speaker", "text", "id", "note", "notes", "pause_after", "overlap", "direction"}
-
-
-def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None:
-    """(start, end) of the text in a short-form YAML line `- SPEAKER: text` that holds the
-    first word of `old_text`, as offsets into `source_line`; None for any other line."""
-    match = _SHORT_LINE.match(source_line)
-    if match is None or match.group(2).strip().lower() in _LINE_KEYS:
-        return None
-    value = match.group(3)
-    if value[:1] in "{[|>&*" or old_text.split()[0].strip("\"'") not in value:
-        return None
-    return match.start(3), match.end(3)
-
-
-def update_script_text(script, line, old_text: str, new_text: str):
-    """Rewrite the line's text in the script file: a backup copy `<file>.<UTC time>.bak`
-    first, then the new file written beside it and renamed into place (atomic).
-
-    YAML: the value of the line's `text:` key, or of the short form `- SPEAKER: text`
-    (written double-quoted). Fountain: the first
-    occurrence of the old text after the line's cue. Returns the backup path. Raises
-    UsageError when the script was read from stdin or the text cannot be found.
-    """
-    import datetime as dt
-    import json
-    import os
-    import shutil
-    from pathlib import Path
-
-    path = Path(script.source)
-    if not path.is_file():
-        raise UsageError("--update-script needs a script file (not stdin)")
-    source = path.read_text(encoding="utf-8")
-    start_line = (line.position.line - 1) if line.position else 0
-    lines = source.splitlines(keepends=True)
-    offset = sum(len(x) for x in lines[:start_line])
-    short = _short_yaml_value(lines[start_line] if start_line < len(lines) else "", old_text)
-    if script.format == "yaml" and short is not None:
-        lo, hi = offset + short[0], offset + short[1]
-        updated = source[:lo] + json.dumps(new_text, ensure_ascii=False) + source[hi:]
-    elif script.format == "yaml":
-        pattern = re.compile(r"^(\s*(?:-\s+)?text:[ \t]*)(.*?)([ \t]*)$", re.MULTILINE)
-        match = pattern.search(source, offset)
-        if match is None or old_text.split()[0].strip("\"'") not in match.group(2):
-            raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
-        updated = source[: match.start(2)] + json.dumps(new_text, ensure_ascii=False) + source[match.end(2) :]
-    else:
-        at = source.find(old_text, offset)
-        if at < 0:
-            raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
-        updated = source[:at] + new_text + source[at + len(old_text) :]
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
-    backup = path.with_name(f"{path.name}.{stamp}.bak")
-    shutil.copy2(path, backup)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(updated, encoding="utf-8")
-    shutil.copymode(path, tmp)  # the script keeps its own permissions
-    os.replace(tmp, path)
-    return backup

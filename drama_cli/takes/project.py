@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from drama_cli.errors import UsageError
 
 if TYPE_CHECKING:
-    from drama_cli.takes import TakeStore
+    from drama_cli.takes.store import TakeStore
 
 
 def default_out(script: str) -> Path:
@@ -37,7 +37,7 @@ def open_project(script: str, out: str | None, create: bool = False) -> "TakeSto
         except OSError as err:
             raise UsageError(f"cannot create project folder {root}: "
                              f"{err.strerror or err}") from err
-    from drama_cli.takes import TakeStore
+    from drama_cli.takes.store import TakeStore
 
     store = TakeStore(root)
     check_owner(store, script)

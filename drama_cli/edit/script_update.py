@@ -1,0 +1,71 @@
+"""Write an edited line's new text back into its script file (`drama edit --update-script`)."""
+
+from __future__ import annotations
+
+import re
+
+from drama_cli.errors import UsageError
+
+_SHORT_LINE = re.compile(r"^(\s*-\s+([^\s:#\"'][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
+
+
+_LINE_KEYS = {"speaker", "text", "id", "note", "notes", "pause_after", "overlap", "direction"}
+
+
+def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None:
+    """(start, end) of the text in a short-form YAML line `- SPEAKER: text` that holds the
+    first word of `old_text`, as offsets into `source_line`; None for any other line."""
+    match = _SHORT_LINE.match(source_line)
+    if match is None or match.group(2).strip().lower() in _LINE_KEYS:
+        return None
+    value = match.group(3)
+    if value[:1] in "{[|>&*" or old_text.split()[0].strip("\"'") not in value:
+        return None
+    return match.start(3), match.end(3)
+
+
+def update_script_text(script, line, old_text: str, new_text: str):
+    """Rewrite the line's text in the script file: a backup copy `<file>.<UTC time>.bak`
+    first, then the new file written beside it and renamed into place (atomic).
+
+    YAML: the value of the line's `text:` key, or of the short form `- SPEAKER: text`
+    (written double-quoted). Fountain: the first
+    occurrence of the old text after the line's cue. Returns the backup path. Raises
+    UsageError when the script was read from stdin or the text cannot be found.
+    """
+    import datetime as dt
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    path = Path(script.source)
+    if not path.is_file():
+        raise UsageError("--update-script needs a script file (not stdin)")
+    source = path.read_text(encoding="utf-8")
+    start_line = (line.position.line - 1) if line.position else 0
+    lines = source.splitlines(keepends=True)
+    offset = sum(len(x) for x in lines[:start_line])
+    short = _short_yaml_value(lines[start_line] if start_line < len(lines) else "", old_text)
+    if script.format == "yaml" and short is not None:
+        lo, hi = offset + short[0], offset + short[1]
+        updated = source[:lo] + json.dumps(new_text, ensure_ascii=False) + source[hi:]
+    elif script.format == "yaml":
+        pattern = re.compile(r"^(\s*(?:-\s+)?text:[ \t]*)(.*?)([ \t]*)$", re.MULTILINE)
+        match = pattern.search(source, offset)
+        if match is None or old_text.split()[0].strip("\"'") not in match.group(2):
+            raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
+        updated = source[: match.start(2)] + json.dumps(new_text, ensure_ascii=False) + source[match.end(2) :]
+    else:
+        at = source.find(old_text, offset)
+        if at < 0:
+            raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
+        updated = source[:at] + new_text + source[at + len(old_text) :]
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    backup = path.with_name(f"{path.name}.{stamp}.bak")
+    shutil.copy2(path, backup)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(updated, encoding="utf-8")
+    shutil.copymode(path, tmp)  # the script keeps its own permissions
+    os.replace(tmp, path)
+    return backup

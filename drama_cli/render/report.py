@@ -1,0 +1,94 @@
+"""How a render and new takes came out: the render report, its exit code, the failed checks of a
+take and the exit code of the commands that make takes (`drama render`, `revise`, `edit`).
+
+Exit codes: 0 all lines have a passing take; 3 every line has a usable take but some only a
+degraded one (noise, clipping; flagged `needs_review`); 1 some line has no usable take
+(silence, runaway: left out of the mix).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError
+from drama_cli.render.line import LineOutcome
+from drama_cli.render.remix import SceneOutcome
+
+
+def failed_checks(record: dict) -> list[str]:
+    """`name: message` of every failed check in a take record (the splice's long-silence flag
+    of an edit included)."""
+    results = (record.get("checks") or {}).get("checks") or []
+    failed = [f"{r.get('name')}: {r.get('message')}" for r in results if not r.get("passed", True)]
+    if (record.get("edit") or {}).get("flagged"):
+        failed.append("splice: long silence in the edit")
+    return failed
+
+
+def takes_exit_code(takes: list[dict]) -> int:
+    """0 when one of the new takes (dicts with a `status`) passed its checks (or there are
+    none), else 3 when one is usable (degraded), else 1 (every new take unusable): the exit
+    codes of `drama render`."""
+    statuses = {t.get("status", "ok") for t in takes}
+    if "ok" in statuses or not statuses:
+        return EXIT_OK
+    return EXIT_DEGRADED if "degraded" in statuses else EXIT_CHECKS_FAILED
+
+
+def edit_exit_code(summary: dict) -> int:
+    """`takes_exit_code` of a summary's `takes` (a revise or edit summary)."""
+    return takes_exit_code(summary.get("takes", []))
+
+
+@dataclass
+class RenderReport:
+    """The result of a render: every line's outcome, every scene's mix, and the engine used."""
+
+    engine: str
+    scratch: bool
+    out: str
+    lines: list[LineOutcome] = field(default_factory=list)
+    scenes: list[SceneOutcome] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        """Number of lines with `status`."""
+        return sum(1 for line in self.lines if line.status == status)
+
+    @property
+    def calls(self) -> int:
+        """Backend calls made by this render."""
+        return sum(line.calls for line in self.lines)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a line failed, 3 when a line is degraded, else 0 (module docstring)."""
+        if self.count("failed"):
+            return EXIT_CHECKS_FAILED
+        if self.count("degraded"):
+            return EXIT_DEGRADED
+        return EXIT_OK
+
+    def to_dict(self) -> dict:
+        """JSON-ready form of the report (the CLI's `--json`)."""
+        return {
+            "engine": self.engine, "scratch": self.scratch, "out": self.out,
+            "exit_code": self.exit_code, "backend_calls": self.calls,
+            "counts": {s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
+            "lines": [dataclasses.asdict(x) for x in self.lines],
+            "scenes": [dataclasses.asdict(x) for x in self.scenes],
+        }
+
+
+
+class TakesNeedReview(RenderError):
+    """A finished render whose takes need attention: exit code 1 (a line has no usable take)
+    or 3 (some takes are degraded). The message names the lines."""
+
+    def __init__(self, report: "RenderReport"):
+        self.exit_code = report.exit_code
+        bad = [x for x in report.lines if x.status in ("failed", "degraded")]
+        names = ", ".join(f"{x.line_id} ({x.status}: {x.message})" for x in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        super().__init__(f"{len(bad)} line(s) need review: {names}{more}")
+
