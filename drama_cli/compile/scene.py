@@ -72,10 +72,7 @@ def compile_scene(script: Script, scene: Scene | str, mode: str = "history", *,
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if isinstance(scene, str):
         scene = script.scene(scene)
-    builder = _Builder(script, scene, _take_lookup(takes), clip_duration or reference_duration)
-    if mode == "scene":
-        return builder.scene_plans()
-    return [builder.line_plan(i, mode, history_lines, max_chars) for i in range(len(scene.lines))]
+    return SceneCompiler(script, scene, takes, clip_duration).plans(mode, history_lines, max_chars)
 
 
 def reference_duration(path: str) -> float | None:
@@ -111,16 +108,32 @@ def _take_lookup(takes: TakeSource) -> Callable[[Line], AudioClip | None]:
     return takes
 
 
-class _Builder:
-    """Shared state while compiling one scene."""
+class SceneCompiler:
+    """Compiles the lines of one scene, keeping what every line shares (the scene's speaker map,
+    reference durations) so that lines can be compiled one at a time as a render reaches them.
 
-    def __init__(self, script: Script, scene: Scene, take_of, clip_duration):
-        self.script, self.scene, self.take_of, self.clip_duration = script, scene, take_of, clip_duration
+    takes and clip_duration: as for `compile_scene`. `line_plan(i, ...)` reads the take audio of
+    only the context lines of line i, so compiling a whole scene line by line in `history` mode
+    costs time linear in its length.
+    """
+
+    def __init__(self, script: Script, scene: Scene, takes: TakeSource = None,
+                 clip_duration: Callable[[str], float | None] | None = None):
+        self.script, self.scene = script, scene
+        self.take_of = _take_lookup(takes)
+        self.clip_duration = clip_duration or reference_duration
         voices = [name for line in scene.lines for name in line.speakers()]
         self.scene_voices = list(dict.fromkeys(voices))
         self.scene_map = assign_indices(self.scene_voices, script.cast) \
             if len(self.scene_voices) <= MAX_SPEAKERS else None
         self._durations: dict[str, float | None] = {}
+
+    def plans(self, mode: str, history_lines: int = DEFAULT_HISTORY_LINES,
+              max_chars: int = DEFAULT_MAX_CHARS) -> list[LinePlan]:
+        """The plan of every line of the scene in `mode`."""
+        if mode == "scene":
+            return self.scene_plans()
+        return [self.line_plan(i, mode, history_lines, max_chars) for i in range(len(self.scene.lines))]
 
     def speaker_map(self, lines: list[Line]) -> dict[str, int]:
         """Speaker indices of the voices in `lines`: the scene map restricted to them, or a map of
@@ -173,7 +186,8 @@ class _Builder:
                 refs.append(Reference(k, transcript, AudioClip(path=path, duration_s=self._durations[path])))
         return tuple(refs)
 
-    def line_plan(self, index: int, mode: str, history_lines: int, max_chars: int) -> LinePlan:
+    def line_plan(self, index: int, mode: str, history_lines: int = DEFAULT_HISTORY_LINES,
+                  max_chars: int = DEFAULT_MAX_CHARS) -> LinePlan:
         """The plan of line `index` in `clone` or `history` mode: one conversation per chunk."""
         line = self.scene.lines[index]
         context_lines = self.context(index, history_lines) if mode == "history" else []

@@ -13,6 +13,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from drama_cli.compile.scene import SceneCompiler
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
@@ -116,44 +117,35 @@ def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
 
 
 class ScenePlanner:
-    """Compiles one scene's lines into LineJobs with `drama_cli.compile.compile_scene`.
+    """Compiles one scene's lines into LineJobs with a `drama_cli.compile.scene.SceneCompiler`.
 
     In `history` mode each line is compiled just before it renders, so its context holds the
-    takes selected for the lines before it (in this run or earlier ones). Reference durations
-    are read once per file.
+    takes selected for the lines before it (in this run or earlier ones); only that line and its
+    context lines are compiled and looked up in the store, so planning a scene is linear in its
+    length. Reference durations are read once per file.
     """
 
     def __init__(self, script, scene, settings: RenderSettings, store: TakeStore,
                  notice: Callable[[str], None] = lambda message: None):
         self.script, self.scene, self.settings, self.store = script, scene, settings, store
         self.notice = notice
-        self._durations: dict[str, float | None] = {}
         self._plans = None
         self._told: set[str] = set()
-
-    def _duration(self, path: str) -> float | None:
-        from drama_cli.compile.scene import reference_duration
-
-        if path not in self._durations:
-            self._durations[path] = reference_duration(path)
-        return self._durations[path]
-
-    def _compile(self):
-        from drama_cli.compile.scene import compile_scene
-
         takes = lambda line: context_clip(self.store, self.scene.id, line.id)  # noqa: E731
-        return compile_scene(self.script, self.scene, self.settings.mode, takes=takes,
-                             clip_duration=self._duration)
+        self._compiler = SceneCompiler(script, scene, takes)
 
     def job(self, index: int) -> LineJob:
-        """The LineJob of the scene's line number `index` (0-based)."""
-        if self._plans is None or self.settings.mode == "history":
-            self._plans = self._compile()
+        """The LineJob of the scene's line number `index` (0-based). In `history` mode the line
+        is compiled now, against the takes selected so far; other modes compile once."""
+        if self.settings.mode == "history":
+            return self._job(self._compiler.line_plan(index, "history"))
+        if self._plans is None:
+            self._plans = self._compiler.plans(self.settings.mode)
         return self._job(self._plans[index])
 
     def jobs(self) -> list[LineJob]:
         """Every line's LineJob as compiled now."""
-        return [self._job(plan) for plan in self._compile()]
+        return [self._job(plan) for plan in self._compiler.plans(self.settings.mode)]
 
     def _job(self, plan) -> LineJob:
         for warning in plan.warnings:
