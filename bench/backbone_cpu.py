@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.backbone import Backbone  # noqa: E402
 from engine.checkpoint import Checkpoint  # noqa: E402
-from engine.oracles import transformers_backbone  # noqa: E402
+from engine.testing.oracles import transformers_backbone  # noqa: E402
 
 
 def rss_bytes() -> int:

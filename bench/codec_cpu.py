@@ -21,8 +21,9 @@ from pathlib import Path
 
 import torch
 
-from engine.codec import Codec, CodecConfig, upstream
-from engine.codec.testing import write_random_codec
+from engine.codec import Codec, CodecConfig
+from engine.testing import codec_upstream as upstream
+from engine.testing.codec import write_random_codec
 
 SAMPLE_RATE = 44_100
 

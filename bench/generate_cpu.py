@@ -3,7 +3,7 @@ sampling, against mlx-audio's Drama 3 port on the same random checkpoint in the 
 
     python bench/generate_cpu.py [--preset small] [--frames 64] [--reference-frames 200]
 
-Writes a random checkpoint of the preset (engine.testing) into a temporary folder, generates
+Writes a random checkpoint of the preset (engine.testing.checkpoints) into a temporary folder, generates
 one take with a reference clip (the system block is prefilled once as a warm-up, so the timed
 run reuses the prefix cache like a second line of a scene), and prints frames/s, time to first
 frame and the phase split. The oracle runs mlx-audio's decode loop on `mlx[cpu]` over the same
@@ -24,7 +24,7 @@ import torch
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
-from engine.testing import write_checkpoint
+from engine.testing.checkpoints import write_checkpoint
 
 LINE = "<|speaker:0|> The harbour lights came on one by one, and still nobody spoke."
 

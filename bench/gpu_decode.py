@@ -26,7 +26,7 @@ from engine.config import Drama3Config
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
-from engine.testing import FP8_MAX, preset_config_dict, preset_tokenizer
+from engine.testing.checkpoints import FP8_MAX, preset_config_dict, preset_tokenizer
 from engine.tokenizer import Drama3Tokenizer
 
 ANCHORS = {"Fish's engine": 271.0, "SGLang-Omni (model card)": 166.7}
@@ -82,7 +82,7 @@ class RandomCheckpoint:
 
 
 def _random_by_role(name: str, shape, gen: torch.Generator, device: torch.device) -> torch.Tensor:
-    """Values that keep activations O(1): the same roles as `engine.testing.random_tensor`."""
+    """Values that keep activations O(1): the same roles as `engine.testing.checkpoints.random_tensor`."""
     normal = torch.randn(shape, generator=gen, device=device)
     if name.endswith("linear_attn.norm.weight"):
         return 1.0 + 0.1 * normal

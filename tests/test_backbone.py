@@ -10,8 +10,8 @@ import torch
 
 from engine.backbone import Backbone
 from engine.checkpoint import BACKBONE_PREFIX, Checkpoint
-from engine.oracles import transformers_backbone
-from engine.testing import write_checkpoint
+from engine.testing.checkpoints import write_checkpoint
+from engine.testing.oracles import transformers_backbone
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from engine.checkpoint import (
 )
 from engine.config import Drama3Config
 from engine.errors import CheckpointError
-from engine.testing import preset_config_dict, write_checkpoint
+from engine.testing.checkpoints import preset_config_dict, write_checkpoint
 from engine.tokenizer import build_tiny_tokenizer
 
 L = "model.language_model.layers."

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from drama_cli.cli import main
-from engine.testing import preset_config_dict, write_checkpoint
+from engine.testing.checkpoints import preset_config_dict, write_checkpoint
 from engine.tokenizer import build_tiny_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from engine.codec import Codec, CodecConfig
-from engine.codec.testing import write_random_codec
+from engine.testing.codec import write_random_codec
 from engine.codec.transformer import windowed_attention
 from engine.codec.weight_norm import checkpoint_shapes
 from engine.errors import AudioError, CheckpointError, EngineError

@@ -10,10 +10,10 @@ import pytest
 import torch
 
 from engine.codec import Codec
-from engine.codec import upstream
 from engine.codec.codec import ENCODE_CHUNK_FRAMES
 from engine.codec.config import CodecConfig, small_config, tiny_config
-from engine.codec.testing import write_random_codec
+from engine.testing import codec_upstream as upstream
+from engine.testing.codec import write_random_codec
 
 if not upstream.available():
     pytest.skip("fish-speech 0.1.0 / descript-audio-codec not installed (tests/oracles-no-deps.txt)",

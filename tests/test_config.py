@@ -9,7 +9,7 @@ import pytest
 
 from engine.config import Drama3Config
 from engine.errors import CheckpointError
-from engine.testing import preset_config_dict
+from engine.testing.checkpoints import preset_config_dict
 from engine.tokenizer import build_tiny_tokenizer
 
 

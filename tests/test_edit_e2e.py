@@ -54,7 +54,7 @@ scenes:
 
 @pytest.fixture(scope="module")
 def model_folder(tmp_path_factory):
-    from engine.testing import write_checkpoint
+    from engine.testing.checkpoints import write_checkpoint
 
     if not (REFS / "algernon.wav").exists():
         pytest.skip("the example reference clips are missing")

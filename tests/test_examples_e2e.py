@@ -95,7 +95,7 @@ def test_scratch_render_again_reuses_every_take(scratch_renders, capsys):
 def tiny_model(tmp_path_factory):
     try:
         import engine.generate  # noqa: F401
-        from engine.testing import write_checkpoint
+        from engine.testing.checkpoints import write_checkpoint
     except ImportError as err:
         pytest.skip(f"the embedded engine is not available yet ({err})")
     folder = tmp_path_factory.mktemp("tiny-drama3")

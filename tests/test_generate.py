@@ -12,7 +12,7 @@ from engine.conversation import AudioClip, Conversation, Reference
 from engine.errors import EngineError
 from engine.generate import Drama3, default_frame_budget
 from engine.sampling import SamplingParams, sample_codebook, sample_main
-from engine.testing import write_checkpoint
+from engine.testing.checkpoints import write_checkpoint
 
 LINE = "<|speaker:0|> Hi there, how are you?"
 

@@ -19,7 +19,7 @@ from engine.layers.gated_deltanet import (
 from engine.layers.moe import SparseMoE
 from engine.layers.norms import GatedRMSNorm, ZeroCentredRMSNorm
 from engine.layers.rope import apply_interleaved_rope, apply_rotate_half_rope, rope_angles
-from engine.testing import quantize_fp8_blocks
+from engine.testing.checkpoints import quantize_fp8_blocks
 
 
 def _delta_inputs(length: int, heads: int = 3, dk: int = 8, dv: int = 6, seed: int = 0):

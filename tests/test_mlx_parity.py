@@ -1,7 +1,7 @@
 """Parity with mlx-audio's Drama 3 port (mlx-audio 0.6.2 on mlx[cpu]), the independent check of
 backbone + tower + frame embedding + decode loop.
 
-One tiny random checkpoint is written with `engine.testing`, converted with mlx-audio's own
+One tiny random checkpoint is written with `engine.testing.checkpoints`, converted with mlx-audio's own
 converter, and both models run on the same prompt rows: teacher-forced main-token logits at every
 position and every codebook head's logits at every position, then 8 greedily decoded frames.
 mlx-audio's converter dequantizes FP8 experts in whole 128x128 blocks only, so the tiny preset's
@@ -21,7 +21,7 @@ from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig
 from mlx_audio.tts.models.fish_drama3 import drama3 as mlx_drama3
 from mlx_audio.tts.models.fish_drama3.convert import convert
 
-from engine import testing
+from engine.testing.checkpoints import write_checkpoint
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
@@ -37,7 +37,7 @@ def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parity")
     # Experts of whole 128x128 FP8 blocks, the only shape mlx-audio's converter dequantises.
     whole_blocks = {"hidden_size": 128, "moe_intermediate_size": 128, "shared_expert_intermediate_size": 128}
-    testing.write_checkpoint(folder / "src", "tiny", seed=0, overrides=whole_blocks)
+    write_checkpoint(folder / "src", "tiny", seed=0, overrides=whole_blocks)
     exact_expert_scales(folder / "src")
     convert(folder / "src", folder / "mlx", codec=False)
     oracle = Model(ModelConfig.from_dict(json.loads((folder / "mlx" / "config.json").read_text())))

@@ -14,7 +14,7 @@ from tokenizers import Tokenizer
 from engine.checkpoint import Checkpoint, footprint
 from engine.config import Drama3Config
 from engine.layers.fp8 import fp8_to_float
-from engine.testing import (
+from engine.testing.checkpoints import (
     GEOMETRY_KEYS, main, preset_config_dict, preset_geometry, quantize_fp8_blocks, write_checkpoint,
 )
 from engine.tokenizer import build_tiny_tokenizer
@@ -46,7 +46,7 @@ def test_tiny_is_small_complete_and_uses_its_tokenizer_ids(tiny):
 def test_codec_is_written_when_the_codec_package_provides_it(tiny):
     folder, summary = tiny
     try:
-        import engine.codec.testing  # noqa: F401
+        import engine.testing.codec  # noqa: F401
     except ImportError:
         assert any("no codec.pth" in note for note in summary["notes"])
     else:

@@ -2,8 +2,8 @@
 
 `write_checkpoint(folder, preset, seed)` writes `config.json`, `tokenizer.json`, sharded
 safetensors with `model.safetensors.index.json` (every tensor of spec §2.1 and §2.2, routed
-experts as block-FP8 with fp32 scales) and, when the codec package provides it, a random
-`codec.pth`. The same preset and seed always give identical files.
+experts as block-FP8 with fp32 scales) and a random `codec.pth` (`engine.testing.codec`). The
+same preset and seed always give identical files.
 
 Presets:
   * `tiny`: hidden 64, 4 layers (3 Gated DeltaNet + 1 full attention), 8 experts, the tiny
@@ -33,6 +33,7 @@ from safetensors.torch import save_file
 
 from engine.checkpoint import FP8, INDEX_FILE, TensorSpec, expected_tensors, is_routed_expert
 from engine.config import Drama3Config
+from engine.constants import CODEBOOK_SIZE, NUM_CODEBOOKS
 
 FP8_MAX = 448.0  # largest finite float8_e4m3fn value
 
@@ -122,7 +123,7 @@ def preset_config_dict(preset: str, tokenizer=None, overrides: Mapping[str, int]
         "dim": g["hidden_size"], "text_dim": g["hidden_size"],
         "n_head": g["num_attention_heads"], "n_local_heads": g["num_key_value_heads"],
         "head_dim": g["head_dim"], "n_layer": 4, "shared_enrichment_layers": 4,
-        "num_codebooks": 10, "vocab_size": 4096, "max_seq_len": 11,
+        "num_codebooks": NUM_CODEBOOKS, "vocab_size": CODEBOOK_SIZE, "max_seq_len": NUM_CODEBOOKS + 1,
         "intermediate_size": g["tower_intermediate_size"], "norm_eps": 1e-6, "rope_base": 1e7,
         "rotary_percent": 0.25, "rotary_interleaved": True, "attention_qk_norm": False,
         "attention_output_gate": True, "layernorm_zero_centered_gamma": True,
@@ -153,7 +154,7 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     preset's).
 
     Returns a summary: folder, preset, seed, overrides, files written, tensor count, bytes,
-    and notes (e.g. that no codec was written because `engine.codec.testing` is not available).
+    and notes (a list of remarks, empty so far).
     Raises ValueError for an unknown preset or a bad override.
     """
     from engine.tokenizer import save_tokenizer
@@ -190,11 +191,8 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
 
 
 def _write_codec(folder: Path, preset: str, seed: int, summary: dict) -> None:
-    try:
-        from engine.codec.testing import write_random_codec
-    except ImportError:
-        summary["notes"].append("no codec.pth written: engine.codec.testing is not available")
-        return
+    from engine.testing.codec import write_random_codec
+
     path = Path(write_random_codec(folder, preset, seed))
     codec_files = [path.name] + [p.name for p in sorted(folder.glob("codec*.json"))]
     summary["files"].extend(codec_files)
