@@ -62,9 +62,9 @@ class TowerGeometry:
     num_codebooks: int
     shared_layers: int
     backbone_codebooks: int
-    norm_eps: float = 1e-6
-    rope_base: float = 1e7
-    rotary_dims: int = 64
+    norm_eps: float
+    rope_base: float
+    rotary_dims: int
 
     @property
     def residual_layers(self) -> int:
