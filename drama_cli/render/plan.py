@@ -16,7 +16,7 @@ from typing import Callable
 from drama_cli.compile.scene import SceneCompiler
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
-from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
+from drama_cli.takes.keys import ReferenceHasher, dataclass_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore
 from engine.conversation import AudioClip, Conversation
 
@@ -96,22 +96,39 @@ def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
     return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode("utf-8"))) % (2 ** 31)
 
 
+# LineJob and RenderSettings fields left out of cache keys, with the reason each does not
+# belong there; every other field is part of the key (`drama_cli.takes.keys`).
+JOB_NOT_IN_KEY = {
+    "scene_id": "enters through the line's seed",
+    "line_id": "enters through the line's seed",
+    "text": "carried by the chunk conversations",
+    "note": "carried by the chunk conversations' text",
+    "pause_after_s": "mix timing only",
+    "overlap": "mix timing only",
+    "display_text": "labels and subtitles only",
+    "group": "the group's number; its conversation is part of the key",
+}
+JOB_KEY_NAMES = {"group_conversation": "group"}  # the name keys were first written with
+SETTINGS_NOT_IN_KEY = {
+    "scenes": "which scenes render", "lines": "which lines render",
+    "takes": "how many takes", "retries": "how many attempts",
+    "seed": "replaced by the line's own seed (`line_seed`)",
+    "formats": "mix export only", "mix": "mix only", "mix_options": "mix only",
+    "checks": "judge takes after they are made",
+}
+
+
 def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
               hasher: ReferenceHasher) -> str:
-    """Hash of everything that shapes a line's audio: text, directions and note (in the
-    conversations), voices (reference transcripts and file contents, speaker names), layout and
-    version, engine identity and model revision, sampling parameters, seed."""
+    """Hash of everything that shapes a line's audio: the engine identity, the line's own seed,
+    and every field of the job and the settings not listed in `JOB_NOT_IN_KEY` or
+    `SETTINGS_NOT_IN_KEY` (text, directions and note in the conversations, voices, layout and
+    version, speaker names, mode, sampling parameters)."""
     return stable_hash({
         "key_version": KEY_VERSION,
         "engine": backend_identity,
-        "mode": settings.mode,
-        "layout_version": job.layout_version,
-        "speaker": job.speaker,
-        "speaker_names": {str(k): v for k, v in sorted(job.speaker_names.items())},
-        "chunks": [conversation_identity(c, hasher) for c in job.chunks],
-        "group": conversation_identity(job.group_conversation, hasher)
-        if job.group_conversation is not None else None,
-        "sampling": settings.sampling,
+        **dataclass_identity(settings, hasher, SETTINGS_NOT_IN_KEY),
+        **dataclass_identity(job, hasher, JOB_NOT_IN_KEY, JOB_KEY_NAMES),
         "seed": line_seed(settings.seed, job.scene_id, job.line_id),
     })
 

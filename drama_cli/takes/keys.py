@@ -6,8 +6,10 @@ JSON form (sorted keys) of the conversation, the request and the backend identit
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -60,30 +62,56 @@ class ReferenceHasher:
         return self._known[path]
 
 
-def _clip_identity(clip: AudioClip | None, hasher: ReferenceHasher) -> dict | None:
-    if clip is None:
-        return None
+def clip_identity(clip: AudioClip, hasher: ReferenceHasher) -> dict:
+    """An audio clip in a cache key: its codes when known, else the SHA-256 of its file."""
     if clip.codes is not None:
         return {"codes": np.asarray(clip.codes)}
     return {"file": hasher(clip.path)}
 
 
-def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -> dict:
-    """What of a conversation shapes the line's audio, for the cache key.
+# Conversation fields left out of cache keys, with the reason each does not belong there.
+CONVERSATION_NOT_IN_KEY = {
+    "context": "earlier lines' takes: re-taking line 2 must not re-render line 3 (case C4)",
+    "prefix": "infill audio: an edit is never looked up by key, each edit is a new take",
+    "suffix": "infill audio: an edit is never looked up by key, each edit is a new take",
+    "meta": "bookkeeping (line id, chunk number), not sent to the model",
+}
 
-    Context exchanges (earlier lines' takes) are left out on purpose: re-taking line 2 must not
-    re-render line 3 (case C4); the line's own text, note, layout and references are in.
+
+def dataclass_identity(value, hasher: ReferenceHasher, not_in_key: Mapping[str, str],
+                       names: Mapping[str, str] | None = None) -> dict:
+    """The cache-key form of a dataclass instance: every field except those in `not_in_key`
+    (field name -> why it does not shape audio), so a new field is part of the key by default.
+
+    Values are converted by `key_value`; `names` renames fields in the key (field -> key name).
     """
-    return {
-        "layout": conversation.layout,
-        "text": conversation.text,
-        "note": conversation.note,
-        "lines": list(conversation.lines),
-        "descriptions": [list(d) for d in conversation.descriptions],
-        "lookahead": conversation.lookahead,
-        "references": [{"speaker": r.speaker, "transcript": r.transcript,
-                        "clip": _clip_identity(r.clip, hasher)} for r in conversation.references],
-    }
+    names = names or {}
+    return {names.get(f.name, f.name): key_value(getattr(value, f.name), hasher)
+            for f in dataclasses.fields(value) if f.name not in not_in_key}
+
+
+def key_value(value, hasher: ReferenceHasher):
+    """A value in its cache-key form: audio clips by content, conversations by
+    `conversation_identity`, other dataclasses field by field, sequences as lists, mapping keys
+    as text (JSON object keys are text, and sorting them as text keeps keys stable)."""
+    if isinstance(value, AudioClip):
+        return clip_identity(value, hasher)
+    if isinstance(value, Conversation):
+        return conversation_identity(value, hasher)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclass_identity(value, hasher, {})
+    if isinstance(value, (list, tuple)):
+        return [key_value(v, hasher) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): key_value(v, hasher) for k, v in value.items()}
+    return value
+
+
+def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -> dict:
+    """What of a conversation shapes the line's audio, for the cache key: every field of
+    `Conversation` but those in `CONVERSATION_NOT_IN_KEY` (references by transcript, speaker
+    and audio content)."""
+    return dataclass_identity(conversation, hasher, CONVERSATION_NOT_IN_KEY)
 
 
 def file_sha256(path: Path) -> str:
