@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# SAMPLE_RATE, HOP_SAMPLES and NUM_CODEBOOKS are imported from here by drama_cli.
+# FRAMES_PER_SECOND is used below; drama_cli still imports all four names from here.
 from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE  # noqa: F401
 
 LAYOUTS = ("clone", "history", "revise", "scene", "infill", "stream")
