@@ -21,7 +21,8 @@ from pathlib import Path
 
 import torch
 
-from engine.codec import Codec, CodecConfig
+from engine.codec.codec import Codec
+from engine.codec.config import CodecConfig
 from engine.testing import codec_upstream as upstream
 from engine.testing.codec import write_random_codec
 

@@ -198,7 +198,7 @@ def test_damaged_cache_entry_is_encoded_again(tmp_path):
 
 
 def test_reference_cache_with_a_real_codec(tmp_path):
-    from engine.codec import Codec
+    from engine.codec.codec import Codec
     from engine.testing.codec import write_random_codec
 
     codec = Codec.load(write_random_codec(tmp_path / "codec", "tiny", 0))

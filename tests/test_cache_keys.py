@@ -13,7 +13,11 @@ from drama_cli.render.plan import (
     RenderSettings,
     cache_key,
 )
-from drama_cli.takes.keys import CONVERSATION_NOT_IN_KEY, ReferenceHasher, conversation_identity
+from drama_cli.takes.keys import (
+    CONVERSATION_NOT_IN_KEY,
+    ReferenceHasher,
+    conversation_identity,
+)
 from engine.conversation import AudioClip, Conversation, Exchange, Reference
 
 ENGINE = {"engine": "drama3", "revision": "abc"}

@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 import soundfile as sf
-from test_render import SR, FakeBackend, cue_rows, cues, render, voice, write_script
+from fakes import SR, FakeBackend, cue_rows, cues, render, voice, write_script
 
 from drama_cli.errors import RenderError
 from drama_cli.takes.store import TakeStore

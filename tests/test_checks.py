@@ -2,8 +2,14 @@ import numpy as np
 import pytest
 
 from engine.checks import (
-    CheckReport, check_clipping, check_noise, check_runaway, check_silence,
-    check_take, expected_duration_s, spoken_text,
+    CheckReport,
+    check_clipping,
+    check_noise,
+    check_runaway,
+    check_silence,
+    check_take,
+    expected_duration_s,
+    spoken_text,
 )
 
 SR = 44_100

@@ -8,39 +8,13 @@ import matplotlib.image
 import numpy as np
 import pytest
 import soundfile as sf
-from boathouse import boathouse_script
+from fakes import FakeWithCodes, boathouse_script
 
-from drama_cli.backends.base import Generation
 from drama_cli.cli import main
 from drama_cli.takes.store import TakeStore
-from engine.checks import check_take
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 
 SCRIPT = boathouse_script("We never said goodbye.")
-
-
-class Fake:
-    """Tones whose pitch follows the seed; lengths a whole number of frames; codes kept."""
-
-    name = "fake"
-    scratch = False
-
-    def __init__(self):
-        self.requests = []
-
-    def identity(self):
-        return {"engine": "fake"}
-
-    def generate(self, request):
-        self.requests.append(request)
-        frames = 40 if request.layout != "infill" else 12
-        t = np.arange(frames * HOP_SAMPLES) / SAMPLE_RATE
-        audio = (0.2 * np.sin(2 * np.pi * (150 + 7 * (request.seed % 50)) * t)).astype(np.float32)
-        codes = np.full((10, frames), request.seed % 1000, dtype=np.int64)
-        return Generation(audio, codes, "eos", check_take(audio, SAMPLE_RATE, request.text, "eos"))
-
-    def close(self):
-        pass
 
 
 @pytest.fixture
@@ -48,7 +22,7 @@ def project(tmp_path, monkeypatch):
     """A rendered 3-line project; every CLI call in the test uses the same fake backend."""
     import drama_cli.backends as backends
 
-    fake = Fake()
+    fake = FakeWithCodes()
     monkeypatch.setattr(backends, "make_backend", lambda *a, **k: fake)
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)  # no `asr` extra
     path = tmp_path / "scene.yaml"
@@ -63,7 +37,7 @@ def shared_project(tmp_path_factory):
     """One rendered project for tests that only read it (bad input must change nothing)."""
     import drama_cli.backends as backends
 
-    fake = Fake()
+    fake = FakeWithCodes()
     folder = tmp_path_factory.mktemp("shared")
     path = folder / "scene.yaml"
     path.write_text(SCRIPT)

@@ -11,11 +11,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from engine.codec import Codec, CodecConfig
-from engine.testing.codec import write_random_codec
+from engine.codec.codec import Codec
+from engine.codec.config import CodecConfig
 from engine.codec.transformer import windowed_attention
 from engine.codec.weight_norm import checkpoint_shapes
 from engine.errors import AudioError, CheckpointError, EngineError
+from engine.testing.codec import write_random_codec
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 HOP = 2048

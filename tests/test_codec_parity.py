@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from engine.codec import Codec
-from engine.codec.codec import ENCODE_CHUNK_FRAMES
+from engine.codec.codec import ENCODE_CHUNK_FRAMES, Codec
 from engine.codec.config import CodecConfig, small_config, tiny_config
 from engine.testing import codec_upstream as upstream
 from engine.testing.codec import write_random_codec

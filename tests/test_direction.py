@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import split_text
 from drama_cli.script.direction import (
-    note_direction,
     normalize_text,
+    note_direction,
     parse_directions,
     render_spans,
     to_prefix_form,

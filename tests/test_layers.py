@@ -18,7 +18,11 @@ from engine.layers.gated_deltanet import (
 )
 from engine.layers.moe import SparseMoE
 from engine.layers.norms import GatedRMSNorm, ZeroCentredRMSNorm
-from engine.layers.rope import apply_interleaved_rope, apply_rotate_half_rope, rope_angles
+from engine.layers.rope import (
+    apply_interleaved_rope,
+    apply_rotate_half_rope,
+    rope_angles,
+)
 from engine.testing.checkpoints import quantize_fp8_blocks
 
 

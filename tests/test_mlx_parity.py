@@ -21,10 +21,10 @@ from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig
 from mlx_audio.tts.models.fish_drama3 import drama3 as mlx_drama3
 from mlx_audio.tts.models.fish_drama3.convert import convert
 
-from engine.testing.checkpoints import write_checkpoint
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
+from engine.testing.checkpoints import write_checkpoint
 
 # Max abs logit error, both sides in float32 (logits are O(5)); measured 4e-5 (main) and 3e-4
 # (heads, 13 layers deep). A wrong formula shows up as errors of order 1.

@@ -327,7 +327,8 @@ def test_unknown_layout_version():
         layout_version("karaoke")
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 TINY = Drama3Tokenizer(build_tiny_tokenizer())
 

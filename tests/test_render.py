@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from fakes import SR, FakeBackend, cue_rows, cues, render, voice, write_script
 
 from drama_cli.backends.base import Generation
 from drama_cli.errors import UsageError
@@ -14,88 +15,6 @@ from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
 from engine.checks import check_take, expected_duration_s
-
-SR = 44_100
-
-SCRIPT = """\
-title: Boathouse
-cast:
-  MARGOT:
-    description: a rower
-  DESMOND:
-    description: her coach
-scenes:
-  - id: boathouse
-    lines:
-{lines}
-"""
-
-
-def write_script(folder: Path, texts, name="scene.yaml") -> Path:
-    speakers = ["MARGOT", "DESMOND"]
-    lines = "".join(f"      - speaker: {speakers[i % 2]}\n        text: \"{t}\"\n"
-                    for i, t in enumerate(texts))
-    path = folder / name
-    path.write_text(SCRIPT.format(lines=lines), encoding="utf-8")
-    return path
-
-
-def voice(seconds: float, f0: float = 150.0, level: float = 0.2) -> np.ndarray:
-    """A periodic, syllable-modulated tone that passes the signal checks."""
-    t = np.arange(int(seconds * SR)) / SR
-    phase = 2 * np.pi * f0 * t
-    wave = sum(np.sin(k * phase) / k for k in range(1, 6))
-    return (level * wave * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t) ** 2)).astype(np.float32)
-
-
-class FakeBackend:
-    """Records every request; answers with canned audio whose length follows the text.
-
-    answer(request, call_number) -> (audio, stop_reason) overrides the audio;
-    fail_on: raise RuntimeError on that call number (1-based).
-    """
-
-    name = "fake"
-    scratch = False
-
-    def __init__(self, answer=None, fail_on=None, revision="r1"):
-        self.requests = []
-        self.answer = answer
-        self.fail_on = fail_on
-        self.revision = revision
-
-    def identity(self):
-        return {"engine": "fake", "revision": self.revision}
-
-    def generate(self, request):
-        self.requests.append(request)
-        if self.fail_on == len(self.requests):
-            raise RuntimeError("backend crashed")
-        if self.answer:
-            audio, stop = self.answer(request, len(self.requests))
-        else:
-            seconds = expected_duration_s(request.text)
-            audio, stop = voice(seconds, 120 + (request.seed % 50)), "eos"
-        return Generation(audio, None, stop, check_take(audio, SR, request.text, stop),
-                          {"fake": True})
-
-    def close(self):
-        pass
-
-
-def render(path, backend, out=None, **settings):
-    script = load_script(str(path))
-    store = TakeStore(out or path.with_suffix(".drama"))
-    report = render_script(script, store, backend, RenderSettings(**settings))
-    return report, store
-
-
-def cues(store, scene="boathouse"):
-    return json.loads((store.scene_dir(scene) / "mix.cues.json").read_text())
-
-
-def cue_rows(sheet):
-    return sheet["cues"] if isinstance(sheet, dict) else sheet
 
 
 def test_fresh_render_stores_selects_and_mixes(tmp_path):

@@ -7,7 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from test_render import FakeBackend, write_script
+from fakes import (
+    SHORT_SCRIPT,
+    FakeBackend,
+    FakeWithCodes,
+    edit_json,
+    fake_render,
+    mix_rows,
+    voice,
+    write_script,
+)
 
 from drama_cli.backends.base import Generation
 from drama_cli.backends.breath import breath_placeholder
@@ -32,12 +41,6 @@ def cue_script(folder: Path) -> Path:
     path = folder / "cue.yaml"
     path.write_text(CUE_SCRIPT, encoding="utf-8")
     return path
-
-
-def fake_render(monkeypatch, backend=None):
-    import drama_cli.backends as backends
-
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: backend or FakeBackend())
 
 
 # 1. cue-only lines
@@ -139,11 +142,6 @@ scenes:
 """
 
 
-def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
-    sheet = json.loads((folder / "boathouse" / "mix.cues.json").read_text())
-    return sheet, sheet["cues"]
-
-
 def test_script_mix_settings_apply_and_flags_win(tmp_path, monkeypatch, capsys):
     fake_render(monkeypatch)
     path = tmp_path / "mix.yaml"
@@ -174,46 +172,6 @@ def test_compliance_issues_are_printed(tmp_path, monkeypatch, capsys):
 
 
 # 5, 7, 10: edit and revise
-
-SHORT_SCRIPT = """\
-title: Short
-cast:
-  A: {}
-  B: {}
-scenes:
-  - id: s1
-    lines:
-      - A: Indeed I do.
-      - B: We never said goodbye.
-"""
-
-
-def render_with_edit_fake(tmp_path, monkeypatch, script_text, name):
-    """Render `script_text` (written to `tmp_path/name`) with the edit tests' fake backend and
-    no speech recognition; returns the script path and the fake."""
-    from test_cli_edit import Fake
-
-    fake = Fake()
-    fake_render(monkeypatch, fake)
-    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
-    path = tmp_path / name
-    path.write_text(script_text, encoding="utf-8")
-    assert main(["render", str(path)]) == 0
-    return path, fake
-
-
-@pytest.fixture
-def short_project(tmp_path, monkeypatch):
-    """A rendered project of a script in the short YAML line form, with the edit tests' fake."""
-    path, fake = render_with_edit_fake(tmp_path, monkeypatch, SHORT_SCRIPT, "short.yaml")
-    return path, fake
-
-
-def edit_json(capsys, args):
-    capsys.readouterr()
-    code = main(args + ["--json"])
-    captured = capsys.readouterr()
-    return code, json.loads(captured.out), captured.err
 
 
 def test_update_script_rewrites_a_short_form_line(short_project, capsys):
@@ -403,7 +361,6 @@ def test_mix_and_takes_get_ordinary_permissions(tmp_path, monkeypatch):
 
 
 def test_history_mode_says_once_why_a_line_has_no_context(tmp_path, monkeypatch, capsys):
-    from test_render import voice
 
     silent_first = lambda request, n: (  # noqa: E731
         (np.zeros(44_100, np.float32), "eos") if n == 1 else (voice(1.0), "eos"))
@@ -416,9 +373,8 @@ def test_history_mode_says_once_why_a_line_has_no_context(tmp_path, monkeypatch,
 
 
 def test_revise_select_keeps_the_script_mix_settings(tmp_path, monkeypatch, capsys):
-    from test_cli_edit import Fake
 
-    fake_render(monkeypatch, Fake())
+    fake_render(monkeypatch, FakeWithCodes())
     path = tmp_path / "mix.yaml"
     path.write_text(MIX_SCRIPT, encoding="utf-8")
     assert main(["render", str(path)]) == 0

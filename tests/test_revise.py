@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from boathouse import boathouse_script, mix_segments
+from fakes import boathouse_script, mix_segments
 
 from drama_cli.backends.base import Generation, GenerationRequest
 from drama_cli.edit.revise import (
@@ -228,8 +228,8 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.render.remix import remix
     from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.remix import remix
 
     settings = RenderSettings(mix_options={"gap_s": 1.25, "preset": "none"}, formats=("wav", "flac"))
     _, script, store, backend = rendered_project(tmp_path, settings)

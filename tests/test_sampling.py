@@ -294,7 +294,8 @@ def test_cuda_matches_itself_and_the_cpu_kept_sets(candidates):
     assert torch.equal(kept_mask(cuda, 1.0, None, 0.9, True).cpu(), kept_mask(logits, 1.0, None, 0.9, True))
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 
 @settings(max_examples=60, deadline=None)

@@ -15,7 +15,12 @@ from engine.checkpoint import Checkpoint, footprint
 from engine.config import Drama3Config
 from engine.layers.fp8 import fp8_to_float
 from engine.testing.checkpoints import (
-    GEOMETRY_KEYS, main, preset_config_dict, preset_geometry, quantize_fp8_blocks, write_checkpoint,
+    GEOMETRY_KEYS,
+    main,
+    preset_config_dict,
+    preset_geometry,
+    quantize_fp8_blocks,
+    write_checkpoint,
 )
 from engine.tokenizer import build_tiny_tokenizer
 

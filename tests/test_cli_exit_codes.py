@@ -1,18 +1,19 @@
-"""CLI fixes from a second new-user pass: `drama mix` exit codes and selections, one-line
-errors for plot outputs and binary cast files, `revise` exit codes, `edit --replace` with a
-span, room-tone level of a recorded bed."""
+"""Exit codes and one-line errors of the CLI: `drama mix` with lines left out or no selections,
+plot outputs and binary cast files, `revise` with failing takes, `edit --replace` within a span;
+and the level of a recorded room tone."""
 
 import json
 
 import numpy as np
 import pytest
 import soundfile as sf
-from test_render import write_script
-from test_render_fixes import (  # noqa: F401
+from fakes import (
+    boathouse_script,
     edit_json,
     fake_render,
+    mix_rows,
     render_with_edit_fake,
-    short_project,
+    write_script,
 )
 
 from drama_cli.cli import main
@@ -178,7 +179,6 @@ def test_replace_in_span_refuses_a_repeated_phrase_without_word_times():
 
 @pytest.fixture
 def repeated_project(tmp_path, monkeypatch):
-    from boathouse import boathouse_script
 
     path, _ = render_with_edit_fake(tmp_path, monkeypatch, boathouse_script(REPEATED), "scene.yaml")
     return path
@@ -225,7 +225,6 @@ scenes:
 
 
 def test_a_recorded_room_tone_is_scaled_to_room_tone_db(tmp_path, monkeypatch):
-    from test_render_fixes import mix_rows
 
     fake_render(monkeypatch)
     rng = np.random.default_rng(3)

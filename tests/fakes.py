@@ -1,0 +1,215 @@
+"""Shared test doubles: fake backends, script writers and the scenes the render, revise and
+edit tests use."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from drama_cli.backends.base import Generation
+from drama_cli.cli import main
+from drama_cli.render.plan import RenderSettings
+from drama_cli.render.scheduler import render_script
+from drama_cli.script.load import load_script
+from drama_cli.takes.store import TakeStore
+from engine.checks import check_take, expected_duration_s
+from engine.constants import HOP_SAMPLES, SAMPLE_RATE
+
+SR = 44_100
+
+
+TWO_VOICE_TEMPLATE = """\
+title: Boathouse
+cast:
+  MARGOT:
+    description: a rower
+  DESMOND:
+    description: her coach
+scenes:
+  - id: boathouse
+    lines:
+{lines}
+"""
+
+
+def write_script(folder: Path, texts, name="scene.yaml") -> Path:
+    speakers = ["MARGOT", "DESMOND"]
+    lines = "".join(f"      - speaker: {speakers[i % 2]}\n        text: \"{t}\"\n"
+                    for i, t in enumerate(texts))
+    path = folder / name
+    path.write_text(TWO_VOICE_TEMPLATE.format(lines=lines), encoding="utf-8")
+    return path
+
+
+
+def voice(seconds: float, f0: float = 150.0, level: float = 0.2) -> np.ndarray:
+    """A periodic, syllable-modulated tone that passes the signal checks."""
+    t = np.arange(int(seconds * SR)) / SR
+    phase = 2 * np.pi * f0 * t
+    wave = sum(np.sin(k * phase) / k for k in range(1, 6))
+    return (level * wave * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t) ** 2)).astype(np.float32)
+
+
+
+class FakeBackend:
+    """Records every request; answers with canned audio whose length follows the text.
+
+    answer(request, call_number) -> (audio, stop_reason) overrides the audio;
+    fail_on: raise RuntimeError on that call number (1-based).
+    """
+
+    name = "fake"
+    scratch = False
+
+    def __init__(self, answer=None, fail_on=None, revision="r1"):
+        self.requests = []
+        self.answer = answer
+        self.fail_on = fail_on
+        self.revision = revision
+
+    def identity(self):
+        return {"engine": "fake", "revision": self.revision}
+
+    def generate(self, request):
+        self.requests.append(request)
+        if self.fail_on == len(self.requests):
+            raise RuntimeError("backend crashed")
+        if self.answer:
+            audio, stop = self.answer(request, len(self.requests))
+        else:
+            seconds = expected_duration_s(request.text)
+            audio, stop = voice(seconds, 120 + (request.seed % 50)), "eos"
+        return Generation(audio, None, stop, check_take(audio, SR, request.text, stop),
+                          {"fake": True})
+
+    def close(self):
+        pass
+
+
+
+def render(path, backend, out=None, **settings):
+    script = load_script(str(path))
+    store = TakeStore(out or path.with_suffix(".drama"))
+    report = render_script(script, store, backend, RenderSettings(**settings))
+    return report, store
+
+
+
+def cues(store, scene="boathouse"):
+    return json.loads((store.scene_dir(scene) / "mix.cues.json").read_text())
+
+
+
+def cue_rows(sheet):
+    return sheet["cues"] if isinstance(sheet, dict) else sheet
+
+
+def fake_render(monkeypatch, backend=None):
+    import drama_cli.backends as backends
+
+    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: backend or FakeBackend())
+
+
+
+def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
+    sheet = json.loads((folder / "boathouse" / "mix.cues.json").read_text())
+    return sheet, sheet["cues"]
+
+
+
+SHORT_SCRIPT = """\
+title: Short
+cast:
+  A: {}
+  B: {}
+scenes:
+  - id: s1
+    lines:
+      - A: Indeed I do.
+      - B: We never said goodbye.
+"""
+
+
+def render_with_edit_fake(tmp_path, monkeypatch, script_text, name):
+    """Render `script_text` (written to `tmp_path/name`) with the edit tests' fake backend and
+    no speech recognition; returns the script path and the fake."""
+    fake = FakeWithCodes()
+    fake_render(monkeypatch, fake)
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
+    path = tmp_path / name
+    path.write_text(script_text, encoding="utf-8")
+    assert main(["render", str(path)]) == 0
+    return path, fake
+
+
+
+def edit_json(capsys, args):
+    capsys.readouterr()
+    code = main(args + ["--json"])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
+class FakeWithCodes:
+    """Tones whose pitch follows the seed; lengths a whole number of frames; codes kept."""
+
+    name = "fake"
+    scratch = False
+
+    def __init__(self):
+        self.requests = []
+
+    def identity(self):
+        return {"engine": "fake"}
+
+    def generate(self, request):
+        self.requests.append(request)
+        frames = 40 if request.layout != "infill" else 12
+        t = np.arange(frames * HOP_SAMPLES) / SAMPLE_RATE
+        audio = (0.2 * np.sin(2 * np.pi * (150 + 7 * (request.seed % 50)) * t)).astype(np.float32)
+        codes = np.full((10, frames), request.seed % 1000, dtype=np.int64)
+        return Generation(audio, codes, "eos", check_take(audio, SAMPLE_RATE, request.text, "eos"))
+
+    def close(self):
+        pass
+
+
+BOATHOUSE_TEMPLATE = """\
+title: Boathouse
+cast:
+  MARGOT:
+    description: tired
+  DESMOND:
+    description: stubborn
+scenes:
+  - id: s1
+    lines:
+      - id: l1
+        speaker: MARGOT
+        text: {first}
+      - id: l2
+        speaker: DESMOND
+        text: Not without the oars.
+      - id: l3
+        speaker: MARGOT
+        text: Fine.
+"""
+
+
+def boathouse_script(first: str = "We leave at six.") -> str:
+    """The scene's YAML with `first` as MARGOT's opening line."""
+    return BOATHOUSE_TEMPLATE.format(first=first)
+
+
+
+def mix_segments(store, scene_id: str = "s1") -> dict:
+    """line id -> (start in seconds, float32 samples of the line in `mix.wav`), from the cue sheet."""
+    folder = store.scene_dir(scene_id)
+    audio, _ = sf.read(folder / "mix.wav", dtype="float32")
+    cues = json.loads((folder / "mix.cues.json").read_text())["cues"]
+    return {c["line"]: (c["start_s"], audio[round(c["start_s"] * SAMPLE_RATE): round(c["end_s"] * SAMPLE_RATE)])
+            for c in cues}
+

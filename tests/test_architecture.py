@@ -1,0 +1,127 @@
+"""The pipeline's shape holds: imports point one way (script → compile → backends → render →
+edit/commands; takes, qc and mix never import render, edit or commands; the engine never
+imports the CLI), and tests import each name from the module that defines it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "drama_cli"
+
+# stage -> the stages its modules may import (besides itself)
+ALLOWED = {
+    "errors": set(),
+    "script": {"errors"},
+    "compile": {"errors", "script"},
+    "backends": {"errors", "script", "compile"},
+    "takes": {"errors", "script", "compile"},
+    "qc": {"errors", "script"},
+    "mix": {"errors", "script", "takes", "qc"},
+    "render": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
+    "edit": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render"},
+    "plot": {"errors", "script", "compile", "takes", "qc", "mix", "render", "edit"},
+    "commands": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render", "edit",
+                 "plot"},
+    "cli": {"errors", "commands", "__init__"},
+    "__init__": set(),
+}
+
+
+def stage_of(path: Path) -> str:
+    """The stage of a module: its sub-package, or its own name for a top-level module."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, dotted module) of every import in a file, function-level imports included; a
+    `from package import name` counts as importing `package.name`."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def imported_stage(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "drama_cli":
+        return None
+    if len(parts) == 2 or parts[1] == "__version__":
+        return "__init__" if parts[1] == "__version__" else parts[1]
+    return parts[1]
+
+
+DRAMA_MODULES = sorted(PACKAGE.rglob("*.py"))
+ENGINE_MODULES = sorted((ROOT / "engine").rglob("*.py"))
+
+
+def test_every_module_has_a_stage():
+    assert {stage_of(path) for path in DRAMA_MODULES} <= set(ALLOWED)
+
+
+@pytest.mark.parametrize("path", DRAMA_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_stage_imports_a_later_one(path):
+    stage = stage_of(path)
+    backward = [f"{path.relative_to(ROOT)}:{line}: {stage} imports {module}"
+                for line, module in imported_modules(path)
+                if (target := imported_stage(module)) not in (None, stage) and target not in ALLOWED[stage]]
+    assert backward == []
+
+
+@pytest.mark.parametrize("path", ENGINE_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_engine_never_imports_the_cli(path):
+    assert [module for _, module in imported_modules(path) if module.startswith("drama_cli")] == []
+
+
+def defined_names(module_path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(module_path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
+def module_path(module: str) -> Path | None:
+    base = ROOT.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+TEST_MODULES = sorted(Path(__file__).parent.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", TEST_MODULES, ids=lambda p: p.name)
+def test_tests_import_names_from_their_defining_module(path):
+    wrong = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0):
+            continue
+        if node.module.split(".")[0] not in ("drama_cli", "engine"):
+            continue
+        source = module_path(node.module)
+        assert source is not None, f"{path.name}:{node.lineno}: no module {node.module}"
+        defined = defined_names(source)
+        wrong += [f"{path.name}:{node.lineno}: {alias.name} is not defined in {node.module}"
+                  for alias in node.names
+                  if alias.name not in defined and module_path(f"{node.module}.{alias.name}") is None]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("path", TEST_MODULES, ids=lambda p: p.name)
+def test_no_test_imports_another_test_module(path):
+    test_names = {p.stem for p in TEST_MODULES if p.stem.startswith("test_")}
+    imports = [module for _, module in imported_modules(path)]
+    assert [m for m in imports if m.split(".")[0] in test_names or m.startswith("tests.")] == []
