@@ -160,7 +160,7 @@ def test_a7_require_encoder_fails_early_with_advice(no_encoder):
     assert raised.value.exit_code != 0
     assert export.require_encoder("wav") is None
     with pytest.raises(RenderError, match="ffmpeg"):
-        mix.require_encoder(".mp3")  # the same check, under the mixer's name
+        export.require_encoder(".mp3")  # a format named with its dot
 
 
 def test_a7_write_mix_leaves_no_mp3_and_keeps_the_render(tmp_path, no_encoder):

@@ -17,7 +17,8 @@ import shutil
 import subprocess
 import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,6 @@ import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
 
-FORMATS = ("wav", "flac", "mp3")
 WAV_SUBTYPES = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
 WAV_HEADER_LIMIT_BYTES = 4 * 1024**3 - 1024 * 1024  # plain RIFF sizes are 32-bit
 MP3_BITRATE_KBPS = 192
@@ -33,6 +33,40 @@ READ_BLOCK_SAMPLES = 1 << 18
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 FILE_MODE = 0o666 & ~_UMASK  # what open() gives a new file: 0644 under the usual umask 022
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One audio format a mix can be written in.
+
+    name: the format name and file suffix. encode(source_wav, target, settings): writes
+    `target` from the float WAV rendering of the mix, atomically, with the mix's `MixSettings`
+    (None: the rendering itself becomes the file). encoder: finds the external program the format needs, or None when it
+    is missing (None here: libsndfile writes it). description: for help texts.
+    """
+
+    name: str
+    description: str
+    encode: Callable[[Path, Path, object], Path] | None = None
+    encoder: Callable[[], str | None] | None = None
+
+
+def _flac(source_wav: Path, target: Path, settings) -> Path:
+    return encode_flac(source_wav, target)
+
+
+def _mp3(source_wav: Path, target: Path, settings) -> Path:
+    return encode_mp3(source_wav, target, settings.mp3_bitrate_kbps)
+
+
+# The formats a mix can be written in. Adding one is one record and its encoder function.
+EXPORT_FORMATS = {
+    "wav": ExportFormat("wav", "WAV, 24-bit PCM by default (the master)"),
+    "flac": ExportFormat("flac", "FLAC, lossless", _flac),
+    "mp3": ExportFormat("mp3", f"MP3, {MP3_BITRATE_KBPS} kbps CBR (needs ffmpeg)", _mp3,
+                        lambda: find_mp3_encoder()),  # looked up when called
+}
+FORMATS = tuple(EXPORT_FORMATS)
 
 
 def check_format(fmt: str) -> str:
@@ -61,9 +95,9 @@ def require_encoder(fmt: str) -> str | None:
     suggesting `.wav`, when no MP3 encoder is available (public case A7).
     """
     name = check_format(fmt)
-    if name != "mp3":
+    if EXPORT_FORMATS[name].encoder is None:
         return None
-    encoder = find_mp3_encoder()
+    encoder = EXPORT_FORMATS[name].encoder()
     if encoder is None:
         raise RenderError(
             "cannot write .mp3: no MP3 encoder found (ffmpeg with libmp3lame is not on PATH "

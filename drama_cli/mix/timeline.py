@@ -25,7 +25,6 @@ import soxr
 
 from drama_cli.errors import UsageError
 from drama_cli.mix import export
-from drama_cli.mix.export import require_encoder
 from drama_cli.mix.loudness import (
     MAX_BOOST_DB,
     LoudnessMeter,
@@ -49,7 +48,6 @@ __all__ = [
     "mix_scene",
     "plan_timeline",
     "read_take",
-    "require_encoder",
     "take_length_samples",
     "write_mix",
 ]
@@ -512,22 +510,19 @@ def write_mix(
     """
     wanted = [export.check_format(f) for f in (formats or result.settings.formats)]
     for fmt in wanted:
-        require_encoder(fmt)
+        export.require_encoder(fmt)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
-    if "flac" in wanted:
-        written["flac"] = export.encode_flac(result.audio_path, folder / f"{MIX_BASENAME}.flac")
-    if "mp3" in wanted:
-        target = folder / f"{MIX_BASENAME}.mp3"
-        written["mp3"] = export.encode_mp3(
-            result.audio_path, target, result.settings.mp3_bitrate_kbps
-        )
+    for fmt in wanted:  # encoded copies first: they read the rendering that the WAV becomes
+        encode = export.EXPORT_FORMATS[fmt].encode
+        if encode is not None:
+            written[fmt] = encode(result.audio_path, folder / f"{MIX_BASENAME}.{fmt}", result.settings)
     if "wav" in wanted:
         written["wav"] = _move_into(result.audio_path, folder / f"{MIX_BASENAME}.wav")
     else:
         result.audio_path.unlink()  # the rendering was only the encoders' source
-    result.audio_path = written.get("wav") or written.get("flac") or written["mp3"]
+    result.audio_path = written.get("wav") or written[wanted[0]]
     if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
         result.temp_dir.rmdir()
         result.temp_dir = None
