@@ -1,8 +1,8 @@
 """The engine's input contract: a Drama 3 conversation for one generation, as plain data.
 
 `drama_cli.compile` fills these from a script; `engine.prompt` turns them into frame rows
-`[N, 11]` using the exact strings of each layout (`spec/layouts.md`). Nothing here imports
-torch, so the compiler stays light.
+`[N, 11]` using the exact strings of each layout (`engine.layouts`, docs/layouts.md). Nothing
+here imports torch, so the compiler stays light.
 
 Audio is carried as `AudioClip`: codec codes `[10, T]` int64 (codebook 0 semantic, 1-9
 residual, frames at 44,100 / 2048 Hz) once known, or a source path plus a duration so that
@@ -18,8 +18,6 @@ import numpy as np
 
 # FRAMES_PER_SECOND is used below; drama_cli still imports all four names from here.
 from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE  # noqa: F401
-
-LAYOUTS = ("clone", "history", "revise", "scene", "infill", "stream")
 
 
 @dataclass(frozen=True)
@@ -86,5 +84,8 @@ class Conversation:
     meta: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        if self.layout not in LAYOUTS:
-            raise ValueError(f"unknown layout {self.layout!r}; expected one of {', '.join(LAYOUTS)}")
+        """Raises `EngineError` for a layout that is not in `engine.layouts.LAYOUTS`."""
+        # Imported here: engine.layouts builds its bodies from the classes of this module.
+        from engine.layouts import get_layout
+
+        get_layout(self.layout)

@@ -62,7 +62,7 @@ class Generation:
     separator_frames: frame indices at which the model emitted an extra samplable token (e.g.
     `<|audio_separator|>` in the `scene` layout; those rows carry no audio). phase_s: seconds
     spent in prefill / backbone / tower / sampling (filled when timing was asked for).
-    layout_version: the prompt layout's version string (`engine.prompt.LAYOUT_VERSIONS`).
+    layout_version: the prompt layout's version string (`engine.layouts.Layout.version`).
     audio: float32 mono `[T * 2048]` at 44,100 Hz once decoded, else None.
     """
 

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from drama_cli.compile.scene import LinePlan, compile_scene
+from drama_cli.errors import UsageError
 from drama_cli.script.load import load_script
 from engine.conversation import AudioClip
 from engine.prompt import segments
@@ -102,7 +103,7 @@ def test_long_line_chunks_keep_tag_and_line_directions(tmp_path):
 
 def test_unknown_mode_and_scene_are_refused(tmp_path):
     script = script_from(tmp_path, THREE)
-    with pytest.raises(ValueError, match="unknown mode"):
+    with pytest.raises(UsageError, match="unknown mode"):
         compile_scene(script, "scene-1", "karaoke")
     with pytest.raises(KeyError):
         compile_scene(script, "nope", "clone")

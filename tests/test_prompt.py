@@ -7,15 +7,8 @@ import pytest
 
 from engine.conversation import AudioClip, Conversation, Exchange, Reference
 from engine.errors import EngineError
-from engine.prompt import (
-    LAYOUT_VERSIONS,
-    PROVISIONAL_LAYOUTS,
-    build_prompt,
-    extra_samplable_ids,
-    layout_version,
-    segments,
-    to_rows,
-)
+from engine.layouts import LAYOUTS, get_layout
+from engine.prompt import build_prompt, extra_samplable_ids, segments, to_rows
 from engine.tokenizer import Drama3Tokenizer, build_tiny_tokenizer
 
 
@@ -204,7 +197,7 @@ def test_scene_separates_lines_and_allows_the_separator(tiny, offline):
     prompt = build_prompt(conversation, offline)
     assert prompt.extra_ids == (separator,)
     assert (prompt.rows[:, 0] == separator).sum() == 1
-    assert layout_version("scene") == "scene-separator-provisional-v1"
+    assert get_layout("scene").version == "scene-separator-provisional-v1"
 
 
 def test_scene_without_a_separator_token_is_refused(tmp_path):
@@ -250,11 +243,12 @@ def test_stream_holds_chunk_endofturn_lookahead():
 
 
 def test_every_layout_has_a_version_and_provisional_ones_say_so():
-    assert set(LAYOUT_VERSIONS) == {"clone", "history", "revise", "scene", "infill", "stream"}
-    assert LAYOUT_VERSIONS["clone"] == "reference-bracket-v1"
-    for layout in PROVISIONAL_LAYOUTS:
-        assert "provisional" in LAYOUT_VERSIONS[layout]
-    assert "provisional" not in LAYOUT_VERSIONS["history"]
+    versions = {name: layout.version for name, layout in LAYOUTS.items()}
+    assert set(versions) == {"clone", "history", "revise", "scene", "infill", "stream"}
+    assert versions["clone"] == "reference-bracket-v1"
+    for layout in (name for name, record in LAYOUTS.items() if record.provisional):
+        assert "provisional" in versions[layout]
+    assert "provisional" not in versions["history"]
 
 
 @pytest.mark.parametrize("text", [
@@ -324,7 +318,7 @@ def test_segments_estimate_without_codes():
 
 def test_unknown_layout_version():
     with pytest.raises(EngineError, match="unknown layout"):
-        layout_version("karaoke")
+        get_layout("karaoke")
 
 
 from hypothesis import given, settings  # noqa: E402

@@ -14,6 +14,7 @@ from typing import List, Optional
 import typer
 
 from drama_cli.commands import options as opt
+from drama_cli.compile.modes import DEFAULT_MODE, mode_help
 from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
@@ -33,7 +34,7 @@ def _load(script: str, cast: Optional[str]):
     return loaded
 
 
-def _settings(scene, line, mode="history", takes=1, seed=0, retries=2, formats=None,
+def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, formats=None,
               preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None):
     """RenderSettings from the command line; mix options only for the flags given.
     Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
@@ -152,7 +153,7 @@ def render_command(
     script: str = typer.Argument(..., help="Script file (.yaml, .fountain) or - for stdin."),
     scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id to render (repeatable)."),
     line: Optional[List[str]] = typer.Option(None, "--line", help="Line id to render (repeatable)."),
-    mode: str = typer.Option("history", help="Compile mode: history, clone or scene."),
+    mode: str = typer.Option(DEFAULT_MODE, help=mode_help()),
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = typer.Option(0, help="Base seed; each line adds a stable offset."),
     retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from drama_cli.compile.modes import DEFAULT_MODE, get_mode, mode_help
 from drama_cli.errors import EXIT_BAD_INPUT, DramaError, ScriptError
 
 ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
@@ -85,7 +86,7 @@ def _print_check(report) -> None:
 
 def compile_(script: ScriptArg, cast: CastOpt = None,
              scene: Annotated[Optional[str], typer.Option("--scene", help="Only this scene id.")] = None,
-             mode: Annotated[str, typer.Option("--mode", help="clone, history or scene.")] = "history",
+             mode: Annotated[str, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE,
              max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
              model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
              as_json: JsonOpt = False) -> None:
@@ -99,8 +100,7 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
     from drama_cli.script.chunking import MIN_MAX_CHARS
     from drama_cli.script.load import load_script
 
-    if mode not in ("clone", "history", "scene"):
-        raise UsageError(f"unknown mode {mode!r}; use clone, history or scene")
+    get_mode(mode)
     if max_chars < MIN_MAX_CHARS:
         raise UsageError(f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}")
     loaded = load_script(script, cast)

@@ -4,7 +4,7 @@ Pure: no torch, no audio decoding. Reference durations are read from file header
 only to estimate prompt sizes; missing files give no duration and a warning (the render and
 `drama check` refuse them).
 
-Modes:
+Modes (`drama_cli.compile.modes`):
 * `clone`: one conversation per chunk of a line: references + the line (layout `clone`).
 * `history`: as `clone`, plus earlier lines of the scene as context turns: the scene's first
   line and the last `history_lines` lines, for those whose take audio is known (`takes`).
@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
@@ -29,7 +30,6 @@ from drama_cli.script.model import Line, Scene, Script
 from drama_cli.script.resolve import MAX_SPEAKERS, assign_indices
 from engine.conversation import AudioClip, Conversation, Exchange, Reference
 
-MODES = ("clone", "history", "scene")
 DEFAULT_HISTORY_LINES = 2
 
 TakeSource = Callable[[Line], AudioClip | None] | Mapping[str, AudioClip] | None
@@ -56,7 +56,7 @@ class LinePlan:
     group: int = 0
 
 
-def compile_scene(script: Script, scene: Scene | str, mode: str = "history", *,
+def compile_scene(script: Script, scene: Scene | str, mode: str = DEFAULT_MODE, *,
                   takes: TakeSource = None, history_lines: int = DEFAULT_HISTORY_LINES,
                   max_chars: int = DEFAULT_MAX_CHARS,
                   clip_duration: Callable[[str], float | None] | None = None) -> list[LinePlan]:
@@ -66,10 +66,10 @@ def compile_scene(script: Script, scene: Scene | str, mode: str = "history", *,
         or None; lines without audio are left out of `history` context (default: none known).
     max_chars: chunk cap in characters (chunking module). clip_duration: seconds of an audio file
         or None (default: soundfile header, None when unreadable).
-    Raises ValueError for an unknown mode, KeyError for an unknown scene id.
+    Raises UsageError for an unknown mode (`drama_cli.compile.modes`), KeyError for an unknown
+    scene id.
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    get_mode(mode)
     if isinstance(scene, str):
         scene = script.scene(scene)
     return SceneCompiler(script, scene, takes, clip_duration).plans(mode, history_lines, max_chars)
@@ -199,7 +199,7 @@ class SceneCompiler:
         text = self.render(line, speakers)
         chunks = self.chunks(line, speakers, max_chars)
         context = tuple(Exchange(self.render(c, speakers), clip) for c, clip in context_lines)
-        layout = "history" if context else "clone"
+        layout = MODES["history"].layout if context else MODES["clone"].layout
         conversations = [
             Conversation(layout, references=references, text=chunk, context=context,
                          meta={"line_id": line.id, "chunk": n, "chunks": len(chunks), "mode": mode})
@@ -228,8 +228,8 @@ class SceneCompiler:
             texts = [self.render(line, speakers) for line in lines]
             descriptions = tuple((k, self.script.cast[name].description) for name, k in speakers.items()
                                  if name in self.script.cast and self.script.cast[name].description)
-            conversation = Conversation("scene", references=references, lines=tuple(texts),
-                                        descriptions=descriptions,
+            conversation = Conversation(MODES["scene"].layout, references=references,
+                                        lines=tuple(texts), descriptions=descriptions,
                                         meta={"group": group, "line_ids": [line.id for line in lines]})
             for line, text in zip(lines, texts):
                 plans.append(LinePlan(line, self.scene.id, "scene", text, [text], [conversation],

@@ -231,7 +231,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
         remix_scene,
     )
     from drama_cli.script.load import load_script
-    from engine.prompt import layout_version
+    from engine.layouts import get_layout
 
     if takes < 1:
         raise UsageError("--takes must be at least 1")
@@ -240,7 +240,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     base = planned.request.conversation
     model_text = compile_line_text(planned.line, plan.new_text, planned.request.speaker_names, base.text)
     base = replace(base, text=model_text)
-    request = replace(planned.request, text=model_text, layout_version=layout_version("infill"))
+    request = replace(planned.request, text=model_text, layout_version=get_layout("infill").version)
     runner = BackendInfill(backend, request, middle_words(plan), decode)
     seeds = new_take_seeds(store, planned.scene.id, planned.line.id, source, takes, seed)
     outcomes = []

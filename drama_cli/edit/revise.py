@@ -20,7 +20,7 @@ from drama_cli.render.report import failed_checks
 from drama_cli.takes.store import Take, TakeStore
 from engine.conversation import AudioClip, Conversation, Exchange
 from engine.errors import EngineError
-from engine.prompt import STRINGS
+from engine.layouts import STRINGS
 
 MAX_CONTEXT_TAKES = 3  # earlier takes kept in the prompt: the chain's most recent ones
 RELATIVE_SUFFIX = " versus previous"  # layouts.md: the note reads against the earlier take
@@ -30,8 +30,8 @@ _SPEAKER_TAG = re.compile(r"^\s*(<\|speaker:\d+\|>)\s*")
 def clean_note(note: str) -> str:
     """A note as one line without brackets (they would end the direction early).
     Raises UsageError when nothing is left, or when the note holds a `<|...|>` token (the
-    engine's text rule, `engine.prompt.check_text`, spec §4.1): checked before any backend work."""
-    from engine.prompt import check_text
+    engine's text rule, `engine.layouts.check_text`, spec §4.1): checked before any backend work."""
+    from engine.layouts import check_text
 
     text = " ".join(re.sub(r"[\[\]]", " ", note or "").split())
     if not text:
@@ -53,7 +53,7 @@ def relative_note(note: str) -> str:
 
 
 def with_note(tagged_text: str, note: str) -> str:
-    """The user text of a revision as the engine writes it (`engine.prompt.STRINGS["note"]`):
+    """The user text of a revision as the engine writes it (`engine.layouts.STRINGS["note"]`):
     the relative note right after the speaker tag, e.g.
     `<|speaker:0|> [softer versus previous] Fine.`."""
     direction = STRINGS["note"].format(note=relative_note(note))
@@ -288,7 +288,7 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
     from drama_cli.render.plan import ScenePlanner, cache_key
     from drama_cli.takes.keys import ReferenceHasher
-    from engine.prompt import layout_version
+    from engine.layouts import get_layout
 
     settings = settings or project_settings(store)
     scene, index, line = find_line(script, line_id)
@@ -298,7 +298,7 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     base = Conversation(layout="clone", references=references, text=job.text,
                         meta={"line_id": line.id, "scene_id": scene.id})
     request = GenerationRequest(scene_id=scene.id, line_id=line.id, speaker=job.speaker, text=job.text,
-                                conversation=base, layout_version=layout_version("revise"),
+                                conversation=base, layout_version=get_layout("revise").version,
                                 sampling=dict(settings.sampling), seed=0,
                                 speaker_names=dict(job.speaker_names))
     return LinePlanned(scene, line, request, key)

@@ -13,15 +13,14 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from drama_cli.compile.modes import DEFAULT_MODE, get_mode
 from drama_cli.compile.scene import SceneCompiler
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher, dataclass_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore
 from engine.conversation import AudioClip, Conversation
-
-MODES = ("history", "clone", "scene")
-
+from engine.layouts import get_layout
 
 KEY_VERSION = 1
 
@@ -42,7 +41,7 @@ class RenderSettings:
 
     scenes: tuple[str, ...] = ()
     lines: tuple[str, ...] = ()
-    mode: str = "history"
+    mode: str = DEFAULT_MODE
     takes: int = 1
     seed: int = 0
     retries: int = 2
@@ -57,8 +56,7 @@ class RenderSettings:
         range (`drama_cli.mix_options.validate_mix_options`)."""
         from drama_cli.mix.options import validate_mix_options
 
-        if self.mode not in MODES:
-            raise UsageError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        get_mode(self.mode)
         if self.takes < 1:
             raise UsageError("--takes must be at least 1")
         if self.retries < 0:
@@ -185,7 +183,7 @@ class ScenePlanner:
 
 
 def job_from_plan(plan) -> LineJob:
-    """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.prompt`)."""
+    """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.layouts`)."""
     line = plan.line
     layout = plan.conversations[0].layout if plan.conversations else "clone"
     group = None
@@ -198,19 +196,11 @@ def job_from_plan(plan) -> LineJob:
         chunks = list(plan.conversations)
     return LineJob(
         scene_id=plan.scene_id, line_id=line.id, speaker=line.speaker, text=plan.text,
-        chunks=chunks, layout_version=_layout_version(layout),
+        chunks=chunks, layout_version=get_layout(layout).version,
         speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
         pause_after_s=line.pause_after_s, overlap=line.overlap,
         display_text=display_text(line), group=plan.group if group else None,
         group_conversation=group)
-
-
-def _layout_version(layout: str) -> str:
-    try:
-        from engine.prompt import layout_version
-    except ImportError:
-        return ""
-    return layout_version(layout)
 
 
 def pick_scenes(script, settings: RenderSettings) -> list:
