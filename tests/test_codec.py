@@ -18,7 +18,7 @@ from engine.codec.weight_norm import checkpoint_shapes
 from engine.errors import AudioError, CheckpointError, EngineError
 from engine.testing.codec import write_random_codec
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+KEY_TABLE = Path(__file__).resolve().parent / "data" / "codec-state-dict-keys.tsv"
 HOP = 2048
 
 
@@ -179,10 +179,7 @@ def test_bad_audio_is_refused(codec, audio):
 # checkpoint layout and loading (codec.md §1.6, §1.7, §3.1)
 
 def test_full_size_key_names_and_shapes_match_the_real_checkpoint():
-    table = SHARED / "spec" / "codec-state-dict-keys.tsv"
-    if not table.exists():
-        pytest.skip("shared spec folder not present")
-    rows = [line.split("\t") for line in table.read_text().splitlines() if not line.startswith("#")]
+    rows = [line.split("\t") for line in KEY_TABLE.read_text().splitlines() if not line.startswith("#")]
     learnable = {key: tuple(ast.literal_eval(shape)) for key, shape, _, note in rows
                  if note.strip() == "learnable"}
     with torch.device("meta"):
