@@ -26,7 +26,6 @@ import torch
 
 from engine.backbone import Backbone
 from engine.checkpoint import Checkpoint
-from engine.checks import expected_duration_s
 from engine.config import Drama3Config
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
@@ -40,6 +39,7 @@ from engine.sampling import (
     sample_codebook,
     sample_main,
 )
+from engine.text import expected_duration_s
 from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
 
@@ -457,7 +457,7 @@ def conversation_text(conversation: Conversation) -> str:
 
 
 def default_frame_budget(text: str, prompt_rows: int, context_rows: int) -> int:
-    """Frames allowed for speaking `text`: 3x its expected duration (`checks.expected_duration_s`)
+    """Frames allowed for speaking `text`: 3x its expected duration (`engine.text.expected_duration_s`)
     in frames, at least 64 frames, capped by the room left in the context.
 
     Raises EngineError when the room left is under 2x the expected frames (the take would be

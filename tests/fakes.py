@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from drama_cli.backends.base import Generation
+from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
 from drama_cli.render.plan import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
-from engine.checks import check_take, expected_duration_s
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
+from engine.text import expected_duration_s
 
 SR = 44_100
 
@@ -54,7 +54,7 @@ def voice(seconds: float, f0: float = 150.0, level: float = 0.2) -> np.ndarray:
 
 
 
-class FakeBackend:
+class FakeBackend(BackendDefaults):
     """Records every request; answers with canned audio whose length follows the text.
 
     answer(request, call_number) -> (audio, stop_reason) overrides the audio;
@@ -63,6 +63,7 @@ class FakeBackend:
 
     name = "fake"
     scratch = False
+    capabilities = Capabilities(infill=True)
 
     def __init__(self, answer=None, fail_on=None, revision="r1"):
         self.requests = []
@@ -73,7 +74,7 @@ class FakeBackend:
     def identity(self):
         return {"engine": "fake", "revision": self.revision}
 
-    def generate(self, request):
+    def generate(self, request, on_frames=None):
         self.requests.append(request)
         if self.fail_on == len(self.requests):
             raise RuntimeError("backend crashed")
@@ -82,11 +83,7 @@ class FakeBackend:
         else:
             seconds = expected_duration_s(request.text)
             audio, stop = voice(seconds, 120 + (request.seed % 50)), "eos"
-        return Generation(audio, None, stop, check_take(audio, SR, request.text, stop),
-                          {"fake": True})
-
-    def close(self):
-        pass
+        return Generation(audio, None, stop, {"fake": True})
 
 
 
@@ -108,9 +105,9 @@ def cue_rows(sheet):
 
 
 def fake_render(monkeypatch, backend=None):
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
 
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: backend or FakeBackend())
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: backend or FakeBackend())
 
 
 
@@ -153,11 +150,13 @@ def edit_json(capsys, args):
     return code, json.loads(captured.out), captured.err
 
 
-class FakeWithCodes:
-    """Tones whose pitch follows the seed; lengths a whole number of frames; codes kept."""
+class FakeWithCodes(BackendDefaults):
+    """Tones whose pitch follows the seed; lengths a whole number of frames; codes kept. It has
+    no codec (`capabilities.codes` false): edits splice its audio as generated."""
 
     name = "fake"
     scratch = False
+    capabilities = Capabilities(infill=True)
 
     def __init__(self):
         self.requests = []
@@ -165,16 +164,13 @@ class FakeWithCodes:
     def identity(self):
         return {"engine": "fake"}
 
-    def generate(self, request):
+    def generate(self, request, on_frames=None):
         self.requests.append(request)
         frames = 40 if request.layout != "infill" else 12
         t = np.arange(frames * HOP_SAMPLES) / SAMPLE_RATE
         audio = (0.2 * np.sin(2 * np.pi * (150 + 7 * (request.seed % 50)) * t)).astype(np.float32)
         codes = np.full((10, frames), request.seed % 1000, dtype=np.int64)
-        return Generation(audio, codes, "eos", check_take(audio, SAMPLE_RATE, request.text, "eos"))
-
-    def close(self):
-        pass
+        return Generation(audio, codes, "eos")
 
 
 BOATHOUSE_TEMPLATE = """\

@@ -52,11 +52,11 @@ def test_m1_duration_rule_applies_whatever_the_backend_says(tmp_path):
 
 
 def test_m1_cli_reports_the_line_and_exits_non_zero(tmp_path, monkeypatch, capsys):
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
     from drama_cli.cli import main
 
     path = write_script(tmp_path, ["Hi there."])
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend(
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend(
         answer=lambda r, n: (np.zeros(47 * SR, np.float32) + voice(47.0), "length")))
     assert main(["render", str(path)]) == 1
     err = capsys.readouterr().err
@@ -144,7 +144,7 @@ def test_a7_missing_mp3_encoder_stops_before_any_backend_call(tmp_path, monkeypa
 
 
 def test_a7_cli_names_the_encoder_and_exits_non_zero(tmp_path, monkeypatch, capsys):
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
     import drama_cli.mix.export as export
     from drama_cli.cli import main
 
@@ -152,7 +152,7 @@ def test_a7_cli_names_the_encoder_and_exits_non_zero(tmp_path, monkeypatch, caps
     if hasattr(export.require_encoder, "cache_clear"):
         export.require_encoder.cache_clear()
     backend = FakeBackend()
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: backend)
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: backend)
     path = write_script(tmp_path, ["We leave at six."])
     code = main(["render", str(path), "--format", "mp3"])
     err = capsys.readouterr().err

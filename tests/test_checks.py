@@ -1,16 +1,15 @@
 import numpy as np
 import pytest
 
-from engine.checks import (
+from drama_cli.qc.signal import (
     CheckReport,
     check_clipping,
     check_noise,
     check_runaway,
     check_silence,
     check_take,
-    expected_duration_s,
-    spoken_text,
 )
+from engine.text import expected_duration_s, spoken_text
 
 SR = 44_100
 

@@ -20,10 +20,10 @@ SCRIPT = boathouse_script("We never said goodbye.")
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """A rendered 3-line project; every CLI call in the test uses the same fake backend."""
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
 
     fake = FakeWithCodes()
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: fake)
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: fake)
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)  # no `asr` extra
     path = tmp_path / "scene.yaml"
     path.write_text(SCRIPT)
@@ -35,14 +35,14 @@ def project(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def shared_project(tmp_path_factory):
     """One rendered project for tests that only read it (bad input must change nothing)."""
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
 
     fake = FakeWithCodes()
     folder = tmp_path_factory.mktemp("shared")
     path = folder / "scene.yaml"
     path.write_text(SCRIPT)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(backends, "make_backend", lambda *a, **k: fake)
+        patch.setattr(registry, "make_backend", lambda *a, **k: fake)
         assert main(["render", str(path), "--engine", "scratch"]) == 0
         fake.requests.clear()
         patch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)

@@ -85,9 +85,9 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     seen = []
     original = Drama3Backend.generate
 
-    def spy(self, request):
+    def spy(self, request, on_frames=None):
         seen.append((self, request))
-        return original(self, request)
+        return original(self, request, on_frames)
 
     monkeypatch.setattr(Drama3Backend, "generate", spy)
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)

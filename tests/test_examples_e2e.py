@@ -10,9 +10,9 @@ import soundfile as sf
 
 from drama_cli.cli import main
 from drama_cli.mix.timeline import MixSettings
+from drama_cli.qc.signal import check_silence
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
-from engine.checks import check_silence
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
 SCRIPTS = sorted(p for p in EXAMPLES.iterdir()
@@ -136,11 +136,11 @@ def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, 
 
 
 def test_auto_engine_without_a_model_falls_back_to_scratch(monkeypatch, tmp_path):
-    from drama_cli.backends import make_backend
+    from drama_cli.backends.registry import make_backend
 
     monkeypatch.delenv("DRAMA_MODEL", raising=False)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
-    monkeypatch.setattr("drama_cli.backends._cached_model", lambda: None)
+    monkeypatch.setattr("drama_cli.backends.registry._cached_model", lambda: None)
     notices = []
     backend = make_backend("auto", notice=notices.append)
     assert backend.name == "scratch" and backend.scratch
@@ -148,11 +148,11 @@ def test_auto_engine_without_a_model_falls_back_to_scratch(monkeypatch, tmp_path
 
 
 def test_drama3_engine_selection_needs_a_model_folder(monkeypatch, tmp_path, tiny_model):
-    from drama_cli.backends import make_backend
+    from drama_cli.backends.registry import make_backend
     from drama_cli.errors import UsageError
 
     monkeypatch.delenv("DRAMA_MODEL", raising=False)
-    monkeypatch.setattr("drama_cli.backends._cached_model", lambda: None)
+    monkeypatch.setattr("drama_cli.backends.registry._cached_model", lambda: None)
     with pytest.raises(UsageError, match="--model"):
         make_backend("drama3")
     with pytest.raises(UsageError, match="config.json"):

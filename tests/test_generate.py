@@ -6,13 +6,13 @@ import pytest
 import torch
 
 import engine.generate as generate_module
-from engine.checks import expected_duration_s
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.errors import EngineError
 from engine.generate import Drama3, default_frame_budget
 from engine.sampling import SamplingParams, sample_codebook, sample_main
 from engine.testing.checkpoints import write_checkpoint
+from engine.text import expected_duration_s
 
 LINE = "<|speaker:0|> Hi there, how are you?"
 

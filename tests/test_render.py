@@ -8,13 +8,13 @@ import pytest
 import soundfile as sf
 from fakes import SR, FakeBackend, cue_rows, cues, render, voice, write_script
 
-from drama_cli.backends.base import Generation
+from drama_cli.backends.base import Capabilities, Generation
 from drama_cli.errors import UsageError
 from drama_cli.render.plan import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
-from engine.checks import check_take, expected_duration_s
+from engine.text import expected_duration_s
 
 
 def test_fresh_render_stores_selects_and_mixes(tmp_path):
@@ -164,18 +164,18 @@ def test_a_held_lock_refuses_a_second_render(tmp_path):
 
 
 def test_cli_json_report_and_exit_codes(tmp_path, monkeypatch, capsys):
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
     from drama_cli.cli import main
 
     path = write_script(tmp_path, ["We leave at six now.", "Fine then."])
     clipped = lambda request, n: (np.clip(voice(1.2) * 30, -1, 1), "eos")  # noqa: E731
-    monkeypatch.setattr(backends, "make_backend",
+    monkeypatch.setattr(registry, "make_backend",
                         lambda *a, **k: FakeBackend(answer=clipped))
     assert main(["render", str(path), "--json", "--retries", "0"]) == 3
     report = json.loads(capsys.readouterr().out)
     assert report["counts"]["degraded"] == 2 and report["exit_code"] == 3
     assert report["scenes"][0]["files"]["wav"].endswith("mix.wav")
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend())
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["render", str(path), "--out", str(tmp_path / "ok.drama")]) == 0
     assert "rendered 2" in capsys.readouterr().out
     assert main(["takes", str(path), "--out", str(tmp_path / "ok.drama"), "--json"]) == 0
@@ -193,13 +193,13 @@ def test_stdin_script_defaults_to_stdin_project(tmp_path, monkeypatch, capsys):
     import io
     import sys
 
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
     from drama_cli.cli import main
 
     text = write_script(tmp_path, ["We leave at six."]).read_text()
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.StringIO(text))
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend())
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["render", "-", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["out"] == "stdin.drama"
     assert (tmp_path / "stdin.drama" / "boathouse" / "mix.wav").exists()
@@ -226,13 +226,13 @@ waiting = pathlib.Path(sys.argv[1])
 real_generate = ScratchBackend.generate
 calls = []
 
-def gated_generate(self, request):
+def gated_generate(self, request, on_frames=None):
     calls.append(request.line_id)
     if len(set(calls)) > 2:  # a third line (retries of a line do not count)
         waiting.touch()
         while True:
             time.sleep(1)
-    return real_generate(self, request)
+    return real_generate(self, request, on_frames)
 
 ScratchBackend.generate = gated_generate
 sys.exit(main(sys.argv[2:]))
@@ -288,7 +288,7 @@ def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
 
 
 def test_a_failing_extra_check_retries_and_is_stored(tmp_path):
-    from engine.checks import CheckResult
+    from drama_cli.qc.signal import CheckResult
 
     calls = []
 
@@ -365,36 +365,37 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
     assert "".join(r.text for r in backend.requests).count("oars") == 8
 
     from drama_cli.render.line import join_chunks
-    from engine.checks import check_take as check
 
     parts = []
     for n in (1, 2):
         audio, _ = with_codes(None, n)
         codes = np.full((10, len(audio) // 2048), n, np.int64)
-        parts.append(Generation(audio, codes, "eos", check(audio, SR, "x"), {}))
-    joined = join_chunks(parts, "Some words here.")
+        parts.append(Generation(audio, codes, "eos", {}))
+    joined = join_chunks(parts)
     assert joined.codes.shape[1] * 2048 == len(joined.audio)
-    plain = [Generation(p.audio, None, "eos", p.checks, {}) for p in parts]
-    gapped = join_chunks(plain, "Some words here.")
+    plain = [Generation(p.audio, None, "eos", {}) for p in parts]
+    gapped = join_chunks(plain)
     assert len(gapped.audio) == len(joined.audio) + int(CHUNK_GAP_S * SR)
-    budget = [Generation(parts[0].audio, None, "length", parts[0].checks, {}), plain[1]]
-    assert join_chunks(budget, "Some words here.").stop_reason == "length"
+    budget = [Generation(parts[0].audio, None, "length", {}), plain[1]]
+    assert join_chunks(budget).stop_reason == "length"
 
 
 class SceneFake(FakeBackend):
     """A fake that also voices whole scene groups (`generate_scene`), or fails to split."""
+
+    capabilities = Capabilities(scene_layout=True, infill=True)
 
     def __init__(self, split=True, **kwargs):
         super().__init__(**kwargs)
         self.split = split
         self.scene_requests = []
 
-    def generate_scene(self, request, texts):
+    def generate_scene(self, request, texts, on_frames=None):
         self.scene_requests.append((request, list(texts)))
         if not self.split:
             return None
         audios = [voice(expected_duration_s(t), 130 + 10 * i) for i, t in enumerate(texts)]
-        return [Generation(a, None, "eos", check_take(a, SR, t, "eos"), {}) for a, t in zip(audios, texts)]
+        return [Generation(a, None, "eos", {}) for a in audios]
 
 
 def test_scene_mode_voices_a_group_in_one_call_and_caches_it(tmp_path):

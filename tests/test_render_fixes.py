@@ -21,8 +21,9 @@ from fakes import (
 from drama_cli.backends.base import Generation
 from drama_cli.backends.breath import breath_placeholder
 from drama_cli.cli import main
+from drama_cli.qc.signal import check_take
+from drama_cli.render.attempt import check_generation
 from drama_cli.render.line import join_chunks
-from engine.checks import check_take
 
 CUE_SCRIPT = """\
 title: Cue
@@ -55,9 +56,9 @@ def test_breath_placeholder_passes_the_signal_checks():
 
 
 def test_joining_zero_chunks_gives_a_failing_empty_take():
-    joined = join_chunks([], "[sighs]")
+    joined = join_chunks([])
     assert isinstance(joined, Generation) and joined.audio.size == 0
-    assert not joined.checks.passed
+    assert not check_generation(joined, "[sighs]").passed
 
 
 def test_scratch_renders_a_cue_only_line_as_a_placeholder(tmp_path, capsys):
@@ -189,10 +190,10 @@ def test_an_unusable_edit_prints_its_checks_and_exits_1(short_project, capsys, m
     path, fake = short_project
     plain = fake.generate
 
-    def silent(request):
+    def silent(request, on_frames=None):
         made = plain(request)
         audio = np.zeros_like(made.audio)
-        return Generation(audio, made.codes, "eos", check_take(audio, 44_100, request.text, "eos"))
+        return Generation(audio, made.codes, "eos")
 
     monkeypatch.setattr(fake, "generate", silent)
     code, result, err = edit_json(capsys, ["edit", str(path), "s1-2", "--text",
@@ -268,12 +269,12 @@ def test_revise_refuses_a_note_with_model_tokens_before_the_backend(tmp_path, mo
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six."])
     assert main(["render", str(path)]) == 0
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
 
     def no_backend(*args, **kwargs):
         raise AssertionError("the backend must not be made for a bad note")
 
-    monkeypatch.setattr(backends, "make_backend", no_backend)
+    monkeypatch.setattr(registry, "make_backend", no_backend)
     capsys.readouterr()
     assert main(["revise", str(path), "boathouse-1", "--note", note]) == 2
     err = capsys.readouterr().err
@@ -300,15 +301,15 @@ def test_a_scratch_mix_says_so_in_labels_subtitles_and_wav_metadata(tmp_path, ca
 
 
 def test_a_mix_of_scratch_and_drama3_takes_says_so(tmp_path, monkeypatch, capsys):
-    import drama_cli.backends as backends
+    import drama_cli.backends.registry as registry
 
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
-    real = backends.make_backend
-    monkeypatch.setattr(backends, "make_backend", lambda *a, **k: FakeBackend())
+    real = registry.make_backend
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["render", str(path)]) == 0
     folder = tmp_path / "scene.drama" / "boathouse"
     assert not (folder / "mix.labels.txt").read_text().startswith("0.000000\t0.000000\tSCRATCH")
-    monkeypatch.setattr(backends, "make_backend", real)
+    monkeypatch.setattr(registry, "make_backend", real)
     capsys.readouterr()
     assert main(["render", str(path), "--engine", "scratch", "--line", "boathouse-1"]) == 0
     err = capsys.readouterr().err

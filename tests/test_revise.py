@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from fakes import boathouse_script, mix_segments
 
-from drama_cli.backends.base import Generation, GenerationRequest
+from drama_cli.backends.base import (
+    BackendDefaults,
+    Capabilities,
+    Generation,
+    GenerationRequest,
+)
 from drama_cli.edit.revise import (
     MAX_CONTEXT_TAKES,
     child_seed,
@@ -18,7 +23,6 @@ from drama_cli.edit.revise import (
 )
 from drama_cli.errors import UsageError
 from drama_cli.takes.store import TakeStore
-from engine.checks import CheckReport
 from engine.constants import SAMPLE_RATE
 from engine.conversation import Conversation
 
@@ -26,11 +30,12 @@ SCENE = "s1"
 LINES = {"l1": "<|speaker:0|> We leave at six.", "l2": "<|speaker:1|> Not without the oars.", "l3": "<|speaker:0|> Fine."}
 
 
-class FakeBackend:
+class FakeBackend(BackendDefaults):
     """Deterministic fake: a tone whose pitch depends on the seed, codes from the seed."""
 
     name = "fake"
     scratch = False
+    capabilities = Capabilities(infill=True)
 
     def __init__(self):
         self.requests: list[GenerationRequest] = []
@@ -38,16 +43,13 @@ class FakeBackend:
     def identity(self) -> dict:
         return {"engine": "fake"}
 
-    def generate(self, request: GenerationRequest) -> Generation:
+    def generate(self, request: GenerationRequest, on_frames=None) -> Generation:
         self.requests.append(request)
         seconds = 0.5 + 0.1 * (request.seed % 5)
         t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
         audio = (0.2 * np.sin(2 * np.pi * (200 + 10 * request.seed) * t)).astype(np.float32)
         codes = np.full((10, int(seconds * 21.5)), request.seed, dtype=np.int64)
-        return Generation(audio, codes, "eos", CheckReport())
-
-    def close(self) -> None:
-        pass
+        return Generation(audio, codes, "eos")
 
 
 def base_request(line_id: str, seed: int = 0) -> GenerationRequest:
@@ -166,19 +168,10 @@ def test_engine_prompt_segments_hold_the_parent_codes_and_the_note(tmp_path):
 SCRIPT = boathouse_script()
 
 
-class CheckedFake(FakeBackend):
-    """The fake with real signal checks, so render treats its takes as it would real ones."""
-
-    def generate(self, request):
-        from engine.checks import check_take
-
-        gen = super().generate(request)
-        return Generation(gen.audio, gen.codes, "eos", check_take(gen.audio, SAMPLE_RATE, request.text, "eos"))
-
-
 def rendered_project(tmp_path, settings=None, text=SCRIPT):
-    """The boathouse scene written to `scene.yaml` and rendered with CheckedFake:
-    (script path, script, store, backend)."""
+    """The boathouse scene written to `scene.yaml` and rendered with the fake (the render
+    runs the signal checks on its takes as on real ones): (script path, script, store,
+    backend)."""
     from drama_cli.render.plan import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
@@ -187,7 +180,7 @@ def rendered_project(tmp_path, settings=None, text=SCRIPT):
     path.write_text(text)
     script = load_script(path)
     store = TakeStore(tmp_path / "scene.drama")
-    backend = CheckedFake()
+    backend = FakeBackend()
     report = render_script(script, store, backend, settings or RenderSettings())
     assert report.calls == 3
     return path, script, store, backend

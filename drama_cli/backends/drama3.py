@@ -1,10 +1,11 @@
 """The drama3 backend: the embedded Drama 3 engine (`engine.generate.Drama3`).
 
 The model folder comes from `--model`, `$DRAMA_MODEL` or the huggingface_hub cache (see
-`drama_cli.backends.find_model`). The device is CUDA when present, else the CPU, with a warning:
+`drama_cli.backends.registry.find_model`). The device is CUDA when present, else the CPU, with a warning:
 the full model on a CPU takes minutes per line. Reference clips and earlier takes given only as
 files are encoded with the model's codec through a content-hashed `ReferenceCache`, so each clip
-is encoded once.
+is encoded once. The engine's stop reasons reach take records in the render layer's words
+(`ENGINE_STOP_REASONS`).
 """
 
 from __future__ import annotations
@@ -13,19 +14,35 @@ import dataclasses
 import hashlib
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from drama_cli.backends.base import Generation, GenerationRequest
-from engine.checks import check_take
-from engine.conversation import SAMPLE_RATE, AudioClip, Conversation
+from drama_cli.backends.base import (
+    BackendDefaults,
+    Capabilities,
+    FrameCallback,
+    Generation,
+    GenerationRequest,
+)
+from engine.conversation import AudioClip, Conversation
 from engine.errors import EngineError
+
+if TYPE_CHECKING:
+    from drama_cli.backends.registry import BackendOptions
 
 CPU_WARNING = ("rendering Drama 3 on the CPU: the full model is impractical there (minutes per "
                "line); use a CUDA GPU, or --engine scratch for a timing draft")
 FRAME_REPORT_EVERY = 8  # frames between progress reports (about 0.4 s of audio)
 REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json")
+# The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
+# (`drama_cli.render.attempt.STOP_REASONS`): take records say `length` for the frame budget.
+ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
+
+
+def stop_reason(engine_reason: str) -> str:
+    """The render layer's name for the engine's stop reason (`max_frames` -> `length`)."""
+    return ENGINE_STOP_REASONS.get(engine_reason, engine_reason)
 
 
 def model_revision(folder: Path) -> str:
@@ -50,11 +67,12 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("drama")) / "reference-codes"
 
 
-class Drama3Backend:
+class Drama3Backend(BackendDefaults):
     """Takes from the embedded Drama 3 engine, with codes. Loads the model on first use."""
 
     name = "drama3"
     scratch = False
+    capabilities = Capabilities(scene_layout=True, codes=True, infill=True, streaming_frames=True)
 
     def __init__(self, folder: str | Path, device: str | None = None,
                  notice: Callable[[str], None] = lambda message: None,
@@ -66,7 +84,12 @@ class Drama3Backend:
         self._model = None
         self._references = None
         self._revision = model_revision(self.folder)
-        self.on_frames: Callable[[int, int], None] | None = None  # (frames so far, budget)
+
+    @classmethod
+    def from_options(cls, options: BackendOptions) -> Drama3Backend:
+        """The backend `--engine drama3` gets (`drama_cli.backends.registry.BackendOptions`:
+        the model folder found, the device, the notice callback)."""
+        return cls(options.model_folder, device=options.device, notice=options.notice)
 
     def identity(self) -> dict:
         """Engine name and model revision (part of every cache key; the folder's name is not,
@@ -130,72 +153,70 @@ class Drama3Backend:
                                    prefix=self._codes_of(conversation.prefix),
                                    suffix=self._codes_of(conversation.suffix))
 
-    def generate(self, request: GenerationRequest) -> Generation:
-        """One take: generate codes, decode them, run the signal checks.
-
-        `request.sampling` holds `engine.sampling.SamplingParams` fields (empty: defaults).
-        Stop reason `length` when the frame budget ended the take. Raises EngineError for a
-        prompt the engine refuses, AudioError for unreadable clips.
-        """
+    def _stream(self, model, request: GenerationRequest, on_frames: FrameCallback | None):
+        """Generate the request's codes with the loaded `model`, reporting progress every
+        FRAME_REPORT_EVERY frames; returns the engine's `Generation`."""
         from engine.sampling import SamplingParams
 
-        model = self._load()
-        started = time.perf_counter()
         conversation = self.encode_clips(request.conversation)
         params = SamplingParams.from_dict(dict(request.sampling))
         stream = model.stream(conversation, params, request.seed)
         for count, _frame in enumerate(stream, start=1):
-            if self.on_frames is not None and count % FRAME_REPORT_EVERY == 0:
-                self.on_frames(count, stream.max_frames)
-        result = stream.result
+            if on_frames is not None and count % FRAME_REPORT_EVERY == 0:
+                on_frames(count, stream.max_frames)
+        return stream.result
+
+    def generate(self, request: GenerationRequest,
+                 on_frames: FrameCallback | None = None) -> Generation:
+        """One take: generate codes and decode them.
+
+        `request.sampling` holds `engine.sampling.SamplingParams` fields (empty: defaults).
+        on_frames(frames, budget): progress every 8 frames. Stop reason `length` when the frame
+        budget ended the take. Raises EngineError for a prompt the engine refuses, AudioError
+        for unreadable clips.
+        """
+        model = self._load()
+        started = time.perf_counter()
+        result = self._stream(model, request, on_frames)
         codes = result.codes.cpu().numpy().astype(np.int64)
         audio = model.decode(result.codes) if codes.shape[1] else np.zeros(0, np.float32)
-        stop = "length" if result.stop_reason == "max_frames" else result.stop_reason
-        checks = check_take(audio, SAMPLE_RATE, request.text, stop)
+        stop = stop_reason(result.stop_reason)
         info = {"engine": "drama3", "model_folder": self.folder.name, "frames": int(codes.shape[1]),
                 "prompt_rows": int(result.prompt_rows), "device": str(model.device),
                 "seconds": round(time.perf_counter() - started, 3),
                 "engine_stop_reason": result.stop_reason}
-        return Generation(np.asarray(audio, np.float32), codes, stop, checks, info)
+        return Generation(np.asarray(audio, np.float32), codes, stop, info)
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str]) -> list[Generation] | None:
+    def generate_scene(self, request: GenerationRequest, texts: list[str],
+                       on_frames: FrameCallback | None = None) -> list[Generation] | None:
         """`scene` layout: voice a group of lines in one generation and split the codes at the
         `<|audio_separator|>` frames into one take per line (`spec/layouts.md`, provisional).
 
-        texts: the group's speaker-tagged lines, in order (checks run against each). Returns
-        None when the output does not hold exactly one separator between consecutive lines
-        (the render then falls back to history mode). Raises EngineError when the tokenizer
-        has no separator token.
+        texts: the group's speaker-tagged lines, in order. Every line but the last stops at
+        `separator`; the last one as the generation did. Returns None when the output does
+        not hold exactly one separator between consecutive lines (the render then falls back
+        to history mode). Raises EngineError when the tokenizer has no separator token.
         """
         import torch
 
-        from engine.sampling import SamplingParams
-
         model = self._load()
         started = time.perf_counter()
-        conversation = self.encode_clips(request.conversation)
-        stream = model.stream(conversation, SamplingParams.from_dict(dict(request.sampling)),
-                              request.seed)
-        for count, _frame in enumerate(stream, start=1):
-            if self.on_frames is not None and count % FRAME_REPORT_EVERY == 0:
-                self.on_frames(count, stream.max_frames)
-        result = stream.result
+        result = self._stream(model, request, on_frames)
         codes = result.codes.cpu().numpy().astype(np.int64)
         cuts = [f for f in result.separator_frames if f < codes.shape[1]]  # none after the end
         if len(cuts) != len(texts) - 1:
             return None
         bounds = [0, *cuts, codes.shape[1]]
         generations = []
-        for number, (text, start, end) in enumerate(zip(texts, bounds, bounds[1:])):
+        for number, (start, end) in enumerate(zip(bounds, bounds[1:])):
             piece = codes[:, start:end]
             audio = model.decode(torch.as_tensor(piece)) if piece.shape[1] else np.zeros(0, np.float32)
             last = number == len(texts) - 1
-            stop = ("length" if result.stop_reason == "max_frames" else "eos") if last else "separator"
+            stop = stop_reason(result.stop_reason) if last else "separator"
             info = {"engine": "drama3", "frames": int(piece.shape[1]), "scene_part": number,
                     "prompt_rows": int(result.prompt_rows), "device": str(model.device),
                     "seconds": round(time.perf_counter() - started, 3)}
-            generations.append(Generation(np.asarray(audio, np.float32), piece, stop,
-                                          check_take(audio, SAMPLE_RATE, text, stop), info))
+            generations.append(Generation(np.asarray(audio, np.float32), piece, stop, info))
         return generations
 
     def close(self) -> None:

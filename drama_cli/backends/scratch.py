@@ -18,9 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import soxr
 
-from drama_cli.backends.base import Generation, GenerationRequest
+from drama_cli.backends.base import (
+    BackendDefaults,
+    Capabilities,
+    FrameCallback,
+    Generation,
+    GenerationRequest,
+)
 from drama_cli.backends.breath import breath_placeholder
-from engine.checks import check_take
 from engine.conversation import SAMPLE_RATE
 from engine.errors import EngineError
 
@@ -111,11 +116,13 @@ def plan_segments(text: str) -> list[Segment]:
     return segments
 
 
-class ScratchBackend:
-    """Timing drafts with piper-tts; see the module docstring. Never uses a GPU."""
+class ScratchBackend(BackendDefaults):
+    """Timing drafts with piper-tts; see the module docstring. Never uses a GPU. Voices scene
+    groups line by line; has no codec (`encode_audio` / `decode_codes` raise EngineError)."""
 
     name = "scratch"
     scratch = True
+    capabilities = Capabilities(scene_layout=True)
 
     def __init__(self) -> None:
         self._voice = None
@@ -184,19 +191,21 @@ class ScratchBackend:
             pieces.pop()
         return np.concatenate(pieces).astype(np.float32) if pieces else np.zeros(0, np.float32)
 
-    def generate(self, request: GenerationRequest) -> Generation:
-        """Render one line as a scratch take (labelled `scratch` in `info`); never runs away."""
+    def generate(self, request: GenerationRequest,
+                 on_frames: FrameCallback | None = None) -> Generation:
+        """Render one line as a scratch take (labelled `scratch` in `info`); always stops at
+        `eos` (piper never runs away). No frame progress: `on_frames` is never called."""
         started = time.perf_counter()
         audio = self.render_text(request.text, request.speaker, request.speaker_names,
                                  request.seed)
         if audio.size == 0:
             audio = breath_placeholder(request.seed)  # a non-verbal cue (`[sighs]`) only
-        checks = check_take(audio, SAMPLE_RATE, request.text, stop_reason="eos")
         info = {"scratch": True, "engine": "scratch",
                 "seconds": round(time.perf_counter() - started, 3)}
-        return Generation(audio, None, "eos", checks, info)
+        return Generation(audio, None, "eos", info)
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str]) -> list[Generation]:
+    def generate_scene(self, request: GenerationRequest, texts: list[str],
+                       on_frames: FrameCallback | None = None) -> list[Generation]:
         """`scene` mode: one scratch take per line of the group, in order (`texts` are the
         lines' speaker-tagged texts; `<|speaker:k|>` picks each line's voicing)."""
         return [self.generate(dataclasses.replace(request, text=text)) for text in texts]

@@ -42,10 +42,10 @@ def _store(script: str, out: Optional[str]):
 
 def _backend(store, engine: Optional[str], model: Optional[str], device: Optional[str]):
     """The engine the project was rendered with, unless `--engine` says otherwise."""
-    from drama_cli.backends import make_backend
+    from drama_cli.backends.registry import AUTO, backend_names, make_backend
 
     recorded = (store.project().get("engine") or {}).get("engine")
-    name = engine or (recorded if recorded in ("scratch", "drama3") else "auto")
+    name = engine or (recorded if recorded in backend_names() else AUTO)
     return make_backend(name, model, notice=_err, device=device)
 
 

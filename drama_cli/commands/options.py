@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import typer
 
+from drama_cli.backends.registry import engine_help
+
 OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it).")
 CAST = typer.Option(None, help="Cast file (YAML) to use.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
@@ -17,7 +19,7 @@ HEAD = typer.Option(None, help="Silence before the first line of a scene mix, se
 TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seconds (0..60).")
 
 # Commands that work on an existing project (revise, edit) and make new takes of one line.
-ENGINE_OF_PROJECT = typer.Option(None, help="auto, scratch or drama3 (default: the project's).")
+ENGINE_OF_PROJECT = typer.Option(None, help=engine_help(" (default: the project's)"))
 MODEL = typer.Option(None, help="Drama 3 model folder.")
 DEVICE = typer.Option(None, help="Torch device for drama3.")
 FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")

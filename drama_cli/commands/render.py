@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 
+from drama_cli.backends.registry import engine_help
 from drama_cli.commands import options as opt
 from drama_cli.compile.modes import DEFAULT_MODE, mode_help
 from drama_cli.errors import UsageError
@@ -157,7 +158,7 @@ def render_command(
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = typer.Option(0, help="Base seed; each line adds a stable offset."),
     retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
-    engine: str = typer.Option("auto", help="auto, scratch or drama3."),
+    engine: str = typer.Option("auto", help=engine_help()),
     model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
     device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
     out: Optional[str] = opt.OUT,
@@ -174,7 +175,7 @@ def render_command(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
-    from drama_cli.backends import make_backend
+    from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.store import file_sha256

@@ -141,10 +141,10 @@ def middle_words(plan: EditPlan) -> str:
 class BackendInfill:
     """Runs an infill through a `drama_cli.backends.Backend`: one `generate` call per take.
 
-    Engines with codes (drama3) get the infill conversation; the middle's codes are decoded
-    together with the prefix and suffix codes (`decode`: codes `[10, T]` -> float32 samples,
-    e.g. the engine's codec) so the crossfades join two continuations of the same audio.
-    Text-only engines (scratch) are asked to speak just the new middle words.
+    Engines with `capabilities.infill` (drama3) get the infill conversation; the middle's
+    codes are decoded together with the prefix and suffix codes (`decode`: codes `[10, T]` ->
+    float32 samples, e.g. the engine's codec) so the crossfades join two continuations of the
+    same audio. Engines without it (scratch) are asked to speak just the new middle words.
     """
 
     def __init__(self, backend, base_request, words: str, decode: Callable[[np.ndarray], np.ndarray] | None = None):
@@ -155,7 +155,7 @@ class BackendInfill:
     def infill(self, conversation: Conversation, seed: int) -> Generated:
         """One generation; returns the audio with the middle's position in it."""
         text = conversation.text
-        if getattr(self.backend, "scratch", False):
+        if not self.backend.capabilities.infill:
             text = tagged_text(conversation.text, self.words or "")
         request = replace(self.base, conversation=conversation, text=text, seed=seed)
         self.calls += 1
@@ -173,14 +173,9 @@ class BackendInfill:
 
 
 def engine_codec(backend) -> tuple[Callable | None, Callable | None]:
-    """(encode, decode) of the backend's codec when it exposes one (`encode(audio)` ->
-    codes `[10, T]`, `decode(codes)` -> samples), else (None, None)."""
-    encode = getattr(backend, "encode_audio", None)
-    decode = getattr(backend, "decode_codes", None)
-    if encode is not None and decode is not None:
-        return encode, decode
-    try:
-        codec = getattr(backend, "codec", None)
-    except Exception:  # a model folder without codec.pth: audio-only edits
-        codec = None
-    return encode or getattr(codec, "encode", None), decode or getattr(codec, "decode", None)
+    """(encode, decode) of the backend's codec when it has `capabilities.codes`
+    (`encode_audio(audio)` -> codes `[10, T]`, `decode_codes(codes)` -> samples), else
+    (None, None)."""
+    if backend.capabilities.codes:
+        return backend.encode_audio, backend.decode_codes
+    return None, None

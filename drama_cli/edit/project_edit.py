@@ -158,13 +158,13 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
     from drama_cli.edit.revise import prompt_hash
+    from drama_cli.render.attempt import EOS, check_audio
     from drama_cli.render.line import outcome_fields
-    from engine.checks import check_take
 
     generation = outcome.generation
     splice_ = outcome.splice
-    stop = generation.stop_reason if generation is not None else "eos"
-    checks = check_take(splice_.audio, SAMPLE_RATE, request.text, stop)  # the whole new take
+    stop = generation.stop_reason if generation is not None else EOS
+    checks = check_audio(splice_.audio, request.text, stop)  # the whole new take, checked once
     return {
         "speaker": request.speaker,
         "text": outcome.conversation.text,
@@ -236,7 +236,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     if takes < 1:
         raise UsageError("--takes must be at least 1")
     encode, decode = engine_codec(backend)
-    codes = source_codes(source.codes(), audio, encode if not getattr(backend, "scratch", False) else None)
+    codes = source_codes(source.codes(), audio, encode)
     base = planned.request.conversation
     model_text = compile_line_text(planned.line, plan.new_text, planned.request.speaker_names, base.text)
     base = replace(base, text=model_text)
@@ -259,7 +259,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
             record = edit_record(source, plan, outcome, request, backend, key)
             record["slot"] = free_render_slot(store, planned.scene.id, planned.line.id, key)
             new_codes = None
-            middle = getattr(outcome.generation, "codes", None)
+            middle = outcome.generation.codes if outcome.generation is not None else None
             if codes is not None and middle is not None:
                 prefix, suffix = split_codes(codes, plan.span)
                 new_codes = np.concatenate([prefix, np.asarray(middle, np.int64), suffix], axis=1)

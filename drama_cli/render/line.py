@@ -1,5 +1,5 @@
-"""Rendering one line: generate its chunks, join them, run the extra checks, store every
-attempt as a take, and choose the line's take.
+"""Rendering one line: generate its chunks, join them, run the signal checks (once per
+generation) and the extra checks, store every attempt as a take, and choose the line's take.
 
 A line has `takes` slots; a slot runs up to `1 + retries` attempts with new seeds until one
 passes the signal checks. Every attempt is stored as soon as it exists (failed ones flagged), so
@@ -12,20 +12,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drama_cli.backends.base import Backend, Generation, GenerationRequest
+from drama_cli.backends.base import (
+    Backend,
+    FrameCallback,
+    Generation,
+    GenerationRequest,
+)
+from drama_cli.qc.signal import DEGRADED, CheckReport, CheckResult
+from drama_cli.render.attempt import EOS, check_generation, retry_seed
 from drama_cli.render.plan import LineJob, RenderSettings, cache_key, line_seed
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore
-from engine.checks import (
-    DEGRADED,
-    CheckReport,
-    CheckResult,
-    check_take,
-    retry_seed,
-    spoken_text,
-)
 from engine.conversation import SAMPLE_RATE
 from engine.errors import EngineError
+from engine.text import spoken_text
 
 CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
 
@@ -67,12 +67,16 @@ class Progress:
         """The render ended (also after an error)."""
 
 
-def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> Generation:
-    """Generate every chunk of `job` with `seed` and join them into one take.
+def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict,
+                  on_frames: FrameCallback | None = None) -> tuple[Generation, CheckReport]:
+    """Generate every chunk of `job` with `seed`, join them into one take and run the signal
+    checks on it once: (the take, its checks).
 
     Chunks with codes are joined frame to frame (audio and codes concatenated, so they stay
-    aligned); chunks without codes with 0.12 s of silence between them. The checks run on the joined audio against the whole line's text; a chunk
-    that hit its frame budget makes the take's stop reason `length`.
+    aligned); chunks without codes with 0.12 s of silence between them. A line of one chunk
+    is checked against the text sent, a joined take against the whole line's text; a chunk
+    that hit its frame budget makes the take's stop reason `length`. `on_frames` goes to the
+    backend (frame progress).
     """
     parts = []
     if not job.chunks and backend.scratch:
@@ -81,25 +85,25 @@ def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict) -> 
             scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker, text=job.text,
             conversation=None, layout_version=job.layout_version, sampling=dict(sampling),
             seed=seed, speaker_names=dict(job.speaker_names))
-        return backend.generate(request)
+        generation = backend.generate(request, on_frames)
+        return generation, check_generation(generation, request.text)
     for chunk in job.chunks:
         request = GenerationRequest(
             scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker,
             text=chunk.text or job.text, conversation=chunk, layout_version=job.layout_version,
             sampling=dict(sampling), seed=seed, speaker_names=dict(job.speaker_names))
-        parts.append(backend.generate(request))
+        parts.append(backend.generate(request, on_frames))
     if len(parts) == 1:
-        return parts[0]
-    return join_chunks(parts, job.text)
+        return parts[0], check_generation(parts[0], request.text)
+    joined = join_chunks(parts)
+    return joined, check_generation(joined, job.text)
 
 
-def join_chunks(parts: list[Generation], text: str) -> Generation:
+def join_chunks(parts: list[Generation]) -> Generation:
     """One Generation from the chunks of a line, in order (see `generate_line`). No chunks
-    give an empty take whose checks fail (`silence`), never an error."""
+    give an empty take (whose checks fail: `silence`), never an error."""
     if not parts:
-        audio = np.zeros(0, np.float32)
-        return Generation(audio, None, "eos", check_take(audio, SAMPLE_RATE, text, "eos"),
-                          {"chunks": 0})
+        return Generation(np.zeros(0, np.float32), None, EOS, {"chunks": 0})
     codes = None
     if all(p.codes is not None for p in parts):
         # Audio and codes must stay frame-aligned for revisions and edits: no gap.
@@ -109,13 +113,14 @@ def join_chunks(parts: list[Generation], text: str) -> Generation:
         gap = np.zeros(int(CHUNK_GAP_S * SAMPLE_RATE), np.float32)
         audio = np.concatenate([p for part in parts for p in (part.audio, gap)][:-1])
     stops = {p.stop_reason for p in parts}
-    stop = next((s for s in stops if s != "eos"), "eos")
+    stop = next((s for s in stops if s != EOS), EOS)
     info = {**parts[0].info, "chunks": len(parts)}
-    return Generation(audio, codes, stop, check_take(audio, SAMPLE_RATE, text, stop), info)
+    return Generation(audio, codes, stop, info)
 
 
-def take_record(job: LineJob, generation: Generation, key: str, settings: RenderSettings,
-                backend: Backend, slot: int, attempt: int, seed: int) -> dict:
+def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: str,
+                settings: RenderSettings, backend: Backend, slot: int, attempt: int,
+                seed: int) -> dict:
     """The JSON record of a take (DESIGN.md: seed, layout and version, sampling params, prompt
     hash, note, parent take, checks, duration, engine and model revision, cache key, scratch)."""
     hasher = ReferenceHasher()
@@ -134,7 +139,7 @@ def take_record(job: LineJob, generation: Generation, key: str, settings: Render
         "parent_take": None,
         "cache_key": key,
         "backend_info": generation.info,
-        **outcome_fields(generation.checks, generation.stop_reason, backend),
+        **outcome_fields(checks, generation.stop_reason, backend),
     }
 
 
@@ -151,19 +156,20 @@ def outcome_fields(checks: CheckReport, stop_reason: str, backend: Backend) -> d
         "engine": identity.get("engine", backend.name),
         "model_revision": identity.get("revision"),
         "engine_identity": identity,
-        "scratch": bool(getattr(backend, "scratch", False)),
+        "scratch": bool(backend.scratch),
     }
 
 
-def apply_extra_checks(generation: Generation, job: LineJob, checks: list) -> dict:
-    """Run extra checks (`RenderSettings.checks`) on a generation; their results join its
-    CheckReport and their record fields are returned (e.g. `{"asr": {"wer": .., ...}}`)."""
+def apply_extra_checks(generation: Generation, job: LineJob, report: CheckReport,
+                       checks: list) -> tuple[CheckReport, dict]:
+    """Run extra checks (`RenderSettings.checks`) on a generation: (`report` with their
+    results added, their record fields, e.g. `{"asr": {"wer": .., ...}}`)."""
     fields: dict = {}
     for check in checks:
         result, record = check(job.text, generation.audio)
-        generation.checks = CheckReport([*generation.checks.results, result])
+        report = CheckReport([*report.results, result])
         fields.update(record)
-    return fields
+    return report, fields
 
 
 def asr_take_check(model_path: str | None = None, threshold: float | None = None):
@@ -224,6 +230,10 @@ def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
     """Generate and store the missing attempts of each slot, yielding each stored take."""
     existing = store.takes(job.scene_id, job.line_id, key)
     base = line_seed(settings.seed, job.scene_id, job.line_id)
+    on_frames = None
+    if backend.capabilities.streaming_frames:
+        def on_frames(frames: int, budget: int) -> None:
+            progress.frames(job, frames, budget)
     for slot in range(settings.takes):
         attempts = [t for t in existing if t.record.get("slot", 0) == slot]
         for attempt in range(len(attempts), settings.retries + 1):
@@ -231,21 +241,22 @@ def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
                 break
             seed = retry_seed(base + slot, attempt)
             progress.attempt(job, slot, attempt, seed)
-            generation = generate_line(backend, job, seed, settings.sampling)
-            attempts.append(store_attempt(job, generation, key, store, backend, settings,
-                                           slot, attempt, seed))
+            generation, checks = generate_line(backend, job, seed, settings.sampling, on_frames)
+            attempts.append(store_attempt(job, generation, checks, key, store, backend,
+                                          settings, slot, attempt, seed))
             yield attempts[-1]
 
 
-def store_attempt(job: LineJob, generation: Generation, key: str, store: TakeStore,
-                   backend: Backend, settings: RenderSettings, slot: int, attempt: int,
-                   seed: int) -> Take:
-    """Run the extra checks (e.g. ASR) on a generation and store it as the slot's next take.
+def store_attempt(job: LineJob, generation: Generation, checks: CheckReport, key: str,
+                  store: TakeStore, backend: Backend, settings: RenderSettings, slot: int,
+                  attempt: int, seed: int) -> Take:
+    """Run the extra checks (e.g. ASR) on a generation whose signal `checks` ran, and store it
+    as the slot's next take.
 
     The record holds the seed, slot, attempt number, cache key and every check result; the
     write is atomic (see `TakeStore.add_take`)."""
-    extra = apply_extra_checks(generation, job, settings.checks)
-    record = take_record(job, generation, key, settings, backend, slot, attempt, seed)
+    checks, extra = apply_extra_checks(generation, job, checks, settings.checks)
+    record = take_record(job, generation, checks, key, settings, backend, slot, attempt, seed)
     record.update(extra)
     return store.add_take(job.scene_id, job.line_id, generation.audio, record, generation.codes)
 
@@ -275,8 +286,6 @@ def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: Ren
                  identity: dict, hasher: ReferenceHasher, progress: Progress) -> LineOutcome:
     """Render what is missing for one line, select its take and return the outcome."""
     progress.line(job)
-    if hasattr(backend, "on_frames"):
-        backend.on_frames = lambda frames, budget: progress.frames(job, frames, budget)
     key = cache_key(job, identity, settings, hasher)
     calls, refused = render_line(job, key, store, backend, settings, progress)
     outcome = conclude_line(job, key, store, calls, refused)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from drama_cli.backends.base import Backend, GenerationRequest
+from drama_cli.render.attempt import check_generation, retry_seed
 from drama_cli.render.line import (
     LineOutcome,
     Progress,
@@ -25,7 +26,6 @@ from drama_cli.render.plan import (
 )
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.store import Take, TakeStore
-from engine.checks import retry_seed
 from engine.errors import EngineError
 
 
@@ -34,7 +34,8 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
     """Render the wanted lines of a scene in `scene` mode, one group conversation at a time.
 
     Each group (consecutive lines with at most 16 voices) is voiced by one
-    `backend.generate_scene` call per attempt; its output is split into one take per line.
+    `backend.generate_scene` call per attempt (the backend has `capabilities.scene_layout`);
+    its output is split into one take per line, each checked against its line's text.
     When a group's output does not split into its lines, or the engine refuses the layout,
     that group is rendered line by line in `history` mode instead, with a notice
     (`spec/layouts.md`, scene). One take per line (`--takes` applies to other modes).
@@ -108,8 +109,8 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
             return calls, fresh, f"the output did not split into {len(group)} lines"
         for job, generation in zip(group, generations):
             if job in pending:
-                store_attempt(job, generation, keys[job.line_id], store, backend, settings,
-                               0, attempt, seed)
+                store_attempt(job, generation, check_generation(generation, job.text),
+                              keys[job.line_id], store, backend, settings, 0, attempt, seed)
                 fresh.add(job.line_id)
         pending = pending_lines()
         if not pending:

@@ -55,7 +55,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
     settings.validate()
     progress = progress or Progress()
     scenes = pick_scenes(script, settings)
-    if settings.mode == "scene" and not hasattr(backend, "generate_scene"):
+    if settings.mode == "scene" and not backend.capabilities.scene_layout:
         notice(f"the {backend.name} engine cannot voice a whole scene at once; using history mode")
         settings = dataclasses.replace(settings, mode="history")
     if settings.mix:

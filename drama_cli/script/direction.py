@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.model import Span
-from engine.checks import spoken_text
+from engine.text import spoken_text
 
 TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")

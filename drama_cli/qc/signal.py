@@ -1,31 +1,24 @@
-"""Signal checks on a finished take, shared by every backend and by the engine's retry loop.
+"""Signal checks on a finished take: the render layer runs them once on every generation.
 
 Pure numpy. Each check looks at float32 mono audio `[samples]` (any sample rate, given in Hz)
-and returns a `CheckResult`; `check_take` runs them all into a `CheckReport`.
+and returns a `CheckResult`; `check_take` runs them all into a `CheckReport`. The expected
+duration of a line comes from `engine.text.expected_duration_s`.
 
 Severity: a failure is either `unusable` (silence, runaway, non-finite samples: the take must
 not reach a mix) or `degraded` (noise, clipping, far too short: usable as a last resort, flagged
-for review). `retry_seed` gives the seed of each retry of a failed take.
+for review).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
-from typing import Generic, TypeVar
 
 import numpy as np
 
+from engine.text import expected_duration_s
+
 UNUSABLE = "unusable"
 DEGRADED = "degraded"
-
-# Speaking rate for English read speech: about 15 spoken characters per second (~150 words per
-# minute); punctuation adds a short pause. Deliberately generous: the estimate only has to be
-# right within a factor of a few for the runaway rule.
-CHARS_PER_SECOND = 15.0
-PAUSE_PER_PUNCT_S = 0.2
-MIN_EXPECTED_S = 0.6
-PAUSE_TAG_S = {"pause": 0.6, "short pause": 0.3, "long pause": 1.2, "beat": 0.5, "silence": 1.0}
 
 RUNAWAY_FACTOR = 5.0  # case M1: any take longer than 5x its estimate is flagged
 SHORT_FACTOR = 0.15
@@ -38,11 +31,6 @@ MAX_CLIPPED_FRACTION = 0.001
 # Stop reasons meaning "hit the frame budget without end of speech": the engine's own
 # `max_frames`, the render layer's `length`, and the names other backends use.
 STOP_WITHOUT_EOS = frozenset({"max_frames", "length", "max_tokens", "budget", "max_new_tokens"})
-RETRY_SEED_STRIDE = 100_003
-
-_TAG = re.compile(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[([^\[\]]*)\]")
-_SPOKEN = re.compile(r"[^\W_]", re.UNICODE)
-_PUNCT = re.compile(r"[.!?;:,\u2026]+")
 
 
 @dataclass(frozen=True)
@@ -117,26 +105,6 @@ def _clean(record: dict) -> dict:
         value = float(record[key])
         record[key] = value if np.isfinite(value) else None
     return record
-
-
-def spoken_text(text: str) -> str:
-    """The words of a line with every tag removed: `[..]`, `<..>`, `</..>` and `<|..|>`."""
-    return " ".join(_TAG.sub(" ", text).split())
-
-
-def expected_duration_s(text: str) -> float:
-    """Rough duration in seconds of `text` read aloud at a normal pace.
-
-    Spoken characters (letters and digits, any script) at 15 per second, 0.2 s per run of
-    punctuation, plus the pause a `[pause]`-like tag asks for; at least 0.6 s.
-    Tags are not spoken and count only as pauses.
-    """
-    pauses = sum(PAUSE_TAG_S.get(m.group(1).strip().lower(), 0.0)
-                 for m in _TAG.finditer(text) if m.group(1) is not None)
-    words = spoken_text(text)
-    chars = len(_SPOKEN.findall(words))
-    punct = len(_PUNCT.findall(words))
-    return max(MIN_EXPECTED_S, chars / CHARS_PER_SECOND + punct * PAUSE_PER_PUNCT_S + pauses)
 
 
 def _frame_rms(audio: np.ndarray, sample_rate: int, window_s: float = 0.02) -> np.ndarray:
@@ -258,21 +226,3 @@ def check_take(audio: np.ndarray, sample_rate: int, text: str,
         check_noise(audio, sample_rate),
         check_clipping(audio),
     ])
-
-
-T = TypeVar("T")
-
-
-@dataclass
-class Attempt(Generic[T]):
-    """One generation attempt: its seed, what it produced, and the checks on it."""
-
-    seed: int
-    result: T
-    report: CheckReport
-
-
-def retry_seed(first_seed: int, attempt_index: int) -> int:
-    """Seed of retry `attempt_index` (0 = the first attempt): first_seed + 100003 * index, mod 2^31."""
-    return (first_seed + RETRY_SEED_STRIDE * attempt_index) % (2 ** 31)
-
