@@ -15,7 +15,14 @@ import time
 
 import torch
 
-from engine.sampling import MainCandidates, SamplingParams, make_generator, ras_window, sample_codebook, sample_main
+from engine.sampling import (
+    MainCandidates,
+    SamplingParams,
+    make_generator,
+    ras_window,
+    sample_codebook,
+    sample_main,
+)
 
 
 def engine_ms_per_frame(main_logits, head_logits) -> float:

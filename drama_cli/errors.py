@@ -50,3 +50,83 @@ class UsageError(DramaError):
 
 class RenderError(DramaError):
     """A render that could not finish (backend failure, missing encoder, locked project)."""
+
+
+class ScriptErrors(ScriptError):
+    """Several located script errors found in one read.
+
+    Behaves as its first error (message, position; the hint says how many more there are), so a
+    caller that handles one ScriptError still works; `errors` holds all of them in source order.
+    """
+
+    def __init__(self, errors: list[ScriptError]):
+        self.errors = list(errors)
+        first = self.errors[0]
+        more = len(self.errors) - 1
+        hint = f"and {more} more problem{'s' if more != 1 else ''}: `drama check` lists them all"
+        super().__init__(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
+
+
+class AsrUnavailableError(UsageError):
+    """The speech-recognition check was asked for but cannot run (extra or model missing)."""
+
+
+class InfillRefused(RenderError):
+    """Raised by a backend that cannot generate an infill with the given prefix/suffix
+    (for example an edit of the final word); the caller may retry without a suffix."""
+
+
+class CorruptSelection(RenderError):
+    """Selected takes that are corrupt were left out of a mix (exit code 1); the message
+    names the first line and file."""
+
+    exit_code = EXIT_CHECKS_FAILED
+
+    def __init__(self, problems: list[str]):
+        more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+        super().__init__(f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
+                         f"choose another with drama takes --select or render again")
+
+
+
+class LinesLeftOut(RenderError):
+    """A mix finished without some lines (no usable selected take): exit code 1, like
+    `drama render`; the message names the lines."""
+
+    exit_code = EXIT_CHECKS_FAILED
+
+    def __init__(self, lines: list[str]):
+        names = ", ".join(lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+        super().__init__(f"{len(lines)} line(s) left out of the mix: {names}; render them again "
+                         f"or choose a take with drama takes --select")
+
+
+class TakesNeedReview(RenderError):
+    """A finished render whose takes need attention: exit code 1 (a line has no usable take)
+    or 3 (some takes are degraded). The message names the lines."""
+
+    def __init__(self, report):
+        """report: a `drama_cli.render.report.RenderReport`."""
+        self.exit_code = report.exit_code
+        bad = [x for x in report.lines if x.status in ("failed", "degraded")]
+        names = ", ".join(f"{x.line_id} ({x.status}: {x.message})" for x in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        super().__init__(f"{len(bad)} line(s) need review: {names}{more}")
+
+
+class ModelPullError(DramaError):
+    """A model download that could not finish (hub unreachable, unknown revision, disk full)."""
+
+
+
+class ModelCheckFailed(DramaError):
+    """`drama model verify` found mismatches; exits 1 (checks failed)."""
+
+    exit_code = EXIT_CHECKS_FAILED
+
+
+class CheckFailed(DramaError):
+    """`drama check` found errors (already printed as `file:line:col: message` lines); exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import MultipleLocator  # noqa: E402
 
-from engine.conversation import FRAMES_PER_SECOND, SAMPLE_RATE  # noqa: E402
+from engine.constants import FRAMES_PER_SECOND, SAMPLE_RATE  # noqa: E402
 
 DPI = 100
 SCENE_WIDTH_PX = 1600

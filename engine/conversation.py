@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# FRAMES_PER_SECOND is used below; drama_cli still imports all four names from here.
-from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE  # noqa: F401
+from engine.constants import FRAMES_PER_SECOND
 
 
 @dataclass(frozen=True)
@@ -61,7 +60,7 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Conversation:
-    """One generation request in a named layout (`spec/layouts.md`).
+    """One generation request in a named layout (`docs/layouts.md`).
 
     text: the speaker-tagged target text (`<|speaker:k|> ...`); for `scene`, unused.
     context: earlier exchanges (`history`: earlier lines; `revise`: earlier takes of the line).

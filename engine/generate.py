@@ -1,4 +1,4 @@
-"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames (spec §3.5-3.6, §4.4).
+"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames (docs/model.md §3.5-3.6, §4.4).
 
 `Drama3.load(folder)` reads the config, tokenizer, backbone and tower (the codec loads on first
 use). `model.generate(conversation, params, seed)` builds the prompt rows, prefills them in
@@ -44,7 +44,7 @@ from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
 
 PREFILL_CHUNK_ROWS = 256
-DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (spec §1.5)
+DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (docs/model.md §1.5)
 BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by contract
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
 PREFIX_CACHE_ENTRIES = 4
@@ -161,7 +161,7 @@ class Drama3:
 
         device: default CUDA when available, else CPU. dtype: default bfloat16 on CUDA, float32
         on CPU (applies to non-expert weights and activations). Raises CheckpointError when the
-        folder, config, tokenizer or tensors do not match spec §1-2.
+        folder, config, tokenizer or tensors do not match docs/model.md §1-2.
         """
         folder = Path(path)
         config = Drama3Config.from_file(folder)
@@ -228,7 +228,7 @@ class Drama3:
     def generate(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
                  stop_at_separator: bool = False, timed: bool = False,
                  ignore_eos: bool = False) -> Generation:
-        """Generate one take (spec §3.6).
+        """Generate one take (docs/model.md §3.6).
 
         params: `engine.sampling.SamplingParams`; seed: seeds the take's `torch.Generator`
         (same seed, prompt and device give the same codes). max_frames: frame budget (default
@@ -269,7 +269,7 @@ class Drama3:
     def prefill(self, state: DecodeState, rows: torch.Tensor) -> None:
         """Feed rows `[n, 11]` (the rows after `state.rows`) through backbone and tower, in
         chunks of 256 rows. The tower lags one row: row p is labelled by row p+1, so the last
-        row waits in `state` for the next chunk or the first decode step (spec §3.5)."""
+        row waits in `state` for the next chunk or the first decode step (docs/model.md §3.5)."""
         for begin in range(0, rows.shape[0], PREFILL_CHUNK_ROWS):
             chunk = rows[begin:begin + PREFILL_CHUNK_ROWS]
             hidden = self.backbone(self.backbone.embed_rows(chunk), state.backbone_cache)[None]
@@ -371,7 +371,7 @@ class FrameStream:
                     reason = "separator"
                     break
             elif token == model.semantic_start:
-                held = (codes.cpu(), now)  # dropped if EOS follows (spec §3.6 post-processing)
+                held = (codes.cpu(), now)  # dropped if EOS follows (docs/model.md §3.6 post-processing)
             else:
                 kept.append(codes.cpu()), times.append(now)
                 yield kept[-1]

@@ -28,7 +28,7 @@ from engine.errors import EngineError
 Segment = str | AudioClip
 
 STRINGS = {
-    # reference-bracket-v1, spec §4.1 (verified)
+    # reference-bracket-v1, docs/model.md §4.1 (verified)
     "system_open": "<|im_start|>system\n",
     "instruction": "convert the provided text to speech",
     "instruction_with_references": "convert the provided text to speech reference to the following:",
@@ -37,7 +37,7 @@ STRINGS = {
     "user_open": "<|im_start|>user\n",
     "assistant_voice": "<|im_start|>assistant\n<|voice|>",
     "default_speaker_prefix": "<|speaker:0|> ",
-    # provisional layouts (launch teardown article; spec §4.3 and appendix)
+    # provisional layouts (launch teardown article; docs/model.md §4.3 and appendix)
     "character": "\n\n{tag} {description}",
     "note": "[{note}]",
     "audio_separator": "<|audio_separator|>",
@@ -95,7 +95,7 @@ def get_layout(name: str) -> Layout:
 
 
 def check_text(text: str, where: str) -> None:
-    """Refuse text the model must not see (spec §4.1): empty or White_Space-only text (speaker
+    """Refuse text the model must not see (docs/model.md §4.1): empty or White_Space-only text (speaker
     tags alone count as empty), structural tokens, and speaker tags other than `<|speaker:N|>`
     with N in 0..15 written without leading zeros. Raises `EngineError` naming `where`."""
     if not isinstance(text, str):
@@ -113,16 +113,19 @@ def check_text(text: str, where: str) -> None:
 
 
 def with_speaker_tag(text: str) -> str:
-    """Text that starts (after white space) with a speaker tag: speaker 0 by default (spec §4.1)."""
+    """Text that starts (after white space) with a speaker tag: speaker 0 by default (docs/model.md §4.1)."""
     if _SPEAKER_TAG.match(text.lstrip(WHITE_SPACE)):
         return text
     return STRINGS["default_speaker_prefix"] + text
 
 
-def _split_leading_tag(text: str) -> tuple[str, str]:
-    """(tag, rest) of tagged text, the white space before the tag moved after it (spec §4.1)."""
+def split_leading_tag(text: str) -> tuple[str, str]:
+    """(tag, rest) of text that starts (after white space) with a speaker tag, the white space
+    before the tag moved after it; ("", text) when it starts with none (docs/model.md §4.1)."""
     body = text.lstrip(WHITE_SPACE)
     tag = _SPEAKER_TAG.match(body)
+    if tag is None:
+        return "", text
     return tag.group(0), text[: len(text) - len(body)] + body[tag.end():]
 
 
@@ -134,7 +137,7 @@ def _reference_transcript(transcript: str | None, speaker: int, where: str) -> s
     body = transcript.lstrip(WHITE_SPACE)
     if not _SPEAKER_TAG.match(body):
         return f"{tag} {transcript}"
-    found, rest = _split_leading_tag(transcript)
+    found, rest = split_leading_tag(transcript)
     if found != tag:
         raise EngineError(f"{where}: the transcript starts with {found} but the reference is speaker {speaker}")
     return found + rest
@@ -149,7 +152,7 @@ def _with_note(text: str, note: str | None, where: str) -> str:
     check_text(body, f"{where} note")
     if "[" in body or "]" in body:
         raise EngineError(f"{where}: a note must not contain square brackets")
-    tag, rest = _split_leading_tag(with_speaker_tag(text))
+    tag, rest = split_leading_tag(with_speaker_tag(text))
     return f"{tag} {STRINGS['note'].format(note=body)}{rest}"
 
 
@@ -274,7 +277,7 @@ LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (
            tokens=(*BASE_TOKENS, STRINGS["end_of_turn"]), provisional=True),
 )}
 
-# Written only by the prompt builder (spec §4.1, plus every layout's own tokens): caller text
+# Written only by the prompt builder (docs/model.md §4.1, plus every layout's own tokens): caller text
 # holding one would inject conversation structure or audio rows.
 STRUCTURAL_TOKENS = tuple(dict.fromkeys((
     "<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:",

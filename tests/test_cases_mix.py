@@ -1,4 +1,4 @@
-"""Public bug cases A2, A4 (export side), A5 and A7 from shared/cases/public-bug-cases.md."""
+"""Public bug cases A2, A4 (export side), A5 and A7 from docs/bug-cases.md."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import soundfile as sf
 
 from drama_cli.errors import RenderError
 from drama_cli.mix import export
-from drama_cli.mix import timeline as mix
 from drama_cli.mix.loudness import get_preset, measure, preset_gain_db
 from drama_cli.mix.timeline import (
     MixEntry,

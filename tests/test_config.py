@@ -1,4 +1,4 @@
-"""Drama3Config: spec §1 rules, values read from the file, derived figures."""
+"""Drama3Config: docs/model.md §1 rules, values read from the file, derived figures."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drama_cli.edit.infill import InfillRefused, run_infill
+from drama_cli.edit.infill import run_infill
 from drama_cli.edit.plan import (
     EditPlan,
     infill_conversation,
@@ -26,7 +26,7 @@ from drama_cli.edit.words import (
     spoken_words,
     word_index_at,
 )
-from drama_cli.errors import EXIT_BAD_INPUT, UsageError
+from drama_cli.errors import EXIT_BAD_INPUT, InfillRefused, UsageError
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 from engine.conversation import AudioClip, Conversation
 

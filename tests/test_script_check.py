@@ -158,7 +158,7 @@ def test_check_json_lists_every_problem(drama, tmp_path, capsys):
 
 
 def test_load_script_still_raises_one_script_error_naming_the_first(tmp_path):
-    from drama_cli.script.problems import ScriptErrors
+    from drama_cli.errors import ScriptErrors
 
     with pytest.raises(ScriptError) as info:
         load_script(write(tmp_path, MANY_ERRORS))

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
-from engine.conversation import SAMPLE_RATE, Conversation
+from engine.constants import SAMPLE_RATE
+from engine.conversation import Conversation
 from engine.errors import EngineError
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.signal import butter, sosfilt
 
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 
 BREATH_S = 0.8
 BREATH_PEAK = 0.2

@@ -26,7 +26,7 @@ from drama_cli.backends.base import (
     GenerationRequest,
 )
 from drama_cli.backends.breath import breath_placeholder
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE, SPEAKER_TAG_PATTERN
 from engine.errors import EngineError
 
 PAUSE_TAGS_S = {"pause": 0.6, "short pause": 0.3, "short-pause": 0.3, "long pause": 1.2,
@@ -39,7 +39,7 @@ SLOW_FACTOR = 1.35
 WHISPER_GAIN = 0.3
 PEAK_LEVEL = 0.7
 SEGMENT_GAP_S = 0.06
-_TOKEN = re.compile(r"<\|speaker:(\d+)\|>|<\|[^|]*\|>|<(/?)\s*([A-Za-z][\w-]*)\s*>|\[([^\[\]]*)\]")
+_TOKEN = re.compile(SPEAKER_TAG_PATTERN + r"|<\|[^|]*\|>|<(/?)\s*([A-Za-z][\w-]*)\s*>|\[([^\[\]]*)\]")
 
 
 @dataclass(frozen=True)

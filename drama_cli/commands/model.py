@@ -10,26 +10,20 @@ from typing import Annotated, Optional
 
 import typer
 
-from drama_cli.errors import EXIT_CHECKS_FAILED, DramaError, UsageError
+from drama_cli.errors import (
+    ModelCheckFailed,
+    ModelPullError,
+    UsageError,
+)
 
 REPO_ID = "fishaudio/drama-3"
-# The 2026-10-29 re-release (spec §2); pinned so a pull always yields the same files.
+# The 2026-10-29 re-release (docs/model.md §2); pinned so a pull always yields the same files.
 DEFAULT_REVISION = "78e5ab7"
 
 PathArg = Annotated[Path, typer.Argument(help="A model folder, or a folder (or file) holding only config.json.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True)
-
-
-class ModelPullError(DramaError):
-    """A model download that could not finish (hub unreachable, unknown revision, disk full)."""
-
-
-class ModelCheckFailed(DramaError):
-    """`drama model verify` found mismatches; exits 1 (checks failed)."""
-
-    exit_code = EXIT_CHECKS_FAILED
 
 
 def register(app: typer.Typer) -> None:

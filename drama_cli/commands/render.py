@@ -178,7 +178,7 @@ def render_command(
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
     from drama_cli.render.scheduler import render_script
-    from drama_cli.takes.store import file_sha256
+    from drama_cli.takes.keys import file_sha256
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
                          room_tone=room_tone, head=head, tail=tail)
@@ -202,7 +202,7 @@ def render_command(
     if report.scratch and not as_json:
         _err(f"note: {SCRATCH_LABEL}")
     if report.exit_code:
-        from drama_cli.render.report import TakesNeedReview
+        from drama_cli.errors import TakesNeedReview
 
         raise TakesNeedReview(report)
 
@@ -301,12 +301,12 @@ def mix_command(
             _print_scene(console, outcome)
     broken = [p for s in scenes for p in s.problems]
     if broken:
-        from drama_cli.render.remix import CorruptSelection
+        from drama_cli.errors import CorruptSelection
 
         raise CorruptSelection(broken)
     left_out = [line for s in scenes for line in s.missing]
     if left_out:
-        from drama_cli.render.remix import LinesLeftOut
+        from drama_cli.errors import LinesLeftOut
 
         raise LinesLeftOut(left_out)
 

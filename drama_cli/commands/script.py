@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from drama_cli.compile.modes import DEFAULT_MODE, get_mode, mode_help
-from drama_cli.errors import EXIT_BAD_INPUT, DramaError, ScriptError
+from drama_cli.errors import CheckFailed, ScriptError
 
 ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
 CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
@@ -51,12 +51,6 @@ def _fail(errors: list[ScriptError], as_json: bool) -> None:
     for err in errors:
         print(str(err), file=sys.stderr)
     raise CheckFailed(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in {errors[0].position.file}")
-
-
-class CheckFailed(DramaError):
-    """`drama check` found errors (already printed as `file:line:col: message` lines); exit 2."""
-
-    exit_code = EXIT_BAD_INPUT
 
 
 def _error_json(err: ScriptError) -> dict:

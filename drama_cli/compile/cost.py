@@ -12,7 +12,8 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.conversation import FRAMES_PER_SECOND, AudioClip, Conversation
+from engine.constants import FRAMES_PER_SECOND
+from engine.conversation import AudioClip, Conversation
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,4 +1,4 @@
-"""Compile a scene into Drama 3 conversations, one plan per line (`spec/layouts.md`).
+"""Compile a scene into Drama 3 conversations, one plan per line (`docs/layouts.md`).
 
 Pure: no torch, no audio decoding. Reference durations are read from file headers (soundfile)
 only to estimate prompt sizes; missing files give no duration and a warning (the render and
@@ -27,7 +27,8 @@ from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.model import Line, Scene, Script
-from drama_cli.script.resolve import MAX_SPEAKERS, assign_indices
+from drama_cli.script.resolve import assign_indices
+from engine.constants import NUM_SPEAKERS
 from engine.conversation import AudioClip, Conversation, Exchange, Reference
 
 DEFAULT_HISTORY_LINES = 2
@@ -125,7 +126,7 @@ class SceneCompiler:
         voices = [name for line in scene.lines for name in line.speakers()]
         self.scene_voices = list(dict.fromkeys(voices))
         self.scene_map = assign_indices(self.scene_voices, script.cast) \
-            if len(self.scene_voices) <= MAX_SPEAKERS else None
+            if len(self.scene_voices) <= NUM_SPEAKERS else None
         self._durations: dict[str, float | None] = {}
 
     def plans(self, mode: str, history_lines: int = DEFAULT_HISTORY_LINES,
@@ -191,7 +192,7 @@ class SceneCompiler:
         """The plan of line `index` in `clone` or `history` mode: one conversation per chunk."""
         line = self.scene.lines[index]
         context_lines = self.context(index, history_lines) if mode == "history" else []
-        while self.scene_map is None and len(_voices([line] + [c for c, _ in context_lines])) > MAX_SPEAKERS:
+        while self.scene_map is None and len(_voices([line] + [c for c, _ in context_lines])) > NUM_SPEAKERS:
             context_lines.pop(0)  # a crowd scene: keep the most recent context that fits 16 voices
         speakers = self.speaker_map([line] + [c for c, _ in context_lines])
         warnings: list[str] = []
@@ -257,7 +258,7 @@ def _voice_groups(lines: list[Line]) -> list[list[Line]]:
     voices: set[str] = set()
     for line in lines:
         needed = set(line.speakers())
-        if groups and len(voices | needed) <= MAX_SPEAKERS:
+        if groups and len(voices | needed) <= NUM_SPEAKERS:
             groups[-1].append(line)
             voices |= needed
         else:

@@ -19,19 +19,9 @@ from drama_cli.edit.splice import (
     splice,
 )
 from drama_cli.edit.words import Word, diff_words, spoken_words
-from drama_cli.errors import RenderError
-from engine.conversation import (
-    HOP_SAMPLES,
-    NUM_CODEBOOKS,
-    SAMPLE_RATE,
-    AudioClip,
-    Conversation,
-)
-
-
-class InfillRefused(RenderError):
-    """Raised by a backend that cannot generate an infill with the given prefix/suffix
-    (for example an edit of the final word); the caller may retry without a suffix."""
+from drama_cli.errors import InfillRefused
+from engine.constants import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
+from engine.conversation import AudioClip, Conversation
 
 
 class InfillBackend(Protocol):
@@ -118,7 +108,8 @@ def recognise_words(audio: np.ndarray) -> list[Word] | None:
     (`drama_cli.qc.transcribe`, faster-whisper with the `asr` extra's bundled model), or None
     when the extra or its model is not installed."""
     try:
-        from drama_cli.qc.asr import AsrUnavailableError, transcribe
+        from drama_cli.errors import AsrUnavailableError
+        from drama_cli.qc.asr import transcribe
     except ImportError:
         return None
     try:

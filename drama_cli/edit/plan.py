@@ -1,6 +1,6 @@
 """The plan of an edit: the span to regenerate snapped outward to codec frames (2048 samples,
 44,100 / 2048 Hz), the words it covers, and the `infill` conversation that generates the middle
-between the source's fixed codes before and after it (`spec/layouts.md`, **infill**). Pure.
+between the source's fixed codes before and after it (`docs/layouts.md`, **infill**). Pure.
 
 Codes are `[10, T]` int64.
 """
@@ -8,7 +8,6 @@ Codes are `[10, T]` int64.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -24,14 +23,9 @@ from drama_cli.edit.words import (
 )
 from drama_cli.errors import UsageError
 from drama_cli.mix.span import SampleSpan
-from engine.conversation import (
-    FRAMES_PER_SECOND,
-    HOP_SAMPLES,
-    NUM_CODEBOOKS,
-    SAMPLE_RATE,
-    AudioClip,
-    Conversation,
-)
+from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
+from engine.conversation import AudioClip, Conversation
+from engine.layouts import split_leading_tag
 
 SPAN_TOLERANCE_S = 0.005  # a span end rounded to 10 ms as printed still counts as the take's end
 
@@ -186,5 +180,5 @@ def infill_conversation(
 
 def tagged_text(base_text: str, new_text: str) -> str:
     """Carry the speaker tag (`<|speaker:k|>`) of a compiled line over to a new line text."""
-    tag = re.match(r"\s*(<\|speaker:\d+\|>)\s*", base_text)
-    return f"{tag.group(1)} {new_text.strip()}" if tag else new_text.strip()
+    tag, _ = split_leading_tag(base_text)
+    return f"{tag} {new_text.strip()}" if tag else new_text.strip()

@@ -15,7 +15,7 @@ import numpy as np
 
 from drama_cli.edit.plan import FrameSpan
 from drama_cli.errors import RenderError
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 
 FADE_S = 0.010
 

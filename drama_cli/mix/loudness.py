@@ -20,8 +20,8 @@ import scipy.signal
 from numpy.lib.stride_tricks import sliding_window_view
 
 from drama_cli.errors import UsageError
+from engine.constants import SAMPLE_RATE
 
-SAMPLE_RATE = 44_100
 GATE_BLOCK_S = 0.4
 GATE_STEP_S = 0.1
 ABSOLUTE_GATE_LUFS = -70.0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 
 
 class SampleSpan:

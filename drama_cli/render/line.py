@@ -23,7 +23,7 @@ from drama_cli.render.attempt import EOS, check_generation, retry_seed
 from drama_cli.render.plan import LineJob, RenderSettings, cache_key, line_seed
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore
-from engine.conversation import SAMPLE_RATE
+from engine.constants import SAMPLE_RATE
 from engine.errors import EngineError
 from engine.text import spoken_text
 
@@ -121,7 +121,7 @@ def join_chunks(parts: list[Generation]) -> Generation:
 def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: str,
                 settings: RenderSettings, backend: Backend, slot: int, attempt: int,
                 seed: int) -> dict:
-    """The JSON record of a take (DESIGN.md: seed, layout and version, sampling params, prompt
+    """The JSON record of a take (docs/architecture.md: seed, layout and version, sampling params, prompt
     hash, note, parent take, checks, duration, engine and model revision, cache key, scratch)."""
     hasher = ReferenceHasher()
     return {

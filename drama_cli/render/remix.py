@@ -6,15 +6,12 @@ with sidecars, with the mix settings saved in `project.json` so that every rebui
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 
-from drama_cli.errors import EXIT_CHECKS_FAILED, RenderError
 from drama_cli.render.plan import RenderSettings, mixable, pick_scenes
 from drama_cli.script.direction import display_text
 from drama_cli.takes.store import TakeStore
-
-_SPEAKER_TAG = re.compile(r"<\|speaker:\d+\|>")
+from engine.constants import SPEAKER_TAG
 
 
 @dataclass
@@ -38,33 +35,9 @@ class SceneOutcome:
     engines_note: str = ""
 
 
-class CorruptSelection(RenderError):
-    """Selected takes that are corrupt were left out of a mix (exit code 1); the message
-    names the first line and file."""
-
-    exit_code = EXIT_CHECKS_FAILED
-
-    def __init__(self, problems: list[str]):
-        more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
-        super().__init__(f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
-                         f"choose another with drama takes --select or render again")
-
-
-class LinesLeftOut(RenderError):
-    """A mix finished without some lines (no usable selected take): exit code 1, like
-    `drama render`; the message names the lines."""
-
-    exit_code = EXIT_CHECKS_FAILED
-
-    def __init__(self, lines: list[str]):
-        names = ", ".join(lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
-        super().__init__(f"{len(lines)} line(s) left out of the mix: {names}; render them again "
-                         f"or choose a take with drama takes --select")
-
-
 def _model_words(text: str) -> str:
     """A line's model text without its speaker tags (their numbers depend on the context)."""
-    return " ".join(_SPEAKER_TAG.sub(" ", text or "").split())
+    return " ".join(SPEAKER_TAG.sub(" ", text or "").split())
 
 
 def select_first_passing(store: TakeStore, script, scene) -> None:

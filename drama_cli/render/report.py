@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK, RenderError
+from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK
 from drama_cli.render.line import LineOutcome
 from drama_cli.render.remix import SceneOutcome
 
@@ -79,16 +79,4 @@ class RenderReport:
             "scenes": [dataclasses.asdict(x) for x in self.scenes],
         }
 
-
-
-class TakesNeedReview(RenderError):
-    """A finished render whose takes need attention: exit code 1 (a line has no usable take)
-    or 3 (some takes are degraded). The message names the lines."""
-
-    def __init__(self, report: "RenderReport"):
-        self.exit_code = report.exit_code
-        bad = [x for x in report.lines if x.status in ("failed", "degraded")]
-        names = ", ".join(f"{x.line_id} ({x.status}: {x.message})" for x in bad[:3])
-        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        super().__init__(f"{len(bad)} line(s) need review: {names}{more}")
 

@@ -21,21 +21,14 @@ import dataclasses
 from typing import Callable
 
 from drama_cli.backends.base import Backend
-from drama_cli.render.line import (
-    Progress,
-    process_line,
-)
+from drama_cli.render.line import Progress, process_line
 from drama_cli.render.plan import (
     RenderSettings,
     ScenePlanner,
     pick_scenes,
     wanted_lines,
 )
-from drama_cli.render.remix import (
-    mix_record,
-    mix_scene_from_store,
-    require_encoders,
-)
+from drama_cli.render.remix import mix_record, mix_scene_from_store, require_encoders
 from drama_cli.render.report import RenderReport
 from drama_cli.render.scene import render_scene_mode
 from drama_cli.takes.keys import ReferenceHasher

@@ -1,6 +1,6 @@
 """Long-line chunking: cut a line's model text into pieces a single generation voices well.
 
-Spec §4.2 and cases M3, M4, T4. Cuts happen only at whitespace outside markup (`<|...|>`,
+docs/model.md §4.2 and cases M3, M4, T4 (docs/bug-cases.md). Cuts happen only at whitespace outside markup (`<|...|>`,
 `<tag>`, `</tag>`, `[...]`), preferring, in order:
 
 1. sentence ends: `.`, `!`, `?`, `…` (possibly followed by closing quotes, brackets or closing
@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import re
 
+from engine.constants import SPEAKER_TAG, SPEAKER_TAG_PATTERN
+
 DEFAULT_MAX_CHARS = 300
 DEFAULT_MIN_TAIL_CHARS = 20
 MIN_MAX_CHARS = 40  # below this a cap cuts words apart and the packing loop makes no progress
 
 _MARKUP = re.compile(r"<\|[^<>|]*\|>|</?[A-Za-z][\w-]*>|\[[^\[\]]*\]")
-_SPEAKER = re.compile(r"<\|speaker:\d+\|>")
 _OPEN = re.compile(r"<([A-Za-z][\w-]*)>")
 _CLOSE = re.compile(r"</([A-Za-z][\w-]*)>")
+_TAG_OR_SCOPE = re.compile(rf"{SPEAKER_TAG_PATTERN}|<(?P<close>/?)(?P<name>[A-Za-z][\w-]*)>")
 _TRAILING_CLOSE = re.compile(r"</[A-Za-z][\w-]*>$")
 _TITLES = frozenset(
     "dr mr mrs ms mx st jr sr prof mt ft capt col gen lt sgt cpl rev fr hon gov sen rep messrs mme mlle".split()
@@ -64,7 +66,7 @@ def split_text(text: str, max_chars: int = DEFAULT_MAX_CHARS, per_sentence: bool
 
 def chunk_length(chunk: str) -> int:
     """Characters that count against the cap: the chunk without speaker tags."""
-    return len(_SPEAKER.sub("", chunk).strip())
+    return len(SPEAKER_TAG.sub("", chunk).strip())
 
 
 def _protected_mask(text: str) -> list[bool]:
@@ -89,7 +91,7 @@ def _cut_levels(text: str, protected: list[bool]) -> dict[int, int]:
 
 def _level_at(text: str, index: int) -> int:
     """Level of a cut at whitespace `index` (see module docstring)."""
-    if _SPEAKER.match(text, index + 1):
+    if SPEAKER_TAG.match(text, index + 1):
         return SENTENCE
     end = index
     while True:  # skip closing tags and closing quotes before the whitespace
@@ -203,18 +205,18 @@ def _retag(pieces: list[str]) -> list[str]:
     for piece in pieces:
         reopen = "".join(f"<{name}>" for name in open_tags)
         body = piece
-        lead = _SPEAKER.match(body)
+        lead = SPEAKER_TAG.match(body)
         if lead:
             speaker = lead.group()
             body = body[lead.end():].lstrip()
-        for match in re.finditer(r"<\|speaker:\d+\|>|<(/?)([A-Za-z][\w-]*)>", piece):
+        for match in _TAG_OR_SCOPE.finditer(piece):
             if match.group().startswith("<|"):
                 speaker = match.group()
-            elif match.group(1):
-                if open_tags and open_tags[-1] == match.group(2):
+            elif match.group("close"):
+                if open_tags and open_tags[-1] == match.group("name"):
                     open_tags.pop()
             else:
-                open_tags.append(match.group(2))
+                open_tags.append(match.group("name"))
         close = "".join(f"</{name}>" for name in reversed(open_tags))
         prefix = (lead.group() if lead else _current_prefix(chunks, speaker, piece))
         body = reopen + body + close
@@ -226,5 +228,5 @@ def _current_prefix(chunks: list[str], speaker: str | None, piece: str) -> str:
     """Speaker tag a piece without its own leading tag continues with (the last one seen before)."""
     if not chunks:
         return ""
-    previous = _SPEAKER.findall(chunks[-1])
+    previous = [tag.group() for tag in SPEAKER_TAG.finditer(chunks[-1])]
     return previous[-1] if previous else ""

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.model import Span
+from engine.constants import SPEAKER_TAG_PATTERN
 from engine.text import spoken_text
 
 TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
@@ -66,7 +67,7 @@ def check_model_tokens(text: str, where: SourcePosition | None = None) -> None:
     """Raise ScriptError when `text` holds a model token (`<|...|>`) or the pseudo-tag `<speaker:N>`.
 
     Applies to every caller string that reaches a prompt (line text, notes, transcripts), per
-    spec §4.1 "Caller text may not contain ...".
+    docs/model.md §4.1 "Caller text may not contain ...".
     """
     match = _MODEL_TOKEN.search(text)
     if match:
@@ -320,7 +321,7 @@ def _join(parts: list[str]) -> str:
     """Join rendered pieces, collapsing whitespace; a speaker tag is always followed by one space."""
     text = " ".join(p for p in parts if p)
     text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"(<\|speaker:\d+\|>)(?=\S)", r"\1 ", text)
+    text = re.sub(rf"({SPEAKER_TAG_PATTERN})(?=\S)", r"\1 ", text)
     text = re.sub(r"(<[A-Za-z][\w-]*>) ", r"\1", text)
     text = re.sub(r" (</[A-Za-z][\w-]*>)", r"\1", text)
     return re.sub(r" ([.,!?;:])", r"\1", text)

@@ -5,22 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from drama_cli.errors import ScriptError
-
-
-class ScriptErrors(ScriptError):
-    """Several located script errors found in one read.
-
-    Behaves as its first error (message, position; the hint says how many more there are), so a
-    caller that handles one ScriptError still works; `errors` holds all of them in source order.
-    """
-
-    def __init__(self, errors: list[ScriptError]):
-        self.errors = list(errors)
-        first = self.errors[0]
-        more = len(self.errors) - 1
-        hint = f"and {more} more problem{'s' if more != 1 else ''}: `drama check` lists them all"
-        super().__init__(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
+from drama_cli.errors import ScriptError, ScriptErrors
 
 
 class Problems:

@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.model import CastMember, Line, Script
-from drama_cli.script.problems import Problems, ScriptErrors
+from drama_cli.script.problems import Problems
+from engine.constants import NUM_SPEAKERS
 
-MAX_SPEAKERS = 16
 _EXTENSIONS = re.compile(r"\s*\([^()]*\)\s*")
 
 
@@ -85,9 +85,9 @@ def _resolve_line(line: Line, index: CastIndex) -> None:
                 span.value = index.resolve(span.value, line.position)
     if unknown:
         raise unknown[0] if len(unknown) == 1 else ScriptErrors(unknown)
-    if len(line.speakers()) > MAX_SPEAKERS:
+    if len(line.speakers()) > NUM_SPEAKERS:
         raise ScriptError(f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
-                          f"{MAX_SPEAKERS}", line.position, "split it into several lines")
+                          f"{NUM_SPEAKERS}", line.position, "split it into several lines")
 
 
 @contextmanager
@@ -106,7 +106,7 @@ def check_fixed_indices(script: Script) -> None:
         if k is None:
             continue
         where = member.position or SourcePosition(script.source or "<cast>", 1, 1)
-        if not 0 <= k < MAX_SPEAKERS:
+        if not 0 <= k < NUM_SPEAKERS:
             raise ScriptError(f"speaker index {k} of {member.name} is outside 0..15", where)
         if k in seen:
             raise ScriptError(f"speaker index {k} is given to both {seen[k]} and {member.name}", where)
@@ -121,15 +121,15 @@ def assign_indices(names: list[str], cast: dict[str, CastMember]) -> dict[str, i
     Raises ValueError when more than 16 voices are given (callers split first).
     """
     unique = list(dict.fromkeys(names))
-    if len(unique) > MAX_SPEAKERS:
-        raise ValueError(f"{len(unique)} voices in one conversation; at most {MAX_SPEAKERS}")
+    if len(unique) > NUM_SPEAKERS:
+        raise ValueError(f"{len(unique)} voices in one conversation; at most {NUM_SPEAKERS}")
     mapping: dict[str, int] = {}
     for name in unique:
         member = cast.get(name)
         if member is not None and member.speaker_index is not None:
             mapping[name] = member.speaker_index
     taken = set(mapping.values())
-    free = (k for k in range(MAX_SPEAKERS) if k not in taken)
+    free = (k for k in range(NUM_SPEAKERS) if k not in taken)
     for name in unique:
         if name not in mapping:
             mapping[name] = next(free)

@@ -1,6 +1,6 @@
 """The take store: numbered takes per line, selections per scene, resumable and crash-safe.
 
-Layout on disk (DESIGN.md, "The project folder a render writes"):
+Layout on disk (docs/architecture.md, "The project folder a render writes"):
 
     <root>/project.json
     <root>/<scene>/<line>/take-001.wav   float32 WAV, 44,100 Hz mono
@@ -33,8 +33,8 @@ import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
 from drama_cli.takes.keys import file_sha256, json_default
+from engine.constants import SAMPLE_RATE
 
-SAMPLE_RATE = 44_100
 TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")
 LOCK_NAME = ".drama.lock"
 STORE_VERSION = 1

@@ -1,4 +1,4 @@
-"""Gated DeltaNet mixer of the Qwen3.5 backbone (spec §3.2, "Gated DeltaNet mixer").
+"""Gated DeltaNet mixer of the Qwen3.5 backbone (docs/model.md §3.2, "Gated DeltaNet mixer").
 
 Per value head j the recurrent state S_j [key_dim, value_dim] (fp32) evolves per token as
 
@@ -103,7 +103,7 @@ def _fla_kernels():
 
 
 class GatedDeltaNet(nn.Module):
-    """One Gated DeltaNet mixer (Qwen3.5 `linear_attn`), weights as in spec §2.1.
+    """One Gated DeltaNet mixer (Qwen3.5 `linear_attn`), weights as in docs/model.md §2.1.
 
     weights: dict with `in_proj_qkv.weight`, `in_proj_z.weight`, `in_proj_b.weight`,
     `in_proj_a.weight`, `conv1d.weight` [C, 1, K], `dt_bias`, `A_log`, `norm.weight`,
@@ -136,7 +136,7 @@ class GatedDeltaNet(nn.Module):
 
     def forward(self, x: torch.Tensor, state: GDNState) -> torch.Tensor:
         """x `[N, hidden]` -> `[N, hidden]` in x's dtype; advances `state` (conv window and float32
-        recurrent state) by N rows (spec §3.2)."""
+        recurrent state) by N rows (docs/model.md §3.2)."""
         n = x.shape[0]
         mixed = self._causal_conv(F.linear(x, self.in_proj_qkv), state)
         q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)

@@ -1,4 +1,4 @@
-"""Sparse mixture of experts of the Qwen3.5 backbone with block-FP8 routed experts (spec §3.2
+"""Sparse mixture of experts of the Qwen3.5 backbone with block-FP8 routed experts (docs/model.md §3.2
 "MoE", §2.1 MoE table).
 
 Router: softmax over all experts in fp32, top-k, renormalise the k weights to sum to 1. Each
@@ -72,7 +72,7 @@ class SparseMoE(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x `[N, D]` -> `[N, D]` in x's dtype: top-k routed experts plus the gated shared expert
-        (spec §3.2)."""
+        (docs/model.md §3.2)."""
         weights, ids = self.route(x)
         routed = self._one_row(x, weights, ids) if x.shape[0] == 1 else self._many_rows(x, weights, ids)
         shared = swiglu(x, self.shared_gate_proj, self.shared_up_proj, self.shared_down_proj)
