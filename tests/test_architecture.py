@@ -5,6 +5,7 @@ imports the CLI), and tests import each name from the module that defines it."""
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -50,12 +51,14 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 
 def imported_stage(module: str) -> str | None:
+    """The stage a dotted import lands in: a sub-package or top-level module of drama_cli, or
+    `__init__` for names the package itself defines (`drama_cli.public_names`)."""
     parts = module.split(".")
     if parts[0] != "drama_cli":
         return None
-    if len(parts) == 2 or parts[1] == "__version__":
-        return "__init__" if parts[1] == "__version__" else parts[1]
-    return parts[1]
+    if (PACKAGE / parts[1]).is_dir() or (PACKAGE / f"{parts[1]}.py").exists():
+        return parts[1]
+    return "__init__"
 
 
 DRAMA_MODULES = sorted(PACKAGE.rglob("*.py"))
@@ -71,7 +74,8 @@ def test_no_stage_imports_a_later_one(path):
     stage = stage_of(path)
     backward = [f"{path.relative_to(ROOT)}:{line}: {stage} imports {module}"
                 for line, module in imported_modules(path)
-                if (target := imported_stage(module)) not in (None, stage) and target not in ALLOWED[stage]]
+                if (target := imported_stage(module)) not in (None, stage, "__init__")
+                and target not in ALLOWED[stage]]
     assert backward == []
 
 
@@ -125,3 +129,18 @@ def test_no_test_imports_another_test_module(path):
     test_names = {p.stem for p in TEST_MODULES if p.stem.startswith("test_")}
     imports = [module for _, module in imported_modules(path)]
     assert [m for m in imports if m.split(".")[0] in test_names or m.startswith("tests.")] == []
+
+
+
+STAGE_PACKAGES = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py") if p.parent.name != "commands")
+
+
+@pytest.mark.parametrize("package", STAGE_PACKAGES)
+def test_each_stage_lists_a_few_public_names_defined_in_its_modules(package):
+    module = importlib.import_module(f"drama_cli.{package}")
+    assert 0 < len(module.__all__) <= 12
+    defined = set().union(*(defined_names(path) for path in (PACKAGE / package).glob("*.py")))
+    assert [name for name in module.__all__ if name not in defined] == []
+    assert all(getattr(module, name) is not None for name in module.__all__)
+    with pytest.raises(AttributeError):
+        module.no_such_name

@@ -4,3 +4,10 @@
 `registry` the backends `--engine` can name and `make_backend`; `scratch` and `drama3` are the
 backends themselves.
 """
+
+from drama_cli import public_names
+
+__all__, __getattr__ = public_names(__name__, {
+    "base": ["Backend", "Capabilities", "Generation", "GenerationRequest"],
+    "registry": ["BACKENDS", "make_backend"],
+})
