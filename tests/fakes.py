@@ -116,7 +116,6 @@ def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
     return sheet, sheet["cues"]
 
 
-
 SHORT_SCRIPT = """\
 title: Short
 cast:
@@ -209,3 +208,25 @@ def mix_segments(store, scene_id: str = "s1") -> dict:
     return {c["line"]: (c["start_s"], audio[round(c["start_s"] * SAMPLE_RATE): round(c["end_s"] * SAMPLE_RATE)])
             for c in cues}
 
+
+
+MIX_SETTINGS_TEMPLATE = """\
+title: Boathouse
+gap: 1.0
+room_tone: {room_tone}
+room_tone_db: {room_tone_db}
+cast:
+  MARGOT: {{}}
+  DESMOND: {{}}
+scenes:
+  - id: boathouse
+    head: 0
+    lines:
+      - MARGOT: We leave at six.
+      - DESMOND: Fine then.
+"""
+
+
+def mix_settings_script(room_tone: str, room_tone_db: float) -> str:
+    """A two-line scene whose script sets the mix: a 1 s gap, no head, and a room tone."""
+    return MIX_SETTINGS_TEMPLATE.format(room_tone=room_tone, room_tone_db=room_tone_db)

@@ -12,6 +12,7 @@ from fakes import (
     edit_json,
     fake_render,
     mix_rows,
+    mix_settings_script,
     render_with_edit_fake,
     write_script,
 )
@@ -206,21 +207,7 @@ def test_edit_replace_with_span_uses_word_times_and_dry_run_prints_both_lines(
 
 # 5. room_tone_db sets the level of a recorded room tone
 
-BED_SCRIPT = """\
-title: Boathouse
-gap: 1.0
-room_tone: bed.wav
-room_tone_db: -55
-cast:
-  MARGOT: {}
-  DESMOND: {}
-scenes:
-  - id: boathouse
-    head: 0
-    lines:
-      - MARGOT: We leave at six.
-      - DESMOND: Fine then.
-"""
+BED_SCRIPT = mix_settings_script("bed.wav", -55)
 
 
 def test_a_recorded_room_tone_is_scaled_to_room_tone_db(tmp_path, monkeypatch):

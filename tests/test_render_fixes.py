@@ -14,6 +14,7 @@ from fakes import (
     edit_json,
     fake_render,
     mix_rows,
+    mix_settings_script,
     voice,
     write_script,
 )
@@ -126,21 +127,7 @@ def test_mix_refuses_float_options_out_of_range(tmp_path, monkeypatch, capsys):
 
 # 4. mix settings from the script and the new flags
 
-MIX_SCRIPT = """\
-title: Boathouse
-gap: 1.0
-room_tone: noise
-room_tone_db: -60
-cast:
-  MARGOT: {}
-  DESMOND: {}
-scenes:
-  - id: boathouse
-    head: 0
-    lines:
-      - MARGOT: We leave at six.
-      - DESMOND: Fine then.
-"""
+MIX_SCRIPT = mix_settings_script("noise", -60)
 
 
 def test_script_mix_settings_apply_and_flags_win(tmp_path, monkeypatch, capsys):
