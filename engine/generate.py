@@ -345,7 +345,7 @@ class FrameStream:
         clock.switch("prefill")
         state = model.start_state(self.rows, self.system_rows)
         sampler = _Sampler(model, self.params, self.seed, self.rows, self.extra_ids, self.ignore_eos)
-        band = range(model.semantic_start, model.semantic_start + model.tower.geo.codebook_size)
+        band = range(model.semantic_start, model.semantic_start + model.tower.config.vocab_size)
         kept, times, separators, held = [], [], [], None
         reason = "max_frames"
         for _ in range(self.max_frames):
@@ -382,7 +382,7 @@ class FrameStream:
             kept.append(held[0]), times.append(held[1])
             yield held[0]
         clock.switch(None)
-        width = model.tower.geo.num_codebooks
+        width = model.tower.config.num_codebooks
         codes = torch.stack(kept, dim=1) if kept else torch.zeros(width, 0, dtype=torch.long)
         self.result = Generation(codes, reason, times, int(self.rows.shape[0]), self.seed, self.params,
                                  separator_frames=separators, layout_version=self.layout_version,

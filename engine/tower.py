@@ -18,7 +18,6 @@ cache and causal attention are the backbone's (`engine.layers`). The backbone's 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -39,55 +38,6 @@ CHECKPOINT_PREFIXES = {
 }
 
 SampleCodebook = Callable[[torch.Tensor, int], torch.Tensor]
-
-
-@dataclass(frozen=True)
-class TowerGeometry:
-    """Sizes of the tower, derived from the validated `audio_decoder_config` (docs/model.md §1.3) by
-    `from_config`.
-
-    codebook_size: codes per codebook (4096, also the semantic band size).
-    shared_layers: `shared_enrichment_layers`; residual layers are `num_codebooks - 1`.
-    backbone_codebooks: `vq_backbone_codebooks` (B): codebooks 1..B enter the backbone input,
-    codebooks B+1..9 enter shared layer 0 as the "extra" sum.
-    rotary_dims: the first `head_dim * rotary_percent` dims of each head get interleaved RoPE.
-    """
-
-    dim: int
-    n_head: int
-    n_kv_heads: int
-    head_dim: int
-    intermediate_size: int
-    codebook_size: int
-    num_codebooks: int
-    shared_layers: int
-    backbone_codebooks: int
-    norm_eps: float
-    rope_base: float
-    rotary_dims: int
-
-    @property
-    def residual_layers(self) -> int:
-        """One layer (and one head) per residual codebook: `num_codebooks - 1`."""
-        return self.num_codebooks - 1
-
-    @classmethod
-    def from_config(cls, config: AudioDecoderConfig) -> TowerGeometry:
-        """The geometry of a validated `engine.config.AudioDecoderConfig` (`Drama3Config.audio_decoder`)."""
-        return cls(
-            dim=config.dim,
-            n_head=config.n_head,
-            n_kv_heads=config.n_local_heads,
-            head_dim=config.head_dim,
-            intermediate_size=config.intermediate_size,
-            codebook_size=config.vocab_size,
-            num_codebooks=config.num_codebooks,
-            shared_layers=config.shared_enrichment_layers,
-            backbone_codebooks=config.vq_backbone_codebooks,
-            norm_eps=config.norm_eps,
-            rope_base=config.rope_base,
-            rotary_dims=config.rotary_dim,
-        )
 
 
 def _norm(dim: int, eps: float) -> ZeroCentredRMSNorm:
@@ -115,36 +65,37 @@ class TowerCache:
 
 class TowerAttention(nn.Module):
     """Causal GQA with an output gate, per-head zero-centred q/k norms and interleaved partial
-    RoPE (docs/model.md §3.4 step 3). `wqkv` rows: per-head [query; gate] blocks, then K, then V."""
+    RoPE (docs/model.md §3.4 step 3): `n_head` query heads over `n_local_heads` kv heads of
+    `head_dim` each. `wqkv` rows: per-head [query; gate] blocks, then K, then V."""
 
-    def __init__(self, geo: TowerGeometry):
+    def __init__(self, config: AudioDecoderConfig):
         super().__init__()
-        self.geo = geo
-        q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
-        self.wqkv = nn.Linear(geo.dim, 2 * q_width + 2 * kv_width, bias=False)
-        self.wo = nn.Linear(q_width, geo.dim, bias=False)
-        self.q_norm = _norm(geo.head_dim, geo.norm_eps)
-        self.k_norm = _norm(geo.head_dim, geo.norm_eps)
+        self.config = config
+        q_width, kv_width = config.n_head * config.head_dim, config.n_local_heads * config.head_dim
+        self.wqkv = nn.Linear(config.dim, 2 * q_width + 2 * kv_width, bias=False)
+        self.wo = nn.Linear(q_width, config.dim, bias=False)
+        self.q_norm = _norm(config.head_dim, config.norm_eps)
+        self.k_norm = _norm(config.head_dim, config.norm_eps)
 
     def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """Queries, gates, keys and values of `x` `[B, T, dim]`: `[B, T, heads, head_dim]` each
         (kv heads for keys and values), q/k normalised and rotated by rope = (cos, sin) `[T,
-        rotary_dims / 2]` float32 of the rows' positions."""
-        geo, (batch, steps, _) = self.geo, x.shape
-        q_width, kv_width = geo.n_head * geo.head_dim, geo.n_kv_heads * geo.head_dim
+        rotary_dim / 2]` float32 of the rows' positions."""
+        config, (batch, steps, _) = self.config, x.shape
+        q_width, kv_width = config.n_head * config.head_dim, config.n_local_heads * config.head_dim
         query_gate, keys, values = self.wqkv(x).split([2 * q_width, kv_width, kv_width], dim=-1)
-        query, gate = query_gate.view(batch, steps, geo.n_head, 2 * geo.head_dim).chunk(2, dim=-1)
+        query, gate = query_gate.view(batch, steps, config.n_head, 2 * config.head_dim).chunk(2, dim=-1)
         query = apply_interleaved_rope(self.q_norm(query), *rope)
-        keys = keys.view(batch, steps, geo.n_kv_heads, geo.head_dim)
+        keys = keys.view(batch, steps, config.n_local_heads, config.head_dim)
         keys = apply_interleaved_rope(self.k_norm(keys), *rope)
-        return query, gate, keys, values.view(batch, steps, geo.n_kv_heads, geo.head_dim)
+        return query, gate, keys, values.view(batch, steps, config.n_local_heads, config.head_dim)
 
     def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
                cache: KVCache) -> torch.Tensor:
         """Causal attention of the new rows over the cache plus themselves (stored in `cache`).
         Inputs as `project` returns them; output `[B, T, heads, head_dim]`."""
         all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
-        out = causal_attention(query.transpose(1, 2), all_keys, all_values, self.geo.head_dim ** -0.5)
+        out = causal_attention(query.transpose(1, 2), all_keys, all_values, self.config.head_dim ** -0.5)
         return out.transpose(1, 2)
 
     def output(self, attended: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
@@ -156,11 +107,11 @@ class TowerAttention(nn.Module):
 class TowerFeedForward(nn.Module):
     """SwiGLU: `w2(silu(w1 x) * w3 x)` with width `intermediate_size` (docs/model.md §3.4 step 4)."""
 
-    def __init__(self, geo: TowerGeometry):
+    def __init__(self, config: AudioDecoderConfig):
         super().__init__()
-        self.w1 = nn.Linear(geo.dim, geo.intermediate_size, bias=False)
-        self.w3 = nn.Linear(geo.dim, geo.intermediate_size, bias=False)
-        self.w2 = nn.Linear(geo.intermediate_size, geo.dim, bias=False)
+        self.w1 = nn.Linear(config.dim, config.intermediate_size, bias=False)
+        self.w3 = nn.Linear(config.dim, config.intermediate_size, bias=False)
+        self.w2 = nn.Linear(config.intermediate_size, config.dim, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x: `[..., dim]` -> `[..., dim]`."""
@@ -172,12 +123,12 @@ class TowerBlock(nn.Module):
     the attention itself (`project`, `attention.attend`, `finish`) so that the fixed-shape parts
     of a one-row step can be compiled while the KV length grows."""
 
-    def __init__(self, geo: TowerGeometry):
+    def __init__(self, config: AudioDecoderConfig):
         super().__init__()
-        self.attention_norm = _norm(geo.dim, geo.norm_eps)
-        self.attention = TowerAttention(geo)
-        self.ffn_norm = _norm(geo.dim, geo.norm_eps)
-        self.feed_forward = TowerFeedForward(geo)
+        self.attention_norm = _norm(config.dim, config.norm_eps)
+        self.attention = TowerAttention(config)
+        self.ffn_norm = _norm(config.dim, config.norm_eps)
+        self.feed_forward = TowerFeedForward(config)
 
     def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """`attention.project` of the normalised block input."""
@@ -197,17 +148,17 @@ class TowerLayer(nn.Module):
     residual layer (`codebook_embedding`); the checkpoint names differ, the maths does not.
     """
 
-    def __init__(self, geo: TowerGeometry, shared: bool):
+    def __init__(self, config: AudioDecoderConfig, shared: bool):
         super().__init__()
-        self.codebook_size = geo.codebook_size
-        table = nn.Embedding(geo.codebook_size, geo.dim)
+        self.codebook_size = config.vocab_size
+        table = nn.Embedding(config.vocab_size, config.dim)
         self.embedding_name = "semantic_embedding" if shared else "codebook_embedding"
         setattr(self, self.embedding_name, table)
-        self.enorm = _norm(geo.dim, geo.norm_eps)
-        self.hnorm = _norm(geo.dim, geo.norm_eps)
-        self.eh_proj = nn.Linear(2 * geo.dim, geo.dim, bias=False)
-        self.transformer_layer = TowerBlock(geo)
-        self.final_layernorm = _norm(geo.dim, geo.norm_eps)
+        self.enorm = _norm(config.dim, config.norm_eps)
+        self.hnorm = _norm(config.dim, config.norm_eps)
+        self.eh_proj = nn.Linear(2 * config.dim, config.dim, bias=False)
+        self.transformer_layer = TowerBlock(config)
+        self.final_layernorm = _norm(config.dim, config.norm_eps)
         self._compiled: tuple | None = None
 
     def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
@@ -247,19 +198,27 @@ class Tower(nn.Module):
     """The codebook-MTP tower plus the shared codebook table (docs/model.md §2.2, §3.1, §3.5).
 
     Frame rows are `[main, c0, ..., c9]` int64. A row is audio when its main token lies in the
-    semantic band `[semantic_start, semantic_start + codebook_size)`.
+    semantic band `[semantic_start, semantic_start + vocab_size)`.
+
+    config: the validated `audio_decoder_config` (`Drama3Config.audio_decoder`, docs/model.md
+    §1.3), kept as `self.config`. vocab_size: codes per codebook (4096, also the semantic band
+    size); `shared_enrichment_layers` shared layers, then `residual_layers` (num_codebooks - 1)
+    residual layers and heads; codebooks 1..vq_backbone_codebooks (B) enter the backbone input,
+    codebooks B+1..9 enter shared layer 0 as the "extra" sum; the first `rotary_dim` dims of each
+    head (head_dim × rotary_percent) get interleaved RoPE.
     """
 
-    def __init__(self, geo: TowerGeometry, semantic_start: int):
+    def __init__(self, config: AudioDecoderConfig, semantic_start: int):
         super().__init__()
-        self.geo = geo
+        self.config = config
         self.semantic_start = semantic_start
-        self.codebook_embeddings = nn.Embedding(geo.codebook_size * geo.num_codebooks, geo.dim)
-        self.shared_layers = nn.ModuleList(TowerLayer(geo, True) for _ in range(geo.shared_layers))
+        self.codebook_embeddings = nn.Embedding(config.vocab_size * config.num_codebooks, config.dim)
+        self.shared_layers = nn.ModuleList(
+            TowerLayer(config, True) for _ in range(config.shared_enrichment_layers))
         self.residual_layers = nn.ModuleList(
-            TowerLayer(geo, False) for _ in range(geo.residual_layers))
+            TowerLayer(config, False) for _ in range(config.residual_layers))
         self.heads = nn.ModuleList(
-            nn.Linear(geo.dim, geo.codebook_size, bias=False) for _ in range(geo.residual_layers))
+            nn.Linear(config.dim, config.vocab_size, bias=False) for _ in range(config.residual_layers))
 
     # ---- weights -------------------------------------------------------------------------
 
@@ -267,7 +226,7 @@ class Tower(nn.Module):
     def from_checkpoint(cls, checkpoint: Checkpoint, device: str | torch.device = "cpu",
                         dtype: torch.dtype = torch.bfloat16,
                         codebook_table: torch.Tensor | None = None) -> Tower:
-        """Load the tower onto `device` in `dtype`, in eval mode without gradients; geometry from
+        """Load the tower onto `device` in `dtype`, in eval mode without gradients; sizes from
         `checkpoint.config.audio_decoder`, wqkv re-ordered per head by the checkpoint's loader.
 
         codebook_table: the backbone's `audio_decoder.codebook_embeddings` `[10·4096, dim]`
@@ -276,7 +235,7 @@ class Tower(nn.Module):
         """
         config = checkpoint.config
         with torch.device("meta"):  # every parameter is assigned from the checkpoint below
-            tower = cls(TowerGeometry.from_config(config.audio_decoder), config.semantic_start_token_id)
+            tower = cls(config.audio_decoder, config.semantic_start_token_id)
         tensors = {name: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
                    if name.startswith(tuple(CHECKPOINT_PREFIXES)) and name != CODEBOOK_EMBEDDINGS}
         tensors[CODEBOOK_EMBEDDINGS] = (codebook_table if codebook_table is not None
@@ -313,11 +272,11 @@ class Tower(nn.Module):
 
     def is_semantic(self, tokens: torch.Tensor) -> torch.Tensor:
         """Bool mask of main tokens in the semantic band; same shape as `tokens`."""
-        return (tokens >= self.semantic_start) & (tokens < self.semantic_start + self.geo.codebook_size)
+        return (tokens >= self.semantic_start) & (tokens < self.semantic_start + self.config.vocab_size)
 
     def code_sum(self, rows: torch.Tensor, first: int, end: int) -> torch.Tensor:
-        """Σ_{k=first}^{end-1} CB[k·codebook_size + c_k] for rows `[B, T, 11]` -> `[B, T, dim]`."""
-        size = self.geo.codebook_size
+        """Σ_{k=first}^{end-1} CB[k·vocab_size + c_k] for rows `[B, T, 11]` -> `[B, T, dim]`."""
+        size = self.config.vocab_size
         codes = rows[..., 1 + first:1 + end].clamp(0, size - 1)
         offsets = torch.arange(first, end, device=rows.device) * size
         return self.codebook_embeddings(codes + offsets).sum(dim=-2)
@@ -325,18 +284,18 @@ class Tower(nn.Module):
     def extra_input(self, rows: torch.Tensor) -> torch.Tensor:
         """The codes the backbone did not see (B+1..9) of the current rows, summed, zero on text
         rows: `[B, T, dim]`, added in shared layer 0 only (docs/model.md §3.5)."""
-        extra = self.code_sum(rows, 1 + self.geo.backbone_codebooks, self.geo.num_codebooks)
+        extra = self.code_sum(rows, 1 + self.config.vq_backbone_codebooks, self.config.num_codebooks)
         return torch.where(self.is_semantic(rows[..., 0])[..., None], extra, torch.zeros_like(extra))
 
     # ---- running -------------------------------------------------------------------------
 
     def _rope(self, start: int, steps: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-        """(cos, sin) `[steps, rotary_dims / 2]` of positions start.., from a table that grows by
+        """(cos, sin) `[steps, rotary_dim / 2]` of positions start.., from a table that grows by
         doubling (every layer of a step shares it)."""
         table = getattr(self, "_rope_table", None)
         if table is None or table[0].shape[0] < start + steps or table[0].device != device:
             size = max(2 * (start + steps), 256)
-            table = rope_angles(torch.arange(size, device=device), self.geo.rotary_dims, self.geo.rope_base)
+            table = rope_angles(torch.arange(size, device=device), self.config.rotary_dim, self.config.rope_base)
             self._rope_table = table
         return table[0][start:start + steps], table[1][start:start + steps]
 
@@ -354,7 +313,7 @@ class Tower(nn.Module):
         hidden: `[B, T, dim]` backbone final-norm outputs of those rows; rows: `[B, T, 11]` the
         rows themselves (for the extra sum); next_rows: `[B, T, 11]` the rows that follow each
         (labels). Fills every layer's cache. Returns head logits `[B, T, num_codebooks - 1,
-        codebook_size]` in float32 when `with_logits` (logits[..., i, :] predicts code i+1 of
+        vocab_size]` in float32 when `with_logits` (logits[..., i, :] predicts code i+1 of
         the next row), else None.
         """
         semantic = self.is_semantic(next_rows[..., 0])
@@ -373,10 +332,10 @@ class Tower(nn.Module):
 
         hidden: `[B, 1, dim]` backbone output of the current row; row: `[B, 1, 11]` the current
         row; main: `[B]` the sampled main token of the next row. sample_codebook(logits
-        `[B, codebook_size]` float32, index i) returns code i+1 `[B]` int64 from head i.
+        `[B, vocab_size]` float32, index i) returns code i+1 `[B]` int64 from head i.
         Returns the codes `[B, num_codebooks]` int64 (c0 from `main`, clamped to the band).
         """
-        c0 = (main - self.semantic_start).clamp(0, self.geo.codebook_size - 1)
+        c0 = (main - self.semantic_start).clamp(0, self.config.vocab_size - 1)
         semantic = self.is_semantic(main)[:, None]
         rope = self._rope(cache.length, 1, hidden.device)
         hidden = self._enrich(hidden, c0[:, None], semantic, row, cache, rope)

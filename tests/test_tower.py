@@ -12,7 +12,7 @@ from mlx_audio.tts.models.fish_drama3.tower import Tower as MlxTower
 
 from engine.checkpoint import interleave_query_and_gate
 from engine.config import AudioDecoderConfig
-from engine.tower import CHECKPOINT_PREFIXES, Tower, TowerGeometry
+from engine.tower import CHECKPOINT_PREFIXES, Tower
 
 SEMANTIC_START = 50
 CONFIG = {
@@ -22,12 +22,12 @@ CONFIG = {
 }
 
 
-def geometry(config: dict) -> TowerGeometry:
-    """The geometry of an `audio_decoder_config` with `config`'s sizes (n_layer, max_seq_len and
-    the placement follow from them)."""
-    return TowerGeometry.from_config(AudioDecoderConfig(
+def geometry(config: dict) -> AudioDecoderConfig:
+    """An `audio_decoder_config` with `config`'s sizes (n_layer, max_seq_len and the placement
+    follow from them)."""
+    return AudioDecoderConfig(
         **config, n_layer=config["shared_enrichment_layers"], max_seq_len=config["num_codebooks"] + 1,
-        vq_feature_placement="backbone_partial"))
+        vq_feature_placement="backbone_partial")
 
 
 GEO = geometry(CONFIG)
@@ -62,7 +62,7 @@ def torch_tower(tensors: dict[str, torch.Tensor]) -> Tower:
 
 def mlx_tower(tensors: dict[str, torch.Tensor]) -> MlxTower:
     """mlx-audio's tower with the same weights, renamed and shifted as its converter does."""
-    tower = MlxTower(TowerConfig.from_dict(CONFIG), SEMANTIC_START, SEMANTIC_START + GEO.codebook_size - 1)
+    tower = MlxTower(TowerConfig.from_dict(CONFIG), SEMANTIC_START, SEMANTIC_START + GEO.vocab_size - 1)
     weights = []
     for name, value in tensors.items():
         if name.startswith("audio_decoder_mtp.heads."):
@@ -83,7 +83,7 @@ def random_rows(steps: int, seed: int, audio_from: int = 3) -> torch.Tensor:
     gen = torch.Generator().manual_seed(seed)
     rows = torch.zeros(1, steps, 1 + GEO.num_codebooks, dtype=torch.long)
     rows[0, :audio_from, 0] = torch.randint(0, SEMANTIC_START, (audio_from,), generator=gen)
-    codes = torch.randint(0, GEO.codebook_size, (steps - audio_from, GEO.num_codebooks), generator=gen)
+    codes = torch.randint(0, GEO.vocab_size, (steps - audio_from, GEO.num_codebooks), generator=gen)
     rows[0, audio_from:, 1:] = codes
     rows[0, audio_from:, 0] = SEMANTIC_START + codes[:, 0]
     return rows
@@ -117,7 +117,7 @@ def test_teacher_forced_head_logits_match_mlx_at_every_position():
     rows = random_rows(24, seed=2)
     ours = teacher_logits(torch_tower(tensors), hidden, rows, chunk=64).numpy()
     theirs = mlx_teacher_logits(mlx_tower(tensors), hidden, rows)
-    assert ours.shape == (1, 23, GEO.residual_layers, GEO.codebook_size)
+    assert ours.shape == (1, 23, GEO.residual_layers, GEO.vocab_size)
     assert np.abs(ours - theirs).max() < 1e-4
     assert np.abs(ours).max() > 0.1  # not trivially zero
 
@@ -135,7 +135,7 @@ def test_greedy_frames_match_mlx():
                    mx.array(rows[:, 1:8].numpy()), mlx_cache)
     row = rows[:, 7:8]
     for step in range(8):
-        main = torch.tensor([SEMANTIC_START + (3 * step) % GEO.codebook_size])
+        main = torch.tensor([SEMANTIC_START + (3 * step) % GEO.vocab_size])
         state = hidden[:, 7 + step:8 + step]
         codes = ours.decode_frame(state, row, main, cache, lambda logits, i: logits.argmax(-1))
         c0 = mx.array((main - SEMANTIC_START).numpy())[:, None]
@@ -194,7 +194,7 @@ def test_extra_sum_uses_codes_past_the_backbone_of_audio_rows_only():
 
     def edited(column: int, text: bool = False) -> torch.Tensor:
         row = rows[:, 6:7].clone()
-        row[0, 0, column] = (row[0, 0, column] + 1) % GEO.codebook_size
+        row[0, 0, column] = (row[0, 0, column] + 1) % GEO.vocab_size
         if text:
             row[0, 0, 0] = 7
         return row
@@ -224,4 +224,4 @@ def test_geometry_reads_counts_from_the_config():
     geo = geometry({**CONFIG, "num_codebooks": 10, "shared_enrichment_layers": 4})
     tower = Tower(geo, SEMANTIC_START)
     assert (len(tower.shared_layers), len(tower.residual_layers), len(tower.heads)) == (4, 9, 9)
-    assert geo.rotary_dims == 8
+    assert geo.rotary_dim == 8
