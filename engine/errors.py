@@ -1,4 +1,4 @@
-"""Exception types of the engine layer (see DESIGN: one exception type per concern)."""
+"""Exception types of the engine layer (one exception type per concern; docs/architecture.md)."""
 
 
 class EngineError(Exception):

@@ -1,5 +1,5 @@
-"""`drama revise`, `drama edit` and `drama plot`: thin commands over `drama_cli.revise`,
-`drama_cli.edit` and `drama_cli.plot`.
+"""`drama revise`, `drama edit` and `drama plot`: thin commands over `drama_cli.edit`
+and `drama_cli.plot`.
 
 Results go to stdout (text, or JSON with `--json`); the planned span and notices to stderr.
 """
@@ -69,7 +69,7 @@ def _takes_lines(summary: dict) -> list[str]:
 
 def _exit_for_takes(summaries: list[dict]) -> None:
     """Print the failed checks of the new takes and exit 1 (all unusable) or 3 (degraded) as
-    `drama render` does (`drama_cli.take_outcome.takes_exit_code`); return when one passed."""
+    `drama render` does (`drama_cli.render.report.takes_exit_code`); return when one passed."""
     from drama_cli.render.report import takes_exit_code
 
     takes = [take for summary in summaries for take in summary.get("takes", [])]

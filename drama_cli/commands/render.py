@@ -57,7 +57,7 @@ def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, format
 class RichProgress:
     """Rich progress bars on stderr: lines (described with the current line and take) and,
     for engines that stream, frames of the current take. Implements the methods of
-    `drama_cli.render.Progress`."""
+    `drama_cli.render.line.Progress`."""
 
     def __init__(self):
         from rich.console import Console
@@ -101,7 +101,7 @@ class RichProgress:
 
 
 def _progress():
-    """Rich bars when stderr is a terminal, else the silent `drama_cli.render.Progress`."""
+    """Rich bars when stderr is a terminal, else the silent `drama_cli.render.line.Progress`."""
     from drama_cli.render.line import Progress
 
     return RichProgress() if sys.stderr.isatty() else Progress()

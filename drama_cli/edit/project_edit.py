@@ -11,9 +11,9 @@ samples after it, joined with 5-20 ms crossfades, so that audio outside
 Audio is float32 mono `[samples]` at 44,100 Hz; codes are `[10, T]` int64.
 
 This module runs an edit in a project (take store, script, mix); the pure parts live in
-`edit_words` (words, diffs, timings, text operations), `edit_plan` (spans, plan, infill
+`words` (words, diffs, timings, text operations), `plan` (spans, plan, infill
 conversation), `splice` (crossfaded splice, silence check) and `infill` (running the backend),
-and are importable from here.
+all in `drama_cli.edit`.
 """
 
 from __future__ import annotations

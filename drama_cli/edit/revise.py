@@ -151,7 +151,7 @@ def revise_conversation(base: Conversation, chain: list[Take], note: str) -> Con
 def revision_record(parent: Take, note: str, request: GenerationRequest, generation: Generation,
                     checks: CheckReport, backend: Backend, key: str | None = None) -> dict:
     """The record of a revised take (`checks`: the signal checks on `generation`), in the form
-    `drama_cli.render.take_record` writes, plus
+    `drama_cli.render.line.take_record` writes, plus
     the revision's facts: its parent take, the note, the chain of notes, the user text sent
     and the context takes. Its cache key is `key` (the line's current key), else the parent's:
     a revision answers for the same line, so a later render finds it and renders nothing. It
@@ -286,7 +286,7 @@ class LinePlanned:
 
 
 def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings=None) -> LinePlanned:
-    """Compile one line as the render would (`drama_cli.render.ScenePlanner`) and compute its
+    """Compile one line as the render would (`drama_cli.render.plan.ScenePlanner`) and compute its
     cache key. The request's conversation holds the references and the whole line's text
     (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
     from drama_cli.render.plan import ScenePlanner, cache_key
@@ -308,7 +308,7 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
 
 
 def remix_scene(store: TakeStore, scene, settings=None, script=None) -> dict:
-    """Mix `scene` again from its selections (`drama_cli.render.mix_scene_from_store`) with
+    """Mix `scene` again from its selections (`drama_cli.render.remix.mix_scene_from_store`) with
     the script's mix settings when `script` is given; returns the JSON-ready scene outcome
     (files, duration, loudness)."""
     import dataclasses

@@ -103,7 +103,7 @@ class MixSettings:
     `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene,
     scaled so its RMS is `room_tone_db` dBFS. The bed is added after the loudness gain, so it
     keeps that level.
-    preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.loudness`).
+    preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.mix.loudness`).
     formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
     (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
     seed: seed of the generated room tone. metadata: extra fields for the JSON cue sheet

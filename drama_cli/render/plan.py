@@ -53,7 +53,7 @@ class RenderSettings:
 
     def validate(self) -> None:
         """Raise UsageError for an unknown mode, takes < 1, retries < 0 or a mix option out of
-        range (`drama_cli.mix_options.validate_mix_options`)."""
+        range (`drama_cli.mix.options.validate_mix_options`)."""
         from drama_cli.mix.options import validate_mix_options
 
         get_mode(self.mode)

@@ -102,7 +102,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars.
 
     The mix settings are `settings.mix_options` (command-line flags) over the scene's and then
-    the script's own (`drama_cli.mix_options.layered_mix_options`; script None: the scene's).
+    the script's own (`drama_cli.mix.options.layered_mix_options`; script None: the scene's).
 
     Lines without a usable selected take are left out and listed in `missing` (and in the cue
     sheet's metadata). Returns the files written, the mix duration and loudness facts.

@@ -10,9 +10,9 @@ Exit codes (`RenderReport.exit_code`): 0 all lines have a passing take; 3 every 
 usable take but some only a degraded one (noise, clipping; flagged `needs_review`); 1 some
 line has no usable take (silence, runaway: left out of the mix).
 
-The pieces live in their own modules and are importable from here: planning and cache keys
-(`render_plan`), one line (`render_line`), scene mode (`render_scene`), scene mixes
-(`render_mix`), listing and choosing takes (`render_takes`).
+The pieces live beside this module: planning and cache keys (`plan`), one line (`line`), one
+attempt's checks and stop reasons (`attempt`), scene mode (`scene`), scene mixes (`remix`) and
+the report (`report`); listing and choosing takes is `drama_cli.takes.selection`.
 """
 
 from __future__ import annotations
