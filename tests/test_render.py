@@ -312,7 +312,7 @@ def test_qc_asr_on_scratch_takes_gives_a_low_wer(tmp_path, capsys):
     from drama_cli.cli import main
 
     pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
-    qc = pytest.importorskip("drama_cli.qc")
+    qc = pytest.importorskip("drama_cli.qc.asr")
     try:
         qc.require_asr()
     except Exception as err:
