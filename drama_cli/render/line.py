@@ -78,23 +78,19 @@ def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict,
     that hit its frame budget makes the take's stop reason `length`. `on_frames` goes to the
     backend (frame progress).
     """
-    parts = []
-    if not job.chunks and backend.scratch:
+    pieces = [(chunk, chunk.text or job.text) for chunk in job.chunks]
+    if not pieces and backend.scratch:
         # A cue-only line compiled to nothing: scratch voices the tagged text (a placeholder).
+        pieces = [(None, job.text)]
+    parts = []
+    for conversation, text in pieces:
         request = GenerationRequest(
-            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker, text=job.text,
-            conversation=None, layout_version=job.layout_version, sampling=dict(sampling),
-            seed=seed, speaker_names=dict(job.speaker_names))
-        generation = backend.generate(request, on_frames)
-        return generation, check_generation(generation, request.text)
-    for chunk in job.chunks:
-        request = GenerationRequest(
-            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker,
-            text=chunk.text or job.text, conversation=chunk, layout_version=job.layout_version,
+            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker, text=text,
+            conversation=conversation, layout_version=job.layout_version,
             sampling=dict(sampling), seed=seed, speaker_names=dict(job.speaker_names))
         parts.append(backend.generate(request, on_frames))
     if len(parts) == 1:
-        return parts[0], check_generation(parts[0], request.text)
+        return parts[0], check_generation(parts[0], pieces[0][1])
     joined = join_chunks(parts)
     return joined, check_generation(joined, job.text)
 
