@@ -48,7 +48,8 @@ class FrameSpan(SampleSpan):
 
 def parse_span(value: str, frames: bool = False) -> tuple[float, float]:
     """Parse `START:END` into seconds; with `frames`, the numbers are codec frames
-    (44,100 / 2048 per second). Raises UsageError on a malformed value or START > END."""
+    (44,100 / 2048 per second). Raises UsageError on a malformed value, START >= END (an empty
+    span regenerates nothing) or START < 0."""
     parts = value.split(":")
     try:
         start, end = (float(p) for p in parts) if len(parts) == 2 else (None, None)
@@ -60,6 +61,11 @@ def parse_span(value: str, frames: bool = False) -> tuple[float, float]:
         start, end = start / FRAMES_PER_SECOND, end / FRAMES_PER_SECOND
     if start > end:
         raise UsageError(f"bad span {value!r}: start is after end")
+    if start == end:
+        raise UsageError(f"bad span {value!r}: it is empty; give START < END (to add words at one "
+                         f"point, use --insert WORDS --at T)")
+    if start < 0:
+        raise UsageError(f"bad span {value!r}: starts before the take (times count from 0)")
     return start, end
 
 

@@ -128,6 +128,8 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     source = start_take(store, planned.scene.id, line_id, from_take)
     audio = source.audio()
     old_text = spoken_text_of(source, planned.line.text)
+    if form.replace_old is not None and form.span is None:
+        replace_words(old_text, form.replace_old, form.replace_new, line_id)  # refuse before listening
     needs_times = form.span is None and form.at_s is None
     ambiguous = (form.replace_old is not None and form.span is not None
                  and len(phrase_matches(old_text, form.replace_old)) > 1)

@@ -143,12 +143,34 @@ def _phrase_pattern(phrase: str) -> re.Pattern:
 
 
 def replace_words(text: str, old: str, new: str, line_id: str = "") -> str:
-    """The line text with the first occurrence of the phrase `old` (case-insensitive, whole
-    words) replaced by `new`. Raises UsageError when `old` is not in the text."""
-    match = _phrase_pattern(old).search(text)
-    if match is None:
+    """The line text with the one occurrence of the phrase `old` (case-insensitive, whole
+    words) replaced by `new`. Raises UsageError when `old` is not in the text, or occurs more
+    than once (the message lists the occurrences: which one is meant would be a guess)."""
+    matches = phrase_matches(text, old)
+    if not matches:
         raise UsageError(f"{old!r} is not in line {line_id or '?'}: {text!r}")
+    if len(matches) > 1:
+        raise ambiguous_phrase(text, old, matches, line_id, "give --span START:END around the one to "
+                               "replace, or a longer phrase that occurs once")
+    match = matches[0]
     return text[: match.start()] + new.strip() + text[match.end() :]
+
+
+def ambiguous_phrase(text: str, phrase: str, matches: Sequence[re.Match], line_id: str,
+                     advice: str) -> UsageError:
+    """The error for a phrase that occurs more than once: each occurrence numbered and marked
+    «…», with up to two words before it and three after, then `advice`."""
+    shown = []
+    for n, match in enumerate(matches, 1):
+        before = text[: match.start()].split()[-2:]
+        rest = text[match.end() :]
+        after = rest.split()
+        mark = f"«{match.group()}»"
+        if after and not rest[0].isspace():  # punctuation right after the phrase stays with it
+            mark, after = mark + after[0], after[1:]
+        shown.append(f"{n}: " + " ".join([*before, mark, *after[:3]]))
+    return UsageError(f"{phrase!r} occurs {len(matches)} times in line {line_id or '?'} "
+                      f"({'; '.join(shown)}); {advice}")
 
 
 def phrase_matches(text: str, phrase: str) -> list[re.Match]:
@@ -173,8 +195,8 @@ def replace_in_span(text: str, old: str, new: str, span_s: tuple[float, float],
     if chosen is None:
         why = "no word times to tell which is inside the span" if not timed else \
             "none of them is heard inside the span"
-        raise UsageError(f"{old!r} occurs {len(matches)} times in line {line_id or '?'} ({why}); "
-                         f"give a longer --replace phrase that occurs once")
+        raise ambiguous_phrase(text, old, matches, line_id,
+                               f"{why}; give a longer --replace phrase that occurs once")
     return text[: chosen.start()] + new.strip() + text[chosen.end() :]
 
 
