@@ -25,15 +25,26 @@ def check_number(name: str, value: float, low: float, high: float) -> float:
 
 def validate_mix_options(options: dict) -> None:
     """Raise UsageError for a gap, head or tail outside 0..60 s, a room-tone level outside
-    -120..0 dBFS, or a room-tone file that does not exist (`"noise"` needs none)."""
+    -120..0 dBFS, or a room-tone file that cannot be used (`check_room_tone_file`; `"noise"`
+    needs none)."""
     for key, flag in _SECONDS.items():
         if options.get(key) is not None:
             check_number(flag, options[key], 0.0, MAX_PAD_S)
     if options.get("room_tone_db") is not None:
         check_number("room tone level (dBFS)", options["room_tone_db"], *ROOM_TONE_DB_RANGE)
     tone = options.get("room_tone")
-    if tone is not None and str(tone) != "noise" and not Path(tone).is_file():
-        raise UsageError(f"room tone file {tone} does not exist (give a WAV/FLAC file or 'noise')")
+    if tone is not None and str(tone) != "noise":
+        check_room_tone_file(tone)
+
+
+def check_room_tone_file(path) -> None:
+    """Raise UsageError naming a room-tone file that is missing, unreadable, empty or holds
+    non-finite samples (`drama_cli.script.clips.inspect_clip`); any length is fine."""
+    from drama_cli.script.clips import inspect_clip
+
+    verdict = inspect_clip(path, None, silence=False)
+    if verdict.error:
+        raise UsageError(f"room tone file {path} {verdict.error} (give a WAV/FLAC file or 'noise')")
 
 
 def cli_room_tone(value: str | None) -> str | None:
@@ -44,6 +55,7 @@ def cli_room_tone(value: str | None) -> str | None:
     path = Path(value)
     if not path.is_file():
         raise UsageError(f"--room-tone {value}: no such file (give a WAV/FLAC file or 'noise')")
+    check_room_tone_file(path.resolve())
     return str(path.resolve())
 
 

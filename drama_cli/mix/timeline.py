@@ -286,7 +286,9 @@ def _recording_at_level(source: str | Path, level_db: float) -> np.ndarray:
     scale)."""
     loop = read_take(source)
     if loop.size == 0:
-        raise AudioError(f"room tone file {source} is empty")
+        raise AudioError(f"room tone file {source} holds no audio samples")
+    if not np.isfinite(loop).all():
+        raise AudioError(f"room tone file {source} holds non-finite samples (NaN or infinity)")
     rms = float(np.sqrt(np.mean(np.square(loop, dtype=np.float64))))
     if rms == 0.0:
         raise AudioError(f"room tone file {source} is digital silence; its level cannot be set")
@@ -348,6 +350,9 @@ def _timeline_blocks(cues: list[Cue], total: int) -> Iterator[tuple[int, np.ndar
 
 def _load_cue_audio(cue: Cue) -> np.ndarray:
     audio = read_take(cue.take_path)
+    if not np.isfinite(audio).all():
+        raise AudioError(f"take {cue.take_path} holds non-finite samples (NaN or infinity); "
+                         f"select another take of line {cue.line_id}")
     length = cue.end_sample - cue.start_sample
     audio = audio[:length] if audio.size >= length else np.pad(audio, (0, length - audio.size))
     if cue.gain_db:

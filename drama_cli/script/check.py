@@ -41,8 +41,8 @@ class CheckReport:
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
-    unreadable or longer than 60 s, and missing or unreadable room-tone clips, are collected in
-    `errors`; silent clips are warnings. Warnings: reader warnings, members
+    unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
+    any of those faults but length, are collected in `errors`; silent clips are warnings. Warnings: reader warnings, members
     without reference or transcript, unused cast members, and with `strict_tags` every tag
     outside the known vocabulary (kept in the text; never dropped)."""
     from drama_cli.script.load import load_script
@@ -81,7 +81,8 @@ def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: flo
     position = position or SourcePosition(report.script.source, 1, 1)
     if verdict.error:
         hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \
-            "trim it to a shorter excerpt" if verdict.duration_s else None
+            "trim it to a shorter excerpt" if verdict.error.endswith(" s") else \
+            "export it again as a WAV or FLAC that holds the recording" if "samples" in verdict.error else None
         report.errors.append(ScriptError(f"{what} {verdict.error}", position, hint))
     elif verdict.warning:
         report.warnings.append(Warning_(f"{what} {verdict.warning}", position))

@@ -23,11 +23,12 @@ class ClipVerdict:
 
 
 def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silence: bool = True) -> ClipVerdict:
-    """Look at the audio file `path`: exists, is a file, is readable audio (soundfile), is at most
-    `max_s` seconds long (None: any length), and (with `silence`) holds a non-zero sample.
+    """Look at the audio file `path`: exists, is a file, is readable audio (soundfile), holds at
+    least one sample, every sample finite (no NaN or infinity), is at most `max_s` seconds long
+    (None: any length), and (with `silence`) holds a non-zero sample.
 
     Reads the header for the duration and, for a clip within the limit, its samples (float32, in
-    blocks of 65,536 frames) for the silence check. Never raises for a bad file: returns a verdict.
+    blocks of 65,536 frames). Never raises for a bad file: returns a verdict.
     """
     import soundfile
 
@@ -44,19 +45,31 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     if max_s is not None and duration_s > max_s:
         return ClipVerdict(error=f"is {duration_s:.1f} s long; the engine takes at most {max_s:g} s",
                            duration_s=duration_s)
-    if silence and _is_silent(path):
+    scan = _scan_samples(path)
+    if scan is None:
+        return ClipVerdict(error="is not readable audio")
+    samples, finite, silent = scan
+    if not samples:
+        return ClipVerdict(error="holds no audio samples", duration_s=duration_s)
+    if not finite:
+        return ClipVerdict(error="holds non-finite samples (NaN or infinity)", duration_s=duration_s)
+    if silence and silent:
         return ClipVerdict(warning="is silent (every sample is zero)", duration_s=duration_s)
     return ClipVerdict(duration_s=duration_s)
 
 
-def _is_silent(path: Path) -> bool:
+def _scan_samples(path: Path) -> tuple[int, bool, bool] | None:
+    """(sample frames, all samples finite, all samples zero) of an audio file; None when its
+    samples cannot be read."""
     import numpy as np
     import soundfile
 
+    frames, finite, silent = 0, True, True
     try:
         for block in soundfile.blocks(str(path), blocksize=65536, dtype="float32", always_2d=True):
-            if np.any(block != 0):
-                return False
+            frames += block.shape[0]
+            finite = finite and bool(np.isfinite(block).all())
+            silent = silent and not np.any(block != 0)
     except (RuntimeError, OSError, ValueError):
-        return False
-    return True
+        return None
+    return frames, finite, silent

@@ -352,13 +352,19 @@ class TakeStore:
 
         audio: float32 mono `[samples]` at 44,100 Hz; codes: `[10, T]` int64 or None;
         record: the take's metadata (seed, params, checks, cache key, ...); the store adds
-        number, sample counts, duration_s, wav_sha256, has_codes and created (UTC, ISO 8601).
+        number, sample counts, duration_s, wav_sha256, has_codes, non_finite_samples and
+        created (UTC, ISO 8601). NaN and infinite samples are written as 0 (counted in
+        `non_finite_samples`; the signal checks that ran on the audio flag the take).
         Files are written codes, then WAV, then record, each atomically; nothing is
         overwritten (a number taken by a concurrent or crashed writer is skipped).
         """
         audio = np.asarray(audio, dtype=np.float32)
         if audio.ndim != 1:
             raise ValueError(f"take audio must be mono [samples], got {audio.shape}")
+        finite = np.isfinite(audio)
+        non_finite = int(audio.size - np.count_nonzero(finite))
+        if non_finite:  # never on disk: the checks that ran on the generation flag the take
+            audio = np.where(finite, audio, np.float32(0.0))
         data = wav_bytes(audio)
         codes_data = None
         if codes is not None:
@@ -386,6 +392,7 @@ class TakeStore:
             "wav_sha256": hashlib.sha256(data).hexdigest(),
             "has_codes": codes_data is not None,
             "codes_sha256": hashlib.sha256(codes_data).hexdigest() if codes_data else None,
+            "non_finite_samples": non_finite,
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "store_version": STORE_VERSION,
         }

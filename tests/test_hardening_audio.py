@@ -1,0 +1,127 @@
+"""Audio inputs that are not numbers or hold nothing: room-tone files and reference clips with NaN
+or infinite samples, or no samples at all, are refused naming the file (exit 2); no take or mix
+is ever written with a non-finite sample."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+from fakes import (
+    FakeBackend,
+    fake_render,
+    mix_settings_script,
+    render,
+    voice,
+    write_script,
+)
+
+from drama_cli.cli import main
+from drama_cli.compile.scene import check_references
+from drama_cli.errors import ScriptError
+from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
+from drama_cli.script.clips import inspect_clip
+from drama_cli.script.load import load_script
+from drama_cli.takes.store import TakeStore
+from engine.errors import AudioError
+
+SR = 44_100
+
+
+def nan_file(path: Path, kind: str) -> Path:
+    """A float WAV that is all NaN, holds one infinite sample, or holds no samples at all."""
+    audio = {"nan": np.full(SR, np.nan, np.float32),
+             "inf": np.where(np.arange(SR) == 100, np.inf, 0.01).astype(np.float32),
+             "empty": np.zeros(0, np.float32)}[kind]
+    sf.write(str(path), audio, SR, subtype="FLOAT")
+    return path
+
+
+BAD_KINDS = ["nan", "inf", "empty"]
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_inspect_clip_refuses_non_finite_and_empty_files(tmp_path, kind):
+    verdict = inspect_clip(nan_file(tmp_path / "clip.wav", kind), None)
+    assert verdict.error == {"nan": "holds non-finite samples (NaN or infinity)",
+                             "inf": "holds non-finite samples (NaN or infinity)",
+                             "empty": "holds no audio samples"}[kind]
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_check_refuses_a_bad_room_tone_file_naming_it(tmp_path, capsys, kind):
+    nan_file(tmp_path / "bed.wav", kind)
+    path = tmp_path / "play.yaml"
+    path.write_text(mix_settings_script("bed.wav", -60), encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:3:12: room tone 'bed.wav' holds" in err
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_check_and_render_refuse_a_bad_reference_clip(tmp_path, capsys, kind):
+    nan_file(tmp_path / "ref.wav", kind)
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
+                    encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    assert f"{path}:3:12: reference clip 'ref.wav' of A holds" in capsys.readouterr().err
+    with pytest.raises(ScriptError, match="reference clip 'ref.wav' of A holds"):
+        check_references(load_script(str(path)))
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_render_refuses_a_bad_room_tone_flag_and_saves_nothing(tmp_path, monkeypatch, capsys,
+                                                               kind):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    bed = nan_file(tmp_path / "bed.wav", kind)
+    assert main(["render", str(path), "--room-tone", str(bed)]) == 2
+    err = capsys.readouterr().err
+    assert f"room tone file {bed.resolve()} holds" in err and "Traceback" not in err
+    project = tmp_path / "scene.drama" / "project.json"
+    assert not project.exists() or "bed.wav" not in project.read_text()
+
+
+@pytest.mark.parametrize("kind", BAD_KINDS)
+def test_mix_refuses_a_bad_room_tone_file(tmp_path, kind):
+    sf.write(str(tmp_path / "a.wav"), voice(0.5), SR)
+    bed = nan_file(tmp_path / "bed.wav", kind)
+    with pytest.raises(AudioError, match=f"room tone file {bed}"):
+        mix_scene([MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1)],
+                  MixSettings(room_tone=bed), tmp_path / "w")
+    assert not list((tmp_path / "w").glob("*.wav")) and not list((tmp_path / "w").glob(".*"))
+
+
+def test_a_take_with_non_finite_samples_never_reaches_the_mix(tmp_path):
+    sf.write(str(tmp_path / "a.wav"), voice(0.5), SR)
+    nan_file(tmp_path / "b.wav", "inf")
+    entries = [MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1),
+               MixEntry("l2", "B", "Ho.", tmp_path / "b.wav", 1)]
+    with pytest.raises(AudioError, match=f"take {tmp_path / 'b.wav'} holds non-finite samples"):
+        mix_scene(entries, MixSettings(), tmp_path / "w")
+    assert not list((tmp_path / "w").iterdir())
+
+
+def test_a_generation_with_nan_is_stored_without_it_and_flagged(tmp_path):
+    def answer(request, call):
+        audio = voice(1.0)
+        audio[100:200] = np.nan
+        return audio, "eos"
+
+    path = write_script(tmp_path, ["We leave at six."])
+    report, store = render(path, FakeBackend(answer=answer), retries=0)
+    assert report.exit_code == 1
+    take = store.takes("boathouse", "boathouse-1")[0]
+    assert np.isfinite(take.audio()).all() and take.audio()[150] == 0.0
+    assert any(c["name"] == "finite" and not c["passed"] for c in take.record["checks"]["checks"])
+
+
+def test_the_store_refuses_nothing_but_writes_only_finite_audio(tmp_path):
+    store = TakeStore(tmp_path / "p")
+    audio = np.array([0.1, np.inf, -np.inf, np.nan, 0.2], np.float32)
+    take = store.add_take("s", "l", audio, {})
+    assert take.audio().tolist() == pytest.approx([0.1, 0.0, 0.0, 0.0, 0.2])
+    assert take.record["non_finite_samples"] == 3
