@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.model import Element, Line, Scene, Script
+from drama_cli.script.model import Element, Line, Scene, Script, Warning_
 from drama_cli.script.problems import Problems
+from drama_cli.script.resolve import name_key
 
 PAUSE_S = 0.5
 _TITLE_KEYS = ("title", "credit", "author", "authors", "source", "draft date", "date", "contact",
@@ -323,6 +324,10 @@ class _Builder:
                     notes=notes + (["singing"] if lyric else []), position=where)
         line.remarks = [n.text for n in self.notes_between(cue_row.number, text_rows[-1].number)]
         line.spans = parse_directions(text, where)
+        for row in text_rows[1:]:
+            if parse_cue(row.text) and not row.text.strip().startswith("@"):
+                self.script.cue_like_rows.append((self.at(row, len(row.text) - len(row.text.lstrip()) + 1),
+                                                  row.text.strip(), line))
         scene.lines.append(line)
         scene.elements.append(line)
         return line
@@ -372,3 +377,19 @@ def _strip_emphasis(text: str) -> str:
     text = re.sub(r"\*{1,3}", "", text)
     text = re.sub(r"(?<!\w)_(?=\S)|(?<=\S)_(?!\w)", "", text)
     return text.replace("\x02", "*").replace("\x03", "_")
+
+
+def cue_like_warnings(script: Script) -> list[Warning_]:
+    """Warnings for dialogue rows that are exactly a cast member's name (or alias): the spec reads
+    them as dialogue, but they are most likely the next cue after a missing blank line."""
+    names = {name_key(written): member.name for member in script.cast.values()
+             for written in [member.name, *member.aliases]}
+    warnings = []
+    for position, row, line in script.cue_like_rows:
+        member = names.get(name_key(row))
+        if member is not None:
+            warnings.append(Warning_(
+                f"dialogue line {row!r} of {line.speaker} (line {line.id}) is a cast member's name: "
+                f"Fountain reads it as dialogue; if it is {member}'s cue, put a blank line before it",
+                position))
+    return warnings

@@ -41,13 +41,33 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
     if cast is not None or script.format == "fountain":
         _attach_cast(script, name, cast)
+    if script.format == "fountain":
+        from drama_cli.script.fountain import cue_like_warnings
+
+        script.warnings.extend(cue_like_warnings(script))
     if script.narrator:
         with problems.collect():
             add_narration(script)
     if resolve:
         resolve_speakers(script, problems)
     problems.raise_if_any()
+    _check_something_to_render(script)
     return script
+
+
+def _check_something_to_render(script: Script) -> None:
+    """Raise ScriptError (at 1:1) when no scene has a line: there would be nothing to render."""
+    if any(scene.lines for scene in script.scenes):
+        return
+    actions = sum(1 for scene in script.scenes for e in scene.elements if getattr(e, "kind", "") == "action")
+    if actions and not script.narrator:
+        hint = (f"its {actions} action paragraph{'s are' if actions != 1 else ' is'} spoken only when "
+                f"the cast names a narrator (narrator: NAME)")
+    elif script.format == "fountain":
+        hint = "write a character cue in capitals, then its dialogue on the next line"
+    else:
+        hint = "give each scene 'lines:', e.g. '- ALGERNON: Did you hear what I was playing?'"
+    raise ScriptError("nothing to render: the script has no lines", SourcePosition(script.source, 1, 1), hint)
 
 
 def _read_source(path_or_dash: str | Path) -> tuple[str, str, Path]:
@@ -91,8 +111,9 @@ def _attach_cast(script: Script, name: str, cast: str | Path | None) -> None:
 
     cast_path = Path(cast) if cast is not None else (cast_file_for(name) if name != "<stdin>" else None)
     if cast_path is None:
-        raise ScriptError("no cast file for this script", SourcePosition(name, 1, 1),
-                          f"write {Path(name).stem}.cast.yaml beside it, or pass --cast FILE")
+        hint = ("a script read from stdin needs --cast FILE" if name == "<stdin>" else
+                f"write {Path(name).stem}.cast.yaml beside it, or pass --cast FILE")
+        raise ScriptError("no cast file for this script", SourcePosition(name, 1, 1), hint)
     members, narrator, warnings = read_cast_file(cast_path)
     for member in members.values():
         for clip in member.references:

@@ -209,6 +209,8 @@ class Script:
     title_page: Fountain title page keys and values, or {"Title": title} for YAML.
     warnings: non-fatal remarks collected while reading and resolving.
     mix: mix settings given at the script's top level (None when none).
+    cue_like_rows: Fountain dialogue rows that read like a character cue, as (position, the row,
+        the line holding it); warned about once the cast is known (a missing blank line).
     """
 
     title: str = ""
@@ -221,6 +223,7 @@ class Script:
     format: str = ""
     warnings: list[Warning_] = field(default_factory=list)
     mix: MixOptions | None = None
+    cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
 
     def mix_for(self, scene: Scene) -> MixOptions | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""

@@ -218,7 +218,16 @@ def compose(source: str, path: str) -> Node | None:
                               "YAML indents with spaces: replace the tab with spaces")
     try:
         return yaml.compose(source, Loader=yaml.SafeLoader)
+    except RecursionError:
+        line, column = _deepest_point(source)
+        raise ScriptError("YAML nested too deeply to read", SourcePosition(path, line, column),
+                          "a script needs only a few levels: check the brackets and indentation "
+                          "from here") from None
     except yaml.MarkedYAMLError as err:
+        if "quoted scalar" in (err.context or "") and err.context_mark is not None:
+            mark = err.context_mark  # an unclosed quote: report where it opens, not where the file ends
+            raise ScriptError("unclosed quote", SourcePosition(path, mark.line + 1, mark.column + 1),
+                              f"close it with {source[mark.index]} on the same value") from None
         mark = err.problem_mark or err.context_mark
         where = SourcePosition(path, mark.line + 1, mark.column + 1) if mark else SourcePosition(path, 1, 1)
         problem = err.problem or err.context or "unreadable YAML"
@@ -227,6 +236,23 @@ def compose(source: str, path: str) -> Node | None:
         raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
     except yaml.YAMLError as err:
         raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None
+
+
+def _deepest_point(source: str, limit: int = 100) -> tuple[int, int]:
+    """(line, column), 1-based, where flow brackets or indentation first nest `limit` levels deep
+    (the end of the deepest point when they never do)."""
+    depth, best = 0, (0, (1, 1))
+    for number, line in enumerate(source.split("\n"), start=1):
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip() and indent // 2 >= limit:
+            return number, indent + 1
+        for column, char in enumerate(line, start=1):
+            depth += (char in "[{") - (char in "]}")
+            if depth >= limit:
+                return number, column
+            if depth > best[0]:
+                best = (depth, (number, column))
+    return best[1]
 
 
 def read_cast_node(reader: _Reader, node: Node, base: Path) -> dict[str, CastMember]:
