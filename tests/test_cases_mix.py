@@ -155,7 +155,7 @@ def test_a7_require_encoder_fails_early_with_advice(no_encoder):
     with pytest.raises(RenderError) as raised:
         export.require_encoder("mp3")
     message = str(raised.value)
-    assert "ffmpeg" in message and ".wav" in message and "\n" not in message
+    assert "ffmpeg" in message and "--format wav" in message and "\n" not in message
     assert raised.value.exit_code != 0
     assert export.require_encoder("wav") is None
     with pytest.raises(RenderError, match="ffmpeg"):

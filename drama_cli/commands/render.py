@@ -139,11 +139,12 @@ def _print_scene(console, scene) -> None:
         if scene.stale:
             _err(f"scene {scene.scene_id}: the old mix files are stale: {', '.join(scene.stale)}")
         return
-    loud = scene.loudness.get("loudness", {})
+    from drama_cli.mix.loudness import level_text
+
+    level = level_text(scene.loudness.get("preset", "none"), scene.loudness.get("loudness", {}))
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
     console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
-                  f" {scene.duration_s:.1f} s, {loud.get('integrated_lufs')} LUFS, peak "
-                  f"{loud.get('peak_dbfs')} dBFS{left_out}")
+                  f" {scene.duration_s:.1f} s, {level}{left_out}")
     if scene.engines_note:
         _err(f"scene {scene.scene_id}: note: {scene.engines_note}")
     for issue in scene.loudness.get("issues", []):

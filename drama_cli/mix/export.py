@@ -92,7 +92,7 @@ def require_encoder(fmt: str) -> str | None:
     Returns the encoder executable for `mp3` (ffmpeg found on PATH, else the one bundled in
     `imageio-ffmpeg`), None for formats written by libsndfile (`wav`, `flac`).
     Raises UsageError for an unknown format and RenderError, naming the missing encoder and
-    suggesting `.wav`, when no MP3 encoder is available (public case A7).
+    suggesting `--format wav`, when no MP3 encoder is available (public case A7).
     """
     name = check_format(fmt)
     if EXPORT_FORMATS[name].encoder is None:
@@ -101,8 +101,8 @@ def require_encoder(fmt: str) -> str | None:
     if encoder is None:
         raise RenderError(
             "cannot write .mp3: no MP3 encoder found (ffmpeg with libmp3lame is not on PATH "
-            "and the bundled imageio-ffmpeg binary is unavailable); write .wav instead "
-            "(for example --out scene.wav), or install ffmpeg"
+            "and the bundled imageio-ffmpeg binary is unavailable); write WAV instead "
+            "(--format wav, or --format flac), or install ffmpeg"
         )
     _point_pydub_at(encoder)
     return encoder
@@ -218,11 +218,17 @@ def write_wav(path: Path, samples: np.ndarray, rate: int, subtype: str = "PCM_24
 
 
 def encode_flac(source_wav: Path, target: Path) -> Path:
-    """Re-encode a WAV as FLAC in blocks (24-bit unless the source is 16-bit), atomically."""
+    """Re-encode a WAV as FLAC in blocks (24-bit unless the source is 16-bit), atomically,
+    keeping the WAV's title and comment (a scratch mix's SCRATCH label) as FLAC tags."""
     info = sf.info(str(source_wav))
     subtype = "PCM_16" if info.subtype in ("PCM_16", "PCM_U8", "PCM_S8") else "PCM_24"
+    with sf.SoundFile(str(source_wav)) as source:
+        tags = {name: getattr(source, name) for name in ("title", "comment")}
     with atomic_path(target) as tmp:
         with sf.SoundFile(tmp, "w", info.samplerate, info.channels, subtype, format="FLAC") as out:
+            for name, value in tags.items():
+                if value:
+                    setattr(out, name, value)
             for block in sf.blocks(str(source_wav), blocksize=READ_BLOCK_SAMPLES, dtype="float32"):
                 out.write(np.clip(block, -1.0, 1.0))
     return Path(target)
