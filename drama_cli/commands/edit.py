@@ -14,6 +14,7 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.errors import UsageError
+from drama_cli.takes.store import check_new_takes
 
 
 def _err(message: str) -> None:
@@ -108,6 +109,7 @@ def revise_command(
         revise_in_project,
     )
 
+    check_new_takes(takes)
     loaded = _load(script)
     if from_script:
         if line is not None or note is not None:
@@ -165,6 +167,7 @@ def edit_command(
     form = EditForm(insert=insert, at_s=at, after=after, replace_old=replace, replace_new=with_,
                     text=text, span=span, frames=frames)
     form.validate()
+    check_new_takes(takes)
     loaded = _load(script)
     find_line(loaded, line)
     store = _store(script, out)

@@ -54,6 +54,7 @@ from drama_cli.edit.words import (
 )
 from drama_cli.errors import UsageError
 from drama_cli.render.report import failed_checks
+from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
 
 
@@ -225,7 +226,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     final-word edit is refused and retried as a continuation), store them with their parent
     take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
     with a backup) and select the first new take and mix its scene again (`select`).
-    Returns a JSON-ready summary. Raises UsageError for takes < 1, RenderError from the backend."""
+    Returns a JSON-ready summary. Raises UsageError for takes outside 1..100, RenderError from the backend."""
     from drama_cli.edit.revise import (
         free_render_slot,
         new_take_seeds,
@@ -235,8 +236,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     from drama_cli.script.load import load_script
     from engine.layouts import get_layout
 
-    if takes < 1:
-        raise UsageError("--takes must be at least 1")
+    check_new_takes(takes)
     encode, decode = engine_codec(backend)
     codes = source_codes(source.codes(), audio, encode)
     base = planned.request.conversation

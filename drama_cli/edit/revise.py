@@ -19,7 +19,7 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.render.attempt import check_generation
 from drama_cli.render.line import outcome_fields
 from drama_cli.render.report import failed_checks
-from drama_cli.takes.store import Take, TakeStore
+from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.conversation import AudioClip, Conversation, Exchange
 from engine.errors import EngineError
 from engine.layouts import STRINGS, split_leading_tag
@@ -204,10 +204,9 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
     are stored with their parent and note; with `select`, the first new take becomes the
     line's selected take (`by: "user"`). Seeds: `seed`, `seed + 1`, ... (default:
     `new_take_seeds`, derived from the parent's seed and each new take's number). `key`: the cache key to record (default: the parent's).
-    Raises UsageError for an empty note, takes < 1 or a missing take.
+    Raises UsageError for an empty note, takes outside 1..100 or a missing take.
     """
-    if takes < 1:
-        raise UsageError("--takes must be at least 1")
+    check_new_takes(takes)
     parent = start_take(store, base.scene_id, base.line_id, from_take)
     chain = revision_chain(store, base.scene_id, base.line_id, parent)
     conversation = revise_conversation(base.conversation, chain, note)

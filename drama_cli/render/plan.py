@@ -18,7 +18,7 @@ from drama_cli.compile.scene import SceneCompiler
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher, dataclass_identity, stable_hash
-from drama_cli.takes.store import Take, TakeStore
+from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.conversation import AudioClip, Conversation
 from engine.layouts import get_layout
 
@@ -52,13 +52,12 @@ class RenderSettings:
     checks: list = field(default_factory=list)
 
     def validate(self) -> None:
-        """Raise UsageError for an unknown mode, takes < 1, retries < 0 or a mix option out of
+        """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0 or a mix option out of
         range (`drama_cli.mix.options.validate_mix_options`)."""
         from drama_cli.mix.options import validate_mix_options
 
         get_mode(self.mode)
-        if self.takes < 1:
-            raise UsageError("--takes must be at least 1")
+        check_new_takes(self.takes)
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
         validate_mix_options(self.mix_options)

@@ -35,7 +35,9 @@ from drama_cli.errors import RenderError, UsageError
 from drama_cli.takes.keys import file_sha256, json_default
 from engine.constants import SAMPLE_RATE
 
-TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")
+TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")  # older projects may hold take-1000
+MAX_TAKE_NUMBER = 999  # take-001 ... take-999: names sort in number order
+MAX_NEW_TAKES = 100  # takes one command may ask for (--takes)
 LOCK_NAME = ".drama.lock"
 STORE_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -63,6 +65,12 @@ def safe_name(name: str) -> str:
 
 
 # -- cache-key ingredients -------------------------------------------------------------------
+
+
+def check_new_takes(takes: int) -> None:
+    """Raise UsageError unless 1 <= takes <= MAX_NEW_TAKES (the `--takes` of every command)."""
+    if not 1 <= takes <= MAX_NEW_TAKES:
+        raise UsageError(f"--takes must be between 1 and {MAX_NEW_TAKES}, got {takes}")
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -356,7 +364,8 @@ class TakeStore:
         created (UTC, ISO 8601). NaN and infinite samples are written as 0 (counted in
         `non_finite_samples`; the signal checks that ran on the audio flag the take).
         Files are written codes, then WAV, then record, each atomically; nothing is
-        overwritten (a number taken by a concurrent or crashed writer is skipped).
+        overwritten (a number taken by a concurrent or crashed writer is skipped). Raises
+        RenderError past take MAX_TAKE_NUMBER (999), so name order stays number order.
         """
         audio = np.asarray(audio, dtype=np.float32)
         if audio.ndim != 1:
@@ -373,6 +382,10 @@ class TakeStore:
             codes_data = buffer.getvalue()
         number = self.scan(scene_id, line_id).next_number
         while True:
+            if number > MAX_TAKE_NUMBER:
+                raise RenderError(f"line {line_id!r} has take {MAX_TAKE_NUMBER}, the last take number; "
+                                  f"move takes you no longer need out of {self.line_dir(scene_id, line_id)} "
+                                  f"and renumber them, or give the line a new id")
             take = Take(number, self.line_dir(scene_id, line_id))
             try:
                 if codes_data is not None:
