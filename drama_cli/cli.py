@@ -10,7 +10,7 @@ import sys
 
 import typer
 
-from drama_cli.errors import DramaError
+from drama_cli.errors import EXIT_BAD_INPUT, DramaError, system_error_message
 from engine.errors import EngineError
 
 app = typer.Typer(
@@ -88,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(err, "show") and hasattr(err, "exit_code") and not debug:
             err.show()
             return 2
-        raise
+        message = None if debug else system_error_message(err)
+        if message is None:
+            raise
+        print(f"drama: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return 0
 
 

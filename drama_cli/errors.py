@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 
 EXIT_OK = 0
@@ -129,4 +130,27 @@ class CheckFailed(DramaError):
     """`drama check` found errors (already printed as `file:line:col: message` lines); exit 2."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+_SYSTEM_HINTS = {
+    errno.EROFS: "make the project folder writable, or give --out FOLDER",
+    errno.EACCES: "make the project folder writable, or give --out FOLDER",
+    errno.EPERM: "make the project folder writable, or give --out FOLDER",
+    errno.ENOSPC: "free some space and run the command again; finished takes are kept",
+    errno.EDQUOT: "free some space and run the command again; finished takes are kept",
+}
+
+
+def system_error_message(err: BaseException) -> str | None:
+    """One line for a failure of the file system under the tool (read-only folder, full disk,
+    no permission), from an OSError or a soundfile error; None for any other exception."""
+    if isinstance(err, OSError):
+        what = (err.strerror or str(err)).lower()
+        where = f"cannot write {err.filename}" if err.filename else "file system error"
+        hint = _SYSTEM_HINTS.get(err.errno)
+        return f"{where}: {what}" + (f" ({hint})" if hint else "")
+    if type(err).__module__ == "soundfile":
+        return (f"cannot write audio: {err} (is the disk full or the folder read-only? "
+                f"finished takes are kept)")
+    return None
 

@@ -68,3 +68,84 @@ def test_old_take_names_with_more_digits_still_load(tmp_path):
     (folder / "take-1000.json").write_text(json.dumps(record))
     assert [t.number for t in store.takes("s", "l")] == [1, 1000]
     assert np.array_equal(store.take("s", "l", 1000).audio(), take.audio())
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if not line.startswith("drama: warning:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_read_only_project_folder_is_one_line_exit_2_even_with_nothing_to_render(tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    real_open = os.open
+
+    def read_only(file, flags, *args, **kwargs):
+        if flags & (os.O_CREAT | os.O_WRONLY | os.O_RDWR):
+            raise OSError(errno.EROFS, "Read-only file system", str(file))
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert main(["render", str(path)]) == 2
+    err = _one_line(capsys)
+    lock = tmp_path / "scene.drama" / ".drama.lock"
+    assert err == (f"drama: cannot write {lock}: read-only file system "
+                   f"(make the project folder writable, or give --out FOLDER)")
+
+
+def test_full_disk_in_the_take_writer_keeps_finished_takes(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import drama_cli.takes.store as store_module
+
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    real = store_module._write_temporary
+    written = []
+
+    def fill_up(target, data):
+        if target.suffix == ".wav":
+            if written:
+                raise OSError(errno.ENOSPC, "No space left on device", str(target))
+            written.append(target)
+        return real(target, data)
+
+    monkeypatch.setattr(store_module, "_write_temporary", fill_up)
+    assert main(["render", str(path)]) == 2
+    err = _one_line(capsys)
+    assert err.startswith("drama: cannot write ") and "boathouse-2" in err and "take-001.wav" in err
+    assert err.endswith(": no space left on device (free some space and run the command again; "
+                        "finished takes are kept)")
+    store = TakeStore(tmp_path / "scene.drama")
+    assert [t.number for t in store.takes("boathouse", "boathouse-1")] == [1]
+    assert store.takes("boathouse", "boathouse-2") == []
+
+
+def test_full_disk_in_the_mix_is_one_line_exit_2_and_takes_stay(tmp_path, monkeypatch, capsys):
+    import soundfile as sf
+
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+
+    real_write = sf.SoundFile.write
+
+    def fail(self, data):
+        if "mix" not in str(self.name):
+            return real_write(self, data)
+        raise sf.LibsndfileError(2, prefix=f"Error writing {self.name!r}: ")  # SFE_SYSTEM
+
+    monkeypatch.setattr(sf.SoundFile, "write", fail)
+    assert main(["render", str(path)]) == 2
+    err = _one_line(capsys)
+    assert err.startswith("drama: cannot write audio: Error writing ") and "mix" in err
+    assert "(is the disk full or the folder read-only? finished takes are kept)" in err
+    store = TakeStore(tmp_path / "scene.drama")
+    assert len(store.takes("boathouse", "boathouse-1")) == 1 and len(store.takes("boathouse", "boathouse-2")) == 1
