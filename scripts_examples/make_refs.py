@@ -52,7 +52,7 @@ def make_clip(backend: ScratchBackend, name: str, transcript: str) -> np.ndarray
 
 def main(folder: str | None = None) -> int:
     """Write every missing clip; print what was written. Returns 0."""
-    root = Path(folder) if folder else Path(__file__).resolve().parent
+    root = (Path(folder) if folder else Path(__file__).parent).resolve()
     backend = ScratchBackend()
     for path, (name, transcript) in wanted_clips(root).items():
         if path.exists():

@@ -90,3 +90,34 @@ def test_deeply_nested_yaml_is_bad_input_not_a_crash(tmp_path, capsys, kind):
     assert main(["check", str(script)]) == 2
     err = one_error_line(capsys)
     assert f"{script}:" in err and "nested too deeply" in err
+
+
+HOLMES_SCRIPT = """\
+title: A Scandal in Bohemia
+cast:
+  HOLMES:
+    voice: refs/holmes.wav
+    transcript: You see, but you do not observe.
+lines:
+  - HOLMES: Come in!
+"""
+
+
+def test_make_refs_with_a_relative_folder_writes_the_clips(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    import soundfile as sf
+
+    module_path = Path(__file__).resolve().parents[1] / "scripts_examples" / "make_refs.py"
+    spec = importlib.util.spec_from_file_location("make_refs", module_path)
+    make_refs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_refs)
+    (tmp_path / "holmes").mkdir()
+    (tmp_path / "holmes" / "scandal.yaml").write_text(HOLMES_SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    assert make_refs.main("holmes") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("wrote refs/holmes.wav: HOLMES, ")
+    info = sf.info(str(tmp_path / "holmes" / "refs" / "holmes.wav"))
+    assert info.samplerate == 44_100 and info.duration > 1.0
