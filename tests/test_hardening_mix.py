@@ -3,6 +3,7 @@ level reported as RMS."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -75,3 +76,99 @@ def test_the_r128_summary_reports_lufs_and_true_peak(tmp_path, monkeypatch, caps
     assert main(["render", str(path), "--preset", "r128"]) == 0
     line = scene_line(capsys.readouterr().out)
     assert re.search(r"-2[234]\.\d LUFS, true peak -\d+\.\d dBTP", line), line
+
+
+# Mix settings stay with the project; a re-mix replaces the whole delivery set.
+
+
+def project_mix(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "scene.drama" / "project.json").read_text())["mix"]
+
+
+def scene_folder(tmp_path: Path) -> Path:
+    return tmp_path / "scene.drama" / "boathouse"
+
+
+def test_a_bare_render_keeps_the_saved_mix_settings(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--preset", "acx", "--format", "wav", "--format", "flac",
+                 "--gap", "0.8"]) == 0
+    saved = {"formats": ["wav", "flac"], "options": {"preset": "acx", "gap_s": 0.8}}
+    assert project_mix(tmp_path) == saved
+    assert main(["render", str(path)]) == 0
+    assert project_mix(tmp_path) == saved
+    sheet = json.loads((scene_folder(tmp_path) / "mix.cues.json").read_text())
+    first, second = sheet["cues"]
+    assert sheet["preset"] == "acx" and second["start_s"] - first["end_s"] == pytest.approx(0.8)
+    assert sf.info(str(scene_folder(tmp_path) / "mix.flac")).frames == \
+        sf.info(str(scene_folder(tmp_path) / "mix.wav")).frames
+    assert main(["mix", str(path)]) == 0
+    assert project_mix(tmp_path) == saved
+
+
+def test_a_remix_removes_formats_no_longer_asked_for(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--format", "wav", "--format", "flac"]) == 0
+    assert (scene_folder(tmp_path) / "mix.flac").exists()
+    assert main(["mix", str(path), "--format", "wav"]) == 0
+    assert sorted(p.name for p in scene_folder(tmp_path).glob("mix.*")) == [
+        "mix.cues.json", "mix.labels.txt", "mix.srt", "mix.wav"]
+    assert project_mix(tmp_path)["formats"] == ["wav"]
+
+
+def test_temporaries_of_interrupted_mixes_and_takes_are_removed_on_the_next_run(tmp_path,
+                                                                                monkeypatch):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path)]) == 0
+    folder = scene_folder(tmp_path)
+    left = [folder / ".mix-k2j3h4.wav", folder / ".mix.flac.a1b2.tmp",
+            folder / ".mix.mp3.c3d4.tmp", folder / "boathouse-1" / ".take-002.wav.4242.tmp"]
+    for temporary in left:
+        temporary.write_bytes(b"x" * 100)
+    assert main(["mix", str(path)]) == 0
+    assert [p for p in left if p.exists()] == []
+    assert not [p for p in folder.rglob(".*") if p.is_file()]
+
+
+def test_a_failed_remix_leaves_the_whole_earlier_delivery_set(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--format", "wav", "--format", "flac"]) == 0
+    folder = scene_folder(tmp_path)
+    before = {p.name: p.read_bytes() for p in folder.glob("mix.*")}
+    saved = project_mix(tmp_path)
+
+    def broken(source, target, settings):
+        Path(target).write_bytes(b"partial")
+        raise RenderError("FLAC encoder failed")
+
+    monkeypatch.setitem(export.EXPORT_FORMATS, "flac", export.ExportFormat("flac", "FLAC", broken))
+    assert main(["mix", str(path), "--gap", "1.5", "--format", "flac", "--format", "wav"]) == 2
+    assert "FLAC encoder failed" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in folder.glob("mix.*")} == before
+    assert project_mix(tmp_path) == saved
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def test_deliverables_are_renamed_together_with_the_cue_sheet_last(tmp_path, monkeypatch):
+    entry = MixEntry("l1", "A", "Hi.", take_file(tmp_path / "a.wav"), 1)
+    result = mix_scene([entry], MixSettings(), tmp_path / "scene")
+    renamed = []
+    real = export.os.replace
+
+    def spy(source, target):
+        renamed.append(Path(target).name)
+        return real(source, target)
+
+    monkeypatch.setattr(export.os, "replace", spy)
+    write_mix(result, tmp_path / "scene", ("flac", "wav"))
+    finals = [name for name in renamed if name.startswith("mix.")]
+    assert finals[-1] == "mix.cues.json"
+    assert set(finals) == {"mix.flac", "mix.wav", "mix.labels.txt", "mix.srt", "mix.cues.json"}
+    # nothing is renamed into place before every file of the set is written
+    first_final = renamed.index(finals[0])
+    assert all(not name.startswith("mix.") for name in renamed[:first_final])
+    assert len(renamed) - first_final == len(finals)

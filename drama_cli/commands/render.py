@@ -49,7 +49,7 @@ def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, format
     options.update({key: value for key, value in given.items() if value is not None})
     settings = RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
                               takes=takes, seed=seed, retries=retries,
-                              formats=tuple(formats or ("wav",)), mix=mix, mix_options=options)
+                              formats=tuple(formats or ()), mix=mix, mix_options=options)
     settings.validate()
     return settings
 

@@ -147,27 +147,49 @@ def _point_pydub_at(encoder: str) -> None:
     AudioSegment.converter = encoder
 
 
+def staged_path(target: Path) -> Path:
+    """A new empty hidden file beside `target` (`.<name>.<random>.tmp`) to write it under until
+    `publish` renames it into place; such names are removed by the next run that takes the
+    project lock (`drama_cli.takes.store.remove_stale_temporaries`)."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def publish(staged: Sequence[tuple[Path, Path]]) -> None:
+    """Rename each written temporary onto its target, in order: every file is fsynced first
+    (so all renames happen after all writes), given the ordinary file mode, then renamed."""
+    for tmp, _target in staged:
+        # mkstemp creates 0600, and the caller may have renamed another such file onto `tmp`:
+        # finished files follow the umask (0644 under the usual 022).
+        os.chmod(tmp, FILE_MODE)
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+    for tmp, target in staged:
+        os.replace(tmp, target)
+
+
 @contextlib.contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
     """Yield a temporary path beside `target`; on success it is fsynced and renamed onto it.
 
     On any exception the temporary file is removed and `target` is left untouched.
     """
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = staged_path(target)
     try:
         yield tmp
-        # mkstemp creates 0600, and the caller may have renamed another such file onto `tmp`:
-        # finished files follow the umask (0644 under the usual 022).
-        os.chmod(tmp, FILE_MODE)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        publish([(tmp, Path(target))])
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def stage_text(target: Path, text: str) -> Path:
+    """Write UTF-8 `text` to a `staged_path` of `target`; returns the temporary."""
+    tmp = staged_path(target)
+    tmp.write_text(text, encoding="utf-8")
+    return tmp
 
 
 def write_text_atomic(target: Path, text: str) -> Path:

@@ -506,56 +506,66 @@ def write_mix(
 
     formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
     always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`; a mix of
-    scratch takes (`scratch_banner`) carries its SCRATCH label first in the labels and SRT. Every file
-    is written atomically; without `wav` the temporary rendering is deleted and
-    `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path} with kinds
-    `wav`, `flac`, `mp3`, `labels`, `srt`, `cues`. Raises RenderError when MP3 is asked for
-    and no encoder exists (checked before anything is written), UsageError for an unknown
-    format.
+    scratch takes (`scratch_banner`) carries its SCRATCH label first in the labels and SRT.
+
+    The files of a scene switch together: every one is first written under a temporary name
+    in `folder`, then all are renamed into place, audio first and the cue sheet last, and
+    `mix.<fmt>` files of formats no longer asked for are removed before the cue sheet. When
+    anything fails before the renames, the temporaries are removed and the earlier set is left
+    whole (the rendering at `result.audio_path` is kept). Without `wav` the rendering is
+    deleted and `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path}
+    with kinds `wav`, `flac`, `mp3`, `labels`, `srt`, `cues`. Raises RenderError when MP3 is
+    asked for and no encoder exists (checked before anything is written), UsageError for an
+    unknown format.
     """
     wanted = [export.check_format(f) for f in (formats or result.settings.formats)]
     for fmt in wanted:
         export.require_encoder(fmt)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    written: dict[str, Path] = {}
-    for fmt in wanted:  # encoded copies first: they read the rendering that the WAV becomes
-        encode = export.EXPORT_FORMATS[fmt].encode
-        if encode is not None:
-            written[fmt] = encode(result.audio_path, folder / f"{MIX_BASENAME}.{fmt}", result.settings)
-    if "wav" in wanted:
-        written["wav"] = _move_into(result.audio_path, folder / f"{MIX_BASENAME}.wav")
-    else:
-        result.audio_path.unlink()  # the rendering was only the encoders' source
-    result.audio_path = written.get("wav") or written[wanted[0]]
+    targets = {fmt: folder / f"{MIX_BASENAME}.{fmt}" for fmt in wanted}
+    staged: dict[str, Path] = {}  # kind -> temporary
+    try:
+        for fmt in wanted:  # encoded copies first: they read the rendering that the WAV becomes
+            encode = export.EXPORT_FORMATS[fmt].encode
+            if encode is not None:
+                staged[fmt] = export.staged_path(targets[fmt])
+                encode(result.audio_path, staged[fmt], result.settings)
+        if "wav" in wanted:
+            staged["wav"] = _stage_rendering(result.audio_path, targets["wav"])
+        banner = scratch_banner(result.settings.metadata)
+        texts = {"labels": ("labels.txt", export.labels_text(result.cues, banner)),
+                 "srt": ("srt", export.srt_text(result.cues, banner)),
+                 "cues": ("cues.json", export.cue_sheet_text(result.cues, result.summary(),
+                                                             base=folder))}
+        for kind, (suffix, text) in texts.items():
+            targets[kind] = folder / f"{MIX_BASENAME}.{suffix}"
+            staged[kind] = export.stage_text(targets[kind], text)
+    except BaseException:
+        for tmp in staged.values():
+            if tmp != result.audio_path:
+                tmp.unlink(missing_ok=True)
+        raise
+    export.publish([(staged[kind], targets[kind]) for kind in staged if kind != "cues"])
+    for fmt in export.FORMATS:
+        if fmt not in wanted:
+            (folder / f"{MIX_BASENAME}.{fmt}").unlink(missing_ok=True)
+    export.publish([(staged["cues"], targets["cues"])])
+    if staged.get("wav") != result.audio_path:
+        result.audio_path.unlink(missing_ok=True)  # copied, or only the encoders' source
+    result.audio_path = targets["wav"] if "wav" in wanted else targets[wanted[0]]
     if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
         result.temp_dir.rmdir()
         result.temp_dir = None
-    banner = scratch_banner(result.settings.metadata)
-    written["labels"] = export.write_text_atomic(
-        folder / f"{MIX_BASENAME}.labels.txt", export.labels_text(result.cues, banner)
-    )
-    written["srt"] = export.write_text_atomic(
-        folder / f"{MIX_BASENAME}.srt", export.srt_text(result.cues, banner)
-    )
-    cue_sheet = export.cue_sheet_text(result.cues, result.summary(), base=folder)
-    written["cues"] = export.write_text_atomic(folder / f"{MIX_BASENAME}.cues.json", cue_sheet)
-    return written
+    return {kind: targets[kind] for kind in staged}
 
 
-def _move_into(source: Path, target: Path) -> Path:
-    """Rename `source` onto `target` atomically (copying first when across file systems)."""
+def _stage_rendering(source: Path, target: Path) -> Path:
+    """The rendering as a temporary beside `target`, ready for `export.publish`: itself when it
+    is already in that folder, else a copy there."""
     source = Path(source)
-    if source.resolve() == target.resolve():
-        return target
-    with export.atomic_path(target) as tmp:
-        if _other_device(source, target):
-            shutil.copyfile(source, tmp)
-        else:
-            source.replace(tmp)
-    source.unlink(missing_ok=True)
-    return target
-
-
-def _other_device(source: Path, target: Path) -> bool:
-    return source.stat().st_dev != target.parent.stat().st_dev
+    if source.parent.resolve() == target.parent.resolve():
+        return source
+    tmp = export.staged_path(target)
+    shutil.copyfile(source, tmp)
+    return tmp

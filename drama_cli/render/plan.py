@@ -32,7 +32,8 @@ class RenderSettings:
     scenes / lines: ids to render (empty: all). mode: compile mode (`history`, `clone`,
     `scene`). takes: passing takes wanted per line. seed: base seed (each line adds a stable
     offset from its id). retries: extra attempts per take when checks fail. sampling: sampling
-    parameters passed to the backend (part of the cache key). formats: mix export formats.
+    parameters passed to the backend (part of the cache key). formats: mix export formats
+    (empty: the project's saved formats, else WAV).
     mix: whether to mix scenes after rendering; mix_options: extra `MixSettings` fields.
     checks: extra take checks (e.g. the speech-recognition check), each a callable
     `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
@@ -46,7 +47,7 @@ class RenderSettings:
     seed: int = 0
     retries: int = 2
     sampling: dict = field(default_factory=dict)
-    formats: tuple[str, ...] = ("wav",)
+    formats: tuple[str, ...] = ()
     mix: bool = True
     mix_options: dict = field(default_factory=dict)
     checks: list = field(default_factory=list)

@@ -13,6 +13,8 @@ from drama_cli.script.direction import display_text
 from drama_cli.takes.store import TakeStore
 from engine.constants import SPEAKER_TAG
 
+DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
+
 
 @dataclass
 class SceneOutcome:
@@ -128,14 +130,18 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         outcome.stale = sorted(str(p) for p in store.scene_dir(scene.id).glob("mix.*"))
         return outcome
     options = layered_mix_options(script, scene, settings.mix_options)
-    mix_settings = MixSettings(formats=tuple(settings.formats), **options,
+    mix_settings = MixSettings(formats=tuple(settings.formats or DEFAULT_FORMATS), **options,
                                metadata={**(metadata or {}), **engines_used(store, scene.id, entries),
                                          "scene": scene.id,
                                          "missing_lines": list(outcome.missing)})
     outcome.engines_note = engines_note(mix_settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene(entries, mix_settings, work_dir=folder)
-    files = write_mix(result, folder, mix_settings.formats)
+    try:
+        files = write_mix(result, folder, mix_settings.formats)
+    except BaseException:
+        result.audio_path.unlink(missing_ok=True)  # the earlier delivery set stays whole
+        raise
     outcome.files = {kind: str(path) for kind, path in files.items()}
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()
@@ -152,12 +158,16 @@ def mix_record(settings: RenderSettings) -> dict:
 def with_project_mix(settings: RenderSettings, project: dict,
                      formats_given: bool = True) -> RenderSettings:
     """`settings` with the mix settings saved in `project` (a `project.json` dict) filled in:
-    options given in `settings.mix_options` win; the saved formats are used unless
-    `formats_given`."""
+    options given in `settings.mix_options` win over the saved ones; `settings.formats` wins
+    when given (non-empty and `formats_given`), else the saved formats, else DEFAULT_FORMATS.
+    So settings given once stay with the project until they are changed."""
     saved = project.get("mix") or {}
     options = {**(saved.get("options") or {}), **settings.mix_options}
-    formats = settings.formats if formats_given or not saved.get("formats") else tuple(saved["formats"])
-    return dataclasses.replace(settings, formats=tuple(formats), mix_options=options)
+    if formats_given and settings.formats:
+        formats = tuple(settings.formats)
+    else:
+        formats = tuple(saved.get("formats") or settings.formats or DEFAULT_FORMATS)
+    return dataclasses.replace(settings, formats=formats, mix_options=options)
 
 
 def remix(script, store: TakeStore, settings: RenderSettings,
@@ -172,10 +182,10 @@ def remix(script, store: TakeStore, settings: RenderSettings,
     metadata = {"engine": project.get("engine", {}).get("engine"),
                 "scratch": bool(project.get("scratch", False))}
     with store.lock():
-        if project:
-            store.write_project({**store.project(), "mix": mix_record(settings)})
         outcomes = []
         for scene in pick_scenes(script, settings):
             select_first_passing(store, script, scene)
             outcomes.append(mix_scene_from_store(store, scene, settings, metadata, script))
+        if project:  # saved once the mixes are made: a failed mix leaves the old settings
+            store.write_project({**store.project(), "mix": mix_record(settings)})
         return outcomes

@@ -28,7 +28,12 @@ from drama_cli.render.plan import (
     pick_scenes,
     wanted_lines,
 )
-from drama_cli.render.remix import mix_record, mix_scene_from_store, require_encoders
+from drama_cli.render.remix import (
+    mix_record,
+    mix_scene_from_store,
+    require_encoders,
+    with_project_mix,
+)
 from drama_cli.render.report import RenderReport
 from drama_cli.render.scene import render_scene_mode
 from drama_cli.takes.keys import ReferenceHasher
@@ -40,12 +45,15 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                   notice: Callable[[str], None] = lambda message: None) -> RenderReport:
     """Render the selected scenes and lines of `script` into `store`, then mix each scene.
 
-    script: a resolved `Script`. Checks the export encoders before the first backend call
+    script: a resolved `Script`. Mix settings not given in `settings` (empty `formats`, options
+    not in `mix_options`) come from the project's saved ones (`with_project_mix`), and the
+    result is saved again. Checks the export encoders before the first backend call
     (case A7) and holds the project lock for the whole render. Raises UsageError for unknown
     scene or line ids, RenderError when the project is locked or an encoder is missing;
     backend errors and Ctrl-C propagate after every finished take is stored.
     """
     settings.validate()
+    settings = with_project_mix(settings, store.project())
     progress = progress or Progress()
     scenes = pick_scenes(script, settings)
     if settings.mode == "scene" and not backend.capabilities.scene_layout:
@@ -58,7 +66,6 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                           str(store.root))
     hasher = ReferenceHasher()
     with store.lock():
-        store.remove_stale_temporaries()
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
                              "sampling": settings.sampling, "seed": settings.seed,

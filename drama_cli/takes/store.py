@@ -39,6 +39,7 @@ TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")  # older pr
 MAX_TAKE_NUMBER = 999  # take-001 ... take-999: names sort in number order
 MAX_NEW_TAKES = 100  # takes one command may ask for (--takes)
 LOCK_NAME = ".drama.lock"
+TEMPORARY_PATTERNS = (".*.tmp", ".mix-*.wav")  # what writers use until a file is complete
 STORE_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
@@ -237,12 +238,14 @@ class ProjectLock:
     """An exclusive advisory lock on a project folder (fcntl.flock on `.drama.lock`).
 
     Released by the OS when the process dies, so a killed render never leaves a stale lock.
-    Raises RenderError when another process holds it.
+    Raises RenderError when another process holds it. on_acquire: called once the lock is
+    held (the store removes what killed writers left behind).
     """
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, on_acquire=None):
         self.path = Path(root) / LOCK_NAME
         self._fd: int | None = None
+        self._on_acquire = on_acquire
 
     def __enter__(self) -> "ProjectLock":
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -261,6 +264,8 @@ class ProjectLock:
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()}".encode())
         self._fd = fd
+        if self._on_acquire is not None:
+            self._on_acquire()
         return self
 
     def __exit__(self, *exc) -> None:
@@ -284,8 +289,9 @@ class TakeStore:
         return self.scene_dir(scene_id) / safe_name(line_id)
 
     def lock(self) -> ProjectLock:
-        """The project's exclusive lock (use as a context manager)."""
-        return ProjectLock(self.root)
+        """The project's exclusive lock (use as a context manager); taking it removes the
+        temporaries of writers that were killed (`remove_stale_temporaries`)."""
+        return ProjectLock(self.root, self.remove_stale_temporaries)
 
     # -- takes -----------------------------------------------------------------------------
     def scan(self, scene_id: str, line_id: str) -> LineTakes:
@@ -413,16 +419,19 @@ class TakeStore:
         return take
 
     def remove_stale_temporaries(self) -> int:
-        """Delete temporary files left by a writer that was killed mid-write (`.<name>.<pid>.tmp`).
+        """Delete temporary files left by a writer that was killed mid-write: takes and mix
+        files being written (`.<name>.<random>.tmp`) and mix renderings (`.mix-<random>.wav`).
 
-        Call only while holding the project lock (no other writer can be active then).
+        Runs whenever the project lock is taken (no other writer can be active then).
         Returns how many were removed.
         """
         removed = 0
         if self.root.is_dir():
-            for path in self.root.rglob(".*.tmp"):
-                path.unlink(missing_ok=True)
-                removed += 1
+            for pattern in TEMPORARY_PATTERNS:
+                for path in self.root.rglob(pattern):
+                    if path.is_file():
+                        path.unlink(missing_ok=True)
+                        removed += 1
         return removed
 
     # -- selections ------------------------------------------------------------------------
