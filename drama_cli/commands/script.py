@@ -83,11 +83,13 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
              mode: Annotated[str, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE,
              max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
              model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
+             out: Annotated[Optional[str], typer.Option("--out", help="Project folder whose takes history mode shows as context (default: <script>.drama beside it).")] = None,
              as_json: JsonOpt = False) -> None:
     """Show each conversation as it will be sent, with tokens per segment and audio rows.
 
     Audio rows are estimated from reference durations at 44,100/2048 frames per second; the
-    total cost per line sums both.
+    total cost per line sums both. In history mode each line also carries the selected takes
+    of earlier lines in the project folder as context, counted in its rows.
     """
     from drama_cli.compile.cost import compile_report
     from drama_cli.errors import UsageError
@@ -101,11 +103,25 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
     if scene is not None and scene not in {s.id for s in loaded.scenes}:
         known = ", ".join(s.id for s in loaded.scenes)
         raise UsageError(f"no scene {scene!r} in {loaded.source}; scenes: {known}")
-    report = compile_report(loaded, mode, scene, max_chars=max_chars, model_folder=model)
+    takes, no_takes = _project_takes(script, out) if mode == "history" else (None, None)
+    report = compile_report(loaded, mode, scene, max_chars=max_chars, model_folder=model,
+                            takes=takes, no_takes=no_takes)
     if as_json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return
     _print_compile(report)
+
+
+def _project_takes(script: str, out: Optional[str]):
+    """(take lookup, None) for the script's rendered project, or (None, why there is none)."""
+    from drama_cli.render.plan import context_clip
+    from drama_cli.takes.project import open_project
+
+    store = open_project(script, out)
+    if not store.project_path.exists():
+        return None, (f"no rendered project at {store.root}: a first render gives each line the "
+                      f"takes made for the lines before it in that run")
+    return (lambda scene_id, line: context_clip(store, scene_id, line.id)), None
 
 
 def _print_compile(report: dict) -> None:
@@ -117,6 +133,9 @@ def _print_compile(report: dict) -> None:
               f"{text_part} {report['unit']} + {line['total_rows']} audio")
         for warning in line["warnings"]:
             print(f"  warning: {warning}")
+        if "context" in line:
+            heard = ", ".join(f"{c['line']} ({c['rows']} rows)" for c in line["context"])
+            print(f"  context: {heard or 'none (' + line['context_note'] + ')'}")
         for n, conversation in enumerate(line["conversations"], 1):
             if conversation.get("shared_with"):
                 print(f"  conversation {n} ({conversation['layout']}): shared with {conversation['shared_with']}")
@@ -128,3 +147,6 @@ def _print_compile(report: dict) -> None:
                     print(f"    {segment['rows']:>6} rows  audio {segment['source']}")
                 else:
                     print(f"    {segment['count']:>6} {report['unit']:<6} {json.dumps(segment['text'], ensure_ascii=False)}")
+    totals = report["totals"]
+    context = f" (of them {totals['context_rows']} context rows from earlier takes)" if report["mode"] == "history" else ""
+    print(f"\ntotal: {totals['lines']} lines, {totals['text']} {report['unit']} + {totals['rows']} audio rows{context}")

@@ -38,11 +38,17 @@ def text_counter(model_folder: Path | None = None) -> tuple[Callable[[str], int]
 
 
 def compile_report(script, mode: str, scene_id: str | None = None, max_chars: int = 300,
-                   model_folder: Path | None = None, counter: tuple | None = None) -> dict:
+                   model_folder: Path | None = None, counter: tuple | None = None,
+                   takes: Callable | None = None, no_takes: str | None = None) -> dict:
     """Compile the scenes (or one) and describe every conversation as plain JSON data.
 
-    Returns {"mode", "unit", "counting", "frames_per_second", "lines": [...]}; each line has id,
-    speaker, text, chunks, speakers, warnings, conversations (segments with counts) and total.
+    takes: `(scene id, Line) -> AudioClip | None`, the earlier take a line lends as `history`
+    context (None: no takes known; `no_takes` says why, for the report).
+    Returns {"mode", "unit", "counting", "frames_per_second", "lines": [...], "totals"}; each line
+    has id, speaker, text, chunks, speakers, warnings, conversations (segments with counts),
+    total and total_rows, and in `history` mode its context (line ids with audio rows),
+    context_rows and, when there is none, context_note saying why. totals: lines, text, rows
+    (context rows included), context_rows, total.
     Raises EngineError when the engine's layout builder refuses a conversation.
     """
     from drama_cli.compile.scene import compile_scene
@@ -52,7 +58,8 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
     lines = []
     seen: dict[int, str] = {}
     for scene in scenes:
-        for plan in compile_scene(script, scene, mode, max_chars=max_chars):
+        lookup = (lambda line, scene=scene: takes(scene.id, line)) if takes is not None else None
+        for plan in compile_scene(script, scene, mode, max_chars=max_chars, takes=lookup):
             conversations = []
             for conversation in plan.conversations:
                 if id(conversation) in seen:
@@ -61,15 +68,43 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
                     continue
                 seen[id(conversation)] = plan.line.id
                 conversations.append(describe_conversation(conversation, count))
-            lines.append({
+            entry = {
                 "id": plan.line.id, "scene": plan.scene_id, "speaker": plan.line.speaker,
                 "text": plan.text, "chunks": plan.chunks, "speakers": plan.speakers,
                 "warnings": plan.warnings, "conversations": conversations,
                 "total": sum(c["cost"] for c in conversations),
                 "total_rows": sum(c.get("rows", 0) for c in conversations),
-            })
+            }
+            if mode == "history":
+                entry.update(_context(plan, scene, no_takes))
+            lines.append(entry)
+    text = sum(line["total"] - line["total_rows"] for line in lines)
+    rows = sum(line["total_rows"] for line in lines)
+    totals = {"lines": len(lines), "text": text, "rows": rows,
+              "context_rows": sum(line.get("context_rows", 0) for line in lines), "total": text + rows}
     return {"mode": mode, "unit": unit, "counting": description,
-            "frames_per_second": FRAMES_PER_SECOND, "lines": lines}
+            "frames_per_second": FRAMES_PER_SECOND, "lines": lines, "totals": totals}
+
+
+def _context(plan, scene, no_takes: str | None) -> dict:
+    """The history context of a line: each earlier line it hears with its audio rows (in every
+    chunk's conversation), their sum, and why there is none when there is none."""
+    context, rows = [], 0
+    for conversation in plan.conversations:
+        ids = conversation.meta.get("context_lines", [])
+        for line_id, exchange in zip(ids, conversation.context):
+            rows += exchange.clip.frames()
+            if conversation is plan.conversations[0]:
+                context.append({"line": line_id, "rows": exchange.clip.frames()})
+    result = {"context": context, "context_rows": rows}
+    if not context:
+        if scene.lines and plan.line is scene.lines[0]:
+            result["context_note"] = "the scene's first line: nothing before it"
+        elif no_takes:
+            result["context_note"] = no_takes
+        else:
+            result["context_note"] = "no earlier line of the scene has a usable selected take yet"
+    return result
 
 
 def describe_conversation(conversation: Conversation, count: Callable[[str], int]) -> dict:

@@ -203,7 +203,8 @@ class SceneCompiler:
         layout = MODES["history"].layout if context else MODES["clone"].layout
         conversations = [
             Conversation(layout, references=references, text=chunk, context=context,
-                         meta={"line_id": line.id, "chunk": n, "chunks": len(chunks), "mode": mode})
+                         meta={"line_id": line.id, "chunk": n, "chunks": len(chunks), "mode": mode,
+                               "context_lines": [c.id for c, _ in context_lines]})
             for n, chunk in enumerate(chunks)
         ]
         return LinePlan(line, self.scene.id, mode, text, chunks, conversations, speakers, warnings)
