@@ -90,16 +90,23 @@ class CorruptSelection(RenderError):
 
 
 
+def _names(lines: list[str]) -> str:
+    return ", ".join(lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+
+
 class LinesLeftOut(RenderError):
-    """A mix finished without some lines (no usable selected take): exit code 1, like
-    `drama render`; the message names the lines."""
+    """A mix finished without some lines (no usable selected take), or with takes made for
+    older text (`stale`): exit code 1, like `drama render`; the message names the lines."""
 
     exit_code = EXIT_CHECKS_FAILED
 
-    def __init__(self, lines: list[str]):
-        names = ", ".join(lines[:5]) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
-        super().__init__(f"{len(lines)} line(s) left out of the mix: {names}; render them again "
-                         f"or choose a take with drama takes --select")
+    def __init__(self, lines: list[str], stale: list[str] = ()):
+        parts = [f"{len(lines)} line(s) left out of the mix: {_names(lines)}"] if lines else []
+        if stale:
+            parts.append(f"{len(stale)} line(s) voiced by a take made for older text: "
+                         f"{_names(list(stale))}")
+        super().__init__("; ".join(parts) + "; render them again or choose a take with "
+                         "drama takes --select")
 
 
 class TakesNeedReview(RenderError):
@@ -112,7 +119,13 @@ class TakesNeedReview(RenderError):
         bad = [x for x in report.lines if x.status in ("failed", "degraded")]
         names = ", ".join(f"{x.line_id} ({x.status}: {x.message})" for x in bad[:3])
         more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
-        super().__init__(f"{len(bad)} line(s) need review: {names}{more}")
+        parts = [f"{len(bad)} line(s) need review: {names}{more}"] if bad else []
+        failed = {x.line_id for x in bad}
+        left_out = [line for line in getattr(report, "left_out", []) if line not in failed]
+        if left_out:
+            parts.append(f"{len(left_out)} line(s) left out of a mix or voiced by a take made "
+                         f"for older text: {_names(left_out)}")
+        super().__init__("; ".join(parts))
 
 
 class ModelPullError(DramaError):

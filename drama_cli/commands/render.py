@@ -147,6 +147,8 @@ def _print_scene(console, scene) -> None:
                   f" {scene.duration_s:.1f} s, {level}{left_out}")
     if scene.engines_note:
         _err(f"scene {scene.scene_id}: note: {scene.engines_note}")
+    for stale in scene.stale_takes:
+        _err(f"scene {scene.scene_id}: stale: {stale}; render the line again")
     for issue in scene.loudness.get("issues", []):
         console.print(f"scene {scene.scene_id}: mix issue: {issue}")
 
@@ -255,6 +257,8 @@ def _print_takes(listing: list[dict]) -> None:
     for row in listing:
         for take in row["takes"]:
             problem = take.get("problem") or ", ".join(take.get("failures", [])) or "ok"
+            if take.get("stale"):
+                problem = f"stale (made for older text); {problem}"
             if take.get("wer") is not None:
                 problem += f"; WER {take['wer']:.2f}"
             table.add_row(row["scene"], row["line"], str(take["take"]),
@@ -306,10 +310,11 @@ def mix_command(
 
         raise CorruptSelection(broken)
     left_out = [line for s in scenes for line in s.missing]
-    if left_out:
+    stale = [line for s in scenes for line in s.stale_lines]
+    if left_out or stale:
         from drama_cli.errors import LinesLeftOut
 
-        raise LinesLeftOut(left_out)
+        raise LinesLeftOut(left_out, stale)
 
 
 def register(app: typer.Typer) -> None:

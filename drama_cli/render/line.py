@@ -117,12 +117,14 @@ def join_chunks(parts: list[Generation]) -> Generation:
 def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: str,
                 settings: RenderSettings, backend: Backend, slot: int, attempt: int,
                 seed: int) -> dict:
-    """The JSON record of a take (docs/architecture.md: seed, layout and version, sampling params, prompt
-    hash, note, parent take, checks, duration, engine and model revision, cache key, scratch)."""
+    """The JSON record of a take (docs/architecture.md: the model text and the words shown in
+    labels and subtitles, seed, layout and version, sampling params, prompt hash, note, parent
+    take, checks, duration, engine and model revision, cache key, scratch)."""
     hasher = ReferenceHasher()
     return {
         "speaker": job.speaker,
         "text": job.text,
+        "display_text": job.display_text,
         "seed": seed,
         "slot": slot,
         "attempt": attempt,

@@ -9,9 +9,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from drama_cli.render.plan import RenderSettings, mixable, pick_scenes
-from drama_cli.script.direction import display_text
+from drama_cli.takes.selection import is_stale, stale_note, take_text
 from drama_cli.takes.store import TakeStore
-from engine.constants import SPEAKER_TAG
 
 DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
 
@@ -23,7 +22,9 @@ class SceneOutcome:
     problems: selected takes that are corrupt (`line ID: take N (file): why`), left out of
     the mix; `drama mix` exits 1 when there are any. stale: mix files left from an earlier
     mix that this one did not replace (the scene could not be mixed). engines_note: set when
-    the mix combines scratch and Drama 3 takes (`engines_note`).
+    the mix combines scratch and Drama 3 takes (`engines_note`). stale_takes / stale_lines:
+    selected takes made for older text than the script's (`line ID: take N was made for
+    ...`), mixed with their own words in the sidecars; the command exits 1.
     """
 
     scene_id: str
@@ -35,34 +36,31 @@ class SceneOutcome:
     problems: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
     engines_note: str = ""
+    stale_takes: list[str] = field(default_factory=list)
+    stale_lines: list[str] = field(default_factory=list)
 
-
-def _model_words(text: str) -> str:
-    """A line's model text without its speaker tags (their numbers depend on the context)."""
-    return " ".join(SPEAKER_TAG.sub(" ", text or "").split())
+    @property
+    def left_out(self) -> list[str]:
+        """Lines this mix does not deliver as the script has them: left out (no usable take)
+        or voiced by a take made for older text; any of them makes the command exit 1."""
+        return [*self.missing, *self.stale_lines]
 
 
 def select_first_passing(store: TakeStore, script, scene) -> None:
     """Select each line's first passing take (status `ok`) made for the current text and
-    speaker of `scene`, as a render would, when the scene has no `selected.json` yet.
+    speaker of `scene` (`drama_cli.takes.selection.is_stale`), as a render would, when the
+    scene has no `selected.json` yet.
 
     Lines with no such take stay unselected (the mix leaves them out). Writes `selected.json`
     only when something was selected.
     """
-    from drama_cli.compile.scene import compile_scene
-
     if store.selection_path(scene.id).exists() or not scene.lines:
         return
-    plans = compile_scene(script, scene, "clone", clip_duration=lambda path: None)
     chosen = {}
-    for plan in plans:
-        wanted = _model_words(plan.text)
-        for take in store.takes(scene.id, plan.line.id):
-            record = take.record
-            if (take.status == "ok" and record.get("speaker") == plan.line.speaker
-                    and _model_words(record.get("text", "")) == wanted):
-                chosen[plan.line.id] = {"take": take.number, "cache_key": take.cache_key,
-                                        "by": "auto"}
+    for line in scene.lines:
+        for take in store.takes(scene.id, line.id):
+            if take.status == "ok" and not is_stale(store, scene.id, line, take):
+                chosen[line.id] = {"take": take.number, "cache_key": take.cache_key, "by": "auto"}
                 break
     if chosen:
         store.write_selections(scene.id, chosen)
@@ -122,7 +120,10 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
                 outcome.problems.append(f"line {line.id}: {problem}")
             outcome.missing.append(line.id)
             continue
-        entries.append(MixEntry(line.id, line.speaker, display_text(line),
+        if is_stale(store, scene.id, line, take):
+            outcome.stale_takes.append(f"line {line.id}: {stale_note(take, line)}")
+            outcome.stale_lines.append(line.id)
+        entries.append(MixEntry(line.id, line.speaker, take_text(take, line),
                                 take.wav_path, take.number, line.pause_after_s, line.overlap))
     if not entries:
         outcome.skipped = ("the scene has no spoken lines" if not scene.lines
@@ -133,7 +134,8 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     mix_settings = MixSettings(formats=tuple(settings.formats or DEFAULT_FORMATS), **options,
                                metadata={**(metadata or {}), **engines_used(store, scene.id, entries),
                                          "scene": scene.id,
-                                         "missing_lines": list(outcome.missing)})
+                                         "missing_lines": list(outcome.missing),
+                                         "stale_lines": list(outcome.stale_lines)})
     outcome.engines_note = engines_note(mix_settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene(entries, mix_settings, work_dir=folder)

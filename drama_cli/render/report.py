@@ -3,7 +3,9 @@ take and the exit code of the commands that make takes (`drama render`, `revise`
 
 Exit codes: 0 all lines have a passing take; 3 every line has a usable take but some only a
 degraded one (noise, clipping; flagged `needs_review`); 1 some line has no usable take
-(silence, runaway: left out of the mix).
+(silence, runaway: left out of the mix). One rule covers every command that writes a scene
+mix (`drama render`, with or without `--line`, and `drama mix`): a line of a mixed scene that
+the mix leaves out, or voices with a take made for older text, makes it exit 1.
 """
 
 from __future__ import annotations
@@ -61,9 +63,17 @@ class RenderReport:
         return sum(line.calls for line in self.lines)
 
     @property
+    def left_out(self) -> list[str]:
+        """Lines of the scenes mixed that their mix does not deliver as the script has them
+        (`SceneOutcome.left_out`: no usable take, or a take made for older text), whether or
+        not this render was asked to render them."""
+        return [line for scene in self.scenes for line in scene.left_out]
+
+    @property
     def exit_code(self) -> int:
-        """1 when a line failed, 3 when a line is degraded, else 0 (module docstring)."""
-        if self.count("failed"):
+        """1 when a line failed or a mix left a line out, 3 when a line is degraded, else 0
+        (module docstring)."""
+        if self.count("failed") or self.left_out:
             return EXIT_CHECKS_FAILED
         if self.count("degraded"):
             return EXIT_DEGRADED
@@ -74,6 +84,7 @@ class RenderReport:
         return {
             "engine": self.engine, "scratch": self.scratch, "out": self.out,
             "exit_code": self.exit_code, "backend_calls": self.calls,
+            "left_out": self.left_out,
             "counts": {s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
             "lines": [dataclasses.asdict(x) for x in self.lines],
             "scenes": [dataclasses.asdict(x) for x in self.scenes],

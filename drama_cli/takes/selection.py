@@ -3,14 +3,69 @@
 from __future__ import annotations
 
 from drama_cli.errors import UsageError
-from drama_cli.script.direction import display_text
+from drama_cli.script.direction import display_text, render_spans
 from drama_cli.takes.store import Take, TakeStore
+from engine.constants import SPEAKER_TAG
+from engine.text import spoken_text
+
+
+def model_words(text: str) -> str:
+    """A model text without its speaker tags (their numbers depend on the context), whitespace
+    collapsed: what two texts are compared by to tell whether a take says a line."""
+    return " ".join(SPEAKER_TAG.sub(" ", text or "").split())
+
+
+def line_words(line) -> str:
+    """`model_words` of a script line's current model text (its words, tags and notes as the
+    compiler writes them)."""
+    return model_words(render_spans(line.spans, 0, lambda name: 0, line.notes))
+
+
+def take_text(take: Take, line=None) -> str:
+    """The words a take says, for tables, labels, subtitles and cue sheets: the display text
+    recorded with it, else an edit's new text, else its model text without tags (earlier
+    records); the script line's display text only when the record has none."""
+    record = take.record
+    if record.get("display_text"):
+        return record["display_text"]
+    edited = (record.get("edit") or {}).get("new_text")
+    words = spoken_text(edited or model_words(record.get("text", "")))
+    return words or (display_text(line) if line is not None else "")
+
+
+def made_for(store: TakeStore, scene_id: str, line_id: str, take: Take) -> set[str]:
+    """`model_words` of every text a take answers: its own and, for a revision or an edit, those
+    of the takes it was made from (an edit of a line says new words for the same script line)."""
+    found, seen = set(), set()
+    while take is not None and take.number not in seen:
+        seen.add(take.number)
+        found.add(model_words(take.record.get("text", "")))
+        parent = take.record.get("parent_take")
+        take = None
+        if isinstance(parent, int):
+            take = next((t for t in store.takes(scene_id, line_id) if t.number == parent), None)
+    return found
+
+
+def is_stale(store: TakeStore, scene_id: str, line, take: Take) -> bool:
+    """True when `take` was made for another text or speaker than `line` has now (the script
+    changed since): its audio no longer says the line."""
+    if take.record.get("speaker") not in (None, line.speaker):
+        return True
+    return line_words(line) not in made_for(store, scene_id, line.id, take)
+
+
+def stale_note(take: Take, line) -> str:
+    """`take N says "..."; the script now says "..."` for a stale take."""
+    return (f"take {take.number} was made for older text ({take_text(take, line)!r}); "
+            f"the script now says {display_text(line)!r}")
 
 
 def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
-    """Every line's takes for `drama takes`: per line `{"scene", "line", "speaker", "takes":
-    [{take, selected, status, duration_s, seed, engine, scratch, failures, wer, problem}]}`;
-    invalid take files are listed with their problem."""
+    """Every line's takes for `drama takes`: per line `{"scene", "line", "speaker", "text",
+    "takes": [{take, selected, status, stale, text, duration_s, seed, engine, scratch,
+    failures, note, parent_take, wer, transcript, problem}]}`; `stale`: made for older text
+    than the script's (`is_stale`); invalid take files are listed with their problem."""
     rows = []
     for scene in scenes:
         chosen = store.selections(scene.id)
@@ -19,7 +74,8 @@ def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
                 continue
             scan = store.scan(scene.id, line.id)
             picked = chosen.get(line.id, {}).get("take")
-            takes = [_take_row(t, t.number == picked) for t in scan.valid]
+            takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
+                      "stale": is_stale(store, scene.id, line, t)} for t in scan.valid]
             takes += [{"take": n, "status": "invalid", "problem": why}
                       for n, why in scan.invalid.items()]
             rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,

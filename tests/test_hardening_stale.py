@@ -1,0 +1,104 @@
+"""Sidecars carry the words of the take that is heard, and a selected take made for older text
+is flagged stale by `drama takes`, `drama mix` and `drama render`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fakes import (
+    FakeBackend,
+    FakeWithCodes,
+    boathouse_script,
+    fake_render,
+    write_script,
+)
+
+from drama_cli.cli import main
+
+OLD, NEW = "We leave at six.", "We leave at seven."
+
+
+def sidecars(folder: Path) -> tuple[list[str], str, list[str]]:
+    labels = [row.split("\t")[2] for row in (folder / "mix.labels.txt").read_text().splitlines()]
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    return labels, (folder / "mix.srt").read_text(), [c["text"] for c in sheet["cues"]]
+
+
+@pytest.fixture
+def changed(tmp_path, monkeypatch):
+    """A rendered two-line scene whose first line's text has since changed in the script."""
+    backend = FakeBackend()
+    fake_render(monkeypatch, backend)
+    path = write_script(tmp_path, [OLD, "Fine then."])
+    assert main(["render", str(path)]) == 0
+    write_script(tmp_path, [NEW, "Fine then."])
+    backend.requests.clear()
+    return path, tmp_path / "scene.drama" / "boathouse", backend
+
+
+def test_mix_with_a_stale_take_keeps_its_own_words_and_exits_1(changed, capsys):
+    path, folder, _ = changed
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "boathouse-1" in err and "stale" in err and "older text" in err
+    labels, srt, cue_texts = sidecars(folder)
+    assert labels == [f"MARGOT: {OLD}", "DESMOND: Fine then."]
+    assert f"MARGOT: {OLD}" in srt and NEW not in srt
+    assert cue_texts == [OLD, "Fine then."]
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    assert sheet["stale_lines"] == ["boathouse-1"]
+
+
+def test_takes_flags_a_selected_take_made_for_older_text(changed, capsys):
+    path, _, _ = changed
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    rows = {row["line"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["boathouse-1"]["takes"][0]["stale"] is True
+    assert rows["boathouse-1"]["takes"][0]["text"] == OLD
+    assert rows["boathouse-2"]["takes"][0]["stale"] is False
+    assert main(["takes", str(path)]) == 0
+    assert "stale" in " ".join(capsys.readouterr().out.split())
+
+
+def test_render_renders_a_stale_take_again_and_the_sidecars_follow(changed, capsys):
+    path, folder, backend = changed
+    assert main(["render", str(path)]) == 0
+    assert [r.line_id for r in backend.requests] == ["boathouse-1"]
+    labels, _, cue_texts = sidecars(folder)
+    assert labels == [f"MARGOT: {NEW}", "DESMOND: Fine then."] and cue_texts[0] == NEW
+
+
+def test_render_of_other_lines_reports_a_stale_take_it_keeps(changed, capsys):
+    path, folder, backend = changed
+    capsys.readouterr()
+    assert main(["render", str(path), "--line", "boathouse-2", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["scenes"][0]["stale_takes"][0].startswith("line boathouse-1: take 1")
+    assert backend.requests == []
+    assert sidecars(folder)[0][0] == f"MARGOT: {OLD}"
+
+
+def test_an_edit_with_select_puts_its_new_words_in_the_sidecars(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.registry as registry
+
+    fake = FakeWithCodes()
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: fake)
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
+    path = tmp_path / "scene.yaml"
+    path.write_text(boathouse_script("We never said goodbye."))
+    assert main(["render", str(path)]) == 0
+    assert main(["edit", str(path), "l1", "--text", "We hardly ever said goodbye.",
+                 "--span", "0.30:0.75", "--select"]) == 0
+    folder = tmp_path / "scene.drama" / "s1"
+    labels, srt, cue_texts = sidecars(folder)
+    assert labels[0] == "MARGOT: We hardly ever said goodbye."
+    assert cue_texts[0] == "We hardly ever said goodbye." and "We never said" not in srt
+    assert main(["mix", str(path)]) == 0  # the edit was made from the script's line: not stale
+    capsys.readouterr()
+    assert main(["takes", str(path), "--line", "l1", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [t["stale"] for t in rows[0]["takes"]] == [False, False]
