@@ -102,3 +102,18 @@ def test_an_edit_with_select_puts_its_new_words_in_the_sidecars(tmp_path, monkey
     assert main(["takes", str(path), "--line", "l1", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [t["stale"] for t in rows[0]["takes"]] == [False, False]
+
+
+def test_render_line_and_mix_scene_follow_one_rule_for_lines_left_out(tmp_path, monkeypatch,
+                                                                      capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    capsys.readouterr()
+    assert main(["render", str(path), "--line", "boathouse-2"]) == 1
+    err = capsys.readouterr().err
+    assert "2 line(s) left out of a mix or voiced by a take made for older text: " \
+           "boathouse-1, boathouse-3" in err
+    assert main(["mix", str(path), "--scene", "boathouse"]) == 1
+    assert "2 line(s) left out of the mix: boathouse-1, boathouse-3" in capsys.readouterr().err
+    assert main(["render", str(path)]) == 0
+    assert main(["mix", str(path), "--scene", "boathouse"]) == 0
