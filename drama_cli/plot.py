@@ -292,14 +292,14 @@ def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
 
 
 def _planned_rows(store, scene) -> list[tuple]:
-    from drama_cli.mix.timeline import MixEntry, MixSettings, plan_timeline
+    from drama_cli.mix.timeline import MixSettings, plan_timeline
+    from drama_cli.render.remix import mix_entry
 
     entries = []
     for line in scene.lines:
         take = store.selected_take(scene.id, line.id)
         if take is not None:
-            entries.append(MixEntry(line.id, line.speaker, line.text, take.wav_path, take.number,
-                                    line.pause_after_s, line.overlap))
+            entries.append(mix_entry(line, take))
     if not entries:
         return []
     cues, _ = plan_timeline(entries, MixSettings())

@@ -259,7 +259,7 @@ def test_T1_parentheticals_become_directions_and_a_pause(tmp_path):
     script = load_script(path)
     plans = compile_scene(script, script.scenes[0], "clone")
     assert plans[0].conversations[0].text == "<|speaker:0|> [whispering] Is he asleep?"
-    assert plans[0].line.pause_after_s >= 0.3
+    assert plans[0].line.beat_s >= 0.3
     assert plans[1].conversations[0].text == "<|speaker:0|> Good. Then we go."
     for plan in plans:
         spoken = re.sub(r"\[[^\]]*\]|<\|[^|]*\|>", "", plan.conversations[0].text)

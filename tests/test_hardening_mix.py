@@ -172,3 +172,31 @@ def test_deliverables_are_renamed_together_with_the_cue_sheet_last(tmp_path, mon
     first_final = renamed.index(finals[0])
     assert all(not name.startswith("mix.") for name in renamed[:first_final])
     assert len(renamed) - first_final == len(finals)
+
+
+BEAT_FOUNTAIN = """INT. BOATHOUSE - DAY
+
+MARGOT
+We leave at six.
+(beat)
+
+DESMOND
+Fine then.
+
+MARGOT
+(pause)
+Good.
+"""
+
+
+@pytest.mark.parametrize("gap, flags", [(0.5, []), (0.2, ["--gap", "0.2"]), (1.5, ["--gap", "1.5"])])
+def test_a_fountain_beat_adds_its_pause_to_the_gap(tmp_path, monkeypatch, gap, flags):
+    fake_render(monkeypatch)
+    path = tmp_path / "scene.fountain"
+    path.write_text(BEAT_FOUNTAIN, encoding="utf-8")
+    (tmp_path / "scene.cast.yaml").write_text("cast:\n  MARGOT: {}\n  DESMOND: {}\n")
+    assert main(["render", str(path), *flags]) == 0
+    sheet = json.loads((tmp_path / "scene.drama" / "scene-1" / "mix.cues.json").read_text())
+    first, second, third = sheet["cues"]
+    assert second["start_s"] - first["end_s"] == pytest.approx(gap + 0.5, abs=1e-5)
+    assert third["start_s"] - second["end_s"] == pytest.approx(gap + 0.5, abs=1e-5)

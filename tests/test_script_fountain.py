@@ -187,4 +187,4 @@ def test_speech_left_empty_by_markup_is_not_a_line():
 def test_beat_before_the_words_pauses_after_the_previous_line():
     script = read("ANA\nWell?\n\nBEN\n(beat)\nNo.\n")
     ana, ben = script.lines()
-    assert (ana.pause_after_s, ben.pause_after_s, ben.notes) == (0.5, None, [])
+    assert (ana.beat_s, ana.pause_after_s, ben.beat_s, ben.notes) == (0.5, None, 0.0, [])

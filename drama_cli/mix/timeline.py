@@ -79,7 +79,8 @@ class MixEntry:
     line_id: the script's line id; speaker: the cast name; text: the spoken text (for labels).
     take_path: the take's audio file (any rate, channels, WAV/FLAC width; read as float).
     take: the take number. pause_after_s: silence after this line in seconds (negative
-    overlaps the next line); None uses `MixSettings.gap_s`. overlaps_previous: dual dialogue,
+    overlaps the next line); None uses `MixSettings.gap_s`. beat_s: silence added to that
+    pause (a Fountain `(beat)`). overlaps_previous: dual dialogue,
     the line starts together with the previous one. gain_db: per-line gain before summing.
     """
 
@@ -91,6 +92,7 @@ class MixEntry:
     pause_after_s: float | None = None
     overlaps_previous: bool = False
     gain_db: float = 0.0
+    beat_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -250,19 +252,21 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
     """Place every entry: returns the cues and the scene length in samples (padding included).
 
     A line starts after the previous line's end plus its pause (`pause_after_s`, else
-    `gap_s`); `overlaps_previous` starts it with the previous line instead (dual dialogue).
+    `gap_s`, plus its `beat_s`); `overlaps_previous` starts it with the previous line instead (dual dialogue).
     Reads only file headers.
     """
     cues: list[Cue] = []
     cursor = _seconds_to_samples(settings.head_s)
     last_end = cursor
     for entry in entries:
-        if not all(math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db)):
+        if not all(math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db,
+                                              entry.beat_s)):
             raise UsageError(f"line {entry.line_id}: pause and gain must be finite numbers")
         length = take_length_samples(entry.take_path)
         start = cues[-1].start_sample if (entry.overlaps_previous and cues) else cursor
         end = start + length
         pause = settings.gap_s if entry.pause_after_s is None else entry.pause_after_s
+        pause += entry.beat_s
         cursor = max(cursor, start, end + _seconds_to_samples(pause))
         last_end = max(last_end, end)
         cues.append(

@@ -66,6 +66,15 @@ def select_first_passing(store: TakeStore, script, scene) -> None:
         store.write_selections(scene.id, chosen)
 
 
+def mix_entry(line, take):
+    """The `MixEntry` of a script line voiced by `take`: the take's own words for the sidecars
+    (`take_text`), the line's pause, beat and overlap for the timeline."""
+    from drama_cli.mix.timeline import MixEntry
+
+    return MixEntry(line.id, line.speaker, take_text(take, line), take.wav_path, take.number,
+                    line.pause_after_s, line.overlap, beat_s=line.beat_s)
+
+
 def engines_used(store: TakeStore, scene_id: str, entries) -> dict:
     """Cue-sheet fields saying which takes of a mix are scratch drafts: `scratch` (any),
     `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used)."""
@@ -108,7 +117,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     sheet's metadata). Returns the files written, the mix duration and loudness facts.
     """
     from drama_cli.mix.options import layered_mix_options
-    from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
+    from drama_cli.mix.timeline import MixSettings, mix_scene, write_mix
 
     outcome = SceneOutcome(scene.id)
     entries = []
@@ -123,8 +132,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         if is_stale(store, scene.id, line, take):
             outcome.stale_takes.append(f"line {line.id}: {stale_note(take, line)}")
             outcome.stale_lines.append(line.id)
-        entries.append(MixEntry(line.id, line.speaker, take_text(take, line),
-                                take.wav_path, take.number, line.pause_after_s, line.overlap))
+        entries.append(mix_entry(line, take))
     if not entries:
         outcome.skipped = ("the scene has no spoken lines" if not scene.lines
                            else "no line of the scene has a usable take")

@@ -11,9 +11,9 @@ as LF.
 
 How screenplay elements become performance:
 * each cue's speech is one Line; a mid-speech parenthetical starts a new Line, so a direction
-  applies exactly to the words after it (case T1). `(beat)` and `(pause)` give the previous
-  Line `pause_after_s` = 0.5 s instead of a direction; other parentheticals become the next
-  Line's notes (compiled to a bracket direction `[whispering]`);
+  applies exactly to the words after it (case T1). `(beat)` and `(pause)` add 0.5 s to the
+  pause after the previous Line (`beat_s`, on top of the gap) instead of a direction; other
+  parentheticals become the next Line's notes (compiled to a bracket direction `[whispering]`);
 * notes are kept for display (scene elements, and the Line's `remarks` when inside speech), never
   spoken; action is spoken only when the cast names a narrator;
 * dual dialogue (`^`) marks the Line `overlap=True`, `pair` = the previous dialogue line's id.
@@ -297,7 +297,7 @@ class _Builder:
                 text_rows = []
             if not text_rows:
                 if pause and scene.lines:  # a beat before the words: silence after the line before
-                    scene.lines[-1].pause_after_s = PAUSE_S
+                    scene.lines[-1].beat_s += PAUSE_S
                 elif notes:
                     scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
                 continue
@@ -305,7 +305,7 @@ class _Builder:
             line.part = parts_made
             parts_made += 1
             if pause:
-                line.pause_after_s = PAUSE_S
+                line.beat_s += PAUSE_S
             first_line = first_line or line
         if first_line is not None:
             if dual and self.last_dialogue is not None:

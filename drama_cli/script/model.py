@@ -76,6 +76,7 @@ class Line:
     remarks: revision notes written in the script (YAML `notes:`, Fountain `[[...]]` inside the
         speech): never compiled into a render; `drama revise SCRIPT --from-script` applies them.
     pause_after_s: silence after the line in the mix, seconds (None: the mixer's default).
+    beat_s: silence added to that pause (Fountain `(beat)` and `(pause)`: 0.5 s each).
     overlap: True when the line overlaps the previous one (Fountain dual dialogue `^`, YAML
         `overlap`). pair: id of the line it overlaps (the previous dialogue line), when known.
     cue: the speaker as written in the source (with extensions stripped).
@@ -92,6 +93,7 @@ class Line:
     notes: list[str] = field(default_factory=list)
     remarks: list[str] = field(default_factory=list)
     pause_after_s: float | None = None
+    beat_s: float = 0.0
     overlap: bool = False
     pair: str | None = None
     cue: str = ""
