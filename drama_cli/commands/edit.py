@@ -157,6 +157,7 @@ def edit_command(
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
     from drama_cli.edit.project_edit import (
+        WHOLE_LINE_NOTE,
         EditForm,
         edit_in_project,
         plan_in_project,
@@ -178,8 +179,9 @@ def edit_command(
                  f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "
                  f"{' '.join(plan.covered_words) or '(no whole word)'}")
     if dry_run:
+        whole = [f"  note: {WHOLE_LINE_NOTE.replace('was voiced', 'would be voiced')}"] if plan.whole_line else []
         _print(summary, as_json, [span_line, f"  old text: {plan.old_text}",
-                                  f"  new text: {plan.new_text}"])
+                                  f"  new text: {plan.new_text}", *whole])
         return
     _err(span_line)
     result = edit_in_project(loaded, store, backend, planned, source, audio, plan, takes, seed, select,

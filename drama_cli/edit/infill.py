@@ -119,9 +119,15 @@ def recognise_words(audio: np.ndarray) -> list[Word] | None:
     return [Word(w.text.strip(), float(w.start_s), float(w.end_s)) for w in words if w.text.strip()]
 
 
-def middle_words(plan: EditPlan) -> str:
-    """The new words an edit voices: the changed words of the new text (for engines that
-    speak text only, such as scratch), or the covered words when the words did not change."""
+def middle_words(plan: EditPlan) -> str | None:
+    """The words an engine that speaks text only (scratch) voices for the middle: the plan's
+    `middle_text` (the new text's words over the span, or the whole line), else the changed
+    words of the new text, or the covered words when the words did not change. None when the
+    whole line is voiced again (the engine then hears the line's compiled text)."""
+    if plan.whole_line:
+        return None
+    if plan.middle_text is not None:
+        return plan.middle_text
     new = spoken_words(plan.new_text)
     change = diff_words(spoken_words(plan.old_text), new)
     if change is None or change.new_start == change.new_end:
@@ -135,10 +141,11 @@ class BackendInfill:
     Engines with `capabilities.infill` (drama3) get the infill conversation; the middle's
     codes are decoded together with the prefix and suffix codes (`decode`: codes `[10, T]` ->
     float32 samples, e.g. the engine's codec) so the crossfades join two continuations of the
-    same audio. Engines without it (scratch) are asked to speak just the new middle words.
+    same audio. Engines without it (scratch) are asked to speak just the middle's words
+    (`words`), or the whole compiled line when `words` is None.
     """
 
-    def __init__(self, backend, base_request, words: str, decode: Callable[[np.ndarray], np.ndarray] | None = None):
+    def __init__(self, backend, base_request, words: str | None, decode: Callable[[np.ndarray], np.ndarray] | None = None):
         self.backend, self.base, self.words, self.decode = backend, base_request, words, decode
         self.calls = 0
         self.last = None  # the backend's Generation of the latest call
@@ -146,8 +153,8 @@ class BackendInfill:
     def infill(self, conversation: Conversation, seed: int) -> Generated:
         """One generation; returns the audio with the middle's position in it."""
         text = conversation.text
-        if not self.backend.capabilities.infill:
-            text = tagged_text(conversation.text, self.words or "")
+        if not self.backend.capabilities.infill and self.words is not None:
+            text = tagged_text(conversation.text, self.words)
         request = replace(self.base, conversation=conversation, text=text, seed=seed)
         self.calls += 1
         generation = self.backend.generate(request)

@@ -19,6 +19,7 @@ from drama_cli.edit.words import (
     estimate_timings,
     span_for_change,
     spoken_words,
+    whole_word_region,
     words_in_span,
 )
 from drama_cli.errors import UsageError
@@ -69,9 +70,11 @@ def parse_span(value: str, frames: bool = False) -> tuple[float, float]:
     return start, end
 
 
-def snap_span(start_s: float, end_s: float, take_samples: int) -> FrameSpan:
+def snap_span(start_s: float, end_s: float, take_samples: int, exact: bool = False) -> FrameSpan:
     """Validate a span against a take of `take_samples` samples and snap it outward to frame
-    boundaries (start down, end up; end clipped to the take's end).
+    boundaries (start down, end up; end clipped to the take's end). With `exact` (an engine
+    without codes, whose edits need no frame grid) the samples are the span's own, so a span
+    set on word boundaries cuts no neighbouring word; the frames still enclose it.
 
     An end equal to the take's duration is valid (case M6), and so is an insertion point
     (start = end) at the very end: it regenerates the last frame. Raises UsageError when
@@ -94,11 +97,15 @@ def snap_span(start_s: float, end_s: float, take_samples: int) -> FrameSpan:
     start_frame = max(0, min(math.floor(start_s * FRAMES_PER_SECOND + eps), take_frames - 1))
     end_frame = min(take_frames, math.ceil(end_s * FRAMES_PER_SECOND - eps))
     end_frame = max(end_frame, start_frame)
+    start_sample, end_sample = start_frame * HOP_SAMPLES, min(end_frame * HOP_SAMPLES, take_samples)
+    if exact:
+        start_sample = max(0, min(round(start_s * SAMPLE_RATE), take_samples))
+        end_sample = max(start_sample, min(round(end_s * SAMPLE_RATE), take_samples))
     return FrameSpan(
         start_frame=start_frame,
         end_frame=end_frame,
-        start_sample=start_frame * HOP_SAMPLES,
-        end_sample=min(end_frame * HOP_SAMPLES, take_samples),
+        start_sample=start_sample,
+        end_sample=end_sample,
         requested_s=(max(0.0, start_s), min(duration_s, end_s)),
     )
 
@@ -109,7 +116,10 @@ class EditPlan:
 
     old_text / new_text: the line's text before and after. span: the frames to regenerate.
     covered_words: the take's words inside the span (recognised or estimated). timings_source:
-    `asr`, `estimate` or `span` (given by the user).
+    `asr`, `estimate` or `span` (given by the user). middle_text: what an engine that voices
+    the middle from words alone says there (the new text's words over the span), None when
+    the model hears the whole new text. whole_line: such an engine voices the whole line again,
+    because without word times the edit could not be made faithfully.
     """
 
     old_text: str
@@ -117,6 +127,8 @@ class EditPlan:
     span: FrameSpan
     covered_words: tuple[str, ...]
     timings_source: str
+    middle_text: str | None = None
+    whole_line: bool = False
 
 
 def plan_edit(
@@ -125,10 +137,16 @@ def plan_edit(
     take_samples: int,
     timed: Sequence[Word] | None = None,
     span_s: tuple[float, float] | None = None,
+    words_only: bool = False,
 ) -> EditPlan:
     """Decide the span of an edit: the given `span_s` if any, else the diff of the old and
-    new words placed with the recognised word times `timed`.
+    new words placed with the recognised word times `timed`. With word times the span snaps
+    outward to whole words (`whole_word_region`), so no word is cut.
 
+    words_only: the engine voices the middle from its words alone (scratch), not from the
+    whole new text. Its middle then says the new text's words over the snapped span, at least
+    one word; without word times it cannot be placed faithfully, and the plan re-voices the
+    whole line (`whole_line`).
     Raises UsageError when the texts have the same words and no span is given, when neither
     word times nor a span are available (the message names `--at`/`--span` and the `asr`
     extra), or when the span is invalid for the take (see `snap_span`).
@@ -148,12 +166,20 @@ def plan_edit(
         source = "asr"
     else:
         source = "span"
-    span = snap_span(span_s[0], span_s[1], take_samples)
-    shown = timed if timed is not None else estimate_timings(old_words, duration_s)
-    if source == "span" and timed is None:
+    snap_span(span_s[0], span_s[1], take_samples)  # validates the span as given
+    region = whole_word_region(old_text, new_text, timed, span_s, duration_s, words_only) if timed else None
+    middle, whole_line = None, False
+    if region is not None:
+        span_s = (region.start_s, region.end_s)
+        middle = " ".join(region.new_words) if words_only else None
+    elif words_only:
+        span_s, middle, whole_line = (0.0, duration_s), new_text, True
+    span = snap_span(span_s[0], span_s[1], take_samples, exact=words_only)
+    shown = timed if timed else estimate_timings(old_words, duration_s)
+    if source == "span" and not timed:
         source = "span+estimate"
     covered = words_in_span(shown, span.start_s, span.end_s)
-    return EditPlan(old_text, new_text, span, tuple(covered), source)
+    return EditPlan(old_text, new_text, span, tuple(covered), source, middle, whole_line)
 
 
 def split_codes(codes: np.ndarray, span: FrameSpan) -> tuple[np.ndarray, np.ndarray]:

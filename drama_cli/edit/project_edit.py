@@ -46,7 +46,6 @@ from drama_cli.edit.words import (
     estimate_timings,
     insert_after,
     insert_at_word_index,
-    phrase_matches,
     replace_in_span,
     replace_words,
     spoken_words,
@@ -56,6 +55,10 @@ from drama_cli.errors import UsageError
 from drama_cli.render.report import failed_checks
 from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
+
+WHOLE_LINE_NOTE = ("this engine voices an edit from its words alone and the take has no word times "
+                   "(speech recognition: pip install 'drama[asr]'), so the whole line was voiced "
+                   "again with the new text")
 
 
 @dataclass(frozen=True)
@@ -118,8 +121,10 @@ def spoken_text_of(take, line_text: str) -> str:
 def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
                     recognise: Callable[[np.ndarray], list[Word] | None] | None = None):
     """Everything decided before generating: (planned line, source take, its audio, the plan).
-    Speech recognition runs only when the span must come from word times, or to tell which
-    occurrence of a `--replace` phrase that occurs more than once lies inside `--span`.
+    Speech recognition (when installed) gives the take's word times: they place the span of a
+    changed word, snap any span outward to whole words, and tell which occurrence of a
+    `--replace` phrase that occurs more than once lies inside `--span`. An engine that voices
+    the middle from words alone (scratch) re-voices the whole line without them.
     Raises UsageError for an unknown line, a line without takes, or a bad edit (see
     `plan_edit`, `replace_in_span`)."""
     from drama_cli.edit.revise import plan_line, start_take
@@ -131,13 +136,11 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     old_text = spoken_text_of(source, planned.line.text)
     if form.replace_old is not None and form.span is None:
         replace_words(old_text, form.replace_old, form.replace_new, line_id)  # refuse before listening
-    needs_times = form.span is None and form.at_s is None
-    ambiguous = (form.replace_old is not None and form.span is not None
-                 and len(phrase_matches(old_text, form.replace_old)) > 1)
     recognise = recognise or recognise_words
-    timed = recognise(audio) if needs_times or ambiguous or form.insert is not None else None
+    timed = recognise(audio)  # word times place the edit on whole words (None without the asr extra)
     new_text, span_s = new_text_and_span(form, old_text, line_id, len(audio), timed)
-    plan = plan_edit(old_text, new_text, len(audio), timed, span_s)
+    plan = plan_edit(old_text, new_text, len(audio), timed, span_s,
+                     words_only=not backend.capabilities.infill)
     return planned, source, audio, plan
 
 
@@ -189,6 +192,8 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
             "span_frames": [plan.span.start_frame, plan.span.end_frame],
             "covered_words": list(plan.covered_words),
             "timings": plan.timings_source,
+            "middle_text": plan.middle_text,
+            "whole_line": plan.whole_line,
             "middle_samples": [splice_.middle_start, splice_.middle_end],
             "middle_s": [round(splice_.middle_start / SAMPLE_RATE, 6), round(splice_.middle_end / SAMPLE_RATE, 6)],
             "head_fade_samples": splice_.head_fade,
@@ -217,6 +222,8 @@ def plan_summary(planned, source, plan: EditPlan) -> dict:
         "span_frames": [plan.span.start_frame, plan.span.end_frame],
         "covered_words": list(plan.covered_words),
         "timings": plan.timings_source,
+        "middle_text": plan.middle_text,
+        "whole_line": plan.whole_line,
     }
 
 
@@ -281,7 +288,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
         "selected": made[0].number if select else None,
         "script_backup": str(backup) if backup else None,
         "mix": mix,
-        "notes": [n for o in outcomes for n in o.notes],
+        "notes": ([WHOLE_LINE_NOTE] if plan.whole_line else []) + [n for o in outcomes for n in o.notes],
     }
 
 

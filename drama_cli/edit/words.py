@@ -39,11 +39,16 @@ def normalise_word(word: str) -> str:
     return _WORD_CHARS.sub("", word.lower()).strip("'")
 
 
+def spoken_tokens(text: str) -> list[str]:
+    """The spoken words of a line as written (case and punctuation kept): direction tags
+    (`[sighs]`, `<whisper>`, `<|speaker:0|>`) removed, split on whitespace, pieces without a
+    letter or digit dropped. One entry per `spoken_words` entry."""
+    return [w for w in _TAG.sub(" ", text).split() if normalise_word(w)]
+
+
 def spoken_words(text: str) -> list[str]:
-    """The normalised spoken words of a line: direction tags (`[sighs]`, `<whisper>`,
-    `<|speaker:0|>`) removed, split on whitespace, punctuation stripped, empties dropped."""
-    words = (normalise_word(w) for w in _TAG.sub(" ", text).split())
-    return [w for w in words if w]
+    """The normalised spoken words of a line (`spoken_tokens`, lower case, punctuation stripped)."""
+    return [normalise_word(w) for w in spoken_tokens(text)]
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,65 @@ def span_for_change(
     return max(0.0, start), min(duration_s, end)
 
 
+MIN_OVERLAP_S = 0.02  # a span reaching less than this into a word does not take the word
+
+
+@dataclass(frozen=True)
+class WordRegion:
+    """The whole words an edit regenerates: the take's words `[old_start, old_end)`, heard from
+    `start_s` to `end_s` (seconds in the take), become `new_words` (as written in the new text)."""
+
+    old_start: int
+    old_end: int
+    start_s: float
+    end_s: float
+    new_words: tuple[str, ...]
+
+
+def whole_word_region(old_text: str, new_text: str, timed: Sequence[Word], span_s: tuple[float, float],
+                      duration_s: float, at_least_one_word: bool = False) -> WordRegion | None:
+    """The words an edit must regenerate so that no word is cut: every word of the take that
+    the span reaches into (by more than `MIN_OVERLAP_S`) and every changed word; an edge word
+    the recogniser did not hear reaches to the heard word beside it (or the take's start or end).
+
+    With `at_least_one_word` (an engine that voices the middle from its words alone) the region
+    also holds at least one word of the new text, taking in a neighbour when the change alone
+    leaves it empty (an insertion, a deletion). The times reach into the pauses beside the
+    region as far as `span_s` does, never into a neighbouring word. Returns None when no word
+    of the take was heard (nothing to place the edit by).
+    """
+    old = spoken_words(old_text)
+    tokens = spoken_tokens(new_text)
+    aligned = align_timings(old, timed)
+    if not any(aligned):
+        return None
+    start, end = span_s
+    touched = [i for i, w in enumerate(aligned)
+               if w is not None and min(end, w.end_s) - max(start, w.start_s) > MIN_OVERLAP_S]
+    change = diff_words(old, [normalise_word(t) for t in tokens])
+    if touched or change:
+        a = min(touched + ([change.old_start] if change else []))
+        b = max([i + 1 for i in touched] + ([change.old_end] if change else []))
+    else:  # the span lies in a pause: the boundary it starts at
+        a = b = sum(1 for w in aligned if w is not None and w.end_s <= start)
+    delta = len(tokens) - len(old)
+    while at_least_one_word and b + delta <= a and (a > 0 or b < len(old)):
+        a, b = (a - 1, b) if a > 0 else (a, b + 1)  # take in a neighbour so the middle says a word
+    before = next((w for w in reversed(aligned[:a]) if w), None)
+    after = next((w for w in aligned[b:] if w), None)
+    lo = before.end_s if before else 0.0
+    hi = after.start_s if after else duration_s
+    if a == b:
+        start_s, end_s = start, end
+    else:  # an edge word without a time reaches to the heard word beside it
+        start_s = min(start, aligned[a].start_s) if aligned[a] else lo
+        end_s = max(end, aligned[b - 1].end_s) if aligned[b - 1] else hi
+    start_s, end_s = max(lo, start_s), min(hi, end_s)
+    if end_s < start_s:  # an insertion point inside a word: the boundary beside it
+        start_s = end_s = min(max(start, lo), hi)
+    return WordRegion(a, b, start_s, end_s, tuple(tokens[a:b + delta]))
+
+
 def words_in_span(timed: Sequence[Word], start_s: float, end_s: float) -> list[str]:
     """The recognised (or estimated) words that overlap the span by more than half their length."""
     covered = []
@@ -152,8 +216,18 @@ def replace_words(text: str, old: str, new: str, line_id: str = "") -> str:
     if len(matches) > 1:
         raise ambiguous_phrase(text, old, matches, line_id, "give --span START:END around the one to "
                                "replace, or a longer phrase that occurs once")
-    match = matches[0]
-    return text[: match.start()] + new.strip() + text[match.end() :]
+    return replace_match(text, matches[0], new)
+
+
+def replace_match(text: str, match: re.Match, new: str) -> str:
+    """`text` with `match` replaced by `new`; an empty `new` removes the words and the space
+    before them, so no gap is left before punctuation ("You had my note?" -> "You had my?")."""
+    if new.strip():
+        return text[: match.start()] + new.strip() + text[match.end() :]
+    before, after = text[: match.start()].rstrip(), text[match.end() :]
+    if not before:
+        return after.lstrip(" ,;:")
+    return before + (after if not after[:1].isspace() else " " + after.lstrip())
 
 
 def ambiguous_phrase(text: str, phrase: str, matches: Sequence[re.Match], line_id: str,
@@ -197,7 +271,7 @@ def replace_in_span(text: str, old: str, new: str, span_s: tuple[float, float],
             "none of them is heard inside the span"
         raise ambiguous_phrase(text, old, matches, line_id,
                                f"{why}; give a longer --replace phrase that occurs once")
-    return text[: chosen.start()] + new.strip() + text[chosen.end() :]
+    return replace_match(text, chosen, new)
 
 
 def _occurrence_in_span(text: str, matches: Sequence[re.Match], span_s: tuple[float, float],
