@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import textwrap
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -328,19 +329,104 @@ def _srt_time(seconds: float) -> str:
     return f"{hours:02d}:{minutes:02d}:{secs:02d},{millis:03d}"
 
 
+SUBTITLE_LINE_CHARS = 42  # subtitle practice (BBC, Netflix): two lines of about 42 characters
+SUBTITLE_LINES = 2
+SUBTITLE_MAX_S = 7.0  # and at most about 7 seconds on screen
+_SENTENCE_END = (".", "!", "?", "…", '."', '!"', '?"', ".'")
+_CLAUSE_END = (",", ";", ":", "—", "–", "-")
+
+
+def _wrapped(text: str) -> list[str]:
+    return textwrap.wrap(text, SUBTITLE_LINE_CHARS, break_long_words=False,
+                         break_on_hyphens=False) or [""]
+
+
+def _word_times(cue) -> list[tuple[str, float, float]]:
+    """Every word of a cue with its start and end in seconds of the mix: the cue's word times
+    when it has them (speech recognition), else each chunk's time (`cue.segments`, else the
+    whole take) shared among its words by their length."""
+    offset = cue.start_s
+    words = str(cue.text).split()
+    if getattr(cue, "words", ()) and len(cue.words) == len(words):
+        return [(word, offset + a, offset + b) for word, (a, b) in zip(words, cue.words)]
+    segments = getattr(cue, "segments", ()) or ((cue.text, 0.0, cue.end_s - cue.start_s),)
+    timed = []
+    for text, start, end in segments:
+        pieces = str(text).split()
+        weights = [len(piece) + 1 for piece in pieces]
+        total, done = sum(weights) or 1, 0
+        for piece, weight in zip(pieces, weights):
+            a = start + (end - start) * done / total
+            done += weight
+            timed.append((piece, offset + a, offset + start + (end - start) * done / total))
+    return timed
+
+
+def _chunk_starts(cue, timed: list) -> set[int]:
+    """Word indices where a chunk of the take begins (hard subtitle breaks)."""
+    starts, index = set(), 0
+    for text, _start, _end in getattr(cue, "segments", ()) or ():
+        starts.add(index)
+        index += len(str(text).split())
+    return {i for i in starts if 0 < i < len(timed)}
+
+
+def _split_words(timed: list, lo: int, hi: int, prefix: str, span) -> list[tuple[int, int]]:
+    """Word ranges [lo, hi) cut until each fits two lines of 42 characters and 7 s (`span(lo,
+    hi)`: its start and end): at the sentence end nearest the middle, else a clause mark,
+    else the space nearest the middle."""
+    text = prefix + " ".join(w for w, _, _ in timed[lo:hi])
+    start, end = span(lo, hi)
+    if hi - lo <= 1 or (len(_wrapped(text)) <= SUBTITLE_LINES and end - start <= SUBTITLE_MAX_S):
+        return [(lo, hi)]
+    middle = (len(text) - len(prefix)) / 2
+    best, best_score, chars = lo + 1, None, 0
+    for k in range(lo + 1, hi):
+        word = timed[k - 1][0]
+        chars += len(word) + 1
+        kind = 0 if word.endswith(_SENTENCE_END) else 1 if word.endswith(_CLAUSE_END) else 2
+        score = (kind, abs(chars - middle))
+        if best_score is None or score < best_score:
+            best, best_score = k, score
+    return _split_words(timed, lo, best, prefix, span) + _split_words(timed, best, hi, "", span)
+
+
+def subtitle_pieces(cue) -> list[tuple[str, float, float]]:
+    """The subtitles of one cue, `SPEAKER: ` before the first: (text with line breaks, start,
+    end) in seconds of the mix. Each holds at most two lines of about 42 characters and lasts
+    at most about 7 s; cuts fall at the take's chunk joins (timed by the joins), then at
+    sentence ends and clause marks, timed by the cue's word times when it has them. Pieces
+    follow one another without a gap, from the cue's start to its end."""
+    timed = _word_times(cue)
+    label = f"{_one_line(cue.speaker)}: "
+    if not timed:
+        return [(label.strip(), cue.start_s, cue.end_s)]
+
+    def span(lo: int, hi: int) -> tuple[float, float]:
+        return (cue.start_s if lo == 0 else timed[lo][1],
+                cue.end_s if hi == len(timed) else timed[hi][1])
+
+    bounds = sorted({0, len(timed), *_chunk_starts(cue, timed)})
+    ranges = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        ranges += _split_words(timed, lo, hi, label if lo == 0 else "", span)
+    return [("\n".join(_wrapped((label if lo == 0 else "") + " ".join(w for w, _, _ in timed[lo:hi]))),
+             *span(lo, hi)) for lo, hi in ranges]
+
+
 def srt_text(cues: Sequence, banner: str | None = None) -> str:
-    """SubRip subtitles: one numbered entry per cue, text `SPEAKER: text`; `banner` (a SCRATCH
-    draft's label) first, from 0 to the first line (or for BANNER_S when the first line starts
-    sooner than that)."""
+    """SubRip subtitles, `SPEAKER: text`, each line cut into pieces that follow subtitle
+    practice (`subtitle_pieces`); `banner` (a SCRATCH draft's label) first, from 0 to the first
+    line (or for BANNER_S when the first line starts sooner than that)."""
     entries = []
     if banner:
         first = cues[0].start_s if cues else 0.0
         end = first if first >= 0.5 else BANNER_S
-        entries.append(f"1\n{_srt_time(0.0)} --> {_srt_time(end)}\n{_one_line(banner)}\n")
-    for index, cue in enumerate(cues, start=len(entries) + 1):
-        timing = f"{_srt_time(cue.start_s)} --> {_srt_time(cue.end_s)}"
-        entries.append(f"{index}\n{timing}\n{_one_line(cue.speaker)}: {_one_line(cue.text)}\n")
-    return "\n".join(entries)
+        entries.append((_one_line(banner), 0.0, end))
+    for cue in cues:
+        entries += subtitle_pieces(cue)
+    return "\n".join(f"{index}\n{_srt_time(start)} --> {_srt_time(end)}\n{text}\n"
+                     for index, (text, start, end) in enumerate(entries, start=1))
 
 
 def cue_sheet_text(cues: Sequence, summary: dict, base: Path | None = None) -> str:

@@ -80,7 +80,9 @@ class MixEntry:
     take_path: the take's audio file (any rate, channels, WAV/FLAC width; read as float).
     take: the take number. pause_after_s: silence after this line in seconds (negative
     overlaps the next line); None uses `MixSettings.gap_s`. beat_s: silence added to that
-    pause (a Fountain `(beat)`). overlaps_previous: dual dialogue,
+    pause (a Fountain `(beat)`). segments: the take's chunks as (text, start s, end s) in the
+    take, when it was made of several; words: (start s, end s) of each word of `text` in the
+    take (speech recognition), or empty. Both time the subtitles (`export.subtitle_pieces`). overlaps_previous: dual dialogue,
     the line starts together with the previous one. gain_db: per-line gain before summing.
     """
 
@@ -93,6 +95,8 @@ class MixEntry:
     overlaps_previous: bool = False
     gain_db: float = 0.0
     beat_s: float = 0.0
+    segments: tuple = ()
+    words: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,8 @@ class MixSettings:
 
 @dataclass(frozen=True)
 class Cue(SampleSpan):
-    """Where one take sits in the mix: samples `[start_sample, end_sample)` at 44,100 Hz."""
+    """Where one take sits in the mix: samples `[start_sample, end_sample)` at 44,100 Hz;
+    segments and words: the take's chunk and word times (`MixEntry`), for the subtitles."""
 
     line_id: str
     speaker: str
@@ -146,6 +151,8 @@ class Cue(SampleSpan):
     start_sample: int
     end_sample: int
     gain_db: float = 0.0
+    segments: tuple = ()
+    words: tuple = ()
 
     def to_dict(self, base: Path | None = None) -> dict:
         """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file.
@@ -279,6 +286,8 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
                 start,
                 end,
                 entry.gain_db,
+                tuple(entry.segments),
+                tuple(entry.words),
             )
         )
     return cues, last_end + _seconds_to_samples(settings.tail_s)

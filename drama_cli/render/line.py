@@ -96,8 +96,9 @@ def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict,
 
 
 def join_chunks(parts: list[Generation]) -> Generation:
-    """One Generation from the chunks of a line, in order (see `generate_line`). No chunks
-    give an empty take (whose checks fail: `silence`), never an error."""
+    """One Generation from the chunks of a line, in order (see `generate_line`); its info
+    holds `chunk_spans_s`, each chunk's [start, end] in seconds of the take. No chunks give an
+    empty take (whose checks fail: `silence`), never an error."""
     if not parts:
         return Generation(np.zeros(0, np.float32), None, EOS, {"chunks": 0})
     codes = None
@@ -110,7 +111,11 @@ def join_chunks(parts: list[Generation]) -> Generation:
         audio = np.concatenate([p for part in parts for p in (part.audio, gap)][:-1])
     stops = {p.stop_reason for p in parts}
     stop = next((s for s in stops if s != EOS), EOS)
-    info = {**parts[0].info, "chunks": len(parts)}
+    spans, start = [], 0
+    for part in parts:
+        spans.append([round(start / SAMPLE_RATE, 6), round((start + part.audio.size) / SAMPLE_RATE, 6)])
+        start += part.audio.size + (0 if codes is not None else int(CHUNK_GAP_S * SAMPLE_RATE))
+    info = {**parts[0].info, "chunks": len(parts), "chunk_spans_s": spans}
     return Generation(audio, codes, stop, info)
 
 
@@ -125,6 +130,7 @@ def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: 
         "speaker": job.speaker,
         "text": job.text,
         "display_text": job.display_text,
+        "chunks": chunk_record(job, generation),
         "seed": seed,
         "slot": slot,
         "attempt": attempt,
@@ -139,6 +145,16 @@ def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: 
         "backend_info": generation.info,
         **outcome_fields(checks, generation.stop_reason, backend),
     }
+
+
+def chunk_record(job: LineJob, generation: Generation) -> list[dict]:
+    """The chunks of a take made of several: each chunk's spoken words and its start and end
+    in seconds of the take (they time the subtitles); [] for a take of one chunk."""
+    spans = generation.info.get("chunk_spans_s") or []
+    if len(job.chunks) < 2 or len(spans) != len(job.chunks):
+        return []
+    return [{"text": spoken_text(chunk.text or job.text), "start_s": a, "end_s": b}
+            for chunk, (a, b) in zip(job.chunks, spans)]
 
 
 def outcome_fields(checks: CheckReport, stop_reason: str, backend: Backend) -> dict:

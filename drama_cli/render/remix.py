@@ -9,7 +9,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from drama_cli.render.plan import RenderSettings, mixable, pick_scenes
-from drama_cli.takes.selection import is_stale, stale_note, take_text
+from drama_cli.takes.selection import is_stale, stale_note, take_text, take_timing
 from drama_cli.takes.store import TakeStore
 
 DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
@@ -68,11 +68,15 @@ def select_first_passing(store: TakeStore, script, scene) -> None:
 
 def mix_entry(line, take):
     """The `MixEntry` of a script line voiced by `take`: the take's own words for the sidecars
-    (`take_text`), the line's pause, beat and overlap for the timeline."""
+    (`take_text`) and their timing (`take_timing`), the line's pause, beat and overlap for the
+    timeline."""
     from drama_cli.mix.timeline import MixEntry
 
-    return MixEntry(line.id, line.speaker, take_text(take, line), take.wav_path, take.number,
-                    line.pause_after_s, line.overlap, beat_s=line.beat_s)
+    text = take_text(take, line)
+    segments, words = take_timing(take, text)
+    return MixEntry(line.id, line.speaker, text, take.wav_path, take.number,
+                    line.pause_after_s, line.overlap, beat_s=line.beat_s, segments=segments,
+                    words=words)
 
 
 def engines_used(store: TakeStore, scene_id: str, entries) -> dict:

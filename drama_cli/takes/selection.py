@@ -33,6 +33,20 @@ def take_text(take: Take, line=None) -> str:
     return words or (display_text(line) if line is not None else "")
 
 
+def take_timing(take: Take, text: str) -> tuple[tuple, tuple]:
+    """What times a take's words, for subtitles: (its chunks as (text, start s, end s) when it
+    was made of several whose words are `text`'s, its speech-recognition word times as
+    (start s, end s) when there is one per word of `text`); each empty when unknown."""
+    words = text.split()
+    chunks = take.record.get("chunks") or []
+    segments = tuple((c["text"], float(c["start_s"]), float(c["end_s"])) for c in chunks)
+    if " ".join(t for t, _, _ in segments).split() != words:
+        segments = ()
+    heard = (take.record.get("asr") or {}).get("words") or []
+    times = tuple((float(w["start_s"]), float(w["end_s"])) for w in heard)
+    return segments, times if len(times) == len(words) else ()
+
+
 def made_for(store: TakeStore, scene_id: str, line_id: str, take: Take) -> set[str]:
     """`model_words` of every text a take answers: its own and, for a revision or an edit, those
     of the takes it was made from (an edit of a line says new words for the same script line)."""
