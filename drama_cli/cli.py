@@ -6,11 +6,17 @@ on `app` here.
 
 from __future__ import annotations
 
+import json
 import sys
 
 import typer
 
-from drama_cli.errors import EXIT_BAD_INPUT, DramaError, system_error_message
+from drama_cli.errors import (
+    EXIT_BAD_INPUT,
+    DramaError,
+    error_report,
+    system_error_message,
+)
 from engine.errors import EngineError
 
 app = typer.Typer(
@@ -55,14 +61,25 @@ def _register_commands() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `drama` console script; returns the process exit code.
 
-    Known errors become one line on stderr and exit code 2 (bad input) or their own code;
-    `--debug` anywhere on the command line shows the traceback instead.
+    Known errors become one line on stderr and exit code 2 (bad input) or their own code; with
+    `--json` stdout also gets a JSON error object (`drama_cli.errors.error_report`) unless the
+    command printed its results first. `--debug` anywhere on the command line shows the
+    traceback instead.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     if debug:
         args.remove("--debug")
+    as_json = "--json" in args
     _register_commands()
+
+    def fail(err: BaseException, message: str, code: int) -> int:
+        print(f"drama: {message}", file=sys.stderr)
+        if as_json and not getattr(err, "results_printed", False):
+            print(json.dumps(error_report(message if not isinstance(err, DramaError) else err, code),
+                             indent=2, ensure_ascii=False))
+        return code
+
     try:
         # Outside standalone mode a command that raises typer.Exit(code) returns the code.
         result = app(args, standalone_mode=False)
@@ -71,13 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     except DramaError as err:
         if debug:
             raise
-        print(f"drama: {err}", file=sys.stderr)
-        return err.exit_code
+        return fail(err, str(err), err.exit_code)
     except EngineError as err:
         if debug:
             raise
-        print(f"drama: {err}", file=sys.stderr)
-        return 2
+        return fail(err, str(err), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
         print("drama: interrupted", file=sys.stderr)
         return 130
@@ -86,13 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:
         # Usage errors of the argument parser arrive here in non-standalone mode.
         if hasattr(err, "show") and hasattr(err, "exit_code") and not debug:
-            err.show()
-            return 2
+            if not as_json:
+                err.show()
+                return 2
+            return fail(err, err.format_message(), EXIT_BAD_INPUT)
         message = None if debug else system_error_message(err)
         if message is None:
             raise
-        print(f"drama: {message}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(err, message, EXIT_BAD_INPUT)
     return 0
 
 

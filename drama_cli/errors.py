@@ -24,9 +24,12 @@ class SourcePosition:
 
 
 class DramaError(Exception):
-    """Base of the tool's own errors; `exit_code` is what the CLI exits with."""
+    """Base of the tool's own errors; `exit_code` is what the CLI exits with. `results_printed`:
+    the command printed its results (a report, a table, JSON) before raising, so `--json`
+    prints no error object after them."""
 
     exit_code = EXIT_BAD_INPUT
+    results_printed = False
 
 
 class ScriptError(DramaError):
@@ -82,6 +85,7 @@ class CorruptSelection(RenderError):
     names the first line and file."""
 
     exit_code = EXIT_CHECKS_FAILED
+    results_printed = True
 
     def __init__(self, problems: list[str]):
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
@@ -99,6 +103,7 @@ class LinesLeftOut(RenderError):
     older text (`stale`): exit code 1, like `drama render`; the message names the lines."""
 
     exit_code = EXIT_CHECKS_FAILED
+    results_printed = True
 
     def __init__(self, lines: list[str], stale: list[str] = ()):
         parts = [f"{len(lines)} line(s) left out of the mix: {_names(lines)}"] if lines else []
@@ -112,6 +117,8 @@ class LinesLeftOut(RenderError):
 class TakesNeedReview(RenderError):
     """A finished render whose takes need attention: exit code 1 (a line has no usable take)
     or 3 (some takes are degraded). The message names the lines."""
+
+    results_printed = True
 
     def __init__(self, report):
         """report: a `drama_cli.render.report.RenderReport`."""
@@ -137,12 +144,14 @@ class ModelCheckFailed(DramaError):
     """`drama model verify` found mismatches; exits 1 (checks failed)."""
 
     exit_code = EXIT_CHECKS_FAILED
+    results_printed = True
 
 
 class CheckFailed(DramaError):
     """`drama check` found errors (already printed as `file:line:col: message` lines); exit 2."""
 
     exit_code = EXIT_BAD_INPUT
+    results_printed = True
 
 
 _SYSTEM_HINTS = {
@@ -166,4 +175,20 @@ def system_error_message(err: BaseException) -> str | None:
         return (f"cannot write audio: {err} (is the disk full or the folder read-only? "
                 f"finished takes are kept)")
     return None
+
+
+def error_entry(err: BaseException | str) -> dict:
+    """One error as JSON data: message and, for a script error, file, line, column and hint."""
+    if isinstance(err, ScriptError):
+        pos = err.position
+        return {"file": pos.file, "line": pos.line, "column": pos.column, "message": err.message,
+                "hint": err.hint}
+    return {"message": str(err)}
+
+
+def error_report(err: BaseException | str, exit_code: int) -> dict:
+    """The JSON object a `--json` command prints on stdout when it fails: `ok` false, the exit
+    code, and every error (all of them for ScriptErrors)."""
+    errors = err.errors if isinstance(err, ScriptErrors) else [err]
+    return {"ok": False, "exit_code": exit_code, "errors": [error_entry(e) for e in errors]}
 

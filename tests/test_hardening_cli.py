@@ -149,3 +149,48 @@ def test_full_disk_in_the_mix_is_one_line_exit_2_and_takes_stay(tmp_path, monkey
     assert "(is the disk full or the folder read-only? finished takes are kept)" in err
     store = TakeStore(tmp_path / "scene.drama")
     assert len(store.takes("boathouse", "boathouse-1")) == 1 and len(store.takes("boathouse", "boathouse-2")) == 1
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["render", "{script}", "--takes", "0"], 2, "--takes must be between 1 and 100, got 0"),
+    (["render", "{missing}"], 2, "cannot read script"),
+    (["mix", "{script}"], 2, "is not a rendered project; run drama render first"),
+    (["takes", "{script}", "--select", "2"], 2, "--select needs exactly one --line"),
+    (["compile", "{script}", "--mode", "karaoke"], 2, "unknown mode 'karaoke'"),
+    (["edit", "{script}", "boathouse-1", "--text", "x", "--span", "1:1"], 2, "bad span"),
+    (["render", "{script}", "--bogus"], 2, "No such option: --bogus"),
+])
+def test_every_json_command_prints_a_json_error_object_on_failure(tmp_path, monkeypatch, capsys, args, code, message):
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    if args[0] == "edit":
+        assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    argv = [a.format(script=path, missing=tmp_path / "nope.yaml") for a in args]
+    assert main(argv + ["--json"]) == code
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["ok"] is False and report["exit_code"] == code
+    assert message in report["errors"][0]["message"]
+    assert message in captured.err
+
+
+def test_json_error_of_a_script_error_carries_its_position(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("cast:\n  A: {}\nlines:\n  - B: Hello.\n")
+    assert main(["render", str(path), "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"][0] == {"file": str(path), "line": 4, "column": 5,
+                                   "message": "unknown speaker 'B'",
+                                   "hint": "add the name to the cast or as an alias"}
+
+
+def test_json_results_are_not_followed_by_an_error_object(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend(answer=lambda request, n: (np.zeros(SR_SECOND, np.float32), "eos")))
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--json", "--retries", "0"]) == 1
+    report = json.loads(capsys.readouterr().out)  # one JSON document: the render report
+    assert report["lines"][0]["status"] == "failed"
+
+
+SR_SECOND = 44_100

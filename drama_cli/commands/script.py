@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from drama_cli.compile.modes import DEFAULT_MODE, get_mode, mode_help
-from drama_cli.errors import CheckFailed, ScriptError
+from drama_cli.errors import CheckFailed, ScriptError, error_entry
 
 ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
 CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
@@ -47,15 +47,10 @@ def check(script: ScriptArg, cast: CastOpt = None,
 
 def _fail(errors: list[ScriptError], as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"ok": False, "errors": [_error_json(e) for e in errors]}, indent=2, ensure_ascii=False))
+        print(json.dumps({"ok": False, "errors": [error_entry(e) for e in errors]}, indent=2, ensure_ascii=False))
     for err in errors:
         print(str(err), file=sys.stderr)
     raise CheckFailed(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in {errors[0].position.file}")
-
-
-def _error_json(err: ScriptError) -> dict:
-    pos = err.position
-    return {"file": pos.file, "line": pos.line, "column": pos.column, "message": err.message, "hint": err.hint}
 
 
 def _print_check(report) -> None:
