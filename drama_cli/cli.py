@@ -58,6 +58,24 @@ def _register_commands() -> None:
     register_all(app)
 
 
+EXIT_INTERRUPTED = 130
+# What Ctrl-C leaves behind, for the commands that write takes or mixes.
+AFTER_INTERRUPT = {
+    "render": "every finished take is kept; run the same command again to continue where it stopped",
+    "revise": "takes already written are kept; run the command again for a new take",
+    "edit": "takes already written are kept; run the command again for a new take",
+    "mix": "the takes are untouched; run the same command again to mix",
+}
+
+
+def _interrupted(args: list[str]) -> int:
+    """Say that Ctrl-C stopped the command, what was kept and how to go on; exit 130."""
+    verb = next((a for a in args if not a.startswith("-")), "")
+    after = AFTER_INTERRUPT.get(verb)
+    print("drama: interrupted" + (f": {after}" if after else ""), file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `drama` console script; returns the process exit code.
 
@@ -83,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Outside standalone mode a command that raises typer.Exit(code) returns the code.
         result = app(args, standalone_mode=False)
+        if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this exit code
+            return _interrupted(args)
         if isinstance(result, int):
             return result
     except DramaError as err:
@@ -94,8 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return fail(err, str(err), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
-        print("drama: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(args)
     except typer.Exit as exit_:
         return exit_.exit_code
     except Exception as err:

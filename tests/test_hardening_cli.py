@@ -194,3 +194,32 @@ def test_json_results_are_not_followed_by_an_error_object(tmp_path, monkeypatch,
 
 
 SR_SECOND = 44_100
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path, monkeypatch, capsys):
+    def interrupt_second(request, n):
+        if n == 2:
+            raise KeyboardInterrupt
+        return voice(1.0), "eos"
+
+    fake_render(monkeypatch, FakeBackend(answer=interrupt_second))
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path)]) == 130
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == ("drama: interrupted: every finished take is kept; run the same command again "
+                   "to continue where it stopped")
+    store = TakeStore(tmp_path / "scene.drama")
+    assert len(store.takes("boathouse", "boathouse-1")) == 1
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    assert main(["render", str(path)]) == 0
+    assert len(fake.requests) == 1  # only the line that was not finished
+
+
+def test_ctrl_c_in_a_command_that_writes_nothing_is_just_interrupted(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("drama_cli.script.check.check_script", interrupted)
+    assert main(["check", "whatever.yaml"]) == 130
+    assert capsys.readouterr().err.strip() == "drama: interrupted"
