@@ -10,7 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import fake_render, voice, write_script
+from fakes import (
+    FakeBackend,
+    boathouse_script,
+    fake_render,
+    mix_segments,
+    voice,
+    write_script,
+)
 
 from drama_cli.cli import main
 from drama_cli.errors import RenderError
@@ -200,3 +207,59 @@ def test_a_fountain_beat_adds_its_pause_to_the_gap(tmp_path, monkeypatch, gap, f
     first, second, third = sheet["cues"]
     assert second["start_s"] - first["end_s"] == pytest.approx(gap + 0.5, abs=1e-5)
     assert third["start_s"] - second["end_s"] == pytest.approx(gap + 0.5, abs=1e-5)
+
+
+# A preset's gain is kept across one-line rebuilds while the scene stays within the preset.
+
+
+def preset_project(tmp_path: Path, preset: str, backend):
+    from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.scheduler import render_script
+    from drama_cli.script.load import load_script
+    from drama_cli.takes.store import TakeStore
+
+    path = tmp_path / "scene.yaml"
+    path.write_text(boathouse_script(), encoding="utf-8")
+    store = TakeStore(tmp_path / "scene.drama")
+    render_script(load_script(str(path)), store, backend,
+                  RenderSettings(mix_options={"preset": preset}))
+    return path, store
+
+
+def cue_sheet(store) -> dict:
+    return json.loads((store.scene_dir("s1") / "mix.cues.json").read_text())
+
+
+@pytest.mark.parametrize("preset", ["r128", "acx", "podcast"])
+def test_with_a_preset_a_one_line_rebuild_leaves_the_other_lines_as_they_were(tmp_path, preset):
+    from drama_cli.edit.revise import revise_in_project
+    from drama_cli.script.load import load_script
+
+    backend = FakeBackend()
+    path, store = preset_project(tmp_path, preset, backend)
+    before, gain = mix_segments(store), cue_sheet(store)["gain_db"]
+    revise_in_project(load_script(str(path)), store, backend, "l2", "louder", select=True)
+    after, sheet = mix_segments(store), cue_sheet(store)
+    for line in ("l1", "l3"):
+        np.testing.assert_array_equal(after[line][1], before[line][1])
+    assert not np.array_equal(after["l2"][1][:1000], before["l2"][1][:1000])
+    assert sheet["gain_held"] is True and sheet["gain_db"] == gain
+    assert sheet["issues"] == [] or all("level" not in issue for issue in sheet["issues"])
+
+
+def test_a_rebuild_that_would_leave_the_preset_range_normalises_the_scene_again(tmp_path):
+    from drama_cli.edit.revise import revise_in_project
+    from drama_cli.script.load import load_script
+
+    def answer(request, call):
+        loud = 0.9 if request.conversation is not None and \
+            request.conversation.layout == "revise" else 0.05
+        return voice(max(0.6, len(request.text) / 15), 150, loud), "eos"
+
+    backend = FakeBackend(answer=answer)
+    path, store = preset_project(tmp_path, "r128", backend)
+    gain = cue_sheet(store)["gain_db"]
+    revise_in_project(load_script(str(path)), store, backend, "l2", "louder", select=True)
+    sheet = cue_sheet(store)
+    assert sheet["gain_held"] is False and sheet["gain_db"] < gain - 3
+    assert -24.0 <= sheet["loudness"]["integrated_lufs"] <= -22.0

@@ -357,15 +357,23 @@ def level_text(preset_name: str, loudness: dict) -> str:
     return f"{lufs}, peak {db('peak_dbfs')} dBFS"
 
 
+def within_preset_range(preset: LoudnessPreset, report: LoudnessReport) -> bool:
+    """True when the level `preset` is judged by lies within its accepted range (presets
+    without a range: always)."""
+    if preset.accept_db is None:
+        return True
+    level = preset_level(preset, report)
+    return level is not None and preset.accept_db[0] <= level <= preset.accept_db[1]
+
+
 def compliance_issues(preset: LoudnessPreset, report: LoudnessReport) -> list[str]:
     """Ways in which a processed scene misses `preset` (empty list: compliant)."""
     issues = []
     level = preset_level(preset, report)
     unit = "dB RMS" if preset.measure == "rms" else "LUFS"
-    if preset.accept_db and level is not None:
+    if level is not None and not within_preset_range(preset, report):
         low, high = preset.accept_db
-        if not low <= level <= high:
-            issues.append(f"level {level:.1f} {unit} outside {low:g}…{high:g} {unit}")
+        issues.append(f"level {level:.1f} {unit} outside {low:g}…{high:g} {unit}")
     peak = report.true_peak_dbtp if preset.true_peak else report.peak_dbfs
     if peak is not None and peak > preset.ceiling_db + 0.01:
         issues.append(f"peak {peak:.1f} dB above the {preset.ceiling_db:g} dB ceiling")

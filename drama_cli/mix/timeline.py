@@ -35,6 +35,7 @@ from drama_cli.mix.loudness import (
     get_preset,
     preset_gain_db,
     preset_level,
+    within_preset_range,
 )
 from drama_cli.mix.span import SampleSpan
 from engine.constants import SAMPLE_RATE
@@ -113,7 +114,10 @@ class MixSettings:
     formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
     (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
     seed: seed of the generated room tone. metadata: extra fields for the JSON cue sheet
-    (for example `{"engine": "scratch"}`).
+    (for example `{"engine": "scratch"}`). hold_gain_db: the preset gain of the scene's last
+    mix, applied again unchanged while the result's level stays within the preset's accepted
+    range, so a rebuild after one line changed leaves the other lines' samples as they were;
+    when the level would leave the range, the scene is normalised again. None: normalise.
     """
 
     gap_s: float = 0.5
@@ -127,6 +131,7 @@ class MixSettings:
     mp3_bitrate_kbps: int = export.MP3_BITRATE_KBPS
     seed: int = 0
     metadata: dict = field(default_factory=dict)
+    hold_gain_db: float | None = None
 
     def validate(self) -> None:
         """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
@@ -198,6 +203,7 @@ class MixResult:
     limiter_reduction_db: float
     issues: list[str]
     temp_dir: Path | None = None  # a folder mix_scene created for `audio_path`, if any
+    gain_held: bool = False  # `MixSettings.hold_gain_db` was applied (not normalised again)
 
     @property
     def duration_s(self) -> float:
@@ -216,6 +222,8 @@ class MixResult:
             "duration_s": round(self.duration_s, 6),
             "preset": self.settings.preset,
             "gain_db": round(self.gain_db, 2),
+            "gain_db_exact": self.gain_db,
+            "gain_held": self.gain_held,
             "measured": self.measured.to_dict(),
             "loudness": self.loudness.to_dict(),
             "limiter_reduction_db": round(self.limiter_reduction_db, 2),
@@ -395,7 +403,9 @@ def mix_scene(
     `settings.wav_subtype` and measures what was written. When heavy limiting left the level
     more than MAKEUP_TOLERANCE_DB short of the target, pass 2 runs again with make-up gain
     (at most MAKEUP_PASSES times). Memory stays bounded by one block plus the takes under it,
-    whatever the scene length. Raises UsageError for bad settings, an empty scene or a
+    whatever the scene length. With `settings.hold_gain_db` (a rebuild), that gain is applied
+    in one pass and kept when the level lands within the preset's range; otherwise the scene is
+    normalised as above. Raises UsageError for bad settings, an empty scene or a
     non-finite pause or gain, AudioError for unreadable takes.
     """
     settings.validate()
@@ -411,7 +421,8 @@ def mix_scene(
         for _, block in _timeline_blocks(cues, total):
             raw_meter.feed(block)
         measured = raw_meter.report()
-    gain_db = preset_gain_db(preset, measured) if measured else 0.0
+    held = settings.hold_gain_db is not None and preset.target_db is not None
+    gain_db = settings.hold_gain_db if held else (preset_gain_db(preset, measured) if measured else 0.0)
 
     folder = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="drama-mix-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -420,8 +431,12 @@ def mix_scene(
     os.chmod(name, export.FILE_MODE)  # mkstemp makes 0600; a mix is an ordinary file
     audio_path = Path(name)
     try:
+        if held:
+            loudness, reduction_db = _render(cues, total, tone, gain_db, preset, settings, audio_path)
+            if not within_preset_range(preset, loudness):
+                held, gain_db = False, preset_gain_db(preset, measured)
         tried: list[tuple[float, LoudnessReport]] = []
-        for _ in range(MAKEUP_PASSES + 1):
+        for _ in range(0 if held else MAKEUP_PASSES + 1):
             loudness, reduction_db = _render(
                 cues, total, tone, gain_db, preset, settings, audio_path
             )
@@ -446,6 +461,7 @@ def mix_scene(
         reduction_db,
         compliance_issues(preset, loudness),
         None if work_dir else folder,
+        held,
     )
 
 

@@ -143,6 +143,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
         outcome.stale = sorted(str(p) for p in store.scene_dir(scene.id).glob("mix.*"))
         return outcome
     options = layered_mix_options(script, scene, settings.mix_options)
+    options.setdefault("hold_gain_db", held_gain(store, scene.id, options.get("preset", "none")))
     mix_settings = MixSettings(formats=tuple(settings.formats or DEFAULT_FORMATS), **options,
                                metadata={**(metadata or {}), **engines_used(store, scene.id, entries),
                                          "scene": scene.id,
@@ -160,6 +161,22 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()
     return outcome
+
+
+def held_gain(store: TakeStore, scene_id: str, preset: str) -> float | None:
+    """The exact preset gain of the scene's last mix (its cue sheet), when that mix used
+    `preset`: a rebuild applies it again so that lines that did not change keep their samples
+    (`MixSettings.hold_gain_db`). None when there is none to hold."""
+    import json
+
+    try:
+        sheet = json.loads((store.scene_dir(scene_id) / "mix.cues.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    gain = sheet.get("gain_db_exact") if isinstance(sheet, dict) else None
+    if sheet.get("preset") != preset or not isinstance(gain, (int, float)):
+        return None
+    return float(gain)
 
 
 def mix_record(settings: RenderSettings) -> dict:
