@@ -223,3 +223,32 @@ def test_ctrl_c_in_a_command_that_writes_nothing_is_just_interrupted(monkeypatch
     monkeypatch.setattr("drama_cli.script.check.check_script", interrupted)
     assert main(["check", "whatever.yaml"]) == 130
     assert capsys.readouterr().err.strip() == "drama: interrupted"
+
+
+def _help(capsys, *args) -> str:
+    capsys.readouterr()
+    assert main([*args, "--help"]) == 0
+    return " ".join(capsys.readouterr().out.replace("│", " ").split())
+
+
+def test_plot_image_option_is_image_and_output_is_refused_clearly(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    for flag in ("-o", "--image"):
+        picture = tmp_path / f"scene{flag.strip('-')}.png"
+        assert main(["plot", str(path), "--scene", "boathouse", flag, str(picture)]) == 0
+        assert picture.read_bytes()[:4] == b"\x89PNG"
+    capsys.readouterr()
+    assert main(["plot", str(path), "--scene", "boathouse", "--output", str(tmp_path / "x.png")]) == 2
+    err = _one_line(capsys)
+    assert err == ("drama: --output is now --image (or -o): the picture to write; --out is the "
+                   "project folder")
+    text = _help(capsys, "plot")
+    assert "-o, --image" in text or "--image -o" in text
+    assert "--output" not in text
+
+
+def test_preset_help_states_its_default(capsys):
+    for verb in ("render", "mix"):
+        assert "default: the project's saved preset, else none" in _help(capsys, verb)

@@ -200,12 +200,13 @@ def plot_command(
     scene: Optional[str] = typer.Option(None, help="Scene id: plot its mix timeline."),
     line: Optional[str] = typer.Option(None, help="Line id: plot a take's waveform and spectrogram."),
     take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="Image file (default: <scene>.png / <line>.png)."),
+    output: Optional[str] = typer.Option(None, "-o", "--image", help="Picture to write (default: <scene>.png / <line>.png)."),
     out: Optional[str] = opt.OUT,
     as_json: bool = typer.Option(False, "--json", help="Print the written files and their sizes as JSON."),
+    old_output: Optional[str] = typer.Option(None, "--output", hidden=True),
 ) -> None:
     """Draw a scene's timeline or a take's waveform and spectrogram (PNG, SVG, PDF or JPG by
-    the output's extension)."""
+    the picture's extension)."""
     from drama_cli.plot import (
         check_image_path,
         save_figure,
@@ -213,6 +214,8 @@ def plot_command(
         take_view_figure,
     )
 
+    if old_output is not None:
+        raise UsageError("--output is now --image (or -o): the picture to write; --out is the project folder")
     if (scene is None) == (line is None):
         raise UsageError("give exactly one of --scene ID or --line ID")
     if scene is not None and take is not None:
