@@ -117,3 +117,16 @@ def test_render_line_and_mix_scene_follow_one_rule_for_lines_left_out(tmp_path, 
     assert "2 line(s) left out of the mix: boathouse-1, boathouse-3" in capsys.readouterr().err
     assert main(["render", str(path)]) == 0
     assert main(["mix", str(path), "--scene", "boathouse"]) == 0
+
+
+def test_render_keeps_a_stale_take_when_told_to_and_still_flags_it(changed, capsys):
+    path, folder, backend = changed
+    capsys.readouterr()
+    assert main(["render", str(path), "--keep", "boathouse-1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert backend.requests == []
+    kept = next(line for line in report["lines"] if line["line_id"] == "boathouse-1")
+    assert kept["status"] == "reused" and "older text" in kept["message"]
+    assert report["scenes"][0]["stale_lines"] == ["boathouse-1"] and report["left_out"] == []
+    assert sidecars(folder)[0][0] == f"MARGOT: {OLD}"
+    assert main(["render", str(path), "--keep", "nope"]) == 2

@@ -175,6 +175,7 @@ def render_command(
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
+    keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
@@ -185,6 +186,7 @@ def render_command(
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
                          room_tone=room_tone, head=head, tail=tail)
+    settings.keep = tuple(keep or ())
     loaded = _load(script, cast)
     check_references(loaded)
     if qc is not None:

@@ -37,7 +37,9 @@ class RenderSettings:
     mix: whether to mix scenes after rendering; mix_options: extra `MixSettings` fields.
     checks: extra take checks (e.g. the speech-recognition check), each a callable
     `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
-    extra check makes the take retried like a failed signal check.
+    extra check makes the take retried like a failed signal check. keep: ids of lines whose
+    selected take stays as it is, even when made for older text (not rendered again; the
+    mix reports it stale but does not count it as left out).
     """
 
     scenes: tuple[str, ...] = ()
@@ -51,6 +53,7 @@ class RenderSettings:
     mix: bool = True
     mix_options: dict = field(default_factory=dict)
     checks: list = field(default_factory=list)
+    keep: tuple[str, ...] = ()
 
     def validate(self) -> None:
         """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0 or a mix option out of
@@ -113,6 +116,7 @@ SETTINGS_NOT_IN_KEY = {
     "seed": "replaced by the line's own seed (`line_seed`)",
     "formats": "mix export only", "mix": "mix only", "mix_options": "mix only",
     "checks": "judge takes after they are made",
+    "keep": "which lines keep their selected take",
 }
 
 
@@ -213,6 +217,9 @@ def pick_scenes(script, settings: RenderSettings) -> list:
         if unknown:
             raise UsageError(f"no scene {unknown[0]!r} (scenes: {', '.join(known)})")
         scenes = [s for s in scenes if s.id in settings.scenes]
+    unknown_kept = [i for i in settings.keep if i not in {line.id for s in scenes for line in s.lines}]
+    if unknown_kept:
+        raise UsageError(f"--keep {unknown_kept[0]}: no such line in the chosen scenes")
     if settings.lines:
         all_ids = {line.id for s in scenes for line in s.lines}
         unknown = [i for i in settings.lines if i not in all_ids]

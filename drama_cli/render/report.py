@@ -52,6 +52,7 @@ class RenderReport:
     out: str
     lines: list[LineOutcome] = field(default_factory=list)
     scenes: list[SceneOutcome] = field(default_factory=list)
+    kept: tuple[str, ...] = ()  # lines kept as they are (`--keep`): stale, not left out
 
     def count(self, status: str) -> int:
         """Number of lines with `status`."""
@@ -66,8 +67,8 @@ class RenderReport:
     def left_out(self) -> list[str]:
         """Lines of the scenes mixed that their mix does not deliver as the script has them
         (`SceneOutcome.left_out`: no usable take, or a take made for older text), whether or
-        not this render was asked to render them."""
-        return [line for scene in self.scenes for line in scene.left_out]
+        not this render was asked to render them; lines kept with `--keep` are not counted."""
+        return [line for scene in self.scenes for line in scene.left_out if line not in self.kept]
 
     @property
     def exit_code(self) -> int:

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Callable
 
 from drama_cli.backends.base import Backend
-from drama_cli.render.line import Progress, process_line
+from drama_cli.render.line import LineOutcome, Progress, process_line
 from drama_cli.render.plan import (
     RenderSettings,
     ScenePlanner,
@@ -36,7 +36,9 @@ from drama_cli.render.remix import (
 )
 from drama_cli.render.report import RenderReport
 from drama_cli.render.scene import render_scene_mode
+from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher
+from drama_cli.takes.selection import is_stale, stale_note
 from drama_cli.takes.store import TakeStore
 
 
@@ -63,7 +65,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
         require_encoders(settings.formats)
     identity = backend.identity()
     report = RenderReport(identity.get("engine", backend.name), bool(backend.scratch),
-                          str(store.root))
+                          str(store.root), kept=tuple(settings.keep))
     hasher = ReferenceHasher()
     with store.lock():
         store.write_project({**(project_info or {}), "engine": identity,
@@ -80,7 +82,12 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                                                       hasher, progress)
                 else:
                     for index, line in enumerate(scene.lines):
-                        if line.id in wanted:
+                        kept = kept_outcome(store, scene, line) \
+                            if line.id in settings.keep and line.id in wanted else None
+                        if kept is not None:
+                            report.lines.append(kept)
+                            progress.done(kept)
+                        elif line.id in wanted:
                             job = planner.job(index)
                             report.lines.append(process_line(job, store, backend, settings,
                                                              identity, hasher, progress))
@@ -91,3 +98,16 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
         finally:
             progress.finish()
     return report
+
+
+def kept_outcome(store: TakeStore, scene, line) -> LineOutcome | None:
+    """The outcome of a line whose selected take `--keep` keeps as it is (status `reused`;
+    the message says when it was made for older text), or None when it has no usable
+    selected take (then it renders as usual)."""
+    take = store.selected_take(scene.id, line.id)
+    if take is None or take.status == "unusable":
+        return None
+    message = f"kept as asked: {stale_note(take, line)}" if is_stale(store, scene.id, line, take) \
+        else "kept as asked"
+    return LineOutcome(scene.id, line.id, line.speaker, display_text(line), "reused",
+                       take.number, take.duration_s, 0, message)
