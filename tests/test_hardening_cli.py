@@ -73,7 +73,7 @@ def test_old_take_names_with_more_digits_still_load(tmp_path):
 def _one_line(capsys) -> str:
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if not line.startswith("drama: warning:")]
+    lines = [line for line in err.splitlines() if not line.startswith(("drama: warning:", "drama: ["))]
     assert len(lines) == 1, err
     return lines[0]
 
@@ -252,3 +252,37 @@ def test_plot_image_option_is_image_and_output_is_refused_clearly(tmp_path, monk
 def test_preset_help_states_its_default(capsys):
     for verb in ("render", "mix"):
         assert "default: the project's saved preset, else none" in _help(capsys, verb)
+
+
+LONG_IDS = """\
+title: Long ids
+cast:
+  MARGOT: {}
+  DESMOND: {}
+scenes:
+  - id: the-boathouse-at-dawn-before-the-regatta
+    lines:
+      - id: margot-announces-the-departure-time-to-everyone
+        speaker: MARGOT
+        text: We leave at six.
+      - id: desmond-refuses-without-the-oars-of-course
+        speaker: DESMOND
+        text: Not without the oars.
+"""
+
+
+def test_output_to_a_pipe_keeps_full_ids_and_logs_one_line_per_finished_line(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    path = tmp_path / "long.yaml"
+    path.write_text(LONG_IDS)
+    assert main(["render", str(path)]) == 0
+    captured = capsys.readouterr()
+    for line_id in ("margot-announces-the-departure-time-to-everyone", "desmond-refuses-without-the-oars-of-course"):
+        assert line_id in captured.out
+    assert "the-boathouse-at-dawn-before-the-regatta" in captured.out
+    log = [line for line in captured.err.splitlines() if line.startswith("drama: [")]
+    assert len(log) == 2
+    assert log[0].startswith("drama: [1/2] margot-announces-the-departure-time-to-everyone MARGOT: rendered take 1, ")
+    assert log[1].startswith("drama: [2/2] desmond-refuses-without-the-oars-of-course DESMOND: rendered take 1, ")
+    assert main(["takes", str(path)]) == 0
+    assert "desmond-refuses-without-the-oars-of-course" in capsys.readouterr().out

@@ -100,18 +100,53 @@ class RichProgress:
         self._bar.stop()
 
 
-def _progress():
-    """Rich bars when stderr is a terminal, else the silent `drama_cli.render.line.Progress`."""
-    from drama_cli.render.line import Progress
+class LineLog:
+    """Progress for logs and pipes (stderr not a terminal): one line on stderr per finished
+    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`. Implements the methods of
+    `drama_cli.render.line.Progress`."""
 
-    return RichProgress() if sys.stderr.isatty() else Progress()
+    def __init__(self):
+        self._total = self._done = 0
+
+    def start(self, total_lines):
+        self._total = total_lines
+
+    def line(self, job):
+        pass
+
+    def attempt(self, job, slot, attempt, seed):
+        pass
+
+    def frames(self, job, frames, budget):
+        pass
+
+    def done(self, outcome):
+        self._done += 1
+        take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
+        problem = f" ({outcome.message})" if outcome.message else ""
+        _err(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}")
+
+    def finish(self):
+        pass
+
+
+def _progress():
+    """Rich bars when stderr is a terminal, else one line per finished line (`LineLog`)."""
+    return RichProgress() if sys.stderr.isatty() else LineLog()
+
+
+def _console():
+    """A rich console for results on stdout: as wide as the terminal, or unlimited when stdout
+    is a pipe or a file, so tables keep full ids."""
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=10_000)
 
 
 def _print_report(report) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    console = _console()
     title = f"drama render: {report.engine}"
     if report.scratch:
         title += f" ({SCRATCH_LABEL})"
@@ -250,7 +285,6 @@ def takes_command(
 
 
 def _print_takes(listing: list[dict]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     table = Table()
@@ -270,7 +304,7 @@ def _print_takes(listing: list[dict]) -> None:
                           problem)
         if not row["takes"]:
             table.add_row(row["scene"], row["line"], "-", "", "not rendered", "", "", "", "")
-    Console().print(table)
+    _console().print(table)
 
 
 def mix_command(
@@ -288,8 +322,6 @@ def mix_command(
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
     settings unless given here). Exits 1 when a line is left out of a mix."""
-    from rich.console import Console
-
     from drama_cli.render.remix import remix
     loaded = _load(script, cast)
     store = open_project(script, out)
@@ -303,7 +335,7 @@ def mix_command(
 
         print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
     else:
-        console = Console()
+        console = _console()
         for outcome in scenes:
             _print_scene(console, outcome)
     broken = [p for s in scenes for p in s.problems]
