@@ -6,6 +6,7 @@ with sidecars, with the mix settings saved in `project.json` so that every rebui
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 from drama_cli.render.plan import RenderSettings, mixable, pick_scenes
@@ -173,10 +174,10 @@ def held_gain(store: TakeStore, scene_id: str, preset: str) -> float | None:
         sheet = json.loads((store.scene_dir(scene_id) / "mix.cues.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    gain = sheet.get("gain_db_exact") if isinstance(sheet, dict) else None
-    if sheet.get("preset") != preset or not isinstance(gain, (int, float)):
+    if not isinstance(sheet, dict) or sheet.get("preset") != preset:
         return None
-    return float(gain)
+    gain = sheet.get("gain_db_exact")
+    return float(gain) if isinstance(gain, (int, float)) and math.isfinite(gain) else None
 
 
 def mix_record(settings: RenderSettings) -> dict:
