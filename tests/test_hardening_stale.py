@@ -66,8 +66,12 @@ def test_takes_flags_a_selected_take_made_for_older_text(changed, capsys):
 
 def test_render_renders_a_stale_take_again_and_the_sidecars_follow(changed, capsys):
     path, folder, backend = changed
+    capsys.readouterr()
     assert main(["render", str(path)]) == 0
     assert [r.line_id for r in backend.requests] == ["boathouse-1"]
+    err = " ".join(capsys.readouterr().err.split())
+    assert "line boathouse-1: take 1 was made for older text ('We leave at six.')" in err
+    assert "rendering it again" in err
     labels, _, cue_texts = sidecars(folder)
     assert labels == [f"MARGOT: {NEW}", "DESMOND: Fine then."] and cue_texts[0] == NEW
 

@@ -88,6 +88,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                             report.lines.append(kept)
                             progress.done(kept)
                         elif line.id in wanted:
+                            tell_stale(store, scene, line, notice)
                             job = planner.job(index)
                             report.lines.append(process_line(job, store, backend, settings,
                                                              identity, hasher, progress))
@@ -111,3 +112,12 @@ def kept_outcome(store: TakeStore, scene, line) -> LineOutcome | None:
         else "kept as asked"
     return LineOutcome(scene.id, line.id, line.speaker, display_text(line), "reused",
                        take.number, take.duration_s, 0, message)
+
+
+def tell_stale(store: TakeStore, scene, line, notice: Callable[[str], None]) -> None:
+    """Say when a line's selected take was made for older text than the script's: the render
+    makes a new take for it (`--keep LINE` would keep it)."""
+    take = store.selected_take(scene.id, line.id)
+    if take is not None and is_stale(store, scene.id, line, take):
+        notice(f"note: line {line.id}: {stale_note(take, line)}; rendering it again "
+               f"(--keep {line.id} keeps it)")
