@@ -168,11 +168,13 @@ def system_error_message(err: BaseException) -> str | None:
     no permission), from an OSError or a soundfile error; None for any other exception."""
     if isinstance(err, OSError):
         what = (err.strerror or str(err)).lower()
-        where = f"cannot write {err.filename}" if err.filename else "file system error"
+        writing = err.errno in (errno.EROFS, errno.ENOSPC, errno.EDQUOT)
+        where = (f"cannot write {err.filename}" if writing else f"{err.filename}") if err.filename \
+            else "file system error"
         hint = _SYSTEM_HINTS.get(err.errno)
         return f"{where}: {what}" + (f" ({hint})" if hint else "")
     if type(err).__module__ == "soundfile":
-        return (f"cannot write audio: {err} (is the disk full or the folder read-only? "
+        return (f"audio file error: {err} (is the disk full or the folder read-only? "
                 f"finished takes are kept)")
     return None
 

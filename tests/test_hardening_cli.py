@@ -145,7 +145,7 @@ def test_full_disk_in_the_mix_is_one_line_exit_2_and_takes_stay(tmp_path, monkey
     monkeypatch.setattr(sf.SoundFile, "write", fail)
     assert main(["render", str(path)]) == 2
     err = _one_line(capsys)
-    assert err.startswith("drama: cannot write audio: Error writing ") and "mix" in err
+    assert err.startswith("drama: audio file error: Error writing ") and "mix" in err
     assert "(is the disk full or the folder read-only? finished takes are kept)" in err
     store = TakeStore(tmp_path / "scene.drama")
     assert len(store.takes("boathouse", "boathouse-1")) == 1 and len(store.takes("boathouse", "boathouse-2")) == 1
