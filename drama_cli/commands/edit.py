@@ -179,7 +179,8 @@ def edit_command(
                  f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "
                  f"{' '.join(plan.covered_words) or '(no whole word)'}")
     if dry_run:
-        whole = [f"  note: {WHOLE_LINE_NOTE.replace('was voiced', 'would be voiced')}"] if plan.whole_line else []
+        whole = [f"  note: {WHOLE_LINE_NOTE.replace('was voiced', 'would be voiced')}"] if plan.whole_line else \
+            [f"  voiced again: {plan.middle_text}"] if plan.middle_text else []
         _print(summary, as_json, [span_line, f"  old text: {plan.old_text}",
                                   f"  new text: {plan.new_text}", *whole])
         return
