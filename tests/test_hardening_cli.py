@@ -286,3 +286,18 @@ def test_output_to_a_pipe_keeps_full_ids_and_logs_one_line_per_finished_line(tmp
     assert log[1].startswith("drama: [2/2] desmond-refuses-without-the-oars-of-course DESMOND: rendered take 1, ")
     assert main(["takes", str(path)]) == 0
     assert "desmond-refuses-without-the-oars-of-course" in capsys.readouterr().out
+
+
+def test_help_paragraphs_are_one_line_each_so_they_never_break_mid_sentence():
+    import typer
+
+    from drama_cli.commands import register_all
+
+    app = typer.Typer()
+    register_all(app)
+    helps = {info.name: info.help for info in app.registered_commands}
+    assert helps["compile"].split("\n\n")[1].startswith(
+        "Audio rows are estimated from reference durations at 44,100/2048 frames per second; the "
+        "total cost per line sums both.")
+    for name, text in helps.items():
+        assert text and all("\n" not in paragraph for paragraph in text.split("\n\n")), name

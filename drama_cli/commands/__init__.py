@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import typer
 
@@ -19,3 +20,17 @@ def register_all(app: typer.Typer) -> None:
                 continue
             raise
         module.register(app)
+    reflow_help(app)
+
+
+def reflow_help(app: typer.Typer) -> None:
+    """Give every command without its own `help` its docstring with each paragraph joined into
+    one line, so help texts wrap at the terminal's width instead of breaking mid-sentence where
+    the source lines end."""
+    commands = list(app.registered_commands)
+    for group in app.registered_groups:
+        commands += group.typer_instance.registered_commands
+    for info in commands:
+        doc = inspect.getdoc(info.callback) if info.help is None and info.callback else None
+        if doc:
+            info.help = "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n"))
