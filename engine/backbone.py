@@ -157,12 +157,14 @@ class Backbone(nn.Module):
                   for layer in self.layers]
         return BackboneCache(states)
 
-    def embed_rows(self, rows: torch.Tensor) -> torch.Tensor:
+    def embed_rows(self, rows: torch.Tensor, without_host_read: bool = False) -> torch.Tensor:
         """Backbone input of frame rows (docs/model.md §3.1).
 
         rows: [N, 11] int64 `[main, c0, …, c9]`. Text rows → E_tok[main]; semantic rows
         (semantic_start ≤ main ≤ semantic_end) → (E_tok[main] + Σ_{k=1..B} CB[k·4096 + c_k]) /
         √(1 + B), B = vq_backbone_codebooks, codes clamped to 0..4095. Returns [N, D] in `dtype`.
+        without_host_read: always compute the audio sum instead of first asking the device
+        whether any row is audio (a static decode step must not read values back).
         """
         rows = rows.to(self.device)
         main = rows[:, 0]
@@ -170,7 +172,7 @@ class Backbone(nn.Module):
         band = self.config.audio_decoder.vocab_size
         count = self.config.audio_decoder.vq_backbone_codebooks
         semantic = (main >= self.config.semantic_start_token_id) & (main <= self.config.semantic_end_token_id)
-        if count and bool(semantic.any()):
+        if count and (without_host_read or bool(semantic.any())):
             codes = rows[:, 2 : 2 + count].clamp(0, band - 1)
             offsets = torch.arange(1, count + 1, device=self.device) * band
             audio = (embedded + self.codebook_embeddings[codes + offsets].float().sum(1)) / math.sqrt(1 + count)
@@ -185,10 +187,17 @@ class Backbone(nn.Module):
         the tower).
         """
         positions = torch.arange(cache.length, cache.length + x.shape[0], device=self.device)
-        rope = rope_angles(positions, self.config.text.rotary_dim, self.config.text.rope_theta)
-        for layer, state in zip(self.layers, cache.layers):
-            x = layer(x, rope, state)
+        hidden = self.run_layers(x, cache.layers, positions)
         cache.length += x.shape[0]
+        return hidden
+
+    def run_layers(self, x: torch.Tensor, states: list, positions: torch.Tensor) -> torch.Tensor:
+        """All layers and the final norm over rows `x` `[N, D]` at `positions` (int64 `[N]` on
+        the device), advancing `states` (one `KVCache`, `StaticKVCache` or `GDNState` per
+        layer) in place. Returns the final-normed hidden states `[N, D]`."""
+        rope = rope_angles(positions, self.config.text.rotary_dim, self.config.text.rope_theta)
+        for layer, state in zip(self.layers, states):
+            x = layer(x, rope, state)
         return self.norm(x)
 
     def main_logits(self, hidden: torch.Tensor, extra_ids: tuple[int, ...] = ()) -> torch.Tensor:

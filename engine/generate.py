@@ -30,6 +30,7 @@ from engine.config import Drama3Config
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
+from engine.frame_step import FrameRecord, StaticDecoder, static_capacity
 from engine.prompt import Prompt, build_prompt
 from engine.sampling import (
     MainCandidates,
@@ -49,6 +50,8 @@ BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by cont
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
 PREFIX_CACHE_ENTRIES = 4
 STOP_REASONS = ("eos", "max_frames", "separator")
+DECODE_MODES = ("eager", "static", "compiled", "graph")
+STATIC_DECODERS = 2  # static decoders (storage, compiled step, CUDA graph) kept per model
 
 
 @dataclass
@@ -151,6 +154,8 @@ class Drama3:
         self.semantic_start = config.semantic_start_token_id
         max_positions = config.text.max_position_embeddings or DEFAULT_CONTEXT_ROWS
         self.context_rows = min(max_positions, DEFAULT_CONTEXT_ROWS)
+        self.decode_mode = "graph" if device.type == "cuda" else "eager"
+        self._decoders: OrderedDict[tuple, StaticDecoder] = OrderedDict()
 
     # ---- loading ---------------------------------------------------------------------------
 
@@ -255,6 +260,48 @@ class Drama3:
         self.backbone.compile_decode()
         self.tower.compile_decode()
 
+    def set_decode_mode(self, mode: str) -> None:
+        """How frames are decoded (docs/engine.md "The static frame step"):
+
+        * `eager`: the reference loop, reading each main token on the host (the CPU default);
+        * `static`: the static frame step (`engine.frame_step`) run eagerly;
+        * `compiled`: the static step through `torch.compile(fullgraph=True, dynamic=False)`;
+        * `graph`: CUDA only, the compiled step captured as a CUDA graph and replayed per frame
+          (the CUDA default; the first take of a shape compiles, tens of seconds).
+
+        The static modes draw from a `engine.sampling.CounterRace`, so sampled codes differ from
+        `eager` for the same seed (greedy codes agree). Raises EngineError for an unknown mode
+        or `graph` off CUDA.
+        """
+        if mode not in DECODE_MODES:
+            raise EngineError(f"unknown decode mode {mode!r}; choose one of {', '.join(DECODE_MODES)}")
+        if mode == "graph" and self.device.type != "cuda":
+            raise EngineError("decode mode 'graph' needs a CUDA device")
+        self.decode_mode = mode
+        self._decoders.clear()
+
+    def static_decoder(self, state: DecodeState, prompt_main: torch.Tensor, params: SamplingParams, seed: int,
+                       extra_ids: tuple[int, ...], ignore_eos: bool, max_frames: int) -> StaticDecoder:
+        """A `StaticDecoder` loaded with `state` (prompt main tokens `[N]`), compiled or captured
+        as `decode_mode` says. Decoders are kept per (capacity, settings), so a later take of the
+        same shape reuses the compiled step and the captured graph."""
+        capacity = static_capacity(state.rows + max_frames + 1)
+        key = (capacity, params, tuple(extra_ids), ignore_eos)
+        decoder = self._decoders.get(key)
+        if decoder is None:
+            decoder = StaticDecoder(self, capacity, params, extra_ids, ignore_eos)
+            self._decoders[key] = decoder
+            while len(self._decoders) > STATIC_DECODERS:
+                self._decoders.popitem(last=False)
+        self._decoders.move_to_end(key)
+        decoder.load(state, prompt_main, seed, max_frames)
+        if self.decode_mode == "compiled" and decoder.mode is None:
+            decoder.compile()
+        elif self.decode_mode == "graph" and decoder.mode != "graph":
+            decoder.capture()
+            decoder.load(state, prompt_main, seed, max_frames)
+        return decoder
+
     def clear_prefix_cache(self) -> None:
         """Forget every snapshotted system block."""
         self._prefixes.clear()
@@ -344,23 +391,18 @@ class FrameStream:
         clock = PhaseClock(self.timed, model.device)
         clock.switch("prefill")
         state = model.start_state(self.rows, self.system_rows)
-        sampler = _Sampler(model, self.params, self.seed, self.rows, self.extra_ids, self.ignore_eos)
+        if model.decode_mode == "eager":
+            records = self._eager_frames(state, started, clock)
+        else:
+            records = self._static_frames(state, started, clock)
         band = range(model.semantic_start, model.semantic_start + model.tower.config.vocab_size)
         kept, times, separators, held = [], [], [], None
         reason = "max_frames"
-        for _ in range(self.max_frames):
-            clock.switch("sampling")
-            main = sampler.main(state.last_hidden)
-            token = int(main)
+        for record in records:
+            token, codes, now = record.token, record.codes, record.seconds
             if token == model.eos_id:
                 reason = "eos"
                 break
-            clock.switch("tower")
-            codes = model.tower.decode_frame(state.last_hidden, state.last_row, main.view(1),
-                                             state.tower_cache, sampler.codebook_callback(clock))[0]
-            if token not in band:
-                codes = torch.zeros_like(codes)
-            now = time.perf_counter() - started
             if held is not None:  # the held semantic:0 frame was not followed by EOS
                 kept.append(held[0]), times.append(held[1])
                 yield held[0]
@@ -375,9 +417,7 @@ class FrameStream:
             else:
                 kept.append(codes.cpu()), times.append(now)
                 yield kept[-1]
-            clock.switch("backbone")
-            model.step(state, torch.cat((main.view(1), codes))[None, None])
-            sampler.push(main)
+        records.close()
         if held is not None and reason != "eos":
             kept.append(held[0]), times.append(held[1])
             yield held[0]
@@ -387,6 +427,37 @@ class FrameStream:
         self.result = Generation(codes, reason, times, int(self.rows.shape[0]), self.seed, self.params,
                                  separator_frames=separators, layout_version=self.layout_version,
                                  phase_s=clock.seconds)
+
+    def _eager_frames(self, state: DecodeState, started: float, clock: PhaseClock) -> Iterator[FrameRecord]:
+        """The reference loop: each frame's main token is read by the host (EOS ends the take
+        before the tower runs), then the tower, then one backbone step once the caller resumes."""
+        model = self.model
+        sampler = _Sampler(model, self.params, self.seed, self.rows, self.extra_ids, self.ignore_eos)
+        band = range(model.semantic_start, model.semantic_start + model.tower.config.vocab_size)
+        for _ in range(self.max_frames):
+            clock.switch("sampling")
+            main = sampler.main(state.last_hidden)
+            token = int(main)
+            if token == model.eos_id:
+                yield FrameRecord(token, None, time.perf_counter() - started)
+                return
+            clock.switch("tower")
+            codes = model.tower.decode_frame(state.last_hidden, state.last_row, main.view(1),
+                                             state.tower_cache, sampler.codebook_callback(clock))[0]
+            if token not in band:
+                codes = torch.zeros_like(codes)
+            yield FrameRecord(token, codes, time.perf_counter() - started)
+            clock.switch("backbone")
+            model.step(state, torch.cat((main.view(1), codes))[None, None])
+            sampler.push(main)
+
+    def _static_frames(self, state: DecodeState, started: float, clock: PhaseClock) -> Iterator[FrameRecord]:
+        """The static frame step (`engine.frame_step.StaticDecoder`), compiled or captured as
+        `model.decode_mode` says; timed as one `decode` phase."""
+        decoder = self.model.static_decoder(state, self.rows[:, 0], self.params, self.seed, self.extra_ids,
+                                            self.ignore_eos, self.max_frames)
+        clock.switch("decode")
+        yield from decoder.run(started)
 
 
 class AudioStream:

@@ -107,6 +107,49 @@ def make_generator(seed: int, device: torch.device | str = "cpu") -> torch.Gener
     return generator
 
 
+_MASK32 = 0xFFFFFFFF
+_HASH_MULTIPLIER = 0x45D9F3B  # below 2^27: every product of a 32-bit value fits in int64
+_INDEX_MULTIPLIER = 0x9E3779B1  # 2^32 / golden ratio, spreads element indices
+
+
+def _mix32(x: torch.Tensor) -> torch.Tensor:
+    """A 32-bit integer hash (xor-shift-multiply rounds) of int64 values in [0, 2^32)."""
+    x = x ^ (x >> 16)
+    x = (x * _HASH_MULTIPLIER) & _MASK32
+    x = x ^ (x >> 16)
+    x = (x * _HASH_MULTIPLIER) & _MASK32
+    return x ^ (x >> 16)
+
+
+class CounterRace:
+    """Exp(1) variates for the exponential race from a hash of (seed, draw counter, element),
+    computed on the device with integer operations only.
+
+    It replaces a `torch.Generator` where a frame must run without host reads, under
+    torch.compile or inside a CUDA graph (docs/sampling.md, "Counter-based draws"): the state is
+    an int64 counter tensor `[1]` on the device, advanced in place by one per call of
+    `exponential`, so a replayed graph draws fresh values every frame. The same seed and the same
+    sequence of calls give the same variates in eager mode and compiled; the stream differs from
+    a `torch.Generator`'s with the same seed. Raises `EngineError` unless 0 ≤ seed < 2**63.
+    """
+
+    def __init__(self, seed: int, device: torch.device | str = "cpu"):
+        make_generator(seed)  # validates the seed
+        self.key = torch.tensor([seed & _MASK32, seed >> 32], dtype=torch.int64, device=device)
+        self.counter = torch.zeros(1, dtype=torch.int64, device=device)
+
+    def exponential(self, like: torch.Tensor) -> torch.Tensor:
+        """Exp(1) variates shaped and typed like `like` (float32 `[..., k]`), independent across
+        elements and calls; advances the counter."""
+        self.counter.add_(1)
+        stream = _mix32(self.key[1] ^ _mix32(self.key[0] ^ _mix32(self.counter & _MASK32)))
+        index = torch.arange(like.numel(), device=like.device, dtype=torch.int64).view(like.shape)
+        bits = _mix32(stream ^ ((index * _INDEX_MULTIPLIER) & _MASK32))
+        bits = _mix32(bits ^ (self.counter >> 32))
+        uniform = ((bits >> 8).to(torch.float32) + 0.5) * 2.0**-24  # in (0, 1), never 0 or 1
+        return (-torch.log(uniform)).to(like.dtype)
+
+
 # ---- the primitive -------------------------------------------------------------------------
 
 
@@ -143,12 +186,16 @@ def kept_mask(logits: torch.Tensor, temperature: float, top_k: int | None, top_p
 
 
 def sample_top_k_top_p(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
-                       keep_crossing: bool, generator: torch.Generator | None) -> torch.Tensor:
+                       keep_crossing: bool, generator: torch.Generator | CounterRace | None) -> torch.Tensor:
     """One index per row of logits `[..., V]` → int64 `[...]`, drawn from the kept set of
-    the primitive (docs/model.md §3.6) in proportion to the renormalised probabilities."""
+    the primitive (docs/model.md §3.6) in proportion to the renormalised probabilities.
+    generator: a `torch.Generator` (or None: torch's default one) or a `CounterRace`."""
     flat = logits.reshape(-1, logits.shape[-1])
     probs, ids, kept = _ranked(flat, temperature, top_k, top_p, keep_crossing)
-    race = torch.empty_like(probs).exponential_(1.0, generator=generator)
+    if isinstance(generator, CounterRace):
+        race = generator.exponential(probs)
+    else:
+        race = torch.empty_like(probs).exponential_(1.0, generator=generator)
     score = torch.where(kept, probs / race.clamp_min(torch.finfo(probs.dtype).tiny), -1.0)
     choice = score.argmax(dim=-1, keepdim=True)
     return ids.gather(-1, choice).reshape(logits.shape[:-1])
@@ -212,7 +259,7 @@ def ras_window(main_tokens: torch.Tensor, window: int = RAS_WINDOW) -> torch.Ten
 
 
 def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: SamplingParams,
-                generator: torch.Generator | None, candidates: MainCandidates) -> torch.Tensor:
+                generator: torch.Generator | CounterRace | None, candidates: MainCandidates) -> torch.Tensor:
     """The main token of the next frame (docs/model.md §3.6 step 1), as token ids int64 `[...]`.
 
     logits: `[..., C]` raw main-token logits ordered as `candidates.ids`.
@@ -224,9 +271,10 @@ def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: Samplin
         raise EngineError(f"main-token logits have {logits.shape[-1]} entries; "
                           f"the candidates are {candidates.ids.shape[0]}")
     ids = candidates.ids.to(logits.device)
-    first = ids[sample_top_k_top_p(logits, params.temperature, params.top_k, params.top_p, True, generator)]
-    retry = ids[sample_top_k_top_p(logits, params.ras_temperature, params.ras_top_k, params.ras_top_p,
-                                   True, generator)]
+    first = _lookup(ids, sample_top_k_top_p(logits, params.temperature, params.top_k, params.top_p, True,
+                                            generator))
+    retry = _lookup(ids, sample_top_k_top_p(logits, params.ras_temperature, params.ras_top_k, params.ras_top_p,
+                                            True, generator))
     if params.ras_window == 0:
         return first
     recent = recent_main[..., max(recent_main.shape[-1] - params.ras_window, 0):]
@@ -234,8 +282,13 @@ def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: Samplin
     return torch.where(repeated & candidates.is_semantic(first), retry, first)
 
 
+def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """table `[C]` at index (int64, any shape): a gather, so no value is read by the host."""
+    return table.gather(0, index.reshape(-1)).reshape(index.shape)
+
+
 def sample_codebook(logits: torch.Tensor, params: SamplingParams,
-                    generator: torch.Generator | None) -> torch.Tensor:
+                    generator: torch.Generator | CounterRace | None) -> torch.Tensor:
     """One code per row of a codebook head's logits `[..., 4096]` → int64 `[...]`: the request's
     temperature and top-p, top-k min(top_k, 30), the crossing token dropped (docs/model.md §3.6 step 3)."""
     return sample_top_k_top_p(logits, params.temperature, params.codebook_k, params.top_p, False, generator)

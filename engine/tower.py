@@ -25,7 +25,7 @@ from torch import nn
 
 from engine.checkpoint import CODEBOOK_EMBEDDINGS, Checkpoint
 from engine.config import AudioDecoderConfig
-from engine.layers.kv_cache import KVCache, causal_attention
+from engine.layers.kv_cache import KVCache
 from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import apply_interleaved_rope, rope_angles
 
@@ -94,8 +94,8 @@ class TowerAttention(nn.Module):
                cache: KVCache) -> torch.Tensor:
         """Causal attention of the new rows over the cache plus themselves (stored in `cache`).
         Inputs as `project` returns them; output `[B, T, heads, head_dim]`."""
-        all_keys, all_values = cache.append(keys.transpose(1, 2), values.transpose(1, 2))
-        out = causal_attention(query.transpose(1, 2), all_keys, all_values, self.config.head_dim ** -0.5)
+        out = cache.attend(query.transpose(1, 2), keys.transpose(1, 2), values.transpose(1, 2),
+                           self.config.head_dim ** -0.5)
         return out.transpose(1, 2)
 
     def output(self, attended: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
@@ -327,17 +327,23 @@ class Tower(nn.Module):
         return torch.stack(logits, dim=-2) if with_logits else None
 
     def decode_frame(self, hidden: torch.Tensor, row: torch.Tensor, main: torch.Tensor,
-                     cache: TowerCache, sample_codebook: SampleCodebook) -> torch.Tensor:
+                     cache: TowerCache, sample_codebook: SampleCodebook,
+                     position: torch.Tensor | None = None) -> torch.Tensor:
         """Sample codebooks 1..9 of the next frame at position `cache.length` (docs/model.md §3.6 step 3).
 
         hidden: `[B, 1, dim]` backbone output of the current row; row: `[B, 1, 11]` the current
         row; main: `[B]` the sampled main token of the next row. sample_codebook(logits
         `[B, vocab_size]` float32, index i) returns code i+1 `[B]` int64 from head i.
+        position: int64 device tensor `[1]` of the row's position, for caches whose layers are
+        `engine.layers.kv_cache.StaticKVCache` (no host read); default `cache.length`.
         Returns the codes `[B, num_codebooks]` int64 (c0 from `main`, clamped to the band).
         """
         c0 = (main - self.semantic_start).clamp(0, self.config.vocab_size - 1)
         semantic = self.is_semantic(main)[:, None]
-        rope = self._rope(cache.length, 1, hidden.device)
+        if position is None:
+            rope = self._rope(cache.length, 1, hidden.device)
+        else:
+            rope = rope_angles(position, self.config.rotary_dim, self.config.rope_base)
         hidden = self._enrich(hidden, c0[:, None], semantic, row, cache, rope)
         codes, offset = [c0], len(self.shared_layers)
         for index, layer in enumerate(self.residual_layers):

@@ -33,7 +33,7 @@ class GatedAttention(nn.Module):
 
     weights: `q_proj.weight` [2·H·hd, D] (per head [q; gate]), `k_proj.weight`, `v_proj.weight`
     [Hkv·hd, D], `o_proj.weight` [D, H·hd], `q_norm.weight`, `k_norm.weight` [hd].
-    forward(x [N, D], rope (cos, sin) [N, rotary/2], cache: KVCache) → [N, D].
+    forward(x [N, D], rope (cos, sin) [N, rotary/2], cache: KVCache or StaticKVCache) → [N, D].
     """
 
     def __init__(self, weights: dict[str, torch.Tensor], heads: int, kv_heads: int, head_dim: int, eps: float):
@@ -56,7 +56,7 @@ class GatedAttention(nn.Module):
         value = F.linear(x, self.v_proj).view(n, self.kv_heads, self.head_dim)
         query = apply_rotate_half_rope(self.q_norm(query), *rope)
         key = apply_rotate_half_rope(self.k_norm(key), *rope)
-        keys, values = cache.append(key.transpose(0, 1)[None], value.transpose(0, 1)[None])
-        out = causal_gqa_attention(query, keys[0], values[0], self.head_dim**-0.5)
+        out = cache.attend(query.transpose(0, 1)[None], key.transpose(0, 1)[None], value.transpose(0, 1)[None],
+                           self.head_dim**-0.5)[0].transpose(0, 1)
         out = out * torch.sigmoid(gate)
         return F.linear(out.reshape(n, -1), self.o_proj)

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.kernels.gated_delta import fla_kernels, gated_delta_step
 from engine.layers.norms import GatedRMSNorm
 
 CHUNK_SIZE = 64
@@ -92,14 +93,6 @@ def chunked_gated_delta_rule(q, k, v, g, beta, state, chunk_size: int = CHUNK_SI
         state = state * gamma[:, c, -1].exp()[:, None, None] + k_to_end[:, c].transpose(-1, -2) @ delta
     outputs = outputs.flatten(1, 2).transpose(0, 1)[:length]
     return outputs, state
-
-
-def _fla_kernels():
-    try:
-        from fla.ops.gated_delta_rule import chunk_gated_delta_rule, fused_recurrent_gated_delta_rule
-    except Exception:  # flash-linear-attention needs triton and a GPU
-        return None
-    return chunk_gated_delta_rule, fused_recurrent_gated_delta_rule
 
 
 class GatedDeltaNet(nn.Module):
@@ -173,13 +166,15 @@ class GatedDeltaNet(nn.Module):
 
     def _kernels(self):
         if self._fla is None:
-            self._fla = _fla_kernels() or False
+            self._fla = fla_kernels() or False
         return self._fla or None
 
     def _delta_rule_fla(self, kernels, q, k, v, g, beta, state: GDNState) -> torch.Tensor:
-        chunk, recurrent = kernels
-        kernel = recurrent if q.shape[0] == 1 else chunk
-        out, final = kernel(
+        """The rule through flash-linear-attention: the fused recurrent kernel for one row (as
+        the custom op `engine.kernels.gated_delta.gated_delta_step`), the chunked one for more."""
+        if q.shape[0] == 1:
+            return gated_delta_step(q, k, v, g, beta, state.recurrent, self.key_dim**-0.5)
+        out, final = kernels[0](
             q[None], k[None], v[None], g=g[None], beta=beta[None].to(v.dtype),
             scale=self.key_dim**-0.5, initial_state=state.recurrent[None],
             output_final_state=True, use_qk_l2norm_in_kernel=True,

@@ -37,6 +37,13 @@ class KVCache:
         self.length = end
         return self.keys[:, :, :end], self.values[:, :, :end]
 
+    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+        """Append the new rows' keys and values `[B, kv_heads, T, head_dim]` and return the
+        causal attention of their queries `[B, heads, T, head_dim]` over every row held
+        (`causal_attention`): `[B, heads, T, head_dim]`."""
+        all_keys, all_values = self.append(keys, values)
+        return causal_attention(query, all_keys, all_values, scale)
+
     def _grow(self, like: torch.Tensor, capacity: int) -> None:
         shape = (like.shape[0], like.shape[1], capacity, like.shape[3])
         keys, values = like.new_empty(shape), like.new_empty(shape)
@@ -52,6 +59,43 @@ class KVCache:
         if self.keys is not None:
             copy.keys, copy.values = self.keys.clone(), self.values.clone()
         return copy
+
+
+class StaticKVCache:
+    """Keys and values of one attention layer in storage of a fixed size, for a decode step
+    whose shapes never change (under torch.compile and in a CUDA graph).
+
+    keys, values: `[B, kv_heads, capacity, head_dim]`, rows `[0, position)` valid. position:
+    an int64 device tensor `[1]`, shared by every cache of a stack and advanced by the caller
+    after each step (never read by the host). visible: a bool device tensor `[capacity]`, shared
+    too, True for rows `[0, position]` (the caller sets row `position` before the step).
+    """
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor, position: torch.Tensor,
+                 visible: torch.Tensor):
+        self.keys, self.values, self.position, self.visible = keys, values, position, visible
+
+    @classmethod
+    def from_cache(cls, cache: KVCache, capacity: int, position: torch.Tensor,
+                   visible: torch.Tensor) -> StaticKVCache:
+        """A static copy of a filled `KVCache` with room for `capacity` rows.
+        Raises ValueError when the cache is empty or holds more than `capacity` rows."""
+        if cache.keys is None or cache.length > capacity:
+            raise ValueError(f"a static cache of {capacity} rows cannot hold this cache ({cache.length} rows)")
+        shape = (*cache.keys.shape[:2], capacity, cache.keys.shape[3])
+        keys, values = cache.keys.new_zeros(shape), cache.values.new_zeros(shape)
+        keys[:, :, :cache.length] = cache.keys[:, :, :cache.length]
+        values[:, :, :cache.length] = cache.values[:, :, :cache.length]
+        return cls(keys, values, position, visible)
+
+    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+        """Write one new row `[B, kv_heads, 1, head_dim]` at `position` and attend its query
+        `[B, heads, 1, head_dim]` over rows `[0, position]`: `[B, heads, 1, head_dim]`."""
+        self.keys.index_copy_(2, self.position, keys)
+        self.values.index_copy_(2, self.position, values)
+        return F.scaled_dot_product_attention(
+            query, self.keys, self.values, attn_mask=self.visible.view(1, 1, 1, -1), scale=scale,
+            enable_gqa=query.shape[1] != self.keys.shape[1])
 
 
 def causal_mask(start: int, steps: int, device: torch.device | str) -> torch.Tensor:

@@ -1,0 +1,1 @@
+"""Triton kernels of the decode step (CUDA, or the Triton interpreter on CPU tensors)."""

@@ -1,0 +1,119 @@
+"""The decode kernels against their torch references on CPU tensors, under the Triton
+interpreter (docs/engine.md, "Kernels").
+
+Triton decides at import time whether kernels are interpreted, so this runs in a process started
+with `TRITON_INTERPRET=1`: `python -m engine.testing.kernels [PRESET ...]` prints one JSON object
+of maximum absolute errors per preset (routed FP8 experts for 1, 5 and 16 rows; the Gated
+DeltaNet decode step's output and state through flash-linear-attention's fused recurrent
+kernel). Exits with status 2 when the interpreter is off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import torch
+
+from engine.checkpoint import BACKBONE_PREFIX, expected_tensors, is_routed_expert
+from engine.config import Drama3Config
+from engine.layers.gated_deltanet import GatedDeltaNet
+from engine.layers.moe import SparseMoE
+from engine.testing.checkpoints import preset_config_dict, random_tensor
+
+EXPERT_ROWS = (1, 5, 16)
+
+
+def layer_weights(preset: str, prefix: str) -> tuple[Drama3Config, dict[str, torch.Tensor]]:
+    """The random checkpoint tensors of `preset` under `prefix` (relative to the backbone's
+    layer prefix, e.g. `layers.0.mlp.`), prefix stripped; FP8 experts as stored, the rest float32."""
+    config = Drama3Config.from_dict(preset_config_dict(preset))
+    specs, full = expected_tensors(config), BACKBONE_PREFIX + prefix
+    weights = {}
+    for name, spec in specs.items():
+        if name.startswith(full):
+            value = random_tensor(name, spec, 0, config)
+            weights[name[len(full):]] = value if is_routed_expert(name) else value.float()
+    return config, weights
+
+
+def preset_moe(preset: str) -> SparseMoE:
+    """Layer 0's MoE block of `preset` (float32 dense weights, FP8 experts)."""
+    config, weights = layer_weights(preset, "layers.0.mlp.")
+    text = config.text
+    return SparseMoE(weights, text.num_experts, text.num_experts_per_tok, config.weight_block_size)
+
+
+def preset_gated_deltanet(preset: str) -> GatedDeltaNet:
+    """Layer 0's Gated DeltaNet mixer of `preset` (float32)."""
+    config, weights = layer_weights(preset, "layers.0.linear_attn.")
+    t = config.text
+    return GatedDeltaNet(weights, t.linear_num_key_heads, t.linear_key_head_dim, t.linear_num_value_heads,
+                         t.linear_value_head_dim, t.rms_norm_eps)
+
+
+def expert_errors(preset: str) -> dict[str, float]:
+    """Max |kernel − torch| of the routed experts' output for each row count, and the largest
+    reference magnitude (`scale`)."""
+    from engine.kernels.fp8_experts import fp8_experts_rows
+
+    moe, errors, scale = preset_moe(preset), {}, 0.0
+    e = moe.experts
+    for rows in EXPERT_ROWS:
+        x = torch.randn(rows, moe.router.shape[1], generator=torch.Generator().manual_seed(rows))
+        weights, ids = moe.route(x)
+        reference = moe._one_row(x, weights, ids) if rows == 1 else moe._many_rows(x, weights, ids)
+        out = fp8_experts_rows(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale,
+                               e.up_proj_scale, e.down_proj_scale, e.block[0])
+        errors[f"rows_{rows}"] = (out - reference).abs().max().item()
+        scale = max(scale, reference.abs().max().item())
+    return {**errors, "scale": scale}
+
+
+def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4) -> dict[str, float]:
+    """After a `prompt_rows` prefill, `steps` one-row steps through the torch recurrent rule and
+    through the fused kernel (`GatedDeltaNet._delta_rule_fla`): max |difference| of outputs and of
+    the final recurrent states, and the states' largest magnitude."""
+    from engine.kernels.gated_delta import fla_kernels
+
+    mixer, kernels = preset_gated_deltanet(preset), fla_kernels()
+    if kernels is None:
+        raise RuntimeError("flash-linear-attention is not importable")
+    generator = torch.Generator().manual_seed(1)
+    hidden = mixer.in_proj_qkv.shape[1]
+    reference, fused = mixer.new_state(), mixer.new_state()
+    prompt = torch.randn(prompt_rows, hidden, generator=generator)
+    mixer(prompt, reference)
+    mixer(prompt, fused)
+    output_error = 0.0
+    for _ in range(steps):
+        x = torch.randn(1, hidden, generator=generator)
+        expected = mixer(x, reference)
+        mixer._fla = kernels  # route the delta rule through the kernels for this call only
+        original = mixer._delta_rule
+        mixer._delta_rule = lambda q, k, v, g, beta, state: mixer._delta_rule_fla(kernels, q, k, v, g, beta, state)
+        try:
+            got = mixer(x, fused)
+        finally:
+            mixer._delta_rule = original
+        output_error = max(output_error, (got - expected).abs().max().item())
+    return {"output": output_error, "state": (fused.recurrent - reference.recurrent).abs().max().item(),
+            "state_scale": reference.recurrent.abs().max().item()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print `{preset: {"experts": {...}, "gated_delta": {...}}}` for the presets given
+    (default tiny and small). Returns 2 without `TRITON_INTERPRET=1`."""
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        print("set TRITON_INTERPRET=1 before starting Python", file=sys.stderr)
+        return 2
+    presets = (argv if argv is not None else sys.argv[1:]) or ["tiny", "small"]
+    torch.set_num_threads(1)
+    report = {p: {"experts": expert_errors(p), "gated_delta": gated_delta_errors(p)} for p in presets}
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
