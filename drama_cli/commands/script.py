@@ -67,6 +67,12 @@ def _print_check(report) -> None:
     for scene in script.scenes:
         voices = ", ".join(dict.fromkeys(n for line in scene.lines for n in line.speakers()))
         print(f"  {scene.id:<16} {len(scene.lines):>3} lines  {scene.title}  [{voices}]")
+    if script.book is not None:
+        print("book chapters:")
+        for chapter in script.chapters:
+            print(f"  {chapter.number:02d} {chapter.title}  ({', '.join(chapter.scenes)})")
+        for line in (line for scene in script.scenes for line in scene.lines if line.generated):
+            print(f"  generated {line.id}: {line.speaker}: {line.text}")
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     total = sum(len(scene.lines) for scene in script.scenes)

@@ -32,7 +32,11 @@ class CheckReport:
                       "references": [{"path": c.path, "transcript": c.transcript} for c in m.references]}
                      for m in script.cast.values()],
             "scenes": [{"id": s.id, "title": s.title, "lines": len(s.lines),
-                        "line_ids": [line.id for line in s.lines]} for s in script.scenes],
+                        "line_ids": [line.id for line in s.lines], "chapter": s.chapter,
+                        "generated_lines": [line.id for line in s.lines if line.generated]}
+                       for s in script.scenes],
+            "chapters": [{"number": c.number, "title": c.title, "kind": c.kind, "scenes": c.scenes}
+                         for c in script.chapters],
             "warnings": [{"message": w.message, "position": str(w.position) if w.position else None}
                          for w in self.warnings],
         }

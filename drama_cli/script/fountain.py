@@ -33,7 +33,10 @@ from drama_cli.script.resolve import name_key
 
 PAUSE_S = 0.5
 _TITLE_KEYS = ("title", "credit", "author", "authors", "source", "draft date", "date", "contact",
-               "copyright", "notes", "revision", "format", "font")
+               "copyright", "notes", "revision", "format", "font",
+               # book keys (drama_cli.script.book)
+               "subtitle", "narrator", "publisher", "year", "language", "cover", "credits",
+               "chapter headings")
 _HEADING = re.compile(r"^(?:int\.?/ext|int|ext|est|i/e)(?:\.|\s)", re.IGNORECASE)
 _SCENE_NUMBER = re.compile(r"\s*#([\w.-]+)#\s*$")
 _TRANSITION = re.compile(r"^[^a-z]*TO:$")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.book import finish_book
 from drama_cli.script.model import Script
 from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import add_narration, resolve_speakers
@@ -45,6 +46,8 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         from drama_cli.script.fountain import cue_like_warnings
 
         script.warnings.extend(cue_like_warnings(script))
+    with problems.collect():
+        finish_book(script)
     if script.narrator:
         with problems.collect():
             add_narration(script)
@@ -93,7 +96,7 @@ def _is_yaml(name: str, text: str) -> bool:
         return True
     if suffix in FOUNTAIN_SUFFIXES:
         return False
-    return re.search(r"^(cast|scenes|lines):", text, re.MULTILINE) is not None
+    return re.search(r"^(cast|scenes|lines|chapters|book):", text, re.MULTILINE) is not None
 
 
 def cast_file_for(script_path: str) -> Path | None:

@@ -84,6 +84,8 @@ class Line:
     kind: "dialogue", or "action" for narrated action (spoken by the narrator).
     part: 0 for the first stretch of a cue's speech; 1, 2, ... for the stretches that follow
         mid-speech parentheticals (Fountain), so a cue's speech can be regrouped.
+    generated: True for a line `drama` wrote from the book block (credits, a chapter heading
+        read aloud), not the producer (`drama_cli.script.book`).
     """
 
     id: str
@@ -101,6 +103,7 @@ class Line:
     kind: str = "dialogue"
     part: int = 0
     position: SourcePosition | None = None
+    generated: bool = False
 
     @property
     def note(self) -> str | None:
@@ -177,6 +180,8 @@ class Scene:
     elements: everything in source order (Line and Element objects) for display.
     number: the Fountain scene number (`#1A#`) when given.
     mix: mix settings given in this scene (None when none); see `Script.mix_for`.
+    chapter: the title of the book chapter the scene belongs to (YAML `chapter:` or
+        `chapters:`, a Fountain `#` section), None when not given.
     """
 
     id: str
@@ -187,6 +192,52 @@ class Scene:
     number: str | None = None
     position: SourcePosition | None = None
     mix: MixOptions | None = None
+    chapter: str | None = None
+
+
+@dataclass
+class Book:
+    """The `book:` block of a script (Fountain: its title page), and how its credits and chapter
+    headings are made (`drama_cli.script.book`).
+
+    title, subtitle, author, narrator (the person credited), publisher, year, language,
+    copyright: texts for the credits and the files' tags, None when not given.
+    cover: the cover image path as written, relative to `Script.base_dir`.
+    opening_credits / closing_credits: "generated" (spoken by the narrator from this block),
+        "none", or "lines" (the producer's own lines, in `opening_lines` / `closing_lines`).
+    chapter_headings: read each chapter's title aloud at its start (default on for books).
+    """
+
+    title: str | None = None
+    subtitle: str | None = None
+    author: str | None = None
+    narrator: str | None = None
+    publisher: str | None = None
+    year: str | None = None
+    language: str | None = None
+    cover: str | None = None
+    copyright: str | None = None
+    opening_credits: str = "generated"
+    closing_credits: str = "generated"
+    opening_lines: list[Line | Element] = field(default_factory=list)
+    closing_lines: list[Line | Element] = field(default_factory=list)
+    chapter_headings: bool = True
+    position: SourcePosition | None = None
+
+
+@dataclass
+class Chapter:
+    """One deliverable file of a book: a chapter, or the opening or closing credits.
+
+    number: 0 for the opening credits, 1.. for chapters, the last number for closing credits.
+    title: the chapter title (`Opening Credits`, `Closing Credits` for the credits).
+    scenes: ids of its scenes, in order. kind: "opening", "chapter" or "closing".
+    """
+
+    number: int
+    title: str
+    scenes: list[str] = field(default_factory=list)
+    kind: str = "chapter"
 
 
 @dataclass
@@ -213,6 +264,8 @@ class Script:
     mix: mix settings given at the script's top level (None when none).
     cue_like_rows: Fountain dialogue rows that read like a character cue, as (position, the row,
         the line holding it); warned about once the cast is known (a missing blank line).
+    book: the book block (None: not a book; `drama book` still makes one file per chapter).
+    chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     """
 
     title: str = ""
@@ -226,6 +279,8 @@ class Script:
     warnings: list[Warning_] = field(default_factory=list)
     mix: MixOptions | None = None
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
+    book: Book | None = None
+    chapters: list[Chapter] = field(default_factory=list)
 
     def mix_for(self, scene: Scene) -> MixOptions | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""

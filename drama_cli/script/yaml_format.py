@@ -36,10 +36,11 @@ from drama_cli.script.problems import Problems
 
 QUOTE_HINT = 'put the value in double quotes, e.g. text: "[sighs] Fine."'
 MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail")
-SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", *MIX_KEYS)
+SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
+               *MIX_KEYS)
 MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang")
 CLIP_KEYS = ("audio", "path", "transcript")
-SCENE_KEYS = ("id", "title", "direction", "lines", *MIX_KEYS)
+SCENE_KEYS = ("id", "title", "direction", "lines", "chapter", *MIX_KEYS)
 LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang")
 ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
 MIN_PAUSE_S = -10.0  # a negative pause overlaps the end of the line before
@@ -188,8 +189,19 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     if "narrator" in top:
         script.narrator = reader.scalar(top["narrator"][1], "narrator")
     script.mix = read_mix(reader, top)
+    if "book" in top:
+        from drama_cli.script.book import read_book_node
+
+        script.book = read_book_node(reader, top["book"][1])
     if "scenes" in top and "lines" in top:
         raise reader.error("use either 'scenes:' or top-level 'lines:', not both", top["lines"][0])
+    if "chapters" in top and ("scenes" in top or "lines" in top):
+        raise reader.error("use either 'chapters:' or 'scenes:', not both", top["chapters"][0],
+                           "put each scene under its chapter, or give scenes 'chapter: TITLE'")
+    if "chapters" in top:
+        from drama_cli.script.book import read_chapters_node
+
+        script.scenes.extend(read_chapters_node(reader, top["chapters"][1]))
     if "scenes" in top:
         node = top["scenes"][1]
         if not isinstance(node, SequenceNode):
@@ -330,6 +342,8 @@ def _read_scene(reader: _Reader, node: Node, number: int) -> Scene:
         scene.direction = reader.text(fields["direction"][1], "direction")
         scene.elements.append(Element("direction", scene.direction or "", reader.at(fields["direction"][1])))
     scene.mix = read_mix(reader, fields)
+    if "chapter" in fields:
+        scene.chapter = " ".join((reader.text(fields["chapter"][1], "chapter") or "").split()) or None
     if "lines" in fields:
         _read_lines(reader, fields["lines"][1], scene)
     return scene
