@@ -38,6 +38,8 @@ REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
 # (`drama_cli.render.attempt.STOP_REASONS`): take records say `length` for the frame budget.
 ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
+GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "
+                "compiled code is cached for later renders; --no-graph to skip)")
 
 
 def stop_reason(engine_reason: str) -> str:
@@ -76,8 +78,9 @@ class Drama3Backend(BackendDefaults):
 
     def __init__(self, folder: str | Path, device: str | None = None,
                  notice: Callable[[str], None] = lambda message: None,
-                 cache_dir: str | Path | None = None):
+                 cache_dir: str | Path | None = None, graph: bool = True):
         self.folder = Path(folder)
+        self.graph = graph
         self.device = device
         self.notice = notice
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -89,7 +92,7 @@ class Drama3Backend(BackendDefaults):
     def from_options(cls, options: BackendOptions) -> Drama3Backend:
         """The backend `--engine drama3` gets (`drama_cli.backends.registry.BackendOptions`:
         the model folder found, the device, the notice callback)."""
-        return cls(options.model_folder, device=options.device, notice=options.notice)
+        return cls(options.model_folder, device=options.device, notice=options.notice, graph=options.graph)
 
     def identity(self) -> dict:
         """Engine name and model revision (part of every cache key; the folder's name is not,
@@ -107,6 +110,11 @@ class Drama3Backend(BackendDefaults):
             if device == "cpu":
                 self.notice(CPU_WARNING)
             self._model = Drama3.load(self.folder, device=device)
+            if self._model.device.type == "cuda":
+                if self.graph:
+                    self.notice(GRAPH_NOTICE)
+                else:
+                    self._model.set_decode_mode("eager")
             self._references = ReferenceCache(self.cache_dir or default_cache_dir())
         return self._model
 

@@ -40,6 +40,7 @@ class BackendOptions:
     model_folder: Path | None = None
     device: str | None = None
     notice: Callable[[str], None] = field(default=lambda message: None)
+    graph: bool = True  # drama3 on CUDA: decode with the captured frame step (False: --no-graph)
 
 
 @dataclass(frozen=True)
@@ -134,12 +135,12 @@ def find_model(explicit: str | os.PathLike | None = None) -> Path | None:
 
 def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
                  notice: Callable[[str], None] = lambda message: None,
-                 device: str | None = None) -> Backend:
+                 device: str | None = None, graph: bool = True) -> Backend:
     """Build the backend for `--engine` (`auto` or a registered name).
 
     notice: receives one-line messages for the user (the auto fallback to scratch, the CPU
     warning of drama3). Raises UsageError for an unknown engine, or for a backend that needs
-    a model folder when none is found.
+    a model folder when none is found. graph: False decodes drama3 eagerly on CUDA (`--no-graph`).
     """
     entry = None if engine == AUTO else backend_entry(engine)
     folder = find_model(model) if entry is None or entry.needs_model else None
@@ -151,4 +152,4 @@ def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
     if entry.needs_model and folder is None:
         raise UsageError(f"--engine {entry.name} needs a model folder: pass --model PATH or set "
                          f"{MODEL_ENV}")
-    return entry.create(BackendOptions(folder if entry.needs_model else None, device, notice))
+    return entry.create(BackendOptions(folder if entry.needs_model else None, device, notice, graph))

@@ -212,6 +212,7 @@ def render_command(
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
     from drama_cli.backends.registry import make_backend
@@ -227,7 +228,7 @@ def render_command(
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)
-    backend = make_backend(engine, model, notice=_err, device=device)
+    backend = make_backend(engine, model, notice=_err, device=device, graph=not no_graph)
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
