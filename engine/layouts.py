@@ -44,6 +44,9 @@ STRINGS = {
     "fim_suffix": "<|fim_suffix|>",
     "fim_prefix": "<|fim_prefix|>",
     "end_of_turn": "<|endofturn|>",
+    # a pronunciation from the script's lexicon (docs/pronunciation.md; token ids from the tokenizer)
+    "phoneme_start": "<|phoneme_start|>",
+    "phoneme_end": "<|phoneme_end|>",
 }
 
 # The special tokens every layout writes (system block, user turn, assistant turn).
@@ -55,6 +58,8 @@ WHITE_SPACE = "".join(
                      0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
 )
 _ANY_SPEAKER_MARK = re.compile(r"<\|speaker")
+# One pronunciation: the phoneme tokens around plain phoneme text (no markup, not empty).
+_PHONEME_PAIR = re.compile(r"<\|phoneme_start\|>[^<>|\[\]{}\n]*[^<>|\[\]{}\s][^<>|\[\]{}\n]*<\|phoneme_end\|>")
 
 
 @dataclass(frozen=True)
@@ -94,14 +99,18 @@ def get_layout(name: str) -> Layout:
 # ---- caller text ---------------------------------------------------------------------------
 
 
-def check_text(text: str, where: str) -> None:
+def check_text(text: str, where: str, phonemes: bool = False) -> None:
     """Refuse text the model must not see (docs/model.md §4.1): empty or White_Space-only text (speaker
     tags alone count as empty), structural tokens, and speaker tags other than `<|speaker:N|>`
-    with N in 0..15 written without leading zeros. Raises `EngineError` naming `where`."""
+    with N in 0..15 written without leading zeros. With `phonemes` (the text a turn voices), the
+    phoneme tokens may appear as whole pairs around plain phoneme text,
+    `<|phoneme_start|>HH AY1<|phoneme_end|>` (docs/pronunciation.md); anywhere else they are
+    refused like every structural token. Raises `EngineError` naming `where`."""
     if not isinstance(text, str):
         raise EngineError(f"{where}: text must be a string, not {type(text).__name__}")
+    outside = _PHONEME_PAIR.sub(" ", text) if phonemes else text
     for token in STRUCTURAL_TOKENS:
-        if token in text:
+        if token in outside:
             raise EngineError(f"{where}: text must not contain {token}")
     for mark in _ANY_SPEAKER_MARK.finditer(text):
         tag = _SPEAKER_TAG.match(text, mark.start())
@@ -187,7 +196,7 @@ def _context_turns(conversation: Conversation) -> list[Segment]:
     parts: list[Segment] = []
     for n, exchange in enumerate(conversation.context, 1):
         where = f"context turn {n}"
-        check_text(exchange.text, where)
+        check_text(exchange.text, where, phonemes=True)
         parts += _user_turn(with_speaker_tag(exchange.text))
         parts += [STRINGS["assistant_voice"], _clip(exchange.clip, where, allow_empty=False),
                   STRINGS["turn_end"]]
@@ -195,7 +204,7 @@ def _context_turns(conversation: Conversation) -> list[Segment]:
 
 
 def _target(conversation: Conversation) -> str:
-    check_text(conversation.text, "text")
+    check_text(conversation.text, "text", phonemes=True)
     return with_speaker_tag(conversation.text)
 
 
@@ -226,7 +235,7 @@ def _history_body(conversation: Conversation) -> list[Segment]:
 def _revise_body(conversation: Conversation) -> list[Segment]:
     if not conversation.context:
         raise EngineError("the revise layout needs at least one earlier take as context")
-    check_text(conversation.text, "text")
+    check_text(conversation.text, "text", phonemes=True)
     text = _with_note(conversation.text, conversation.note, "text")
     return [*_context_turns(conversation), *_user_turn(text), STRINGS["assistant_voice"]]
 
@@ -236,7 +245,7 @@ def _scene_body(conversation: Conversation) -> list[Segment]:
         raise EngineError("the scene layout needs at least one line")
     lines: list[str] = []
     for n, line in enumerate(conversation.lines, 1):
-        check_text(line, f"scene line {n}")
+        check_text(line, f"scene line {n}", phonemes=True)
         if lines:
             lines.append(STRINGS["audio_separator"])
         lines.append(with_speaker_tag(line))
@@ -256,7 +265,7 @@ def _infill_body(conversation: Conversation) -> list[Segment]:
 def _stream_body(conversation: Conversation) -> list[Segment]:
     texts = [_target(conversation), STRINGS["end_of_turn"]]
     if conversation.lookahead is not None:
-        check_text(conversation.lookahead, "lookahead")
+        check_text(conversation.lookahead, "lookahead", phonemes=True)
         texts.append(with_speaker_tag(conversation.lookahead))
     return [*_context_turns(conversation), *_user_turn(*texts), STRINGS["assistant_voice"]]
 
@@ -283,5 +292,6 @@ STRUCTURAL_TOKENS = tuple(dict.fromkeys((
     "<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:",
     "<|endoftext|>", "<|pad|>", "<|audio_separator|>", "<|endofturn|>",
     "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+    STRINGS["phoneme_start"], STRINGS["phoneme_end"],
     *(token for layout in LAYOUTS.values() for token in (*layout.tokens, *layout.samplable)),
 )))

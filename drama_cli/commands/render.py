@@ -211,6 +211,7 @@ def render_command(
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
+    no_normalize: bool = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
 ) -> None:
@@ -224,6 +225,7 @@ def render_command(
                          room_tone=room_tone, head=head, tail=tail)
     settings.keep = tuple(keep or ())
     loaded = _load(script, cast)
+    loaded.normalize = loaded.normalize and not no_normalize
     check_references(loaded)
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)

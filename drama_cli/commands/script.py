@@ -15,6 +15,7 @@ from drama_cli.errors import CheckFailed, ScriptError, error_entry
 ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
 CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -85,6 +86,7 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
              max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
              model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
              out: Annotated[Optional[str], typer.Option("--out", help="Project folder whose takes history mode shows as context (default: <script>.drama beside it).")] = None,
+             no_normalize: NoNormalizeOpt = False,
              as_json: JsonOpt = False) -> None:
     """Show each conversation as it will be sent, with tokens per segment and audio rows.
 
@@ -101,6 +103,7 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
     if max_chars < MIN_MAX_CHARS:
         raise UsageError(f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}")
     loaded = load_script(script, cast)
+    loaded.normalize = loaded.normalize and not no_normalize
     if scene is not None and scene not in {s.id for s in loaded.scenes}:
         known = ", ".join(s.id for s in loaded.scenes)
         raise UsageError(f"no scene {scene!r} in {loaded.source}; scenes: {known}")
@@ -134,6 +137,8 @@ def _print_compile(report: dict) -> None:
               f"{text_part} {report['unit']} + {line['total_rows']} audio")
         for warning in line["warnings"]:
             print(f"  warning: {warning}")
+        if line.get("lexicon"):
+            print(f"  lexicon: {'; '.join(line['lexicon'])}")
         if "context" in line:
             heard = ", ".join(f"{c['line']} ({c['rows']} rows)" for c in line["context"])
             print(f"  context: {heard or 'none (' + line['context_note'] + ')'}")

@@ -45,7 +45,8 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
     takes: `(scene id, Line) -> AudioClip | None`, the earlier take a line lends as `history`
     context (None: no takes known; `no_takes` says why, for the report).
     Returns {"mode", "unit", "counting", "frames_per_second", "lines": [...], "totals"}; each line
-    has id, speaker, text, chunks, speakers, warnings, conversations (segments with counts),
+    has id, speaker, text (after the lexicon and the number rules), chunks, speakers, warnings,
+    lexicon (the entries the line uses, `term → said`), conversations (segments with counts),
     total and total_rows, and in `history` mode its context (line ids with audio rows),
     context_rows and, when there is none, context_note saying why. totals: lines, text, rows
     (context rows included), context_rows, total.
@@ -71,7 +72,7 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
             entry = {
                 "id": plan.line.id, "scene": plan.scene_id, "speaker": plan.line.speaker,
                 "text": plan.text, "chunks": plan.chunks, "speakers": plan.speakers,
-                "warnings": plan.warnings, "conversations": conversations,
+                "warnings": plan.warnings, "lexicon": plan.lexicon, "conversations": conversations,
                 "total": sum(c["cost"] for c in conversations),
                 "total_rows": sum(c.get("rows", 0) for c in conversations),
             }

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
+from drama_cli.compile.normalise import SpokenLine, spoken_line, unsupported_notice
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
@@ -44,6 +45,7 @@ class LinePlan:
     (one in `scene` mode). conversations: one per chunk (`clone`/`history`); in `scene` mode the
     group's single conversation, shared by every line of the group (`group` is its number).
     speakers: canonical cast name -> speaker index used in these conversations.
+    lexicon: the lexicon entries the line uses, as `term → respelling` (or `→ /phonemes/`).
     """
 
     line: Line
@@ -55,6 +57,7 @@ class LinePlan:
     speakers: dict[str, int]
     warnings: list[str] = field(default_factory=list)
     group: int = 0
+    lexicon: list[str] = field(default_factory=list)
 
 
 def compile_scene(script: Script, scene: Scene | str, mode: str = DEFAULT_MODE, *,
@@ -128,6 +131,8 @@ class SceneCompiler:
         self.scene_map = assign_indices(self.scene_voices, script.cast) \
             if len(self.scene_voices) <= NUM_SPEAKERS else None
         self._durations: dict[str, float | None] = {}
+        self._spoken: dict[int, SpokenLine] = {}
+        self._told: set[str] = set()
 
     def plans(self, mode: str, history_lines: int = DEFAULT_HISTORY_LINES,
               max_chars: int = DEFAULT_MAX_CHARS) -> list[LinePlan]:
@@ -144,9 +149,24 @@ class SceneCompiler:
             return {name: k for name, k in self.scene_map.items() if name in names}
         return assign_indices(names, self.script.cast)
 
+    def spoken(self, line: Line) -> SpokenLine:
+        """The line's spans after the lexicon and the number rules (`compile.normalise`)."""
+        if id(line) not in self._spoken:
+            self._spoken[id(line)] = spoken_line(self.script, line)
+        return self._spoken[id(line)]
+
+    def notices(self, line: Line) -> list[str]:
+        """What the compiler says about a line's words once per scene: numbers in a language without rules."""
+        said = []
+        for language in self.spoken(line).unsupported:
+            if language not in self._told:
+                self._told.add(language)
+                said.append(unsupported_notice(language))
+        return said
+
     def render(self, line: Line, speakers: dict[str, int]) -> str:
         """The line's full model text under `speakers`."""
-        return render_spans(line.spans, speakers[line.speaker], speakers.__getitem__, line.notes)
+        return render_spans(self.spoken(line).spans, speakers[line.speaker], speakers.__getitem__, line.notes)
 
     def chunks(self, line: Line, speakers: dict[str, int], max_chars: int) -> list[str]:
         """The line cut by `split_text`; its notes and style prefix direct the whole line, so
@@ -155,9 +175,10 @@ class SceneCompiler:
         if not _own_words(line):
             # the style prefix is all the line's own speaker says (`[sighs]`): it is the cue itself
             return split_text(self.render(line, speakers), max_chars)
+        spans = self.spoken(line).spans
         prefix = " ".join([note_direction(note) for note in line.notes if note_direction(note)]
-                          + [span.text for span in line.spans if span.kind == "style"])
-        body = render_spans([s for s in line.spans if s.kind != "style"], k, speakers.__getitem__)
+                          + [span.text for span in spans if span.kind == "style"])
+        body = render_spans([s for s in spans if s.kind != "style"], k, speakers.__getitem__)
         chunks = split_text(body, max_chars)
         tag = f"<|speaker:{k}|> "
         if prefix:
@@ -195,7 +216,7 @@ class SceneCompiler:
         while self.scene_map is None and len(_voices([line] + [c for c, _ in context_lines])) > NUM_SPEAKERS:
             context_lines.pop(0)  # a crowd scene: keep the most recent context that fits 16 voices
         speakers = self.speaker_map([line] + [c for c, _ in context_lines])
-        warnings: list[str] = []
+        warnings: list[str] = self.notices(line)
         references = self.references(speakers, warnings)
         text = self.render(line, speakers)
         chunks = self.chunks(line, speakers, max_chars)
@@ -207,7 +228,8 @@ class SceneCompiler:
                                "context_lines": [c.id for c, _ in context_lines]})
             for n, chunk in enumerate(chunks)
         ]
-        return LinePlan(line, self.scene.id, mode, text, chunks, conversations, speakers, warnings)
+        return LinePlan(line, self.scene.id, mode, text, chunks, conversations, speakers, warnings,
+                        lexicon=[entry.describe() for entry in self.spoken(line).entries])
 
     def context(self, index: int, history_lines: int) -> list[tuple[Line, AudioClip]]:
         """The scene's first line and the last `history_lines` lines before `index`, with audio."""
@@ -235,7 +257,8 @@ class SceneCompiler:
                                         meta={"group": group, "line_ids": [line.id for line in lines]})
             for line, text in zip(lines, texts):
                 plans.append(LinePlan(line, self.scene.id, "scene", text, [text], [conversation],
-                                      speakers, list(warnings), group))
+                                      speakers, self.notices(line) + warnings, group,
+                                      [entry.describe() for entry in self.spoken(line).entries]))
         return plans
 
 

@@ -67,6 +67,9 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
                         mix.room_tone_position, None)
+    from drama_cli.script.lexicon import lexicon_warnings
+
+    report.warnings += lexicon_warnings(script)
     used = {name for line in script.lines() for name in line.speakers()}
     for name in script.cast:
         if name not in used:

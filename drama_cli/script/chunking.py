@@ -27,7 +27,8 @@ DEFAULT_MAX_CHARS = 300
 DEFAULT_MIN_TAIL_CHARS = 20
 MIN_MAX_CHARS = 40  # below this a cap cuts words apart and the packing loop makes no progress
 
-_MARKUP = re.compile(r"<\|[^<>|]*\|>|</?[A-Za-z][\w-]*>|\[[^\[\]]*\]")
+_MARKUP = re.compile(r"<\|phoneme_start\|>[^<>|]*<\|phoneme_end\|>|<\|[^<>|]*\|>|</?[A-Za-z][\w-]*>|\[[^\[\]]*\]")
+_PHONEME_TOKENS = re.compile(r"<\|phoneme_(?:start|end)\|>")
 _OPEN = re.compile(r"<([A-Za-z][\w-]*)>")
 _CLOSE = re.compile(r"</([A-Za-z][\w-]*)>")
 _TAG_OR_SCOPE = re.compile(rf"{SPEAKER_TAG_PATTERN}|<(?P<close>/?)(?P<name>[A-Za-z][\w-]*)>")
@@ -65,8 +66,9 @@ def split_text(text: str, max_chars: int = DEFAULT_MAX_CHARS, per_sentence: bool
 
 
 def chunk_length(chunk: str) -> int:
-    """Characters that count against the cap: the chunk without speaker tags."""
-    return len(SPEAKER_TAG.sub("", chunk).strip())
+    """Characters that count against the cap: the chunk without speaker tags and without the
+    phoneme tokens around a lexicon pronunciation."""
+    return len(_PHONEME_TOKENS.sub("", SPEAKER_TAG.sub("", chunk)).strip())
 
 
 def _protected_mask(text: str) -> list[bool]:

@@ -247,7 +247,7 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"'})
 _MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
-_END_PUNCT_NEEDED = re.compile(r"\w$")
+_END_PUNCT_NEEDED = re.compile(r"(?:\w|<\|phoneme_end\|>)$")  # a word, or a lexicon pronunciation
 
 
 def _is_emoji(char: str) -> bool:
@@ -307,7 +307,7 @@ def _add_end_punctuation(segment: list[str]) -> None:
     """Append '.' to the last text piece with words when it ends in a letter or digit."""
     for index in range(len(segment) - 1, -1, -1):
         piece = segment[index]
-        if piece.startswith(("<", " [")):
+        if piece.startswith(("<", " [")) and not piece.startswith("<|phoneme_start|>"):
             continue
         stripped = piece.rstrip()
         if not stripped:

@@ -123,6 +123,9 @@ def _attach_cast(script: Script, name: str, cast: str | Path | None) -> None:
             if not Path(clip.path).is_absolute():
                 clip.path = os.path.relpath(cast_path.parent / clip.path, script.base_dir)
     script.cast.update(members)
+    from drama_cli.script.lexicon import read_cast_file_language
+
+    read_cast_file_language(cast_path, script)
     if narrator and not script.narrator:
         script.narrator = narrator
     script.warnings.extend(warnings)

@@ -86,6 +86,8 @@ class Line:
         mid-speech parentheticals (Fountain), so a cue's speech can be regrouped.
     generated: True for a line `drama` wrote from the book block (credits, a chapter heading
         read aloud), not the producer (`drama_cli.script.book`).
+    normalize: False when the line's numbers and symbols are sent as written (YAML
+        `normalize: false`); see `drama_cli.compile.normalise`.
     """
 
     id: str
@@ -104,6 +106,7 @@ class Line:
     part: int = 0
     position: SourcePosition | None = None
     generated: bool = False
+    normalize: bool = True
 
     @property
     def note(self) -> str | None:
@@ -262,6 +265,11 @@ class Script:
     title_page: Fountain title page keys and values, or {"Title": title} for YAML.
     warnings: non-fatal remarks collected while reading and resolving.
     mix: mix settings given at the script's top level (None when none).
+    lexicon: the pronunciation entries (`drama_cli.script.lexicon.LexiconEntry`), the script's own
+        `lexicon:` first, then each `lexicons:` file in order (docs/pronunciation.md).
+    language: the script's `language:` (the default language of every voice; None: English).
+    normalize: False when no line's numbers and symbols become words (`normalize: false`,
+        `--no-normalize`).
     cue_like_rows: Fountain dialogue rows that read like a character cue, as (position, the row,
         the line holding it); warned about once the cast is known (a missing blank line).
     book: the book block (None: not a book; `drama book` still makes one file per chapter).
@@ -281,6 +289,9 @@ class Script:
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
     book: Book | None = None
     chapters: list[Chapter] = field(default_factory=list)
+    lexicon: list = field(default_factory=list)
+    language: str | None = None
+    normalize: bool = True
 
     def mix_for(self, scene: Scene) -> MixOptions | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""

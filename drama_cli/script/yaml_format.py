@@ -37,11 +37,12 @@ from drama_cli.script.problems import Problems
 QUOTE_HINT = 'put the value in double quotes, e.g. text: "[sighs] Fine."'
 MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail")
 SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
-               *MIX_KEYS)
+               *MIX_KEYS, "lexicon", "lexicons", "language", "normalize")
 MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang")
 CLIP_KEYS = ("audio", "path", "transcript")
 SCENE_KEYS = ("id", "title", "direction", "lines", "chapter", *MIX_KEYS)
-LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang")
+LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang", "normalize")
+LANGUAGE_KEYS = ("lexicon", "lexicons", "language", "normalize")  # drama_cli.script.lexicon
 ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
 MIN_PAUSE_S = -10.0  # a negative pause overlaps the end of the line before
 MAX_PAUSE_S = 60.0  # longer silences are a typo (99999 s wrote a 13 GB mix)
@@ -189,6 +190,7 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     if "narrator" in top:
         script.narrator = reader.scalar(top["narrator"][1], "narrator")
     script.mix = read_mix(reader, top)
+    read_language_keys(reader, top, base, script)
     if "book" in top:
         from drama_cli.script.book import read_book_node
 
@@ -454,6 +456,8 @@ def _apply_line_fields(reader: _Reader, line: Line, fields: dict[str, tuple[Node
         line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after", MIN_PAUSE_S, MAX_PAUSE_S)
     if "overlap" in fields:
         line.overlap = reader.boolean(fields["overlap"][1], "overlap")
+    if "normalize" in fields:
+        line.normalize = reader.boolean(fields["normalize"][1], "normalize")
 
 
 def _check_unique_ids(script: Script) -> None:
@@ -467,6 +471,18 @@ def _check_unique_ids(script: Script) -> None:
             if line.id in seen_lines:
                 raise ScriptError(f"duplicate line id {line.id!r}", line.position, "give each line its own id")
             seen_lines.add(line.id)
+
+
+def read_language_keys(reader: _Reader, fields: dict[str, tuple[Node, Node]], base: Path, script: Script) -> None:
+    """The script's `lexicon:`, `lexicons:`, `language:` and `normalize:` keys (a script's top level,
+    or a Fountain script's cast file), added to `script`."""
+    from drama_cli.script.lexicon import language_code, read_lexicon_keys
+
+    script.lexicon += read_lexicon_keys(reader, fields, base)
+    if "language" in fields:
+        script.language = language_code(reader.scalar(fields["language"][1], "language")) or script.language
+    if "normalize" in fields:
+        script.normalize = reader.boolean(fields["normalize"][1], "normalize")
 
 
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
@@ -490,7 +506,7 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
     top = reader.mapping(root, None, "the cast file")
     narrator = None
     if "cast" in top:
-        reader.mapping(root, ("cast", "narrator", "title"), "the cast file")
+        reader.mapping(root, ("cast", "narrator", "title", *LANGUAGE_KEYS), "the cast file")
         narrator = reader.scalar(top["narrator"][1], "narrator") if "narrator" in top else None
         members = read_cast_node(reader, top["cast"][1], path.parent)
     else:
