@@ -34,6 +34,7 @@ TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
 _SCOPED = re.compile(rf"<(/?)\s*({TAG_NAME})\s*>")
+_MARKUP_START = re.compile(r"[\[{<]")
 _STRUCTURAL = ("<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:")
 
 SWITCH_HINT = "write {NAME} to switch the voice mid-line"
@@ -107,7 +108,11 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
         if upto > buffer_start:
             spans.append(Span("text", text[buffer_start:upto], column=buffer_start))
 
-    while i < len(text):
+    while True:
+        found = _MARKUP_START.search(text, i)  # plain words between markup are skipped at once
+        if found is None:
+            break
+        i = found.start()
         char = text[i]
         if char == "[":
             end = _closing(text, i, "[", "]", where, "bracket direction")
@@ -247,6 +252,8 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"'})
 _MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+_MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
+_WHITESPACE = re.compile(r"\s+")
 _END_PUNCT_NEEDED = re.compile(r"(?:\w|<\|phoneme_end\|>)$")  # a word, or a lexicon pronunciation
 
 
@@ -265,9 +272,11 @@ def normalize_text(text: str) -> str:
     breaks collapsed to one space. Leading/trailing spaces are kept as one space so spans join.
     """
     text = text.translate(_QUOTES)
-    text = _MARKDOWN.sub("", text)
-    text = "".join(" " if _is_emoji(c) else c for c in text)
-    return re.sub(r"\s+", " ", text)
+    if _MARKDOWN_MARK.search(text):  # the full pattern is slow; most spans hold no marker
+        text = _MARKDOWN.sub("", text)
+    if not text.isascii():  # no ASCII character is an emoji: most lines skip the scan
+        text = "".join(" " if _is_emoji(c) else c for c in text)
+    return _WHITESPACE.sub(" ", text)
 
 
 def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[str], int],

@@ -27,7 +27,14 @@ from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.model import Element, Line, Scene, Script, Warning_
+from drama_cli.script.model import (
+    DialogueNumbers,
+    Element,
+    Line,
+    Scene,
+    Script,
+    Warning_,
+)
 from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import name_key
 
@@ -195,6 +202,7 @@ class _Builder:
         self.note_lines = [note.position.line for note in self.all_notes]
         self.scene: Scene | None = None
         self.scene_count = 0
+        self.numbers = DialogueNumbers()
         self.last_dialogue: Line | None = None
 
     def at(self, row: _Row, column: int = 1) -> SourcePosition:
@@ -318,7 +326,7 @@ class _Builder:
 
     def _line(self, scene: Scene, name: str, extensions: list[str], notes: list[str],
               text_rows: list[_Row], cue_row: _Row) -> Line:
-        number = sum(1 for line in scene.lines if line.kind == "dialogue") + 1
+        number = self.numbers.next(scene)
         lyric = all(r.text.strip().startswith("~") for r in text_rows if r.text.strip())
         text = _speech_text(text_rows)
         first = text_rows[0]

@@ -198,6 +198,24 @@ class Scene:
     chapter: str | None = None
 
 
+class DialogueNumbers:
+    """The number the next dialogue line of a scene gets while a reader appends its lines (one
+    more than the dialogue lines it holds), counting only the lines added since the last call,
+    so numbering a scene of n lines costs O(n) instead of O(n²)."""
+
+    def __init__(self):
+        self._counted: dict[int, tuple[int, int]] = {}  # id(scene) -> (lines seen, dialogue among them)
+
+    def next(self, scene: Scene) -> int:
+        """1 + the number of `scene.lines` of kind `dialogue`."""
+        seen, count = self._counted.get(id(scene), (0, 0))
+        if seen > len(scene.lines):
+            seen, count = 0, 0
+        count += sum(1 for line in scene.lines[seen:] if line.kind == "dialogue")
+        self._counted[id(scene)] = (len(scene.lines), count)
+        return count + 1
+
+
 @dataclass
 class Book:
     """The `book:` block of a script (Fountain: its title page), and how its credits and chapter
