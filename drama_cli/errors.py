@@ -135,6 +135,18 @@ class TakesNeedReview(RenderError):
         super().__init__("; ".join(parts))
 
 
+class BookChecksFailed(DramaError):
+    """A book was assembled but some of its files fail ACX's checks (exit code 1); the
+    message names each file and the rule it fails."""
+
+    exit_code = EXIT_CHECKS_FAILED
+    results_printed = True
+
+    def __init__(self, failures: list[str]):
+        more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+        super().__init__("ACX check failed: " + "; ".join(failures[:3]) + more)
+
+
 class ModelPullError(DramaError):
     """A model download that could not finish (hub unreachable, unknown revision, disk full)."""
 

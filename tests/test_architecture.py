@@ -24,9 +24,10 @@ ALLOWED = {
     "mix": {"errors", "script", "takes", "qc"},
     "render": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
     "edit": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render"},
+    "book": {"errors", "script", "compile", "takes", "qc", "mix", "render"},
     "plot": {"errors", "script", "compile", "takes", "qc", "mix", "render", "edit"},
     "commands": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render", "edit",
-                 "plot"},
+                 "plot", "book"},
     "cli": {"errors", "commands", "__init__"},
     "__init__": set(),
 }

@@ -7,7 +7,7 @@ import inspect
 
 import typer
 
-COMMAND_MODULES = ("script", "model", "render", "edit")
+COMMAND_MODULES = ("script", "model", "render", "edit", "book")
 
 
 def register_all(app: typer.Typer) -> None:

@@ -65,6 +65,9 @@ class LoudnessPreset:
 PRESETS = {
     # ACX audiobook submission: RMS −23…−18 dB, peaks ≤ −3 dBFS, noise floor ≤ −60 dB.
     "acx": LoudnessPreset("acx", "rms", -20.0, (-23.0, -18.0), -3.0, False, -60.0),
+    # The same, for a master that becomes an MP3: true peaks are limited (0.5 dB under −3),
+    # so the peaks of the decoded MP3, which overshoot the master's samples, stay ≤ −3 dBFS.
+    "acx-mp3": LoudnessPreset("acx-mp3", "rms", -20.0, (-23.0, -18.0), -3.0, True, -60.0),
     # EBU R 128: −23 LUFS integrated (±1 LU for live, we accept ±1), true peak ≤ −1 dBTP.
     "r128": LoudnessPreset("r128", "lufs", -23.0, (-24.0, -22.0), -1.0, True),
     # Common podcast delivery: −16 LUFS, true peak ≤ −1 dBTP.

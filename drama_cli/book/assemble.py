@@ -1,0 +1,358 @@
+"""A rendered book → `<project>/book/`: one ACX file per chapter and credits, a retail sample,
+an M4B with chapter marks and `acx-report.json`.
+
+Each chapter is mixed from the selected takes of its scenes on one timeline (the scene mixer,
+`drama_cli.mix.timeline.mix_scene`, streaming, so memory stays bounded for any length), with
+2 s between scenes, a generated room tone under it, ACX's level (RMS −20 dB, true peaks under
+−3 dB: preset `acx-mp3`) and 0.75 s of room tone before the first words and 2.5 s after the
+last (the takes' own quiet ends counted). The master WAV is encoded as MP3 192 kbps CBR
+(`drama_cli.mix.export.encode_mp3`), tagged with mutagen, decoded again and measured against
+ACX's rules (`drama_cli.book.acx`). Every file is written under a temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from drama_cli.book.acx import (
+    MAX_FILE_S,
+    FileCheck,
+    judge,
+    measure_file,
+    quiet_ends_s,
+)
+from drama_cli.book.m4b import m4b_name, safe_title, write_m4b
+from drama_cli.errors import LinesLeftOut, UsageError
+from drama_cli.mix.export import (
+    MP3_BITRATE_KBPS,
+    atomic_path,
+    encode_mp3,
+    require_encoder,
+    write_text_atomic,
+)
+from drama_cli.mix.options import layered_mix_options
+from drama_cli.mix.timeline import SCRATCH_BANNER, MixSettings, mix_scene, read_take
+from drama_cli.render.plan import mixable
+from drama_cli.render.remix import engines_used, mix_entry, select_first_passing
+from drama_cli.takes.selection import is_stale
+from drama_cli.takes.store import TakeStore
+
+BOOK_FOLDER = "book"
+BOOK_PRESET = "acx-mp3"
+HEAD_S = 0.75  # room tone before the first words of a file (ACX: 0.5–1 s)
+TAIL_S = 2.5  # after the last words (ACX: 1–5 s)
+SCENE_BREAK_S = 2.0  # silence between two scenes of a chapter
+ROOM_TONE_DB = -65.0  # the generated room tone, dB RMS (ACX's noise floor: at most −60 dB)
+SAMPLE_S = 180.0  # default retail sample length (ACX: 1–5 minutes)
+SAMPLE_FADE_S = 1.0  # fade at the end of the retail sample
+REPORT_NAME = "acx-report.json"
+
+
+@dataclass
+class BookFile:
+    """One file of the book: its chapter, path, ACX check and what it holds.
+
+    number / title / kind: the `Chapter` (kind "sample" for the retail sample).
+    check: the measured and judged file; scratch: made from scratch takes (labelled).
+    start_s: where the chapter starts in the M4B (None for the sample).
+    """
+
+    number: int
+    title: str
+    kind: str
+    path: Path
+    check: FileCheck
+    scratch: bool = False
+    start_s: float | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready row of the report."""
+        return {"number": self.number, "title": self.title, "kind": self.kind,
+                "file": self.path.name, "scratch": self.scratch,
+                **{k: v for k, v in self.check.to_dict().items() if k != "file"}}
+
+
+@dataclass
+class BookReport:
+    """What `assemble_book` wrote: the files with their checks, the M4B, notes."""
+
+    folder: Path
+    files: list[BookFile] = field(default_factory=list)
+    m4b: dict = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[str]:
+        """`<file>: <rule>: <why>` for every failed rule of every file."""
+        return [f"{f.path.name}: {problem}" for f in self.files for problem in f.check.problems]
+
+    @property
+    def exit_code(self) -> int:
+        """1 when any file fails a rule, else 0."""
+        return 1 if self.failures else 0
+
+    def to_dict(self) -> dict:
+        """The `acx-report.json` content."""
+        return {"folder": str(self.folder), "passed": not self.failures,
+                "files": [f.to_dict() for f in self.files], "m4b": self.m4b,
+                "failures": self.failures, "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class BookOptions:
+    """How a book is assembled.
+
+    chapters: chapter numbers to assemble (empty: all). sample_from: (chapter number, start
+    in seconds) of the retail sample, None: the first chapter after the credits, from its
+    start; sample_s: its length in seconds. m4b: also write the M4B. max_file_s: the longest
+    file ACX takes, seconds.
+    """
+
+    chapters: tuple[int, ...] = ()
+    sample_from: tuple[int, float] | None = None
+    sample_s: float = SAMPLE_S
+    m4b: bool = True
+    max_file_s: float = MAX_FILE_S
+
+
+def file_name(chapter, width: int = 2) -> str:
+    """`NN Title.mp3`, the title made safe for every file system."""
+    return f"{chapter.number:0{width}d} {safe_title(chapter.title, f'Chapter {chapter.number}')}.mp3"
+
+
+def parse_sample_from(value: str | None) -> tuple[int, float] | None:
+    """`CHAPTER[:SECONDS]` → (chapter number, start s); None for None. UsageError otherwise."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*(?::\s*(\d+(?:\.\d+)?)\s*)?", value)
+    if not match:
+        raise UsageError(f"--sample-from must be CHAPTER[:SECONDS], e.g. 1 or 2:30, got {value!r}")
+    return int(match.group(1)), float(match.group(2) or 0.0)
+
+
+def pick_chapters(script, numbers) -> list:
+    """The script's chapters with these numbers (all when empty); UsageError for unknown ones."""
+    known = {chapter.number: chapter for chapter in script.chapters}
+    unknown = [n for n in numbers if n not in known]
+    if unknown:
+        listing = ", ".join(f"{c.number} ({c.title})" for c in script.chapters)
+        raise UsageError(f"no chapter {unknown[0]} in this script (chapters: {listing})")
+    return [known[n] for n in numbers] if numbers else list(script.chapters)
+
+
+def chapter_scenes(script, chapters) -> tuple[str, ...]:
+    """Ids of the scenes the chapters hold, in script order."""
+    wanted = {scene_id for chapter in chapters for scene_id in chapter.scenes}
+    return tuple(scene.id for scene in script.scenes if scene.id in wanted)
+
+
+def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path, dict]:
+    """Mix one chapter from its scenes' selected takes into a master WAV under `work_dir`.
+
+    Returns (master path, the mix summary with `scratch`). Raises LinesLeftOut when a line
+    has no usable selected take or only one made for older text (a book never leaves words
+    out), UsageError when the chapter has nothing to say.
+    """
+    entries, missing, stale, used = [], [], [], {"lines": 0, "scratch_lines": []}
+    for scene_id in chapter.scenes:
+        scene = script.scene(scene_id)
+        select_first_passing(store, script, scene)
+        scene_entries = []
+        for line in scene.lines:
+            take = store.selected_take(scene.id, line.id)
+            if take is None or not mixable(store, scene.id, line.id, take):
+                missing.append(line.id)
+            elif is_stale(store, scene.id, line, take):
+                stale.append(line.id)
+            else:
+                scene_entries.append(mix_entry(line, take))
+        if scene_entries:
+            facts = engines_used(store, scene.id, scene_entries)
+            used["lines"] += facts["lines"]
+            used["scratch_lines"] += facts["scratch_lines"]
+            if entries:  # a longer pause between scenes
+                entries[-1] = dataclasses.replace(entries[-1], pause_after_s=max(
+                    SCENE_BREAK_S, entries[-1].pause_after_s or 0.0))
+            entries += scene_entries
+    if missing or stale:
+        raise LinesLeftOut(missing, stale)
+    if not entries:
+        raise UsageError(f"chapter {chapter.number} ({chapter.title}) has no lines to read")
+    first_scene = script.scene(chapter.scenes[0])
+    options = layered_mix_options(script, first_scene, {})
+    lead, _ = quiet_ends_s(read_take(entries[0].take_path))
+    _, trail = quiet_ends_s(read_take(entries[-1].take_path))
+    settings = MixSettings(
+        gap_s=options.get("gap_s", MixSettings.gap_s),
+        head_s=max(0.0, HEAD_S - lead), tail_s=max(0.0, TAIL_S - trail),
+        room_tone=options.get("room_tone") or "noise",
+        room_tone_db=min(options.get("room_tone_db", ROOM_TONE_DB), ROOM_TONE_DB),
+        preset=BOOK_PRESET, formats=("wav",), seed=chapter.number,
+        metadata={"chapter": chapter.number, "scratch": bool(used["scratch_lines"]), **used})
+    result = mix_scene(entries, settings, work_dir=work_dir)
+    return result.audio_path, {**result.summary(), "scratch": bool(used["scratch_lines"])}
+
+
+def encode_book_mp3(master: Path, target: Path, tags: dict) -> Path:
+    """Encode a master WAV as the book's MP3 (192 kbps CBR, 44.1 kHz mono) with ID3 tags,
+    atomically. tags: title, album, artist, track (`n/total`), and optional comment, year,
+    composer (the narrator)."""
+    with atomic_path(target) as tmp:
+        encode_mp3(master, tmp, MP3_BITRATE_KBPS)
+        write_id3(tmp, tags)
+    return target
+
+
+def write_id3(path: Path, tags: dict) -> None:
+    """Write ID3v2 tags with mutagen: TIT2 title, TALB album, TPE1 artist, TRCK track, TCON
+    Audiobook, and COMM comment, TDRC year, TCOM composer when given."""
+    from mutagen.id3 import (
+        COMM,
+        ID3,
+        TALB,
+        TCOM,
+        TCON,
+        TDRC,
+        TIT2,
+        TPE1,
+        TRCK,
+        ID3NoHeaderError,
+    )
+
+    try:
+        id3 = ID3(str(path))
+    except ID3NoHeaderError:
+        id3 = ID3()
+    id3.add(TIT2(encoding=3, text=tags["title"]))
+    id3.add(TALB(encoding=3, text=tags.get("album") or ""))
+    id3.add(TPE1(encoding=3, text=tags.get("artist") or ""))
+    id3.add(TRCK(encoding=3, text=tags["track"]))
+    id3.add(TCON(encoding=3, text="Audiobook"))
+    if tags.get("comment"):
+        id3.add(COMM(encoding=3, lang="eng", desc="", text=tags["comment"]))
+    if tags.get("year"):
+        id3.add(TDRC(encoding=3, text=tags["year"]))
+    if tags.get("composer"):
+        id3.add(TCOM(encoding=3, text=tags["composer"]))
+    id3.save(str(path), v2_version=3)
+
+
+def write_sample(master: Path, target: Path, start_s: float, length_s: float, tags: dict,
+                 work_dir: Path) -> Path:
+    """Cut the retail sample `[start_s, start_s + length_s)` from a chapter master (clamped to
+    its end), fade its last second out, and encode it like a chapter. UsageError when the
+    start lies beyond the chapter."""
+    info = sf.info(str(master))
+    start = int(round(start_s * info.samplerate))
+    if start >= info.frames:
+        raise UsageError(f"the retail sample starts at {start_s:g} s, after the chapter's end "
+                         f"({info.frames / info.samplerate:.1f} s)")
+    stop = min(info.frames, start + int(round(length_s * info.samplerate)))
+    audio, rate = sf.read(str(master), start=start, stop=stop, dtype="float32")
+    fade = min(audio.size, int(SAMPLE_FADE_S * rate))
+    if fade:
+        audio[-fade:] *= np.linspace(1.0, 0.0, fade, dtype=np.float32)
+    cut = work_dir / "sample.wav"
+    sf.write(str(cut), audio, rate, subtype="PCM_24")
+    return encode_book_mp3(cut, target, tags)
+
+
+def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions(),
+                  notice: Callable[[str], None] = lambda message: None) -> BookReport:
+    """Assemble the book of a rendered `script` into `<project>/book/` (see the module doc).
+
+    Writes each chapter's MP3, the retail sample, `<Title>.m4b` (when `options.m4b` and every
+    chapter is assembled) and `acx-report.json`; says on `notice` what it is doing and which
+    earlier files it replaces. Raises UsageError (bad chapter or sample), LinesLeftOut (a line
+    without a usable take), RenderError (no encoder, an encoder failure).
+    """
+    ffmpeg = require_encoder("mp3")
+    chapters = pick_chapters(script, options.chapters)
+    book = script.book
+    title = (book.title if book and book.title else None) or script.title or Path(script.source).stem
+    author = book.author if book else None
+    width = max(2, len(str(max(c.number for c in script.chapters))))
+    folder = store.root / BOOK_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    report = BookReport(folder)
+    sample_chapter, sample_start = options.sample_from or (_first_story_chapter(script), 0.0)
+    pick_chapters(script, [sample_chapter])
+    existing = {path.name for path in folder.glob("*.mp3")} | {path.name for path in folder.glob("*.m4b")}
+    written: list[str] = []
+    masters: list[tuple[object, Path]] = []
+    work = Path(tempfile.mkdtemp(prefix=".work-", dir=folder))
+    try:
+        any_scratch = False
+        for index, chapter in enumerate(chapters, start=1):
+            name = file_name(chapter, width)
+            notice(f"book: [{index}/{len(chapters)}] mixing {name}")
+            master, summary = mix_chapter(script, store, chapter, work)
+            any_scratch |= summary["scratch"]
+            tags = {"title": _labelled(chapter.title, summary["scratch"]), "album": title,
+                    "artist": author or "", "track": f"{script.chapters.index(chapter) + 1}/{len(script.chapters)}",
+                    "comment": SCRATCH_BANNER if summary["scratch"] else None,
+                    "year": book.year if book else None, "composer": book.narrator if book else None}
+            target = folder / name
+            encode_book_mp3(master, target, tags)
+            written.append(name)
+            check = judge(measure_file(target, ffmpeg), options.max_file_s)
+            report.files.append(BookFile(chapter.number, chapter.title, chapter.kind, target,
+                                         check, summary["scratch"]))
+            notice(f"book: [{index}/{len(chapters)}] {name}: {check.duration_s:.1f} s, "
+                   + ("passes ACX" if check.passed else "; ".join(check.problems)))
+            if chapter.number == sample_chapter:
+                sample = folder / "Retail Sample.mp3"
+                sample_tags = {**tags, "title": _labelled(f"{title} (retail sample)", summary["scratch"]),
+                               "track": "0"}
+                write_sample(master, sample, sample_start, options.sample_s, sample_tags, work)
+                written.append(sample.name)
+                check = judge(measure_file(sample, ffmpeg), sample=True)
+                report.files.append(BookFile(chapter.number, "Retail Sample", "sample", sample,
+                                             check, summary["scratch"]))
+            masters.append((chapter, master))
+        if options.m4b and len(chapters) == len(script.chapters):
+            target = folder / m4b_name(title)
+            notice(f"book: writing {target.name}")
+            report.m4b = write_m4b(masters, target, script, title, any_scratch, ffmpeg)
+            written.append(target.name)
+            starts = {row["number"]: row["start_s"] for row in report.m4b["chapters"]}
+            for book_file in report.files:
+                if book_file.kind != "sample":
+                    book_file.start_s = starts.get(book_file.number)
+        replaced = sorted(set(written) & existing)
+        if replaced:
+            report.notes.append(f"replaced {len(replaced)} earlier file(s): {', '.join(replaced)}")
+        others = sorted(existing - set(written))
+        if others and len(chapters) == len(script.chapters):
+            report.notes.append(f"not part of this book, left as they are: {', '.join(others)}")
+        write_text_atomic(folder / REPORT_NAME, _json(report.to_dict()))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return report
+
+
+def _first_story_chapter(script) -> int:
+    for chapter in script.chapters:
+        if chapter.kind == "chapter":
+            return chapter.number
+    return script.chapters[0].number
+
+
+def _labelled(title: str, scratch: bool) -> str:
+    return f"{title} [SCRATCH]" if scratch else title
+
+
+def _json(data: dict) -> str:
+    import json
+
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+

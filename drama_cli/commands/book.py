@@ -1,0 +1,162 @@
+"""`drama book`: render what is missing, then assemble the book (`drama_cli.book`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from drama_cli.backends.registry import engine_help
+from drama_cli.commands import options as opt
+from drama_cli.commands.render import SCRATCH_LABEL, _console, _err, _load, _progress
+from drama_cli.errors import UsageError
+from drama_cli.takes.project import open_project
+
+
+def book_command(
+    script: str = typer.Argument(..., help="Script file (.yaml, .fountain) or - for stdin."),
+    chapter: Optional[List[int]] = typer.Option(None, "--chapter", help="Chapter number to assemble (repeatable; default: all)."),
+    sample_from: Optional[str] = typer.Option(None, "--sample-from", help="Retail sample start: CHAPTER[:SECONDS] (default: the first chapter after the credits, from its start)."),
+    sample_length: float = typer.Option(180.0, "--sample-length", help="Retail sample length, seconds (ACX: 60..300)."),
+    m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
+    fmt: str = typer.Option("wav", "--format", help="Audio format for -o -: wav or flac."),
+    engine: str = typer.Option("auto", help=engine_help()),
+    model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
+    device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
+    seed: int = typer.Option(0, help="Base seed; each line adds a stable offset."),
+    out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.CAST,
+    as_json: bool = opt.JSON,
+) -> None:
+    """Render what is missing, then write <project>/book/: one ACX MP3 per chapter and the
+    credits, a retail sample, <Title>.m4b and acx-report.json. Exits 1 when a file fails an
+    ACX check (the message names the file and the rule)."""
+    from drama_cli.book.assemble import (
+        BookOptions,
+        assemble_book,
+        chapter_scenes,
+        parse_sample_from,
+        pick_chapters,
+    )
+    from drama_cli.book.m4b import cover_path
+    from drama_cli.mix.export import require_encoder
+    from drama_cli.mix.options import check_number
+
+    if output not in (None, "-"):
+        raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
+    if fmt not in ("wav", "flac"):
+        raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
+    check_number("--sample-length", sample_length, 1.0, 600.0)
+    options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
+                          sample_s=sample_length, m4b=m4b)
+    loaded = _load(script, cast)
+    chapters = pick_chapters(loaded, options.chapters)
+    if output == "-" and len(chapters) != 1:
+        raise UsageError("-o - writes one chapter: give exactly one --chapter N")
+    if options.sample_from is not None:
+        pick_chapters(loaded, [options.sample_from[0]])
+    cover_path(loaded)  # a missing cover fails now, not after hours of rendering
+    require_encoder("mp3")
+    store = open_project(script, None if out is None else out, create=True)
+    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters),
+                            engine, model, device, seed)
+    if render_report.exit_code == 1:
+        from drama_cli.errors import TakesNeedReview
+
+        raise TakesNeedReview(render_report)
+    if output == "-":
+        _chapter_to_stdout(loaded, store, chapters[0], fmt)
+        return
+    with store.lock():
+        report = assemble_book(loaded, store, options, notice=_err)
+    for note in report.notes:
+        _err(f"note: {note}")
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_book(report)
+    if render_report.scratch and not as_json:
+        _err(f"note: {SCRATCH_LABEL}")
+    if report.failures:
+        from drama_cli.errors import BookChecksFailed
+
+        raise BookChecksFailed(report.failures)
+    if render_report.exit_code:
+        from drama_cli.errors import TakesNeedReview
+
+        raise TakesNeedReview(render_report)
+
+
+def _render(loaded, script: str, store, scenes, engine, model, device, seed):
+    """Render the lines of `scenes` that have no take yet (as `drama render`, without scene mixes)."""
+    from drama_cli.backends.registry import make_backend
+    from drama_cli.compile.scene import check_references
+    from drama_cli.render.plan import RenderSettings
+    from drama_cli.render.scheduler import render_script
+    from drama_cli.takes.keys import file_sha256
+
+    check_references(loaded)
+    settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
+    settings.validate()
+    backend = make_backend(engine, model, notice=_err, device=device)
+    info = {"script": loaded.source, "title": loaded.title}
+    if script != "-":
+        info["script_sha256"] = file_sha256(Path(script))
+    try:
+        return render_script(loaded, store, backend, settings, _progress(), info, notice=_err)
+    finally:
+        backend.close()
+
+
+def _chapter_to_stdout(loaded, store, chapter, fmt: str) -> None:
+    """Mix one chapter as the book would and copy it to stdout (WAV or FLAC)."""
+    from drama_cli.book.assemble import mix_chapter
+    from drama_cli.mix.export import encode_flac
+
+    work = Path(tempfile.mkdtemp(prefix="drama-book-"))
+    try:
+        with store.lock():
+            master, _ = mix_chapter(loaded, store, chapter, work)
+        if fmt == "flac":
+            master = encode_flac(master, work / "chapter.flac")
+        with open(master, "rb") as source:
+            shutil.copyfileobj(source, sys.stdout.buffer, 1 << 20)
+        sys.stdout.buffer.flush()
+        _err(f"book: chapter {chapter.number} ({chapter.title}) written to stdout as {fmt}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _print_book(report) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"drama book: {report.folder}", title_justify="left")
+    for column in ("file", "seconds", "RMS dB", "peak dBFS", "noise dB", "Hz", "kbps",
+                   "head s", "tail s", "ACX"):
+        table.add_column(column)
+    for row in (f.to_dict() for f in report.files):
+        failed = [name for name, ok in row["rules"].items() if not ok]
+        table.add_row(row["file"], f"{row['duration_s']:.2f}", f"{row['rms_db']:.1f}",
+                      f"{row['peak_dbfs']:.2f}",
+                      "n/a" if row["noise_floor_db"] is None else f"{row['noise_floor_db']:.1f}",
+                      str(row["sample_rate_hz"]), f"{row['bitrate_kbps']}{'' if row['cbr'] else ' VBR'}",
+                      f"{row['head_s']:.2f}", f"{row['tail_s']:.2f}",
+                      "pass" if not failed else "FAIL: " + ", ".join(failed))
+    console = _console()
+    console.print(table)
+    if report.m4b:
+        marks = ", ".join(f"{c['start_s']:.1f} s {c['title']}" for c in report.m4b["chapters"])
+        console.print(f"{report.m4b['file']}: {report.m4b['duration_s']:.1f} s, chapters: {marks}")
+    for failure in report.failures:
+        console.print(f"ACX: {failure}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `book` to the app."""
+    app.command("book")(book_command)

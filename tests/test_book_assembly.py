@@ -1,0 +1,281 @@
+"""`drama book`: a two-chapter book rendered with a fake engine, assembled into ACX MP3s, a
+retail sample and an M4B, and measured with tools that are not ours: ffmpeg's `astats`,
+`silencedetect` and its own reading of the M4B's chapters, and mutagen for formats, tags and
+chapter marks."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import imageio_ffmpeg
+import numpy as np
+import pytest
+import soundfile as sf
+from fakes import FakeBackend
+from mutagen.id3 import ID3
+from mutagen.mp3 import MP3, BitrateMode
+from mutagen.mp4 import MP4
+
+import drama_cli.backends.registry as registry
+from drama_cli.book.acx import FileCheck, judge
+from drama_cli.book.assemble import BookOptions, assemble_book
+from drama_cli.cli import main
+from drama_cli.script.load import load_script
+from drama_cli.takes.store import TakeStore
+
+FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
+LONG = ("The lantern swung in the wind while the old keeper climbed the stairs, counting each "
+        "step under his breath as he had done every night for forty years. ") * 3
+
+BOOK = f"""\
+title: The Lantern
+narrator: NARRATOR
+book:
+  author: Ada Finch
+  narrator: Sam Reader
+  year: "1901"
+  cover: cover.png
+  copyright: Public domain.
+cast:
+  NARRATOR: {{}}
+  ANNA: {{}}
+chapters:
+  - title: Chapter One
+    scenes:
+      - id: stairs
+        lines:
+          - NARRATOR: "{LONG}"
+          - ANNA: Who is there, at this hour?
+          - NARRATOR: "{LONG}"
+      - id: lamp
+        lines:
+          - NARRATOR: "{LONG}"
+  - title: Chapter Two
+    scenes:
+      - id: dawn
+        lines:
+          - NARRATOR: Morning came over the water, grey and still.
+          - ANNA: Nobody. Nobody at all.
+"""
+FILES = ["00 Opening Credits.mp3", "01 Chapter One.mp3", "02 Chapter Two.mp3",
+         "03 Closing Credits.mp3"]
+
+
+def _png(width: int = 2, height: int = 2) -> bytes:
+    """A tiny valid PNG (grey), written here so the test needs no image library."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    """The book rendered and assembled once: (script path, exit code, JSON report)."""
+    folder = tmp_path_factory.mktemp("book")
+    path = folder / "lantern.yaml"
+    path.write_text(BOOK, encoding="utf-8")
+    (folder / "cover.png").write_bytes(_png())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+        out = io.StringIO()
+        patch.setattr("sys.stdout", out)
+        code = main(["book", str(path), "--sample-length", "60", "--json"])
+    return path, code, json.loads(out.getvalue())
+
+
+def _astats(path: Path) -> dict:
+    """Overall RMS level and peak level in dB from ffmpeg's astats, and the noise floor: the
+    lowest RMS level of its 0.5 s windows (astats reset on every 22,050-sample frame)."""
+    done = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
+                           "astats=measure_perchannel=none", "-f", "null", "-"],
+                          capture_output=True, text=True, check=True)
+    overall = done.stderr.split("Overall")[-1]
+
+    def value(name):
+        return float(re.search(rf"{name}:\s*(-?[\d.]+)", overall).group(1))
+    windows = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
+                              "asetnsamples=n=22050:p=0,astats=metadata=1:reset=1:"
+                              "measure_perchannel=none,ametadata=print:"
+                              "key=lavfi.astats.Overall.RMS_level", "-f", "null", "-"],
+                             capture_output=True, text=True, check=True).stderr
+    levels = [float(x) for x in re.findall(r"RMS_level=(-?[\d.]+)", windows)]
+    return {"rms": value("RMS level dB"), "peak": value("Peak level dB"),
+            "floor": min(levels[:-1])}  # the last frame is shorter than 0.5 s
+
+
+def _speech_bounds(path: Path, duration: float) -> tuple[float, float]:
+    """Seconds of quiet at the head and the tail, by ffmpeg's silencedetect at −50 dB."""
+    done = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
+                           "silencedetect=noise=-50dB:d=0.2", "-f", "null", "-"],
+                          capture_output=True, text=True, check=True)
+    starts = [float(x) for x in re.findall(r"silence_start: (-?[\d.]+)", done.stderr)]
+    ends = [float(x) for x in re.findall(r"silence_end: ([\d.]+)", done.stderr)]
+    head = ends[0] if starts and starts[0] <= 0.01 else 0.0
+    open_at_end = starts and (len(starts) > len(ends) or ends[-1] >= duration - 0.05)
+    tail = duration - starts[-1] if open_at_end else 0.0
+    return head, tail
+
+
+def test_the_book_folder_holds_every_deliverable(book):
+    path, code, report = book
+    folder = path.with_suffix(".drama") / "book"
+    assert code == 0, report["failures"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted(
+        FILES + ["Retail Sample.mp3", "The Lantern.m4b", "acx-report.json"])
+    saved = json.loads((folder / "acx-report.json").read_text())
+    assert saved["files"] == report["files"] and saved["passed"] is True
+    assert [row["file"] for row in report["files"]] == \
+        [FILES[0], FILES[1], "Retail Sample.mp3", FILES[2], FILES[3]]
+    assert all(row["passed"] for row in report["files"])
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_each_file_meets_acx_measured_by_ffmpeg_and_mutagen(book, name):
+    path, _, report = book
+    mp3 = path.with_suffix(".drama") / "book" / name
+    row = next(r for r in report["files"] if r["file"] == name)
+    info = MP3(str(mp3)).info
+    assert (round(info.bitrate / 1000), info.sample_rate, info.channels) == (192, 44_100, 1)
+    assert info.bitrate_mode in (BitrateMode.CBR, BitrateMode.UNKNOWN)  # LAME's Info tag: CBR
+    probe = subprocess.run([FFMPEG, "-hide_banner", "-i", str(mp3)], capture_output=True, text=True).stderr
+    assert re.search(r"Audio: mp3\b.*, 44100 Hz, mono, fltp, 192 kb/s", probe)
+    stats = _astats(mp3)
+    assert -23.0 <= stats["rms"] <= -18.0
+    assert stats["peak"] <= -3.0
+    assert stats["floor"] <= -60.0
+    assert abs(stats["rms"] - row["rms_db"]) <= 0.2
+    assert abs(stats["peak"] - row["peak_dbfs"]) <= 0.2
+    # ffmpeg's windows start every 0.5 s, ours every 0.1 s: ours may find a slightly quieter one
+    assert -0.05 <= stats["floor"] - row["noise_floor_db"] <= 0.2
+    head, tail = _speech_bounds(mp3, info.length)
+    assert 0.5 <= head <= 1.0 and 1.0 <= tail <= 5.0
+    assert abs(head - row["head_s"]) <= 0.1 and abs(tail - row["tail_s"]) <= 0.1
+    assert abs(info.length - row["duration_s"]) <= 0.06
+
+
+def test_id3_tags_name_the_chapter_and_the_book(book):
+    path, _, _ = book
+    tags = ID3(str(path.with_suffix(".drama") / "book" / FILES[1]))
+    assert str(tags["TIT2"]) == "Chapter One"
+    assert str(tags["TRCK"]) == "2/4"  # the second of four files
+    assert str(tags["TALB"]) == "The Lantern"
+    assert str(tags["TPE1"]) == "Ada Finch"
+    assert str(tags["TCOM"]) == "Sam Reader"
+    assert not tags.getall("COMM")  # not a scratch take: no SCRATCH label
+
+
+def test_retail_sample_is_from_the_first_chapter(book):
+    path, _, report = book
+    folder = path.with_suffix(".drama") / "book"
+    sample = MP3(str(folder / "Retail Sample.mp3")).info
+    chapter = MP3(str(folder / FILES[1])).info
+    assert 60.0 <= sample.length <= 60.1
+    assert chapter.length > sample.length
+    row = next(r for r in report["files"] if r["kind"] == "sample")
+    assert row["number"] == 1 and row["rules"]["length"] and row["passed"]
+    # its first minute is the chapter's first minute: the same words at the same level
+    first, rate = sf.read(io.BytesIO(_decode(folder / "Retail Sample.mp3")), dtype="float32")
+    whole, _ = sf.read(io.BytesIO(_decode(folder / FILES[1])), dtype="float32")
+    window = slice(rate, 20 * rate)
+    assert np.corrcoef(first[window], whole[window])[0, 1] > 0.99
+
+
+def _decode(path: Path) -> bytes:
+    return subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
+                           "-f", "wav", "-"], capture_output=True, check=True).stdout
+
+
+def test_m4b_has_chapter_marks_tags_and_cover(book):
+    path, _, report = book
+    folder = path.with_suffix(".drama") / "book"
+    m4b = MP4(str(folder / "The Lantern.m4b"))
+    assert m4b.info.codec == "mp4a.40.2" and m4b.info.channels == 1
+    titles = [c.title for c in m4b.chapters]
+    assert titles == ["Opening Credits", "Chapter One", "Chapter Two", "Closing Credits"]
+    lengths = [sf.info(io.BytesIO(_decode(folder / name))).duration for name in FILES]  # gapless
+    expected = np.cumsum([0.0] + lengths[:-1])
+    assert np.allclose([c.start for c in m4b.chapters], expected, atol=0.01)
+    assert abs(m4b.info.length - sum(lengths)) <= 0.2
+    assert m4b.tags["\xa9nam"] == ["The Lantern"] and m4b.tags["\xa9ART"] == ["Ada Finch"]
+    assert m4b.tags["\xa9wrt"] == ["Sam Reader"] and m4b.tags["\xa9day"] == ["1901"]
+    assert bytes(m4b.tags["covr"][0]) == _png()
+    # ffmpeg reads the same marks
+    probe = subprocess.run([FFMPEG, "-hide_banner", "-i", str(folder / "The Lantern.m4b")],
+                           capture_output=True, text=True).stderr
+    starts = [float(x) for x in re.findall(r"Chapter #0:\d+: start (\d+\.\d+)", probe)]
+    assert np.allclose(starts, expected, atol=0.01)
+    assert [c["title"] for c in report["m4b"]["chapters"]] == titles
+
+
+def test_a_failed_rule_exits_1_naming_the_file_and_rule(book, capsys):
+    path, _, _ = book
+    assert main(["book", str(path), "--sample-length", "20", "--no-m4b"]) == 1
+    err = capsys.readouterr().err
+    assert "Retail Sample.mp3: length: a retail sample must last 1 to 5 minutes" in err
+    assert "Traceback" not in err
+
+
+def test_a_chapter_over_the_limit_fails_the_length_rule(book, tmp_path):
+    path, _, _ = book
+    script = load_script(str(path))
+    store = TakeStore(tmp_path / "copy.drama")
+    shutil.copytree(path.with_suffix(".drama"), store.root)
+    report = assemble_book(script, store, BookOptions(chapters=(1,), m4b=False, max_file_s=30.0,
+                                                      sample_s=60.0))
+    assert report.exit_code == 1
+    assert report.failures == [
+        f"01 Chapter One.mp3: length: {report.files[0].check.duration_s / 60:.1f} minutes long; "
+        "ACX takes at most 0.5 minutes per file: split the chapter"]
+
+
+def test_one_chapter_to_stdout(book, capsysbinary):
+    path, _, _ = book
+    assert main(["book", str(path), "--chapter", "2", "-o", "-"]) == 0
+    audio, rate = sf.read(io.BytesIO(capsysbinary.readouterr().out), dtype="float32")
+    chapter = MP3(str(path.with_suffix(".drama") / "book" / FILES[2])).info.length
+    assert rate == 44_100 and audio.ndim == 1
+    assert abs(audio.size / rate - chapter) <= 0.06
+    rms = 10 * np.log10(np.mean(np.square(audio, dtype=np.float64)))
+    assert -23.0 <= rms <= -18.0 and np.isfinite(audio).all()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--chapter", "7"], "no chapter 7 in this script"),
+    (["--sample-from", "one"], "--sample-from must be CHAPTER[:SECONDS]"),
+    (["-o", "out.wav"], "-o takes only '-'"),
+    (["-o", "-"], "give exactly one --chapter N"),
+])
+def test_bad_options_are_one_line_errors(book, capsys, args, message):
+    path, _, _ = book
+    assert main(["book", str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_missing_cover_fails_before_rendering(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "nocover.yaml"
+    path.write_text(BOOK, encoding="utf-8")
+    fake = FakeBackend()
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: fake)
+    assert main(["book", str(path)]) == 2
+    assert "cover image 'cover.png' not found" in capsys.readouterr().err
+    assert fake.requests == []
+
+
+def test_judge_names_every_failed_rule():
+    check = FileCheck("x.mp3", 7300.0, -25.0, -2.0, -55.0, 48_000, 128, 2, False, 0.2, 6.0)
+    judge(check)
+    assert check.rules == {"format": False, "rms": False, "peak": False, "noise_floor": False,
+                           "head": False, "tail": False, "length": False}
+    good = FileCheck("y.mp3", 600.0, -20.0, -3.5, -65.0, 44_100, 192, 1, True, 0.75, 2.5)
+    assert judge(good).passed and judge(good, sample=True).problems == [
+        "length: a retail sample must last 1 to 5 minutes, this one 600.0 s"]
