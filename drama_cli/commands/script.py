@@ -16,6 +16,7 @@ ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain)
 CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
+NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -26,6 +27,7 @@ def register(app: typer.Typer) -> None:
 
 def check(script: ScriptArg, cast: CastOpt = None,
           strict_tags: Annotated[bool, typer.Option("--strict-tags", help="Warn about tags outside the known vocabulary (never drops them).")] = False,
+          words: Annotated[bool, typer.Option("--words", help="List the words of English lines that neither the pronouncing dictionary nor the lexicon knows, with counts and where each is first written.")] = False,
           as_json: JsonOpt = False) -> None:
     """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
 
@@ -35,7 +37,7 @@ def check(script: ScriptArg, cast: CastOpt = None,
     from drama_cli.script.problems import all_errors
 
     try:
-        report = check_script(script, cast, strict_tags=strict_tags)
+        report = check_script(script, cast, strict_tags=strict_tags, words=words)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     if report.errors:
@@ -76,6 +78,10 @@ def _print_check(report) -> None:
             print(f"  generated {line.id}: {line.speaker}: {line.text}")
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if report.unknown_words is not None:
+        print(f"words not in the pronouncing dictionary nor the lexicon: {len(report.unknown_words)}")
+        for word in report.unknown_words:
+            print(f"  {word.word:<20} {word.count:>4}  {word.position or ''}")
     total = sum(len(scene.lines) for scene in script.scenes)
     print(f"ok: {len(script.scenes)} scenes, {total} lines, {len(report.warnings)} warnings")
 
@@ -137,6 +143,8 @@ def _print_compile(report: dict) -> None:
               f"{text_part} {report['unit']} + {line['total_rows']} audio")
         for warning in line["warnings"]:
             print(f"  warning: {warning}")
+        if line.get("lexicon"):
+            print(f"  lexicon: {'; '.join(line['lexicon'])}")
         if line.get("lexicon"):
             print(f"  lexicon: {'; '.join(line['lexicon'])}")
         if "context" in line:

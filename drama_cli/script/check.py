@@ -18,6 +18,7 @@ class CheckReport:
     script: Script
     errors: list[ScriptError] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
+    unknown_words: list | None = None  # `--words`: drama_cli.script.words.UnknownWord entries
 
     def to_json(self) -> dict:
         """The report as plain JSON data (the `--json` output)."""
@@ -39,10 +40,12 @@ class CheckReport:
                          for c in script.chapters],
             "warnings": [{"message": w.message, "position": str(w.position) if w.position else None}
                          for w in self.warnings],
-        }
+        } | ({"unknown_words": [w.to_json() for w in self.unknown_words]}
+             if self.unknown_words is not None else {})
 
 
-def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False) -> CheckReport:
+def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
+                 words: bool = False) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
@@ -53,6 +56,10 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
 
     script = load_script(path, cast)
     report = CheckReport(script, warnings=list(script.warnings))
+    if words:
+        from drama_cli.script.words import unknown_words
+
+        report.unknown_words = unknown_words(script)
     for member in script.cast.values():
         where = member.position
         if not member.references:
@@ -67,6 +74,9 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
                         mix.room_tone_position, None)
+    from drama_cli.script.lexicon import lexicon_warnings
+
+    report.warnings += lexicon_warnings(script)
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)

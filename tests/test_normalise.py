@@ -1,0 +1,131 @@
+"""Numbers and symbols as words in the speaker's language."""
+
+from pathlib import Path
+
+import pytest
+from fakes import FakeBackend, render
+
+from drama_cli import cli
+from drama_cli.commands import script as script_commands
+from drama_cli.compile.normalise import normalise_text
+from drama_cli.compile.scene import compile_scene
+from drama_cli.script.load import load_script
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en", "1,084 apples", "one thousand and eighty-four apples"),
+    ("en", "-5 and 3.25", "minus five and three point two five"),
+    ("en", "the 3rd and 21st", "the third and twenty-first"),
+    ("en", "in 1984 and 2005", "in nineteen eighty-four and two thousand and five"),
+    ("en", "at 10:30 pm, 7:05 and 9:00", "at ten thirty p.m., seven oh five and nine o'clock"),
+    ("en", "15% off", "fifteen percent off"),
+    ("en", "$5.50, £1 and 3 €", "five dollars and fifty cents, one pound and three euros"),
+    ("en", "2.5 km, 1 kg, 12 °C", "two point five kilometres, one kilogram, twelve degrees Celsius"),
+    ("en", "pages 3-5", "pages three-five"),
+    ("de", "1.084 Äpfel", "eintausendvierundachtzig Äpfel"),
+    ("de", "-5 und 3,25", "minus fünf und drei Komma zwei fünf"),
+    ("de", "am 3. Mai 1984", "am dritte Mai neunzehnhundertvierundachtzig"),
+    ("de", "um 10:30 Uhr", "um zehn Uhr dreißig"),
+    ("de", "15 % und 5,50 €", "fünfzehn Prozent und fünf Euro und fünfzig Cent"),
+    ("de", "2,5 km", "zwei Komma fünf Kilometer"),
+    ("fr", "1 084 pommes", "mille quatre-vingt-quatre pommes"),
+    ("fr", "le 1er mai, la 1re, la 2e", "le premier mai, la première, la deuxième"),
+    ("fr", "à 10h30 et 15 %", "à dix heures trente et quinze pour cent"),
+    ("fr", "5,50 €", "cinq euros et cinquante centimes"),
+    ("es", "1.084 manzanas", "mil ochenta y cuatro manzanas"),
+    ("es", "el 3º y la 2ª", "el tercero y la segunda"),
+    ("es", "a las 10:30, 15 %, 5,50 €", "a las diez y treinta, quince por ciento, cinco euros con cincuenta céntimos"),
+    ("es", "12 °C en 1984", "doce grados Celsius en mil novecientos ochenta y cuatro"),
+])
+def test_numbers_become_words_of_the_language(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+def test_separators_are_read_as_the_language_writes_them():
+    assert normalise_text("1.084", "en") == "one point zero eight four"
+    assert normalise_text("1,084", "de") == "eins Komma null acht vier"
+
+
+def test_other_languages_pass_through():
+    assert normalise_text("Es 1984", "ja") == "Es 1984"
+
+
+HEAD = """\
+title: Numbers
+cast:
+  ANN: {lang: en}
+  KLAUS: {lang: de}
+  YUKI: {lang: ja}
+"""
+
+
+def write(folder: Path, body: str, extra: str = "") -> Path:
+    path = folder / "play.yaml"
+    path.write_text(HEAD + extra + "lines:\n" + body, encoding="utf-8")
+    return path
+
+
+def texts(script, mode: str = "clone") -> list[str]:
+    return [plan.text for scene in script.scenes for plan in compile_scene(script, scene, mode)]
+
+
+def test_each_voice_reads_in_its_own_language_and_the_script_language_is_the_default(tmp_path):
+    path = write(tmp_path, "  - ANN: It costs 5 € {KLAUS} 5 €.\n", extra="language: de\n")
+    script = load_script(str(path))
+    assert texts(script) == ["<|speaker:0|> It costs five euros. <|speaker:1|> fünf Euro."]
+    script.cast["ANN"].lang = None  # no lang: the script's language
+    assert texts(script) == ["<|speaker:0|> It costs fünf Euro. <|speaker:1|> fünf Euro."]
+
+
+def test_tags_notes_and_lexicon_entries_are_never_normalised(tmp_path):
+    path = write(tmp_path, """\
+  - speaker: ANN
+    note: count 3 beats
+    text: "[pause 2s] Agent 47 met R2D2 at 10:30."
+""", extra="lexicon:\n  Agent 47: agent forty-seven\n  R2D2: {respelling: R2-D2}\n")
+    assert texts(load_script(str(path))) == \
+        ["<|speaker:0|> [count 3 beats] [pause 2s] agent forty-seven met R2-D2 at ten thirty."]
+
+
+def test_normalize_false_in_the_script_or_a_line_and_on_the_command_line(tmp_path):
+    body = "  - ANN: Room 101.\n  - speaker: ANN\n    text: Room 101.\n    normalize: false\n"
+    script = load_script(str(write(tmp_path, body)))
+    assert texts(script) == ["<|speaker:0|> Room one hundred and one.", "<|speaker:0|> Room 101."]
+    script = load_script(str(write(tmp_path, body, extra="normalize: false\n")))
+    assert texts(script) == ["<|speaker:0|> Room 101.", "<|speaker:0|> Room 101."]
+
+
+def test_a_language_without_rules_is_sent_as_written_with_one_notice(tmp_path):
+    path = write(tmp_path, "  - YUKI: 部屋は101号室です。\n  - YUKI: 2025年。\n  - ANN: 7 days.\n")
+    plans = compile_scene(load_script(str(path)), "scene-1", "clone")
+    assert [plan.text for plan in plans] == ["<|speaker:0|> 部屋は101号室です。", "<|speaker:0|> 2025年。",
+                                             "<|speaker:1|> seven days."]
+    notices = [w for plan in plans for w in plan.warnings if "sent as written" in w]
+    assert notices == ["numbers in ja lines are sent as written: number and symbol rules cover en, de, fr, es"]
+
+
+@pytest.fixture
+def drama(monkeypatch):
+    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
+    return cli.main
+
+
+def test_compile_shows_the_normalised_text_and_no_normalize_turns_it_off(tmp_path, drama, capsys):
+    path = write(tmp_path, "  - ANN: We met on the 3rd at 10:30, 1,084 of us.\n"
+                           "  - KLAUS: Am 3. Mai um 10:30 Uhr waren es 1.084.\n")
+    assert drama(["compile", str(path), "--mode", "clone"]) == 0
+    out = capsys.readouterr().out
+    assert '"<|speaker:0|> We met on the third at ten thirty, one thousand and eighty-four of us."' in out
+    assert '"<|speaker:1|> Am dritte Mai um zehn Uhr dreißig waren es eintausendvierundachtzig."' in out
+    assert drama(["compile", str(path), "--mode", "clone", "--no-normalize"]) == 0
+    assert '"<|speaker:1|> Am 3. Mai um 10:30 Uhr waren es 1.084."' in capsys.readouterr().out
+
+
+def test_normalisation_is_part_of_the_cache_key(tmp_path):
+    path = write(tmp_path, "  - ANN: Room 101.\n  - ANN: No numbers here.\n")
+    render(path, FakeBackend(), mode="clone")
+    write(tmp_path, "  - ANN: Room 101.\n  - ANN: No numbers here.\n", extra="normalize: false\n")
+    again = FakeBackend()
+    render(path, again, mode="clone")
+    assert [r.line_id for r in again.requests] == ["scene-1-1"]
+    assert again.requests[0].text == "<|speaker:0|> Room 101."
