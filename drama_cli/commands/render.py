@@ -102,11 +102,14 @@ class RichProgress:
 
 class LineLog:
     """Progress for logs and pipes (stderr not a terminal): one line on stderr per finished
-    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`. Implements the methods of
-    `drama_cli.render.line.Progress`."""
+    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`, naming the takes made when
+    they are not just the selected one (`(new takes 2, 3)`). Implements the methods of
+    `drama_cli.render.line.Progress`. store, before: the project and its take numbers before
+    the render (`drama_cli.render.report.take_numbers`)."""
 
-    def __init__(self):
+    def __init__(self, store=None, before=None):
         self._total = self._done = 0
+        self._store, self._before = store, before or {}
 
     def start(self, total_lines):
         self._total = total_lines
@@ -123,6 +126,11 @@ class LineLog:
     def done(self, outcome):
         self._done += 1
         take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
+        key = (outcome.scene_id, outcome.line_id)
+        if self._store is not None and key in self._before:
+            made = sorted(self._store.record_numbers(*key) - self._before[key])
+            if made and made != [outcome.take]:
+                take += f" (new takes {', '.join(map(str, made))})"
         problem = f" ({outcome.message})" if outcome.message else ""
         _err(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}")
 
@@ -130,9 +138,9 @@ class LineLog:
         pass
 
 
-def _progress():
+def _progress(store=None, before=None):
     """Rich bars when stderr is a terminal, else one line per finished line (`LineLog`)."""
-    return RichProgress() if sys.stderr.isatty() else LineLog()
+    return RichProgress() if sys.stderr.isatty() else LineLog(store, before)
 
 
 def _console():
@@ -146,22 +154,26 @@ def _console():
 def _print_report(report) -> None:
     from rich.table import Table
 
+    from drama_cli.render.report import new_takes_text
+
     console = _console()
     title = f"drama render: {report.engine}"
     if report.scratch:
         title += f" ({SCRATCH_LABEL})"
     table = Table(title=title, title_justify="left")
-    for column in ("scene", "line", "speaker", "status", "take", "seconds", "text / problem"):
+    for column in ("scene", "line", "speaker", "status", "take", "new takes", "seconds", "text / problem"):
         table.add_column(column)
     for line in report.lines:
         text = line.message or line.text
+        made = ", ".join(map(str, report.new_takes.get(line.line_id, []))) or "-"
         table.add_row(line.scene_id, line.line_id, line.speaker, line.status,
-                      str(line.take or "-"), f"{line.duration_s:.2f}", text[:60])
+                      str(line.take or "-"), made, f"{line.duration_s:.2f}", text[:60])
     console.print(table)
     total = sum(line.duration_s for line in report.lines)
-    console.print(f"rendered {report.count('rendered')}, reused {report.count('reused')}, "
+    console.print(f"lines: rendered {report.count('rendered')}, reused {report.count('reused')}, "
                   f"degraded {report.count('degraded')}, failed {report.count('failed')}; "
-                  f"{total:.1f} s of takes; {report.calls} backend calls; project {report.out}")
+                  f"{new_takes_text(report.new_takes)}; {total:.1f} s of selected takes; "
+                  f"{report.calls} backend calls; project {report.out}")
     for scene in report.scenes:
         _print_scene(console, scene)
 
@@ -218,6 +230,8 @@ def render_command(
     """Render what is missing, select a take per line, mix each scene."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
+    from drama_cli.render.plan import pick_scenes
+    from drama_cli.render.report import new_takes, take_numbers
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.keys import file_sha256
 
@@ -234,10 +248,13 @@ def render_command(
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
+    before = take_numbers(store, pick_scenes(loaded, settings))
     try:
-        report = render_script(loaded, store, backend, settings, _progress(), info, notice=_err)
+        report = render_script(loaded, store, backend, settings, _progress(store, before), info,
+                               notice=_err)
     finally:
         backend.close()
+    report.new_takes = new_takes(store, before)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK
 from drama_cli.render.line import LineOutcome
 from drama_cli.render.remix import SceneOutcome
+from drama_cli.takes.store import TakeStore
 
 
 def failed_checks(record: dict) -> list[str]:
@@ -53,6 +54,12 @@ class RenderReport:
     lines: list[LineOutcome] = field(default_factory=list)
     scenes: list[SceneOutcome] = field(default_factory=list)
     kept: tuple[str, ...] = ()  # lines kept as they are (`--keep`): stale, not left out
+    new_takes: dict[str, list[int]] = field(default_factory=dict)  # line id -> take numbers made
+
+    @property
+    def made(self) -> int:
+        """Takes this render made (every stored attempt, retries and `--takes` slots included)."""
+        return sum(len(numbers) for numbers in self.new_takes.values())
 
     def count(self, status: str) -> int:
         """Number of lines with `status`."""
@@ -86,9 +93,37 @@ class RenderReport:
             "engine": self.engine, "scratch": self.scratch, "out": self.out,
             "exit_code": self.exit_code, "backend_calls": self.calls,
             "left_out": self.left_out,
-            "counts": {s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
+            "counts": {**{s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
+                       "new_takes": self.made},
+            "new_takes": self.new_takes,
             "lines": [dataclasses.asdict(x) for x in self.lines],
             "scenes": [dataclasses.asdict(x) for x in self.scenes],
         }
 
 
+def take_numbers(store: TakeStore, scenes: list) -> dict[tuple[str, str], set[int]]:
+    """(scene id, line id) -> the numbers of the line's takes on disk, for every line of
+    `scenes` (`TakeStore.record_numbers`; nothing is read or checked)."""
+    return {(scene.id, line.id): store.record_numbers(scene.id, line.id)
+            for scene in scenes for line in scene.lines}
+
+
+def new_takes(store: TakeStore, before: dict[tuple[str, str], set[int]]) -> dict[str, list[int]]:
+    """line id -> numbers of the takes made since `before` (`take_numbers`), lines with none
+    left out."""
+    made = {}
+    for (scene_id, line_id), numbers in before.items():
+        fresh = sorted(store.record_numbers(scene_id, line_id) - numbers)
+        if fresh:
+            made[line_id] = fresh
+    return made
+
+
+def new_takes_text(made: dict[str, list[int]], most: int = 8) -> str:
+    """`3 new takes (l1: take 2, 3; l2: take 2)` for a summary, naming at most `most` lines."""
+    count = sum(len(numbers) for numbers in made.values())
+    if not count:
+        return "no new takes"
+    named = [f"{line}: take {', '.join(map(str, numbers))}" for line, numbers in list(made.items())[:most]]
+    more = f"; {len(made) - most} more lines" if len(made) > most else ""
+    return f"{count} new take{'s' if count != 1 else ''} ({'; '.join(named)}{more})"
