@@ -161,6 +161,7 @@ class TowerLayer(nn.Module):
         self.final_layernorm = _norm(config.dim, config.norm_eps)
         self._compiled: tuple | None = None
 
+    @torch.compiler.nested_compile_region  # one compiled subgraph shared by the tower's layers
     def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
                 cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor],
                 extra: torch.Tensor | None = None) -> torch.Tensor:
