@@ -17,6 +17,7 @@ from pathlib import Path
 import imageio_ffmpeg
 import numpy as np
 import pytest
+import scipy.signal
 import soundfile as sf
 from fakes import FakeBackend
 from mutagen.id3 import ID3
@@ -25,7 +26,12 @@ from mutagen.mp4 import MP4
 
 import drama_cli.backends.registry as registry
 from drama_cli.book.acx import FileCheck, judge
-from drama_cli.book.assemble import BookOptions, assemble_book
+from drama_cli.book.assemble import (
+    BookOptions,
+    assemble_book,
+    encode_book_mp3,
+    encode_checked,
+)
 from drama_cli.cli import main
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
@@ -279,3 +285,28 @@ def test_judge_names_every_failed_rule():
     good = FileCheck("y.mp3", 600.0, -20.0, -3.5, -65.0, 44_100, 192, 1, True, 0.75, 2.5)
     assert judge(good).passed and judge(good, sample=True).problems == [
         "length: a retail sample must last 1 to 5 minutes, this one 600.0 s"]
+
+
+def test_mp3_overshoot_above_minus_3_is_encoded_again_quieter(tmp_path):
+    rng = np.random.default_rng(3)
+    rate = 44_100
+    b, a = scipy.signal.butter(4, 3000 / (rate / 2))
+    loud = scipy.signal.lfilter(b, a, rng.standard_normal(8 * rate))
+    loud = np.clip(loud * 10 ** (-21 / 20) / np.sqrt(np.mean(loud ** 2)), -0.5, 0.5)
+    t = np.arange(int(0.03 * rate)) / rate
+    burst = 10 ** (-3.02 / 20) * np.sign(np.sin(2 * np.pi * 500 * t))  # square: MP3 overshoots it
+    for second in range(8):
+        loud[second * rate:second * rate + burst.size] = burst
+    bed = rng.standard_normal(int(3.25 * rate)) * 10 ** (-66 / 20)
+    master = np.concatenate([bed[: int(0.75 * rate)], loud, bed[int(0.75 * rate):]])
+    first = tmp_path / "first.mp3"
+    sf.write(tmp_path / "master.wav", master.astype(np.float32), rate, subtype="PCM_24")
+    encode_book_mp3(tmp_path / "master.wav", first, {"title": "x", "track": "1/1"})
+    assert _astats(first)["peak"] > -2.0  # encoded as it is, the peaks would fail
+    target = tmp_path / "x.mp3"
+    check = encode_checked(tmp_path / "master.wav", target, {"title": "x", "track": "1/1"},
+                           FFMPEG, 7200.0, tmp_path)
+    stats = _astats(target)
+    assert check.passed, check.problems
+    assert stats["peak"] <= -3.0 and abs(stats["peak"] - check.peak_dbfs) <= 0.2
+    assert -23.0 <= stats["rms"] <= -18.0

@@ -157,6 +157,35 @@ def _print_book(report) -> None:
         console.print(f"ACX: {failure}")
 
 
+def import_command(
+    manuscript: Path = typer.Argument(..., help="Manuscript: .txt, .md or .epub."),
+    output: str = typer.Option(..., "-o", "--output", help="The YAML script to write, or - for stdout."),
+    narrator: Optional[str] = typer.Option(None, help="The narrator's name, for the credits."),
+    dialogue: bool = typer.Option(False, "--dialogue", help="Quoted speech becomes lines of its own, attributed by speech tags (\"said Holmes\")."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
+) -> None:
+    """Turn a manuscript into a YAML book script: chapters from headings, paragraphs as
+    narrator lines (with --dialogue, quotes as lines of their speakers)."""
+    from drama_cli.book.manuscript import read_manuscript, script_yaml
+    from drama_cli.mix.export import write_text_atomic
+
+    target = None if output == "-" else Path(output)
+    if target is not None and target.exists() and not force:
+        raise UsageError(f"{target} exists; pass --force to replace it")
+    book = read_manuscript(manuscript)
+    text = script_yaml(book, narrator, dialogue, manuscript.name)
+    if target is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(target, text)
+    lines = text.count("\n          - ")
+    unattributed = text.count("\n          - UNATTRIBUTED: ")
+    _err(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
+         + (f", {unattributed} quote(s) without a speaker (UNATTRIBUTED)" if unattributed else "")
+         + (f" written to {target}" if target else ""))
+
+
 def register(app: typer.Typer) -> None:
-    """Add `book` to the app."""
+    """Add `book` and `import` to the app."""
     app.command("book")(book_command)
+    app.command("import")(import_command)

@@ -1,0 +1,158 @@
+"""`drama import`: manuscripts (.txt, .md, .epub) into YAML book scripts that `drama check`
+reads back, and the whole pipeline import → check → book."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from fakes import FakeBackend
+from mutagen.mp4 import MP4
+
+import drama_cli.backends.registry as registry
+from drama_cli.book.manuscript import PLACEHOLDER, read_manuscript, speech_lines
+from drama_cli.cli import main
+from drama_cli.script.load import load_script
+
+AUSTEN = Path(__file__).parent / "data" / "manuscripts" / "pride-and-prejudice-1.txt"
+
+
+def test_plain_text_chapters_and_paragraphs_in_order():
+    book = read_manuscript(AUSTEN)
+    assert (book.title, book.author) == ("Pride and Prejudice", "Jane Austen")
+    assert [c.title for c in book.chapters] == ["Chapter I", "Chapter II"]
+    assert len(book.chapters[0].paragraphs) == 18
+    assert book.chapters[0].paragraphs[0] == ("It is a truth universally acknowledged, that a single "
+                                              "man in possession of a good fortune, must be in want of a wife.")
+    assert book.chapters[1].paragraphs[0].startswith("Mr. Bennet was among the earliest")
+    assert not any("GUTENBERG" in p for c in book.chapters for p in c.paragraphs)
+
+
+def test_import_writes_a_script_that_check_reads_back(tmp_path, capsys):
+    out = tmp_path / "pride.yaml"
+    assert main(["import", str(AUSTEN), "--dialogue", "--narrator", "Sam Reader", "-o", str(out)]) == 0
+    assert "2 chapter(s)" in capsys.readouterr().err
+    script = load_script(out)
+    assert script.book.author == "Jane Austen" and script.book.narrator == "Sam Reader"
+    assert [c.title for c in script.chapters] == ["Opening Credits", "Chapter I", "Chapter II",
+                                                  "Closing Credits"]
+    lines = script.scene("chapter-1").lines
+    assert [(line.speaker, line.text) for line in lines[:6]] == [
+        ("NARRATOR", "Chapter I."),  # the heading read aloud, generated
+        ("NARRATOR", "It is a truth universally acknowledged, that a single man in possession of a "
+                     "good fortune, must be in want of a wife."),
+        ("NARRATOR", lines[2].text),
+        (PLACEHOLDER, "My dear Mr. Bennet,"),
+        ("NARRATOR", "said his lady to him one day"),
+        (PLACEHOLDER, "have you heard that Netherfield Park is let at last?"),
+    ]
+    assert main(["check", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert PLACEHOLDER in [member["name"] for member in report["cast"]]
+    assert main(["check", str(out)]) == 0
+    assert f"  {PLACEHOLDER}" in capsys.readouterr().out  # listed for the producer to fill
+    assert main(["import", str(AUSTEN), "-o", str(out)]) == 2  # never overwritten silently
+    assert "exists; pass --force" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("paragraph, expected", [
+    ('"You have been in Afghanistan, I perceive," said Holmes.',
+     [("HOLMES", "You have been in Afghanistan, I perceive,"), ("NARRATOR", "said Holmes.")]),
+    ("“How on earth did you know that?” Watson asked in astonishment.",
+     [("WATSON", "How on earth did you know that?"), ("NARRATOR", "Watson asked in astonishment.")]),
+    ("Then cried Mrs. Bennet: “Nonsense!”",
+     [("NARRATOR", "Then cried Mrs. Bennet"), ("MRS. BENNET", "Nonsense!")]),
+    ("“Nobody,” she said.", [(PLACEHOLDER, "Nobody,"), ("NARRATOR", "she said.")]),
+    ("No quotes here at all.", [("NARRATOR", "No quotes here at all.")]),
+])
+def test_quotes_are_attributed_by_speech_tags(paragraph, expected):
+    assert speech_lines(paragraph, dialogue=True) == expected
+
+
+def test_markdown_headings_and_formatting(tmp_path):
+    path = tmp_path / "story.md"
+    path.write_text("# The Ferry\n\nA *quiet* [crossing](http://x).\n\n## Aside\n\nStill chapter one.\n\n"
+                    "# The Shore\n\nSand [and] {stones}.\n", encoding="utf-8")
+    out = tmp_path / "story.yaml"
+    assert main(["import", str(path), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters[1:3]] == ["The Ferry", "The Shore"]
+    assert [line.text for line in script.scene("chapter-1").lines[1:]] == ["A quiet crossing.", "Still chapter one."]
+    assert script.scene("chapter-2").lines[1].text == "Sand (and) (stones)."  # never read as tags
+
+
+def _epub(path: Path) -> None:
+    """A small EPUB 3: a cover page outside the table of contents, then two chapters."""
+    page = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
+            '<title>x</title></head><body>{}</body></html>')
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", (
+            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+            '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+            '</rootfiles></container>'))
+        book.writestr("OEBPS/content.opf", (
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+            '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Lighthouse</dc:title>'
+            '<dc:creator>Ada Finch</dc:creator></metadata><manifest>'
+            '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+            '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
+            '<item id="c1" href="text/c1.xhtml" media-type="application/xhtml+xml"/>'
+            '<item id="c2" href="text/c2.xhtml" media-type="application/xhtml+xml"/>'
+            '</manifest><spine><itemref idref="cover"/><itemref idref="c1"/><itemref idref="c2"/></spine></package>'))
+        book.writestr("OEBPS/nav.xhtml", page.format(
+            '<nav xmlns:epub="http://www.idpf.org/2007/ops" epub:type="toc"><ol>'
+            '<li><a href="text/c1.xhtml">I. The Lamp</a></li><li><a href="text/c2.xhtml#start">II. The Storm</a></li>'
+            '</ol></nav>'))
+        book.writestr("OEBPS/text/cover.xhtml", page.format("<p>The Lighthouse, a novel</p>"))
+        book.writestr("OEBPS/text/c1.xhtml", page.format(
+            "<h1>I. The Lamp</h1><p>The lamp was lit at dusk.</p><p>“Is it burning?” asked Tom.</p>"))
+        book.writestr("OEBPS/text/c2.xhtml", page.format(
+            "<h1 id='start'>II. The Storm</h1><p>Rain came &amp; went.</p>"))
+
+
+def test_epub_chapters_from_the_spine_and_table_of_contents(tmp_path):
+    path = tmp_path / "lighthouse.epub"
+    _epub(path)
+    book = read_manuscript(path)
+    assert (book.title, book.author) == ("The Lighthouse", "Ada Finch")
+    assert [(c.title, c.paragraphs) for c in book.chapters] == [
+        ("I. The Lamp", ["The lamp was lit at dusk.", "“Is it burning?” asked Tom."]),
+        ("II. The Storm", ["Rain came & went."]),
+    ]
+    out = tmp_path / "lighthouse.yaml"
+    assert main(["import", str(path), "--dialogue", "-o", str(out)]) == 0
+    lines = load_script(out).scene("chapter-1").lines
+    assert [(line.speaker, line.text) for line in lines[2:]] == [("TOM", "Is it burning?"),
+                                                                 ("NARRATOR", "asked Tom.")]
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("notes.docx", b"x", "a manuscript is .txt, .md or .epub"),
+    ("broken.epub", b"not a zip", "cannot read broken.epub"),
+    ("empty.txt", b"\n\n", "holds no paragraphs"),
+])
+def test_bad_manuscripts_are_one_line_errors(tmp_path, capsys, name, content, message):
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert main(["import", str(path), "-o", str(tmp_path / "x.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_pipeline_import_check_book(tmp_path, monkeypatch, capsys):
+    """The README's pipeline: import a manuscript, check it, render and assemble the book."""
+    script = tmp_path / "pride.yaml"
+    assert main(["import", str(AUSTEN), "--narrator", "Sam Reader", "-o", str(script)]) == 0
+    assert main(["check", str(script)]) == 0
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    capsys.readouterr()
+    assert main(["book", str(script), "--sample-length", "60", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["passed"] and [f["file"] for f in report["files"]] == [
+        "00 Opening Credits.mp3", "01 Chapter I.mp3", "Retail Sample.mp3", "02 Chapter II.mp3",
+        "03 Closing Credits.mp3"]
+    m4b = MP4(str(tmp_path / "pride.drama" / "book" / "Pride and Prejudice.m4b"))
+    assert [c.title for c in m4b.chapters] == ["Opening Credits", "Chapter I", "Chapter II", "Closing Credits"]
