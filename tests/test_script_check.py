@@ -49,7 +49,7 @@ def test_nested_empty_scoped_tag_is_refused_but_a_cue_inside_is_fine(tmp_path):
         load_script(write(tmp_path, CAST + 'lines:\n  - A: "<angry>Out! <soft> </soft></angry>"\n'))
     assert (info.value.position.line, info.value.position.column) == (5, 21)
     script = load_script(write(tmp_path, CAST + 'lines:\n  - A: "<whisper>[sighs]</whisper>"\n'))
-    assert [s.kind for s in script.lines()[0].spans] == ["open", "style", "close"]
+    assert [s.kind for s in script.lines()[0].spans] == ["open", "tag", "close"]  # an event, voiced once
 
 
 def test_cue_only_lines_check_and_compile_to_a_real_prompt(drama, tmp_path, capsys):

@@ -1,7 +1,8 @@
 """Long-line chunking: cut a line's model text into pieces a single generation voices well.
 
 docs/model.md §4.2 and cases M3, M4, T4 (docs/bug-cases.md). Cuts happen only at whitespace outside markup (`<|...|>`,
-`<tag>`, `</tag>`, `[...]`), preferring, in order:
+`<tag>`, `</tag>`, `[...]`) and never right after a point tag (it stays with the words it
+precedes), preferring, in order:
 
 1. sentence ends: `.`, `!`, `?`, `…` (possibly followed by closing quotes, brackets or closing
    tags) and speaker switches; never after a title or initial (`Dr.`, `Mrs.`, `St.`, `A.`), never
@@ -85,8 +86,8 @@ def _cut_levels(text: str, protected: list[bool]) -> dict[int, int]:
     for index, char in enumerate(text):
         if not char.isspace() or protected[index] or index == 0 or text[index - 1].isspace():
             continue
-        if index + 1 >= len(text) or text[:index].endswith("|>"):
-            continue
+        if index + 1 >= len(text) or text[:index].endswith(("|>", "]")):
+            continue  # a point tag stays with the words it precedes
         levels[index] = _level_at(text, index)
     return levels
 

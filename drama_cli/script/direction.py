@@ -54,6 +54,26 @@ KNOWN_TAGS = frozenset(
 )
 
 
+# Non-verbal events: a bracket of one of these at the start of a line is a point tag voiced once,
+# not a style prefix that every chunk of a long line repeats.
+EVENT_TAGS = frozenset(
+    """
+    laughs laugh laughing chuckles chuckle giggles giggle sighs sigh gasps gasp coughs cough
+    clears-throat clears-his-throat clears-her-throat sniffs sniff sobs sob sneezes sneeze yawns yawn
+    groans groan moans moan inhales inhale exhales exhale breathes breath breathing hiccups
+    gulps gulp scoffs scoff snorts snort screams scream whistles whistle hums grunts grunt
+    swallows cries crying sniffles long-exhale deep-breath sharp-inhale pause short-pause
+    long-pause beat
+    """.split()
+)
+
+
+def is_event(content: str) -> bool:
+    """True for a bracket that names a non-verbal event (`[sighs]`, `[clears throat]`), by
+    `EVENT_TAGS`; a manner (`[icy calm]`) is not one."""
+    return "-".join(content.lower().strip(" .!").split()) in EVENT_TAGS
+
+
 def _at(base: SourcePosition | None, text: str, offset: int) -> SourcePosition:
     """The source position of `offset` in `text`, which starts at `base`."""
     base = base or SourcePosition("<text>", 1, 1)
@@ -122,7 +142,8 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
                 raise ScriptError("empty bracket direction '[]'", _at(where, text, i),
                                   "write the direction inside the brackets or remove them")
             leading = not any(s.kind in ("text", "switch") and s.text.strip() for s in spans)
-            kind = "style" if leading and not any(s.kind == "style" for s in spans) else "tag"
+            kind = "style" if leading and not any(s.kind == "style" for s in spans) \
+                and not is_event(content) else "tag"
             spans.append(Span(kind, text[i:end + 1], " ".join(content.split()), i))
             i = buffer_start = end + 1
             continue
@@ -255,6 +276,7 @@ _MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}
 _MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
 _WHITESPACE = re.compile(r"\s+")
 _END_PUNCT_NEEDED = re.compile(r"(?:\w|<\|phoneme_end\|>)$")  # a word, or a lexicon pronunciation
+_CJK_END = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]$")
 
 
 def _is_emoji(char: str) -> bool:
@@ -322,7 +344,8 @@ def _add_end_punctuation(segment: list[str]) -> None:
         if not stripped:
             continue
         if _END_PUNCT_NEEDED.search(stripped):
-            segment[index] = stripped + "." + piece[len(stripped):]
+            full_stop = "。" if _CJK_END.search(stripped) else "."  # Chinese and Japanese end with 。
+            segment[index] = stripped + full_stop + piece[len(stripped):]
         return
 
 

@@ -49,6 +49,12 @@ _SCENE_NUMBER = re.compile(r"\s*#([\w.-]+)#\s*$")
 _TRANSITION = re.compile(r"^[^a-z]*TO:$")
 _EXTENSION = re.compile(r"\(([^()]*)\)")
 _PAUSE_WORDS = {"beat", "pause", "a beat", "long beat", "long pause", "short pause", "beat.", "pause."}
+# Parentheses of a parenthetical: ASCII, or full width as Chinese and Japanese scripts write them.
+_PAREN_PAIRS = (("(", ")"), ("\uff08", "\uff09"))
+# The start of a scene heading as screenplays in Russian, Chinese and Japanese write it: Fountain
+# does not take these as headings unless forced with '.', so `drama check` hints at forcing them.
+_OTHER_SCRIPT_HEADING = re.compile(r"^(?:ИНТ|НАТ|ЭКСТ|ИНТ\./НАТ|内景|外景|内/外景|内外景|室内|屋外|内|外)"
+                                   r"(?:[.．。:：/]|\s)")
 _SENTINEL = "\x01"
 
 
@@ -145,7 +151,7 @@ def _read_title_page(rows: list[_Row], script: Script) -> list[_Row]:
 
 
 def _title_key(line: str) -> re.Match | None:
-    match = re.match(r"^([A-Za-z][A-Za-z ]*):(.*)$", line)
+    match = re.match(r"^([A-Za-z][A-Za-z ]*)[:\uff1a](.*)$", line)  # ASCII or full-width colon
     if match and (match.group(1).strip().lower() in _TITLE_KEYS):
         return match
     return match if match and line.strip().lower().startswith(_TITLE_KEYS) else None
@@ -290,6 +296,11 @@ class _Builder:
             if _HEADING.match(stripped) or re.fullmatch(r"={3,}", stripped):
                 break
             taken.append(row)
+        if len(taken) == 1 and _OTHER_SCRIPT_HEADING.match(taken[0].text.strip()):
+            self.script.warnings.append(Warning_(
+                f"{taken[0].text.strip()!r} reads like a scene heading, but Fountain takes only INT, EXT, "
+                "EST, INT./EXT. and I/E as headings, so it is read as action: to make it a scene "
+                f"heading, force it with a leading '.' (.{taken[0].text.strip()})", self.at(taken[0])))
         body = "\n".join(r.text.rstrip() for r in taken)
         body = body.lstrip()[1:] if body.lstrip().startswith("!") else body.strip("\n")
         self.add(Element("action", _strip_emphasis(body).strip(), self.at(taken[0])), taken[0])
@@ -363,7 +374,7 @@ def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
     text_rows: list[_Row] = []
     for row in rows:
         stripped = row.text.strip()
-        if stripped.startswith("(") and stripped.endswith(")"):
+        if any(stripped.startswith(a) and stripped.endswith(b) for a, b in _PAREN_PAIRS):
             content = " ".join(_strip_emphasis(stripped[1:-1]).split())
             is_pause = content.lower() in _PAUSE_WORDS
             if text_rows:

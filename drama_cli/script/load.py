@@ -46,6 +46,9 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         from drama_cli.script.fountain import cue_like_warnings
 
         script.warnings.extend(cue_like_warnings(script))
+    from drama_cli.script.pauses import take_out_pauses
+
+    take_out_pauses(script)
     with problems.collect():
         finish_book(script)
     if script.narrator:

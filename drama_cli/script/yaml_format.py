@@ -369,22 +369,26 @@ def _read_scene(reader: _Reader, node: Node, number: int) -> Scene:
 
 def read_mix(reader: _Reader, fields: dict[str, tuple[Node, Node]]) -> MixOptions | None:
     """Mix settings from a script's or a scene's keys (MIX_KEYS); None when none is given.
-    Raises ScriptError at the value for a bad room tone, level or duration."""
+    A bad room tone, level or duration is a ScriptError at its value, recorded in the reader's
+    problems so that every bad field is listed (the field stays unset)."""
     if not any(key in fields for key in MIX_KEYS):
         return None
     mix = MixOptions()
     if "room_tone" in fields:
-        node = fields["room_tone"][1]
-        value = reader.scalar(node, "room_tone").strip()
-        if not value:
-            raise reader.error("room_tone is empty", node, "write 'noise' or the path of a room-tone clip")
-        mix.room_tone = "noise" if value.lower() == "noise" else value
-        mix.room_tone_position = reader.at(node)
+        with reader.problems.collect():
+            node = fields["room_tone"][1]
+            value = reader.scalar(node, "room_tone").strip()
+            if not value:
+                raise reader.error("room_tone is empty", node, "write 'noise' or the path of a room-tone clip")
+            mix.room_tone = "noise" if value.lower() == "noise" else value
+            mix.room_tone_position = reader.at(node)
     if "room_tone_db" in fields:
-        mix.room_tone_db = reader.number(fields["room_tone_db"][1], "room_tone_db", -120.0, 0.0)
+        with reader.problems.collect():
+            mix.room_tone_db = reader.number(fields["room_tone_db"][1], "room_tone_db", -120.0, 0.0)
     for key, attribute in (("gap", "gap_s"), ("head", "head_s"), ("tail", "tail_s")):
         if key in fields:
-            setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, MAX_PAUSE_S))
+            with reader.problems.collect():
+                setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, MAX_PAUSE_S))
     return mix
 
 
@@ -469,24 +473,32 @@ def _apply_line_fields(reader: _Reader, line: Line, fields: dict[str, tuple[Node
             check_model_tokens(note, reader.at(node))
         line.remarks += [n for n in notes if n.strip()]
     if "pause_after" in fields:
-        line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after", MIN_PAUSE_S, MAX_PAUSE_S)
+        with reader.problems.collect():  # each bad field is listed, not just the first
+            line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after", MIN_PAUSE_S, MAX_PAUSE_S)
     if "overlap" in fields:
-        line.overlap = reader.boolean(fields["overlap"][1], "overlap")
+        with reader.problems.collect():
+            line.overlap = reader.boolean(fields["overlap"][1], "overlap")
     if "normalize" in fields:
-        line.normalize = reader.boolean(fields["normalize"][1], "normalize")
+        with reader.problems.collect():
+            line.normalize = reader.boolean(fields["normalize"][1], "normalize")
 
 
 def _check_unique_ids(script: Script) -> None:
+    """Raise every duplicate scene id and every duplicate line id (ScriptErrors when several)."""
     seen_scenes: set[str] = set()
     seen_lines: set[str] = set()
+    problems = Problems()
     for scene in script.scenes:
         if scene.id in seen_scenes:
-            raise ScriptError(f"duplicate scene id {scene.id!r}", scene.position, "give each scene its own id")
+            problems.errors.append(ScriptError(f"duplicate scene id {scene.id!r}", scene.position,
+                                               "give each scene its own id"))
         seen_scenes.add(scene.id)
         for line in scene.lines:
             if line.id in seen_lines:
-                raise ScriptError(f"duplicate line id {line.id!r}", line.position, "give each line its own id")
+                problems.errors.append(ScriptError(f"duplicate line id {line.id!r}", line.position,
+                                                   "give each line its own id"))
             seen_lines.add(line.id)
+    problems.raise_if_any()
 
 
 def read_language_keys(reader: _Reader, fields: dict[str, tuple[Node, Node]], base: Path, script: Script) -> None:
