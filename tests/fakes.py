@@ -230,3 +230,68 @@ scenes:
 def mix_settings_script(room_tone: str, room_tone_db: float) -> str:
     """A two-line scene whose script sets the mix: a 1 s gap, no head, and a room tone."""
     return MIX_SETTINGS_TEMPLATE.format(room_tone=room_tone, room_tone_db=room_tone_db)
+
+
+def wait_for(condition, child, timeout_s: float, what: str) -> None:
+    """Poll `condition()` until true; fail clearly if the child process exits or time runs out."""
+    import time
+
+    import pytest
+
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if child.poll() is not None:
+            pytest.fail(f"the render exited with code {child.returncode} before {what}")
+        if time.monotonic() > deadline:
+            child.kill()
+            pytest.fail(f"no {what} after {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+# A drama command line whose scratch engine holds every generation for which `{hold}` (an
+# expression of `request` and `calls`, the line ids asked for so far) is true: it touches
+# `<folder>/<line id>` and waits to be killed.
+GATED_SCRATCH = """\
+import pathlib, sys, time
+from drama_cli.backends.scratch import ScratchBackend
+from drama_cli.cli import main
+
+folder = pathlib.Path(sys.argv[1])
+real_generate = ScratchBackend.generate
+calls = []
+
+def gated_generate(self, request, on_frames=None):
+    calls.append(request.line_id)
+    if {hold}:
+        (folder / request.line_id).touch()
+        while True:
+            time.sleep(1)
+    return real_generate(self, request, on_frames)
+
+ScratchBackend.generate = gated_generate
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def kill_render_when(hold: str, folder: Path, args: list, ready, what: str) -> None:
+    """Run the drama command line `args` with a scratch engine that holds the generations for
+    which `hold` is true (`GATED_SCRATCH`, marking them in `folder`), and kill -9 it once
+    `ready()` is true."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    folder.mkdir(exist_ok=True)
+    child = subprocess.Popen([sys.executable, "-c", GATED_SCRATCH.format(hold=hold), str(folder),
+                              *map(str, args)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(ready, child, 600, what)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+
+
+def first_take_hashes(store, scene_id: str, line_ids) -> dict:
+    """line id -> the WAV hash of its first take, for the lines that have one."""
+    return {line: store.takes(scene_id, line)[0].record["wav_sha256"]
+            for line in line_ids if store.takes(scene_id, line)}

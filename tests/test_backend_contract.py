@@ -39,10 +39,10 @@ def declared_members(protocol) -> set[str]:
 
 def test_the_protocol_declares_what_callers_use():
     assert declared_members(Backend) == {
-        "name", "scratch", "capabilities", "identity", "generate", "generate_scene",
+        "name", "scratch", "capabilities", "identity", "generate", "open_batch", "generate_scene",
         "encode_audio", "decode_codes", "close"}
     assert {f for f in Capabilities.__dataclass_fields__} == {
-        "scene_layout", "codes", "infill", "streaming_frames"}
+        "scene_layout", "codes", "infill", "streaming_frames", "batch_streams"}
 
 
 @pytest.mark.parametrize("entry", BACKENDS, ids=lambda e: e.name)

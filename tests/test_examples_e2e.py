@@ -91,18 +91,6 @@ def test_scratch_render_again_reuses_every_take(scratch_renders, capsys):
     assert report["counts"]["reused"] == len(report["lines"]) > 0
 
 
-@pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory):
-    try:
-        import engine.generate  # noqa: F401
-        from engine.testing.checkpoints import write_checkpoint
-    except ImportError as err:
-        pytest.skip(f"the embedded engine is not available yet ({err})")
-    folder = tmp_path_factory.mktemp("tiny-drama3")
-    write_checkpoint(folder, "tiny", seed=0)
-    return folder
-
-
 def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, capsys,
                                                          monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -6,7 +6,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import SR, FakeBackend, cue_rows, cues, render, voice, write_script
+from fakes import (
+    SR,
+    FakeBackend,
+    cue_rows,
+    cues,
+    first_take_hashes,
+    kill_render_when,
+    render,
+    voice,
+    write_script,
+)
 
 from drama_cli.backends.base import Capabilities, Generation
 from drama_cli.errors import UsageError
@@ -215,66 +225,20 @@ def test_labels_and_subtitles_have_no_markup(tmp_path):
     assert "We leave at six. Go." in srt and "{" not in srt and "[" not in srt
 
 
-# The child renders with the scratch engine but holds its third generation until killed, so the
-# kill always lands mid-render (two lines finished, four not), however slow the machine is.
-GATED_RENDER = """\
-import pathlib, sys, time
-from drama_cli.backends.scratch import ScratchBackend
-from drama_cli.cli import main
-
-waiting = pathlib.Path(sys.argv[1])
-real_generate = ScratchBackend.generate
-calls = []
-
-def gated_generate(self, request, on_frames=None):
-    calls.append(request.line_id)
-    if len(set(calls)) > 2:  # a third line (retries of a line do not count)
-        waiting.touch()
-        while True:
-            time.sleep(1)
-    return real_generate(self, request, on_frames)
-
-ScratchBackend.generate = gated_generate
-sys.exit(main(sys.argv[2:]))
-"""
-
-
-def wait_for(condition, child, timeout_s: float, what: str) -> None:
-    """Poll `condition()` until true; fail clearly if the child exits or time runs out."""
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while not condition():
-        if child.poll() is not None:
-            pytest.fail(f"the render exited with code {child.returncode} before {what}")
-        if time.monotonic() > deadline:
-            child.kill()
-            pytest.fail(f"no {what} after {timeout_s:.0f} s")
-        time.sleep(0.05)
-
-
 def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
-    import os
-    import signal
-    import subprocess
-    import sys
-
     pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
     texts = ["We leave at six.", "Not without the oars.", "Then find them.", "They sank.",
              "Then we swim.", "Fine."]
     path = write_script(tmp_path, texts)
     project = tmp_path / "scene.drama"
-    waiting = tmp_path / "third-generation-started"
-    child = subprocess.Popen([sys.executable, "-c", GATED_RENDER, str(waiting), "render", str(path),
-                              "--engine", "scratch", "--out", str(project)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for(waiting.exists, child, 600, "third generation")
-    os.kill(child.pid, signal.SIGKILL)
-    child.wait()
+    # The child holds its third line's generation (retries of a line do not count), so the
+    # kill always lands mid-render (two lines finished, four not), however slow the machine is.
+    held = tmp_path / "held"
+    kill_render_when("len(set(calls)) > 2", held,
+                     ["render", path, "--engine", "scratch", "--out", project],
+                     lambda: any(held.iterdir()), "third generation")
     store = TakeStore(project)
-    done_before = {line: store.takes("boathouse", line)[0].record["wav_sha256"]
-                   for line in (f"boathouse-{i}" for i in range(1, 7))
-                   if store.takes("boathouse", line)}
+    done_before = first_take_hashes(store, "boathouse", (f"boathouse-{i}" for i in range(1, 7)))
     assert set(done_before) == {"boathouse-1", "boathouse-2"}
 
     from drama_cli.backends.scratch import ScratchBackend

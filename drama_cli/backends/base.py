@@ -2,13 +2,23 @@
 how it was made) out.
 
 A backend knows nothing about take stores, mixes or signal checks. `drama_cli.render` builds a
-`GenerationRequest` per line and attempt, calls `Backend.generate`, runs the signal checks on
-the result once (`drama_cli.render.attempt`) and stores it. What a backend can do beyond
-`generate` is declared in its `capabilities`; callers read those, never probe for methods.
+`GenerationRequest` per line and attempt, hands it to a `StreamBatch` (`Backend.open_batch`),
+runs the signal checks on each result once (`drama_cli.render.attempt`) and stores it. What a
+backend can do beyond `generate` is declared in its `capabilities`; callers read those, never
+probe for methods.
+
+Batches: `open_batch(size)` gives a `StreamBatch` that voices up to `size` requests (streams)
+together. The caller submits streams while it has room and takes each result back with
+`next_done()` as soon as that stream finishes, not when the whole batch ends, so it can store
+the take and submit new work at once (continuous batching). `SerialBatch`, the default, runs
+the streams one at a time in the order submitted; `ThreadBatch` runs `generate` in a pool of
+threads, for backends whose `generate` may run concurrently.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
@@ -92,12 +102,56 @@ class Capabilities:
     infill: it voices `infill` conversations (the new middle between the take's prefix and
         suffix); without it an edit asks it to speak only the new words.
     streaming_frames: `generate` reports frame progress through its `on_frames` argument.
+    batch_streams: how many streams `open_batch` voices together well; the default of
+        `drama render --batch` (1: one at a time, today's order).
     """
 
     scene_layout: bool = False
     codes: bool = False
     infill: bool = False
     streaming_frames: bool = False
+    batch_streams: int = 1
+
+
+@dataclass
+class StreamDone:
+    """One finished stream of a `StreamBatch`: its ticket (what `submit` returned) and either
+    its generation or the EngineError that refused it (other errors raise from `next_done`)."""
+
+    ticket: int
+    generation: Generation | None = None
+    error: EngineError | None = None
+
+
+@runtime_checkable
+class StreamBatch(Protocol):
+    """Streams voiced together (`Backend.open_batch`).
+
+    size: the most streams decoded at once; more may be submitted (they wait for room).
+    submit(request, on_frames=None): queue one stream, return its ticket (an int unique in
+        this batch). `on_frames(frames, budget)` as in `Backend.generate`; it may be called
+        from another thread.
+    active(): streams submitted and not yet returned by `next_done`.
+    next_done(): block until a stream finishes and return it (`StreamDone`), each stream once,
+        as it finishes. A stream the engine refuses comes back with its EngineError; any other
+        exception raises here. Raises LookupError when no stream is active.
+    close(): drop the streams not returned yet (running ones end on their own); the batch
+        cannot be used again.
+
+    A stream's result depends only on its request (its seed included), never on the other
+    streams in the batch or on `size`.
+    """
+
+    size: int
+
+    def submit(self, request: GenerationRequest,
+               on_frames: FrameCallback | None = None) -> int: ...
+
+    def active(self) -> int: ...
+
+    def next_done(self) -> StreamDone: ...
+
+    def close(self) -> None: ...
 
 
 @runtime_checkable
@@ -111,6 +165,8 @@ class Backend(Protocol):
     generate(request, on_frames=None): one attempt; `on_frames(frames, budget)` is called with
         frame progress when `capabilities.streaming_frames`. Raises `engine.errors.EngineError`
         (or a subclass) when the request cannot be served.
+    open_batch(size): a `StreamBatch` voicing up to `size` `generate` requests together; the
+        default (`SerialBatch`) runs them one at a time, in the order submitted.
     generate_scene(request, texts, on_frames=None): only with `capabilities.scene_layout`:
         voices a `scene` conversation and returns one generation per line of `texts` (None
         when the output does not split into the lines).
@@ -129,6 +185,8 @@ class Backend(Protocol):
 
     def generate(self, request: GenerationRequest,
                  on_frames: FrameCallback | None = None) -> Generation: ...
+
+    def open_batch(self, size: int) -> StreamBatch: ...
 
     def generate_scene(self, request: GenerationRequest, texts: list[str],
                        on_frames: FrameCallback | None = None) -> list[Generation] | None: ...
@@ -154,6 +212,10 @@ class BackendDefaults:
         `BackendOptions` (model folder, device, notice); this default takes none of them."""
         return cls()
 
+    def open_batch(self, size: int) -> StreamBatch:
+        """One stream at a time, in the order submitted (`SerialBatch`), whatever `size`."""
+        return SerialBatch(self, size)
+
     def generate_scene(self, request: GenerationRequest, texts: list[str],
                        on_frames: FrameCallback | None = None) -> list[Generation] | None:
         """Not supported (no `capabilities.scene_layout`): raises EngineError."""
@@ -169,3 +231,72 @@ class BackendDefaults:
 
     def close(self) -> None:
         """Nothing to free."""
+
+
+def stream_done(ticket: int, result: Callable[[], Generation]) -> StreamDone:
+    """The `StreamDone` of stream `ticket` whose generation `result()` returns: with its
+    generation, or with the EngineError it raised (other errors propagate)."""
+    try:
+        return StreamDone(ticket, result())
+    except EngineError as err:
+        return StreamDone(ticket, error=err)
+
+
+class SerialBatch:
+    """A `StreamBatch` that voices its streams one at a time with `backend.generate`, in the
+    order submitted: each `next_done` runs the oldest waiting stream. What a backend without
+    batched decoding offers; a render with it makes the same calls in the same order as one
+    without batches."""
+
+    def __init__(self, backend: Backend, size: int):
+        self.backend, self.size = backend, size
+        self._waiting: deque = deque()
+        self._tickets = 0
+
+    def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int:
+        self._tickets += 1
+        self._waiting.append((self._tickets, request, on_frames))
+        return self._tickets
+
+    def active(self) -> int:
+        return len(self._waiting)
+
+    def next_done(self) -> StreamDone:
+        if not self._waiting:
+            raise LookupError("no stream is active")
+        ticket, request, on_frames = self._waiting.popleft()
+        return stream_done(ticket, lambda: self.backend.generate(request, on_frames))
+
+    def close(self) -> None:
+        self._waiting.clear()
+
+
+class ThreadBatch:
+    """A `StreamBatch` that runs `backend.generate` for up to `size` streams at once in a pool
+    of threads, for backends whose `generate` may run concurrently (scratch). Results come back
+    as each stream finishes."""
+
+    def __init__(self, backend: Backend, size: int):
+        self.backend, self.size = backend, size
+        self._pool = ThreadPoolExecutor(max_workers=max(1, size), thread_name_prefix="stream")
+        self._running: dict[Future, int] = {}
+        self._tickets = 0
+
+    def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int:
+        self._tickets += 1
+        self._running[self._pool.submit(self.backend.generate, request, on_frames)] = self._tickets
+        return self._tickets
+
+    def active(self) -> int:
+        return len(self._running)
+
+    def next_done(self) -> StreamDone:
+        if not self._running:
+            raise LookupError("no stream is active")
+        finished, _ = wait(list(self._running), return_when=FIRST_COMPLETED)
+        future = min(finished, key=self._running.__getitem__)  # the oldest of those finished
+        return stream_done(self._running.pop(future), future.result)
+
+    def close(self) -> None:
+        self._running.clear()
+        self._pool.shutdown(wait=False, cancel_futures=True)

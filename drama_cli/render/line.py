@@ -1,9 +1,11 @@
-"""Rendering one line: generate its chunks, join them, run the signal checks (once per
-generation) and the extra checks, store every attempt as a take, and choose the line's take.
+"""Rendering one line: what an attempt voices (its chunks), joining the chunks, the signal
+checks (once per generation) and the extra checks, storing every attempt as a take, and choosing
+the line's take.
 
 A line has `takes` slots; a slot runs up to `1 + retries` attempts with new seeds until one
 passes the signal checks. Every attempt is stored as soon as it exists (failed ones flagged), so
-an interrupted render resumes where it stopped.
+an interrupted render resumes where it stopped. The work queue that runs the attempts, many at
+once, is `drama_cli.render.batch`.
 """
 
 from __future__ import annotations
@@ -12,19 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from drama_cli.backends.base import (
-    Backend,
-    FrameCallback,
-    Generation,
-    GenerationRequest,
-)
+from drama_cli.backends.base import Backend, Generation
 from drama_cli.qc.signal import DEGRADED, CheckReport, CheckResult
-from drama_cli.render.attempt import EOS, check_generation, retry_seed
-from drama_cli.render.plan import LineJob, RenderSettings, cache_key, line_seed
+from drama_cli.render.attempt import EOS, check_generation
+from drama_cli.render.plan import LineJob, RenderSettings
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore
 from engine.constants import SAMPLE_RATE
-from engine.errors import EngineError
 from engine.text import spoken_text
 
 CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
@@ -60,6 +56,9 @@ class Progress:
     def frames(self, job: LineJob, frames: int, budget: int) -> None:
         """A backend that streams (drama3) has generated `frames` of at most `budget`."""
 
+    def streams(self, active: int, size: int) -> None:
+        """`active` streams of a batch of `size` are being voiced."""
+
     def done(self, outcome: LineOutcome) -> None:
         """A line finished (rendered, reused, degraded or failed)."""
 
@@ -67,28 +66,26 @@ class Progress:
         """The render ended (also after an error)."""
 
 
-def generate_line(backend: Backend, job: LineJob, seed: int, sampling: dict,
-                  on_frames: FrameCallback | None = None) -> tuple[Generation, CheckReport]:
-    """Generate every chunk of `job` with `seed`, join them into one take and run the signal
-    checks on it once: (the take, its checks).
+def line_pieces(job: LineJob, backend: Backend) -> list[tuple]:
+    """What one attempt at `job` voices, in order: (conversation, text) per chunk. A cue-only
+    line compiled to nothing is voiced by scratch from its tagged text (a placeholder); for
+    other engines it has no pieces (an empty take, whose checks fail)."""
+    pieces = [(chunk, chunk.text or job.text) for chunk in job.chunks]
+    if not pieces and backend.scratch:
+        pieces = [(None, job.text)]
+    return pieces
+
+
+def join_and_check(parts: list[Generation], pieces: list[tuple],
+                   job: LineJob) -> tuple[Generation, CheckReport]:
+    """Join the generations of an attempt's chunks (`line_pieces`) into one take and run the
+    signal checks on it once: (the take, its checks).
 
     Chunks with codes are joined frame to frame (audio and codes concatenated, so they stay
     aligned); chunks without codes with 0.12 s of silence between them. A line of one chunk
     is checked against the text sent, a joined take against the whole line's text; a chunk
-    that hit its frame budget makes the take's stop reason `length`. `on_frames` goes to the
-    backend (frame progress).
+    that hit its frame budget makes the take's stop reason `length`.
     """
-    pieces = [(chunk, chunk.text or job.text) for chunk in job.chunks]
-    if not pieces and backend.scratch:
-        # A cue-only line compiled to nothing: scratch voices the tagged text (a placeholder).
-        pieces = [(None, job.text)]
-    parts = []
-    for conversation, text in pieces:
-        request = GenerationRequest(
-            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker, text=text,
-            conversation=conversation, layout_version=job.layout_version,
-            sampling=dict(sampling), seed=seed, speaker_names=dict(job.speaker_names))
-        parts.append(backend.generate(request, on_frames))
     if len(parts) == 1:
         return parts[0], check_generation(parts[0], pieces[0][1])
     joined = join_chunks(parts)
@@ -220,47 +217,6 @@ def slot_done(attempts: list[Take], retries: int) -> bool:
     return any(take_passed(t) for t in attempts) or len(attempts) >= retries + 1
 
 
-def render_line(job: LineJob, key: str, store: TakeStore, backend: Backend,
-                settings: RenderSettings, progress: Progress) -> tuple[int, str | None]:
-    """Fill every slot of a line that is not done yet.
-
-    Returns the number of backend attempts and, when the engine refused the request
-    (`EngineError`: a prompt too long for the context, an unreadable reference), its message;
-    the line then stops there and the render goes on with the next one. Other exceptions
-    propagate. A slot is done when one of its stored attempts passed or all `1 + retries`
-    were made. Each attempt is stored as soon as it exists (an interruption loses nothing).
-    """
-    calls = 0
-    try:
-        for _ in _fill_slots(job, key, store, backend, settings, progress):
-            calls += 1
-    except EngineError as err:
-        return calls + 1, str(err)
-    return calls, None
-
-
-def _fill_slots(job: LineJob, key: str, store: TakeStore, backend: Backend,
-                settings: RenderSettings, progress: Progress):
-    """Generate and store the missing attempts of each slot, yielding each stored take."""
-    existing = store.takes(job.scene_id, job.line_id, key)
-    base = line_seed(settings.seed, job.scene_id, job.line_id)
-    on_frames = None
-    if backend.capabilities.streaming_frames:
-        def on_frames(frames: int, budget: int) -> None:
-            progress.frames(job, frames, budget)
-    for slot in range(settings.takes):
-        attempts = [t for t in existing if t.record.get("slot", 0) == slot]
-        for attempt in range(len(attempts), settings.retries + 1):
-            if slot_done(attempts, settings.retries):
-                break
-            seed = retry_seed(base + slot, attempt)
-            progress.attempt(job, slot, attempt, seed)
-            generation, checks = generate_line(backend, job, seed, settings.sampling, on_frames)
-            attempts.append(store_attempt(job, generation, checks, key, store, backend,
-                                          settings, slot, attempt, seed))
-            yield attempts[-1]
-
-
 def store_attempt(job: LineJob, generation: Generation, checks: CheckReport, key: str,
                   store: TakeStore, backend: Backend, settings: RenderSettings, slot: int,
                   attempt: int, seed: int) -> Take:
@@ -282,29 +238,21 @@ def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, 
     an automatic one while it is usable, one made by hand (`drama takes --select`) always (an
     unusable take chosen by hand counts as degraded). Else the first passing take with the
     current key, else the first degraded one; unusable takes are never chosen automatically.
+    Takes count in slot and attempt order, not number order (a batch stores them as they
+    finish), so the choice does not depend on the batch size.
     """
     selected = store.selected_take(job.scene_id, job.line_id)
     if selected is not None and selected.cache_key == key:
         by_hand = store.selections(job.scene_id).get(job.line_id, {}).get("by") == "user"
         if by_hand or selected.status != "unusable":
             return selected, "ok" if selected.status == "ok" else "degraded"
-    candidates = store.takes(job.scene_id, job.line_id, key)
+    candidates = sorted(store.takes(job.scene_id, job.line_id, key),
+                        key=lambda t: (t.record.get("slot", 0), t.record.get("attempt", 0)))
     for wanted in ("ok", "degraded"):
         for take in candidates:
             if take.status == wanted:
                 return take, wanted
     return None, "failed"
-
-
-def process_line(job: LineJob, store: TakeStore, backend: Backend, settings: RenderSettings,
-                 identity: dict, hasher: ReferenceHasher, progress: Progress) -> LineOutcome:
-    """Render what is missing for one line, select its take and return the outcome."""
-    progress.line(job)
-    key = cache_key(job, identity, settings, hasher)
-    calls, refused = render_line(job, key, store, backend, settings, progress)
-    outcome = conclude_line(job, key, store, calls, refused)
-    progress.done(outcome)
-    return outcome
 
 
 def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,

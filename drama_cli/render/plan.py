@@ -23,6 +23,7 @@ from engine.conversation import AudioClip, Conversation
 from engine.layouts import get_layout
 
 KEY_VERSION = 1
+MAX_BATCH = 256  # streams one render voices together (--batch)
 
 
 @dataclass
@@ -34,7 +35,9 @@ class RenderSettings:
     offset from its id). retries: extra attempts per take when checks fail. sampling: sampling
     parameters passed to the backend (part of the cache key). formats: mix export formats
     (empty: the project's saved formats, else WAV).
-    mix: whether to mix scenes after rendering; mix_options: extra `MixSettings` fields.
+    batch: streams voiced together (`Backend.open_batch`; None: the backend's
+        `capabilities.batch_streams`; 1: one at a time, in script order). A take's audio does
+        not depend on it. mix: whether to mix scenes after rendering; mix_options: extra `MixSettings` fields.
     checks: extra take checks (e.g. the speech-recognition check), each a callable
     `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
     extra check makes the take retried like a failed signal check. keep: ids of lines whose
@@ -54,16 +57,20 @@ class RenderSettings:
     mix_options: dict = field(default_factory=dict)
     checks: list = field(default_factory=list)
     keep: tuple[str, ...] = ()
+    batch: int | None = None
 
     def validate(self) -> None:
-        """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0 or a mix option out of
-        range (`drama_cli.mix.options.validate_mix_options`)."""
+        """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0, a batch
+        outside 1..256 or a mix option out of range
+        (`drama_cli.mix.options.validate_mix_options`)."""
         from drama_cli.mix.options import validate_mix_options
 
         get_mode(self.mode)
         check_new_takes(self.takes)
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
+        if self.batch is not None and not 1 <= self.batch <= MAX_BATCH:
+            raise UsageError(f"--batch must be between 1 and {MAX_BATCH}, got {self.batch}")
         validate_mix_options(self.mix_options)
 
 
@@ -117,6 +124,7 @@ SETTINGS_NOT_IN_KEY = {
     "formats": "mix export only", "mix": "mix only", "mix_options": "mix only",
     "checks": "judge takes after they are made",
     "keep": "which lines keep their selected take",
+    "batch": "how many streams run together; each take depends only on its own seed",
 }
 
 

@@ -9,11 +9,11 @@ import dataclasses
 
 from drama_cli.backends.base import Backend, GenerationRequest
 from drama_cli.render.attempt import check_generation, retry_seed
+from drama_cli.render.batch import LineEntry, LineQueue
 from drama_cli.render.line import (
     LineOutcome,
     Progress,
     conclude_line,
-    process_line,
     slot_done,
     store_attempt,
 )
@@ -130,5 +130,7 @@ def _history_fallback(planner: "ScenePlanner", jobs: list[LineJob], backend: Bac
     history = ScenePlanner(planner.script, planner.scene, settings, planner.store, planner.notice)
     history._told = planner._told  # warnings already shown stay shown once
     index = {line.id: i for i, line in enumerate(planner.scene.lines)}
-    return [process_line(history.job(index[job.line_id]), planner.store, backend, settings,
-                         identity, hasher, progress) for job in jobs]
+    chain = [LineEntry((0, index[job.line_id]), lambda i=index[job.line_id]: history.job(i))
+             for job in jobs]
+    queue = LineQueue(planner.store, backend, settings, identity, hasher, progress, size=1)
+    return queue.run([chain])

@@ -21,14 +21,17 @@ import dataclasses
 from typing import Callable
 
 from drama_cli.backends.base import Backend
-from drama_cli.render.line import LineOutcome, Progress, process_line
+from drama_cli.render.batch import LineEntry, LineQueue
+from drama_cli.render.line import LineOutcome, Progress
 from drama_cli.render.plan import (
+    LineJob,
     RenderSettings,
     ScenePlanner,
     pick_scenes,
     wanted_lines,
 )
 from drama_cli.render.remix import (
+    SceneOutcome,
     mix_record,
     mix_scene_from_store,
     require_encoders,
@@ -67,6 +70,13 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
     report = RenderReport(identity.get("engine", backend.name), bool(backend.scratch),
                           str(store.root), kept=tuple(settings.keep))
     hasher = ReferenceHasher()
+    mixes: dict[int, SceneOutcome] = {}
+
+    def scene_done(number: int) -> None:  # every wanted line of scene `number` has its take
+        if settings.mix:
+            mixes[number] = mix_scene_from_store(store, scenes[number], settings, {
+                "engine": report.engine, "scratch": report.scratch}, script)
+
     with store.lock():
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
@@ -74,31 +84,52 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                              "mix": mix_record(settings)})
         progress.start(sum(len(wanted_lines(s, settings)) for s in scenes))
         try:
-            for scene in scenes:
-                planner = ScenePlanner(script, scene, settings, store, notice)
-                wanted = set(wanted_lines(scene, settings))
-                if settings.mode == "scene":
-                    report.lines += render_scene_mode(planner, wanted, backend, identity,
-                                                      hasher, progress)
-                else:
-                    for index, line in enumerate(scene.lines):
-                        kept = kept_outcome(store, scene, line) \
-                            if line.id in settings.keep and line.id in wanted else None
-                        if kept is not None:
-                            report.lines.append(kept)
-                            progress.done(kept)
-                        elif line.id in wanted:
-                            tell_stale(store, scene, line, notice)
-                            job = planner.job(index)
-                            report.lines.append(process_line(job, store, backend, settings,
-                                                             identity, hasher, progress))
-                if settings.mix:
-                    report.scenes.append(mix_scene_from_store(
-                        store, scene, settings, {"engine": report.engine,
-                                                 "scratch": report.scratch}, script))
+            if settings.mode == "scene":
+                for number, scene in enumerate(scenes):
+                    planner = ScenePlanner(script, scene, settings, store, notice)
+                    report.lines += render_scene_mode(planner, set(wanted_lines(scene, settings)),
+                                                      backend, identity, hasher, progress)
+                    scene_done(number)
+            else:
+                size = settings.batch or backend.capabilities.batch_streams
+                queue = LineQueue(store, backend, settings, identity, hasher, progress, size,
+                                  scene_done)
+                report.lines += queue.run(line_chains(script, scenes, settings, store, notice))
+                for number, scene in enumerate(scenes):
+                    if not wanted_lines(scene, settings):  # no line to wait for
+                        scene_done(number)
+            report.scenes += [mixes[number] for number in sorted(mixes)]
         finally:
             progress.finish()
     return report
+
+
+def line_chains(script, scenes: list, settings: RenderSettings, store: TakeStore,
+                notice: Callable[[str], None]) -> list[list[LineEntry]]:
+    """The wanted lines of `scenes` as chains for the work queue (`drama_cli.render.batch`):
+    in `history` mode one chain per scene (a line hears the takes selected before it), in
+    other modes one chain per line. A line opens as its `--keep` outcome when it is kept, else
+    as its job, planned then (a note first when its selected take is stale)."""
+    chains: list[list[LineEntry]] = []
+    for number, scene in enumerate(scenes):
+        planner = ScenePlanner(script, scene, settings, store, notice)
+        wanted = set(wanted_lines(scene, settings))
+        entries = [LineEntry((number, index), lambda p=planner, s=scene, i=index, line=line:
+                             open_line(p, s, i, line, settings, store, notice))
+                   for index, line in enumerate(scene.lines) if line.id in wanted]
+        chains += [entries] if settings.mode == "history" else [[e] for e in entries]
+    return chains
+
+
+def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSettings,
+              store: TakeStore, notice: Callable[[str], None]) -> LineJob | LineOutcome:
+    """A line when the work queue reaches it: the outcome of a line kept with `--keep` (when
+    it has a usable selected take), else its job, compiled now (`ScenePlanner.job`)."""
+    kept = kept_outcome(store, scene, line) if line.id in settings.keep else None
+    if kept is not None:
+        return kept
+    tell_stale(store, scene, line, notice)
+    return planner.job(index)
 
 
 def kept_outcome(store: TakeStore, scene, line) -> LineOutcome | None:

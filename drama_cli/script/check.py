@@ -77,9 +77,6 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)
-    from drama_cli.script.lexicon import lexicon_warnings
-
-    report.warnings += lexicon_warnings(script)
     used = {name for line in script.lines() for name in line.speakers()}
     for name in script.cast:
         if name not in used:
