@@ -4,6 +4,7 @@ its words, note, parent, edit and whether it was made for older text."""
 from __future__ import annotations
 
 import json
+import re
 
 from fakes import FakeBackend, fake_render, write_script
 
@@ -30,3 +31,43 @@ def test_render_with_more_takes_counts_and_names_the_takes_it_made(tmp_path, mon
     assert "drama: [1/2] boathouse-1 MARGOT: rendered take 1, 1.00 s (new takes 4)" in captured.err
     assert main(["render", str(path), "--takes", "4"]) == 0
     assert "no new takes" in " ".join(capsys.readouterr().out.split())
+
+
+def test_takes_shows_words_parent_note_edit_and_staleness(short_project, capsys):
+    path, _ = short_project
+    assert main(["revise", str(path), "s1-2", "--note", "softer"]) == 0
+    assert main(["edit", str(path), "s1-2", "--text", "We hardly ever said goodbye.",
+                 "--span", "0.3:0.75"]) == 0
+    path.write_text(path.read_text().replace("Indeed I do.", "Indeed I did."))
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    rows = {row["line"]: row for row in json.loads(capsys.readouterr().out)}
+    first, = rows["s1-1"]["takes"]
+    assert (first["text"], first["stale"], first["parent_take"], first["edit"]) == \
+        ("Indeed I do.", True, None, None)
+    assert rows["s1-1"]["text"] == "Indeed I did."
+    original, revised, edited = rows["s1-2"]["takes"]
+    assert (original["note"], original["parent_take"]) == (None, None)
+    assert (revised["note"], revised["parent_take"], revised["text"]) == \
+        ("softer", 1, "We never said goodbye.")
+    assert edited["parent_take"] == 1 and edited["text"] == "We hardly ever said goodbye."
+    assert edited["edit"]["old_text"] == "We never said goodbye."
+    assert edited["edit"]["new_text"] == "We hardly ever said goodbye."
+    assert edited["edit"]["whole_line"] is False
+    assert [t["stale"] for t in rows["s1-2"]["takes"]] == [False, False, False]
+    assert main(["takes", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].strip() == "takes (scene s1; engine fake)"
+    table = [re.split(r"\s{2,}", row.strip()) for row in out.splitlines() if row.strip().startswith("s1-")]
+    header = re.split(r"\s{2,}", next(r for r in out.splitlines() if "words" in r).strip())
+    assert header == ["line", "take", "s", "from", "seed", "words", "note / edit", "checks"]
+    by_take = {(row[0], row[1]): dict(zip(header, row)) for row in table}
+    assert by_take["s1-1", "1 *"] == {**by_take["s1-1", "1 *"], "from": "-", "words": "Indeed I do.",
+                                      "note / edit": "-", "checks": "stale (made for older text); ok"}
+    assert by_take["s1-2", "2"]["from"] == "1" and by_take["s1-2", "2"]["note / edit"] == "note: softer"
+    assert by_take["s1-2", "2"]["words"] == "We never said goodbye."
+    start, end = edited["edit"]["span_s"]
+    assert edited["edit"]["covered_words"] == ["never"] and 0.2 < start < 0.3 < 0.75 < end < 0.9
+    assert by_take["s1-2", "3"]["words"] == "We hardly ever said goodbye."
+    assert by_take["s1-2", "3"]["note / edit"] == f"edit {start:.2f}-{end:.2f} s over 'never'"
+    assert by_take["s1-2", "3"]["from"] == "1" and by_take["s1-2", "1 *"]["from"] == "-"

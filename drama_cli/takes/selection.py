@@ -78,8 +78,11 @@ def stale_note(take: Take, line) -> str:
 def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
     """Every line's takes for `drama takes`: per line `{"scene", "line", "speaker", "text",
     "takes": [{take, selected, status, stale, text, duration_s, seed, engine, scratch,
-    failures, note, parent_take, wer, transcript, problem}]}`; `stale`: made for older text
-    than the script's (`is_stale`); invalid take files are listed with their problem."""
+    failures, note, notes, parent_take, edit, wer, transcript, file, problem}]}`; `text`: the
+    words the take says (`take_text`); `note`: the revision note it was read with, `notes` the
+    chain of them; `parent_take`: the take it was revised or edited from; `edit`:
+    `edit_summary`; `stale`: made for older text than the script's (`is_stale`); invalid take
+    files are listed with their problem."""
     rows = []
     for scene in scenes:
         chosen = store.selections(scene.id)
@@ -105,9 +108,25 @@ def _take_row(take: Take, selected: bool) -> dict:
             "duration_s": take.duration_s, "seed": record.get("seed"),
             "engine": record.get("engine", ""), "scratch": bool(record.get("scratch")),
             "failures": record.get("checks", {}).get("failures", []),
-            "note": record.get("note"), "parent_take": record.get("parent_take"),
+            "note": record.get("note"), "notes": record.get("notes"),
+            "parent_take": record.get("parent_take"), "edit": edit_summary(record),
             "wer": asr.get("wer"), "transcript": asr.get("transcript"),
             "file": str(take.wav_path)}
+
+
+EDIT_FIELDS = ("old_text", "new_text", "span_s", "covered_words", "middle_text", "whole_line",
+               "flagged")  # what `drama takes` shows of an edit (the record keeps more)
+
+
+def edit_summary(record: dict) -> dict | None:
+    """The edit that made a take (`drama edit`): the line's text before and after, the span
+    regenerated in seconds, the words it covered and the words said over it, whether the whole
+    line was voiced again and whether the splice was flagged; None for a take not made by an
+    edit."""
+    edit = record.get("edit")
+    if not isinstance(edit, dict):
+        return None
+    return {name: edit.get(name) for name in EDIT_FIELDS}
 
 
 def select_take(script, store: TakeStore, line_id: str, number: int) -> Take:
