@@ -310,3 +310,26 @@ def test_mp3_overshoot_above_minus_3_is_encoded_again_quieter(tmp_path):
     assert check.passed, check.problems
     assert stats["peak"] <= -3.0 and abs(stats["peak"] - check.peak_dbfs) <= 0.2
     assert -23.0 <= stats["rms"] <= -18.0
+
+
+def test_a_two_chapter_scratch_book_end_to_end(tmp_path, capsys):
+    """The scratch engine (CPU, bundled voice), two short chapters, no credits: every file
+    passes ACX, is labelled SCRATCH, and the M4B has both chapter marks."""
+    path = tmp_path / "scratch.yaml"
+    path.write_text("title: Two Doors\nnarrator: N\nbook:\n  author: Ada Finch\n"
+                    "  opening_credits: none\n  closing_credits: none\ncast:\n  N: {}\n"
+                    "chapters:\n  - title: The First Door\n    scenes:\n      - lines: [N: The first door was open.]\n"
+                    "  - title: The Second Door\n    scenes:\n      - lines: [N: The second door was shut.]\n",
+                    encoding="utf-8")
+    assert main(["book", str(path), "--engine", "scratch", "--no-sample", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(f["file"], f["passed"], f["scratch"]) for f in report["files"]] == [
+        ("01 The First Door.mp3", True, True), ("02 The Second Door.mp3", True, True)]
+    folder = tmp_path / "scratch.drama" / "book"
+    assert str(ID3(str(folder / "01 The First Door.mp3"))["TIT2"]) == "The First Door [SCRATCH]"
+    for name in ("01 The First Door.mp3", "02 The Second Door.mp3"):
+        stats = _astats(folder / name)
+        assert -23.0 <= stats["rms"] <= -18.0 and stats["peak"] <= -3.0 and stats["floor"] <= -60.0
+    m4b = MP4(str(folder / "Two Doors.m4b"))
+    assert [c.title for c in m4b.chapters] == ["The First Door", "The Second Door"]
+    assert m4b.tags["\xa9nam"] == ["Two Doors [SCRATCH]"]

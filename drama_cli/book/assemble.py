@@ -116,13 +116,14 @@ class BookOptions:
 
     chapters: chapter numbers to assemble (empty: all). sample_from: (chapter number, start
     in seconds) of the retail sample, None: the first chapter after the credits, from its
-    start; sample_s: its length in seconds. m4b: also write the M4B. max_file_s: the longest
-    file ACX takes, seconds.
+    start; sample_s: its length in seconds; sample: write it at all. m4b: also write the
+    M4B. max_file_s: the longest file ACX takes, seconds.
     """
 
     chapters: tuple[int, ...] = ()
     sample_from: tuple[int, float] | None = None
     sample_s: float = SAMPLE_S
+    sample: bool = True
     m4b: bool = True
     max_file_s: float = MAX_FILE_S
 
@@ -344,7 +345,7 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
                                          check, summary["scratch"]))
             notice(f"book: [{index}/{len(chapters)}] {name}: {check.duration_s:.1f} s, "
                    + ("passes ACX" if check.passed else "; ".join(check.problems)))
-            if chapter.number == sample_chapter:
+            if options.sample and chapter.number == sample_chapter:
                 sample = folder / "Retail Sample.mp3"
                 sample_tags = {**tags, "title": _labelled(f"{title} (retail sample)", summary["scratch"]),
                                "track": "0"}

@@ -23,6 +23,7 @@ def book_command(
     chapter: Optional[List[int]] = typer.Option(None, "--chapter", help="Chapter number to assemble (repeatable; default: all)."),
     sample_from: Optional[str] = typer.Option(None, "--sample-from", help="Retail sample start: CHAPTER[:SECONDS] (default: the first chapter after the credits, from its start)."),
     sample_length: float = typer.Option(180.0, "--sample-length", help="Retail sample length, seconds (ACX: 60..300)."),
+    sample: bool = typer.Option(True, "--sample/--no-sample", help="Also write the retail sample."),
     m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
     fmt: str = typer.Option("wav", "--format", help="Audio format for -o -: wav or flac."),
@@ -54,7 +55,7 @@ def book_command(
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
-                          sample_s=sample_length, m4b=m4b)
+                          sample_s=sample_length, sample=sample, m4b=m4b)
     loaded = _load(script, cast)
     chapters = pick_chapters(loaded, options.chapters)
     if output == "-" and len(chapters) != 1:
