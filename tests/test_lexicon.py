@@ -255,3 +255,16 @@ def test_check_words_lists_what_neither_the_dictionary_nor_the_lexicon_knows(tmp
     assert f"  Quirrell                3  {path}:8:41" in out
     assert drama(["check", str(path), "--words", "--json"]) == 0
     assert '"word": "Blorptastic"' in capsys.readouterr().out
+
+
+def test_a_fountain_script_takes_its_lexicon_and_language_from_the_cast_file(tmp_path):
+    (tmp_path / "lex").mkdir()
+    (tmp_path / "lex" / "series.lexicon.yaml").write_text("Quidditch: KWID-itch\n", encoding="utf-8")
+    (tmp_path / "play.fountain").write_text("INT. HALL - NIGHT\n\nANN\nHermione plays Quidditch at 9:30.\n",
+                                            encoding="utf-8")
+    (tmp_path / "play.cast.yaml").write_text(
+        "cast:\n  ANN: {}\nlanguage: en-GB\nlexicon:\n  Hermione: her-MY-oh-nee\nlexicons: [lex/series.lexicon.yaml]\n",
+        encoding="utf-8")
+    script = load_script(str(tmp_path / "play.fountain"))
+    assert script.language == "en" and [e.term for e in script.lexicon] == ["Hermione", "Quidditch"]
+    assert said(script) == "<|speaker:0|> her-MY-oh-nee plays KWID-itch at nine thirty."

@@ -22,6 +22,8 @@ from drama_cli.script.load import load_script
     ("en", "$5.50, £1 and 3 €", "five dollars and fifty cents, one pound and three euros"),
     ("en", "2.5 km, 1 kg, 12 °C", "two point five kilometres, one kilogram, twelve degrees Celsius"),
     ("en", "pages 3-5", "pages three-five"),
+    ("en", "#1 rule", "number one rule"),
+    ("de", "#1 Regel", "Nummer eins Regel"),
     ("de", "1.084 Äpfel", "eintausendvierundachtzig Äpfel"),
     ("de", "-5 und 3,25", "minus fünf und drei Komma zwei fünf"),
     ("de", "am 3. Mai 1984", "am dritte Mai neunzehnhundertvierundachtzig"),

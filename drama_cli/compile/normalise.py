@@ -32,7 +32,9 @@ class LanguageRules:
     point: the word said for the decimal mark. percent: the word for `%`.
     currencies: symbol -> (singular, plural, cent singular, cent plural).
     units: symbol -> (singular, plural). ordinal: the pattern of a written ordinal, whose group
-    `n` is the number (and `fem` marks a feminine form). hour / minutes: time words.
+    `n` is the number (and `fem` marks a feminine form). amount_joiner: between the whole units
+    and the cents of an amount. time_style: how a time is said. number_sign: the word for `#`
+    before a number. meridiem: `am`/`pm` as written -> as said.
     """
 
     decimal: str
@@ -44,6 +46,7 @@ class LanguageRules:
     ordinal: str
     amount_joiner: str
     time_style: str
+    number_sign: str
     meridiem: dict[str, str] = field(default_factory=dict)
 
 
@@ -60,7 +63,7 @@ LANGUAGES: dict[str, LanguageRules] = {
                "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
                "kWh": ("kilowatt hour", "kilowatt hours"), "ft": ("foot", "feet"), "in": ("inch", "inches"),
                "lb": ("pound", "pounds"), "lbs": ("pound", "pounds"), "mi": ("mile", "miles")},
-        ordinal=r"(?P<n>\d+)(?:st|nd|rd|th)", amount_joiner=" and ", time_style="en",
+        ordinal=r"(?P<n>\d+)(?:st|nd|rd|th)", amount_joiner=" and ", time_style="en", number_sign="number",
         meridiem={"am": "a.m.", "a.m.": "a.m.", "pm": "p.m.", "p.m.": "p.m."}),
     "de": LanguageRules(
         decimal=",", groups=(".", *_SPACES), point="Komma", percent="Prozent",
@@ -71,7 +74,7 @@ LANGUAGES: dict[str, LanguageRules] = {
                "mg": ("Milligramm", "Milligramm"), "l": ("Liter", "Liter"), "ml": ("Milliliter", "Milliliter"),
                "km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde"),
                "°C": ("Grad Celsius", "Grad Celsius"), "kWh": ("Kilowattstunde", "Kilowattstunden")},
-        ordinal=r"(?P<n>\d+)\.(?=[ \u00a0]+\w)", amount_joiner=" und ", time_style="de"),
+        ordinal=r"(?P<n>\d+)\.(?=[ \u00a0]+\w)", amount_joiner=" und ", time_style="de", number_sign="Nummer"),
     "fr": LanguageRules(
         decimal=",", groups=(*_SPACES, "."), point="virgule", percent="pour cent",
         currencies={"€": ("euro", "euros", "centime", "centimes"), "$": ("dollar", "dollars", "cent", "cents"),
@@ -81,7 +84,7 @@ LANGUAGES: dict[str, LanguageRules] = {
                "mg": ("milligramme", "milligrammes"), "l": ("litre", "litres"), "ml": ("millilitre", "millilitres"),
                "km/h": ("kilomètre heure", "kilomètres heure"),
                "°C": ("degré Celsius", "degrés Celsius"), "kWh": ("kilowattheure", "kilowattheures")},
-        ordinal=r"(?P<n>\d+)(?:(?P<fem>re|ère)|er|e|ème|eme)", amount_joiner=" et ", time_style="fr"),
+        ordinal=r"(?P<n>\d+)(?:(?P<fem>re|ère)|er|e|ème|eme)", amount_joiner=" et ", time_style="fr", number_sign="numéro"),
     "es": LanguageRules(
         decimal=",", groups=(".", *_SPACES), point="coma", percent="por ciento",
         currencies={"€": ("euro", "euros", "céntimo", "céntimos"), "$": ("dólar", "dólares", "centavo", "centavos"),
@@ -91,7 +94,7 @@ LANGUAGES: dict[str, LanguageRules] = {
                "mg": ("miligramo", "miligramos"), "l": ("litro", "litros"), "ml": ("mililitro", "mililitros"),
                "km/h": ("kilómetro por hora", "kilómetros por hora"),
                "°C": ("grado Celsius", "grados Celsius"), "kWh": ("kilovatio hora", "kilovatios hora")},
-        ordinal=r"(?P<n>\d+)\.?(?:º|°(?=[ \u00a0]*[^\d\sCF])|(?P<fem>ª))", amount_joiner=" con ", time_style="es"),
+        ordinal=r"(?P<n>\d+)\.?(?:º|°(?=[ \u00a0]*[^\d\sCF])|(?P<fem>ª))", amount_joiner=" con ", time_style="es", number_sign="número"),
 }
 
 
@@ -130,6 +133,7 @@ class Normaliser:
         )))
 
     def __call__(self, text: str) -> str:
+        text = re.sub(r"(?<![\w#])#(?=\d)", self.rules.number_sign + " ", text)  # `#1`: number one
         return self.pattern.sub(self._say, text)
 
     def _say(self, match: re.Match) -> str:
