@@ -105,7 +105,9 @@ def gaps(blocks: Sequence[Block]) -> list[tuple[float, float]]:
 def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None = None) -> Figure:
     """The scene timeline: one lane per speaker (in order of first appearance), each take a
     block from its start to its end labelled with the line's first words and its loudness,
-    coloured by loudness; overlaps shaded red, longer gaps labelled; x axis in seconds.
+    coloured by loudness; overlaps shaded red, longer gaps labelled; x axis in seconds. No two
+    labels overlap: crowded labels take other rows of their lane or shorten to the line id
+    (`_place_labels`).
 
     Size: 1600 px wide, 170 + 110 px per lane high at 100 dpi. Raises ValueError when there
     are no blocks.
@@ -126,16 +128,8 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
                          facecolor=cmap(shade), edgecolor="black", linewidth=0.8, alpha=0.85,
                          label=f"block:{block.line_id}")
         ax.add_patch(rect)
-        loud = "" if level is None else f"\n{level:.0f} LUFS"
-        ax.text(block.start_s + 0.02 * min(block.duration_s, 1.0), lane, f"{block.line_id}: {first_words(block.text)}{loud}",
-                va="center", ha="left", fontsize=8, clip_on=True,
-                color="white" if shade < 0.6 else "black")
     for start, stop in overlaps(blocks):
         ax.axvspan(start, stop, color="red", alpha=0.18, label="overlap")
-    for start, stop in gaps(blocks):
-        if stop - start >= GAP_LABEL_MIN_S:
-            ax.annotate(f"{stop - start:.1f} s", ((start + stop) / 2, len(speakers) - 0.45),
-                        ha="center", fontsize=7, color="gray")
     ax.set_xlim(0, max(end * 1.01, 1e-3))
     ax.set_ylim(-0.6, len(speakers) - 0.4)
     ax.set_yticks(range(len(speakers)), speakers)
@@ -144,7 +138,70 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
     _time_ticks(ax, end)
     ax.grid(axis="x", which="major", alpha=0.3)
     ax.set_title(title or "scene timeline", fontsize=10)
+    _place_labels(fig, ax, blocks, speakers)
     return fig
+
+
+LABEL_ROWS = (0.0, -0.15, 0.15, -0.3, 0.3)  # label rows in a lane, lane units from its middle
+LABEL_STYLE = {"fontsize": 7.5, "va": "center", "ha": "left", "color": "black",
+               "bbox": {"boxstyle": "square,pad=0.15", "facecolor": "white", "alpha": 0.75,
+                        "edgecolor": "none"}}
+
+
+def label_texts(block: Block) -> list[str]:
+    """A block's label, longest first: line id, first words and loudness; line id and
+    loudness; line id alone. The layout takes the longest that fits."""
+    loud = "" if block.loudness_lufs is None else f" ({block.loudness_lufs:.0f} LUFS)"
+    return [f"{block.line_id}: {first_words(block.text)}{loud}", f"{block.line_id}{loud}", block.line_id]
+
+
+def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str]) -> None:
+    """Label every block and long gap without two labels overlapping. Boxes are measured with
+    the figure's renderer; a label goes in the first row of its lane (`LABEL_ROWS`) where it
+    overlaps no label placed before it and stays inside the axes, starting at the block (or
+    ending at its end, near the right edge). First every block gets its line id, in time
+    order; then each label is lengthened (`label_texts`, longest first) where the longer form
+    fits. A block with no room even for its id is left without one. Gap lengths go at the
+    bottom edge where they fit."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    frame = ax.get_window_extent(renderer)
+    placed: dict[object, object] = {}  # label artist -> its box
+
+    def place(x: float, y: float, text: str, **style):
+        artist = ax.text(x, y, text, clip_on=True, **style)
+        box = artist.get_window_extent(renderer).expanded(1.02, 1.1)
+        inside = frame.x0 - 3 <= box.x0 and box.x1 <= frame.x1 + 3 and \
+            frame.y0 <= box.y0 and box.y1 <= frame.y1
+        if inside and not any(box.overlaps(other) for other in placed.values()):
+            placed[artist] = box
+            return artist
+        artist.remove()
+        return None
+
+    def label(block: Block, text: str):
+        lane = speakers.index(block.speaker)
+        anchors = ((block.start_s + 0.02 * min(block.duration_s, 1.0), "left"), (block.end_s, "right"))
+        return next((artist for x, ha in anchors for row in LABEL_ROWS
+                     if (artist := place(x, lane + row, text, **{**LABEL_STYLE, "ha": ha}))), None)
+
+    ordered = sorted(blocks, key=lambda b: (b.start_s, speakers.index(b.speaker)))
+    labels = {id(block): label(block, label_texts(block)[-1]) for block in ordered}
+    for block in ordered:
+        short = labels[id(block)]
+        if short is None:
+            continue
+        box = placed.pop(short)
+        longer = next((artist for text in label_texts(block)[:-1] if (artist := label(block, text))), None)
+        if longer is None:
+            placed[short] = box
+        else:
+            short.remove()
+    for start, stop in gaps(blocks):
+        if stop - start >= GAP_LABEL_MIN_S:
+            place((start + stop) / 2, len(speakers) - 0.47, f"{stop - start:.1f} s", ha="center",
+                  va="center", fontsize=7, color="gray")
 
 
 def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float] | None = None) -> Figure:

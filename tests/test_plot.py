@@ -87,3 +87,38 @@ def test_helpers():
         scene_figure([])
     with pytest.raises(ValueError):
         take_figure(np.zeros(0, np.float32))
+
+
+def dense_scene(count: int = 60) -> list[Block]:
+    """A long scene of short lines among three voices, some overlapping, for label layout."""
+    rng = np.random.default_rng(1)
+    blocks, start = [], 0.0
+    for n in range(count):
+        seconds = float(rng.uniform(0.6, 4.0))
+        blocks.append(Block(f"scene-1-{n + 1}", ("JACK", "ALGERNON", "LANE")[int(rng.integers(3))],
+                            "Did you hear what I was playing, Lane?", start, start + seconds,
+                            float(rng.uniform(-35, -15))))
+        start += seconds + float(rng.uniform(-0.3, 1.2))
+    return blocks
+
+
+def test_scene_labels_do_not_overlap_and_name_every_block():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    blocks = dense_scene()
+    fig = scene_figure(blocks, title="dense")
+    ax = fig.axes[0]
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
+    for i, (text, box) in enumerate(boxes):
+        for other, other_box in boxes[i + 1:]:
+            assert not box.overlaps(other_box), (text, other)
+    frame = ax.get_window_extent(renderer)
+    assert all(frame.x0 - 4 <= box.x0 and box.x1 <= frame.x1 + 4 for _, box in boxes)
+    labels = [text for text, _ in boxes]
+    lanes = list(dict.fromkeys(block.speaker for block in blocks))  # in order of first line
+    for block in blocks:  # each block keeps at least its line id, in its own lane
+        (label,) = [t for t in ax.texts if t.get_text().split(":")[0].split(" (")[0] == block.line_id]
+        lane = lanes.index(block.speaker)
+        assert abs(label.get_position()[1] - lane) <= 0.35  # within the block's height
+    assert sum(": Did you hear" in text for text in labels) >= 0.8 * len(blocks)
