@@ -106,6 +106,7 @@ class StaticDecoder:
         backbone.main_logits(self.hidden[0], self.extra_ids)  # loads the extra head rows now
         self._runner = None
         self._graph = None
+        self._pinned: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def _kv(self, heads: int, head_dim: int, position: torch.Tensor, visible: torch.Tensor) -> StaticKVCache:
         model = self.model
@@ -214,8 +215,10 @@ class StaticDecoder:
         yield from self._run_cuda(started)
 
     def _run_cuda(self, started: float) -> Iterator[FrameRecord]:
-        host = torch.empty(self.capacity, 11, dtype=torch.int64, pin_memory=True)
-        tokens = torch.empty(self.capacity, dtype=torch.int64, pin_memory=True)
+        if self._pinned is None:  # allocated once per decoder: pinning memory is slow
+            self._pinned = (torch.empty(self.capacity, 11, dtype=torch.int64, pin_memory=True),
+                            torch.empty(self.capacity, dtype=torch.int64, pin_memory=True))
+        host, tokens = self._pinned
         seen, events, sent, end = tokens.numpy(), [], 0, self.max_frames
         for index in range(self.max_frames):
             self.step()
