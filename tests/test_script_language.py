@@ -1,6 +1,7 @@
 """Gaps of the script language: event tags in long lines, punctuation-only lines, Fountain in
 non-Latin scripts, and `drama check` listing every problem at once."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,12 @@ def test_a_punctuation_only_line_is_a_timed_pause_never_sent_to_the_engine(tmp_p
     report, store = render(path, backend)
     assert [r.line_id for r in backend.requests] == ["scene-1-1", "scene-1-4"]
     assert report.exit_code == 0
+    rows = json.loads((store.scene_dir("scene-1") / "mix.cues.json").read_text(encoding="utf-8"))["cues"]
+    assert [row["line"] for row in rows] == ["scene-1-1", "scene-1-4"]
+    assert rows[0]["pauses_after"] == [{"text": "— —", "seconds": 1.0}, {"text": "…", "seconds": 0.5}]
+    assert "pauses_after" not in rows[1]
+    gap = 0.5  # the mixer's default gap
+    assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(gap + 1.5, abs=1e-3)
 
 
 def test_pause_lengths():

@@ -83,7 +83,9 @@ class MixEntry:
     overlaps the next line); None uses `MixSettings.gap_s`. beat_s: silence added to that
     pause (a Fountain `(beat)`). segments: the take's chunks as (text, start s, end s) in the
     take, when it was made of several; words: (start s, end s) of each word of `text` in the
-    take (speech recognition), or empty. Both time the subtitles (`export.subtitle_pieces`). overlaps_previous: dual dialogue,
+    take (speech recognition), or empty. Both time the subtitles (`export.subtitle_pieces`).
+    pauses: the script's punctuation-only lines after this one, as (text, seconds), already
+    counted in `beat_s`; listed in the cue sheet. overlaps_previous: dual dialogue,
     the line starts together with the previous one. gain_db: per-line gain before summing.
     """
 
@@ -98,6 +100,7 @@ class MixEntry:
     beat_s: float = 0.0
     segments: tuple = ()
     words: tuple = ()
+    pauses: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,8 @@ class MixSettings:
 @dataclass(frozen=True)
 class Cue(SampleSpan):
     """Where one take sits in the mix: samples `[start_sample, end_sample)` at 44,100 Hz;
-    segments and words: the take's chunk and word times (`MixEntry`), for the subtitles."""
+    segments and words: the take's chunk and word times (`MixEntry`), for the subtitles;
+    pauses: the punctuation-only lines after it (`MixEntry`), for the cue sheet."""
 
     line_id: str
     speaker: str
@@ -158,9 +162,11 @@ class Cue(SampleSpan):
     gain_db: float = 0.0
     segments: tuple = ()
     words: tuple = ()
+    pauses: tuple = ()
 
     def to_dict(self, base: Path | None = None) -> dict:
-        """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file.
+        """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file, and the
+        pauses written after the line as punctuation alone (`pauses_after`, when there are any).
 
         `take_file` is the take's file name; `take_path` is its path relative to `base` (the
         scene folder) when `base` is set.
@@ -174,6 +180,8 @@ class Cue(SampleSpan):
             "text": self.text,
             "take_file": Path(self.take_path).name,
         }
+        if self.pauses:
+            row["pauses_after"] = [{"text": text, "seconds": seconds} for text, seconds in self.pauses]
         if base is not None:
             row["take_path"] = Path(
                 os.path.relpath(Path(self.take_path).resolve(), Path(base).resolve())
@@ -296,6 +304,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
                 entry.gain_db,
                 tuple(entry.segments),
                 tuple(entry.words),
+                tuple(entry.pauses),
             )
         )
     return cues, last_end + _seconds_to_samples(settings.tail_s)

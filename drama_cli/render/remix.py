@@ -77,7 +77,7 @@ def mix_entry(line, take):
     segments, words = take_timing(take, text)
     return MixEntry(line.id, line.speaker, text, take.wav_path, take.number,
                     line.pause_after_s, line.overlap, beat_s=line.beat_s, segments=segments,
-                    words=words)
+                    words=words, pauses=tuple(line.pauses))
 
 
 def engines_used(store: TakeStore, scene_id: str, entries) -> dict:

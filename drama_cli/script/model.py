@@ -88,6 +88,8 @@ class Line:
         read aloud), not the producer (`drama_cli.script.book`).
     normalize: False when the line's numbers and symbols are sent as written (YAML
         `normalize: false`); see `drama_cli.compile.normalise`.
+    pauses: the punctuation-only lines after this one, as (text, seconds), whose silence is in
+        `beat_s` (`drama_cli.script.pauses`); shown in the cue sheet.
     """
 
     id: str
@@ -107,6 +109,7 @@ class Line:
     position: SourcePosition | None = None
     generated: bool = False
     normalize: bool = True
+    pauses: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def note(self) -> str | None:

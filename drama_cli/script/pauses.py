@@ -3,8 +3,9 @@
 Such a line has no letter or digit, no tag and no switch. It is taken out of its scene's lines
 when the script is read, so it is never sent to the engine; its pause is added to the silence
 after the line before it (`Line.beat_s`, as a Fountain `(beat)` is), so the mix leaves it, and
-the scene keeps it among its elements as a `pause` element for display. `drama check` lists
-each one as a warning at its position.
+the scene keeps it among its elements as a `pause` element for display, and the line before
+keeps it in `Line.pauses` for the cue sheet. `drama check` lists each one as a warning at its
+position.
 
 The pause lasts `PAUSE_PER_MARK_S` for each mark (an ellipsis, a run of dashes, or any other
 punctuation character), at least one mark's worth and at most `MAX_PAUSE_LINE_S`.
@@ -45,6 +46,7 @@ def take_out_pauses(script: Script) -> None:
             shown = " ".join(line.text.split())
             if kept:
                 kept[-1].beat_s += seconds
+                kept[-1].pauses.append((shown, seconds))
                 message = (f"line {line.id} ({shown!r}) has no words: a pause of {seconds:g} s after "
                            f"line {kept[-1].id}, not sent to the engine")
             else:
