@@ -3,10 +3,12 @@ reads back, and the whole pipeline import → check → book."""
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fakes import FakeBackend
 from mutagen.mp4 import MP4
@@ -156,3 +158,27 @@ def test_pipeline_import_check_book(tmp_path, monkeypatch, capsys):
         "03 Closing Credits.mp3"]
     m4b = MP4(str(tmp_path / "pride.drama" / "book" / "Pride and Prejudice.m4b"))
     assert [c.title for c in m4b.chapters] == ["Opening Credits", "Chapter I", "Chapter II", "Closing Credits"]
+
+
+def test_mix_of_one_scene_to_stdout(tmp_path, monkeypatch, capsysbinary):
+    """`drama mix SCRIPT --scene ID -o -` writes the scene's mix to stdout (WAV, or FLAC)
+    and its results to stderr, so `| sox -` and `| ffmpeg -i -` work."""
+    import soundfile as sf
+
+    path = tmp_path / "two.yaml"
+    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    lines:\n"
+                    "      - A: We leave at six.\n      - B: Then we leave together.\n", encoding="utf-8")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["render", str(path)]) == 0
+    capsysbinary.readouterr()
+    assert main(["mix", str(path), "--scene", "s1", "-o", "-"]) == 0
+    captured = capsysbinary.readouterr()
+    mix = tmp_path / "two.drama" / "s1" / "mix.wav"
+    assert captured.out == mix.read_bytes() and b"scene s1" in captured.err
+    assert main(["mix", str(path), "--scene", "s1", "--format", "flac", "-o", "-"]) == 0
+    audio, rate = sf.read(io.BytesIO(capsysbinary.readouterr().out), dtype="float32")
+    reference, _ = sf.read(str(mix), dtype="float32")
+    assert rate == 44_100 and audio.shape == reference.shape
+    assert np.max(np.abs(audio - reference)) < 1e-4  # FLAC 24-bit of the same mix
+    assert main(["mix", str(path), "-o", "-"]) == 2
+    assert b"give exactly one --scene ID" in capsysbinary.readouterr().err

@@ -13,7 +13,14 @@ import typer
 
 from drama_cli.backends.registry import engine_help
 from drama_cli.commands import options as opt
-from drama_cli.commands.render import SCRATCH_LABEL, _console, _err, _load, _progress
+from drama_cli.commands.render import (
+    SCRATCH_LABEL,
+    _console,
+    _err,
+    _load,
+    _progress,
+    audio_to_stdout,
+)
 from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
@@ -126,9 +133,7 @@ def _chapter_to_stdout(loaded, store, chapter, fmt: str) -> None:
             master, _ = mix_chapter(loaded, store, chapter, work)
         if fmt == "flac":
             master = encode_flac(master, work / "chapter.flac")
-        with open(master, "rb") as source:
-            shutil.copyfileobj(source, sys.stdout.buffer, 1 << 20)
-        sys.stdout.buffer.flush()
+        audio_to_stdout(master)
         _err(f"book: chapter {chapter.number} ({chapter.title}) written to stdout as {fmt}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -392,24 +392,35 @@ def mix_command(
     room_tone: Optional[str] = opt.ROOM_TONE,
     head: Optional[float] = opt.HEAD,
     tail: Optional[float] = opt.TAIL,
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': also write the one --scene's mix to stdout (WAV, or FLAC with --format flac); results then go to stderr."),
     as_json: bool = opt.JSON,
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
     settings unless given here). Exits 1 when a line is left out of a mix."""
     from drama_cli.render.remix import remix
+    streamed = _stdout_format(output, scene, fmt)
     loaded = _load(script, cast)
     store = open_project(script, out)
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
+    if streamed:  # the saved formats stay written; the streamed one is added
+        from drama_cli.render.remix import DEFAULT_FORMATS
+
+        saved = (store.project().get("mix") or {}).get("formats") or list(DEFAULT_FORMATS)
+        fmt = list(dict.fromkeys([*saved, streamed]))
     settings = _settings(scene, None, formats=fmt, preset=preset, gap=gap, room_tone=room_tone,
                          head=head, tail=tail)
     scenes = remix(loaded, store, settings, formats_given=bool(fmt))
-    if as_json:
+    if streamed and scenes and scenes[0].files.get(streamed):
+        audio_to_stdout(Path(scenes[0].files[streamed]))
+    if as_json and not streamed:
         import dataclasses
 
         print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
     else:
-        console = _console()
+        from rich.console import Console
+
+        console = Console(stderr=True) if streamed else _console()
         for outcome in scenes:
             _print_scene(console, outcome)
     broken = [p for s in scenes for p in s.problems]
@@ -423,6 +434,30 @@ def mix_command(
         from drama_cli.errors import LinesLeftOut
 
         raise LinesLeftOut(left_out, stale)
+
+
+def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
+    """The format `-o -` streams (`wav` unless --format flac), None without `-o`. UsageError
+    for another -o, for anything but exactly one --scene, or a format that is not wav or flac."""
+    if output is None:
+        return None
+    if output != "-":
+        raise UsageError("-o takes only '-' (stdout); mixes are written to the project folder")
+    if len(scenes or ()) != 1:
+        raise UsageError("-o - writes one scene: give exactly one --scene ID")
+    kinds = [f.lower().lstrip(".") for f in formats or ["wav"]]
+    if len(kinds) != 1 or kinds[0] not in ("wav", "flac"):
+        raise UsageError("-o - writes WAV or FLAC: give at most one --format, wav or flac")
+    return kinds[0]
+
+
+def audio_to_stdout(path: Path) -> None:
+    """Copy an audio file to stdout in 1 MB blocks (for `| sox` and `| ffmpeg` pipelines)."""
+    import shutil
+
+    with open(path, "rb") as source:
+        shutil.copyfileobj(source, sys.stdout.buffer, 1 << 20)
+    sys.stdout.buffer.flush()
 
 
 def register(app: typer.Typer) -> None:
