@@ -119,3 +119,30 @@ def test_compiling_one_scene_compiles_no_other_scene(tmp_path, monkeypatch, caps
     assert main(["compile", str(script), "--scene", "s17", "--mode", "clone", "--json"]) == 0
     assert compiled == ["s17"]
     assert "s17-5" in capsys.readouterr().out
+
+
+TRICKY = {
+    "comment": "cast:\n  A: {}\nlines:\n  - speaker: A\n    text: #1 fan\n  - A: Fine.\n",
+    "bom": "\ufeffcast:\n  A: {}\nlines:\n  - speaker: A\n    text: [sighs] Well, [laughs] yes.\n",
+    "flow": "cast:\n  A: {aliases: [B, é]}\nlines:\n  - speaker: A\n    text: [é, two]\n",
+    "blocks": "cast:\n  A: {}\nlines:\n  - speaker: A\n    text: |\n      One\n      two\n"
+              "  - speaker: B\n    text: >-\n      Three\n      four\n    note: ''\n",
+    "crlf": "cast:\r\n  A: {}\r\nlines:\r\n  - A: \"Quoted \U0001d11e words\"\r\n  - A: 'single'\r\n",
+    "anchor": "cast:\n  A: &a {description: x}\n  B: *a\nlines:\n  - A: Hi.\n  - B: Ho.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRICKY))
+def test_libyaml_and_the_python_reader_read_a_script_alike(name, monkeypatch):
+    def read():
+        try:
+            script = read_yaml(TRICKY[name], f"{name}.yaml")
+        except ScriptError as err:
+            return str(err)
+        return ([(line.id, line.speaker, line.text, line.notes, line.position, line.spans)
+                 for line in script.lines()], [(w.message, w.position) for w in script.warnings],
+                {n: (m.aliases, m.description, m.position) for n, m in script.cast.items()})
+
+    fast = read()
+    monkeypatch.setattr(yaml_format.yaml, "CSafeLoader", None, raising=False)
+    assert read() == fast

@@ -241,9 +241,9 @@ def compose(source: str, path: str) -> Node | None:
         raise ScriptError("tab in indentation", SourcePosition(path, number, column),
                           "YAML indents with spaces: replace the tab with spaces")
     fast = getattr(yaml, "CSafeLoader", None)
-    if fast is not None:
+    if fast is not None and not source.startswith("\ufeff"):  # libyaml counts marks after a BOM
         try:
-            return yaml.compose(source, Loader=fast)
+            return _plain_styles(yaml.compose(source, Loader=fast))
         except (yaml.YAMLError, UnicodeError, RecursionError):
             pass  # read again below for the located message
     try:
@@ -266,6 +266,25 @@ def compose(source: str, path: str) -> Node | None:
         raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
     except yaml.YAMLError as err:
         raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None
+
+
+def _plain_styles(root: Node | None) -> Node | None:
+    """Give libyaml's plain scalars the style the Python loader gives them (None, not ''), so
+    an empty plain value reads the same either way (`_Reader.text` recovers a `#` value)."""
+    stack, seen = ([root] if root is not None else []), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # aliases share nodes, and may loop
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.style == "":
+                node.style = None
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            stack.extend(item for pair in node.value for item in pair)
+    return root
 
 
 def _deepest_point(source: str, limit: int = 100) -> tuple[int, int]:
