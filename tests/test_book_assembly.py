@@ -151,7 +151,7 @@ def test_each_file_meets_acx_measured_by_ffmpeg_and_mutagen(book, name):
     row = next(r for r in report["files"] if r["file"] == name)
     info = MP3(str(mp3)).info
     assert (round(info.bitrate / 1000), info.sample_rate, info.channels) == (192, 44_100, 1)
-    assert info.bitrate_mode in (BitrateMode.CBR, BitrateMode.UNKNOWN)  # LAME's Info tag: CBR
+    assert info.bitrate_mode == BitrateMode.CBR and row["cbr"]  # from LAME's Info tag
     probe = subprocess.run([FFMPEG, "-hide_banner", "-i", str(mp3)], capture_output=True, text=True).stderr
     assert re.search(r"Audio: mp3\b.*, 44100 Hz, mono, fltp, 192 kb/s", probe)
     stats = _astats(mp3)

@@ -152,8 +152,9 @@ def stream_info(path: Path) -> dict:
         raise RenderError(f"cannot read {Path(path).name}: {err}") from None
     if audio is None:
         raise RenderError(f"cannot read {Path(path).name}: not an audio file mutagen knows")
-    cbr = isinstance(audio, MP3) and audio.info.bitrate_mode in (BitrateMode.CBR, BitrateMode.UNKNOWN) \
-        and not getattr(audio.info, "sketchy", False)
+    # LAME's Info tag says CBR; a file that cannot say (no Info or Xing header) is not taken as CBR
+    cbr = isinstance(audio, MP3) and audio.info.bitrate_mode == BitrateMode.CBR \
+        and not audio.info.sketchy
     return {"sample_rate_hz": int(audio.info.sample_rate), "channels": int(audio.info.channels),
             "bitrate_kbps": int(round(audio.info.bitrate / 1000)), "cbr": bool(cbr)}
 
