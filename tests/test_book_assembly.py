@@ -235,12 +235,15 @@ def test_a_chapter_over_the_limit_fails_the_length_rule(book, tmp_path):
     script = load_script(str(path))
     store = TakeStore(tmp_path / "copy.drama")
     shutil.copytree(path.with_suffix(".drama"), store.root)
+    (store.root / "book" / ".work-killed").mkdir()  # what a killed run leaves
+    (store.root / "book" / ".work-killed" / "chapters.ffmeta").write_text("x")
     report = assemble_book(script, store, BookOptions(chapters=(1,), m4b=False, max_file_s=30.0,
                                                       sample_s=60.0))
     assert report.exit_code == 1
     assert report.failures == [
         f"01 Chapter One.mp3: length: {report.files[0].check.duration_s / 60:.1f} minutes long; "
         "ACX takes at most 0.5 minutes per file: split the chapter"]
+    assert not list((store.root / "book").glob(".work-*"))
 
 
 def test_one_chapter_to_stdout(book, capsysbinary):

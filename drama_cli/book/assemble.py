@@ -309,7 +309,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
 
     Writes each chapter's MP3, the retail sample, `<Title>.m4b` (when `options.m4b` and every
     chapter is assembled) and `acx-report.json`; says on `notice` what it is doing and which
-    earlier files it replaces. Raises UsageError (bad chapter or sample), LinesLeftOut (a line
+    earlier files it replaces. Call it holding the project lock: it removes the work folders
+    (`.work-*`) a killed run left. Raises UsageError (bad chapter or sample), LinesLeftOut (a line
     without a usable take), RenderError (no encoder, an encoder failure).
     """
     ffmpeg = require_encoder("mp3")
@@ -326,6 +327,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
     existing = {path.name for path in folder.glob("*.mp3")} | {path.name for path in folder.glob("*.m4b")}
     written: list[str] = []
     masters: list[tuple[object, Path]] = []
+    for stale in folder.glob(".work-*"):  # left by a killed run (the caller holds the lock)
+        shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=".work-", dir=folder))
     try:
         any_scratch = False
