@@ -336,3 +336,16 @@ def test_a_two_chapter_scratch_book_end_to_end(tmp_path, capsys):
     m4b = MP4(str(folder / "Two Doors.m4b"))
     assert [c.title for c in m4b.chapters] == ["The First Door", "The Second Door"]
     assert m4b.tags["\xa9nam"] == ["Two Doors [SCRATCH]"]
+
+
+def test_a_line_without_a_usable_take_stops_the_book_with_json(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "silent.yaml"
+    path.write_text("cast:\n  N: {}\nscenes:\n  - id: s1\n    lines:\n      - N: Quiet now.\n",
+                    encoding="utf-8")
+    silent = FakeBackend(answer=lambda request, n: (np.zeros(44_100, np.float32), "eos"))
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: silent)
+    assert main(["book", str(path), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["exit_code"] == 1
+    assert "s1-1" in report["errors"][0]["message"]
+    assert not (tmp_path / "silent.drama" / "book").exists()

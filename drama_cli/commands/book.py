@@ -21,7 +21,7 @@ from drama_cli.commands.render import (
     _progress,
     audio_to_stdout,
 )
-from drama_cli.errors import UsageError
+from drama_cli.errors import DramaError, UsageError, error_report
 from drama_cli.takes.project import open_project
 
 
@@ -74,15 +74,20 @@ def book_command(
     store = open_project(script, None if out is None else out, create=True)
     render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters),
                             engine, model, device, seed)
-    if render_report.exit_code == 1:
-        from drama_cli.errors import TakesNeedReview
+    try:
+        if render_report.exit_code == 1:
+            from drama_cli.errors import TakesNeedReview
 
-        raise TakesNeedReview(render_report)
-    if output == "-":
-        _chapter_to_stdout(loaded, store, chapters[0], fmt)
-        return
-    with store.lock():
-        report = assemble_book(loaded, store, options, notice=_err)
+            raise TakesNeedReview(render_report)
+        if output == "-":
+            _chapter_to_stdout(loaded, store, chapters[0], fmt)
+            return
+        with store.lock():
+            report = assemble_book(loaded, store, options, notice=_err)
+    except DramaError as err:
+        if as_json and getattr(err, "results_printed", False):  # nothing was printed: say why
+            print(json.dumps(error_report(err, err.exit_code), indent=2, ensure_ascii=False))
+        raise
     for note in report.notes:
         _err(f"note: {note}")
     if as_json:
