@@ -349,3 +349,20 @@ def test_a_line_without_a_usable_take_stops_the_book_with_json(tmp_path, monkeyp
     assert report["ok"] is False and report["exit_code"] == 1
     assert "s1-1" in report["errors"][0]["message"]
     assert not (tmp_path / "silent.drama" / "book").exists()
+
+
+def test_a_fountain_book_with_sections_as_chapters(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "lantern.fountain"
+    path.write_text("Title: The Lantern\nAuthor: Ada Finch\nNarrator: Sam Reader\n\n"
+                    "# Chapter One: Night\n\nINT. HALL - NIGHT\n\nThe wind blows.\n\nANNA\nWho is there?\n\n"
+                    "# Chapter Two: Day\n\nEXT. GARDEN - DAY\n\nANNA\nMorning.\n", encoding="utf-8")
+    (tmp_path / "lantern.cast.yaml").write_text("narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  ANNA: {}\n")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["book", str(path), "--no-sample", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [f["file"] for f in report["files"]] == [
+        "00 Opening Credits.mp3", "01 Chapter One- Night.mp3", "02 Chapter Two- Day.mp3",
+        "03 Closing Credits.mp3"]  # ':' is not allowed in file names everywhere
+    m4b = MP4(str(tmp_path / "lantern.drama" / "book" / "The Lantern.m4b"))
+    assert [c.title for c in m4b.chapters][1:3] == ["Chapter One: Night", "Chapter Two: Day"]
+    assert m4b.tags["\xa9ART"] == ["Ada Finch"] and m4b.tags["\xa9wrt"] == ["Sam Reader"]
