@@ -176,6 +176,7 @@ def test_id3_tags_name_the_chapter_and_the_book(book):
     assert str(tags["TALB"]) == "The Lantern"
     assert str(tags["TPE1"]) == "Ada Finch"
     assert str(tags["TCOM"]) == "Sam Reader"
+    assert str(tags["TCOP"]) == "Public domain."
     assert not tags.getall("COMM")  # not a scratch take: no SCRATCH label
 
 

@@ -252,16 +252,20 @@ def scaled_copy(source: Path, gain_db: float, target: Path) -> Path:
 
 def write_id3(path: Path, tags: dict) -> None:
     """Write ID3v2 tags with mutagen: TIT2 title, TALB album, TPE1 artist, TRCK track, TCON
-    Audiobook, and COMM comment, TDRC year, TCOM composer when given."""
+    Audiobook, and when given COMM comment, TDRC year, TCOM composer (the narrator), TPUB
+    publisher, TLAN language, TCOP copyright."""
     from mutagen.id3 import (
         COMM,
         ID3,
         TALB,
         TCOM,
         TCON,
+        TCOP,
         TDRC,
         TIT2,
+        TLAN,
         TPE1,
+        TPUB,
         TRCK,
         ID3NoHeaderError,
     )
@@ -279,8 +283,10 @@ def write_id3(path: Path, tags: dict) -> None:
         id3.add(COMM(encoding=3, lang="eng", desc="", text=tags["comment"]))
     if tags.get("year"):
         id3.add(TDRC(encoding=3, text=tags["year"]))
-    if tags.get("composer"):
-        id3.add(TCOM(encoding=3, text=tags["composer"]))
+    for frame, key in ((TCOM, "composer"), (TPUB, "publisher"), (TLAN, "language"),
+                       (TCOP, "copyright")):
+        if tags.get(key):
+            id3.add(frame(encoding=3, text=tags[key]))
     id3.save(str(path), v2_version=3)
 
 
@@ -340,7 +346,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
             tags = {"title": _labelled(chapter.title, summary["scratch"]), "album": title,
                     "artist": author or "", "track": f"{script.chapters.index(chapter) + 1}/{len(script.chapters)}",
                     "comment": SCRATCH_BANNER if summary["scratch"] else None,
-                    "year": book.year if book else None, "composer": book.narrator if book else None}
+                    **({"year": book.year, "composer": book.narrator, "publisher": book.publisher,
+                        "language": book.language, "copyright": book.copyright} if book else {})}
             target = folder / name
             check = encode_checked(master, target, tags, ffmpeg, options.max_file_s, work)
             written.append(name)
