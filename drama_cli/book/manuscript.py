@@ -73,7 +73,9 @@ def read_manuscript(path: Path) -> Manuscript:
         else:
             text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
             manuscript = _read_markdown(text, path.stem) if suffix != ".txt" else _read_text(text, path.stem)
-    except (OSError, UnicodeDecodeError, zipfile.BadZipFile, ElementTree.ParseError, KeyError) as err:
+    except OSError as err:
+        raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    except (UnicodeDecodeError, zipfile.BadZipFile, ElementTree.ParseError, KeyError) as err:
         raise UsageError(f"cannot read {path.name}: {err}") from None
     manuscript.chapters = [c for c in manuscript.chapters if c.paragraphs]
     if not manuscript.chapters:
