@@ -71,3 +71,21 @@ def test_takes_shows_words_parent_note_edit_and_staleness(short_project, capsys)
     assert by_take["s1-2", "3"]["words"] == "We hardly ever said goodbye."
     assert by_take["s1-2", "3"]["note / edit"] == f"edit {start:.2f}-{end:.2f} s over 'never'"
     assert by_take["s1-2", "3"]["from"] == "1" and by_take["s1-2", "1 *"]["from"] == "-"
+
+
+def test_a_take_of_a_line_with_numbers_is_not_stale_until_its_words_change(tmp_path, monkeypatch,
+                                                                         capsys):
+    backend = FakeBackend()
+    fake_render(monkeypatch, backend)
+    path = write_script(tmp_path, ["Meet me at 6 by gate 4.", "[sighs] Fine then."])
+    assert main(["render", str(path)]) == 0
+    assert "six" in backend.requests[0].text  # the compiler says numbers as words
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    assert [row["takes"][0]["stale"] for row in json.loads(capsys.readouterr().out)] == [False, False]
+    assert main(["mix", str(path)]) == 0
+    write_script(tmp_path, ["Meet me at 7 by gate 4.", "[laughs] Fine then."])
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    assert [row["takes"][0]["stale"] for row in json.loads(capsys.readouterr().out)] == [True, True]
+    assert main(["mix", str(path)]) == 1

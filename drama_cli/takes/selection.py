@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text, render_spans
 from drama_cli.takes.store import Take, TakeStore
@@ -47,26 +49,48 @@ def take_timing(take: Take, text: str) -> tuple[tuple, tuple]:
     return segments, times if len(times) == len(words) else ()
 
 
-def made_for(store: TakeStore, scene_id: str, line_id: str, take: Take) -> set[str]:
-    """`model_words` of every text a take answers: its own and, for a revision or an edit, those
-    of the takes it was made from (an edit of a line says new words for the same script line)."""
-    found, seen = set(), set()
+def take_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> list[Take]:
+    """`take` and, for a revision or an edit, the takes it was made from, nearest first (an
+    edit of a line says new words for the same script line); stops at a missing parent or a
+    loop."""
+    chain, seen = [], set()
     while take is not None and take.number not in seen:
         seen.add(take.number)
-        found.add(model_words(take.record.get("text", "")))
+        chain.append(take)
         parent = take.record.get("parent_take")
         take = None
         if isinstance(parent, int):
             take = next((t for t in store.takes(scene_id, line_id) if t.number == parent), None)
-    return found
+    return chain
+
+
+_MARKUP = re.compile(r"\[[^\[\]]*\]|</?[A-Za-z][\w-]*>")  # directions and scoped tags
+
+
+def _markup(words: str) -> tuple[str, ...]:
+    return tuple(_MARKUP.findall(words))
 
 
 def is_stale(store: TakeStore, scene_id: str, line, take: Take) -> bool:
     """True when `take` was made for another text or speaker than `line` has now (the script
-    changed since): its audio no longer says the line."""
+    changed since): its audio no longer says the line.
+
+    A take answers the line when it, or a take it was made from, has the line's model text
+    (`line_words`), or the line's words (`display_text`, recorded with the take) and the same
+    directions and tags: the compiler writes numbers as words and applies the lexicon, so the
+    recorded model text may spell the line's words differently."""
     if take.record.get("speaker") not in (None, line.speaker):
         return True
-    return line_words(line) not in made_for(store, scene_id, line.id, take)
+    wanted = line_words(line)
+    shown, markup = " ".join(display_text(line).split()), _markup(wanted)
+    for made in take_chain(store, scene_id, line.id, take):
+        said = model_words(made.record.get("text", ""))
+        if said == wanted:
+            return False
+        recorded = " ".join((made.record.get("display_text") or "").split())
+        if recorded and recorded == shown and _markup(said) == markup:
+            return False
+    return True
 
 
 def stale_note(take: Take, line) -> str:
