@@ -450,3 +450,50 @@ def test_kill_9_with_a_batch_in_flight_loses_and_repeats_no_take(tmp_path):
         if line in done_before:
             assert take.record["wav_sha256"] == done_before[line]
     assert not list(project.rglob("*.tmp"))
+
+
+def test_a_new_batch_size_renders_nothing_again(tmp_path):
+    path = two_scenes(tmp_path)
+    first, _, _ = render_with(path, BatchFake(), tmp_path / "p.drama", mode="history", takes=2,
+                              batch=4)
+    again, _, _ = render_with(path, BatchFake(), tmp_path / "p.drama", mode="history", takes=2,
+                              batch=1)
+    assert first.calls == 16 and again.calls == 0
+    assert {x.status for x in again.lines} == {"reused"}
+
+
+class Interrupted(BatchFake):
+    """Ctrl-C from the stream of h3, once the first streams of h1 and h2 have finished."""
+
+    def __init__(self):
+        super().__init__()
+        self.finished: set[str] = set()
+
+    def generate(self, request, on_frames=None):
+        if request.line_id == "h3":
+            deadline = time.monotonic() + 30
+            while not {"h1", "h2"} <= self.finished and time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise KeyboardInterrupt
+        generation = super().generate(request, on_frames)
+        with self._lock:
+            self.finished.add(request.line_id)
+        return generation
+
+
+def test_ctrl_c_mid_batch_keeps_every_finished_take(tmp_path):
+    path = two_scenes(tmp_path)
+    out = tmp_path / "p.drama"
+    with pytest.raises(KeyboardInterrupt):
+        render_with(path, Interrupted(), out, mode="clone", batch=3)
+    store = TakeStore(out)
+    where_ = {"hall": ["h1", "h2", "h3", "h4"], "yard": ["y1", "y2", "y3"]}
+    stored = {line: [t.status for t in store.takes(scene, line)]
+              for scene, lines in where_.items() for line in lines}
+    assert stored["h1"] == ["ok"] and stored["h2"] and stored["h3"] == []
+    done = {line for line, statuses in stored.items() if "ok" in statuses}
+    backend = BatchFake()
+    report, _, _ = render_with(path, backend, out, mode="clone", batch=3)
+    assert {x.line_id for x in report.lines if x.status == "reused"} == done
+    assert {r.line_id for r in backend.requests} == set(stored) - done
+    assert report.exit_code == 0

@@ -38,7 +38,8 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
     its output is split into one take per line, each checked against its line's text.
     When a group's output does not split into its lines, or the engine refuses the layout,
     that group is rendered line by line in `history` mode instead, with a notice
-    (`docs/layouts.md`, scene). One take per line (`--takes` applies to other modes).
+    (`docs/layouts.md`, scene). One take per line (`--takes` applies to other modes); groups
+    are voiced one at a time, whatever `--batch` says.
     """
     store, settings = planner.store, planner.settings
     outcomes: list[LineOutcome] = []
