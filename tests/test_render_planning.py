@@ -55,10 +55,11 @@ def test_history_planning_reads_only_context_takes(tmp_path):
     assert jobs[0].chunks[0].layout == "clone"
     last = jobs[-1].chunks[0]
     assert last.layout == "history"
+    # the compiler sends numbers as words
     assert [e.text.split("> ", 1)[1] for e in last.context] == [
-        "This is line number 0 of a long scene.",
-        "This is line number 297 of a long scene.",
-        "This is line number 298 of a long scene."]
+        "This is line number zero of a long scene.",
+        "This is line number two hundred and ninety-seven of a long scene.",
+        "This is line number two hundred and ninety-eight of a long scene."]
 
 
 def test_planning_a_2000_line_scene_in_history_mode_is_fast(tmp_path):
