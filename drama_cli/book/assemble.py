@@ -56,7 +56,8 @@ SCENE_BREAK_S = 2.0  # silence between two scenes of a chapter
 ROOM_TONE_DB = -65.0  # the generated room tone, dB RMS (ACX's noise floor: at most −60 dB)
 SAMPLE_S = 180.0  # default retail sample length (ACX: 1–5 minutes)
 SAMPLE_FADE_S = 1.0  # fade at the end of the retail sample
-PEAK_MARGIN_DB = 0.2  # under −3 dBFS after a second encoding
+PEAK_MARGIN_DB = 0.3  # aimed under −3 dBFS when a file is encoded again
+PEAK_RETRIES = 2  # encodings after the first, when only the decoded peaks fail
 REPORT_NAME = "acx-report.json"
 
 
@@ -226,14 +227,20 @@ def encode_book_mp3(master: Path, target: Path, tags: dict) -> Path:
 
 def encode_checked(master: Path, target: Path, tags: dict, ffmpeg: str, max_file_s: float,
                    work_dir: Path, sample: bool = False) -> FileCheck:
-    """Encode and judge a chapter; when only its decoded peaks are over ACX's −3 dBFS (MP3
+    """Encode and judge a chapter; while only its decoded peaks are over ACX's −3 dBFS (MP3
     encoding lifts some peaks above the master's true peaks), lower the master by the excess
-    plus PEAK_MARGIN_DB and encode once more. Returns the check of the file left at `target`."""
+    plus PEAK_MARGIN_DB and encode again, at most PEAK_RETRIES times. Returns the check of the
+    file left at `target`."""
     encode_book_mp3(master, target, tags)
     check = judge(measure_file(target, ffmpeg), max_file_s, sample)
-    excess = check.peak_dbfs - PEAK_MAX_DBFS
-    if list(check.rules.values()).count(False) == 1 and not check.rules["peak"] and excess < 6.0:
-        quieter = scaled_copy(master, -(excess + PEAK_MARGIN_DB), work_dir / "quieter.wav")
+    gain_db = 0.0
+    for _ in range(PEAK_RETRIES):
+        excess = check.peak_dbfs - PEAK_MAX_DBFS
+        only_peak = list(check.rules.values()).count(False) == 1 and not check.rules["peak"]
+        if not only_peak or excess >= 6.0:
+            break
+        gain_db -= excess + PEAK_MARGIN_DB
+        quieter = scaled_copy(master, gain_db, work_dir / "quieter.wav")
         encode_book_mp3(quieter, target, tags)
         quieter.unlink()
         check = judge(measure_file(target, ffmpeg), max_file_s, sample)
