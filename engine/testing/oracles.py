@@ -8,6 +8,8 @@ FP8 and stacked the way transformers keeps them. Needs `transformers` (imported 
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 
 from engine.checkpoint import BACKBONE_PREFIX, Checkpoint
@@ -34,13 +36,19 @@ def transformers_backbone(checkpoint: Checkpoint, dtype: torch.dtype = torch.flo
     RuntimeError (from `load_state_dict`) when the two models' tensors do not match.
     """
     from transformers import Qwen3_5MoeTextConfig
-    from transformers.models.qwen3_5_moe.modeling_qwen3_5_moe import Qwen3_5MoeForCausalLM
+    from transformers.models.qwen3_5_moe import modeling_qwen3_5_moe as modeling
+
+    # With flash-linear-attention installed, transformers binds its Triton kernels for the gated
+    # delta rule when the module is imported, and those cannot run on the CPU; the oracle runs
+    # the module's own torch functions, which the wrappers keep as `__wrapped__`.
+    for name in ("torch_chunk_gated_delta_rule", "torch_recurrent_gated_delta_rule"):
+        setattr(modeling, name, inspect.unwrap(getattr(modeling, name)))
 
     text = checkpoint.config.raw["text_config"]
     config = Qwen3_5MoeTextConfig(**{k: text[k] for k in TEXT_CONFIG_KEYS}, tie_word_embeddings=False)
     config._attn_implementation = attention
     with torch.device("meta"):  # the weights are assigned below; no random init
-        model = Qwen3_5MoeForCausalLM(config)
+        model = modeling.Qwen3_5MoeForCausalLM(config)
     model.load_state_dict(transformers_state_dict(checkpoint, dtype), strict=True, assign=True)
     model.model.rotary_emb.__init__(config)  # its buffers are not in the state dict
     return model.to(dtype).eval()
