@@ -334,7 +334,8 @@ class Drama3:
     def step(self, state: DecodeState, row: torch.Tensor) -> None:
         """Feed one decoded row `[1, 1, 11]` to the backbone (the tower already holds its
         predecessor); `state.last_hidden` becomes its hidden state."""
-        state.last_hidden = self.backbone(self.backbone.embed_rows(row[0]), state.backbone_cache)[None]
+        embedded = self.backbone.embed_rows(row[0], without_host_read=True)  # one row: no any() read
+        state.last_hidden = self.backbone(embedded, state.backbone_cache)[None]
         state.last_row = row
         state.rows += 1
 
