@@ -174,6 +174,10 @@ class StaticDecoder:
         first step; the same compiled code serves every take of the same capacity and settings)."""
         self._runner = compiled_frame_step(fullgraph, mode)
 
+    def uncompile(self) -> None:
+        """Back to the eager step (drops the compiled step and any captured graph)."""
+        self._runner, self._graph = None, None
+
     def capture(self, warmup: int = 2) -> None:
         """CUDA only: compile (if not yet), run `warmup` steps to finish compiling and tuning,
         restore the state, and capture one step as a `torch.cuda.CUDAGraph` that `step` replays.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -284,7 +285,8 @@ class Drama3:
                        extra_ids: tuple[int, ...], ignore_eos: bool, max_frames: int) -> StaticDecoder:
         """A `StaticDecoder` loaded with `state` (prompt main tokens `[N]`), compiled or captured
         as `decode_mode` says. Decoders are kept per (capacity, settings), so a later take of the
-        same shape reuses the compiled step and the captured graph."""
+        same shape reuses the compiled step and the captured graph. When compiling or capturing
+        fails, a RuntimeWarning says why and the model switches to decode mode `static`."""
         capacity = static_capacity(state.rows + max_frames + 1)
         key = (capacity, params, tuple(extra_ids), ignore_eos)
         decoder = self._decoders.get(key)
@@ -298,7 +300,13 @@ class Drama3:
         if self.decode_mode == "compiled" and decoder.mode is None:
             decoder.compile()
         elif self.decode_mode == "graph" and decoder.mode != "graph":
-            decoder.capture()
+            try:
+                decoder.capture()
+            except Exception as error:  # a GPU or torch build the capture has not met: keep decoding
+                warnings.warn(f"capturing the frame step failed ({type(error).__name__}: {error}); "
+                              "decoding with the uncompiled static step from now on", RuntimeWarning)
+                self.decode_mode = "static"
+                decoder.uncompile()
             decoder.load(state, prompt_main, seed, max_frames)
         return decoder
 

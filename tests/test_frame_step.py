@@ -152,3 +152,15 @@ def test_no_graph_reaches_the_drama3_backend(tmp_path):
     write_checkpoint(tmp_path, "tiny", config_only=True)
     assert make_backend("drama3", tmp_path, device="cpu").graph is True
     assert make_backend("drama3", tmp_path, device="cpu", graph=False).graph is False
+
+
+def test_a_failed_capture_warns_and_keeps_decoding(model):
+    eager = take(model, "eager", frames=8)
+    model.decode_mode = "graph"  # past set_decode_mode's device check: capture fails on the CPU
+    try:
+        with pytest.warns(RuntimeWarning, match="capturing the frame step failed"):
+            captured = model.generate(line("Hi there"), GREEDY, seed=0, max_frames=8, ignore_eos=True)
+        assert model.decode_mode == "static"
+    finally:
+        model.set_decode_mode("eager")
+    assert torch.equal(captured.codes, eager.codes)
