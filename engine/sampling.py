@@ -142,10 +142,9 @@ class CounterRace:
         """Exp(1) variates shaped and typed like `like` (float32 `[..., k]`), independent across
         elements and calls; advances the counter."""
         self.counter.add_(1)
-        stream = _mix32(self.key[1] ^ _mix32(self.key[0] ^ _mix32(self.counter & _MASK32)))
+        stream = _mix32(((self.counter * _INDEX_MULTIPLIER) & _MASK32) ^ self.key[0]) ^ self.key[1]
         index = torch.arange(like.numel(), device=like.device, dtype=torch.int64).view(like.shape)
         bits = _mix32(stream ^ ((index * _INDEX_MULTIPLIER) & _MASK32))
-        bits = _mix32(bits ^ (self.counter >> 32))
         uniform = ((bits >> 8).to(torch.float32) + 0.5) * 2.0**-24  # in (0, 1), never 0 or 1
         return (-torch.log(uniform)).to(like.dtype)
 

@@ -132,11 +132,18 @@ def test_counter_draws_follow_the_generator_sampler():
     assert kept[counter_codes].all() and not kept.all()  # only kept candidates, and some are not
 
 
-def test_counter_race_is_uniform_enough():
+def test_counter_race_draws_exponential_variates():
     race = CounterRace(5)
-    variates = torch.cat([race.exponential(torch.empty(1000)) for _ in range(20)])
-    assert abs(variates.mean().item() - 1.0) < 0.02  # Exp(1): mean 1, variance 1
-    assert abs(variates.var().item() - 1.0) < 0.05
+    draws = torch.stack([race.exponential(torch.empty(1000)) for _ in range(20)])
+    variates = draws.flatten()
+    assert abs(variates.mean().item() - 1.0) < 0.03  # Exp(1): mean 1 (standard error 0.007)
+    uniform = torch.exp(-variates.double()).sort().values  # Kolmogorov-Smirnov against U(0, 1)
+    n = uniform.numel()
+    steps = torch.arange(1, n + 1, dtype=torch.double) / n
+    distance = torch.maximum(steps - uniform, uniform - (steps - 1 / n)).max().item()
+    assert distance < 1.95 / n**0.5  # the 0.1 % critical value
+    successive = torch.corrcoef(torch.stack((draws[:-1].flatten(), draws[1:].flatten())))[0, 1].item()
+    assert abs(successive) < 0.05  # calls do not repeat or echo each other
     assert int(race.counter) == 20
 
 
