@@ -236,8 +236,9 @@ class Drama3:
                  ignore_eos: bool = False) -> Generation:
         """Generate one take (docs/model.md §3.6).
 
-        params: `engine.sampling.SamplingParams`; seed: seeds the take's `torch.Generator`
-        (same seed, prompt and device give the same codes). max_frames: frame budget (default
+        params: `engine.sampling.SamplingParams`; seed: seeds the take's `torch.Generator`, or
+        its `engine.sampling.CounterRace` in the static decode modes (`set_decode_mode`); the same
+        seed, prompt, device and mode give the same codes. max_frames: frame budget (default
         `frame_budget`, never below 2x the expected duration, capped by the context).
         stop_at_separator: end at the first extra samplable token (stop reason `separator`).
         timed: fill `phase_s` (synchronises CUDA, so a little slower). ignore_eos: never sample
