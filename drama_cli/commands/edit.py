@@ -7,6 +7,7 @@ Results go to stdout (text, or JSON with `--json`); the planned span and notices
 from __future__ import annotations
 
 import json
+import math
 import sys
 from typing import Optional
 
@@ -168,6 +169,8 @@ def edit_command(
     form = EditForm(insert=insert, at_s=at, after=after, replace_old=replace, replace_new=with_,
                     text=text, span=span, frames=frames)
     form.validate()
+    if at is not None and not math.isfinite(at):
+        raise UsageError(f"--at must be a finite number of seconds, not {at!r}")
     check_new_takes(takes)
     loaded = _load(script)
     find_line(loaded, line)
