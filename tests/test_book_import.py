@@ -59,6 +59,27 @@ def test_import_writes_a_script_that_check_reads_back(tmp_path, capsys):
     assert "exists; pass --force" in capsys.readouterr().err
 
 
+def _import_markdown(tmp_path, stem: str, text: str) -> Path:
+    """Write `text` as `<stem>.md`, import it to `<stem>.yaml` and return that path."""
+    (tmp_path / f"{stem}.md").write_text(text, encoding="utf-8")
+    out = tmp_path / f"{stem}.yaml"
+    assert main(["import", str(tmp_path / f"{stem}.md"), "-o", str(out)]) == 0
+    return out
+
+
+def test_repeated_headings_stay_separate_chapters_in_order(tmp_path, capsys):
+    out = _import_markdown(tmp_path, "rep", "# Interlude\n\nFirst interlude.\n\n# Part Two\n\n"
+                           "Middle.\n\n# Interlude\n\nSecond interlude.\n")
+    script = load_script(out)
+    assert [(c.number, c.title, c.scenes) for c in script.chapters][1:4] == [
+        (1, "Interlude", ["chapter-1"]), (2, "Part Two", ["chapter-2"]),
+        (3, "Interlude", ["chapter-3"])]
+    capsys.readouterr()
+    assert main(["check", str(out)]) == 0
+    out_text = capsys.readouterr().out
+    assert "01 Interlude  (chapter-1)\n  02 Part Two  (chapter-2)\n  03 Interlude  (chapter-3)" in out_text
+
+
 @pytest.mark.parametrize("paragraph, expected", [
     ('"You have been in Afghanistan, I perceive," said Holmes.',
      [("HOLMES", "You have been in Afghanistan, I perceive,"), ("NARRATOR", "said Holmes.")]),
@@ -74,11 +95,8 @@ def test_quotes_are_attributed_by_speech_tags(paragraph, expected):
 
 
 def test_markdown_headings_and_formatting(tmp_path):
-    path = tmp_path / "story.md"
-    path.write_text("# The Ferry\n\nA *quiet* [crossing](http://x).\n\n## Aside\n\nStill chapter one.\n\n"
-                    "# The Shore\n\nSand [and] {stones}.\n", encoding="utf-8")
-    out = tmp_path / "story.yaml"
-    assert main(["import", str(path), "-o", str(out)]) == 0
+    out = _import_markdown(tmp_path, "story", "# The Ferry\n\nA *quiet* [crossing](http://x).\n\n## Aside\n\n"
+                           "Still chapter one.\n\n# The Shore\n\nSand [and] {stones}.\n")
     script = load_script(out)
     assert [c.title for c in script.chapters[1:3]] == ["The Ferry", "The Shore"]
     assert [line.text for line in script.scene("chapter-1").lines[1:]] == ["A quiet crossing.", "Still chapter one."]

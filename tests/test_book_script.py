@@ -116,6 +116,53 @@ scenes:
     assert not any(line.generated for line in script.lines())  # not a book: nothing added
 
 
+def test_chapters_entries_with_the_same_title_stay_separate_and_in_order(tmp_path):
+    text = """\
+cast:
+  N: {}
+chapters:
+  - title: Interlude
+    scenes:
+      - id: a
+        lines: [N: First interlude.]
+  - title: Part Two
+    scenes:
+      - id: b
+        lines: [N: Middle.]
+  - title: Interlude
+    scenes:
+      - id: c
+        lines: [N: Second interlude.]
+"""
+    script = load_script(_write(tmp_path, text))
+    assert [(c.number, c.title, c.scenes) for c in script.chapters] == [
+        (1, "Interlude", ["a"]), (2, "Part Two", ["b"]), (3, "Interlude", ["c"])]
+
+
+def test_fountain_sections_with_the_same_title_stay_separate(tmp_path):
+    text = ("# Chapter One\n\nINT. HALL - NIGHT\n\nANNA\nFirst.\n\n"
+            "# Chapter Two\n\nINT. STAIRS - NIGHT\n\nANNA\nSecond.\n\n"
+            "# Chapter One\n\nEXT. GARDEN - DAY\n\nANNA\nThird.\n")
+    path = _write(tmp_path, text, "same.fountain")
+    (tmp_path / "same.cast.yaml").write_text("cast:\n  ANNA: {}\n")
+    script = load_script(path)
+    assert [(c.number, c.title, c.scenes) for c in script.chapters] == [
+        (1, "Chapter One", ["scene-1"]), (2, "Chapter Two", ["scene-2"]),
+        (3, "Chapter One", ["scene-3"])]
+
+
+def test_a_chapter_with_an_empty_scene_list_is_a_located_error(tmp_path, capsys):
+    path = _write(tmp_path, BOOK.format(extra="").replace(
+        "  - title: Chapter Two\n    scenes:\n", "  - title: Chapter Two\n    scenes: []\n"
+        "  - title: Chapter Three\n    scenes:\n"))
+    with pytest.raises(ScriptError) as err:
+        load_script(path)
+    assert "chapter 'Chapter Two' has no scenes" in str(err.value)
+    assert (err.value.position.line, err.value.position.column) == (22, 13)
+    assert main(["check", str(path)]) == 2
+    assert "book.yaml:22:13:" in capsys.readouterr().err
+
+
 def test_a_script_without_chapters_is_one_chapter_per_scene(tmp_path):
     text = "cast:\n  N: {}\nscenes:\n  - id: x\n    lines: [N: One.]\n  - id: y\n    lines: [N: Two.]\n"
     script = load_script(_write(tmp_path, text))

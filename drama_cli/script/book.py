@@ -4,7 +4,8 @@ A YAML script is a book when it has a `book:` block; a Fountain script when its 
 names a `Narrator:` (its other title-page keys fill the block). Chapters come from YAML
 `chapters:` (a list, each holding its `scenes:`), from `chapter:` on a scene (scenes with the
 same chapter title are joined, in order) or from Fountain `#` sections (`##` and deeper stay
-structure); a script without chapters is one chapter per scene.
+structure); each `chapters:` entry and each `#` section is a chapter of its own, even when
+another has the same title; a script without chapters is one chapter per scene.
 
 `finish_book` runs once a script is read: it sets each scene's chapter, builds
 `Script.chapters`, and for a book adds what the narrator speaks: opening and closing credits
@@ -81,7 +82,7 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
         raise reader.error("'chapters' must be a list of chapters", node,
                            "start each chapter with '- title: ...' and give it 'scenes:'")
     scenes: list[Scene] = []
-    for chapter_node in node.value:
+    for entry, chapter_node in enumerate(node.value, start=1):
         fields = reader.mapping(chapter_node, CHAPTER_KEYS, "a chapter")
         if "title" not in fields:
             raise reader.error("this chapter has no title", chapter_node, "add 'title: Chapter 1'")
@@ -92,10 +93,13 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
             where = fields["scenes"][1] if "scenes" in fields else chapter_node
             raise reader.error(f"chapter {title!r} needs a list of scenes", where,
                                "give it 'scenes:' with '- id: ...' items")
+        if not fields["scenes"][1].value:
+            raise reader.error(f"chapter {title!r} has no scenes", fields["scenes"][1],
+                               "give it at least one scene ('- lines: ...'), or remove the chapter")
         for scene_node in fields["scenes"][1].value:
             with reader.problems.collect():
                 scene = _read_scene(reader, scene_node, first_number + len(scenes))
-                scene.chapter = title
+                scene.chapter, scene.chapter_entry = title, entry
                 scenes.append(scene)
     return scenes
 
@@ -191,6 +195,7 @@ def _fountain_chapters(script: Script) -> None:
     """Scenes' chapters from `#` sections: a section before a scene's first line opens the
     chapter at that scene; one after it opens the chapter at the next scene."""
     current = pending = None
+    sections = 0  # `#` sections so far: each one is a chapter of its own, whatever its title
     for scene in script.scenes:
         if pending is not None:
             current, pending = pending, None
@@ -199,27 +204,32 @@ def _fountain_chapters(script: Script) -> None:
             if isinstance(entry, Line):
                 spoken = True
             elif entry.kind == "section" and entry.depth == 1 and entry.text.strip():
-                title = " ".join(entry.text.split())
+                sections += 1
+                title = (" ".join(entry.text.split()), sections)
                 if spoken:
                     pending = title
                 else:
                     current = title
-        scene.chapter = current
+        scene.chapter, scene.chapter_entry = current if current else (None, None)
 
 
 def _chapter_groups(scenes: list[Scene]) -> list[tuple[str, list[Scene]]]:
     """(chapter title, its scenes) in order of first appearance; a scene without a chapter is a
-    chapter of its own, titled by the scene's title (else its id)."""
-    groups: dict[str, list[Scene]] = {}
+    chapter of its own, titled by the scene's title (else its id). Scenes of one `chapters:`
+    entry or Fountain `#` section (`chapter_entry`) form one chapter; only a scene's own
+    `chapter:` joins scenes by title."""
+    groups: dict[tuple, list[Scene]] = {}
     order: list[tuple[str, list[Scene]]] = []
     for scene in scenes:
+        key = ("entry", scene.chapter_entry) if scene.chapter_entry is not None \
+            else ("title", scene.chapter)
         if scene.chapter is None:
             order.append((scene.title or scene.id, [scene]))
-        elif scene.chapter in groups:
-            groups[scene.chapter].append(scene)
+        elif key in groups:
+            groups[key].append(scene)
         else:
-            groups[scene.chapter] = [scene]
-            order.append((scene.chapter, groups[scene.chapter]))
+            groups[key] = [scene]
+            order.append((scene.chapter, groups[key]))
     return order
 
 

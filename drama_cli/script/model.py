@@ -55,12 +55,15 @@ class Span:
     text: the source text of the piece (for tags, the full markup, e.g. `[sighs]`).
     value: the tag name for open/close, the bracket content for tag/style, the speaker for switch.
     column: 0-based offset of the piece inside the line's text.
+    position: where a switch is written in the source (for errors about its name); None for
+        other pieces and for text parsed without a position.
     """
 
     kind: str
     text: str
     value: str = ""
     column: int = 0
+    position: SourcePosition | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass
@@ -90,6 +93,8 @@ class Line:
         `normalize: false`); see `drama_cli.compile.normalise`.
     pauses: the punctuation-only lines after this one, as (text, seconds), whose silence is in
         `beat_s` (`drama_cli.script.pauses`); shown in the cue sheet.
+    position: where the line's words start. cue_position: where its speaker is written (a
+        Fountain cue); None when that is `position`.
     """
 
     id: str
@@ -107,6 +112,7 @@ class Line:
     kind: str = "dialogue"
     part: int = 0
     position: SourcePosition | None = None
+    cue_position: SourcePosition | None = None
     generated: bool = False
     normalize: bool = True
     pauses: list[tuple[str, float]] = field(default_factory=list)
@@ -188,6 +194,9 @@ class Scene:
     mix: mix settings given in this scene (None when none); see `Script.mix_for`.
     chapter: the title of the book chapter the scene belongs to (YAML `chapter:` or
         `chapters:`, a Fountain `#` section), None when not given.
+    chapter_entry: which YAML `chapters:` entry or Fountain `#` section (counted from 1) the
+        scene comes from; scenes of one entry form one chapter, even when another entry has
+        the same title. None for a scene's own `chapter:` (joined with others by title).
     """
 
     id: str
@@ -199,6 +208,7 @@ class Scene:
     position: SourcePosition | None = None
     mix: MixOptions | None = None
     chapter: str | None = None
+    chapter_entry: int | None = None
 
 
 class DialogueNumbers:
