@@ -142,7 +142,7 @@ def test_check_lists_every_problem_then_exits_2(drama, tmp_path, capsys):
     assert drama(["check", str(path)]) == 2
     err = capsys.readouterr().err.splitlines()
     located = [line for line in err if line.startswith(str(path))]
-    assert [line.split(": ")[0] for line in located] == [f"{path}:6:5", f"{path}:7:16", f"{path}:9:5", f"{path}:10:5"]
+    assert [line.split(": ")[0] for line in located] == [f"{path}:6:5", f"{path}:7:16", f"{path}:9:5", f"{path}:10:16"]
     assert "unknown speaker 'ALIX'" in located[0] and "did you mean ALICE?" in located[0]
     assert "structural model token '<|im_end|>'" in located[1]
     assert "unknown speaker 'CAROL'" in located[3]
@@ -173,7 +173,7 @@ def test_fountain_check_lists_every_unknown_cue(drama, tmp_path, capsys):
                  "play.fountain")
     assert drama(["check", str(path)]) == 2
     located = [line.split(": ")[0] for line in capsys.readouterr().err.splitlines() if line.startswith(str(path))]
-    assert located == [f"{path}:4:1", f"{path}:7:4", f"{path}:10:1"]
+    assert located == [f"{path}:3:1", f"{path}:7:4", f"{path}:9:1"]  # unknown cues at the cue
 
 
 @pytest.mark.parametrize("value, seconds", [("-0.5", -0.5), ("-500ms", -0.5), ("-10", -10.0), ("60", 60.0),

@@ -156,7 +156,7 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
             if open_tags:
                 raise ScriptError(f"speaker switch {{{name}}} inside <{open_tags[-1].value}>",
                                   _at(where, text, i), f"close </{open_tags[-1].value}> before the switch")
-            spans.append(Span("switch", text[i:end + 1], name, i))
+            spans.append(Span("switch", text[i:end + 1], name, i, position=_at(where, text, i) if where else None))
             i = buffer_start = end + 1
             continue
         if char == "<":

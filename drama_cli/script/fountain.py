@@ -343,7 +343,8 @@ class _Builder:
         first = text_rows[0]
         where = self.at(first, len(first.text) - len(first.text.lstrip()) + 1)
         line = Line(id=f"{scene.id}-{number}", speaker=name, text=text, cue=name, extensions=list(extensions),
-                    notes=notes + (["singing"] if lyric else []), position=where)
+                    notes=notes + (["singing"] if lyric else []), position=where,
+                    cue_position=self.at(cue_row, len(cue_row.text) - len(cue_row.text.lstrip()) + 1))
         line.remarks = [n.text for n in self.notes_between(cue_row.number, text_rows[-1].number)]
         line.spans = parse_directions(text, where)
         for row in text_rows[1:]:

@@ -78,11 +78,11 @@ def _resolve_line(line: Line, index: CastIndex) -> None:
     """Resolve one line's speaker and switch targets; raises ScriptError at the first unknown name."""
     unknown: list[ScriptError] = []
     with _record(unknown):
-        line.speaker = index.resolve(line.speaker, line.position)
+        line.speaker = index.resolve(line.speaker, line.cue_position or line.position)
     for span in line.spans:
         if span.kind == "switch":
             with _record(unknown):
-                span.value = index.resolve(span.value, line.position)
+                span.value = index.resolve(span.value, span.position or line.position)
     if unknown:
         raise unknown[0] if len(unknown) == 1 else ScriptErrors(unknown)
     if len(line.speakers()) > NUM_SPEAKERS:
