@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from drama_cli.cli import main
+from drama_cli.compile.normalise import normalise_text
 from engine.text import expected_duration_s
 
 REFS = Path(__file__).resolve().parents[1] / "scripts_examples" / "refs"
@@ -43,3 +44,15 @@ def test_cjk_lines_render_with_the_scratch_engine(tmp_path, capsys, lang, text):
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report
     assert "runaway" not in json.dumps(report, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ("We meet at 4.50 p.m. sharp.", "We meet at four fifty p.m. sharp."),
+    ("We meet at 4:50 pm sharp.", "We meet at four fifty p.m. sharp."),
+    ("We meet at 16:50 sharp.", "We meet at sixteen fifty sharp."),
+    ("We meet at 9.05 a.m.", "We meet at nine oh five a.m."),
+    ("We meet at 4.50 pm. Then", "We meet at four fifty p.m. Then"),
+    ("It costs 4.50 today.", "It costs four point five zero today."),
+])
+def test_english_times_are_said_as_times(written, said):
+    assert normalise_text(written, "en") == said

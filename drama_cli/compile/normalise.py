@@ -122,9 +122,11 @@ class Normaliser:
         meridiem = "|".join(re.escape(m) for m in sorted(rules.meridiem, key=len, reverse=True))
         time_sep = ":" if language != "fr" else r"(?::|[ \u00a0]?h[ \u00a0]?)"
         clock = r"(?:[ \u00a0]Uhr(?!\w))?" if language == "de" else ""
+        if language == "en":  # `4.50 p.m.`: a dot separates hours and minutes when a meridiem follows
+            time_sep = rf"(?::|\.(?=[0-5]\d[ \u00a0]?(?:{meridiem})(?!\w)))"
         self.pattern = re.compile("|".join((
             rf"(?P<time>(?<![\w.,:])(?P<hh>[01]?\d|2[0-3]){time_sep}(?P<mm>[0-5]\d)(?![\w:]){clock}"
-            + (rf"(?:[ \u00a0]?(?P<mer>{meridiem})(?!\w))?" if meridiem else "") + ")",
+            + (rf"(?:[ \u00a0]?(?P<mer>{meridiem})(?!\w)(?:(?<=m)\.(?!\w))?)?" if meridiem else "") + ")",
             rf"(?P<pre>(?<![\w])(?P<sym1>[{symbols}])[ \u00a0]?" + number.replace("?P<int>", "?P<int1>")
             .replace("?P<frac>", "?P<frac1>") + r"(?!\w))",
             rf"(?P<ord>(?<![\w.,]){rules.ordinal}(?!\w))",
