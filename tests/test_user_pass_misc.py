@@ -56,3 +56,24 @@ def test_cjk_lines_render_with_the_scratch_engine(tmp_path, capsys, lang, text):
 ])
 def test_english_times_are_said_as_times(written, said):
     assert normalise_text(written, "en") == said
+
+
+@pytest.mark.parametrize(("written", "updated"), [
+    ("  - B: plain # with comment\n", '  - B: "simple" # with comment\n'),
+    ('  - B: "plain # not a comment" # a comment\n', '  - B: "simple" # a comment\n'),
+    ("  - B: 'plain ''quoted'''   # a comment\n", '  - B: "simple"   # a comment\n'),
+    ("  - B: plain#no-space\n", '  - B: "simple"\n'),
+    ("  - speaker: B\n    text: plain   # a comment\n", '  - speaker: B\n    text: "simple"   # a comment\n'),
+])
+def test_update_script_keeps_a_trailing_yaml_comment(tmp_path, written, updated):
+    from drama_cli.edit.script_update import update_script_text
+    from drama_cli.script.load import load_script
+
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / "s.yaml"
+    head = "cast:\n  B: {voice: refs/lane.wav}\nlines:\n"
+    path.write_text(head + written, encoding="utf-8")
+    script = load_script(path)
+    update_script_text(script, script.lines()[0], script.lines()[0].text, "simple")
+    assert path.read_text(encoding="utf-8") == head + updated
+    assert [line.text for line in load_script(path).lines()] == ["simple"]

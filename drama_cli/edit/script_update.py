@@ -12,6 +12,26 @@ _SHORT_LINE = re.compile(r"^(\s*-\s+([^\s:#\"'][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r
 _LINE_KEYS = {"speaker", "text", "id", "note", "notes", "pause_after", "overlap", "direction"}
 
 
+def _scalar_length(value: str) -> int:
+    """Length of the YAML scalar at the start of `value`, without a trailing ` # comment` and the
+    blanks before it: a quoted scalar ends at its closing quote, a plain one before ` #`."""
+    if value[:1] in "\"'":
+        quote, at = value[0], 1
+        while at < len(value):
+            if quote == '"' and value[at] == "\\":
+                at += 2
+                continue
+            if value[at] == quote:
+                if quote == "'" and value[at + 1:at + 2] == "'":
+                    at += 2
+                    continue
+                return at + 1
+            at += 1
+        return len(value.rstrip())
+    comment = re.search(r"[ \t]#", value)
+    return len((value[:comment.start()] if comment else value).rstrip())
+
+
 def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None:
     """(start, end) of the text in a short-form YAML line `- SPEAKER: text` that holds the
     first word of `old_text`, as offsets into `source_line`; None for any other line."""
@@ -21,7 +41,7 @@ def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None
     value = match.group(3)
     if value[:1] in "{[|>&*" or old_text.split()[0].strip("\"'") not in value:
         return None
-    return match.start(3), match.end(3)
+    return match.start(3), match.start(3) + _scalar_length(value)
 
 
 def update_script_text(script, line, old_text: str, new_text: str):
@@ -29,7 +49,7 @@ def update_script_text(script, line, old_text: str, new_text: str):
     first, then the new file written beside it and renamed into place (atomic).
 
     YAML: the value of the line's `text:` key, or of the short form `- SPEAKER: text`
-    (written double-quoted). Fountain: the first
+    (written double-quoted; a trailing `# comment` stays). Fountain: the first
     occurrence of the old text after the line's cue. Returns the backup path. Raises
     UsageError when the script was read from stdin or the text cannot be found.
     """
@@ -55,7 +75,8 @@ def update_script_text(script, line, old_text: str, new_text: str):
         match = pattern.search(source, offset)
         if match is None or old_text.split()[0].strip("\"'") not in match.group(2):
             raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
-        updated = source[: match.start(2)] + json.dumps(new_text, ensure_ascii=False) + source[match.end(2) :]
+        end = match.start(2) + _scalar_length(match.group(2))
+        updated = source[: match.start(2)] + json.dumps(new_text, ensure_ascii=False) + source[end:]
     else:
         at = source.find(old_text, offset)
         if at < 0:
