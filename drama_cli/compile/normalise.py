@@ -138,6 +138,24 @@ class Normaliser:
         text = re.sub(r"(?<![\w#])#(?=\d)", self.rules.number_sign + " ", text)  # `#1`: number one
         return self.pattern.sub(self._say, text)
 
+    def pieces(self, text: str) -> list[tuple[int, int, str]]:
+        """`text` cut into (start, end, said) pieces that cover it in order: text kept as written
+        is its own piece, and each number, time, amount or `#` sign is one piece with its words,
+        so a word of the said text maps back to where it is written."""
+        result: list[tuple[int, int, str]] = []
+        last = 0
+        marks = [(m.start(), m.end(), self.rules.number_sign + " ")
+                 for m in re.finditer(r"(?<![\w#])#(?=\d)", text)]
+        marks += [(m.start(), m.end(), self._say(m)) for m in self.pattern.finditer(text)]
+        for start, end, said in sorted(marks):
+            if start > last:
+                result.append((last, start, text[last:start]))
+            result.append((start, end, said))
+            last = end
+        if last < len(text):
+            result.append((last, len(text), text[last:]))
+        return result
+
     def _say(self, match: re.Match) -> str:
         if match.group("time"):
             return self._time(int(match.group("hh")), int(match.group("mm")), match.groupdict().get("mer"))
@@ -225,6 +243,13 @@ def normalise_text(text: str, language: str) -> str:
     """Numbers and symbols of `text` in words of `language`; unchanged for other languages."""
     said = normaliser(language)
     return said(text) if said else text
+
+
+def normalised_pieces(text: str, language: str) -> list[tuple[int, int, str]]:
+    """`text` as (start, end, said) pieces (`Normaliser.pieces`); one piece as written for a
+    language without rules."""
+    said = normaliser(language)
+    return said.pieces(text) if said else [(0, len(text), text)]
 
 
 # ---- a line -------------------------------------------------------------------------------

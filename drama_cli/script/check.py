@@ -45,13 +45,15 @@ class CheckReport:
 
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
-                 words: bool = False) -> CheckReport:
+                 words: bool = False, pieces=None) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
     any of those faults but length, are collected in `errors`; silent clips are warnings. Warnings: reader warnings, members
     without reference or transcript, unused cast members, and with `strict_tags` every tag
-    outside the known vocabulary (kept in the text; never dropped)."""
+    outside the known vocabulary (kept in the text; never dropped). `pieces`: the normaliser's
+    text pieces (`drama_cli.compile.normalise.normalised_pieces`) for `words` to check numbers as
+    the words they become."""
     from drama_cli.script.load import load_script
 
     script = load_script(path, cast)
@@ -59,7 +61,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     if words:
         from drama_cli.script.words import unknown_words
 
-        report.unknown_words = unknown_words(script)
+        report.unknown_words = unknown_words(script, pieces=pieces)
     for member in script.cast.values():
         where = member.position
         if not member.references:
