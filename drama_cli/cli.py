@@ -68,11 +68,16 @@ AFTER_INTERRUPT = {
 }
 
 
-def _interrupted(args: list[str]) -> int:
-    """Say that Ctrl-C stopped the command, what was kept and how to go on; exit 130."""
+def _interrupted(args: list[str], as_json: bool = False) -> int:
+    """Say that Ctrl-C stopped the command, what was kept and how to go on; exit 130. With
+    `--json` stdout also gets the JSON error object (`kept`: what was kept, when known)."""
     verb = next((a for a in args if not a.startswith("-")), "")
     after = AFTER_INTERRUPT.get(verb)
-    print("drama: interrupted" + (f": {after}" if after else ""), file=sys.stderr)
+    message = "interrupted" + (f": {after}" if after else "")
+    print(f"drama: {message}", file=sys.stderr)
+    if as_json:
+        report = error_report(message, EXIT_INTERRUPTED) | ({"kept": after} if after else {})
+        print(json.dumps(report, indent=2, ensure_ascii=False), flush=True)
     return EXIT_INTERRUPTED
 
 
@@ -102,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         # Outside standalone mode a command that raises typer.Exit(code) returns the code.
         result = app(args, standalone_mode=False)
         if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this exit code
-            return _interrupted(args)
+            return _interrupted(args, as_json)
         if isinstance(result, int):
             return result
     except DramaError as err:
@@ -114,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         return fail(err, str(err), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
-        return _interrupted(args)
+        return _interrupted(args, as_json)
     except typer.Exit as exit_:
         return exit_.exit_code
     except Exception as err:

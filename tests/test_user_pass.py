@@ -29,7 +29,7 @@ def test_edit_at_not_finite_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys
     assert fake.requests == []
 
 
-def _fountain(tmp_path, body, cast="cast:\n  ALGERNON: a.wav\n  JACK: j.wav\n"):
+def _fountain(tmp_path, body, cast="cast:\n  ALGERNON: {}\n  JACK: {}\n"):
     (tmp_path / "play.cast.yaml").write_text(cast)
     path = tmp_path / "play.fountain"
     path.write_text(body)
@@ -55,3 +55,64 @@ def test_unknown_yaml_switch_is_reported_at_its_column(tmp_path, capsys):
     path.write_text("cast:\n  A: a.wav\nlines:\n  - A: Hello {NOBODY} there.\n")
     assert main(["check", str(path)]) == 2
     assert f"{path}:4:14: unknown speaker 'NOBODY'" in capsys.readouterr().err
+
+
+def test_check_json_failure_has_the_exit_code(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("cast:\n  A: a.wav\nlines:\n  - B: hi\n")
+    assert main(["check", str(path), "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["exit_code"] == 2
+    assert report["errors"][0]["line"] == 4 and report["errors"][0]["column"] == 5
+
+
+def test_check_json_warnings_are_located_like_errors(tmp_path, capsys):
+    path = _fountain(tmp_path, "INT. FLAT - DAY\n\nALGERNON\nHello.\nJACK\nHi.\n")
+    assert main(["check", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["exit_code"] == 0
+    cue_like = [w for w in report["warnings"] if "'JACK'" in w["message"]]
+    assert cue_like == [{"message": cue_like[0]["message"], "file": str(path), "line": 5, "column": 1,
+                         "position": f"{path}:5:1"}]
+
+
+def test_import_takes_json(tmp_path, capsys):
+    manuscript = tmp_path / "novel.md"
+    manuscript.write_text("# Chapter One\n\nIt was dark.\n\nIt was late.\n")
+    out = tmp_path / "novel.yaml"
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == {"ok": True, "exit_code": 0, "output": str(out), "chapters": 1, "lines": 2,
+                      "unattributed": 0}
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 2  # exists: refused
+    failure = json.loads(capsys.readouterr().out)
+    assert failure["ok"] is False and failure["exit_code"] == 2 and "--force" in failure["errors"][0]["message"]
+
+
+def test_ctrl_c_with_json_prints_the_error_object(tmp_path, monkeypatch, capsys):
+    def interrupt_second(request, n):
+        if n == 2:
+            raise KeyboardInterrupt
+        from fakes import voice
+        return voice(1.0), "eos"
+
+    fake_render(monkeypatch, FakeBackend(answer=interrupt_second))
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--json"]) == 130
+    report = json.loads(capsys.readouterr().out)
+    kept = "every finished take is kept; run the same command again to continue where it stopped"
+    assert report == {"ok": False, "exit_code": 130, "errors": [{"message": f"interrupted: {kept}"}],
+                      "kept": kept}
+
+
+def test_book_json_has_ok_and_exit_code(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.registry as registry
+
+    path = tmp_path / "door.yaml"
+    path.write_text("title: Door\nnarrator: N\nbook:\n  author: Ada Finch\n  opening_credits: none\n"
+                    "  closing_credits: none\ncast:\n  N: {}\nchapters:\n  - title: The Door\n"
+                    "    scenes:\n      - lines: [N: The door was open.]\n", encoding="utf-8")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["book", str(path), "--no-sample", "--no-m4b", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["exit_code"] == 0 and report["passed"] is True

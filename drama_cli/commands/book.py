@@ -91,7 +91,8 @@ def book_command(
     for note in report.notes:
         _err(f"note: {note}")
     if as_json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        code = 1 if report.failures else render_report.exit_code
+        print(json.dumps({"ok": code == 0, "exit_code": code} | report.to_dict(), indent=2, ensure_ascii=False))
     else:
         _print_book(report)
     if render_report.scratch and not as_json:
@@ -148,13 +149,14 @@ def _print_book(report) -> None:
     from rich.table import Table
 
     table = Table(title=f"drama book: {report.folder}", title_justify="left")
-    for column in ("file", "seconds", "RMS dB", "peak dBFS", "noise dB", "Hz", "kbps",
-                   "head s", "tail s", "ACX"):
+    for column in ("file", "seconds", "RMS dB", "speech RMS", "peak dBFS", "noise dB", "Hz",
+                   "kbps", "head s", "tail s", "ACX"):
         table.add_column(column)
     for row in (f.to_dict() for f in report.files):
         failed = [name for name, ok in row["rules"].items() if not ok]
+        speech = row["speech_rms_db"]
         table.add_row(row["file"], f"{row['duration_s']:.2f}", f"{row['rms_db']:.1f}",
-                      f"{row['peak_dbfs']:.2f}",
+                      "n/a" if speech is None else f"{speech:.1f}", f"{row['peak_dbfs']:.2f}",
                       "n/a" if row["noise_floor_db"] is None else f"{row['noise_floor_db']:.1f}",
                       str(row["sample_rate_hz"]), f"{row['bitrate_kbps']}{'' if row['cbr'] else ' VBR'}",
                       f"{row['head_s']:.2f}", f"{row['tail_s']:.2f}",
@@ -174,6 +176,7 @@ def import_command(
     narrator: Optional[str] = typer.Option(None, help="The narrator's name, for the credits."),
     dialogue: bool = typer.Option(False, "--dialogue", help="Quoted speech becomes lines of its own, attributed by speech tags (\"said Holmes\")."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
+    as_json: bool = opt.JSON,
 ) -> None:
     """Turn a manuscript into a YAML book script: chapters from headings, paragraphs as
     narrator lines (with --dialogue, quotes as lines of their speakers)."""
@@ -181,6 +184,8 @@ def import_command(
     from drama_cli.mix.export import write_text_atomic
 
     target = None if output == "-" else Path(output)
+    if as_json and target is None:
+        raise UsageError("--json needs -o FILE: with -o - stdout holds the script")
     if target is not None and target.exists() and not force:
         raise UsageError(f"{target} exists; pass --force to replace it")
     book = read_manuscript(manuscript)
@@ -194,6 +199,9 @@ def import_command(
     _err(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
          + (f", {unattributed} quote(s) without a speaker (UNATTRIBUTED)" if unattributed else "")
          + (f" written to {target}" if target else ""))
+    if as_json:
+        print(json.dumps({"ok": True, "exit_code": 0, "output": str(target), "chapters": len(book.chapters),
+                          "lines": lines, "unattributed": unattributed}, indent=2, ensure_ascii=False))
 
 
 def register(app: typer.Typer) -> None:

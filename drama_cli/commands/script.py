@@ -10,7 +10,13 @@ from typing import Annotated, Optional
 import typer
 
 from drama_cli.compile.modes import DEFAULT_MODE, get_mode, mode_help
-from drama_cli.errors import CheckFailed, ScriptError, error_entry
+from drama_cli.errors import (
+    EXIT_BAD_INPUT,
+    CheckFailed,
+    ScriptError,
+    ScriptErrors,
+    error_report,
+)
 
 ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
 CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
@@ -50,7 +56,8 @@ def check(script: ScriptArg, cast: CastOpt = None,
 
 def _fail(errors: list[ScriptError], as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"ok": False, "errors": [error_entry(e) for e in errors]}, indent=2, ensure_ascii=False))
+        report = error_report(ScriptErrors(errors), EXIT_BAD_INPUT)
+        print(json.dumps(report, indent=2, ensure_ascii=False))
     for err in errors:
         print(str(err), file=sys.stderr)
     raise CheckFailed(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in {errors[0].position.file}")

@@ -25,6 +25,7 @@ class CheckReport:
         script = self.script
         return {
             "ok": not self.errors,
+            "exit_code": 2 if self.errors else 0,
             "source": script.source,
             "format": script.format,
             "title": script.title,
@@ -38,10 +39,18 @@ class CheckReport:
                        for s in script.scenes],
             "chapters": [{"number": c.number, "title": c.title, "kind": c.kind, "scenes": c.scenes}
                          for c in script.chapters],
-            "warnings": [{"message": w.message, "position": str(w.position) if w.position else None}
-                         for w in self.warnings],
+            "warnings": [_warning_json(w) for w in self.warnings],
         } | ({"unknown_words": [w.to_json() for w in self.unknown_words]}
              if self.unknown_words is not None else {})
+
+
+def _warning_json(warning: Warning_) -> dict:
+    """A warning as JSON data: message, file, line and column like an error (None when it has no
+    place), and `position` as `file:line:col` text."""
+    where = warning.position
+    return {"message": warning.message, "file": where.file if where else None,
+            "line": where.line if where else None, "column": where.column if where else None,
+            "position": str(where) if where else None}
 
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
