@@ -196,7 +196,8 @@ def test_json_results_are_not_followed_by_an_error_object(tmp_path, monkeypatch,
 SR_SECOND = 44_100
 
 
-def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("as_json", [False, True])
+def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path, monkeypatch, capsys, as_json):
     def interrupt_second(request, n):
         if n == 2:
             raise KeyboardInterrupt
@@ -204,10 +205,13 @@ def test_ctrl_c_says_what_was_kept_and_how_to_resume(tmp_path, monkeypatch, caps
 
     fake_render(monkeypatch, FakeBackend(answer=interrupt_second))
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
-    assert main(["render", str(path)]) == 130
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err == ("drama: interrupted: every finished take is kept; run the same command again "
-                   "to continue where it stopped")
+    assert main(["render", str(path), *(["--json"] if as_json else [])]) == 130
+    captured = capsys.readouterr()
+    kept = "every finished take is kept; run the same command again to continue where it stopped"
+    assert captured.err.strip().splitlines()[-1] == f"drama: interrupted: {kept}"
+    if as_json:  # the JSON error object, with what was kept
+        assert json.loads(captured.out) == {"ok": False, "exit_code": 130, "kept": kept,
+                                            "errors": [{"message": f"interrupted: {kept}"}]}
     store = TakeStore(tmp_path / "scene.drama")
     assert len(store.takes("boathouse", "boathouse-1")) == 1
     fake = FakeBackend()

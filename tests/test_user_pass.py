@@ -89,22 +89,6 @@ def test_import_takes_json(tmp_path, capsys):
     assert failure["ok"] is False and failure["exit_code"] == 2 and "--force" in failure["errors"][0]["message"]
 
 
-def test_ctrl_c_with_json_prints_the_error_object(tmp_path, monkeypatch, capsys):
-    def interrupt_second(request, n):
-        if n == 2:
-            raise KeyboardInterrupt
-        from fakes import voice
-        return voice(1.0), "eos"
-
-    fake_render(monkeypatch, FakeBackend(answer=interrupt_second))
-    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
-    assert main(["render", str(path), "--json"]) == 130
-    report = json.loads(capsys.readouterr().out)
-    kept = "every finished take is kept; run the same command again to continue where it stopped"
-    assert report == {"ok": False, "exit_code": 130, "errors": [{"message": f"interrupted: {kept}"}],
-                      "kept": kept}
-
-
 def test_book_json_has_ok_and_exit_code(tmp_path, monkeypatch, capsys):
     import drama_cli.backends.registry as registry
 
