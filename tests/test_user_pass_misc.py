@@ -102,3 +102,44 @@ def test_normalised_pieces_join_to_the_normalised_text():
         assert "".join(said for _, _, said in pieces) == normalise_text(text, "en")
         assert [(a, b) for a, b, _ in pieces] == list(zip([0] + [b for _, b, _ in pieces[:-1]],
                                                           [b for _, b, _ in pieces]))
+
+
+def _scene(folder: Path, texts) -> Path:
+    from fakes import TWO_VOICE_TEMPLATE
+
+    lines = "".join(f"      - speaker: MARGOT\n        text: \"{t}\"\n" for t in texts)
+    path = folder / "scene.yaml"
+    path.write_text(TWO_VOICE_TEMPLATE.format(lines=lines), encoding="utf-8")
+    return path
+
+
+def test_removing_a_line_names_the_ids_that_hold_the_later_lines_takes(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render
+
+    fake_render(monkeypatch)
+    path = _scene(tmp_path, ["We leave at six.", "Bring the oars.", "The river is high.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    _scene(tmp_path, ["We leave at six.", "The river is high.", "Fine."])  # line 2 removed
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 1  # the moved lines' takes are stale: nothing changes
+    err = capsys.readouterr().err
+    assert ("line boathouse-2: takes under boathouse-3 were made for this text; the ids moved "
+            "when a line was removed or added — give lines explicit ids") in err
+    assert "line boathouse-3: takes under boathouse-4 were made for this text" in err
+    assert "line boathouse-1: takes under" not in err
+    assert main(["render", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "note: line boathouse-2: takes under boathouse-3 were made for this text" in err
+    assert "note: line boathouse-3: takes under boathouse-4 were made for this text" in err
+
+
+def test_a_repeated_line_is_not_taken_for_a_moved_one(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render
+
+    fake_render(monkeypatch)
+    path = _scene(tmp_path, ["Yes.", "We leave at six."])
+    assert main(["render", str(path)]) == 0
+    _scene(tmp_path, ["Yes.", "We leave at six.", "Yes."])  # a new line with the same words
+    capsys.readouterr()
+    assert main(["render", str(path)]) == 0
+    assert "takes under" not in capsys.readouterr().err

@@ -193,6 +193,8 @@ def _print_report(report) -> None:
 def _print_scene(console, scene) -> None:
     for problem in scene.problems:
         _err(f"scene {scene.scene_id}: {problem}; left out of the mix")
+    for note in scene.moved:
+        _err(f"scene {scene.scene_id}: note: {note}")
     if scene.skipped:
         console.print(f"scene {scene.scene_id}: mix skipped: {scene.skipped}")
         if scene.stale:

@@ -10,7 +10,13 @@ import math
 from dataclasses import dataclass, field
 
 from drama_cli.render.plan import RenderSettings, mixable, pick_scenes
-from drama_cli.takes.selection import is_stale, stale_note, take_text, take_timing
+from drama_cli.takes.selection import (
+    MovedTakes,
+    is_stale,
+    stale_note,
+    take_text,
+    take_timing,
+)
 from drama_cli.takes.store import TakeStore
 
 DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
@@ -25,7 +31,8 @@ class SceneOutcome:
     mix that this one did not replace (the scene could not be mixed). engines_note: set when
     the mix combines scratch and Drama 3 takes (`engines_note`). stale_takes / stale_lines:
     selected takes made for older text than the script's (`line ID: take N was made for
-    ...`), mixed with their own words in the sidecars; the command exits 1.
+    ...`), mixed with their own words in the sidecars; the command exits 1. moved: notes for
+    lines left out or stale whose text has takes under another id that moved (`MovedTakes`).
     """
 
     scene_id: str
@@ -39,6 +46,7 @@ class SceneOutcome:
     engines_note: str = ""
     stale_takes: list[str] = field(default_factory=list)
     stale_lines: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
 
     @property
     def left_out(self) -> list[str]:
@@ -126,6 +134,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
 
     outcome = SceneOutcome(scene.id)
     entries = []
+    moved = MovedTakes(store, scene)
     for line in scene.lines:
         take = store.selected_take(scene.id, line.id)
         if take is None or not mixable(store, scene.id, line.id, take):
@@ -133,10 +142,12 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
             if problem:
                 outcome.problems.append(f"line {line.id}: {problem}")
             outcome.missing.append(line.id)
+            outcome.moved += [note for note in [moved.note(line)] if note]
             continue
         if is_stale(store, scene.id, line, take):
             outcome.stale_takes.append(f"line {line.id}: {stale_note(take, line)}")
             outcome.stale_lines.append(line.id)
+            outcome.moved += [note for note in [moved.note(line)] if note]
         entries.append(mix_entry(line, take))
     if not entries:
         outcome.skipped = ("the scene has no spoken lines" if not scene.lines

@@ -41,7 +41,7 @@ from drama_cli.render.report import RenderReport
 from drama_cli.render.scene import render_scene_mode
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher
-from drama_cli.takes.selection import is_stale, stale_note
+from drama_cli.takes.selection import MovedTakes, is_stale, stale_note
 from drama_cli.takes.store import TakeStore
 
 
@@ -114,21 +114,28 @@ def line_chains(script, scenes: list, settings: RenderSettings, store: TakeStore
     for number, scene in enumerate(scenes):
         planner = ScenePlanner(script, scene, settings, store, notice)
         wanted = set(wanted_lines(scene, settings))
+        moved = MovedTakes(store, scene)
         entries = [LineEntry((number, index), lambda p=planner, s=scene, i=index, line=line:
-                             open_line(p, s, i, line, settings, store, notice))
+                             open_line(p, s, i, line, settings, store, notice, moved))
                    for index, line in enumerate(scene.lines) if line.id in wanted]
         chains += [entries] if settings.mode == "history" else [[e] for e in entries]
     return chains
 
 
 def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSettings,
-              store: TakeStore, notice: Callable[[str], None]) -> LineJob | LineOutcome:
+              store: TakeStore, notice: Callable[[str], None],
+              moved: MovedTakes | None = None) -> LineJob | LineOutcome:
     """A line when the work queue reaches it: the outcome of a line kept with `--keep` (when
-    it has a usable selected take), else its job, compiled now (`ScenePlanner.job`)."""
+    it has a usable selected take), else its job, compiled now (`ScenePlanner.job`); a note
+    first when its selected take is stale, and when takes for its text lie under an id that
+    moved (`MovedTakes`)."""
     kept = kept_outcome(store, scene, line) if line.id in settings.keep else None
     if kept is not None:
         return kept
     tell_stale(store, scene, line, notice)
+    moved_note = moved.note(line) if moved is not None else None
+    if moved_note:
+        notice(f"note: {moved_note}")
     return planner.job(index)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from drama_cli.errors import UsageError
@@ -97,6 +98,67 @@ def stale_note(take: Take, line) -> str:
     """`take N says "..."; the script now says "..."` for a stale take."""
     return (f"take {take.number} was made for older text ({take_text(take, line)!r}); "
             f"the script now says {display_text(line)!r}")
+
+
+class MovedTakes:
+    """Takes a scene keeps under line ids that moved: when a line is removed or added, the
+    automatic ids of the lines after it shift (`s1-3` becomes `s1-2`), and a line's takes are
+    left under its old id. A line without a take for its text of its own is told which other
+    ids hold takes made for that text and speaker, when those takes do not fit the line now
+    at that id (or no line has that id). Only a notice: cache keys and selections stay as they
+    are. The selected takes' records are read once, when first asked."""
+
+    def __init__(self, store: TakeStore, scene):
+        self.store, self.scene = store, scene
+        self._records: list[tuple[str, Take]] | None = None
+
+    def _selected(self) -> list[tuple[str, Take]]:
+        if self._records is None:
+            self._records = []
+            try:
+                chosen = self.store.selections(self.scene.id)
+            except UsageError:
+                chosen = {}
+            for line_id, entry in chosen.items():
+                take = Take(int(entry["take"]), self.store.line_dir(self.scene.id, line_id))
+                try:
+                    take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue
+                if isinstance(take.record, dict):
+                    self._records.append((line_id, take))
+        return self._records
+
+    def holders(self, line) -> list[str]:
+        """The other ids of the scene whose selected take was made for `line`'s text and
+        speaker and does not fit the line that has that id now."""
+        own = self.store.selected_take(self.scene.id, line.id)
+        if own is not None and not is_stale(self.store, self.scene.id, line, own):
+            return []
+        lines = {other.id: other for other in self.scene.lines}
+        wanted, shown = line_words(line), " ".join(display_text(line).split())
+        found = []
+        for line_id, take in self._selected():
+            record = take.record
+            if line_id == line.id or record.get("speaker") != line.speaker:
+                continue
+            said = model_words(record.get("text", ""))
+            recorded = " ".join((record.get("display_text") or "").split())
+            if said != wanted and not (recorded and recorded == shown):
+                continue
+            now = lines.get(line_id)
+            if now is None or is_stale(self.store, self.scene.id, now, take):
+                found.append(line_id)
+        return found
+
+    def note(self, line) -> str | None:
+        """The notice for `line` (`holders`), or None."""
+        holders = self.holders(line)
+        if not holders:
+            return None
+        return (f"line {line.id}: takes under {', '.join(holders)} were made for this text; the "
+                f"ids moved when a line was removed or added — give lines explicit ids to keep "
+                f"them stable")
 
 
 def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
