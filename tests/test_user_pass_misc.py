@@ -143,3 +143,20 @@ def test_a_repeated_line_is_not_taken_for_a_moved_one(tmp_path, monkeypatch, cap
     capsys.readouterr()
     assert main(["render", str(path)]) == 0
     assert "takes under" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ["a < b > c", "if x < y and y > z", "< whisper > is text"])
+def test_a_less_than_sign_outside_the_tag_syntax_is_text(text):
+    from drama_cli.script.direction import parse_directions
+
+    spans = parse_directions(text)
+    assert [(s.kind, s.text) for s in spans] == [("text", text)]
+
+
+def test_the_documented_scoped_tag_still_needs_closing():
+    from drama_cli.errors import ScriptError
+    from drama_cli.script.direction import parse_directions
+
+    assert [s.kind for s in parse_directions("<whisper>Quiet.</whisper>")] == ["open", "text", "close"]
+    with pytest.raises(ScriptError, match="unclosed scoped tag <b>"):
+        parse_directions("a <b> c")

@@ -12,7 +12,8 @@ A line's text is words plus markup:
 Refused with a `ScriptError` at the offending column: model tokens (anything from `<|`, e.g.
 `<|im_end|>`, `<|speaker:1|>`), the pseudo-tag `<speaker:1>` (never taken as a switch), an
 unclosed `[`, `{` or scoped tag, a closing tag that does not match the innermost open one, and a
-switch inside a scoped tag. Any other `<` is text (`a < b`).
+switch inside a scoped tag. Any other `<` is text (`a < b`, `a < b > c`: a scoped tag is written
+`<name>` and `</name>`, with no space inside).
 
 Director's notes (YAML `note`, Fountain parentheticals) are compiled to bracket directions before
 the text (`note_direction`). The normaliser (`normalize_text`) runs on text spans only, so tags
@@ -33,7 +34,7 @@ from engine.text import spoken_text
 TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
-_SCOPED = re.compile(rf"<(/?)\s*({TAG_NAME})\s*>")
+_SCOPED = re.compile(rf"<(/?)({TAG_NAME})>")  # the documented syntax only: `a < b > c` is text
 _MARKUP_START = re.compile(r"[\[{<]")
 _STRUCTURAL = ("<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:")
 
