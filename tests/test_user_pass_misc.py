@@ -160,3 +160,21 @@ def test_the_documented_scoped_tag_still_needs_closing():
     assert [s.kind for s in parse_directions("<whisper>Quiet.</whisper>")] == ["open", "text", "close"]
     with pytest.raises(ScriptError, match="unclosed scoped tag <b>"):
         parse_directions("a <b> c")
+
+
+def test_selecting_a_corrupt_take_says_it_is_unusable_and_why(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render
+
+    from drama_cli.takes.store import TakeStore
+
+    fake_render(monkeypatch)
+    path = _scene(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    wav = TakeStore(tmp_path / "scene.drama").line_dir("boathouse", "boathouse-1") / "take-001.wav"
+    wav.write_bytes(wav.read_bytes()[:200])
+    capsys.readouterr()
+    assert main(["takes", str(path), "--line", "boathouse-1", "--select", "1"]) == 2
+    err = capsys.readouterr().err
+    assert ("take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV "
+            "(usable takes: none)") in err
+    assert "has no take 1" not in err

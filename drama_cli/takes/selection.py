@@ -217,15 +217,20 @@ def edit_summary(record: dict) -> dict | None:
 
 def select_take(script, store: TakeStore, line_id: str, number: int) -> Take:
     """Select take `number` of `line_id` by hand (kept by later renders while the line is
-    unchanged). Raises UsageError for an unknown line or a missing or invalid take."""
+    unchanged). Raises UsageError for an unknown line, a missing take, or an invalid one (saying
+    why it is unusable)."""
     for scene in script.scenes:
         if any(line.id == line_id for line in scene.lines):
             break
     else:
         raise UsageError(f"no line {line_id!r} in the script")
-    valid = {t.number: t for t in store.takes(scene.id, line_id)}
+    found = store.scan(scene.id, line_id)
+    valid = {t.number: t for t in found.valid}
     if number not in valid:
         have = ", ".join(map(str, valid)) or "none"
+        if number in found.invalid:
+            raise UsageError(f"take {number} of line {line_id!r} is unusable: {found.invalid[number]} "
+                             f"(usable takes: {have})")
         raise UsageError(f"line {line_id!r} has no take {number} (takes: {have})")
     with store.lock():
         store.select(scene.id, line_id, valid[number], by="user")
