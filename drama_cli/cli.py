@@ -6,7 +6,9 @@ on `app` here.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 
 import typer
@@ -81,6 +83,20 @@ def _interrupted(args: list[str], as_json: bool = False) -> int:
     return EXIT_INTERRUPTED
 
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader went away
+
+
+def _pipe_closed() -> int:
+    """The reader of stdout went away (`drama render ... | head -1`): stop quietly, with no
+    message, like other command-line tools. stdout is pointed at /dev/null so that the
+    interpreter's last flush does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `drama` console script; returns the process exit code.
 
@@ -95,6 +111,18 @@ def main(argv: list[str] | None = None) -> int:
         args.remove("--debug")
     as_json = "--json" in args
     _register_commands()
+    try:
+        code = _run(args, debug, as_json)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except BrokenPipeError:
+        if debug:
+            raise
+        return _pipe_closed()
+
+
+def _run(args: list[str], debug: bool, as_json: bool) -> int:
+    """Run the command line `args`; returns the exit code (see `main`)."""
 
     def fail(err: BaseException, message: str, code: int) -> int:
         print(f"drama: {message}", file=sys.stderr)
@@ -122,6 +150,14 @@ def main(argv: list[str] | None = None) -> int:
         return _interrupted(args, as_json)
     except typer.Exit as exit_:
         return exit_.exit_code
+    except BrokenPipeError:
+        raise  # `main` ends a closed pipe quietly
+    except SystemExit as exit_:
+        # click and rich turn a write to a closed stdout into exit 1; `main` ends it quietly
+        closed = exit_.__context__
+        if isinstance(closed, OSError) and closed.errno == errno.EPIPE:
+            raise BrokenPipeError(errno.EPIPE, "stdout was closed") from None
+        raise
     except Exception as err:
         # Usage errors of the argument parser arrive here in non-standalone mode.
         if hasattr(err, "show") and hasattr(err, "exit_code") and not debug:

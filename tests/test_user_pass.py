@@ -100,3 +100,26 @@ def test_book_json_has_ok_and_exit_code(tmp_path, monkeypatch, capsys):
     assert main(["book", str(path), "--no-sample", "--no-m4b", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is True and report["exit_code"] == 0 and report["passed"] is True
+
+
+def _run_with_reader_gone(args, cwd, read=0):
+    """Run `drama ARGS` in a new interpreter whose stdout reader goes away after `read` bytes;
+    returns (exit code, stderr)."""
+    import subprocess
+    import sys
+
+    code = "import sys; from drama_cli.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.read(read)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    return proc.wait(timeout=120), err
+
+
+@pytest.mark.parametrize("lines, read", [(2, 0), (6000, 100)])  # buffered, and past the pipe's buffer
+def test_a_closed_pipe_ends_quietly_with_141(tmp_path, lines, read):
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\nlines:\n" + "".join(f"  - A: Line {i}.\n" for i in range(lines)))
+    code, err = _run_with_reader_gone(["check", str(path), "--json"], tmp_path, read)
+    assert (code, err) == (141, "")
