@@ -123,3 +123,41 @@ def test_a_closed_pipe_ends_quietly_with_141(tmp_path, lines, read):
     path.write_text("cast:\n  A: {}\nlines:\n" + "".join(f"  - A: Line {i}.\n" for i in range(lines)))
     code, err = _run_with_reader_gone(["check", str(path), "--json"], tmp_path, read)
     assert (code, err) == (141, "")
+
+
+def _stdin(monkeypatch, data: bytes):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_binary_stdin_is_not_utf8_like_a_file(tmp_path, monkeypatch, capsys):
+    (tmp_path / "c.yaml").write_text("cast:\n  A: {}\n")
+    _stdin(monkeypatch, b"INT. ROOM\n\n\xff\xfe\x00\x81 binary\n")
+    assert main(["check", "-", "--cast", str(tmp_path / "c.yaml")]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == "<stdin>:3:1: the script is not UTF-8 text (save the file as UTF-8)"
+
+
+def test_empty_stdin_says_the_script_is_empty(monkeypatch, capsys):
+    _stdin(monkeypatch, b"  \n\n")
+    assert main(["check", "-"]) == 2
+    assert capsys.readouterr().err.splitlines()[0].startswith("<stdin>:1:1: the script is empty")
+
+
+def test_yaml_in_a_txt_file_is_read_as_yaml(tmp_path):
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "s.txt"
+    path.write_text("cast:\n  A: {}\nlines:\n  - A: Hello there.\n")
+    script = load_script(path)
+    assert script.format == "yaml" and [line.text for line in script.lines()] == ["Hello there."]
+
+
+@pytest.mark.parametrize("verb", ["check", "render"])
+def test_empty_cast_option_names_cast(tmp_path, capsys, verb):
+    path = _fountain(tmp_path, "INT. FLAT - DAY\n\nALGERNON\nHello.\n")
+    assert main([verb, str(path), "--cast", ""]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "drama: --cast is empty: give the cast file (YAML)"
+    assert main([verb, str(path), "--cast", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"

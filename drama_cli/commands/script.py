@@ -19,7 +19,7 @@ from drama_cli.errors import (
 )
 
 ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
-CastOpt = Annotated[Optional[Path], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
+CastOpt = Annotated[Optional[str], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
 

@@ -7,21 +7,22 @@ import re
 import sys
 from pathlib import Path
 
-from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.errors import ScriptError, SourcePosition, UsageError
 from drama_cli.script.book import finish_book
 from drama_cli.script.model import Script
 from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import add_narration, resolve_speakers
 
 YAML_SUFFIXES = (".yaml", ".yml")
-FOUNTAIN_SUFFIXES = (".fountain", ".spmd", ".txt")
+FOUNTAIN_SUFFIXES = (".fountain", ".spmd")  # any other name is read by its content, like stdin
 
 
 def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolve: bool = True) -> Script:
     """Read, parse and (by default) resolve a script.
 
-    path_or_dash: a `.yaml`/`.yml` or `.fountain` file, or "-" to read stdin (format sniffed:
-        YAML when a line starts with `cast:`, `scenes:` or `lines:`, else Fountain).
+    path_or_dash: a `.yaml`/`.yml` or `.fountain` file, or "-" to read stdin; stdin and files
+        with other names (`.txt`) are sniffed: YAML when a line starts with `cast:`, `scenes:`,
+        `lines:`, `chapters:` or `book:`, else Fountain.
     cast: a YAML cast file; for Fountain the default is `<stem>.cast.yaml` beside the script;
         for YAML it replaces (by name) or adds to the script's own cast.
     resolve: map every speaker onto the cast (raises ScriptError for unknown names).
@@ -31,6 +32,9 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     """
     name, text, base = _read_source(path_or_dash)
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise ScriptError("the script is empty", SourcePosition(name, 1, 1),
+                          "write a YAML script (cast: and scenes:) or a Fountain screenplay (see README)")
     problems = Problems()
     if _is_yaml(name, text):
         from drama_cli.script.yaml_format import read_yaml
@@ -78,19 +82,32 @@ def _check_something_to_render(script: Script) -> None:
 
 def _read_source(path_or_dash: str | Path) -> tuple[str, str, Path]:
     if str(path_or_dash) == "-":
-        return "<stdin>", sys.stdin.read(), Path.cwd()
+        stdin = getattr(sys.stdin, "buffer", None)  # bytes, so binary input is refused like a file
+        if stdin is None:
+            return "<stdin>", sys.stdin.read(), Path.cwd()
+        return "<stdin>", _decode(stdin.read(), "<stdin>"), Path.cwd()
     path = Path(path_or_dash)
     try:
         data = path.read_bytes()
     except OSError as err:
         raise ScriptError(f"cannot read script: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
+    return str(path), _decode(data, str(path)), path.parent
+
+
+def _decode(data: bytes, name: str) -> str:
+    """The script's text; ScriptError at the first line that is not UTF-8 (or holds NUL bytes,
+    which no text script has)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[:err.start].count(b"\n") + 1
-        raise ScriptError("the script is not UTF-8 text", SourcePosition(str(path), line, 1),
+        raise ScriptError("the script is not UTF-8 text", SourcePosition(name, line, 1),
                           "save the file as UTF-8") from None
-    return str(path), text, path.parent
+    if "\x00" in text:
+        line = text[:text.index("\x00")].count("\n") + 1
+        raise ScriptError("the script is not text (it holds NUL bytes)", SourcePosition(name, line, 1),
+                          "give a YAML or Fountain script saved as UTF-8 text")
+    return text
 
 
 def _is_yaml(name: str, text: str) -> bool:
@@ -115,6 +132,10 @@ def cast_file_for(script_path: str) -> Path | None:
 def _attach_cast(script: Script, name: str, cast: str | Path | None) -> None:
     from drama_cli.script.yaml_format import read_cast_file
 
+    if cast is not None and not str(cast).strip():
+        raise UsageError("--cast is empty: give the cast file (YAML)")
+    if cast is not None and Path(cast).is_dir():
+        raise UsageError(f"--cast {cast} is a folder: give the cast file (YAML)")
     cast_path = Path(cast) if cast is not None else (cast_file_for(name) if name != "<stdin>" else None)
     if cast_path is None:
         hint = ("a script read from stdin needs --cast FILE" if name == "<stdin>" else
