@@ -296,8 +296,8 @@ def test_mp3_overshoot_above_minus_3_is_encoded_again_quieter(tmp_path):
     rate = 44_100
     b, a = scipy.signal.butter(4, 3000 / (rate / 2))
     loud = scipy.signal.lfilter(b, a, rng.standard_normal(8 * rate))
-    loud = np.clip(loud * 10 ** (-21 / 20) / np.sqrt(np.mean(loud ** 2)), -0.5, 0.5)
-    t = np.arange(int(0.03 * rate)) / rate
+    loud = np.clip(loud * 10 ** (-22 / 20) / np.sqrt(np.mean(loud ** 2)), -0.5, 0.5)
+    t = np.arange(int(0.015 * rate)) / rate  # with the noise: speech RMS about −18.5 dB
     burst = 10 ** (-3.02 / 20) * np.sign(np.sin(2 * np.pi * 500 * t))  # square: MP3 overshoots it
     for second in range(8):
         loud[second * rate:second * rate + burst.size] = burst
@@ -337,6 +337,37 @@ def test_a_two_chapter_scratch_book_end_to_end(tmp_path, capsys):
     m4b = MP4(str(folder / "Two Doors.m4b"))
     assert [c.title for c in m4b.chapters] == ["The First Door", "The Second Door"]
     assert m4b.tags["\xa9nam"] == ["Two Doors [SCRATCH]"]
+
+
+def _speech_rms(path: Path, head: float, tail: float) -> float:
+    """RMS level in dB of the decoded file without `head` and `tail` seconds, by ffmpeg's astats."""
+    duration = MP3(str(path)).info.length
+    done = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
+                           f"atrim=start={head}:end={duration - tail},astats=measure_perchannel=none",
+                           "-f", "null", "-"], capture_output=True, text=True, check=True)
+    return float(re.search(r"RMS level dB:\s*(-?[\d.]+)", done.stderr.split("Overall")[-1]).group(1))
+
+
+def test_short_credits_and_a_one_line_chapter_reach_the_level(tmp_path, capsys):
+    """A one-word opening credit and a one-line chapter are mostly room tone: their speech is
+    brought to ACX's level, and the book's own files pass its checks."""
+    path = tmp_path / "rep.yaml"
+    path.write_text("title: Rep\nnarrator: N\nbook: {}\ncast:\n  N: {}\n"
+                    "chapters:\n  - title: Part Two\n    scenes:\n      - lines: [N: Middle.]\n",
+                    encoding="utf-8")
+    assert main(["book", str(path), "--engine", "scratch", "--no-sample", "--no-m4b", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {f["file"]: f for f in report["files"]}
+    assert list(rows) == ["00 Opening Credits.mp3", "01 Part Two.mp3", "02 Closing Credits.mp3"]
+    for name, row in rows.items():
+        assert row["passed"] and row["rules"]["rms"], (name, row["problems"])
+        speech = _speech_rms(tmp_path / "rep.drama" / "book" / name, row["head_s"], row["tail_s"])
+        assert -23.0 <= speech <= -18.0, (name, speech)
+        # a span of a fraction of a second: 10 ms of the decoder's alignment moves it by tenths
+        assert abs(speech - row["speech_rms_db"]) <= 0.6, (name, speech, row["speech_rms_db"])
+        assert row["speech_rms_db"] - row["rms_db"] >= 0.0
+    # a one-word file: the whole-file RMS is lower than the speech's by what the ends add
+    assert rows["00 Opening Credits.mp3"]["rms_db"] < -23.0
 
 
 def test_a_line_without_a_usable_take_stops_the_book_with_json(tmp_path, monkeypatch, capsys):

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from drama_cli.errors import RenderError
-from drama_cli.mix.loudness import PRESETS, LoudnessMeter, db_from_power
+from drama_cli.mix.loudness import FLOOR_DB, PRESETS, LoudnessMeter, db_from_power
 
 ACX = PRESETS["acx"]
 SAMPLE_RATE_HZ = 44_100
@@ -43,7 +43,9 @@ DECODE_BLOCK_SAMPLES = 1 << 18
 class FileCheck:
     """Measurements of one delivered file and its verdict per ACX rule.
 
-    duration_s: length in seconds. rms_db: whole-file RMS in dBFS. peak_dbfs: highest sample.
+    duration_s: length in seconds. rms_db: whole-file RMS in dBFS. speech_rms_db: RMS from the
+    first words to the last (the room tone ACX asks for at both ends left out), dBFS; the `rms`
+    rule judges it (None: judged on rms_db). peak_dbfs: highest sample.
     noise_floor_db: RMS of the quietest 0.5 s window, dB (None when shorter than 0.5 s).
     sample_rate_hz, bitrate_kbps, channels, cbr: the stream's format (cbr: constant bit rate).
     head_s / tail_s: room tone before the first and after the last speech, seconds.
@@ -61,6 +63,7 @@ class FileCheck:
     cbr: bool
     head_s: float
     tail_s: float
+    speech_rms_db: float | None = None
     rules: dict = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
@@ -83,14 +86,16 @@ def judge(check: FileCheck, max_s: float = MAX_FILE_S, sample: bool = False) -> 
     """Fill `check.rules` and `check.problems` from its measurements (in place; returns it).
     sample: judge as a retail sample (1–5 minutes, no head/tail rule)."""
     low, high = RMS_RANGE_DB
+    level = check.rms_db if check.speech_rms_db is None else check.speech_rms_db
     rules = {
         "format": (check.cbr and check.bitrate_kbps == BITRATE_KBPS
                    and check.sample_rate_hz == SAMPLE_RATE_HZ and check.channels == CHANNELS,
                    f"format is {check.bitrate_kbps} kbps {'CBR' if check.cbr else 'VBR'}, "
                    f"{check.sample_rate_hz} Hz, {check.channels} channel(s); ACX needs "
                    f"{BITRATE_KBPS} kbps CBR, {SAMPLE_RATE_HZ} Hz, mono"),
-        "rms": (low <= check.rms_db <= high,
-                f"RMS {check.rms_db:.1f} dB is outside {low:g}…{high:g} dB"),
+        "rms": (low <= level <= high,
+                f"RMS {level:.1f} dB{'' if check.speech_rms_db is None else ' (over the speech)'} "
+                f"is outside {low:g}…{high:g} dB"),
         "peak": (check.peak_dbfs <= PEAK_MAX_DBFS,
                  f"peak {check.peak_dbfs:.2f} dBFS is above {PEAK_MAX_DBFS:g} dBFS"),
         "noise_floor": (check.noise_floor_db is not None and check.noise_floor_db <= NOISE_FLOOR_MAX_DB,
@@ -137,7 +142,8 @@ def measure_file(path: Path, ffmpeg: str) -> FileCheck:
     tail = (total - last if last is not None else total) / SAMPLE_RATE_HZ
     return FileCheck(str(path), report.duration_s, report.rms_db, report.peak_dbfs,
                      report.noise_floor_db, info["sample_rate_hz"], info["bitrate_kbps"],
-                     info["channels"], info["cbr"], head, tail)
+                     info["channels"], info["cbr"], head, tail,
+                     onset.speech_rms_db() if first is not None else report.rms_db)
 
 
 def stream_info(path: Path) -> dict:
@@ -187,7 +193,8 @@ def decode_blocks(path: Path, ffmpeg: str):
 
 class OnsetTracker:
     """Streaming: the first and last 10 ms window (sample offsets) whose RMS is above
-    `threshold_db`; `first`/`last` stay None when none is."""
+    `threshold_db`; `first`/`last` stay None when none is. Also sums the energy before the
+    first and up to the end of the last, for the RMS of the span between (`speech_rms_db`)."""
 
     def __init__(self, rate: int = SAMPLE_RATE_HZ, threshold_db: float = SPEECH_THRESHOLD_DB):
         self.window = int(round(ONSET_WINDOW_S * rate))
@@ -196,6 +203,8 @@ class OnsetTracker:
         self.first: int | None = None
         self.last: int | None = None
         self._pending = np.zeros(0, np.float32)
+        self._energy = 0.0  # sum of squares of the whole windows seen
+        self._energy_first = self._energy_last = 0.0  # before `first`, up to `last`
 
     def feed(self, block: np.ndarray) -> None:
         """Add the next `[samples]` block."""
@@ -209,10 +218,20 @@ class OnsetTracker:
         power = np.mean(np.square(data[: whole * self.window].reshape(whole, self.window),
                                   dtype=np.float64), axis=1)
         loud = np.flatnonzero(power > self.threshold)
+        energy = np.cumsum(power) * self.window
         if loud.size:
             if self.first is None:
                 self.first = start + int(loud[0]) * self.window
+                self._energy_first = self._energy + (float(energy[loud[0] - 1]) if loud[0] else 0.0)
             self.last = start + (int(loud[-1]) + 1) * self.window
+            self._energy_last = self._energy + float(energy[loud[-1]])
+        self._energy += float(energy[-1])
+
+    def speech_rms_db(self) -> float:
+        """RMS in dBFS of the samples from `first` to `last` (FLOOR_DB when none is loud)."""
+        if self.first is None or self.last <= self.first:
+            return FLOOR_DB
+        return db_from_power((self._energy_last - self._energy_first) / (self.last - self.first))
 
 
 def quiet_ends_s(audio: np.ndarray, rate: int = SAMPLE_RATE_HZ, below_db: float = 30.0) -> tuple[float, float]:

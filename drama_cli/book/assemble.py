@@ -3,7 +3,7 @@ an M4B with chapter marks and `acx-report.json`.
 
 Each chapter is mixed from the selected takes of its scenes on one timeline (the scene mixer,
 `drama_cli.mix.timeline.mix_scene`, streaming, so memory stays bounded for any length), with
-2 s between scenes, a generated room tone under it, ACX's level (RMS −20 dB, true peaks under
+2 s between scenes, a generated room tone under it, ACX's level (RMS −20 dB over the speech, true peaks under
 −3 dB: preset `acx-mp3`) and 0.75 s of room tone before the first words and 2.5 s after the
 last (the takes' own quiet ends counted). The master WAV is encoded as MP3 192 kbps CBR
 (`drama_cli.mix.export.encode_mp3`), tagged with mutagen, decoded again and measured against
@@ -13,6 +13,7 @@ ACX's rules (`drama_cli.book.acx`). Every file is written under a temporary name
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import shutil
 import tempfile
@@ -41,8 +42,16 @@ from drama_cli.mix.export import (
     require_encoder,
     write_text_atomic,
 )
+from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import layered_mix_options
-from drama_cli.mix.timeline import SCRATCH_BANNER, MixSettings, mix_scene, read_take
+from drama_cli.mix.timeline import (
+    SAMPLE_RATE,
+    SCRATCH_BANNER,
+    MixSettings,
+    mix_scene,
+    plan_timeline,
+    read_take,
+)
 from drama_cli.render.plan import mixable
 from drama_cli.render.remix import engines_used, mix_entry, select_first_passing
 from drama_cli.takes.selection import is_stale
@@ -59,6 +68,11 @@ SAMPLE_FADE_S = 1.0  # fade at the end of the retail sample
 PEAK_MARGIN_DB = 0.3  # aimed under −3 dBFS when a file is encoded again
 PEAK_RETRIES = 2  # encodings after the first, when only the decoded peaks fail
 REPORT_NAME = "acx-report.json"
+# A file of a few words is mostly the room tone ACX asks for at its ends: its level is aimed
+# so that the speech (first words to last) lands in ACX's range, the whole file as close to
+# −20 dB as that allows (`level_target_db`).
+WHOLE_FILE_LOWEST_DB = -22.5  # the whole-file RMS aimed at when the speech allows it
+SPEECH_HIGHEST_DB = -18.5  # the speech RMS is never aimed above this
 
 
 @dataclass
@@ -207,12 +221,28 @@ def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | Non
     hold (`quiet_ends_s`)."""
     lead, _ = quiet_ends_s(read_take(entries[0].take_path))
     _, trail = quiet_ends_s(read_take(entries[-1].take_path))
-    return MixSettings(
+    settings = MixSettings(
         gap_s=options.get("gap_s", MixSettings.gap_s),
         head_s=max(0.0, HEAD_S - lead), tail_s=max(0.0, TAIL_S - trail),
         room_tone=options.get("room_tone") or "noise",
         room_tone_db=min(options.get("room_tone_db", ROOM_TONE_DB), ROOM_TONE_DB),
         preset=BOOK_PRESET, formats=("wav",), seed=seed, metadata=dict(metadata or {}))
+    return dataclasses.replace(settings, target_db=level_target_db(entries, settings, lead, trail))
+
+
+def level_target_db(entries, settings: MixSettings, lead_s: float, trail_s: float) -> float:
+    """The whole-file RMS to mix a book file to. ACX's `rms` rule is judged on the speech,
+    from the first words to the last (`FileCheck.speech_rms_db`); the room tone at the ends
+    lowers the whole-file RMS by d = 10·log10(file length / speech length), a few dB for a
+    file of a few words, hundredths for a chapter. Aim at −20 − d (speech at −20 dB), but not
+    below WHOLE_FILE_LOWEST_DB while the speech then stays at or under SPEECH_HIGHEST_DB."""
+    target = get_preset(BOOK_PRESET).target_db
+    _, total = plan_timeline(entries, settings)
+    ends = (max(HEAD_S, lead_s) + max(TAIL_S, trail_s)) * SAMPLE_RATE
+    if total - ends <= 0:
+        return target
+    dilution = 10.0 * math.log10(total / (total - ends))
+    return min(max(target - dilution, WHOLE_FILE_LOWEST_DB), SPEECH_HIGHEST_DB - dilution)
 
 
 def encode_book_mp3(master: Path, target: Path, tags: dict) -> Path:

@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +121,8 @@ class MixSettings:
     mix, applied again unchanged while the result's level stays within the preset's accepted
     range, so a rebuild after one line changed leaves the other lines' samples as they were;
     when the level would leave the range, the scene is normalised again. None: normalise.
+    target_db: the level to reach in the preset's measure, instead of the preset's target
+    (a book aims a short file's whole-file RMS lower, so that its speech meets ACX's level).
     """
 
     gap_s: float = 0.5
@@ -135,6 +137,7 @@ class MixSettings:
     seed: int = 0
     metadata: dict = field(default_factory=dict)
     hold_gain_db: float | None = None
+    target_db: float | None = None
 
     def validate(self) -> None:
         """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
@@ -421,6 +424,8 @@ def mix_scene(
     if not entries:
         raise UsageError("nothing to mix: the scene has no selected takes")
     preset = get_preset(settings.preset)
+    if settings.target_db is not None and preset.target_db is not None:
+        preset = replace(preset, target_db=settings.target_db)
     cues, total = plan_timeline(entries, settings)
     tone = _RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
