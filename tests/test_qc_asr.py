@@ -71,7 +71,7 @@ def test_missing_extra_gives_a_clear_error(monkeypatch):
         "find_spec",
         lambda name, *a: None if name == "faster_whisper" else real_find_spec(name, *a),
     )
-    with pytest.raises(qc.AsrUnavailableError, match=r"pip install 'drama\[asr\]'") as raised:
+    with pytest.raises(qc.AsrUnavailableError, match=r"pip install -e '\.\[asr\]'") as raised:
         qc.asr_check(np.zeros(16_000, np.float32), "hello")
     assert isinstance(raised.value, UsageError)
 
