@@ -161,3 +161,28 @@ def test_empty_cast_option_names_cast(tmp_path, capsys, verb):
     assert capsys.readouterr().err.strip().splitlines()[-1] == "drama: --cast is empty: give the cast file (YAML)"
     assert main([verb, str(path), "--cast", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"
+
+
+@pytest.mark.parametrize("after", ["\n[[check the cut]]\n", "\n", ""])
+def test_a_lone_cue_is_warned_about_and_not_narrated(tmp_path, after):
+    from drama_cli.script.load import load_script
+
+    path = _fountain(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nWho is it?\n\nHolmes looks up.\n\nHOLMES" + after,
+                     cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    assert [(line.speaker, line.text) for line in script.lines()] == [
+        ("WATSON", "Who is it?"), ("NARRATOR", "Holmes looks up.")]
+    lone = [w for w in script.warnings if "has no dialogue" in w.message]
+    assert [(str(w.position), w.message) for w in lone] == [
+        (f"{path}:8:1", "character cue 'HOLMES' (HOLMES) has no dialogue after it, so nothing is spoken "
+                        "for it: write the speech on the line after the cue, or remove the cue")]
+
+
+def test_a_capitalised_action_line_that_names_no_one_is_still_narrated(tmp_path):
+    from drama_cli.script.load import load_script
+
+    path = _fountain(tmp_path, "INT. HALL - NIGHT\n\nBANG!\n\n!HOLMES\n",
+                     cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n")
+    script = load_script(path)
+    assert [line.text for line in script.lines()] == ["BANG!", "HOLMES"]  # forced action stays action
+    assert not [w for w in script.warnings if "has no dialogue" in w.message]

@@ -302,8 +302,12 @@ class _Builder:
                 "EST, INT./EXT. and I/E as headings, so it is read as action: to make it a scene "
                 f"heading, force it with a leading '.' (.{taken[0].text.strip()})", self.at(taken[0])))
         body = "\n".join(r.text.rstrip() for r in taken)
-        body = body.lstrip()[1:] if body.lstrip().startswith("!") else body.strip("\n")
-        self.add(Element("action", _strip_emphasis(body).strip(), self.at(taken[0])), taken[0])
+        forced = body.lstrip().startswith("!")
+        body = body.lstrip()[1:] if forced else body.strip("\n")
+        element = Element("action", _strip_emphasis(body).strip(), self.at(taken[0]))
+        self.add(element, taken[0])
+        if len(taken) == 1 and not forced and parse_cue(taken[0].text.strip()):
+            self.script.lone_cues.append(element)
         return rows[len(taken):]
 
     def _dialogue(self, rows: list[_Row]) -> None:
@@ -404,10 +408,21 @@ def _strip_emphasis(text: str) -> str:
 
 def cue_like_warnings(script: Script) -> list[Warning_]:
     """Warnings for dialogue rows that are exactly a cast member's name (or alias): the spec reads
-    them as dialogue, but they are most likely the next cue after a missing blank line."""
+    them as dialogue, but they are most likely the next cue after a missing blank line. Also for
+    a cast member's cue with no dialogue after it (a lone `HOLMES` before a note or the end): the
+    spec reads it as action; it becomes a `cue` element, never narrated."""
     names = {name_key(written): member.name for member in script.cast.values()
              for written in [member.name, *member.aliases]}
     warnings = []
+    for element in script.lone_cues:
+        name = parse_cue(element.text)
+        member = names.get(name_key(name[0])) if name else None
+        if member is not None:
+            element.kind = "cue"  # not action: never narrated
+            warnings.append(Warning_(
+                f"character cue {element.text!r} ({member}) has no dialogue after it, so nothing "
+                f"is spoken for it: write the speech on the line after the cue, or remove the cue",
+                element.position))
     for position, row, line in script.cue_like_rows:
         member = names.get(name_key(row))
         if member is not None:

@@ -142,7 +142,7 @@ class Element:
 
     kind: "heading", "action", "transition", "centered", "lyric", "note", "section",
     "synopsis", "page_break", "parenthetical" (one after the last words of a speech),
-    "direction" (a YAML scene direction).
+    "direction" (a YAML scene direction), "cue" (a Fountain cast member's cue with no dialogue).
     depth: the section level (`#` = 1) for sections, else 0.
     """
 
@@ -303,6 +303,9 @@ class Script:
         `--no-normalize`).
     cue_like_rows: Fountain dialogue rows that read like a character cue, as (position, the row,
         the line holding it); warned about once the cast is known (a missing blank line).
+    lone_cues: Fountain action paragraphs of one row in the form of a character cue (not forced
+        with `!`); one that names a cast member is a cue with no dialogue, warned about and never
+        narrated once the cast is known.
     book: the book block (None: not a book; `drama book` still makes one file per chapter).
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     """
@@ -318,6 +321,7 @@ class Script:
     warnings: list[Warning_] = field(default_factory=list)
     mix: MixOptions | None = None
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
+    lone_cues: list[Element] = field(default_factory=list)
     book: Book | None = None
     chapters: list[Chapter] = field(default_factory=list)
     lexicon: list = field(default_factory=list)
