@@ -190,3 +190,48 @@ def test_speech_recognition_install_hints_match_the_readme():
     assert INSTALL_COMMAND in INSTALL_HINT and INSTALL_COMMAND in WHOLE_LINE_NOTE
     package = Path(__file__).resolve().parents[1] / "drama_cli"
     assert not [p for p in package.rglob("*.py") if "drama[asr]" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("value", ["-1", "1.5"])
+def test_asr_threshold_out_of_range_is_refused(tmp_path, monkeypatch, capsys, value):
+    from fakes import FakeBackend, fake_render
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = _scene(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--asr-threshold", value]) == 2
+    assert f"--asr-threshold must be between 0 and 1, not {float(value):g}" in capsys.readouterr().err
+    assert fake.requests == []
+
+
+def test_asr_threshold_without_the_check_is_refused(tmp_path, monkeypatch, capsys):
+    from fakes import FakeBackend, fake_render
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = _scene(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--asr-threshold", "0.3"]) == 2
+    assert "add --qc asr" in capsys.readouterr().err
+    assert fake.requests == []
+
+
+def test_an_unknown_preset_is_refused_before_the_model_is_looked_for(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.registry as registry
+
+    def no_backend(*args, **kwargs):
+        raise AssertionError("the backend was made before the preset was checked")
+
+    monkeypatch.setattr(registry, "make_backend", no_backend)
+    path = _scene(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--preset", "loud"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("drama: unknown loudness preset 'loud' "
+                           "(known: acx, acx-mp3, r128, podcast, none)")
+    assert not (tmp_path / "scene.drama").exists()
+
+
+def test_every_preset_the_error_lists_is_in_the_readme():
+    from drama_cli.mix.loudness import PRESETS
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert all(f"  | `{name}` |" in readme for name in PRESETS)

@@ -11,7 +11,7 @@ OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it
 CAST = typer.Option(None, help="Cast file (YAML) to use.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 FORMATS = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable).")
-PRESET = typer.Option(None, help="Loudness preset: none, acx, r128, podcast (default: the "
+PRESET = typer.Option(None, help="Loudness preset: none, acx, acx-mp3, r128, podcast (default: the "
                                   "project's saved preset, else none).")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 GAP = typer.Option(None, help="Default pause between lines in the mix, seconds (0..60).")

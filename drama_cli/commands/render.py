@@ -39,11 +39,13 @@ def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, format
               preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None, batch=None):
     """RenderSettings from the command line; mix options only for the flags given.
     Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
+    from drama_cli.mix.loudness import get_preset
     from drama_cli.mix.options import cli_room_tone
     from drama_cli.render.plan import RenderSettings
 
     options = {}
-    if preset:
+    if preset is not None:
+        get_preset(preset)  # an unknown preset is refused before any model is looked for
         options["preset"] = preset
     given = {"gap_s": gap, "head_s": head, "tail_s": tail, "room_tone": cli_room_tone(room_tone)}
     options.update({key: value for key, value in given.items() if value is not None})
@@ -253,6 +255,12 @@ def render_command(
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
                          room_tone=room_tone, head=head, tail=tail, batch=batch)
     settings.keep = tuple(keep or ())
+    if asr_threshold is not None:
+        from drama_cli.mix.options import check_number
+
+        check_number("--asr-threshold", asr_threshold, 0.0, 1.0)
+        if qc is None:
+            raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
     loaded = _load(script, cast)
     loaded.normalize = loaded.normalize and not no_normalize
     check_references(loaded)
