@@ -339,6 +339,31 @@ def test_a_two_chapter_scratch_book_end_to_end(tmp_path, capsys):
     assert m4b.tags["\xa9nam"] == ["Two Doors [SCRATCH]"]
 
 
+def test_a_run_stopped_before_the_end_leaves_the_earlier_book_whole(tmp_path, monkeypatch, capsys):
+    """The book's files switch together: a run stopped while writing the M4B (after every
+    chapter was encoded) replaces none of the earlier files and leaves no new ones."""
+    import drama_cli.book.assemble as assemble
+
+    path = tmp_path / "two.yaml"
+    path.write_text("title: Two\nnarrator: N\nbook:\n  opening_credits: none\n  closing_credits: none\n"
+                    "cast:\n  N: {}\nchapters:\n  - title: One\n    scenes:\n      - lines: [N: First door.]\n"
+                    "  - title: Two\n    scenes:\n      - lines: [N: Second door.]\n", encoding="utf-8")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["book", str(path), "--no-sample"]) == 0
+    folder = tmp_path / "two.drama" / "book"
+    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()}
+    assert sorted(before) == ["01 One.mp3", "02 Two.mp3", "Two.m4b", "acx-report.json"]
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(assemble, "write_m4b", killed)
+    assert main(["book", str(path), "--sample-length", "60"]) == 130
+    capsys.readouterr()
+    after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()
+             if not p.name.startswith(".work-")}
+    assert after == before  # no file replaced, no retail sample added
+
+
 def _speech_rms(path: Path, head: float, tail: float) -> float:
     """RMS level in dB of the decoded file without `head` and `tail` seconds, by ffmpeg's astats."""
     duration = MP3(str(path)).info.length

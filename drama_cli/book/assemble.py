@@ -7,7 +7,10 @@ Each chapter is mixed from the selected takes of its scenes on one timeline (the
 −3 dB: preset `acx-mp3`) and 0.75 s of room tone before the first words and 2.5 s after the
 last (the takes' own quiet ends counted). The master WAV is encoded as MP3 192 kbps CBR
 (`drama_cli.mix.export.encode_mp3`), tagged with mutagen, decoded again and measured against
-ACX's rules (`drama_cli.book.acx`). Every file is written under a temporary name and renamed.
+ACX's rules (`drama_cli.book.acx`). Every file is first written to a work folder inside the
+book folder; once all are written they are renamed into place together, the report last
+(`drama_cli.mix.export.publish`, as a scene's mix files), so a killed run leaves the book of
+the run before whole.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ from drama_cli.mix.export import (
     READ_BLOCK_SAMPLES,
     atomic_path,
     encode_mp3,
+    publish,
     require_encoder,
-    write_text_atomic,
 )
 from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import layered_mix_options
@@ -369,6 +372,7 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
     pick_chapters(script, [sample_chapter])
     existing = {path.name for path in folder.glob("*.mp3")} | {path.name for path in folder.glob("*.m4b")}
     written: list[str] = []
+    staged: list[tuple[Path, Path]] = []  # (written in the work folder, its place in the book)
     masters: list[tuple[object, Path]] = []
     for stale in folder.glob(".work-*"):  # left by a killed run (the caller holds the lock)
         shutil.rmtree(stale, ignore_errors=True)
@@ -386,7 +390,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
                     **({"year": book.year, "composer": book.narrator, "publisher": book.publisher,
                         "language": book.language, "copyright": book.copyright} if book else {})}
             target = folder / name
-            check = encode_checked(master, target, tags, ffmpeg, options.max_file_s, work)
+            check = encode_checked(master, work / name, tags, ffmpeg, options.max_file_s, work)
+            staged.append((work / name, target))
             written.append(name)
             report.files.append(BookFile(chapter.number, chapter.title, chapter.kind, target,
                                          check, summary["scratch"]))
@@ -397,7 +402,9 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
                 sample_tags = {**tags, "title": _labelled(f"{title} (retail sample)", summary["scratch"]),
                                "track": "0"}
                 cut = cut_sample(master, sample_start, options.sample_s, work)
-                check = encode_checked(cut, sample, sample_tags, ffmpeg, options.max_file_s, work, True)
+                check = encode_checked(cut, work / sample.name, sample_tags, ffmpeg,
+                                       options.max_file_s, work, True)
+                staged.append((work / sample.name, sample))
                 written.append(sample.name)
                 report.files.append(BookFile(chapter.number, "Retail Sample", "sample", sample,
                                              check, summary["scratch"]))
@@ -405,7 +412,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
         if options.m4b and len(chapters) == len(script.chapters):
             target = folder / m4b_name(title)
             notice(f"book: writing {target.name}")
-            report.m4b = write_m4b(masters, target, script, title, any_scratch, ffmpeg)
+            report.m4b = write_m4b(masters, work / target.name, script, title, any_scratch, ffmpeg)
+            staged.append((work / target.name, target))
             written.append(target.name)
             starts = {row["number"]: row["start_s"] for row in report.m4b["chapters"]}
             for book_file in report.files:
@@ -417,7 +425,9 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
         others = sorted(existing - set(written))
         if others and len(chapters) == len(script.chapters):
             report.notes.append(f"not part of this book, left as they are: {', '.join(others)}")
-        write_text_atomic(folder / REPORT_NAME, _json(report.to_dict()))
+        (work / REPORT_NAME).write_text(_json(report.to_dict()), encoding="utf-8")
+        staged.append((work / REPORT_NAME, folder / REPORT_NAME))
+        publish(staged)  # every file written: the book switches at once, the report last
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
