@@ -67,6 +67,8 @@ AFTER_INTERRUPT = {
     "revise": "takes already written are kept; run the command again for a new take",
     "edit": "takes already written are kept; run the command again for a new take",
     "mix": "the takes are untouched; run the same command again to mix",
+    "book": "every finished take is kept and the book folder holds the files of the last complete "
+            "run; run the same command again to continue (lines with a take are not rendered again)",
 }
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import scipy.signal
 import soundfile as sf
-from fakes import FakeBackend
+from fakes import FakeBackend, voice
 from mutagen.id3 import ID3
 from mutagen.mp3 import MP3, BitrateMode
 from mutagen.mp4 import MP4
@@ -362,6 +362,39 @@ def test_a_run_stopped_before_the_end_leaves_the_earlier_book_whole(tmp_path, mo
     after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()
              if not p.name.startswith(".work-")}
     assert after == before  # no file replaced, no retail sample added
+
+
+THREE = ("title: Three\nnarrator: N\nbook:\n  author: Ada Finch\ncast:\n  N: {}\nchapters:\n"
+         + "".join(f"  - title: Part {n}\n    scenes:\n      - lines: [N: Door number {n}.]\n"
+                   for n in (1, 2, 3)))
+
+
+def test_a_voice_without_a_reference_is_warned_about_once(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "three.yaml"
+    path.write_text(THREE, encoding="utf-8")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["book", str(path), "--no-sample", "--no-m4b"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("N has no reference clip") == 1  # five scenes, one warning
+
+
+def test_ctrl_c_says_what_was_kept_and_how_to_go_on(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "three.yaml"
+    path.write_text(THREE, encoding="utf-8")
+
+    def answer(request, call):
+        if call == 3:
+            raise KeyboardInterrupt
+        return voice(1.0), "eos"
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend(answer))
+    assert main(["book", str(path), "--no-sample", "--no-m4b"]) == 130
+    err = capsys.readouterr().err
+    assert "drama: interrupted: every finished take is kept and the book folder holds the files " \
+           "of the last complete run; run the same command again to continue" in err
+    again = FakeBackend()
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: again)
+    assert main(["book", str(path), "--no-sample", "--no-m4b"]) == 0
+    assert len(again.requests) == 9 - 2  # nine lines; the two finished takes are not rendered again
 
 
 def _speech_rms(path: Path, head: float, tail: float) -> float:

@@ -118,14 +118,29 @@ def _render(loaded, script: str, store, scenes, engine, model, device, seed):
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
-    backend = make_backend(engine, model, notice=_err, device=device)
+    notice = say_once(_err)
+    backend = make_backend(engine, model, notice=notice, device=device)
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
     try:
-        return render_script(loaded, store, backend, settings, _progress(), info, notice=_err)
+        return render_script(loaded, store, backend, settings, _progress(), info, notice=notice)
     finally:
         backend.close()
+
+
+def say_once(notice):
+    """`notice` that passes each distinct warning on once: a book renders many scenes, and a
+    voice without a reference clip is the same news in every one."""
+    said: set[str] = set()
+
+    def say(message: str) -> None:
+        if message.startswith("warning: "):
+            if message in said:
+                return
+            said.add(message)
+        notice(message)
+    return say
 
 
 def _chapter_to_stdout(loaded, store, chapter, fmt: str) -> None:
