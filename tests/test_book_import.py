@@ -59,11 +59,11 @@ def test_import_writes_a_script_that_check_reads_back(tmp_path, capsys):
     assert "exists; pass --force" in capsys.readouterr().err
 
 
-def _import_markdown(tmp_path, stem: str, text: str) -> Path:
-    """Write `text` as `<stem>.md`, import it to `<stem>.yaml` and return that path."""
+def _import_markdown(tmp_path, stem: str, text: str, *options: str) -> Path:
+    """Write `text` as `<stem>.md`, import it to `<stem>.yaml` (with `options`) and return that path."""
     (tmp_path / f"{stem}.md").write_text(text, encoding="utf-8")
     out = tmp_path / f"{stem}.yaml"
-    assert main(["import", str(tmp_path / f"{stem}.md"), "-o", str(out)]) == 0
+    assert main(["import", str(tmp_path / f"{stem}.md"), "-o", str(out), *options]) == 0
     return out
 
 
@@ -89,9 +89,37 @@ def test_repeated_headings_stay_separate_chapters_in_order(tmp_path, capsys):
      [("NARRATOR", "Then cried Mrs. Bennet"), ("MRS. BENNET", "Nonsense!")]),
     ("“Nobody,” she said.", [(PLACEHOLDER, "Nobody,"), ("NARRATOR", "she said.")]),
     ("No quotes here at all.", [("NARRATOR", "No quotes here at all.")]),
+    ('"Thank you," Watson replied. "It is cold tonight."',  # the same speaker goes on
+     [("WATSON", "Thank you,"), ("NARRATOR", "Watson replied."), ("WATSON", "It is cold tonight.")]),
+    ('"Go," said Holmes. Watson stood. "Now," he added.',  # someone else in between: not carried
+     [("HOLMES", "Go,"), ("NARRATOR", "said Holmes. Watson stood."), (PLACEHOLDER, "Now,"),
+      ("NARRATOR", "he added.")]),
+    ('She had read "The Times" that morning.', [("NARRATOR", 'She had read "The Times" that morning.')]),
+    ('He said "yes" and left.', [("NARRATOR", "He said"), (PLACEHOLDER, "yes"), ("NARRATOR", "and left.")]),
+    ("'Single quotes,' said Lestrade.", [("LESTRADE", "Single quotes,"), ("NARRATOR", "said Lestrade.")]),
+    ("‘I don’t know,’ said Lestrade.", [("LESTRADE", "I don’t know,"), ("NARRATOR", "said Lestrade.")]),
+    ("Holmes' hat was on the peg; I don't know why.",
+     [("NARRATOR", "Holmes' hat was on the peg; I don't know why.")]),
 ])
 def test_quotes_are_attributed_by_speech_tags(paragraph, expected):
     assert speech_lines(paragraph, dialogue=True) == expected
+
+
+def test_check_lists_each_unattributed_line_with_its_place(tmp_path, capsys):
+    out = _import_markdown(tmp_path, "quotes", '# One\n\n"Nobody," she said.\n\n'
+                           '"Thank you," Watson replied. "It is cold tonight."\n\n"Who?" "Me."\n',
+                           "--dialogue")
+    capsys.readouterr()
+    assert main(["check", str(out)]) == 0
+    err = capsys.readouterr().err
+    listed = [line for line in err.splitlines() if "has no speaker yet" in line]
+    assert listed == [
+        f'warning: {out}:{row}:13: line chapter-1-{n} has no speaker yet (UNATTRIBUTED): "{text}"; '
+        "give it its speaker" for row, n, text in ((16, 1, "Nobody,"), (21, 6, "Who?"), (22, 7, "Me."))]
+    assert main(["check", str(out), "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert [(w["line"], w["column"]) for w in warnings if "no speaker yet" in w["message"]] == [
+        (16, 13), (21, 13), (22, 13)]
 
 
 def test_markdown_headings_and_formatting(tmp_path):

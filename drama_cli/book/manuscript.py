@@ -26,9 +26,10 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from drama_cli.errors import UsageError
+from drama_cli.script.book import UNATTRIBUTED
 
 NARRATOR = "NARRATOR"
-PLACEHOLDER = "UNATTRIBUTED"
+PLACEHOLDER = UNATTRIBUTED
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
                 "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",
@@ -39,7 +40,13 @@ _VERBS = "|".join(SPEECH_VERBS)
 _AFTER = re.compile(rf"^[\s,;:—–-]*(?:{_VERBS})\s+{_NAME}\b")  # said Holmes
 _BEFORE = re.compile(rf"^[\s,;:—–-]*{_NAME}\s+(?:{_VERBS})\b")  # Holmes said
 _CHAPTER_LINE = re.compile(r"^\s*(chapter|book|part)\s+([0-9]+|[ivxlcdm]+|[a-z-]+)\b.*$", re.I)
-_QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\"")
+# Double quotes (curly or straight), and single quotes (curly or straight) that open after a
+# space or the start and close before a space, punctuation or the end: an apostrophe between
+# letters (don't, don’t) stays inside, and one that ends a word (Holmes' hat) opens nothing.
+_QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\""
+                    r"|(?<![\w‘’'])‘((?:[^’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
+                    r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w))+?)'(?![\w'])")
+_INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
 _NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That"}
 
 
@@ -260,23 +267,62 @@ def speech_lines(paragraph: str, dialogue: bool) -> list[tuple[str, str]]:
     `dialogue` its quotes and the narration around them as separate lines."""
     if not dialogue or not _QUOTE.search(paragraph):
         return [(NARRATOR, paragraph)]
-    pieces, last = [], 0
+    pieces: list[list[str]] = []  # [kind, text]; a quoted title stays in its narration
+    last = 0
     for match in _QUOTE.finditer(paragraph):
-        pieces.append(("narration", paragraph[last:match.start()]))
-        pieces.append(("quote", match.group(1) if match.group(1) is not None else match.group(2)))
+        quote = next(group for group in match.groups() if group is not None)
+        before = paragraph[last:match.start()]
+        after = paragraph[match.end():]
+        if _quoted_words(quote, before, after):
+            before += match.group(0)
+        if pieces and pieces[-1][0] == "narration":
+            pieces[-1][1] += before
+        else:
+            pieces.append(["narration", before])
+        if not _quoted_words(quote, paragraph[last:match.start()], after):
+            pieces.append(["quote", quote])
         last = match.end()
-    pieces.append(("narration", paragraph[last:]))
+    if pieces and pieces[-1][0] == "narration":
+        pieces[-1][1] += paragraph[last:]
+    else:
+        pieces.append(["narration", paragraph[last:]])
     lines = []
+    previous = None  # (speaker, piece index) of the last quote
     for index, (kind, text) in enumerate(pieces):
         text = text.strip()
         if kind == "quote":
             if text:
                 after = pieces[index + 1][1] if index + 1 < len(pieces) else ""
                 before = pieces[index - 1][1] if index else ""
-                lines.append((_speaker(after, before), text))
+                speaker = _speaker(after, before)
+                if speaker == PLACEHOLDER and previous and previous[1] == index - 2 \
+                        and previous[0] != PLACEHOLDER and _tag_only(before, previous[0]):
+                    speaker = previous[0]  # "Thank you," Watson replied. "It is cold tonight."
+                previous = (speaker, index)
+                lines.append((speaker, text))
         elif text.strip(" ,;:—–-"):
             lines.append((NARRATOR, text.strip(" ,;:—–-").strip()))
     return lines
+
+
+def _quoted_words(quote: str, before: str, after: str) -> bool:
+    """A quote that is words named inside a sentence ("She had read "The Times" that
+    morning."): no speech tag beside it, no comma or sentence mark inside, and the sentence
+    going on before and after it."""
+    if _INSIDE_SENTENCE.search(quote) or _speaker(after, before) != PLACEHOLDER:
+        return False
+    if re.search(rf"\b(?:{_VERBS})\W*$", before) or re.match(rf"\W*(?:\w+\s+)?(?:{_VERBS})\b", after):
+        return False  # he said "yes": speech
+    return bool(before.strip()) and not before.rstrip().endswith((".", "!", "?", ":", "…")) \
+        and bool(after.strip()) and not after.lstrip().startswith((",", ";", ":", "—", "–"))
+
+
+def _tag_only(narration: str, speaker: str) -> bool:
+    """The narration between two quotes is only the speech tag naming `speaker` ("Watson
+    replied."), so the second quote goes on the same speech."""
+    words = re.sub(r"[^\w\s.]", " ", narration).split()
+    named = [word for word in words if word[:1].isupper() and word.rstrip(".").upper() not in speaker.split()]
+    return len(words) <= 6 and not named
 
 
 def _speaker(after: str, before: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.model import Book, Chapter, Line, Scene, Script
+from drama_cli.script.model import Book, Chapter, Line, Scene, Script, Warning_
 
 BOOK_TEXT_KEYS = ("title", "subtitle", "author", "narrator", "publisher", "year", "language",
                   "cover", "copyright")
@@ -27,6 +27,9 @@ CREDIT_CHOICES = ("generated", "none")
 OPENING_ID, CLOSING_ID = "opening-credits", "closing-credits"
 OPENING_TITLE, CLOSING_TITLE = "Opening Credits", "Closing Credits"
 HEADING_PAUSE_S = 1.5  # silence after a chapter title read aloud, seconds
+# The placeholder speaker `drama import --dialogue` gives a quote without a speech tag: each of
+# its lines is a warning at the line, for the producer to give it its speaker.
+UNATTRIBUTED = "UNATTRIBUTED"
 # Fountain title-page keys that fill the book block (lower case) -> Book field.
 TITLE_PAGE_FIELDS = {"title": "title", "subtitle": "subtitle", "author": "author",
                      "authors": "author", "narrator": "narrator", "publisher": "publisher",
@@ -188,7 +191,20 @@ def finish_book(script: Script) -> Script:
         chapters.append(Chapter(chapters[-1].number + 1 if chapters else 1, CLOSING_TITLE,
                                 [CLOSING_ID], "closing"))
     script.chapters = chapters
+    script.warnings += unattributed_warnings(script)
     return script
+
+
+def unattributed_warnings(script: Script) -> list[Warning_]:
+    """One warning per line spoken by UNATTRIBUTED, at the line, quoting its text."""
+    return [Warning_(f"line {line.id} has no speaker yet ({UNATTRIBUTED}): {_excerpt(line.text)}; "
+                     "give it its speaker", line.position)
+            for scene in script.scenes for line in scene.lines if line.speaker == UNATTRIBUTED]
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return f'"{text}"' if len(text) <= limit else f'"{text[:limit - 1]}…"'
 
 
 def _fountain_chapters(script: Script) -> None:
