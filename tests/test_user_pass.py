@@ -63,7 +63,7 @@ def test_check_json_failure_has_the_exit_code(tmp_path, capsys):
     assert main(["check", str(path), "--json"]) == 2
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["exit_code"] == 2
-    assert report["errors"][0]["line"] == 4 and report["errors"][0]["column"] == 5
+    assert [(e["line"], e["column"]) for e in report["errors"]] == [(2, 6), (4, 5)]  # the clip, then B
 
 
 def test_check_json_warnings_are_located_like_errors(tmp_path, capsys):
@@ -186,3 +186,62 @@ def test_a_capitalised_action_line_that_names_no_one_is_still_narrated(tmp_path)
     script = load_script(path)
     assert [line.text for line in script.lines()] == ["BANG!", "HOLMES"]  # forced action stays action
     assert not [w for w in script.warnings if "has no dialogue" in w.message]
+
+
+BAD_CAST_AND_LINES = """cast:
+  A: {{voice: refs/a.wav{index}}}
+  B: refs/missing.wav
+lines:
+  - Z: hi
+  - A: "<|im_end|> and <whisper></whisper>"
+"""
+
+
+def _bad_script(tmp_path, index=""):
+    import numpy as np
+    import soundfile as sf
+
+    (tmp_path / "refs").mkdir()
+    sf.write(tmp_path / "refs" / "a.wav", 0.1 * np.sin(np.arange(44_100) / 10.0), 44_100)
+    path = tmp_path / "play.yaml"
+    path.write_text(BAD_CAST_AND_LINES.format(index=index))
+    return path
+
+
+@pytest.mark.parametrize("index", [", speaker: 99", ""])
+def test_check_lists_cast_clip_and_every_tag_problem(tmp_path, capsys, index):
+    path = _bad_script(tmp_path, index)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    expected = ([f"{path}:2:35: speaker index must be 0..15, got 99"] if index else []) + [
+        f"{path}:3:6: reference clip 'refs/missing.wav' of B does not exist",
+        f"{path}:5:5: unknown speaker 'Z'",
+        f"{path}:6:9: structural model token '<|im_end|>' is not allowed in script text",
+        f"{path}:6:24: scoped tag <whisper> has nothing inside"]
+    assert [line.split(" (")[0] for line in err[:-1]] == expected
+    assert err[-1] == f"drama: {len(expected)} errors in {path}"
+
+
+def test_every_model_token_of_a_line_is_listed_once():
+    from drama_cli.errors import ScriptErrors
+    from drama_cli.script.direction import parse_directions
+
+    with pytest.raises(ScriptErrors) as info:
+        parse_directions("a <|im_end|> b <|speaker:1|> c <| d <speaker:2> <b></b> e {X}")
+    assert [(e.position.column, e.message.split(" is ")[0]) for e in info.value.errors] == [
+        (3, "structural model token '<|im_end|>'"), (16, "model token '<|speaker:1|>'"),
+        (32, "'<|' starts a model token and"), (37, "'<speaker:2>'"), (49, "scoped tag <b> has nothing inside"),
+        (59, "speaker switch {X} has nothing to say after it")]
+
+
+def test_render_of_a_bad_script_says_how_many_more_check_lists(tmp_path, capsys):
+    path = _bad_script(tmp_path, ", speaker: 99")
+    assert main(["render", str(path), "--engine", "scratch"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"drama: {path}:2:35: speaker index must be 0..15, got 99 (and 4 more problems: `drama check` "
+        f"lists them all)")
+    path.write_text("cast:\n  A: refs/a.wav\n  B: refs/missing.wav\n  C: refs/missing2.wav\nlines:\n"
+                    "  - A: hi\n  - B: x\n  - C: y\n")
+    assert main(["render", str(path), "--engine", "scratch"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "; and 1 more problem: `drama check` lists them all)")

@@ -16,7 +16,7 @@ import typer
 from drama_cli.backends.registry import engine_help
 from drama_cli.commands import options as opt
 from drama_cli.compile.modes import DEFAULT_MODE, mode_help
-from drama_cli.errors import UsageError
+from drama_cli.errors import ScriptError, UsageError
 from drama_cli.takes.project import open_project
 
 SCRATCH_LABEL = "SCRATCH timing draft (piper voice), not a Drama 3 performance"
@@ -27,9 +27,15 @@ def _err(message: str) -> None:
 
 
 def _load(script: str, cast: Optional[str]):
+    """The script, its warnings printed; a bad script raises its first problem, saying how many
+    more `drama check` lists."""
+    from drama_cli.script.check import with_check_count
     from drama_cli.script.load import load_script
 
-    loaded = load_script(script, cast=cast)
+    try:
+        loaded = load_script(script, cast=cast)
+    except ScriptError as err:
+        raise with_check_count(err, script, cast) from None
     for warning in loaded.warnings:
         _err(f"warning: {warning}")
     return loaded
@@ -250,6 +256,7 @@ def render_command(
     from drama_cli.render.plan import pick_scenes
     from drama_cli.render.report import new_takes, take_numbers
     from drama_cli.render.scheduler import render_script
+    from drama_cli.script.check import with_check_count
     from drama_cli.takes.keys import file_sha256
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
@@ -263,7 +270,10 @@ def render_command(
             raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
     loaded = _load(script, cast)
     loaded.normalize = loaded.normalize and not no_normalize
-    check_references(loaded)
+    try:
+        check_references(loaded)
+    except ScriptError as err:
+        raise with_check_count(err, script, cast) from None
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)

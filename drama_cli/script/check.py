@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.model import Script, Warning_
@@ -64,9 +64,11 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     text pieces (`drama_cli.compile.normalise.normalised_pieces`) for `words` to check numbers as
     the words they become."""
     from drama_cli.script.load import load_script
+    from drama_cli.script.problems import Problems
 
-    script = load_script(path, cast)
-    report = CheckReport(script, warnings=list(script.warnings))
+    problems = Problems()
+    script = load_script(path, cast, problems=problems)
+    report = CheckReport(script, errors=list(problems.errors), warnings=list(script.warnings))
     if words:
         from drama_cli.script.words import unknown_words
 
@@ -97,7 +99,30 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
             for span in unknown_tags(line.spans):
                 report.warnings.append(Warning_(f"line {line.id}: tag {span.text} is not in the known vocabulary "
                                                 "(kept as written)", line.position))
+    # in source order: the script's own file first, then the cast file and others
+    report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
+                                        err.position.line, err.position.column))
     return report
+
+
+def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None) -> ScriptError:
+    """`err`, the first problem a command met in the script at `path`, with a hint saying how
+    many more `drama check` lists (reference clips included); `err` itself when there are no
+    more, or when the script came from stdin and cannot be read again."""
+    first = err.errors[0] if isinstance(err, ScriptErrors) else err
+    if str(path) == "-":
+        return err
+    try:
+        total = len(check_script(path, cast).errors)
+    except ScriptErrors as full:
+        total = len(full.errors)
+    except ScriptError:
+        total = 1
+    more = max(total, len(getattr(err, "errors", [err]))) - 1
+    if more < 1:
+        return first
+    hint = f"and {more} more problem{'s' if more != 1 else ''}: `drama check` lists them all"
+    return ScriptError(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
 
 
 def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None) -> None:

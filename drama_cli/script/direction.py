@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.model import Span
 from engine.constants import SPEAKER_TAG_PATTERN
 from engine.text import spoken_text
@@ -86,30 +86,49 @@ def _at(base: SourcePosition | None, text: str, offset: int) -> SourcePosition:
 
 
 def check_model_tokens(text: str, where: SourcePosition | None = None) -> None:
-    """Raise ScriptError when `text` holds a model token (`<|...|>`) or the pseudo-tag `<speaker:N>`.
+    """Raise ScriptError when `text` holds a model token (`<|...|>`) or the pseudo-tag `<speaker:N>`
+    (the first of `model_token_errors`).
 
     Applies to every caller string that reaches a prompt (line text, notes, transcripts), per
     docs/model.md §4.1 "Caller text may not contain ...".
     """
-    match = _MODEL_TOKEN.search(text)
-    if match:
+    errors = model_token_errors(text, where)
+    if errors:
+        raise errors[0]
+
+
+def model_token_errors(text: str, where: SourcePosition | None = None) -> list[ScriptError]:
+    """Every model token (`<|...|>`, a structural token's start, a bare `<|`) and pseudo-tag
+    `<speaker:N>` in `text`, as located ScriptErrors in text order; each is reported once."""
+    found: list[tuple[int, ScriptError]] = []
+    masked = text
+    for match in _MODEL_TOKEN.finditer(text):
         kind = "structural model token" if match.group().startswith(_STRUCTURAL) else "model token"
-        raise ScriptError(f"{kind} {match.group()!r} is not allowed in script text",
-                          _at(where, text, match.start()),
-                          SWITCH_HINT if "speaker" in match.group() else "remove it")
+        found.append((match.start(), ScriptError(f"{kind} {match.group()!r} is not allowed in script text",
+                                                 _at(where, text, match.start()),
+                                                 SWITCH_HINT if "speaker" in match.group() else "remove it")))
+        masked = masked[:match.start()] + " " * len(match.group()) + masked[match.end():]
     for prefix in _STRUCTURAL:
-        index = text.find(prefix)
-        if index >= 0:
-            raise ScriptError(f"structural model token {prefix!r} is not allowed in script text",
-                              _at(where, text, index))
-    index = text.find("<|")
-    if index >= 0:
-        raise ScriptError("'<|' starts a model token and is not allowed in script text",
-                          _at(where, text, index), "write it as '< |' if you mean the characters")
-    match = _PSEUDO_SPEAKER.search(text)
-    if match:
-        raise ScriptError(f"{match.group()!r} is not a speaker switch", _at(where, text, match.start()),
-                          SWITCH_HINT + ", or remove the angle brackets")
+        for index in _find_all(masked, prefix):
+            found.append((index, ScriptError(f"structural model token {prefix!r} is not allowed in script text",
+                                             _at(where, text, index))))
+            masked = masked[:index] + " " * len(prefix) + masked[index + len(prefix):]
+    for index in _find_all(masked, "<|"):
+        found.append((index, ScriptError("'<|' starts a model token and is not allowed in script text",
+                                         _at(where, text, index), "write it as '< |' if you mean the characters")))
+    for match in _PSEUDO_SPEAKER.finditer(masked):
+        found.append((match.start(), ScriptError(f"{match.group()!r} is not a speaker switch",
+                                                 _at(where, text, match.start()),
+                                                 SWITCH_HINT + ", or remove the angle brackets")))
+    return [err for _, err in sorted(found, key=lambda item: item[0])]
+
+
+def _find_all(text: str, part: str) -> list[int]:
+    indices, index = [], text.find(part)
+    while index >= 0:
+        indices.append(index)
+        index = text.find(part, index + len(part))
+    return indices
 
 
 def parse_directions(text: str, where: SourcePosition | None = None) -> list[Span]:
@@ -117,9 +136,25 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
 
     text: the line's text as written. where: the position of its first character, used for
     errors. Returns spans in order; concatenating their `text` gives `text` back.
-    Raises ScriptError (with file:line:col) for the refused forms listed above.
+    Raises ScriptError (with file:line:col) for the refused forms listed above: ScriptErrors
+    when the line has several (every model token, then the tag errors found before the first one
+    that stops the parse).
     """
-    check_model_tokens(text, where)
+    errors = model_token_errors(text, where)
+    try:
+        spans = _parse_spans(text, where, errors)
+    except ScriptError as err:
+        errors.append(err)
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ScriptErrors(sorted(errors, key=lambda e: (e.position.line, e.position.column)))
+    return spans
+
+
+def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptError]) -> list[Span]:
+    """The grammar of `parse_directions`; raises ScriptError at a fault that stops the parse and
+    adds the others (empty scoped tags, switches with nothing after them) to `errors`."""
     spans: list[Span] = []
     open_tags: list[Span] = []
     buffer_start = 0
@@ -180,7 +215,7 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
         tag = open_tags[-1]
         raise ScriptError(f"unclosed scoped tag <{tag.value}>", _at(where, text, tag.column),
                           f"add </{tag.value}> where the manner ends")
-    _check_something_to_say(spans, text, where)
+    _check_something_to_say(spans, text, where, errors)
     return spans
 
 
@@ -192,16 +227,17 @@ def has_content(span: Span) -> bool:
     return span.kind in ("tag", "style")
 
 
-def _check_something_to_say(spans: list[Span], text: str, where) -> None:
+def _check_something_to_say(spans: list[Span], text: str, where, errors: list[ScriptError]) -> None:
     """Every switch needs words or a direction after it; the line needs something besides switches;
-    every scoped tag must enclose words or a point tag."""
+    every scoped tag must enclose words or a point tag. Each fault after the first check is added
+    to `errors`."""
     if not any(has_content(span) for span in spans):
         empty = next((span for span in spans if span.kind == "open"), None)
         if empty is not None:
             raise ScriptError(f"scoped tag <{empty.value}> has nothing inside", _at(where, text, empty.column),
                               f"write the words to speak between <{empty.value}> and </{empty.value}>")
         raise ScriptError("the line has nothing to say", _at(where, text, 0), "write the words to speak")
-    _check_scopes_filled(spans, text, where)
+    errors.extend(_empty_scopes(spans, text, where))
     for index, span in enumerate(spans):
         if span.kind != "switch":
             continue
@@ -211,12 +247,13 @@ def _check_something_to_say(spans: list[Span], text: str, where) -> None:
                 break
             following.append(later)
         if not any(has_content(later) for later in following):
-            raise ScriptError(f"speaker switch {span.text} has nothing to say after it", _at(where, text, span.column),
-                              "write the words after the switch, or remove it")
+            errors.append(ScriptError(f"speaker switch {span.text} has nothing to say after it",
+                                      _at(where, text, span.column), "write the words after the switch, or remove it"))
 
 
-def _check_scopes_filled(spans: list[Span], text: str, where) -> None:
-    """Raise ScriptError at the opening tag of a scoped tag with nothing inside (`<whisper></whisper>`)."""
+def _empty_scopes(spans: list[Span], text: str, where) -> list[ScriptError]:
+    """An error at the opening tag of each scoped tag with nothing inside (`<whisper></whisper>`)."""
+    empty: list[ScriptError] = []
     stack: list[tuple[Span, bool]] = []
     for span in spans:
         if span.kind == "open":
@@ -224,13 +261,15 @@ def _check_scopes_filled(spans: list[Span], text: str, where) -> None:
         elif span.kind == "close" and stack:
             opened, filled = stack.pop()
             if not filled:
-                raise ScriptError(f"scoped tag <{opened.value}> has nothing inside", _at(where, text, opened.column),
-                                  f"write the words to speak between <{opened.value}> and </{opened.value}>, "
-                                  "or remove the tags")
+                empty.append(ScriptError(f"scoped tag <{opened.value}> has nothing inside",
+                                         _at(where, text, opened.column),
+                                         f"write the words to speak between <{opened.value}> and "
+                                         f"</{opened.value}>, or remove the tags"))
             if stack:
                 stack[-1] = (stack[-1][0], True)
         elif has_content(span) and stack:
             stack[-1] = (stack[-1][0], True)
+    return empty
 
 
 def _closing(text: str, start: int, opener: str, closer: str, where, what: str) -> int:

@@ -17,7 +17,8 @@ YAML_SUFFIXES = (".yaml", ".yml")
 FOUNTAIN_SUFFIXES = (".fountain", ".spmd")  # any other name is read by its content, like stdin
 
 
-def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolve: bool = True) -> Script:
+def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolve: bool = True,
+                problems: Problems | None = None) -> Script:
     """Read, parse and (by default) resolve a script.
 
     path_or_dash: a `.yaml`/`.yml` or `.fountain` file, or "-" to read stdin; stdin and files
@@ -29,13 +30,17 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     Raises ScriptError (file:line:col) for a problem in the script or the cast file; problems in
     several lines (bad directions, model tokens, unknown speakers) are all collected first and
     raised together as ScriptErrors (a ScriptError that reads as the first; `.errors` has all).
+    With `problems` given, those are collected there instead and the script is returned (for
+    `drama check`, which goes on to check the reference clips); a script that cannot be read at
+    all still raises.
     """
+    own = problems is None
+    problems = Problems() if own else problems
     name, text, base = _read_source(path_or_dash)
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ScriptError("the script is empty", SourcePosition(name, 1, 1),
                           "write a YAML script (cast: and scenes:) or a Fountain screenplay (see README)")
-    problems = Problems()
     if _is_yaml(name, text):
         from drama_cli.script.yaml_format import read_yaml
 
@@ -60,8 +65,12 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
             add_narration(script)
     if resolve:
         resolve_speakers(script, problems)
-    problems.raise_if_any()
-    _check_something_to_render(script)
+    if own:
+        problems.raise_if_any()
+    with problems.collect():
+        _check_something_to_render(script)
+    if own:
+        problems.raise_if_any()
     return script
 
 

@@ -63,7 +63,8 @@ def resolve_speakers(script: Script, problems: Problems | None = None) -> Script
     """
     own = problems is None
     problems = Problems() if own else problems
-    check_fixed_indices(script)
+    with problems.collect():
+        check_fixed_indices(script)
     index = CastIndex(script.cast)
     for scene in script.scenes:
         for line in scene.lines:

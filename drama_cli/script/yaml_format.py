@@ -335,9 +335,11 @@ def _read_member(reader: _Reader, name: str, key_node: Node, node: Node, base: P
     if "description" in fields:
         member.description = reader.text(fields["description"][1], "description")
     if "speaker" in fields:
-        member.speaker_index = reader.integer(fields["speaker"][1], "speaker index")
-        if not 0 <= member.speaker_index <= 15:
-            raise reader.error(f"speaker index must be 0..15, got {member.speaker_index}", fields["speaker"][1])
+        with reader.problems.collect():  # listed with the lines' problems; the member stays
+            index = reader.integer(fields["speaker"][1], "speaker index")
+            if not 0 <= index <= 15:
+                raise reader.error(f"speaker index must be 0..15, got {index}", fields["speaker"][1])
+            member.speaker_index = index
     if "aliases" in fields:
         member.aliases = reader.string_list(fields["aliases"][1], "alias")
     if "lang" in fields:
@@ -558,4 +560,5 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
         members = read_cast_node(reader, top["cast"][1], path.parent)
     else:
         members = read_cast_node(reader, root, path.parent)
+    reader.problems.raise_if_any()
     return members, narrator, reader.warnings
