@@ -11,7 +11,9 @@ On CUDA the frames are decoded by the captured static frame step (`engine.frame_
 the eager loop). Prints time to first frame (prefill + first frame), time to the first 8 frames
 (first audio chunk; goal < 80 ms), decode frames/s and the ratios against the anchors: 271 frames/s
 (Fish's engine), 166.7 frames/s (SGLang-Omni, model card); goal >= 300; kernels per frame from
-torch.profiler and GPU memory.
+torch.profiler and GPU memory. On CUDA it also times the routed experts of layer 0 for one
+256-row prefill chunk through the grouped FP8 kernels (`engine.kernels.fp8_grouped`) against
+the dequantise-the-selected-experts path, with their largest difference.
 One script, meant to finish well under 8 minutes including set-up.
 """
 
@@ -134,6 +136,35 @@ def kernels_per_frame(model: Drama3, convo: Conversation, params: SamplingParams
     return (counts[24] - counts[8]) / 16
 
 
+PREFILL_CHUNK_ROWS = 256
+
+
+def prefill_experts(model: Drama3, rows: int = PREFILL_CHUNK_ROWS, repeats: int = 10) -> str:
+    """Layer 0's routed experts for `rows` random rows: ms per call through the grouped FP8
+    kernels and through the dequantising torch path, and their max |difference| against the
+    largest output magnitude."""
+    moe = model.backbone.layers[0].moe
+    x = torch.randn(rows, moe.router.shape[1], device=model.device, generator=torch.Generator(model.device)
+                    .manual_seed(5)).to(model.dtype)
+    weights, ids = moe.route(x)
+
+    def timed(path) -> tuple[torch.Tensor, float]:
+        out = path(x, weights, ids)  # warm-up: autotuning, allocator
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(repeats):
+            path(x, weights, ids)
+        torch.cuda.synchronize()
+        return out, (time.perf_counter() - start) * 1000 / repeats
+
+    grouped, grouped_ms = timed(moe._grouped_rows)
+    dequantised, dequantised_ms = timed(moe._many_rows)
+    error = (grouped.float() - dequantised.float()).abs().max().item()
+    return (f"prefill routed experts, layer 0, {rows} rows: grouped FP8 kernels {grouped_ms:.2f} ms, "
+            f"dequantising path {dequantised_ms:.2f} ms; max difference {error:.3g} "
+            f"(outputs up to {dequantised.float().abs().max().item():.3g})")
+
+
 def build_model(preset: str, device: torch.device, dtype: torch.dtype) -> Drama3:
     tokenizer = preset_tokenizer(preset)
     config = Drama3Config.from_dict(preset_config_dict(preset, tokenizer))
@@ -187,6 +218,7 @@ def main() -> None:
               f"(goal < {GOAL_FIRST_AUDIO_MS:.0f} ms: {'met' if first_audio < GOAL_FIRST_AUDIO_MS else 'not met'})")
     if device.type == "cuda":
         print(f"kernels per frame (torch.profiler): {kernels_per_frame(model, convo, params):.0f}")
+        print(prefill_experts(model))
         print(f"GPU memory: {torch.cuda.memory_allocated() / 2**30:.1f} GiB now, "
               f"{torch.cuda.max_memory_allocated() / 2**30:.1f} GiB peak")
     if args.split:

@@ -104,21 +104,29 @@ if triton is not None:
 
     _BODIES = {"gate_up": _gate_up_kernel, "down": _down_kernel}
 
-_BUILT: dict[tuple[str, bool], object] = {}
+_BUILT: dict[tuple[object, bool], object] = {}
+
+
+def build_kernel(cache: dict, body, fixed_config: dict, configs) -> tuple:
+    """(kernel, launch constants) for the Triton function `body`: under the interpreter the
+    plain kernel with `fixed_config`, else its form autotuned over `configs` ((BLOCK_OUT,
+    BLOCK_IN, warps, extra `triton.Config` options) each), keyed on `dim` and `inter`. Built on
+    first use and kept in `cache`, so the interpreter setting of that moment counts."""
+    interpret = interpreting()
+    key = (body, interpret)
+    if key not in cache:
+        kernel = triton.jit(body)
+        if not interpret:
+            tuned = [triton.Config({"BLOCK_OUT": o, "BLOCK_IN": i}, num_warps=w, **extra)
+                     for o, i, w, extra in configs]
+            kernel = triton.autotune(tuned, key=["dim", "inter"])(kernel)
+        cache[key] = kernel
+    return cache[key], dict(fixed_config) if interpret else {}
 
 
 def _kernel(name: str):
-    """(kernel, launch constants): under the interpreter the kernel with `FIXED_CONFIG`, else
-    its autotuned form. Built on first use, so the interpreter setting of that moment counts."""
-    interpret = interpreting()
-    key = (name, interpret)
-    if key not in _BUILT:
-        kernel = triton.jit(_BODIES[name])
-        if not interpret:
-            configs = [triton.Config({"BLOCK_OUT": o, "BLOCK_IN": i}, num_warps=w) for o, i, w in TUNED_CONFIGS]
-            kernel = triton.autotune(configs, key=["dim", "inter"])(kernel)
-        _BUILT[key] = kernel
-    return _BUILT[key], dict(FIXED_CONFIG) if interpret else {}
+    """(kernel, launch constants) of the decode kernel `name` (`build_kernel`)."""
+    return build_kernel(_BUILT, _BODIES[name], FIXED_CONFIG, [(o, i, w, {}) for o, i, w in TUNED_CONFIGS])
 
 
 def _check(x, ids, gate, gate_scale, block: int) -> None:

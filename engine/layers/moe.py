@@ -4,8 +4,9 @@
 Router: softmax over all experts in fp32, top-k, renormalise the k weights to sum to 1. Each
 expert is a SwiGLU down(silu(gate(x)) ⊙ up(x)). A shared SwiGLU expert is added, scaled by
 sigmoid(shared_expert_gate(x)). Routed experts stay float8_e4m3fn in memory; on CUDA, up to 16 rows
-go through the Triton kernels of `engine.kernels.fp8_experts` (FP8 tiles read and scaled in
-registers); otherwise only the experts a step selects are dequantised, block by block, when used.
+go through the Triton kernels of `engine.kernels.fp8_experts` and more rows (prefill) through the
+grouped matmuls of `engine.kernels.fp8_grouped` (FP8 tiles read and scaled in registers in both);
+otherwise only the experts a step selects are dequantised, block by block, when used.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from engine.kernels import fp8_experts as kernels
+from engine.kernels import fp8_grouped
 from engine.layers.fp8 import dequantize_blocks
 
 _PROJECTIONS = ("gate_proj", "up_proj", "down_proj")
@@ -76,8 +78,9 @@ class SparseMoE(nn.Module):
         """x `[N, D]` -> `[N, D]` in x's dtype: top-k routed experts plus the gated shared expert
         (docs/model.md §3.2)."""
         weights, ids = self.route(x)
-        if x.is_cuda and x.shape[0] <= kernels.MAX_ROWS and kernels.available(x.device):
-            routed = self._fused_rows(x, weights, ids)
+        if x.is_cuda and kernels.available(x.device) and self.experts.block[0] == self.experts.block[1]:
+            routed = self._fused_rows(x, weights, ids) if x.shape[0] <= kernels.MAX_ROWS else self._grouped_rows(
+                x, weights, ids)
         elif x.shape[0] == 1:
             routed = self._one_row(x, weights, ids)
         else:
@@ -89,10 +92,16 @@ class SparseMoE(nn.Module):
         """The routed experts of up to 16 rows in two Triton launches reading the FP8 weights
         and block scales directly (`engine.kernels.fp8_experts`)."""
         e = self.experts
-        if e.block[0] != e.block[1]:
-            return self._many_rows(x, weights, ids)
         return kernels.fp8_experts_rows(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale,
                                         e.up_proj_scale, e.down_proj_scale, e.block[0])
+
+    def _grouped_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """The routed experts of many rows (prefill): rows grouped by expert, then two grouped
+        Triton matmuls reading the FP8 weights and block scales directly
+        (`engine.kernels.fp8_grouped`)."""
+        e = self.experts
+        return fp8_grouped.fp8_experts_grouped(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj,
+                                               e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
 
     def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         gate, up, down = self.experts.dequantized(ids[0], x.dtype)

@@ -3,9 +3,10 @@ interpreter (docs/engine.md, "Kernels").
 
 Triton decides at import time whether kernels are interpreted, so this runs in a process started
 with `TRITON_INTERPRET=1`: `python -m engine.testing.kernels [PRESET ...]` prints one JSON object
-of maximum absolute errors per preset (routed FP8 experts for 1, 5 and 16 rows; the Gated
-DeltaNet decode step's output and state through flash-linear-attention's fused recurrent
-kernel). Exits with status 2 when the interpreter is off.
+of maximum absolute errors per preset (routed FP8 experts for 1, 5 and 16 rows through the decode
+kernels and for 17, 64 and 200 rows through the grouped prefill kernels, in float32 and for 64
+rows in bfloat16; the Gated DeltaNet decode step's output and state through
+flash-linear-attention's fused recurrent kernel). Exits with status 2 when the interpreter is off.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from engine.layers.moe import SparseMoE
 from engine.testing.checkpoints import preset_config_dict, random_tensor
 
 EXPERT_ROWS = (1, 5, 16)
+PREFILL_ROWS = (17, 64, 200)
+PREFILL_BF16_ROWS = 64
 
 
 def layer_weights(preset: str, prefix: str) -> tuple[Drama3Config, dict[str, torch.Tensor]]:
@@ -71,6 +74,31 @@ def expert_errors(preset: str) -> dict[str, float]:
     return {**errors, "scale": scale}
 
 
+def prefill_errors(preset: str) -> dict[str, float]:
+    """Max |grouped kernel − torch| of the routed experts' output for each of `PREFILL_ROWS`
+    in float32 through `SparseMoE._grouped_rows` (`rows_N`) and for `PREFILL_BF16_ROWS` rows in bfloat16 against the torch path in
+    bfloat16 (`bf16_rows_N`), and the largest float32 reference magnitude (`scale`)."""
+    from engine.kernels.fp8_grouped import fp8_experts_grouped
+
+    moe, errors, scale = preset_moe(preset), {}, 0.0
+    e = moe.experts
+    experts = (e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
+    for rows in PREFILL_ROWS:
+        x = torch.randn(rows, moe.router.shape[1], generator=torch.Generator().manual_seed(100 + rows))
+        weights, ids = moe.route(x)
+        reference = moe._many_rows(x, weights, ids)
+        out = moe._grouped_rows(x, weights, ids)  # SparseMoE's path on CUDA above 16 rows
+        errors[f"rows_{rows}"] = (out - reference).abs().max().item()
+        scale = max(scale, reference.abs().max().item())
+        if rows == PREFILL_BF16_ROWS:
+            x, weights = x.bfloat16(), weights.bfloat16()
+            reference = moe._many_rows(x, weights, ids).float()
+            out = fp8_experts_grouped(x, weights, ids, *experts)
+            assert out.dtype == torch.bfloat16
+            errors[f"bf16_rows_{rows}"] = (out.float() - reference).abs().max().item()
+    return {**errors, "scale": scale}
+
+
 def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4) -> dict[str, float]:
     """After a `prompt_rows` prefill, `steps` one-row steps through the torch recurrent rule and
     through the fused kernel (`GatedDeltaNet._delta_rule_fla`): max |difference| of outputs and of
@@ -103,14 +131,15 @@ def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print `{preset: {"experts": {...}, "gated_delta": {...}}}` for the presets given
+    """Print `{preset: {"experts": {...}, "prefill": {...}, "gated_delta": {...}}}` for the presets given
     (default tiny and small). Returns 2 without `TRITON_INTERPRET=1`."""
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("set TRITON_INTERPRET=1 before starting Python", file=sys.stderr)
         return 2
     presets = (argv if argv is not None else sys.argv[1:]) or ["tiny", "small"]
     torch.set_num_threads(1)
-    report = {p: {"experts": expert_errors(p), "gated_delta": gated_delta_errors(p)} for p in presets}
+    report = {p: {"experts": expert_errors(p), "prefill": prefill_errors(p), "gated_delta": gated_delta_errors(p)}
+              for p in presets}
     print(json.dumps(report))
     return 0
 
