@@ -383,6 +383,14 @@ def test_scene_mode_voices_a_group_in_one_call_and_caches_it(tmp_path):
     assert [len(store.takes("boathouse", f"boathouse-{i}")) for i in (1, 2, 3)] == [2, 2, 2]
 
 
+def test_scene_mode_reports_the_takes_its_group_conversation_stored(tmp_path):
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
+    report, _ = render(path, SceneFake(), mode="scene", lines=("boathouse-2",))
+    assert [x.line_id for x in report.lines] == ["boathouse-2"]
+    assert report.new_takes == {f"boathouse-{i}": [1] for i in (1, 2, 3)}
+    assert report.lines[0].new_takes == [1]
+
+
 def test_scene_mode_falls_back_to_history_when_the_output_does_not_split(tmp_path):
     path = write_script(tmp_path, ["We leave at six.", "Fine."])
     backend = SceneFake(split=False)
@@ -394,6 +402,7 @@ def test_scene_mode_falls_back_to_history_when_the_output_does_not_split(tmp_pat
     assert [r.conversation.layout for r in backend.requests] == ["clone", "history"]
     assert any("history mode" in n for n in notices)
     assert [x.status for x in report.lines] == ["rendered", "rendered"] and report.calls == 3
+    assert report.new_takes == {"boathouse-1": [1], "boathouse-2": [1]}
     plain = FakeBackend()
     notices.clear()
     render_script(script, TakeStore(tmp_path / "q.drama"), plain, RenderSettings(mode="scene"),

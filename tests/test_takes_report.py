@@ -21,6 +21,7 @@ def test_render_with_more_takes_counts_and_names_the_takes_it_made(tmp_path, mon
     report = json.loads(capsys.readouterr().out)
     assert report["new_takes"] == {"boathouse-1": [2, 3], "boathouse-2": [2, 3]}
     assert report["counts"]["new_takes"] == 4 and report["backend_calls"] == 4
+    assert "new_takes" not in report["lines"][0]  # the report's `new_takes` names them
     assert main(["render", str(path), "--takes", "4"]) == 0
     captured = capsys.readouterr()
     out = " ".join(captured.out.split())

@@ -118,14 +118,13 @@ class RichProgress:
 
 class LineLog:
     """Progress for logs and pipes (stderr not a terminal): one line on stderr per finished
-    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`, naming the takes made when
-    they are not just the selected one (`(new takes 2, 3)`). Implements the methods of
-    `drama_cli.render.line.Progress`. store, before: the project and its take numbers before
-    the render (`drama_cli.render.report.take_numbers`)."""
+    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`, with `name_new_takes` naming
+    the takes made when they are not just the selected one (`(new takes 2, 3)`). Implements
+    the methods of `drama_cli.render.line.Progress`."""
 
-    def __init__(self, store=None, before=None):
+    def __init__(self, name_new_takes: bool = False):
         self._total = self._done = 0
-        self._store, self._before = store, before or {}
+        self._name_new_takes = name_new_takes
         self._streams = ""
 
     def start(self, total_lines):
@@ -146,11 +145,9 @@ class LineLog:
     def done(self, outcome):
         self._done += 1
         take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
-        key = (outcome.scene_id, outcome.line_id)
-        if self._store is not None and key in self._before:
-            made = sorted(self._store.record_numbers(*key) - self._before[key])
-            if made and made != [outcome.take]:
-                take += f" (new takes {', '.join(map(str, made))})"
+        made = outcome.new_takes
+        if self._name_new_takes and made and made != [outcome.take]:
+            take += f" (new takes {', '.join(map(str, made))})"
         problem = f" ({outcome.message})" if outcome.message else ""
         _err(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}{self._streams}")
 
@@ -158,9 +155,9 @@ class LineLog:
         pass
 
 
-def _progress(store=None, before=None):
+def _progress(name_new_takes: bool = False):
     """Rich bars when stderr is a terminal, else one line per finished line (`LineLog`)."""
-    return RichProgress() if sys.stderr.isatty() else LineLog(store, before)
+    return RichProgress() if sys.stderr.isatty() else LineLog(name_new_takes)
 
 
 def _console():
@@ -253,8 +250,6 @@ def render_command(
     """Render what is missing, select a take per line, mix each scene."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
-    from drama_cli.render.plan import pick_scenes
-    from drama_cli.render.report import new_takes, take_numbers
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.check import with_check_count
     from drama_cli.takes.keys import file_sha256
@@ -281,13 +276,11 @@ def render_command(
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
-    before = take_numbers(store, pick_scenes(loaded, settings))
     try:
-        report = render_script(loaded, store, backend, settings, _progress(store, before), info,
-                               notice=_err)
+        report = render_script(loaded, store, backend, settings, _progress(name_new_takes=True),
+                               info, notice=_err)
     finally:
         backend.close()
-    report.new_takes = new_takes(store, before)
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

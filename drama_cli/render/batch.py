@@ -60,6 +60,7 @@ class _Line:
     job: LineJob
     key: str
     slots: dict = field(default_factory=dict)  # slot -> its stored takes
+    new_takes: list[int] = field(default_factory=list)  # numbers of the takes stored here
     queued: int = 0  # attempts waiting for room in the batch
     running: int = 0  # attempts in the batch
     calls: int = 0
@@ -201,6 +202,7 @@ class LineQueue:
         take = store_attempt(line.job, generation, checks, line.key, self.store, self.backend,
                              self.settings, attempt.slot, attempt.number, attempt.seed)
         line.slots[attempt.slot].append(take)
+        line.new_takes.append(take.number)
         line.running -= 1
         if not line.refused and not slot_done(line.slots[attempt.slot], self.settings.retries):
             base = line_seed(self.settings.seed, line.job.scene_id, line.job.line_id)
@@ -213,7 +215,8 @@ class LineQueue:
         if line.done or line.running or (line.queued and not line.refused):
             return
         line.done = True
-        outcome = conclude_line(line.job, line.key, self.store, line.calls, line.refused)
+        outcome = conclude_line(line.job, line.key, self.store, line.calls, line.refused,
+                                new_takes=line.new_takes)
         self.progress.done(outcome)
         self._concluded(line.entry, line.rest, outcome)
 

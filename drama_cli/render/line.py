@@ -10,7 +10,7 @@ once, is `drama_cli.render.batch`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,7 +28,8 @@ CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
 
 @dataclass
 class LineOutcome:
-    """What happened to one line: `rendered`, `reused`, `degraded` or `failed`."""
+    """What happened to one line: `rendered`, `reused`, `degraded` or `failed`, and the numbers
+    of the takes this render stored for it (`new_takes`, in number order)."""
 
     scene_id: str
     line_id: str
@@ -39,6 +40,7 @@ class LineOutcome:
     duration_s: float = 0.0
     calls: int = 0
     message: str = ""
+    new_takes: list[int] = field(default_factory=list)
 
 
 class Progress:
@@ -256,15 +258,16 @@ def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, 
 
 
 def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
-                  refused: str | None = None, fresh: bool | None = None) -> LineOutcome:
+                  refused: str | None = None, fresh: bool | None = None,
+                  new_takes: list[int] | None = None) -> LineOutcome:
     """Choose a line's take after rendering, record the selection and build its outcome
     (`rendered` when new takes were made (`fresh`, default: `calls` > 0), `reused`,
-    `degraded` or `failed`); a failed line loses its stale selection so that old audio never
-    stays in the mix."""
+    `degraded` or `failed`; `new_takes`: the numbers of the takes this render stored for the
+    line); a failed line loses its stale selection so that old audio never stays in the mix."""
     fresh = calls > 0 if fresh is None else fresh
     take, status = choose_take(store, job, key)
     outcome = LineOutcome(job.scene_id, job.line_id, job.speaker, job.display_text or job.text,
-                          status, calls=calls)
+                          status, calls=calls, new_takes=sorted(new_takes or []))
     if take is None:
         last = store.takes(job.scene_id, job.line_id, key)
         reason = CheckReport.from_dict(last[-1].record["checks"]).summary() if last else "no take"

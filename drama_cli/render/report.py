@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK
 from drama_cli.render.line import LineOutcome
 from drama_cli.render.remix import SceneOutcome
-from drama_cli.takes.store import TakeStore
 
 
 def failed_checks(record: dict) -> list[str]:
@@ -96,27 +95,30 @@ class RenderReport:
             "counts": {**{s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
                        "new_takes": self.made},
             "new_takes": self.new_takes,
-            "lines": [dataclasses.asdict(x) for x in self.lines],
+            "lines": [line_dict(x) for x in self.lines],
             "scenes": [dataclasses.asdict(x) for x in self.scenes],
         }
 
 
-def take_numbers(store: TakeStore, scenes: list) -> dict[tuple[str, str], set[int]]:
-    """(scene id, line id) -> the numbers of the line's takes on disk, for every line of
-    `scenes` (`TakeStore.record_numbers`; nothing is read or checked)."""
-    return {(scene.id, line.id): store.record_numbers(scene.id, line.id)
-            for scene in scenes for line in scene.lines}
+def line_dict(outcome: LineOutcome) -> dict:
+    """A line of the JSON report: its outcome, less its new takes (the report's `new_takes`
+    lists them for every line)."""
+    row = dataclasses.asdict(outcome)
+    del row["new_takes"]
+    return row
 
 
-def new_takes(store: TakeStore, before: dict[tuple[str, str], set[int]]) -> dict[str, list[int]]:
-    """line id -> numbers of the takes made since `before` (`take_numbers`), lines with none
-    left out."""
-    made = {}
-    for (scene_id, line_id), numbers in before.items():
-        fresh = sorted(store.record_numbers(scene_id, line_id) - numbers)
-        if fresh:
-            made[line_id] = fresh
-    return made
+def new_takes_by_line(scenes: list,
+                      made: dict[tuple[str, str], list[int]]) -> dict[str, list[int]]:
+    """line id -> numbers of the takes a render stored, in script order (the lines of
+    `scenes`), lines with none left out; made: (scene id, line id) -> take numbers."""
+    return {line.id: sorted(made[scene.id, line.id]) for scene in scenes for line in scene.lines
+            if made.get((scene.id, line.id))}
+
+
+def outcome_takes(outcomes: list[LineOutcome]) -> dict[tuple[str, str], list[int]]:
+    """(scene id, line id) -> the numbers of the takes stored for each line of `outcomes`."""
+    return {(o.scene_id, o.line_id): o.new_takes for o in outcomes if o.new_takes}
 
 
 def new_takes_text(made: dict[str, list[int]], most: int = 8) -> str:

@@ -30,8 +30,11 @@ from engine.errors import EngineError
 
 
 def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, identity: dict,
-                      hasher: ReferenceHasher, progress: Progress) -> list[LineOutcome]:
-    """Render the wanted lines of a scene in `scene` mode, one group conversation at a time.
+                      hasher: ReferenceHasher, progress: Progress
+                      ) -> tuple[list[LineOutcome], dict[tuple[str, str], list[int]]]:
+    """Render the wanted lines of a scene in `scene` mode, one group conversation at a time:
+    (the wanted lines' outcomes, (scene id, line id) -> numbers of the takes stored for the
+    group's other lines, which its conversation voices too).
 
     Each group (consecutive lines with at most 16 voices) is voiced by one
     `backend.generate_scene` call per attempt (the backend has `capabilities.scene_layout`);
@@ -43,6 +46,7 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
     """
     store, settings = planner.store, planner.settings
     outcomes: list[LineOutcome] = []
+    unwanted_takes: dict[tuple[str, str], list[int]] = {}
     for group in _groups(planner.jobs()):
         todo = [job for job in group if job.line_id in wanted]
         if not todo:
@@ -50,21 +54,25 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
         keys = {job.line_id: cache_key(job, identity, settings, hasher) for job in group}
         for job in todo:
             progress.line(job)
-        calls, fresh, problem = render_scene_group(group, keys, store, backend, settings,
-                                                   progress)
+        calls, made, problem = render_scene_group(group, keys, store, backend, settings,
+                                                  progress)
+        unwanted_takes.update({(job.scene_id, job.line_id): made[job.line_id] for job in group
+                               if job.line_id in made and job.line_id not in wanted})
         if problem:
             planner.notice(f"scene {group[0].scene_id}, lines {group[0].line_id}..."
                            f"{group[-1].line_id}: {problem}; rendering them in history mode")
             fallback = _history_fallback(planner, todo, backend, identity, hasher, progress)
             fallback[0].calls += calls  # the scene attempt that did not split
+            for outcome in fallback:  # takes of scene attempts before the one that did not split
+                outcome.new_takes = sorted(made.get(outcome.line_id, []) + outcome.new_takes)
             outcomes += fallback
             continue
         for n, job in enumerate(todo):
             outcome = conclude_line(job, keys[job.line_id], store, calls if n == 0 else 0,
-                                    fresh=job.line_id in fresh)
+                                    fresh=job.line_id in made, new_takes=made.get(job.line_id))
             progress.done(outcome)
             outcomes.append(outcome)
-    return outcomes
+    return outcomes, unwanted_takes
 
 
 def _groups(jobs: list[LineJob]) -> list[list[LineJob]]:
@@ -79,21 +87,21 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
     """Voice one group of lines with its scene conversation until every line has a passing
     take (at most `1 + retries` attempts, seeds from the group's first line).
 
-    Returns (backend calls, ids of lines that got new takes, problem): problem is None, or
-    why the group must fall back to history mode (the output did not split into the group's
-    lines, or the engine refused the layout).
+    Returns (backend calls, line id -> numbers of the takes stored for it (lines that got
+    new takes), problem): problem is None, or why the group must fall back to history mode
+    (the output did not split into the group's lines, or the engine refused the layout).
     """
     def pending_lines():
         return [job for job in group
                 if not slot_done(_slot_attempts(store, job, keys[job.line_id]), settings.retries)]
 
     pending = pending_lines()
-    calls, fresh = 0, set()
+    calls, new_takes = 0, {}
     if not pending:
-        return calls, fresh, None
+        return calls, new_takes, None
     first = group[0]
-    made = max(len(_slot_attempts(store, job, keys[job.line_id])) for job in pending)
-    for attempt in range(made, settings.retries + 1):
+    first_attempt = max(len(_slot_attempts(store, job, keys[job.line_id])) for job in pending)
+    for attempt in range(first_attempt, settings.retries + 1):
         seed = retry_seed(line_seed(settings.seed, first.scene_id, first.line_id), attempt)
         request = GenerationRequest(
             scene_id=first.scene_id, line_id=first.line_id, speaker=first.speaker,
@@ -105,18 +113,19 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
         try:
             generations = backend.generate_scene(request, [job.text for job in group])
         except EngineError as err:
-            return calls, fresh, f"the engine refused the scene layout ({err})"
+            return calls, new_takes, f"the engine refused the scene layout ({err})"
         if generations is None or len(generations) != len(group):
-            return calls, fresh, f"the output did not split into {len(group)} lines"
+            return calls, new_takes, f"the output did not split into {len(group)} lines"
         for job, generation in zip(group, generations):
             if job in pending:
-                store_attempt(job, generation, check_generation(generation, job.text),
-                              keys[job.line_id], store, backend, settings, 0, attempt, seed)
-                fresh.add(job.line_id)
+                take = store_attempt(job, generation, check_generation(generation, job.text),
+                                     keys[job.line_id], store, backend, settings, 0, attempt,
+                                     seed)
+                new_takes.setdefault(job.line_id, []).append(take.number)
         pending = pending_lines()
         if not pending:
             break
-    return calls, fresh, None
+    return calls, new_takes, None
 
 
 def _slot_attempts(store: TakeStore, job: LineJob, key: str, slot: int = 0) -> list[Take]:

@@ -37,7 +37,7 @@ from drama_cli.render.remix import (
     require_encoders,
     with_project_mix,
 )
-from drama_cli.render.report import RenderReport
+from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene import render_scene_mode
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher
@@ -71,6 +71,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
                           str(store.root), kept=tuple(settings.keep))
     hasher = ReferenceHasher()
     mixes: dict[int, SceneOutcome] = {}
+    other_takes: dict[tuple[str, str], list[int]] = {}  # takes of lines with no outcome
 
     def scene_done(number: int) -> None:  # every wanted line of scene `number` has its take
         if settings.mix:
@@ -87,8 +88,11 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
             if settings.mode == "scene":
                 for number, scene in enumerate(scenes):
                     planner = ScenePlanner(script, scene, settings, store, notice)
-                    report.lines += render_scene_mode(planner, set(wanted_lines(scene, settings)),
-                                                      backend, identity, hasher, progress)
+                    outcomes, unwanted_takes = render_scene_mode(
+                        planner, set(wanted_lines(scene, settings)), backend, identity, hasher,
+                        progress)
+                    report.lines += outcomes
+                    other_takes.update(unwanted_takes)
                     scene_done(number)
             else:
                 size = settings.batch or backend.capabilities.batch_streams
@@ -101,6 +105,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
             report.scenes += [mixes[number] for number in sorted(mixes)]
         finally:
             progress.finish()
+    report.new_takes = new_takes_by_line(scenes, {**outcome_takes(report.lines), **other_takes})
     return report
 
 

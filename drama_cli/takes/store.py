@@ -310,21 +310,15 @@ class TakeStore:
         return LineTakes(valid, invalid)
 
     @staticmethod
-    def _numbers(folder: Path, suffix: str | None = None) -> set[int]:
-        """Numbers of the take files in `folder` (only those ending `.suffix` when given)."""
+    def _numbers(folder: Path) -> set[int]:
+        """Numbers of the take files in `folder`."""
         numbers: set[int] = set()
         if folder.is_dir():
             for entry in folder.iterdir():
                 match = TAKE_PATTERN.match(entry.name)
-                if match and suffix in (None, match.group(2)):
+                if match:
                     numbers.add(int(match.group(1)))
         return numbers
-
-    def record_numbers(self, scene_id: str, line_id: str) -> set[int]:
-        """Numbers of the line's takes that have their record (written last, so each is a whole
-        take), without reading or checking any file: what a render compares before and after
-        to name the takes it made."""
-        return self._numbers(self.line_dir(scene_id, line_id), "json")
 
     def takes(self, scene_id: str, line_id: str, cache_key: str | None = None) -> list[Take]:
         """Valid takes of a line in number order; only those with `cache_key` when given."""
