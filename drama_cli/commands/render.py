@@ -191,6 +191,10 @@ def _print_report(report) -> None:
                   f"degraded {report.count('degraded')}, failed {report.count('failed')}; "
                   f"{new_takes_text(report.new_takes)}; {total:.1f} s of selected takes; "
                   f"{report.calls} backend calls; project {report.out}")
+    for worker in report.workers:
+        console.print(f"worker {worker['worker']} on {worker['node']}: {worker['units']} units, "
+                      f"{worker['busy_s']:.1f} s busy, {worker['failures']} lost, "
+                      f"{worker['restarts']} restarts")
     for scene in report.scenes:
         _print_scene(console, scene)
 
@@ -246,9 +250,9 @@ def render_command(
     no_normalize: bool = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs drama[cluster]."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
-    from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.check import with_check_count
@@ -272,7 +276,7 @@ def render_command(
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)
-    backend = make_backend(engine, model, notice=_err, device=device, graph=not no_graph)
+    backend = _backend(cluster, engine, model, device, not no_graph)
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
@@ -281,6 +285,8 @@ def render_command(
                                info, notice=_err)
     finally:
         backend.close()
+    if cluster is not None:
+        report.workers = backend.worker_stats()
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -291,6 +297,19 @@ def render_command(
         from drama_cli.errors import TakesNeedReview
 
         raise TakesNeedReview(report)
+
+
+def _backend(cluster: Optional[str], engine: str, model: Optional[str], device: Optional[str],
+             graph: bool):
+    """The render's backend: built here, or, with `--cluster`, one worker per slot of the Ray
+    cluster, each building it on its node (`drama_cli.backends.cluster`)."""
+    if cluster is None:
+        from drama_cli.backends.registry import make_backend
+
+        return make_backend(engine, model, notice=_err, device=device, graph=graph)
+    from drama_cli.backends.cluster.backend import make_cluster_backend
+
+    return make_cluster_backend(cluster, engine, model, device, graph, notice=_err)
 
 
 def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
@@ -323,7 +342,7 @@ def takes_command(
         if len(settings.lines) != 1:
             raise UsageError("--select needs exactly one --line")
         select_take(loaded, store, settings.lines[0], select)
-    listing = list_takes(store, pick_scenes(loaded, settings), settings.lines)
+    listing = list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines)
     if as_json:
         print(json.dumps(listing, indent=2))
         return

@@ -54,6 +54,8 @@ class RenderReport:
     scenes: list[SceneOutcome] = field(default_factory=list)
     kept: tuple[str, ...] = ()  # lines kept as they are (`--keep`): stale, not left out
     new_takes: dict[str, list[int]] = field(default_factory=dict)  # line id -> take numbers made
+    # A cluster render's workers: node, units, busy_s and wall_s (seconds), failures, restarts.
+    workers: list[dict] = field(default_factory=list)
 
     @property
     def made(self) -> int:
@@ -97,6 +99,7 @@ class RenderReport:
             "new_takes": self.new_takes,
             "lines": [line_dict(x) for x in self.lines],
             "scenes": [dataclasses.asdict(x) for x in self.scenes],
+            **({"workers": self.workers} if self.workers else {}),
         }
 
 

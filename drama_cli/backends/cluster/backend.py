@@ -1,0 +1,134 @@
+"""`ClusterBackend`: the `Backend` of `drama render --cluster`. It holds no model itself: its
+workers (Ray actors, `pool`) each hold one backend, and its batch (`ClusterBatch`) sends them
+the render's streams. The render layer drives it like any backend, so planning, cache keys,
+the take store, selection and resume stay on the producer's machine as they are.
+
+Its name, scratch flag, identity (part of every cache key) and capabilities are its workers'
+(every worker must run the same engine and model); it reports no frame progress, and its
+default batch is one stream per worker.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+from drama_cli.backends.base import (
+    BackendDefaults,
+    FrameCallback,
+    Generation,
+    GenerationRequest,
+    StreamBatch,
+)
+from drama_cli.backends.cluster.address import parse_cluster
+from drama_cli.backends.cluster.batch import ClipShipper, ClusterBatch, Unit
+from drama_cli.backends.cluster.pool import WorkerPool, connect, slot_resources
+
+
+class ClusterBackend(BackendDefaults):
+    """A backend whose work runs on a started `WorkerPool`. owns_ray: disconnect from Ray on
+    `close` (this process connected)."""
+
+    def __init__(self, pool: WorkerPool, owns_ray: bool = False):
+        facts = pool.facts
+        self.pool, self.owns_ray = pool, owns_ray
+        self.name, self.scratch = facts["name"], facts["scratch"]
+        self._identity = dict(facts["identity"])
+        self.capabilities = dataclasses.replace(facts["capabilities"], streaming_frames=False,
+                                                batch_streams=len(pool.slots))
+        self._shipper = ClipShipper()
+
+    def identity(self) -> dict:
+        """The workers' engine identity (the same on every worker)."""
+        return dict(self._identity)
+
+    def open_batch(self, size: int) -> StreamBatch:
+        """Up to `size` streams in flight across the workers (`ClusterBatch`)."""
+        return ClusterBatch(self.pool, size, self._shipper)
+
+    def _one(self, unit: Unit):
+        batch = ClusterBatch(self.pool, 1, self._shipper)
+        try:
+            batch.submit_unit(unit)
+            done = batch.next_done()
+        finally:
+            batch.close()
+        if done.error is not None:
+            raise done.error
+        return done.generation
+
+    def generate(self, request: GenerationRequest,
+                 on_frames: FrameCallback | None = None) -> Generation:
+        """One attempt on some worker. Raises EngineError when the engine refuses it or it
+        failed on every worker it was tried on."""
+        return self._one(Unit("generate", request))
+
+    def generate_scene(self, request: GenerationRequest, texts: list[str],
+                       on_frames: FrameCallback | None = None) -> list[Generation] | None:
+        """A scene group on some worker (`Backend.generate_scene`). Raises EngineError as
+        `generate`."""
+        return self._one(Unit("generate_scene", request, (texts,)))
+
+    def encode_audio(self, audio: np.ndarray) -> np.ndarray:
+        """Codes `[10, T]` int64 from a worker's codec (`Backend.encode_audio`)."""
+        return self._codec("encode_audio", audio)
+
+    def decode_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Float32 audio at 44,100 Hz from a worker's codec (`Backend.decode_codes`)."""
+        return self._codec("decode_codes", codes)
+
+    def _codec(self, method: str, array: np.ndarray) -> np.ndarray:
+        import ray
+
+        if not self.capabilities.codes:
+            return getattr(super(), method)(array)
+        slot = next(s for s in self.pool.slots if s.actor is not None)
+        return ray.get(slot.actor.codec.remote(method, np.asarray(array)))
+
+    def worker_stats(self) -> list[dict]:
+        """Each worker slot's node, units, busy and wall seconds, failures and restarts."""
+        return [slot.stats() for slot in self.pool.slots]
+
+    def notices(self) -> list[str]:
+        """The workers' one-line notices, each once, naming the node."""
+        said = {f"{slot.node}: {n}" for slot in self.pool.slots for n in slot.notices}
+        return sorted(said)
+
+    def close(self) -> None:
+        """Stop the workers, and Ray when this process started or joined it."""
+        self.pool.close()
+        if self.owns_ray:
+            import ray
+
+            ray.shutdown()
+
+
+def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None = None,
+                         device: str | None = None, graph: bool = True,
+                         notice: Callable[[str], None] = lambda message: None) -> ClusterBackend:
+    """Connect to `--cluster VALUE` (`address.parse_cluster`), start one worker per slot with
+    `engine`, `model`, `device` and `graph` resolved on its node, and return the backend.
+    Raises UsageError for a bad value, a cluster that cannot be reached, Ray not installed, a
+    worker whose node has no model (named), or workers that disagree on the engine."""
+    target = parse_cluster(cluster)
+    owns = connect(target)
+    pool = None
+    try:
+        count, resources = slot_resources(target, engine)
+        pool = WorkerPool(count, resources, engine, model, device, graph)
+        pool.start()
+    except BaseException:
+        if pool is not None:
+            pool.close()
+        if owns:
+            import ray
+
+            ray.shutdown()
+        raise
+    backend = ClusterBackend(pool, owns)
+    for message in backend.notices():
+        notice(message)
+    notice(f"cluster: {count} {backend.name} workers")
+    return backend

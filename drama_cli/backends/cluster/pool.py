@@ -1,0 +1,158 @@
+"""Ray and the workers of a cluster render: connecting (`connect`), starting one actor per
+worker slot (`WorkerPool`), replacing an actor that died, and each slot's counts and times.
+
+A slot holds one GPU (`num_gpus=1`) when the cluster has GPUs and the engine is not scratch,
+else one CPU core. Ray is imported here, on first use.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
+from drama_cli.errors import UsageError
+
+MAX_REPLACEMENTS_PER_SLOT = 3  # actors a slot may start after its first one died
+
+
+def import_ray():
+    """The `ray` module. Raises UsageError when Ray is not installed."""
+    try:
+        import ray
+    except ImportError:
+        raise UsageError("--cluster needs Ray: pip install 'drama[cluster]'") from None
+    return ray
+
+
+def connect(target: ClusterTarget) -> bool:
+    """Join the cluster of `target`, or start a local Ray instance; nothing when this process
+    is already connected. Returns True when this call connected (the caller disconnects).
+    Raises UsageError when Ray is missing or the cluster cannot be reached."""
+    check_reachable(target)
+    ray = import_ray()
+    if ray.is_initialized():
+        return False
+    try:
+        if target.local:
+            ray.init(num_cpus=target.workers, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=target.address, log_to_driver=False)
+    except (ConnectionError, ValueError, RuntimeError) as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        where = target.address or "local"
+        raise UsageError(f"--cluster {where}: cannot join the Ray cluster: {first}") from None
+    return True
+
+
+def slot_resources(target: ClusterTarget, engine: str) -> tuple[int, dict]:
+    """(worker slots, Ray resources of one slot) for `engine` on the connected cluster: one GPU
+    a slot when it has GPUs and the engine is not scratch, else one CPU core. `target.workers`
+    caps the count (at most what the cluster has)."""
+    import ray
+
+    total = ray.cluster_resources()
+    gpus = int(total.get("GPU", 0))
+    if gpus and engine != "scratch":
+        count, resources = gpus, {"num_gpus": 1, "num_cpus": 1}
+    else:
+        count, resources = max(1, int(total.get("CPU", os.cpu_count() or 1))), {"num_cpus": 1}
+    return (min(count, target.workers) if target.workers else count), resources
+
+
+@dataclass
+class Slot:
+    """One worker slot: its current actor, node and counts (`stats`)."""
+
+    number: int
+    actor: object = None
+    node: str = ""
+    units: int = 0  # units it finished (takes and scene groups)
+    busy_s: float = 0.0  # seconds its backend spent on them
+    wall_s: float = 0.0  # seconds from sending each unit to its result, on the driver
+    failures: int = 0  # units it lost (died or raised)
+    restarts: int = 0
+    busy: bool = False
+    notices: list = field(default_factory=list)
+
+    def stats(self) -> dict:
+        """Counts and times for the render report (seconds rounded to ms)."""
+        return {"worker": self.number, "node": self.node, "units": self.units,
+                "busy_s": round(self.busy_s, 3), "wall_s": round(self.wall_s, 3),
+                "failures": self.failures, "restarts": self.restarts}
+
+
+class WorkerPool:
+    """The actors of a render, one per slot, each built with `make_backend(engine, model,
+    device, graph)` on its node. Raises UsageError from `start` when a worker cannot build its
+    backend (the message names the node) or the workers disagree on the engine."""
+
+    def __init__(self, count: int, resources: dict, engine: str, model: str | None,
+                 device: str | None, graph: bool = True):
+        self.resources, self.args = resources, (engine, model, device, graph)
+        self.slots = [Slot(number) for number in range(1, count + 1)]
+        self.facts: dict = {}
+
+    def _new_actor(self):
+        import ray
+
+        from drama_cli.backends.cluster.worker import BackendWorker
+
+        remote = ray.remote(**self.resources)(BackendWorker)
+        return remote.remote(*self.args)
+
+    def start(self) -> dict:
+        """Start every slot's actor and wait until each has built its backend; returns the
+        first worker's `describe()` facts (the engine's name, capabilities, identity)."""
+        import ray
+
+        for slot in self.slots:
+            slot.actor = self._new_actor()
+        described = ray.get([slot.actor.describe.remote() for slot in self.slots])
+        for slot, facts in zip(self.slots, described):
+            slot.node, slot.notices = facts["node"], facts["notices"]
+            if facts["error"]:
+                raise UsageError(facts["error"])
+        engines = {(f["name"], repr(f["identity"])) for f in described}
+        if len(engines) > 1:
+            found = "; ".join(f"{f['node']}: {f['name']} {f['identity']}" for f in described)
+            raise UsageError(f"the workers run different engines or models: {found}")
+        self.facts = described[0]
+        return self.facts
+
+    def idle(self, avoid: set) -> Slot | None:
+        """An idle slot, one not in `avoid` (slot numbers) when there is one; None when all
+        are busy."""
+        free = [slot for slot in self.slots if not slot.busy and slot.actor is not None]
+        fresh = [slot for slot in free if slot.number not in avoid]
+        return (fresh or free or [None])[0]
+
+    def replace(self, slot: Slot) -> None:
+        """Kill the slot's actor (it died or is unreachable) and start a new one in its place;
+        after MAX_REPLACEMENTS_PER_SLOT the slot is left empty."""
+        import ray
+
+        try:
+            ray.kill(slot.actor)
+        except Exception:  # already gone
+            pass
+        slot.busy, slot.actor = False, None
+        if slot.restarts < MAX_REPLACEMENTS_PER_SLOT:
+            slot.restarts += 1
+            slot.actor = self._new_actor()
+
+    def alive(self) -> int:
+        """Slots that have an actor."""
+        return sum(1 for slot in self.slots if slot.actor is not None)
+
+    def close(self) -> None:
+        """Kill every actor (work still running on them stops)."""
+        import ray
+
+        for slot in self.slots:
+            if slot.actor is not None:
+                try:
+                    ray.kill(slot.actor)
+                except Exception:  # already gone
+                    pass
+                slot.actor = None
