@@ -1,0 +1,225 @@
+"""Rendering on a Ray cluster (`drama render --cluster`): a local two-slot cluster makes the
+same takes as a render on this machine (scratch, and the tiny random checkpoint with greedy
+sampling), a worker killed mid-render loses and repeats no take, a driver killed mid-render
+resumes with only the missing takes, and a bad `--cluster` value is one line and exit 2.
+
+One Ray instance serves the whole module; only the last test, which needs no cluster, runs
+without it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fakes import wait_for
+
+from drama_cli.backends.cluster.address import parse_cluster
+from drama_cli.backends.cluster.backend import make_cluster_backend
+from drama_cli.cli import main
+from drama_cli.errors import UsageError
+from drama_cli.render.attempt import retry_seed
+from drama_cli.render.line import Progress
+from drama_cli.render.plan import RenderSettings, line_seed
+from drama_cli.render.scheduler import render_script
+from drama_cli.script.load import load_script
+from drama_cli.takes.store import TakeStore
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
+DRIVER = "import sys; from drama_cli.cli import main; sys.exit(main(sys.argv[1:]))"
+TINY_FRAMES = 6  # frames per take of the tiny random model (it never stops on its own)
+SHORT = """\
+cast:
+  JACK:
+    voice: refs/jack.wav
+    transcript: I came up from the country by the early train.
+  LANE: {}
+scenes:
+  - id: hall
+    lines:
+LINES"""
+
+
+def short_budget() -> None:
+    """Runs in every Ray worker process: the tiny model's takes end after TINY_FRAMES."""
+    import engine.generate
+
+    engine.generate.Drama3.frame_budget = lambda self, conversation, rows: TINY_FRAMES
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory):
+    """A local Ray instance of two CPU slots for the module; its GCS address."""
+    ray = pytest.importorskip("ray")
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    cache = tmp_path_factory.mktemp("worker-cache")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={
+        "worker_process_setup_hook": short_budget, "env_vars": {"XDG_CACHE_HOME": str(cache)}})
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+def short_script(folder: Path, texts: list[str]) -> Path:
+    """A one-scene script, JACK (with a reference clip) and LANE taking turns."""
+    (folder / "refs").mkdir(exist_ok=True)
+    shutil.copy(EXAMPLES / "refs" / "jack.wav", folder / "refs" / "jack.wav")
+    lines = "".join(f"      - {'JACK' if i % 2 == 0 else 'LANE'}: {text}\n"
+                    for i, text in enumerate(texts))
+    path = folder / "short.yaml"
+    path.write_text(SHORT.replace("LINES", lines), encoding="utf-8")
+    return path
+
+
+def takes_of(store: TakeStore, script) -> dict:
+    """(scene, line, slot, attempt) -> seed, text, audio hash and codes of each take; one
+    entry per take, so a take made twice shows as a count above 1 in `counts`."""
+    found = {}
+    for scene in script.scenes:
+        for line in scene.lines:
+            for take in store.takes(scene.id, line.id):
+                r, codes = take.record, take.codes()
+                found[(scene.id, line.id, r["slot"], r["attempt"])] = (
+                    r["seed"], r["text"], r["status"],
+                    hashlib.sha256(take.audio().tobytes()).hexdigest(),
+                    None if codes is None else codes.tolist())
+    return found
+
+
+def counts(store: TakeStore, script) -> dict:
+    """line id -> the number of takes stored for it."""
+    return {line.id: len(store.takes(scene.id, line.id))
+            for scene in script.scenes for line in scene.lines}
+
+
+class KillOnFirstLine(Progress):
+    """Kills a busy worker of the cluster backend when the first line is done."""
+
+    def __init__(self, backend):
+        self.backend, self.killed = backend, None
+
+    def done(self, outcome) -> None:
+        if self.killed is None:
+            import ray
+
+            busy = [slot for slot in self.backend.pool.slots if slot.busy]
+            self.killed = (busy or self.backend.pool.slots)[0]
+            ray.kill(self.killed.actor)
+
+
+@pytest.fixture(scope="class")
+def backend(ray_cluster):
+    """Two scratch workers, started once for the tests of a class (their slots are free
+    again after it)."""
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    backend = make_cluster_backend("local:2", "scratch")
+    yield backend
+    backend.close()
+
+
+@pytest.mark.slow
+class TestScratchWorkers:
+    """Two scratch workers, started once for these tests."""
+
+    def test_the_example_renders_as_on_this_machine(self, backend, tmp_path):
+        from drama_cli.backends.scratch import ScratchBackend
+
+        path = EXAMPLES / "cigarette-case.yaml"
+        script = load_script(str(path))
+        settings = dict(mode="clone", mix=False, batch=2)
+        here, there = TakeStore(tmp_path / "here"), TakeStore(tmp_path / "there")
+        render_script(script, here, ScratchBackend(), RenderSettings(**settings))
+        report = render_script(load_script(str(path)), there, backend, RenderSettings(**settings))
+        assert report.exit_code == 0 and report.scratch
+        assert takes_of(there, script) == takes_of(here, script)
+        assert sum(w["units"] for w in backend.worker_stats()) >= report.calls
+
+    def test_a_worker_killed_mid_render_loses_and_repeats_no_take(self, backend, tmp_path):
+        texts = ["We leave at six.", "Not without the oars.", "Then find them.",
+                 "They sank.", "Then we swim.", "The water is cold."]
+        script = load_script(str(short_script(tmp_path, texts)))
+        store = TakeStore(tmp_path / "p.drama")
+        progress = KillOnFirstLine(backend)
+        report = render_script(script, store, backend, RenderSettings(mode="clone", mix=False),
+                               progress)
+        assert progress.killed is not None and progress.killed.restarts == 1
+        assert report.exit_code == 0 and {x.status for x in report.lines} == {"rendered"}
+        assert set(counts(store, script).values()) == {1}
+        for (scene, line, slot, attempt), facts in takes_of(store, script).items():
+            assert (slot, attempt) == (0, 0)
+            assert facts[0] == retry_seed(line_seed(0, scene, line), 0)
+
+
+@pytest.mark.slow
+def test_a_killed_driver_resumes_with_only_the_missing_takes(ray_cluster, tmp_path, capsys):
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    texts = ["We leave at six.", "Not without the oars.", "Then find them.", "They sank.",
+             "Then we swim.", "Fine.", "The water is cold.", "Colder than last year."]
+    path = short_script(tmp_path, texts)
+    project = tmp_path / "p.drama"
+    store = TakeStore(project)
+    script = load_script(str(path))
+    child = subprocess.Popen([sys.executable, "-c", DRIVER, "render", str(path),
+                              "--engine", "scratch", "--mode", "clone", "--out", str(project),
+                              "--cluster", ray_cluster],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(lambda: sum(counts(store, script).values()) >= 2, child, 300, "two takes")
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    before = {line: n for line, n in counts(store, script).items() if n}
+    assert 2 <= len(before) < len(texts)
+    capsys.readouterr()
+    # The rerun joins the module's Ray instance (this process is connected to it).
+    code = main(["render", str(path), "--engine", "scratch", "--mode", "clone", "--out",
+                 str(project), "--cluster", "local:2", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert {x["line_id"] for x in report["lines"] if x["status"] == "reused"} == set(before)
+    assert set(counts(store, script).values()) == {1}  # none lost, none made twice
+    assert sum(w["units"] for w in report["workers"]) == len(texts) - len(before)
+
+
+@pytest.mark.slow
+def test_tiny_checkpoint_codes_are_the_same_on_the_cluster(ray_cluster, tiny_model, tmp_path,
+                                                             monkeypatch):
+    from drama_cli.backends.drama3 import Drama3Backend
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    short_budget()
+    monkeypatch.setattr("engine.generate.Drama3.frame_budget",
+                        lambda self, conversation, rows: TINY_FRAMES)
+    path = short_script(tmp_path, ["Go.", "No."])
+    script = load_script(str(path))
+    settings = dict(mode="clone", mix=False, retries=0, seed=9,
+                    sampling={"temperature": 0.0})
+    here, there = TakeStore(tmp_path / "here"), TakeStore(tmp_path / "there")
+    local = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
+    render_script(script, here, local, RenderSettings(**settings, batch=1))
+    cluster = make_cluster_backend("local:2", "drama3", str(tiny_model), "cpu")
+    try:
+        render_script(script, there, cluster, RenderSettings(**settings))
+    finally:
+        cluster.close()
+    found, expected = takes_of(there, script), takes_of(here, script)
+    assert len(found) == 2 and all(facts[4] for facts in found.values())  # codes in each take
+    assert {k: (v[0], v[1], v[4]) for k, v in found.items()} == \
+        {k: (v[0], v[1], v[4]) for k, v in expected.items()}
+
+
+def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path, capsys):
+    path = short_script(tmp_path, ["Go."])
+    for value in ("127.0.0.1:1", "local:0", "no such host"):
+        code = main(["render", str(path), "--engine", "scratch", "--out",
+                     str(tmp_path / "p.drama"), "--cluster", value])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1 and err[0].startswith("drama: --cluster ")
+    with pytest.raises(UsageError):
+        parse_cluster("local:two")
+    assert json.dumps(parse_cluster("ray://head:10001").address) == '"ray://head:10001"'
