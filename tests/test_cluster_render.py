@@ -128,8 +128,10 @@ def backend(ray_cluster):
 class TestScratchWorkers:
     """Two scratch workers, started once for these tests."""
 
-    def test_the_example_renders_as_on_this_machine(self, backend, tmp_path):
+    def test_the_example_renders_as_on_this_machine(self, backend, tmp_path, monkeypatch):
         from drama_cli.backends.scratch import ScratchBackend
+
+        monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as Ray sets it for one-CPU workers
 
         path = EXAMPLES / "cigarette-case.yaml"
         script = load_script(str(path))

