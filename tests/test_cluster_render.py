@@ -135,11 +135,12 @@ class TestScratchWorkers:
 
         path = EXAMPLES / "cigarette-case.yaml"
         script = load_script(str(path))
-        settings = dict(mode="clone", mix=False, batch=2)
+        short = tuple(line.id for line in script.scenes[0].lines if len(line.text) < 200)
+        settings = dict(mode="clone", mix=False, batch=2, lines=short)
         here, there = TakeStore(tmp_path / "here"), TakeStore(tmp_path / "there")
         render_script(script, here, ScratchBackend(), RenderSettings(**settings))
         report = render_script(load_script(str(path)), there, backend, RenderSettings(**settings))
-        assert report.exit_code == 0 and report.scratch
+        assert report.exit_code == 0 and report.scratch and len(report.lines) == len(short) == 4
         assert takes_of(there, script) == takes_of(here, script)
         assert sum(w["units"] for w in backend.worker_stats()) >= report.calls
 

@@ -7,6 +7,7 @@ else one CPU core. Ray is imported here, on first use.
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 
@@ -33,11 +34,12 @@ def connect(target: ClusterTarget) -> bool:
     ray = import_ray()
     if ray.is_initialized():
         return False
+    quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
     try:
         if target.local:
-            ray.init(num_cpus=target.workers, include_dashboard=False, log_to_driver=False)
+            ray.init(num_cpus=target.workers, include_dashboard=False, **quiet)
         else:
-            ray.init(address=target.address, log_to_driver=False)
+            ray.init(address=target.address, **quiet)
     except (ConnectionError, ValueError, RuntimeError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         where = target.address or "local"
