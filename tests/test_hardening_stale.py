@@ -134,3 +134,27 @@ def test_render_keeps_a_stale_take_when_told_to_and_still_flags_it(changed, caps
     assert report["scenes"][0]["stale_lines"] == ["boathouse-1"] and report["left_out"] == []
     assert sidecars(folder)[0][0] == f"MARGOT: {OLD}"
     assert main(["render", str(path), "--keep", "nope"]) == 2
+
+
+def test_a_take_made_with_numbers_as_written_is_not_stale_in_a_later_mix(tmp_path, monkeypatch,
+                                                                          capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["Meet me at 6.", "Fine then."])
+    assert main(["render", str(path), "--no-normalize"]) == 0
+    assert main(["mix", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    assert [row["takes"][0]["stale"] for row in json.loads(capsys.readouterr().out)] == [False] * 2
+
+
+def test_a_take_recorded_without_its_number_setting_is_judged_by_its_words(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["Meet me at 6.", "Fine then."])
+    assert main(["render", str(path)]) == 0
+    record_path = tmp_path / "scene.drama" / "boathouse" / "boathouse-1" / "take-001.json"
+    record = json.loads(record_path.read_text())
+    del record["normalize"]  # as earlier releases wrote it
+    record_path.write_text(json.dumps(record))
+    assert main(["mix", str(path)]) == 0  # says "six": the line's words, numbers as words
+    write_script(tmp_path, ["Meet me at 7.", "Fine then."])
+    assert main(["mix", str(path)]) == 1

@@ -14,6 +14,7 @@ from drama_cli.script.check import check_script
 from drama_cli.script.chunking import split_text
 from drama_cli.script.lexicon import ARPABET_CONSONANTS, ARPABET_VOWELS, invalid_arpabet
 from drama_cli.script.load import load_script
+from drama_cli.takes.selection import is_stale, stale_note
 from engine.errors import EngineError
 from engine.layouts import check_text
 
@@ -236,6 +237,27 @@ def test_changing_one_entry_renders_again_exactly_the_lines_that_use_it(tmp_path
     third = FakeBackend()
     render(path, third, mode="clone")
     assert third.requests == []  # an entry no line uses changes no key
+
+
+def test_a_lexicon_change_makes_the_selected_takes_of_its_lines_stale(tmp_path):
+    lines = "  - ANN: Hermione waited.\n  - ANN: Nobody came.\n"
+    path = write(tmp_path, "lexicon:\n  Hermione: her-MY-oh-nee\n", lines)
+    _, store = render(path, FakeBackend(), mode="clone")
+
+    def stale() -> list[bool]:
+        script = load_script(str(path))
+        scene = script.scenes[0]
+        return [is_stale(script, store, scene.id, line, store.selected_take(scene.id, line.id))
+                for line in scene.lines]
+
+    assert stale() == [False, False]
+    write(tmp_path, "lexicon:\n  Hermione: her-MIE-oh-nee\n", lines)
+    assert stale() == [True, False]  # the take says the old pronunciation
+    line = load_script(str(path)).scenes[0].lines[0]
+    assert stale_note(store.selected_take("scene-1", line.id), line) == \
+        "take 1 was made for older directions or pronunciations of 'Hermione waited.'"
+    render(path, FakeBackend(), mode="clone")
+    assert stale() == [False, False]
 
 
 def test_check_words_lists_what_neither_the_dictionary_nor_the_lexicon_knows(tmp_path, drama, capsys):

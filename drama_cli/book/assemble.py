@@ -193,7 +193,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
             take = store.selected_take(scene.id, line.id)
             if take is None or not mixable(store, scene.id, line.id, take):
                 missing.append(line.id)
-            elif is_stale(store, scene.id, line, take):
+            elif is_stale(script, store, scene.id, line, take):
                 stale.append(line.id)
             else:
                 scene_entries.append(mix_entry(line, take))

@@ -121,14 +121,16 @@ def join_chunks(parts: list[Generation]) -> Generation:
 def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: str,
                 settings: RenderSettings, backend: Backend, slot: int, attempt: int,
                 seed: int) -> dict:
-    """The JSON record of a take (docs/architecture.md: the model text and the words shown in
-    labels and subtitles, seed, layout and version, sampling params, prompt hash, note, parent
-    take, checks, duration, engine and model revision, cache key, scratch)."""
+    """The JSON record of a take (docs/architecture.md: the model text, whether it says numbers
+    as words, the words shown in labels and subtitles, seed, layout and version, sampling
+    params, prompt hash, note, parent take, checks, duration, engine and model revision, cache
+    key, scratch)."""
     hasher = ReferenceHasher()
     return {
         "speaker": job.speaker,
         "text": job.text,
         "display_text": job.display_text,
+        "normalize": job.normalize,
         "chunks": chunk_record(job, generation),
         "seed": seed,
         "slot": slot,

@@ -82,6 +82,9 @@ class LineJob:
     chunks: one Conversation per generation, in order; layout_version: recorded in the take.
     speaker_names: `<|speaker:k|>` index → cast name; pause_after_s / overlap: for the mix.
     group / group_conversation (`scene` mode): the group of lines voiced by one conversation.
+    normalize: whether `text` says numbers and symbols as words (the script's and the line's
+    `normalize`, `--no-normalize`); recorded with the take, which is stale once the line
+    compiled the same way has other words (`drama_cli.takes.selection.is_stale`).
     """
 
     scene_id: str
@@ -97,6 +100,7 @@ class LineJob:
     display_text: str = ""
     group: int | None = None
     group_conversation: Conversation | None = None
+    normalize: bool = True
 
 
 def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
@@ -115,6 +119,7 @@ JOB_NOT_IN_KEY = {
     "overlap": "mix timing only",
     "display_text": "labels and subtitles only",
     "group": "the group's number; its conversation is part of the key",
+    "normalize": "carried by the chunk conversations' text",
 }
 JOB_KEY_NAMES = {"group_conversation": "group"}  # the name keys were first written with
 SETTINGS_NOT_IN_KEY = {
@@ -180,7 +185,7 @@ class ScenePlanner:
                 self._told.add(warning)
                 self.notice(f"warning: {warning}")
         self._tell_clone_fallback(plan)
-        return job_from_plan(plan)
+        return job_from_plan(plan, self.script.normalize)
 
     def _tell_clone_fallback(self, plan) -> None:
         """Say once per scene why a history-mode line is voiced without context (`clone`)."""
@@ -194,8 +199,9 @@ class ScenePlanner:
                     f"yet; history context starts once one has")
 
 
-def job_from_plan(plan) -> LineJob:
-    """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.layouts`)."""
+def job_from_plan(plan, normalize: bool = True) -> LineJob:
+    """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.layouts`);
+    normalize: the script's number setting (`Script.normalize`)."""
     line = plan.line
     layout = plan.conversations[0].layout if plan.conversations else "clone"
     group = None
@@ -212,7 +218,7 @@ def job_from_plan(plan) -> LineJob:
         speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
         pause_after_s=line.pause_after_s, overlap=line.overlap,
         display_text=display_text(line), group=plan.group if group else None,
-        group_conversation=group)
+        group_conversation=group, normalize=normalize and line.normalize)
 
 
 def pick_scenes(script, settings: RenderSettings) -> list:

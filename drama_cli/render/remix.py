@@ -68,7 +68,7 @@ def select_first_passing(store: TakeStore, script, scene) -> None:
     chosen = {}
     for line in scene.lines:
         for take in store.takes(scene.id, line.id):
-            if take.status == "ok" and not is_stale(store, scene.id, line, take):
+            if take.status == "ok" and not is_stale(script, store, scene.id, line, take):
                 chosen[line.id] = {"take": take.number, "cache_key": take.cache_key, "by": "auto"}
                 break
     if chosen:
@@ -134,7 +134,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
 
     outcome = SceneOutcome(scene.id)
     entries = []
-    moved = MovedTakes(store, scene)
+    moved = MovedTakes(script, store, scene)
     for line in scene.lines:
         take = store.selected_take(scene.id, line.id)
         if take is None or not mixable(store, scene.id, line.id, take):
@@ -144,7 +144,7 @@ def mix_scene_from_store(store: TakeStore, scene, settings: RenderSettings,
             outcome.missing.append(line.id)
             outcome.moved += [note for note in [moved.note(line)] if note]
             continue
-        if is_stale(store, scene.id, line, take):
+        if is_stale(script, store, scene.id, line, take):
             outcome.stale_takes.append(f"line {line.id}: {stale_note(take, line)}")
             outcome.stale_lines.append(line.id)
             outcome.moved += [note for note in [moved.note(line)] if note]

@@ -119,7 +119,7 @@ def line_chains(script, scenes: list, settings: RenderSettings, store: TakeStore
     for number, scene in enumerate(scenes):
         planner = ScenePlanner(script, scene, settings, store, notice)
         wanted = set(wanted_lines(scene, settings))
-        moved = MovedTakes(store, scene)
+        moved = MovedTakes(script, store, scene)
         entries = [LineEntry((number, index), lambda p=planner, s=scene, i=index, line=line:
                              open_line(p, s, i, line, settings, store, notice, moved))
                    for index, line in enumerate(scene.lines) if line.id in wanted]
@@ -134,33 +134,35 @@ def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSe
     it has a usable selected take), else its job, compiled now (`ScenePlanner.job`); a note
     first when its selected take is stale, and when takes for its text lie under an id that
     moved (`MovedTakes`)."""
-    kept = kept_outcome(store, scene, line) if line.id in settings.keep else None
+    script = planner.script
+    kept = kept_outcome(script, store, scene, line) if line.id in settings.keep else None
     if kept is not None:
         return kept
-    tell_stale(store, scene, line, notice)
+    tell_stale(script, store, scene, line, notice)
     moved_note = moved.note(line) if moved is not None else None
     if moved_note:
         notice(f"note: {moved_note}")
     return planner.job(index)
 
 
-def kept_outcome(store: TakeStore, scene, line) -> LineOutcome | None:
+def kept_outcome(script, store: TakeStore, scene, line) -> LineOutcome | None:
     """The outcome of a line whose selected take `--keep` keeps as it is (status `reused`;
     the message says when it was made for older text), or None when it has no usable
     selected take (then it renders as usual)."""
     take = store.selected_take(scene.id, line.id)
     if take is None or take.status == "unusable":
         return None
-    message = f"kept as asked: {stale_note(take, line)}" if is_stale(store, scene.id, line, take) \
-        else "kept as asked"
+    message = "kept as asked"
+    if is_stale(script, store, scene.id, line, take):
+        message += f": {stale_note(take, line)}"
     return LineOutcome(scene.id, line.id, line.speaker, display_text(line), "reused",
                        take.number, take.duration_s, 0, message)
 
 
-def tell_stale(store: TakeStore, scene, line, notice: Callable[[str], None]) -> None:
+def tell_stale(script, store: TakeStore, scene, line, notice: Callable[[str], None]) -> None:
     """Say when a line's selected take was made for older text than the script's: the render
     makes a new take for it (`--keep LINE` would keep it)."""
     take = store.selected_take(scene.id, line.id)
-    if take is not None and is_stale(store, scene.id, line, take):
+    if take is not None and is_stale(script, store, scene.id, line, take):
         notice(f"note: line {line.id}: {stale_note(take, line)}; rendering it again "
                f"(--keep {line.id} keeps it)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from drama_cli.compile.normalise import spoken_line
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text, render_spans
 from drama_cli.takes.store import Take, TakeStore
@@ -19,9 +20,17 @@ def model_words(text: str) -> str:
 
 
 def line_words(line) -> str:
-    """`model_words` of a script line's current model text (its words, tags and notes as the
-    compiler writes them)."""
+    """`model_words` of a script line's model text as written (its words, tags and notes,
+    before the lexicon and the number rules)."""
     return model_words(render_spans(line.spans, 0, lambda name: 0, line.notes))
+
+
+def compiled_words(script, line, normalize: bool = True) -> str:
+    """`model_words` of the line's model text as the compiler writes it now: after the
+    script's lexicon and, with `normalize` (and the script's and line's own setting), the
+    number rules (`drama_cli.compile.normalise.spoken_line`)."""
+    spans = spoken_line(script, line, normalize).spans
+    return model_words(render_spans(spans, 0, lambda name: 0, line.notes))
 
 
 def take_text(take: Take, line=None) -> str:
@@ -72,32 +81,48 @@ def _markup(words: str) -> tuple[str, ...]:
     return tuple(_MARKUP.findall(words))
 
 
-def is_stale(store: TakeStore, scene_id: str, line, take: Take) -> bool:
-    """True when `take` was made for another text or speaker than `line` has now (the script
-    changed since): its audio no longer says the line.
+def made_for(script, line, record: dict) -> bool:
+    """True when a take record says `line` as the script has it now: its model text (`text`,
+    as the compiler wrote it) is the line's model text compiled now with the take's number
+    setting (`normalize`: numbers said as words or, with `--no-normalize`, as written), speaker
+    tags aside. A record without `normalize` (made by an earlier release) says the line when
+    `made_for_written_line`."""
+    if "normalize" not in record:
+        return made_for_written_line(line, record)
+    return model_words(record.get("text", "")) == compiled_words(script, line, record["normalize"])
 
-    A take answers the line when it, or a take it was made from, has the line's model text
-    (`line_words`), or the line's words (`display_text`, recorded with the take) and the same
-    directions and tags: the compiler writes numbers as words and applies the lexicon, so the
-    recorded model text may spell the line's words differently."""
+
+def made_for_written_line(line, record: dict) -> bool:
+    """The rule for records without `normalize`: the record's model text is the line's as
+    written (`line_words`), or its words shown (`display_text`) are the line's with the same
+    directions and tags (the compiler wrote numbers as words and applied the lexicon)."""
+    said, wanted = model_words(record.get("text", "")), line_words(line)
+    if said == wanted:
+        return True
+    recorded = " ".join((record.get("display_text") or "").split())
+    return bool(recorded) and recorded == " ".join(display_text(line).split()) \
+        and _markup(said) == _markup(wanted)
+
+
+def is_stale(script, store: TakeStore, scene_id: str, line, take: Take) -> bool:
+    """True when `take` was made for another text or speaker than `line` has now (the script
+    or its lexicon changed since): its audio no longer says the line. A take says the line
+    when it, or a take it was made from (a revision, an edit), was made for it (`made_for`)."""
     if take.record.get("speaker") not in (None, line.speaker):
         return True
-    wanted = line_words(line)
-    shown, markup = " ".join(display_text(line).split()), _markup(wanted)
-    for made in take_chain(store, scene_id, line.id, take):
-        said = model_words(made.record.get("text", ""))
-        if said == wanted:
-            return False
-        recorded = " ".join((made.record.get("display_text") or "").split())
-        if recorded and recorded == shown and _markup(said) == markup:
-            return False
-    return True
+    chain = take_chain(store, scene_id, line.id, take)
+    return not any(made_for(script, line, made.record) for made in chain)
 
 
 def stale_note(take: Take, line) -> str:
-    """`take N says "..."; the script now says "..."` for a stale take."""
-    return (f"take {take.number} was made for older text ({take_text(take, line)!r}); "
-            f"the script now says {display_text(line)!r}")
+    """`take N was made for older text ("..."); the script now says "..."` for a stale take,
+    or, when it has the line's words, that its directions or pronunciations (lexicon, number
+    setting) were older."""
+    said, shown = take_text(take, line), display_text(line)
+    if said == shown:
+        return (f"take {take.number} was made for older directions or pronunciations of "
+                f"{said!r}")
+    return f"take {take.number} was made for older text ({said!r}); the script now says {shown!r}"
 
 
 class MovedTakes:
@@ -108,8 +133,8 @@ class MovedTakes:
     at that id (or no line has that id). Only a notice: cache keys and selections stay as they
     are. The selected takes' records are read once, when first asked."""
 
-    def __init__(self, store: TakeStore, scene):
-        self.store, self.scene = store, scene
+    def __init__(self, script, store: TakeStore, scene):
+        self.script, self.store, self.scene = script, store, scene
         self._records: list[tuple[str, Take]] | None = None
 
     def _selected(self) -> list[tuple[str, Take]]:
@@ -133,21 +158,17 @@ class MovedTakes:
         """The other ids of the scene whose selected take was made for `line`'s text and
         speaker and does not fit the line that has that id now."""
         own = self.store.selected_take(self.scene.id, line.id)
-        if own is not None and not is_stale(self.store, self.scene.id, line, own):
+        if own is not None and not is_stale(self.script, self.store, self.scene.id, line, own):
             return []
         lines = {other.id: other for other in self.scene.lines}
-        wanted, shown = line_words(line), " ".join(display_text(line).split())
         found = []
         for line_id, take in self._selected():
             record = take.record
-            if line_id == line.id or record.get("speaker") != line.speaker:
-                continue
-            said = model_words(record.get("text", ""))
-            recorded = " ".join((record.get("display_text") or "").split())
-            if said != wanted and not (recorded and recorded == shown):
+            if line_id == line.id or record.get("speaker") != line.speaker \
+                    or not made_for(self.script, line, record):
                 continue
             now = lines.get(line_id)
-            if now is None or is_stale(self.store, self.scene.id, now, take):
+            if now is None or is_stale(self.script, self.store, self.scene.id, now, take):
                 found.append(line_id)
         return found
 
@@ -161,7 +182,7 @@ class MovedTakes:
                 f"them stable")
 
 
-def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
+def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
     """Every line's takes for `drama takes`: per line `{"scene", "line", "speaker", "text",
     "takes": [{take, selected, status, stale, text, duration_s, seed, engine, scratch,
     failures, note, notes, parent_take, edit, wer, transcript, file, problem}]}`; `text`: the
@@ -178,7 +199,8 @@ def list_takes(store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
             scan = store.scan(scene.id, line.id)
             picked = chosen.get(line.id, {}).get("take")
             takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
-                      "stale": is_stale(store, scene.id, line, t)} for t in scan.valid]
+                      "stale": is_stale(script, store, scene.id, line, t)}
+                     for t in scan.valid]
             takes += [{"take": n, "status": "invalid", "problem": why}
                       for n, why in scan.invalid.items()]
             rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
