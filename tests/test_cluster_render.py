@@ -33,6 +33,7 @@ from drama_cli.takes.store import TakeStore
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
 DRIVER = "import sys; from drama_cli.cli import main; sys.exit(main(sys.argv[1:]))"
+DOOMED = "Doomed"
 TINY_FRAMES = 6  # frames per take of the tiny random model (it never stops on its own)
 SHORT = """\
 cast:
@@ -47,10 +48,26 @@ LINES"""
 
 
 def short_budget() -> None:
-    """Runs in every Ray worker process: the tiny model's takes end after TINY_FRAMES."""
+    """The tiny model's takes end after TINY_FRAMES."""
     import engine.generate
 
     engine.generate.Drama3.frame_budget = lambda self, conversation, rows: TINY_FRAMES
+
+
+def worker_setup() -> None:
+    """Runs in every Ray worker process: `short_budget`, and a scratch engine that breaks
+    (RuntimeError, not an engine refusal) on every line that says DOOMED."""
+    from drama_cli.backends.scratch import ScratchBackend
+
+    short_budget()
+    generate = ScratchBackend.generate
+
+    def breaking(self, request, on_frames=None):
+        if DOOMED in request.text:
+            raise RuntimeError("this worker breaks on the doomed line")
+        return generate(self, request, on_frames)
+
+    ScratchBackend.generate = breaking
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +79,7 @@ def ray_cluster(tmp_path_factory):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     cache = tmp_path_factory.mktemp("worker-cache")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={
-        "worker_process_setup_hook": short_budget, "env_vars": {"XDG_CACHE_HOME": str(cache)}})
+        "worker_process_setup_hook": worker_setup, "env_vars": {"XDG_CACHE_HOME": str(cache)}})
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 
@@ -158,6 +175,18 @@ class TestScratchWorkers:
         for (scene, line, slot, attempt), facts in takes_of(store, script).items():
             assert (slot, attempt) == (0, 0)
             assert facts[0] == retry_seed(line_seed(0, scene, line), 0)
+
+
+    def test_a_unit_that_fails_on_every_worker_fails_its_line(self, backend, tmp_path):
+        texts = ["We leave at six.", f"{DOOMED} we are.", "Then we swim."]
+        script = load_script(str(short_script(tmp_path, texts)))
+        store = TakeStore(tmp_path / "p.drama")
+        report = render_script(script, store, backend, RenderSettings(mode="clone", mix=False))
+        status = {x.line_id: x.status for x in report.lines}
+        assert report.exit_code == 1 and list(status.values()) == ["rendered", "failed", "rendered"]
+        failed = next(x for x in report.lines if x.status == "failed")
+        assert "failed on 2 workers" in failed.message and "doomed line" in failed.message
+        assert counts(store, script) == {"hall-1": 1, "hall-2": 0, "hall-3": 1}
 
 
 @pytest.mark.slow

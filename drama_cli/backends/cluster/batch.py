@@ -180,5 +180,9 @@ class ClusterBatch:
 
 
 def _first(err: BaseException) -> str:
-    """The first line of an error's message."""
+    """What went wrong, in one line: the worker's own exception (`Type: message`) when Ray
+    carried one back, else the first line of Ray's message."""
+    cause = getattr(err, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {_first(cause)}"
     return (str(err).strip().splitlines() or [type(err).__name__])[0]
