@@ -255,3 +255,29 @@ def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path, capsys):
     with pytest.raises(UsageError):
         parse_cluster("local:two")
     assert json.dumps(parse_cluster("ray://head:10001").address) == '"ray://head:10001"'
+
+
+def test_reference_files_travel_as_bytes_and_ray_stays_unimported(tmp_path):
+    import numpy as np
+
+    from drama_cli.backends.base import GenerationRequest
+    from drama_cli.backends.cluster.clips import ClipFolder, files_to_ship, read_clip
+    from engine.conversation import AudioClip, Conversation, Exchange, Reference
+
+    clip = tmp_path / "voice.wav"
+    clip.write_bytes(b"RIFF-not-really-a-wav")
+    coded = AudioClip(codes=np.zeros((10, 3), np.int64), path=str(tmp_path / "take.wav"))
+    request = GenerationRequest("s", "l", "A", "<|speaker:0|> Go.", Conversation(
+        "history", references=(Reference(0, "Hello.", AudioClip(path=str(clip))),),
+        context=(Exchange("<|speaker:0|> Hi.", coded),), text="<|speaker:0|> Go."))
+    assert files_to_ship(request) == [str(clip)]  # a clip with codes travels as its codes
+    digest, data = read_clip(str(clip))
+    folder = ClipFolder(tmp_path / "worker")
+    folder.write(digest, ".wav", data)
+    moved = folder.localise(request, {str(clip): digest})
+    copy = Path(moved.references[0].clip.path)
+    assert copy.parent == tmp_path / "worker" and copy.read_bytes() == data
+    assert moved.conversation.context[0].clip is coded
+    code = "import sys, drama_cli.cli, drama_cli.commands.render; print('ray' in sys.modules)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert found.stdout.strip() == "False"
