@@ -21,7 +21,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from engine.checkpoint import BACKBONE_PREFIX, CODEBOOK_EMBEDDINGS, Checkpoint
+from engine.checkpoint import (
+    BACKBONE_PREFIX,
+    CODEBOOK_EMBEDDINGS,
+    Checkpoint,
+    is_routed_expert,
+)
 from engine.config import Drama3Config
 from engine.layers.attention import GatedAttention
 from engine.layers.gated_deltanet import GatedDeltaNet, GDNState
@@ -125,19 +130,23 @@ class Backbone(nn.Module):
 
     @classmethod
     def from_checkpoint(cls, checkpoint: Checkpoint, device: str | torch.device = "cpu",
-                        dtype: torch.dtype = torch.bfloat16) -> "Backbone":
+                        dtype: torch.dtype = torch.bfloat16, offload=None) -> "Backbone":
         """Load the backbone (and the shared codebook table) onto `device` in `dtype`.
 
-        Routed experts stay float8_e4m3fn with fp32 scales; lm_head keeps only the rows of
-        `config.main_candidate_ids` (EOS then the semantic band). Raises CheckpointError when a
-        tensor is missing or unreadable (call `checkpoint.verify()` first for a full report).
+        Routed experts stay float8_e4m3fn with fp32 scales: on `device`, or with `offload` (an
+        `engine.offload.ExpertOffload`) in host memory behind a per-layer device cache. lm_head
+        keeps only the rows of `config.main_candidate_ids` (EOS then the semantic band). Raises
+        CheckpointError when a tensor is missing or unreadable (call `checkpoint.verify()`
+        first for a full report).
         """
         config = checkpoint.config
 
         def load(name: str) -> torch.Tensor:
             return checkpoint.load_tensor(name, device, dtype)
 
-        layers = [_load_layer(checkpoint, config, i, device, dtype) for i in range(config.num_layers)]
+        layers = [_load_layer(checkpoint, config, i, device, dtype, offload) for i in range(config.num_layers)]
+        if offload is not None:
+            offload.link([layer.moe for layer in layers])
         final_norm = ZeroCentredRMSNorm(load(f"{BACKBONE_PREFIX}norm.weight"), config.text.rms_norm_eps)
         head_rows = checkpoint.load_rows("lm_head.weight", list(config.main_candidate_ids), device, dtype)
         checkpoint.close()  # drop the shard mappings: their pages would otherwise stay resident
@@ -228,7 +237,8 @@ class Backbone(nn.Module):
         return torch.stack([self._extra_rows[i] for i in ids])
 
 
-def _load_layer(checkpoint: Checkpoint, config: Drama3Config, index: int, device, dtype) -> DecoderLayer:
+def _load_layer(checkpoint: Checkpoint, config: Drama3Config, index: int, device, dtype,
+                offload=None) -> DecoderLayer:
     t = config.text
     prefix = f"{BACKBONE_PREFIX}layers.{index}."
     full = config.layer_is_full_attention(index)
@@ -239,11 +249,20 @@ def _load_layer(checkpoint: Checkpoint, config: Drama3Config, index: int, device
         weights = checkpoint.tensors(f"{prefix}linear_attn.", device, dtype)
         mixer = GatedDeltaNet(weights, t.linear_num_key_heads, t.linear_key_head_dim,
                               t.linear_num_value_heads, t.linear_value_head_dim, t.rms_norm_eps)
-    moe = SparseMoE(checkpoint.tensors(f"{prefix}mlp.", device, dtype), t.num_experts,
-                    t.num_experts_per_tok, config.weight_block_size)
+    moe = SparseMoE(_moe_weights(checkpoint, f"{prefix}mlp.", device, dtype, offload is None), t.num_experts,
+                    t.num_experts_per_tok, config.weight_block_size,
+                    experts=None if offload is None else offload.cache(index))
     norms = [ZeroCentredRMSNorm(checkpoint.load_tensor(f"{prefix}{n}.weight", device, dtype), t.rms_norm_eps)
              for n in ("input_layernorm", "post_attention_layernorm")]
     return DecoderLayer(mixer, moe, *norms, full_attention=full)
+
+
+def _moe_weights(checkpoint: Checkpoint, prefix: str, device, dtype, routed: bool) -> dict[str, torch.Tensor]:
+    """The tensors under `prefix` (one layer's `…mlp.`), without the routed experts unless `routed`."""
+    if routed:
+        return checkpoint.tensors(prefix, device, dtype)
+    return {name[len(prefix):]: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
+            if name.startswith(prefix) and not is_routed_expert(name)}
 
 
 __all__ = ["Backbone", "BackboneCache", "KVCache", "GDNState"]

@@ -7,6 +7,11 @@ sigmoid(shared_expert_gate(x)). Routed experts stay float8_e4m3fn in memory; on 
 go through the Triton kernels of `engine.kernels.fp8_experts` and more rows (prefill) through the
 grouped matmuls of `engine.kernels.fp8_grouped` (FP8 tiles read and scaled in registers in both);
 otherwise only the experts a step selects are dequantised, block by block, when used.
+
+The routed experts come from an expert source: `FP8Experts` (all experts resident) or an
+`engine.offload.ExpertCache` (a few slots per layer filled from host memory). Both answer
+`fetch(ids)` with a stacked pool and the ids' places in it, so every path runs the same code
+and kernels on the same weights whichever source it reads.
 """
 
 from __future__ import annotations
@@ -44,6 +49,31 @@ class FP8Experts(nn.Module):
             self.register_buffer(f"{proj}_scale", scales)
         self.block = block
 
+    @classmethod
+    def empty(cls, slots: int, like: dict[str, torch.Tensor], block: tuple[int, int],
+              device: torch.device) -> "FP8Experts":
+        """A pool of `slots` zeroed experts shaped like the one expert `like` ({"gate_proj": …,
+        "gate_proj_scale": …, …}: each [out, in] float8_e4m3fn or its fp32 scales)."""
+        pool = cls.__new__(cls)
+        nn.Module.__init__(pool)
+        for name in tensor_names():
+            tensor = like[name]
+            pool.register_buffer(name, torch.zeros((slots, *tensor.shape), dtype=tensor.dtype, device=device))
+        pool.block = block
+        return pool
+
+    @property
+    def slots(self) -> int:
+        """Experts held at once (all of them)."""
+        return self.gate_proj.shape[0]
+
+    def fetch(self, ids: torch.Tensor) -> tuple["FP8Experts", torch.Tensor]:
+        """(the stacked experts, the place of each id in them): here `(self, ids)`."""
+        return self, ids
+
+    def prefetch_next(self, x: torch.Tensor) -> None:
+        """Nothing to prefetch when every expert is resident."""
+
     def dequantized(self, ids: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
         """(gate [k, I, D], up [k, I, D], down [k, D, I]) of experts `ids` [k] in `dtype`."""
         return tuple(
@@ -52,21 +82,51 @@ class FP8Experts(nn.Module):
         )
 
 
+def tensor_names() -> tuple[str, ...]:
+    """The six stacked tensors of an expert pool: each projection and its block scales."""
+    return tuple(name for proj in _PROJECTIONS for name in (proj, f"{proj}_scale"))
+
+
+def row_chunks(ids: torch.Tensor, slots: int, num_experts: int) -> list[slice]:
+    """Consecutive row ranges of `ids` [N, k] that each use at most `slots` distinct experts
+    (one range, read without a host sync, when `slots` covers all `num_experts` or there is
+    one row). Raises ValueError when one row alone needs more than `slots`."""
+    if slots >= num_experts or ids.shape[0] == 1:
+        return [slice(None)]
+    chunks, start, seen = [], 0, set()
+    for row, experts in enumerate(ids.tolist()):
+        if len(set(experts)) > slots:
+            raise ValueError(f"a row uses {len(set(experts))} experts but only {slots} slots exist")
+        if len(seen | set(experts)) > slots:
+            chunks.append(slice(start, row))
+            start, seen = row, set()
+        seen |= set(experts)
+    chunks.append(slice(start, len(ids)))
+    return chunks
+
+
 class SparseMoE(nn.Module):
     """One MoE block (Qwen3.5 `mlp`), weights keyed as in the checkpoint under `…mlp.`.
 
-    forward(x [N, D]) → [N, D] in x's dtype.
+    experts: where the routed experts come from; None stacks `weights["experts.E.…"]` into a
+    resident `FP8Experts`, else an `engine.offload.ExpertCache` (then `weights` need not hold
+    the routed experts). forward(x [N, D]) → [N, D] in x's dtype, the same bits either way.
     """
 
-    def __init__(self, weights: dict[str, torch.Tensor], num_experts: int, top_k: int, block: tuple[int, int]):
+    def __init__(self, weights: dict[str, torch.Tensor], num_experts: int, top_k: int, block: tuple[int, int],
+                 experts: nn.Module | None = None):
         super().__init__()
         self.register_buffer("router", weights["gate.weight"])
-        experts = {k.removeprefix("experts."): v for k, v in weights.items() if k.startswith("experts.")}
-        self.experts = FP8Experts(experts, num_experts, block)
+        if experts is None:
+            routed = {k.removeprefix("experts."): v for k, v in weights.items() if k.startswith("experts.")}
+            experts = FP8Experts(routed, num_experts, block)
+        self.experts = experts
         for proj in _PROJECTIONS:
             self.register_buffer(f"shared_{proj}", weights[f"shared_expert.{proj}.weight"])
         self.register_buffer("shared_gate", weights["shared_expert_gate.weight"])
+        self.num_experts = num_experts
         self.top_k = top_k
+        self.block = block
 
     def route(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Top-k experts per row: (weights [N, k] in x's dtype, summing to 1; ids [N, k])."""
@@ -78,42 +138,61 @@ class SparseMoE(nn.Module):
         """x `[N, D]` -> `[N, D]` in x's dtype: top-k routed experts plus the gated shared expert
         (docs/model.md §3.2)."""
         weights, ids = self.route(x)
-        if x.is_cuda and kernels.available(x.device) and self.experts.block[0] == self.experts.block[1]:
-            routed = self._fused_rows(x, weights, ids) if x.shape[0] <= kernels.MAX_ROWS else self._grouped_rows(
-                x, weights, ids)
-        elif x.shape[0] == 1:
-            routed = self._one_row(x, weights, ids)
-        else:
-            routed = self._many_rows(x, weights, ids)
+        self.experts.prefetch_next(x)
+        routed = self._routed(x, weights, ids)
         shared = swiglu(x, self.shared_gate_proj, self.shared_up_proj, self.shared_down_proj)
         return routed + torch.sigmoid(F.linear(x, self.shared_gate)) * shared
 
-    def _fused_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    def _routed(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """The routed experts' sum, row chunk by row chunk when the source holds fewer experts
+        than the rows use (each row's result does not depend on the other rows)."""
+        path = self._path(x)
+        if path == self._many_rows:
+            return self._many_rows(x, weights, ids)
+        parts = []
+        for rows in row_chunks(ids, self.experts.slots, self.num_experts):
+            pool, places = self.experts.fetch(ids[rows])
+            parts.append(path(x[rows], weights[rows], places, pool))
+        return parts[0] if len(parts) == 1 else torch.cat(parts)
+
+    def _path(self, x: torch.Tensor):
+        if x.is_cuda and kernels.available(x.device) and self.block[0] == self.block[1]:
+            return self._fused_rows if x.shape[0] <= kernels.MAX_ROWS else self._grouped_rows
+        return self._one_row if x.shape[0] == 1 else self._many_rows
+
+    def _fused_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
+                   e: FP8Experts | None = None) -> torch.Tensor:
         """The routed experts of up to 16 rows in two Triton launches reading the FP8 weights
-        and block scales directly (`engine.kernels.fp8_experts`)."""
-        e = self.experts
+        and block scales directly (`engine.kernels.fp8_experts`). ids index `e` (default: the
+        resident experts)."""
+        e = self.experts if e is None else e
         return kernels.fp8_experts_rows(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale,
                                         e.up_proj_scale, e.down_proj_scale, e.block[0])
 
-    def _grouped_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    def _grouped_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
+                     e: FP8Experts | None = None) -> torch.Tensor:
         """The routed experts of many rows (prefill): rows grouped by expert, then two grouped
         Triton matmuls reading the FP8 weights and block scales directly
-        (`engine.kernels.fp8_grouped`)."""
-        e = self.experts
+        (`engine.kernels.fp8_grouped`). ids index `e` (default: the resident experts)."""
+        e = self.experts if e is None else e
         return fp8_grouped.fp8_experts_grouped(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj,
                                                e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
 
-    def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        gate, up, down = self.experts.dequantized(ids[0], x.dtype)
+    def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
+                e: FP8Experts | None = None) -> torch.Tensor:
+        gate, up, down = (self.experts if e is None else e).dequantized(ids[0], x.dtype)
         hidden = F.silu(gate @ x[0]) * (up @ x[0])  # [k, I]
         out = torch.bmm(down, hidden[:, :, None])[:, :, 0]  # [k, D]
         return weights[0][None, :] @ out
 
     def _many_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """Expert by expert in ascending id order (so the sum's order never depends on the
+        source), fetched in groups the source can hold at once."""
         out = torch.zeros_like(x)
-        used = ids.unique()
-        for expert, (gate, up, down) in zip(used.tolist(), zip(*self.experts.dequantized(used, x.dtype))):
-            rows, slot = (ids == expert).nonzero(as_tuple=True)
-            contribution = swiglu(x[rows], gate, up, down) * weights[rows, slot][:, None]
-            out.index_add_(0, rows, contribution)
+        for group in ids.unique().split(self.experts.slots):
+            pool, places = self.experts.fetch(group)
+            for expert, (gate, up, down) in zip(group.tolist(), zip(*pool.dequantized(places, x.dtype))):
+                rows, slot = (ids == expert).nonzero(as_tuple=True)
+                contribution = swiglu(x[rows], gate, up, down) * weights[rows, slot][:, None]
+                out.index_add_(0, rows, contribution)
         return out
