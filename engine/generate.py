@@ -32,6 +32,8 @@ from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.frame_step import FrameRecord, StaticDecoder, static_capacity
+from engine.offload import ExpertOffload, OffloadSettings
+from engine.offload.plan import offload_settings
 from engine.prompt import Prompt, build_prompt
 from engine.sampling import (
     MainCandidates,
@@ -157,37 +159,53 @@ class Drama3:
         self.context_rows = min(max_positions, DEFAULT_CONTEXT_ROWS)
         self.decode_mode = "graph" if device.type == "cuda" else "eager"
         self._decoders: OrderedDict[tuple, StaticDecoder] = OrderedDict()
+        self.offload: ExpertOffload | None = None  # routed experts in host memory, when set
 
     # ---- loading ---------------------------------------------------------------------------
 
     @classmethod
     def load(cls, path: str | Path, device: str | torch.device | None = None,
-             dtype: torch.dtype | None = None) -> Drama3:
+             dtype: torch.dtype | None = None, gpu_memory: int | str | None = None,
+             offload: OffloadSettings | None = None) -> Drama3:
         """Load a model folder (config.json, tokenizer.json, safetensors shards; codec.pth later).
 
         device: default CUDA when available, else CPU. dtype: default bfloat16 on CUDA, float32
-        on CPU (applies to non-expert weights and activations). Raises CheckpointError when the
-        folder, config, tokenizer or tensors do not match docs/model.md §1-2.
+        on CPU (applies to non-expert weights and activations). gpu_memory: device memory the
+        model may use, in bytes, or "auto" (what the device has free); routed experts the plan
+        (`engine.offload.plan`) cannot keep on the device stay in host memory behind a per-layer
+        cache. None keeps every expert on the device. offload: explicit cache settings instead
+        of a plan (e.g. a simulated budget on the CPU). Raises CheckpointError when the folder,
+        config, tokenizer or tensors do not match docs/model.md §1-2; ModelDoesNotFit when the
+        model does not fit the budget, or without one the device's free memory.
         """
         folder = Path(path)
         config = Drama3Config.from_file(folder)
         checkpoint = Checkpoint(folder, config)
         checkpoint.verify()
-        return cls.from_checkpoint(checkpoint, Drama3Tokenizer.from_folder(folder), device, dtype, folder)
+        device, dtype = default_device(device, dtype)
+        if offload is None:
+            offload = offload_settings(config, folder, device, dtype, gpu_memory)
+        tokenizer = Drama3Tokenizer.from_folder(folder)
+        return cls.from_checkpoint(checkpoint, tokenizer, device, dtype, folder, offload)
 
     @classmethod
     def from_checkpoint(cls, checkpoint: Checkpoint, tokenizer: Drama3Tokenizer,
                         device: str | torch.device | None = None, dtype: torch.dtype | None = None,
-                        folder: Path | None = None) -> Drama3:
+                        folder: Path | None = None, offload: OffloadSettings | None = None) -> Drama3:
         """Build from an opened checkpoint (or any object with its `config`, `names`,
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
-        Defaults and errors as `load`; without `folder` there is no codec."""
-        device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-        dtype = dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
-        backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype)
+        Defaults and errors as `load`; without `folder` there is no codec. With `offload` the
+        routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
+        and frames decode in mode `eager`."""
+        device, dtype = default_device(device, dtype)
+        experts = None if offload is None else ExpertOffload(checkpoint, offload, device)
+        backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype, offload=experts)
         tower = Tower.from_checkpoint(checkpoint, device=device, dtype=dtype,
                                       codebook_table=backbone.codebook_embeddings)
-        return cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
+        model = cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
+        if experts is not None:
+            model.offload, model.decode_mode = experts, "eager"
+        return model
 
     @property
     def codec(self):
@@ -272,13 +290,16 @@ class Drama3:
           (the CUDA default; the first take of a shape compiles, tens of seconds).
 
         The static modes draw from a `engine.sampling.CounterRace`, so sampled codes differ from
-        `eager` for the same seed (greedy codes agree). Raises EngineError for an unknown mode
-        or `graph` off CUDA.
+        `eager` for the same seed (greedy codes agree). Raises EngineError for an unknown mode,
+        `graph` off CUDA, or `compiled`/`graph` with experts in host memory (`offload`).
         """
         if mode not in DECODE_MODES:
             raise EngineError(f"unknown decode mode {mode!r}; choose one of {', '.join(DECODE_MODES)}")
         if mode == "graph" and self.device.type != "cuda":
             raise EngineError("decode mode 'graph' needs a CUDA device")
+        if self.offload is not None and mode in ("compiled", "graph"):
+            raise EngineError(f"decode mode {mode!r} cannot read the expert cache's choices; "
+                              "with experts in host memory use 'eager' or 'static'")
         self.decode_mode = mode
         self._decoders.clear()
 
@@ -535,6 +556,14 @@ class _Sampler:
 def conversation_text(conversation: Conversation) -> str:
     """The text the take should speak: the line, or the scene's lines joined."""
     return conversation.text or " ".join(conversation.lines)
+
+
+def default_device(device: str | torch.device | None,
+                   dtype: torch.dtype | None) -> tuple[torch.device, torch.dtype]:
+    """(device, dtype) with the defaults filled in: CUDA when available, else the CPU; bfloat16
+    on CUDA, float32 elsewhere."""
+    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    return device, dtype or (torch.bfloat16 if device.type == "cuda" else torch.float32)
 
 
 def default_frame_budget(text: str, prompt_rows: int, context_rows: int) -> int:
