@@ -25,6 +25,7 @@ from drama_cli.backends.base import (
     Generation,
     GenerationRequest,
 )
+from drama_cli.errors import UsageError
 from engine.conversation import AudioClip, Conversation
 from engine.errors import EngineError
 
@@ -40,6 +41,33 @@ REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json
 ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
 GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "
                 "compiled code is cached for later renders; --no-graph to skip)")
+
+
+def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) -> None:
+    """Refuse, before anything loads, a model that does not fit the device: without a budget
+    when the GPU's free memory cannot hold every expert, with one when it cannot hold one
+    token's experts per layer. Raises UsageError with the sizes and the `--gpu-memory` to use."""
+    from engine.config import Drama3Config
+    from engine.generate import default_device
+    from engine.offload.plan import ModelDoesNotFit, offload_settings
+
+    resolved, dtype = default_device(device, None)
+    if resolved.type != "cuda" and gpu_memory is None:
+        return
+    try:
+        offload_settings(Drama3Config.from_file(folder), folder, resolved, dtype, gpu_memory)
+    except ModelDoesNotFit as err:
+        raise UsageError(str(err)) from None
+
+
+def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
+    from engine.generate import Drama3
+    from engine.offload.plan import ModelDoesNotFit
+
+    try:
+        return Drama3.load(folder, device=device, gpu_memory=gpu_memory)
+    except ModelDoesNotFit as err:
+        raise UsageError(str(err)) from None
 
 
 def stop_reason(engine_reason: str) -> str:
@@ -78,10 +106,13 @@ class Drama3Backend(BackendDefaults):
 
     def __init__(self, folder: str | Path, device: str | None = None,
                  notice: Callable[[str], None] = lambda message: None,
-                 cache_dir: str | Path | None = None, graph: bool = True):
+                 cache_dir: str | Path | None = None, graph: bool = True,
+                 gpu_memory: int | str | None = None):
         self.folder = Path(folder)
         self.graph = graph
         self.device = device
+        self.gpu_memory = gpu_memory
+        check_fit(self.folder, device, gpu_memory)
         self.notice = notice
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self._model = None
@@ -92,7 +123,8 @@ class Drama3Backend(BackendDefaults):
     def from_options(cls, options: BackendOptions) -> Drama3Backend:
         """The backend `--engine drama3` gets (`drama_cli.backends.registry.BackendOptions`:
         the model folder found, the device, the notice callback)."""
-        return cls(options.model_folder, device=options.device, notice=options.notice, graph=options.graph)
+        return cls(options.model_folder, device=options.device, notice=options.notice, graph=options.graph,
+                   gpu_memory=options.gpu_memory)
 
     def identity(self) -> dict:
         """Engine name and model revision (part of every cache key; the folder's name is not,
@@ -104,13 +136,15 @@ class Drama3Backend(BackendDefaults):
             import torch
 
             from engine.audio import ReferenceCache
-            from engine.generate import Drama3
 
             device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
             if device == "cpu":
                 self.notice(CPU_WARNING)
-            self._model = Drama3.load(self.folder, device=device)
-            if self._model.device.type == "cuda":
+            self._model = _load_model(self.folder, device, self.gpu_memory)
+            if self._model.offload is not None:
+                self.notice(f"keeping {self._model.offload.slots} of {self._model.config.text.num_experts} routed "
+                            "experts per layer on the device (--gpu-memory), the rest in host memory")
+            elif self._model.device.type == "cuda":
                 if self.graph:
                     self.notice(GRAPH_NOTICE)
                 else:

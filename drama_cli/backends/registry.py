@@ -41,6 +41,7 @@ class BackendOptions:
     device: str | None = None
     notice: Callable[[str], None] = field(default=lambda message: None)
     graph: bool = True  # drama3 on CUDA: decode with the captured frame step (False: --no-graph)
+    gpu_memory: int | str | None = None  # drama3: device budget in bytes, "auto", or None (--gpu-memory)
 
 
 @dataclass(frozen=True)
@@ -135,13 +136,15 @@ def find_model(explicit: str | os.PathLike | None = None) -> Path | None:
 
 def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
                  notice: Callable[[str], None] = lambda message: None,
-                 device: str | None = None, graph: bool = True) -> Backend:
+                 device: str | None = None, graph: bool = True, gpu_memory: str | None = None) -> Backend:
     """Build the backend for `--engine` (`auto` or a registered name).
 
     notice: receives one-line messages for the user (the auto fallback to scratch, the CPU
-    warning of drama3). Raises UsageError for an unknown engine, or for a backend that needs
-    a model folder when none is found. graph: False decodes drama3 eagerly on CUDA (`--no-graph`).
+    warning of drama3). Raises UsageError for an unknown engine, for a backend that needs
+    a model folder when none is found, or for a `gpu_memory` that is not a size (`24GB`,
+    `24GiB`, `500MB`) or `auto`. graph: False decodes drama3 eagerly on CUDA (`--no-graph`).
     """
+    budget = parse_gpu_memory(gpu_memory)
     entry = None if engine == AUTO else backend_entry(engine)
     folder = find_model(model) if entry is None or entry.needs_model else None
     if entry is None:
@@ -152,4 +155,17 @@ def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
     if entry.needs_model and folder is None:
         raise UsageError(f"--engine {entry.name} needs a model folder: pass --model PATH or set "
                          f"{MODEL_ENV}")
-    return entry.create(BackendOptions(folder if entry.needs_model else None, device, notice, graph))
+    return entry.create(BackendOptions(folder if entry.needs_model else None, device, notice, graph, budget))
+
+
+def parse_gpu_memory(text: str | None) -> int | str | None:
+    """`--gpu-memory` as the engine takes it: bytes, "auto", or None when not given. Raises
+    UsageError for anything else."""
+    if text is None or text.strip().lower() == "auto":
+        return None if text is None else "auto"
+    from engine.offload.sizes import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise UsageError(f"--gpu-memory {err}") from None

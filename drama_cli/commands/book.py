@@ -37,6 +37,7 @@ def book_command(
     engine: str = typer.Option("auto", help=engine_help()),
     model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
     device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
+    gpu_memory: Optional[str] = opt.GPU_MEMORY,
     seed: int = typer.Option(0, help="Base seed; each line adds a stable offset."),
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
@@ -73,7 +74,7 @@ def book_command(
     require_encoder("mp3")
     store = open_project(script, None if out is None else out, create=True)
     render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters),
-                            engine, model, device, seed)
+                            engine, model, (device, gpu_memory), seed)
     try:
         if render_report.exit_code == 1:
             from drama_cli.errors import TakesNeedReview
@@ -107,7 +108,7 @@ def book_command(
         raise TakesNeedReview(render_report)
 
 
-def _render(loaded, script: str, store, scenes, engine, model, device, seed):
+def _render(loaded, script: str, store, scenes, engine, model, placement, seed):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene mixes)."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
@@ -119,7 +120,8 @@ def _render(loaded, script: str, store, scenes, engine, model, device, seed):
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
     notice = say_once(_err)
-    backend = make_backend(engine, model, notice=notice, device=device)
+    device, gpu_memory = placement
+    backend = make_backend(engine, model, notice=notice, device=device, gpu_memory=gpu_memory)
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))

@@ -42,13 +42,14 @@ def _store(script: str, out: Optional[str]):
     return store
 
 
-def _backend(store, engine: Optional[str], model: Optional[str], device: Optional[str]):
+def _backend(store, engine: Optional[str], model: Optional[str], device: Optional[str],
+             gpu_memory: Optional[str] = None):
     """The engine the project was rendered with, unless `--engine` says otherwise."""
     from drama_cli.backends.registry import AUTO, backend_names, make_backend
 
     recorded = (store.project().get("engine") or {}).get("engine")
     name = engine or (recorded if recorded in backend_names() else AUTO)
-    return make_backend(name, model, notice=_err, device=device)
+    return make_backend(name, model, notice=_err, device=device, gpu_memory=gpu_memory)
 
 
 def _print(data: dict, as_json: bool, lines: list[str]) -> None:
@@ -98,6 +99,7 @@ def revise_command(
     engine: Optional[str] = opt.ENGINE_OF_PROJECT,
     model: Optional[str] = opt.MODEL,
     device: Optional[str] = opt.DEVICE,
+    gpu_memory: Optional[str] = opt.GPU_MEMORY,
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:
@@ -116,7 +118,7 @@ def revise_command(
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
         store = _store(script, out)
-        done = revise_from_script(loaded, store, _backend(store, engine, model, device), seed)
+        done = revise_from_script(loaded, store, _backend(store, engine, model, device, gpu_memory), seed)
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
         _exit_for_takes(done)
@@ -126,7 +128,7 @@ def revise_command(
     find_line(loaded, line)
     clean_note(note)
     store = _store(script, out)
-    summary = revise_in_project(loaded, store, _backend(store, engine, model, device), line, note,
+    summary = revise_in_project(loaded, store, _backend(store, engine, model, device, gpu_memory), line, note,
                                 takes, seed, from_take, select)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])
@@ -153,6 +155,7 @@ def edit_command(
     engine: Optional[str] = opt.ENGINE_OF_PROJECT,
     model: Optional[str] = opt.MODEL,
     device: Optional[str] = opt.DEVICE,
+    gpu_memory: Optional[str] = opt.GPU_MEMORY,
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:
@@ -175,7 +178,7 @@ def edit_command(
     loaded = _load(script)
     find_line(loaded, line)
     store = _store(script, out)
-    backend = _backend(store, engine, model, device)
+    backend = _backend(store, engine, model, device, gpu_memory)
     planned, source, audio, plan = plan_in_project(loaded, store, backend, line, form, from_take)
     summary = plan_summary(planned, source, plan)
     span_line = (f"{line}: take {source.number}, span {plan.span.start_s:.3f}-{plan.span.end_s:.3f} s "

@@ -22,6 +22,11 @@ DEFAULT_REVISION = "78e5ab7"
 
 PathArg = Annotated[Path, typer.Argument(help="A model folder, or a folder (or file) holding only config.json.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+GpuMemoryOpt = Annotated[Optional[str], typer.Option(
+    "--gpu-memory", help="Plan the model for this much device memory (e.g. 24GB, 24GiB, 500MB; default: what "
+                         "the GPU has free, when there is one).")]
+HitRateOpt = Annotated[Optional[float], typer.Option(
+    "--hit-rate", help="Expert cache hit rate (0..1) for the bytes copied per frame (default: a few rates).")]
 
 model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True)
 
@@ -32,14 +37,18 @@ def register(app: typer.Typer) -> None:
 
 
 @model_app.command("info")
-def info(path: PathArg, as_json: JsonOpt = False) -> None:
+def info(path: PathArg, as_json: JsonOpt = False, gpu_memory: GpuMemoryOpt = None,
+         hit_rate: HitRateOpt = None) -> None:
     """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
-    frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations)."""
+    frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations);
+    with a GPU memory budget, the plan: resident bytes, expert cache slots per layer, KV room
+    and bytes copied per frame."""
     from engine.checkpoint import footprint
     from engine.config import Drama3Config
 
     config = Drama3Config.from_file(_config_path(path))
     figures = footprint(config)
+    plan = memory_plan(config, path, gpu_memory, hit_rate)
     summary = {
         "path": str(path),
         "layers": config.num_layers,
@@ -52,10 +61,14 @@ def info(path: PathArg, as_json: JsonOpt = False) -> None:
         "eos_token_id": config.eos_token_id,
         **figures,
     }
+    if plan is not None:
+        summary["memory_plan"] = plan
     if as_json:
         print(json.dumps(summary, indent=2))
         return
     _print_info(summary)
+    if plan is not None:
+        _print_plan(plan)
 
 
 def _print_info(s: dict) -> None:
@@ -71,6 +84,56 @@ def _print_info(s: dict) -> None:
         ("weights", f"{_bytes(s['weight_bytes_total'])} stored, {_bytes(s['weight_bytes_per_frame'])} read per frame"),
         ("KV cache", f"{s['kv_bytes_per_frame']:,} bytes per frame (bf16)"),
         ("GDN state", f"{s['gdn_state_bytes']:,} bytes per stream ({_bytes(s['gdn_state_bytes'])})"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+
+
+def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | None) -> dict | None:
+    """The memory plan of `config` for `--gpu-memory` (default: the GPU's free memory; None
+    without a GPU) in bf16, as a dict with `copied_bytes_per_frame` {hit rate: bytes}. Raises
+    UsageError for a bad size or hit rate."""
+    from drama_cli.backends.registry import parse_gpu_memory
+    from engine.offload.plan import codec_file_bytes, plan_memory
+
+    budget = parse_gpu_memory(gpu_memory)
+    if hit_rate is not None and not 0.0 <= hit_rate <= 1.0:
+        raise UsageError(f"--hit-rate {hit_rate}: must be between 0 and 1")
+    if not isinstance(budget, int):
+        budget = _free_gpu_bytes()
+    if budget is None:
+        return None
+    plan = plan_memory(config, budget, 2, codec_file_bytes(path if path.is_dir() else None))
+    rates = [hit_rate] if hit_rate is not None else sorted({round(plan.uniform_hit_rate, 4), 0.5, 0.8, 0.9})
+    return {**plan.as_dict(), "gpu_memory_source": "--gpu-memory" if isinstance(parse_gpu_memory(gpu_memory), int)
+            else "free GPU memory",
+            "copied_bytes_per_frame": {f"{rate:g}": plan.copied_bytes_per_frame(rate) for rate in rates}}
+
+
+def _free_gpu_bytes() -> int | None:
+    import torch
+
+    from engine.offload.sizes import device_free_bytes
+
+    return device_free_bytes(torch.device("cuda")) if torch.cuda.is_available() else None
+
+
+def _print_plan(p: dict) -> None:
+    slots = (f"all {p['num_experts']} experts per layer resident, nothing in host memory" if not p["offloaded"] else
+             f"{p['slots']} of {p['num_experts']} experts per layer ({_bytes(p['cache_bytes'])}); the other "
+             f"{p['num_experts'] - p['slots']} in host memory")
+    copies = "; ".join(f"{_bytes(v)} at {float(k):.0%} hits" for k, v in p["copied_bytes_per_frame"].items())
+    rows = [
+        ("GPU budget", f"{_bytes(p['budget_bytes'])} ({p['gpu_memory_source']})"),
+        ("resident", f"{_bytes(p['resident_bytes'])}: every weight but the routed experts, codec included"),
+        ("reserve", f"{_bytes(p['reserve_bytes'])}: KV for 16,384 rows, Gated DeltaNet state, prefill "
+                    f"activations; margin {_bytes(p['margin_bytes'])}"),
+        ("expert cache", slots if p["fits"] else f"does not fit: needs at least {_bytes(p['minimum_bytes'])} "
+                                                  f"({p['top_k']} experts per layer)"),
+        ("KV room", f"{p['kv_room_frames']:,} frames at batch 1"),
+        ("copied/frame", copies if p["offloaded"] else "nothing (all experts resident)"),
+        ("full residency", f"needs {_bytes(p['full_bytes'])}; one expert is {p['expert_bytes']:,} bytes"),
     ]
     width = max(len(label) for label, _ in rows)
     for label, value in rows:

@@ -24,6 +24,8 @@ TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seco
 ENGINE_OF_PROJECT = typer.Option(None, help=engine_help(" (default: the project's)"))
 MODEL = typer.Option(None, help="Drama 3 model folder.")
 DEVICE = typer.Option(None, help="Torch device for drama3.")
+GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Device memory drama3 may use, e.g. 24GB, 24GiB or auto "
+                          "(what the GPU has free); routed experts that do not fit stay in host memory.")
 FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
 NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
 NEW_SEED = typer.Option(None, help="Seed of the first new take.")

@@ -250,6 +250,7 @@ def render_command(
     no_normalize: bool = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
+    gpu_memory: Optional[str] = opt.GPU_MEMORY,
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs drama[cluster]."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
@@ -276,7 +277,7 @@ def render_command(
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)
-    backend = _backend(cluster, engine, model, device, not no_graph)
+    backend = _backend(cluster, engine, model, device, not no_graph, gpu_memory)
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
@@ -300,13 +301,15 @@ def render_command(
 
 
 def _backend(cluster: Optional[str], engine: str, model: Optional[str], device: Optional[str],
-             graph: bool):
+             graph: bool, gpu_memory: Optional[str] = None):
     """The render's backend: built here, or, with `--cluster`, one worker per slot of the Ray
     cluster, each building it on its node (`drama_cli.backends.cluster`)."""
     if cluster is None:
         from drama_cli.backends.registry import make_backend
 
-        return make_backend(engine, model, notice=_err, device=device, graph=graph)
+        return make_backend(engine, model, notice=_err, device=device, graph=graph, gpu_memory=gpu_memory)
+    if gpu_memory is not None:
+        raise UsageError("--gpu-memory applies to a render on this machine, not with --cluster")
     from drama_cli.backends.cluster.backend import make_cluster_backend
 
     return make_cluster_backend(cluster, engine, model, device, graph, notice=_err)

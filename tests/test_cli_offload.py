@@ -1,0 +1,133 @@
+"""`--gpu-memory`: sizes, the memory plan of `drama model info`, the budget reaching the
+engine through `drama render`, and the one-line refusal when the model does not fit."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from drama_cli.cli import main
+from engine.config import Drama3Config
+from engine.offload.plan import plan_memory
+from engine.offload.sizes import parse_size
+from engine.testing.checkpoints import preset_config_dict, write_checkpoint
+from engine.tokenizer import build_tiny_tokenizer
+
+SCRIPT = """\
+title: Short
+cast:
+  A: {}
+scenes:
+  - id: s1
+    lines:
+      - A: Indeed I do.
+"""
+
+
+@pytest.fixture(scope="module")
+def full_config(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("full-config")
+    (folder / "config.json").write_text(json.dumps(preset_config_dict("full", build_tiny_tokenizer())))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tiny")
+    write_checkpoint(folder, "tiny", seed=0)
+    return folder
+
+
+@pytest.mark.parametrize("text, size", [("24GB", 24 * 10**9), ("24GiB", 24 * 2**30), ("500MB", 500 * 10**6),
+                                        ("1.5 TB", 15 * 10**11), ("4096", 4096), ("2kib", 2048)])
+def test_sizes(text, size):
+    assert parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "24XB", "GB", "-1GB", "0MB", "24 G B"])
+def test_bad_sizes_are_refused(text):
+    with pytest.raises(ValueError, match="memory size"):
+        parse_size(text)
+
+
+def test_info_prints_the_plan_for_24gb(full_config, capsys):
+    assert main(["model", "info", str(full_config), "--gpu-memory", "24GB", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)["memory_plan"]
+    assert plan["budget_bytes"] == 24 * 10**9 and plan["offloaded"] and plan["fits"]
+    assert 8 <= plan["slots"] < 256 and plan["layers"] == 40
+    assert plan["expert_bytes"] == 3 * 512 * 2048 + 3 * 4 * 16 * 4  # fp8 weights and fp32 block scales
+    assert 4e9 < plan["resident_bytes"] < 9e9
+    assert plan["resident_bytes"] + plan["reserve_bytes"] + plan["margin_bytes"] + plan["cache_bytes"] <= 24 * 10**9
+    assert plan["kv_room_frames"] >= 16_384
+    copied = plan["copied_bytes_per_frame"]
+    assert copied["0.5"] == round(0.5 * 8 * 40 * plan["expert_bytes"])
+    assert main(["model", "info", str(full_config), "--gpu-memory", "24GB"]) == 0
+    text = capsys.readouterr().out
+    assert f"{plan['slots']} of 256 experts per layer" in text and "KV room" in text
+
+
+def test_info_plan_for_a_budget_that_holds_everything(full_config, capsys):
+    assert main(["model", "info", str(full_config), "--gpu-memory", "80GB", "--hit-rate", "0.9", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)["memory_plan"]
+    assert plan["slots"] == 256 and not plan["offloaded"] and list(plan["copied_bytes_per_frame"]) == ["0.9"]
+
+
+@pytest.mark.parametrize("args", [["--gpu-memory", "lots"], ["--gpu-memory", "24GB", "--hit-rate", "2"]])
+def test_info_refuses_bad_options(full_config, capsys, args):
+    assert main(["model", "info", str(full_config), *args]) == 2
+    assert "--gpu-memory" in capsys.readouterr().err or "--hit-rate" in args
+
+
+def test_plan_too_small_does_not_fit(full_config):
+    config = Drama3Config.from_file(full_config / "config.json")
+    plan = plan_memory(config, 8 * 10**9)
+    assert not plan.fits and plan.minimum_bytes > 8 * 10**9 > plan.resident_bytes
+
+
+def _render(tmp_path, tiny, *options):
+    script = tmp_path / "short.yaml"
+    script.write_text(SCRIPT)
+    return main(["render", str(script), "--engine", "drama3", "--model", str(tiny), "--retries", "0", *options])
+
+
+@pytest.mark.parametrize("room, words", [("some experts", "--gpu-memory"), ("nothing", "even with routed experts")])
+def test_render_without_budget_says_what_it_needs(tmp_path, tiny, monkeypatch, capsys, room, words):
+    config = Drama3Config.from_file(tiny / "config.json")
+    plan = plan_memory(config, 10**12, 2, (tiny / "codec.pth").stat().st_size)
+    free = (plan.minimum_bytes + plan.full_bytes) // 2 if room == "some experts" else 10**6
+    monkeypatch.setattr("engine.offload.plan.device_free_bytes", lambda device: free)
+    assert _render(tmp_path, tiny, "--device", "cuda") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the model needs" in err[0] and "are free" in err[0] and words in err[0]
+
+
+def test_render_with_a_budget_too_small_is_refused(tmp_path, tiny, capsys):
+    assert _render(tmp_path, tiny, "--device", "cpu", "--gpu-memory", "1MB") == 2
+    assert "cannot hold the model" in capsys.readouterr().err
+
+
+def test_render_bad_gpu_memory_exits_2(tmp_path, tiny, capsys):
+    assert _render(tmp_path, tiny, "--gpu-memory", "24 parsecs") == 2
+    assert "--gpu-memory" in capsys.readouterr().err
+
+
+def test_render_budget_reaches_the_engine(tmp_path, tiny, monkeypatch, capsys):
+    from drama_cli.backends.drama3 import Drama3Backend
+
+    config = Drama3Config.from_file(tiny / "config.json")
+    one = plan_memory(config, 10**12, 4, (tiny / "codec.pth").stat().st_size, 0)
+    budget = one.minimum_bytes + 2 * one.layers * one.expert_bytes  # top_k + 2 slots per layer
+    models = []
+    original = Drama3Backend._load
+
+    def spy(self):
+        models.append(original(self))
+        return models[-1]
+
+    monkeypatch.setattr(Drama3Backend, "_load", spy)
+    assert _render(tmp_path, tiny, "--device", "cpu", "--gpu-memory", str(budget)) in (0, 1)
+    offload = models[-1].offload
+    assert offload is not None and offload.slots == one.top_k + 2
+    assert offload.counters().misses > 0 and offload.counters().bytes_copied > 0
+    assert "routed experts per layer on the device" in capsys.readouterr().err
