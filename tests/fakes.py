@@ -116,17 +116,26 @@ def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
     return sheet, sheet["cues"]
 
 
-SHORT_SCRIPT = """\
-title: Short
+TWO_VOICE_SCENE = """\
+title: {title}
 cast:
-  A: {}
-  B: {}
+  A: {{}}
+  B: {{}}
 scenes:
   - id: s1
     lines:
-      - A: Indeed I do.
-      - B: We never said goodbye.
-"""
+{lines}"""
+
+
+def two_voice_scene(title: str, lines: list[str]) -> str:
+    """The YAML of a script titled `title` with one scene, `s1`, for the voices A and B (no
+    descriptions); `lines`: each line's YAML as written at the margin (`A: Indeed I do.`, or a
+    mapping of several keys, one per text line), set under `lines:` here."""
+    entries = "".join("      - " + line.replace("\n", "\n        ") + "\n" for line in lines)
+    return TWO_VOICE_SCENE.format(title=title, lines=entries)
+
+
+SHORT_SCRIPT = two_voice_scene("Short", ["A: Indeed I do.", "B: We never said goodbye."])
 
 
 def render_with_edit_fake(tmp_path, monkeypatch, script_text, name):

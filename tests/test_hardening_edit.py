@@ -5,26 +5,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fakes import FakeBackend, edit_json, fake_render, render_with_edit_fake
+from fakes import (
+    FakeBackend,
+    edit_json,
+    fake_render,
+    render_with_edit_fake,
+    two_voice_scene,
+)
 
 from drama_cli.backends.base import Capabilities, Generation
 from drama_cli.cli import main
 from drama_cli.edit.words import Word, spoken_words
 from drama_cli.takes.store import TakeStore
 
-TWICE = """\
-title: Twice
-cast:
-  A: {}
-  B: {}
-scenes:
-  - id: s1
-    lines:
-      - id: l1
-        speaker: A
-        text: "Ernest is my name, and Ernest I shall stay, said Ernest."
-      - B: Quite so.
-"""
+TWICE = two_voice_scene("Twice", [
+    'id: l1\nspeaker: A\ntext: "Ernest is my name, and Ernest I shall stay, said Ernest."',
+    "B: Quite so.",
+])
 
 
 @pytest.fixture

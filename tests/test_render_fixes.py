@@ -15,6 +15,7 @@ from fakes import (
     fake_render,
     mix_rows,
     mix_settings_script,
+    two_voice_scene,
     voice,
     write_script,
 )
@@ -26,17 +27,7 @@ from drama_cli.qc.signal import check_take
 from drama_cli.render.attempt import check_generation
 from drama_cli.render.line import join_chunks
 
-CUE_SCRIPT = """\
-title: Cue
-cast:
-  A: {}
-  B: {}
-scenes:
-  - id: s1
-    lines:
-      - A: Hello there, my friend.
-      - B: "[sighs]"
-"""
+CUE_SCRIPT = two_voice_scene("Cue", ["A: Hello there, my friend.", 'B: "[sighs]"'])
 
 
 def cue_script(folder: Path) -> Path:
