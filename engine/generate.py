@@ -18,7 +18,7 @@ import math
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +43,7 @@ from engine.sampling import (
     sample_codebook,
     sample_main,
 )
+from engine.take_rules import TakeRules
 from engine.text import expected_duration_s
 from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
@@ -347,19 +348,29 @@ class Drama3:
         """Feed rows `[n, 11]` (the rows after `state.rows`) through backbone and tower, in
         chunks of 256 rows. The tower lags one row: row p is labelled by row p+1, so the last
         row waits in `state` for the next chunk or the first decode step (docs/model.md §3.5)."""
+        for _ in self.prefill_steps(state, rows):
+            pass
+
+    def prefill_steps(self, state: DecodeState, rows: torch.Tensor) -> Iterator[None]:
+        """`prefill` one 256-row chunk per resumption (yields after each chunk), so a caller
+        may interleave other work between chunks; the same maths in the same order."""
         for begin in range(0, rows.shape[0], PREFILL_CHUNK_ROWS):
-            chunk = rows[begin:begin + PREFILL_CHUNK_ROWS]
-            hidden = self.backbone(self.backbone.embed_rows(chunk), state.backbone_cache)[None]
-            chunk = chunk[None]
-            if state.last_row is None:
-                tower_hidden, tower_rows, labels = hidden[:, :-1], chunk[:, :-1], chunk[:, 1:]
-            else:
-                tower_hidden = torch.cat((state.last_hidden, hidden[:, :-1]), dim=1)
-                tower_rows, labels = torch.cat((state.last_row, chunk[:, :-1]), dim=1), chunk
-            if labels.shape[1]:
-                self.tower.prefill(tower_hidden, tower_rows, labels, state.tower_cache)
-            state.last_hidden, state.last_row = hidden[:, -1:], chunk[:, -1:]
-            state.rows += chunk.shape[1]
+            with torch.no_grad():
+                self._prefill_chunk(state, rows[begin:begin + PREFILL_CHUNK_ROWS])
+            yield
+
+    def _prefill_chunk(self, state: DecodeState, chunk: torch.Tensor) -> None:
+        hidden = self.backbone(self.backbone.embed_rows(chunk), state.backbone_cache)[None]
+        chunk = chunk[None]
+        if state.last_row is None:
+            tower_hidden, tower_rows, labels = hidden[:, :-1], chunk[:, :-1], chunk[:, 1:]
+        else:
+            tower_hidden = torch.cat((state.last_hidden, hidden[:, :-1]), dim=1)
+            tower_rows, labels = torch.cat((state.last_row, chunk[:, :-1]), dim=1), chunk
+        if labels.shape[1]:
+            self.tower.prefill(tower_hidden, tower_rows, labels, state.tower_cache)
+        state.last_hidden, state.last_row = hidden[:, -1:], chunk[:, -1:]
+        state.rows += chunk.shape[1]
 
     def step(self, state: DecodeState, row: torch.Tensor) -> None:
         """Feed one decoded row `[1, 1, 11]` to the backbone (the tower already holds its
@@ -373,11 +384,21 @@ class Drama3:
         """A state holding the whole prompt `rows` `[N, 11]` whose first `split` rows are the
         system block: those come from the prefix cache when possible (else they are prefilled
         and snapshotted), then the rest is prefilled."""
+        steps = self.start_state_steps(rows, split)
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+
+    def start_state_steps(self, rows: torch.Tensor, split: int) -> Generator[None, None, DecodeState]:
+        """`start_state` one prefill chunk per resumption; the generator returns the state
+        (`StopIteration.value`). The prefix cache is shared by every caller of the model."""
         key = hashlib.sha256(rows[:split].cpu().numpy().tobytes()).hexdigest()
         cached = self._prefixes.get(key) if self.use_prefix_cache else None
         if cached is None:
             state = self.new_state()
-            self.prefill(state, rows[:split])
+            yield from self.prefill_steps(state, rows[:split])
             if self.use_prefix_cache:
                 self._prefixes[key] = state.clone()
                 while len(self._prefixes) > PREFIX_CACHE_ENTRIES:
@@ -385,7 +406,7 @@ class Drama3:
         else:
             self._prefixes.move_to_end(key)
             state = cached.clone()
-        self.prefill(state, rows[split:])
+        yield from self.prefill_steps(state, rows[split:])
         return state
 
 
@@ -426,38 +447,22 @@ class FrameStream:
             records = self._eager_frames(state, started, clock)
         else:
             records = self._static_frames(state, started, clock)
-        band = range(model.semantic_start, model.semantic_start + model.tower.config.vocab_size)
-        kept, times, separators, held = [], [], [], None
-        reason = "max_frames"
+        rules = TakeRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
+                          self.stop_at_separator)
         for record in records:
-            token, codes, now = record.token, record.codes, record.seconds
-            if token == model.eos_id:
-                reason = "eos"
+            yield from rules.push(record.token, record.codes, record.seconds)
+            if rules.reason is not None:
                 break
-            if held is not None:  # the held semantic:0 frame was not followed by EOS
-                kept.append(held[0]), times.append(held[1])
-                yield held[0]
-                held = None
-            if token not in band:
-                separators.append(len(kept))
-                if self.stop_at_separator:
-                    reason = "separator"
-                    break
-            elif token == model.semantic_start:
-                held = (codes.cpu(), now)  # dropped if EOS follows (docs/model.md §3.6 post-processing)
-            else:
-                kept.append(codes.cpu()), times.append(now)
-                yield kept[-1]
         records.close()
-        if held is not None and reason != "eos":
-            kept.append(held[0]), times.append(held[1])
-            yield held[0]
+        yield from rules.end()
         clock.switch(None)
-        width = model.tower.config.num_codebooks
-        codes = torch.stack(kept, dim=1) if kept else torch.zeros(width, 0, dtype=torch.long)
-        self.result = Generation(codes, reason, times, int(self.rows.shape[0]), self.seed, self.params,
-                                 separator_frames=separators, layout_version=self.layout_version,
-                                 phase_s=clock.seconds)
+        self.result = self.generation(rules, clock.seconds)
+
+    def generation(self, rules: TakeRules, phase_s: dict[str, float]) -> Generation:
+        """The `Generation` of this stream once `rules` (its frames' `TakeRules`) has ended."""
+        return Generation(rules.codes(self.model.tower.config.num_codebooks), rules.reason, rules.times,
+                          int(self.rows.shape[0]), self.seed, self.params, separator_frames=rules.separators,
+                          layout_version=self.layout_version, phase_s=phase_s)
 
     def _eager_frames(self, state: DecodeState, started: float, clock: PhaseClock) -> Iterator[FrameRecord]:
         """The reference loop: each frame's main token is read by the host (EOS ends the take

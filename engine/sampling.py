@@ -149,6 +149,32 @@ class CounterRace:
         return (-torch.log(uniform)).to(like.dtype)
 
 
+class SlotRace(CounterRace):
+    """The counter-based draws of B independent streams at once, one slot each: key int64
+    `[B, 2]` (each stream's seed, as `CounterRace` splits it) and counter `[B, 1]` (views of a
+    batch's storage). Row b of `exponential(like [B, k])` equals what a `CounterRace` with
+    slot b's seed and counter draws for `like[b:b+1]`, so a stream's draws never depend on the
+    other rows."""
+
+    def __init__(self, key: torch.Tensor, counter: torch.Tensor):
+        self.key, self.counter = key, counter
+
+    @staticmethod
+    def key_of(seed: int) -> list[int]:
+        """The two 32-bit halves of `seed` (row of `key`). Raises `EngineError` unless 0 ≤ seed < 2**63."""
+        make_generator(seed)
+        return [seed & _MASK32, seed >> 32]
+
+    def exponential(self, like: torch.Tensor) -> torch.Tensor:
+        """Exp(1) variates shaped and typed like `like` `[B, k]` float32; advances every counter."""
+        self.counter.add_(1)
+        stream = _mix32(((self.counter * _INDEX_MULTIPLIER) & _MASK32) ^ self.key[:, :1]) ^ self.key[:, 1:]
+        index = torch.arange(like.shape[-1], device=like.device, dtype=torch.int64)[None, :]
+        bits = _mix32(stream ^ ((index * _INDEX_MULTIPLIER) & _MASK32))
+        uniform = ((bits >> 8).to(torch.float32) + 0.5) * 2.0**-24
+        return (-torch.log(uniform)).to(like.dtype)
+
+
 # ---- the primitive -------------------------------------------------------------------------
 
 

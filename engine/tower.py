@@ -336,7 +336,8 @@ class Tower(nn.Module):
         row; main: `[B]` the sampled main token of the next row. sample_codebook(logits
         `[B, vocab_size]` float32, index i) returns code i+1 `[B]` int64 from head i.
         position: int64 device tensor `[1]` of the row's position, for caches whose layers are
-        `engine.layers.kv_cache.StaticKVCache` (no host read); default `cache.length`.
+        `engine.layers.kv_cache.StaticKVCache` (no host read), or `[B]`, one per stream, for
+        `engine.layers.kv_cache.SlotKVCache` layers; default `cache.length`.
         Returns the codes `[B, num_codebooks]` int64 (c0 from `main`, clamped to the band).
         """
         c0 = (main - self.semantic_start).clamp(0, self.config.vocab_size - 1)
@@ -344,7 +345,8 @@ class Tower(nn.Module):
         if position is None:
             rope = self._rope(cache.length, 1, hidden.device)
         else:
-            rope = rope_angles(position, self.config.rotary_dim, self.config.rope_base)
+            # [B, 1, rotary_dim / 2]: one position per stream (B streams in a batch, one row each)
+            rope = tuple(t[:, None] for t in rope_angles(position, self.config.rotary_dim, self.config.rope_base))
         hidden = self._enrich(hidden, c0[:, None], semantic, row, cache, rope)
         codes, offset = [c0], len(self.shared_layers)
         for index, layer in enumerate(self.residual_layers):

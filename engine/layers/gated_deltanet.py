@@ -44,6 +44,17 @@ class GDNState:
         return GDNState(self.conv.clone(), self.recurrent.clone())
 
 
+@dataclass
+class SlotGDNState:
+    """Gated DeltaNet states of a batch of independent streams, one slot each (the batched frame
+    step, `engine.batch_step`): conv `[B, conv_channels, kernel − 1]` (activation dtype) and
+    recurrent `[B, value_heads, key_dim, value_dim]` fp32. `GatedDeltaNet.forward` given one
+    advances every slot by one row."""
+
+    conv: torch.Tensor
+    recurrent: torch.Tensor
+
+
 def l2_normalize(x: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     """x / sqrt(sum(x²) + eps) over the last dim (the flash-linear-attention convention)."""
     return x * torch.rsqrt(x.pow(2).sum(-1, keepdim=True) + eps)
@@ -129,7 +140,10 @@ class GatedDeltaNet(nn.Module):
 
     def forward(self, x: torch.Tensor, state: GDNState) -> torch.Tensor:
         """x `[N, hidden]` -> `[N, hidden]` in x's dtype; advances `state` (conv window and float32
-        recurrent state) by N rows (docs/model.md §3.2)."""
+        recurrent state) by N rows (docs/model.md §3.2). With a `SlotGDNState`, x holds one row
+        per stream (`step_streams`)."""
+        if isinstance(state, SlotGDNState):
+            return self.step_streams(x, state)
         n = x.shape[0]
         mixed = self._causal_conv(F.linear(x, self.in_proj_qkv), state)
         q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
@@ -181,3 +195,28 @@ class GatedDeltaNet(nn.Module):
         )
         state.recurrent.copy_(final[0])
         return out[0]
+
+    def step_streams(self, x: torch.Tensor, state: SlotGDNState) -> torch.Tensor:
+        """One row for each of B independent streams: x `[B, hidden]` -> `[B, hidden]`, slot b of
+        `state` advanced by row b (the recurrent form, in torch on every device)."""
+        mixed = F.linear(x, self.in_proj_qkv)
+        window = torch.cat((state.conv, mixed[:, :, None]), dim=2)  # [B, C, K]
+        state.conv.copy_(window[:, :, 1:])
+        mixed = F.silu((window * self.conv_weight).sum(-1))
+        q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
+        q, k = (t.unflatten(-1, (self.key_heads, self.key_dim)) for t in (q, k))
+        v = v.unflatten(-1, (self.value_heads, self.value_dim)).float()
+        beta = torch.sigmoid(F.linear(x, self.in_proj_b).float())
+        g = self.decay_rate * F.softplus(F.linear(x, self.in_proj_a).float() + self.dt_bias)
+        repeat = self.value_heads // self.key_heads
+        q, k = (t.repeat_interleave(repeat, dim=1) for t in (q, k))
+        q = l2_normalize(q.float()) * self.key_dim**-0.5
+        k = l2_normalize(k.float())
+        recurrent = state.recurrent * g.exp()[:, :, None, None]
+        predicted = torch.einsum("bhkv,bhk->bhv", recurrent, k)
+        delta = (v - predicted) * beta[:, :, None]
+        recurrent = recurrent + k[:, :, :, None] * delta[:, :, None, :]
+        state.recurrent.copy_(recurrent)
+        out = torch.einsum("bhkv,bhk->bhv", recurrent, q).to(x.dtype)
+        z = F.linear(x, self.in_proj_z).unflatten(-1, (self.value_heads, self.value_dim))
+        return F.linear(self.norm(out, z).reshape(x.shape[0], -1), self.out_proj)

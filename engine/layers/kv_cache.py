@@ -121,3 +121,33 @@ def causal_attention(query: torch.Tensor, keys: torch.Tensor, values: torch.Tens
     return F.scaled_dot_product_attention(
         query, keys, values, attn_mask=mask, is_causal=steps > 1 and start == 0, scale=scale,
         enable_gqa=query.shape[1] != keys.shape[1])
+
+
+class SlotKVCache:
+    """Keys and values of one attention layer for a batch of independent streams, one slot
+    each, in fixed storage (the batched frame step, `engine.batch_step`).
+
+    keys, values: `[B, kv_heads, capacity, head_dim]`, slot b holding rows `[0, position[b])`.
+    position: int64 `[B]` the row each slot writes next (advanced by the caller). visible: bool
+    `[B, capacity]`, True for rows `[0, position[b]]` of slot b (set by the caller before the
+    step). streams_axis: where `attend` finds the streams in its inputs: 0 (the tower's
+    `[B, heads, 1, head_dim]`) or 2 (the backbone's one-row-per-stream `[1, heads, B, head_dim]`).
+    """
+
+    def __init__(self, keys: torch.Tensor, values: torch.Tensor, position: torch.Tensor,
+                 visible: torch.Tensor, streams_axis: int):
+        self.keys, self.values, self.position, self.visible = keys, values, position, visible
+        self.streams_axis = streams_axis
+
+    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+        """Write each stream's new key and value at its slot's position and attend its query
+        over its slot's visible rows. Inputs and output laid out as `streams_axis` says."""
+        if self.streams_axis == 2:
+            query, keys, values = (t.transpose(0, 2) for t in (query, keys, values))
+        index = self.position.view(-1, 1, 1, 1).expand(keys.shape)
+        self.keys.scatter_(2, index, keys)
+        self.values.scatter_(2, index, values)
+        out = F.scaled_dot_product_attention(
+            query, self.keys, self.values, attn_mask=self.visible[:, None, None, :], scale=scale,
+            enable_gqa=query.shape[1] != self.keys.shape[1])
+        return out.transpose(0, 2) if self.streams_axis == 2 else out

@@ -1,0 +1,135 @@
+"""The engine's batch of streams (engine/batch.py, engine/batch_step.py) on the tiny preset in
+float32 on the CPU: greedy codes equal each stream's batch-1 run whatever joins when, sampled
+codes depend only on the stream's own seed, prefill interleaves with decoding through the
+shared prefix cache, the storage grows for a longer stream, padded sizes, and the step traces
+as one graph."""
+
+import numpy as np
+import pytest
+import torch
+
+from engine.batch import EngineBatch, padded_size
+from engine.conversation import AudioClip, Conversation, Reference
+from engine.generate import Drama3
+from engine.sampling import SamplingParams
+from engine.testing.checkpoints import write_checkpoint
+
+GREEDY = SamplingParams(temperature=0.0, ras_window=0)
+SAMPLED = SamplingParams()
+TEXTS = ("Hi there.", "A much longer line than the others, to give this prompt more rows.", "Yes.",
+         "What time is it now, do you know?")
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory) -> Drama3:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny matrices: one thread is fastest, above all on a busy machine
+    folder = tmp_path_factory.mktemp("tiny")
+    write_checkpoint(folder, "tiny", seed=0, with_codec=False)
+    yield Drama3.load(folder, device="cpu")
+    torch.set_num_threads(threads)
+
+
+def line(text: str, reference_frames: int = 0) -> Conversation:
+    references = ()
+    if reference_frames:
+        codes = np.random.default_rng(5).integers(0, 4096, (10, reference_frames)).astype(np.int64)
+        references = (Reference(0, "A reference spoken slowly.", AudioClip(codes=codes)),)
+    return Conversation(layout="clone", references=references, text=f"<|speaker:0|> {text}")
+
+
+def run(batch: EngineBatch, streams: dict, joins: dict | None = None, params=GREEDY) -> dict:
+    """Submit `streams` (key -> (text, seed, frames)) now and `joins` (step -> streams) later;
+    step to the end; key -> Generation."""
+    keys, results, step = {}, {}, 0
+    for key, (text, seed, frames) in streams.items():
+        keys[batch.submit(line(text), params, seed, max_frames=frames)] = key
+    while batch.pending() or (joins and step <= max(joins)):
+        for key, (text, seed, frames) in (joins or {}).get(step, {}).items():
+            keys[batch.submit(line(text), params, seed, max_frames=frames)] = key
+        results.update({keys[done.ticket]: done.generation for done in batch.step()})
+        step += 1
+    return results
+
+
+def test_greedy_codes_equal_each_streams_batch_1_run(model):
+    streams = {i: (text, 0, 10 + 2 * i) for i, text in enumerate(TEXTS)}
+    joins = {3: {2: streams.pop(2)}, 6: {3: streams.pop(3)}}
+    batched = run(EngineBatch(model, 4), streams, joins)
+    for key, (text, seed, frames) in {i: (t, 0, 10 + 2 * i) for i, t in enumerate(TEXTS)}.items():
+        alone = model.generate(line(text), GREEDY, seed=seed, max_frames=frames)  # the eager loop
+        assert torch.equal(batched[key].codes, alone.codes), key
+        assert batched[key].stop_reason == alone.stop_reason
+        assert batched[key].prompt_rows == alone.prompt_rows
+
+
+def test_a_sampled_stream_depends_only_on_its_seed(model):
+    mine = (TEXTS[1], 7, 14)
+    alone = run(EngineBatch(model, 1), {"x": mine}, params=SAMPLED)["x"]
+    first = run(EngineBatch(model, 4), {"a": (TEXTS[0], 1, 9), "x": mine, "c": (TEXTS[3], 3, 5)},
+                params=SAMPLED)["x"]
+    second = run(EngineBatch(model, 2), {"d": (TEXTS[2], 9, 16)}, {2: {"x": mine}}, params=SAMPLED)["x"]
+    assert torch.equal(alone.codes, first.codes) and torch.equal(alone.codes, second.codes)
+    other = run(EngineBatch(model, 1), {"x": (TEXTS[1], 8, 14)}, params=SAMPLED)["x"]
+    assert not torch.equal(alone.codes, other.codes)
+
+
+def test_batch_draws_are_the_static_steps_draws(model):
+    model.set_decode_mode("static")
+    try:
+        static = model.generate(line(TEXTS[0]), SAMPLED, seed=11, max_frames=8)
+    finally:
+        model.set_decode_mode("eager")
+    batched = run(EngineBatch(model, 2), {"x": (TEXTS[0], 11, 8), "y": (TEXTS[2], 4, 8)}, params=SAMPLED)
+    assert torch.equal(batched["x"].codes, static.codes)
+
+
+def test_prefill_is_chunked_between_decode_steps_through_the_prefix_cache(model, monkeypatch):
+    model.clear_prefix_cache()
+    chunks = []
+    original = Drama3._prefill_chunk
+    monkeypatch.setattr(Drama3, "_prefill_chunk", lambda self, state, rows: (
+        chunks.append(rows.shape[0]), original(self, state, rows))[1])
+    batch = EngineBatch(model, 4)
+    batch.submit(line(TEXTS[0]), GREEDY, 0, max_frames=12)
+    batch.step()  # the first stream joins at once and decodes its first frame
+    chunks.clear()
+    long_a = batch.submit(line(TEXTS[2], reference_frames=300), GREEDY, 0, max_frames=4)
+    frames = []
+    while long_a not in [done.ticket for done in batch.step()]:
+        frames.append(batch.live[0].frames if batch.live else None)
+    assert chunks[0] == 256 and len(chunks) >= 2 and sum(chunks) > 300  # 256-row chunks
+    assert frames[:3] == [2, 3, 4]  # the first stream kept decoding while the second was prefilled
+    chunks.clear()
+    again = EngineBatch(model, 2)
+    again.submit(line(TEXTS[3], reference_frames=300), GREEDY, 0, max_frames=2)
+    list(again.run())
+    assert sum(chunks) < 300  # the reference block came from the prefix cache
+
+
+def test_the_storage_grows_for_a_longer_stream(model):
+    batch = EngineBatch(model, 4)
+    keys = {batch.submit(line(TEXTS[0]), GREEDY, 0, max_frames=10): "a"}
+    results = {}
+    for _ in range(3):
+        results.update({keys[d.ticket]: d.generation for d in batch.step()})
+    assert batch.storage.capacity == 512
+    batch.min_rows = 600  # as if the next stream needed more than 512 rows
+    keys[batch.submit(line(TEXTS[3]), GREEDY, 0, max_frames=8)] = "b"
+    results.update({keys[d.ticket]: d.generation for d in batch.run()})
+    assert batch.storage.capacity == 1024
+    for key, text, frames in (("a", TEXTS[0], 10), ("b", TEXTS[3], 8)):
+        assert torch.equal(results[key].codes, model.generate(line(text), GREEDY, 0, max_frames=frames).codes)
+
+
+def test_padded_sizes():
+    assert [padded_size(n, 16) for n in (1, 2, 3, 5, 8, 9, 16)] == [1, 2, 4, 8, 8, 16, 16]
+    assert padded_size(5, 6) == 6
+
+
+def test_streams_with_other_settings_wait_for_an_empty_batch(model):
+    batch = EngineBatch(model, 4)
+    first = batch.submit(line(TEXTS[0]), GREEDY, 0, max_frames=6)
+    other = batch.submit(line(TEXTS[2]), SAMPLED, 3, max_frames=4)
+    order = [done.ticket for done in batch.run()]
+    assert order == [first, other]
