@@ -14,6 +14,7 @@ result on the driver, less the time the worker's backend spent on it, averaged o
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -57,8 +58,9 @@ def warm(backend: ClusterBackend) -> None:
         slot.units, slot.busy_s, slot.wall_s = 0, 0.0, 0.0
 
 
-def render_with(workers: int, path: Path, folder: Path) -> tuple[float, float, int]:
-    """(wall seconds of the render, Ray's overhead per unit in ms, units) with `workers`."""
+def render_with(workers: int, path: Path, folder: Path) -> tuple[float, float, int, float]:
+    """(wall seconds of the render, Ray's overhead per unit in ms, units, seconds a worker's
+    backend spent on a unit on average) with `workers`."""
     backend = make_cluster_backend(f"local:{workers}", "scratch")
     try:
         warm(backend)
@@ -72,7 +74,7 @@ def render_with(workers: int, path: Path, folder: Path) -> tuple[float, float, i
     stats = backend.worker_stats()
     units = sum(s["units"] for s in stats)
     overhead_ms = 1000 * sum(s["wall_s"] - s["busy_s"] for s in stats) / max(units, 1)
-    return seconds, overhead_ms, units
+    return seconds, overhead_ms, units, sum(s["busy_s"] for s in stats) / max(units, 1)
 
 
 def main() -> None:
@@ -90,9 +92,11 @@ def main() -> None:
             two = render_with(2, path, Path(tmp) / "two.drama")
     finally:
         ray.shutdown()
-    print(f"4 scenes x {args.lines} lines, scratch engine, local Ray of {args.cpus} CPU slots")
-    print(f"1 worker:  {one[0]:.2f} s ({one[2]} units, Ray overhead {one[1]:.1f} ms per unit)")
-    print(f"2 workers: {two[0]:.2f} s ({two[2]} units, Ray overhead {two[1]:.1f} ms per unit)")
+    print(f"4 scenes x {args.lines} lines, scratch engine, local Ray of {args.cpus} CPU slots; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for name, run in (("1 worker: ", one), ("2 workers:", two)):
+        print(f"{name} {run[0]:.2f} s ({run[2]} units, {run[3]:.3f} s of engine time per unit, "
+              f"Ray overhead {run[1]:.1f} ms per unit)")
     print(f"speed-up: {one[0] / two[0]:.2f}x")
 
 
