@@ -145,6 +145,9 @@ class ClusterBatch:
         self._units.pop(ticket)
         if status == "refused":
             return StreamDone(ticket, error=EngineError(result))
+        for generation in result if isinstance(result, list) else [result]:
+            if generation is not None:  # (a scene group that did not split is None)
+                generation.info["node"] = slot.node  # the machine that voiced it, for the record
         return StreamDone(ticket, result)
 
     def _retry(self, ticket: int, slot: Slot, problem: str) -> StreamDone | None:
