@@ -91,11 +91,6 @@ class ClusterBackend(BackendDefaults):
         """Each worker slot's node, units, busy and wall seconds, failures and restarts."""
         return [slot.stats() for slot in self.pool.slots]
 
-    def notices(self) -> list[str]:
-        """The workers' one-line notices, each once, naming the node."""
-        said = {f"{slot.node}: {n}" for slot in self.pool.slots for n in slot.notices}
-        return sorted(said)
-
     def close(self) -> None:
         """Stop the workers, and Ray when this process started or joined it."""
         self.pool.close()
@@ -117,7 +112,7 @@ def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None =
     pool = None
     try:
         count, resources = slot_resources(target, engine)
-        pool = WorkerPool(count, resources, engine, model, device, graph)
+        pool = WorkerPool(count, resources, engine, model, device, graph, notice)
         pool.start()
     except BaseException:
         if pool is not None:
@@ -128,7 +123,5 @@ def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None =
             ray.shutdown()
         raise
     backend = ClusterBackend(pool, owns)
-    for message in backend.notices():
-        notice(message)
-    notice(f"cluster: {count} {backend.name} workers")
+    notice(f"cluster: {count} {backend.name} worker{'s' if count != 1 else ''}")
     return backend

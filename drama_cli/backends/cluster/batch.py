@@ -133,12 +133,13 @@ class ClusterBatch:
         ticket, slot, sent = self._running.pop(ref)
         slot.busy = False
         try:
-            status, result, seconds = ray.get(ref)
+            status, result, seconds, notices = ray.get(ref)
         except RayActorError as err:
             self.pool.replace(slot)
             return self._retry(ticket, slot, f"worker {slot.number} on {slot.node} died: {_first(err)}")
         except RayError as err:
             return self._retry(ticket, slot, f"worker {slot.number} on {slot.node}: {_first(err)}")
+        self.pool.tell(slot, notices)
         slot.units += 1
         slot.busy_s += seconds
         slot.wall_s += time.perf_counter() - sent

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Callable
 
 from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
 from drama_cli.errors import UsageError
@@ -75,7 +76,6 @@ class Slot:
     failures: int = 0  # units it lost (died or raised)
     restarts: int = 0
     busy: bool = False
-    notices: list = field(default_factory=list)
 
     def stats(self) -> dict:
         """Counts and times for the render report (seconds rounded to ms)."""
@@ -87,13 +87,23 @@ class Slot:
 class WorkerPool:
     """The actors of a render, one per slot, each built with `make_backend(engine, model,
     device, graph)` on its node. Raises UsageError from `start` when a worker cannot build its
-    backend (the message names the node) or the workers disagree on the engine."""
+    backend (the message names the node) or the workers disagree on the engine. The workers'
+    one-line notices go to `notice`, each message once, with the node that said it first."""
 
     def __init__(self, count: int, resources: dict, engine: str, model: str | None,
-                 device: str | None, graph: bool = True):
+                 device: str | None, graph: bool = True,
+                 notice: Callable[[str], None] = lambda message: None):
         self.resources, self.args = resources, (engine, model, device, graph)
         self.slots = [Slot(number) for number in range(1, count + 1)]
         self.facts: dict = {}
+        self.notice, self._said = notice, set()
+
+    def tell(self, slot: Slot, messages: list[str]) -> None:
+        """Pass on a worker's notices, each message once per render."""
+        for message in messages:
+            if message not in self._said:
+                self._said.add(message)
+                self.notice(f"{slot.node}: {message}")
 
     def _new_actor(self):
         import ray
@@ -112,9 +122,11 @@ class WorkerPool:
             slot.actor = self._new_actor()
         described = ray.get([slot.actor.describe.remote() for slot in self.slots])
         for slot, facts in zip(self.slots, described):
-            slot.node, slot.notices = facts["node"], facts["notices"]
+            slot.node = facts["node"]
             if facts["error"]:
                 raise UsageError(facts["error"])
+        for slot, facts in zip(self.slots, described):
+            self.tell(slot, facts["notices"])
         engines = {(f["name"], repr(f["identity"])) for f in described}
         if len(engines) > 1:
             found = "; ".join(f"{f['node']}: {f['name']} {f['identity']}" for f in described)

@@ -4,9 +4,10 @@ that node's `DRAMA_MODEL` or huggingface_hub cache); a node without one reports 
 `describe()` instead of failing later.
 
 Results come back as plain tuples so that nothing but data crosses the network:
-`("ok", result, seconds)` or `("refused", message, seconds)` for an EngineError (the driver
-reports the line as the engine refusing it); any other exception raises to the driver, which
-retries the unit on another worker.
+`("ok", result, seconds, notices)` or `("refused", message, seconds, notices)` for an
+EngineError (the driver reports the line as the engine refusing it), with the backend's
+one-line notices since the last call; any other exception raises to the driver, which retries
+the unit on another worker.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class BackendWorker:
     def __init__(self, engine: str, model: str | None, device: str | None, graph: bool = True):
         self.node = node_name()
         self.notices: list[str] = []
+        self._told = 0  # notices already sent to the driver
         self.error: str | None = None
         self.backend = None
         self.clips = ClipFolder()
@@ -52,7 +54,7 @@ class BackendWorker:
         """Node, process id, notices so far and, when the backend could not be built, the
         error; else the backend's name, scratch flag, capabilities and identity."""
         facts = {"node": self.node, "pid": os.getpid(), "error": self.error,
-                 "notices": list(self.notices)}
+                 "notices": self._fresh_notices()}
         if self.backend is not None:
             facts.update(name=self.backend.name, scratch=bool(self.backend.scratch),
                          capabilities=self.backend.capabilities,
@@ -69,17 +71,22 @@ class BackendWorker:
                 self.clips.write(digest, suffix, ray.get(ref))
         return self.clips.localise(request, {p: d for p, (d, _) in clips.items()})
 
+    def _fresh_notices(self) -> list[str]:
+        fresh, self._told = self.notices[self._told:], len(self.notices)
+        return fresh
+
     def call(self, method: str, request: GenerationRequest, clips: dict, *args) -> tuple:
         """Run `backend.<method>(request, *args)` (`generate` or `generate_scene`) and return
-        `("ok", result, seconds)`, or `("refused", message, seconds)` for an EngineError."""
+        `("ok", result, seconds, notices)`, or `("refused", message, seconds, notices)` for an
+        EngineError (seconds: the backend's time; notices: its new one-line messages)."""
         started = time.perf_counter()
         if self.backend is None:
-            return "refused", self.error, 0.0
+            return "refused", self.error, 0.0, []
         try:
             result = getattr(self.backend, method)(self._local(request, clips), *args)
         except EngineError as err:
-            return "refused", str(err), time.perf_counter() - started
-        return "ok", result, time.perf_counter() - started
+            return "refused", str(err), time.perf_counter() - started, self._fresh_notices()
+        return "ok", result, time.perf_counter() - started, self._fresh_notices()
 
     def codec(self, method: str, array):
         """`backend.encode_audio(array)` or `backend.decode_codes(array)`."""
