@@ -16,6 +16,7 @@ from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
 from drama_cli.errors import UsageError
 
 MAX_REPLACEMENTS_PER_SLOT = 3  # actors a slot may start after its first one died
+START_TIMEOUT_S = 300.0  # longest wait for the workers to start and build their backends
 
 
 def import_ray():
@@ -115,12 +116,19 @@ class WorkerPool:
 
     def start(self) -> dict:
         """Start every slot's actor and wait until each has built its backend; returns the
-        first worker's `describe()` facts (the engine's name, capabilities, identity)."""
+        first worker's `describe()` facts (the engine's name, capabilities, identity). Raises
+        UsageError when they have not started within START_TIMEOUT_S seconds."""
         import ray
 
         for slot in self.slots:
             slot.actor = self._new_actor()
-        described = ray.get([slot.actor.describe.remote() for slot in self.slots])
+        try:
+            described = ray.get([slot.actor.describe.remote() for slot in self.slots],
+                                timeout=START_TIMEOUT_S)
+        except ray.exceptions.GetTimeoutError:
+            raise UsageError(f"{len(self.slots)} workers of {self.resources} each did not start "
+                             f"within {START_TIMEOUT_S:.0f} s: the cluster has no room for them "
+                             f"(ray status shows what is free)") from None
         for slot, facts in zip(self.slots, described):
             slot.node = facts["node"]
             if facts["error"]:
