@@ -72,18 +72,22 @@ class ClusterBackend(BackendDefaults):
         return self._one(Unit("generate_scene", request, (texts,)))
 
     def encode_audio(self, audio: np.ndarray) -> np.ndarray:
-        """Codes `[10, T]` int64 from a worker's codec (`Backend.encode_audio`)."""
+        """Codes `[10, T]` int64 from a worker's codec (`Backend.encode_audio`). Raises
+        EngineError when the engine has no codec."""
+        if not self.capabilities.codes:
+            return super().encode_audio(audio)
         return self._codec("encode_audio", audio)
 
     def decode_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Float32 audio at 44,100 Hz from a worker's codec (`Backend.decode_codes`)."""
+        """Float32 audio at 44,100 Hz from a worker's codec (`Backend.decode_codes`). Raises
+        EngineError when the engine has no codec."""
+        if not self.capabilities.codes:
+            return super().decode_codes(codes)
         return self._codec("decode_codes", codes)
 
     def _codec(self, method: str, array: np.ndarray) -> np.ndarray:
         import ray
 
-        if not self.capabilities.codes:
-            return getattr(super(), method)(array)
         slot = next(s for s in self.pool.slots if s.actor is not None)
         return ray.get(slot.actor.codec.remote(method, np.asarray(array)))
 

@@ -83,14 +83,21 @@ class BackendWorker:
         if self.backend is None:
             return "refused", self.error, 0.0, []
         try:
-            result = getattr(self.backend, method)(self._local(request, clips), *args)
+            result = self._run(method, self._local(request, clips), args)
         except EngineError as err:
             return "refused", str(err), time.perf_counter() - started, self._fresh_notices()
         return "ok", result, time.perf_counter() - started, self._fresh_notices()
 
+    def _run(self, method: str, request: GenerationRequest, args: tuple):
+        if method == "generate_scene":
+            return self.backend.generate_scene(request, *args)
+        return self.backend.generate(request)
+
     def codec(self, method: str, array):
-        """`backend.encode_audio(array)` or `backend.decode_codes(array)`."""
-        return getattr(self.backend, method)(array)
+        """`backend.encode_audio(array)` (method `encode_audio`) or `backend.decode_codes(array)`."""
+        if method == "encode_audio":
+            return self.backend.encode_audio(array)
+        return self.backend.decode_codes(array)
 
     def close(self) -> None:
         """Free the backend (models and devices)."""
