@@ -12,8 +12,9 @@ prefix cache one 256-row chunk per step, interleaved with the decode steps of th
 streams, then copied into a free slot. Each step decodes one frame for every live stream
 (`engine.batch_step.decode_streams`, padded to 1, 2, 4, 8, … slots); a stream leaves at EOS,
 at its frame budget or at a separator (when asked), and the last slot moves into its place.
-Every stream keeps its own positions, caches, RAS window and counter-based draws keyed by its
-own seed, so its codes do not depend on the other streams. Streams with other sampling
+Every stream keeps its own positions, caches, RAS window and draws seeded by its own seed (a
+`torch.Generator` each, or the counter-based draws of the static frame step), so its codes do
+not depend on the other streams. Streams with other sampling
 settings wait until the batch is empty.
 """
 
@@ -70,15 +71,19 @@ class EngineBatch:
     """Up to `size` streams of one `engine.generate.Drama3` decoded together.
 
     budget: bytes the batch's slot storage may hold (default `default_budget`); min_rows: the
-    smallest slot capacity in rows. The storage is made on the first step, sized for the
+    smallest slot capacity in rows; draws: `generator` (a `torch.Generator` per stream, the
+    draws of the eager loop) or `counter` (the static frame step's counter-based draws, needed
+    by `compile`); default `generator` when the model's decode mode is `eager`, else `counter`,
+    so a stream's codes are those `Drama3.generate` gives for its seed. The storage is made on the first step, sized for the
     streams waiting then, and grows (with copies of the live slots) when a longer stream
     arrives; it never holds more than the budget. Not thread-safe.
     """
 
-    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0):
+    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0, draws: str | None = None):
         if size < 1:
             raise EngineError(f"a batch holds at least one stream; got {size}")
         self.model, self.size, self.min_rows = model, size, min_rows
+        self.draws = draws or ("generator" if model.decode_mode == "eager" else "counter")
         self.memory = BatchMemory.for_model(model, budget or default_budget(model.device))
         self.storage: SlotStorage | None = None
         self.waiting: deque[_Stream] = deque()
@@ -118,7 +123,9 @@ class EngineBatch:
 
     def compile(self, fullgraph: bool = True) -> None:
         """Run later steps through `torch.compile(decode_streams, dynamic=False)`: one compiled
-        graph per padded size."""
+        graph per padded size. Raises EngineError with `generator` draws (host work per row)."""
+        if self.draws != "counter":
+            raise EngineError("a compiled batch step needs counter-based draws (draws='counter')")
         self._runner = torch.compile(decode_streams, fullgraph=fullgraph, dynamic=False)
 
     def step(self) -> list[Finished]:
@@ -158,7 +165,7 @@ class EngineBatch:
         if live >= slots:
             return False
         if storage is None:
-            self.storage = SlotStorage(self.model, slots, capacity, head.settings)
+            self.storage = SlotStorage(self.model, slots, capacity, head.settings, self.draws)
         else:
             self.storage = storage.grown(slots, capacity, live)
         return True

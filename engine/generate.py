@@ -139,7 +139,8 @@ class PhaseClock:
 class Drama3:
     """A loaded Drama 3 model: config, tokenizer, backbone and tower on one device.
 
-    Build with `Drama3.load(folder)`. Not thread-safe: one generation at a time.
+    Build with `Drama3.load(folder)`. Not thread-safe: one generation at a time; many streams
+    decode together through `engine.batch.EngineBatch`.
     """
 
     def __init__(self, config: Drama3Config, tokenizer: Drama3Tokenizer, backbone: Backbone, tower: Tower,

@@ -74,14 +74,19 @@ def test_a_sampled_stream_depends_only_on_its_seed(model):
     assert not torch.equal(alone.codes, other.codes)
 
 
-def test_batch_draws_are_the_static_steps_draws(model):
+def test_sampled_codes_are_those_of_generate_for_the_seed(model):
+    streams = {"x": (TEXTS[0], 11, 8), "y": (TEXTS[2], 4, 10)}
     model.set_decode_mode("static")
     try:
         static = model.generate(line(TEXTS[0]), SAMPLED, seed=11, max_frames=8)
     finally:
         model.set_decode_mode("eager")
-    batched = run(EngineBatch(model, 2), {"x": (TEXTS[0], 11, 8), "y": (TEXTS[2], 4, 8)}, params=SAMPLED)
-    assert torch.equal(batched["x"].codes, static.codes)
+    counter = run(EngineBatch(model, 2, draws="counter"), streams, params=SAMPLED)
+    assert torch.equal(counter["x"].codes, static.codes)  # the static step's counter-based draws
+    eager = run(EngineBatch(model, 2), streams, params=SAMPLED)  # the eager loop's generators
+    for key, (text, seed, frames) in streams.items():
+        assert torch.equal(eager[key].codes, model.generate(line(text), SAMPLED, seed, max_frames=frames).codes)
+    assert not torch.equal(eager["x"].codes, counter["x"].codes)
 
 
 def test_prefill_is_chunked_between_decode_steps_through_the_prefix_cache(model, monkeypatch):

@@ -24,6 +24,8 @@ from drama_cli.backends.base import (
     FrameCallback,
     Generation,
     GenerationRequest,
+    SerialBatch,
+    StreamBatch,
 )
 from drama_cli.errors import UsageError
 from engine.conversation import AudioClip, Conversation
@@ -39,6 +41,7 @@ REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
 # (`drama_cli.render.attempt.STOP_REASONS`): take records say `length` for the frame budget.
 ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
+CUDA_BATCH_STREAMS = 16  # `drama render --batch` default on a CUDA device
 GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "
                 "compiled code is cached for later renders; --no-graph to skip)")
 
@@ -97,12 +100,31 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("drama")) / "reference-codes"
 
 
+class BatchCapabilities:
+    """`Drama3Backend.capabilities`: scene layout, codes, infill and frame progress; on an
+    instance whose device is CUDA `batch_streams` is CUDA_BATCH_STREAMS (the engine's batch),
+    else 1 (one stream at a time, as before; also what the class itself declares)."""
+
+    def __get__(self, backend, owner) -> Capabilities:
+        streams = CUDA_BATCH_STREAMS if backend is not None and backend.on_cuda() else 1
+        return Capabilities(scene_layout=True, codes=True, infill=True, streaming_frames=True,
+                            batch_streams=streams)
+
+
 class Drama3Backend(BackendDefaults):
     """Takes from the embedded Drama 3 engine, with codes. Loads the model on first use."""
 
     name = "drama3"
     scratch = False
-    capabilities = Capabilities(scene_layout=True, codes=True, infill=True, streaming_frames=True)
+    capabilities = BatchCapabilities()
+
+    def on_cuda(self) -> bool:
+        """Whether the model runs (or will run) on a CUDA device."""
+        if self.device is not None:
+            return str(self.device).startswith("cuda")
+        import torch
+
+        return torch.cuda.is_available()
 
     def __init__(self, folder: str | Path, device: str | None = None,
                  notice: Callable[[str], None] = lambda message: None,
@@ -219,7 +241,13 @@ class Drama3Backend(BackendDefaults):
         """
         model = self._load()
         started = time.perf_counter()
-        result = self._stream(model, request, on_frames)
+        return self.take(self._stream(model, request, on_frames), started)
+
+    def take(self, result, started: float) -> Generation:
+        """The backend `Generation` of an engine `engine.generate.Generation`: codes decoded to
+        audio, the stop reason in the render layer's words, the facts for the take record
+        (`seconds` counted from `started`, a `time.perf_counter` value)."""
+        model = self.model
         codes = result.codes.cpu().numpy().astype(np.int64)
         audio = model.decode(result.codes) if codes.shape[1] else np.zeros(0, np.float32)
         stop = stop_reason(result.stop_reason)
@@ -228,6 +256,16 @@ class Drama3Backend(BackendDefaults):
                 "seconds": round(time.perf_counter() - started, 3),
                 "engine_stop_reason": result.stop_reason}
         return Generation(np.asarray(audio, np.float32), codes, stop, info)
+
+    def open_batch(self, size: int) -> StreamBatch:
+        """`size` streams decoded together by the engine's batch (`engine.batch.EngineBatch`,
+        through `drama_cli.backends.drama3_batch.EngineStreamBatch`); one at a time with
+        `generate` for 1."""
+        if size <= 1:
+            return SerialBatch(self, size)
+        from drama_cli.backends.drama3_batch import EngineStreamBatch
+
+        return EngineStreamBatch(self, size)
 
     def generate_scene(self, request: GenerationRequest, texts: list[str],
                        on_frames: FrameCallback | None = None) -> list[Generation] | None:

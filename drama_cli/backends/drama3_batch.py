@@ -1,0 +1,82 @@
+"""The drama3 backend's `StreamBatch`: render requests decoded together by the engine's batch
+(`engine.batch.EngineBatch`), each result turned into a take as `Drama3Backend.generate` does.
+
+The batch runs on the caller's thread: `next_done` steps the engine until a stream ends. A
+request the engine refuses (a prompt too long, an unreadable clip, sampling settings out of
+range) comes back from `next_done` with its EngineError, in turn with the others.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone
+from engine.errors import EngineError
+
+FRAME_REPORT_EVERY = 8  # frames between progress reports, as `Drama3Backend.generate`
+
+
+class EngineStreamBatch:
+    """Up to `size` requests of `backend` (a `Drama3Backend`) decoded together; the
+    `drama_cli.backends.base.StreamBatch` contract. Each stream draws as `generate` would for
+    its seed (a `torch.Generator` of its own in the eager decode mode, the counter-based draws
+    of the static frame step otherwise), so its take depends on the request only."""
+
+    def __init__(self, backend, size: int):
+        from engine.batch import EngineBatch
+
+        self.backend, self.size = backend, size
+        self._engine = EngineBatch(backend.model, size)
+        self._tickets: dict[int, tuple[int, float]] = {}  # engine ticket -> (ticket, perf_counter at submit)
+        self._done: deque[StreamDone] = deque()
+        self._count = 0
+        self._closed = False
+
+    def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int:
+        """Queue `request` and return its ticket (see `StreamBatch`)."""
+        from engine.sampling import SamplingParams
+
+        self._count += 1
+        started = time.perf_counter()
+        try:
+            conversation = self.backend.encode_clips(request.conversation)
+            params = SamplingParams.from_dict(dict(request.sampling))
+            inner = self._engine.submit(conversation, params, request.seed, on_frame=_reporter(on_frames))
+        except EngineError as err:
+            self._done.append(StreamDone(self._count, error=err))
+        else:
+            self._tickets[inner] = (self._count, started)
+        return self._count
+
+    def active(self) -> int:
+        """Streams submitted and not yet returned by `next_done`."""
+        return len(self._done) + len(self._tickets)
+
+    def next_done(self) -> StreamDone:
+        """The next stream to finish (refused ones first); raises LookupError when none is active."""
+        while not self._done:
+            if not self._tickets:
+                raise LookupError("no stream is active")
+            for finished in self._engine.step():
+                ticket, started = self._tickets.pop(finished.ticket)
+                self._done.append(StreamDone(ticket, self.backend.take(finished.generation, started)))
+        return self._done.popleft()
+
+    def close(self) -> None:
+        """Forget every stream not returned yet and free the batch's storage."""
+        self._tickets.clear()
+        self._done.clear()
+        self._engine = None
+        self._closed = True
+
+
+def _reporter(on_frames: FrameCallback | None):
+    """The engine's per-frame callback reporting to `on_frames` every FRAME_REPORT_EVERY frames."""
+    if on_frames is None:
+        return None
+
+    def report(frames: int, budget: int) -> None:
+        if frames % FRAME_REPORT_EVERY == 0:
+            on_frames(frames, budget)
+    return report
