@@ -24,7 +24,7 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise UsageError("--cluster needs Ray: pip install 'drama[cluster]'") from None
+        raise UsageError("--cluster needs Ray: pip install -e '.[cluster]'") from None
     return ray
 
 
