@@ -5,7 +5,8 @@ the take store, selection and resume stay on the producer's machine as they are.
 
 Its name, scratch flag, identity (part of every cache key) and capabilities are its workers'
 (every worker must run the same engine and model); it reports no frame progress, and its
-default batch is one stream per worker.
+default batch is the sum of its workers' streams (one per CPU worker; a GPU worker's engine
+batch).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from drama_cli.backends.base import (
     StreamBatch,
 )
 from drama_cli.backends.cluster.address import parse_cluster
-from drama_cli.backends.cluster.batch import ClipShipper, ClusterBatch, Unit
+from drama_cli.backends.cluster.batch import ClusterBatch, Unit
+from drama_cli.backends.cluster.clips import ClipShipper
 from drama_cli.backends.cluster.pool import WorkerPool, connect, slot_resources
 
 
@@ -37,7 +39,7 @@ class ClusterBackend(BackendDefaults):
         self.name, self.scratch = facts["name"], facts["scratch"]
         self._identity = dict(facts["identity"])
         self.capabilities = dataclasses.replace(facts["capabilities"], streaming_frames=False,
-                                                batch_streams=len(pool.slots))
+                                                batch_streams=sum(s.streams for s in pool.slots))
         self._shipper = ClipShipper()
 
     def identity(self) -> dict:

@@ -1,13 +1,16 @@
 """`ClusterBatch`: the `StreamBatch` of a cluster render. Each stream (a unit: one take's
-request, or a scene group) goes to an idle worker of the pool; results come back as each
-finishes. The driver stores every take itself, so a unit whose worker died is simply sent
-again: nothing is stored twice and nothing is lost.
+request, or a scene group) goes to the worker slot with the most room (`WorkerPool.free`);
+each worker voices up to its `streams` at once with its backend's own batch and answers each
+`pump` call with the first stream that finishes, so results come back as each finishes. The
+driver stores every take itself, so a unit whose worker died is simply sent again: nothing
+is stored twice and nothing is lost.
 
-Faults: a worker that dies (killed, out of memory, node lost: Ray's RayActorError) is
-replaced and its unit retried on another worker first; so is a unit whose worker raised
-something other than an EngineError. A unit that failed on `tries` workers comes back with an
-EngineError saying so (the render reports its line as failed). A worker's EngineError is the
-engine refusing the request: it comes back at once, as from any backend.
+Faults: a worker that dies (killed, out of memory, node lost: Ray's RayActorError), or whose
+call raised something other than an EngineError, is replaced and the units it had in hand are
+sent again, first in line, to another worker when there is one. A unit that failed on `tries`
+workers comes back with an EngineError saying so (the render reports its line as failed). A
+worker's EngineError is the engine refusing the request: it comes back at once, as from any
+backend.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone
-from drama_cli.backends.cluster.clips import files_to_ship, read_clip
-from drama_cli.backends.cluster.pool import Slot, WorkerPool
+from drama_cli.backends.cluster.clips import ClipShipper
+from drama_cli.backends.cluster.pool import WorkerPool
+from drama_cli.backends.cluster.slot import Slot
 from drama_cli.errors import RenderError
 from engine.errors import EngineError
 
@@ -37,32 +41,10 @@ class Unit:
     problems: list = field(default_factory=list)
 
 
-class ClipShipper:
-    """Puts each reference file's bytes in Ray's object store once per render, so that a
-    worker fetches each clip at most once."""
-
-    def __init__(self):
-        self._sent: dict[str, tuple] = {}  # path -> (sha256, object ref)
-
-    def clips(self, request: GenerationRequest) -> dict:
-        """path -> (sha256, object ref) for every clip of `request` given only as a file.
-        Raises EngineError for a file that cannot be read."""
-        import ray
-
-        for path in files_to_ship(request):
-            if path not in self._sent:
-                try:
-                    digest, data = read_clip(path)
-                except OSError as err:
-                    raise EngineError(f"cannot read the clip {path}: {err.strerror or err}") from None
-                self._sent[path] = (digest, ray.put(data))
-        return {path: self._sent[path] for path in files_to_ship(request)}
-
-
 class ClusterBatch:
     """A `StreamBatch` over a `WorkerPool` (see the module docstring). size: streams in
-    flight at once (more wait here for a worker). tries: workers a unit may fail on before
-    it is given up. on_frames is never called (no frame progress across the network)."""
+    flight at once (more wait here for room on a worker). tries: workers a unit may fail on
+    before it is given up. on_frames is never called (no frame progress across the network)."""
 
     def __init__(self, pool: WorkerPool, size: int, shipper: ClipShipper | None = None,
                  tries: int | None = None):
@@ -71,19 +53,18 @@ class ClusterBatch:
         self.tries = tries or max(2, len(pool.slots))
         self._units: dict[int, Unit] = {}
         self._waiting: deque[int] = deque()
-        self._running: dict = {}  # object ref -> (ticket, slot, sent at)
-        self._ready: deque[StreamDone] = deque()  # units refused before they were sent
-        self._tickets = 0
+        self._pumps: dict = {}  # object ref of a pump call -> its slot
+        self._ready: deque[StreamDone] = deque()  # units refused or given up, to hand back
 
     def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int:
         return self.submit_unit(Unit("generate", request))
 
     def submit_unit(self, unit: Unit) -> int:
-        """Queue a unit (any backend method the worker runs); returns its ticket."""
-        self._tickets += 1
-        self._units[self._tickets] = unit
-        self._waiting.append(self._tickets)
-        return self._tickets
+        """Queue a unit (a `generate` request or a `generate_scene` group); returns its ticket."""
+        ticket = self.pool.next_ticket()
+        self._units[ticket] = unit
+        self._waiting.append(ticket)
+        return ticket
 
     def active(self) -> int:
         return len(self._units)
@@ -100,48 +81,63 @@ class ClusterBatch:
             self._dispatch()
             if self._ready:
                 return self._ready.popleft()
-            if not self._running:
+            if not self._pumps:
                 raise RenderError("the cluster has no workers left for this render")
-            ready, _ = ray.wait(list(self._running), num_returns=1, timeout=WAIT_S)
+            ready, _ = ray.wait(list(self._pumps), num_returns=1, timeout=WAIT_S)
             if ready:
                 done = self._collect(ready[0])
                 if done is not None:
                     return done
 
     def _dispatch(self) -> None:
+        """Give waiting units to slots with room, then call every slot that has units in
+        hand and no call in flight."""
         while self._waiting:
-            unit = self._units[self._waiting[0]]
-            slot = self.pool.idle(unit.failed_on)
+            slot = self.pool.free(self._units[self._waiting[0]].failed_on)
             if slot is None:
-                return
-            ticket = self._waiting.popleft()
+                break
+            slot.outbox.append(self._waiting.popleft())
+        for slot in self.pool.slots:
+            if slot.actor is not None and slot.pump is None and slot.busy:
+                self._pump(slot)
+
+    def _pump(self, slot: Slot) -> None:
+        units = []
+        for ticket in slot.outbox:
+            unit = self._units[ticket]
             try:
                 clips = self.shipper.clips(unit.request)
             except EngineError as err:
                 self._units.pop(ticket)
                 self._ready.append(StreamDone(ticket, error=err))
                 continue
-            ref = slot.actor.call.remote(unit.method, unit.request, clips, *unit.args)
-            slot.busy = True
-            self._running[ref] = (ticket, slot, time.perf_counter())
+            units.append((ticket, unit.method, unit.request, clips, unit.args))
+            slot.sent[ticket] = time.perf_counter()
+        slot.outbox = []
+        if slot.sent:
+            slot.pump = slot.actor.pump.remote(units, slot.streams)
+            self._pumps[slot.pump] = slot
 
     def _collect(self, ref) -> StreamDone | None:
-        """The result of a finished call, or None when its unit was sent again."""
+        """The unit a finished call returned, or None when there is nothing to hand back."""
         import ray
         from ray.exceptions import RayActorError, RayError
 
-        ticket, slot, sent = self._running.pop(ref)
-        slot.busy = False
+        slot = self._pumps.pop(ref)
+        slot.pump = None
         try:
-            status, result, seconds, notices = ray.get(ref)
+            ticket, status, result, seconds, notices = ray.get(ref)
         except RayActorError as err:
-            self.pool.replace(slot)
-            return self._retry(ticket, slot, f"worker {slot.number} on {slot.node} died: {_first(err)}")
+            self._lost(slot, f"worker {slot.number} on {slot.node} died: {_first(err)}")
+            return None
         except RayError as err:
-            return self._retry(ticket, slot, f"worker {slot.number} on {slot.node}: {_first(err)}")
+            self._lost(slot, f"worker {slot.number} on {slot.node}: {_first(err)}")
+            return None
+        sent = slot.sent.pop(ticket, None)
+        if sent is None or ticket not in self._units:
+            return None  # a stream of a batch closed before (never one of this batch)
         self.pool.tell(slot, notices)
-        slot.units += 1
-        slot.busy_s += seconds
+        slot.units, slot.busy_s = slot.units + 1, slot.busy_s + seconds
         slot.wall_s += time.perf_counter() - sent
         self._units.pop(ticket)
         if status == "refused":
@@ -151,33 +147,34 @@ class ClusterBatch:
                 generation.info["node"] = slot.node  # the machine that voiced it, for the record
         return StreamDone(ticket, result)
 
-    def _retry(self, ticket: int, slot: Slot, problem: str) -> StreamDone | None:
-        """Send a unit that failed on `slot` again, first in line; give it up (an EngineError)
-        once it failed on `tries` workers."""
-        unit = self._units[ticket]
-        slot.failures += 1
-        unit.failed_on.add(slot.number)
-        unit.problems.append(problem)
-        if len(unit.problems) >= self.tries:
-            self._units.pop(ticket)
-            return StreamDone(ticket, error=EngineError(
-                f"failed on {len(unit.problems)} workers; last: {unit.problems[-1]}"))
-        self._waiting.appendleft(ticket)
-        return None
+    def _lost(self, slot: Slot, problem: str) -> None:
+        """Replace the slot's worker and send the units it had in hand again, first in line;
+        units that failed on `tries` workers are given up (an EngineError each)."""
+        sent, outbox = list(slot.sent), list(slot.outbox)
+        self.pool.replace(slot)
+        slot.failures += len(sent)
+        self._waiting.extendleft(reversed([*sent, *outbox]))
+        for ticket in sent:
+            unit = self._units[ticket]
+            unit.failed_on.add(slot.number)
+            unit.problems.append(problem)
+            if len(unit.problems) >= self.tries:
+                self._waiting.remove(ticket)
+                self._units.pop(ticket)
+                self._ready.append(StreamDone(ticket, error=EngineError(
+                    f"failed on {len(unit.problems)} workers; last: {problem}")))
 
     def close(self) -> None:
-        """Cancel the units in flight (their workers stop them or finish unheard) and drop
-        the rest."""
-        import ray
-
-        for ref in self._running:
-            try:
-                ray.cancel(ref)
-            except Exception:  # the worker is gone or the call already ended
-                pass
-        for _, slot, _ in self._running.values():
-            slot.busy = False
-        self._running.clear()
+        """Drop the units not handed back yet: each worker that had some in hand drops them
+        after its current call (the backend's `close` stops the workers themselves)."""
+        for slot in self.pool.slots:
+            if slot.busy and slot.actor is not None:
+                try:
+                    slot.actor.reset.remote()
+                except Exception:  # the worker is gone
+                    pass
+            slot.clear()
+        self._pumps.clear()
         self._waiting.clear()
         self._ready.clear()
         self._units.clear()

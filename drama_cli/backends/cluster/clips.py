@@ -2,7 +2,8 @@
 their path on the producer's machine, which the workers cannot see. The driver sends the
 bytes of each file once (`clip_files`), keyed by content hash; a worker writes them into a
 folder of its own (`ClipFolder`) and rewrites the clips' paths to those copies. Clips that
-already carry codes travel as they are (the codes are part of the request).
+already carry codes travel as they are (the codes are part of the request). `ClipShipper`
+puts each file in Ray's object store once per render (it imports Ray on first use).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from drama_cli.backends.base import GenerationRequest
 from engine.conversation import AudioClip, Conversation
+from engine.errors import EngineError
 
 
 def _clips(conversation: Conversation | None) -> list[AudioClip]:
@@ -76,3 +78,25 @@ class ClipFolder:
             context=tuple(dataclasses.replace(e, clip=moved(e.clip)) for e in conversation.context),
             prefix=moved(conversation.prefix), suffix=moved(conversation.suffix))
         return dataclasses.replace(request, conversation=conversation)
+
+
+class ClipShipper:
+    """Puts each reference file's bytes in Ray's object store once per render, so that a
+    worker fetches each clip at most once."""
+
+    def __init__(self):
+        self._sent: dict[str, tuple] = {}  # path -> (sha256, object ref)
+
+    def clips(self, request: GenerationRequest) -> dict:
+        """path -> (sha256, object ref) for every clip of `request` given only as a file.
+        Raises EngineError for a file that cannot be read."""
+        import ray
+
+        for path in files_to_ship(request):
+            if path not in self._sent:
+                try:
+                    digest, data = read_clip(path)
+                except OSError as err:
+                    raise EngineError(f"cannot read the clip {path}: {err.strerror or err}") from None
+                self._sent[path] = (digest, ray.put(data))
+        return {path: self._sent[path] for path in files_to_ship(request)}

@@ -7,12 +7,13 @@ else one CPU core. Ray is imported here, on first use.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
-from dataclasses import dataclass
 from typing import Callable
 
 from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
+from drama_cli.backends.cluster.slot import Slot
 from drama_cli.errors import UsageError
 
 MAX_REPLACEMENTS_PER_SLOT = 3  # actors a slot may start after its first one died
@@ -64,27 +65,6 @@ def slot_resources(target: ClusterTarget, engine: str) -> tuple[int, dict]:
     return (min(count, target.workers) if target.workers else count), resources
 
 
-@dataclass
-class Slot:
-    """One worker slot: its current actor, node and counts (`stats`)."""
-
-    number: int
-    actor: object = None
-    node: str = ""
-    units: int = 0  # units it finished (takes and scene groups)
-    busy_s: float = 0.0  # seconds its backend spent on them
-    wall_s: float = 0.0  # seconds from sending each unit to its result, on the driver
-    failures: int = 0  # units it lost (died or raised)
-    restarts: int = 0
-    busy: bool = False
-
-    def stats(self) -> dict:
-        """Counts and times for the render report (seconds rounded to ms)."""
-        return {"worker": self.number, "node": self.node, "units": self.units,
-                "busy_s": round(self.busy_s, 3), "wall_s": round(self.wall_s, 3),
-                "failures": self.failures, "restarts": self.restarts}
-
-
 class WorkerPool:
     """The actors of a render, one per slot, each built with `make_backend(engine, model,
     device, graph)` on its node. Raises UsageError from `start` when a worker cannot build its
@@ -98,6 +78,12 @@ class WorkerPool:
         self.slots = [Slot(number) for number in range(1, count + 1)]
         self.facts: dict = {}
         self.notice, self._said = notice, set()
+        self._tickets = itertools.count(1)
+
+    def next_ticket(self) -> int:
+        """A stream ticket unique among all the batches of this pool (a late answer to a
+        closed batch never matches a stream of a later one)."""
+        return next(self._tickets)
 
     def tell(self, slot: Slot, messages: list[str]) -> None:
         """Pass on a worker's notices, each message once per render."""
@@ -133,7 +119,9 @@ class WorkerPool:
             slot.node = facts["node"]
             if facts["error"]:
                 raise UsageError(facts["error"])
+        streams = described[0]["capabilities"].batch_streams if "num_gpus" in self.resources else 1
         for slot, facts in zip(self.slots, described):
+            slot.streams = max(1, streams)
             self.tell(slot, facts["notices"])
         engines = {(f["name"], repr(f["identity"])) for f in described}
         if len(engines) > 1:
@@ -142,23 +130,25 @@ class WorkerPool:
         self.facts = described[0]
         return self.facts
 
-    def idle(self, avoid: set) -> Slot | None:
-        """An idle slot, one not in `avoid` (slot numbers) when there is one; None when all
-        are busy."""
-        free = [slot for slot in self.slots if not slot.busy and slot.actor is not None]
+    def free(self, avoid: set) -> Slot | None:
+        """The slot with the most room for another stream, one not in `avoid` (slot numbers)
+        when there is one; None when every slot is full."""
+        free = [slot for slot in self.slots if slot.room() > 0]
         fresh = [slot for slot in free if slot.number not in avoid]
-        return (fresh or free or [None])[0]
+        return max(fresh or free, key=Slot.room, default=None)
 
     def replace(self, slot: Slot) -> None:
-        """Kill the slot's actor (it died or is unreachable) and start a new one in its place;
-        after MAX_REPLACEMENTS_PER_SLOT the slot is left empty."""
+        """Kill the slot's actor (it died, is unreachable or its batch broke), forget its
+        streams (the caller sends them again) and start a new actor in its place; after
+        MAX_REPLACEMENTS_PER_SLOT the slot is left empty."""
         import ray
 
         try:
             ray.kill(slot.actor)
         except Exception:  # already gone
             pass
-        slot.busy, slot.actor = False, None
+        slot.clear()
+        slot.actor = None
         if slot.restarts < MAX_REPLACEMENTS_PER_SLOT:
             slot.restarts += 1
             slot.actor = self._new_actor()

@@ -1,13 +1,15 @@
 """The Ray actor of a cluster render: one backend, built on its node and loaded once, voicing
-one request at a time. The model folder is resolved on the node (`--model` as given, else
-that node's `DRAMA_MODEL` or huggingface_hub cache); a node without one reports it, named, in
-`describe()` instead of failing later.
+the streams the driver sends it through the backend's own batch (`Backend.open_batch`, so an
+engine that decodes streams together does so on each worker). The model folder is resolved on
+the node (`--model` as given, else that node's `DRAMA_MODEL` or huggingface_hub cache); a node
+without one reports it, named, in `describe()` instead of failing later.
 
-Results come back as plain tuples so that nothing but data crosses the network:
-`("ok", result, seconds, notices)` or `("refused", message, seconds, notices)` for an
-EngineError (the driver reports the line as the engine refusing it), with the backend's
-one-line notices since the last call; any other exception raises to the driver, which retries
-the unit on another worker.
+The driver calls `pump(units, streams)`: the worker adds the units to its batch and returns
+the first stream that finishes, as a plain tuple so that nothing but data crosses the network:
+`(ticket, "ok", result, seconds, notices)`, or `(ticket, "refused", message, seconds,
+notices)` for an EngineError (the driver reports the line as the engine refusing it), with the
+backend's one-line notices since the last call. Any other exception raises to the driver,
+which sends the worker's streams to other workers.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import os
 import socket
 import time
+from collections import deque
 
-from drama_cli.backends.base import GenerationRequest
+from drama_cli.backends.base import GenerationRequest, StreamBatch
 from drama_cli.backends.cluster.clips import ClipFolder
 from drama_cli.backends.registry import make_backend
 from drama_cli.errors import DramaError
@@ -44,6 +47,9 @@ class BackendWorker:
         self.error: str | None = None
         self.backend = None
         self.clips = ClipFolder()
+        self._batch: StreamBatch | None = None
+        self._own: dict[int, tuple] = {}  # batch ticket -> (driver ticket, started at)
+        self._direct: deque = deque()  # scene groups: (ticket, request, texts)
         try:
             self.backend = make_backend(engine, model, notice=self.notices.append,
                                         device=device, graph=graph)
@@ -61,6 +67,10 @@ class BackendWorker:
                          identity=self.backend.identity())
         return facts
 
+    def _fresh_notices(self) -> list[str]:
+        fresh, self._told = self.notices[self._told:], len(self.notices)
+        return fresh
+
     def _local(self, request: GenerationRequest, clips: dict) -> GenerationRequest:
         """The request with its shipped clips (path -> (sha256, object ref)) copied here."""
         import ray
@@ -71,27 +81,44 @@ class BackendWorker:
                 self.clips.write(digest, suffix, ray.get(ref))
         return self.clips.localise(request, {p: d for p, (d, _) in clips.items()})
 
-    def _fresh_notices(self) -> list[str]:
-        fresh, self._told = self.notices[self._told:], len(self.notices)
-        return fresh
+    def pump(self, units: list[tuple], streams: int) -> tuple:
+        """Take `units` ((ticket, method, request, clips, args) each; method `generate` or
+        `generate_scene`), voice them with the worker's batch of `streams` streams (a scene
+        group alone, at once) and return the first that finishes (see the module docstring).
+        Raises LookupError when nothing is in hand."""
+        if self._batch is None:
+            self._batch = self.backend.open_batch(streams)
+        for ticket, method, request, clips, args in units:
+            request = self._local(request, clips)
+            if method == "generate_scene":
+                self._direct.append((ticket, request, args))
+            else:
+                self._own[self._batch.submit(request)] = (ticket, time.perf_counter())
+        if self._direct:
+            ticket, request, args = self._direct.popleft()
+            return self._scene(ticket, request, args)
+        done = self._batch.next_done()
+        ticket, started = self._own.pop(done.ticket)
+        seconds = time.perf_counter() - started
+        if done.error is not None:
+            return ticket, "refused", str(done.error), seconds, self._fresh_notices()
+        return ticket, "ok", done.generation, seconds, self._fresh_notices()
 
-    def call(self, method: str, request: GenerationRequest, clips: dict, *args) -> tuple:
-        """Run `backend.<method>(request, *args)` (`generate` or `generate_scene`) and return
-        `("ok", result, seconds, notices)`, or `("refused", message, seconds, notices)` for an
-        EngineError (seconds: the backend's time; notices: its new one-line messages)."""
+    def _scene(self, ticket: int, request: GenerationRequest, args: tuple) -> tuple:
         started = time.perf_counter()
-        if self.backend is None:
-            return "refused", self.error, 0.0, []
         try:
-            result = self._run(method, self._local(request, clips), args)
+            result = self.backend.generate_scene(request, *args)
         except EngineError as err:
-            return "refused", str(err), time.perf_counter() - started, self._fresh_notices()
-        return "ok", result, time.perf_counter() - started, self._fresh_notices()
+            return ticket, "refused", str(err), time.perf_counter() - started, self._fresh_notices()
+        return ticket, "ok", result, time.perf_counter() - started, self._fresh_notices()
 
-    def _run(self, method: str, request: GenerationRequest, args: tuple):
-        if method == "generate_scene":
-            return self.backend.generate_scene(request, *args)
-        return self.backend.generate(request)
+    def reset(self) -> None:
+        """Drop the streams in hand (the driver's batch closed); the next `pump` starts a new
+        batch."""
+        if self._batch is not None:
+            self._batch.close()
+        self._batch, self._own = None, {}
+        self._direct.clear()
 
     def codec(self, method: str, array):
         """`backend.encode_audio(array)` (method `encode_audio`) or `backend.decode_codes(array)`."""
@@ -101,5 +128,6 @@ class BackendWorker:
 
     def close(self) -> None:
         """Free the backend (models and devices)."""
+        self.reset()
         if self.backend is not None:
             self.backend.close()
