@@ -161,15 +161,19 @@ class TestScratchWorkers:
         assert takes_of(there, script) == takes_of(here, script)
         assert sum(w["units"] for w in backend.worker_stats()) >= report.calls
 
-    def test_a_worker_killed_mid_render_loses_and_repeats_no_take(self, backend, tmp_path):
+    def test_a_worker_killed_mid_render_loses_and_repeats_no_take(self, backend, tmp_path,
+                                                                  monkeypatch):
         texts = ["We leave at six.", "Not without the oars.", "Then find them.",
                  "They sank.", "Then we swim.", "The water is cold."]
         script = load_script(str(short_script(tmp_path, texts)))
         store = TakeStore(tmp_path / "p.drama")
         progress = KillOnFirstLine(backend)
-        report = render_script(script, store, backend, RenderSettings(mode="clone", mix=False),
-                               progress)
+        for slot in backend.pool.slots:  # two streams a worker, as a GPU engine's batch has
+            monkeypatch.setattr(slot, "streams", 2)
+        report = render_script(script, store, backend,
+                               RenderSettings(mode="clone", mix=False, batch=4), progress)
         assert progress.killed is not None and progress.killed.restarts == 1
+        assert progress.killed.failures >= 1  # it had streams in hand, voiced again elsewhere
         assert report.exit_code == 0 and {x.status for x in report.lines} == {"rendered"}
         assert set(counts(store, script).values()) == {1}
         for (scene, line, slot, attempt), facts in takes_of(store, script).items():
