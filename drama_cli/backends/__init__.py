@@ -2,7 +2,7 @@
 
 `base` holds the contract (`Backend`, `Capabilities`, `GenerationRequest`, `Generation`),
 `registry` the backends `--engine` can name and `make_backend`; `scratch` and `drama3` are the
-backends themselves.
+backends themselves; `cluster` runs them on Ray workers (`drama render --cluster`).
 """
 
 from drama_cli import public_names
