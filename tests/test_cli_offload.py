@@ -73,8 +73,10 @@ def test_info_plan_for_a_budget_that_holds_everything(full_config, capsys):
     assert plan["slots"] == 256 and not plan["offloaded"] and list(plan["copied_bytes_per_frame"]) == ["0.9"]
 
 
-@pytest.mark.parametrize("args", [["--gpu-memory", "lots"], ["--gpu-memory", "24GB", "--hit-rate", "2"]])
-def test_info_refuses_bad_options(full_config, capsys, args):
+@pytest.mark.parametrize("args", [["--gpu-memory", "lots"], ["--gpu-memory", "24GB", "--hit-rate", "2"],
+                                  ["--gpu-memory", "auto"]])
+def test_info_refuses_bad_options(full_config, capsys, monkeypatch, args):
+    monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     assert main(["model", "info", str(full_config), *args]) == 2
     assert "--gpu-memory" in capsys.readouterr().err or "--hit-rate" in args
 

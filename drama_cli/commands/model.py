@@ -102,6 +102,8 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
         raise UsageError(f"--hit-rate {hit_rate}: must be between 0 and 1")
     if not isinstance(budget, int):
         budget = _free_gpu_bytes()
+    if budget is None and gpu_memory is not None:
+        raise UsageError("--gpu-memory auto plans against a CUDA GPU's free memory and there is none; give a size")
     if budget is None:
         return None
     plan = plan_memory(config, budget, 2, codec_file_bytes(path if path.is_dir() else None))
