@@ -67,3 +67,10 @@ def test_fused_recurrent_gated_delta_matches_torch(report, preset):
 def test_the_comparison_refuses_to_run_compiled(monkeypatch):
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     assert kernels.main([]) == 2
+
+
+@pytest.mark.parametrize("preset", ["tiny", "small"])
+def test_expert_kernels_read_an_expert_cache_bit_for_bit(report, preset):
+    differences = report[preset]["offload"]
+    assert differences["copies"] > 0  # the cache really was filled from the host store
+    assert all(count == 0 for name, count in differences.items() if name.startswith("rows_")), differences

@@ -143,10 +143,11 @@ class SparseMoE(nn.Module):
         shared = swiglu(x, self.shared_gate_proj, self.shared_up_proj, self.shared_down_proj)
         return routed + torch.sigmoid(F.linear(x, self.shared_gate)) * shared
 
-    def _routed(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    def _routed(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, path=None) -> torch.Tensor:
         """The routed experts' sum, row chunk by row chunk when the source holds fewer experts
-        than the rows use (each row's result does not depend on the other rows)."""
-        path = self._path(x)
+        than the rows use (each row's result does not depend on the other rows). path: one of
+        the `_…_rows` methods (default: the one the device and row count call for)."""
+        path = path or self._path(x)
         if path == self._many_rows:
             return self._many_rows(x, weights, ids)
         parts = []

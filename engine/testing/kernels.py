@@ -6,7 +6,8 @@ with `TRITON_INTERPRET=1`: `python -m engine.testing.kernels [PRESET ...]` print
 of maximum absolute errors per preset (routed FP8 experts for 1, 5 and 16 rows through the decode
 kernels and for 17, 64 and 200 rows through the grouped prefill kernels, in float32 and for 64
 rows in bfloat16; the Gated DeltaNet decode step's output and state through
-flash-linear-attention's fused recurrent kernel). Exits with status 2 when the interpreter is off.
+flash-linear-attention's fused recurrent kernel; elements changed when the expert kernels read
+an expert cache instead of the resident stack). Exits with status 2 when the interpreter is off.
 """
 
 from __future__ import annotations
@@ -99,6 +100,30 @@ def prefill_errors(preset: str) -> dict[str, float]:
     return {**errors, "scale": scale}
 
 
+def offload_differences(preset: str, rows_list: tuple[int, ...] = (1, 5, 16, 17)) -> dict[str, int]:
+    """Elements of the routed experts' output that differ between `SparseMoE`'s kernel paths
+    reading the resident stack and reading an `ExpertCache` of half the experts (rows chunked
+    so each chunk's experts fit the cache): decode kernels up to 16 rows, grouped kernels above.
+    0 everywhere means the cache changes no bit."""
+    from engine.layers.moe import tensor_names
+    from engine.offload import ExpertCache, HostExpertStore
+
+    moe = preset_moe(preset)
+    experts = [{name: getattr(moe.experts, name)[e] for name in tensor_names()} for e in range(moe.num_experts)]
+    cache = ExpertCache(HostExpertStore([experts]), 0, max(moe.top_k, moe.num_experts // 2), moe.top_k, moe.block,
+                        torch.device("cpu"))
+    _, weights = layer_weights(preset, "layers.0.mlp.")
+    cached = SparseMoE(weights, moe.num_experts, moe.top_k, moe.block, experts=cache)
+    differences = {}
+    for rows in rows_list:
+        x = torch.randn(rows, moe.router.shape[1], generator=torch.Generator().manual_seed(200 + rows))
+        routing, ids = moe.route(x)
+        path = "_fused_rows" if rows <= 16 else "_grouped_rows"
+        full = moe._routed(x, routing, ids, getattr(moe, path))
+        differences[f"rows_{rows}"] = int((cached._routed(x, routing, ids, getattr(cached, path)) != full).sum())
+    return {**differences, "copies": cache.counters.copies}
+
+
 def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4) -> dict[str, float]:
     """After a `prompt_rows` prefill, `steps` one-row steps through the torch recurrent rule and
     through the fused kernel (`GatedDeltaNet._delta_rule_fla`): max |difference| of outputs and of
@@ -131,15 +156,15 @@ def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print `{preset: {"experts": {...}, "prefill": {...}, "gated_delta": {...}}}` for the presets given
+    """Print `{preset: {"experts": {...}, "prefill": {...}, "gated_delta": {...}, "offload": {...}}}` for the presets given
     (default tiny and small). Returns 2 without `TRITON_INTERPRET=1`."""
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("set TRITON_INTERPRET=1 before starting Python", file=sys.stderr)
         return 2
     presets = (argv if argv is not None else sys.argv[1:]) or ["tiny", "small"]
     torch.set_num_threads(1)
-    report = {p: {"experts": expert_errors(p), "prefill": prefill_errors(p), "gated_delta": gated_delta_errors(p)}
-              for p in presets}
+    report = {p: {"experts": expert_errors(p), "prefill": prefill_errors(p), "gated_delta": gated_delta_errors(p),
+                  "offload": offload_differences(p)} for p in presets}
     print(json.dumps(report))
     return 0
 
