@@ -124,8 +124,9 @@ class ExpertCache(nn.Module):
 
     def prefetch_next(self, x: torch.Tensor) -> None:
         """Prefetch the next layer's predicted experts for rows `x` [N, D] (its router's top-k
-        on this layer's MoE input); no-op without `link_next`."""
-        if self._next is not None:
+        on this layer's MoE input); no-op without `link_next`, and for more rows than the next
+        cache could take at once (a prefill chunk)."""
+        if self._next is not None and x.shape[0] * self._next[1].top_k <= self._next[1].slots:
             router, cache = self._next
             cache.prefetch(F.linear(x, router).topk(cache.top_k, dim=-1).indices)
 
