@@ -128,7 +128,8 @@ def _print_plan(p: dict) -> None:
     copies = "; ".join(f"{_bytes(v)} at {float(k):.0%} hits" for k, v in p["copied_bytes_per_frame"].items())
     rows = [
         ("GPU budget", f"{_bytes(p['budget_bytes'])} ({p['gpu_memory_source']})"),
-        ("resident", f"{_bytes(p['resident_bytes'])}: every weight but the routed experts, codec included"),
+        ("resident", f"{_bytes(p['resident_bytes'])}: every weight but the routed experts (with codec.pth "
+                     "when the folder has it)"),
         ("reserve", f"{_bytes(p['reserve_bytes'])}: KV for 16,384 rows, Gated DeltaNet state, prefill "
                     f"activations; margin {_bytes(p['margin_bytes'])}"),
         ("expert cache", slots if p["fits"] else f"does not fit: needs at least {_bytes(p['minimum_bytes'])} "
