@@ -1,6 +1,8 @@
 """Expert offload (engine/offload): a simulated device budget on the CPU gives the same codes as
 full residency, with real hit, miss and copy counts; the memory plan and size parsing."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -143,3 +145,26 @@ def test_a_request_larger_than_the_cache_is_refused():
     cache = ExpertCache(_store(), 0, slots=2, top_k=1, block=(128, 128), device=torch.device("cpu"))
     with pytest.raises(ValueError, match="3 distinct experts"):
         cache.fetch(torch.tensor([0, 1, 2]))
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux's /proc to see the mappings")
+def test_host_store_reads_the_experts_in_place_from_the_mapped_shards(folder):
+    from engine.checkpoint import Checkpoint
+
+    store = HostExpertStore.from_checkpoint(Checkpoint(folder))
+    pointer = store.expert(0, 1)["down_proj"].data_ptr()
+    spans = [line.split()[0].split("-") for line in Path("/proc/self/maps").read_text().splitlines()
+             if line.endswith(".safetensors")]
+    assert any(int(start, 16) <= pointer < int(end, 16) for start, end in spans)
+    assert not store.pinned and store.total_bytes == store.expert_bytes * 8 * 4
+
+
+def test_cpu_plans_only_with_a_budget(folder):
+    from engine.config import Drama3Config
+    from engine.offload.plan import offload_settings
+
+    config, cpu = Drama3Config.from_file(folder), torch.device("cpu")
+    assert offload_settings(config, folder, cpu, torch.float32, None) is None
+    assert offload_settings(config, folder, cpu, torch.float32, "auto") is None
+    settings = offload_settings(config, folder, cpu, torch.float32, 10**12)
+    assert settings is None  # everything fits
