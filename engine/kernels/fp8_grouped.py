@@ -183,11 +183,24 @@ def fp8_experts_grouped_triton(x: torch.Tensor, weights: torch.Tensor, ids: torc
     (128). Returns `[N, D]` in x's dtype. Raises ValueError for other shapes or dtypes and
     RuntimeError without Triton.
     """
+    if x.shape[0] == 0:
+        _check(x, ids, gate, gate_scale, block)
+        return x.new_zeros(x.shape)
+    parts = fp8_expert_parts(x, weights, ids, gate, up, down, gate_scale, up_scale, down_scale, block)
+    return parts.view(x.shape[0], ids.shape[1], x.shape[1]).sum(1).to(x.dtype)
+
+
+def fp8_expert_parts(x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, gate: torch.Tensor,
+                     up: torch.Tensor, down: torch.Tensor, gate_scale: torch.Tensor, up_scale: torch.Tensor,
+                     down_scale: torch.Tensor, block: int = 128) -> torch.Tensor:
+    """The weighted output of every (row, slot) pair before the sum over slots: `[N·k, D]` fp32,
+    row n·k + s = weights[n, s] · SwiGLU_{ids[n, s]}(x_n). Arguments and errors as
+    `fp8_experts_grouped_triton` (N ≥ 1). Each pair's part depends only on its row, expert and
+    weight, so parts computed in separate calls (e.g. one call per group of cached experts) sum
+    to the same result."""
     _check(x, ids, gate, gate_scale, block)
     rows, dim = x.shape
     top_k, experts, inter = ids.shape[1], gate.shape[0], gate.shape[1]
-    if rows == 0:
-        return x.new_zeros(x.shape)
     x = x.contiguous()
     weights = weights.float().contiguous()
     block_rows = row_block(ids.numel(), experts)
@@ -208,7 +221,7 @@ def fp8_experts_grouped_triton(x: torch.Tensor, weights: torch.Tensor, ids: torc
         hidden, pairs, block_expert, weights, down, down_scale, parts, experts, dim, inter,
         down_scale.shape[1], down_scale.shape[2], SCALE_BLOCK=block, BLOCK_ROWS=block_rows, PRECISION=precision,
         DOT_FP32=dot_fp32, **config)
-    return parts.view(rows, top_k, dim).sum(1).to(x.dtype)
+    return parts
 
 
 @torch.library.custom_op("drama::fp8_experts_grouped", mutates_args=())

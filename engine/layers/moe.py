@@ -150,6 +150,8 @@ class SparseMoE(nn.Module):
         path = path or self._path(x)
         if path == self._many_rows:
             return self._many_rows(x, weights, ids)
+        if path == self._grouped_rows and self.experts.slots < self.num_experts:
+            return self._grouped_by_expert_group(x, weights, ids)
         parts = []
         for rows in row_chunks(ids, self.experts.slots, self.num_experts):
             pool, places = self.experts.fetch(ids[rows])
@@ -178,6 +180,21 @@ class SparseMoE(nn.Module):
         e = self.experts if e is None else e
         return fp8_grouped.fp8_experts_grouped(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj,
                                                e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
+
+    def _grouped_by_expert_group(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+        """The grouped kernels over a cache smaller than the experts the rows use: the (row,
+        slot) pairs of each group of at most `slots` experts (ascending ids) go through
+        `fp8_grouped.fp8_expert_parts` once the group is resident, and the parts are summed over
+        the slots as the one-call path sums them. Each expert is copied at most once per call."""
+        top_k, flat = ids.shape[1], ids.reshape(-1)
+        parts = torch.empty(flat.numel(), x.shape[1], dtype=torch.float32, device=x.device)
+        for group in flat.unique().split(self.experts.slots):
+            chosen = torch.isin(flat, group).nonzero()[:, 0]
+            e, places = self.experts.fetch(flat[chosen])
+            parts[chosen] = fp8_grouped.fp8_expert_parts(
+                x[chosen // top_k], weights.reshape(-1)[chosen, None], places[:, None], e.gate_proj, e.up_proj,
+                e.down_proj, e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
+        return parts.view(x.shape[0], top_k, x.shape[1]).sum(1).to(x.dtype)
 
     def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
                 e: FP8Experts | None = None) -> torch.Tensor:

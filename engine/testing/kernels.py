@@ -102,9 +102,9 @@ def prefill_errors(preset: str) -> dict[str, float]:
 
 def offload_differences(preset: str, rows_list: tuple[int, ...] = (1, 5, 16, 17)) -> dict[str, int]:
     """Elements of the routed experts' output that differ between `SparseMoE`'s kernel paths
-    reading the resident stack and reading an `ExpertCache` of half the experts (rows chunked
-    so each chunk's experts fit the cache): decode kernels up to 16 rows, grouped kernels above.
-    0 everywhere means the cache changes no bit."""
+    reading the resident stack and reading an `ExpertCache` of half the experts: decode kernels
+    up to 16 rows (rows chunked so each chunk's experts fit), grouped kernels above (pairs
+    computed group of experts by group). 0 everywhere means the cache changes no bit."""
     from engine.layers.moe import tensor_names
     from engine.offload import ExpertCache, HostExpertStore
 
