@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from fakes import SHORT_SCRIPT, render_with_edit_fake
+
+
+def _share_cores_between_workers() -> None:
+    """Under pytest-xdist, give each worker its share of the cores (torch and OpenMP threads,
+    inherited by the commands tests start): more threads than cores make every worker wait."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers > 1:
+        threads = str(max(1, (os.cpu_count() or 1) // workers))
+        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = threads
+        import torch
+
+        torch.set_num_threads(int(threads))
+
+
+_share_cores_between_workers()
 
 
 @pytest.fixture
