@@ -13,7 +13,10 @@ the eager loop). Prints time to first frame (prefill + first frame), time to the
 (Fish's engine), 166.7 frames/s (SGLang-Omni, model card); goal >= 300; kernels per frame from
 torch.profiler and GPU memory. On CUDA it also times the routed experts of layer 0 for one
 256-row prefill chunk through the grouped FP8 kernels (`engine.kernels.fp8_grouped`) against
-the dequantise-the-selected-experts path, with their largest difference.
+the dequantise-the-selected-experts path, with their largest difference. `--batch 1,8,32,64`
+then voices that many streams of the same prompt together through the engine's batch
+(`engine.batch`) and prints the aggregate frames/s and the real-time factor per stream (goal:
+RTF ≤ 0.4 at 64 streams, twice SGLang-Omni's aggregate at RTF 0.801).
 One script, meant to finish well under 8 minutes including set-up.
 """
 
@@ -37,6 +40,7 @@ from engine.tokenizer import Drama3Tokenizer
 ANCHORS = {"Fish's engine": 271.0, "SGLang-Omni (model card)": 166.7}
 GOAL_FRAMES_PER_S = 300.0
 GOAL_FIRST_AUDIO_MS = 80.0
+GOAL_RTF_AT_64 = 0.4  # per stream with 64 streams: twice SGLang-Omni's aggregate (RTF 0.801)
 FIRST_AUDIO_FRAMES = 8  # the first chunk the streaming codec decoder turns into audio
 LINE = "<|speaker:0|> The harbour lights came on one by one, and still nobody spoke a word."
 
@@ -165,6 +169,37 @@ def prefill_experts(model: Drama3, rows: int = PREFILL_CHUNK_ROWS, repeats: int 
             f"(outputs up to {dequantised.float().abs().max().item():.3g})")
 
 
+def batch_rates(model: Drama3, convo: Conversation, frames: int, sizes: list[int], compiled: bool) -> None:
+    """For each size B: B streams of `convo` (seeds of their own, EOS masked, `frames` frames
+    each) through the engine's batch (`engine.batch.EngineBatch`, counter-based draws, each
+    step compiled per padded size when `compiled`); prints the aggregate frames/s over the
+    wall time (prefills included: the reference block comes from the prefix cache) and the
+    real-time factor per stream (wall seconds over its audio's seconds)."""
+    from engine.batch import EngineBatch
+    from engine.constants import FRAMES_PER_SECOND
+
+    cuda = model.device.type == "cuda"
+    for size in sizes:
+        batch = EngineBatch(model, size, draws="counter")
+        if compiled:
+            batch.compile(fullgraph=False)
+        for seed in range(size):  # warm-up: compiles this size, fills the prefix cache
+            batch.submit(convo, SamplingParams(), seed, max_frames=4, ignore_eos=True)
+        list(batch.run())
+        if cuda:
+            torch.cuda.synchronize()
+        started = time.perf_counter()
+        for seed in range(size):
+            batch.submit(convo, SamplingParams(), 100 + seed, max_frames=frames, ignore_eos=True)
+        decoded = sum(done.generation.frames for done in batch.run())
+        if cuda:
+            torch.cuda.synchronize()
+        wall = time.perf_counter() - started
+        rtf = wall / (frames / FRAMES_PER_SECOND)
+        print(f"batch {size:3d}: {decoded} frames in {wall:.2f} s, aggregate {decoded / wall:.1f} frames/s, "
+              f"RTF per stream {rtf:.3f} (goal at 64 streams: <= {GOAL_RTF_AT_64})")
+
+
 def build_model(preset: str, device: torch.device, dtype: torch.dtype) -> Drama3:
     tokenizer = preset_tokenizer(preset)
     config = Drama3Config.from_dict(preset_config_dict(preset, tokenizer))
@@ -181,6 +216,11 @@ def main() -> None:
     parser.add_argument("--compile", action="store_true", help="torch.compile the one-row decode steps")
     parser.add_argument("--no-graph", action="store_true",
                         help="decode with the eager loop instead of the captured static frame step")
+    parser.add_argument("--batch", default="",
+                        help="batch sizes for the engine's batch of streams, e.g. 1,8,32,64 (aggregate frames/s, "
+                             "RTF per stream)")
+    parser.add_argument("--batch-compile", action="store_true",
+                        help="torch.compile the batched step (one graph per padded size)")
     args = parser.parse_args()
     device = torch.device(args.device)
     dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
@@ -221,6 +261,8 @@ def main() -> None:
         print(prefill_experts(model))
         print(f"GPU memory: {torch.cuda.memory_allocated() / 2**30:.1f} GiB now, "
               f"{torch.cuda.max_memory_allocated() / 2**30:.1f} GiB peak")
+    if args.batch:
+        batch_rates(model, convo, args.frames, [int(size) for size in args.batch.split(",")], args.batch_compile)
     if args.split:
         timed = model.generate(convo, params, seed=2, max_frames=min(args.frames, 64), ignore_eos=True, timed=True)
         decode = {k: v for k, v in timed.phase_s.items() if k != "prefill"}

@@ -8,8 +8,8 @@ streams").
 
 Streams wait in submission order. The first waiting stream joins when a slot is free and the
 memory budget allows (`engine.batch_memory`): its prompt is prefilled through the model's
-prefix cache one 256-row chunk per step, interleaved with the decode steps of the live
-streams, then copied into a free slot. Each step decodes one frame for every live stream
+prefix cache in chunks, at most 256 rows between two decode steps of the live streams (so
+several short prompts may join in one step), then copied into a free slot. Each step decodes one frame for every live stream
 (`engine.batch_step.decode_streams`, padded to 1, 2, 4, 8, … slots); a stream leaves at EOS,
 at its frame budget or at a separator (when asked), and the last slot moves into its place.
 Every stream keeps its own positions, caches, RAS window and draws seeded by its own seed (a
@@ -37,6 +37,7 @@ from engine.sampling import SamplingParams
 from engine.take_rules import TakeRules
 
 FrameProgress = Callable[[int, int], None]  # (frames decoded so far, frame budget)
+PREFILL_ROWS_PER_STEP = 256  # prompt rows prefilled between two decode steps (one chunk's worth)
 
 
 def padded_size(live: int, slots: int) -> int:
@@ -88,7 +89,7 @@ class EngineBatch:
         self.storage: SlotStorage | None = None
         self.waiting: deque[_Stream] = deque()
         self.live: list[_Stream] = []  # slot i holds live[i]
-        self._joining: tuple[_Stream, Iterator] | None = None
+        self._joining: list | None = None  # [stream, its prefill steps, rows of its next chunk]
         self._tickets = 0
         self._runner = decode_streams
 
@@ -129,30 +130,48 @@ class EngineBatch:
         self._runner = torch.compile(decode_streams, fullgraph=fullgraph, dynamic=False)
 
     def step(self) -> list[Finished]:
-        """Prefill one chunk of a joining stream (all of it when nothing is live), then decode
-        one frame of every live stream. Returns the streams that ended."""
-        self._admit()
-        if self._joining is not None:
-            self._prefill()
+        """Prefill joining streams (chunks of up to PREFILL_ROWS_PER_STEP rows in all; until one
+        stream is live when none is), then decode one frame of every live stream. Returns the
+        streams that ended."""
+        self._prefill()
         return self._decode() if self.live else []
 
     # ---- joining --------------------------------------------------------------------------
 
-    def _admit(self) -> None:
-        """Start prefilling the first waiting stream when its settings, a slot and memory allow."""
-        if self._joining is not None or not self.waiting:
-            return
+    def _prefill(self) -> None:
+        spent = 0
+        while True:
+            if self._joining is None and not self._admit():
+                return
+            stream, steps, upcoming = self._joining
+            if self.live and spent and spent + upcoming > PREFILL_ROWS_PER_STEP:
+                return
+            spent += upcoming
+            try:
+                self._joining[2] = next(steps)
+            except StopIteration as done:
+                self._join(stream, done.value)
+
+    def _admit(self) -> bool:
+        """Start the first waiting stream when its settings, a slot and memory allow (its
+        prefill waits in `_joining`, or it joins at once). False when none could start."""
+        if not self.waiting:
+            return False
         head = self.waiting[0]
         if self.storage is not None and self.storage.settings != head.settings:
             if self.live:
-                return
+                return False
             self.storage.configure(head.settings)
         if not self._make_room(head):
-            return
+            return False
         self.waiting.popleft()
-        spec = head.spec
         head.started = time.perf_counter()
-        self._joining = (head, self.model.start_state_steps(spec.rows, spec.system_rows))
+        steps = self.model.start_state_steps(head.spec.rows, head.spec.system_rows)
+        try:
+            self._joining = [head, steps, next(steps)]
+        except StopIteration as done:
+            self._join(head, done.value)
+        return True
 
     def _make_room(self, head: _Stream) -> bool:
         """True when a slot of enough rows is free for `head`, making or growing the storage."""
@@ -170,20 +189,14 @@ class EngineBatch:
             self.storage = storage.grown(slots, capacity, live)
         return True
 
-    def _prefill(self) -> None:
-        stream, steps = self._joining
-        try:
-            next(steps)
-            while not self.live:
-                next(steps)
-        except StopIteration as done:
-            self._joining = None
-            slot, spec = len(self.live), stream.spec
-            self.storage.load(slot, done.value, spec.rows[:, 0], spec.seed)
-            model = self.model
-            stream.rules = TakeRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
-                                     spec.stop_at_separator)
-            self.live.append(stream)
+    def _join(self, stream: _Stream, state) -> None:
+        """Copy a prefilled stream into the next free slot; it decodes from the next step."""
+        self._joining = None
+        slot, spec, model = len(self.live), stream.spec, self.model
+        self.storage.load(slot, state, spec.rows[:, 0], spec.seed)
+        stream.rules = TakeRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
+                                 spec.stop_at_separator)
+        self.live.append(stream)
 
     # ---- decoding -------------------------------------------------------------------------
 

@@ -352,13 +352,15 @@ class Drama3:
         for _ in self.prefill_steps(state, rows):
             pass
 
-    def prefill_steps(self, state: DecodeState, rows: torch.Tensor) -> Iterator[None]:
-        """`prefill` one 256-row chunk per resumption (yields after each chunk), so a caller
-        may interleave other work between chunks; the same maths in the same order."""
+    def prefill_steps(self, state: DecodeState, rows: torch.Tensor) -> Iterator[int]:
+        """`prefill` one chunk of at most 256 rows per resumption, so a caller may interleave
+        other work between chunks (the same maths in the same order): yields the next chunk's
+        row count before running it."""
         for begin in range(0, rows.shape[0], PREFILL_CHUNK_ROWS):
+            chunk = rows[begin:begin + PREFILL_CHUNK_ROWS]
+            yield chunk.shape[0]
             with torch.no_grad():
-                self._prefill_chunk(state, rows[begin:begin + PREFILL_CHUNK_ROWS])
-            yield
+                self._prefill_chunk(state, chunk)
 
     def _prefill_chunk(self, state: DecodeState, chunk: torch.Tensor) -> None:
         hidden = self.backbone(self.backbone.embed_rows(chunk), state.backbone_cache)[None]
@@ -392,9 +394,10 @@ class Drama3:
             except StopIteration as done:
                 return done.value
 
-    def start_state_steps(self, rows: torch.Tensor, split: int) -> Generator[None, None, DecodeState]:
-        """`start_state` one prefill chunk per resumption; the generator returns the state
-        (`StopIteration.value`). The prefix cache is shared by every caller of the model."""
+    def start_state_steps(self, rows: torch.Tensor, split: int) -> Generator[int, None, DecodeState]:
+        """`start_state` one prefill chunk per resumption: yields the next chunk's row count
+        (`prefill_steps`) before running it and returns the state (`StopIteration.value`). The
+        prefix cache is shared by every caller of the model."""
         key = hashlib.sha256(rows[:split].cpu().numpy().tobytes()).hexdigest()
         cached = self._prefixes.get(key) if self.use_prefix_cache else None
         if cached is None:

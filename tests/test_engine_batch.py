@@ -7,10 +7,13 @@ as one graph."""
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 from engine.batch import EngineBatch, padded_size
+from engine.batch_step import decode_streams
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
+from engine.layers.moe import SparseMoE
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import write_checkpoint
 
@@ -138,3 +141,28 @@ def test_streams_with_other_settings_wait_for_an_empty_batch(model):
     other = batch.submit(line(TEXTS[2]), SAMPLED, 3, max_frames=4)
     order = [done.ticket for done in batch.run()]
     assert order == [first, other]
+
+
+def dense_experts(self, x, weights, ids):
+    """Every routed expert on every row, mixed by the routing weights: the routed sum without
+    reading the picked experts on the host (a compile-clean stand-in for the CPU path)."""
+    gate, up, down = self.experts.dequantized(torch.arange(self.num_experts), x.dtype)
+    hidden = F.silu(torch.einsum("nd,eid->nei", x, gate)) * torch.einsum("nd,eid->nei", x, up)
+    mix = torch.zeros(x.shape[0], self.num_experts, dtype=x.dtype).scatter_add(1, ids, weights)
+    return torch.einsum("ne,ned->nd", mix, torch.einsum("nei,edi->ned", hidden, down))
+
+
+@pytest.mark.parametrize("live", [1, 3])
+def test_the_batched_step_traces_as_one_graph(model, monkeypatch, live):
+    # On the CPU the routed experts of several rows read which experts were picked (a graph
+    # break inside SparseMoE); with a dense stand-in the rest of the step is one graph.
+    monkeypatch.setattr(SparseMoE, "_many_rows", dense_experts)
+    batch = EngineBatch(model, 4, draws="counter")
+    for index in range(live):
+        batch.submit(line(TEXTS[index]), GREEDY, index, max_frames=8)
+    while len(batch.live) < live:
+        batch.step()
+    with torch.no_grad():
+        explained = torch._dynamo.explain(decode_streams)(batch.storage.stack(padded_size(live, 4)))
+    assert explained.graph_break_count == 0
+    assert explained.graph_count == 1

@@ -29,7 +29,7 @@ class EngineStreamBatch:
         self.backend, self.size = backend, size
         self._engine = EngineBatch(backend.model, size)
         self._tickets: dict[int, tuple[int, float]] = {}  # engine ticket -> (ticket, perf_counter at submit)
-        self._done: deque[StreamDone] = deque()
+        self._done: deque = deque()  # refused StreamDones and finished engine streams (`engine.batch.Finished`)
         self._count = 0
         self._closed = False
 
@@ -51,17 +51,21 @@ class EngineStreamBatch:
 
     def active(self) -> int:
         """Streams submitted and not yet returned by `next_done`."""
-        return len(self._done) + len(self._tickets)
+        return sum(isinstance(done, StreamDone) for done in self._done) + len(self._tickets)
 
     def next_done(self) -> StreamDone:
-        """The next stream to finish (refused ones first); raises LookupError when none is active."""
+        """The next stream to finish (refused ones first); raises LookupError when none is active.
+        A finished stream becomes a take (its codes decoded) only when it is returned."""
         while not self._done:
             if not self._tickets:
                 raise LookupError("no stream is active")
             for finished in self._engine.step():
-                ticket, started = self._tickets.pop(finished.ticket)
-                self._done.append(StreamDone(ticket, self.backend.take(finished.generation, started)))
-        return self._done.popleft()
+                self._done.append(finished)
+        done = self._done.popleft()
+        if isinstance(done, StreamDone):
+            return done
+        ticket, started = self._tickets.pop(done.ticket)
+        return StreamDone(ticket, self.backend.take(done.generation, started))
 
     def close(self) -> None:
         """Forget every stream not returned yet and free the batch's storage."""
