@@ -3,6 +3,7 @@ edit tests use."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -304,3 +305,23 @@ def first_take_hashes(store, scene_id: str, line_ids) -> dict:
     """line id -> the WAV hash of its first take, for the lines that have one."""
     return {line: store.takes(scene_id, line)[0].record["wav_sha256"]
             for line in line_ids if store.takes(scene_id, line)}
+
+
+def take_records(store: TakeStore, script) -> dict:
+    """(line, slot, attempt) -> what a take is: seed, texts, key, audio and codes hashes, checks;
+    and each line's selected (slot, attempt). Take numbers and creation times left out."""
+    found = {}
+    for scene in script.scenes:
+        for line in scene.lines:
+            for take in store.takes(scene.id, line.id):
+                r = take.record
+                codes = take.codes()
+                audio = hashlib.sha256(take.audio().tobytes()).hexdigest()  # (the WAV has a date)
+                found[(line.id, r["slot"], r["attempt"])] = (
+                    r["seed"], r["text"], r["display_text"], r["cache_key"], audio,
+                    hashlib.sha256(codes.tobytes()).hexdigest() if codes is not None else None,
+                    r["status"], r["stop_reason"])
+            chosen = store.selected_take(scene.id, line.id)
+            if chosen is not None:
+                found[(line.id, "selected")] = (chosen.record["slot"], chosen.record["attempt"])
+    return found

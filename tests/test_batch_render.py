@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fakes import first_take_hashes, kill_render_when, voice, write_script
+from fakes import first_take_hashes, kill_render_when, take_records, voice, write_script
 
 from drama_cli.backends.base import (
     BackendDefaults,
@@ -129,26 +129,6 @@ class BatchFake(BackendDefaults):
         selected = Path(self.store_root, request.scene_id, "selected.json")
         lines = json.loads(selected.read_text())["lines"] if selected.exists() else {}
         return request.line_id, heard, lines
-
-
-def take_records(store: TakeStore, script) -> dict:
-    """(line, slot, attempt) -> what a take is: seed, texts, key, audio and codes hashes, checks;
-    and each line's selected (slot, attempt). Take numbers and creation times left out."""
-    found = {}
-    for scene in script.scenes:
-        for line in scene.lines:
-            for take in store.takes(scene.id, line.id):
-                r = take.record
-                codes = take.codes()
-                audio = hashlib.sha256(take.audio().tobytes()).hexdigest()  # (the WAV has a date)
-                found[(line.id, r["slot"], r["attempt"])] = (
-                    r["seed"], r["text"], r["display_text"], r["cache_key"], audio,
-                    hashlib.sha256(codes.tobytes()).hexdigest() if codes is not None else None,
-                    r["status"], r["stop_reason"])
-            chosen = store.selected_take(scene.id, line.id)
-            if chosen is not None:
-                found[(line.id, "selected")] = (chosen.record["slot"], chosen.record["attempt"])
-    return found
 
 
 def render_with(path: Path, backend, out: Path, **settings):

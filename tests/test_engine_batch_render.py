@@ -12,8 +12,7 @@ import textwrap
 
 import pytest
 import torch
-from fakes import wait_for, write_script
-from test_batch_render import take_records
+from fakes import take_records, wait_for, write_script
 
 from drama_cli.backends.base import GenerationRequest, SerialBatch
 from drama_cli.backends.drama3 import Drama3Backend

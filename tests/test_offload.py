@@ -9,7 +9,9 @@ import torch
 
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
-from engine.offload import ExpertCache, HostExpertStore, OffloadSettings
+from engine.offload.cache import ExpertCache
+from engine.offload.offload import OffloadSettings
+from engine.offload.store import HostExpertStore
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import write_checkpoint
 
