@@ -75,9 +75,9 @@ class EngineBatch:
     smallest slot capacity in rows; draws: `generator` (a `torch.Generator` per stream, the
     draws of the eager loop) or `counter` (the static frame step's counter-based draws, needed
     by `compile`); default `generator` when the model's decode mode is `eager`, else `counter`,
-    so a stream's codes are those `Drama3.generate` gives for its seed. The storage is made on the first step, sized for the
-    streams waiting then, and grows (with copies of the live slots) when a longer stream
-    arrives; it never holds more than the budget. Not thread-safe.
+    so a stream's codes are those `Drama3.generate` gives for its seed. The storage is made on
+    the first step, sized for the streams waiting then, and grows (with copies of the live
+    slots) when a longer stream arrives; it never holds more than the budget. Not thread-safe.
     """
 
     def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0, draws: str | None = None):
@@ -139,6 +139,7 @@ class EngineBatch:
     # ---- joining --------------------------------------------------------------------------
 
     def _prefill(self) -> None:
+        """Run prefill chunks of joining streams, one stream at a time in submission order."""
         spent = 0
         while True:
             if self._joining is None and not self._admit():
