@@ -104,6 +104,9 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
         budget = _free_gpu_bytes()
     if budget is None and gpu_memory is not None:
         raise UsageError("--gpu-memory auto plans against a CUDA GPU's free memory and there is none; give a size")
+    if budget is None and hit_rate is not None:
+        raise UsageError("--hit-rate applies to a memory plan and there is no CUDA GPU to plan "
+                         "against; give --gpu-memory SIZE")
     if budget is None:
         return None
     plan = plan_memory(config, budget, 2, codec_file_bytes(path if path.is_dir() else None))
