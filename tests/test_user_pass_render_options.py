@@ -3,6 +3,8 @@ bad or unusual values: help text as printed, one-line refusals, exit codes."""
 
 from __future__ import annotations
 
+from fakes import write_script
+
 from drama_cli.cli import main
 
 
@@ -29,3 +31,16 @@ def test_model_info_hit_rate_without_a_plan_is_refused(tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert "--hit-rate" in err and "--gpu-memory" in err and "Traceback" not in err
     assert main(["model", "info", str(folder), "--hit-rate", "0.5", "--gpu-memory", "24GB"]) == 0
+
+
+def test_cluster_unknown_engine_is_refused_before_ray_starts(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.cluster.backend as cluster_backend
+
+    def no_ray(target):
+        raise AssertionError("Ray started for an unknown engine")
+
+    monkeypatch.setattr(cluster_backend, "connect", no_ray)
+    script = write_script(tmp_path, ["Hello there."])
+    assert main(["render", str(script), "--cluster", "local:1", "--engine", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown engine 'nosuch'" in err and "Traceback" not in err

@@ -111,9 +111,13 @@ def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None =
                          notice: Callable[[str], None] = lambda message: None) -> ClusterBackend:
     """Connect to `--cluster VALUE` (`address.parse_cluster`), start one worker per slot with
     `engine`, `model`, `device` and `graph` resolved on its node, and return the backend.
-    Raises UsageError for a bad value, a cluster that cannot be reached, Ray not installed, a
+    Raises UsageError for a bad value, an unknown engine, a cluster that cannot be reached, Ray not installed, a
     worker whose node has no model (named), or workers that disagree on the engine."""
+    from drama_cli.backends.registry import AUTO, backend_entry
+
     target = parse_cluster(cluster)
+    if engine != AUTO:
+        backend_entry(engine)  # an unknown name is refused before Ray starts
     owns = connect(target)
     pool = None
     try:
