@@ -3,6 +3,7 @@ bad or unusual values: help text as printed, one-line refusals, exit codes."""
 
 from __future__ import annotations
 
+import pytest
 from fakes import write_script
 
 from drama_cli.cli import main
@@ -44,3 +45,25 @@ def test_cluster_unknown_engine_is_refused_before_ray_starts(tmp_path, monkeypat
     assert main(["render", str(script), "--cluster", "local:1", "--engine", "nosuch"]) == 2
     err = capsys.readouterr().err
     assert "unknown engine 'nosuch'" in err and "Traceback" not in err
+
+
+def test_cluster_auto_without_a_cluster_says_how_to_start_one(monkeypatch):
+    import drama_cli.backends.cluster.pool as pool
+    from drama_cli.backends.cluster.address import ClusterTarget
+    from drama_cli.errors import UsageError
+
+    class NoCluster:
+        @staticmethod
+        def is_initialized():
+            return False
+
+        @staticmethod
+        def init(**kwargs):
+            raise ConnectionError("Could not find any running Ray instance. Please specify the one "
+                                  "to connect to by setting `--address` flag")
+
+    monkeypatch.setattr(pool, "import_ray", lambda: NoCluster)
+    with pytest.raises(UsageError) as caught:
+        pool.connect(ClusterTarget(address="auto"))
+    message = str(caught.value)
+    assert "--cluster auto" in message and "ray start --head" in message and "`--address`" not in message

@@ -46,6 +46,9 @@ def connect(target: ClusterTarget) -> bool:
     except (ConnectionError, ValueError, RuntimeError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         where = target.address or "local"
+        if target.address == "auto" and isinstance(err, ConnectionError):
+            raise UsageError("--cluster auto: this machine has joined no Ray cluster (start one with "
+                             "ray start --head, or give the head's HOST:PORT)") from None
         raise UsageError(f"--cluster {where}: cannot join the Ray cluster: {first}") from None
     return True
 
