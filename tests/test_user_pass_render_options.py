@@ -67,3 +67,17 @@ def test_cluster_auto_without_a_cluster_says_how_to_start_one(monkeypatch):
         pool.connect(ClusterTarget(address="auto"))
     message = str(caught.value)
     assert "--cluster auto" in message and "ray start --head" in message and "`--address`" not in message
+
+
+def test_cluster_worker_lines_count_one_unit_and_one_restart(capsys):
+    from drama_cli.commands.render import _print_report
+    from drama_cli.render.report import RenderReport
+
+    workers = [{"worker": 1, "node": "n", "streams": 1, "units": 1, "busy_s": 0.5, "wall_s": 0.5,
+                "failures": 0, "restarts": 1},
+               {"worker": 2, "node": "n", "streams": 1, "units": 2, "busy_s": 0.5, "wall_s": 0.5,
+                "failures": 0, "restarts": 0}]
+    _print_report(RenderReport(engine="scratch", scratch=True, out="o", workers=workers))
+    out = capsys.readouterr().out
+    assert "1 unit, 0.5 s busy, 0 lost, 1 restart\n" in out
+    assert "2 units, 0.5 s busy, 0 lost, 0 restarts\n" in out

@@ -192,9 +192,10 @@ def _print_report(report) -> None:
                   f"{new_takes_text(report.new_takes)}; {total:.1f} s of selected takes; "
                   f"{report.calls} backend calls; project {report.out}")
     for worker in report.workers:
-        console.print(f"worker {worker['worker']} on {worker['node']}: {worker['units']} units, "
+        units, restarts = worker["units"], worker["restarts"]
+        console.print(f"worker {worker['worker']} on {worker['node']}: {units} unit{'s' * (units != 1)}, "
                       f"{worker['busy_s']:.1f} s busy, {worker['failures']} lost, "
-                      f"{worker['restarts']} restarts")
+                      f"{restarts} restart{'s' * (restarts != 1)}")
     for scene in report.scenes:
         _print_scene(console, scene)
 
