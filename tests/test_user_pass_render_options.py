@@ -81,3 +81,34 @@ def test_cluster_worker_lines_count_one_unit_and_one_restart(capsys):
     out = capsys.readouterr().out
     assert "1 unit, 0.5 s busy, 0 lost, 1 restart\n" in out
     assert "2 units, 0.5 s busy, 0 lost, 0 restarts\n" in out
+
+
+def test_ctrl_c_while_ray_starts_shuts_the_instance_down(monkeypatch):
+    import os
+    import signal
+
+    import drama_cli.backends.cluster.pool as pool
+    from drama_cli.backends.cluster.address import ClusterTarget
+
+    calls = []
+
+    class Starting:
+        @staticmethod
+        def is_initialized():
+            return False
+
+        @staticmethod
+        def init(**kwargs):
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C part way through the start
+            calls.append("init finished")
+
+        @staticmethod
+        def shutdown():
+            calls.append("shutdown")
+
+    handler = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(pool, "import_ray", lambda: Starting)
+    with pytest.raises(KeyboardInterrupt):
+        pool.connect(ClusterTarget(workers=1))
+    assert calls == ["init finished", "shutdown"]
+    assert signal.getsignal(signal.SIGINT) is handler

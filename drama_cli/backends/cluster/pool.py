@@ -7,9 +7,12 @@ else one CPU core. Ray is imported here, on first use.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
+import signal
+import threading
 from typing import Callable
 
 from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
@@ -39,10 +42,14 @@ def connect(target: ClusterTarget) -> bool:
         return False
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
     try:
-        if target.local:
-            ray.init(num_cpus=target.workers, include_dashboard=False, **quiet)
-        else:
-            ray.init(address=target.address, **quiet)
+        with _interrupt_after():
+            if target.local:
+                ray.init(num_cpus=target.workers, include_dashboard=False, **quiet)
+            else:
+                ray.init(address=target.address, **quiet)
+    except KeyboardInterrupt:
+        ray.shutdown()
+        raise
     except (ConnectionError, ValueError, RuntimeError) as err:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         where = target.address or "local"
@@ -51,6 +58,24 @@ def connect(target: ClusterTarget) -> bool:
                              "ray start --head, or give the head's HOST:PORT)") from None
         raise UsageError(f"--cluster {where}: cannot join the Ray cluster: {first}") from None
     return True
+
+
+@contextlib.contextmanager
+def _interrupt_after():
+    """Hold Ctrl-C back until the block ends, then raise KeyboardInterrupt: `ray.init`
+    interrupted part way leaves the processes of a local instance running, unknown to
+    `ray.shutdown`. Outside the main thread the block runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def slot_resources(target: ClusterTarget, engine: str) -> tuple[int, dict]:
