@@ -112,3 +112,26 @@ def test_ctrl_c_while_ray_starts_shuts_the_instance_down(monkeypatch):
         pool.connect(ClusterTarget(workers=1))
     assert calls == ["init finished", "shutdown"]
     assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_second_ctrl_c_while_the_cluster_closes_still_shuts_ray_down(monkeypatch):
+    import os
+    import signal
+    import sys
+    import types
+
+    from drama_cli.backends.cluster.backend import ClusterBackend
+
+    calls = []
+
+    class Pool:
+        def close(self):
+            os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, while workers stop
+            calls.append("pool closed")
+
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(shutdown=lambda: calls.append("shutdown")))
+    backend = ClusterBackend.__new__(ClusterBackend)
+    backend.pool, backend.owns_ray = Pool(), True
+    with pytest.raises(KeyboardInterrupt):
+        backend.close()
+    assert calls == ["pool closed", "shutdown"]

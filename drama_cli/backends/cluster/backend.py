@@ -26,7 +26,12 @@ from drama_cli.backends.base import (
 from drama_cli.backends.cluster.address import parse_cluster
 from drama_cli.backends.cluster.batch import ClusterBatch, Unit
 from drama_cli.backends.cluster.clips import ClipShipper
-from drama_cli.backends.cluster.pool import WorkerPool, connect, slot_resources
+from drama_cli.backends.cluster.pool import (
+    WorkerPool,
+    connect,
+    hold_interrupts,
+    slot_resources,
+)
 
 
 class ClusterBackend(BackendDefaults):
@@ -98,12 +103,14 @@ class ClusterBackend(BackendDefaults):
         return [slot.stats() for slot in self.pool.slots]
 
     def close(self) -> None:
-        """Stop the workers, and Ray when this process started or joined it."""
-        self.pool.close()
-        if self.owns_ray:
-            import ray
+        """Stop the workers, and Ray when this process started or joined it (a Ctrl-C meanwhile
+        is held back until both are done)."""
+        with hold_interrupts():
+            self.pool.close()
+            if self.owns_ray:
+                import ray
 
-            ray.shutdown()
+                ray.shutdown()
 
 
 def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None = None,

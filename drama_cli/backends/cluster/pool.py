@@ -42,7 +42,7 @@ def connect(target: ClusterTarget) -> bool:
         return False
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
     try:
-        with _interrupt_after():
+        with hold_interrupts():
             if target.local:
                 ray.init(num_cpus=target.workers, include_dashboard=False, **quiet)
             else:
@@ -61,10 +61,10 @@ def connect(target: ClusterTarget) -> bool:
 
 
 @contextlib.contextmanager
-def _interrupt_after():
-    """Hold Ctrl-C back until the block ends, then raise KeyboardInterrupt: `ray.init`
-    interrupted part way leaves the processes of a local instance running, unknown to
-    `ray.shutdown`. Outside the main thread the block runs as is."""
+def hold_interrupts():
+    """Hold Ctrl-C back until the block ends, then raise KeyboardInterrupt: `ray.init` or
+    `ray.shutdown` interrupted part way leaves the processes of a local instance running.
+    Outside the main thread the block runs as is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
