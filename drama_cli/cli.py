@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import signal
 import sys
 
 import typer
@@ -115,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     _register_commands()
     try:
         code = _run(args, debug, as_json)
+        if code == EXIT_INTERRUPTED and argv is None:
+            # A second Ctrl-C while the interpreter waits for worker threads ends the process
+            # quietly instead of with a traceback from its exit handlers.
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return code
     except BrokenPipeError:

@@ -135,3 +135,19 @@ def test_second_ctrl_c_while_the_cluster_closes_still_shuts_ray_down(monkeypatch
     with pytest.raises(KeyboardInterrupt):
         backend.close()
     assert calls == ["pool closed", "shutdown"]
+
+
+def test_console_script_interrupted_lets_a_second_ctrl_c_end_it_quietly(monkeypatch):
+    import signal
+
+    import drama_cli.cli as cli
+
+    handlers = []
+    monkeypatch.setattr(cli, "_run", lambda args, debug, as_json: cli.EXIT_INTERRUPTED)
+    monkeypatch.setattr(cli.signal, "signal", lambda signum, handler: handlers.append((signum, handler)))
+    monkeypatch.setattr(cli.sys, "argv", ["drama", "render", "x.yaml"])
+    assert cli.main() == cli.EXIT_INTERRUPTED
+    assert handlers == [(signal.SIGINT, signal.SIG_DFL)]
+    handlers.clear()
+    assert cli.main(["render", "x.yaml"]) == cli.EXIT_INTERRUPTED  # called in-process: left alone
+    assert handlers == []
