@@ -14,6 +14,7 @@ def test_render_help_shows_the_cluster_extra(capsys):
     out = capsys.readouterr().out
     assert "'.[cluster]'" in out
     assert "-e '.'" not in out
+    assert "every worker's share" in " ".join(out.replace("│", " ").split())
 
 
 def _config_folder(tmp_path):

@@ -246,7 +246,7 @@ def render_command(
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
-    batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the CPU, the CPU cores for scratch); 1 renders one take at a time, in script order."),
+    batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the CPU, the CPU cores for scratch; with --cluster, every worker's share added up); 1 renders one take at a time, in script order."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
     no_normalize: bool = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
