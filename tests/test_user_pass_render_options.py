@@ -152,3 +152,16 @@ def test_console_script_interrupted_lets_a_second_ctrl_c_end_it_quietly(monkeypa
     handlers.clear()
     assert cli.main(["render", "x.yaml"]) == cli.EXIT_INTERRUPTED  # called in-process: left alone
     assert handlers == []
+
+
+@pytest.mark.parametrize("device, words", [("bogus", "not a torch device"), ("cuda", "not compiled with CUDA")])
+def test_drama3_bad_device_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, device, words):
+    def no_cuda(device):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    monkeypatch.setattr("engine.offload.plan.device_free_bytes", no_cuda)
+    folder = _config_folder(tmp_path / "model")
+    script = write_script(tmp_path, ["Hello there."])
+    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", device]) == 2
+    err = capsys.readouterr().err
+    assert f"--device {device}: " in err and words in err and "Traceback" not in err

@@ -54,13 +54,19 @@ def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) ->
     from engine.generate import default_device
     from engine.offload.plan import ModelDoesNotFit, offload_settings
 
-    resolved, dtype = default_device(device, None)
+    try:
+        resolved, dtype = default_device(device, None)
+    except RuntimeError:
+        raise UsageError(f"--device {device}: not a torch device (e.g. cuda, cuda:1 or cpu)") from None
     if resolved.type != "cuda" and gpu_memory is None:
         return
     try:
         offload_settings(Drama3Config.from_file(folder), folder, resolved, dtype, gpu_memory)
     except ModelDoesNotFit as err:
         raise UsageError(str(err)) from None
+    except (AssertionError, RuntimeError) as err:  # torch without CUDA, or no such GPU
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise UsageError(f"--device {resolved}: {first}") from None
 
 
 def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
