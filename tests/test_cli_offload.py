@@ -40,12 +40,12 @@ def tiny(tmp_path_factory):
 
 
 @pytest.mark.parametrize("text, size", [("24GB", 24 * 10**9), ("24GiB", 24 * 2**30), ("500MB", 500 * 10**6),
-                                        ("1.5 TB", 15 * 10**11), ("4096", 4096), ("2kib", 2048)])
+                                        ("1.5 TB", 15 * 10**11), ("4096B", 4096), ("2kib", 2048)])
 def test_sizes(text, size):
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["", "24XB", "GB", "-1GB", "0MB", "24 G B"])
+@pytest.mark.parametrize("text", ["", "24XB", "GB", "-1GB", "0MB", "24 G B", "24"])
 def test_bad_sizes_are_refused(text):
     with pytest.raises(ValueError, match="memory size"):
         parse_size(text)
@@ -104,6 +104,14 @@ def test_render_without_budget_says_what_it_needs(tmp_path, tiny, monkeypatch, c
     assert len(err) == 1 and "the model needs" in err[0] and "are free" in err[0] and words in err[0]
 
 
+def test_render_with_a_budget_above_the_free_memory_is_refused(tmp_path, tiny, monkeypatch, capsys):
+    monkeypatch.setattr("engine.offload.plan.device_free_bytes", lambda device: 8 * 10**9)
+    assert _render(tmp_path, tiny, "--device", "cuda", "--gpu-memory", "24GB") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "24.00 GB is more than the 8.00 GB free on cuda" in err[0]
+    assert "--gpu-memory 8GB" in err[0]
+
+
 def test_render_with_a_budget_too_small_is_refused(tmp_path, tiny, capsys):
     assert _render(tmp_path, tiny, "--device", "cpu", "--gpu-memory", "1MB") == 2
     assert "cannot hold the model" in capsys.readouterr().err
@@ -128,7 +136,7 @@ def test_render_budget_reaches_the_engine(tmp_path, tiny, monkeypatch, capsys):
         return models[-1]
 
     monkeypatch.setattr(Drama3Backend, "_load", spy)
-    assert _render(tmp_path, tiny, "--device", "cpu", "--gpu-memory", str(budget)) in (0, 1)
+    assert _render(tmp_path, tiny, "--device", "cpu", "--gpu-memory", f"{budget}B") in (0, 1)
     offload = models[-1].offload
     assert offload is not None and offload.slots == one.top_k + 2
     assert offload.counters().misses > 0 and offload.counters().bytes_copied > 0

@@ -165,3 +165,14 @@ def test_drama3_bad_device_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
     assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", device]) == 2
     err = capsys.readouterr().err
     assert f"--device {device}: " in err and words in err and "Traceback" not in err
+
+
+def test_cluster_local_with_more_workers_than_cores_is_refused(monkeypatch):
+    from drama_cli.backends.cluster.address import parse_cluster
+    from drama_cli.errors import UsageError
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert parse_cluster("local:2").workers == 2
+    for value in ("local:3", "local:99999999999999999999"):
+        with pytest.raises(UsageError, match="this machine has 2 cores.*local:2 or fewer"):
+            parse_cluster(value)

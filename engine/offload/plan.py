@@ -146,7 +146,8 @@ def offload_settings(config: Drama3Config, folder, device: torch.device, dtype: 
     plan gives. gpu_memory: a budget in bytes, `"auto"` (the device's free memory), or None
     (full residency; checked against free memory on CUDA).
 
-    Raises ModelDoesNotFit when the budget cannot hold one token's experts per layer, or when
+    Raises ModelDoesNotFit when the budget cannot hold one token's experts per layer, is more
+    than the device's free memory, or when
     no budget is given and the model does not fit the device's free memory (the message gives
     the sizes and suggests a budget); ValueError for another string.
     """
@@ -158,6 +159,10 @@ def offload_settings(config: Drama3Config, folder, device: torch.device, dtype: 
     budget = gpu_memory if isinstance(gpu_memory, int) else free
     if budget is None:
         return None
+    if free is not None and budget > free:
+        raise ModelDoesNotFit(f"a GPU memory budget of {format_size(budget)} is more than the "
+                              f"{format_size(free)} free on {device}; give at most --gpu-memory "
+                              f"{free // 10**9}GB, or auto")
     margin = MARGIN_BYTES if device.type == "cuda" else 0  # a CPU "device" is a simulated pool
     plan = plan_memory(config, budget, dtype.itemsize, codec_file_bytes(folder), margin)
     if gpu_memory is None and plan.offloaded:

@@ -6,14 +6,15 @@ import re
 
 import torch
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
           "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 
 
 def parse_size(text: str) -> int:
-    """Bytes in a size such as `24GB` (10^9), `24GiB` (2^30), `500MB`, `1.5TB` or `123456`.
-    Raises ValueError naming the accepted forms for anything else, or for zero."""
+    """Bytes in a size such as `24GB` (10^9), `24GiB` (2^30), `500MB`, `1.5TB` or `4096B`.
+    Raises ValueError naming the accepted forms for anything else: zero, or a bare number (is
+    `24` bytes or gigabytes? the unit is asked for)."""
     match = _SIZE.fullmatch(text)
     unit = match.group(2).upper() if match else None
     if unit not in _UNITS:

@@ -5,6 +5,7 @@ head's GCS, `ray://HOST:PORT` for Ray Client). Read and checked here without imp
 
 from __future__ import annotations
 
+import os
 import re
 import socket
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ class ClusterTarget:
 
 def parse_cluster(value: str) -> ClusterTarget:
     """The target of `--cluster VALUE`. Raises UsageError for `local:` with a count that is
-    not a positive whole number, an empty value, or a `HOST:PORT` that is malformed."""
+    not a positive whole number or is more than this machine's cores, an empty value, or a `HOST:PORT` that is malformed."""
     value = value.strip()
     if value == LOCAL:
         return ClusterTarget()
@@ -41,6 +42,10 @@ def parse_cluster(value: str) -> ClusterTarget:
         count = value[len(LOCAL) + 1:]
         if not count.isdigit() or int(count) < 1:
             raise UsageError(f"--cluster {value}: local:N needs a whole number of workers, 1 or more")
+        cores = os.cpu_count() or 1
+        if int(count) > cores:
+            raise UsageError(f"--cluster {value}: this machine has {cores} cores, and a local worker "
+                             f"needs one; give local:{cores} or fewer")
         return ClusterTarget(workers=int(count))
     if value == "auto":
         return ClusterTarget(address=value)
