@@ -176,3 +176,14 @@ def test_cluster_local_with_more_workers_than_cores_is_refused(monkeypatch):
     for value in ("local:3", "local:99999999999999999999"):
         with pytest.raises(UsageError, match="this machine has 2 cores.*local:2 or fewer"):
             parse_cluster(value)
+
+
+def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
+    from drama_cli.backends.registry import make_backend
+
+    notices = []
+    make_backend("scratch", notice=notices.append, gpu_memory="24GB")
+    assert notices == ["--gpu-memory has no effect on the scratch engine (it has no model weights to place)"]
+    notices.clear()
+    make_backend("scratch", notice=notices.append)
+    assert notices == []
