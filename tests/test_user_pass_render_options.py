@@ -187,3 +187,25 @@ def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
     notices.clear()
     make_backend("scratch", notice=notices.append)
     assert notices == []
+
+
+def test_a_local_ray_instance_starts_with_token_authentication_named(monkeypatch):
+    import drama_cli.backends.cluster.pool as pool
+    from drama_cli.backends.cluster.address import ClusterTarget
+
+    seen = {}
+
+    class FakeRay:
+        @staticmethod
+        def is_initialized():
+            return False
+
+        @staticmethod
+        def init(**options):
+            seen.update(options, mode=pool.os.environ.get("RAY_AUTH_MODE"))
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "")  # so that the variable is removed again afterwards
+    monkeypatch.delenv("RAY_AUTH_MODE")
+    monkeypatch.setattr(pool, "import_ray", lambda: FakeRay)
+    assert pool.connect(ClusterTarget(workers=1)) is True
+    assert seen["mode"] == "token" and seen["num_cpus"] == 1

@@ -41,6 +41,10 @@ def connect(target: ClusterTarget) -> bool:
     if ray.is_initialized():
         return False
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
+    if target.local:
+        # Token authentication on by name: a local instance turns it on anyway, but with the
+        # mode unset Ray prints a warning that invites turning it off.
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
     try:
         with hold_interrupts():
             if target.local:
