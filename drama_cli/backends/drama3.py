@@ -223,13 +223,18 @@ class Drama3Backend(BackendDefaults):
                                    prefix=self._codes_of(conversation.prefix),
                                    suffix=self._codes_of(conversation.suffix))
 
+    def engine_request(self, request: GenerationRequest):
+        """The request as the engine takes it: (its conversation with every clip encoded,
+        its `engine.sampling.SamplingParams`). Raises EngineError for an unreadable clip or
+        sampling settings out of range."""
+        from engine.sampling import SamplingParams
+
+        return self.encode_clips(request.conversation), SamplingParams.from_dict(dict(request.sampling))
+
     def _stream(self, model, request: GenerationRequest, on_frames: FrameCallback | None):
         """Generate the request's codes with the loaded `model`, reporting progress every
         FRAME_REPORT_EVERY frames; returns the engine's `Generation`."""
-        from engine.sampling import SamplingParams
-
-        conversation = self.encode_clips(request.conversation)
-        params = SamplingParams.from_dict(dict(request.sampling))
+        conversation, params = self.engine_request(request)
         stream = model.stream(conversation, params, request.seed)
         for count, _frame in enumerate(stream, start=1):
             if on_frames is not None and count % FRAME_REPORT_EVERY == 0:

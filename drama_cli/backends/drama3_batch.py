@@ -12,9 +12,8 @@ import time
 from collections import deque
 
 from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone
+from drama_cli.backends.drama3 import FRAME_REPORT_EVERY
 from engine.errors import EngineError
-
-FRAME_REPORT_EVERY = 8  # frames between progress reports, as `Drama3Backend.generate`
 
 
 class EngineStreamBatch:
@@ -31,17 +30,13 @@ class EngineStreamBatch:
         self._tickets: dict[int, tuple[int, float]] = {}  # engine ticket -> (ticket, perf_counter at submit)
         self._done: deque = deque()  # refused StreamDones and finished engine streams (`engine.batch.Finished`)
         self._count = 0
-        self._closed = False
 
     def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int:
         """Queue `request` and return its ticket (see `StreamBatch`)."""
-        from engine.sampling import SamplingParams
-
         self._count += 1
         started = time.perf_counter()
         try:
-            conversation = self.backend.encode_clips(request.conversation)
-            params = SamplingParams.from_dict(dict(request.sampling))
+            conversation, params = self.backend.engine_request(request)
             inner = self._engine.submit(conversation, params, request.seed, on_frame=_reporter(on_frames))
         except EngineError as err:
             self._done.append(StreamDone(self._count, error=err))
@@ -72,7 +67,6 @@ class EngineStreamBatch:
         self._tickets.clear()
         self._done.clear()
         self._engine = None
-        self._closed = True
 
 
 def _reporter(on_frames: FrameCallback | None):

@@ -100,7 +100,8 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
     budget = parse_gpu_memory(gpu_memory)
     if hit_rate is not None and not 0.0 <= hit_rate <= 1.0:
         raise UsageError(f"--hit-rate {hit_rate}: must be between 0 and 1")
-    if not isinstance(budget, int):
+    given = isinstance(budget, int)
+    if not given:
         budget = _free_gpu_bytes()
     if budget is None and gpu_memory is not None:
         raise UsageError("--gpu-memory auto plans against a CUDA GPU's free memory and there is none; give a size")
@@ -111,8 +112,7 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
         return None
     plan = plan_memory(config, budget, 2, codec_file_bytes(path if path.is_dir() else None))
     rates = [hit_rate] if hit_rate is not None else sorted({round(plan.uniform_hit_rate, 4), 0.5, 0.8, 0.9})
-    return {**plan.as_dict(), "gpu_memory_source": "--gpu-memory" if isinstance(parse_gpu_memory(gpu_memory), int)
-            else "free GPU memory",
+    return {**plan.as_dict(), "gpu_memory_source": "--gpu-memory" if given else "free GPU memory",
             "copied_bytes_per_frame": {f"{rate:g}": plan.copied_bytes_per_frame(rate) for rate in rates}}
 
 
@@ -151,10 +151,9 @@ def _count(n: int) -> str:
 
 
 def _bytes(n: int) -> str:
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:.2f} {unit}"
-    return f"{n} B"
+    from engine.offload.sizes import format_size
+
+    return format_size(n)
 
 
 def _config_path(path: Path) -> Path:
