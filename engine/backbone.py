@@ -31,7 +31,7 @@ from engine.config import Drama3Config
 from engine.layers.attention import GatedAttention
 from engine.layers.gated_deltanet import GatedDeltaNet, GDNState
 from engine.layers.kv_cache import KVCache
-from engine.layers.moe import SparseMoE
+from engine.layers.moe import DenseBudget, FP8Experts, SparseMoE
 from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import rope_angles
 
@@ -152,6 +152,14 @@ class Backbone(nn.Module):
         checkpoint.close()  # drop the shard mappings: their pages would otherwise stay resident
         return cls(config, load(f"{BACKBONE_PREFIX}embed_tokens.weight"), load(CODEBOOK_EMBEDDINGS),
                    layers, final_norm, head_rows, checkpoint)
+
+    def keep_dense_experts(self, budget: DenseBudget | None) -> None:
+        """Let every resident routed-expert stack keep experts once dequantised, within one
+        shared `budget` (None: dequantise at every use). Stacks behind an offload cache are
+        left as they are."""
+        for layer in self.layers:
+            if isinstance(layer.moe.experts, FP8Experts):
+                layer.moe.experts.keep_dense(budget)
 
     def compile_decode(self) -> None:
         """Compile one-row decode steps with torch.compile (static shapes; CPU or GPU).

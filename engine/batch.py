@@ -10,7 +10,8 @@ Streams wait in submission order. The first waiting stream joins when a slot is 
 memory budget allows (`engine.batch_memory`): its prompt is prefilled through the model's
 prefix cache in chunks, at most 256 rows between two decode steps of the live streams (so
 several short prompts may join in one step), then copied into a free slot. Each step decodes one frame for every live stream
-(`engine.batch_step.decode_streams`, padded to 1, 2, 4, 8, … slots); a stream leaves at EOS,
+(`engine.batch_step.decode_streams`; a compiled step pads to 1, 2, 4, 8, … slots, so few shapes
+ever compile, while an eager one runs the live slots only); a stream leaves at EOS,
 at its frame budget or at a separator (when asked), and the last slot moves into its place.
 Every stream keeps its own positions, caches, RAS window and draws seeded by its own seed (a
 `torch.Generator` each, or the counter-based draws of the static frame step), so its codes do
@@ -21,6 +22,7 @@ settings wait until the batch is empty.
 from __future__ import annotations
 
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,13 +33,14 @@ from engine.batch_memory import BatchMemory, default_budget
 from engine.batch_step import BatchSettings, SlotStorage, decode_streams
 from engine.conversation import Conversation
 from engine.errors import EngineError
-from engine.frame_step import static_capacity
+from engine.frame_step import capture_step, static_capacity
 from engine.generate import FrameStream, Generation
 from engine.sampling import SamplingParams
 from engine.take_rules import TakeRules
 
 FrameProgress = Callable[[int, int], None]  # (frames decoded so far, frame budget)
 PREFILL_ROWS_PER_STEP = 256  # prompt rows prefilled between two decode steps (one chunk's worth)
+SPAN_STEP = 128  # an eager step attends over whole multiples of this many rows
 
 
 def padded_size(live: int, slots: int) -> int:
@@ -75,7 +78,10 @@ class EngineBatch:
     smallest slot capacity in rows; draws: `generator` (a `torch.Generator` per stream, the
     draws of the eager loop) or `counter` (the static frame step's counter-based draws, needed
     by `compile`); default `generator` when the model's decode mode is `eager`, else `counter`,
-    so a stream's codes are those `Drama3.generate` gives for its seed. The storage is made on
+    so a stream's codes are those `Drama3.generate` gives for its seed. On CUDA the step
+    follows the model's decode mode: `compiled` compiles it, `graph` also captures each padded
+    size as a CUDA graph (see `compile`); on the CPU it runs eagerly, since the routed experts of
+    several rows read their choices on the host, which a compiled region cannot hold. The storage is made on
     the first step, sized for the streams waiting then, and grows (with copies of the live
     slots) when a longer stream arrives; it never holds more than the budget. Not thread-safe.
     """
@@ -92,6 +98,12 @@ class EngineBatch:
         self._joining: list | None = None  # [stream, its prefill steps, rows of its next chunk]
         self._tickets = 0
         self._runner = decode_streams
+        self._padded = False  # compiled steps run at padded sizes only
+        self._graphs: dict[tuple, torch.cuda.CUDAGraph] = {}  # (storage, settings, size) -> graph
+        self._graph_pool = None
+        self._capture = False
+        if self.draws == "counter" and model.decode_mode in ("compiled", "graph") and model.device.type == "cuda":
+            self.compile(fullgraph=False, capture=model.decode_mode == "graph")
 
     # ---- the caller's side ----------------------------------------------------------------
 
@@ -122,12 +134,21 @@ class EngineBatch:
         while self.pending():
             yield from self.step()
 
-    def compile(self, fullgraph: bool = True) -> None:
-        """Run later steps through `torch.compile(decode_streams, dynamic=False)`: one compiled
-        graph per padded size. Raises EngineError with `generator` draws (host work per row)."""
+    def compile(self, fullgraph: bool = True, capture: bool = False, backend: str = "inductor") -> None:
+        """Run later steps through `torch.compile(decode_streams, dynamic=False)`, one compiled
+        graph per padded size (1, 2, 4, … slots). capture: CUDA only, also capture each padded
+        size as a CUDA graph on its first step and replay it from then on (a new capture when the
+        storage grows or the sampling settings change); if a capture fails, a RuntimeWarning says
+        why and the batch goes on with the uncompiled step. fullgraph: refuse graph breaks.
+        backend: torch.compile's. On the CPU a step of several rows fails to compile (the routed
+        experts read their choices on the host inside a compiled region). Raises EngineError
+        with `generator` draws (host work per row), or capture off CUDA."""
         if self.draws != "counter":
             raise EngineError("a compiled batch step needs counter-based draws (draws='counter')")
-        self._runner = torch.compile(decode_streams, fullgraph=fullgraph, dynamic=False)
+        if capture and self.model.device.type != "cuda":
+            raise EngineError("CUDA graphs need the model on a CUDA device")
+        self._runner = torch.compile(decode_streams, fullgraph=fullgraph, dynamic=False, backend=backend)
+        self._padded, self._capture = True, capture
 
     def step(self) -> list[Finished]:
         """Prefill joining streams (chunks of up to PREFILL_ROWS_PER_STEP rows in all; until one
@@ -203,8 +224,18 @@ class EngineBatch:
 
     def _decode(self) -> list[Finished]:
         live = len(self.live)
+        if self._padded:
+            stack = self.storage.stack(padded_size(live, self.storage.slots))
+            stack.attend_within(None)
+        else:  # eager: the live slots only, attending over the rows some stream has reached
+            stack = self.storage.stack(live)
+            furthest = max(stream.spec.rows.shape[0] + stream.frames for stream in self.live)
+            stack.attend_within(min(-(-(furthest + 1) // SPAN_STEP) * SPAN_STEP, self.storage.capacity))
         with torch.no_grad():
-            self._runner(self.storage.stack(padded_size(live, self.storage.slots)))
+            if self._capture:
+                self._replay(stack)
+            else:
+                self._runner(stack)
         rows = self.storage.row[:live].cpu()
         now, ended = time.perf_counter(), []
         for slot, (stream, row) in enumerate(zip(self.live, rows)):
@@ -215,6 +246,26 @@ class EngineBatch:
             if stream.rules.reason is not None or stream.frames >= stream.spec.max_frames:
                 ended.append(slot)
         return [self._leave(slot) for slot in reversed(ended)][::-1]
+
+    def _replay(self, stack) -> None:
+        """Run `stack`'s step as its CUDA graph, capturing it first (graphs of older storage or
+        settings are dropped then)."""
+        key = (self.storage, self.storage.settings, stack.size)
+        graph = self._graphs.get(key)
+        if graph is None:
+            if any(old[:2] != key[:2] for old in self._graphs):
+                self._graphs.clear()
+            try:
+                self._graph_pool = self._graph_pool or torch.cuda.graph_pool_handle()
+                graph = capture_step(lambda: self._runner(stack), self.storage.tensors(), pool=self._graph_pool)
+            except Exception as error:  # a GPU or torch build the capture has not met: keep decoding
+                warnings.warn(f"capturing the batched step failed ({type(error).__name__}: {error}); "
+                              "decoding with the uncompiled step from now on", RuntimeWarning)
+                self._runner, self._capture = decode_streams, False
+                self._runner(stack)
+                return
+            self._graphs[key] = graph
+        graph.replay()
 
     def _leave(self, slot: int) -> Finished:
         """End the stream in `slot`; the last live slot moves into its place."""

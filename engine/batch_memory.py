@@ -10,12 +10,12 @@ being prefilled while the batch decodes, so the batch never holds more than the 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import torch
 
 from engine.errors import EngineError
+from engine.offload.sizes import host_available_bytes
 
 ROW_EXTRA_BYTES = 2  # the two visibility masks, one bool each per row
 CPU_BUDGET_SHARE = 0.25  # of the memory the system reports free, when no budget is given
@@ -68,10 +68,8 @@ def default_budget(device: torch.device) -> int:
     if device.type == "cuda":
         free, _ = torch.cuda.mem_get_info(device)
         return int(free * CUDA_BUDGET_SHARE)
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") * CPU_BUDGET_SHARE)
-    except (ValueError, OSError, AttributeError):
-        return 1 << 30
+    available = host_available_bytes()
+    return 1 << 30 if available is None else int(available * CPU_BUDGET_SHARE)
 
 
 __all__ = ["BatchMemory", "default_budget"]

@@ -64,6 +64,13 @@ class SlotStack:
         self.settings: BatchSettings = s.settings
         self.candidates, self.blocked = s.candidates, s.blocked
 
+    def attend_within(self, span: int | None) -> None:
+        """Let every attention layer attend over rows `[0, span)` only (None: the whole
+        capacity, as a compiled step needs). span must pass every live slot's position."""
+        for cache in (*self.backbone_states, *self.tower_cache.layers):
+            if isinstance(cache, SlotKVCache):
+                cache.span = span
+
 
 class _TowerSlots:
     """The tower's caches in a stack: `layers`, one `SlotKVCache` per tower layer."""

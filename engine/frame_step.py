@@ -186,20 +186,7 @@ class StaticDecoder:
             raise RuntimeError("CUDA graphs need the model on a CUDA device")
         if self._runner is None:
             self.compile(fullgraph=False)
-        saved = [t.clone() for t in self.mutable_tensors()]
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(warmup):
-                self._runner(self)
-        torch.cuda.current_stream().wait_stream(stream)
-        for target, value in zip(self.mutable_tensors(), saved):
-            target.copy_(value)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            self._runner(self)
-        self._graph = graph
-        torch.cuda.synchronize()
+        self._graph = capture_step(lambda: self._runner(self), self.mutable_tensors(), warmup)
 
     # ---- the host side -------------------------------------------------------------------
 
@@ -281,6 +268,29 @@ def decode_frame(step: StaticDecoder) -> None:
         counter.add_(1)
 
 
+def capture_step(step, mutable: list[torch.Tensor], warmup: int = 2, pool=None) -> torch.cuda.CUDAGraph:
+    """Capture one call of `step()` (a compiled step over fixed CUDA tensors) as a CUDA graph:
+    `warmup` calls on a side stream finish compiling and tuning, every tensor in `mutable` (all
+    the step writes) is restored, then one call is captured, so the state is as before and the
+    graph's `replay()` runs the step. pool: a `torch.cuda.graph_pool_handle()` graphs share."""
+    saved = [t.clone() for t in mutable]
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    try:
+        with torch.cuda.stream(stream):
+            for _ in range(warmup):
+                step()
+    finally:  # the state is as before even when a warm-up step fails
+        torch.cuda.current_stream().wait_stream(stream)
+        for target, value in zip(mutable, saved):
+            target.copy_(value)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, pool=pool):
+        step()
+    torch.cuda.synchronize()
+    return graph
+
+
 _COMPILED: dict[tuple, object] = {}
 
 
@@ -295,4 +305,4 @@ def compiled_frame_step(fullgraph: bool = True, mode: str | None = None):
 
 
 __all__ = ["StaticDecoder", "StaticTowerCache", "FrameRecord", "decode_frame", "compiled_frame_step",
-           "static_capacity"]
+           "capture_step", "static_capacity"]

@@ -32,8 +32,10 @@ from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.frame_step import FrameRecord, StaticDecoder, static_capacity
+from engine.layers.moe import DenseBudget
 from engine.offload import ExpertOffload, OffloadSettings
 from engine.offload.plan import offload_settings
+from engine.offload.sizes import host_available_bytes
 from engine.prompt import Prompt, build_prompt
 from engine.sampling import (
     MainCandidates,
@@ -49,6 +51,7 @@ from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
 
 PREFILL_CHUNK_ROWS = 256
+DENSE_EXPERT_SHARE = 0.25  # of available host memory for experts kept dequantised on the CPU
 DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (docs/model.md §1.5)
 BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by contract
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
@@ -56,6 +59,13 @@ PREFIX_CACHE_ENTRIES = 4
 STOP_REASONS = ("eos", "max_frames", "separator")
 DECODE_MODES = ("eager", "static", "compiled", "graph")
 STATIC_DECODERS = 2  # static decoders (storage, compiled step, CUDA graph) kept per model
+
+
+def dense_expert_budget() -> int:
+    """Bytes of dequantised routed experts a CPU model keeps: a quarter of the host memory
+    available at load (none when the system does not say)."""
+    available = host_available_bytes()
+    return 0 if available is None else int(available * DENSE_EXPERT_SHARE)
 
 
 @dataclass
@@ -198,13 +208,16 @@ class Drama3:
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec. With `offload` the
         routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
-        and frames decode in mode `eager`."""
+        and frames decode in mode `eager`. On the CPU, resident experts are kept once
+        dequantised, within `dense_expert_budget()` bytes."""
         device, dtype = default_device(device, dtype)
         experts = None if offload is None else ExpertOffload(checkpoint, offload, device)
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype, offload=experts)
         tower = Tower.from_checkpoint(checkpoint, device=device, dtype=dtype,
                                       codebook_table=backbone.codebook_embeddings)
         model = cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
+        if experts is None and device.type == "cpu":
+            backbone.keep_dense_experts(DenseBudget(dense_expert_budget()))
         if experts is not None:
             model.offload, model.decode_mode = experts, "eager"
         return model

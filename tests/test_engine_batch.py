@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from engine.batch import EngineBatch, padded_size
 from engine.batch_step import decode_streams
 from engine.conversation import AudioClip, Conversation, Reference
+from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.layers.moe import SparseMoE
 from engine.sampling import SamplingParams
@@ -166,3 +167,64 @@ def test_the_batched_step_traces_as_one_graph(model, monkeypatch, live):
         explained = torch._dynamo.explain(decode_streams)(batch.storage.stack(padded_size(live, 4)))
     assert explained.graph_break_count == 0
     assert explained.graph_count == 1
+
+
+def test_an_eager_step_runs_the_live_slots_over_the_rows_they_reached(model):
+    batch, seen = EngineBatch(model, 4), []
+
+    def runner(stack):
+        spans = {cache.span for cache in stack.backbone_states if hasattr(cache, "span")}
+        seen.append((stack.size, int(stack.position.max()), spans))
+        decode_streams(stack)
+
+    batch._runner = runner
+    streams = {i: (text, 0, 4 + 2 * i) for i, text in enumerate(TEXTS[:3])}
+    batched = run(batch, streams)
+    assert {size for size, _, _ in seen} == {1, 2, 3}  # three, then two, then one: never padded to 4
+    for size, furthest, spans in seen:
+        (span,) = spans
+        assert span % 128 == 0 and furthest < span <= batch.storage.capacity
+    for key, (text, seed, frames) in streams.items():
+        assert torch.equal(batched[key].codes, model.generate(line(text), GREEDY, seed, max_frames=frames).codes)
+
+
+def test_a_compiled_batch_pads_its_steps_and_keeps_the_counter_draws(model, monkeypatch):
+    # the dense stand-in keeps several rows' experts compilable on the CPU (see the test above)
+    monkeypatch.setattr(SparseMoE, "_many_rows", dense_experts)
+    streams = {"x": (TEXTS[0], 11, 6), "y": (TEXTS[2], 4, 7), "z": (TEXTS[3], 2, 5)}
+    eager = run(EngineBatch(model, 4, draws="counter"), streams, params=GREEDY)
+    batch, sizes = EngineBatch(model, 4, draws="counter"), []
+    batch.compile(fullgraph=False, backend="aot_eager")
+    compiled = batch._runner
+    batch._runner = lambda stack: (sizes.append(stack.size), compiled(stack))[1]
+    results = run(batch, streams, params=GREEDY)
+    assert set(sizes) <= {1, 2, 4} and 4 in sizes  # three live streams run as four slots
+    for key in streams:
+        assert torch.equal(results[key].codes, eager[key].codes), key
+
+
+def test_the_decode_mode_chooses_the_batched_step(model):
+    model.set_decode_mode("compiled")
+    try:
+        batch = EngineBatch(model, 2)
+        assert batch.draws == "counter" and not batch._padded  # the CPU batch stays eager
+    finally:
+        model.set_decode_mode("eager")
+    assert EngineBatch(model, 2).draws == "generator"
+    with pytest.raises(EngineError, match="CUDA"):
+        EngineBatch(model, 2, draws="counter").compile(capture=True)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_captured_batch_steps_give_the_static_codes(tmp_path):
+    write_checkpoint(tmp_path, "tiny", seed=0, with_codec=False, device="cuda")
+    gpu = Drama3.load(tmp_path, device="cuda", dtype=torch.float32)
+    streams = {"x": (TEXTS[0], 11, 6), "y": (TEXTS[2], 4, 9), "z": (TEXTS[3], 2, 5)}
+    gpu.set_decode_mode("static")
+    static = run(EngineBatch(gpu, 4), streams)
+    gpu.set_decode_mode("graph")
+    batch = EngineBatch(gpu, 4)
+    captured = run(batch, streams)
+    assert batch._capture and len(batch._graphs) >= 2  # sizes 4, 2 and 1 as streams leave
+    for key in streams:
+        assert torch.equal(captured[key].codes, static[key].codes), key

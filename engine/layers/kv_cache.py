@@ -132,12 +132,16 @@ class SlotKVCache:
     `[B, capacity]`, True for rows `[0, position[b]]` of slot b (set by the caller before the
     step). streams_axis: where `attend` finds the streams in its inputs: 0 (the tower's
     `[B, heads, 1, head_dim]`) or 2 (the backbone's one-row-per-stream `[1, heads, B, head_dim]`).
+    span: rows attended over, None for all `capacity` (the static shape a compiled step needs);
+    an eager step sets it just past the furthest live row, so no stream attends over empty rows
+    (masked rows add nothing, so the result is the same but for rounding).
     """
 
     def __init__(self, keys: torch.Tensor, values: torch.Tensor, position: torch.Tensor,
                  visible: torch.Tensor, streams_axis: int):
         self.keys, self.values, self.position, self.visible = keys, values, position, visible
         self.streams_axis = streams_axis
+        self.span: int | None = None
 
     def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
         """Write each stream's new key and value at its slot's position and attend its query
@@ -147,7 +151,8 @@ class SlotKVCache:
         index = self.position.view(-1, 1, 1, 1).expand(keys.shape)
         self.keys.scatter_(2, index, keys)
         self.values.scatter_(2, index, values)
+        rows = slice(None, self.span)
         out = F.scaled_dot_product_attention(
-            query, self.keys, self.values, attn_mask=self.visible[:, None, None, :], scale=scale,
-            enable_gqa=query.shape[1] != self.keys.shape[1])
+            query, self.keys[:, :, rows], self.values[:, :, rows], attn_mask=self.visible[:, None, None, rows],
+            scale=scale, enable_gqa=query.shape[1] != self.keys.shape[1])
         return out.transpose(0, 2) if self.streams_axis == 2 else out

@@ -6,7 +6,10 @@ expert is a SwiGLU down(silu(gate(x)) ⊙ up(x)). A shared SwiGLU expert is adde
 sigmoid(shared_expert_gate(x)). Routed experts stay float8_e4m3fn in memory; on CUDA, up to 16 rows
 go through the Triton kernels of `engine.kernels.fp8_experts` and more rows (prefill) through the
 grouped matmuls of `engine.kernels.fp8_grouped` (FP8 tiles read and scaled in registers in both);
-otherwise only the experts a step selects are dequantised, block by block, when used.
+otherwise only the experts a step selects are dequantised, block by block, when used. On the CPU a
+resident stack may keep experts once dequantised (`DenseBudget`): rewriting an expert in float32
+every step costs as much memory traffic as the matmuls that read it, so a batch of rows that picks
+many distinct experts would spend half its step dequantising.
 
 The routed experts come from an expert source: `FP8Experts` (all experts resident) or an
 `engine.offload.ExpertCache` (a few slots per layer filled from host memory). Both answer
@@ -15,6 +18,8 @@ and kernels on the same weights whichever source it reads.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -27,9 +32,33 @@ from engine.layers.fp8 import dequantize_blocks
 _PROJECTIONS = ("gate_proj", "up_proj", "down_proj")
 
 
+@dataclass
+class DenseBudget:
+    """Bytes of dequantised expert weights the resident stacks may still keep (one budget
+    shared by every layer of a model); `kept` counts the experts kept so far."""
+
+    left: int
+    kept: int = 0
+
+    def take(self, size: int) -> bool:
+        """Reserve `size` bytes; False (nothing reserved) when fewer are left."""
+        if size > self.left:
+            return False
+        self.left -= size
+        self.kept += 1
+        return True
+
+
 def swiglu(x: torch.Tensor, gate: torch.Tensor, up: torch.Tensor, down: torch.Tensor) -> torch.Tensor:
     """down(silu(gate(x)) ⊙ up(x)). x: [N, D]; gate, up: [I, D]; down: [D, I] → [N, D]."""
     return F.linear(F.silu(F.linear(x, gate)) * F.linear(x, up), down)
+
+
+def stacked_swiglu(x: torch.Tensor, gate_up: torch.Tensor, down: torch.Tensor) -> torch.Tensor:
+    """`swiglu` with gate and up stacked as gate_up [2I, D] (gate first): one matmul for both.
+    x: [N, D]; down: [D, I] → [N, D]."""
+    gate, up = F.linear(x, gate_up).chunk(2, dim=-1)
+    return F.linear(F.silu(gate) * up, down)
 
 
 class FP8Experts(nn.Module):
@@ -48,6 +77,13 @@ class FP8Experts(nn.Module):
             self.register_buffer(proj, stacked)
             self.register_buffer(f"{proj}_scale", scales)
         self.block = block
+        self.keep_dense(None)
+
+    def keep_dense(self, budget: DenseBudget | None) -> None:
+        """Keep experts once dequantised while `budget` allows (None: dequantise every use).
+        Only for a stack whose experts never change (not a cache's slot pool)."""
+        self.dense_budget = budget
+        self._dense: dict[tuple[int, torch.dtype], tuple[torch.Tensor, ...]] = {}
 
     @classmethod
     def empty(cls, slots: int, like: dict[str, torch.Tensor], block: tuple[int, int],
@@ -60,6 +96,7 @@ class FP8Experts(nn.Module):
             tensor = like[name]
             pool.register_buffer(name, torch.zeros((slots, *tensor.shape), dtype=tensor.dtype, device=device))
         pool.block = block
+        pool.keep_dense(None)  # its slots are refilled, so nothing dequantised may be kept
         return pool
 
     @property
@@ -80,6 +117,20 @@ class FP8Experts(nn.Module):
             dequantize_blocks(getattr(self, p)[ids], getattr(self, f"{p}_scale")[ids], self.block, dtype)
             for p in _PROJECTIONS
         )
+
+    def expert(self, place: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
+        """(gate and up stacked [2I, D], down [D, I]) of the expert at `place` in `dtype`: the
+        kept copy when there is one, else dequantised now and kept if `dense_budget` allows."""
+        kept = self._dense.get((place, dtype))
+        if kept is not None:
+            return kept
+        gate, up, down = (dequantize_blocks(getattr(self, p)[place], getattr(self, f"{p}_scale")[place],
+                                            self.block, dtype) for p in _PROJECTIONS)
+        weights = (torch.cat((gate, up)), down)
+        size = sum(w.numel() * w.element_size() for w in weights)
+        if self.dense_budget is not None and self.dense_budget.take(size):
+            self._dense[(place, dtype)] = weights
+        return weights
 
 
 def tensor_names() -> tuple[str, ...]:
@@ -198,19 +249,33 @@ class SparseMoE(nn.Module):
 
     def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
                 e: FP8Experts | None = None) -> torch.Tensor:
-        gate, up, down = (self.experts if e is None else e).dequantized(ids[0], x.dtype)
-        hidden = F.silu(gate @ x[0]) * (up @ x[0])  # [k, I]
-        out = torch.bmm(down, hidden[:, :, None])[:, :, 0]  # [k, D]
-        return weights[0][None, :] @ out
+        """The k routed experts of one row, summed in routing order. Inside a compiled graph the
+        picked experts are dequantised together (reading `ids` on the host would break the
+        graph); eagerly each is fetched by place, so kept copies serve it."""
+        e = self.experts if e is None else e
+        if torch.compiler.is_compiling():
+            gate, up, down = e.dequantized(ids[0], x.dtype)
+            experts = zip(torch.cat((gate, up), dim=1), down)
+        else:
+            experts = (e.expert(place, x.dtype) for place in ids[0].tolist())
+        out = torch.zeros_like(x)
+        for weight, (gate_up, down) in zip(weights[0], experts):
+            out += stacked_swiglu(x, gate_up, down) * weight
+        return out
 
     def _many_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-        """Expert by expert in ascending id order (so the sum's order never depends on the
-        source), fetched in groups the source can hold at once."""
-        out = torch.zeros_like(x)
-        for group in ids.unique().split(self.experts.slots):
-            pool, places = self.experts.fetch(group)
-            for expert, (gate, up, down) in zip(group.tolist(), zip(*pool.dequantized(places, x.dtype))):
-                rows, slot = (ids == expert).nonzero(as_tuple=True)
-                contribution = swiglu(x[rows], gate, up, down) * weights[rows, slot][:, None]
-                out.index_add_(0, rows, contribution)
-        return out
+        """Expert by expert in ascending id order, over the (row, choice) pairs sorted by expert
+        once, fetched in groups the source can hold at once; each row sums its experts in
+        ascending id order, so the sum never depends on the source."""
+        flat = ids.reshape(-1)
+        order = flat.argsort(stable=True)
+        experts, counts = flat[order].unique_consecutive(return_counts=True)
+        rows = order // ids.shape[1]
+        parts, scale = x[rows], weights.reshape(-1)[order, None]
+        bounds = [0, *counts.cumsum(0).tolist()]
+        for first in range(0, len(experts), self.experts.slots):
+            pool, places = self.experts.fetch(experts[first:first + self.experts.slots])
+            for index, place in enumerate(places.tolist(), start=first):
+                pairs = slice(bounds[index], bounds[index + 1])
+                parts[pairs] = stacked_swiglu(parts[pairs], *pool.expert(place, x.dtype)) * scale[pairs]
+        return torch.zeros_like(x).index_add_(0, rows, parts)

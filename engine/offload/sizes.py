@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import torch
@@ -41,3 +42,12 @@ def device_free_bytes(device: torch.device) -> int | None:
         return None
     free, _total = torch.cuda.mem_get_info(device)
     return int(free)
+
+
+def host_available_bytes() -> int | None:
+    """Memory the system reports available to new allocations, in bytes; None where it does
+    not say (`os.sysconf` without `SC_AVPHYS_PAGES`)."""
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
