@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -65,20 +67,32 @@ def run_loop(model: Drama3, work) -> tuple[float, int]:
     return time.perf_counter() - started, frames
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def batch_arguments(description: str, rounds: int) -> argparse.ArgumentParser:
+    """The options both batch benches take: --preset, --sizes, --threads and --rounds."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--preset", default="small")
-    parser.add_argument("--streams", type=int, default=16)
     parser.add_argument("--sizes", default="1,4,8,16")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
-    parser.add_argument("--rounds", type=int, default=2, help="runs of every size, taken in turn; the fastest counts")
-    args = parser.parse_args()
+    parser.add_argument("--rounds", type=int, default=rounds, help="runs of every size, taken in turn; the fastest counts")
+    return parser
+
+
+@contextmanager
+def preset_model(args: argparse.Namespace) -> Iterator[tuple[Drama3, list[int]]]:
+    """Set the torch threads, write a random checkpoint of the preset into a temporary folder
+    and yield the model loaded on the CPU with the batch sizes asked for."""
     if args.threads:
         torch.set_num_threads(args.threads)
-    sizes = [int(size) for size in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as folder:
         write_checkpoint(Path(folder), args.preset, seed=0, with_codec=False)
-        model = Drama3.load(folder, device="cpu")
+        yield Drama3.load(folder, device="cpu"), [int(size) for size in args.sizes.split(",")]
+
+
+def main() -> None:
+    parser = batch_arguments(__doc__.splitlines()[0], rounds=2)
+    parser.add_argument("--streams", type=int, default=16)
+    args = parser.parse_args()
+    with preset_model(args) as (model, sizes):
         work = streams(args.streams)
         run_batch(model, work[:2], 2)  # warm-up: the shared reference block enters the prefix cache
         print(f"preset {args.preset}, {args.streams} streams, {torch.get_num_threads()} torch threads")

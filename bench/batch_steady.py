@@ -13,18 +13,18 @@ the ratio to the first size.
 
 from __future__ import annotations
 
-import argparse
-import tempfile
 import time
-from pathlib import Path
 
 import torch
-from batch_cpu import streams  # this folder is on the path when the script runs
+from batch_cpu import (  # this folder is on the path when the script runs
+    batch_arguments,
+    preset_model,
+    streams,
+)
 
 from engine.batch import EngineBatch
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
-from engine.testing.checkpoints import write_checkpoint
 
 
 def filled(model: Drama3, size: int, steps: int) -> EngineBatch:
@@ -52,19 +52,10 @@ def timed_steps(batch: EngineBatch, saved: list[torch.Tensor], steps: int) -> fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", default="small")
-    parser.add_argument("--sizes", default="1,4,8,16")
+    parser = batch_arguments(__doc__.splitlines()[0], rounds=3)
     parser.add_argument("--steps", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args()
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    sizes = [int(size) for size in args.sizes.split(",")]
-    with tempfile.TemporaryDirectory() as folder:
-        write_checkpoint(Path(folder), args.preset, seed=0, with_codec=False)
-        model = Drama3.load(folder, device="cpu")
+    with preset_model(args) as (model, sizes):
         batches = {size: filled(model, size, args.steps) for size in sizes}
         saved = {size: [t.clone() for t in batch.storage.tensors()] for size, batch in batches.items()}
         print(f"preset {args.preset}, every slot live, {args.steps} steps, {torch.get_num_threads()} torch threads")

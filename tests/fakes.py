@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
+import torch
 
 from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
@@ -17,9 +18,27 @@ from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
+from engine.layers.moe import SparseMoE
+from engine.testing.checkpoints import quantize_fp8_blocks
 from engine.text import expected_duration_s
 
 SR = 44_100
+
+
+def random_moe(d: int = 16, experts: int = 6, inter: int = 8, top_k: int = 2, seed: int = 0):
+    """A `SparseMoE` of random weights (routed experts in block-FP8, 128×128 blocks) and the
+    weights dict it was built from."""
+    gen = torch.Generator().manual_seed(seed)
+    shapes = (("gate_proj", (inter, d)), ("up_proj", (inter, d)), ("down_proj", (d, inter)))
+    weights = {"gate.weight": torch.randn(experts, d, generator=gen)}
+    for e in range(experts):
+        for proj, shape in shapes:
+            q, s = quantize_fp8_blocks(torch.randn(*shape, generator=gen) * 0.3, (128, 128))
+            weights[f"experts.{e}.{proj}.weight"], weights[f"experts.{e}.{proj}.weight_scale_inv"] = q, s
+    for proj, shape in shapes:
+        weights[f"shared_expert.{proj}.weight"] = torch.randn(*shape, generator=gen) * 0.3
+    weights["shared_expert_gate.weight"] = torch.randn(1, d, generator=gen)
+    return SparseMoE(weights, experts, top_k, (128, 128)), weights
 
 
 TWO_VOICE_TEMPLATE = """\

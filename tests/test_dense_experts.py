@@ -5,29 +5,20 @@ slot pool, and on by default for a CPU model."""
 import numpy as np
 import pytest
 import torch
+from fakes import random_moe
 
 from engine.conversation import AudioClip, Conversation, Reference
 from engine.generate import Drama3
-from engine.layers.moe import DenseBudget, FP8Experts, SparseMoE
+from engine.layers.moe import DenseBudget, FP8Experts, SparseMoE, tensor_names
 from engine.sampling import SamplingParams
-from engine.testing.checkpoints import quantize_fp8_blocks, write_checkpoint
+from engine.testing.checkpoints import write_checkpoint
 
 D, EXPERTS, INTER, TOP_K = 16, 6, 8, 2
 EXPERT_BYTES = 3 * INTER * D * 4  # gate, up and down in float32
 
 
-def small_moe(seed: int = 0) -> SparseMoE:
-    gen = torch.Generator().manual_seed(seed)
-    weights = {"gate.weight": torch.randn(EXPERTS, D, generator=gen)}
-    shapes = (("gate_proj", (INTER, D)), ("up_proj", (INTER, D)), ("down_proj", (D, INTER)))
-    for expert in range(EXPERTS):
-        for proj, shape in shapes:
-            q, s = quantize_fp8_blocks(torch.randn(*shape, generator=gen) * 0.3, (128, 128))
-            weights[f"experts.{expert}.{proj}.weight"], weights[f"experts.{expert}.{proj}.weight_scale_inv"] = q, s
-    for proj, shape in shapes:
-        weights[f"shared_expert.{proj}.weight"] = torch.randn(*shape, generator=gen) * 0.3
-    weights["shared_expert_gate.weight"] = torch.randn(1, D, generator=gen)
-    return SparseMoE(weights, EXPERTS, TOP_K, (128, 128))
+def small_moe() -> SparseMoE:
+    return random_moe(D, EXPERTS, INTER, TOP_K)[0]
 
 
 def test_kept_experts_give_the_same_bits_within_the_budget():
@@ -54,8 +45,7 @@ def test_a_kept_expert_holds_gate_and_up_stacked_as_dequantised():
 
 def test_a_slot_pool_never_keeps_dequantised_experts():
     moe = small_moe()
-    like = {name: getattr(moe.experts, name)[0] for name in ("gate_proj", "gate_proj_scale", "up_proj",
-                                                              "up_proj_scale", "down_proj", "down_proj_scale")}
+    like = {name: getattr(moe.experts, name)[0] for name in tensor_names()}
     pool = FP8Experts.empty(2, like, (128, 128), torch.device("cpu"))
     assert pool.dense_budget is None
     pool.expert(0, torch.float32)

@@ -7,6 +7,7 @@ import math
 
 import pytest
 import torch
+from fakes import random_moe
 
 from engine.layers.attention import causal_gqa_attention
 from engine.layers.fp8 import dequantize_blocks, fp8_to_float
@@ -16,14 +17,12 @@ from engine.layers.gated_deltanet import (
     l2_normalize,
     recurrent_gated_delta_rule,
 )
-from engine.layers.moe import SparseMoE
 from engine.layers.norms import GatedRMSNorm, ZeroCentredRMSNorm
 from engine.layers.rope import (
     apply_interleaved_rope,
     apply_rotate_half_rope,
     rope_angles,
 )
-from engine.testing.checkpoints import quantize_fp8_blocks
 
 
 def _delta_inputs(length: int, heads: int = 3, dk: int = 8, dv: int = 6, seed: int = 0):
@@ -148,21 +147,8 @@ def test_norms():
     assert torch.allclose(GatedRMSNorm(w.double(), 1e-6)(x, gate), expected, atol=1e-6)
 
 
-def _moe(d=16, experts=6, inter=8, top_k=2, seed=0):
-    gen = torch.Generator().manual_seed(seed)
-    weights = {"gate.weight": torch.randn(experts, d, generator=gen)}
-    for e in range(experts):
-        for proj, shape in (("gate_proj", (inter, d)), ("up_proj", (inter, d)), ("down_proj", (d, inter))):
-            q, s = quantize_fp8_blocks(torch.randn(*shape, generator=gen) * 0.3, (128, 128))
-            weights[f"experts.{e}.{proj}.weight"], weights[f"experts.{e}.{proj}.weight_scale_inv"] = q, s
-    for proj, shape in (("gate_proj", (inter, d)), ("up_proj", (inter, d)), ("down_proj", (d, inter))):
-        weights[f"shared_expert.{proj}.weight"] = torch.randn(*shape, generator=gen) * 0.3
-    weights["shared_expert_gate.weight"] = torch.randn(1, d, generator=gen)
-    return SparseMoE(weights, experts, top_k, (128, 128)), weights
-
-
 def test_moe_matches_a_dense_reference_and_one_row_path():
-    moe, w = _moe()
+    moe, w = random_moe()
     x = torch.randn(7, 16, generator=torch.Generator().manual_seed(2))
     silu = torch.nn.functional.silu
 
