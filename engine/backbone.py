@@ -161,6 +161,11 @@ class Backbone(nn.Module):
             if isinstance(layer.moe.experts, FP8Experts):
                 layer.moe.experts.keep_dense(budget)
 
+    def pack_weights(self, take) -> int:
+        """Give every layer's wide dense weights packed copies for oneDNN while `take(bytes)`
+        grants their bytes (`engine.kernels.cpu_linear.PackedWeights`); returns how many."""
+        return sum(part.pack_weights(take) for layer in self.layers for part in (layer.mixer, layer.moe))
+
     def compile_decode(self) -> None:
         """Compile one-row decode steps with torch.compile (static shapes; CPU or GPU).
 

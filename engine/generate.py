@@ -32,6 +32,7 @@ from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.frame_step import FrameRecord, StaticDecoder, static_capacity
+from engine.kernels.cpu_linear import pack_linears
 from engine.layers.moe import DenseBudget
 from engine.offload import ExpertOffload, OffloadSettings
 from engine.offload.plan import offload_settings
@@ -208,8 +209,9 @@ class Drama3:
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec. With `offload` the
         routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
-        and frames decode in mode `eager`. On the CPU, resident experts are kept once
-        dequantised, within `dense_expert_budget()` bytes."""
+        and frames decode in mode `eager`. On the CPU, the tower's projections get packed
+        copies for oneDNN (`engine.kernels.cpu_linear`) and resident experts are kept once
+        dequantised, both within one budget of `dense_expert_budget()` bytes."""
         device, dtype = default_device(device, dtype)
         experts = None if offload is None else ExpertOffload(checkpoint, offload, device)
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype, offload=experts)
@@ -217,7 +219,10 @@ class Drama3:
                                       codebook_table=backbone.codebook_embeddings)
         model = cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
         if experts is None and device.type == "cpu":
-            backbone.keep_dense_experts(DenseBudget(dense_expert_budget()))
+            budget = DenseBudget(dense_expert_budget())
+            pack_linears(tower, budget.take)
+            backbone.pack_weights(budget.take)
+            backbone.keep_dense_experts(budget)
         if experts is not None:
             model.offload, model.decode_mode = experts, "eager"
         return model

@@ -80,6 +80,15 @@ def silent_first_attempt(request: GenerationRequest) -> bool:
     return request.line_id in ("h2", "y1") and request.seed % 2 == 0
 
 
+class CountingBatch(ThreadBatch):
+    """A `ThreadBatch` that records the most streams in flight at once on its backend."""
+
+    def submit(self, request, on_frames=None):
+        ticket = super().submit(request, on_frames)
+        self.backend.most_in_flight = max(self.backend.most_in_flight, self.active())
+        return ticket
+
+
 class BatchFake(BackendDefaults):
     """Deterministic takes from the request alone (audio pitch and codes from the seed and the
     text), voiced by a pool of threads whose streams finish out of order (each sleeps an amount
@@ -93,6 +102,7 @@ class BatchFake(BackendDefaults):
         self.requests: list[GenerationRequest] = []
         self.started: list[tuple[str, int]] = []  # (line id, seed) in the order streams start
         self.active = self.most_active = 0
+        self.most_in_flight = 0  # streams the render held submitted at once (timing-free)
         self.store_root = store_root
         self.context_seen: list[tuple[str, list[str], dict]] = []
         self._lock = threading.Lock()
@@ -101,7 +111,7 @@ class BatchFake(BackendDefaults):
         return {"engine": "fake", "revision": "batch"}
 
     def open_batch(self, size):
-        return ThreadBatch(self, size)
+        return CountingBatch(self, size)
 
     def generate(self, request, on_frames=None):
         with self._lock:
@@ -146,7 +156,7 @@ def test_batch_4_and_batch_1_make_the_same_takes(tmp_path, mode):
                                  batch=1)
     r4, s4, _ = render_with(path, four, tmp_path / "four.drama", mode=mode, takes=2, seed=11,
                             batch=4)
-    assert one.most_active == 1 and four.most_active == 4
+    assert one.most_active == 1 and four.most_in_flight == 4
     records = take_records(s1, script)
     assert records == take_records(s4, script)
     # 7 lines x 2 slots; h2 and y1 retry the one slot of the two whose first seed is even

@@ -9,9 +9,9 @@ the output is multiplied by sigmoid(gate) before o_proj.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from engine.kernels.cpu_linear import PackedWeights
 from engine.layers.kv_cache import KVCache, causal_attention
 from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import apply_rotate_half_rope
@@ -28,13 +28,15 @@ def causal_gqa_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scal
     return out[0].transpose(0, 1)
 
 
-class GatedAttention(nn.Module):
+class GatedAttention(PackedWeights, nn.Module):
     """One gated full-attention layer (Qwen3.5 `self_attn`), weights as in docs/model.md §2.1.
 
     weights: `q_proj.weight` [2·H·hd, D] (per head [q; gate]), `k_proj.weight`, `v_proj.weight`
     [Hkv·hd, D], `o_proj.weight` [D, H·hd], `q_norm.weight`, `k_norm.weight` [hd].
     forward(x [N, D], rope (cos, sin) [N, rotary/2], cache: KVCache or StaticKVCache) → [N, D].
     """
+
+    PACKED = ("q_proj", "k_proj", "v_proj", "o_proj")
 
     def __init__(self, weights: dict[str, torch.Tensor], heads: int, kv_heads: int, head_dim: int, eps: float):
         super().__init__()
@@ -51,12 +53,12 @@ class GatedAttention(nn.Module):
     def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], cache: KVCache) -> torch.Tensor:
         """x `[N, D]` -> `[N, D]` in x's dtype; appends the rows' keys and values to `cache`."""
         n = x.shape[0]
-        query, gate = F.linear(x, self.q_proj).view(n, self.heads, 2 * self.head_dim).chunk(2, dim=-1)
-        key = F.linear(x, self.k_proj).view(n, self.kv_heads, self.head_dim)
-        value = F.linear(x, self.v_proj).view(n, self.kv_heads, self.head_dim)
+        query, gate = self.dense(x, "q_proj").view(n, self.heads, 2 * self.head_dim).chunk(2, dim=-1)
+        key = self.dense(x, "k_proj").view(n, self.kv_heads, self.head_dim)
+        value = self.dense(x, "v_proj").view(n, self.kv_heads, self.head_dim)
         query = apply_rotate_half_rope(self.q_norm(query), *rope)
         key = apply_rotate_half_rope(self.k_norm(key), *rope)
         out = cache.attend(query.transpose(0, 1)[None], key.transpose(0, 1)[None], value.transpose(0, 1)[None],
                            self.head_dim**-0.5)[0].transpose(0, 1)
         out = out * torch.sigmoid(gate)
-        return F.linear(out.reshape(n, -1), self.o_proj)
+        return self.dense(out.reshape(n, -1), "o_proj")

@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from engine.kernels.cpu_linear import PackedWeights
 from engine.kernels.gated_delta import fla_kernels, gated_delta_step
 from engine.layers.norms import GatedRMSNorm
 
@@ -106,7 +107,7 @@ def chunked_gated_delta_rule(q, k, v, g, beta, state, chunk_size: int = CHUNK_SI
     return outputs, state
 
 
-class GatedDeltaNet(nn.Module):
+class GatedDeltaNet(PackedWeights, nn.Module):
     """One Gated DeltaNet mixer (Qwen3.5 `linear_attn`), weights as in docs/model.md §2.1.
 
     weights: dict with `in_proj_qkv.weight`, `in_proj_z.weight`, `in_proj_b.weight`,
@@ -114,6 +115,8 @@ class GatedDeltaNet(nn.Module):
     `out_proj.weight`. forward(x [N, hidden], state: GDNState) → [N, hidden], updating `state`
     in place.
     """
+
+    PACKED = ("in_proj_qkv", "in_proj_z", "out_proj")
 
     def __init__(self, weights: dict[str, torch.Tensor], key_heads: int, key_dim: int,
                  value_heads: int, value_dim: int, eps: float):
@@ -145,7 +148,7 @@ class GatedDeltaNet(nn.Module):
         if isinstance(state, SlotGDNState):
             return self.step_streams(x, state)
         n = x.shape[0]
-        mixed = self._causal_conv(F.linear(x, self.in_proj_qkv), state)
+        mixed = self._causal_conv(self.dense(x, "in_proj_qkv"), state)
         q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
         q, k = (t.unflatten(-1, (self.key_heads, self.key_dim)) for t in (q, k))
         v = v.unflatten(-1, (self.value_heads, self.value_dim))
@@ -154,9 +157,9 @@ class GatedDeltaNet(nn.Module):
         repeat = self.value_heads // self.key_heads
         q, k = (t.repeat_interleave(repeat, dim=1) for t in (q, k))
         out = self._delta_rule(q, k, v, g, beta, state).to(x.dtype)
-        z = F.linear(x, self.in_proj_z).unflatten(-1, (self.value_heads, self.value_dim))
+        z = self.dense(x, "in_proj_z").unflatten(-1, (self.value_heads, self.value_dim))
         out = self.norm(out, z).reshape(n, -1)
-        return F.linear(out, self.out_proj)
+        return self.dense(out, "out_proj")
 
     def _causal_conv(self, mixed: torch.Tensor, state: GDNState) -> torch.Tensor:
         """Depthwise causal conv1d (no bias) then SiLU; mixed: [N, C]. Keeps the last K−1 inputs."""
@@ -199,7 +202,7 @@ class GatedDeltaNet(nn.Module):
     def step_streams(self, x: torch.Tensor, state: SlotGDNState) -> torch.Tensor:
         """One row for each of B independent streams: x `[B, hidden]` -> `[B, hidden]`, slot b of
         `state` advanced by row b (the recurrent form, in torch on every device)."""
-        mixed = F.linear(x, self.in_proj_qkv)
+        mixed = self.dense(x, "in_proj_qkv")
         window = torch.cat((state.conv, mixed[:, :, None]), dim=2)  # [B, C, K]
         state.conv.copy_(window[:, :, 1:])
         mixed = F.silu((window * self.conv_weight).sum(-1))
@@ -218,5 +221,5 @@ class GatedDeltaNet(nn.Module):
         recurrent = recurrent + k[:, :, :, None] * delta[:, :, None, :]
         state.recurrent.copy_(recurrent)
         out = torch.einsum("bhkv,bhk->bhv", recurrent, q).to(x.dtype)
-        z = F.linear(x, self.in_proj_z).unflatten(-1, (self.value_heads, self.value_dim))
-        return F.linear(self.norm(out, z).reshape(x.shape[0], -1), self.out_proj)
+        z = self.dense(x, "in_proj_z").unflatten(-1, (self.value_heads, self.value_dim))
+        return self.dense(self.norm(out, z).reshape(x.shape[0], -1), "out_proj")

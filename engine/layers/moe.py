@@ -27,6 +27,7 @@ from torch import nn
 
 from engine.kernels import fp8_experts as kernels
 from engine.kernels import fp8_grouped
+from engine.kernels.cpu_linear import PackedWeights, packed_or_plain, product
 from engine.layers.fp8 import dequantize_blocks
 
 _PROJECTIONS = ("gate_proj", "up_proj", "down_proj")
@@ -49,16 +50,12 @@ class DenseBudget:
         return True
 
 
-def swiglu(x: torch.Tensor, gate: torch.Tensor, up: torch.Tensor, down: torch.Tensor) -> torch.Tensor:
-    """down(silu(gate(x)) ⊙ up(x)). x: [N, D]; gate, up: [I, D]; down: [D, I] → [N, D]."""
-    return F.linear(F.silu(F.linear(x, gate)) * F.linear(x, up), down)
-
-
 def stacked_swiglu(x: torch.Tensor, gate_up: torch.Tensor, down: torch.Tensor) -> torch.Tensor:
-    """`swiglu` with gate and up stacked as gate_up [2I, D] (gate first): one matmul for both.
-    x: [N, D]; down: [D, I] → [N, D]."""
-    gate, up = F.linear(x, gate_up).chunk(2, dim=-1)
-    return F.linear(F.silu(gate) * up, down)
+    """The SwiGLU expert down(silu(gate(x)) ⊙ up(x)) with gate and up stacked as gate_up
+    [2I, D] (gate first): one matmul for both. x: [N, D]; down: [D, I] → [N, D]. The weights
+    may be packed (`engine.kernels.cpu_linear`)."""
+    gate, up = product(x, gate_up).chunk(2, dim=-1)
+    return product(F.silu(gate) * up, down)
 
 
 class FP8Experts(nn.Module):
@@ -120,13 +117,15 @@ class FP8Experts(nn.Module):
 
     def expert(self, place: int, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
         """(gate and up stacked [2I, D], down [D, I]) of the expert at `place` in `dtype`: the
-        kept copy when there is one, else dequantised now and kept if `dense_budget` allows."""
+        kept copy when there is one, else dequantised now and kept if `dense_budget` allows.
+        Packed for oneDNN where `engine.kernels.cpu_linear.pack` can (float32 on the CPU), kept
+        or not, so every eager product of an expert takes the same path."""
         kept = self._dense.get((place, dtype))
         if kept is not None:
             return kept
         gate, up, down = (dequantize_blocks(getattr(self, p)[place], getattr(self, f"{p}_scale")[place],
                                             self.block, dtype) for p in _PROJECTIONS)
-        weights = (torch.cat((gate, up)), down)
+        weights = tuple(packed_or_plain(w) for w in (torch.cat((gate, up)), down))
         size = sum(w.numel() * w.element_size() for w in weights)
         if self.dense_budget is not None and self.dense_budget.take(size):
             self._dense[(place, dtype)] = weights
@@ -156,13 +155,15 @@ def row_chunks(ids: torch.Tensor, slots: int, num_experts: int) -> list[slice]:
     return chunks
 
 
-class SparseMoE(nn.Module):
+class SparseMoE(PackedWeights, nn.Module):
     """One MoE block (Qwen3.5 `mlp`), weights keyed as in the checkpoint under `…mlp.`.
 
     experts: where the routed experts come from; None stacks `weights["experts.E.…"]` into a
     resident `FP8Experts`, else an `engine.offload.ExpertCache` (then `weights` need not hold
     the routed experts). forward(x [N, D]) → [N, D] in x's dtype, the same bits either way.
     """
+
+    PACKED = ("shared_gate_proj", "shared_up_proj", "shared_down_proj")
 
     def __init__(self, weights: dict[str, torch.Tensor], num_experts: int, top_k: int, block: tuple[int, int],
                  experts: nn.Module | None = None):
@@ -191,7 +192,8 @@ class SparseMoE(nn.Module):
         weights, ids = self.route(x)
         self.experts.prefetch_next(x)
         routed = self._routed(x, weights, ids)
-        shared = swiglu(x, self.shared_gate_proj, self.shared_up_proj, self.shared_down_proj)
+        shared = self.dense(F.silu(self.dense(x, "shared_gate_proj")) * self.dense(x, "shared_up_proj"),
+                            "shared_down_proj")
         return routed + torch.sigmoid(F.linear(x, self.shared_gate)) * shared
 
     def _routed(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, path=None) -> torch.Tensor:
