@@ -209,20 +209,21 @@ class Drama3:
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec. With `offload` the
         routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
-        and frames decode in mode `eager`. On the CPU, the tower's projections get packed
-        copies for oneDNN (`engine.kernels.cpu_linear`) and resident experts are kept once
-        dequantised, both within one budget of `dense_expert_budget()` bytes."""
+        and frames decode in mode `eager`. On the CPU, the dense weights of tower and backbone
+        get packed copies for oneDNN (`engine.kernels.cpu_linear`) and resident experts are kept
+        once dequantised, all within one budget of `dense_expert_budget()` bytes."""
         device, dtype = default_device(device, dtype)
         experts = None if offload is None else ExpertOffload(checkpoint, offload, device)
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype, offload=experts)
         tower = Tower.from_checkpoint(checkpoint, device=device, dtype=dtype,
                                       codebook_table=backbone.codebook_embeddings)
         model = cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
-        if experts is None and device.type == "cpu":
+        if device.type == "cpu":  # offloaded or not, so both give the same products
             budget = DenseBudget(dense_expert_budget())
             pack_linears(tower, budget.take)
             backbone.pack_weights(budget.take)
-            backbone.keep_dense_experts(budget)
+            if experts is None:
+                backbone.keep_dense_experts(budget)
         if experts is not None:
             model.offload, model.decode_mode = experts, "eager"
         return model

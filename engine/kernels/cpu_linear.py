@@ -86,7 +86,7 @@ class PackedLinear(nn.Module):
 class PackedWeights:
     """Mixin for a module whose products read weight tensors held as attributes: `dense(x,
     name)` is `F.linear(x, getattr(self, name))`, through a packed copy once `pack_weights` made
-    one and the call runs eagerly. `PACKED` names the weights worth packing (the wide ones)."""
+    one and the call runs eagerly. `PACKED` names the weights its products read."""
 
     PACKED: tuple[str, ...] = ()
     packed: dict[str, torch.Tensor] | None = None

@@ -116,7 +116,7 @@ class GatedDeltaNet(PackedWeights, nn.Module):
     in place.
     """
 
-    PACKED = ("in_proj_qkv", "in_proj_z", "out_proj")
+    PACKED = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj")
 
     def __init__(self, weights: dict[str, torch.Tensor], key_heads: int, key_dim: int,
                  value_heads: int, value_dim: int, eps: float):
@@ -152,8 +152,8 @@ class GatedDeltaNet(PackedWeights, nn.Module):
         q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
         q, k = (t.unflatten(-1, (self.key_heads, self.key_dim)) for t in (q, k))
         v = v.unflatten(-1, (self.value_heads, self.value_dim))
-        beta = torch.sigmoid(F.linear(x, self.in_proj_b).float())
-        g = self.decay_rate * F.softplus(F.linear(x, self.in_proj_a).float() + self.dt_bias)
+        beta = torch.sigmoid(self.dense(x, "in_proj_b").float())
+        g = self.decay_rate * F.softplus(self.dense(x, "in_proj_a").float() + self.dt_bias)
         repeat = self.value_heads // self.key_heads
         q, k = (t.repeat_interleave(repeat, dim=1) for t in (q, k))
         out = self._delta_rule(q, k, v, g, beta, state).to(x.dtype)
@@ -209,8 +209,8 @@ class GatedDeltaNet(PackedWeights, nn.Module):
         q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
         q, k = (t.unflatten(-1, (self.key_heads, self.key_dim)) for t in (q, k))
         v = v.unflatten(-1, (self.value_heads, self.value_dim)).float()
-        beta = torch.sigmoid(F.linear(x, self.in_proj_b).float())
-        g = self.decay_rate * F.softplus(F.linear(x, self.in_proj_a).float() + self.dt_bias)
+        beta = torch.sigmoid(self.dense(x, "in_proj_b").float())
+        g = self.decay_rate * F.softplus(self.dense(x, "in_proj_a").float() + self.dt_bias)
         repeat = self.value_heads // self.key_heads
         q, k = (t.repeat_interleave(repeat, dim=1) for t in (q, k))
         q = l2_normalize(q.float()) * self.key_dim**-0.5

@@ -163,7 +163,7 @@ class SparseMoE(PackedWeights, nn.Module):
     the routed experts). forward(x [N, D]) → [N, D] in x's dtype, the same bits either way.
     """
 
-    PACKED = ("shared_gate_proj", "shared_up_proj", "shared_down_proj")
+    PACKED = ("router", "shared_gate_proj", "shared_up_proj", "shared_down_proj", "shared_gate")
 
     def __init__(self, weights: dict[str, torch.Tensor], num_experts: int, top_k: int, block: tuple[int, int],
                  experts: nn.Module | None = None):
@@ -182,7 +182,7 @@ class SparseMoE(PackedWeights, nn.Module):
 
     def route(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Top-k experts per row: (weights [N, k] in x's dtype, summing to 1; ids [N, k])."""
-        probs = F.softmax(F.linear(x, self.router).float(), dim=-1)
+        probs = F.softmax(self.dense(x, "router").float(), dim=-1)
         top, ids = probs.topk(self.top_k, dim=-1)
         return (top / top.sum(-1, keepdim=True)).to(x.dtype), ids
 
@@ -194,7 +194,7 @@ class SparseMoE(PackedWeights, nn.Module):
         routed = self._routed(x, weights, ids)
         shared = self.dense(F.silu(self.dense(x, "shared_gate_proj")) * self.dense(x, "shared_up_proj"),
                             "shared_down_proj")
-        return routed + torch.sigmoid(F.linear(x, self.shared_gate)) * shared
+        return routed + torch.sigmoid(self.dense(x, "shared_gate")) * shared
 
     def _routed(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, path=None) -> torch.Tensor:
         """The routed experts' sum, row chunk by row chunk when the source holds fewer experts
