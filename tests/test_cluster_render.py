@@ -291,3 +291,19 @@ def test_reference_files_travel_as_bytes_and_ray_stays_unimported(tmp_path):
     code = "import sys, drama_cli.cli, drama_cli.commands.render; print('ray' in sys.modules)"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert found.stdout.strip() == "False"
+
+
+def test_a_local_cluster_sets_token_authentication_before_ray_is_imported(monkeypatch):
+    from drama_cli.backends.cluster import pool
+
+    seen = []
+
+    class Connected:  # a Ray that is already initialised: connect returns at once
+        @staticmethod
+        def is_initialized():
+            return True
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    monkeypatch.setattr(pool, "import_ray", lambda: seen.append(os.environ.get("RAY_AUTH_MODE")) or Connected)
+    assert pool.connect(parse_cluster("local:1")) is False
+    assert seen == ["token"]  # the driver and the instance it starts agree on the mode

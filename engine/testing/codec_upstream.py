@@ -32,9 +32,13 @@ def build(config: CodecConfig, encoder_positions: int = 16_384,
     transformer can take); smaller values build faster. The encoder window is fixed at 512
     upstream, so `config.encoder_window` must be 512.
     """
-    _install_stubs()
-    dac_module = importlib.import_module("fish_speech.models.dac.modded_dac")
-    rvq = importlib.import_module("fish_speech.models.dac.rvq")
+    stubbed = _install_stubs()
+    try:
+        dac_module = importlib.import_module("fish_speech.models.dac.modded_dac")
+        rvq = importlib.import_module("fish_speech.models.dac.rvq")
+    finally:  # a stub left behind has no spec, which breaks other libraries' find_spec
+        for name in stubbed:
+            sys.modules.pop(name, None)
     args = functools.partial(
         dac_module.ModelArgs, block_size=encoder_positions, n_local_heads=-1,
         head_dim=config.head_dim, rope_base=config.rope_base, norm_eps=config.norm_eps,
@@ -81,8 +85,10 @@ def load_weights(model: nn.Module, state: dict[str, Tensor]) -> None:
                          f"unexpected {result.unexpected_keys[:5]}")
 
 
-def _install_stubs() -> None:
-    """Put stand-ins for the unused heavy imports into `sys.modules` (docs/codec.md §4 step 2)."""
+def _install_stubs() -> list[str]:
+    """Put stand-ins for the unused heavy imports into `sys.modules` (docs/codec.md §4 step 2);
+    returns the names of the plain stubs (librosa, hydra, omegaconf) put there, which are only
+    needed while the upstream modules import."""
     if "audiotools" not in sys.modules and importlib.util.find_spec("audiotools") is None:
         audiotools = types.ModuleType("audiotools")
         ml = types.ModuleType("audiotools.ml")
@@ -96,14 +102,17 @@ def _install_stubs() -> None:
         audiotools.AudioSignal = type("AudioSignal", (), {})
         audiotools.STFTParams = type("STFTParams", (), {})
         sys.modules.update({"audiotools": audiotools, "audiotools.ml": ml})
+    stubbed = []
     for name in ("librosa", "hydra", "omegaconf"):
         if name not in sys.modules and importlib.util.find_spec(name) is None:
             stub = types.ModuleType(name)
             stub.OmegaConf = None
             sys.modules[name] = stub
+            stubbed.append(name)
     if "dac" not in sys.modules or not hasattr(sys.modules["dac"], "__path__"):
         root = Path(importlib.util.find_spec("dac").origin).parent
         for name, folder in (("dac", root), ("dac.nn", root / "nn"), ("dac.model", root / "model")):
             package = types.ModuleType(name)
             package.__path__ = [str(folder)]
             sys.modules[name] = package
+    return stubbed

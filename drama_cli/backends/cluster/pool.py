@@ -37,14 +37,15 @@ def connect(target: ClusterTarget) -> bool:
     is already connected. Returns True when this call connected (the caller disconnects).
     Raises UsageError when Ray is missing or the cluster cannot be reached."""
     check_reachable(target)
+    if target.local:
+        # Token authentication on by name, before Ray is imported: the driver reads the mode at
+        # import, while the local instance it starts turns it on anyway, so a driver that read
+        # the mode unset is refused by its own instance.
+        os.environ.setdefault("RAY_AUTH_MODE", "token")
     ray = import_ray()
     if ray.is_initialized():
         return False
     quiet = {"log_to_driver": False, "logging_level": logging.WARNING}
-    if target.local:
-        # Token authentication on by name: a local instance turns it on anyway, but with the
-        # mode unset Ray prints a warning that invites turning it off.
-        os.environ.setdefault("RAY_AUTH_MODE", "token")
     try:
         with hold_interrupts():
             if target.local:
