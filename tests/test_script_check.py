@@ -149,6 +149,15 @@ def test_check_lists_every_problem_then_exits_2(drama, tmp_path, capsys):
     assert err[-1] == f"drama: 4 errors in {path}"
 
 
+def test_a_script_whose_only_line_is_refused_has_that_one_error(drama, tmp_path, capsys):
+    path = write(tmp_path, CAST + 'lines:\n  - A: "[sighs hello"\n')
+    assert drama(["check", str(path)]) == 2
+    located = [line for line in capsys.readouterr().err.splitlines() if line.startswith(str(path))]
+    assert len(located) == 1 and "nothing to render" not in located[0], located
+    assert drama(["check", str(write(tmp_path, CAST + "lines: []\n", "empty.yaml"))]) == 2
+    assert "nothing to render" in capsys.readouterr().err  # a script with no lines at all still says so
+
+
 def test_check_json_lists_every_problem(drama, tmp_path, capsys):
     import json
 

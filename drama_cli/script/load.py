@@ -67,8 +67,9 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         resolve_speakers(script, problems)
     if own:
         problems.raise_if_any()
-    with problems.collect():
-        _check_something_to_render(script)
+    if not problems.errors:  # lines refused above are left out of the scenes, not missing
+        with problems.collect():
+            _check_something_to_render(script)
     if own:
         problems.raise_if_any()
     return script
