@@ -153,6 +153,8 @@ def test_full_disk_in_the_mix_is_one_line_exit_2_and_takes_stay(tmp_path, monkey
 
 @pytest.mark.parametrize("args, code, message", [
     (["render", "{script}", "--takes", "0"], 2, "--takes must be between 1 and 100, got 0"),
+    (["render", "{script}", "--seed", "4294967296"], 2, "--seed must be between 0 and 2147483647, got 4294967296"),
+    (["render", "{script}", "--seed", "-1"], 2, "--seed must be between 0 and 2147483647, got -1"),
     (["render", "{missing}"], 2, "cannot read script"),
     (["mix", "{script}"], 2, "is not a rendered project; run drama render first"),
     (["takes", "{script}", "--select", "2"], 2, "--select needs exactly one --line"),

@@ -24,6 +24,7 @@ from engine.layouts import get_layout
 
 KEY_VERSION = 1
 MAX_BATCH = 256  # streams one render voices together (--batch)
+MAX_SEED = 2 ** 31 - 1  # take seeds are taken mod 2^31, so a larger base seed would alias
 
 
 @dataclass
@@ -60,8 +61,8 @@ class RenderSettings:
     batch: int | None = None
 
     def validate(self) -> None:
-        """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0, a batch
-        outside 1..256 or a mix option out of range
+        """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0, a seed
+        outside 0..2^31 - 1, a batch outside 1..256 or a mix option out of range
         (`drama_cli.mix.options.validate_mix_options`)."""
         from drama_cli.mix.options import validate_mix_options
 
@@ -69,6 +70,8 @@ class RenderSettings:
         check_new_takes(self.takes)
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {self.seed}")
         if self.batch is not None and not 1 <= self.batch <= MAX_BATCH:
             raise UsageError(f"--batch must be between 1 and {MAX_BATCH}, got {self.batch}")
         validate_mix_options(self.mix_options)
@@ -104,7 +107,9 @@ class LineJob:
 
 
 def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
-    """The seed of slot 0 of a line: base seed plus a stable CRC-32 of the scene and line ids."""
+    """The seed of slot 0 of a line: base seed plus a stable CRC-32 of the scene and line ids
+    (mod 2^31). Slots add 0, 1, … and retries multiples of 100,003, so base seeds closer than
+    the takes of a line share takes: keep base seeds far apart (1000, 2000, …)."""
     return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode("utf-8"))) % (2 ** 31)
 
 
