@@ -140,7 +140,7 @@ def _run(args: list[str], debug: bool, as_json: bool) -> int:
 
     try:
         # Outside standalone mode a command that raises typer.Exit(code) returns the code.
-        result = app(args, standalone_mode=False)
+        result = app(args, standalone_mode=False, prog_name="drama")
         if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into this exit code
             return _interrupted(args, as_json)
         if isinstance(result, int):
@@ -168,15 +168,21 @@ def _run(args: list[str], debug: bool, as_json: bool) -> int:
     except Exception as err:
         # Usage errors of the argument parser arrive here in non-standalone mode.
         if hasattr(err, "show") and hasattr(err, "exit_code") and not debug:
-            if not as_json:
-                err.show()
-                return 2
-            return fail(err, err.format_message(), EXIT_BAD_INPUT)
+            if not err.format_message().strip():  # no arguments at all: the help was shown
+                return EXIT_BAD_INPUT
+            return fail(err, _usage_line(err), EXIT_BAD_INPUT)
         message = None if debug else system_error_message(err)
         if message is None:
             raise
         return fail(err, message, EXIT_BAD_INPUT)
     return 0
+
+
+def _usage_line(err) -> str:
+    """A parser error as one line: click's message and where the command's help is."""
+    context = getattr(err, "ctx", None)
+    command = context.command_path if context is not None else "drama"
+    return f"{err.format_message()} (see '{command} --help')"
 
 
 if __name__ == "__main__":

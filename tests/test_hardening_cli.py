@@ -307,3 +307,17 @@ def test_help_paragraphs_are_one_line_each_so_they_never_break_mid_sentence():
         "total cost per line sums both.")
     for name, text in helps.items():
         assert text and all("\n" not in paragraph for paragraph in text.split("\n\n")), name
+
+
+@pytest.mark.parametrize("args, message", [
+    (["render", "{script}", "--batch", "abc"], "Invalid value for '--batch'"),
+    (["render", "{script}", "--bogus"], "No such option: --bogus"),
+    (["compile", "{script}", "--batch", "2"], "No such option: --batch"),
+    (["render"], "Missing argument"),
+])
+def test_a_parser_error_is_one_line_naming_the_help(tmp_path, capsys, args, message):
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main([a.format(script=path) for a in args]) == 2
+    err = _one_line(capsys)
+    command = "drama " + args[0]
+    assert err.startswith(f"drama: {message}") and err.endswith(f"(see '{command} --help')"), err
