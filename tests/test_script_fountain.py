@@ -93,6 +93,27 @@ def test_parentheticals_become_notes_and_split_speech():
     assert [(line.text, line.notes) for line in lines] == [("Is he asleep?", ["whispering"]), ("Good.", ["to Tom"])]
 
 
+def test_a_parenthetical_not_alone_on_its_row_is_spoken_with_a_warning():
+    script = read("""\
+        HOLMES
+        (whispering
+        Come in!
+
+        WATSON
+        (aside) Quite.
+
+        HOLMES
+        (softly)
+        Good.
+        """)
+    lines = script.scenes[0].lines
+    assert [line.text for line in lines] == ["(whispering\nCome in!", "(aside) Quite.", "Good."]
+    found = [(w.position.line, w.position.column, w.message) for w in script.warnings if "parenthetical" in w.message]
+    assert [(row, column) for row, column, _ in found] == [(2, 1), (6, 1)]
+    assert "'(whispering' of HOLMES (line scene-0-1) is not closed" in found[0][2]
+    assert "'(aside) Quite.' of WATSON (line scene-0-2) has words after it" in found[1][2]
+
+
 def test_two_space_line_continues_dialogue():
     script = read_fountain("ADAM\nFirst part.\n  \nSecond part.\n", "p.fountain")
     assert script.scenes[0].lines[0].text == "First part.\n\nSecond part."

@@ -351,6 +351,7 @@ class _Builder:
                     cue_position=self.at(cue_row, len(cue_row.text) - len(cue_row.text.lstrip()) + 1))
         line.remarks = [n.text for n in self.notes_between(cue_row.number, text_rows[-1].number)]
         line.spans = parse_directions(text, where)
+        self._warn_open_parentheticals(text_rows, line)
         for row in text_rows[1:]:
             if parse_cue(row.text) and not row.text.strip().startswith("@"):
                 self.script.cue_like_rows.append((self.at(row, len(row.text) - len(row.text.lstrip()) + 1),
@@ -358,6 +359,21 @@ class _Builder:
         scene.lines.append(line)
         scene.elements.append(line)
         return line
+
+    def _warn_open_parentheticals(self, text_rows: list[_Row], line: Line) -> None:
+        """Warn of a dialogue row that opens a parenthetical without ending it on that row: the
+        spec reads it as dialogue, so the direction would be spoken as words."""
+        for row in text_rows:
+            stripped = row.text.strip()
+            opening = next((b for a, b in _PAREN_PAIRS if stripped.startswith(a)), None)
+            if opening is None:
+                continue
+            why = "is not closed" if opening not in stripped else "has words after it on the same row"
+            where = self.at(row, len(row.text) - len(row.text.lstrip()) + 1)
+            self.script.warnings.append(Warning_(
+                f"parenthetical {stripped!r} of {line.speaker} (line {line.id}) {why}, so Fountain "
+                f"reads the row as dialogue and the direction would be spoken: put the whole "
+                f"parenthetical, closed, on a row of its own", where))
 
     def notes_between(self, first: int, last: int) -> list[Element]:
         """Writer's notes that start on source lines first..last."""
