@@ -187,6 +187,9 @@ def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
     notices.clear()
     make_backend("scratch", notice=notices.append)
     assert notices == []
+    make_backend("scratch", "/no/such/folder", notice=notices.append, device="bogus", graph=False)
+    assert notices == [f"{option} has no effect on the scratch engine (it has no model weights to place)"
+                       for option in ("--model", "--device", "--no-graph")]
 
 
 def test_a_local_ray_instance_starts_with_token_authentication_named(monkeypatch):

@@ -140,7 +140,8 @@ def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
     """Build the backend for `--engine` (`auto` or a registered name).
 
     notice: receives one-line messages for the user (the auto fallback to scratch, the CPU
-    warning of drama3, a `--gpu-memory` that an engine without weights ignores). Raises UsageError for an unknown engine, for a backend that needs
+    warning of drama3, and each of `--model`, `--device`, `--gpu-memory` and `--no-graph` that an
+    engine without weights ignores). Raises UsageError for an unknown engine, for a backend that needs
     a model folder when none is found, or for a `gpu_memory` that is not a size (`24GB`,
     `24GiB`, `500MB`) or `auto`. graph: False decodes drama3 eagerly on CUDA (`--no-graph`).
     """
@@ -155,8 +156,12 @@ def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
     if entry.needs_model and folder is None:
         raise UsageError(f"--engine {entry.name} needs a model folder: pass --model PATH or set "
                          f"{MODEL_ENV}")
-    if budget is not None and not entry.needs_model:
-        notice(f"--gpu-memory has no effect on the {entry.name} engine (it has no model weights to place)")
+    if not entry.needs_model:
+        ignored = [option for option, given in (("--model", model is not None), ("--device", device is not None),
+                                                ("--gpu-memory", budget is not None), ("--no-graph", not graph))
+                   if given]
+        for option in ignored:
+            notice(f"{option} has no effect on the {entry.name} engine (it has no model weights to place)")
     return entry.create(BackendOptions(folder if entry.needs_model else None, device, notice, graph, budget))
 
 
