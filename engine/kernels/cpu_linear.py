@@ -38,14 +38,15 @@ def packing_works() -> bool:
     return torch.allclose(got, F.linear(rows, weight), rtol=SELF_TEST_TOLERANCE, atol=SELF_TEST_TOLERANCE)
 
 
+def packable(weight: torch.Tensor) -> bool:
+    """True when `weight` is a float32 CPU matrix and packing works in this build."""
+    return weight.dim() == 2 and weight.dtype == torch.float32 and weight.device.type == "cpu" and packing_works()
+
+
 def pack(weight: torch.Tensor) -> torch.Tensor | None:
-    """A packed copy of `weight` `[out, in]` for `packed_linear`, or None when the weight is
-    not a float32 CPU matrix or packing does not work in this build."""
-    if weight.dim() != 2 or weight.dtype != torch.float32 or weight.device.type != "cpu":
-        return None
-    if not packing_works():
-        return None
-    return torch.ops.mkldnn._reorder_linear_weight(weight.contiguous())
+    """A packed copy of `weight` `[out, in]` for `packed_linear`, or None when it is not
+    `packable`."""
+    return torch.ops.mkldnn._reorder_linear_weight(weight.contiguous()) if packable(weight) else None
 
 
 def packed_linear(x: torch.Tensor, packed: torch.Tensor) -> torch.Tensor:
@@ -97,7 +98,7 @@ class PackedWeights:
         count = 0
         for name in self.PACKED:
             weight = getattr(self, name)
-            if name in (self.packed or {}) or pack(weight[:1, :1]) is None:
+            if name in (self.packed or {}) or not packable(weight):
                 continue
             if take(weight.numel() * weight.element_size()):
                 self.packed = {**(self.packed or {}), name: pack(weight)}
@@ -121,7 +122,7 @@ def pack_linears(root: nn.Module, take: Callable[[int], bool]) -> int:
     packed_count = 0
     for name, module in found:
         weight = module.weight.detach()
-        if pack(weight[:1, :1]) is None or not take(weight.numel() * weight.element_size()):
+        if not packable(weight) or not take(weight.numel() * weight.element_size()):
             continue
         parent_name, _, child = name.rpartition(".")
         setattr(root.get_submodule(parent_name), child, PackedLinear(weight, pack(weight)))
@@ -129,5 +130,5 @@ def pack_linears(root: nn.Module, take: Callable[[int], bool]) -> int:
     return packed_count
 
 
-__all__ = ["PackedLinear", "PackedWeights", "pack", "pack_linears", "packed_linear", "packed_or_plain", "packing_works",
-           "product"]
+__all__ = ["PackedLinear", "PackedWeights", "pack", "pack_linears", "packable", "packed_linear", "packed_or_plain",
+           "packing_works", "product"]
