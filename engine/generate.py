@@ -52,7 +52,7 @@ from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
 
 PREFILL_CHUNK_ROWS = 256
-DENSE_EXPERT_SHARE = 0.25  # of available host memory for experts kept dequantised on the CPU
+DENSE_COPY_SHARE = 0.25  # of available host memory for a CPU model's dense copies (packed, dequantised)
 DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (docs/model.md §1.5)
 BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by contract
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
@@ -62,11 +62,11 @@ DECODE_MODES = ("eager", "static", "compiled", "graph")
 STATIC_DECODERS = 2  # static decoders (storage, compiled step, CUDA graph) kept per model
 
 
-def dense_expert_budget() -> int:
-    """Bytes of dequantised routed experts a CPU model keeps: a quarter of the host memory
-    available at load (none when the system does not say)."""
+def dense_copy_budget() -> int:
+    """Bytes of dense copies a CPU model keeps (packed weights, experts kept dequantised): a
+    quarter of the host memory available at load (none when the system does not say)."""
     available = host_available_bytes()
-    return 0 if available is None else int(available * DENSE_EXPERT_SHARE)
+    return 0 if available is None else int(available * DENSE_COPY_SHARE)
 
 
 @dataclass
@@ -211,7 +211,7 @@ class Drama3:
         routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
         and frames decode in mode `eager`. On the CPU, the dense weights of tower and backbone
         get packed copies for oneDNN (`engine.kernels.cpu_linear`) and resident experts are kept
-        once dequantised, all within one budget of `dense_expert_budget()` bytes."""
+        once dequantised, all within one budget of `dense_copy_budget()` bytes."""
         device, dtype = default_device(device, dtype)
         experts = None if offload is None else ExpertOffload(checkpoint, offload, device)
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype, offload=experts)
@@ -219,7 +219,7 @@ class Drama3:
                                       codebook_table=backbone.codebook_embeddings)
         model = cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
         if device.type == "cpu":  # offloaded or not, so both give the same products
-            budget = DenseBudget(dense_expert_budget())
+            budget = DenseBudget(dense_copy_budget())
             pack_linears(tower, budget.take)
             backbone.pack_weights(budget.take)
             if experts is None:

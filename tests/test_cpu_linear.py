@@ -99,7 +99,7 @@ def test_a_cpu_model_packs_its_wide_weights_and_keeps_its_greedy_codes(folder, m
     assert all(isinstance(head, PackedLinear) for head in model.tower.heads)
     layer = model.backbone.layers[0]
     assert set(layer.mixer.packed) == set(layer.mixer.PACKED) and set(layer.moe.packed) == set(layer.moe.PACKED)
-    monkeypatch.setattr("engine.generate.dense_expert_budget", lambda: 0)
+    monkeypatch.setattr("engine.generate.dense_copy_budget", lambda: 0)
     plain = Drama3.load(folder, device="cpu")
     assert type(plain.tower.heads[0]) is nn.Linear and plain.backbone.layers[0].mixer.packed is None
     params = SamplingParams(temperature=0.0, ras_window=0)

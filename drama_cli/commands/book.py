@@ -38,7 +38,7 @@ def book_command(
     model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
     device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
     gpu_memory: Optional[str] = opt.GPU_MEMORY,
-    seed: int = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, so keep seeds far apart (1000, 2000)."),
+    seed: int = opt.BASE_SEED,
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
     as_json: bool = opt.JSON,

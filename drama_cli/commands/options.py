@@ -29,4 +29,6 @@ GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Device memory drama3 may u
 FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
 NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
 NEW_SEED = typer.Option(None, help="Seed of the first new take.")
+BASE_SEED = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
+                                 "so keep seeds far apart (1000, 2000).")
 SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")

@@ -230,7 +230,7 @@ def render_command(
     line: Optional[List[str]] = typer.Option(None, "--line", help="Line id to render (repeatable)."),
     mode: str = typer.Option(DEFAULT_MODE, help=mode_help()),
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
-    seed: int = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, so keep seeds far apart (1000, 2000)."),
+    seed: int = opt.BASE_SEED,
     retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
     engine: str = typer.Option("auto", help=engine_help()),
     model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),

@@ -215,6 +215,10 @@ class _Builder:
         """Position of `row` (1-based column)."""
         return SourcePosition(self.path, row.number, column)
 
+    def at_text(self, row: _Row) -> SourcePosition:
+        """Position of the first non-blank character of `row`."""
+        return self.at(row, len(row.text) - len(row.text.lstrip()) + 1)
+
     def current(self, row: _Row) -> Scene:
         """The scene being filled; an implicit `scene-0` before the first heading."""
         if self.scene is None:
@@ -345,16 +349,16 @@ class _Builder:
         lyric = all(r.text.strip().startswith("~") for r in text_rows if r.text.strip())
         text = _speech_text(text_rows)
         first = text_rows[0]
-        where = self.at(first, len(first.text) - len(first.text.lstrip()) + 1)
+        where = self.at_text(first)
         line = Line(id=f"{scene.id}-{number}", speaker=name, text=text, cue=name, extensions=list(extensions),
                     notes=notes + (["singing"] if lyric else []), position=where,
-                    cue_position=self.at(cue_row, len(cue_row.text) - len(cue_row.text.lstrip()) + 1))
+                    cue_position=self.at_text(cue_row))
         line.remarks = [n.text for n in self.notes_between(cue_row.number, text_rows[-1].number)]
         line.spans = parse_directions(text, where)
         self._warn_open_parentheticals(text_rows, line)
         for row in text_rows[1:]:
             if parse_cue(row.text) and not row.text.strip().startswith("@"):
-                self.script.cue_like_rows.append((self.at(row, len(row.text) - len(row.text.lstrip()) + 1),
+                self.script.cue_like_rows.append((self.at_text(row),
                                                   row.text.strip(), line))
         scene.lines.append(line)
         scene.elements.append(line)
@@ -369,11 +373,10 @@ class _Builder:
             if opening is None:
                 continue
             why = "is not closed" if opening not in stripped else "has words after it on the same row"
-            where = self.at(row, len(row.text) - len(row.text.lstrip()) + 1)
             self.script.warnings.append(Warning_(
                 f"parenthetical {stripped!r} of {line.speaker} (line {line.id}) {why}, so Fountain "
                 f"reads the row as dialogue and the direction would be spoken: put the whole "
-                f"parenthetical, closed, on a row of its own", where))
+                f"parenthetical, closed, on a row of its own", self.at_text(row)))
 
     def notes_between(self, first: int, last: int) -> list[Element]:
         """Writer's notes that start on source lines first..last."""

@@ -35,8 +35,9 @@ _PROJECTIONS = ("gate_proj", "up_proj", "down_proj")
 
 @dataclass
 class DenseBudget:
-    """Bytes of dequantised expert weights the resident stacks may still keep (one budget
-    shared by every layer of a model); `kept` counts the experts kept so far."""
+    """Bytes of dense copies a CPU model may still keep (one budget shared by the whole model:
+    packed weights, `engine.kernels.cpu_linear`, and experts kept dequantised); `kept` counts
+    the copies granted so far."""
 
     left: int
     kept: int = 0
