@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from drama_cli.backends.scratch import ScratchBackend
-from drama_cli.render.plan import RenderSettings
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore

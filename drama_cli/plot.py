@@ -325,7 +325,7 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
                 for c in sheet.get("cues", [])]
         total = sheet.get("summary", {}).get("duration_s") or sheet.get("duration_s")
     else:
-        rows, total = _planned_rows(store, scene), None
+        rows, total = _planned_rows(script, store, scene), None
     if not rows:
         raise UsageError(f"scene {scene_id!r} has no selected takes; run drama render first")
     blocks = []
@@ -348,15 +348,13 @@ def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
     return store.line_dir(scene_id, cue["line"]) / cue["take_file"]
 
 
-def _planned_rows(store, scene) -> list[tuple]:
+def _planned_rows(script, store, scene) -> list[tuple]:
+    from drama_cli.mix.project_mix import mix_entry
     from drama_cli.mix.timeline import MixSettings, plan_timeline
-    from drama_cli.render.remix import mix_entry
+    from drama_cli.takes.scene_selection import scene_selection
 
-    entries = []
-    for line in scene.lines:
-        take = store.selected_take(scene.id, line.id)
-        if take is not None:
-            entries.append(mix_entry(line, take))
+    entries = [mix_entry(choice) for choice in scene_selection(script, store, scene).lines
+               if choice.take is not None]
     if not entries:
         return []
     cues, _ = plan_timeline(entries, MixSettings())

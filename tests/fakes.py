@@ -13,7 +13,7 @@ import torch
 
 from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
-from drama_cli.render.plan import RenderSettings
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore

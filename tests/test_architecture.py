@@ -1,6 +1,8 @@
 """The pipeline's shape holds: imports point one way (script → compile → backends → render →
-edit/commands; takes, qc and mix never import render, edit or commands; the engine never
-imports the CLI), and tests import each name from the module that defines it."""
+commands; takes, qc and mix never import render, edit or commands; edit, book and plot work
+from mix, qc and takes, never from render; the engine never imports the CLI), no module
+imports another module's private names, and tests import each name from the module that
+defines it."""
 
 from __future__ import annotations
 
@@ -23,9 +25,9 @@ ALLOWED = {
     "qc": {"errors", "script"},
     "mix": {"errors", "script", "takes", "qc"},
     "render": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
-    "edit": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render"},
-    "book": {"errors", "script", "compile", "takes", "qc", "mix", "render"},
-    "plot": {"errors", "script", "compile", "takes", "qc", "mix", "render", "edit"},
+    "edit": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
+    "book": {"errors", "script", "compile", "takes", "qc", "mix"},
+    "plot": {"errors", "script", "compile", "takes", "qc", "mix", "edit"},
     "commands": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render", "edit",
                  "plot", "book"},
     "cli": {"errors", "commands", "__init__"},
@@ -78,6 +80,25 @@ def test_no_stage_imports_a_later_one(path):
                 if (target := imported_stage(module)) not in (None, stage, "__init__")
                 and target not in ALLOWED[stage]]
     assert backward == []
+
+
+def private_imports(path: Path) -> list[str]:
+    """`file:line: module._name` for every `from module import _name` of a module of this
+    project (drama_cli or engine) other than the file itself."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.split(".")[0] in ("drama_cli", "engine"):
+            found += [f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{alias.name}"
+                      for alias in node.names
+                      if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+@pytest.mark.parametrize("path", DRAMA_MODULES + ENGINE_MODULES,
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_another_modules_private_names(path):
+    assert private_imports(path) == []
 
 
 @pytest.mark.parametrize("path", ENGINE_MODULES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -23,7 +23,7 @@ from drama_cli.backends.registry import (
     make_backend,
 )
 from drama_cli.backends.scratch import ScratchBackend
-from drama_cli.render.attempt import STOP_REASONS
+from drama_cli.qc.take_checks import STOP_REASONS
 from drama_cli.render.line import Progress
 from engine.errors import EngineError
 
@@ -131,7 +131,7 @@ class FrameLog(Progress):
 
 
 def test_frame_progress_goes_through_the_generate_argument(tmp_path):
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
     from drama_cli.takes.store import TakeStore

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from drama_cli.render.plan import (
+from drama_cli.takes.jobs import (
     JOB_NOT_IN_KEY,
     SETTINGS_NOT_IN_KEY,
     LineJob,
@@ -73,7 +73,7 @@ def test_fields_that_do_not_shape_audio_leave_the_key_alone():
     other_context = dataclasses.replace(other_context, context=(), meta={"line_id": "x"})
     assert key(job(conversation=other_context)) == base  # case C4: earlier takes are not in the key
     assert key(dataclasses.replace(job(), pause_after_s=2.0, display_text="x", overlap=True)) == base
-    assert key(job(), dataclasses.replace(SETTINGS, takes=3, retries=0, formats=("mp3",))) == base
+    assert key(job(), dataclasses.replace(SETTINGS, takes=3, retries=0, mix=False)) == base
     assert key(job(), dataclasses.replace(SETTINGS, sampling={"temperature": 0.8})) != base
     assert key(dataclasses.replace(job(), speaker="DESMOND")) != base
 

@@ -24,9 +24,9 @@ from drama_cli.backends.cluster.address import parse_cluster
 from drama_cli.backends.cluster.backend import make_cluster_backend
 from drama_cli.cli import main
 from drama_cli.errors import UsageError
-from drama_cli.render.attempt import retry_seed
+from drama_cli.takes.jobs import retry_seed
 from drama_cli.render.line import Progress
-from drama_cli.render.plan import RenderSettings, line_seed
+from drama_cli.takes.jobs import RenderSettings, line_seed
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore

@@ -9,7 +9,7 @@ import pytest
 import soundfile as sf
 
 from drama_cli.cli import main
-from drama_cli.mix.options import layered_mix_options
+from drama_cli.mix.options import MixOverrides, layer_mix
 from drama_cli.mix.timeline import MixSettings
 from drama_cli.qc.signal import check_silence
 from drama_cli.script.load import load_script
@@ -65,7 +65,7 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
             assert take.record["scratch"] is True and take.record["engine"] == "scratch"
         gaps = sum(line.beat_s + (default_gap if line.pause_after_s is None else line.pause_after_s)
                    for line in scene.lines[:-1])
-        padding = MixSettings(**layered_mix_options(script, scene, {}))
+        padding = MixSettings(**layer_mix(MixOverrides(), script=script, scene=scene).options())
         expected = sum(t.duration_s for t in takes) + gaps + padding.head_s + padding.tail_s
         mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
         assert rate == SR

@@ -213,7 +213,8 @@ def test_a_fountain_beat_adds_its_pause_to_the_gap(tmp_path, monkeypatch, gap, f
 
 
 def preset_project(tmp_path: Path, preset: str, backend):
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.mix.options import MixOverrides
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
     from drama_cli.takes.store import TakeStore
@@ -222,7 +223,7 @@ def preset_project(tmp_path: Path, preset: str, backend):
     path.write_text(boathouse_script(), encoding="utf-8")
     store = TakeStore(tmp_path / "scene.drama")
     render_script(load_script(str(path)), store, backend,
-                  RenderSettings(mix_options={"preset": preset}))
+                  RenderSettings(), mix=MixOverrides(preset=preset))
     return path, store
 
 

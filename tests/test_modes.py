@@ -33,7 +33,7 @@ def test_the_help_text_lists_every_mode():
 
 
 def test_render_settings_refuse_an_unknown_mode():
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.takes.jobs import RenderSettings
 
     assert RenderSettings().mode == DEFAULT_MODE
     with pytest.raises(UsageError, match="unknown mode 'opera'"):

@@ -20,7 +20,7 @@ from fakes import (
 
 from drama_cli.backends.base import Capabilities, Generation
 from drama_cli.errors import UsageError
-from drama_cli.render.plan import RenderSettings
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore

@@ -24,7 +24,7 @@ from drama_cli.backends.base import Generation
 from drama_cli.backends.breath import breath_placeholder
 from drama_cli.cli import main
 from drama_cli.qc.signal import check_take
-from drama_cli.render.attempt import check_generation
+from drama_cli.qc.take_checks import check_generation
 from drama_cli.render.line import join_chunks
 
 CUE_SCRIPT = two_voice_scene("Cue", ["A: Hello there, my friend.", 'B: "[sighs]"'])

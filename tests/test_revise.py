@@ -168,11 +168,11 @@ def test_engine_prompt_segments_hold_the_parent_codes_and_the_note(tmp_path):
 SCRIPT = boathouse_script()
 
 
-def rendered_project(tmp_path, settings=None, text=SCRIPT):
+def rendered_project(tmp_path, settings=None, text=SCRIPT, mix=None):
     """The boathouse scene written to `scene.yaml` and rendered with the fake (the render
     runs the signal checks on its takes as on real ones): (script path, script, store,
     backend)."""
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
 
@@ -181,14 +181,15 @@ def rendered_project(tmp_path, settings=None, text=SCRIPT):
     script = load_script(path)
     store = TakeStore(tmp_path / "scene.drama")
     backend = FakeBackend()
-    report = render_script(script, store, backend, settings or RenderSettings())
+    report = render_script(script, store, backend, settings or RenderSettings(),
+                           **({"mix": mix} if mix else {}))
     assert report.calls == 3
     return path, script, store, backend
 
 
 def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
 
@@ -221,11 +222,12 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.render.plan import RenderSettings
-    from drama_cli.render.remix import remix
+    from drama_cli.takes.jobs import RenderSettings
+    from drama_cli.mix.options import MixOverrides
+    from drama_cli.mix.project_mix import remix
 
-    settings = RenderSettings(mix_options={"gap_s": 1.25, "preset": "none"}, formats=("wav", "flac"))
-    _, script, store, backend = rendered_project(tmp_path, settings)
+    flags = MixOverrides(gap_s=1.25, preset="none", formats=("wav", "flac"))
+    _, script, store, backend = rendered_project(tmp_path, RenderSettings(), mix=flags)
     assert store.project()["mix"] == {"formats": ["wav", "flac"], "options": {"gap_s": 1.25, "preset": "none"}}
     before = mix_segments(store)
     gap = before["l2"][0] - (before["l1"][0] + len(before["l1"][1]) / SAMPLE_RATE)
@@ -242,9 +244,9 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
 
     # `drama mix` keeps them too unless told otherwise, and then remembers the new gap
     (store.scene_dir("s1") / "mix.flac").unlink()
-    remix(script, store, RenderSettings(), formats_given=False)
+    remix(script, store, script.scenes)
     assert mix_segments(store)["l2"][0] == before["l2"][0] and (store.scene_dir("s1") / "mix.flac").exists()
-    remix(script, store, RenderSettings(mix_options={"gap_s": 0.25}), formats_given=False)
+    remix(script, store, script.scenes, MixOverrides(gap_s=0.25))
     assert store.project()["mix"]["options"] == {"gap_s": 0.25, "preset": "none"}
     revise_in_project(script, store, backend, "l1", "softer", select=True)
     latest = mix_segments(store)
@@ -254,7 +256,7 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
 
 def test_revise_from_script_applies_new_notes_once(tmp_path):
     from drama_cli.edit.revise import revise_from_script, script_notes
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
 

@@ -3,7 +3,7 @@ how it was made) out.
 
 A backend knows nothing about take stores, mixes or signal checks. `drama_cli.render` builds a
 `GenerationRequest` per line and attempt, hands it to a `StreamBatch` (`Backend.open_batch`),
-runs the signal checks on each result once (`drama_cli.render.attempt`) and stores it. What a
+runs the signal checks on each result once (`drama_cli.qc.take_checks`) and stores it. What a
 backend can do beyond `generate` is declared in its `capabilities`; callers read those, never
 probe for methods.
 
@@ -76,7 +76,7 @@ class Generation:
     audio: float32 mono `[samples]` at 44,100 Hz.
     codes: `[10, T]` int64 codec codes when the backend has them (drama3), else None.
     stop_reason: why generation ended, in the render layer's vocabulary
-        (`drama_cli.render.attempt.STOP_REASONS`: `eos`, `length`, `separator`).
+        (`drama_cli.qc.take_checks.STOP_REASONS`: `eos`, `length`, `separator`).
     info: backend facts for the take record (frames, seconds taken, device, scratch flag, ...).
     """
 

@@ -39,7 +39,7 @@ CPU_WARNING = ("rendering Drama 3 on the CPU: the full model is impractical ther
 FRAME_REPORT_EVERY = 8  # frames between progress reports (about 0.4 s of audio)
 REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json")
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
-# (`drama_cli.render.attempt.STOP_REASONS`): take records say `length` for the frame budget.
+# (`drama_cli.qc.take_checks.STOP_REASONS`): take records say `length` for the frame budget.
 ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
 CUDA_BATCH_STREAMS = 16  # `drama render --batch` default on a CUDA device
 GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "

@@ -46,7 +46,8 @@ from drama_cli.mix.export import (
     require_encoder,
 )
 from drama_cli.mix.loudness import get_preset
-from drama_cli.mix.options import layered_mix_options
+from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.project_mix import engines_used, mix_entry
 from drama_cli.mix.timeline import (
     SAMPLE_RATE,
     SCRATCH_BANNER,
@@ -55,9 +56,14 @@ from drama_cli.mix.timeline import (
     plan_timeline,
     read_take,
 )
-from drama_cli.render.plan import mixable
-from drama_cli.render.remix import engines_used, mix_entry, select_first_passing
-from drama_cli.takes.selection import is_stale
+from drama_cli.takes.scene_selection import (
+    CURRENT,
+    NONE,
+    STALE,
+    UNUSABLE,
+    scene_selection,
+    select_first_passing,
+)
 from drama_cli.takes.store import TakeStore
 
 BOOK_FOLDER = "book"
@@ -188,17 +194,13 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
     for scene_id in chapter.scenes:
         scene = script.scene(scene_id)
         select_first_passing(store, script, scene)
-        scene_entries = []
-        for line in scene.lines:
-            take = store.selected_take(scene.id, line.id)
-            if take is None or not mixable(store, scene.id, line.id, take):
-                missing.append(line.id)
-            elif is_stale(script, store, scene.id, line, take):
-                stale.append(line.id)
-            else:
-                scene_entries.append(mix_entry(line, take))
+        selection = scene_selection(script, store, scene)
+        missing += [choice.line.id for choice in selection.with_status(NONE, UNUSABLE)]
+        stale += [choice.line.id for choice in selection.with_status(STALE)]
+        current = selection.with_status(CURRENT)
+        scene_entries = [mix_entry(choice) for choice in current]
         if scene_entries:
-            facts = engines_used(store, scene.id, scene_entries)
+            facts = engines_used(current)
             used["lines"] += facts["lines"]
             used["scratch_lines"] += facts["scratch_lines"]
             if entries:  # a longer pause between scenes
@@ -209,7 +211,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
         raise LinesLeftOut(missing, stale)
     if not entries:
         raise UsageError(f"chapter {chapter.number} ({chapter.title}) has no lines to read")
-    options = layered_mix_options(script, script.scene(chapter.scenes[0]), {})
+    options = layer_mix(MixOverrides(), script=script, scene=script.scene(chapter.scenes[0])).options()
     settings = chapter_settings(entries, options, chapter.number,
                                 {"chapter": chapter.number, "scratch": bool(used["scratch_lines"]), **used})
     result = mix_scene(entries, settings, work_dir=work_dir)

@@ -112,7 +112,7 @@ def _render(loaded, script: str, store, scenes, engine, model, placement, seed):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene mixes)."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
-    from drama_cli.render.plan import RenderSettings
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.keys import file_sha256
 

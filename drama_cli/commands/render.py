@@ -41,26 +41,26 @@ def _load(script: str, cast: Optional[str]):
     return loaded
 
 
-def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, formats=None,
-              preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None, batch=None):
-    """RenderSettings from the command line; mix options only for the flags given.
-    Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
-    from drama_cli.mix.loudness import get_preset
-    from drama_cli.mix.options import cli_room_tone
-    from drama_cli.render.plan import RenderSettings
+def _settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, mix=True, batch=None):
+    """RenderSettings from the command line. Raises UsageError for a value out of range."""
+    from drama_cli.takes.jobs import RenderSettings
 
-    options = {}
-    if preset is not None:
-        get_preset(preset)  # an unknown preset is refused before any model is looked for
-        options["preset"] = preset
-    given = {"gap_s": gap, "head_s": head, "tail_s": tail, "room_tone": cli_room_tone(room_tone)}
-    options.update({key: value for key, value in given.items() if value is not None})
     settings = RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
-                              takes=takes, seed=seed, retries=retries,
-                              formats=tuple(formats or ()), mix=mix, mix_options=options,
-                              batch=batch)
+                              takes=takes, seed=seed, retries=retries, mix=mix, batch=batch)
     settings.validate()
     return settings
+
+
+def _mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, tail=None):
+    """The mix flags as one `MixOverrides` (None: not given). Raises UsageError for a value
+    out of range (a gap, head or tail not in 0..60 s, an unknown preset, ...)."""
+    from drama_cli.mix.loudness import get_preset
+    from drama_cli.mix.options import MixOverrides, cli_room_tone
+
+    if preset is not None:
+        get_preset(preset)  # an unknown preset is refused before any model is looked for
+    return MixOverrides(formats=tuple(formats or ()), preset=preset, gap_s=gap, head_s=head,
+                        tail_s=tail, room_tone=cli_room_tone(room_tone))
 
 
 class RichProgress:
@@ -260,8 +260,8 @@ def render_command(
     from drama_cli.script.check import with_check_count
     from drama_cli.takes.keys import file_sha256
 
-    settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
-                         room_tone=room_tone, head=head, tail=tail, batch=batch)
+    settings = _settings(scene, line, mode, takes, seed, retries, batch=batch)
+    flags = _mix_flags(fmt, preset, gap, room_tone, head, tail)
     settings.keep = tuple(keep or ())
     if asr_threshold is not None:
         from drama_cli.mix.options import check_number
@@ -284,7 +284,7 @@ def render_command(
         info["script_sha256"] = file_sha256(Path(script))
     try:
         report = render_script(loaded, store, backend, settings, _progress(name_new_takes=True),
-                               info, notice=_err)
+                               info, notice=_err, mix=flags)
     finally:
         backend.close()
     if cluster is not None:
@@ -318,7 +318,7 @@ def _backend(cluster: Optional[str], engine: str, model: Optional[str], device: 
 
 def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
     from drama_cli.mix.options import check_number
-    from drama_cli.render.line import asr_take_check
+    from drama_cli.qc.take_checks import asr_take_check
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
@@ -433,20 +433,20 @@ def mix_command(
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
     settings unless given here). Exits 1 when a line is left out of a mix."""
-    from drama_cli.render.remix import remix
+    from drama_cli.mix.project_mix import remix
+    from drama_cli.render.plan import pick_scenes
     streamed = _stdout_format(output, scene, fmt)
     loaded = _load(script, cast)
     store = open_project(script, out)
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
     if streamed:  # the saved formats stay written; the streamed one is added
-        from drama_cli.render.remix import DEFAULT_FORMATS
+        from drama_cli.mix.options import DEFAULT_FORMATS
 
         saved = (store.project().get("mix") or {}).get("formats") or list(DEFAULT_FORMATS)
         fmt = list(dict.fromkeys([*saved, streamed]))
-    settings = _settings(scene, None, formats=fmt, preset=preset, gap=gap, room_tone=room_tone,
-                         head=head, tail=tail)
-    scenes = remix(loaded, store, settings, formats_given=bool(fmt))
+    flags = _mix_flags(fmt, preset, gap, room_tone, head, tail)
+    scenes = remix(loaded, store, pick_scenes(loaded, _settings(scene, None)), flags)
     if streamed and scenes and scenes[0].files.get(streamed):
         audio_to_stdout(Path(scenes[0].files[streamed]))
     if as_json and not streamed:

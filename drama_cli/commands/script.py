@@ -131,7 +131,7 @@ def compile_(script: ScriptArg, cast: CastOpt = None,
 
 def _project_takes(script: str, out: Optional[str]):
     """(take lookup, None) for the script's rendered project, or (None, why there is none)."""
-    from drama_cli.render.plan import context_clip
+    from drama_cli.takes.scene_selection import context_clip
     from drama_cli.takes.project import open_project
 
     store = open_project(script, out)

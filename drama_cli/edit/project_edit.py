@@ -53,7 +53,7 @@ from drama_cli.edit.words import (
 )
 from drama_cli.errors import UsageError
 from drama_cli.qc.asr import INSTALL_COMMAND
-from drama_cli.render.report import failed_checks
+from drama_cli.qc.take_checks import EOS, check_audio, failed_checks, outcome_fields
 from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
 
@@ -165,8 +165,6 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
     from drama_cli.edit.revise import prompt_hash
-    from drama_cli.render.attempt import EOS, check_audio
-    from drama_cli.render.line import outcome_fields
 
     generation = outcome.generation
     splice_ = outcome.splice

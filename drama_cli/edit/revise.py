@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
 from drama_cli.qc.signal import CheckReport
-from drama_cli.render.attempt import check_generation
-from drama_cli.render.line import outcome_fields
-from drama_cli.render.report import failed_checks
+from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
+from drama_cli.mix.project_mix import mix_scene_from_store, project_metadata, project_mix
+from drama_cli.takes.jobs import RenderSettings, ScenePlanner, cache_key
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.conversation import AudioClip, Conversation, Exchange
 from engine.errors import EngineError
@@ -260,17 +260,12 @@ def find_line(script, line_id: str):
     raise UsageError(f"no line {line_id!r} in the script (lines: {shown or 'none'})")
 
 
-def project_settings(store: TakeStore):
+def project_settings(store: TakeStore) -> RenderSettings:
     """The render settings the project was last rendered with (`project.json`: mode, sampling,
-    seed, mix settings), so that a line compiles and hashes as it did at render time and a
-    rebuilt mix sounds like the render's."""
-    from drama_cli.render.plan import RenderSettings
-    from drama_cli.render.remix import with_project_mix
-
+    seed), so that a line compiles and hashes as it did at render time."""
     info = store.project()
-    settings = RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
-                              seed=int(info.get("seed", 0)))
-    return with_project_mix(settings, info, formats_given=False)
+    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
+                          seed=int(info.get("seed", 0)))
 
 
 @dataclass
@@ -285,10 +280,9 @@ class LinePlanned:
 
 
 def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings=None) -> LinePlanned:
-    """Compile one line as the render would (`drama_cli.render.plan.ScenePlanner`) and compute its
+    """Compile one line as the render would (`drama_cli.takes.jobs.ScenePlanner`) and compute its
     cache key. The request's conversation holds the references and the whole line's text
     (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
-    from drama_cli.render.plan import ScenePlanner, cache_key
     from drama_cli.takes.keys import ReferenceHasher
     from engine.layouts import get_layout
 
@@ -306,18 +300,14 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     return LinePlanned(scene, line, request, key)
 
 
-def remix_scene(store: TakeStore, scene, settings=None, script=None) -> dict:
-    """Mix `scene` again from its selections (`drama_cli.render.remix.mix_scene_from_store`) with
-    the script's mix settings when `script` is given; returns the JSON-ready scene outcome
-    (files, duration, loudness)."""
+def remix_scene(store: TakeStore, scene, script) -> dict:
+    """Mix `scene` again from its selections with the project's saved mix settings
+    (`drama_cli.mix.project_mix.mix_scene_from_store`), so a rebuilt mix sounds like the
+    render's; returns the JSON-ready scene outcome (files, duration, loudness)."""
     import dataclasses
 
-    from drama_cli.render.remix import mix_scene_from_store
-
-    settings = settings or project_settings(store)
-    info = store.project()
-    metadata = {"engine": (info.get("engine") or {}).get("engine"), "scratch": bool(info.get("scratch", False))}
-    return dataclasses.asdict(mix_scene_from_store(store, scene, settings, metadata, script))
+    outcome = mix_scene_from_store(store, script, scene, project_mix(store), project_metadata(store))
+    return dataclasses.asdict(outcome)
 
 
 def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, note: str,

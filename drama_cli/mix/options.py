@@ -1,17 +1,74 @@
-"""Mix settings from the command line and the script: range checks, and the layering of a
-scene's settings (command-line flags over the scene over the script over `MixSettings`
-defaults)."""
+"""Mix settings given for a command or kept with a project (`MixOverrides`, one frozen record,
+checked once when it is made) and their layering for a scene: command-line flags over the
+project's saved settings over the scene's over the script's over `MixSettings` defaults
+(`layer_mix`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from drama_cli.errors import UsageError
+from drama_cli.script.clips import inspect_clip
 
 MAX_PAD_S = 60.0
 ROOM_TONE_DB_RANGE = (-120.0, 0.0)
-_SECONDS = {"gap_s": "--gap", "head_s": "--head", "tail_s": "--tail"}
+DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
+OPTION_FIELDS = ("preset", "gap_s", "head_s", "tail_s", "room_tone", "room_tone_db")
+SECONDS_FLAGS = {"gap_s": "--gap", "head_s": "--head", "tail_s": "--tail"}
+
+
+@dataclass(frozen=True)
+class MixOverrides:
+    """Mix settings given by one source; None (or no formats) where that source gives none.
+
+    formats: export formats (`wav`, `flac`, `mp3`). preset: loudness preset name.
+    gap_s / head_s / tail_s: seconds, 0..60. room_tone: "noise" or an absolute path of a
+    room-tone clip. room_tone_db: dBFS RMS, -120..0.
+    Raises UsageError when made with a value out of range or an unusable room-tone file
+    (the file is inspected once per process while it is unchanged: `inspect_clip`).
+    """
+
+    formats: tuple[str, ...] = ()
+    preset: str | None = None
+    gap_s: float | None = None
+    head_s: float | None = None
+    tail_s: float | None = None
+    room_tone: str | None = None
+    room_tone_db: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "formats", tuple(self.formats or ()))
+        for key, flag in SECONDS_FLAGS.items():
+            if getattr(self, key) is not None:
+                check_number(flag, getattr(self, key), 0.0, MAX_PAD_S)
+        if self.room_tone_db is not None:
+            check_number("room tone level (dBFS)", self.room_tone_db, *ROOM_TONE_DB_RANGE)
+        if self.room_tone is not None and str(self.room_tone) != "noise":
+            check_room_tone_file(self.room_tone)
+
+    def options(self) -> dict:
+        """The `MixSettings` fields this source gives (formats aside)."""
+        return {key: getattr(self, key) for key in OPTION_FIELDS if getattr(self, key) is not None}
+
+    def over(self, under: MixOverrides) -> MixOverrides:
+        """These settings with `under`'s filling what these do not give."""
+        return dataclasses.replace(under, formats=self.formats or under.formats, **self.options())
+
+    def to_record(self) -> dict:
+        """The form a project keeps in `project.json` under "mix"."""
+        return {"formats": list(self.formats), "options": self.options()}
+
+    @classmethod
+    def from_record(cls, record) -> MixOverrides:
+        """The settings saved in `project.json` under "mix" (`to_record`); {} or None: none.
+        Raises UsageError for saved values out of range."""
+        record = record if isinstance(record, dict) else {}
+        options = record.get("options") if isinstance(record.get("options"), dict) else {}
+        return cls(formats=tuple(record.get("formats") or ()),
+                   **{key: options[key] for key in OPTION_FIELDS if options.get(key) is not None})
 
 
 def check_number(name: str, value: float, low: float, high: float) -> float:
@@ -23,25 +80,9 @@ def check_number(name: str, value: float, low: float, high: float) -> float:
     return float(value)
 
 
-def validate_mix_options(options: dict) -> None:
-    """Raise UsageError for a gap, head or tail outside 0..60 s, a room-tone level outside
-    -120..0 dBFS, or a room-tone file that cannot be used (`check_room_tone_file`; `"noise"`
-    needs none)."""
-    for key, flag in _SECONDS.items():
-        if options.get(key) is not None:
-            check_number(flag, options[key], 0.0, MAX_PAD_S)
-    if options.get("room_tone_db") is not None:
-        check_number("room tone level (dBFS)", options["room_tone_db"], *ROOM_TONE_DB_RANGE)
-    tone = options.get("room_tone")
-    if tone is not None and str(tone) != "noise":
-        check_room_tone_file(tone)
-
-
 def check_room_tone_file(path) -> None:
     """Raise UsageError naming a room-tone file that is missing, unreadable, empty or holds
     non-finite samples (`drama_cli.script.clips.inspect_clip`); any length is fine."""
-    from drama_cli.script.clips import inspect_clip
-
     verdict = inspect_clip(path, None, silence=False)
     if verdict.error:
         raise UsageError(f"room tone file {path} {verdict.error} (give a WAV/FLAC file or 'noise')")
@@ -55,30 +96,28 @@ def cli_room_tone(value: str | None) -> str | None:
     path = Path(value)
     if not path.is_file():
         raise UsageError(f"--room-tone {value}: no such file (give a WAV/FLAC file or 'noise')")
-    check_room_tone_file(path.resolve())
     return str(path.resolve())
 
 
-def script_mix_options(script, scene) -> dict:
-    """The `MixSettings` fields the script gives for `scene` (the scene's own over the
-    script's top level; `Script.mix` / `Scene.mix`), room-tone paths made relative to the
-    script's folder. {} when the script gives none."""
-    mix_for = getattr(script, "mix_for", None)
-    options = mix_for(scene) if mix_for else getattr(scene, "mix", None)
+def script_overrides(script, scene) -> MixOverrides:
+    """The mix settings the script gives for `scene` (`Script.mix_for`: the scene's own over
+    the script's top level), room-tone paths made relative to the script's folder."""
+    options = script.mix_for(scene) if script is not None else None
     if options is None:
-        return {}
-    found = {key: getattr(options, key, None)
-             for key in ("room_tone", "room_tone_db", "gap_s", "head_s", "tail_s")}
-    found = {key: value for key, value in found.items() if value is not None}
-    tone = found.get("room_tone")
+        return MixOverrides()
+    tone = options.room_tone
     if tone is not None and tone != "noise" and not Path(tone).is_absolute():
-        found["room_tone"] = str(Path(getattr(script, "base_dir", ".") or ".") / tone)
-    return found
+        tone = str(Path(script.base_dir or ".") / tone)
+    return MixOverrides(room_tone=tone, room_tone_db=options.room_tone_db, gap_s=options.gap_s,
+                        head_s=options.head_s, tail_s=options.tail_s)
 
 
-def layered_mix_options(script, scene, given: dict) -> dict:
-    """`given` (command-line flags and the project's saved flags) over the script's settings
-    for `scene` (`script_mix_options`); validated. script may be None (flags only)."""
-    options = {**script_mix_options(script, scene), **given}
-    validate_mix_options(options)
-    return options
+def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,
+              scene=None) -> MixOverrides:
+    """The mix settings of `scene`: `flags` over the `project`'s saved settings over the
+    scene's and the script's own (`script_overrides`); formats default to DEFAULT_FORMATS.
+    What no layer gives stays None, so `MixSettings` defaults apply."""
+    layered = flags.over(project or MixOverrides())
+    if scene is not None:
+        layered = layered.over(script_overrides(script, scene))
+    return dataclasses.replace(layered, formats=layered.formats or DEFAULT_FORMATS)

@@ -3,8 +3,7 @@
 from drama_cli import public_names
 
 __all__, __getattr__ = public_names(__name__, {
-    "plan": ["RenderSettings"],
-    "remix": ["remix"],
+    "plan": ["pick_scenes"],
     "report": ["RenderReport"],
     "scheduler": ["render_script"],
 })

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from drama_cli.backends.base import Backend, GenerationRequest, StreamBatch, StreamDone
-from drama_cli.render.attempt import retry_seed
 from drama_cli.render.line import (
     LineOutcome,
     Progress,
@@ -36,7 +35,7 @@ from drama_cli.render.line import (
     slot_done,
     store_attempt,
 )
-from drama_cli.render.plan import LineJob, RenderSettings, cache_key, line_seed
+from drama_cli.takes.jobs import LineJob, RenderSettings, cache_key, line_seed, retry_seed
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.store import TakeStore
 

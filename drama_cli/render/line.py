@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from drama_cli.backends.base import Backend, Generation
-from drama_cli.qc.signal import DEGRADED, CheckReport, CheckResult
-from drama_cli.render.attempt import EOS, check_generation
-from drama_cli.render.plan import LineJob, RenderSettings
+from drama_cli.qc.signal import CheckReport
+from drama_cli.qc.take_checks import EOS, check_generation, outcome_fields
+from drama_cli.takes.jobs import LineJob, RenderSettings
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore
 from engine.constants import SAMPLE_RATE
@@ -158,23 +158,6 @@ def chunk_record(job: LineJob, generation: Generation) -> list[dict]:
             for chunk, (a, b) in zip(job.chunks, spans)]
 
 
-def outcome_fields(checks: CheckReport, stop_reason: str, backend: Backend) -> dict:
-    """The record fields every take shares (rendered, revised or edited) about how it came out
-    and what made it: checks, status, needs_review, stop reason, engine, model revision,
-    engine identity, scratch."""
-    identity = backend.identity()
-    return {
-        "checks": checks.to_dict(),
-        "status": checks.severity,
-        "needs_review": not checks.passed,
-        "stop_reason": stop_reason,
-        "engine": identity.get("engine", backend.name),
-        "model_revision": identity.get("revision"),
-        "engine_identity": identity,
-        "scratch": bool(backend.scratch),
-    }
-
-
 def apply_extra_checks(generation: Generation, job: LineJob, report: CheckReport,
                        checks: list) -> tuple[CheckReport, dict]:
     """Run extra checks (`RenderSettings.checks`) on a generation: (`report` with their
@@ -185,30 +168,6 @@ def apply_extra_checks(generation: Generation, job: LineJob, report: CheckReport
         report = CheckReport([*report.results, result])
         fields.update(record)
     return report, fields
-
-
-def asr_take_check(model_path: str | None = None, threshold: float | None = None):
-    """The speech-recognition check (`drama_cli.qc.asr_check`) as an extra take check for
-    `RenderSettings.checks`: WER of the take's transcript against the line's spoken text
-    (tags removed). A WER over `threshold` (default 0.25) is a `degraded` failure, so the
-    take is retried like a failed signal check; the record gets `asr` = {wer, transcript,
-    threshold, model, words}. Raises AsrUnavailableError (a UsageError) at once when the
-    `asr` extra or its model is missing.
-    """
-    from drama_cli.qc import asr as qc
-
-    folder = qc.require_asr(model_path)
-    limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold
-
-    def check(text: str, audio: np.ndarray):
-        found = qc.asr_check(audio, spoken_text(text), limit, folder)
-        message = "" if found["passed"] else (
-            f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}")
-        result = CheckResult("asr", bool(found["passed"]), float(found["wer"]), float(limit),
-                             "wer", DEGRADED, message)
-        return result, {"asr": found}
-
-    return check
 
 
 def take_passed(take: Take) -> bool:

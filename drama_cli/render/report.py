@@ -1,5 +1,5 @@
-"""How a render and new takes came out: the render report, its exit code, the failed checks of a
-take and the exit code of the commands that make takes (`drama render`, `revise`, `edit`).
+"""How a render and new takes came out: the render report, its exit code and the exit code of
+the commands that make takes (`drama render`, `revise`, `edit`).
 
 Exit codes: 0 all lines have a passing take; 3 every line has a usable take but some only a
 degraded one (noise, clipping; flagged `needs_review`); 1 some line has no usable take
@@ -15,17 +15,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK
 from drama_cli.render.line import LineOutcome
-from drama_cli.render.remix import SceneOutcome
-
-
-def failed_checks(record: dict) -> list[str]:
-    """`name: message` of every failed check in a take record (the splice's long-silence flag
-    of an edit included)."""
-    results = (record.get("checks") or {}).get("checks") or []
-    failed = [f"{r.get('name')}: {r.get('message')}" for r in results if not r.get("passed", True)]
-    if (record.get("edit") or {}).get("flagged"):
-        failed.append("splice: long silence in the edit")
-    return failed
+from drama_cli.mix.project_mix import SceneOutcome
 
 
 def takes_exit_code(takes: list[dict]) -> int:

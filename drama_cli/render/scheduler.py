@@ -10,9 +10,10 @@ Exit codes (`RenderReport.exit_code`): 0 all lines have a passing take; 3 every 
 usable take but some only a degraded one (noise, clipping; flagged `needs_review`); 1 some
 line has no usable take (silence, runaway: left out of the mix).
 
-The pieces live beside this module: planning and cache keys (`plan`), one line (`line`), one
-attempt's checks and stop reasons (`attempt`), scene mode (`scene`), scene mixes (`remix`) and
-the report (`report`); listing and choosing takes is `drama_cli.takes.selection`.
+The pieces live beside this module: which scenes and lines (`plan`), one line (`line`), the
+work queue (`batch`), scene mode (`scene_mode`) and the report (`report`). Settings, line jobs,
+seeds and cache keys are `drama_cli.takes.jobs`; the checks on a take and its stop reasons
+`drama_cli.qc.take_checks`; scene mixes `drama_cli.mix.project_mix`.
 """
 
 from __future__ import annotations
@@ -23,22 +24,17 @@ from typing import Callable
 from drama_cli.backends.base import Backend
 from drama_cli.render.batch import LineEntry, LineQueue
 from drama_cli.render.line import LineOutcome, Progress
-from drama_cli.render.plan import (
-    LineJob,
-    RenderSettings,
-    ScenePlanner,
-    pick_scenes,
-    wanted_lines,
-)
-from drama_cli.render.remix import (
+from drama_cli.mix.options import MixOverrides
+from drama_cli.mix.project_mix import (
     SceneOutcome,
-    mix_record,
     mix_scene_from_store,
+    project_mix,
     require_encoders,
-    with_project_mix,
 )
+from drama_cli.render.plan import pick_scenes, wanted_lines
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
-from drama_cli.render.scene import render_scene_mode
+from drama_cli.render.scene_mode import render_scene_mode
+from drama_cli.takes.jobs import LineJob, RenderSettings, ScenePlanner
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.selection import MovedTakes, is_stale, stale_note
@@ -47,25 +43,25 @@ from drama_cli.takes.store import TakeStore
 
 def render_script(script, store: TakeStore, backend: Backend, settings: RenderSettings,
                   progress: Progress | None = None, project_info: dict | None = None,
-                  notice: Callable[[str], None] = lambda message: None) -> RenderReport:
+                  notice: Callable[[str], None] = lambda message: None,
+                  mix: MixOverrides = MixOverrides()) -> RenderReport:
     """Render the selected scenes and lines of `script` into `store`, then mix each scene.
 
-    script: a resolved `Script`. Mix settings not given in `settings` (empty `formats`, options
-    not in `mix_options`) come from the project's saved ones (`with_project_mix`), and the
-    result is saved again. Checks the export encoders before the first backend call
+    script: a resolved `Script`. mix: the command's mix flags; what they do not give comes
+    from the project's saved settings (`project_mix`), and the result is saved again. Checks the export encoders before the first backend call
     (case A7) and holds the project lock for the whole render. Raises UsageError for unknown
     scene or line ids, RenderError when the project is locked or an encoder is missing;
     backend errors and Ctrl-C propagate after every finished take is stored.
     """
     settings.validate()
-    settings = with_project_mix(settings, store.project())
+    mix = project_mix(store, mix)
     progress = progress or Progress()
     scenes = pick_scenes(script, settings)
     if settings.mode == "scene" and not backend.capabilities.scene_layout:
         notice(f"the {backend.name} engine cannot voice a whole scene at once; using history mode")
         settings = dataclasses.replace(settings, mode="history")
     if settings.mix:
-        require_encoders(settings.formats)
+        require_encoders(mix.formats)
     identity = backend.identity()
     report = RenderReport(identity.get("engine", backend.name), bool(backend.scratch),
                           str(store.root), kept=tuple(settings.keep))
@@ -75,14 +71,14 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
 
     def scene_done(number: int) -> None:  # every wanted line of scene `number` has its take
         if settings.mix:
-            mixes[number] = mix_scene_from_store(store, scenes[number], settings, {
-                "engine": report.engine, "scratch": report.scratch}, script)
+            mixes[number] = mix_scene_from_store(store, script, scenes[number], mix, {
+                "engine": report.engine, "scratch": report.scratch})
 
     with store.lock():
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
                              "sampling": settings.sampling, "seed": settings.seed,
-                             "mix": mix_record(settings)})
+                             "mix": mix.to_record()})
         progress.start(sum(len(wanted_lines(s, settings)) for s in scenes))
         try:
             if settings.mode == "scene":

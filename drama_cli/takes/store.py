@@ -478,18 +478,22 @@ class TakeStore:
     def selection_problem(self, scene_id: str, line_id: str) -> str | None:
         """Why the selected take of a line cannot be used (missing record, truncated WAV,
         hash mismatch, ...) with the take's file; None when fine or nothing is selected."""
-        entry = self.selections(scene_id).get(line_id)
+        return self.selected_with_problem(scene_id, line_id)[1]
+
+    def selected_with_problem(self, scene_id: str, line_id: str,
+                              chosen: dict | None = None) -> tuple[Take | None, str | None]:
+        """(the selected take of a line, why it cannot be used): (None, None) when nothing is
+        selected, (take, None) when it is valid. chosen: the scene's `selections`, when read
+        already."""
+        entry = (self.selections(scene_id) if chosen is None else chosen).get(line_id)
         if not entry:
-            return None
+            return None, None
         take, problem = self._load(self.line_dir(scene_id, line_id), int(entry["take"]))
-        return f"take {take.number} ({take.wav_path}): {problem}" if problem else None
+        return take, (f"take {take.number} ({take.wav_path}): {problem}" if problem else None)
 
     def selected_take(self, scene_id: str, line_id: str) -> Take | None:
         """The selected take of a line when it is still present and valid, else None."""
-        entry = self.selections(scene_id).get(line_id)
-        if not entry:
-            return None
-        take, problem = self._load(self.line_dir(scene_id, line_id), int(entry["take"]))
+        take, problem = self.selected_with_problem(scene_id, line_id)
         return None if problem else take
 
     # -- project ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from drama_cli.backends.base import Backend, GenerationRequest
-from drama_cli.render.attempt import check_generation, retry_seed
+from drama_cli.qc.take_checks import check_generation
 from drama_cli.render.batch import LineEntry, LineQueue
 from drama_cli.render.line import (
     LineOutcome,
@@ -17,12 +17,13 @@ from drama_cli.render.line import (
     slot_done,
     store_attempt,
 )
-from drama_cli.render.plan import (
+from drama_cli.takes.jobs import (
     LineJob,
     RenderSettings,
     ScenePlanner,
     cache_key,
     line_seed,
+    retry_seed,
 )
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.store import Take, TakeStore

@@ -1,0 +1,194 @@
+"""Scene mixes of a project: a scene's `SceneSelection` (`drama_cli.takes.scene_selection`)
+mixed into `<scene>/mix.*` with sidecars, with the project's mix settings (`MixOverrides`,
+kept in `project.json`) so that every rebuild (`drama mix`, `revise --select`,
+`edit --select`) sounds like the render's."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from drama_cli.mix import export
+from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
+from drama_cli.takes.scene_selection import (
+    NONE,
+    STALE,
+    UNUSABLE,
+    LineChoice,
+    SceneSelection,
+    scene_selection,
+    select_first_passing,
+)
+from drama_cli.takes.store import TakeStore
+
+
+@dataclass
+class SceneOutcome:
+    """A scene's mix: files written, duration, loudness facts, lines left out.
+
+    problems: selected takes that are corrupt (`line ID: take N (file): why`), left out of
+    the mix; `drama mix` exits 1 when there are any. stale: mix files left from an earlier
+    mix that this one did not replace (the scene could not be mixed). engines_note: set when
+    the mix combines scratch and Drama 3 takes (`engines_note`). stale_takes / stale_lines:
+    selected takes made for older text than the script's (`line ID: take N was made for
+    ...`), mixed with their own words in the sidecars; the command exits 1. moved: notes for
+    lines left out or stale whose text has takes under another id that moved (`MovedTakes`).
+    """
+
+    scene_id: str
+    files: dict = field(default_factory=dict)
+    duration_s: float = 0.0
+    loudness: dict = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    skipped: str = ""
+    problems: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    engines_note: str = ""
+    stale_takes: list[str] = field(default_factory=list)
+    stale_lines: list[str] = field(default_factory=list)
+    moved: list[str] = field(default_factory=list)
+
+    @property
+    def left_out(self) -> list[str]:
+        """Lines this mix does not deliver as the script has them: left out (no usable take)
+        or voiced by a take made for older text; any of them makes the command exit 1."""
+        return [*self.missing, *self.stale_lines]
+
+
+def mix_entry(choice: LineChoice) -> MixEntry:
+    """The `MixEntry` of a line and its chosen take: the take's own words for the sidecars and
+    their timing, the line's pause, beat and overlap for the timeline."""
+    line, take = choice.line, choice.take
+    return MixEntry(line.id, line.speaker, choice.text, take.wav_path, take.number,
+                    line.pause_after_s, line.overlap, beat_s=line.beat_s,
+                    segments=choice.segments, words=choice.words, pauses=tuple(line.pauses))
+
+
+def engines_used(choices: list[LineChoice]) -> dict:
+    """Cue-sheet fields saying which takes of a mix are scratch drafts: `scratch` (any),
+    `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used)."""
+    scratch_lines = [choice.line.id for choice in choices if choice.scratch]
+    return {"scratch": bool(scratch_lines), "scratch_lines": scratch_lines,
+            "lines": len(choices), "engines": sorted({choice.engine for choice in choices})}
+
+
+def engines_note(metadata: dict) -> str:
+    """A console line for a mix that combines scratch and Drama 3 takes, else ""."""
+    count, total = len(metadata.get("scratch_lines") or []), int(metadata.get("lines") or 0)
+    if not 0 < count < total:
+        return ""
+    others = ", ".join(e for e in metadata.get("engines", []) if e != "scratch")
+    return (f"this mix combines {count} scratch take(s) ({', '.join(metadata['scratch_lines'])})"
+            f" with {total - count} take(s) of {others}")
+
+
+def require_encoders(formats) -> None:
+    """Fail before any rendering when a requested export format cannot be written (case A7)."""
+    for fmt in formats:
+        export.require_encoder(fmt)
+
+
+def outcome_of(selection: SceneSelection) -> SceneOutcome:
+    """A scene's outcome before mixing: the lines left out, stale, corrupt or moved."""
+    outcome = SceneOutcome(selection.scene_id)
+    for choice in selection.lines:
+        line_id = choice.line.id
+        if choice.problem:
+            outcome.problems.append(f"line {line_id}: {choice.problem}")
+        if choice.status in (NONE, UNUSABLE):
+            outcome.missing.append(line_id)
+        elif choice.status == STALE:
+            outcome.stale_takes.append(f"line {line_id}: {choice.stale}")
+            outcome.stale_lines.append(line_id)
+        if choice.moved:
+            outcome.moved.append(choice.moved)
+    return outcome
+
+
+def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
+                         metadata: dict | None = None) -> SceneOutcome:
+    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars.
+
+    mix: the command's flags over the project's saved settings; the scene's and the
+    script's own fill the rest (`layer_mix`). Lines without a usable selected take are left
+    out and listed in `missing` (and in the cue sheet's metadata). Returns the files
+    written, the mix duration and loudness facts. Raises UsageError for a corrupt
+    `selected.json`.
+    """
+    selection = scene_selection(script, store, scene)
+    outcome = outcome_of(selection)
+    mixed = [choice for choice in selection.lines if choice.mixable]
+    if not mixed:
+        outcome.skipped = ("the scene has no spoken lines" if not scene.lines
+                           else "no line of the scene has a usable take")
+        outcome.stale = sorted(str(p) for p in store.scene_dir(scene.id).glob("mix.*"))
+        return outcome
+    layered = layer_mix(mix, script=script, scene=scene)
+    options = layered.options()
+    options.setdefault("hold_gain_db", held_gain(store, scene.id, options.get("preset", "none")))
+    settings = MixSettings(formats=layered.formats, **options,
+                           metadata={**(metadata or {}), **engines_used(mixed),
+                                     "scene": scene.id, "missing_lines": list(outcome.missing),
+                                     "stale_lines": list(outcome.stale_lines)})
+    outcome.engines_note = engines_note(settings.metadata)
+    folder = store.scene_dir(scene.id)
+    result = mix_scene([mix_entry(choice) for choice in mixed], settings, work_dir=folder)
+    try:
+        files = write_mix(result, folder, settings.formats)
+    except BaseException:
+        result.audio_path.unlink(missing_ok=True)  # the earlier delivery set stays whole
+        raise
+    outcome.files = {kind: str(path) for kind, path in files.items()}
+    outcome.duration_s = round(result.duration_s, 3)
+    outcome.loudness = result.summary()
+    return outcome
+
+
+def held_gain(store: TakeStore, scene_id: str, preset: str) -> float | None:
+    """The exact preset gain of the scene's last mix (its cue sheet), when that mix used
+    `preset`: a rebuild applies it again so that lines that did not change keep their samples
+    (`MixSettings.hold_gain_db`). None when there is none to hold."""
+    try:
+        sheet = json.loads((store.scene_dir(scene_id) / "mix.cues.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(sheet, dict) or sheet.get("preset") != preset:
+        return None
+    gain = sheet.get("gain_db_exact")
+    return float(gain) if isinstance(gain, (int, float)) and math.isfinite(gain) else None
+
+
+def project_mix(store: TakeStore, flags: MixOverrides = MixOverrides()) -> MixOverrides:
+    """The mix settings a command uses: its `flags` over those saved in the project's
+    `project.json` (so settings given once stay with the project until they are changed),
+    formats defaulting to DEFAULT_FORMATS. Raises UsageError for saved values out of range."""
+    return layer_mix(flags, MixOverrides.from_record(store.project().get("mix")))
+
+
+def project_metadata(store: TakeStore) -> dict:
+    """Cue-sheet fields from `project.json`: the engine the project was rendered with and
+    whether it was a scratch draft."""
+    project = store.project()
+    return {"engine": (project.get("engine") or {}).get("engine"),
+            "scratch": bool(project.get("scratch", False))}
+
+
+def remix(script, store: TakeStore, scenes: list, flags: MixOverrides = MixOverrides()
+          ) -> list[SceneOutcome]:
+    """Mix `scenes` again from their current selections, without rendering, with the
+    project's saved mix settings under `flags` (the result is saved as the project's mix
+    settings). A scene without `selected.json` gets each line's first passing take for the
+    current script (`select_first_passing`)."""
+    mix = project_mix(store, flags)
+    require_encoders(mix.formats)
+    metadata = project_metadata(store)
+    with store.lock():
+        outcomes = []
+        for scene in scenes:
+            select_first_passing(store, script, scene)
+            outcomes.append(mix_scene_from_store(store, script, scene, mix, metadata))
+        if store.project():  # saved once the mixes are made: a failed mix leaves the old settings
+            store.write_project({**store.project(), "mix": mix.to_record()})
+        return outcomes
