@@ -60,7 +60,23 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
 
 def _scan_samples(path: Path) -> tuple[int, bool, bool] | None:
     """(sample frames, all samples finite, all samples zero) of an audio file; None when its
-    samples cannot be read."""
+    samples cannot be read. A file is read once per process while its size, modification time
+    and inode stay the same: a command that checks the same clip at several steps (the flags,
+    the project's settings, each scene) reads it once."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    signature = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    if signature not in _SCANNED:
+        _SCANNED[signature] = _read_samples(path)
+    return _SCANNED[signature]
+
+
+_SCANNED: dict[tuple, tuple[int, bool, bool] | None] = {}
+
+
+def _read_samples(path: Path) -> tuple[int, bool, bool] | None:
     import numpy as np
     import soundfile
 

@@ -1,0 +1,92 @@
+"""Mix settings: one frozen record (`MixOverrides`) checked when it is made, layered in one
+function (flags over the project over the scene over the script over `MixSettings` defaults),
+saved with the project, and every audio input inspected once per command."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import soundfile as sf
+from fakes import fake_render, voice, write_script
+
+from drama_cli.cli import main
+from drama_cli.errors import UsageError
+from drama_cli.mix.options import DEFAULT_FORMATS, MixOverrides, layer_mix
+from drama_cli.script.load import load_script
+
+SR = 44_100
+LAYERED_SCRIPT = """\
+cast:
+  A: {{}}
+gap: 0.3
+head: 0.2
+room_tone_db: -70
+scenes:
+  - id: s1
+    gap: 0.9
+    lines:
+      - A: One.
+  - id: s2
+    lines:
+      - A: Two.
+"""
+
+
+def test_the_record_is_frozen_and_checked_when_made():
+    flags = MixOverrides(gap_s=1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        flags.gap_s = 2.0
+    with pytest.raises(UsageError, match="--gap must be between 0 and 60, not 61"):
+        MixOverrides(gap_s=61.0)
+    with pytest.raises(UsageError, match="--tail must be a finite number"):
+        MixOverrides(tail_s=float("nan"))
+    with pytest.raises(UsageError, match="room tone level"):
+        MixOverrides(room_tone_db=3.0)
+
+
+def test_layers_are_flags_over_project_over_scene_over_script_over_defaults(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text(LAYERED_SCRIPT.replace("{{}}", "{}"), encoding="utf-8")
+    script = load_script(str(path))
+    s1, s2 = script.scenes
+    project = MixOverrides(formats=("flac",), head_s=0.7)
+    flags = MixOverrides(tail_s=2.0)
+    first = layer_mix(flags, project, script, s1)
+    assert first.options() == {"gap_s": 0.9, "head_s": 0.7, "tail_s": 2.0, "room_tone_db": -70}
+    assert first.formats == ("flac",)
+    second = layer_mix(MixOverrides(gap_s=0.1), project, script, s2)
+    assert second.options() == {"gap_s": 0.1, "head_s": 0.7, "room_tone_db": -70}
+    assert layer_mix(MixOverrides()).formats == DEFAULT_FORMATS
+    assert layer_mix(MixOverrides()).options() == {}
+
+
+def test_the_project_record_round_trips_and_keeps_only_what_was_given():
+    given = MixOverrides(formats=("wav", "mp3"), preset="acx", gap_s=0.25)
+    record = given.to_record()
+    assert record == {"formats": ["wav", "mp3"], "options": {"preset": "acx", "gap_s": 0.25}}
+    assert MixOverrides.from_record(record) == given
+    assert MixOverrides.from_record(None) == MixOverrides()
+    with pytest.raises(UsageError, match="--gap must be a finite number"):
+        MixOverrides.from_record({"options": {"gap_s": "nan"}})
+
+
+def test_a_render_reads_the_room_tone_file_once_to_check_it(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    bed = tmp_path / "bed.wav"
+    sf.write(str(bed), (voice(1.0) * 0.05).astype(np.float32), SR)
+    reads = []
+    real_blocks = sf.blocks
+
+    def counting(file, *args, **kwargs):
+        if str(file) == str(bed.resolve()):
+            reads.append(file)
+        return real_blocks(file, *args, **kwargs)
+
+    monkeypatch.setattr(sf, "blocks", counting)
+    assert main(["render", str(path), "--room-tone", str(bed), "--gap", "0.4"]) == 0
+    assert len(reads) == 1
+    assert main(["mix", str(path)]) == 0  # the saved room tone: checked again, still one read
+    assert len(reads) == 1
