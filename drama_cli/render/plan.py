@@ -3,7 +3,7 @@ compiled by `drama_cli.compile`, its seed and its cache key, and which scenes an
 touches. Pure bookkeeping: no backend is called here.
 
 A line is rendered again only when its cache key changes: a hash of everything that shapes its
-audio (docs/architecture.md, the project folder).
+audio (docs/internals/architecture.md, the project folder).
 """
 
 from __future__ import annotations
