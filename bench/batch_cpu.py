@@ -10,7 +10,7 @@ per size the wall seconds, the aggregate frames per second (all frames of all st
 wall time, prefills included) and the ratio to batch 1, plus the one-stream loop
 (`Drama3.generate`) for reference. Goal: batch 8 at least 3x batch 1. It also says how many
 streams' codes equal those at the first size (sampled draws may part where batched float
-rounding tips a near tie, see docs/engine.md). The sizes run in turn `--rounds` times and each
+rounding tips a near tie, see docs/internals/engine.md). The sizes run in turn `--rounds` times and each
 keeps its fastest round, so a slow spell of a shared machine does not land on one size alone.
 """
 

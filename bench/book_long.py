@@ -12,7 +12,7 @@ largest ffmpeg it started.
 
 Goal: under 1 GB peak memory for a 10-hour book.
 Measured (10.01 h in 60-minute chapters, 2 cores shared with other work): 1,523 s wall, peak RSS
-212 MB; docs/book.md §Speed and memory has the steps.
+212 MB; docs/guide/books.md §Speed and memory has the steps.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reference audio in: any file -> float32 mono at 44,100 Hz, and a cache of its codec codes.
 
-Reading (docs/model.md §4.5, docs/codec.md §3.2, cases A1 and A4): soundfile reads WAV
+Reading (docs/internals/model.md §4.5, docs/internals/codec.md §3.2, cases A1 and A4): soundfile reads WAV
 (16/24/32-bit integer and float), FLAC, OGG and the other libsndfile formats, scaled to
 float by the file's own bit depth. MP3, and anything soundfile cannot read, goes through
 ffmpeg (the system one or imageio-ffmpeg's) into a float WAV read the same way. Channels

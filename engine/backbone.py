@@ -1,4 +1,4 @@
-"""The Qwen3.5-MoE backbone of Drama 3 with its caches (docs/model.md §3.1–3.3, §3.7).
+"""The Qwen3.5-MoE backbone of Drama 3 with its caches (docs/internals/model.md §3.1–3.3, §3.7).
 
 Usage (one stream):
 
@@ -53,7 +53,7 @@ class BackboneCache:
 
 
 class DecoderLayer(nn.Module):
-    """x + mixer(norm(x)), then + MoE(norm(x)) (docs/model.md §3.2)."""
+    """x + mixer(norm(x)), then + MoE(norm(x)) (docs/internals/model.md §3.2)."""
 
     def __init__(self, mixer: nn.Module, moe: SparseMoE, input_norm: ZeroCentredRMSNorm,
                  post_norm: ZeroCentredRMSNorm, full_attention: bool):
@@ -183,7 +183,7 @@ class Backbone(nn.Module):
         return BackboneCache(states)
 
     def embed_rows(self, rows: torch.Tensor, without_host_read: bool = False) -> torch.Tensor:
-        """Backbone input of frame rows (docs/model.md §3.1).
+        """Backbone input of frame rows (docs/internals/model.md §3.1).
 
         rows: [N, 11] int64 `[main, c0, …, c9]`. Text rows → E_tok[main]; semantic rows
         (semantic_start ≤ main ≤ semantic_end) → (E_tok[main] + Σ_{k=1..B} CB[k·4096 + c_k]) /
@@ -226,7 +226,7 @@ class Backbone(nn.Module):
         return self.norm(x)
 
     def main_logits(self, hidden: torch.Tensor, extra_ids: tuple[int, ...] = ()) -> torch.Tensor:
-        """Main-token logits over the candidates (docs/model.md §3.3): column 0 is EOS, columns 1..4096
+        """Main-token logits over the candidates (docs/internals/model.md §3.3): column 0 is EOS, columns 1..4096
         the semantic band (`<|semantic:0|>` …), then one column per id of `extra_ids`, in order.
 
         hidden: [N, D]. Returns [N, 4097 + len(extra_ids)] fp32 raw logits (no temperature).

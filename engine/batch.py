@@ -1,4 +1,4 @@
-"""Continuous batching: many independent streams decoded together (docs/engine.md "Batches of
+"""Continuous batching: many independent streams decoded together (docs/internals/engine.md "Batches of
 streams").
 
     batch = EngineBatch(model, size=8)

@@ -1,5 +1,5 @@
 """How many streams a batch may hold: slot bytes from the model's config and a byte budget
-(docs/engine.md "Memory budget").
+(docs/internals/engine.md "Memory budget").
 
 A slot of `capacity` rows costs its KV rows (`Drama3Config.kv_bytes_per_frame`: every full
 attention layer of the backbone and every tower layer, keys and values), its Gated DeltaNet

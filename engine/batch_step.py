@@ -1,5 +1,5 @@
 """The batched frame step: one decoded frame for each of B independent streams held in fixed
-slot storage (docs/engine.md "Batches of streams").
+slot storage (docs/internals/engine.md "Batches of streams").
 
 `SlotStorage` holds `slots` streams of at most `capacity` rows each: per attention layer of
 backbone and tower keys and values `[slots, kv_heads, capacity, head_dim]`, per Gated DeltaNet
@@ -194,7 +194,7 @@ class SlotStorage:
 
 
 def decode_streams(stack: SlotStack) -> None:
-    """One frame for every slot of `stack` on the device (docs/model.md §3.6), static shapes, no
+    """One frame for every slot of `stack` on the device (docs/internals/model.md §3.6), static shapes, no
     host reads: main tokens with RAS, codebooks 1..9 from the tower at each slot's tower
     position, rows `[main, c0, …, c9]` (zero codes off the semantic band) left in `stack.row`,
     one backbone step per slot at its position; live slots advance, padding slots do not."""

@@ -1,4 +1,4 @@
-"""Drama 3 checkpoint files: the tensors a config implies (docs/model.md §2), strict checks of a model
+"""Drama 3 checkpoint files: the tensors a config implies (docs/internals/model.md §2), strict checks of a model
 folder against them, and lazy, memory-mapped loading of single tensors.
 
 A model folder holds `config.json`, `tokenizer.json`, `model.safetensors.index.json` and the
@@ -67,7 +67,7 @@ def expert_scale_shape(rows: int, cols: int, block: tuple[int, int]) -> tuple[in
 
 
 def expected_tensors(config: Drama3Config) -> dict[str, TensorSpec]:
-    """Every tensor name the checkpoint must hold, with shape and dtypes (docs/model.md §2.1 and §2.2).
+    """Every tensor name the checkpoint must hold, with shape and dtypes (docs/internals/model.md §2.1 and §2.2).
 
     Ordered backbone first (embedding, layers 0..L−1, final norm, lm_head), then the tower.
     """
@@ -190,7 +190,7 @@ def is_routed_expert(name: str) -> bool:
 
 def interleave_query_and_gate(wqkv: torch.Tensor, n_head: int, head_dim: int) -> torch.Tensor:
     """Re-order tower `wqkv` rows from the file's [all Q | all gates | K | V] block layout to
-    per-head [q_0; g_0; q_1; g_1; …; K; V] (docs/model.md §2.2), the backbone `q_proj` convention.
+    per-head [q_0; g_0; q_1; g_1; …; K; V] (docs/internals/model.md §2.2), the backbone `q_proj` convention.
 
     wqkv: [2·n_head·head_dim + 2·kv_heads·head_dim, dim]; returns the same shape and dtype.
     """
@@ -224,7 +224,7 @@ class Checkpoint:
 
     def verify(self) -> None:
         """Check every shard exists and holds exactly the tensors the index and config imply,
-        with the shapes and dtypes of docs/model.md §2. Reads only the shard headers.
+        with the shapes and dtypes of docs/internals/model.md §2. Reads only the shard headers.
 
         Raises CheckpointError listing missing shards, and missing, unexpected and
         mis-shaped (or mis-typed) tensors by name.
@@ -361,7 +361,7 @@ def _dtype_name(dtype: torch.dtype | None) -> str:
 
 
 def footprint(config: Drama3Config, bytes_per_value: int = 2) -> dict[str, int]:
-    """Size figures of a config, from the tensors it implies (docs/model.md §2, §3.7).
+    """Size figures of a config, from the tensors it implies (docs/internals/model.md §2, §3.7).
 
     Returns counts of parameters (`params_total`, `params_active`, split into backbone and
     tower), `weight_bytes_total` (as stored), `weight_bytes_per_frame` (bytes of weights read to

@@ -1,9 +1,9 @@
-"""Drama 3 model configuration: `config.json` read, validated against docs/model.md §1, and exposed as
+"""Drama 3 model configuration: `config.json` read, validated against docs/internals/model.md §1, and exposed as
 plain frozen dataclasses.
 
-Every rule of docs/model.md §1 is checked; a violation raises `CheckpointError` naming the offending key.
-Values docs/model.md marks unverified (vocabulary size, token ids, tower `intermediate_size`, RoPE
-bases, …) are always read from the file; only the values docs/model.md verifies as fixed are checked.
+Every rule of docs/internals/model.md §1 is checked; a violation raises `CheckpointError` naming the offending key.
+Values docs/internals/model.md marks unverified (vocabulary size, token ids, tower `intermediate_size`, RoPE
+bases, …) are always read from the file; only the values docs/internals/model.md verifies as fixed are checked.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ WEIGHT_BLOCK_SIZE = (128, 128)
 _LINEAR = "linear_attention"
 _FULL = "full_attention"
 
-# Keys Fish adds to the text config; each must hold this value when present (docs/model.md §1.2).
+# Keys Fish adds to the text config; each must hold this value when present (docs/internals/model.md §1.2).
 _FIXED_TEXT_SETTINGS = {
     "rotary_interleaved": False,
     "use_qk_norm": True,
@@ -32,7 +32,7 @@ _FIXED_TEXT_SETTINGS = {
     "hidden_act": "silu",
 }
 
-# Tower keys that must be false, null or 0 (docs/model.md §1.3).
+# Tower keys that must be false, null or 0 (docs/internals/model.md §1.3).
 _TOWER_OFF_KEYS = (
     "use_moe",
     "mtp_use_swa",
@@ -123,7 +123,7 @@ def read_json_object(path: Path, what: str) -> dict:
 
 @dataclass(frozen=True)
 class TextConfig:
-    """The Qwen3.5-MoE backbone settings (`text_config`, docs/model.md §1.2)."""
+    """The Qwen3.5-MoE backbone settings (`text_config`, docs/internals/model.md §1.2)."""
 
     hidden_size: int
     num_hidden_layers: int
@@ -169,7 +169,7 @@ class TextConfig:
 
 @dataclass(frozen=True)
 class AudioDecoderConfig:
-    """The codebook-MTP tower settings (`audio_decoder_config`, docs/model.md §1.3)."""
+    """The codebook-MTP tower settings (`audio_decoder_config`, docs/internals/model.md §1.3)."""
 
     dim: int
     n_head: int
@@ -205,10 +205,10 @@ class AudioDecoderConfig:
 
 @dataclass(frozen=True)
 class Drama3Config:
-    """A validated Drama 3 `config.json` (model_type `fish_omni`), docs/model.md §1.
+    """A validated Drama 3 `config.json` (model_type `fish_omni`), docs/internals/model.md §1.
 
     Build with `Drama3Config.from_file(path)` or `from_dict(data)`; both raise `CheckpointError`
-    naming the first key that breaks a rule of docs/model.md §1.
+    naming the first key that breaks a rule of docs/internals/model.md §1.
     """
 
     text: TextConfig
@@ -223,7 +223,7 @@ class Drama3Config:
     def from_file(cls, path: str | Path) -> "Drama3Config":
         """Read and validate `config.json` (or the one inside a model folder `path`).
 
-        Raises CheckpointError when the file is missing, not JSON, or breaks a rule of docs/model.md §1.
+        Raises CheckpointError when the file is missing, not JSON, or breaks a rule of docs/internals/model.md §1.
         """
         path = Path(path)
         if path.is_dir():
@@ -232,7 +232,7 @@ class Drama3Config:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Drama3Config":
-        """Validate a parsed `config.json` object (docs/model.md §1); raises CheckpointError."""
+        """Validate a parsed `config.json` object (docs/internals/model.md §1); raises CheckpointError."""
         _check_top_level(data)
         text = _parse_text_config(data["text_config"])
         tower = _parse_audio_decoder_config(data["audio_decoder_config"], text)
@@ -257,7 +257,7 @@ class Drama3Config:
 
     @property
     def semantic_band(self) -> range:
-        """Token ids of `<|semantic:0|>` … `<|semantic:4095|>` (inclusive band), docs/model.md §1.4."""
+        """Token ids of `<|semantic:0|>` … `<|semantic:4095|>` (inclusive band), docs/internals/model.md §1.4."""
         return range(self.semantic_start_token_id, self.semantic_end_token_id + 1)
 
     @property
@@ -266,7 +266,7 @@ class Drama3Config:
         return self.text.num_hidden_layers
 
     def layer_is_full_attention(self, index: int) -> bool:
-        """True when backbone layer `index` is gated full attention (docs/model.md §1.2: (i+1) % 4 == 0)."""
+        """True when backbone layer `index` is gated full attention (docs/internals/model.md §1.2: (i+1) % 4 == 0)."""
         return self.text.layer_types[index] == _FULL
 
     @property
@@ -281,7 +281,7 @@ class Drama3Config:
 
     def kv_bytes_per_frame(self, bytes_per_value: int = 2) -> int:
         """KV-cache bytes one frame row adds: (attention layers + tower layers) × K and V ×
-        kv heads × head_dim × bytes (47,104 for Drama 3 in bf16), docs/model.md §3.7."""
+        kv heads × head_dim × bytes (47,104 for Drama 3 in bf16), docs/internals/model.md §3.7."""
         backbone = len(self.full_attention_layers) * self.text.num_key_value_heads * self.text.head_dim
         tower = (
             self.audio_decoder.tower_layer_count
@@ -292,7 +292,7 @@ class Drama3Config:
 
     def gdn_state_bytes(self, bytes_per_value: int = 2) -> int:
         """Bytes of Gated DeltaNet state per stream: conv states (kernel − 1 inputs per channel,
-        activation dtype) plus fp32 recurrent states [value heads, key dim, value dim], docs/model.md §3.7."""
+        activation dtype) plus fp32 recurrent states [value heads, key dim, value dim], docs/internals/model.md §3.7."""
         t = self.text
         conv = t.linear_conv_dim * (t.linear_conv_kernel_dim - 1) * bytes_per_value
         recurrent = t.linear_num_value_heads * t.linear_key_head_dim * t.linear_value_head_dim * 4
@@ -300,7 +300,7 @@ class Drama3Config:
 
     @property
     def main_candidate_ids(self) -> tuple[int, ...]:
-        """Token ids the main head can emit: EOS then the semantic band (4097 ids), docs/model.md §3.3."""
+        """Token ids the main head can emit: EOS then the semantic band (4097 ids), docs/internals/model.md §3.3."""
         return (self.eos_token_id, *self.semantic_band)
 
 

@@ -1,7 +1,7 @@
 """The engine's input contract: a Drama 3 conversation for one generation, as plain data.
 
 `drama_cli.compile` fills these from a script; `engine.prompt` turns them into frame rows
-`[N, 11]` using the exact strings of each layout (`engine.layouts`, docs/layouts.md). Nothing
+`[N, 11]` using the exact strings of each layout (`engine.layouts`, docs/internals/layouts.md). Nothing
 here imports torch, so the compiler stays light.
 
 Audio is carried as `AudioClip`: codec codes `[10, T]` int64 (codebook 0 semantic, 1-9
@@ -60,7 +60,7 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Conversation:
-    """One generation request in a named layout (`docs/layouts.md`).
+    """One generation request in a named layout (`docs/internals/layouts.md`).
 
     text: the speaker-tagged target text (`<|speaker:k|> ...`); for `scene`, unused.
     context: earlier exchanges (`history`: earlier lines; `revise`: earlier takes of the line).

@@ -1,4 +1,4 @@
-"""Exception types of the engine layer (one exception type per concern; docs/architecture.md)."""
+"""Exception types of the engine layer (one exception type per concern; docs/internals/architecture.md)."""
 
 
 class EngineError(Exception):

@@ -1,5 +1,5 @@
 """The static-shape frame step: one decoded frame as one function of fixed-size device tensors
-(docs/model.md §3.6, docs/engine.md "The static frame step").
+(docs/internals/model.md §3.6, docs/internals/engine.md "The static frame step").
 
 After prefill (`engine.generate.Drama3.start_state`), `StaticDecoder` copies the caches into
 storage sized for the whole take: a `StaticKVCache` per attention layer of backbone and tower,
@@ -238,7 +238,7 @@ class StaticDecoder:
 
 
 def decode_frame(step: StaticDecoder) -> None:
-    """One frame of `step`'s take on the device (docs/model.md §3.6), static shapes only.
+    """One frame of `step`'s take on the device (docs/internals/model.md §3.6), static shapes only.
 
     Main token from the last hidden state (EOS masked when asked), the RAS rule against the
     window, codebooks 1..9 from the tower at the previous row's position, the row

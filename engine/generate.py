@@ -1,4 +1,4 @@
-"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames (docs/model.md §3.5-3.6, §4.4).
+"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames (docs/internals/model.md §3.5-3.6, §4.4).
 
 `Drama3.load(folder)` reads the config, tokenizer, backbone and tower (the codec loads on first
 use). `model.generate(conversation, params, seed)` builds the prompt rows, prefills them in
@@ -53,7 +53,7 @@ from engine.tower import Tower, TowerCache
 
 PREFILL_CHUNK_ROWS = 256
 DENSE_COPY_SHARE = 0.25  # of available host memory for a CPU model's dense copies (packed, dequantised)
-DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (docs/model.md §1.5)
+DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (docs/internals/model.md §1.5)
 BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by contract
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
 PREFIX_CACHE_ENTRIES = 4
@@ -188,7 +188,7 @@ class Drama3:
         (`engine.offload.plan`) cannot keep on the device stay in host memory behind a per-layer
         cache. None keeps every expert on the device. offload: explicit cache settings instead
         of a plan (e.g. a simulated budget on the CPU). Raises CheckpointError when the folder,
-        config, tokenizer or tensors do not match docs/model.md §1-2; ModelDoesNotFit when the
+        config, tokenizer or tensors do not match docs/internals/model.md §1-2; ModelDoesNotFit when the
         model does not fit the budget, or without one the device's free memory.
         """
         folder = Path(path)
@@ -273,7 +273,7 @@ class Drama3:
     def generate(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
                  stop_at_separator: bool = False, timed: bool = False,
                  ignore_eos: bool = False) -> Generation:
-        """Generate one take (docs/model.md §3.6).
+        """Generate one take (docs/internals/model.md §3.6).
 
         params: `engine.sampling.SamplingParams`; seed: seeds the take's `torch.Generator`, or
         its `engine.sampling.CounterRace` in the static decode modes (`set_decode_mode`); the same
@@ -302,7 +302,7 @@ class Drama3:
         self.tower.compile_decode()
 
     def set_decode_mode(self, mode: str) -> None:
-        """How frames are decoded (docs/engine.md "The static frame step"):
+        """How frames are decoded (docs/internals/engine.md "The static frame step"):
 
         * `eager`: the reference loop, reading each main token on the host (the CPU default);
         * `static`: the static frame step (`engine.frame_step`) run eagerly;
@@ -367,7 +367,7 @@ class Drama3:
     def prefill(self, state: DecodeState, rows: torch.Tensor) -> None:
         """Feed rows `[n, 11]` (the rows after `state.rows`) through backbone and tower, in
         chunks of 256 rows. The tower lags one row: row p is labelled by row p+1, so the last
-        row waits in `state` for the next chunk or the first decode step (docs/model.md §3.5)."""
+        row waits in `state` for the next chunk or the first decode step (docs/internals/model.md §3.5)."""
         for _ in self.prefill_steps(state, rows):
             pass
 

@@ -1,4 +1,4 @@
-"""The conversation layouts: one `Layout` record each, in `LAYOUTS` (docs/layouts.md).
+"""The conversation layouts: one `Layout` record each, in `LAYOUTS` (docs/internals/layouts.md).
 
 A record holds everything `engine.prompt` needs to know about a layout: its version string
 (recorded with every take), whether it is provisional (no released code builds it), the special
@@ -28,7 +28,7 @@ from engine.errors import EngineError
 Segment = str | AudioClip
 
 STRINGS = {
-    # reference-bracket-v1, docs/model.md §4.1 (verified)
+    # reference-bracket-v1, docs/internals/model.md §4.1 (verified)
     "system_open": "<|im_start|>system\n",
     "instruction": "convert the provided text to speech",
     "instruction_with_references": "convert the provided text to speech reference to the following:",
@@ -37,14 +37,14 @@ STRINGS = {
     "user_open": "<|im_start|>user\n",
     "assistant_voice": "<|im_start|>assistant\n<|voice|>",
     "default_speaker_prefix": "<|speaker:0|> ",
-    # provisional layouts (launch teardown article; docs/model.md §4.3 and appendix)
+    # provisional layouts (launch teardown article; docs/internals/model.md §4.3 and appendix)
     "character": "\n\n{tag} {description}",
     "note": "[{note}]",
     "audio_separator": "<|audio_separator|>",
     "fim_suffix": "<|fim_suffix|>",
     "fim_prefix": "<|fim_prefix|>",
     "end_of_turn": "<|endofturn|>",
-    # a pronunciation from the script's lexicon (docs/pronunciation.md; token ids from the tokenizer)
+    # a pronunciation from the script's lexicon (docs/guide/pronunciation.md; token ids from the tokenizer)
     "phoneme_start": "<|phoneme_start|>",
     "phoneme_end": "<|phoneme_end|>",
 }
@@ -100,11 +100,11 @@ def get_layout(name: str) -> Layout:
 
 
 def check_text(text: str, where: str, phonemes: bool = False) -> None:
-    """Refuse text the model must not see (docs/model.md §4.1): empty or White_Space-only text (speaker
+    """Refuse text the model must not see (docs/internals/model.md §4.1): empty or White_Space-only text (speaker
     tags alone count as empty), structural tokens, and speaker tags other than `<|speaker:N|>`
     with N in 0..15 written without leading zeros. With `phonemes` (the text a turn voices), the
     phoneme tokens may appear as whole pairs around plain phoneme text,
-    `<|phoneme_start|>HH AY1<|phoneme_end|>` (docs/pronunciation.md); anywhere else they are
+    `<|phoneme_start|>HH AY1<|phoneme_end|>` (docs/guide/pronunciation.md); anywhere else they are
     refused like every structural token. Raises `EngineError` naming `where`."""
     if not isinstance(text, str):
         raise EngineError(f"{where}: text must be a string, not {type(text).__name__}")
@@ -122,7 +122,7 @@ def check_text(text: str, where: str, phonemes: bool = False) -> None:
 
 
 def with_speaker_tag(text: str) -> str:
-    """Text that starts (after white space) with a speaker tag: speaker 0 by default (docs/model.md §4.1)."""
+    """Text that starts (after white space) with a speaker tag: speaker 0 by default (docs/internals/model.md §4.1)."""
     if _SPEAKER_TAG.match(text.lstrip(WHITE_SPACE)):
         return text
     return STRINGS["default_speaker_prefix"] + text
@@ -130,7 +130,7 @@ def with_speaker_tag(text: str) -> str:
 
 def split_leading_tag(text: str) -> tuple[str, str]:
     """(tag, rest) of text that starts (after white space) with a speaker tag, the white space
-    before the tag moved after it; ("", text) when it starts with none (docs/model.md §4.1)."""
+    before the tag moved after it; ("", text) when it starts with none (docs/internals/model.md §4.1)."""
     body = text.lstrip(WHITE_SPACE)
     tag = _SPEAKER_TAG.match(body)
     if tag is None:
@@ -286,7 +286,7 @@ LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (
            tokens=(*BASE_TOKENS, STRINGS["end_of_turn"]), provisional=True),
 )}
 
-# Written only by the prompt builder (docs/model.md §4.1, plus every layout's own tokens): caller text
+# Written only by the prompt builder (docs/internals/model.md §4.1, plus every layout's own tokens): caller text
 # holding one would inject conversation structure or audio rows.
 STRUCTURAL_TOKENS = tuple(dict.fromkeys((
     "<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:",

@@ -1,11 +1,11 @@
 """Conversation → prompt: the segments of a layout, then the frame rows `[N, 11]`.
 
 Everything per layout (version string, provisional flag, special tokens, fields read, body,
-extra samplable tokens) comes from its record in `engine.layouts` (docs/layouts.md), and so do
+extra samplable tokens) comes from its record in `engine.layouts` (docs/internals/layouts.md), and so do
 the literal strings (`engine.layouts.STRINGS`). A prompt is first a list of segments (text
 literals and audio clips, in order); each literal is then tokenized on its own, because
-tokenizing the joined string changes the ids at the seams (docs/model.md §1.4). Text rows are
-`[id, 0 × 10]`; an audio frame becomes `[semantic_start + c0, c0, …, c9]` (docs/model.md §4.1).
+tokenizing the joined string changes the ids at the seams (docs/internals/model.md §1.4). Text rows are
+`[id, 0 × 10]`; an audio frame becomes `[semantic_start + c0, c0, …, c9]` (docs/internals/model.md §4.1).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ class Prompt:
 
 
 def segments(conversation: Conversation) -> list[str | AudioClip]:
-    """The exact literal strings and audio clips of the prompt, in order (docs/model.md §4,
-    `docs/layouts.md`). Clips need not have codes yet, so prompt sizes can be estimated.
+    """The exact literal strings and audio clips of the prompt, in order (docs/internals/model.md §4,
+    `docs/internals/layouts.md`). Clips need not have codes yet, so prompt sizes can be estimated.
     Raises `EngineError` for text the model must not see (`engine.layouts.check_text`) or a
     malformed conversation."""
     return _build(conversation)[0]
@@ -52,7 +52,7 @@ def to_rows(conversation: Conversation, tokenizer) -> np.ndarray:
 
 
 def build_prompt(conversation: Conversation, tokenizer) -> Prompt:
-    """Tokenize each literal on its own and turn each audio frame into a row (docs/model.md §4.1).
+    """Tokenize each literal on its own and turn each audio frame into a row (docs/internals/model.md §4.1).
 
     tokenizer: an `engine.tokenizer.Drama3Tokenizer`. Raises `EngineError` when text is refused,
     a clip has no codes or bad codes, the tokenizer lacks a token the layout writes, or the

@@ -1,4 +1,4 @@
-"""Sampling of one frame's tokens: the main token with RAS, and the codebook heads (docs/model.md §3.6).
+"""Sampling of one frame's tokens: the main token with RAS, and the codebook heads (docs/internals/model.md §3.6).
 
 The primitive: logits / max(T, 1e-5); probabilities over **all** candidates; top-p measured on that
 full distribution; ranks ≥ top-k dropped; rank 0 always kept; one draw from the renormalised kept
@@ -20,15 +20,15 @@ import torch
 
 from engine.errors import EngineError
 
-MIN_TEMPERATURE = 1e-5  # temperature 0 is clamped here: effectively greedy (docs/model.md §1.5)
-CODEBOOK_TOP_K = 30  # codebook heads never sample beyond the 30 best codes (docs/model.md §1.5)
+MIN_TEMPERATURE = 1e-5  # temperature 0 is clamped here: effectively greedy (docs/internals/model.md §1.5)
+CODEBOOK_TOP_K = 30  # codebook heads never sample beyond the 30 best codes (docs/internals/model.md §1.5)
 NO_TOKEN = -1  # padding of the RAS window
-RAS_WINDOW = 16  # main tokens looked back on by RAS (docs/model.md §3.6)
+RAS_WINDOW = 16  # main tokens looked back on by RAS (docs/internals/model.md §3.6)
 
 
 @dataclass(frozen=True)
 class SamplingParams:
-    """Sampling settings of one take (docs/model.md §1.5 and §3.6; defaults of the reference server).
+    """Sampling settings of one take (docs/internals/model.md §1.5 and §3.6; defaults of the reference server).
 
     temperature: ≥ 0; 0 means greedy (clamped to 1e-5).
     top_p: in (0, 1].
@@ -126,7 +126,7 @@ class CounterRace:
     computed on the device with integer operations only.
 
     It replaces a `torch.Generator` where a frame must run without host reads, under
-    torch.compile or inside a CUDA graph (docs/sampling.md, "Counter-based draws"): the state is
+    torch.compile or inside a CUDA graph (docs/internals/sampling.md, "Counter-based draws"): the state is
     an int64 counter tensor `[1]` on the device, advanced in place by one per call of
     `exponential`, so a replayed graph draws fresh values every frame. The same seed and the same
     sequence of calls give the same variates in eager mode and compiled; the stream differs from
@@ -219,7 +219,7 @@ def _ranked(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: 
 
 def kept_mask(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
               keep_crossing: bool) -> torch.Tensor:
-    """Which candidates the primitive may draw: bool `[..., V]` for logits `[..., V]` (docs/model.md §3.6)."""
+    """Which candidates the primitive may draw: bool `[..., V]` for logits `[..., V]` (docs/internals/model.md §3.6)."""
     flat = logits.reshape(-1, logits.shape[-1])
     _, ids, kept = _ranked(flat, temperature, top_k, top_p, keep_crossing)
     mask = torch.zeros_like(flat, dtype=torch.bool)
@@ -230,7 +230,7 @@ def kept_mask(logits: torch.Tensor, temperature: float, top_k: int | None, top_p
 def sample_top_k_top_p(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
                        keep_crossing: bool, generator: torch.Generator | CounterRace | None) -> torch.Tensor:
     """One index per row of logits `[..., V]` → int64 `[...]`, drawn from the kept set of
-    the primitive (docs/model.md §3.6) in proportion to the renormalised probabilities.
+    the primitive (docs/internals/model.md §3.6) in proportion to the renormalised probabilities.
     generator: a `torch.Generator` (or None: torch's default one) or a `CounterRace`."""
     flat = logits.reshape(-1, logits.shape[-1])
     probs, ids, kept = _ranked(flat, temperature, top_k, top_p, keep_crossing)
@@ -253,7 +253,7 @@ class MainCandidates:
     ids: int64 `[C]`: `<|im_end|>`, then the semantic band `<|semantic:0|>`..`<|semantic:n-1|>`
         (index = code + 1), then any extra ids a layout allows (e.g. `<|audio_separator|>` for
         `scene`); the order of `Drama3Config.main_candidate_ids` plus extras. Main-token logits
-        are `lm_head(H)[..., ids]` (docs/model.md §3.3).
+        are `lm_head(H)[..., ids]` (docs/internals/model.md §3.3).
     semantic_start, semantic_end: the band's first and last id (inclusive).
     eos_id: the id of `<|im_end|>`.
     """
@@ -302,7 +302,7 @@ def ras_window(main_tokens: torch.Tensor, window: int = RAS_WINDOW) -> torch.Ten
 
 def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: SamplingParams,
                 generator: torch.Generator | CounterRace | None, candidates: MainCandidates) -> torch.Tensor:
-    """The main token of the next frame (docs/model.md §3.6 step 1), as token ids int64 `[...]`.
+    """The main token of the next frame (docs/internals/model.md §3.6 step 1), as token ids int64 `[...]`.
 
     logits: `[..., C]` raw main-token logits ordered as `candidates.ids`.
     recent_main: int64 `[..., W]` the last main tokens (see `ras_window`; -1 pads).
@@ -332,5 +332,5 @@ def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 def sample_codebook(logits: torch.Tensor, params: SamplingParams,
                     generator: torch.Generator | CounterRace | None) -> torch.Tensor:
     """One code per row of a codebook head's logits `[..., 4096]` → int64 `[...]`: the request's
-    temperature and top-p, top-k min(top_k, 30), the crossing token dropped (docs/model.md §3.6 step 3)."""
+    temperature and top-p, top-k min(top_k, 30), the crossing token dropped (docs/internals/model.md §3.6 step 3)."""
     return sample_top_k_top_p(logits, params.temperature, params.codebook_k, params.top_p, False, generator)

@@ -1,4 +1,4 @@
-"""What the host does with a take's decoded frames (docs/model.md §3.6, post-processing), shared by
+"""What the host does with a take's decoded frames (docs/internals/model.md §3.6, post-processing), shared by
 the one-stream loops (`engine.generate.FrameStream`) and the batch (`engine.batch`).
 
 Frames arrive as (main token id, codes `[10]` int64, seconds). `<|im_end|>` ends the take and

@@ -14,7 +14,7 @@ import re
 # right within a factor of a few (for the frame budget and the runaway check).
 CHARS_PER_SECOND = 15.0
 # Scripts written one syllable or mora per character are counted by their own rate
-# (docs/sampling.md, "Expected duration of a line"): a Han character is one Mandarin syllable
+# (docs/internals/sampling.md, "Expected duration of a line"): a Han character is one Mandarin syllable
 # (about 4.5 a second; in Japanese a kanji averages about two morae, which comes to the same),
 # a kana one Japanese mora (about 7.5 a second), a Hangul block one Korean syllable (about 6).
 HAN_PER_SECOND = 4.5

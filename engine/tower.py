@@ -1,4 +1,4 @@
-"""The codebook-MTP tower of Drama 3 (docs/model.md §3.4-3.5).
+"""The codebook-MTP tower of Drama 3 (docs/internals/model.md §3.4-3.5).
 
 The tower turns the backbone's final hidden state at row p into codebooks 1..9 of the next
 frame. It is a stack of small causal transformer layers (shared "enrichment" layers, then one
@@ -8,11 +8,11 @@ of the next frame; its head predicts code i+1.
 
 Build with `Tower.from_checkpoint`, like `engine.backbone.Backbone`. Weights arrive as
 checkpoint tensors (`audio_decoder.*`, `audio_decoder_mtp_shared.*`, `audio_decoder_mtp.*`,
-docs/model.md §2.2). `wqkv` is expected with its query rows already re-ordered to per-head [query; gate]
+docs/internals/model.md §2.2). `wqkv` is expected with its query rows already re-ordered to per-head [query; gate]
 blocks, as `engine.checkpoint.Checkpoint.load_tensor` loads it (the file layout [all queries |
 all gates | K | V] is converted by `engine.checkpoint.interleave_query_and_gate`). Norms, the KV
 cache and causal attention are the backbone's (`engine.layers`). The backbone's frame embedding
-(docs/model.md §3.1) is `engine.backbone.Backbone.embed_rows`.
+(docs/internals/model.md §3.1) is `engine.backbone.Backbone.embed_rows`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from engine.layers.kv_cache import KVCache
 from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import apply_interleaved_rope, rope_angles
 
-# Checkpoint prefix -> module prefix inside `Tower` (docs/model.md §2.2).
+# Checkpoint prefix -> module prefix inside `Tower` (docs/internals/model.md §2.2).
 CHECKPOINT_PREFIXES = {
     "audio_decoder.codebook_embeddings.": "codebook_embeddings.",
     "audio_decoder_mtp_shared.layers.": "shared_layers.",
@@ -65,7 +65,7 @@ class TowerCache:
 
 class TowerAttention(nn.Module):
     """Causal GQA with an output gate, per-head zero-centred q/k norms and interleaved partial
-    RoPE (docs/model.md §3.4 step 3): `n_head` query heads over `n_local_heads` kv heads of
+    RoPE (docs/internals/model.md §3.4 step 3): `n_head` query heads over `n_local_heads` kv heads of
     `head_dim` each. `wqkv` rows: per-head [query; gate] blocks, then K, then V."""
 
     def __init__(self, config: AudioDecoderConfig):
@@ -105,7 +105,7 @@ class TowerAttention(nn.Module):
 
 
 class TowerFeedForward(nn.Module):
-    """SwiGLU: `w2(silu(w1 x) * w3 x)` with width `intermediate_size` (docs/model.md §3.4 step 4)."""
+    """SwiGLU: `w2(silu(w1 x) * w3 x)` with width `intermediate_size` (docs/internals/model.md §3.4 step 4)."""
 
     def __init__(self, config: AudioDecoderConfig):
         super().__init__()
@@ -141,7 +141,7 @@ class TowerBlock(nn.Module):
 
 
 class TowerLayer(nn.Module):
-    """One tower layer (docs/model.md §3.4): mix a code embedding into the hidden state, run one block,
+    """One tower layer (docs/internals/model.md §3.4): mix a code embedding into the hidden state, run one block,
     normalise with `final_layernorm`.
 
     shared: a shared enrichment layer (its table is `semantic_embedding`) rather than a
@@ -196,12 +196,12 @@ class TowerLayer(nn.Module):
 
 
 class Tower(nn.Module):
-    """The codebook-MTP tower plus the shared codebook table (docs/model.md §2.2, §3.1, §3.5).
+    """The codebook-MTP tower plus the shared codebook table (docs/internals/model.md §2.2, §3.1, §3.5).
 
     Frame rows are `[main, c0, ..., c9]` int64. A row is audio when its main token lies in the
     semantic band `[semantic_start, semantic_start + vocab_size)`.
 
-    config: the validated `audio_decoder_config` (`Drama3Config.audio_decoder`, docs/model.md
+    config: the validated `audio_decoder_config` (`Drama3Config.audio_decoder`, docs/internals/model.md
     §1.3), kept as `self.config`. vocab_size: codes per codebook (4096, also the semantic band
     size); `shared_enrichment_layers` shared layers, then `residual_layers` (num_codebooks - 1)
     residual layers and heads; codebooks 1..vq_backbone_codebooks (B) enter the backbone input,
@@ -246,7 +246,7 @@ class Tower(nn.Module):
         return tower.eval().requires_grad_(False)
 
     def load_checkpoint_tensors(self, tensors: Mapping[str, torch.Tensor]) -> None:
-        """Copy the tower's checkpoint tensors (full names, docs/model.md §2.2) into the modules.
+        """Copy the tower's checkpoint tensors (full names, docs/internals/model.md §2.2) into the modules.
 
         The tensors become the parameters (no copy; a module built on the meta device works).
         Other names in `tensors` are ignored. Raises RuntimeError (from `load_state_dict`) when a
@@ -284,7 +284,7 @@ class Tower(nn.Module):
 
     def extra_input(self, rows: torch.Tensor) -> torch.Tensor:
         """The codes the backbone did not see (B+1..9) of the current rows, summed, zero on text
-        rows: `[B, T, dim]`, added in shared layer 0 only (docs/model.md §3.5)."""
+        rows: `[B, T, dim]`, added in shared layer 0 only (docs/internals/model.md §3.5)."""
         extra = self.code_sum(rows, 1 + self.config.vq_backbone_codebooks, self.config.num_codebooks)
         return torch.where(self.is_semantic(rows[..., 0])[..., None], extra, torch.zeros_like(extra))
 
@@ -309,7 +309,7 @@ class Tower(nn.Module):
 
     def prefill(self, hidden: torch.Tensor, rows: torch.Tensor, next_rows: torch.Tensor,
                 cache: TowerCache, with_logits: bool = False) -> torch.Tensor | None:
-        """Teacher-forced pass over rows `[p, p + T)` with `p = cache.length` (docs/model.md §3.5).
+        """Teacher-forced pass over rows `[p, p + T)` with `p = cache.length` (docs/internals/model.md §3.5).
 
         hidden: `[B, T, dim]` backbone final-norm outputs of those rows; rows: `[B, T, 11]` the
         rows themselves (for the extra sum); next_rows: `[B, T, 11]` the rows that follow each
@@ -330,7 +330,7 @@ class Tower(nn.Module):
     def decode_frame(self, hidden: torch.Tensor, row: torch.Tensor, main: torch.Tensor,
                      cache: TowerCache, sample_codebook: SampleCodebook,
                      position: torch.Tensor | None = None) -> torch.Tensor:
-        """Sample codebooks 1..9 of the next frame at position `cache.length` (docs/model.md §3.6 step 3).
+        """Sample codebooks 1..9 of the next frame at position `cache.length` (docs/internals/model.md §3.6 step 3).
 
         hidden: `[B, 1, dim]` backbone output of the current row; row: `[B, 1, 11]` the current
         row; main: `[B]` the sampled main token of the next row. sample_codebook(logits

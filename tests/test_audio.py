@@ -1,4 +1,4 @@
-"""Reference audio loading (cases A1, A4 of public-bug-cases.md) and the reference-code cache."""
+"""Reference audio loading (cases A1, A4 of docs/internals/bug-cases.md) and the reference-code cache."""
 
 from __future__ import annotations
 

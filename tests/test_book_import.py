@@ -191,7 +191,7 @@ def test_bad_manuscripts_are_one_line_errors(tmp_path, capsys, name, content, me
 
 
 def test_pipeline_import_check_book(tmp_path, monkeypatch, capsys):
-    """The README's pipeline: import a manuscript, check it, render and assemble the book."""
+    """The pipeline of docs/guide/books.md: import a manuscript, check it, render and assemble the book."""
     script = tmp_path / "pride.yaml"
     assert main(["import", str(AUSTEN), "--narrator", "Sam Reader", "-o", str(script)]) == 0
     assert main(["check", str(script)]) == 0

@@ -1,4 +1,4 @@
-"""Public bug cases A2, A4 (export side), A5 and A7 from docs/bug-cases.md."""
+"""Public bug cases A2, A4 (export side), A5 and A7 from docs/internals/bug-cases.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Public bug cases at the render level: M1 (runaway takes), C2 (resume after a crash),
 C4 (render part: a revised take is kept, nothing else re-rendered), A7 (MP3 encoder checked
-before any backend call). See ../docs/bug-cases.md."""
+before any backend call). See ../docs/internals/bug-cases.md."""
 
 import hashlib
 

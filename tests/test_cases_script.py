@@ -1,4 +1,4 @@
-"""Public bug cases for scripts, tags, prompts and chunking (`cases/public-bug-cases.md`).
+"""Public bug cases for scripts, tags, prompts and chunking (`docs/internals/bug-cases.md`).
 
 Each test is one case and checks what its Assert says. Where a case speaks of a fake backend,
 the test inspects the compiled Conversations that would be sent to it.

@@ -1,4 +1,4 @@
-"""Checkpoint: expected names and shapes (docs/model.md §2), strict verification, lazy loading."""
+"""Checkpoint: expected names and shapes (docs/internals/model.md §2), strict verification, lazy loading."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def noise(n: int, seed: int = 0) -> torch.Tensor:
     return 0.3 * torch.randn(n, generator=torch.Generator().manual_seed(seed))
 
 
-# shapes and lengths (docs/codec.md §2.1, §2.2)
+# shapes and lengths (docs/internals/codec.md §2.1, §2.2)
 
 @pytest.mark.parametrize("n", [1, 2047, 2048, 2049, 5 * HOP, 5 * HOP + 1000])
 def test_code_and_audio_lengths_follow_the_padding_rule(codec, n):
@@ -66,7 +66,7 @@ def test_codes_depend_on_the_audio(codec):
     assert not torch.equal(codec.encode(noise(4 * HOP, 1)), codec.encode(noise(4 * HOP, 2)))
 
 
-# causality (docs/codec.md §2.3)
+# causality (docs/internals/codec.md §2.3)
 
 def test_prefix_of_audio_encodes_to_prefix_of_codes(codec):
     audio = noise(40 * HOP + 555)
@@ -95,7 +95,7 @@ def test_long_clips_encode_in_chunks_like_one_pass(codec_dir, chunk_frames):
     assert torch.equal(chunked.encode(audio[: 50 * HOP]), codes[:, :50])
 
 
-# streaming (docs/codec.md §2.3)
+# streaming (docs/internals/codec.md §2.3)
 
 @pytest.mark.parametrize("chunks", [[1] * 12, [3, 1, 8], [12], [5, 7]])
 def test_stream_equals_one_shot_decode(codec, chunks):
@@ -144,7 +144,7 @@ def test_windowed_attention_equals_dense_masked_attention(length, window, cached
     torch.testing.assert_close(windowed_attention(q, k, v, window), expected, atol=1e-5, rtol=1e-5)
 
 
-# decode input rules (docs/codec.md §2.2)
+# decode input rules (docs/internals/codec.md §2.2)
 
 def test_residual_codes_are_clamped_to_1023_and_semantic_to_4095(codec):
     codes = torch.randint(0, 1024, (10, 6), generator=torch.Generator().manual_seed(9))
@@ -176,7 +176,7 @@ def test_bad_audio_is_refused(codec, audio):
         codec.encode(audio)
 
 
-# checkpoint layout and loading (docs/codec.md §1.6, §1.7, §3.1)
+# checkpoint layout and loading (docs/internals/codec.md §1.6, §1.7, §3.1)
 
 def test_full_size_key_names_and_shapes_match_the_real_checkpoint():
     rows = [line.split("\t") for line in KEY_TABLE.read_text().splitlines() if not line.startswith("#")]

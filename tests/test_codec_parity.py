@@ -1,4 +1,4 @@
-"""Parity with the upstream codec (fish-speech 0.1.0), same random weights (docs/codec.md §4).
+"""Parity with the upstream codec (fish-speech 0.1.0), same random weights (docs/internals/codec.md §4).
 
 Shrunken configs that keep hop 2048 and the 1 + 9 codebook layout; signals longer than the
 128-frame quantizer window. Full-size parity is measured by `bench/codec_cpu.py`.

@@ -1,4 +1,4 @@
-"""Drama3Config: docs/model.md §1 rules, values read from the file, derived figures."""
+"""Drama3Config: docs/internals/model.md §1 rules, values read from the file, derived figures."""
 
 from __future__ import annotations
 

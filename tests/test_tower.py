@@ -1,4 +1,4 @@
-"""The codebook-MTP tower (engine/tower.py) against docs/model.md §3.4-3.5 and mlx-audio's port."""
+"""The codebook-MTP tower (engine/tower.py) against docs/internals/model.md §3.4-3.5 and mlx-audio's port."""
 
 import math
 

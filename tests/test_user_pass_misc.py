@@ -230,8 +230,8 @@ def test_an_unknown_preset_is_refused_before_the_model_is_looked_for(tmp_path, m
     assert not (tmp_path / "scene.drama").exists()
 
 
-def test_every_preset_the_error_lists_is_in_the_readme():
+def test_every_preset_the_error_lists_is_in_the_mixing_guide():
     from drama_cli.mix.loudness import PRESETS
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    assert all(f"  | `{name}` |" in readme for name in PRESETS)
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "mixing.md").read_text(encoding="utf-8")
+    assert all(f"  | `{name}` |" in guide for name in PRESETS)

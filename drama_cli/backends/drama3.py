@@ -281,7 +281,7 @@ class Drama3Backend(BackendDefaults):
     def generate_scene(self, request: GenerationRequest, texts: list[str],
                        on_frames: FrameCallback | None = None) -> list[Generation] | None:
         """`scene` layout: voice a group of lines in one generation and split the codes at the
-        `<|audio_separator|>` frames into one take per line (`docs/layouts.md`, provisional).
+        `<|audio_separator|>` frames into one take per line (`docs/internals/layouts.md`, provisional).
 
         texts: the group's speaker-tagged lines, in order. Every line but the last stops at
         `separator`; the last one as the generation did. Returns None when the output does

@@ -1,6 +1,6 @@
 """ACX's audio requirements, and the check of one encoded file against them.
 
-The rules (docs/book.md §ACX): MP3 at 192 kbps constant bit rate, 44.1 kHz, mono; 0.5–1 s of
+The rules (docs/guide/books.md §ACX): MP3 at 192 kbps constant bit rate, 44.1 kHz, mono; 0.5–1 s of
 room tone at the head and 1–5 s at the tail; RMS between −23 and −18 dB; peaks at or below
 −3 dBFS; a noise floor (RMS of the quietest 0.5 s) at or below −60 dB; at most 120 minutes.
 

@@ -6,7 +6,7 @@ nothing is held in memory) and writes the chapter marks from an FFMETADATA file:
 one of our two tools that can write MP4 chapters (both the QuickTime chapter track and the
 Nero `chpl` list that players and mutagen read). Tags and the cover are then written with
 mutagen, whose MP4 atoms are typed (`covr` with its image format), so they do not depend on
-which metadata keys one ffmpeg build maps to which atom. Layout facts: docs/book.md §M4B.
+which metadata keys one ffmpeg build maps to which atom. Layout facts: docs/guide/books.md §M4B.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from drama_cli.errors import (
 )
 
 REPO_ID = "fishaudio/drama-3"
-# The 2026-10-29 re-release (docs/model.md §2); pinned so a pull always yields the same files.
+# The 2026-10-29 re-release (docs/internals/model.md §2); pinned so a pull always yields the same files.
 DEFAULT_REVISION = "78e5ab7"
 
 PathArg = Annotated[Path, typer.Argument(help="A model folder, or a folder (or file) holding only config.json.")]

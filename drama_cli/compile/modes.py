@@ -1,4 +1,4 @@
-"""The compile modes: one `Mode` record each, in `MODES` (README, "Modes").
+"""The compile modes: one `Mode` record each, in `MODES` (docs/guide/rendering.md, "Modes").
 
 A mode says how `drama_cli.compile.scene` turns the lines of a scene into engine conversations,
 and so which engine layout (`engine.layouts.LAYOUTS`) it produces. `MODES` is in the order help

@@ -1,5 +1,5 @@
 """Words as the listener hears them: a line's text spans after the pronunciation lexicon and the
-number and symbol rules of the speaker's language (docs/pronunciation.md).
+number and symbol rules of the speaker's language (docs/guide/pronunciation.md).
 
 Run on text spans only, so tags, notes and `{NAME}` switches are never touched; the words a
 lexicon entry puts in are never normalised. A lexicon entry with phonemes becomes

@@ -1,4 +1,4 @@
-"""Compile a scene into Drama 3 conversations, one plan per line (`docs/layouts.md`).
+"""Compile a scene into Drama 3 conversations, one plan per line (`docs/internals/layouts.md`).
 
 Pure: no torch, no audio decoding. Reference durations are read from file headers (soundfile)
 only to estimate prompt sizes; missing files give no duration and a warning (the render and

@@ -1,6 +1,6 @@
 """The plan of an edit: the span to regenerate snapped outward to codec frames (2048 samples,
 44,100 / 2048 Hz), the words it covers, and the `infill` conversation that generates the middle
-between the source's fixed codes before and after it (`docs/layouts.md`, **infill**). Pure.
+between the source's fixed codes before and after it (`docs/internals/layouts.md`, **infill**). Pure.
 
 Codes are `[10, T]` int64.
 """

@@ -3,7 +3,7 @@
 An edit turns a line's old text into a new text. The words of both are diffed; the changed words'
 times (from speech-recognition word timestamps, or given as a span) mark the span to regenerate,
 snapped outward to codec frame boundaries (2048 samples, 44,100 / 2048 Hz). The model generates
-the middle between the fixed audio after and before the span (`docs/layouts.md`, **infill**);
+the middle between the fixed audio after and before the span (`docs/internals/layouts.md`, **infill**);
 the new take is the source's samples before the span, the generated middle, and the source's
 samples after it, joined with 5-20 ms crossfades, so that audio outside
 [start - 20 ms, end + 20 ms] is sample-identical to the source take (case M6).

@@ -1,4 +1,4 @@
-"""Revision of a line's take by a director's note (`docs/layouts.md`, **revise**).
+"""Revision of a line's take by a director's note (`docs/internals/layouts.md`, **revise**).
 
 The line's earlier takes are kept as context exchanges (user text, assistant audio) and the new
 user turn carries the note as a relative direction before the line's text. Each requested take
@@ -25,13 +25,13 @@ from engine.errors import EngineError
 from engine.layouts import STRINGS, split_leading_tag
 
 MAX_CONTEXT_TAKES = 3  # earlier takes kept in the prompt: the chain's most recent ones
-RELATIVE_SUFFIX = " versus previous"  # docs/layouts.md: the note reads against the earlier take
+RELATIVE_SUFFIX = " versus previous"  # docs/internals/layouts.md: the note reads against the earlier take
 
 
 def clean_note(note: str) -> str:
     """A note as one line without brackets (they would end the direction early).
     Raises UsageError when nothing is left, or when the note holds a `<|...|>` token (the
-    engine's text rule, `engine.layouts.check_text`, docs/model.md §4.1): checked before any backend work."""
+    engine's text rule, `engine.layouts.check_text`, docs/internals/model.md §4.1): checked before any backend work."""
     from engine.layouts import check_text
 
     text = " ".join(re.sub(r"[\[\]]", " ", note or "").split())
@@ -47,7 +47,7 @@ def clean_note(note: str) -> str:
 
 
 def relative_note(note: str) -> str:
-    """The note as a relative direction: `softer` -> `softer versus previous` (docs/layouts.md,
+    """The note as a relative direction: `softer` -> `softer versus previous` (docs/internals/layouts.md,
     revise); a note that already says `versus previous` is kept as it is."""
     text = clean_note(note)
     return text if text.lower().endswith(RELATIVE_SUFFIX.strip()) else text + RELATIVE_SUFFIX

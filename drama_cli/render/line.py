@@ -121,7 +121,7 @@ def join_chunks(parts: list[Generation]) -> Generation:
 def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: str,
                 settings: RenderSettings, backend: Backend, slot: int, attempt: int,
                 seed: int) -> dict:
-    """The JSON record of a take (docs/architecture.md: the model text, whether it says numbers
+    """The JSON record of a take (docs/internals/architecture.md: the model text, whether it says numbers
     as words, the words shown in labels and subtitles, seed, layout and version, sampling
     params, prompt hash, note, parent take, checks, duration, engine and model revision, cache
     key, scratch)."""

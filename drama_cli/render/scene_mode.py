@@ -1,6 +1,6 @@
 """`scene` mode: each group of consecutive lines (at most 16 voices) voiced by one conversation
 per attempt and split into one take per line, with a fall-back to `history` mode for a group
-whose output does not split (`docs/layouts.md`, scene).
+whose output does not split (`docs/internals/layouts.md`, scene).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
     its output is split into one take per line, each checked against its line's text.
     When a group's output does not split into its lines, or the engine refuses the layout,
     that group is rendered line by line in `history` mode instead, with a notice
-    (`docs/layouts.md`, scene). One take per line (`--takes` applies to other modes); groups
+    (`docs/internals/layouts.md`, scene). One take per line (`--takes` applies to other modes); groups
     are voiced one at a time, whatever `--batch` says.
     """
     store, settings = planner.store, planner.settings

@@ -1,6 +1,6 @@
 """Long-line chunking: cut a line's model text into pieces a single generation voices well.
 
-docs/model.md §4.2 and cases M3, M4, T4 (docs/bug-cases.md). Cuts happen only at whitespace outside markup (`<|...|>`,
+docs/internals/model.md §4.2 and cases M3, M4, T4 (docs/internals/bug-cases.md). Cuts happen only at whitespace outside markup (`<|...|>`,
 `<tag>`, `</tag>`, `[...]`) and never right after a point tag (it stays with the words it
 precedes), preferring, in order:
 

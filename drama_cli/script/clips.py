@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/model.md, reference audio)
+MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, reference audio)
 
 
 @dataclass

@@ -90,7 +90,7 @@ def check_model_tokens(text: str, where: SourcePosition | None = None) -> None:
     (the first of `model_token_errors`).
 
     Applies to every caller string that reaches a prompt (line text, notes, transcripts), per
-    docs/model.md §4.1 "Caller text may not contain ...".
+    docs/internals/model.md §4.1 "Caller text may not contain ...".
     """
     errors = model_token_errors(text, where)
     if errors:

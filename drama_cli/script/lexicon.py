@@ -1,6 +1,6 @@
 """The pronunciation lexicon: entries written in the script (`lexicon:`) or in shared
 `*.lexicon.yaml` files (`lexicons:`), where they apply in a line, and what `drama check` says
-about them (docs/pronunciation.md).
+about them (docs/guide/pronunciation.md).
 
 An entry maps a term (a word or a few words) to a respelling (plain text said instead) or to
 phonemes (sent between the phoneme tokens by `drama_cli.compile.normalise`). Terms match whole
@@ -24,7 +24,7 @@ DEFAULT_LANGUAGE = "en"
 LEXICON_SUFFIX = ".lexicon.yaml"
 ENTRY_KEYS = ("respelling", "phonemes", "lang", "case")
 
-# ARPAbet as the CMU Pronouncing Dictionary writes it (docs/pronunciation.md): 15 vowels, each
+# ARPAbet as the CMU Pronouncing Dictionary writes it (docs/guide/pronunciation.md): 15 vowels, each
 # with a stress digit 0 (none), 1 (primary) or 2 (secondary), and 24 consonants.
 ARPABET_VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 ARPABET_CONSONANTS = frozenset("B CH D DH F G HH JH K L M N NG P R S SH T TH V W Y Z ZH".split())
@@ -295,7 +295,7 @@ def lexicon_warnings(script: Script) -> list[Warning_]:
                 at = SourcePosition(where.file, where.line, where.column + offset) if where else None
                 hint = ("add the stress digit 0, 1 or 2" if symbol.upper() in ARPABET_VOWELS
                         else "ARPAbet symbols are upper case, e.g. AH0 or HH" if symbol.upper() != symbol
-                        else "see docs/pronunciation.md for the symbol set")
+                        else "see docs/guide/pronunciation.md for the symbol set")
                 warnings.append(Warning_(f"lexicon entry {entry.term!r}: {symbol!r} is not an ARPAbet symbol ({hint})", at))
     warnings += _overlaps(script.lexicon)
     return warnings

@@ -40,7 +40,7 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ScriptError("the script is empty", SourcePosition(name, 1, 1),
-                          "write a YAML script (cast: and scenes:) or a Fountain screenplay (see README)")
+                          "write a YAML script (cast: and scenes:) or a Fountain screenplay (see docs/guide/scripts.md)")
     if _is_yaml(name, text):
         from drama_cli.script.yaml_format import read_yaml
 

@@ -297,7 +297,7 @@ class Script:
     warnings: non-fatal remarks collected while reading and resolving.
     mix: mix settings given at the script's top level (None when none).
     lexicon: the pronunciation entries (`drama_cli.script.lexicon.LexiconEntry`), the script's own
-        `lexicon:` first, then each `lexicons:` file in order (docs/pronunciation.md).
+        `lexicon:` first, then each `lexicons:` file in order (docs/guide/pronunciation.md).
     language: the script's `language:` (the default language of every voice; None: English).
     normalize: False when no line's numbers and symbols become words (`normalize: false`,
         `--no-normalize`).

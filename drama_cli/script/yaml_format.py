@@ -166,7 +166,7 @@ class _Reader:
 
 def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
               problems: Problems | None = None) -> Script:
-    """Read a YAML script (format in README "Script formats") into a Script, speakers unresolved.
+    """Read a YAML script (format in docs/guide/scripts.md) into a Script, speakers unresolved.
 
     source: the file's text. path: the name used in positions. base_dir: folder that reference
     paths are relative to (default: the folder of `path`), used to find `<clip>.txt` transcripts.
@@ -180,7 +180,7 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     root = compose(source, path)
     if root is None:
         raise ScriptError("the script is empty", SourcePosition(path, 1, 1),
-                          "start with 'cast:' and 'scenes:' (see README)")
+                          "start with 'cast:' and 'scenes:' (see docs/guide/scripts.md)")
     top = reader.mapping(root, SCRIPT_KEYS, "the script")
     base = Path(base_dir) if base_dir is not None else Path(path).parent
     script = Script(source=path, base_dir=str(base), format="yaml")

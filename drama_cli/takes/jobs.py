@@ -4,7 +4,7 @@ compiles a scene's lines against the takes selected so far (`ScenePlanner`). Pur
 no backend is called here.
 
 A line is rendered again only when its cache key changes: a hash of everything that shapes its
-audio (docs/architecture.md, the project folder).
+audio (docs/internals/architecture.md, the project folder).
 """
 
 from __future__ import annotations

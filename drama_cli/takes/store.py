@@ -1,6 +1,6 @@
 """The take store: numbered takes per line, selections per scene, resumable and crash-safe.
 
-Layout on disk (docs/architecture.md, "The project folder a render writes"):
+Layout on disk (docs/internals/architecture.md, "The project folder a render writes"):
 
     <root>/project.json
     <root>/<scene>/<line>/take-001.wav   float32 WAV, 44,100 Hz mono

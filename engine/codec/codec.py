@@ -2,7 +2,7 @@
 
 44,100 Hz mono audio <-> codes `[10, T]` int64 at 21.53 frames/s (hop 2048 samples); row 0
 is the semantic codebook (4096 entries), rows 1-9 the residual ones (1024 entries). Spec:
-docs/codec.md §2 and docs/model.md §4.5.
+docs/internals/codec.md §2 and docs/internals/model.md §4.5.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class Codec(nn.Module):
         return self.config.hop_samples
 
     def frames_for(self, n_samples: int) -> int:
-        """Code frames T for a clip of `n_samples` samples: ceil(n / 2048) (docs/codec.md §2.1)."""
+        """Code frames T for a clip of `n_samples` samples: ceil(n / 2048) (docs/internals/codec.md §2.1)."""
         return math.ceil(n_samples / self.hop_samples)
 
     @torch.inference_mode()

@@ -1,7 +1,7 @@
 """Hyperparameters of the S2 codec (ModifiedDAC), with the released values as defaults.
 
 The released `codec.pth` ships without a config, so `CodecConfig()` is the real codec
-(docs/codec.md §1.1). A shrunken codec for tests is described by a `codec_config.json`
+(docs/internals/codec.md §1.1). A shrunken codec for tests is described by a `codec_config.json`
 beside its `codec.pth`; it keeps hop 2048 and the 1 + 9 codebook layout.
 """
 
@@ -21,7 +21,7 @@ CONFIG_FILE = "codec_config.json"
 
 @dataclass(frozen=True)
 class CodecConfig:
-    """Codec hyperparameters (docs/codec.md §1.1; defaults are the released S2 codec).
+    """Codec hyperparameters (docs/internals/codec.md §1.1; defaults are the released S2 codec).
 
     Encoder: `encoder_dim` channels after the first conv, doubled by each of the
     `encoder_rates` blocks (latent = encoder_dim * 2**len(encoder_rates)); a windowed causal
@@ -112,7 +112,7 @@ class CodecConfig:
 
 
 def shrunken_config(width: int) -> CodecConfig:
-    """A shrunken codec for CPU tests (docs/codec.md §4): hop 2048 and 1 + 9 codebooks as released,
+    """A shrunken codec for CPU tests (docs/internals/codec.md §4): hop 2048 and 1 + 9 codebooks as released,
     latent 64 * width, `width` quantizer transformer layers of `width` heads."""
     return CodecConfig(
         encoder_dim=4 * width,

@@ -1,4 +1,4 @@
-"""Causal convolution building blocks of the codec (docs/codec.md §1.2).
+"""Causal convolution building blocks of the codec (docs/internals/codec.md §1.2).
 
 Activations travel as `[B, C, 1, L]` tensors in channels-last memory (`to_planes`), so the
 oneDNN convolutions run without reordering their inputs and outputs, and the transformer
@@ -9,7 +9,7 @@ conv's `weight_norm_style` tells the loader how the file stores it ("parametriza
 
 Every layer takes an optional streaming `state` dict. With `state=None` it processes a
 whole clip; with a dict it processes the next chunk of a stream and keeps its left context
-under its own key, so concatenated chunk outputs equal the whole-clip output (docs/codec.md §2.3).
+under its own key, so concatenated chunk outputs equal the whole-clip output (docs/internals/codec.md §2.3).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def planes_of(rows: Tensor) -> Tensor:
 
 
 class Snake(nn.Module):
-    """Snake activation y = x + sin(alpha x)^2 / (alpha + 1e-9), per channel (docs/codec.md §1.2).
+    """Snake activation y = x + sin(alpha x)^2 / (alpha + 1e-9), per channel (docs/internals/codec.md §1.2).
 
     Parameter `alpha [1, C, 1]`. `[B, C, 1, L] -> [B, C, 1, L]`, any float dtype.
     """
@@ -189,7 +189,7 @@ class CausalConvTranspose1d(nn.Module):
 
 
 class ResidualUnit(nn.Module):
-    """x + conv1(snake(conv7_dilated(snake(x)))) at C channels (docs/codec.md §1.2)."""
+    """x + conv1(snake(conv7_dilated(snake(x)))) at C channels (docs/internals/codec.md §1.2)."""
 
     def __init__(self, channels: int, dilation: int):
         super().__init__()
@@ -206,7 +206,7 @@ class ResidualUnit(nn.Module):
 
 
 class ConvNeXtBlock(nn.Module):
-    """ConvNeXt block of the quantizer resamplers (docs/codec.md §1.2).
+    """ConvNeXt block of the quantizer resamplers (docs/internals/codec.md §1.2).
 
     Causal depthwise conv k7 (no weight norm) -> LayerNorm(eps 1e-6) -> Linear C->4C ->
     exact GELU -> Linear 4C->C -> * gamma -> + input. `[B, C, 1, L] -> [B, C, 1, L]`.

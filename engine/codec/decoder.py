@@ -1,7 +1,7 @@
-"""The codec's convolutional decoder: latent at 86.13 Hz -> waveform at 44,100 Hz (docs/codec.md §1.5).
+"""The codec's convolutional decoder: latent at 86.13 Hz -> waveform at 44,100 Hz (docs/internals/codec.md §1.5).
 
 The reference builds a decoder transformer but never registers it, so there is none here
-(docs/codec.md §0, item 3).
+(docs/internals/codec.md §0, item 3).
 """
 
 from __future__ import annotations

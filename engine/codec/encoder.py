@@ -1,4 +1,4 @@
-"""The codec's convolutional encoder: waveform at 44,100 Hz -> latent at 86.13 Hz (docs/codec.md §1.3)."""
+"""The codec's convolutional encoder: waveform at 44,100 Hz -> latent at 86.13 Hz (docs/internals/codec.md §1.3)."""
 
 from __future__ import annotations
 

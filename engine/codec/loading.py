@@ -1,4 +1,4 @@
-"""Reading `codec.pth` strictly into the codec's modules (docs/codec.md §1.7, §3.1).
+"""Reading `codec.pth` strictly into the codec's modules (docs/internals/codec.md §1.7, §3.1).
 
 Accepted wrappers: a bare state dict, `{"state_dict": ...}`, `{"generator": ...}`, and
 keys prefixed `generator.` (training checkpoints). The 6 non-learnable buffers

@@ -1,4 +1,4 @@
-"""The codec's downsampling residual vector quantizer (docs/codec.md §1.4, §2.1, §2.2).
+"""The codec's downsampling residual vector quantizer (docs/internals/codec.md §1.4, §2.1, §2.2).
 
 Latent at 86.13 Hz -> two causal stride-2 convs with ConvNeXt blocks -> `pre_module`
 windowed transformer -> codebook 0 (semantic) then 9 residual codebooks on what is left.
@@ -19,7 +19,7 @@ from engine.codec.transformer import WindowedTransformer
 
 
 class VectorQuantizer(nn.Module):
-    """One codebook `[size, dim]` with 1x1 conv projections in/out of the latent (docs/codec.md §1.2).
+    """One codebook `[size, dim]` with 1x1 conv projections in/out of the latent (docs/internals/codec.md §1.2).
 
     Both projections are weight-normed in the checkpoint's legacy style (`weight_g`, `weight_v`).
     """
@@ -85,7 +85,7 @@ def _transformer(config: CodecConfig) -> WindowedTransformer:
 
 
 class DownsampleQuantizer(nn.Module):
-    """Latent planes `[B, D, 1, 4T]` at 86.13 Hz <-> codes `[B, 10, T]` at 21.53 Hz (docs/codec.md §1.4)."""
+    """Latent planes `[B, D, 1, 4T]` at 86.13 Hz <-> codes `[B, 10, T]` at 21.53 Hz (docs/internals/codec.md §1.4)."""
 
     def __init__(self, config: CodecConfig):
         super().__init__()

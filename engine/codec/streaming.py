@@ -1,4 +1,4 @@
-"""Exact streaming decode (docs/codec.md §2.3): codes arrive in chunks, audio leaves at once.
+"""Exact streaming decode (docs/internals/codec.md §2.3): codes arrive in chunks, audio leaves at once.
 
 The codec is causal, so the samples of frame t depend only on codes <= t. The stream keeps
 each layer's state (causal-conv left context, transposed-conv overlap, per-layer keys and

@@ -1,4 +1,4 @@
-"""The codec's windowed causal transformer (docs/codec.md §1.2, "WindowLimitedTransformer").
+"""The codec's windowed causal transformer (docs/internals/codec.md §1.2, "WindowLimitedTransformer").
 
 Pre-norm blocks with LayerScale, fused q|k|v projection, interleaved-pair RoPE with a bf16
 table, SwiGLU feed-forward, final RMSNorm. Query i attends to the `window` most recent
@@ -21,7 +21,7 @@ State = dict | None
 
 
 class RMSNorm(nn.Module):
-    """x * rsqrt(mean(x^2) + eps) computed in fp32, cast back, then * weight (docs/codec.md §1.2)."""
+    """x * rsqrt(mean(x^2) + eps) computed in fp32, cast back, then * weight (docs/internals/codec.md §1.2)."""
 
     def __init__(self, dim: int, eps: float):
         super().__init__()
@@ -36,7 +36,7 @@ class RMSNorm(nn.Module):
 
 
 class RotaryTable:
-    """cos/sin of RoPE angles, rounded to bf16 like the reference table (docs/codec.md §1.2).
+    """cos/sin of RoPE angles, rounded to bf16 like the reference table (docs/internals/codec.md §1.2).
 
     angle(pos, j) = pos * base^(-2j/head_dim), j < head_dim/2, computed in fp32. The table
     grows on demand, so positions are not capped.
@@ -132,7 +132,7 @@ class Attention(nn.Module):
 
 
 class FeedForward(nn.Module):
-    """SwiGLU: w2(silu(w1 x) * w3 x), no biases (docs/codec.md §1.2)."""
+    """SwiGLU: w2(silu(w1 x) * w3 x), no biases (docs/internals/codec.md §1.2)."""
 
     def __init__(self, dim: int, hidden: int):
         super().__init__()
@@ -146,7 +146,7 @@ class FeedForward(nn.Module):
 
 
 class LayerScale(nn.Module):
-    """Per-channel scale `gamma [dim]` of a transformer branch (docs/codec.md §1.2)."""
+    """Per-channel scale `gamma [dim]` of a transformer branch (docs/internals/codec.md §1.2)."""
 
     def __init__(self, dim: int):
         super().__init__()
@@ -158,7 +158,7 @@ class LayerScale(nn.Module):
 
 
 class TransformerBlock(nn.Module):
-    """h = x + ls1(attn(norm1 x)); out = h + ls2(ffn(norm2 h)) (docs/codec.md §1.2)."""
+    """h = x + ls1(attn(norm1 x)); out = h + ls2(ffn(norm2 h)) (docs/internals/codec.md §1.2)."""
 
     def __init__(self, dim: int, n_heads: int, head_dim: int, hidden: int, window: int, eps: float):
         super().__init__()

@@ -1,4 +1,4 @@
-"""Weight norm as `codec.pth` stores it, and its folding into plain conv weights (docs/codec.md §1.2, §1.7).
+"""Weight norm as `codec.pth` stores it, and its folding into plain conv weights (docs/internals/codec.md §1.2, §1.7).
 
 W = g * v / ||v||, the norm taken over every dim but 0, no epsilon. The checkpoint stores
 (g, v) in two key styles: `<conv>.parametrizations.weight.original0/1` (the encoder and

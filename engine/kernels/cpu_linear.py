@@ -1,4 +1,4 @@
-"""Float32 products on the CPU over weights packed once for oneDNN (docs/engine.md "Dense
+"""Float32 products on the CPU over weights packed once for oneDNN (docs/internals/engine.md "Dense
 products on the CPU").
 
 `F.linear` in float32 on the CPU calls MKL's sgemm, which runs a product of 2 to 16 rows at

@@ -1,4 +1,4 @@
-"""Triton kernels for the block-FP8 routed experts of a few decode rows (docs/engine.md, "Kernels").
+"""Triton kernels for the block-FP8 routed experts of a few decode rows (docs/internals/engine.md, "Kernels").
 
 For rows x `[N, D]` (N ≤ 16) routed to k experts each, two launches compute
 

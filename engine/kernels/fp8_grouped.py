@@ -1,4 +1,4 @@
-"""Grouped Triton matmuls for the block-FP8 routed experts of a prefill (docs/engine.md, "Kernels").
+"""Grouped Triton matmuls for the block-FP8 routed experts of a prefill (docs/internals/engine.md, "Kernels").
 
 For rows x `[N, D]` (any N, meant for N > 16) routed to k experts each, the N·k (row, slot)
 pairs are grouped by expert and each expert's group is padded to whole row blocks of BLOCK_ROWS

@@ -1,5 +1,5 @@
 """The Gated DeltaNet decode step through flash-linear-attention's fused recurrent kernel
-(docs/model.md §3.2, "Gated DeltaNet mixer"; docs/engine.md, "Kernels").
+(docs/internals/model.md §3.2, "Gated DeltaNet mixer"; docs/internals/engine.md, "Kernels").
 
 `gated_delta_step` is registered as the custom op `drama::gated_delta_step`: torch.compile keeps
 it as one opaque call that updates the recurrent state in place (no graph break), and it can be

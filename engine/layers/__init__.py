@@ -1,2 +1,2 @@
 """Building blocks of the Drama 3 backbone and tower: RMSNorms, RoPE, Gated DeltaNet, gated
-attention, block-FP8 mixture of experts. Each module is one layer kind, written from docs/model.md §3."""
+attention, block-FP8 mixture of experts. Each module is one layer kind, written from docs/internals/model.md §3."""

@@ -1,4 +1,4 @@
-"""Gated full attention of the Qwen3.5 backbone (docs/model.md §3.2, "Gated full attention"); its KV
+"""Gated full attention of the Qwen3.5 backbone (docs/internals/model.md §3.2, "Gated full attention"); its KV
 cache is `engine.layers.kv_cache.KVCache`, shared with the tower.
 
 q_proj gives, per head, 256 query rows then 256 gate rows; q and k get zero-centred per-head
@@ -29,7 +29,7 @@ def causal_gqa_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scal
 
 
 class GatedAttention(PackedWeights, nn.Module):
-    """One gated full-attention layer (Qwen3.5 `self_attn`), weights as in docs/model.md §2.1.
+    """One gated full-attention layer (Qwen3.5 `self_attn`), weights as in docs/internals/model.md §2.1.
 
     weights: `q_proj.weight` [2·H·hd, D] (per head [q; gate]), `k_proj.weight`, `v_proj.weight`
     [Hkv·hd, D], `o_proj.weight` [D, H·hd], `q_norm.weight`, `k_norm.weight` [hd].

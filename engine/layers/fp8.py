@@ -1,6 +1,6 @@
 """Block-FP8 weights: float8_e4m3fn values with one fp32 scale per 128×128 block.
 
-Dequantised weight = fp8 × weight_scale_inv of its block (docs/model.md §2.1, MoE table).
+Dequantised weight = fp8 × weight_scale_inv of its block (docs/internals/model.md §2.1, MoE table).
 
 On CPU, torch converts float8 element by element; moving the e4m3 bits into an fp16 bit
 pattern is exact and vectorised: sign to bit 15, exponent and mantissa to bits 7..13. The fp16

@@ -1,4 +1,4 @@
-"""Gated DeltaNet mixer of the Qwen3.5 backbone (docs/model.md §3.2, "Gated DeltaNet mixer").
+"""Gated DeltaNet mixer of the Qwen3.5 backbone (docs/internals/model.md §3.2, "Gated DeltaNet mixer").
 
 Per value head j the recurrent state S_j [key_dim, value_dim] (fp32) evolves per token as
 
@@ -108,7 +108,7 @@ def chunked_gated_delta_rule(q, k, v, g, beta, state, chunk_size: int = CHUNK_SI
 
 
 class GatedDeltaNet(PackedWeights, nn.Module):
-    """One Gated DeltaNet mixer (Qwen3.5 `linear_attn`), weights as in docs/model.md §2.1.
+    """One Gated DeltaNet mixer (Qwen3.5 `linear_attn`), weights as in docs/internals/model.md §2.1.
 
     weights: dict with `in_proj_qkv.weight`, `in_proj_z.weight`, `in_proj_b.weight`,
     `in_proj_a.weight`, `conv1d.weight` [C, 1, K], `dt_bias`, `A_log`, `norm.weight`,
@@ -143,7 +143,7 @@ class GatedDeltaNet(PackedWeights, nn.Module):
 
     def forward(self, x: torch.Tensor, state: GDNState) -> torch.Tensor:
         """x `[N, hidden]` -> `[N, hidden]` in x's dtype; advances `state` (conv window and float32
-        recurrent state) by N rows (docs/model.md §3.2). With a `SlotGDNState`, x holds one row
+        recurrent state) by N rows (docs/internals/model.md §3.2). With a `SlotGDNState`, x holds one row
         per stream (`step_streams`)."""
         if isinstance(state, SlotGDNState):
             return self.step_streams(x, state)

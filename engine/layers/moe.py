@@ -1,4 +1,4 @@
-"""Sparse mixture of experts of the Qwen3.5 backbone with block-FP8 routed experts (docs/model.md §3.2
+"""Sparse mixture of experts of the Qwen3.5 backbone with block-FP8 routed experts (docs/internals/model.md §3.2
 "MoE", §2.1 MoE table).
 
 Router: softmax over all experts in fp32, top-k, renormalise the k weights to sum to 1. Each
@@ -189,7 +189,7 @@ class SparseMoE(PackedWeights, nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x `[N, D]` -> `[N, D]` in x's dtype: top-k routed experts plus the gated shared expert
-        (docs/model.md §3.2)."""
+        (docs/internals/model.md §3.2)."""
         weights, ids = self.route(x)
         self.experts.prefetch_next(x)
         routed = self._routed(x, weights, ids)

@@ -1,4 +1,4 @@
-"""RMSNorm variants of Qwen3.5 and the Drama 3 tower (docs/model.md §3, RMSNorm paragraph).
+"""RMSNorm variants of Qwen3.5 and the Drama 3 tower (docs/internals/model.md §3, RMSNorm paragraph).
 
 RMSNorm(x) = x / sqrt(mean(x²) + eps), always computed in fp32.
 """
@@ -24,7 +24,7 @@ class ZeroCentredRMSNorm(nn.Module):
     on the meta device can take its weight later from `load_state_dict(..., assign=True)`.
     forward(x [..., dim]) → [..., dim] in x's dtype, the fp32 scale 1 + w computed once (at
     construction and after each state-dict load). Used for every backbone and tower norm except
-    the Gated DeltaNet output norm (docs/model.md §2.1, §2.2).
+    the Gated DeltaNet output norm (docs/internals/model.md §2.1, §2.2).
     """
 
     def __init__(self, weight: torch.Tensor, eps: float):
@@ -47,7 +47,7 @@ class GatedRMSNorm(nn.Module):
     """Gated RMSNorm of the Gated DeltaNet output: w ⊙ RMSNorm(x) ⊙ silu(gate), plain weight.
 
     weight: [head_dim]. forward(x, gate: [..., head_dim]) → x's dtype. The normalised value is
-    cast to x's dtype before the weight, and the gate is applied in fp32 (docs/model.md §3.2 step 7).
+    cast to x's dtype before the weight, and the gate is applied in fp32 (docs/internals/model.md §3.2 step 7).
     """
 
     def __init__(self, weight: torch.Tensor, eps: float):

@@ -1,7 +1,7 @@
 """Partial rotary position embeddings (RoPE): rotate-half (backbone) and interleaved (tower).
 
 Only the first `rotary_dim` dims of each head rotate; the rest pass through. inv_freq_i =
-theta^(−2i / rotary_dim) for i < rotary_dim / 2 (docs/model.md §3.2 step 3, §3.4 step 3). Angles and the
+theta^(−2i / rotary_dim) for i < rotary_dim / 2 (docs/internals/model.md §3.2 step 3, §3.4 step 3). Angles and the
 rotation are computed in fp32.
 """
 
@@ -39,7 +39,7 @@ def apply_interleaved_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor
     """GPT-J (interleaved) RoPE on the first 2·cos.shape[-1] dims: the pairs are (2i, 2i + 1).
 
     x: [N, heads, head_dim]; cos, sin: [N, half] fp32 (from `rope_angles`). Returns x's shape
-    and dtype. The tower uses this form (docs/model.md §3.4).
+    and dtype. The tower uses this form (docs/internals/model.md §3.4).
     """
     half = cos.shape[-1]
     pairs = x[..., : 2 * half].float().unflatten(-1, (half, 2))

@@ -1,5 +1,5 @@
 """Routed experts in host memory with a per-layer device cache, and the memory plan that sizes
-it (docs/engine.md, "Expert offload")."""
+it (docs/internals/engine.md, "Expert offload")."""
 
 from engine.offload.cache import POLICIES, CacheCounters, ExpertCache
 from engine.offload.offload import ExpertOffload, OffloadSettings

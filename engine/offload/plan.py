@@ -1,5 +1,5 @@
 """The memory plan: how a device budget splits between resident weights, KV and activation
-reserves, and the routed-expert cache (docs/engine.md, "Expert offload").
+reserves, and the routed-expert cache (docs/internals/engine.md, "Expert offload").
 
 Every size comes from the tensors the model folder's config implies (the list `Checkpoint.verify`
 checks the shards against) and from the codec file's size; nothing about the release is

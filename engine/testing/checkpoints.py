@@ -1,7 +1,7 @@
 """Random Drama 3 checkpoints in the exact real layout, for tests and benchmarks.
 
 `write_checkpoint(folder, preset, seed)` writes `config.json`, `tokenizer.json`, sharded
-safetensors with `model.safetensors.index.json` (every tensor of docs/model.md §2.1 and §2.2, routed
+safetensors with `model.safetensors.index.json` (every tensor of docs/internals/model.md §2.1 and §2.2, routed
 experts as block-FP8 with fp32 scales) and a random `codec.pth` (`engine.testing.codec`). The
 same preset and seed always give identical files.
 
@@ -58,7 +58,7 @@ def _geometry(hidden: int, layers: int, heads: tuple[int, int], head_dim: int, e
 _GEOMETRY = {
     "tiny": _geometry(64, 4, (4, 2), 32, (8, 2), 32, (2, 4), 16, 96, 4 << 20),
     "small": _geometry(512, 8, (8, 2), 64, (32, 4), 256, (4, 8), 64, 1024, 128 << 20),
-    # Real shapes (docs/model.md §1.2); the tower width is unknown [U], so a plausible 4096 is used.
+    # Real shapes (docs/internals/model.md §1.2); the tower width is unknown [U], so a plausible 4096 is used.
     "full": _geometry(2048, 40, (16, 2), 256, (256, 8), 512, (16, 32), 128, 4096, 4 << 30),
 }
 PRESETS = tuple(_GEOMETRY)

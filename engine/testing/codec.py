@@ -87,7 +87,7 @@ def _random_tensor(key: str, shape: tuple[int, ...], generator: torch.Generator,
 
 
 def _leftover_buffers(config: CodecConfig) -> dict[str, Tensor]:
-    """The S1-era RoPE tables and causal masks that `codec.pth` carries (docs/codec.md §1.6)."""
+    """The S1-era RoPE tables and causal masks that `codec.pth` carries (docs/internals/codec.md §1.6)."""
     full = config == CodecConfig()
     buffers = {}
     owners = [f"encoder.block.{i + 1}.block.5"

@@ -1,6 +1,6 @@
 """The upstream codec (PyPI `fish-speech==0.1.0`) built from our config, as a parity oracle.
 
-Used only by tests and benchmarks (docs/codec.md §4). fish-speech and descript-audio-codec are
+Used only by tests and benchmarks (docs/internals/codec.md §4). fish-speech and descript-audio-codec are
 installed without their dependencies, so the imports they never use (audiotools, librosa,
 hydra, omegaconf, and the `dac` package's own `__init__`) are replaced by stubs first.
 """
@@ -86,7 +86,7 @@ def load_weights(model: nn.Module, state: dict[str, Tensor]) -> None:
 
 
 def _install_stubs() -> list[str]:
-    """Put stand-ins for the unused heavy imports into `sys.modules` (docs/codec.md §4 step 2);
+    """Put stand-ins for the unused heavy imports into `sys.modules` (docs/internals/codec.md §4 step 2);
     returns the names of the plain stubs (librosa, hydra, omegaconf) put there, which are only
     needed while the upstream modules import."""
     if "audiotools" not in sys.modules and importlib.util.find_spec("audiotools") is None:

@@ -1,5 +1,5 @@
 """The decode kernels against their torch references on CPU tensors, under the Triton
-interpreter (docs/engine.md, "Kernels").
+interpreter (docs/internals/engine.md, "Kernels").
 
 Triton decides at import time whether kernels are interpreted, so this runs in a process started
 with `TRITON_INTERPRET=1`: `python -m engine.testing.kernels [PRESET ...]` prints one JSON object

@@ -57,7 +57,7 @@ def transformers_backbone(checkpoint: Checkpoint, dtype: torch.dtype = torch.flo
 def transformers_state_dict(checkpoint: Checkpoint, dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
     """The backbone tensors of `checkpoint` under transformers' Qwen3.5-MoE names, in `dtype`:
     experts of layer l as `model.layers.l.mlp.experts.gate_up_proj` `[E, 2·I, D]` (gate rows
-    first) and `...down_proj` `[E, D, I]`, dequantised from block FP8 (docs/model.md §2.1).
+    first) and `...down_proj` `[E, D, I]`, dequantised from block FP8 (docs/internals/model.md §2.1).
     Raises CheckpointError for an unreadable tensor.
     """
     config = checkpoint.config
