@@ -7,7 +7,7 @@ import inspect
 
 import typer
 
-COMMAND_MODULES = ("script", "model", "render", "edit", "book")
+COMMAND_MODULES = ("script", "model", "render", "takes", "mix", "edit", "book")
 
 
 def register_all(app: typer.Typer) -> None:

@@ -13,14 +13,9 @@ import typer
 
 from drama_cli.backends.registry import engine_help
 from drama_cli.commands import options as opt
-from drama_cli.commands.render import (
-    SCRATCH_LABEL,
-    _console,
-    _err,
-    _load,
-    _progress,
-    audio_to_stdout,
-)
+from drama_cli.commands.inputs import load_checked
+from drama_cli.commands.output import SCRATCH_LABEL, audio_to_stdout, notice, results_console
+from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import DramaError, UsageError, error_report
 from drama_cli.takes.project import open_project
 
@@ -64,7 +59,7 @@ def book_command(
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
                           sample_s=sample_length, sample=sample, m4b=m4b)
-    loaded = _load(script, cast)
+    loaded = load_checked(script, cast)
     chapters = pick_chapters(loaded, options.chapters)
     if output == "-" and len(chapters) != 1:
         raise UsageError("-o - writes one chapter: give exactly one --chapter N")
@@ -84,20 +79,20 @@ def book_command(
             _chapter_to_stdout(loaded, store, chapters[0], fmt)
             return
         with store.lock():
-            report = assemble_book(loaded, store, options, notice=_err)
+            report = assemble_book(loaded, store, options, notice=notice)
     except DramaError as err:
         if as_json and getattr(err, "results_printed", False):  # nothing was printed: say why
             print(json.dumps(error_report(err, err.exit_code), indent=2, ensure_ascii=False))
         raise
     for note in report.notes:
-        _err(f"note: {note}")
+        notice(f"note: {note}")
     if as_json:
         code = 1 if report.failures else render_report.exit_code
         print(json.dumps({"ok": code == 0, "exit_code": code} | report.to_dict(), indent=2, ensure_ascii=False))
     else:
         _print_book(report)
     if render_report.scratch and not as_json:
-        _err(f"note: {SCRATCH_LABEL}")
+        notice(f"note: {SCRATCH_LABEL}")
     if report.failures:
         from drama_cli.errors import BookChecksFailed
 
@@ -119,14 +114,14 @@ def _render(loaded, script: str, store, scenes, engine, model, placement, seed):
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
-    notice = say_once(_err)
+    notice = say_once(notice)
     device, gpu_memory = placement
     backend = make_backend(engine, model, notice=notice, device=device, gpu_memory=gpu_memory)
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":
         info["script_sha256"] = file_sha256(Path(script))
     try:
-        return render_script(loaded, store, backend, settings, _progress(), info, notice=notice)
+        return render_script(loaded, store, backend, settings, stderr_progress(), info, notice=notice)
     finally:
         backend.close()
 
@@ -157,7 +152,7 @@ def _chapter_to_stdout(loaded, store, chapter, fmt: str) -> None:
         if fmt == "flac":
             master = encode_flac(master, work / "chapter.flac")
         audio_to_stdout(master)
-        _err(f"book: chapter {chapter.number} ({chapter.title}) written to stdout as {fmt}")
+        notice(f"book: chapter {chapter.number} ({chapter.title}) written to stdout as {fmt}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -178,7 +173,7 @@ def _print_book(report) -> None:
                       str(row["sample_rate_hz"]), f"{row['bitrate_kbps']}{'' if row['cbr'] else ' VBR'}",
                       f"{row['head_s']:.2f}", f"{row['tail_s']:.2f}",
                       "pass" if not failed else "FAIL: " + ", ".join(failed))
-    console = _console()
+    console = results_console()
     console.print(table)
     if report.m4b:
         marks = ", ".join(f"{c['start_s']:.1f} s {c['title']}" for c in report.m4b["chapters"])
@@ -213,7 +208,7 @@ def import_command(
         write_text_atomic(target, text)
     lines = text.count("\n          - ")
     unattributed = text.count("\n          - UNATTRIBUTED: ")
-    _err(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
+    notice(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
          + (f", {unattributed} quote(s) without a speaker (UNATTRIBUTED)" if unattributed else "")
          + (f" written to {target}" if target else ""))
     if as_json:

@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Optional
 
 import typer
 
 from drama_cli.commands import options as opt
+from drama_cli.commands.output import notice
 from drama_cli.errors import UsageError
 from drama_cli.takes.store import check_new_takes
-
-
-def _err(message: str) -> None:
-    print(f"drama: {message}", file=sys.stderr)
 
 
 def _load(script: str):
@@ -29,7 +25,7 @@ def _load(script: str):
         raise UsageError("revise, edit and plot need a script file (they read its project folder)")
     loaded = load_script(script)
     for warning in loaded.warnings:
-        _err(f"warning: {warning}")
+        notice(f"warning: {warning}")
     return loaded
 
 
@@ -49,7 +45,7 @@ def _backend(store, engine: Optional[str], model: Optional[str], device: Optiona
 
     recorded = (store.project().get("engine") or {}).get("engine")
     name = engine or (recorded if recorded in backend_names() else AUTO)
-    return make_backend(name, model, notice=_err, device=device, gpu_memory=gpu_memory)
+    return make_backend(name, model, notice=notice, device=device, gpu_memory=gpu_memory)
 
 
 def _print(data: dict, as_json: bool, lines: list[str]) -> None:
@@ -82,7 +78,7 @@ def _exit_for_takes(summaries: list[dict]) -> None:
     for summary in summaries:
         for take in summary.get("takes", []):
             if take.get("failures"):
-                _err(f"{summary['line']} take {take['take']} ({take['status']}): "
+                notice(f"{summary['line']} take {take['take']} ({take['status']}): "
                      f"{'; '.join(take['failures'])}")
     raise typer.Exit(code)
 
@@ -190,11 +186,11 @@ def edit_command(
         _print(summary, as_json, [span_line, f"  old text: {plan.old_text}",
                                   f"  new text: {plan.new_text}", *whole])
         return
-    _err(span_line)
+    notice(span_line)
     result = edit_in_project(loaded, store, backend, planned, source, audio, plan, takes, seed, select,
                              update_script)
     for message in result["notes"]:
-        _err(f"warning: {message}")
+        notice(f"warning: {message}")
     lines = [f"{line}: edited take {source.number}: {plan.new_text}", *_takes_lines(result)]
     if result.get("script_backup"):
         lines.append(f"  script updated; backup {result['script_backup']}")
