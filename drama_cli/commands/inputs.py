@@ -3,10 +3,11 @@ its warnings printed, and the render settings."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
+from drama_cli.commands.options import mix_flags
 from drama_cli.commands.output import notice
-from drama_cli.compile.modes import DEFAULT_MODE
 from drama_cli.errors import ScriptError
 
 
@@ -25,23 +26,24 @@ def load_checked(script: str, cast: Optional[str]):
     return loaded
 
 
-def render_settings(scene, line, mode=DEFAULT_MODE, takes=1, seed=0, retries=2, formats=None,
-                    preset=None, gap=None, mix=True, room_tone=None, head=None, tail=None, batch=None):
-    """RenderSettings from the command line; mix options only for the flags given.
-    Raises UsageError for a value out of range (a gap, head or tail not in 0..60 s, ...)."""
-    from drama_cli.mix.loudness import get_preset
-    from drama_cli.mix.options import cli_room_tone
+def render_settings(scenes, lines, mix: dict | None = None, **fields):
+    """RenderSettings for the ids given, the `MIX` group's values `mix` (parsed by
+    `mix_flags`) and other `RenderSettings` fields. Raises UsageError for a value out of range
+    (a gap, head or tail not in 0..60 s, ...)."""
     from drama_cli.render.plan import RenderSettings
 
-    options = {}
-    if preset is not None:
-        get_preset(preset)  # an unknown preset is refused before any model is looked for
-        options["preset"] = preset
-    given = {"gap_s": gap, "head_s": head, "tail_s": tail, "room_tone": cli_room_tone(room_tone)}
-    options.update({key: value for key, value in given.items() if value is not None})
-    settings = RenderSettings(scenes=tuple(scene or ()), lines=tuple(line or ()), mode=mode,
-                              takes=takes, seed=seed, retries=retries,
-                              formats=tuple(formats or ()), mix=mix, mix_options=options,
-                              batch=batch)
+    settings = RenderSettings(scenes=tuple(scenes or ()), lines=tuple(lines or ()),
+                              **mix_flags(**(mix or {})), **fields)
     settings.validate()
     return settings
+
+
+def script_info(loaded, script: str) -> dict:
+    """What a render records of its script: source and title, and the file's SHA-256 unless
+    it was read from stdin."""
+    from drama_cli.takes.keys import file_sha256
+
+    info = {"script": loaded.source, "title": loaded.title}
+    if script != "-":
+        info["script_sha256"] = file_sha256(Path(script))
+    return info

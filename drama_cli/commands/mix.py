@@ -15,24 +15,21 @@ from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
 
+@opt.MIX.into("mix")
 def mix_command(
-    script: str = typer.Argument(..., help="Script file or - for stdin."),
+    script: str = opt.SCRIPT,
     scene: Optional[List[str]] = opt.SCENES,
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
-    fmt: Optional[List[str]] = opt.FORMATS,
-    preset: Optional[str] = opt.PRESET,
-    gap: Optional[float] = opt.GAP,
-    room_tone: Optional[str] = opt.ROOM_TONE,
-    head: Optional[float] = opt.HEAD,
-    tail: Optional[float] = opt.TAIL,
+    mix: dict = None,
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': also write the one --scene's mix to stdout (WAV, or FLAC with --format flac); results then go to stderr."),
     as_json: bool = opt.JSON,
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
     settings unless given here). Exits 1 when a line is left out of a mix."""
     from drama_cli.render.remix import remix
-    streamed = _stdout_format(output, scene, fmt)
+
+    streamed = _stdout_format(output, scene, mix["formats"])
     loaded = load_checked(script, cast)
     store = open_project(script, out)
     if not store.project_path.exists():
@@ -41,10 +38,9 @@ def mix_command(
         from drama_cli.render.remix import DEFAULT_FORMATS
 
         saved = (store.project().get("mix") or {}).get("formats") or list(DEFAULT_FORMATS)
-        fmt = list(dict.fromkeys([*saved, streamed]))
-    settings = render_settings(scene, None, formats=fmt, preset=preset, gap=gap, room_tone=room_tone,
-                         head=head, tail=tail)
-    scenes = remix(loaded, store, settings, formats_given=bool(fmt))
+        mix = {**mix, "formats": list(dict.fromkeys([*saved, streamed]))}
+    settings = render_settings(scene, None, mix)
+    scenes = remix(loaded, store, settings, formats_given=bool(mix["formats"]))
     if streamed and scenes and scenes[0].files.get(streamed):
         audio_to_stdout(Path(scenes[0].files[streamed]))
     if as_json and not streamed:

@@ -8,87 +8,66 @@ bars only when stderr is a terminal.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from drama_cli.backends.registry import engine_help
 from drama_cli.commands import options as opt
-from drama_cli.commands.inputs import load_checked, render_settings
+from drama_cli.commands.inputs import load_checked, render_settings, script_info
 from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
-from drama_cli.compile.modes import DEFAULT_MODE, mode_help
 from drama_cli.errors import ScriptError, UsageError
 from drama_cli.takes.project import open_project
 
 
+@opt.MIX.into("mix")
+@opt.BACKEND.into("backend")
 def render_command(
-    script: str = typer.Argument(..., help="Script file (.yaml, .fountain) or - for stdin."),
-    scene: Optional[List[str]] = typer.Option(None, "--scene", help="Scene id to render (repeatable)."),
-    line: Optional[List[str]] = typer.Option(None, "--line", help="Line id to render (repeatable)."),
-    mode: str = typer.Option(DEFAULT_MODE, help=mode_help()),
+    script: str = opt.SCRIPT,
+    scene: Optional[List[str]] = opt.SCENES,
+    line: Optional[List[str]] = opt.LINES,
+    mode: str = opt.MODE,
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = opt.BASE_SEED,
     retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
-    engine: str = typer.Option("auto", help=engine_help()),
-    model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
-    device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
+    backend: dict = None,
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
-    fmt: Optional[List[str]] = opt.FORMATS,
-    preset: Optional[str] = opt.PRESET,
-    gap: Optional[float] = opt.GAP,
-    room_tone: Optional[str] = opt.ROOM_TONE,
-    head: Optional[float] = opt.HEAD,
-    tail: Optional[float] = opt.TAIL,
+    mix: dict = None,
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
     batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the CPU, the CPU cores for scratch; with --cluster, every worker's share added up); 1 renders one take at a time, in script order."),
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
-    no_normalize: bool = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    no_normalize: bool = opt.NO_NORMALIZE,
+    as_json: bool = opt.JSON,
     no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
-    gpu_memory: Optional[str] = opt.GPU_MEMORY,
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.\\[cluster]'."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
-    from drama_cli.compile.scene import check_references
     from drama_cli.render.scheduler import render_script
-    from drama_cli.script.check import with_check_count
-    from drama_cli.takes.keys import file_sha256
 
-    settings = render_settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
-                         room_tone=room_tone, head=head, tail=tail, batch=batch)
-    settings.keep = tuple(keep or ())
+    settings = render_settings(scene, line, mix, mode=mode, takes=takes, seed=seed, retries=retries,
+                               batch=batch, keep=tuple(keep or ()))
     if asr_threshold is not None:
         from drama_cli.mix.options import check_number
 
         check_number("--asr-threshold", asr_threshold, 0.0, 1.0)
         if qc is None:
             raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
-    loaded = load_checked(script, cast)
-    loaded.normalize = loaded.normalize and not no_normalize
-    try:
-        check_references(loaded)
-    except ScriptError as err:
-        raise with_check_count(err, script, cast) from None
+    loaded = _load_for_render(script, cast, no_normalize)
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)
-    backend = _backend(cluster, engine, model, device, not no_graph, gpu_memory)
-    info = {"script": loaded.source, "title": loaded.title}
-    if script != "-":
-        info["script_sha256"] = file_sha256(Path(script))
+    engine = _backend(cluster, backend, not no_graph)
     try:
-        report = render_script(loaded, store, backend, settings, stderr_progress(name_new_takes=True),
-                               info, notice=notice)
+        report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
+                               script_info(loaded, script), notice=notice)
     finally:
-        backend.close()
+        engine.close()
     if cluster is not None:
-        report.workers = backend.worker_stats()
+        report.workers = engine.worker_stats()
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -101,19 +80,34 @@ def render_command(
         raise TakesNeedReview(report)
 
 
-def _backend(cluster: Optional[str], engine: str, model: Optional[str], device: Optional[str],
-             graph: bool, gpu_memory: Optional[str] = None):
-    """The render's backend: built here, or, with `--cluster`, one worker per slot of the Ray
-    cluster, each building it on its node (`drama_cli.backends.cluster`)."""
+def _load_for_render(script: str, cast: Optional[str], no_normalize: bool):
+    """The script (`load_checked`) with `--no-normalize` applied and its references checked."""
+    from drama_cli.compile.scene import check_references
+    from drama_cli.script.check import with_check_count
+
+    loaded = load_checked(script, cast)
+    loaded.normalize = loaded.normalize and not no_normalize
+    try:
+        check_references(loaded)
+    except ScriptError as err:
+        raise with_check_count(err, script, cast) from None
+    return loaded
+
+
+def _backend(cluster: Optional[str], flags: dict, graph: bool):
+    """The render's backend from the `BACKEND` group's `flags`: built here, or, with
+    `--cluster`, one worker per slot of the Ray cluster, each building it on its node
+    (`drama_cli.backends.cluster`)."""
     if cluster is None:
         from drama_cli.backends.registry import make_backend
 
-        return make_backend(engine, model, notice=notice, device=device, graph=graph, gpu_memory=gpu_memory)
-    if gpu_memory is not None:
+        return make_backend(**flags, notice=notice, graph=graph)
+    if flags["gpu_memory"] is not None:
         raise UsageError("--gpu-memory applies to a render on this machine, not with --cluster")
     from drama_cli.backends.cluster.backend import make_cluster_backend
 
-    return make_cluster_backend(cluster, engine, model, device, graph, notice=notice)
+    return make_cluster_backend(cluster, flags["engine"], flags["model"], flags["device"], graph,
+                                notice=notice)
 
 
 def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:

@@ -15,9 +15,9 @@ from drama_cli.takes.project import open_project
 
 
 def takes_command(
-    script: str = typer.Argument(..., help="Script file or - for stdin."),
+    script: str = opt.SCRIPT,
     scene: Optional[List[str]] = opt.SCENES,
-    line: Optional[List[str]] = typer.Option(None, "--line", help="Line id (repeatable)."),
+    line: Optional[List[str]] = opt.LINES,
     select: Optional[int] = typer.Option(None, help="Select take N for the one --line given."),
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
