@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from drama_cli.commands import options as opt
+from drama_cli.commands.help_style import TidyHelpGroup
 from drama_cli.errors import (
     ModelCheckFailed,
     ModelPullError,
@@ -28,7 +29,8 @@ GpuMemoryOpt = Annotated[Optional[str], typer.Option(
 HitRateOpt = Annotated[Optional[float], typer.Option(
     "--hit-rate", help="Expert cache hit rate (0..1) for the bytes copied per frame (default: a few rates).")]
 
-model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True)
+model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True,
+                        cls=TidyHelpGroup)
 
 
 def register(app: typer.Typer) -> None:

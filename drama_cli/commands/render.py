@@ -43,7 +43,7 @@ def render_command(
     no_normalize: bool = opt.NO_NORMALIZE,
     as_json: bool = opt.JSON,
     no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.\\[cluster]'."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.[cluster]'."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
     from drama_cli.render.scheduler import render_script
