@@ -7,7 +7,7 @@ import inspect
 
 import typer
 
-COMMAND_MODULES = ("script", "model", "render", "takes", "mix", "edit", "book")
+COMMAND_MODULES = ("script", "model", "render", "takes", "mix", "edit", "book", "reference")
 
 
 def register_all(app: typer.Typer) -> None:
