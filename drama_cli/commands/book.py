@@ -29,7 +29,7 @@ def book_command(
     m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
     fmt: str = typer.Option("wav", "--format", help="Audio format for -o -: wav or flac."),
-    backend: dict = None,
+    backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     seed: int = opt.BASE_SEED,
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,

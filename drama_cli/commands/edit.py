@@ -93,7 +93,7 @@ def revise_command(
     seed: Optional[int] = opt.NEW_SEED,
     select: bool = opt.SELECT,
     from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
-    backend: dict = None,
+    backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:
@@ -147,7 +147,7 @@ def edit_command(
     select: bool = opt.SELECT,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the span and the words it covers, then stop."),
     update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
-    backend: dict = None,
+    backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:

@@ -21,7 +21,7 @@ def mix_command(
     scene: Optional[List[str]] = opt.SCENES,
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
-    mix: dict = None,
+    mix: dict = None,  # the MIX group's options: --format, --preset, --gap, --room-tone, --head, --tail
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': also write the one --scene's mix to stdout (WAV, or FLAC with --format flac); results then go to stderr."),
     as_json: bool = opt.JSON,
 ) -> None:

@@ -31,10 +31,10 @@ def render_command(
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = opt.BASE_SEED,
     retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
-    backend: dict = None,
+    backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
-    mix: dict = None,
+    mix: dict = None,  # the MIX group's options: --format, --preset, --gap, --room-tone, --head, --tail
     qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
