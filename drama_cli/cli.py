@@ -14,6 +14,7 @@ import sys
 
 import typer
 
+from drama_cli.commands.help_style import TidyHelpGroup
 from drama_cli.errors import (
     EXIT_BAD_INPUT,
     DramaError,
@@ -28,6 +29,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=TidyHelpGroup,
 )
 
 

@@ -7,7 +7,7 @@ import inspect
 
 import typer
 
-COMMAND_MODULES = ("script", "model", "render", "edit", "book")
+COMMAND_MODULES = ("script", "model", "render", "takes", "mix", "edit", "book", "reference")
 
 
 def register_all(app: typer.Typer) -> None:
@@ -21,16 +21,34 @@ def register_all(app: typer.Typer) -> None:
             raise
         module.register(app)
     reflow_help(app)
+    tidy_help(app)
+
+
+def tidy_help(app: typer.Typer) -> None:
+    """Give every command of `app` and its groups `TidyHelpCommand` (`--help` with arguments
+    in capitals and flags without a type)."""
+    from typer.core import TyperCommand
+
+    from drama_cli.commands.help_style import TidyHelpCommand
+
+    for info in _commands(app):
+        if info.cls in (None, TyperCommand):  # typer's default; a command's own class stays
+            info.cls = TidyHelpCommand
+
+
+def _commands(app: typer.Typer) -> list:
+    """The registered commands of `app` and of its groups."""
+    commands = list(app.registered_commands)
+    for group in app.registered_groups:
+        commands += group.typer_instance.registered_commands
+    return commands
 
 
 def reflow_help(app: typer.Typer) -> None:
     """Give every command without its own `help` its docstring with each paragraph joined into
     one line, so help texts wrap at the terminal's width instead of breaking mid-sentence where
     the source lines end."""
-    commands = list(app.registered_commands)
-    for group in app.registered_groups:
-        commands += group.typer_instance.registered_commands
-    for info in commands:
+    for info in _commands(app):
         doc = inspect.getdoc(info.callback) if info.help is None and info.callback else None
         if doc:
             info.help = "\n\n".join(" ".join(p.split()) for p in doc.split("\n\n"))

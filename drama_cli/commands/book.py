@@ -11,22 +11,17 @@ from typing import List, Optional
 
 import typer
 
-from drama_cli.backends.registry import engine_help
 from drama_cli.commands import options as opt
-from drama_cli.commands.render import (
-    SCRATCH_LABEL,
-    _console,
-    _err,
-    _load,
-    _progress,
-    audio_to_stdout,
-)
+from drama_cli.commands.inputs import load_checked, script_info
+from drama_cli.commands.output import SCRATCH_LABEL, audio_to_stdout, notice, results_console
+from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import DramaError, UsageError, error_report
 from drama_cli.takes.project import open_project
 
 
+@opt.BACKEND.into("backend")
 def book_command(
-    script: str = typer.Argument(..., help="Script file (.yaml, .fountain) or - for stdin."),
+    script: str = opt.SCRIPT,
     chapter: Optional[List[int]] = typer.Option(None, "--chapter", help="Chapter number to assemble (repeatable; default: all)."),
     sample_from: Optional[str] = typer.Option(None, "--sample-from", help="Retail sample start: CHAPTER[:SECONDS] (default: the first chapter after the credits, from its start)."),
     sample_length: float = typer.Option(180.0, "--sample-length", help="Retail sample length, seconds (ACX: 60..300)."),
@@ -34,10 +29,7 @@ def book_command(
     m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
     fmt: str = typer.Option("wav", "--format", help="Audio format for -o -: wav or flac."),
-    engine: str = typer.Option("auto", help=engine_help()),
-    model: Optional[str] = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache)."),
-    device: Optional[str] = typer.Option(None, help="Torch device for drama3 (default: cuda if present)."),
-    gpu_memory: Optional[str] = opt.GPU_MEMORY,
+    backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     seed: int = opt.BASE_SEED,
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
@@ -64,7 +56,7 @@ def book_command(
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
                           sample_s=sample_length, sample=sample, m4b=m4b)
-    loaded = _load(script, cast)
+    loaded = load_checked(script, cast)
     chapters = pick_chapters(loaded, options.chapters)
     if output == "-" and len(chapters) != 1:
         raise UsageError("-o - writes one chapter: give exactly one --chapter N")
@@ -73,8 +65,7 @@ def book_command(
     cover_path(loaded)  # a missing cover fails now, not after hours of rendering
     require_encoder("mp3")
     store = open_project(script, None if out is None else out, create=True)
-    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters),
-                            engine, model, (device, gpu_memory), seed)
+    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed)
     try:
         if render_report.exit_code == 1:
             from drama_cli.errors import TakesNeedReview
@@ -84,20 +75,20 @@ def book_command(
             _chapter_to_stdout(loaded, store, chapters[0], fmt)
             return
         with store.lock():
-            report = assemble_book(loaded, store, options, notice=_err)
+            report = assemble_book(loaded, store, options, notice=notice)
     except DramaError as err:
         if as_json and getattr(err, "results_printed", False):  # nothing was printed: say why
             print(json.dumps(error_report(err, err.exit_code), indent=2, ensure_ascii=False))
         raise
     for note in report.notes:
-        _err(f"note: {note}")
+        notice(f"note: {note}")
     if as_json:
         code = 1 if report.failures else render_report.exit_code
         print(json.dumps({"ok": code == 0, "exit_code": code} | report.to_dict(), indent=2, ensure_ascii=False))
     else:
         _print_book(report)
     if render_report.scratch and not as_json:
-        _err(f"note: {SCRATCH_LABEL}")
+        notice(f"note: {SCRATCH_LABEL}")
     if report.failures:
         from drama_cli.errors import BookChecksFailed
 
@@ -108,27 +99,24 @@ def book_command(
         raise TakesNeedReview(render_report)
 
 
-def _render(loaded, script: str, store, scenes, engine, model, placement, seed):
-    """Render the lines of `scenes` that have no take yet (as `drama render`, without scene mixes)."""
+def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
+    """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
+    mixes) with the engine of the `BACKEND` group's values `backend`."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.scene import check_references
     from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
-    from drama_cli.takes.keys import file_sha256
 
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
-    notice = say_once(_err)
-    device, gpu_memory = placement
-    backend = make_backend(engine, model, notice=notice, device=device, gpu_memory=gpu_memory)
-    info = {"script": loaded.source, "title": loaded.title}
-    if script != "-":
-        info["script_sha256"] = file_sha256(Path(script))
+    notice_once = say_once(notice)
+    engine = make_backend(**backend, notice=notice_once)
     try:
-        return render_script(loaded, store, backend, settings, _progress(), info, notice=notice)
+        return render_script(loaded, store, engine, settings, stderr_progress(),
+                             script_info(loaded, script), notice=notice_once)
     finally:
-        backend.close()
+        engine.close()
 
 
 def say_once(notice):
@@ -157,7 +145,7 @@ def _chapter_to_stdout(loaded, store, chapter, fmt: str) -> None:
         if fmt == "flac":
             master = encode_flac(master, work / "chapter.flac")
         audio_to_stdout(master)
-        _err(f"book: chapter {chapter.number} ({chapter.title}) written to stdout as {fmt}")
+        notice(f"book: chapter {chapter.number} ({chapter.title}) written to stdout as {fmt}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -178,7 +166,7 @@ def _print_book(report) -> None:
                       str(row["sample_rate_hz"]), f"{row['bitrate_kbps']}{'' if row['cbr'] else ' VBR'}",
                       f"{row['head_s']:.2f}", f"{row['tail_s']:.2f}",
                       "pass" if not failed else "FAIL: " + ", ".join(failed))
-    console = _console()
+    console = results_console()
     console.print(table)
     if report.m4b:
         marks = ", ".join(f"{c['start_s']:.1f} s {c['title']}" for c in report.m4b["chapters"])
@@ -213,7 +201,7 @@ def import_command(
         write_text_atomic(target, text)
     lines = text.count("\n          - ")
     unattributed = text.count("\n          - UNATTRIBUTED: ")
-    _err(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
+    notice(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
          + (f", {unattributed} quote(s) without a speaker (UNATTRIBUTED)" if unattributed else "")
          + (f" written to {target}" if target else ""))
     if as_json:

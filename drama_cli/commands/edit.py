@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Optional
 
 import typer
 
 from drama_cli.commands import options as opt
+from drama_cli.commands.output import notice
 from drama_cli.errors import UsageError
 from drama_cli.takes.store import check_new_takes
-
-
-def _err(message: str) -> None:
-    print(f"drama: {message}", file=sys.stderr)
 
 
 def _load(script: str):
@@ -29,7 +25,7 @@ def _load(script: str):
         raise UsageError("revise, edit and plot need a script file (they read its project folder)")
     loaded = load_script(script)
     for warning in loaded.warnings:
-        _err(f"warning: {warning}")
+        notice(f"warning: {warning}")
     return loaded
 
 
@@ -42,14 +38,14 @@ def _store(script: str, out: Optional[str]):
     return store
 
 
-def _backend(store, engine: Optional[str], model: Optional[str], device: Optional[str],
-             gpu_memory: Optional[str] = None):
-    """The engine the project was rendered with, unless `--engine` says otherwise."""
+def _backend(store, flags: dict):
+    """The backend of the `PROJECT_BACKEND` group's `flags`: the engine the project was
+    rendered with, unless `--engine` says otherwise."""
     from drama_cli.backends.registry import AUTO, backend_names, make_backend
 
     recorded = (store.project().get("engine") or {}).get("engine")
-    name = engine or (recorded if recorded in backend_names() else AUTO)
-    return make_backend(name, model, notice=_err, device=device, gpu_memory=gpu_memory)
+    name = flags["engine"] or (recorded if recorded in backend_names() else AUTO)
+    return make_backend(**{**flags, "engine": name}, notice=notice)
 
 
 def _print(data: dict, as_json: bool, lines: list[str]) -> None:
@@ -82,13 +78,14 @@ def _exit_for_takes(summaries: list[dict]) -> None:
     for summary in summaries:
         for take in summary.get("takes", []):
             if take.get("failures"):
-                _err(f"{summary['line']} take {take['take']} ({take['status']}): "
+                notice(f"{summary['line']} take {take['take']} ({take['status']}): "
                      f"{'; '.join(take['failures'])}")
     raise typer.Exit(code)
 
 
+@opt.PROJECT_BACKEND.into("backend")
 def revise_command(
-    script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
+    script: str = opt.SCRIPT_FILE,
     line: Optional[str] = typer.Argument(None, help="Line id to revise."),
     note: Optional[str] = typer.Option(None, help="Director's note, read against the earlier take."),
     from_take: Optional[int] = opt.FROM_TAKE,
@@ -96,10 +93,7 @@ def revise_command(
     seed: Optional[int] = opt.NEW_SEED,
     select: bool = opt.SELECT,
     from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
-    engine: Optional[str] = opt.ENGINE_OF_PROJECT,
-    model: Optional[str] = opt.MODEL,
-    device: Optional[str] = opt.DEVICE,
-    gpu_memory: Optional[str] = opt.GPU_MEMORY,
+    backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:
@@ -118,7 +112,7 @@ def revise_command(
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
         store = _store(script, out)
-        done = revise_from_script(loaded, store, _backend(store, engine, model, device, gpu_memory), seed)
+        done = revise_from_script(loaded, store, _backend(store, backend), seed)
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
         _exit_for_takes(done)
@@ -128,15 +122,16 @@ def revise_command(
     find_line(loaded, line)
     clean_note(note)
     store = _store(script, out)
-    summary = revise_in_project(loaded, store, _backend(store, engine, model, device, gpu_memory), line, note,
+    summary = revise_in_project(loaded, store, _backend(store, backend), line, note,
                                 takes, seed, from_take, select)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])
     _exit_for_takes([summary])
 
 
+@opt.PROJECT_BACKEND.into("backend")
 def edit_command(
-    script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
+    script: str = opt.SCRIPT_FILE,
     line: str = typer.Argument(..., help="Line id to edit."),
     insert: Optional[str] = typer.Option(None, help="Words to insert (with --at or --after)."),
     at: Optional[float] = typer.Option(None, help="Insert at this time in the take, seconds."),
@@ -152,10 +147,7 @@ def edit_command(
     select: bool = opt.SELECT,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the span and the words it covers, then stop."),
     update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
-    engine: Optional[str] = opt.ENGINE_OF_PROJECT,
-    model: Optional[str] = opt.MODEL,
-    device: Optional[str] = opt.DEVICE,
-    gpu_memory: Optional[str] = opt.GPU_MEMORY,
+    backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     as_json: bool = opt.JSON,
 ) -> None:
@@ -178,8 +170,8 @@ def edit_command(
     loaded = _load(script)
     find_line(loaded, line)
     store = _store(script, out)
-    backend = _backend(store, engine, model, device, gpu_memory)
-    planned, source, audio, plan = plan_in_project(loaded, store, backend, line, form, from_take)
+    engine = _backend(store, backend)
+    planned, source, audio, plan = plan_in_project(loaded, store, engine, line, form, from_take)
     summary = plan_summary(planned, source, plan)
     span_line = (f"{line}: take {source.number}, span {plan.span.start_s:.3f}-{plan.span.end_s:.3f} s "
                  f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "
@@ -190,11 +182,11 @@ def edit_command(
         _print(summary, as_json, [span_line, f"  old text: {plan.old_text}",
                                   f"  new text: {plan.new_text}", *whole])
         return
-    _err(span_line)
-    result = edit_in_project(loaded, store, backend, planned, source, audio, plan, takes, seed, select,
+    notice(span_line)
+    result = edit_in_project(loaded, store, engine, planned, source, audio, plan, takes, seed, select,
                              update_script)
     for message in result["notes"]:
-        _err(f"warning: {message}")
+        notice(f"warning: {message}")
     lines = [f"{line}: edited take {source.number}: {plan.new_text}", *_takes_lines(result)]
     if result.get("script_backup"):
         lines.append(f"  script updated; backup {result['script_backup']}")
@@ -203,13 +195,13 @@ def edit_command(
 
 
 def plot_command(
-    script: str = typer.Argument(..., help="Script file (.yaml, .fountain)."),
+    script: str = opt.SCRIPT_FILE,
     scene: Optional[str] = typer.Option(None, help="Scene id: plot its mix timeline."),
     line: Optional[str] = typer.Option(None, help="Line id: plot a take's waveform and spectrogram."),
     take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
     output: Optional[str] = typer.Option(None, "-o", "--image", help="Picture to write (default: <scene>.png / <line>.png)."),
     out: Optional[str] = opt.OUT,
-    as_json: bool = typer.Option(False, "--json", help="Print the written files and their sizes as JSON."),
+    as_json: bool = opt.JSON,
     old_output: Optional[str] = typer.Option(None, "--output", hidden=True),
 ) -> None:
     """Draw a scene's timeline or a take's waveform and spectrogram (PNG, SVG, PDF or JPG by

@@ -10,6 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from drama_cli.commands import options as opt
+from drama_cli.commands.help_style import TidyHelpGroup
 from drama_cli.errors import (
     ModelCheckFailed,
     ModelPullError,
@@ -21,14 +23,14 @@ REPO_ID = "fishaudio/drama-3"
 DEFAULT_REVISION = "78e5ab7"
 
 PathArg = Annotated[Path, typer.Argument(help="A model folder, or a folder (or file) holding only config.json.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 GpuMemoryOpt = Annotated[Optional[str], typer.Option(
     "--gpu-memory", help="Plan the model for this much device memory (e.g. 24GB, 24GiB, 500MB; default: what "
                          "the GPU has free, when there is one).")]
 HitRateOpt = Annotated[Optional[float], typer.Option(
     "--hit-rate", help="Expert cache hit rate (0..1) for the bytes copied per frame (default: a few rates).")]
 
-model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True)
+model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True,
+                        cls=TidyHelpGroup)
 
 
 def register(app: typer.Typer) -> None:
@@ -37,7 +39,7 @@ def register(app: typer.Typer) -> None:
 
 
 @model_app.command("info")
-def info(path: PathArg, as_json: JsonOpt = False, gpu_memory: GpuMemoryOpt = None,
+def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = None,
          hit_rate: HitRateOpt = None) -> None:
     """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
     frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations);
@@ -163,7 +165,7 @@ def _config_path(path: Path) -> Path:
 
 
 @model_app.command("verify")
-def verify(path: PathArg, as_json: JsonOpt = False) -> None:
+def verify(path: PathArg, as_json: bool = opt.JSON) -> None:
     """Check a model folder: every shard the index names exists and holds the tensors it
     claims with the shapes and dtypes the config implies; the tokenizer's ids agree with the
     config. Exit 1 on any mismatch."""
@@ -223,7 +225,7 @@ def _report_verify(path: Path, problems: list[str], notes: list[str], facts: dic
 def pull(
     revision: Annotated[str, typer.Option("--revision", help="Hub revision (commit, tag or branch).")] = DEFAULT_REVISION,
     folder: Annotated[Optional[Path], typer.Option("--dir", help="Target folder (default: the user data folder).")] = None,
-    as_json: JsonOpt = False,
+    as_json: bool = opt.JSON,
 ) -> None:
     """Download fishaudio/drama-3 at a pinned revision with huggingface_hub (resumable; a
     progress bar when stderr is a terminal). Prints the folder it wrote."""

@@ -1,29 +1,42 @@
-"""Command-line options that several commands share, declared once so that their names and
-help read the same everywhere."""
+"""Command-line arguments and options that several commands share, declared once so that
+their names and help read the same everywhere, and the option groups some commands take
+together (`MIX`, `BACKEND`, `PROJECT_BACKEND`)."""
 
 from __future__ import annotations
+
+from typing import List, Optional
 
 import typer
 
 from drama_cli.backends.registry import engine_help
+from drama_cli.commands.option_group import OptionGroup
+from drama_cli.compile.modes import DEFAULT_MODE, mode_help
 
+SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for stdin.")
+# revise, edit and plot read the project folder beside the script, so they need a file.
+SCRIPT_FILE = typer.Argument(..., help="Script file (.yaml or .fountain).")
 OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it).")
-CAST = typer.Option(None, help="Cast file (YAML) to use.")
+CAST = typer.Option(None, help="Cast file (YAML); default <script>.cast.yaml for Fountain.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
+LINES = typer.Option(None, "--line", help="Line id (repeatable).")
+MODE = typer.Option(DEFAULT_MODE, help=mode_help())
+NO_NORMALIZE = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words).")
+
 FORMATS = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable).")
 PRESET = typer.Option(None, help="Loudness preset: none, acx, acx-mp3, r128, podcast (default: the "
                                   "project's saved preset, else none).")
-SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 GAP = typer.Option(None, help="Default pause between lines in the mix, seconds (0..60).")
 ROOM_TONE = typer.Option(None, "--room-tone",
                          help="Bed under the mix: 'noise' or a room-tone file (WAV/FLAC).")
 HEAD = typer.Option(None, help="Silence before the first line of a scene mix, seconds (0..60).")
 TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seconds (0..60).")
 
+ENGINE = typer.Option("auto", help=engine_help())
 # Commands that work on an existing project (revise, edit) and make new takes of one line.
 ENGINE_OF_PROJECT = typer.Option(None, help=engine_help(" (default: the project's)"))
-MODEL = typer.Option(None, help="Drama 3 model folder.")
-DEVICE = typer.Option(None, help="Torch device for drama3.")
+MODEL = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache).")
+DEVICE = typer.Option(None, help="Torch device for drama3 (default: cuda if present).")
 GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Device memory drama3 may use, e.g. 24GB, 24GiB or auto "
                           "(what the GPU has free); routed experts that do not fit stay in host memory.")
 FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
@@ -32,3 +45,28 @@ NEW_SEED = typer.Option(None, help="Seed of the first new take.")
 BASE_SEED = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
                                  "so keep seeds far apart (1000, 2000).")
 SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
+
+# The mix settings a command may override (render, mix); parsed by `mix_flags`.
+MIX = OptionGroup(formats=(Optional[List[str]], FORMATS), preset=(Optional[str], PRESET),
+                  gap=(Optional[float], GAP), room_tone=(Optional[str], ROOM_TONE),
+                  head=(Optional[float], HEAD), tail=(Optional[float], TAIL))
+
+_PLACEMENT = {"model": (Optional[str], MODEL), "device": (Optional[str], DEVICE),
+              "gpu_memory": (Optional[str], GPU_MEMORY)}
+# The engine and where its model goes, as `make_backend` takes them (render, book).
+BACKEND = OptionGroup(engine=(str, ENGINE), **_PLACEMENT)
+# The same for a project already rendered: the engine defaults to the project's (revise, edit).
+PROJECT_BACKEND = OptionGroup(engine=(Optional[str], ENGINE_OF_PROJECT), **_PLACEMENT)
+
+
+def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, tail=None):
+    """The `MIX` group as one `drama_cli.mix.options.MixOverrides` (None: not given). Raises
+    UsageError for an unknown preset, a missing or unusable room-tone file or a value out of
+    range (a gap, head or tail not in 0..60 s)."""
+    from drama_cli.mix.loudness import get_preset
+    from drama_cli.mix.options import MixOverrides, cli_room_tone
+
+    if preset is not None:
+        get_preset(preset)  # an unknown preset is refused before any model is looked for
+    return MixOverrides(formats=tuple(formats or ()), preset=preset, gap_s=gap, head_s=head,
+                        tail_s=tail, room_tone=cli_room_tone(room_tone))

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from drama_cli.compile.modes import DEFAULT_MODE, get_mode, mode_help
+from drama_cli.commands import options as opt
+from drama_cli.compile.modes import get_mode
 from drama_cli.errors import (
     EXIT_BAD_INPUT,
     CheckFailed,
@@ -18,22 +19,16 @@ from drama_cli.errors import (
     error_report,
 )
 
-ScriptArg = Annotated[str, typer.Argument(help="Script file (.yaml or .fountain), or - for stdin.")]
-CastOpt = Annotated[Optional[str], typer.Option("--cast", help="Cast file (YAML); default <script>.cast.yaml for Fountain.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-NoNormalizeOpt = Annotated[bool, typer.Option("--no-normalize", help="Send numbers and symbols as written (no number words).")]
-
-
 def register(app: typer.Typer) -> None:
     """Add `check` and `compile` to the app."""
     app.command("check")(check)
     app.command("compile")(compile_)
 
 
-def check(script: ScriptArg, cast: CastOpt = None,
+def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
           strict_tags: Annotated[bool, typer.Option("--strict-tags", help="Warn about tags outside the known vocabulary (never drops them).")] = False,
           words: Annotated[bool, typer.Option("--words", help="List the words of English lines that neither the pronouncing dictionary nor the lexicon knows, with counts and where each is first written.")] = False,
-          as_json: JsonOpt = False) -> None:
+          as_json: bool = opt.JSON) -> None:
     """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
 
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
@@ -93,14 +88,14 @@ def _print_check(report) -> None:
     print(f"ok: {len(script.scenes)} scenes, {total} lines, {len(report.warnings)} warnings")
 
 
-def compile_(script: ScriptArg, cast: CastOpt = None,
+def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
              scene: Annotated[Optional[str], typer.Option("--scene", help="Only this scene id.")] = None,
-             mode: Annotated[str, typer.Option("--mode", help=mode_help())] = DEFAULT_MODE,
+             mode: str = opt.MODE,
              max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
              model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
              out: Annotated[Optional[str], typer.Option("--out", help="Project folder whose takes history mode shows as context (default: <script>.drama beside it).")] = None,
-             no_normalize: NoNormalizeOpt = False,
-             as_json: JsonOpt = False) -> None:
+             no_normalize: bool = opt.NO_NORMALIZE,
+             as_json: bool = opt.JSON) -> None:
     """Show each conversation as it will be sent, with tokens per segment and audio rows.
 
     Audio rows are estimated from reference durations at 44,100/2048 frames per second; the

@@ -1,0 +1,46 @@
+"""What the render, takes, mix and book commands read from their arguments: the script, with
+its warnings printed, and the render settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from drama_cli.commands.output import notice
+from drama_cli.errors import ScriptError
+
+
+def load_checked(script: str, cast: Optional[str]):
+    """The script, its warnings printed; a bad script raises its first problem, saying how many
+    more `drama check` lists."""
+    from drama_cli.script.check import with_check_count
+    from drama_cli.script.load import load_script
+
+    try:
+        loaded = load_script(script, cast=cast)
+    except ScriptError as err:
+        raise with_check_count(err, script, cast) from None
+    for warning in loaded.warnings:
+        notice(f"warning: {warning}")
+    return loaded
+
+
+def render_settings(scenes, lines, **fields):
+    """RenderSettings for the ids given and other `RenderSettings` fields. Raises UsageError
+    for a value out of range."""
+    from drama_cli.takes.jobs import RenderSettings
+
+    settings = RenderSettings(scenes=tuple(scenes or ()), lines=tuple(lines or ()), **fields)
+    settings.validate()
+    return settings
+
+
+def script_info(loaded, script: str) -> dict:
+    """What a render records of its script: source and title, and the file's SHA-256 unless
+    it was read from stdin."""
+    from drama_cli.takes.keys import file_sha256
+
+    info = {"script": loaded.source, "title": loaded.title}
+    if script != "-":
+        info["script_sha256"] = file_sha256(Path(script))
+    return info

@@ -1,0 +1,110 @@
+"""`drama mix`: mix scenes again from their selected takes (`drama_cli.mix.project_mix`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from drama_cli.commands import options as opt
+from drama_cli.commands.inputs import load_checked, render_settings
+from drama_cli.commands.output import audio_to_stdout, notice, results_console
+from drama_cli.errors import UsageError
+from drama_cli.takes.project import open_project
+
+
+@opt.MIX.into("mix")
+def mix_command(
+    script: str = opt.SCRIPT,
+    scene: Optional[List[str]] = opt.SCENES,
+    out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.CAST,
+    mix: dict = None,  # the MIX group's options: --format, --preset, --gap, --room-tone, --head, --tail
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': also write the one --scene's mix to stdout (WAV, or FLAC with --format flac); results then go to stderr."),
+    as_json: bool = opt.JSON,
+) -> None:
+    """Mix scenes again from their selected takes, without rendering (the render's mix
+    settings unless given here). Exits 1 when a line is left out of a mix."""
+    from drama_cli.mix.project_mix import remix
+    from drama_cli.render.plan import pick_scenes
+
+    streamed = _stdout_format(output, scene, mix["formats"])
+    loaded = load_checked(script, cast)
+    store = open_project(script, out)
+    if not store.project_path.exists():
+        raise UsageError(f"{store.root} is not a rendered project; run drama render first")
+    if streamed:  # the saved formats stay written; the streamed one is added
+        from drama_cli.mix.options import DEFAULT_FORMATS
+
+        saved = (store.project().get("mix") or {}).get("formats") or list(DEFAULT_FORMATS)
+        mix = {**mix, "formats": list(dict.fromkeys([*saved, streamed]))}
+    scenes = remix(loaded, store, pick_scenes(loaded, render_settings(scene, None)),
+                   opt.mix_flags(**mix))
+    if streamed and scenes and scenes[0].files.get(streamed):
+        audio_to_stdout(Path(scenes[0].files[streamed]))
+    if as_json and not streamed:
+        import dataclasses
+
+        print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
+    else:
+        from rich.console import Console
+
+        console = Console(stderr=True) if streamed else results_console()
+        for outcome in scenes:
+            print_scene(console, outcome)
+    broken = [p for s in scenes for p in s.problems]
+    if broken:
+        from drama_cli.errors import CorruptSelection
+
+        raise CorruptSelection(broken)
+    left_out = [line for s in scenes for line in s.missing]
+    stale = [line for s in scenes for line in s.stale_lines]
+    if left_out or stale:
+        from drama_cli.errors import LinesLeftOut
+
+        raise LinesLeftOut(left_out, stale)
+
+
+def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
+    """The format `-o -` streams (`wav` unless --format flac), None without `-o`. UsageError
+    for another -o, for anything but exactly one --scene, or a format that is not wav or flac."""
+    if output is None:
+        return None
+    if output != "-":
+        raise UsageError("-o takes only '-' (stdout); mixes are written to the project folder")
+    if len(scenes or ()) != 1:
+        raise UsageError("-o - writes one scene: give exactly one --scene ID")
+    kinds = [f.lower().lstrip(".") for f in formats or ["wav"]]
+    if len(kinds) != 1 or kinds[0] not in ("wav", "flac"):
+        raise UsageError("-o - writes WAV or FLAC: give at most one --format, wav or flac")
+    return kinds[0]
+
+def print_scene(console, scene) -> None:
+    for problem in scene.problems:
+        notice(f"scene {scene.scene_id}: {problem}; left out of the mix")
+    for note in scene.moved:
+        notice(f"scene {scene.scene_id}: note: {note}")
+    if scene.skipped:
+        console.print(f"scene {scene.scene_id}: mix skipped: {scene.skipped}")
+        if scene.stale:
+            notice(f"scene {scene.scene_id}: the old mix files are stale: {', '.join(scene.stale)}")
+        return
+    from drama_cli.mix.loudness import level_text
+
+    level = level_text(scene.loudness.get("preset", "none"), scene.loudness.get("loudness", {}))
+    left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
+    console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
+                  f" {scene.duration_s:.1f} s, {level}{left_out}")
+    if scene.engines_note:
+        notice(f"scene {scene.scene_id}: note: {scene.engines_note}")
+    for stale in scene.stale_takes:
+        notice(f"scene {scene.scene_id}: stale: {stale}; render the line again")
+    for issue in scene.loudness.get("issues", []):
+        console.print(f"scene {scene.scene_id}: mix issue: {issue}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add `mix` to the app."""
+    app.command("mix")(mix_command)

@@ -1,0 +1,105 @@
+"""Render progress on stderr: rich bars on a terminal (`RichProgress`), else one line per
+finished line (`LineLog`). Both implement the methods of `drama_cli.render.line.Progress`."""
+
+from __future__ import annotations
+
+import sys
+
+from drama_cli.commands.output import notice
+
+
+class RichProgress:
+    """Rich progress bars on stderr: lines (described with the current line and take) and,
+    for engines that stream, frames of the current take. Implements the methods of
+    `drama_cli.render.line.Progress`."""
+
+    def __init__(self):
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                             MofNCompleteColumn(), TimeElapsedColumn(),
+                             console=Console(stderr=True), transient=True)
+        self._task = None
+        self._frames = None
+        self._streams = None
+
+    def start(self, total_lines):
+        self._bar.start()
+        self._task = self._bar.add_task("lines", total=total_lines)
+
+    def frames(self, job, frames, budget):
+        if self._frames is None:
+            self._frames = self._bar.add_task("frames", total=budget)
+        self._bar.update(self._frames, completed=frames, total=budget)
+
+    def streams(self, active, size):
+        if size > 1:
+            if self._streams is None:
+                self._streams = self._bar.add_task("streams", total=size)
+            self._bar.update(self._streams, completed=active)
+
+    def line(self, job):
+        self._bar.update(self._task, description=f"{job.line_id} {job.speaker}")
+
+    def attempt(self, job, slot, attempt, seed):
+        if self._frames is not None:
+            self._bar.update(self._frames, completed=0)
+        suffix = f" (retry {attempt})" if attempt else ""
+        self._bar.update(self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}")
+
+    def done(self, outcome):
+        self._bar.advance(self._task)
+
+    def finish(self):
+        self._bar.stop()
+
+
+class LineLog:
+    """Progress for logs and pipes (stderr not a terminal): one line on stderr per finished
+    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`, with `name_new_takes` naming
+    the takes made when they are not just the selected one (`(new takes 2, 3)`). Implements
+    the methods of `drama_cli.render.line.Progress`."""
+
+    def __init__(self, name_new_takes: bool = False):
+        self._total = self._done = 0
+        self._name_new_takes = name_new_takes
+        self._streams = ""
+
+    def start(self, total_lines):
+        self._total = total_lines
+
+    def line(self, job):
+        pass
+
+    def attempt(self, job, slot, attempt, seed):
+        pass
+
+    def frames(self, job, frames, budget):
+        pass
+
+    def streams(self, active, size):
+        self._streams = f" [{active}/{size} streams]" if size > 1 else ""
+
+    def done(self, outcome):
+        self._done += 1
+        take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
+        made = outcome.new_takes
+        if self._name_new_takes and made and made != [outcome.take]:
+            take += f" (new takes {', '.join(map(str, made))})"
+        problem = f" ({outcome.message})" if outcome.message else ""
+        notice(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}{self._streams}")
+
+    def finish(self):
+        pass
+
+
+def stderr_progress(name_new_takes: bool = False):
+    """Rich bars when stderr is a terminal, else one line per finished line (`LineLog`)."""
+    return RichProgress() if sys.stderr.isatty() else LineLog(name_new_takes)

@@ -1,0 +1,109 @@
+"""`drama takes`: list the takes of lines, or select one (`drama_cli.takes.selection`)."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Optional
+
+import typer
+
+from drama_cli.commands import options as opt
+from drama_cli.commands.inputs import load_checked, render_settings
+from drama_cli.commands.output import results_console
+from drama_cli.errors import UsageError
+from drama_cli.takes.project import open_project
+
+
+def takes_command(
+    script: str = opt.SCRIPT,
+    scene: Optional[List[str]] = opt.SCENES,
+    line: Optional[List[str]] = opt.LINES,
+    select: Optional[int] = typer.Option(None, help="Select take N for the one --line given."),
+    out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.CAST,
+    as_json: bool = opt.JSON,
+) -> None:
+    """List the takes of lines, or select one."""
+    from drama_cli.render.plan import pick_scenes
+    from drama_cli.takes.selection import list_takes, select_take
+    loaded = load_checked(script, cast)
+    store = open_project(script, out)
+    settings = render_settings(scene, line)
+    if select is not None:
+        if len(settings.lines) != 1:
+            raise UsageError("--select needs exactly one --line")
+        select_take(loaded, store, settings.lines[0], select)
+    listing = list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines)
+    if as_json:
+        print(json.dumps(listing, indent=2))
+        return
+    _print_takes(listing)
+
+
+def _print_takes(listing: list[dict]) -> None:
+    """One row per take: its number (`*` when selected), length, the take it came from, its
+    words, the note or edit that made it and its status and checks (stale when made for older
+    text); a line without takes shows the script's words. The scene and the engine go in the
+    title when they are the same for every row, else in columns; the seeds are left out on a
+    terminal narrower than 120 columns (`--json` has them)."""
+    from rich import box
+    from rich.table import Table
+
+    console = results_console()
+    scenes = {row["scene"] for row in listing}
+    engines = {t.get("engine", "") for row in listing for t in row["takes"] if "engine" in t}
+    shared = {"scene": scenes, "engine": engines}
+    title = "; ".join(f"{name} {next(iter(values))}" for name, values in shared.items()
+                      if len(values) == 1)
+    table = Table(title=f"takes ({title})" if title else "takes", title_justify="left",
+                  box=box.SIMPLE_HEAD, pad_edge=False)
+    short = ["scene"] if len(scenes) > 1 else []
+    short += ["line", "take", "s", "from"] + (["seed"] if console.width >= 120 else [])
+    short += ["engine"] if len(engines) > 1 else []
+    for column in short:
+        table.add_column(column, no_wrap=True, justify="right" if column in ("s", "seed") else "left")
+    for column in ("words", "note / edit", "checks"):
+        table.add_column(column, overflow="fold")
+    for row in listing:
+        for take in row["takes"]:
+            problem = take.get("problem") or ", ".join(take.get("failures", []))
+            checks = f"{take.get('status', '')}: {problem}" if problem else take.get("status", "")
+            if take.get("stale"):
+                checks = f"stale (made for older text); {checks}"
+            if take.get("wer") is not None:
+                checks += f"; WER {take['wer']:.2f}"
+            parent = take.get("parent_take")
+            values = {"scene": row["scene"], "line": row["line"],
+                      "take": f"{take['take']}{' *' if take.get('selected') else ''}",
+                      "s": f"{take.get('duration_s', 0):.2f}",
+                      "from": "-" if parent is None else str(parent),
+                      "seed": str(take.get("seed", "")), "engine": take.get("engine", "")}
+            table.add_row(*[values[c] for c in short], take.get("text", ""), _take_change(take),
+                          checks)
+        if not row["takes"]:
+            values = {"scene": row["scene"], "line": row["line"], "take": "-"}
+            table.add_row(*[values.get(c, "") for c in short], row.get("text", ""), "",
+                          "not rendered")
+    console.print(table)
+
+
+def _take_change(take: dict) -> str:
+    """What made a take from its parent: `edit 0.30-0.75 s over 'never' -> 'hardly ever'` (the
+    span, the words it covered and, when known, the words said over it; or the whole line voiced
+    again), `note: softer`, or `-` for a first take."""
+    edit = take.get("edit")
+    if edit:
+        if edit.get("whole_line"):
+            change = f"edit: whole line voiced again as {edit.get('new_text')!r}"
+        else:
+            start, end = edit.get("span_s") or (0.0, 0.0)
+            change = f"edit {start:.2f}-{end:.2f} s over {' '.join(edit.get('covered_words') or [])!r}"
+            if edit.get("middle_text"):
+                change += f" -> {edit['middle_text']!r}"
+        return change + ("; long silence in the splice" if edit.get("flagged") else "")
+    return f"note: {take['note']}" if take.get("note") else "-"
+
+
+def register(app: typer.Typer) -> None:
+    """Add `takes` to the app."""
+    app.command("takes")(takes_command)

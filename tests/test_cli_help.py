@@ -1,0 +1,51 @@
+"""`drama ... --help` reads like a tidy command line: arguments in capitals, flags without a
+value type, help texts as written, one help text per shared option."""
+
+from __future__ import annotations
+
+import pytest
+
+from drama_cli.cli import main
+
+
+def _help(capsys, monkeypatch, columns: int, *args: str) -> str:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    capsys.readouterr()
+    assert main([*args, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("args, usage", [
+    (("render",), "Usage: drama render [OPTIONS] SCRIPT"),
+    (("revise",), "Usage: drama revise [OPTIONS] SCRIPT [LINE]"),
+    (("model", "info"), "Usage: drama model info [OPTIONS] PATH"),
+    ((), "Usage: drama [OPTIONS] COMMAND [ARGS]..."),
+])
+def test_usage_names_arguments_in_capitals(capsys, monkeypatch, columns, args, usage):
+    usage_line = next(row for row in _help(capsys, monkeypatch, columns, *args).splitlines() if "Usage:" in row)
+    assert usage_line.strip() == usage
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("command", ["render", "mix", "book", "revise", "edit", "check", ""])
+def test_flags_show_no_value_type(capsys, monkeypatch, columns, command):
+    text = _help(capsys, monkeypatch, columns, *command.split())
+    assert "<bool>" not in text
+    assert "--help" in text
+
+
+def test_help_texts_are_shown_as_written(capsys, monkeypatch):
+    text = " ".join(_help(capsys, monkeypatch, 200, "render").replace("│", " ").split())
+    assert "pip install -e '.[cluster]'" in text
+    assert "Cast file (YAML); default <script>.cast.yaml for Fountain." in text
+
+
+def test_a_shared_option_reads_the_same_in_every_command(capsys, monkeypatch):
+    def line(command: str, flag: str) -> str:
+        rows = _help(capsys, monkeypatch, 200, command).replace("│", " ").splitlines()
+        return " ".join(next(row for row in rows if row.split()[:1] == [flag]).split()[1:])
+
+    for flag, commands in {"--model": ("render", "book", "revise", "edit"),
+                           "--gap": ("render", "mix"), "--cast": ("render", "check", "book")}.items():
+        assert len({line(command, flag) for command in commands}) == 1, flag
