@@ -258,7 +258,7 @@ def render_command(
     from drama_cli.compile.scene import check_references
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.check import with_check_count
-    from drama_cli.takes.keys import file_sha256
+    from engine.files import file_sha256
 
     settings = _settings(scene, line, mode, takes, seed, retries, fmt, preset, gap,
                          room_tone=room_tone, head=head, tail=tail, batch=batch)
