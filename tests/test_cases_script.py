@@ -20,7 +20,7 @@ from drama_cli.script.chunking import split_text
 from drama_cli.script.direction import parse_directions, render_spans, to_prefix_form
 from drama_cli.script.fountain import read_fountain
 from drama_cli.script.load import load_script
-from drama_cli.script.model import Element
+from drama_cli.script.document import Element
 
 
 def write(folder, name, text):

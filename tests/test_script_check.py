@@ -220,7 +220,7 @@ scenes:
 
 
 def test_mix_options_at_script_and_scene_level(tmp_path):
-    from drama_cli.script.model import MixOptions
+    from drama_cli.script.document import MixOptions
 
     tone(tmp_path / "tone.wav", 1.0, 0.001)
     script = load_script(write(tmp_path, MIX_SCRIPT))

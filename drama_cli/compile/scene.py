@@ -27,7 +27,7 @@ from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
-from drama_cli.script.model import Line, Scene, Script
+from drama_cli.script.document import Line, Scene, Script
 from drama_cli.script.resolve import assign_indices
 from engine.constants import NUM_SPEAKERS
 from engine.conversation import AudioClip, Conversation, Exchange, Reference

@@ -5,5 +5,5 @@ from drama_cli import public_names
 __all__, __getattr__ = public_names(__name__, {
     "check": ["check_script"],
     "load": ["load_script"],
-    "model": ["Line", "Scene", "Script"],
+    "document": ["Line", "Scene", "Script"],
 })

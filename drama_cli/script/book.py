@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.model import Book, Chapter, Line, Scene, Script, Warning_
+from drama_cli.script.document import Book, Chapter, Line, Scene, Script, Warning_
 
 BOOK_TEXT_KEYS = ("title", "subtitle", "author", "narrator", "publisher", "year", "language",
                   "cover", "copyright")

@@ -8,7 +8,7 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import unknown_tags
-from drama_cli.script.model import Script, Warning_
+from drama_cli.script.document import Script, Warning_
 
 
 @dataclass

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
-from drama_cli.script.model import Span
+from drama_cli.script.document import Span
 from engine.constants import SPEAKER_TAG_PATTERN
 from engine.text import spoken_text
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
-from drama_cli.script.model import Line, Script, Span, Warning_
+from drama_cli.script.document import Line, Script, Span, Warning_
 
 DEFAULT_LANGUAGE = "en"
 LEXICON_SUFFIX = ".lexicon.yaml"

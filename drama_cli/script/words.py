@@ -22,7 +22,7 @@ from drama_cli.script.lexicon import (
     line_matches,
     text_spans_with_language,
 )
-from drama_cli.script.model import Line, Script
+from drama_cli.script.document import Line, Script
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 

@@ -22,7 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens, parse_directions
-from drama_cli.script.model import (
+from drama_cli.script.document import (
     CastMember,
     DialogueNumbers,
     Element,
