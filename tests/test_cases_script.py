@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile
 
-from drama_cli.compile.scene import compile_scene
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
 from drama_cli.script.check import check_script
 from drama_cli.script.chunking import split_text

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-import drama_cli.compile.scene as compile_scene_module
+import drama_cli.compile.conversations as compile_scene_module
 import drama_cli.script.direction as direction
 import drama_cli.script.fountain as fountain
 import drama_cli.script.yaml_format as yaml_format

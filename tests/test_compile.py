@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from drama_cli.compile.scene import LinePlan, compile_scene
+from drama_cli.compile.conversations import LinePlan, compile_scene
 from drama_cli.errors import UsageError
 from drama_cli.script.load import load_script
 from engine.conversation import AudioClip

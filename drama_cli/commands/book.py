@@ -111,7 +111,7 @@ def book_command(
 def _render(loaded, script: str, store, scenes, engine, model, placement, seed):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene mixes)."""
     from drama_cli.backends.registry import make_backend
-    from drama_cli.compile.scene import check_references
+    from drama_cli.compile.conversations import check_references
     from drama_cli.render.plan import RenderSettings
     from drama_cli.render.scheduler import render_script
     from engine.files import file_sha256

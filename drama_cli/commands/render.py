@@ -255,7 +255,7 @@ def render_command(
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.\\[cluster]'."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
-    from drama_cli.compile.scene import check_references
+    from drama_cli.compile.conversations import check_references
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.check import with_check_count
     from engine.files import file_sha256
