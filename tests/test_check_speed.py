@@ -13,8 +13,8 @@ import drama_cli.script.yaml_format as yaml_format
 from drama_cli.cli import main
 from drama_cli.errors import ScriptError
 from drama_cli.script.direction import normalize_text
-from drama_cli.script.fountain import read_fountain
 from drama_cli.script.document import Line
+from drama_cli.script.fountain import read_fountain
 from drama_cli.script.yaml_format import read_yaml
 
 LINES = 1_500

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drama_cli.compile.chunking import split_text
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.chunking import split_text
 from drama_cli.script.direction import (
     normalize_text,
     note_direction,

@@ -9,9 +9,9 @@ import soundfile
 
 from drama_cli import cli
 from drama_cli.commands import script as script_commands
+from drama_cli.compile.chunking import MIN_MAX_CHARS, split_text
 from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
-from drama_cli.script.chunking import MIN_MAX_CHARS, split_text
 from drama_cli.script.load import load_script
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from drama_cli.script.lexicon import LexiconEntry, line_matches, speaker_language
 from drama_cli.script.document import Line, Script, Span
+from drama_cli.script.lexicon import LexiconEntry, line_matches, speaker_language
 from engine.layouts import STRINGS
 
 YEAR_RANGE = (1100, 2099)  # four digits without separators in this range read as a year

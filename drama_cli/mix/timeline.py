@@ -38,8 +38,8 @@ from drama_cli.mix.loudness import (
     within_preset_range,
 )
 from drama_cli.mix.span import SampleSpan
-from engine.constants import SAMPLE_RATE
 from engine import files
+from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""Scripts: the data model, the YAML and Fountain readers, the direction grammar and chunking."""
+"""Scripts: the data model, the YAML and Fountain readers and the direction grammar."""
 
 from drama_cli import public_names
 
