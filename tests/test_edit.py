@@ -17,7 +17,7 @@ from drama_cli.edit.plan import (
     split_codes,
 )
 from drama_cli.edit.splice import Generated, splice
-from drama_cli.edit.words import (
+from drama_cli.edit.word_changes import (
     Word,
     diff_words,
     insert_after,

@@ -18,7 +18,7 @@ from drama_cli.edit.splice import (
     SpliceResult,
     splice,
 )
-from drama_cli.edit.words import Word, diff_words, spoken_words
+from drama_cli.edit.word_changes import Word, diff_words, spoken_words
 from drama_cli.errors import InfillRefused
 from engine.constants import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
 from engine.conversation import AudioClip, Conversation

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from drama_cli.edit.words import (
+from drama_cli.edit.word_changes import (
     Word,
     diff_words,
     estimate_timings,

@@ -41,7 +41,7 @@ from drama_cli.edit.plan import (
     tagged_text,
 )
 from drama_cli.edit.script_update import update_script_text
-from drama_cli.edit.words import (
+from drama_cli.edit.word_changes import (
     Word,
     estimate_timings,
     insert_after,
