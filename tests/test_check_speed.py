@@ -12,7 +12,7 @@ import drama_cli.script.fountain as fountain
 import drama_cli.script.yaml_format as yaml_format
 from drama_cli.cli import main
 from drama_cli.errors import ScriptError
-from drama_cli.script.direction import normalize_text
+from drama_cli.script.direction import clean_markup
 from drama_cli.script.document import Line
 from drama_cli.script.fountain import read_fountain
 from drama_cli.script.yaml_format import read_yaml
@@ -92,9 +92,9 @@ def test_ascii_text_skips_the_emoji_scan_and_emoji_are_still_removed(monkeypatch
     calls = []
     real = direction._is_emoji
     monkeypatch.setattr(direction, "_is_emoji", lambda char: calls.append(char) or real(char))
-    assert normalize_text("**Quite** so,  Watson.") == "Quite so, Watson."
+    assert clean_markup("**Quite** so,  Watson.") == "Quite so, Watson."
     assert calls == []
-    assert normalize_text("Quite so \U0001F600 Watson.") == "Quite so Watson."
+    assert clean_markup("Quite so \U0001F600 Watson.") == "Quite so Watson."
     assert len(calls) == len("Quite so \U0001F600 Watson.")
 
 
