@@ -17,13 +17,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.clip import AudioClip
 from engine.constants import MAX_SPEAKER, NUM_CODEBOOKS
 from engine.constants import SPEAKER_TAG as _SPEAKER_TAG
-from engine.conversation import AudioClip, Conversation
 from engine.errors import EngineError
+
+if TYPE_CHECKING:  # conversations are read, never built, here
+    from engine.conversation import Conversation
 
 Segment = str | AudioClip
 

@@ -27,8 +27,9 @@ from drama_cli.edit.word_changes import (
     word_index_at,
 )
 from drama_cli.errors import EXIT_BAD_INPUT, InfillRefused, UsageError
+from engine.clip import AudioClip
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 
 SR = SAMPLE_RATE
 GUARD = int(0.020 * SR)

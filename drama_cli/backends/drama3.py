@@ -30,7 +30,8 @@ from drama_cli.backends.base import (
 )
 from drama_cli.backends.drama3_batch import EngineStreamBatch
 from drama_cli.errors import UsageError
-from engine.conversation import AudioClip, Conversation
+from engine.clip import AudioClip
+from engine.conversation import Conversation
 from engine.errors import EngineError
 
 if TYPE_CHECKING:

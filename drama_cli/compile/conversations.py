@@ -29,8 +29,9 @@ from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.document import Line, Scene, Script
 from drama_cli.script.resolve import assign_indices
+from engine.clip import AudioClip
 from engine.constants import NUM_SPEAKERS
-from engine.conversation import AudioClip, Conversation, Exchange, Reference
+from engine.conversation import Conversation, Exchange, Reference
 
 DEFAULT_HISTORY_LINES = 2
 

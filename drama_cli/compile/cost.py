@@ -12,8 +12,9 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 
 
 @functools.lru_cache(maxsize=1)

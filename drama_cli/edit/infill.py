@@ -20,8 +20,9 @@ from drama_cli.edit.splice import (
 )
 from drama_cli.edit.word_changes import Word, diff_words, spoken_words
 from drama_cli.errors import InfillRefused
+from engine.clip import AudioClip
 from engine.constants import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 
 
 class InfillBackend(Protocol):

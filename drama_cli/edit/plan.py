@@ -25,8 +25,9 @@ from drama_cli.edit.word_changes import (
 from drama_cli.errors import UsageError
 from drama_cli.mix.span import SampleSpan
 from drama_cli.qc.asr import INSTALL_COMMAND
+from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 from engine.layouts import split_leading_tag
 
 SPAN_TOLERANCE_S = 0.005  # a span end rounded to 10 ms as printed still counts as the take's end

@@ -20,7 +20,8 @@ from drama_cli.render.attempt import check_generation
 from drama_cli.render.line import outcome_fields
 from drama_cli.render.report import failed_checks
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
-from engine.conversation import AudioClip, Conversation, Exchange
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Exchange
 from engine.errors import EngineError
 from engine.layouts import STRINGS, split_leading_tag
 

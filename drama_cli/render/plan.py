@@ -19,7 +19,8 @@ from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher, dataclass_identity, stable_hash
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
-from engine.conversation import AudioClip, Conversation
+from engine.clip import AudioClip
+from engine.conversation import Conversation
 from engine.layouts import get_layout
 
 KEY_VERSION = 1

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.conversation import AudioClip, Conversation
+from engine.clip import AudioClip
+from engine.conversation import Conversation
 from engine.files import file_sha256
 
 
