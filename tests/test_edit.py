@@ -18,15 +18,14 @@ from drama_cli.edit.plan import (
 )
 from drama_cli.edit.splice import Generated, splice
 from drama_cli.edit.word_changes import (
-    Word,
     diff_words,
     insert_after,
     insert_at_word_index,
     replace_words,
-    spoken_words,
     word_index_at,
 )
 from drama_cli.errors import EXIT_BAD_INPUT, InfillRefused, UsageError
+from drama_cli.script.spoken import Word, spoken_words
 from engine.clip import AudioClip
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 from engine.conversation import Conversation

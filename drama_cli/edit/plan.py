@@ -14,17 +14,16 @@ from typing import Sequence
 import numpy as np
 
 from drama_cli.edit.word_changes import (
-    Word,
     diff_words,
     estimate_timings,
     span_for_change,
-    spoken_words,
     whole_word_region,
     words_in_span,
 )
 from drama_cli.errors import UsageError
 from drama_cli.mix.span import SampleSpan
 from drama_cli.qc.asr import INSTALL_COMMAND
+from drama_cli.script.spoken import Word, spoken_words
 from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
 from engine.conversation import Conversation

@@ -29,9 +29,8 @@ from collections.abc import Callable, Iterable
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.document import Span
 from engine.constants import SPEAKER_TAG_PATTERN
-from engine.text import spoken_text
+from engine.text import TAG_NAME, spoken_text
 
-TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
 _SCOPED = re.compile(rf"<(/?)({TAG_NAME})>")  # the documented syntax only: `a < b > c` is text
