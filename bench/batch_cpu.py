@@ -27,7 +27,8 @@ import numpy as np
 import torch
 
 from engine.batch import EngineBatch
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import write_checkpoint

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import write_checkpoint

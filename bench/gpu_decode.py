@@ -30,8 +30,9 @@ import numpy as np
 import torch
 
 from engine.checkpoint import expected_tensors, is_routed_expert
+from engine.clip import AudioClip
 from engine.config import Drama3Config
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import FP8_MAX, preset_config_dict, preset_tokenizer

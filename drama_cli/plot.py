@@ -22,6 +22,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import MultipleLocator  # noqa: E402
 
 from engine.constants import FRAMES_PER_SECOND, SAMPLE_RATE  # noqa: E402
+from engine.text import spoken_text  # noqa: E402
 
 DPI = 100
 SCENE_WIDTH_PX = 1600
@@ -55,9 +56,7 @@ class Block:
 
 def first_words(text: str, count: int = LABEL_WORDS) -> str:
     """The first `count` words of a line for a block label, tags removed, `…` when cut."""
-    import re
-
-    words = re.sub(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[[^\[\]]*\]", " ", text).split()
+    words = spoken_text(text).split()
     return " ".join(words[:count]) + (" …" if len(words) > count else "")
 
 

@@ -3,7 +3,7 @@
 Reading (docs/internals/model.md §4.5, docs/internals/codec.md §3.2, cases A1 and A4): soundfile reads WAV
 (16/24/32-bit integer and float), FLAC, OGG and the other libsndfile formats, scaled to
 float by the file's own bit depth. MP3, and anything soundfile cannot read, goes through
-ffmpeg (the system one or imageio-ffmpeg's) into a float WAV read the same way. Channels
+ffmpeg (`engine.ffmpeg`: the system one or imageio-ffmpeg's) into a float WAV read the same way. Channels
 are averaged in float (never in int16); float values are kept as they are (no clipping);
 other rates are resampled with soxr.
 """
@@ -11,8 +11,6 @@ other rates are resampled with soxr.
 from __future__ import annotations
 
 import hashlib
-import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -24,6 +22,8 @@ import torch
 
 from engine.constants import NUM_CODEBOOKS, SAMPLE_RATE
 from engine.errors import AudioError
+from engine.ffmpeg import ffmpeg_path
+from engine.files import atomic_path, file_sha256
 
 DEFAULT_MAX_SECONDS = 60.0
 _CACHE_VERSION = "ref-v1"
@@ -57,18 +57,6 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     if from_rate == to_rate or samples.size == 0:
         return samples
     return soxr.resample(samples, from_rate, to_rate, quality="HQ").astype(np.float32, copy=False)
-
-
-def ffmpeg_path() -> str | None:
-    """The ffmpeg executable: the system one, else imageio-ffmpeg's bundled binary, else None."""
-    found = shutil.which("ffmpeg")
-    if found:
-        return found
-    try:
-        import imageio_ffmpeg
-        return imageio_ffmpeg.get_ffmpeg_exe()
-    except (ImportError, RuntimeError):
-        return None
 
 
 def _read(path: Path, max_seconds: float | None) -> tuple[np.ndarray, int]:
@@ -149,14 +137,8 @@ class ReferenceCache:
         return codes
 
     def _store(self, entry: Path, codes: np.ndarray) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=self.folder, prefix=".codes-", suffix=".npy")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                np.save(out, codes)
-            os.replace(temp, entry)
-        finally:
-            Path(temp).unlink(missing_ok=True)
+        with atomic_path(entry) as temp, open(temp, "wb") as out:
+            np.save(out, codes)
 
 
 def codec_fingerprint(codec) -> str:
@@ -174,15 +156,6 @@ def codec_fingerprint(codec) -> str:
     codec._fingerprint = digest.hexdigest()[:16]
     return codec._fingerprint
 
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 hex digest of a file's bytes, read in 1 MiB blocks. Raises OSError when the
-    file cannot be read."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _read_codes(entry: Path) -> torch.Tensor | None:

@@ -33,10 +33,10 @@ from engine.batch_memory import BatchMemory, default_budget
 from engine.batch_step import BatchSettings, SlotStorage, decode_streams
 from engine.conversation import Conversation
 from engine.errors import EngineError
+from engine.frame_rules import FrameRules
 from engine.frame_step import capture_step, static_capacity
 from engine.generate import FrameStream, Generation
 from engine.sampling import SamplingParams
-from engine.take_rules import TakeRules
 
 FrameProgress = Callable[[int, int], None]  # (frames decoded so far, frame budget)
 PREFILL_ROWS_PER_STEP = 256  # prompt rows prefilled between two decode steps (one chunk's worth)
@@ -66,7 +66,7 @@ class _Stream:
     settings: BatchSettings
     rows: int  # prompt rows + frame budget + 1: what its slot must hold
     on_frame: FrameProgress | None
-    rules: TakeRules | None = None
+    rules: FrameRules | None = None
     frames: int = 0
     started: float = field(default_factory=time.perf_counter)
 
@@ -216,7 +216,7 @@ class EngineBatch:
         self._joining = None
         slot, spec, model = len(self.live), stream.spec, self.model
         self.storage.load(slot, state, spec.rows[:, 0], spec.seed)
-        stream.rules = TakeRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
+        stream.rules = FrameRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
                                  spec.stop_at_separator)
         self.live.append(stream)
 

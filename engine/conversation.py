@@ -4,41 +4,17 @@
 `[N, 11]` using the exact strings of each layout (`engine.layouts`, docs/internals/layouts.md). Nothing
 here imports torch, so the compiler stays light.
 
-Audio is carried as `AudioClip`: codec codes `[10, T]` int64 (codebook 0 semantic, 1-9
+Audio is carried as `AudioClip` (`engine.clip`): codec codes `[10, T]` int64 (codebook 0 semantic, 1-9
 residual, frames at 44,100 / 2048 Hz) once known, or a source path plus a duration so that
 prompt sizes can be estimated before anything is encoded.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from engine.constants import FRAMES_PER_SECOND
-
-
-@dataclass(frozen=True)
-class AudioClip:
-    """Audio inside a prompt.
-
-    codes: `[10, T]` int64 codec codes when known.
-    path: the source file when the codes are not computed yet (a reference clip, a take).
-    duration_s: the clip's length in seconds, for estimates before encoding.
-    """
-
-    codes: np.ndarray | None = None
-    path: str | None = None
-    duration_s: float | None = None
-
-    def frames(self) -> int:
-        """Number of codec frames T: exact from codes, else estimated from `duration_s`."""
-        if self.codes is not None:
-            return int(self.codes.shape[1])
-        if self.duration_s is None:
-            return 0
-        return int(math.ceil(self.duration_s * FRAMES_PER_SECOND))
+from engine.clip import AudioClip
+from engine.layouts import get_layout
 
 
 @dataclass(frozen=True)
@@ -84,7 +60,4 @@ class Conversation:
 
     def __post_init__(self) -> None:
         """Raises `EngineError` for a layout that is not in `engine.layouts.LAYOUTS`."""
-        # Imported here: engine.layouts builds its bodies from the classes of this module.
-        from engine.layouts import get_layout
-
         get_layout(self.layout)

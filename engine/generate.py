@@ -31,6 +31,7 @@ from engine.config import Drama3Config
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
+from engine.frame_rules import FrameRules
 from engine.frame_step import FrameRecord, StaticDecoder, static_capacity
 from engine.kernels.cpu_linear import pack_linears
 from engine.layers.moe import DenseBudget
@@ -46,7 +47,6 @@ from engine.sampling import (
     sample_codebook,
     sample_main,
 )
-from engine.take_rules import TakeRules
 from engine.text import expected_duration_s
 from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
@@ -470,7 +470,7 @@ class FrameStream:
             records = self._eager_frames(state, started, clock)
         else:
             records = self._static_frames(state, started, clock)
-        rules = TakeRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
+        rules = FrameRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
                           self.stop_at_separator)
         for record in records:
             yield from rules.push(record.token, record.codes, record.seconds)
@@ -481,8 +481,8 @@ class FrameStream:
         clock.switch(None)
         self.result = self.generation(rules, clock.seconds)
 
-    def generation(self, rules: TakeRules, phase_s: dict[str, float]) -> Generation:
-        """The `Generation` of this stream once `rules` (its frames' `TakeRules`) has ended."""
+    def generation(self, rules: FrameRules, phase_s: dict[str, float]) -> Generation:
+        """The `Generation` of this stream once `rules` (its frames' `FrameRules`) has ended."""
         return Generation(rules.codes(self.model.tower.config.num_codebooks), rules.reason, rules.times,
                           int(self.rows.shape[0]), self.seed, self.params, separator_frames=rules.separators,
                           layout_version=self.layout_version, phase_s=phase_s)

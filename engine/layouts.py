@@ -17,13 +17,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from engine.clip import AudioClip
 from engine.constants import MAX_SPEAKER, NUM_CODEBOOKS
 from engine.constants import SPEAKER_TAG as _SPEAKER_TAG
-from engine.conversation import AudioClip, Conversation
 from engine.errors import EngineError
+from engine.text import PHONEME_PAIR
+
+if TYPE_CHECKING:  # conversations are read, never built, here
+    from engine.conversation import Conversation
 
 Segment = str | AudioClip
 
@@ -58,8 +63,7 @@ WHITE_SPACE = "".join(
                      0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
 )
 _ANY_SPEAKER_MARK = re.compile(r"<\|speaker")
-# One pronunciation: the phoneme tokens around plain phoneme text (no markup, not empty).
-_PHONEME_PAIR = re.compile(r"<\|phoneme_start\|>[^<>|\[\]{}\n]*[^<>|\[\]{}\s][^<>|\[\]{}\n]*<\|phoneme_end\|>")
+_PHONEME_PAIR = re.compile(PHONEME_PAIR)
 
 
 @dataclass(frozen=True)

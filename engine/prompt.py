@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.clip import AudioClip
 from engine.constants import NUM_CODEBOOKS
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.layouts import Layout, get_layout, system_block
 

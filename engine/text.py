@@ -1,8 +1,13 @@
-"""Facts about a line's text that the engine needs: the words it speaks and how long it should
-take to say them (the frame budget of `engine.generate` is a multiple of that estimate).
+"""The grammar of a line's markup and the facts about its text that follow from it: the words
+it speaks and how long it should take to say them (the frame budget of `engine.generate` is a
+multiple of that estimate).
 
-`spoken_text` drops every tag; `expected_duration_s` estimates the spoken length, counting the
-pause a `[pause]`-like tag asks for (`PAUSE_TAG_S`).
+The tags, one pattern each (every module that looks for markup builds on these): model tokens
+`<|speaker:0|>` (`MODEL_TOKEN`), scoped tags `<whisper>` / `</whisper>` (`SCOPED_TAG`, named
+by `TAG_NAME`), point tags `[sighs]` (`POINT_TAG`), a pronunciation between the phoneme tokens
+(`PHONEME_PAIR`) and, in a script line before it is compiled, speaker switches `{NAME}`
+(`SWITCH`). `spoken_text` drops every tag; `expected_duration_s` estimates the spoken length,
+counting the pause a `[pause]`-like tag asks for (`PAUSE_TAG_S`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,15 @@ PAUSE_PER_PUNCT_S = 0.2
 MIN_EXPECTED_S = 0.6
 PAUSE_TAG_S = {"pause": 0.6, "short pause": 0.3, "long pause": 1.2, "beat": 0.5, "silence": 1.0}
 
-_TAG = re.compile(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[([^\[\]]*)\]")
+TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"  # a scoped tag's name, as the script grammar reads it
+MODEL_TOKEN = r"<\|[^<>|]*\|>"
+SCOPED_TAG = rf"</?{TAG_NAME}>"
+POINT_TAG = r"\[[^\[\]]*\]"
+SWITCH = r"\{[^{}]*\}"
+# One pronunciation: the phoneme tokens around plain phoneme text (no markup, not empty).
+PHONEME_PAIR = r"<\|phoneme_start\|>[^<>|\[\]{}\n]*[^<>|\[\]{}\s][^<>|\[\]{}\n]*<\|phoneme_end\|>"
+TAG = re.compile(f"{MODEL_TOKEN}|{SCOPED_TAG}|{POINT_TAG}")  # every tag of model text
+LINE_MARKUP = re.compile(f"{TAG.pattern}|{SWITCH}")  # every tag of a script line, switches too
 _SPOKEN = re.compile(r"[^\W_]", re.UNICODE)
 # ASCII and full-width punctuation (，。！？、；：．) alike pause.
 _PUNCT = re.compile(r"[.!?;:,\u2026\u3001\u3002\uff01\uff0c\uff0e\uff1a\uff1b\uff1f]+")
@@ -37,7 +50,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 
 def spoken_text(text: str) -> str:
     """The words of a line with every tag removed: `[..]`, `<..>`, `</..>` and `<|..|>`."""
-    return " ".join(_TAG.sub(" ", text).split())
+    return " ".join(TAG.sub(" ", text).split())
 
 
 def expected_duration_s(text: str) -> float:
@@ -48,8 +61,8 @@ def expected_duration_s(text: str) -> float:
     pause a `[pause]`-like tag asks for; at least 0.6 s. Tags are not spoken and count only as
     pauses.
     """
-    pauses = sum(PAUSE_TAG_S.get(m.group(1).strip().lower(), 0.0)
-                 for m in _TAG.finditer(text) if m.group(1) is not None)
+    pauses = sum(PAUSE_TAG_S.get(m.group()[1:-1].strip().lower(), 0.0)
+                 for m in TAG.finditer(text) if m.group().startswith("["))
     words = spoken_text(text)
     han = len(_HAN.findall(words))
     kana = len(_KANA.findall(words)) - len(_SMALL_KANA.findall(words))

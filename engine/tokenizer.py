@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,6 +27,7 @@ from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalize
 
 from engine.constants import CODEBOOK_SIZE, NUM_SPEAKERS
 from engine.errors import CheckpointError, EngineError
+from engine.files import atomic_path
 
 OFFLINE_BUILD_VERSION = "qwen3.5-drama3-v1"
 OFFLINE_VOCAB_SIZE = 252_288  # docs/internals/model.md, appendix: the semantic band is the last 4,096 ids [U]
@@ -296,11 +296,8 @@ def _special(token: str) -> AddedToken:
 
 def _write_atomically(tokenizer: Tokenizer, file: Path) -> None:
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".part")
-        os.close(handle)
-        tokenizer.save(temporary, pretty=False)
-        os.replace(temporary, file)
+        with atomic_path(file) as temporary:
+            tokenizer.save(str(temporary), pretty=False)
     except OSError:
         pass  # an unwritable cache only costs a rebuild next time
 

@@ -11,8 +11,9 @@ import soundfile as sf
 import torch
 
 from engine import audio as audio_module
-from engine.audio import ReferenceCache, ffmpeg_path, load_audio, resample
+from engine.audio import ReferenceCache, load_audio, resample
 from engine.errors import AudioError
+from engine.ffmpeg import ffmpeg_path
 
 RATE = 44_100
 

@@ -18,7 +18,8 @@ from drama_cli.takes.keys import (
     ReferenceHasher,
     conversation_identity,
 )
-from engine.conversation import AudioClip, Conversation, Exchange, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Exchange, Reference
 
 ENGINE = {"engine": "drama3", "revision": "abc"}
 SETTINGS = RenderSettings(mode="history", seed=7, sampling={"temperature": 0.7, "top_p": 0.9})

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 import soundfile
 
-from drama_cli.compile.scene import compile_scene
+from drama_cli.compile.chunking import split_text
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
 from drama_cli.script.check import check_script
-from drama_cli.script.chunking import split_text
 from drama_cli.script.direction import parse_directions, render_spans, to_prefix_form
+from drama_cli.script.document import Element
 from drama_cli.script.fountain import read_fountain
 from drama_cli.script.load import load_script
-from drama_cli.script.model import Element
 
 
 def write(folder, name, text):

@@ -6,15 +6,16 @@ from __future__ import annotations
 import pytest
 import yaml
 
-import drama_cli.compile.scene as compile_scene_module
+import drama_cli.compile.conversations as compile_scene_module
 import drama_cli.script.direction as direction
 import drama_cli.script.fountain as fountain
-import drama_cli.script.yaml_format as yaml_format
+import drama_cli.script.yaml_reader as yaml_reader
+import drama_cli.script.yaml_scenes as yaml_scenes
 from drama_cli.cli import main
 from drama_cli.errors import ScriptError
-from drama_cli.script.direction import normalize_text
+from drama_cli.script.direction import clean_markup
+from drama_cli.script.document import Line
 from drama_cli.script.fountain import read_fountain
-from drama_cli.script.model import Line
 from drama_cli.script.yaml_format import read_yaml
 
 LINES = 1_500
@@ -45,7 +46,7 @@ def long_yaml(lines: int = LINES, scenes: int = 1) -> str:
 @pytest.fixture
 def counting_lines(monkeypatch):
     CountingLine.reads = 0
-    monkeypatch.setattr(yaml_format, "Line", CountingLine)
+    monkeypatch.setattr(yaml_scenes, "Line", CountingLine)
     monkeypatch.setattr(fountain, "Line", CountingLine)
     return CountingLine
 
@@ -77,7 +78,7 @@ def test_a_readable_script_is_read_by_libyaml_alone(monkeypatch):
         loaders.append(Loader)
         return real(source, Loader=Loader)
 
-    monkeypatch.setattr(yaml_format.yaml, "compose", compose)
+    monkeypatch.setattr(yaml_reader.yaml, "compose", compose)
     script = read_yaml(long_yaml(20, scenes=2))
     assert [s.id for s in script.scenes] == ["s1", "s2"] and len(script.scenes[1].lines) == 20
     assert loaders == [yaml.CSafeLoader]
@@ -92,9 +93,9 @@ def test_ascii_text_skips_the_emoji_scan_and_emoji_are_still_removed(monkeypatch
     calls = []
     real = direction._is_emoji
     monkeypatch.setattr(direction, "_is_emoji", lambda char: calls.append(char) or real(char))
-    assert normalize_text("**Quite** so,  Watson.") == "Quite so, Watson."
+    assert clean_markup("**Quite** so,  Watson.") == "Quite so, Watson."
     assert calls == []
-    assert normalize_text("Quite so \U0001F600 Watson.") == "Quite so Watson."
+    assert clean_markup("Quite so \U0001F600 Watson.") == "Quite so Watson."
     assert len(calls) == len("Quite so \U0001F600 Watson.")
 
 
@@ -144,5 +145,5 @@ def test_libyaml_and_the_python_reader_read_a_script_alike(name, monkeypatch):
                 {n: (m.aliases, m.description, m.position) for n, m in script.cast.items()})
 
     fast = read()
-    monkeypatch.setattr(yaml_format.yaml, "CSafeLoader", None, raising=False)
+    monkeypatch.setattr(yaml_reader.yaml, "CSafeLoader", None, raising=False)
     assert read() == fast

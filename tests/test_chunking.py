@@ -1,6 +1,6 @@
 """Long-line chunking: sentence ends, abbreviations, numbers, caps, tails, tags and speakers."""
 
-from drama_cli.script.chunking import chunk_length, split_text
+from drama_cli.compile.chunking import chunk_length, split_text
 
 
 def test_sentence_mode_one_sentence_per_chunk():

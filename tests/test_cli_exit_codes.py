@@ -157,7 +157,8 @@ TIMES = [("No", 0.0, 0.2), ("I", 0.3, 0.4), ("said", 0.45, 0.7), ("no", 0.8, 1.0
 
 
 def test_replace_in_span_picks_the_occurrence_heard_inside_the_span():
-    from drama_cli.edit.words import Word, replace_in_span
+    from drama_cli.edit.word_changes import replace_in_span
+    from drama_cli.script.spoken import Word
 
     timed = [Word(*t) for t in TIMES]
     assert replace_in_span(REPEATED, "no", "yes", (0.75, 1.1), timed) == "No, I said yes."
@@ -166,8 +167,9 @@ def test_replace_in_span_picks_the_occurrence_heard_inside_the_span():
 
 
 def test_replace_in_span_refuses_a_repeated_phrase_without_word_times():
-    from drama_cli.edit.words import Word, replace_in_span
+    from drama_cli.edit.word_changes import replace_in_span
     from drama_cli.errors import UsageError
+    from drama_cli.script.spoken import Word
 
     with pytest.raises(UsageError, match="occurs 2 times"):
         replace_in_span(REPEATED, "no", "yes", (0.75, 1.1), None, "l1")
@@ -195,7 +197,7 @@ def test_edit_replace_with_span_and_no_word_times_refuses_a_repeated_phrase(repe
 
 def test_edit_replace_with_span_uses_word_times_and_dry_run_prints_both_lines(
         repeated_project, capsys, monkeypatch):
-    from drama_cli.edit.words import Word
+    from drama_cli.script.spoken import Word
 
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: [Word(*t) for t in TIMES])
     capsys.readouterr()

@@ -272,7 +272,8 @@ def test_reference_files_travel_as_bytes_and_ray_stays_unimported(tmp_path):
 
     from drama_cli.backends.base import GenerationRequest
     from drama_cli.backends.cluster.clips import ClipFolder, files_to_ship, read_clip
-    from engine.conversation import AudioClip, Conversation, Exchange, Reference
+    from engine.clip import AudioClip
+    from engine.conversation import Conversation, Exchange, Reference
 
     clip = tmp_path / "voice.wav"
     clip.write_bytes(b"RIFF-not-really-a-wav")

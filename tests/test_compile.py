@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from drama_cli.compile.scene import LinePlan, compile_scene
+from drama_cli.compile.conversations import LinePlan, compile_scene
 from drama_cli.errors import UsageError
 from drama_cli.script.load import load_script
-from engine.conversation import AudioClip
+from engine.clip import AudioClip
 from engine.prompt import segments
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"

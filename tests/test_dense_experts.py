@@ -7,7 +7,8 @@ import pytest
 import torch
 from fakes import random_moe
 
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.layers.moe import DenseBudget, FP8Experts, SparseMoE, tensor_names
 from engine.sampling import SamplingParams

@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drama_cli.compile.chunking import split_text
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.chunking import split_text
 from drama_cli.script.direction import (
-    normalize_text,
+    clean_markup,
     note_direction,
     parse_directions,
     render_spans,
@@ -111,8 +111,8 @@ def test_note_direction_forms():
 
 
 def test_normalize_keeps_hash_numbers_and_removes_heading_marks():
-    assert normalize_text("## Scene #1 rule") == " Scene #1 rule"
-    assert normalize_text("“Quote” it’s") == "\"Quote\" it's"
+    assert clean_markup("## Scene #1 rule") == " Scene #1 rule"
+    assert clean_markup("“Quote” it’s") == "\"Quote\" it's"
 
 
 def test_end_punctuation_added_only_after_words():

@@ -17,18 +17,18 @@ from drama_cli.edit.plan import (
     split_codes,
 )
 from drama_cli.edit.splice import Generated, splice
-from drama_cli.edit.words import (
-    Word,
+from drama_cli.edit.word_changes import (
     diff_words,
     insert_after,
     insert_at_word_index,
     replace_words,
-    spoken_words,
     word_index_at,
 )
 from drama_cli.errors import EXIT_BAD_INPUT, InfillRefused, UsageError
+from drama_cli.script.spoken import Word, spoken_words
+from engine.clip import AudioClip
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 
 SR = SAMPLE_RATE
 GUARD = int(0.020 * SR)

@@ -11,7 +11,8 @@ import torch.nn.functional as F
 
 from engine.batch import EngineBatch, padded_size
 from engine.batch_step import decode_streams
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Reference
 from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.layers.moe import SparseMoE

@@ -156,7 +156,8 @@ def test_drama3_engine_selection_needs_a_model_folder(monkeypatch, tmp_path, tin
 
 def test_drama3_backend_codec_helpers_and_clip_encoding(tiny_model, tmp_path):
     from drama_cli.backends.drama3 import Drama3Backend, model_revision
-    from engine.conversation import AudioClip, Conversation, Exchange, Reference
+    from engine.clip import AudioClip
+    from engine.conversation import Conversation, Exchange, Reference
 
     backend = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
     audio = (0.3 * np.sin(np.arange(SR) / SR * 2 * np.pi * 220)).astype(np.float32)

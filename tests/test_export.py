@@ -15,6 +15,7 @@ import soundfile as sf
 from drama_cli.errors import UsageError
 from drama_cli.mix import export
 from drama_cli.mix.timeline import Cue
+from engine import files
 
 RATE = 44_100
 
@@ -35,12 +36,12 @@ def test_atomic_path_leaves_target_untouched_on_failure(tmp_path):
     target = tmp_path / "mix.srt"
     target.write_text("old")
     with pytest.raises(RuntimeError):
-        with export.atomic_path(target) as tmp:
+        with files.atomic_path(target) as tmp:
             tmp.write_text("half")
             raise RuntimeError("crash mid-write")
     assert target.read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mix.srt"]
-    export.write_text_atomic(target, "new")
+    files.write_text_atomic(target, "new")
     assert target.read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mix.srt"]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from drama_cli.script.document import Element
 from drama_cli.script.fountain import read_fountain
-from drama_cli.script.model import Element
 from drama_cli.script.resolve import name_key
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "fountain"

@@ -6,8 +6,9 @@ import pytest
 import torch
 
 import engine.generate as generate_module
+from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.conversation import Conversation, Reference
 from engine.errors import EngineError
 from engine.generate import Drama3, default_frame_budget
 from engine.sampling import SamplingParams, sample_codebook, sample_main

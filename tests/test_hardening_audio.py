@@ -19,7 +19,7 @@ from fakes import (
 )
 
 from drama_cli.cli import main
-from drama_cli.compile.scene import check_references
+from drama_cli.compile.conversations import check_references
 from drama_cli.errors import ScriptError
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
 from drama_cli.script.clips import inspect_clip

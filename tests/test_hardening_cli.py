@@ -104,11 +104,11 @@ def test_read_only_project_folder_is_one_line_exit_2_even_with_nothing_to_render
 def test_full_disk_in_the_take_writer_keeps_finished_takes(tmp_path, monkeypatch, capsys):
     import errno
 
-    import drama_cli.takes.store as store_module
+    import engine.files as files_module
 
     fake_render(monkeypatch, FakeBackend())
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
-    real = store_module._write_temporary
+    real = files_module.stage_bytes
     written = []
 
     def fill_up(target, data):
@@ -118,7 +118,7 @@ def test_full_disk_in_the_take_writer_keeps_finished_takes(tmp_path, monkeypatch
             written.append(target)
         return real(target, data)
 
-    monkeypatch.setattr(store_module, "_write_temporary", fill_up)
+    monkeypatch.setattr(files_module, "stage_bytes", fill_up)
     assert main(["render", str(path)]) == 2
     err = _one_line(capsys)
     assert err.startswith("drama: cannot write ") and "boathouse-2" in err and "take-001.wav" in err

@@ -15,7 +15,7 @@ from fakes import (
 
 from drama_cli.backends.base import Capabilities, Generation
 from drama_cli.cli import main
-from drama_cli.edit.words import Word, spoken_words
+from drama_cli.script.spoken import Word, spoken_words
 from drama_cli.takes.store import TakeStore
 
 TWICE = two_voice_scene("Twice", [

@@ -29,6 +29,7 @@ from drama_cli.mix.timeline import (
     mix_scene,
     write_mix,
 )
+from engine import files
 
 SR = 44_100
 
@@ -164,13 +165,13 @@ def test_deliverables_are_renamed_together_with_the_cue_sheet_last(tmp_path, mon
     entry = MixEntry("l1", "A", "Hi.", take_file(tmp_path / "a.wav"), 1)
     result = mix_scene([entry], MixSettings(), tmp_path / "scene")
     renamed = []
-    real = export.os.replace
+    real = files.os.replace
 
     def spy(source, target):
         renamed.append(Path(target).name)
         return real(source, target)
 
-    monkeypatch.setattr(export.os, "replace", spy)
+    monkeypatch.setattr(files.os, "replace", spy)
     write_mix(result, tmp_path / "scene", ("flac", "wav"))
     finals = [name for name in renamed if name.startswith("mix.")]
     assert finals[-1] == "mix.cues.json"

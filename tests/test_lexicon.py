@@ -7,11 +7,11 @@ from fakes import FakeBackend, render
 
 from drama_cli import cli
 from drama_cli.commands import script as script_commands
+from drama_cli.compile.chunking import split_text
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.compile.normalise import spoken_line
-from drama_cli.compile.scene import compile_scene
 from drama_cli.errors import ScriptError
 from drama_cli.script.check import check_script
-from drama_cli.script.chunking import split_text
 from drama_cli.script.lexicon import ARPABET_CONSONANTS, ARPABET_VOWELS, invalid_arpabet
 from drama_cli.script.load import load_script
 from drama_cli.takes.selection import is_stale, stale_note

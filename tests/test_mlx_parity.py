@@ -21,7 +21,8 @@ from mlx_audio.tts.models.fish_drama3 import Model, ModelConfig
 from mlx_audio.tts.models.fish_drama3 import drama3 as mlx_drama3
 from mlx_audio.tts.models.fish_drama3.convert import convert
 
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import write_checkpoint

@@ -7,8 +7,8 @@ from fakes import FakeBackend, render
 
 from drama_cli import cli
 from drama_cli.commands import script as script_commands
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.compile.normalise import normalise_text
-from drama_cli.compile.scene import compile_scene
 from drama_cli.script.load import load_script
 
 

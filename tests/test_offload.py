@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from engine.conversation import AudioClip, Conversation, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.offload.cache import ExpertCache
 from engine.offload.offload import OffloadSettings

@@ -5,7 +5,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from engine.conversation import AudioClip, Conversation, Exchange, Reference
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Exchange, Reference
 from engine.errors import EngineError
 from engine.layouts import LAYOUTS, get_layout
 from engine.prompt import build_prompt, extra_samplable_ids, segments, to_rows

@@ -20,6 +20,7 @@ import soxr
 
 from drama_cli.errors import UsageError
 from drama_cli.qc import asr as qc
+from drama_cli.script.spoken import number_words, wer_words
 
 SENTENCES = (
     "The ferry leaves at six, so pack the oars tonight.",
@@ -29,7 +30,7 @@ WRONG_TEXT = "Bring me the red umbrella from the kitchen."
 
 
 def test_normalisation_folds_case_punctuation_numbers_and_directions():
-    assert qc.normalize_words("[sighs] Don't <whisper>GO</whisper> — it's 20 past 6!") == [
+    assert wer_words("[sighs] Don't <whisper>GO</whisper> — it's 20 past 6!") == [
         "dont",
         "go",
         "its",
@@ -37,7 +38,7 @@ def test_normalisation_folds_case_punctuation_numbers_and_directions():
         "past",
         "six",
     ]
-    assert qc.normalize_words("Café-au-lait, 1,250 times: 99%") == [
+    assert wer_words("Café-au-lait, 1,250 times: 99%") == [
         "cafe",
         "au",
         "lait",
@@ -45,13 +46,14 @@ def test_normalisation_folds_case_punctuation_numbers_and_directions():
         "thousand",
         "two",
         "hundred",
+        "and",
         "fifty",
         "times",
         "ninety",
         "nine",
         "percent",
     ]
-    assert qc.number_words(1_000_007) == "one million seven"
+    assert number_words(1_000_007) == "one million and seven"
 
 
 def test_wer_counts_substitutions_insertions_and_deletions():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from drama_cli.compile.scene import SceneCompiler
+from drama_cli.compile.conversations import SceneCompiler
 from drama_cli.takes.jobs import RenderSettings, ScenePlanner
 from drama_cli.script.load import load_script
 

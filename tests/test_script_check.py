@@ -9,9 +9,9 @@ import soundfile
 
 from drama_cli import cli
 from drama_cli.commands import script as script_commands
-from drama_cli.compile.scene import compile_scene
+from drama_cli.compile.chunking import MIN_MAX_CHARS, split_text
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
-from drama_cli.script.chunking import MIN_MAX_CHARS, split_text
 from drama_cli.script.load import load_script
 
 
@@ -115,7 +115,7 @@ def test_directory_as_reference_says_so(drama, tmp_path, capsys):
 
 
 def test_render_reference_check_refuses_long_clips_and_directories(tmp_path):
-    from drama_cli.compile.scene import check_references
+    from drama_cli.compile.conversations import check_references
 
     tone(tmp_path / "refs" / "long.wav", 61.0)
     with pytest.raises(ScriptError, match="61.0 s long"):
@@ -220,7 +220,7 @@ scenes:
 
 
 def test_mix_options_at_script_and_scene_level(tmp_path):
-    from drama_cli.script.model import MixOptions
+    from drama_cli.script.document import MixOptions
 
     tone(tmp_path / "tone.wav", 1.0, 0.001)
     script = load_script(write(tmp_path, MIX_SCRIPT))

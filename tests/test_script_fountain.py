@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drama_cli.errors import ScriptError
+from drama_cli.script.document import Element, Line
 from drama_cli.script.fountain import parse_cue, read_fountain
 from drama_cli.script.load import load_script
-from drama_cli.script.model import Element, Line
 
 
 def read(text):

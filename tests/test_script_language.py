@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fakes import FakeBackend, render
 
-from drama_cli.compile.scene import compile_scene
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
 from drama_cli.script.direction import is_event, parse_directions
 from drama_cli.script.load import load_script

@@ -8,8 +8,9 @@ import pytest
 import soundfile as sf
 
 from drama_cli.errors import RenderError
-from drama_cli.takes.keys import file_sha256, stable_hash
-from drama_cli.takes.store import TakeStore, safe_name, wav_is_complete, write_new_file
+from drama_cli.takes.keys import stable_hash
+from drama_cli.takes.store import TakeStore, safe_name, wav_is_complete
+from engine.files import file_sha256, write_new_file
 
 
 def tone(seconds=0.5, freq=220.0):

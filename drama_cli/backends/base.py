@@ -32,6 +32,19 @@ if TYPE_CHECKING:
     from drama_cli.backends.registry import BackendOptions
 
 FrameCallback = Callable[[int, int], None]  # (frames generated so far, frame budget)
+FRAME_REPORT_EVERY = 8  # frames between progress reports (about 0.4 s of audio)
+
+
+def every_few_frames(on_frames: FrameCallback | None) -> FrameCallback | None:
+    """A per-frame callback that passes every FRAME_REPORT_EVERY-th frame on to `on_frames`
+    (None when there is nothing to report to)."""
+    if on_frames is None:
+        return None
+
+    def report(frames: int, budget: int) -> None:
+        if frames % FRAME_REPORT_EVERY == 0:
+            on_frames(frames, budget)
+    return report
 
 
 @dataclass(frozen=True)

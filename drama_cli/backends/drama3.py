@@ -26,9 +26,12 @@ from drama_cli.backends.base import (
     GenerationRequest,
     SerialBatch,
     StreamBatch,
+    every_few_frames,
 )
+from drama_cli.backends.drama3_batch import EngineStreamBatch
 from drama_cli.errors import UsageError
-from engine.conversation import AudioClip, Conversation
+from engine.clip import AudioClip
+from engine.conversation import Conversation
 from engine.errors import EngineError
 
 if TYPE_CHECKING:
@@ -36,7 +39,6 @@ if TYPE_CHECKING:
 
 CPU_WARNING = ("rendering Drama 3 on the CPU: the full model is impractical there (minutes per "
                "line); use a CUDA GPU, or --engine scratch for a timing draft")
-FRAME_REPORT_EVERY = 8  # frames between progress reports (about 0.4 s of audio)
 REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json")
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
 # (`drama_cli.qc.take_checks.STOP_REASONS`): take records say `length` for the frame budget.
@@ -233,12 +235,13 @@ class Drama3Backend(BackendDefaults):
 
     def _stream(self, model, request: GenerationRequest, on_frames: FrameCallback | None):
         """Generate the request's codes with the loaded `model`, reporting progress every
-        FRAME_REPORT_EVERY frames; returns the engine's `Generation`."""
+        FRAME_REPORT_EVERY frames (`every_few_frames`); returns the engine's `Generation`."""
         conversation, params = self.engine_request(request)
         stream = model.stream(conversation, params, request.seed)
+        report = every_few_frames(on_frames)
         for count, _frame in enumerate(stream, start=1):
-            if on_frames is not None and count % FRAME_REPORT_EVERY == 0:
-                on_frames(count, stream.max_frames)
+            if report is not None:
+                report(count, stream.max_frames)
         return stream.result
 
     def generate(self, request: GenerationRequest,
@@ -274,8 +277,6 @@ class Drama3Backend(BackendDefaults):
         `generate` for 1."""
         if size <= 1:
             return SerialBatch(self, size)
-        from drama_cli.backends.drama3_batch import EngineStreamBatch
-
         return EngineStreamBatch(self, size)
 
     def generate_scene(self, request: GenerationRequest, texts: list[str],

@@ -11,8 +11,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone
-from drama_cli.backends.drama3 import FRAME_REPORT_EVERY
+from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone, every_few_frames
 from engine.errors import EngineError
 
 
@@ -37,7 +36,8 @@ class EngineStreamBatch:
         started = time.perf_counter()
         try:
             conversation, params = self.backend.engine_request(request)
-            inner = self._engine.submit(conversation, params, request.seed, on_frame=_reporter(on_frames))
+            inner = self._engine.submit(conversation, params, request.seed,
+                                        on_frame=every_few_frames(on_frames))
         except EngineError as err:
             self._done.append(StreamDone(self._count, error=err))
         else:
@@ -68,13 +68,3 @@ class EngineStreamBatch:
         self._done.clear()
         self._engine = None
 
-
-def _reporter(on_frames: FrameCallback | None):
-    """The engine's per-frame callback reporting to `on_frames` every FRAME_REPORT_EVERY frames."""
-    if on_frames is None:
-        return None
-
-    def report(frames: int, budget: int) -> None:
-        if frames % FRAME_REPORT_EVERY == 0:
-            on_frames(frames, budget)
-    return report

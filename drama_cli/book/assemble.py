@@ -9,7 +9,7 @@ last (the takes' own quiet ends counted). The master WAV is encoded as MP3 192 k
 (`drama_cli.mix.export.encode_mp3`), tagged with mutagen, decoded again and measured against
 ACX's rules (`drama_cli.book.acx`). Every file is first written to a work folder inside the
 book folder; once all are written they are renamed into place together, the report last
-(`drama_cli.mix.export.publish`, as a scene's mix files), so a killed run leaves the book of
+(`engine.files.publish`, as a scene's mix files), so a killed run leaves the book of
 the run before whole.
 """
 
@@ -40,9 +40,7 @@ from drama_cli.errors import LinesLeftOut, UsageError
 from drama_cli.mix.export import (
     MP3_BITRATE_KBPS,
     READ_BLOCK_SAMPLES,
-    atomic_path,
     encode_mp3,
-    publish,
     require_encoder,
 )
 from drama_cli.mix.loudness import get_preset
@@ -65,6 +63,7 @@ from drama_cli.takes.scene_selection import (
     select_first_passing,
 )
 from drama_cli.takes.store import TakeStore
+from engine.files import atomic_path, publish
 
 BOOK_FOLDER = "book"
 BOOK_PRESET = "acx-mp3"

@@ -18,7 +18,7 @@ from pathlib import Path
 import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
-from drama_cli.mix.export import atomic_path
+from engine.files import atomic_path
 
 M4B_BITRATE_KBPS = 64  # AAC-LC mono: spoken word at audiobook-store quality
 _UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f]+')

@@ -103,9 +103,10 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
     mixes) with the engine of the `BACKEND` group's values `backend`."""
     from drama_cli.backends.registry import make_backend
-    from drama_cli.compile.scene import check_references
+    from drama_cli.compile.conversations import check_references
     from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
+    from engine.files import file_sha256
 
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
@@ -186,7 +187,7 @@ def import_command(
     """Turn a manuscript into a YAML book script: chapters from headings, paragraphs as
     narrator lines (with --dialogue, quotes as lines of their speakers)."""
     from drama_cli.book.manuscript import read_manuscript, script_yaml
-    from drama_cli.mix.export import write_text_atomic
+    from engine.files import write_text_atomic
 
     target = None if output == "-" else Path(output)
     if as_json and target is None:

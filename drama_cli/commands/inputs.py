@@ -38,7 +38,7 @@ def render_settings(scenes, lines, **fields):
 def script_info(loaded, script: str) -> dict:
     """What a render records of its script: source and title, and the file's SHA-256 unless
     it was read from stdin."""
-    from drama_cli.takes.keys import file_sha256
+    from engine.files import file_sha256
 
     info = {"script": loaded.source, "title": loaded.title}
     if script != "-":

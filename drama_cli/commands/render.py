@@ -83,7 +83,7 @@ def render_command(
 
 def _load_for_render(script: str, cast: Optional[str], no_normalize: bool):
     """The script (`load_checked`) with `--no-normalize` applied and its references checked."""
-    from drama_cli.compile.scene import check_references
+    from drama_cli.compile.conversations import check_references
     from drama_cli.script.check import with_check_count
 
     loaded = load_checked(script, cast)

@@ -102,9 +102,9 @@ def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     total cost per line sums both. In history mode each line also carries the selected takes
     of earlier lines in the project folder as context, counted in its rows.
     """
+    from drama_cli.compile.chunking import MIN_MAX_CHARS
     from drama_cli.compile.cost import compile_report
     from drama_cli.errors import UsageError
-    from drama_cli.script.chunking import MIN_MAX_CHARS
     from drama_cli.script.load import load_script
 
     get_mode(mode)

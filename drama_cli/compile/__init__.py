@@ -5,5 +5,5 @@ from drama_cli import public_names
 __all__, __getattr__ = public_names(__name__, {
     "cost": ["compile_report"],
     "modes": ["DEFAULT_MODE", "MODES", "get_mode"],
-    "scene": ["LinePlan", "SceneCompiler", "compile_scene"],
+    "conversations": ["LinePlan", "SceneCompiler", "compile_scene"],
 })

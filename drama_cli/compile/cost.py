@@ -12,8 +12,9 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 
 
 @functools.lru_cache(maxsize=1)
@@ -52,7 +53,7 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
     (context rows included), context_rows, total.
     Raises EngineError when the engine's layout builder refuses a conversation.
     """
-    from drama_cli.compile.scene import compile_scene
+    from drama_cli.compile.conversations import compile_scene
 
     count, unit, description = counter or text_counter(model_folder)
     scenes = [s for s in script.scenes if scene_id is None or s.id == scene_id]

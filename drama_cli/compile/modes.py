@@ -1,6 +1,6 @@
 """The compile modes: one `Mode` record each, in `MODES` (docs/guide/rendering.md, "Modes").
 
-A mode says how `drama_cli.compile.scene` turns the lines of a scene into engine conversations,
+A mode says how `drama_cli.compile.conversations` turns the lines of a scene into engine conversations,
 and so which engine layout (`engine.layouts.LAYOUTS`) it produces. `MODES` is in the order help
 texts and error messages list the modes; exactly one mode is the default. Adding a mode is
 adding one record here (plus its branch in the compiler).

@@ -6,7 +6,7 @@ lexicon entry puts in are never normalised. A lexicon entry with phonemes become
 `<|phoneme_start|>…<|phoneme_end|>` (the strings of `engine.layouts.STRINGS`; the engine allows
 the pair only in the text a turn voices).
 
-Numbers become words with `num2words` (cardinals, ordinals, years); which digits are a year, a
+Numbers become words with `num2words` (`drama_cli.script.spoken.number_words`: cardinals, ordinals, years); which digits are a year, a
 time, an amount, a percentage or a measure is decided here, per language, by the rules in
 `LANGUAGES` and the patterns below. English, German, French and Spanish are covered; text in
 another language is sent as written, and the compiler says so once.
@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from drama_cli.script.document import Line, Script, Span
 from drama_cli.script.lexicon import LexiconEntry, line_matches, speaker_language
-from drama_cli.script.model import Line, Script, Span
+from drama_cli.script.spoken import number_words
 from engine.layouts import STRINGS
 
 YEAR_RANGE = (1100, 2099)  # four digits without separators in this range read as a year
@@ -98,13 +99,6 @@ LANGUAGES: dict[str, LanguageRules] = {
 }
 
 
-def words(number: int, language: str, to: str = "cardinal") -> str:
-    """`number` in words in `language` (`num2words`; `to`: cardinal, ordinal or year)."""
-    from num2words import num2words
-
-    return num2words(number, lang=language, to=to)
-
-
 # ---- one language's matcher ---------------------------------------------------------------
 
 
@@ -170,11 +164,11 @@ class Normaliser:
         digits_only = whole.isdigit()
         plain = not (frac or match.group("pct") or match.group("unit") or match.group("neg"))
         if plain and digits_only and len(whole) == 4 and YEAR_RANGE[0] <= value <= YEAR_RANGE[1]:
-            said = words(value, self.language, "year")
+            said = number_words(value, self.language, "year")
         else:
             said = self._decimal(value, frac)
         if match.group("neg"):
-            said = f"{words(-1, self.language).rsplit(' ', 1)[0]} {said}"
+            said = f"{number_words(-1, self.language).rsplit(' ', 1)[0]} {said}"
         if match.group("pct"):
             said += f" {self.rules.percent}"
         if match.group("unit"):
@@ -183,26 +177,26 @@ class Normaliser:
         return said
 
     def _decimal(self, value: int, frac: str | None) -> str:
-        said = words(value, self.language)
+        said = number_words(value, self.language)
         if frac:
-            said += f" {self.rules.point} " + " ".join(words(int(d), self.language) for d in frac)
+            said += f" {self.rules.point} " + " ".join(number_words(int(d), self.language) for d in frac)
         return said
 
     def _amount(self, whole: str, frac: str | None, symbol: str, negative: bool = False) -> str:
         unit, units, cent, cents = self.rules.currencies[symbol]
         value = int(re.sub(r"\D", "", whole))
-        said = f"{words(value, self.language)} {unit if value == 1 else units}"
+        said = f"{number_words(value, self.language)} {unit if value == 1 else units}"
         if frac and len(frac) == 2 and int(frac):
             c = int(frac)
-            said += f"{self.rules.amount_joiner}{words(c, self.language)} {cent if c == 1 else cents}"
+            said += f"{self.rules.amount_joiner}{number_words(c, self.language)} {cent if c == 1 else cents}"
         elif frac and int(frac):
             said = f"{self._decimal(value, frac)} {units}"
         if negative:
-            said = f"{words(-1, self.language).rsplit(' ', 1)[0]} {said}"
+            said = f"{number_words(-1, self.language).rsplit(' ', 1)[0]} {said}"
         return said
 
     def _ordinal(self, value: int, feminine: bool) -> str:
-        said = words(value, self.language, "ordinal")
+        said = number_words(value, self.language, "ordinal")
         if feminine and self.language == "es" and said.endswith("o"):
             said = said[:-1] + "a"
         if feminine and self.language == "fr" and value == 1:
@@ -210,8 +204,8 @@ class Normaliser:
         return said
 
     def _time(self, hours: int, minutes: int, meridiem: str | None) -> str:
-        hour = words(hours, self.language)
-        minute = words(minutes, self.language)
+        hour = number_words(hours, self.language)
+        minute = number_words(minutes, self.language)
         style = self.rules.time_style
         if style == "en":
             said = f"{hour} o'clock" if minutes == 0 and not meridiem else \

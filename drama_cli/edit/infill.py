@@ -18,10 +18,12 @@ from drama_cli.edit.splice import (
     SpliceResult,
     splice,
 )
-from drama_cli.edit.words import Word, diff_words, spoken_words
+from drama_cli.edit.word_changes import diff_words
 from drama_cli.errors import InfillRefused
+from drama_cli.script.spoken import Word, spoken_words
+from engine.clip import AudioClip
 from engine.constants import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 
 
 class InfillBackend(Protocol):

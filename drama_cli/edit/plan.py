@@ -13,20 +13,20 @@ from typing import Sequence
 
 import numpy as np
 
-from drama_cli.edit.words import (
-    Word,
+from drama_cli.edit.word_changes import (
     diff_words,
     estimate_timings,
     span_for_change,
-    spoken_words,
     whole_word_region,
     words_in_span,
 )
 from drama_cli.errors import UsageError
 from drama_cli.mix.span import SampleSpan
 from drama_cli.qc.asr import INSTALL_COMMAND
+from drama_cli.script.spoken import Word, spoken_words
+from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND, HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
-from engine.conversation import AudioClip, Conversation
+from engine.conversation import Conversation
 from engine.layouts import split_leading_tag
 
 SPAN_TOLERANCE_S = 0.005  # a span end rounded to 10 ms as printed still counts as the take's end

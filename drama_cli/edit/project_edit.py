@@ -41,19 +41,18 @@ from drama_cli.edit.plan import (
     tagged_text,
 )
 from drama_cli.edit.script_update import update_script_text
-from drama_cli.edit.words import (
-    Word,
+from drama_cli.edit.word_changes import (
     estimate_timings,
     insert_after,
     insert_at_word_index,
     replace_in_span,
     replace_words,
-    spoken_words,
     word_index_at,
 )
 from drama_cli.errors import UsageError
 from drama_cli.qc.asr import INSTALL_COMMAND
 from drama_cli.qc.take_checks import EOS, check_audio, failed_checks, outcome_fields
+from drama_cli.script.spoken import Word, spoken_words
 from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
 

@@ -20,7 +20,8 @@ from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fi
 from drama_cli.mix.project_mix import mix_scene_from_store, project_metadata, project_mix
 from drama_cli.takes.jobs import RenderSettings, ScenePlanner, cache_key
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
-from engine.conversation import AudioClip, Conversation, Exchange
+from engine.clip import AudioClip
+from engine.conversation import Conversation, Exchange
 from engine.errors import EngineError
 from engine.layouts import STRINGS, split_leading_tag
 

@@ -55,9 +55,11 @@ def update_script_text(script, line, old_text: str, new_text: str):
     """
     import datetime as dt
     import json
-    import os
     import shutil
+    import stat
     from pathlib import Path
+
+    from engine.files import write_text_atomic
 
     path = Path(script.source)
     if not path.is_file():
@@ -85,8 +87,5 @@ def update_script_text(script, line, old_text: str, new_text: str):
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
     backup = path.with_name(f"{path.name}.{stamp}.bak")
     shutil.copy2(path, backup)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(updated, encoding="utf-8")
-    shutil.copymode(path, tmp)  # the script keeps its own permissions
-    os.replace(tmp, path)
+    write_text_atomic(path, updated, mode=stat.S_IMODE(path.stat().st_mode))  # its own permissions
     return backup

@@ -1,7 +1,7 @@
-"""Writing finished scene audio and its sidecars: atomic files, WAV/FLAC/MP3, labels, SRT, cues.
+"""Writing finished scene audio and its sidecars: WAV/FLAC/MP3, labels, SRT, cues.
 
 Every file appears complete or not at all: it is written under a temporary name in the target
-folder, flushed to disk and renamed (`atomic_path`). MP3 needs an external encoder (ffmpeg
+folder, flushed to disk and renamed (`engine.files.atomic_path`). MP3 needs an external encoder (ffmpeg
 with libmp3lame): `require_encoder` finds one on PATH or the binary bundled in the
 `imageio-ffmpeg` wheel, and fails with a clear RenderError before any rendering starts
 (public case A7), so a long render never dies at export or leaves an empty `.mp3`.
@@ -9,16 +9,12 @@ with libmp3lame): `require_encoder` finds one on PATH or the binary bundled in t
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import os
-import shutil
 import subprocess
-import tempfile
 import textwrap
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,14 +22,13 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
+from engine.ffmpeg import ffmpeg_candidates
+from engine.files import atomic_path
 
 WAV_SUBTYPES = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
 WAV_HEADER_LIMIT_BYTES = 4 * 1024**3 - 1024 * 1024  # plain RIFF sizes are 32-bit
 MP3_BITRATE_KBPS = 192
 READ_BLOCK_SAMPLES = 1 << 18
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
-FILE_MODE = 0o666 & ~_UMASK  # what open() gives a new file: 0644 under the usual umask 022
 
 
 @dataclass(frozen=True)
@@ -111,22 +106,7 @@ def require_encoder(fmt: str) -> str | None:
 
 def find_mp3_encoder() -> str | None:
     """Path of an ffmpeg that can encode MP3 (PATH first, then imageio-ffmpeg), or None."""
-    candidates = [shutil.which("ffmpeg"), shutil.which("avconv"), _bundled_ffmpeg()]
-    for exe in candidates:
-        if exe and _encodes_mp3(exe):
-            return exe
-    return None
-
-
-def _bundled_ffmpeg() -> str | None:
-    try:
-        import imageio_ffmpeg
-    except ImportError:
-        return None
-    try:
-        return imageio_ffmpeg.get_ffmpeg_exe()
-    except (RuntimeError, OSError):
-        return None
+    return next((exe for exe in ffmpeg_candidates() if _encodes_mp3(exe)), None)
 
 
 @functools.lru_cache(maxsize=8)
@@ -146,58 +126,6 @@ def _point_pydub_at(encoder: str) -> None:
         warnings.simplefilter("ignore")  # pydub warns at import (no ffmpeg on PATH, audioop)
         from pydub import AudioSegment
     AudioSegment.converter = encoder
-
-
-def staged_path(target: Path) -> Path:
-    """A new empty hidden file beside `target` (`.<name>.<random>.tmp`) to write it under until
-    `publish` renames it into place; such names are removed by the next run that takes the
-    project lock (`drama_cli.takes.store.remove_stale_temporaries`)."""
-    target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    return Path(name)
-
-
-def publish(staged: Sequence[tuple[Path, Path]]) -> None:
-    """Rename each written temporary onto its target, in order: every file is fsynced first
-    (so all renames happen after all writes), given the ordinary file mode, then renamed."""
-    for tmp, _target in staged:
-        # mkstemp creates 0600, and the caller may have renamed another such file onto `tmp`:
-        # finished files follow the umask (0644 under the usual 022).
-        os.chmod(tmp, FILE_MODE)
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
-    for tmp, target in staged:
-        os.replace(tmp, target)
-
-
-@contextlib.contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside `target`; on success it is fsynced and renamed onto it.
-
-    On any exception the temporary file is removed and `target` is left untouched.
-    """
-    tmp = staged_path(target)
-    try:
-        yield tmp
-        publish([(tmp, Path(target))])
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def stage_text(target: Path, text: str) -> Path:
-    """Write UTF-8 `text` to a `staged_path` of `target`; returns the temporary."""
-    tmp = staged_path(target)
-    tmp.write_text(text, encoding="utf-8")
-    return tmp
-
-
-def write_text_atomic(target: Path, text: str) -> Path:
-    """Write UTF-8 `text` to `target` atomically; returns `target`."""
-    with atomic_path(target) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    return Path(target)
 
 
 def open_wav_writer(

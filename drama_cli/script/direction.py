@@ -1,4 +1,4 @@
-"""The direction grammar inside a line's text, and the text normaliser.
+"""The direction grammar inside a line's text, and the clean-up of markdown and emoji in its words.
 
 A line's text is words plus markup:
 
@@ -16,7 +16,7 @@ switch inside a scoped tag. Any other `<` is text (`a < b`, `a < b > c`: a scope
 `<name>` and `</name>`, with no space inside).
 
 Director's notes (YAML `note`, Fountain parentheticals) are compiled to bracket directions before
-the text (`note_direction`). The normaliser (`normalize_text`) runs on text spans only, so tags
+the text (`note_direction`). The markup clean-up (`clean_markup`) runs on text spans only, so tags
 reach the model untouched (cases B4, T2).
 """
 
@@ -27,11 +27,10 @@ import unicodedata
 from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
-from drama_cli.script.model import Span
+from drama_cli.script.document import Span
 from engine.constants import SPEAKER_TAG_PATTERN
-from engine.text import spoken_text
+from engine.text import TAG_NAME, spoken_text
 
-TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
 _SCOPED = re.compile(rf"<(/?)({TAG_NAME})>")  # the documented syntax only: `a < b > c` is text
@@ -223,7 +222,7 @@ def has_content(span: Span) -> bool:
     """True for a span the model can voice: words, or a point tag / style prefix (a non-verbal cue
     such as `[sighs]`). Switches and the scoped tags' own markup are not content."""
     if span.kind == "text":
-        return bool(normalize_text(span.text).strip())
+        return bool(clean_markup(span.text).strip())
     return span.kind in ("tag", "style")
 
 
@@ -328,7 +327,7 @@ def _is_emoji(char: str) -> bool:
     return unicodedata.category(char) == "So" and code >= 0x2190
 
 
-def normalize_text(text: str) -> str:
+def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
     (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings) and emoji removed, whitespace runs and line
     breaks collapsed to one space. Leading/trailing spaces are kept as one space so spans join.
@@ -346,7 +345,7 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
     """The model text of a line: `<|speaker:k|> [note] text ...` with switches as speaker tags.
 
     speaker_index: k of the line's speaker. index_of: speaker index of a switch target (canonical
-    cast name). Text spans are normalised; tags pass through unchanged and in order; end
+    cast name). Text spans are cleaned (`clean_markup`); tags pass through unchanged and in order; end
     punctuation `.` is added to each speaker's part when it ends in a letter or digit.
     """
     spans = list(spans)
@@ -367,7 +366,7 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
             close_segment()
             parts.append(f"<|speaker:{index_of(span.value)}|>")
         elif span.kind == "text":
-            segment.append(normalize_text(span.text))
+            segment.append(clean_markup(span.text))
         else:
             segment.append(f" {span.text} " if span.kind in ("tag", "style") else span.text)
     close_segment()

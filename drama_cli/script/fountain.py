@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
-from drama_cli.script.model import (
+from drama_cli.script.document import (
     DialogueNumbers,
     Element,
     Line,

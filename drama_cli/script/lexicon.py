@@ -18,7 +18,8 @@ from pathlib import Path
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
-from drama_cli.script.model import Line, Script, Span, Warning_
+from drama_cli.script.document import Line, Script, Span, Warning_
+from drama_cli.script.yaml_reader import YamlReader, compose
 
 DEFAULT_LANGUAGE = "en"
 LEXICON_SUFFIX = ".lexicon.yaml"
@@ -160,6 +161,16 @@ def line_matches(script: Script, line: Line) -> list[tuple[Span, LexiconMatch]]:
 # ---- reading ------------------------------------------------------------------------------
 
 
+def read_language_keys(reader: YamlReader, fields: dict, base: Path, script: Script) -> None:
+    """The script's `lexicon:`, `lexicons:`, `language:` and `normalize:` keys (a script's top level,
+    or a Fountain script's cast file), added to `script`."""
+    script.lexicon += read_lexicon_keys(reader, fields, base)
+    if "language" in fields:
+        script.language = language_code(reader.scalar(fields["language"][1], "language")) or script.language
+    if "normalize" in fields:
+        script.normalize = reader.boolean(fields["normalize"][1], "normalize")
+
+
 def read_lexicon_keys(reader, fields: dict, base: Path) -> list[LexiconEntry]:
     """The entries of a script's `lexicon:` (first) and `lexicons:` files (in order), from the
     keys of its top-level mapping. Raises ScriptError at file:line:col for a bad entry, a missing
@@ -214,8 +225,6 @@ def read_lexicon_file(path: Path, where: SourcePosition) -> list[LexiconEntry]:
     """The entries of a shared lexicon file: a `lexicon:` mapping, or the entry mapping itself.
     Raises ScriptError at `where` (the path in the script) when it cannot be read, else at the
     problem inside the file."""
-    from drama_cli.script.yaml_format import _Reader, compose
-
     try:
         source = path.read_text(encoding="utf-8-sig")
     except OSError as err:
@@ -224,7 +233,7 @@ def read_lexicon_file(path: Path, where: SourcePosition) -> list[LexiconEntry]:
     except UnicodeDecodeError:
         raise ScriptError(f"lexicon file {path.name} is not UTF-8 text", where, "save the file as UTF-8") from None
     source = source.replace("\r\n", "\n").replace("\r", "\n")
-    reader = _Reader(source, str(path))
+    reader = YamlReader(source, str(path))
     root = compose(source, str(path))
     if root is None:
         return []
@@ -322,10 +331,8 @@ def read_cast_file_language(path: Path, script: Script) -> None:
     """A cast file's `lexicon:`, `lexicons:` (relative to the cast file), `language:` and
     `normalize:` keys, added to `script` (how a Fountain script gets them). The file has been read
     once already, so it is known to be readable YAML."""
-    from drama_cli.script.yaml_format import _Reader, compose, read_language_keys
-
     source = Path(path).read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-    reader = _Reader(source, str(path))
+    reader = YamlReader(source, str(path))
     root = compose(source, str(path))
     top = reader.mapping(root, None, "the cast file") if root is not None else {}
     if "cast" in top:

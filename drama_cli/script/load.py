@@ -9,7 +9,7 @@ from pathlib import Path
 
 from drama_cli.errors import ScriptError, SourcePosition, UsageError
 from drama_cli.script.book import finish_book
-from drama_cli.script.model import Script
+from drama_cli.script.document import Script
 from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import add_narration, resolve_speakers
 

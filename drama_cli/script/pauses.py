@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from drama_cli.script.model import Element, Line, Script, Warning_
+from drama_cli.script.document import Element, Line, Script, Warning_
 
 PAUSE_PER_MARK_S = 0.5
 MAX_PAUSE_LINE_S = 3.0

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
-from drama_cli.script.model import CastMember, Line, Script
+from drama_cli.script.document import CastMember, Line, Script
 from drama_cli.script.problems import Problems
 from engine.constants import NUM_SPEAKERS
 
@@ -144,7 +144,7 @@ def add_narration(script: Script) -> Script:
     move when a narrator is added. Returns `script`.
     """
     from drama_cli.script.direction import parse_directions
-    from drama_cli.script.model import Element, Line
+    from drama_cli.script.document import Element, Line
 
     for scene in script.scenes:
         lines, actions = [], 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from drama_cli.compile.modes import DEFAULT_MODE, get_mode
-from drama_cli.compile.scene import SceneCompiler
+from drama_cli.compile.conversations import SceneCompiler
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher, dataclass_identity, stable_hash
@@ -156,7 +156,7 @@ def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
 
 
 class ScenePlanner:
-    """Compiles one scene's lines into LineJobs with a `drama_cli.compile.scene.SceneCompiler`.
+    """Compiles one scene's lines into LineJobs with a `drama_cli.compile.conversations.SceneCompiler`.
 
     In `history` mode each line is compiled just before it renders, so its context holds the
     takes selected for the lines before it (in this run or earlier ones); only that line and its

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.conversation import AudioClip, Conversation
+from engine.clip import AudioClip
+from engine.conversation import Conversation
+from engine.files import file_sha256
 
 
 def stable_hash(value) -> str:
@@ -113,12 +115,4 @@ def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -
     and audio content)."""
     return dataclass_identity(conversation, hasher, CONVERSATION_NOT_IN_KEY)
 
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 hex digest of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 

@@ -8,15 +8,9 @@ import re
 from drama_cli.compile.normalise import spoken_line
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text, render_spans
+from drama_cli.script.spoken import model_words
 from drama_cli.takes.store import Take, TakeStore
-from engine.constants import SPEAKER_TAG
-from engine.text import spoken_text
-
-
-def model_words(text: str) -> str:
-    """A model text without its speaker tags (their numbers depend on the context), whitespace
-    collapsed: what two texts are compared by to tell whether a take says a line."""
-    return " ".join(SPEAKER_TAG.sub(" ", text or "").split())
+from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 
 
 def line_words(line) -> str:
@@ -74,7 +68,7 @@ def take_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> lis
     return chain
 
 
-_MARKUP = re.compile(r"\[[^\[\]]*\]|</?[A-Za-z][\w-]*>")  # directions and scoped tags
+_MARKUP = re.compile(f"{POINT_TAG}|{SCOPED_TAG}")  # directions and scoped tags
 
 
 def _markup(words: str) -> tuple[str, ...]:

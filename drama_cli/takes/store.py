@@ -9,15 +9,14 @@ Layout on disk (docs/internals/architecture.md, "The project folder a render wri
     <root>/<scene>/selected.json         chosen take number per line id
 
 Every file is written to a temporary name in the same folder, fsynced and then linked into
-place, so a crash (Ctrl-C, kill -9, power cut) leaves either a whole file or none; nothing is
-ever overwritten. The JSON record is written last and names the SHA-256 of the WAV, so a take
+place (`engine.files.write_new_file`), so a crash (Ctrl-C, kill -9, power cut) leaves either a
+whole file or none; no take file is ever overwritten. The JSON record is written last and names the SHA-256 of the WAV, so a take
 whose audio is truncated or altered is detected and ignored (and rendered again).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import errno
 import hashlib
 import io
 import json
@@ -32,8 +31,9 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
-from drama_cli.takes.keys import file_sha256, json_default
+from drama_cli.takes.keys import json_default
 from engine.constants import SAMPLE_RATE
+from engine.files import file_sha256, write_bytes_atomic, write_new_file
 
 TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")  # older projects may hold take-1000
 MAX_TAKE_NUMBER = 999  # take-001 ... take-999: names sort in number order
@@ -72,59 +72,6 @@ def check_new_takes(takes: int) -> None:
     """Raise UsageError unless 1 <= takes <= MAX_NEW_TAKES (the `--takes` of every command)."""
     if not 1 <= takes <= MAX_NEW_TAKES:
         raise UsageError(f"--takes must be between 1 and {MAX_NEW_TAKES}, got {takes}")
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _write_temporary(path: Path, data: bytes) -> Path:
-    """Write `data` to a hidden temporary beside `path` (same folder, so a rename or link into
-    place is atomic), fsynced; returns the temporary's path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return tmp
-
-
-def write_new_file(path: Path, data: bytes) -> None:
-    """Write `data` to `path` atomically and only if `path` does not exist yet.
-
-    Temporary file in the same folder, fsync, hard link into place (fails if taken), unlink the
-    temporary. Raises FileExistsError when `path` exists; the old file is never touched.
-    """
-    tmp = _write_temporary(path, data)
-    try:
-        os.link(tmp, path)
-    except OSError as err:
-        if err.errno == errno.EEXIST:
-            raise FileExistsError(path) from None
-        if path.exists():
-            raise FileExistsError(path) from None
-        os.rename(tmp, path)  # file systems without hard links
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    _fsync_dir(path.parent)
-
-
-def replace_file(path: Path, data: bytes) -> None:
-    """Atomically replace `path` with `data` (temp file, fsync, rename). For index files such
-    as `selected.json` and `project.json` that are meant to change; never used for takes."""
-    os.replace(_write_temporary(path, data), path)
-    _fsync_dir(path.parent)
 
 
 def wav_bytes(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:
@@ -472,8 +419,8 @@ class TakeStore:
 
     def write_selections(self, scene_id: str, lines: dict[str, dict]) -> None:
         """Replace a scene's selections with `lines` (same form as `selections`)."""
-        replace_file(self.selection_path(scene_id),
-                     _pretty({"scene_id": scene_id, "lines": lines}))
+        write_bytes_atomic(self.selection_path(scene_id),
+                           _pretty({"scene_id": scene_id, "lines": lines}))
 
     def selection_problem(self, scene_id: str, line_id: str) -> str | None:
         """Why the selected take of a line cannot be used (missing record, truncated WAV,
@@ -510,7 +457,7 @@ class TakeStore:
 
     def write_project(self, info: dict) -> None:
         """Atomically replace `project.json` with `info` (script path and hash, engine, ...)."""
-        replace_file(self.project_path, _pretty(info))
+        write_bytes_atomic(self.project_path, _pretty(info))
 
 
 def _pretty(value) -> bytes:

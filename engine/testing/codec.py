@@ -8,8 +8,6 @@ shrunken presets also get a `codec_config.json`. No real weights are involved.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from pathlib import Path
 
 import torch
@@ -19,6 +17,7 @@ from engine.codec.codec import Codec
 from engine.codec.config import CONFIG_FILE, CodecConfig, small_config, tiny_config
 from engine.codec.loading import CHECKPOINT_FILE
 from engine.codec.weight_norm import unfold, weight_normed_modules
+from engine.files import atomic_path
 
 PRESETS = {"tiny": tiny_config, "small": small_config, "full": CodecConfig}
 
@@ -37,7 +36,8 @@ def write_random_codec(folder: Path, preset: str = "tiny", seed: int = 0) -> Pat
     folder.mkdir(parents=True, exist_ok=True)
     state = random_checkpoint(config, seed)
     path = folder / CHECKPOINT_FILE
-    _atomic_save(state, path)
+    with atomic_path(path, mode=0o644) as temp:
+        torch.save(state, temp)
     config_path = folder / CONFIG_FILE
     if preset == "full":
         config_path.unlink(missing_ok=True)
@@ -98,13 +98,3 @@ def _leftover_buffers(config: CodecConfig) -> dict[str, Tensor]:
         buffers[f"{owner}.causal_mask"] = torch.ones(size, size, dtype=torch.bool).tril()
     return buffers
 
-
-def _atomic_save(state: dict[str, Tensor], path: Path) -> None:
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=".codec-", suffix=".tmp")
-    os.close(handle)
-    try:
-        torch.save(state, temp)
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
-    finally:
-        Path(temp).unlink(missing_ok=True)

@@ -15,7 +15,8 @@ import tempfile
 from pathlib import Path
 
 from drama_cli.backends.base import GenerationRequest
-from engine.conversation import AudioClip, Conversation
+from engine.clip import AudioClip
+from engine.conversation import Conversation
 from engine.errors import EngineError
 
 

@@ -1,10 +1,11 @@
-"""What the host does with a take's decoded frames (docs/internals/model.md §3.6, post-processing), shared by
+"""What the host does with a generated stream's decoded frames (docs/internals/model.md §3.6,
+post-processing): when the stream stops and which frames it keeps; shared by
 the one-stream loops (`engine.generate.FrameStream`) and the batch (`engine.batch`).
 
-Frames arrive as (main token id, codes `[10]` int64, seconds). `<|im_end|>` ends the take and
+Frames arrive as (main token id, codes `[10]` int64, seconds). `<|im_end|>` ends the stream and
 is not kept; a `<|semantic:0|>` frame is held back until the next frame shows it does not precede
 EOS; a main token outside the semantic band (an extra samplable id such as
-`<|audio_separator|>`) is a separator: its index among the kept frames is recorded, and the take
+`<|audio_separator|>`) is a separator: its index among the kept frames is recorded, and the stream
 ends there when asked to.
 """
 
@@ -13,8 +14,8 @@ from __future__ import annotations
 import torch
 
 
-class TakeRules:
-    """The stop rules and kept frames of one take.
+class FrameRules:
+    """The stop rules and kept frames of one stream.
 
     eos_id, semantic_start: token ids; band: codes per codebook (the semantic band's size);
     stop_at_separator: end at the first separator. `push` each frame until `reason` is set,
@@ -34,7 +35,7 @@ class TakeRules:
 
     def push(self, token: int, codes: torch.Tensor | None, seconds: float) -> list[torch.Tensor]:
         """Take one frame; return the codes released by it (kept from now on), in order.
-        Sets `reason` when this frame ends the take (EOS, or a separator when asked)."""
+        Sets `reason` when this frame ends the stream (EOS, or a separator when asked)."""
         if token == self.eos_id:
             self.reason = "eos"
             return []
@@ -51,7 +52,7 @@ class TakeRules:
         return released
 
     def end(self) -> list[torch.Tensor]:
-        """Close the take (reason `max_frames` unless set); return the held frame when it is kept."""
+        """Close the stream (reason `max_frames` unless set); return the held frame when it is kept."""
         if self.reason is None:
             self.reason = "max_frames"
         return [] if self.reason == "eos" else self._release()

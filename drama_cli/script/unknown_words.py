@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drama_cli.errors import SourcePosition
+from drama_cli.script.document import Line, Script
 from drama_cli.script.lexicon import (
     DEFAULT_LANGUAGE,
     line_matches,
     text_spans_with_language,
 )
-from drama_cli.script.model import Line, Script
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 

@@ -21,16 +21,17 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
 from drama_cli.compile.normalise import SpokenLine, spoken_line, unsupported_notice
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
-from drama_cli.script.model import Line, Scene, Script
+from drama_cli.script.document import Line, Scene, Script
 from drama_cli.script.resolve import assign_indices
+from engine.clip import AudioClip
 from engine.constants import NUM_SPEAKERS
-from engine.conversation import AudioClip, Conversation, Exchange, Reference
+from engine.conversation import Conversation, Exchange, Reference
 
 DEFAULT_HISTORY_LINES = 2
 

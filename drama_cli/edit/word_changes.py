@@ -1,5 +1,5 @@
-"""Words of an edit: the spoken words of a line, the diff between its old and new text, word
-timings (from speech recognition or estimated), the span a change covers, and the text
+"""Words of an edit: the diff between a line's old and new spoken words (`drama_cli.script.spoken`),
+word timings (from speech recognition or estimated), the span a change covers, and the text
 operations behind `--replace`, `--insert --after` and `--insert --at`. Pure: no audio, no model.
 
 Times are seconds in the source take.
@@ -15,40 +15,10 @@ from typing import Sequence
 import numpy as np
 
 from drama_cli.errors import UsageError
+from drama_cli.script.spoken import Word, normalise_word, spoken_tokens, spoken_words
+from engine.text import LINE_MARKUP
 
 WORD_PAD_S = 0.05  # how far a span may reach into the pause beside a changed word
-
-
-_TAG = re.compile(r"<\|[^|]*\|>|</?[A-Za-z][^<>]*>|\[[^\[\]]*\]|\{[^{}]*\}")
-
-
-_WORD_CHARS = re.compile(r"[^\w']+", re.UNICODE)
-
-
-@dataclass(frozen=True)
-class Word:
-    """A spoken word with its time in the take, in seconds from the take's start."""
-
-    text: str
-    start_s: float
-    end_s: float
-
-
-def normalise_word(word: str) -> str:
-    """Lower-case a word and strip punctuation around it ("Goodbye," -> "goodbye")."""
-    return _WORD_CHARS.sub("", word.lower()).strip("'")
-
-
-def spoken_tokens(text: str) -> list[str]:
-    """The spoken words of a line as written (case and punctuation kept): direction tags
-    (`[sighs]`, `<whisper>`, `<|speaker:0|>`) removed, split on whitespace, pieces without a
-    letter or digit dropped. One entry per `spoken_words` entry."""
-    return [w for w in _TAG.sub(" ", text).split() if normalise_word(w)]
-
-
-def spoken_words(text: str) -> list[str]:
-    """The normalised spoken words of a line (`spoken_tokens`, lower case, punctuation stripped)."""
-    return [normalise_word(w) for w in spoken_tokens(text)]
 
 
 @dataclass(frozen=True)
@@ -302,7 +272,7 @@ def insert_at_word_index(text: str, index: int, words: str) -> str:
     """The line text with `words` inserted before spoken word number `index` (0-based); an
     index past the last word appends after it, before the line's closing punctuation.
     Direction tags stay where they are."""
-    tokens = [m for m in re.finditer(r"\S+", text) if normalise_word(_TAG.sub("", m.group()))]
+    tokens = [m for m in re.finditer(r"\S+", text) if normalise_word(LINE_MARKUP.sub("", m.group()))]
     if not tokens:
         return (text.rstrip() + " " + words.strip()).strip()
     if index < len(tokens):

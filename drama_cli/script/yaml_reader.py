@@ -1,0 +1,219 @@
+"""Reading YAML as written: the node reader shared by scripts, cast files, lexicons and books
+(case Y1, Y3).
+
+The file is composed to YAML nodes (`compose`), never constructed: every text field is taken
+from the scalar's source string, so `no`, `Yes`, `Null`, `10:30` stay strings. A text value
+written as an unquoted flow sequence (`text: [sighs]`) is taken as its exact source slice. A
+value swallowed by a comment (`text: #1 rule`, YAML reads everything after ` #` as a comment)
+is recovered from the source line and reported as a warning, so it is never silently empty.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.document import DialogueNumbers, Warning_
+from drama_cli.script.problems import Problems
+
+QUOTE_HINT = 'put the value in double quotes, e.g. text: "[sighs] Fine."'
+MIN_PAUSE_S = -10.0  # a negative pause overlaps the end of the line before
+MAX_PAUSE_S = 60.0  # longer silences are a typo (99999 s wrote a 13 GB mix)
+
+
+class YamlReader:
+    """One YAML source being read; holds the text for positions and recovery."""
+
+    def __init__(self, source: str, path: str, problems: Problems | None = None):
+        self.source = source
+        self.path = path
+        self.problems = problems or Problems()
+        self.lines = source.split("\n")
+        self.warnings: list[Warning_] = []
+        self.numbers = DialogueNumbers()
+
+    def at(self, node: Node) -> SourcePosition:
+        """1-based position of a node's first character."""
+        return SourcePosition(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def error(self, message: str, node: Node, hint: str | None = None) -> ScriptError:
+        """A ScriptError located at `node`."""
+        return ScriptError(message, self.at(node), hint)
+
+    def mapping(self, node: Node, allowed: tuple[str, ...] | None, what: str) -> dict[str, tuple[Node, Node]]:
+        """Keys of a mapping node -> (key node, value node); duplicates and unknown keys raise."""
+        if not isinstance(node, MappingNode):
+            raise self.error(f"{what} must be a mapping of keys to values", node)
+        result: dict[str, tuple[Node, Node]] = {}
+        for key_node, value_node in node.value:
+            key = self.scalar(key_node, "key")
+            if key in result:
+                first = result[key][0].start_mark.line + 1
+                raise self.error(f"duplicate key {key!r} (first at line {first})", key_node,
+                                 "keep one: each key may appear once in a mapping")
+            if allowed is not None and key not in allowed:
+                close = difflib.get_close_matches(key, allowed, n=1)
+                hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
+                raise self.error(f"unknown key {key!r} in {what}", key_node, hint)
+            result[key] = (key_node, value_node)
+        return result
+
+    def scalar(self, node: Node, what: str) -> str:
+        """A scalar's exact source string; raises for lists and mappings."""
+        if isinstance(node, ScalarNode):
+            return node.value
+        raise self.error(f"{what} must be a single value, not a list or mapping", node, QUOTE_HINT)
+
+    def text(self, node: Node, what: str) -> str | None:
+        """A text field as the exact source string (None when empty); see the module docstring."""
+        if isinstance(node, ScalarNode):
+            if node.value == "" and node.style is None:
+                return self._recover_comment(node, what)
+            return node.value
+        if isinstance(node, SequenceNode) and node.flow_style:
+            return self.source[node.start_mark.index:node.end_mark.index]
+        raise self.error(f"{what} must be text, not a list or mapping", node, QUOTE_HINT)
+
+    def _recover_comment(self, node: Node, what: str) -> str | None:
+        line = self.lines[node.start_mark.line]
+        rest = line[node.start_mark.column:]
+        match = re.search(r"(?:^|\s)(#.*)$", rest)
+        if not match:
+            return None
+        recovered = match.group(1).rstrip()
+        self.warnings.append(Warning_(
+            f"{what} {recovered!r} starts with '#', which YAML reads as a comment; "
+            "taken as the text (quote it to silence this warning)", self.at(node)))
+        return recovered
+
+    def integer(self, node: Node, what: str) -> int:
+        """A whole number from a scalar; raises ScriptError otherwise."""
+        value = self.scalar(node, what)
+        try:
+            return int(value)
+        except ValueError:
+            raise self.error(f"{what} must be a whole number, got {value!r}", node) from None
+
+    def seconds(self, node: Node, what: str, low: float = 0.0, high: float = MAX_PAUSE_S) -> float:
+        """Seconds from `0.5`, `-0.5`, `0.5s` or `500ms`, within [low, high]; raises ScriptError
+        for anything else."""
+        value = self.scalar(node, what).strip().lower()
+        match = re.fullmatch(r"([-+]?\d+(?:\.\d+)?|[-+]?\.\d+)\s*(ms|s)?", value)
+        if not match:
+            example = "-0.5, 0.5s or 500ms" if low < 0 else "0.5, 0.5s or 500ms"
+            raise self.error(f"{what} must be a duration like {example}, got {value!r}", node)
+        number = float(match.group(1))
+        number = number / 1000 if match.group(2) == "ms" else number
+        if not low <= number <= high:
+            raise self.error(f"{what} must be between {low:g} and {high:g} seconds, got {number:g}", node)
+        return number
+
+    def number(self, node: Node, what: str, low: float, high: float) -> float:
+        """A decimal number within [low, high] (e.g. a level in dB); raises ScriptError otherwise."""
+        value = self.scalar(node, what).strip().lower()
+        value = value[:-2].strip() if value.endswith("db") else value
+        try:
+            number = float(value)
+        except ValueError:
+            raise self.error(f"{what} must be a number, got {value!r}", node) from None
+        if not low <= number <= high:
+            raise self.error(f"{what} must be between {low:g} and {high:g}, got {number:g}", node)
+        return number
+
+    def boolean(self, node: Node, what: str) -> bool:
+        """true/yes/on or false/no/off; raises ScriptError otherwise."""
+        value = self.scalar(node, what).strip().lower()
+        if value in ("true", "yes", "on"):
+            return True
+        if value in ("false", "no", "off"):
+            return False
+        raise self.error(f"{what} must be true or false, got {value!r}", node)
+
+    def string_list(self, node: Node, what: str) -> list[str]:
+        """A list of strings, or one string (comma-separated for aliases)."""
+        if isinstance(node, SequenceNode):
+            return [self.scalar(item, what) for item in node.value]
+        return [part.strip() for part in self.scalar(node, what).split(",") if part.strip()]
+
+
+_TAB_INDENT = re.compile(r"^ *\t[^\n]*\S", re.MULTILINE)  # a tab in the indentation of a line with text
+
+
+def compose(source: str, path: str) -> Node | None:
+    """`yaml.compose` with tabs and YAML syntax errors turned into located ScriptErrors.
+
+    libyaml (`yaml.CSafeLoader`, when PyYAML has it) reads the script; only a script it refuses
+    is read again by the pure-Python loader, whose messages and marks the errors are built from
+    (it reads a 5 MB script about ten times slower)."""
+    tab = _TAB_INDENT.search(source)
+    if tab is not None:
+        number = source.count("\n", 0, tab.start()) + 1
+        column = tab.group().index("\t") + 1
+        raise ScriptError("tab in indentation", SourcePosition(path, number, column),
+                          "YAML indents with spaces: replace the tab with spaces")
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None and not source.startswith("\ufeff"):  # libyaml counts marks after a BOM
+        try:
+            return _plain_styles(yaml.compose(source, Loader=fast))
+        except (yaml.YAMLError, UnicodeError, RecursionError):
+            pass  # read again below for the located message
+    try:
+        return yaml.compose(source, Loader=yaml.SafeLoader)
+    except RecursionError:
+        line, column = _deepest_point(source)
+        raise ScriptError("YAML nested too deeply to read", SourcePosition(path, line, column),
+                          "a script needs only a few levels: check the brackets and indentation "
+                          "from here") from None
+    except yaml.MarkedYAMLError as err:
+        if "quoted scalar" in (err.context or "") and err.context_mark is not None:
+            mark = err.context_mark  # an unclosed quote: report where it opens, not where the file ends
+            raise ScriptError("unclosed quote", SourcePosition(path, mark.line + 1, mark.column + 1),
+                              f"close it with {source[mark.index]} on the same value") from None
+        mark = err.problem_mark or err.context_mark
+        where = SourcePosition(path, mark.line + 1, mark.column + 1) if mark else SourcePosition(path, 1, 1)
+        problem = err.problem or err.context or "unreadable YAML"
+        hint = "replace the tab with spaces" if "\\t" in problem or "\t" in problem else (
+            QUOTE_HINT + "; values that start with [ { * & ! @ ` % or hold ': ' or ' #' need quotes")
+        raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
+    except yaml.YAMLError as err:
+        raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None
+
+
+def _plain_styles(root: Node | None) -> Node | None:
+    """Give libyaml's plain scalars the style the Python loader gives them (None, not ''), so
+    an empty plain value reads the same either way (`YamlReader.text` recovers a `#` value)."""
+    stack, seen = ([root] if root is not None else []), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # aliases share nodes, and may loop
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.style == "":
+                node.style = None
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            stack.extend(item for pair in node.value for item in pair)
+    return root
+
+
+def _deepest_point(source: str, limit: int = 100) -> tuple[int, int]:
+    """(line, column), 1-based, where flow brackets or indentation first nest `limit` levels deep
+    (the end of the deepest point when they never do)."""
+    depth, best = 0, (0, (1, 1))
+    for number, line in enumerate(source.split("\n"), start=1):
+        indent = len(line) - len(line.lstrip(" "))
+        if line.strip() and indent // 2 >= limit:
+            return number, indent + 1
+        for column, char in enumerate(line, start=1):
+            depth += (char in "[{") - (char in "]}")
+            if depth >= limit:
+                return number, column
+            if depth > best[0]:
+                best = (depth, (number, column))
+    return best[1]

@@ -1,0 +1,156 @@
+"""The scenes and lines of a YAML script: a scene's keys, its mix settings and each line (the
+short form `- SPEAKER: text`, the long form with `speaker:` and `text:`, or an element such as
+`- action: ...`)."""
+
+from __future__ import annotations
+
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from drama_cli.errors import SourcePosition
+from drama_cli.script.direction import check_model_tokens, parse_directions
+from drama_cli.script.document import Element, Line, MixOptions, Scene
+from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
+
+MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail")
+SCENE_KEYS = ("id", "title", "direction", "lines", "chapter", *MIX_KEYS)
+LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang", "normalize")
+ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
+
+
+def read_scene(reader: YamlReader, node: Node, number: int) -> Scene:
+    """One scene of a `scenes:` list (keys in SCENE_KEYS), numbered `number` (default id
+    `scene-N`), with its lines. Raises ScriptError at the node for a bad key or value."""
+    fields = reader.mapping(node, SCENE_KEYS, "a scene")
+    scene_id = reader.scalar(fields["id"][1], "scene id").strip() if "id" in fields else f"scene-{number}"
+    if not scene_id:
+        raise reader.error("scene id is empty", fields["id"][1])
+    scene = Scene(id=scene_id, position=reader.at(node))
+    if "title" in fields:
+        scene.title = reader.text(fields["title"][1], "title") or ""
+    if "direction" in fields:
+        scene.direction = reader.text(fields["direction"][1], "direction")
+        scene.elements.append(Element("direction", scene.direction or "", reader.at(fields["direction"][1])))
+    scene.mix = read_mix(reader, fields)
+    if "chapter" in fields:
+        scene.chapter = " ".join((reader.text(fields["chapter"][1], "chapter") or "").split()) or None
+    if "lines" in fields:
+        read_lines(reader, fields["lines"][1], scene)
+    return scene
+
+
+def read_mix(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> MixOptions | None:
+    """Mix settings from a script's or a scene's keys (MIX_KEYS); None when none is given.
+    A bad room tone, level or duration is a ScriptError at its value, recorded in the reader's
+    problems so that every bad field is listed (the field stays unset)."""
+    if not any(key in fields for key in MIX_KEYS):
+        return None
+    mix = MixOptions()
+    if "room_tone" in fields:
+        with reader.problems.collect():
+            node = fields["room_tone"][1]
+            value = reader.scalar(node, "room_tone").strip()
+            if not value:
+                raise reader.error("room_tone is empty", node, "write 'noise' or the path of a room-tone clip")
+            mix.room_tone = "noise" if value.lower() == "noise" else value
+            mix.room_tone_position = reader.at(node)
+    if "room_tone_db" in fields:
+        with reader.problems.collect():
+            mix.room_tone_db = reader.number(fields["room_tone_db"][1], "room_tone_db", -120.0, 0.0)
+    for key, attribute in (("gap", "gap_s"), ("head", "head_s"), ("tail", "tail_s")):
+        if key in fields:
+            with reader.problems.collect():
+                setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, MAX_PAUSE_S))
+    return mix
+
+
+def read_lines(reader: YamlReader, node: Node, scene: Scene) -> None:
+    """Add the lines and elements of a `lines:` list to `scene`; a bad line is recorded in the
+    reader's problems and the others are still read."""
+    if not isinstance(node, SequenceNode):
+        raise reader.error("'lines' must be a list", node, "start each line with '- SPEAKER: text'")
+    for item in node.value:
+        with reader.problems.collect():
+            entry = _read_line_item(reader, item, scene)
+            scene.elements.append(entry)
+            if isinstance(entry, Line):
+                scene.lines.append(entry)
+
+
+def _read_line_item(reader: YamlReader, node: Node, scene: Scene) -> Line | Element:
+    if isinstance(node, ScalarNode):
+        speaker, sep, text = node.value.partition(":")
+        if not sep or not text.strip():
+            raise reader.error("a line must be 'SPEAKER: text' or a mapping with speaker and text", node)
+        return _make_line(reader, scene, node, speaker.strip(), text.strip(), node)
+    if not isinstance(node, MappingNode):
+        raise reader.error("a line must be 'SPEAKER: text' or a mapping", node)
+    fields = reader.mapping(node, None, "a line")
+    if len(fields) == 1:
+        (key, (key_node, value_node)), = fields.items()
+        if key in ELEMENT_KEYS:
+            kind = "note" if key == "remark" else key
+            return Element(kind, reader.text(value_node, key) or "", reader.at(value_node))
+        if key not in LINE_KEYS:
+            return _make_line(reader, scene, node, key, reader.text(value_node, "text"), value_node)
+    reader.mapping(node, LINE_KEYS, "a line")
+    if "speaker" not in fields:
+        raise reader.error("this line has no speaker", node, "add 'speaker: NAME'")
+    speaker = reader.scalar(fields["speaker"][1], "speaker")
+    text_node = fields["text"][1] if "text" in fields else node
+    text = reader.text(fields["text"][1], "text") if "text" in fields else None
+    line = _make_line(reader, scene, node, speaker, text, text_node)
+    _apply_line_fields(reader, line, fields)
+    return line
+
+
+def _make_line(reader: YamlReader, scene: Scene, node: Node, speaker: str, text: str | None, text_node: Node) -> Line:
+    if text is None or not text.strip():
+        raise reader.error(f"the line of {speaker} has no text", text_node,
+                           "write the words after the colon (quote them if they start with [ or #)")
+    where = _text_start(reader, text_node)
+    number = reader.numbers.next(scene)
+    line = Line(id=f"{scene.id}-{number}", speaker=speaker, text=text, cue=speaker,
+                position=reader.at(node))
+    line.spans = parse_directions(text, where)
+    return line
+
+
+def _text_start(reader: YamlReader, node: Node) -> SourcePosition:
+    """Position of the first character of a text value: after an opening quote, or on the first
+    content line of a block scalar (`|`, `>`)."""
+    where = reader.at(node)
+    style = getattr(node, "style", None)
+    if style in ("'", '"'):
+        return SourcePosition(where.file, where.line, where.column + 1)
+    if style in ("|", ">") and node.start_mark.line + 1 < len(reader.lines):
+        content = reader.lines[node.start_mark.line + 1]
+        return SourcePosition(where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1)
+    return where
+
+
+def _apply_line_fields(reader: YamlReader, line: Line, fields: dict[str, tuple[Node, Node]]) -> None:
+    if "id" in fields:
+        line.id = reader.scalar(fields["id"][1], "id").strip()
+        if not line.id:
+            raise reader.error("line id is empty", fields["id"][1])
+    if "note" in fields:
+        node = fields["note"][1]
+        note = reader.text(node, "note") or ""
+        check_model_tokens(note, reader.at(node))
+        line.notes += [note] if note.strip() else []
+    if "notes" in fields:
+        node = fields["notes"][1]
+        notes = reader.string_list(node, "notes") if isinstance(node, SequenceNode) \
+            else [reader.text(node, "notes") or ""]
+        for note in notes:
+            check_model_tokens(note, reader.at(node))
+        line.remarks += [n for n in notes if n.strip()]
+    if "pause_after" in fields:
+        with reader.problems.collect():  # each bad field is listed, not just the first
+            line.pause_after_s = reader.seconds(fields["pause_after"][1], "pause_after", MIN_PAUSE_S, MAX_PAUSE_S)
+    if "overlap" in fields:
+        with reader.problems.collect():
+            line.overlap = reader.boolean(fields["overlap"][1], "overlap")
+    if "normalize" in fields:
+        with reader.problems.collect():
+            line.normalize = reader.boolean(fields["normalize"][1], "normalize")
