@@ -1,4 +1,6 @@
-"""`drama revise`, `drama edit` and `drama plot` through the CLI, with a fake backend."""
+"""`drama revise`, `drama edit` and `drama plot` through the CLI, with a fake backend; edits
+refuse input they cannot honour (empty, reversed or non-finite positions, a `--replace` word that
+occurs more than once)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`--gpu-memory`: sizes, the memory plan of `drama model info`, the budget reaching the
-engine through `drama render`, and the one-line refusal when the model does not fit."""
+engine through `drama render`, and the one-line refusal when the model does not fit; a bad
+`--device`, and placement options given to an engine without weights."""
 
 from __future__ import annotations
 

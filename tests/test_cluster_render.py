@@ -3,8 +3,10 @@ same takes as a render on this machine (scratch, and the tiny random checkpoint 
 sampling), a worker killed mid-render loses and repeats no take, a driver killed mid-render
 resumes with only the missing takes, and a bad `--cluster` value is one line and exit 2.
 
-One Ray instance serves the module's cluster tests (marked slow); the last two tests start no
-Ray: reference clips shipped as bytes, and a render without `--cluster` never imports Ray."""
+One Ray instance serves the module's cluster tests (marked slow); the tests after them start no
+Ray: reference clips shipped as bytes, a render without `--cluster` never imports Ray, and with
+Ray stood in for: refusals before Ray starts, Ctrl-C while Ray starts or the cluster closes, the
+workers' report lines and token authentication for a local instance."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The scene compiler: modes, speaker maps, references, history context, chunks."""
+"""The scene compiler: modes, speaker maps, references, history context (and what `drama compile
+--mode history` shows of it), chunks."""
 
 import json
 import math

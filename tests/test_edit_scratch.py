@@ -1,5 +1,5 @@
-"""Edits refuse input they cannot honour: empty or reversed spans, a `--replace` word that occurs
-more than once, and (with the scratch engine) edits that cannot be spliced faithfully."""
+"""Edits with an engine that voices words only, like scratch (no infill, no codes): the whole
+words a span reaches are voiced again, and without word times the whole line is."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Export helpers: atomic files, WAV subtypes and containers, FLAC/MP3 encoding, sidecar text."""
+"""Export helpers: atomic files, WAV subtypes and containers, FLAC/MP3 encoding (and no MP3
+without an encoder), sidecar text, the SCRATCH tag in every format."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Streaming loudness meter against pyloudnorm, fallbacks, true peak, presets and the limiter."""
+"""Streaming loudness meter against pyloudnorm, fallbacks, true peak, presets and the limiter;
+the level a render reports per preset, and a preset's gain held across one-line rebuilds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Scene mixing: timeline, reading takes of any format, room tone, presets, streaming blocks."""
+"""Scene mixing: timeline, reading takes of any format, room tone, presets, streaming blocks;
+`drama mix` options, mix settings kept with the project and the script, scratch labels, corrupt
+or missing selections, and the delivery set replaced as a whole."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Pictures: exact pixel sizes, and plotted durations that match the takes."""
+"""Pictures: exact pixel sizes, plotted durations that match the takes, and `drama plot`'s
+`--image` option and JSON report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Render orchestration with a fake backend: caching, slots, retries, selection, mix, CLI."""
+"""Render orchestration with a fake backend: caching, slots, retries, runaway takes, resuming
+after a crash, selection, mix, the MP3 encoder checked first, CLI."""
 
 import hashlib
 import json

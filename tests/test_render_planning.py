@@ -1,4 +1,5 @@
-"""History-mode planning compiles each line once, against only its context lines' takes."""
+"""History-mode planning compiles each line once, against only its context lines' takes, and
+says once why a line has no context."""
 
 from __future__ import annotations
 

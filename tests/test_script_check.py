@@ -1,5 +1,6 @@
 """`drama check` / `drama compile` on the problems a new user hits: empty scoped tags, cue-only
-lines, bad chunk caps, reference clips, several errors at once, pauses and mix options."""
+lines, bad chunk caps, reference clips, several errors at once, pauses and mix options; every
+problem located at its line and column, in text and in JSON."""
 
 import json
 from pathlib import Path

@@ -1,4 +1,5 @@
-"""The Fountain reader: every element, cues, parentheticals, notes, boneyard, cast files."""
+"""The Fountain reader: every element, cues (lone ones too), parentheticals, notes, boneyard,
+cast files, scripts with nothing to render."""
 
 import json
 import re

@@ -1,4 +1,5 @@
-"""The YAML reader: schema, exact strings, located errors, cast files, stdin."""
+"""The YAML reader: schema, exact strings, located errors (an unclosed quote, deep nesting),
+cast files, stdin."""
 
 import io
 import json

@@ -1,5 +1,6 @@
-"""Sidecars carry the words of the take that is heard, and a selected take made for older text
-is flagged stale by `drama takes`, `drama mix` and `drama render`."""
+"""Sidecars carry the words of the take that is heard, a selected take made for older text is
+flagged stale by `drama takes`, `drama mix` and `drama render`, and when a removed line moves the
+line ids the ids that hold the later lines' takes are named."""
 
 from __future__ import annotations
 
