@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 
 from drama_cli.backends.scratch import ScratchBackend
-from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 
 CHAPTER = Path(__file__).resolve().parents[1] / "scripts_examples" / "chapter.yaml"

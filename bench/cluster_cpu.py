@@ -21,9 +21,9 @@ from pathlib import Path
 
 from drama_cli.backends.base import GenerationRequest
 from drama_cli.backends.cluster.backend import ClusterBackend, make_cluster_backend
-from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 from engine.conversation import Conversation
 

@@ -23,7 +23,15 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+from tokenizers import (
+    AddedToken,
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+)
 
 from engine.constants import CODEBOOK_SIZE, NUM_SPEAKERS
 from engine.errors import CheckpointError, EngineError

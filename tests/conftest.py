@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 from fakes import SHORT_SCRIPT, render_with_edit_fake
@@ -41,3 +42,12 @@ def tiny_model(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tiny-drama3")
     write_checkpoint(folder, "tiny", seed=0)
     return folder
+
+
+@pytest.fixture
+def no_encoder(tmp_path, monkeypatch):
+    """A PATH without ffmpeg/avconv/lame and no importable imageio-ffmpeg."""
+    empty_bin = tmp_path / "empty-bin"
+    empty_bin.mkdir()
+    monkeypatch.setenv("PATH", str(empty_bin))
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +14,9 @@ import torch
 
 from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
-from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 from engine.layers.moe import SparseMoE
@@ -344,3 +345,64 @@ def take_records(store: TakeStore, script) -> dict:
             if chosen is not None:
                 found[(line.id, "selected")] = (chosen.record["slot"], chosen.record["attempt"])
     return found
+
+
+def fountain_play(tmp_path, body, cast="cast:\n  ALGERNON: {}\n  JACK: {}\n"):
+    """`play.fountain` holding `body`, with the cast file beside it."""
+    (tmp_path / "play.cast.yaml").write_text(cast)
+    path = tmp_path / "play.fountain"
+    path.write_text(body)
+    return path
+
+
+def margot_scene(folder: Path, texts) -> Path:
+    """`scene.yaml`: the boathouse scene with every line spoken by MARGOT."""
+    lines = "".join(f"      - speaker: MARGOT\n        text: \"{t}\"\n" for t in texts)
+    path = folder / "scene.yaml"
+    path.write_text(TWO_VOICE_TEMPLATE.format(lines=lines), encoding="utf-8")
+    return path
+
+
+# The cast of the Holmes scripts the script-reading tests write.
+CAST = "cast:\n  HOLMES: {}\n  WATSON: {}\n"
+
+
+def one_error_line(capsys) -> str:
+    """What the command wrote to stderr, stripped; never a traceback."""
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err
+    return err
+
+
+def single_error_line(capsys) -> str:
+    """The one line the command wrote to stderr, warnings and progress lines aside."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if not line.startswith(("drama: warning:", "drama: ["))]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def help_text(capsys, *args) -> str:
+    """`drama ARGS --help` as one line of words (the help panel's borders removed)."""
+    capsys.readouterr()
+    assert main([*args, "--help"]) == 0
+    return " ".join(capsys.readouterr().out.replace("│", " ").split())
+
+
+def write_dedented(folder, name, text):
+    """`folder/name` holding `text` dedented."""
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+# The example scripts' reference clips.
+REFS = Path(__file__).resolve().parents[1] / "scripts_examples" / "refs"
+
+
+def tone(seconds: float, freq: float = 220.0, amplitude: float = 0.3, rate: int = SR):
+    """A sine tone, float32."""
+    t = np.arange(int(round(seconds * rate))) / rate
+    return (amplitude * np.sin(2 * np.pi * freq * t)).astype(np.float32)

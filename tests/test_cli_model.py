@@ -118,3 +118,9 @@ def test_pull_with_unreachable_endpoint_gives_a_clear_error(tmp_path):
     result = _pull({"HF_HUB_OFFLINE": "0", "HF_ENDPOINT": "http://127.0.0.1:9"}, tmp_path)
     assert result.returncode == 2
     assert "cannot download fishaudio/drama-3@" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_model_verify_on_a_folder_that_is_no_model_is_bad_input(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("hello")
+    assert main(["model", "verify", str(tmp_path)]) == 2
+    assert "not a model folder" in capsys.readouterr().err

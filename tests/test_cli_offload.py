@@ -1,11 +1,13 @@
 """`--gpu-memory`: sizes, the memory plan of `drama model info`, the budget reaching the
-engine through `drama render`, and the one-line refusal when the model does not fit."""
+engine through `drama render`, and the one-line refusal when the model does not fit; a bad
+`--device`, and placement options given to an engine without weights."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from fakes import write_script
 
 from drama_cli.cli import main
 from engine.config import Drama3Config
@@ -141,3 +143,48 @@ def test_render_budget_reaches_the_engine(tmp_path, tiny, monkeypatch, capsys):
     assert offload is not None and offload.slots == one.top_k + 2
     assert offload.counters().misses > 0 and offload.counters().bytes_copied > 0
     assert "routed experts per layer on the device" in capsys.readouterr().err
+
+
+def _config_folder(tmp_path):
+    from engine.testing.checkpoints import write_checkpoint
+
+    write_checkpoint(tmp_path, "tiny", seed=0, config_only=True)
+    return tmp_path
+
+
+def test_model_info_hit_rate_without_a_plan_is_refused(tmp_path, monkeypatch, capsys):
+    import drama_cli.commands.model as model
+
+    monkeypatch.setattr(model, "_free_gpu_bytes", lambda: None)
+    folder = _config_folder(tmp_path)
+    assert main(["model", "info", str(folder), "--hit-rate", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--hit-rate" in err and "--gpu-memory" in err and "Traceback" not in err
+    assert main(["model", "info", str(folder), "--hit-rate", "0.5", "--gpu-memory", "24GB"]) == 0
+
+
+@pytest.mark.parametrize("device, words", [("bogus", "not a torch device"), ("cuda", "not compiled with CUDA")])
+def test_drama3_bad_device_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, device, words):
+    def no_cuda(device):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    monkeypatch.setattr("engine.offload.plan.device_free_bytes", no_cuda)
+    folder = _config_folder(tmp_path / "model")
+    script = write_script(tmp_path, ["Hello there."])
+    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", device]) == 2
+    err = capsys.readouterr().err
+    assert f"--device {device}: " in err and words in err and "Traceback" not in err
+
+
+def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
+    from drama_cli.backends.registry import make_backend
+
+    notices = []
+    make_backend("scratch", notice=notices.append, gpu_memory="24GB")
+    assert notices == ["--gpu-memory has no effect on the scratch engine (it has no model weights to place)"]
+    notices.clear()
+    make_backend("scratch", notice=notices.append)
+    assert notices == []
+    make_backend("scratch", "/no/such/folder", notice=notices.append, device="bogus", graph=False)
+    assert notices == [f"{option} has no effect on the scratch engine (it has no model weights to place)"
+                       for option in ("--model", "--device", "--no-graph")]

@@ -28,3 +28,25 @@ def test_a_command_raising_exit_code_3_makes_main_return_3(monkeypatch):
     monkeypatch.setattr(cli, "app", app)
     assert cli.main(["degraded"]) == 3
     assert cli.main(["fine"]) == 0
+
+
+def test_version_flag_prints_the_version(capsys):
+    from drama_cli import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == __version__
+
+
+def test_help_paragraphs_are_one_line_each_so_they_never_break_mid_sentence():
+    import typer
+
+    from drama_cli.commands import register_all
+
+    app = typer.Typer()
+    register_all(app)
+    helps = {info.name: info.help for info in app.registered_commands}
+    assert helps["compile"].split("\n\n")[1].startswith(
+        "Audio rows are estimated from reference durations at 44,100/2048 frames per second; the "
+        "total cost per line sums both.")
+    for name, text in helps.items():
+        assert text and all("\n" not in paragraph for paragraph in text.split("\n\n")), name

@@ -3,8 +3,10 @@ same takes as a render on this machine (scratch, and the tiny random checkpoint 
 sampling), a worker killed mid-render loses and repeats no take, a driver killed mid-render
 resumes with only the missing takes, and a bad `--cluster` value is one line and exit 2.
 
-One Ray instance serves the module's cluster tests (marked slow); the last two tests start no
-Ray: reference clips shipped as bytes, and a render without `--cluster` never imports Ray."""
+One Ray instance serves the module's cluster tests (marked slow); the tests after them start no
+Ray: reference clips shipped as bytes, a render without `--cluster` never imports Ray, and with
+Ray stood in for: refusals before Ray starts, Ctrl-C while Ray starts or the cluster closes, the
+workers' report lines and token authentication for a local instance."""
 
 from __future__ import annotations
 
@@ -18,17 +20,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes import wait_for
+from fakes import wait_for, write_script
 
 from drama_cli.backends.cluster.address import parse_cluster
 from drama_cli.backends.cluster.backend import make_cluster_backend
 from drama_cli.cli import main
 from drama_cli.errors import UsageError
-from drama_cli.takes.jobs import retry_seed
 from drama_cli.render.line import Progress
-from drama_cli.takes.jobs import RenderSettings, line_seed
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.takes.jobs import RenderSettings, line_seed, retry_seed
 from drama_cli.takes.store import TakeStore
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
@@ -308,3 +309,147 @@ def test_a_local_cluster_sets_token_authentication_before_ray_is_imported(monkey
     monkeypatch.setattr(pool, "import_ray", lambda: seen.append(os.environ.get("RAY_AUTH_MODE")) or Connected)
     assert pool.connect(parse_cluster("local:1")) is False
     assert seen == ["token"]  # the driver and the instance it starts agree on the mode
+
+
+def test_render_help_shows_the_cluster_extra(capsys):
+    assert main(["render", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "'.[cluster]'" in out
+    assert "-e '.'" not in out
+    assert "every worker's share" in " ".join(out.replace("│", " ").split())
+
+
+def test_cluster_unknown_engine_is_refused_before_ray_starts(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.cluster.backend as cluster_backend
+
+    def no_ray(target):
+        raise AssertionError("Ray started for an unknown engine")
+
+    monkeypatch.setattr(cluster_backend, "connect", no_ray)
+    script = write_script(tmp_path, ["Hello there."])
+    assert main(["render", str(script), "--cluster", "local:1", "--engine", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown engine 'nosuch'" in err and "Traceback" not in err
+
+
+def test_cluster_auto_without_a_cluster_says_how_to_start_one(monkeypatch):
+    import drama_cli.backends.cluster.pool as pool
+    from drama_cli.backends.cluster.address import ClusterTarget
+    from drama_cli.errors import UsageError
+
+    class NoCluster:
+        @staticmethod
+        def is_initialized():
+            return False
+
+        @staticmethod
+        def init(**kwargs):
+            raise ConnectionError("Could not find any running Ray instance. Please specify the one "
+                                  "to connect to by setting `--address` flag")
+
+    monkeypatch.setattr(pool, "import_ray", lambda: NoCluster)
+    with pytest.raises(UsageError) as caught:
+        pool.connect(ClusterTarget(address="auto"))
+    message = str(caught.value)
+    assert "--cluster auto" in message and "ray start --head" in message and "`--address`" not in message
+
+
+def test_cluster_worker_lines_count_one_unit_and_one_restart(capsys):
+    from drama_cli.commands.render import _print_report
+    from drama_cli.render.report import RenderReport
+
+    workers = [{"worker": 1, "node": "n", "streams": 1, "units": 1, "busy_s": 0.5, "wall_s": 0.5,
+                "failures": 0, "restarts": 1},
+               {"worker": 2, "node": "n", "streams": 1, "units": 2, "busy_s": 0.5, "wall_s": 0.5,
+                "failures": 0, "restarts": 0}]
+    _print_report(RenderReport(engine="scratch", scratch=True, out="o", workers=workers))
+    out = capsys.readouterr().out
+    assert "1 unit, 0.5 s busy, 0 lost, 1 restart\n" in out
+    assert "2 units, 0.5 s busy, 0 lost, 0 restarts\n" in out
+
+
+def test_ctrl_c_while_ray_starts_shuts_the_instance_down(monkeypatch):
+    import os
+    import signal
+
+    import drama_cli.backends.cluster.pool as pool
+    from drama_cli.backends.cluster.address import ClusterTarget
+
+    calls = []
+
+    class Starting:
+        @staticmethod
+        def is_initialized():
+            return False
+
+        @staticmethod
+        def init(**kwargs):
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C part way through the start
+            calls.append("init finished")
+
+        @staticmethod
+        def shutdown():
+            calls.append("shutdown")
+
+    handler = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(pool, "import_ray", lambda: Starting)
+    with pytest.raises(KeyboardInterrupt):
+        pool.connect(ClusterTarget(workers=1))
+    assert calls == ["init finished", "shutdown"]
+    assert signal.getsignal(signal.SIGINT) is handler
+
+
+def test_second_ctrl_c_while_the_cluster_closes_still_shuts_ray_down(monkeypatch):
+    import os
+    import signal
+    import sys
+    import types
+
+    from drama_cli.backends.cluster.backend import ClusterBackend
+
+    calls = []
+
+    class Pool:
+        def close(self):
+            os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, while workers stop
+            calls.append("pool closed")
+
+    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(shutdown=lambda: calls.append("shutdown")))
+    backend = ClusterBackend.__new__(ClusterBackend)
+    backend.pool, backend.owns_ray = Pool(), True
+    with pytest.raises(KeyboardInterrupt):
+        backend.close()
+    assert calls == ["pool closed", "shutdown"]
+
+
+def test_cluster_local_with_more_workers_than_cores_is_refused(monkeypatch):
+    from drama_cli.backends.cluster.address import parse_cluster
+    from drama_cli.errors import UsageError
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    assert parse_cluster("local:2").workers == 2
+    for value in ("local:3", "local:99999999999999999999"):
+        with pytest.raises(UsageError, match="this machine has 2 cores.*local:2 or fewer"):
+            parse_cluster(value)
+
+
+def test_a_local_ray_instance_starts_with_token_authentication_named(monkeypatch):
+    import drama_cli.backends.cluster.pool as pool
+    from drama_cli.backends.cluster.address import ClusterTarget
+
+    seen = {}
+
+    class FakeRay:
+        @staticmethod
+        def is_initialized():
+            return False
+
+        @staticmethod
+        def init(**options):
+            seen.update(options, mode=pool.os.environ.get("RAY_AUTH_MODE"))
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "")  # so that the variable is removed again afterwards
+    monkeypatch.delenv("RAY_AUTH_MODE")
+    monkeypatch.setattr(pool, "import_ray", lambda: FakeRay)
+    assert pool.connect(ClusterTarget(workers=1)) is True
+    assert seen["mode"] == "token" and seen["num_cpus"] == 1

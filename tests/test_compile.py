@@ -1,14 +1,25 @@
-"""The scene compiler: modes, speaker maps, references, history context, chunks."""
+"""The scene compiler: modes, speaker maps, references, history context (and what `drama compile
+--mode history` shows of it), chunks."""
 
+import json
+import math
+import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+import soundfile
+from fakes import FakeBackend, fake_render, write_dedented, write_script
 
+from drama_cli.cli import main
 from drama_cli.compile.conversations import LinePlan, compile_scene
-from drama_cli.errors import UsageError
+from drama_cli.errors import ScriptError, UsageError
+from drama_cli.script.direction import parse_directions
 from drama_cli.script.load import load_script
+from drama_cli.takes.store import TakeStore
 from engine.clip import AudioClip
+from engine.constants import FRAMES_PER_SECOND
 from engine.prompt import segments
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
@@ -126,3 +137,126 @@ def test_examples_compile_in_every_mode_and_the_engine_accepts_the_layouts(tmp_p
                     assert parts[0] == "<|im_start|>system\n"
                     text = "".join(p for p in parts if isinstance(p, str))
                     assert "<|speaker:16|>" not in text
+
+
+TEXTS = ["We leave at six.", "Not without the oars.", "Then find the oars.", "Fine."]
+
+
+def compile_json(capsys, args):
+    capsys.readouterr()
+    assert main(["compile", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_history_without_a_project_says_why_there_is_no_context(tmp_path, capsys):
+    path = write_script(tmp_path, TEXTS)
+    report = compile_json(capsys, [str(path), "--mode", "history"])
+    first, second = report["lines"][:2]
+    assert first["context"] == [] and first["context_note"] == "the scene's first line: nothing before it"
+    assert second["context"] == [] and second["context_note"].startswith(
+        f"no rendered project at {tmp_path / 'scene.drama'}")
+    assert report["totals"]["context_rows"] == 0
+    capsys.readouterr()
+    assert main(["compile", str(path), "--mode", "history"]) == 0
+    out = capsys.readouterr().out
+    assert "  context: none (no rendered project at" in out
+
+
+def test_history_after_a_render_shows_the_context_rows_and_counts_them(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, TEXTS)
+    assert main(["render", str(path)]) == 0
+    store = TakeStore(tmp_path / "scene.drama")
+    rows = {i: math.ceil(store.selected_take("boathouse", f"boathouse-{i}").duration_s * FRAMES_PER_SECOND)
+            for i in (1, 2, 3)}
+    clone = compile_json(capsys, [str(path), "--mode", "clone"])
+    report = compile_json(capsys, [str(path), "--mode", "history"])
+    line4 = report["lines"][3]
+    assert line4["context"] == [{"line": "boathouse-1", "rows": rows[1]},
+                                {"line": "boathouse-2", "rows": rows[2]},
+                                {"line": "boathouse-3", "rows": rows[3]}]
+    assert line4["context_rows"] == rows[1] + rows[2] + rows[3]
+    assert line4["conversations"][0]["layout"] == "history"
+    assert line4["total_rows"] == clone["lines"][3]["total_rows"] + line4["context_rows"]
+    assert report["lines"][1]["context"] == [{"line": "boathouse-1", "rows": rows[1]}]
+    expected_context = rows[1] + (rows[1] + rows[2]) + (rows[1] + rows[2] + rows[3])
+    assert report["totals"]["context_rows"] == expected_context
+    assert report["totals"]["rows"] == clone["totals"]["rows"] + expected_context
+    capsys.readouterr()
+    assert main(["compile", str(path), "--mode", "history"]) == 0
+    out = capsys.readouterr().out
+    assert (f"  context: boathouse-1 ({rows[1]} rows), boathouse-2 ({rows[2]} rows), "
+            f"boathouse-3 ({rows[3]} rows)") in out
+    assert f"of them {expected_context} context rows from earlier takes" in out.splitlines()[-1]
+
+
+def clip(path, seconds):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    soundfile.write(path, np.zeros(int(44100 * seconds), np.float32), 44100)
+
+
+@pytest.mark.case("B1")
+def test_B1_reference_transcript_is_never_the_line(tmp_path):
+    clip(tmp_path / "refs" / "kai.wav", 4.0)
+    clip(tmp_path / "refs" / "uma.wav", 3.0)
+    kai_text = "The harbour lights were already on when we arrived."
+    (tmp_path / "refs" / "kai.txt").write_text(kai_text)
+    path = write_dedented(tmp_path, "b1.yaml", """\
+        cast:
+          UMA: refs/uma.wav
+          KAI: refs/kai.wav
+        lines:
+          - UMA: Tell me where you hid it.
+          - KAI: Under the third stair.
+        """)
+    script = load_script(path)
+    for mode in ("clone", "history"):
+        uma, kai = compile_scene(script, script.scenes[0], mode)
+        kai_refs = [r for r in kai.conversations[0].references if r.speaker == kai.speakers["KAI"]]
+        assert [r.transcript for r in kai_refs] == [f"<|speaker:{kai.speakers['KAI']}|> {kai_text}"]
+        assert [r.transcript for r in uma.conversations[0].references] == [None]
+        assert any("no transcript" in w for w in uma.warnings)
+        for plan in (uma, kai):
+            own = plan.line.text
+            for reference in plan.conversations[0].references:
+                assert reference.transcript is None or own not in reference.transcript
+        assert kai_refs[0].clip.frames() == 87  # 4 s at 44,100/2048 frames per second, rounded up
+
+
+@pytest.mark.case("B2")
+def test_B2_speaker_tokens_syntax_order_and_range(tmp_path):
+    path = write_dedented(tmp_path, "b2.yaml", """\
+        cast: {ANA: a.wav, BEN: b.wav, CY: c.wav}
+        lines:
+          - ANA: One.
+          - BEN: Two.
+          - ANA: Three.
+          - CY: Four.
+        """)
+    script = load_script(path)
+    plans = compile_scene(script, script.scenes[0], "scene", clip_duration=lambda p: 2.0)
+    conversation = plans[0].conversations[0]
+    assert all(p.conversations[0] is conversation for p in plans)
+    joined = " ".join(conversation.lines)
+    tags = re.findall(r"<\|speaker:\d+\|>", joined)
+    assert tags == ["<|speaker:0|>", "<|speaker:1|>", "<|speaker:0|>", "<|speaker:2|>"]
+    assert [r.speaker for r in conversation.references] == [0, 1, 2]
+    assert [r.clip.path.rsplit("/", 1)[-1] for r in conversation.references] == ["a.wav", "b.wav", "c.wav"]
+
+    with pytest.raises(ScriptError, match="not a speaker switch"):
+        parse_directions("I said <speaker:1> twice")
+
+    names = [f"P{i:02d}" for i in range(17)]
+    crowd = write_dedented(tmp_path, "crowd.yaml", "cast:\n" + "".join(f"  {n}: {n}.wav\n" for n in names)
+                  + "lines:\n" + "".join(f"  - {n}: Line {n}.\n" for n in names))
+    script = load_script(crowd)
+    for mode in ("scene", "clone"):
+        plans = compile_scene(script, script.scenes[0], mode, clip_duration=lambda p: 2.0)
+        conversations = list({id(c): c for p in plans for c in p.conversations}.values())
+        if mode == "scene":
+            assert len(conversations) >= 2
+        for conversation in conversations:
+            text = " ".join([conversation.text, *conversation.lines])
+            indices = {int(k) for k in re.findall(r"<\|speaker:(\d+)\|>", text)}
+            assert "<|speaker:16|>" not in text and len(indices) <= 16 and max(indices) <= 15
+            assert all(r.speaker <= 15 for r in conversation.references)

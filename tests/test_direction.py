@@ -1,11 +1,14 @@
 """The direction grammar: tags, scopes, switches, notes, refusals, normalisation."""
 
 import pytest
+from fakes import write_dedented
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drama_cli.compile.chunking import split_text
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.check import check_script
 from drama_cli.script.direction import (
     clean_markup,
     note_direction,
@@ -14,6 +17,7 @@ from drama_cli.script.direction import (
     to_prefix_form,
     unknown_tags,
 )
+from drama_cli.script.load import load_script
 
 WHERE = SourcePosition("play.yaml", 7, 11)
 
@@ -160,3 +164,58 @@ def test_switch_needs_something_to_say():
         parse_directions("{BOB}")
     spans = parse_directions("{BOB} [sighs] Fine")
     assert render_spans(spans, 0, {"BOB": 2}.__getitem__) == "<|speaker:2|> [sighs] Fine."
+
+
+def test_every_model_token_of_a_line_is_listed_once():
+    from drama_cli.errors import ScriptErrors
+    from drama_cli.script.direction import parse_directions
+
+    with pytest.raises(ScriptErrors) as info:
+        parse_directions("a <|im_end|> b <|speaker:1|> c <| d <speaker:2> <b></b> e {X}")
+    assert [(e.position.column, e.message.split(" is ")[0]) for e in info.value.errors] == [
+        (3, "structural model token '<|im_end|>'"), (16, "model token '<|speaker:1|>'"),
+        (32, "'<|' starts a model token and"), (37, "'<speaker:2>'"), (49, "scoped tag <b> has nothing inside"),
+        (59, "speaker switch {X} has nothing to say after it")]
+
+
+@pytest.mark.parametrize("text", ["a < b > c", "if x < y and y > z", "< whisper > is text"])
+def test_a_less_than_sign_outside_the_tag_syntax_is_text(text):
+    from drama_cli.script.direction import parse_directions
+
+    spans = parse_directions(text)
+    assert [(s.kind, s.text) for s in spans] == [("text", text)]
+
+
+def test_the_documented_scoped_tag_still_needs_closing():
+    from drama_cli.errors import ScriptError
+    from drama_cli.script.direction import parse_directions
+
+    assert [s.kind for s in parse_directions("<whisper>Quiet.</whisper>")] == ["open", "text", "close"]
+    with pytest.raises(ScriptError, match="unclosed scoped tag <b>"):
+        parse_directions("a <b> c")
+
+
+@pytest.mark.case("T2")
+def test_T2_free_form_directions_stay_in_place_and_strict_mode_warns(tmp_path):
+    line = "[voice tight, holding back tears] I'm fine. [long exhale] Really."
+    path = write_dedented(tmp_path, "abe.yaml", f'cast:\n  ABE: refs/abe.wav\nlines:\n  - {{speaker: ABE, text: "{line}"}}\n')
+    script = load_script(path)
+    plans = compile_scene(script, script.scenes[0], "clone", clip_duration=lambda p: 2.0)
+    assert plans[0].conversations[0].text == "<|speaker:0|> " + line
+    report = check_script(str(path), strict_tags=True)
+    warned = [w.message for w in report.warnings if "vocabulary" in w.message]
+    assert len(warned) == 2
+    assert "scene-1-1" in warned[0] and "[voice tight, holding back tears]" in warned[0]
+    assert "[long exhale]" in warned[1]
+    assert load_script(path).lines()[0].text == line
+
+
+@pytest.mark.case("B4")
+def test_B4_text_normalised_before_the_model():
+    raw = "    Where were you?\n\n\n\tI looked   everywhere.  **Everywhere.** ### Honestly 🥲✨ I’m done"
+    text = render_spans(parse_directions(raw), 0, None)
+    body = text.removeprefix("<|speaker:0|> ")
+    assert body == "Where were you? I looked everywhere. Everywhere. Honestly I'm done."
+    for bad in ("\n", "\t", "  ", "*", "#", "🥲", "✨", "’"):
+        assert bad not in body
+    assert render_spans(parse_directions("[sighs] Okay"), 0, None) == "<|speaker:0|> [sighs] Okay."

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
+from fakes import REFS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -100,6 +103,7 @@ BASE = Conversation(layout="clone", text="<|speaker:0|> We never said goodbye.")
 # ------------------------------------------------------------------ case M6
 
 
+@pytest.mark.case("M6")
 def test_m6_edit_ending_at_take_end_is_accepted_and_not_shortened():
     source = take_audio()
     plan = make_plan("We never said farewell.", span_s=(1.20, 2.00))
@@ -118,6 +122,7 @@ def test_m6_edit_ending_at_take_end_is_accepted_and_not_shortened():
     assert 0.005 * SR <= result.head_fade <= 0.020 * SR
 
 
+@pytest.mark.case("M6")
 def test_m6_final_word_refused_falls_back_to_continuation():
     source = take_audio()
     plan = make_plan("We never said farewell.", span_s=(1.20, 2.00))
@@ -128,6 +133,7 @@ def test_m6_final_word_refused_falls_back_to_continuation():
     assert outcome.splice.middle_end == len(outcome.splice.audio)
 
 
+@pytest.mark.case("M6")
 @pytest.mark.parametrize("context", [True, False])
 @pytest.mark.parametrize("middle_s", [None, 0.62, 0.31])
 def test_m6_inner_edit_keeps_outside_samples_and_crossfades(context, middle_s):
@@ -144,6 +150,7 @@ def test_m6_inner_edit_keeps_outside_samples_and_crossfades(context, middle_s):
     assert not result.flagged
 
 
+@pytest.mark.case("M6")
 def test_m6_crossfade_actually_mixes_the_two_signals():
     source = take_audio()
     plan = make_plan("We hardly ever said goodbye.", span_s=(0.30, 0.75))
@@ -156,6 +163,7 @@ def test_m6_crossfade_actually_mixes_the_two_signals():
     assert np.max(np.abs(joined)) <= 0.3 * np.sqrt(2) + 1e-6  # equal power: no jump beyond +3 dB
 
 
+@pytest.mark.case("M6")
 def test_m6_long_internal_silence_is_flagged():
     source = take_audio()
     plan = make_plan("We hardly ever said goodbye.", span_s=(0.30, 0.75))
@@ -166,6 +174,7 @@ def test_m6_long_internal_silence_is_flagged():
     assert outcome.notes and "silence" in outcome.notes[0]
 
 
+@pytest.mark.case("M6")
 def test_short_pause_is_not_flagged():
     source = take_audio()
     plan = make_plan("We hardly ever said goodbye.", span_s=(0.30, 0.75))
@@ -173,6 +182,7 @@ def test_short_pause_is_not_flagged():
     assert not outcome.splice.flagged
 
 
+@pytest.mark.case("M6")
 @settings(max_examples=40, deadline=None)
 @given(
     start=st.floats(0.0, 1.9),
@@ -395,3 +405,24 @@ def test_update_script_text_yaml_and_fountain_keep_a_backup(tmp_path):
     assert [l.text for l in load_script(fountain).lines()] == ["We never said goodbye.", "We never said farewell."]
     with pytest.raises(UsageError, match="edit it by hand"):
         update_script_text(script, script.lines()[0], "Not in the script.", "x")
+
+
+@pytest.mark.parametrize(("written", "updated"), [
+    ("  - B: plain # with comment\n", '  - B: "simple" # with comment\n'),
+    ('  - B: "plain # not a comment" # a comment\n', '  - B: "simple" # a comment\n'),
+    ("  - B: 'plain ''quoted'''   # a comment\n", '  - B: "simple"   # a comment\n'),
+    ("  - B: plain#no-space\n", '  - B: "simple"\n'),
+    ("  - speaker: B\n    text: plain   # a comment\n", '  - speaker: B\n    text: "simple"   # a comment\n'),
+])
+def test_update_script_keeps_a_trailing_yaml_comment(tmp_path, written, updated):
+    from drama_cli.edit.script_update import update_script_text
+    from drama_cli.script.load import load_script
+
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / "s.yaml"
+    head = "cast:\n  B: {voice: refs/lane.wav}\nlines:\n"
+    path.write_text(head + written, encoding="utf-8")
+    script = load_script(path)
+    update_script_text(script, script.lines()[0], script.lines()[0].text, "simple")
+    assert path.read_text(encoding="utf-8") == head + updated
+    assert [line.text for line in load_script(path).lines()] == ["simple"]

@@ -178,3 +178,34 @@ def test_drama3_backend_codec_helpers_and_clip_encoding(tiny_model, tmp_path):
     snapshot = tmp_path / "snapshots" / "78e5ab7"
     snapshot.mkdir(parents=True)
     assert model_revision(snapshot) == "78e5ab7"
+
+
+HOLMES_SCRIPT = """\
+title: A Scandal in Bohemia
+cast:
+  HOLMES:
+    voice: refs/holmes.wav
+    transcript: You see, but you do not observe.
+lines:
+  - HOLMES: Come in!
+"""
+
+
+def test_make_refs_with_a_relative_folder_writes_the_clips(tmp_path, monkeypatch, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    import soundfile as sf
+
+    module_path = Path(__file__).resolve().parents[1] / "scripts_examples" / "make_refs.py"
+    spec = importlib.util.spec_from_file_location("make_refs", module_path)
+    make_refs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_refs)
+    (tmp_path / "holmes").mkdir()
+    (tmp_path / "holmes" / "scandal.yaml").write_text(HOLMES_SCRIPT)
+    monkeypatch.chdir(tmp_path)
+    assert make_refs.main("holmes") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("wrote refs/holmes.wav: HOLMES, ")
+    info = sf.info(str(tmp_path / "holmes" / "refs" / "holmes.wav"))
+    assert info.samplerate == 44_100 and info.duration > 1.0

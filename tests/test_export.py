@@ -1,20 +1,32 @@
-"""Export helpers: atomic files, WAV subtypes and containers, FLAC/MP3 encoding, sidecar text."""
+"""Export helpers: atomic files, WAV subtypes and containers, FLAC/MP3 encoding (and no MP3
+without an encoder), sidecar text, the SCRATCH tag in every format."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import struct
 import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
+from fakes import SR, tone, voice
 
-from drama_cli.errors import UsageError
+from drama_cli.errors import RenderError, UsageError
 from drama_cli.mix import export
-from drama_cli.mix.timeline import Cue
+from drama_cli.mix.timeline import (
+    SCRATCH_BANNER,
+    Cue,
+    MixEntry,
+    MixSettings,
+    mix_scene,
+    write_mix,
+)
 from engine import files
 
 RATE = 44_100
@@ -159,3 +171,83 @@ def test_encoders_on_path_are_preferred(tmp_path, monkeypatch):
     if found is None or not export._encodes_mp3(found):
         pytest.skip("no system ffmpeg with libmp3lame")
     assert export.find_mp3_encoder() == found
+
+
+def take_file(path: Path, seconds: float = 0.5) -> Path:
+    sf.write(str(path), voice(seconds), SR, subtype="FLOAT")
+    return path
+
+
+def test_flac_scratch_mixes_carry_the_scratch_tag_like_wav(tmp_path):
+    entry = MixEntry("l1", "A", "Hi.", take_file(tmp_path / "a.wav"), 1)
+    result = mix_scene([entry], MixSettings(metadata={"engine": "scratch", "scratch": True}),
+                       tmp_path / "scene")
+    paths = write_mix(result, tmp_path / "scene", ("wav", "flac"))
+    for fmt in ("wav", "flac"):
+        with sf.SoundFile(str(paths[fmt])) as audio:
+            assert audio.title == SCRATCH_BANNER
+            assert audio.comment.startswith(SCRATCH_BANNER) and "engine=scratch" in audio.comment
+
+
+def test_deliverables_are_renamed_together_with_the_cue_sheet_last(tmp_path, monkeypatch):
+    entry = MixEntry("l1", "A", "Hi.", take_file(tmp_path / "a.wav"), 1)
+    result = mix_scene([entry], MixSettings(), tmp_path / "scene")
+    renamed = []
+    real = files.os.replace
+
+    def spy(source, target):
+        renamed.append(Path(target).name)
+        return real(source, target)
+
+    monkeypatch.setattr(files.os, "replace", spy)
+    write_mix(result, tmp_path / "scene", ("flac", "wav"))
+    finals = [name for name in renamed if name.startswith("mix.")]
+    assert finals[-1] == "mix.cues.json"
+    assert set(finals) == {"mix.flac", "mix.wav", "mix.labels.txt", "mix.srt", "mix.cues.json"}
+    # nothing is renamed into place before every file of the set is written
+    first_final = renamed.index(finals[0])
+    assert all(not name.startswith("mix.") for name in renamed[:first_final])
+    assert len(renamed) - first_final == len(finals)
+
+
+def test_a_missing_mp3_encoder_suggests_the_format_flag(monkeypatch):
+    monkeypatch.setitem(export.EXPORT_FORMATS, "mp3",
+                        export.ExportFormat("mp3", "MP3", None, lambda: None))
+    with pytest.raises(RenderError) as err:
+        export.require_encoder("mp3")
+    assert "--format wav" in str(err.value) and "--out" not in str(err.value)
+
+
+@pytest.mark.case("A7")
+def test_a7_require_encoder_fails_early_with_advice(no_encoder):
+    with pytest.raises(RenderError) as raised:
+        export.require_encoder("mp3")
+    message = str(raised.value)
+    assert "ffmpeg" in message and "--format wav" in message and "\n" not in message
+    assert raised.value.exit_code != 0
+    assert export.require_encoder("wav") is None
+    with pytest.raises(RenderError, match="ffmpeg"):
+        export.require_encoder(".mp3")  # a format named with its dot
+
+
+@pytest.mark.case("A7")
+@pytest.mark.parametrize("behaviour", ["copies-wav", "writes-nothing"])
+def test_a7_bad_encoder_output_is_never_kept(tmp_path, monkeypatch, behaviour):
+    fake = tmp_path / "bin" / "ffmpeg"
+    fake.parent.mkdir()
+    action = 'cp "$in" "$out"' if behaviour == "copies-wav" else ': > "$out"'
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$2" = "-encoders" ]; then echo " A..... libmp3lame"; exit 0; fi\n'
+        'while [ $# -gt 1 ]; do [ "$1" = "-i" ] && in="$2"; shift; done; out="$1"\n'
+        f"{action}\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(fake.parent) + os.pathsep + os.environ["PATH"])
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
+    export._encodes_mp3.cache_clear()
+    wav = export.write_wav(tmp_path / "mix-src.wav", tone(0.2), RATE, "PCM_16")
+    with pytest.raises(RenderError, match="no valid MP3"):
+        export.encode_mp3(wav, tmp_path / "out" / "mix.mp3")
+    assert not (tmp_path / "out" / "mix.mp3").exists()
+    assert not [p for p in (tmp_path / "out").iterdir()]

@@ -168,6 +168,7 @@ def test_default_budget_covers_twice_the_expected_duration_and_fits_the_context(
         default_frame_budget("word " * 100, prompt_rows=1000, context_rows=2000)
 
 
+@pytest.mark.case("M1")
 def test_budget_bounds_a_take_that_never_ends(model):
     take = model.generate(clone("<|speaker:0|> Hi there."), SamplingParams(), seed=3, ignore_eos=True)
     expected = expected_duration_s("<|speaker:0|> Hi there.")

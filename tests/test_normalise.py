@@ -131,3 +131,25 @@ def test_normalisation_is_part_of_the_cache_key(tmp_path):
     render(path, again, mode="clone")
     assert [r.line_id for r in again.requests] == ["scene-1-1"]
     assert again.requests[0].text == "<|speaker:0|> Room 101."
+
+
+@pytest.mark.parametrize(("written", "said"), [
+    ("We meet at 4.50 p.m. sharp.", "We meet at four fifty p.m. sharp."),
+    ("We meet at 4:50 pm sharp.", "We meet at four fifty p.m. sharp."),
+    ("We meet at 16:50 sharp.", "We meet at sixteen fifty sharp."),
+    ("We meet at 9.05 a.m.", "We meet at nine oh five a.m."),
+    ("We meet at 4.50 pm. Then", "We meet at four fifty p.m. Then"),
+    ("It costs 4.50 today.", "It costs four point five zero today."),
+])
+def test_english_times_are_said_as_times(written, said):
+    assert normalise_text(written, "en") == said
+
+
+def test_normalised_pieces_join_to_the_normalised_text():
+    from drama_cli.compile.normalise import normalised_pieces
+
+    for text in ["On the 3rd, 2.5 km at 4.50 p.m.", "#1 costs $5.50, 30% off", "no digits", "5#3 in 1984"]:
+        pieces = normalised_pieces(text, "en")
+        assert "".join(said for _, _, said in pieces) == normalise_text(text, "en")
+        assert [(a, b) for a, b, _ in pieces] == list(zip([0] + [b for _, b, _ in pieces[:-1]],
+                                                          [b for _, b, _ in pieces]))

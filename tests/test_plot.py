@@ -1,12 +1,17 @@
-"""Pictures: exact pixel sizes, and plotted durations that match the takes."""
+"""Pictures: exact pixel sizes, plotted durations that match the takes, and `drama plot`'s
+`--image` option and JSON report."""
 
 from __future__ import annotations
+
+import json
 
 import matplotlib.image
 import numpy as np
 import pytest
+from fakes import FakeBackend, fake_render, help_text, single_error_line, write_script
 from matplotlib.patches import Rectangle
 
+from drama_cli.cli import main
 from drama_cli.plot import (
     Block,
     first_words,
@@ -122,3 +127,31 @@ def test_scene_labels_do_not_overlap_and_name_every_block():
         lane = lanes.index(block.speaker)
         assert abs(label.get_position()[1] - lane) <= 0.35  # within the block's height
     assert sum(": Did you hear" in text for text in labels) >= 0.8 * len(blocks)
+
+
+def test_plot_json_lists_the_written_file_and_its_size(short_project, capsys, tmp_path):
+    path, _ = short_project
+    picture = tmp_path / "pictures" / "scene.png"
+    capsys.readouterr()
+    assert main(["plot", str(path), "--scene", "s1", "-o", str(picture), "--json"]) == 0
+    files = json.loads(capsys.readouterr().out)["files"]
+    assert files == [{"path": str(picture), "bytes": picture.stat().st_size}]
+    assert files[0]["bytes"] > 1000
+
+
+def test_plot_image_option_is_image_and_output_is_refused_clearly(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    for flag in ("-o", "--image"):
+        picture = tmp_path / f"scene{flag.strip('-')}.png"
+        assert main(["plot", str(path), "--scene", "boathouse", flag, str(picture)]) == 0
+        assert picture.read_bytes()[:4] == b"\x89PNG"
+    capsys.readouterr()
+    assert main(["plot", str(path), "--scene", "boathouse", "--output", str(tmp_path / "x.png")]) == 2
+    err = single_error_line(capsys)
+    assert err == ("drama: --output is now --image (or -o): the picture to write; --out is the "
+                   "project folder")
+    text = help_text(capsys, "plot")
+    assert "-o, --image" in text or "--image -o" in text
+    assert "--output" not in text

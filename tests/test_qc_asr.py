@@ -12,12 +12,15 @@ voice is not installed.
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 import soxr
+from fakes import margot_scene
 
+from drama_cli.cli import main
 from drama_cli.errors import UsageError
 from drama_cli.qc import asr as qc
 from drama_cli.script.spoken import number_words, wer_words
@@ -126,3 +129,38 @@ def test_wrong_text_fails_the_check(scratch_takes):
     result = qc.asr_check(scratch_takes[1], WRONG_TEXT)
     assert not result["passed"] and result["wer"] > 0.8
     assert "goodbye" in result["transcript"].lower()
+
+
+def test_speech_recognition_install_hints_match_the_readme():
+    from drama_cli.edit.project_edit import WHOLE_LINE_NOTE
+    from drama_cli.qc.asr import INSTALL_COMMAND, INSTALL_HINT
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert INSTALL_COMMAND == "pip install -e '.[asr]'"
+    assert f"`{INSTALL_COMMAND}`" in readme
+    assert INSTALL_COMMAND in INSTALL_HINT and INSTALL_COMMAND in WHOLE_LINE_NOTE
+    package = Path(__file__).resolve().parents[1] / "drama_cli"
+    assert not [p for p in package.rglob("*.py") if "drama[asr]" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("value", ["-1", "1.5"])
+def test_asr_threshold_out_of_range_is_refused(tmp_path, monkeypatch, capsys, value):
+    from fakes import FakeBackend, fake_render
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = margot_scene(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--asr-threshold", value]) == 2
+    assert f"--asr-threshold must be between 0 and 1, not {float(value):g}" in capsys.readouterr().err
+    assert fake.requests == []
+
+
+def test_asr_threshold_without_the_check_is_refused(tmp_path, monkeypatch, capsys):
+    from fakes import FakeBackend, fake_render
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = margot_scene(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--asr-threshold", "0.3"]) == 2
+    assert "add --qc asr" in capsys.readouterr().err
+    assert fake.requests == []

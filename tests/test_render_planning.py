@@ -1,12 +1,17 @@
-"""History-mode planning compiles each line once, against only its context lines' takes."""
+"""History-mode planning compiles each line once, against only its context lines' takes, and
+says once why a line has no context."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+from fakes import FakeBackend, fake_render, voice, write_script
+
+from drama_cli.cli import main
 from drama_cli.compile.conversations import SceneCompiler
-from drama_cli.takes.jobs import RenderSettings, ScenePlanner
 from drama_cli.script.load import load_script
+from drama_cli.takes.jobs import RenderSettings, ScenePlanner
 
 LINES = 2_000
 
@@ -81,3 +86,15 @@ def test_planning_a_2000_line_scene_in_history_mode_is_linear(tmp_path, monkeypa
     assert 0 < calls["render"] <= 5 * LINES  # about 4 a line: itself and its context
     assert 0 < calls["spoken"] <= 10 * LINES
     assert store.reads <= 3 * LINES
+
+
+def test_history_mode_says_once_why_a_line_has_no_context(tmp_path, monkeypatch, capsys):
+
+    silent_first = lambda request, n: (  # noqa: E731
+        (np.zeros(44_100, np.float32), "eos") if n == 1 else (voice(1.0), "eos"))
+    fake_render(monkeypatch, FakeBackend(answer=silent_first))
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Go now."])
+    assert main(["render", str(path), "--retries", "0"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("voiced without earlier lines as context (clone)") == 1
+    assert "line boathouse-2" in err

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fakes import boathouse_script, mix_segments
+from fakes import (
+    FakeWithCodes,
+    boathouse_script,
+    fake_render,
+    mix_rows,
+    mix_segments,
+    mix_settings_script,
+    write_script,
+)
 
 from drama_cli.backends.base import (
     BackendDefaults,
@@ -12,6 +20,7 @@ from drama_cli.backends.base import (
     Generation,
     GenerationRequest,
 )
+from drama_cli.cli import main
 from drama_cli.edit.revise import (
     MAX_CONTEXT_TAKES,
     child_seed,
@@ -78,6 +87,7 @@ def test_with_note_puts_the_direction_after_the_speaker_tag():
         with_note("Fine.", " [ ] ")
 
 
+@pytest.mark.case("C4")
 def test_c4_revise_makes_one_call_keeps_v1_and_leaves_other_takes_alone(tmp_path):
     store = rendered(tmp_path)
     before = {line: store.selected_take(SCENE, line).wav_path.read_bytes() for line in LINES}
@@ -172,9 +182,9 @@ def rendered_project(tmp_path, settings=None, text=SCRIPT, mix=None):
     """The boathouse scene written to `scene.yaml` and rendered with the fake (the render
     runs the signal checks on its takes as on real ones): (script path, script, store,
     backend)."""
-    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
+    from drama_cli.takes.jobs import RenderSettings
 
     path = tmp_path / "scene.yaml"
     path.write_text(text)
@@ -187,11 +197,12 @@ def rendered_project(tmp_path, settings=None, text=SCRIPT, mix=None):
     return path, script, store, backend
 
 
+@pytest.mark.case("C4")
 def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
+    from drama_cli.takes.jobs import RenderSettings
 
     path, script, store, backend = rendered_project(tmp_path)
     files_before = {line: store.selected_take("s1", line).wav_path.read_bytes() for line in ("l1", "l2", "l3")}
@@ -222,9 +233,9 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.mix.options import MixOverrides
     from drama_cli.mix.project_mix import remix
+    from drama_cli.takes.jobs import RenderSettings
 
     flags = MixOverrides(gap_s=1.25, preset="none", formats=("wav", "flac"))
     _, script, store, backend = rendered_project(tmp_path, RenderSettings(), mix=flags)
@@ -256,9 +267,9 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
 
 def test_revise_from_script_applies_new_notes_once(tmp_path):
     from drama_cli.edit.revise import revise_from_script, script_notes
-    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
+    from drama_cli.takes.jobs import RenderSettings
 
     path, _, store, backend = rendered_project(tmp_path)
     path.write_text(SCRIPT.replace("        text: Not without the oars.\n", "        text: Not without the oars.\n        notes: [louder]\n"))
@@ -320,3 +331,37 @@ def test_revision_records_a_prompt_hash_that_follows_the_prompt(tmp_path):
     third = revise_line(FakeBackend(), store, base_request("l2"), "softer", from_take=1).takes[0]
     assert first.record["prompt_hash"] and first.record["prompt_hash"] == second.record["prompt_hash"]
     assert third.record["prompt_hash"] != first.record["prompt_hash"]
+
+
+@pytest.mark.parametrize("note", ["<|im_end|>", "softer <|speaker:1|>", "<|speaker:99|> loud"])
+def test_revise_refuses_a_note_with_model_tokens_before_the_backend(tmp_path, monkeypatch,
+                                                                     capsys, note):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    import drama_cli.backends.registry as registry
+
+    def no_backend(*args, **kwargs):
+        raise AssertionError("the backend must not be made for a bad note")
+
+    monkeypatch.setattr(registry, "make_backend", no_backend)
+    capsys.readouterr()
+    assert main(["revise", str(path), "boathouse-1", "--note", note]) == 2
+    err = capsys.readouterr().err
+    assert "--note" in err and len(err.strip().splitlines()) == 1
+
+
+MIX_SCRIPT = mix_settings_script("noise", -60)
+
+
+def test_revise_select_keeps_the_script_mix_settings(tmp_path, monkeypatch, capsys):
+
+    fake_render(monkeypatch, FakeWithCodes())
+    path = tmp_path / "mix.yaml"
+    path.write_text(MIX_SCRIPT, encoding="utf-8")
+    assert main(["render", str(path)]) == 0
+    assert main(["revise", str(path), "boathouse-2", "--note", "softer", "--select"]) == 0
+    _, rows = mix_rows(tmp_path / "mix.drama")
+    assert rows[1]["take"] == 2
+    assert rows[0]["start_s"] == 0.0
+    assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(1.0, abs=1e-4)

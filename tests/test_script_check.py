@@ -1,13 +1,17 @@
 """`drama check` / `drama compile` on the problems a new user hits: empty scoped tags, cue-only
-lines, bad chunk caps, reference clips, several errors at once, pauses and mix options."""
+lines, bad chunk caps, reference clips, several errors at once, pauses and mix options; every
+problem located at its line and column, in text and in JSON."""
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile
+from fakes import fountain_play
 
 from drama_cli import cli
+from drama_cli.cli import main
 from drama_cli.commands import script as script_commands
 from drama_cli.compile.chunking import MIN_MAX_CHARS, split_text
 from drama_cli.compile.conversations import compile_scene
@@ -261,3 +265,90 @@ def test_check_refuses_a_missing_room_tone_clip_at_its_key(drama, tmp_path, caps
     assert f"{path}:9:16: room tone 'tone.wav' does not exist" in capsys.readouterr().err
     tone(tmp_path / "tone.wav", 90.0, 0.001)  # room tone loops: any length is fine
     assert drama(["check", str(path)]) == 0
+
+
+def test_unknown_fountain_cue_is_reported_at_the_cue(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. FLAT - DAY\n\n  ALGERNOM\nDid you hear?\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:3:3: unknown speaker 'ALGERNOM'" in err
+
+
+def test_unknown_switch_is_reported_at_its_column(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. FLAT - DAY\n\nALGERNON\nDid you hear? {NOBODY} said he.\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:4:15: unknown speaker 'NOBODY'" in err
+
+
+def test_unknown_yaml_switch_is_reported_at_its_column(tmp_path, capsys):
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: a.wav\nlines:\n  - A: Hello {NOBODY} there.\n")
+    assert main(["check", str(path)]) == 2
+    assert f"{path}:4:14: unknown speaker 'NOBODY'" in capsys.readouterr().err
+
+
+def test_check_json_failure_has_the_exit_code(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("cast:\n  A: a.wav\nlines:\n  - B: hi\n")
+    assert main(["check", str(path), "--json"]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is False and report["exit_code"] == 2
+    assert [(e["line"], e["column"]) for e in report["errors"]] == [(2, 6), (4, 5)]  # the clip, then B
+
+
+def test_check_json_warnings_are_located_like_errors(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. FLAT - DAY\n\nALGERNON\nHello.\nJACK\nHi.\n")
+    assert main(["check", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True and report["exit_code"] == 0
+    cue_like = [w for w in report["warnings"] if "'JACK'" in w["message"]]
+    assert cue_like == [{"message": cue_like[0]["message"], "file": str(path), "line": 5, "column": 1,
+                         "position": f"{path}:5:1"}]
+
+
+BAD_CAST_AND_LINES = """cast:
+  A: {{voice: refs/a.wav{index}}}
+  B: refs/missing.wav
+lines:
+  - Z: hi
+  - A: "<|im_end|> and <whisper></whisper>"
+"""
+
+
+def _bad_script(tmp_path, index=""):
+    import numpy as np
+    import soundfile as sf
+
+    (tmp_path / "refs").mkdir()
+    sf.write(tmp_path / "refs" / "a.wav", 0.1 * np.sin(np.arange(44_100) / 10.0), 44_100)
+    path = tmp_path / "play.yaml"
+    path.write_text(BAD_CAST_AND_LINES.format(index=index))
+    return path
+
+
+@pytest.mark.parametrize("index", [", speaker: 99", ""])
+def test_check_lists_cast_clip_and_every_tag_problem(tmp_path, capsys, index):
+    path = _bad_script(tmp_path, index)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    expected = ([f"{path}:2:35: speaker index must be 0..15, got 99"] if index else []) + [
+        f"{path}:3:6: reference clip 'refs/missing.wav' of B does not exist",
+        f"{path}:5:5: unknown speaker 'Z'",
+        f"{path}:6:9: structural model token '<|im_end|>' is not allowed in script text",
+        f"{path}:6:24: scoped tag <whisper> has nothing inside"]
+    assert [line.split(" (")[0] for line in err[:-1]] == expected
+    assert err[-1] == f"drama: {len(expected)} errors in {path}"
+
+
+def test_render_of_a_bad_script_says_how_many_more_check_lists(tmp_path, capsys):
+    path = _bad_script(tmp_path, ", speaker: 99")
+    assert main(["render", str(path), "--engine", "scratch"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"drama: {path}:2:35: speaker index must be 0..15, got 99 (and 4 more problems: `drama check` "
+        f"lists them all)")
+    path.write_text("cast:\n  A: refs/a.wav\n  B: refs/missing.wav\n  C: refs/missing2.wav\nlines:\n"
+                    "  - A: hi\n  - B: x\n  - C: y\n")
+    assert main(["render", str(path), "--engine", "scratch"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
+        "; and 1 more problem: `drama check` lists them all)")

@@ -1,11 +1,17 @@
-"""The Fountain reader: every element, cues, parentheticals, notes, boneyard, cast files."""
+"""The Fountain reader: every element, cues (lone ones too), parentheticals, notes, boneyard,
+cast files, scripts with nothing to render."""
 
+import json
+import re
 import textwrap
 
 import pytest
+from fakes import CAST, fountain_play, one_error_line, write_dedented
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drama_cli.cli import main
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
 from drama_cli.script.document import Element, Line
 from drama_cli.script.fountain import parse_cue, read_fountain
@@ -209,3 +215,241 @@ def test_beat_before_the_words_pauses_after_the_previous_line():
     script = read("ANA\nWell?\n\nBEN\n(beat)\nNo.\n")
     ana, ben = script.lines()
     assert (ana.beat_s, ana.pause_after_s, ben.beat_s, ben.notes) == (0.5, None, 0.0, [])
+
+
+@pytest.mark.parametrize("after", ["\n[[check the cut]]\n", "\n", ""])
+def test_a_lone_cue_is_warned_about_and_not_narrated(tmp_path, after):
+    from drama_cli.script.load import load_script
+
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nWho is it?\n\nHolmes looks up.\n\nHOLMES" + after,
+                     cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    assert [(line.speaker, line.text) for line in script.lines()] == [
+        ("WATSON", "Who is it?"), ("NARRATOR", "Holmes looks up.")]
+    lone = [w for w in script.warnings if "has no dialogue" in w.message]
+    assert [(str(w.position), w.message) for w in lone] == [
+        (f"{path}:8:1", "character cue 'HOLMES' (HOLMES) has no dialogue after it, so nothing is spoken "
+                        "for it: write the speech on the line after the cue, or remove the cue")]
+
+
+def test_a_capitalised_action_line_that_names_no_one_is_still_narrated(tmp_path):
+    from drama_cli.script.load import load_script
+
+    path = fountain_play(tmp_path, "INT. HALL - NIGHT\n\nBANG!\n\n!HOLMES\n",
+                     cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n")
+    script = load_script(path)
+    assert [line.text for line in script.lines()] == ["BANG!", "HOLMES"]  # forced action stays action
+    assert not [w for w in script.warnings if "has no dialogue" in w.message]
+
+
+def test_fountain_with_only_a_title_page_is_nothing_to_render(tmp_path, capsys):
+    script = tmp_path / "title.fountain"
+    script.write_text("Title: A Scandal in Bohemia\nAuthor: A. Conan Doyle\n")
+    (tmp_path / "title.cast.yaml").write_text(CAST)
+    for verb in ("check", "render"):
+        assert main([verb, str(script), "--engine", "scratch"] if verb == "render" else [verb, str(script)]) == 2
+        err = one_error_line(capsys)
+        assert f"{script}:1:1: nothing to render: the script has no lines" in err
+    assert not (tmp_path / "title.drama").exists()
+
+
+def test_fountain_with_only_action_and_no_narrator_says_why_nothing_is_spoken(tmp_path, capsys):
+    script = tmp_path / "quiet.fountain"
+    script.write_text("INT. BAKER STREET - NIGHT\n\nHolmes plays the violin.\n")
+    (tmp_path / "quiet.cast.yaml").write_text(CAST)
+    assert main(["check", str(script)]) == 2
+    err = one_error_line(capsys)
+    assert "nothing to render" in err and "narrator" in err
+
+
+def test_fountain_dialogue_line_that_is_a_cast_name_warns_about_a_missing_blank_line(tmp_path, capsys):
+    script = tmp_path / "door.fountain"
+    script.write_text("INT. BAKER STREET - NIGHT\n\nHOLMES\nCome in!\nWATSON\nThank you.\n\n"
+                      "WATSON\nNO\nMORE!\n")
+    (tmp_path / "door.cast.yaml").write_text(CAST)
+    assert main(["check", str(script)]) == 0
+    out = capsys.readouterr()
+    warnings = [w for w in out.err.splitlines() if "blank line" in w]
+    assert warnings == [f"warning: {script}:5:1: dialogue line 'WATSON' of HOLMES (line scene-1-1) is a cast "
+                        f"member's name: Fountain reads it as dialogue; if it is WATSON's cue, put a blank "
+                        f"line before it"]
+
+
+def cast_file(folder, stem, names):
+    entries = "".join(f"  {json.dumps(n)}: refs/{i}.wav\n" for i, n in enumerate(names))
+    return write_dedented(folder, f"{stem}.cast.yaml", "cast:\n" + entries)
+
+
+def request_strings(plans):
+    """Every string a fake backend would receive for these plans."""
+    strings = []
+    for plan in plans:
+        for conversation in plan.conversations:
+            strings += [conversation.text, *conversation.lines, *(e.text for e in conversation.context)]
+            strings += [r.transcript or "" for r in conversation.references]
+            strings += [d for _, d in conversation.descriptions]
+    return strings
+
+
+def all_modes(script):
+    return [plan for scene in script.scenes for mode in ("clone", "history", "scene")
+            for plan in compile_scene(script, scene, mode, clip_duration=lambda path: 3.0)]
+
+
+CUES = """\
+INT. BOATHOUSE - NIGHT
+
+MARGOT (cont'd)
+We leave at six.
+
+DESMOND (O.S.) (CONT'D)
+Not without the oars.
+
+MARGOT
+Fine.
+
+DESMOND^
+Fine.
+"""
+
+
+@pytest.mark.case("F1")
+@pytest.mark.parametrize("dual_cue", ["DESMOND^", "DESMOND ^"])
+def test_F1_cue_variants_stay_one_voice_each(tmp_path, dual_cue):
+    path = write_dedented(tmp_path, "cues.fountain", CUES.replace("DESMOND^", dual_cue))
+    cast_file(tmp_path, "cues", ["MARGOT", "DESMOND"])
+    script = load_script(path)
+    scene = script.scenes[0]
+    assert [e.kind for e in scene.elements if isinstance(e, Element)] == ["heading"]
+    lines = scene.lines
+    assert len(lines) == 4
+    assert [line.speaker for line in lines] == ["MARGOT", "DESMOND", "MARGOT", "DESMOND"]
+    voices = set().union(*(plan.speakers for plan in compile_scene(script, scene, "clone")))
+    assert voices == {"MARGOT", "DESMOND"}
+    assert [line.extensions for line in lines] == [["cont'd"], ["O.S.", "CONT'D"], [], []]
+    assert lines[3].dual and lines[3].pair == lines[2].id
+    assert "^" not in lines[3].speaker and "^" not in lines[3].cue
+
+
+@pytest.mark.case("F2")
+def test_F2_names_with_punctuation_and_digits_are_cues(tmp_path):
+    text = """\
+    EXT. LOADING DOCK - DAY
+
+    GUARD #2
+    Badge, please.
+
+    R2-K9
+    Beep.
+
+    THE BAKER'S SON
+    He's with me.
+
+    NINA / THE DOUBLE
+    Which one of us?
+
+    DR. VOSS
+    Neither.
+
+    OSKAR (as the PRIEST)
+    Peace be with you.
+
+    1984
+    The clock on the wall stops.
+    """
+    speakers = ["GUARD #2", "R2-K9", "THE BAKER'S SON", "NINA / THE DOUBLE", "DR. VOSS", "OSKAR"]
+    script = read_fountain(textwrap.dedent(text), "dock.fountain")
+    lines = script.lines()
+    assert [line.speaker for line in lines] == speakers
+    assert lines[5].extensions == ["as the PRIEST"]
+    actions = [e.text for e in script.scenes[0].elements if isinstance(e, Element) and e.kind == "action"]
+    assert actions == ["1984\nThe clock on the wall stops."]
+    forced = read_fountain(textwrap.dedent(text).replace("1984", "@1984"), "dock.fountain")
+    assert forced.lines()[-1].speaker == "1984"
+    path = write_dedented(tmp_path, "dock.fountain", text)
+    cast_file(tmp_path, "dock", speakers)
+    assert [line.speaker for line in load_script(path).lines()] == speakers
+
+
+F3_A = (b"\xef\xbb\xbfTitle: Night Ferry\r\nAuthor: A. Writer\r\n\r\nINT. FERRY DECK - NIGHT\r\n\r\n"
+        b"CAPTAIN\r\nHold the rope.\r\n")
+
+
+def shape(script):
+    return (script.title_page,
+            [[(type(e).__name__, e.kind, e.text, getattr(e, "speaker", None)) for e in s.elements] for s in script.scenes])
+
+
+@pytest.mark.case("F3")
+def test_F3_bom_and_crlf_read_like_lf(tmp_path):
+    variants = {"a": F3_A, "b": F3_A[3:].replace(b"\r\n", b"\n"), "c": b"\xef\xbb\xbfINT. FERRY DECK - NIGHT\n\nCAPTAIN\nHold the rope.\n"}
+    scripts = {}
+    for name, data in variants.items():
+        (tmp_path / f"{name}.fountain").write_bytes(data)
+        cast_file(tmp_path, name, ["CAPTAIN"])
+        scripts[name] = load_script(tmp_path / f"{name}.fountain")
+    assert shape(scripts["a"]) == shape(scripts["b"])
+    assert scripts["a"].title_page == {"Title": "Night Ferry", "Author": "A. Writer"}
+    for key, value in scripts["a"].title_page.items():
+        assert "\ufeff" not in key + value and "\r" not in key + value
+    for name in ("a", "c"):
+        first = scripts[name].scenes[0].elements[0]
+        assert first.kind == "heading" and first.text == "INT. FERRY DECK - NIGHT"
+        line = scripts[name].lines()[0]
+        assert (line.speaker, line.text) == ("CAPTAIN", "Hold the rope.")
+
+
+@pytest.mark.case("F5")
+def test_F5_notes_and_boneyard_never_reach_the_model(tmp_path):
+    path = write_dedented(tmp_path, "green.fountain", """\
+        INT. GREENHOUSE - DAY
+
+        LENA
+        I planted them [[check: tulips or lilies?]] last spring.
+
+        /* CUT FOR TIME
+        OTTO
+        You never told me.
+        */
+
+        [[note one]]
+        [[note two]]
+
+        OTTO
+        They died anyway. /* alt: They're fine. */
+        """)
+    cast_file(tmp_path, "green", ["LENA", "OTTO"])
+    script = load_script(path)
+    plans = compile_scene(script, script.scenes[0], "clone")
+    assert [(p.line.speaker, p.text) for p in plans] == [
+        ("LENA", "<|speaker:0|> I planted them last spring."), ("OTTO", "<|speaker:1|> They died anyway.")]
+    sent = " ".join(request_strings(all_modes(script)))
+    for word in ("check", "tulips", "note one", "note two", "You never told me", "fine"):
+        assert word not in sent
+    notes = [e.text for e in script.scenes[0].elements if isinstance(e, Element) and e.kind == "note"]
+    assert notes == ["check: tulips or lilies?", "note one", "note two"]
+    assert script.lines()[0].remarks == ["check: tulips or lilies?"]
+    assert all(line.pause_after_s is None for line in script.lines())
+
+
+@pytest.mark.case("T1")
+def test_T1_parentheticals_become_directions_and_a_pause(tmp_path):
+    path = write_dedented(tmp_path, "hall.fountain", """\
+        INT. HALLWAY - NIGHT
+
+        IVY
+        (whispering)
+        Is he asleep?
+        (beat)
+        Good. Then we go.
+        """)
+    cast_file(tmp_path, "hall", ["IVY"])
+    script = load_script(path)
+    plans = compile_scene(script, script.scenes[0], "clone")
+    assert plans[0].conversations[0].text == "<|speaker:0|> [whispering] Is he asleep?"
+    assert plans[0].line.beat_s >= 0.3
+    assert plans[1].conversations[0].text == "<|speaker:0|> Good. Then we go."
+    for plan in plans:
+        spoken = re.sub(r"\[[^\]]*\]|<\|[^|]*\|>", "", plan.conversations[0].text)
+        assert "(" not in spoken and ")" not in spoken and "beat" not in spoken
+    assert "whisper" not in plans[1].conversations[0].text

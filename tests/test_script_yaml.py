@@ -1,4 +1,5 @@
-"""The YAML reader: schema, exact strings, located errors, cast files, stdin."""
+"""The YAML reader: schema, exact strings, located errors (an unclosed quote, deep nesting),
+cast files, stdin."""
 
 import io
 import json
@@ -6,9 +7,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from fakes import CAST, one_error_line, write_dedented
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drama_cli.cli import main
+from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
 from drama_cli.script.load import load_script
 from drama_cli.script.yaml_format import read_yaml
@@ -197,3 +201,94 @@ def test_more_than_sixteen_voices_in_one_line_is_an_error(tmp_path):
     with pytest.raises(ScriptError, match="17 voices") as info:
         load_script(tmp_path / "p.yaml")
     assert info.value.position.line == 20
+
+
+def test_yaml_without_lines_is_nothing_to_render(tmp_path, capsys):
+    script = tmp_path / "empty.yaml"
+    script.write_text(CAST + "scenes: []\n")
+    assert main(["check", str(script)]) == 2
+    assert "nothing to render" in one_error_line(capsys)
+
+
+def test_yaml_unclosed_quote_is_reported_where_it_opens(tmp_path, capsys):
+    script = tmp_path / "quote.yaml"
+    script.write_text("cast:\n  A: {}\nlines:\n  - A: \"Hello there\n  - A: Fine.\n")
+    assert main(["check", str(script)]) == 2
+    err = one_error_line(capsys)
+    assert err.splitlines()[0].startswith(f"{script}:4:8: unclosed quote")
+
+
+@pytest.mark.parametrize("kind", ["brackets", "indent"])
+def test_deeply_nested_yaml_is_bad_input_not_a_crash(tmp_path, capsys, kind):
+    script = tmp_path / "deep.yaml"
+    if kind == "brackets":
+        script.write_text(CAST + "scenes: " + "[" * 5000 + "\n")
+    else:
+        script.write_text(CAST + "scenes:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(3000)))
+    assert main(["check", str(script)]) == 2
+    err = one_error_line(capsys)
+    assert f"{script}:" in err and "nested too deeply" in err
+
+
+@pytest.mark.case("Y1")
+def test_Y1_scalars_stay_exact_source_strings(tmp_path):
+    path = write_dedented(tmp_path, "ferry.yaml", """\
+        cast:
+          INGRID:
+            voice: refs/ingrid.wav
+            lang: no
+          TOM:
+            voice: refs/tom.wav
+            lang: en
+        lines:
+          - speaker: TOM
+            text: Are you coming?
+          - speaker: INGRID
+            text: No
+          - speaker: TOM
+            text: Yes
+          - speaker: INGRID
+            text: Null
+          - speaker: TOM
+            text: [sighs]
+          - speaker: INGRID
+            text: #1 rule, never look back
+        """)
+    script = load_script(path)
+    assert script.cast["INGRID"].lang == "no" and script.cast["TOM"].lang == "en"
+    assert [line.text for line in script.lines()] == [
+        "Are you coming?", "No", "Yes", "Null", "[sighs]", "#1 rule, never look back"]
+    plans = compile_scene(script, script.scenes[0], "clone", clip_duration=lambda p: 2.0)
+    assert plans[5].text == "<|speaker:1|> #1 rule, never look back."
+    assert any("#1 rule" in w.message and w.position.line == 20 for w in script.warnings)
+
+
+Y3_FILES = {
+    "a.yaml": ("lines:\n  - speaker: ROSA\n    text: First take of the line.\n    text: Second take of the line.\n",
+               4, "duplicate key 'text'", "keep one"),
+    "b.yaml": ("lines:\n\t- {speaker: ROSA, text: Hi.}\n", 2, "tab", "spaces"),
+    "c.yaml": ("lines:\n  - speaker: ROSA\n    text: [sighs] Fine, have it your way.\n", 3, "YAML cannot read", "quotes"),
+    "d.yaml": ("lines:\n  - speaker: ROSA\n    text: *waves* Over here!\n", 3, "YAML cannot read", "quotes"),
+    "e.yaml": ("lines:\n  - speaker: ROSA\n    text: Wait: you knew?\n", 3, "YAML cannot read", "quotes"),
+}
+
+
+@pytest.mark.case("Y3")
+@pytest.mark.parametrize("name", sorted(Y3_FILES))
+def test_Y3_yaml_errors_are_loud_and_located(tmp_path, name, capsys, monkeypatch):
+    from drama_cli import cli
+    from drama_cli.commands import script as script_commands
+
+    text, line, words, hint = Y3_FILES[name]
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ScriptError) as info:
+        load_script(path)
+    err = info.value
+    assert err.position.line == line and err.position.column >= 1
+    assert words in err.message and hint in err.hint
+    if name == "b.yaml":
+        assert err.position.column == 1
+    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
+    assert cli.main(["check", str(path)]) == 2
+    assert f"{name}:{line}:" in capsys.readouterr().err

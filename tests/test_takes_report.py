@@ -90,3 +90,37 @@ def test_a_take_of_a_line_with_numbers_is_not_stale_until_its_words_change(tmp_p
     assert main(["takes", str(path), "--json"]) == 0
     assert [row["takes"][0]["stale"] for row in json.loads(capsys.readouterr().out)] == [True, True]
     assert main(["mix", str(path)]) == 1
+
+
+LONG_IDS = """\
+title: Long ids
+cast:
+  MARGOT: {}
+  DESMOND: {}
+scenes:
+  - id: the-boathouse-at-dawn-before-the-regatta
+    lines:
+      - id: margot-announces-the-departure-time-to-everyone
+        speaker: MARGOT
+        text: We leave at six.
+      - id: desmond-refuses-without-the-oars-of-course
+        speaker: DESMOND
+        text: Not without the oars.
+"""
+
+
+def test_output_to_a_pipe_keeps_full_ids_and_logs_one_line_per_finished_line(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    path = tmp_path / "long.yaml"
+    path.write_text(LONG_IDS)
+    assert main(["render", str(path)]) == 0
+    captured = capsys.readouterr()
+    for line_id in ("margot-announces-the-departure-time-to-everyone", "desmond-refuses-without-the-oars-of-course"):
+        assert line_id in captured.out
+    assert "the-boathouse-at-dawn-before-the-regatta" in captured.out
+    log = [line for line in captured.err.splitlines() if line.startswith("drama: [")]
+    assert len(log) == 2
+    assert log[0].startswith("drama: [1/2] margot-announces-the-departure-time-to-everyone MARGOT: rendered take 1, ")
+    assert log[1].startswith("drama: [2/2] desmond-refuses-without-the-oars-of-course DESMOND: rendered take 1, ")
+    assert main(["takes", str(path)]) == 0
+    assert "desmond-refuses-without-the-oars-of-course" in capsys.readouterr().out

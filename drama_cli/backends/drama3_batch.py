@@ -11,7 +11,12 @@ from __future__ import annotations
 import time
 from collections import deque
 
-from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone, every_few_frames
+from drama_cli.backends.base import (
+    FrameCallback,
+    GenerationRequest,
+    StreamDone,
+    every_few_frames,
+)
 from engine.errors import EngineError
 
 

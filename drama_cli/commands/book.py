@@ -13,7 +13,12 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, script_info
-from drama_cli.commands.output import SCRATCH_LABEL, audio_to_stdout, notice, results_console
+from drama_cli.commands.output import (
+    SCRATCH_LABEL,
+    audio_to_stdout,
+    notice,
+    results_console,
+)
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import DramaError, UsageError, error_report
 from drama_cli.takes.project import open_project
@@ -104,9 +109,8 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     mixes) with the engine of the `BACKEND` group's values `backend`."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.conversations import check_references
-    from drama_cli.takes.jobs import RenderSettings
     from drama_cli.render.scheduler import render_script
-    from engine.files import file_sha256
+    from drama_cli.takes.jobs import RenderSettings
 
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)

@@ -19,6 +19,7 @@ from drama_cli.errors import (
     error_report,
 )
 
+
 def register(app: typer.Typer) -> None:
     """Add `check` and `compile` to the app."""
     app.command("check")(check)
@@ -126,8 +127,8 @@ def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
 
 def _project_takes(script: str, out: Optional[str]):
     """(take lookup, None) for the script's rendered project, or (None, why there is none)."""
-    from drama_cli.takes.scene_selection import context_clip
     from drama_cli.takes.project import open_project
+    from drama_cli.takes.scene_selection import context_clip
 
     store = open_project(script, out)
     if not store.project_path.exists():

@@ -15,9 +15,13 @@ from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
+from drama_cli.mix.project_mix import (
+    mix_scene_from_store,
+    project_metadata,
+    project_mix,
+)
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
-from drama_cli.mix.project_mix import mix_scene_from_store, project_metadata, project_mix
 from drama_cli.takes.jobs import RenderSettings, ScenePlanner, cache_key
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip

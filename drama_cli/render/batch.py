@@ -35,7 +35,13 @@ from drama_cli.render.line import (
     slot_done,
     store_attempt,
 )
-from drama_cli.takes.jobs import LineJob, RenderSettings, cache_key, line_seed, retry_seed
+from drama_cli.takes.jobs import (
+    LineJob,
+    RenderSettings,
+    cache_key,
+    line_seed,
+    retry_seed,
+)
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.store import TakeStore
 

@@ -14,8 +14,8 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from drama_cli.errors import EXIT_CHECKS_FAILED, EXIT_DEGRADED, EXIT_OK
-from drama_cli.render.line import LineOutcome
 from drama_cli.mix.project_mix import SceneOutcome
+from drama_cli.render.line import LineOutcome
 
 
 def takes_exit_code(takes: list[dict]) -> int:

@@ -22,8 +22,6 @@ import dataclasses
 from typing import Callable
 
 from drama_cli.backends.base import Backend
-from drama_cli.render.batch import LineEntry, LineQueue
-from drama_cli.render.line import LineOutcome, Progress
 from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.project_mix import (
     SceneOutcome,
@@ -31,11 +29,13 @@ from drama_cli.mix.project_mix import (
     project_mix,
     require_encoders,
 )
+from drama_cli.render.batch import LineEntry, LineQueue
+from drama_cli.render.line import LineOutcome, Progress
 from drama_cli.render.plan import pick_scenes, wanted_lines
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene_mode import render_scene_mode
-from drama_cli.takes.jobs import LineJob, RenderSettings, ScenePlanner
 from drama_cli.script.direction import display_text
+from drama_cli.takes.jobs import LineJob, RenderSettings, ScenePlanner
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.selection import MovedTakes, is_stale, stale_note
 from drama_cli.takes.store import TakeStore

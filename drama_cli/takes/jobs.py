@@ -14,13 +14,13 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-from drama_cli.compile.modes import DEFAULT_MODE, get_mode
 from drama_cli.compile.conversations import SceneCompiler
+from drama_cli.compile.modes import DEFAULT_MODE, get_mode
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.takes.keys import ReferenceHasher, dataclass_identity, stable_hash
 from drama_cli.takes.scene_selection import context_clip
-from drama_cli.takes.store import check_new_takes
+from drama_cli.takes.store import TakeStore, check_new_takes
 from engine.conversation import Conversation
 from engine.layouts import get_layout
 

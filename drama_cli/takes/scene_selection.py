@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drama_cli.takes.selection import MovedTakes, is_stale, stale_note, take_text, take_timing
+from drama_cli.takes.selection import (
+    MovedTakes,
+    is_stale,
+    stale_note,
+    take_text,
+    take_timing,
+)
 from drama_cli.takes.store import Take, TakeStore
 from engine.conversation import AudioClip
 

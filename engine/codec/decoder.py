@@ -9,8 +9,15 @@ from __future__ import annotations
 from torch import Tensor, nn
 
 from engine.codec.config import CodecConfig
-from engine.codec.convs import (CausalConv1d, CausalConvTranspose1d, ResidualUnit, Snake, State,
-                                Tanh, run_layers)
+from engine.codec.convs import (
+    CausalConv1d,
+    CausalConvTranspose1d,
+    ResidualUnit,
+    Snake,
+    State,
+    Tanh,
+    run_layers,
+)
 
 
 class DecoderBlock(nn.Module):

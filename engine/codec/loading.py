@@ -13,7 +13,12 @@ from pathlib import Path
 import torch
 from torch import Tensor, nn
 
-from engine.codec.weight_norm import canonical_key, checkpoint_shapes, fold, weight_normed_modules
+from engine.codec.weight_norm import (
+    canonical_key,
+    checkpoint_shapes,
+    fold,
+    weight_normed_modules,
+)
 from engine.errors import CheckpointError
 
 CHECKPOINT_FILE = "codec.pth"

@@ -13,8 +13,15 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from engine.codec.config import CodecConfig
-from engine.codec.convs import (CausalConv1d, CausalConvTranspose1d, ConvNeXtBlock, State,
-                                from_planes, run_layers, to_planes)
+from engine.codec.convs import (
+    CausalConv1d,
+    CausalConvTranspose1d,
+    ConvNeXtBlock,
+    State,
+    from_planes,
+    run_layers,
+    to_planes,
+)
 from engine.codec.transformer import WindowedTransformer
 
 

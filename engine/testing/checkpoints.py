@@ -31,7 +31,13 @@ from pathlib import Path
 import torch
 from safetensors.torch import save_file
 
-from engine.checkpoint import FP8, INDEX_FILE, TensorSpec, expected_tensors, is_routed_expert
+from engine.checkpoint import (
+    FP8,
+    INDEX_FILE,
+    TensorSpec,
+    expected_tensors,
+    is_routed_expert,
+)
 from engine.config import Drama3Config
 from engine.constants import CODEBOOK_SIZE, NUM_CODEBOOKS
 

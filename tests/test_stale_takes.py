@@ -1,5 +1,6 @@
-"""Sidecars carry the words of the take that is heard, and a selected take made for older text
-is flagged stale by `drama takes`, `drama mix` and `drama render`."""
+"""Sidecars carry the words of the take that is heard, a selected take made for older text is
+flagged stale by `drama takes`, `drama mix` and `drama render`, and when a removed line moves the
+line ids the ids that hold the later lines' takes are named."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from fakes import (
     FakeWithCodes,
     boathouse_script,
     fake_render,
+    margot_scene,
     write_script,
 )
 
@@ -158,3 +160,35 @@ def test_a_take_recorded_without_its_number_setting_is_judged_by_its_words(tmp_p
     assert main(["mix", str(path)]) == 0  # says "six": the line's words, numbers as words
     write_script(tmp_path, ["Meet me at 7.", "Fine then."])
     assert main(["mix", str(path)]) == 1
+
+
+def test_removing_a_line_names_the_ids_that_hold_the_later_lines_takes(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render
+
+    fake_render(monkeypatch)
+    path = margot_scene(tmp_path, ["We leave at six.", "Bring the oars.", "The river is high.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    margot_scene(tmp_path, ["We leave at six.", "The river is high.", "Fine."])  # line 2 removed
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 1  # the moved lines' takes are stale: nothing changes
+    err = capsys.readouterr().err
+    assert ("line boathouse-2: takes under boathouse-3 were made for this text; the ids moved "
+            "when a line was removed or added — give lines explicit ids") in err
+    assert "line boathouse-3: takes under boathouse-4 were made for this text" in err
+    assert "line boathouse-1: takes under" not in err
+    assert main(["render", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "note: line boathouse-2: takes under boathouse-3 were made for this text" in err
+    assert "note: line boathouse-3: takes under boathouse-4 were made for this text" in err
+
+
+def test_a_repeated_line_is_not_taken_for_a_moved_one(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render
+
+    fake_render(monkeypatch)
+    path = margot_scene(tmp_path, ["Yes.", "We leave at six."])
+    assert main(["render", str(path)]) == 0
+    margot_scene(tmp_path, ["Yes.", "We leave at six.", "Yes."])  # a new line with the same words
+    capsys.readouterr()
+    assert main(["render", str(path)]) == 0
+    assert "takes under" not in capsys.readouterr().err

@@ -1,0 +1,63 @@
+"""Where a script comes from: stdin (binary, empty, Fountain with or without `--cast`), YAML in a
+file of another suffix, and a `--cast` that is empty or a folder."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from fakes import CAST, fountain_play, one_error_line
+
+from drama_cli.cli import main
+
+
+def _stdin(monkeypatch, data: bytes):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_binary_stdin_is_not_utf8_like_a_file(tmp_path, monkeypatch, capsys):
+    (tmp_path / "c.yaml").write_text("cast:\n  A: {}\n")
+    _stdin(monkeypatch, b"INT. ROOM\n\n\xff\xfe\x00\x81 binary\n")
+    assert main(["check", "-", "--cast", str(tmp_path / "c.yaml")]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == "<stdin>:3:1: the script is not UTF-8 text (save the file as UTF-8)"
+
+
+def test_empty_stdin_says_the_script_is_empty(monkeypatch, capsys):
+    _stdin(monkeypatch, b"  \n\n")
+    assert main(["check", "-"]) == 2
+    assert capsys.readouterr().err.splitlines()[0].startswith("<stdin>:1:1: the script is empty")
+
+
+def test_fountain_on_stdin_without_a_cast_asks_for_cast_not_a_stdin_file(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("INT. ROOM - DAY\n\nHOLMES\nCome in!\n"))
+    assert main(["check", "-"]) == 2
+    err = one_error_line(capsys)
+    assert "<stdin>.cast.yaml" not in err and "stdin.cast.yaml" not in err
+    assert "<stdin>:1:1: no cast file for this script (a script read from stdin needs --cast FILE)" in err
+
+
+def test_fountain_on_stdin_with_a_cast_reads(tmp_path, monkeypatch, capsys):
+    (tmp_path / "c.yaml").write_text(CAST)
+    monkeypatch.setattr("sys.stdin", io.StringIO("INT. ROOM - DAY\n\nHOLMES\nCome in!\n"))
+    assert main(["check", "-", "--cast", str(tmp_path / "c.yaml")]) == 0
+
+
+def test_yaml_in_a_txt_file_is_read_as_yaml(tmp_path):
+    from drama_cli.script.load import load_script
+
+    path = tmp_path / "s.txt"
+    path.write_text("cast:\n  A: {}\nlines:\n  - A: Hello there.\n")
+    script = load_script(path)
+    assert script.format == "yaml" and [line.text for line in script.lines()] == ["Hello there."]
+
+
+@pytest.mark.parametrize("verb", ["check", "render"])
+def test_empty_cast_option_names_cast(tmp_path, capsys, verb):
+    path = fountain_play(tmp_path, "INT. FLAT - DAY\n\nALGERNON\nHello.\n")
+    assert main([verb, str(path), "--cast", ""]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == "drama: --cast is empty: give the cast file (YAML)"
+    assert main([verb, str(path), "--cast", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"
