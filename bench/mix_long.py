@@ -9,7 +9,7 @@ readings side by side.
     python bench/mix_long.py                       # 10 h in 30-minute scenes, preset r128
     python bench/mix_long.py --hours 1 --scene-minutes 60 --preset none
 
-Goal (issue 6): peak memory < 1 GB and ≥ 200× real time on a 2-core machine.
+Goal: peak memory < 1 GB and ≥ 200× real time on a 2-core machine.
 Measured (10.02 h in 30-minute scenes, r128): peak RSS 127 MB; 272× real time by CPU time,
 74× by wall clock with the 2 cores shared (load average about 7).
 """

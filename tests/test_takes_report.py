@@ -124,3 +124,14 @@ def test_output_to_a_pipe_keeps_full_ids_and_logs_one_line_per_finished_line(tmp
     assert log[1].startswith("drama: [2/2] desmond-refuses-without-the-oars-of-course DESMOND: rendered take 1, ")
     assert main(["takes", str(path)]) == 0
     assert "desmond-refuses-without-the-oars-of-course" in capsys.readouterr().out
+
+
+def test_results_print_paths_and_ids_as_written_not_as_markup(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    folder = tmp_path / "[bold]draft"
+    folder.mkdir()
+    path = write_script(folder, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"project {folder / 'scene.drama'}" in out
+    assert f"{folder / 'scene.drama' / 'boathouse' / 'mix.wav'}" in out

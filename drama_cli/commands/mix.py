@@ -49,9 +49,7 @@ def mix_command(
 
         print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
     else:
-        from rich.console import Console
-
-        console = Console(stderr=True) if streamed else results_console()
+        console = results_console(stderr=bool(streamed))
         for outcome in scenes:
             print_scene(console, outcome)
     broken = [p for s in scenes for p in s.problems]

@@ -14,12 +14,15 @@ def notice(message: str) -> None:
     print(f"drama: {message}", file=sys.stderr)
 
 
-def results_console():
-    """A rich console for results on stdout: as wide as the terminal, or unlimited when stdout
-    is a pipe or a file, so tables keep full ids."""
+def results_console(stderr: bool = False):
+    """A rich console for results (on stderr with `stderr`): as wide as the terminal, or
+    unlimited when it is a pipe or a file, so tables keep full ids. Markup is off: script text
+    (`[sighs]`, `[[note]]`) is printed as written, never read as rich styles."""
     from rich.console import Console
 
-    return Console() if sys.stdout.isatty() else Console(width=10_000)
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else 10_000
+    return Console(stderr=stderr, width=width, markup=False, highlight=False)
 
 
 def audio_to_stdout(path: Path) -> None:
