@@ -14,6 +14,7 @@ import torch
 
 from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
+from drama_cli.mix.options import MixOverrides
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.takes.jobs import RenderSettings
@@ -108,10 +109,11 @@ class FakeBackend(BackendDefaults):
 
 
 
-def render(path, backend, out=None, **settings):
+def render(path, backend, out=None, formats=(), **settings):
     script = load_script(str(path))
     store = TakeStore(out or path.with_suffix(".drama"))
-    report = render_script(script, store, backend, RenderSettings(**settings))
+    report = render_script(script, store, backend, RenderSettings(**settings),
+                           mix=MixOverrides(formats=formats))
     return report, store
 
 
