@@ -3,6 +3,8 @@ value type, help texts as written, one help text per shared option."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from drama_cli.cli import main
@@ -33,6 +35,18 @@ def test_flags_show_no_value_type(capsys, monkeypatch, columns, command):
     text = _help(capsys, monkeypatch, columns, *command.split())
     assert "<bool>" not in text
     assert "--help" in text
+
+
+@pytest.mark.parametrize("command", ["render", "mix", "book", "takes", "import"])
+def test_values_are_named_as_a_cli_names_them_not_as_python_types(capsys, monkeypatch, command):
+    text = _help(capsys, monkeypatch, 200, command)
+    assert not re.search(r"<(str|int|float|list\[\w+\]|path)>", text)
+    rows = {row.split()[1]: row.split()[2] for row in text.splitlines()
+            if row.lstrip("│ ").startswith("--") and len(row.split()) > 2}
+    expected = {"render": {"--seed": "INTEGER", "--scene": "TEXT"}, "mix": {"--gap": "NUMBER"},
+                "book": {"--chapter": "INTEGER"}, "takes": {"--select": "INTEGER"},
+                "import": {"--narrator": "TEXT"}}[command]
+    assert {flag: rows.get(flag) for flag in expected} == expected
 
 
 def test_help_texts_are_shown_as_written(capsys, monkeypatch):

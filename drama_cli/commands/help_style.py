@@ -28,14 +28,28 @@ class _TidyHelp:
         return option
 
 
+VALUE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": "PATH",
+               "file": "FILE", "directory": "FOLDER"}
+
+
 def _name_value(param) -> None:
-    """An argument's name in capitals; no value name for a flag."""
-    if param.metavar is not None:
-        return
+    """An argument's name in capitals with no type beside it; no value name for a flag; an
+    option's value named as click names it (TEXT, INTEGER, NUMBER, PATH), a repeatable one
+    by its element, instead of Python's type (`<list[str]>`)."""
     if isinstance(param, TyperArgument):
-        param.metavar = param.name.upper()
+        param.metavar = param.metavar or param.name.upper()
+        param.display_type_rich = lambda ctx: None
     elif isinstance(param, TyperOption) and param.is_flag:
-        param.metavar = ""
+        param.metavar = param.metavar if param.metavar is not None else ""
+    elif isinstance(param, TyperOption):
+        typed = param.display_type
+
+        def plain(ctx, typed=typed):
+            label = typed(ctx).strip("<>")
+            label = label[5:-1] if label.startswith("list[") else label
+            return VALUE_NAMES.get(label, label.upper())
+
+        param.display_type_rich = plain
 
 
 def usage_name(argument: TyperArgument) -> str:

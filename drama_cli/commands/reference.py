@@ -43,8 +43,8 @@ def _command_section(context: typer.Context) -> list[str]:
     arguments = [p for p in params if p.param_type_name == "argument"]
     options = [p for p in params if p.param_type_name == "option"]
     if arguments:
-        section.append(_table(("Argument", "Value", "Description"),
-                              [(f"`{usage_name(p)}`", _value(p, context), _help(p)) for p in arguments]))
+        section.append(_table(("Argument", "Description"),
+                              [(f"`{usage_name(p)}`", _help(p)) for p in arguments]))
     if options:
         section.append(_table(("Option", "Value", "Description", "Default"),
                               [(_names(p), _value(p, context), _help(p), _default(p)) for p in options]))
@@ -70,7 +70,8 @@ def _names(option) -> str:
 def _value(param, context: typer.Context) -> str:
     if param.param_type_name == "option" and (param.is_flag or param.count):
         return ""
-    return f"`{param.display_type(context)}`"
+    shown = param.display_type_rich(context)  # as `--help` shows it (`help_style`)
+    return f"`{shown}`" if shown else ""
 
 
 def _help(param) -> str:
