@@ -176,7 +176,7 @@ def test_moe_matches_a_dense_reference_and_one_row_path():
 def test_the_compiled_moe_step_keeps_routed_experts_in_fp8():
     # The compiled one-row step must fuse the routed experts' dequantisation into their
     # products: a step that writes the picked experts out in float32 and hands them to a matmul
-    # decoded 2.5x slower on the CPU (bench/backbone_cpu.py), with no graph break to show it.
+    # decoded about half as fast on the CPU (bench/backbone_cpu.py), with no graph break to show it.
     d, inter = 256, 128  # whole 128x128 blocks, as in the real model
     moe = random_moe(d, experts=4, inter=inter, top_k=2)[0]
     x = torch.randn(1, d, generator=torch.Generator().manual_seed(3))
