@@ -4,10 +4,12 @@ attention masks."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
 from fakes import random_moe
+from torch._inductor.utils import run_and_get_code
 
 from engine.layers.attention import causal_gqa_attention
 from engine.layers.fp8 import dequantize_blocks, fp8_to_float
@@ -169,6 +171,22 @@ def test_moe_matches_a_dense_reference_and_one_row_path():
     assert torch.allclose(moe(x), expected, atol=1e-5)
     assert torch.allclose(torch.cat([moe(x[i : i + 1]) for i in range(7)]), expected, atol=1e-5)
     assert moe.experts.gate_proj.dtype == torch.float8_e4m3fn
+
+
+def test_the_compiled_moe_step_keeps_routed_experts_in_fp8():
+    # The compiled one-row step must fuse the routed experts' dequantisation into their
+    # products: a step that writes the picked experts out in float32 and hands them to a matmul
+    # decoded about half as fast on the CPU (bench/backbone_cpu.py), with no graph break to show it.
+    d, inter = 256, 128  # whole 128x128 blocks, as in the real model
+    moe = random_moe(d, experts=4, inter=inter, top_k=2)[0]
+    x = torch.randn(1, d, generator=torch.Generator().manual_seed(3))
+    compiled = torch.compile(moe, fullgraph=True, dynamic=False)
+    out, codes = run_and_get_code(compiled, x)
+    allocations = [math.prod(int(n) for n in shape.split(",") if n.strip())
+                   for code in codes for shape in re.findall(r"empty_strided_cpu\(\(([^)]*)\)", code)]
+    assert allocations and max(allocations) < inter * d  # nothing the size of one expert's weight
+    expected = moe(x)
+    assert (out - expected).abs().max() <= 1e-5 * expected.abs().max()
 
 
 def test_attention_chunk_after_cache_is_causal():
