@@ -181,7 +181,7 @@ def batch_rates(model: Drama3, convo: Conversation, frames: int, sizes: list[int
 
     cuda = model.device.type == "cuda"
     for size in sizes:
-        batch = EngineBatch(model, size, draws="counter")
+        batch = EngineBatch(model, size)
         if compiled:
             batch.compile(fullgraph=False)
         for seed in range(size):  # warm-up: compiles this size, fills the prefix cache

@@ -13,9 +13,8 @@ several short prompts may join in one step), then copied into a free slot. Each 
 (`engine.batch_step.decode_streams`; a compiled step pads to 1, 2, 4, 8, … slots, so few shapes
 ever compile, while an eager one runs the live slots only); a stream leaves at EOS,
 at its frame budget or at a separator (when asked), and the last slot moves into its place.
-Every stream keeps its own positions, caches, RAS window and draws seeded by its own seed (a
-`torch.Generator` each, or the counter-based draws of the static frame step), so its codes do
-not depend on the other streams. Streams with other sampling
+Every stream keeps its own positions, caches, RAS window and counter-based draws keyed by its
+own seed, so its codes do not depend on the other streams. Streams with other sampling
 settings wait until the batch is empty.
 """
 
@@ -75,10 +74,8 @@ class EngineBatch:
     """Up to `size` streams of one `engine.generate.Drama3` decoded together.
 
     budget: bytes the batch's slot storage may hold (default `default_budget`); min_rows: the
-    smallest slot capacity in rows; draws: `generator` (a `torch.Generator` per stream, the
-    draws of the eager loop) or `counter` (the static frame step's counter-based draws, needed
-    by `compile`); default `generator` when the model's decode mode is `eager`, else `counter`,
-    so a stream's codes are those `Drama3.generate` gives for its seed. On CUDA the step
+    smallest slot capacity in rows. Every stream draws from the counter-based race keyed by its
+    seed, so its codes are those `Drama3.generate` gives for its seed. On CUDA the step
     follows the model's decode mode: `compiled` compiles it, `graph` also captures each padded
     size as a CUDA graph (see `compile`); on the CPU it runs eagerly, since the routed experts of
     several rows read their choices on the host, which a compiled region cannot hold. The storage is made on
@@ -86,11 +83,10 @@ class EngineBatch:
     slots) when a longer stream arrives; it never holds more than the budget. Not thread-safe.
     """
 
-    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0, draws: str | None = None):
+    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0):
         if size < 1:
             raise EngineError(f"a batch holds at least one stream; got {size}")
         self.model, self.size, self.min_rows = model, size, min_rows
-        self.draws = draws or ("generator" if model.decode_mode == "eager" else "counter")
         self.memory = BatchMemory.for_model(model, budget or default_budget(model.device))
         self.storage: SlotStorage | None = None
         self.waiting: deque[_Stream] = deque()
@@ -102,7 +98,7 @@ class EngineBatch:
         self._graphs: dict[tuple, torch.cuda.CUDAGraph] = {}  # (storage, settings, size) -> graph
         self._graph_pool = None
         self._capture = False
-        if self.draws == "counter" and model.decode_mode in ("compiled", "graph") and model.device.type == "cuda":
+        if model.decode_mode in ("compiled", "graph") and model.device.type == "cuda":
             self.compile(fullgraph=False, capture=model.decode_mode == "graph")
 
     # ---- the caller's side ----------------------------------------------------------------
@@ -142,9 +138,7 @@ class EngineBatch:
         why and the batch goes on with the uncompiled step. fullgraph: refuse graph breaks.
         backend: torch.compile's. On the CPU a step of several rows fails to compile (the routed
         experts read their choices on the host inside a compiled region). Raises EngineError
-        with `generator` draws (host work per row), or capture off CUDA."""
-        if self.draws != "counter":
-            raise EngineError("a compiled batch step needs counter-based draws (draws='counter')")
+        for capture off CUDA."""
         if capture and self.model.device.type != "cuda":
             raise EngineError("CUDA graphs need the model on a CUDA device")
         self._runner = torch.compile(decode_streams, fullgraph=fullgraph, dynamic=False, backend=backend)
@@ -206,7 +200,7 @@ class EngineBatch:
         if live >= slots:
             return False
         if storage is None:
-            self.storage = SlotStorage(self.model, slots, capacity, head.settings, self.draws)
+            self.storage = SlotStorage(self.model, slots, capacity, head.settings)
         else:
             self.storage = storage.grown(slots, capacity, live)
         return True

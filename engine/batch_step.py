@@ -20,11 +20,9 @@ from engine.layers.gated_deltanet import GDNState, SlotGDNState
 from engine.layers.kv_cache import SlotKVCache
 from engine.sampling import (
     NO_TOKEN,
-    GeneratorRows,
     MainCandidates,
     SamplingParams,
     SlotRace,
-    make_generator,
     ras_window,
     sample_codebook,
     sample_main,
@@ -58,8 +56,7 @@ class SlotStack:
         self.tower_cache = _TowerSlots([SlotKVCache(k[:size], v[:size], self.tower_position, self.tower_visible, 0)
                                         for k, v in s.tower])
         self.hidden, self.row, self.recent = s.hidden[:size], s.row[:size], s.recent[:size]
-        self.race = SlotRace(s.key[:size], s.counter[:size]) if s.draws == "counter" else \
-            GeneratorRows(s.generators, size)
+        self.race = SlotRace(s.key[:size], s.counter[:size])
         self.live = s.live[:size]
         self.settings: BatchSettings = s.settings
         self.candidates, self.blocked = s.candidates, s.blocked
@@ -82,17 +79,12 @@ class _TowerSlots:
 class SlotStorage:
     """Fixed storage for `slots` streams of up to `capacity` rows each, on the model's device
     in its dtype (see the module docstring). `load` puts a prefilled stream into a slot, `move`
-    compacts, `grown` copies the live slots into larger storage.
+    compacts, `grown` copies the live slots into larger storage. Each slot draws from the
+    counter-based race keyed by its stream's seed (`SlotRace`): no host work, so the step
+    compiles and captures."""
 
-    draws: `counter` (a `SlotRace`, no host work, what compiled steps need; the draws of the
-    static frame step) or `generator` (a `torch.Generator` per slot, `GeneratorRows`; the
-    draws of the eager loop). Raises ValueError for another value."""
-
-    def __init__(self, model, slots: int, capacity: int, settings: BatchSettings, draws: str = "counter"):
-        if draws not in ("counter", "generator"):
-            raise ValueError(f"draws are 'counter' or 'generator', not {draws!r}")
-        self.model, self.slots, self.capacity, self.draws = model, slots, capacity, draws
-        self.generators: list[torch.Generator | None] = [None] * slots
+    def __init__(self, model, slots: int, capacity: int, settings: BatchSettings):
+        self.model, self.slots, self.capacity = model, slots, capacity
         device, dtype = model.device, model.dtype
 
         def zeros(*shape, kind=dtype):
@@ -166,28 +158,24 @@ class SlotStorage:
         self.row[slot] = state.last_row[0, 0]
         self.recent[slot] = ras_window(prompt_main.to(self.recent.device), self.recent.shape[1])
         self.key[slot] = torch.tensor(SlotRace.key_of(int(seed)), device=self.key.device)
-        self.generators[slot] = make_generator(int(seed), self.key.device) if self.draws == "generator" else None
         self.counter[slot] = 0
         self.live[slot] = 1
 
     def free(self, slot: int) -> None:
         """Make `slot` padding (it stops advancing)."""
         self.live[slot] = 0
-        self.generators[slot] = None
 
     def move(self, source: int, target: int) -> None:
         """Copy slot `source` (a whole stream) into slot `target`."""
         for tensor in self.tensors():
             tensor[target] = tensor[source]
-        self.generators[target] = self.generators[source]
 
     def grown(self, slots: int, capacity: int, live: int) -> SlotStorage:
         """New storage of `slots` × `capacity` (capacity ≥ this one's) holding copies of slots
         `[0, live)`. Raises ValueError when `live` streams do not fit `slots`."""
         if live > slots or capacity < self.capacity:
             raise ValueError(f"{live} streams of {self.capacity} rows do not fit {slots} × {capacity}")
-        bigger = SlotStorage(self.model, slots, capacity, self.settings, self.draws)
-        bigger.generators[:live] = self.generators[:live]
+        bigger = SlotStorage(self.model, slots, capacity, self.settings)
         for old, new in zip(self.tensors(), bigger.tensors()):
             new[(slice(0, live), *(slice(0, n) for n in old.shape[1:]))] = old[:live]
         return bigger

@@ -40,9 +40,9 @@ from engine.offload.plan import offload_settings
 from engine.offload.sizes import host_available_bytes
 from engine.prompt import Prompt, build_prompt
 from engine.sampling import (
+    CounterRace,
     MainCandidates,
     SamplingParams,
-    make_generator,
     ras_window,
     sample_codebook,
     sample_main,
@@ -545,12 +545,13 @@ class AudioStream:
 
 
 class _Sampler:
-    """The take's seeded generator, its RAS window of main tokens, and the sampling calls."""
+    """The take's counter-based draws (`CounterRace`, keyed by its seed), its RAS window of
+    main tokens, and the sampling calls."""
 
     def __init__(self, model: Drama3, params: SamplingParams, seed: int, rows: torch.Tensor,
                  extra_ids: tuple[int, ...], ignore_eos: bool):
         self.model, self.params, self.extra_ids = model, params, extra_ids
-        self.generator = make_generator(int(seed), model.device)
+        self.generator = CounterRace(int(seed), model.device)
         config = model.config
         ids = model.backbone.candidate_token_ids(extra_ids)
         self.candidates = MainCandidates(ids, config.semantic_start_token_id, config.semantic_end_token_id,

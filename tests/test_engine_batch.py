@@ -86,12 +86,10 @@ def test_sampled_codes_are_those_of_generate_for_the_seed(model):
         static = model.generate(line(TEXTS[0]), SAMPLED, seed=11, max_frames=8)
     finally:
         model.set_decode_mode("eager")
-    counter = run(EngineBatch(model, 2, draws="counter"), streams, params=SAMPLED)
-    assert torch.equal(counter["x"].codes, static.codes)  # the static step's counter-based draws
-    eager = run(EngineBatch(model, 2), streams, params=SAMPLED)  # the eager loop's generators
+    batched = run(EngineBatch(model, 2), streams, params=SAMPLED)
+    assert torch.equal(batched["x"].codes, static.codes)  # one draw scheme: the counter-based race
     for key, (text, seed, frames) in streams.items():
-        assert torch.equal(eager[key].codes, model.generate(line(text), SAMPLED, seed, max_frames=frames).codes)
-    assert not torch.equal(eager["x"].codes, counter["x"].codes)
+        assert torch.equal(batched[key].codes, model.generate(line(text), SAMPLED, seed, max_frames=frames).codes)
 
 
 def test_prefill_is_chunked_between_decode_steps_through_the_prefix_cache(model, monkeypatch):
@@ -159,7 +157,7 @@ def test_the_batched_step_traces_as_one_graph(model, monkeypatch, live):
     # On the CPU the routed experts of several rows read which experts were picked (a graph
     # break inside SparseMoE); with a dense stand-in the rest of the step is one graph.
     monkeypatch.setattr(SparseMoE, "_many_rows", dense_experts)
-    batch = EngineBatch(model, 4, draws="counter")
+    batch = EngineBatch(model, 4)
     for index in range(live):
         batch.submit(line(TEXTS[index]), GREEDY, index, max_frames=8)
     while len(batch.live) < live:
@@ -193,8 +191,8 @@ def test_a_compiled_batch_pads_its_steps_and_keeps_the_counter_draws(model, monk
     # the dense stand-in keeps several rows' experts compilable on the CPU (see the test above)
     monkeypatch.setattr(SparseMoE, "_many_rows", dense_experts)
     streams = {"x": (TEXTS[0], 11, 6), "y": (TEXTS[2], 4, 7), "z": (TEXTS[3], 2, 5)}
-    eager = run(EngineBatch(model, 4, draws="counter"), streams, params=GREEDY)
-    batch, sizes = EngineBatch(model, 4, draws="counter"), []
+    eager = run(EngineBatch(model, 4), streams, params=GREEDY)
+    batch, sizes = EngineBatch(model, 4), []
     batch.compile(fullgraph=False, backend="aot_eager")
     compiled = batch._runner
     batch._runner = lambda stack: (sizes.append(stack.size), compiled(stack))[1]
@@ -208,12 +206,11 @@ def test_the_decode_mode_chooses_the_batched_step(model):
     model.set_decode_mode("compiled")
     try:
         batch = EngineBatch(model, 2)
-        assert batch.draws == "counter" and not batch._padded  # the CPU batch stays eager
+        assert not batch._padded  # the CPU batch stays eager
     finally:
         model.set_decode_mode("eager")
-    assert EngineBatch(model, 2).draws == "generator"
     with pytest.raises(EngineError, match="CUDA"):
-        EngineBatch(model, 2, draws="counter").compile(capture=True)
+        EngineBatch(model, 2).compile(capture=True)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")

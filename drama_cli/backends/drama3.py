@@ -43,6 +43,10 @@ REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
 # (`drama_cli.qc.take_checks.STOP_REASONS`): take records say `length` for the frame budget.
 ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
+# The engine's draw scheme: every take draws from the counter-based race keyed by its seed
+# (`engine.sampling.CounterRace`). Earlier releases drew one-stream CPU takes from a
+# `torch.Generator`, so the same `--seed` gave other codes; their identity has no `draws`.
+DRAWS = "counter-v1"
 CUDA_BATCH_STREAMS = 16  # `drama render --batch` default on a CUDA device
 GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "
                 "compiled code is cached for later renders; --no-graph to skip)")
@@ -157,9 +161,11 @@ class Drama3Backend(BackendDefaults):
                    gpu_memory=options.gpu_memory)
 
     def identity(self) -> dict:
-        """Engine name and model revision (part of every cache key; the folder's name is not,
-        so a moved model folder renders nothing again)."""
-        return {"engine": "drama3", "revision": self._revision}
+        """Engine name, model revision and the draw scheme (part of every cache key; the
+        folder's name is not, so a moved model folder renders nothing again). `draws` names the
+        engine's sampling noise: takes from a release whose draws differed for the same seed
+        carry another identity, so they are never taken for this engine's."""
+        return {"engine": "drama3", "revision": self._revision, "draws": DRAWS}
 
     def _load(self):
         if self._model is None:
