@@ -14,7 +14,7 @@ import pytest
 import torch
 from fakes import take_records, wait_for, write_script
 
-from drama_cli.backends.base import GenerationRequest, SerialBatch
+from drama_cli.backends.base import GenerationRequest
 from drama_cli.backends.drama3 import Drama3Backend
 from drama_cli.backends.drama3_batch import EngineStreamBatch
 from drama_cli.cli import main
@@ -60,7 +60,7 @@ def test_cli_batch_4_and_batch_1_store_the_same_takes(tiny_model, tmp_path):
 
 def test_the_drama3_batch_returns_refused_requests_in_turn(tiny_model, tmp_path):
     backend = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
-    assert isinstance(backend.open_batch(1), SerialBatch)
+    assert isinstance(backend.open_batch(1), EngineStreamBatch)  # one path at every size
     batch = backend.open_batch(3)
     assert isinstance(batch, EngineStreamBatch) and batch.size == 3
     conversation = Conversation(layout="clone", text="<|speaker:0|> Go.")

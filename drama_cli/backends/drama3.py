@@ -24,7 +24,6 @@ from drama_cli.backends.base import (
     FrameCallback,
     Generation,
     GenerationRequest,
-    SerialBatch,
     StreamBatch,
     every_few_frames,
 )
@@ -240,8 +239,9 @@ class Drama3Backend(BackendDefaults):
         return self.encode_clips(request.conversation), SamplingParams.from_dict(dict(request.sampling))
 
     def _stream(self, model, request: GenerationRequest, on_frames: FrameCallback | None):
-        """Generate the request's codes with the loaded `model`, reporting progress every
-        FRAME_REPORT_EVERY frames (`every_few_frames`); returns the engine's `Generation`."""
+        """Generate the request's codes with the loaded `model` (its decode loop, a batch of
+        one), reporting progress every FRAME_REPORT_EVERY frames (`every_few_frames`); returns
+        the engine's `Generation`."""
         conversation, params = self.engine_request(request)
         stream = model.stream(conversation, params, request.seed)
         report = every_few_frames(on_frames)
@@ -278,12 +278,9 @@ class Drama3Backend(BackendDefaults):
         return Generation(np.asarray(audio, np.float32), codes, stop, info)
 
     def open_batch(self, size: int) -> StreamBatch:
-        """`size` streams decoded together by the engine's batch (`engine.batch.EngineBatch`,
-        through `drama_cli.backends.drama3_batch.EngineStreamBatch`); one at a time with
-        `generate` for 1."""
-        if size <= 1:
-            return SerialBatch(self, size)
-        return EngineStreamBatch(self, size)
+        """`size` streams decoded together by the engine's decode loop (`engine.batch.EngineBatch`,
+        through `drama_cli.backends.drama3_batch.EngineStreamBatch`), whatever the size."""
+        return EngineStreamBatch(self, max(size, 1))
 
     def generate_scene(self, request: GenerationRequest, texts: list[str],
                        on_frames: FrameCallback | None = None) -> list[Generation] | None:

@@ -1,13 +1,13 @@
-"""The batched frame step: one decoded frame for each of B independent streams held in fixed
-slot storage (docs/internals/engine.md "Batches of streams").
+"""The decode step: one frame for each of the streams held in fixed slot storage, one slot or
+many, with static shapes and no host reads (docs/internals/engine.md "The step").
 
 `SlotStorage` holds `slots` streams of at most `capacity` rows each: per attention layer of
 backbone and tower keys and values `[slots, kv_heads, capacity, head_dim]`, per Gated DeltaNet
 layer conv and recurrent states `[slots, ...]`, and per slot its positions, visibility masks,
 last row and hidden state, RAS window and draw key and counter. Streams sit in slots
-`[0, n)`; `stack(P)` gives views of the first P slots (P: n padded to a fixed size), and
-`decode_streams` runs one frame over them with static shapes and no host reads. Slots past
-the live streams are padding: they compute but never advance.
+`[0, n)`; `stack(P)` gives views of the first P slots (P: n, or n padded to a fixed size), and
+`decode_step` runs one frame over them. Slots past the live streams are padding: they
+compute but never advance.
 """
 
 from __future__ import annotations
@@ -28,6 +28,16 @@ from engine.sampling import (
     sample_main,
 )
 
+MIN_CAPACITY = 512  # rows; capacities are powers of two from here, so few shapes ever compile
+
+
+def static_capacity(rows: int) -> int:
+    """The slot size for `rows` rows: the smallest power of two ≥ max(rows, 512)."""
+    capacity = MIN_CAPACITY
+    while capacity < rows:
+        capacity *= 2
+    return capacity
+
 
 @dataclass(frozen=True)
 class BatchSettings:
@@ -40,13 +50,13 @@ class BatchSettings:
 
 
 class SlotStack:
-    """Views of the first P slots of a `SlotStorage` (P ≥ 1), what `decode_streams` reads and
+    """Views of the first P slots of a `SlotStorage` (P ≥ 1), what `decode_step` reads and
     writes: caches, positions `[P]`, masks `[P, capacity]`, hidden `[P, D]`, row `[P, 11]`,
     RAS window `[P, W]`, `race` and `live` int64 `[P]` (1 for a live stream, 0 for padding)."""
 
     def __init__(self, storage: SlotStorage, size: int):
         s = storage
-        self.model, self.size = s.model, size
+        self.storage, self.model, self.size = s, s.model, size
         self.position, self.tower_position = s.position[:size], s.tower_position[:size]
         self.visible, self.tower_visible = s.visible[:size], s.tower_visible[:size]
         self.backbone_states = [
@@ -181,7 +191,7 @@ class SlotStorage:
         return bigger
 
 
-def decode_streams(stack: SlotStack) -> None:
+def decode_step(stack: SlotStack) -> None:
     """One frame for every slot of `stack` on the device (docs/internals/model.md §3.6), static shapes, no
     host reads: main tokens with RAS, codebooks 1..9 from the tower at each slot's tower
     position, rows `[main, c0, …, c9]` (zero codes off the semantic band) left in `stack.row`,
@@ -209,4 +219,4 @@ def decode_streams(stack: SlotStack) -> None:
     stack.tower_position.add_(stack.live)
 
 
-__all__ = ["BatchSettings", "SlotStack", "SlotStorage", "decode_streams"]
+__all__ = ["BatchSettings", "SlotStack", "SlotStorage", "decode_step", "static_capacity"]
