@@ -193,11 +193,9 @@ def test_graphs_are_captured_once_per_padded_size_in_one_pool(model):
         pools.append(pool)
         return FakeGraph(step)
 
-    batch = EngineBatch(model, 4)
-    batch.compile(fullgraph=False, backend="eager")
-    sizes = []
-    runner = batch._runner
-    batch.graphs = StepGraphs(lambda stack: (sizes.append(stack.size), runner(stack)), decode_step, capture,
+    batch, sizes = EngineBatch(model, 4), []
+    batch._padded = True  # as graph mode runs: padded sizes over the whole slot (uncompiled on the CPU)
+    batch.graphs = StepGraphs(lambda stack: (sizes.append(stack.size), decode_step(stack)), decode_step, capture,
                               pool=lambda: "pool")
     results = run_streams(batch, model, STREAMS)
     assert sorted(batch.graphs.graphs) == sorted(set(sizes)) and 4 in sizes  # three streams run as four slots
