@@ -38,7 +38,7 @@ from engine.offload.plan import offload_settings
 from engine.offload.sizes import host_available_bytes
 from engine.prompt import Prompt, build_prompt
 from engine.sampling import SamplingParams
-from engine.take import Generation, TakeRequest
+from engine.take import Generation, PhaseClock, TakeRequest
 from engine.text import expected_duration_s
 from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
@@ -368,7 +368,8 @@ class FrameStream:
         self.result: Generation | None = None
 
     def __iter__(self) -> Iterator[torch.Tensor]:
-        batch = EngineBatch(self.model, 1, timed=True) if self.timed else self.model.batch(1)
+        batch = self.model.batch(1)
+        batch.clock = PhaseClock(self.timed, self.model.device)  # this take's phases only
         frames: list[torch.Tensor] = []
         batch.submit(self.request, on_codes=frames.append)
         try:
