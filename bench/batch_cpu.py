@@ -55,7 +55,7 @@ def run_batch(model: Drama3, work, size: int) -> tuple[float, int, dict]:
     batch, tickets = EngineBatch(model, size), {}
     started = time.perf_counter()
     for index, (conversation, seed, frames) in enumerate(work):
-        tickets[batch.submit(conversation, SamplingParams(), seed, max_frames=frames, ignore_eos=True)] = index
+        tickets[batch.submit(model.request(conversation, SamplingParams(), seed, max_frames=frames, ignore_eos=True))] = index
     codes = {tickets[done.ticket]: done.generation.codes for done in batch.run()}
     return time.perf_counter() - started, sum(c.shape[1] for c in codes.values()), codes
 

@@ -31,7 +31,8 @@ def filled(model: Drama3, size: int, steps: int) -> EngineBatch:
     """A batch whose `size` slots are all live, with room for `steps` more frames each."""
     batch = EngineBatch(model, size)
     for conversation, seed, _ in streams(size):
-        batch.submit(conversation, SamplingParams(), seed, max_frames=4 * steps + 64, ignore_eos=True)
+        batch.submit(model.request(conversation, SamplingParams(), seed, max_frames=4 * steps + 64,
+                                   ignore_eos=True))
     while len(batch.live) < size:
         batch.step()
     return batch

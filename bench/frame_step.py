@@ -1,21 +1,21 @@
 """What one decoded frame costs in dispatched operations, host synchronisations and kernels,
-for today's eager loop and for the static frame step (engine/frame_step.py), on the CPU.
+for the decode loop at batch 1 (engine/batch.py) and for its step alone (engine/step.py), on the CPU.
 
     python bench/frame_step.py --preset tiny --set num_hidden_layers=40 [--frames 64]
 
 Writes a random checkpoint of the preset (sizes changed by `--set KEY=INT`) into a temporary
 folder and prints:
-  * `eager ops per frame` and `host syncs per frame (eager loop)`: aten operations and host
-    synchronisations per frame of `Drama3.generate` today (counted by
+  * `eager ops per frame` and `host syncs per frame (loop)`: aten operations and host
+    synchronisations per frame of `Drama3.generate` (counted by
     `engine.testing.dispatch.OpCounter`, difference between a 12- and a 4-frame take);
-  * the same for the static step run eagerly (`eager ops per frame (static step)`);
+  * the same for the step alone run eagerly (`eager ops per frame (step)`);
   * `graph breaks`: of `torch._dynamo.explain` over the step;
   * `recompiles over N frames`: graphs compiled after the first while the compiled step decodes
     `--frames` frames of growing context (`torch.compile(fullgraph=True, dynamic=False)`);
   * `host syncs per frame (captured)`: scalar reads and data-dependent sizes in Inductor's code;
   * `kernels per frame (captured)`: Inductor's generated kernels plus extern calls (matmuls and
     other library calls) run by one step, nested subgraphs counted once per call;
-  * whether the compiled step's greedy codes equal the eager step's and today's loop's.
+  * whether the compiled step's greedy codes equal the eager step's and the loop's.
 Inductor's first compile takes minutes on a small CPU (cached by torch on disk afterwards).
 """
 
@@ -34,9 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.conversation import Conversation  # noqa: E402
-from engine.frame_step import StaticDecoder, decode_frame, static_capacity  # noqa: E402
+from engine.batch import EngineBatch  # noqa: E402
 from engine.generate import Drama3  # noqa: E402
 from engine.sampling import SamplingParams  # noqa: E402
+from engine.step import SlotStack, decode_step  # noqa: E402
 from engine.testing.checkpoints import write_checkpoint  # noqa: E402
 from engine.testing.dispatch import OpCounter  # noqa: E402
 
@@ -88,13 +89,24 @@ def per_frame(model: Drama3, conversation: Conversation) -> tuple[float, float]:
     return tuple((counted[12][i] - counted[4][i]) / 8 for i in range(2))
 
 
-def loaded_decoder(model: Drama3, conversation: Conversation, frames: int) -> StaticDecoder:
-    prompt = model.build_prompt(conversation)
-    rows = torch.as_tensor(prompt.rows)
-    state = model.start_state(rows, prompt.system_rows)
-    decoder = StaticDecoder(model, static_capacity(state.rows + frames + 1), GREEDY, (), True)
-    decoder.load(state, rows[:, 0], 0, frames)
-    return decoder
+def loaded_stack(model: Drama3, conversation: Conversation, frames: int) -> SlotStack:
+    """One stream joined to a loop of one: the stack of its next step, attending over the whole
+    slot (the static shape a compiled step needs)."""
+    batch = EngineBatch(model, 1, mode="eager")
+    batch.submit(model.request(conversation, GREEDY, 0, frames, ignore_eos=True))
+    batch._prefill()
+    stack = batch.storage.stack(1)
+    stack.attend_within(None)
+    return stack
+
+
+def step_rows(stack: SlotStack, steps: int, step=decode_step) -> torch.Tensor:
+    """Run `steps` steps of `stack`; the rows they made `[steps, 11]`."""
+    rows = []
+    for _ in range(steps):
+        step(stack)
+        rows.append(stack.row[0].clone())
+    return torch.stack(rows)
 
 
 def main() -> None:
@@ -117,19 +129,17 @@ def main() -> None:
     with torch.no_grad():
         ops, syncs = per_frame(model, conversation)
         print(f"eager ops per frame: {ops:.0f}")
-        print(f"host syncs per frame (eager loop): {syncs:.0f}")
-        eager = model.generate(conversation, GREEDY, seed=0, max_frames=args.frames, ignore_eos=True)
+        print(f"host syncs per frame (loop): {syncs:.0f}")
+        loop = model.generate(conversation, GREEDY, seed=0, max_frames=args.frames, ignore_eos=True)
 
-        reference = loaded_decoder(model, conversation, args.frames)
+        reference = loaded_stack(model, conversation, args.frames)
         with OpCounter() as counted:
-            for _ in range(8):
-                reference.step()
-        print(f"eager ops per frame (static step): {counted.total / 8:.0f}")
-        print(f"host syncs per frame (static step, eager): {counted.syncs / 8:.0f}")
-        for _ in range(args.frames - 8):
-            reference.step()
+            rows = step_rows(reference, 8)
+        print(f"eager ops per frame (step): {counted.total / 8:.0f}")
+        print(f"host syncs per frame (step, eager): {counted.syncs / 8:.0f}")
+        expected = torch.cat((rows, step_rows(reference, args.frames - 8)))
 
-        explained = torch._dynamo.explain(decode_frame)(loaded_decoder(model, conversation, args.frames))
+        explained = torch._dynamo.explain(decode_step)(loaded_stack(model, conversation, args.frames))
         print(f"graph breaks: {explained.graph_break_count}")
 
         from torch._dynamo.utils import counters
@@ -137,23 +147,23 @@ def main() -> None:
 
         torch._dynamo.reset()
         counters.clear()
-        decoder = loaded_decoder(model, conversation, args.frames)
-        step = torch.compile(decode_frame, fullgraph=True, dynamic=False)
+        stack = loaded_stack(model, conversation, args.frames)
+        step = torch.compile(decode_step, fullgraph=True, dynamic=False)
         compile_started = time.perf_counter()
-        _, code = run_and_get_code(step, decoder)
+        _, code = run_and_get_code(step, stack)
         compile_s = time.perf_counter() - compile_started
+        first = stack.row[0].clone()
         first_graphs = counters["stats"]["unique_graphs"]
         timed = time.perf_counter()
-        for _ in range(args.frames - 1):
-            step(decoder)
+        compiled = torch.cat((first[None], step_rows(stack, args.frames - 1, step)))
         step_ms = 1000 * (time.perf_counter() - timed) / max(args.frames - 1, 1)
         print(f"recompiles over {args.frames} frames: {counters['stats']['unique_graphs'] - first_graphs}")
         kernels, code_syncs = kernels_per_call(code[-1])
         print(f"host syncs per frame (captured): {code_syncs}")
         print(f"kernels per frame (captured): {kernels}")
-        same_static = torch.equal(decoder.frames[:args.frames], reference.frames[:args.frames])
-        same_eager = torch.equal(decoder.frames[:args.frames, 1:].t(), eager.codes)
-        print(f"greedy codes equal: compiled vs eager static step {same_static}, vs eager loop {same_eager}")
+        same_step = torch.equal(compiled, expected)
+        same_loop = torch.equal(compiled[:, 1:].t(), loop.codes)
+        print(f"greedy codes equal: compiled vs eager step {same_step}, vs the loop {same_loop}")
         print(f"compile {compile_s:.0f} s; compiled step {step_ms:.1f} ms per frame on the CPU")
     print(f"total wall time: {time.perf_counter() - started:.0f} s")
 

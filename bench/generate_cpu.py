@@ -1,12 +1,11 @@
-"""Frames per second of full generation on the CPU, with the time split backbone / tower /
-sampling, against mlx-audio's Drama 3 port on the same random checkpoint in the same run.
+"""Frames per second of full generation on the CPU, with the time split prefill / decode, against mlx-audio's Drama 3 port on the same random checkpoint in the same run.
 
     python bench/generate_cpu.py [--preset small] [--frames 64] [--reference-frames 200]
 
 Writes a random checkpoint of the preset (engine.testing.checkpoints) into a temporary folder, generates
 one take with a reference clip (the system block is prefilled once as a warm-up, so the timed
 run reuses the prefix cache like a second line of a scene), and prints frames/s, time to first
-frame and the phase split. The oracle runs mlx-audio's decode loop on `mlx[cpu]` over the same
+frame and the phase split (prefill, decode). The oracle runs mlx-audio's decode loop on `mlx[cpu]` over the same
 prompt rows and frame count; the printed ratio is ours / oracle (above 1: we are faster).
 """
 

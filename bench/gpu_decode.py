@@ -7,8 +7,8 @@ Random weights in the real layout are made directly on the device (routed expert
 fp32 scales, everything else bf16), which takes seconds instead of writing and reading ~36 GB.
 A clone prompt with a reference clip sized to `--prompt-rows` rows is prefilled from scratch
 (prefix cache cleared), then `--frames` frames are decoded with EOS masked so the count is exact.
-On CUDA the frames are decoded by the captured static frame step (`engine.frame_step`; `--no-graph`:
-the eager loop). Prints time to first frame (prefill + first frame), time to the first 8 frames
+On CUDA the frames are decoded by the decode loop in graph mode (the step captured per padded
+batch size, `engine.graphs`; `--no-graph`: the same step run eagerly). Prints time to first frame (prefill + first frame), time to the first 8 frames
 (first audio chunk; goal < 80 ms), decode frames/s and the ratios against the anchors: 271 frames/s
 (Fish's engine), 166.7 frames/s (SGLang-Omni, model card); goal >= 300; kernels per frame from
 torch.profiler and GPU memory. On CUDA it also times the routed experts of layer 0 for one
@@ -181,17 +181,17 @@ def batch_rates(model: Drama3, convo: Conversation, frames: int, sizes: list[int
 
     cuda = model.device.type == "cuda"
     for size in sizes:
-        batch = EngineBatch(model, size, draws="counter")
+        batch = EngineBatch(model, size)
         if compiled:
             batch.compile(fullgraph=False)
         for seed in range(size):  # warm-up: compiles this size, fills the prefix cache
-            batch.submit(convo, SamplingParams(), seed, max_frames=4, ignore_eos=True)
+            batch.submit(model.request(convo, SamplingParams(), seed, max_frames=4, ignore_eos=True))
         list(batch.run())
         if cuda:
             torch.cuda.synchronize()
         started = time.perf_counter()
         for seed in range(size):
-            batch.submit(convo, SamplingParams(), 100 + seed, max_frames=frames, ignore_eos=True)
+            batch.submit(model.request(convo, SamplingParams(), 100 + seed, max_frames=frames, ignore_eos=True))
         decoded = sum(done.generation.frames for done in batch.run())
         if cuda:
             torch.cuda.synchronize()
@@ -216,7 +216,7 @@ def main() -> None:
     parser.add_argument("--split", action="store_true", help="also run once with the phase split (syncs)")
     parser.add_argument("--compile", action="store_true", help="torch.compile the one-row decode steps")
     parser.add_argument("--no-graph", action="store_true",
-                        help="decode with the eager loop instead of the captured static frame step")
+                        help="run the decode step eagerly instead of replaying its captured graphs")
     parser.add_argument("--batch", default="",
                         help="batch sizes for the engine's batch of streams, e.g. 1,8,32,64 (aggregate frames/s, "
                              "RTF per stream)")

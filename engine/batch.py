@@ -1,28 +1,30 @@
-"""Continuous batching: many independent streams decoded together (docs/internals/engine.md "Batches of
-streams").
+"""The decode loop: every take, alone or with others, is a stream of one `EngineBatch`
+(docs/internals/engine.md "The decode loop").
 
     batch = EngineBatch(model, size=8)
-    ticket = batch.submit(conversation, params, seed)      # as many as you like
+    ticket = batch.submit(request)                         # an engine.take.TakeRequest
     for done in batch.run():                               # as each stream ends
-        done.ticket, done.generation                       # an engine.generate.Generation
+        done.ticket, done.generation                       # an engine.take.Generation
 
 Streams wait in submission order. The first waiting stream joins when a slot is free and the
 memory budget allows (`engine.batch_memory`): its prompt is prefilled through the model's
 prefix cache in chunks, at most 256 rows between two decode steps of the live streams (so
-several short prompts may join in one step), then copied into a free slot. Each step decodes one frame for every live stream
-(`engine.batch_step.decode_streams`; a compiled step pads to 1, 2, 4, 8, … slots, so few shapes
-ever compile, while an eager one runs the live slots only); a stream leaves at EOS,
-at its frame budget or at a separator (when asked), and the last slot moves into its place.
-Every stream keeps its own positions, caches, RAS window and draws seeded by its own seed (a
-`torch.Generator` each, or the counter-based draws of the static frame step), so its codes do
-not depend on the other streams. Streams with other sampling
-settings wait until the batch is empty.
+several short prompts may join in one step), then copied into a free slot. Each step decodes
+one frame for every live stream (`engine.step.decode_step`); a stream leaves at EOS, at its
+frame budget or at a separator (when asked), and the last slot moves into its place. Every
+stream keeps its own positions, caches, RAS window and counter-based draws keyed by its own
+seed, so its codes do not depend on the other streams. Streams with other sampling settings
+wait until the batch is empty.
+
+Two modes. `eager` runs the live slots only, attending over the rows some stream has reached.
+`graph` (CUDA) pads to 1, 2, 4, … slots and replays the compiled step as a CUDA graph per
+padded size (`engine.graphs`). The host reads each step's rows once: on CUDA a step late,
+through pinned memory, while the device runs the next step; on the CPU at once.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,17 +32,17 @@ from dataclasses import dataclass, field
 import torch
 
 from engine.batch_memory import BatchMemory, default_budget
-from engine.batch_step import BatchSettings, SlotStorage, decode_streams
-from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.frame_rules import FrameRules
-from engine.frame_step import capture_step, static_capacity
-from engine.generate import FrameStream, Generation
-from engine.sampling import SamplingParams
+from engine.graphs import StepGraphs
+from engine.step import BatchSettings, SlotStorage, decode_step, static_capacity
+from engine.take import Generation, PhaseClock, TakeRequest
 
 FrameProgress = Callable[[int, int], None]  # (frames decoded so far, frame budget)
+FrameCodes = Callable[[torch.Tensor], None]  # codes `[10]` int64 of each kept frame, in order
 PREFILL_ROWS_PER_STEP = 256  # prompt rows prefilled between two decode steps (one chunk's worth)
 SPAN_STEP = 128  # an eager step attends over whole multiples of this many rows
+MODES = ("eager", "graph")
 
 
 def padded_size(live: int, slots: int) -> int:
@@ -62,66 +64,74 @@ class Finished:
 @dataclass
 class _Stream:
     ticket: int
-    spec: FrameStream
+    request: TakeRequest
     settings: BatchSettings
-    rows: int  # prompt rows + frame budget + 1: what its slot must hold
     on_frame: FrameProgress | None
+    on_codes: FrameCodes | None
     rules: FrameRules | None = None
-    frames: int = 0
+    launched: int = 0  # steps run for it
+    frames: int = 0  # frames the host has read
+    done: bool = False
     started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def rows(self) -> int:
+        return self.request.slot_rows
 
 
 class EngineBatch:
-    """Up to `size` streams of one `engine.generate.Drama3` decoded together.
+    """Up to `size` streams of one `engine.generate.Drama3` decoded together (one for a take
+    alone).
 
     budget: bytes the batch's slot storage may hold (default `default_budget`); min_rows: the
-    smallest slot capacity in rows; draws: `generator` (a `torch.Generator` per stream, the
-    draws of the eager loop) or `counter` (the static frame step's counter-based draws, needed
-    by `compile`); default `generator` when the model's decode mode is `eager`, else `counter`,
-    so a stream's codes are those `Drama3.generate` gives for its seed. On CUDA the step
-    follows the model's decode mode: `compiled` compiles it, `graph` also captures each padded
-    size as a CUDA graph (see `compile`); on the CPU it runs eagerly, since the routed experts of
-    several rows read their choices on the host, which a compiled region cannot hold. The storage is made on
-    the first step, sized for the streams waiting then, and grows (with copies of the live
-    slots) when a longer stream arrives; it never holds more than the budget. Not thread-safe.
+    smallest slot capacity in rows; mode: `eager` or `graph` (default the model's
+    `decode_mode`); timed: keep a `PhaseClock` of prefill and decode seconds, which each
+    finished take carries as `phase_s`. The storage is made on the first step, sized for the
+    streams waiting then, and grows (with copies of the live slots) when a longer stream
+    arrives; it never holds more than the budget. Raises EngineError for an unknown mode or
+    `graph` off CUDA. Not thread-safe.
     """
 
-    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0, draws: str | None = None):
+    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0,
+                 mode: str | None = None, timed: bool = False):
         if size < 1:
             raise EngineError(f"a batch holds at least one stream; got {size}")
         self.model, self.size, self.min_rows = model, size, min_rows
-        self.draws = draws or ("generator" if model.decode_mode == "eager" else "counter")
         self.memory = BatchMemory.for_model(model, budget or default_budget(model.device))
         self.storage: SlotStorage | None = None
         self.waiting: deque[_Stream] = deque()
         self.live: list[_Stream] = []  # slot i holds live[i]
         self._joining: list | None = None  # [stream, its prefill steps, rows of its next chunk]
+        self._reads: deque = deque()  # (streams by slot, rows read or to read) of steps run
         self._tickets = 0
-        self._runner = decode_streams
+        self._runner = decode_step
         self._padded = False  # compiled steps run at padded sizes only
-        self._graphs: dict[tuple, torch.cuda.CUDAGraph] = {}  # (storage, settings, size) -> graph
-        self._graph_pool = None
-        self._capture = False
-        if self.draws == "counter" and model.decode_mode in ("compiled", "graph") and model.device.type == "cuda":
-            self.compile(fullgraph=False, capture=model.decode_mode == "graph")
+        self.graphs: StepGraphs | None = None
+        self.clock = PhaseClock(timed, model.device)
+        self._pinned: list[torch.Tensor] = []
+        self.read_lag = 1 if model.device.type == "cuda" else 0  # steps the host reads behind
+        mode = mode or model.decode_mode
+        if mode not in MODES:
+            raise EngineError(f"unknown decode mode {mode!r}; choose one of {', '.join(MODES)}")
+        if mode == "graph":
+            self.compile(fullgraph=False, capture=True)
 
     # ---- the caller's side ----------------------------------------------------------------
 
-    def submit(self, conversation: Conversation, params: SamplingParams, seed: int, max_frames: int | None = None,
-               stop_at_separator: bool = False, ignore_eos: bool = False,
-               on_frame: FrameProgress | None = None) -> int:
-        """Queue one stream (arguments as `Drama3.generate`; on_frame(frames, budget) after each
-        of its frames) and return its ticket. Raises EngineError for a refused prompt or frame
-        budget, or a stream whose slot alone exceeds the memory budget."""
-        spec = FrameStream(self.model, conversation, params, seed, max_frames, stop_at_separator, False, ignore_eos)
-        rows = int(spec.rows.shape[0]) + spec.max_frames + 1
+    def submit(self, request: TakeRequest, on_frame: FrameProgress | None = None,
+               on_codes: FrameCodes | None = None) -> int:
+        """Queue one take and return its ticket. on_frame(frames, budget): after each of its
+        frames; on_codes(codes): each kept frame's codes `[10]` as soon as it is known to be
+        kept (a semantic:0 frame one frame late). Raises EngineError for a stream whose slot
+        alone exceeds the memory budget."""
+        rows = request.slot_rows
         if self.memory.slots(static_capacity(max(rows, self.min_rows)), 1) == 0:
             need = self.memory.held(1, static_capacity(rows))
             raise EngineError(f"a stream of {rows} rows needs {need:,} bytes; the batch budget is "
                               f"{self.memory.budget:,}")
         self._tickets += 1
-        settings = BatchSettings(params, spec.extra_ids, ignore_eos)
-        self.waiting.append(_Stream(self._tickets, spec, settings, rows, on_frame))
+        settings = BatchSettings(request.params, request.extra_ids, request.ignore_eos)
+        self.waiting.append(_Stream(self._tickets, request, settings, on_frame, on_codes))
         return self._tickets
 
     def pending(self) -> int:
@@ -134,28 +144,44 @@ class EngineBatch:
         while self.pending():
             yield from self.step()
 
+    def clear(self) -> None:
+        """Forget every stream, waiting, joining or live (their slots become padding)."""
+        self.waiting.clear()
+        self._joining, self._reads = None, deque()
+        for slot in range(len(self.live)):
+            self.storage.free(slot)
+        self.live = []
+
     def compile(self, fullgraph: bool = True, capture: bool = False, backend: str = "inductor") -> None:
-        """Run later steps through `torch.compile(decode_streams, dynamic=False)`, one compiled
+        """Run later steps through `torch.compile(decode_step, dynamic=False)`, one compiled
         graph per padded size (1, 2, 4, … slots). capture: CUDA only, also capture each padded
-        size as a CUDA graph on its first step and replay it from then on (a new capture when the
-        storage grows or the sampling settings change); if a capture fails, a RuntimeWarning says
-        why and the batch goes on with the uncompiled step. fullgraph: refuse graph breaks.
+        size as a CUDA graph (`engine.graphs.StepGraphs`). fullgraph: refuse graph breaks.
         backend: torch.compile's. On the CPU a step of several rows fails to compile (the routed
         experts read their choices on the host inside a compiled region). Raises EngineError
-        with `generator` draws (host work per row), or capture off CUDA."""
-        if self.draws != "counter":
-            raise EngineError("a compiled batch step needs counter-based draws (draws='counter')")
+        for capture off CUDA."""
         if capture and self.model.device.type != "cuda":
-            raise EngineError("CUDA graphs need the model on a CUDA device")
-        self._runner = torch.compile(decode_streams, fullgraph=fullgraph, dynamic=False, backend=backend)
-        self._padded, self._capture = True, capture
+            raise EngineError("decode mode 'graph' needs a CUDA device")
+        self._runner = torch.compile(decode_step, fullgraph=fullgraph, dynamic=False, backend=backend)
+        self._padded = True
+        self.graphs = StepGraphs(self._runner, decode_step) if capture else None
 
     def step(self) -> list[Finished]:
         """Prefill joining streams (chunks of up to PREFILL_ROWS_PER_STEP rows in all; until one
-        stream is live when none is), then decode one frame of every live stream. Returns the
-        streams that ended."""
+        stream is live when none is), decode one frame of every live stream, and read the rows
+        of the step before (on CUDA) or of this one (on the CPU). Returns the streams that ended."""
+        self.clock.switch("prefill")
         self._prefill()
-        return self._decode() if self.live else []
+        self.clock.switch("decode")
+        if self._launching():
+            self._launch()
+        lag = self.read_lag if self._launching() else 0
+        ended = []
+        while len(self._reads) > lag:
+            ended += self._read(*self._reads.popleft())
+        if not self.live:  # every stream of a step not read yet has ended
+            self._reads.clear()
+        self.clock.switch(None)
+        return ended
 
     # ---- joining --------------------------------------------------------------------------
 
@@ -181,14 +207,15 @@ class EngineBatch:
             return False
         head = self.waiting[0]
         if self.storage is not None and self.storage.settings != head.settings:
-            if self.live:
+            if self.live or self._reads:
                 return False
             self.storage.configure(head.settings)
         if not self._make_room(head):
             return False
         self.waiting.popleft()
         head.started = time.perf_counter()
-        steps = self.model.start_state_steps(head.spec.rows, head.spec.system_rows)
+        request = head.request
+        steps = self.model.start_state_steps(request.rows.to(self.model.device), request.system_rows)
         try:
             self._joining = [head, steps, next(steps)]
         except StopIteration as done:
@@ -206,78 +233,96 @@ class EngineBatch:
         if live >= slots:
             return False
         if storage is None:
-            self.storage = SlotStorage(self.model, slots, capacity, head.settings, self.draws)
+            self.storage = SlotStorage(self.model, slots, capacity, head.settings)
         else:
             self.storage = storage.grown(slots, capacity, live)
+            self._pinned = []
         return True
 
     def _join(self, stream: _Stream, state) -> None:
         """Copy a prefilled stream into the next free slot; it decodes from the next step."""
         self._joining = None
-        slot, spec, model = len(self.live), stream.spec, self.model
-        self.storage.load(slot, state, spec.rows[:, 0], spec.seed)
-        stream.rules = FrameRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
-                                 spec.stop_at_separator)
+        request = stream.request
+        self.storage.load(len(self.live), state, request.rows[:, 0], request.seed)
+        stream.rules = request.rules(self.model)
         self.live.append(stream)
 
     # ---- decoding -------------------------------------------------------------------------
 
-    def _decode(self) -> list[Finished]:
+    def _launching(self) -> bool:
+        """Whether some live stream may still need a frame."""
+        return any(not s.done and s.launched < s.request.max_frames for s in self.live)
+
+    def _launch(self) -> None:
+        """Queue one step of every live slot and the copy of its rows for the host."""
         live = len(self.live)
         if self._padded:
             stack = self.storage.stack(padded_size(live, self.storage.slots))
             stack.attend_within(None)
         else:  # eager: the live slots only, attending over the rows some stream has reached
             stack = self.storage.stack(live)
-            furthest = max(stream.spec.rows.shape[0] + stream.frames for stream in self.live)
+            furthest = max(stream.request.rows.shape[0] + stream.launched for stream in self.live)
             stack.attend_within(min(-(-(furthest + 1) // SPAN_STEP) * SPAN_STEP, self.storage.capacity))
         with torch.no_grad():
-            if self._capture:
-                self._replay(stack)
+            if self.graphs is not None:
+                self.graphs.run(stack)
             else:
                 self._runner(stack)
-        rows = self.storage.row[:live].cpu()
+        for stream in self.live:
+            stream.launched += 1
+        self._reads.append((list(self.live), self._copy_rows(live)))
+
+    def _copy_rows(self, live: int):
+        """The rows of the step just queued, for the host: on the CPU a copy; on CUDA a pinned
+        buffer filled without blocking and the event that says it is filled."""
+        rows = self.storage.row[:live]
+        if rows.device.type != "cuda":
+            return rows.clone(), None
+        if len(self._pinned) < 2:  # two in turn: one being filled while the host reads the other
+            self._pinned.append(torch.empty(self.storage.slots, 11, dtype=torch.int64, pin_memory=True))
+        buffer = self._pinned.pop(0)
+        self._pinned.append(buffer)
+        buffer[:live].copy_(rows, non_blocking=True)
+        event = torch.cuda.Event()
+        event.record()
+        return buffer[:live], event
+
+    def _read(self, streams: list[_Stream], read) -> list[Finished]:
+        """Take one step's rows (`streams`: who held each slot then) into each stream's rules;
+        streams that end leave their slots."""
+        rows, event = read
+        if event is not None:
+            event.synchronize()
+        rows = rows.clone()
         now, ended = time.perf_counter(), []
-        for slot, (stream, row) in enumerate(zip(self.live, rows)):
+        for stream, row in zip(streams, rows):
+            if stream.done:
+                continue
             stream.frames += 1
-            stream.rules.push(int(row[0]), row[1:].clone(), now - stream.started)
+            released = stream.rules.push(int(row[0]), row[1:], now - stream.started)
+            self._release(stream, released)
             if stream.on_frame is not None:
-                stream.on_frame(stream.frames, stream.spec.max_frames)
-            if stream.rules.reason is not None or stream.frames >= stream.spec.max_frames:
-                ended.append(slot)
-        return [self._leave(slot) for slot in reversed(ended)][::-1]
+                stream.on_frame(stream.frames, stream.request.max_frames)
+            if stream.rules.reason is not None or stream.frames >= stream.request.max_frames:
+                ended.append(self._leave(stream))
+        return ended
 
-    def _replay(self, stack) -> None:
-        """Run `stack`'s step as its CUDA graph, capturing it first (graphs of older storage or
-        settings are dropped then)."""
-        key = (self.storage, self.storage.settings, stack.size)
-        graph = self._graphs.get(key)
-        if graph is None:
-            if any(old[:2] != key[:2] for old in self._graphs):
-                self._graphs.clear()
-            try:
-                self._graph_pool = self._graph_pool or torch.cuda.graph_pool_handle()
-                graph = capture_step(lambda: self._runner(stack), self.storage.tensors(), pool=self._graph_pool)
-            except Exception as error:  # a GPU or torch build the capture has not met: keep decoding
-                warnings.warn(f"capturing the batched step failed ({type(error).__name__}: {error}); "
-                              "decoding with the uncompiled step from now on", RuntimeWarning)
-                self._runner, self._capture = decode_streams, False
-                self._runner(stack)
-                return
-            self._graphs[key] = graph
-        graph.replay()
+    def _release(self, stream: _Stream, released: list[torch.Tensor]) -> None:
+        if stream.on_codes is not None:
+            for codes in released:
+                stream.on_codes(codes)
 
-    def _leave(self, slot: int) -> Finished:
-        """End the stream in `slot`; the last live slot moves into its place."""
-        stream, last = self.live[slot], len(self.live) - 1
+    def _leave(self, stream: _Stream) -> Finished:
+        """End `stream`; the last live slot moves into its place."""
+        slot, last = self.live.index(stream), len(self.live) - 1
         if slot != last:
             self.storage.move(last, slot)
             self.live[slot] = self.live[last]
         self.live.pop()
         self.storage.free(last)
-        stream.rules.end()
-        stream.spec.result = stream.spec.generation(stream.rules, {})
-        return Finished(stream.ticket, stream.spec.result)
+        stream.done = True
+        self._release(stream, stream.rules.end())
+        return Finished(stream.ticket, stream.request.generation(stream.rules, self.clock.seconds))
 
 
-__all__ = ["EngineBatch", "Finished", "padded_size"]
+__all__ = ["MODES", "EngineBatch", "Finished", "padded_size"]

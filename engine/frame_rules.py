@@ -1,6 +1,6 @@
 """What the host does with a generated stream's decoded frames (docs/internals/model.md §3.6,
 post-processing): when the stream stops and which frames it keeps; shared by
-the one-stream loops (`engine.generate.FrameStream`) and the batch (`engine.batch`).
+the decode loop (`engine.batch`) and the reference loop (`engine.testing.reference_loop`).
 
 Frames arrive as (main token id, codes `[10]` int64, seconds). `<|im_end|>` ends the stream and
 is not kept; a `<|semantic:0|>` frame is held back until the next frame shows it does not precede

@@ -2,9 +2,10 @@
 
 `Drama3.load(folder)` reads the config, tokenizer, backbone and tower (the codec loads on first
 use). `model.generate(conversation, params, seed)` builds the prompt rows, prefills them in
-chunks, then runs the one-frame loop: main token from the backbone (EOS or a semantic token,
-plus any extra id the layout allows), codebooks 1..9 from the tower, the new row fed back to
-the backbone. It stops at `<|im_end|>` or at the frame budget.
+chunks, then decodes frames through the decode loop (`engine.batch.EngineBatch`, a batch of one):
+main token from the backbone (EOS or a semantic token, plus any extra id the layout allows),
+codebooks 1..9 from the tower, the new row fed back to the backbone. It stops at `<|im_end|>`,
+at the frame budget or, when asked, at a separator.
 
 Prefix cache: the system block (instruction and references) of a prompt is prefilled once and
 its backbone and tower state snapshotted; later prompts with the same system rows start from a
@@ -15,38 +16,29 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
-import warnings
 from collections import OrderedDict
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from engine.backbone import Backbone
+from engine.batch import MODES, EngineBatch
 from engine.checkpoint import Checkpoint
 from engine.config import Drama3Config
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
-from engine.frame_rules import FrameRules
-from engine.frame_step import FrameRecord, StaticDecoder, static_capacity
 from engine.kernels.cpu_linear import pack_linears
 from engine.layers.moe import DenseBudget
 from engine.offload import ExpertOffload, OffloadSettings
 from engine.offload.plan import offload_settings
 from engine.offload.sizes import host_available_bytes
 from engine.prompt import Prompt, build_prompt
-from engine.sampling import (
-    MainCandidates,
-    SamplingParams,
-    make_generator,
-    ras_window,
-    sample_codebook,
-    sample_main,
-)
+from engine.sampling import SamplingParams
+from engine.take import Generation, PhaseClock, TakeRequest
 from engine.text import expected_duration_s
 from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
@@ -58,8 +50,8 @@ BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by cont
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
 PREFIX_CACHE_ENTRIES = 4
 STOP_REASONS = ("eos", "max_frames", "separator")
-DECODE_MODES = ("eager", "static", "compiled", "graph")
-STATIC_DECODERS = 2  # static decoders (storage, compiled step, CUDA graph) kept per model
+DECODE_MODES = MODES  # eager, graph
+KEPT_BATCHES = 2  # decode loops (slot storage, captured graphs) a model keeps for later takes
 
 
 def dense_copy_budget() -> int:
@@ -67,43 +59,6 @@ def dense_copy_budget() -> int:
     quarter of the host memory available at load (none when the system does not say)."""
     available = host_available_bytes()
     return 0 if available is None else int(available * DENSE_COPY_SHARE)
-
-
-@dataclass
-class Generation:
-    """One generated take.
-
-    codes: `[10, T]` int64 codec codes (codebook 0 semantic, 1-9 residual), the EOS frame and
-    a trailing `<|semantic:0|>` frame before EOS removed. stop_reason: `eos`, `max_frames` or
-    `separator`. frame_times_s: for each kept frame, seconds from the call's start until it was
-    sampled (the first entry is the time to first frame). prompt_rows: rows in the prompt.
-    separator_frames: frame indices at which the model emitted an extra samplable token (e.g.
-    `<|audio_separator|>` in the `scene` layout; those rows carry no audio). phase_s: seconds
-    spent in prefill / backbone / tower / sampling (filled when timing was asked for).
-    layout_version: the prompt layout's version string (`engine.layouts.Layout.version`).
-    audio: float32 mono `[T * 2048]` at 44,100 Hz once decoded, else None.
-    """
-
-    codes: torch.Tensor
-    stop_reason: str
-    frame_times_s: list[float]
-    prompt_rows: int
-    seed: int
-    params: SamplingParams
-    separator_frames: list[int] = field(default_factory=list)
-    layout_version: str = ""
-    phase_s: dict[str, float] = field(default_factory=dict)
-    audio: np.ndarray | None = None
-
-    @property
-    def frames(self) -> int:
-        """Number of codec frames T."""
-        return int(self.codes.shape[1])
-
-    @property
-    def duration_s(self) -> float:
-        """Duration of the decoded take in seconds (T frames at 44,100 / 2048 per second)."""
-        return self.frames / FRAMES_PER_SECOND
 
 
 @dataclass
@@ -125,33 +80,12 @@ class DecodeState:
                            None if self.last_hidden is None else self.last_hidden.clone())
 
 
-class PhaseClock:
-    """Accumulates wall seconds per phase; synchronises CUDA first so GPU time is attributed."""
-
-    def __init__(self, enabled: bool, device: torch.device):
-        self.enabled = enabled
-        self.sync = enabled and device.type == "cuda"
-        self.seconds: dict[str, float] = {}
-        self._phase: str | None = None
-        self._start = 0.0
-
-    def switch(self, phase: str | None) -> None:
-        """End the running phase (if any) and start `phase` (None: stop timing)."""
-        if not self.enabled:
-            return
-        if self.sync:
-            torch.cuda.synchronize()
-        now = time.perf_counter()
-        if self._phase is not None:
-            self.seconds[self._phase] = self.seconds.get(self._phase, 0.0) + now - self._start
-        self._phase, self._start = phase, now
-
-
 class Drama3:
     """A loaded Drama 3 model: config, tokenizer, backbone and tower on one device.
 
-    Build with `Drama3.load(folder)`. Not thread-safe: one generation at a time; many streams
-    decode together through `engine.batch.EngineBatch`.
+    Build with `Drama3.load(folder)`. Not thread-safe: one generation at a time. Every take
+    decodes through `engine.batch.EngineBatch`: `generate` as a batch of one, many streams
+    together as a batch of many (`batch`).
     """
 
     def __init__(self, config: Drama3Config, tokenizer: Drama3Tokenizer, backbone: Backbone, tower: Tower,
@@ -171,7 +105,7 @@ class Drama3:
         max_positions = config.text.max_position_embeddings or DEFAULT_CONTEXT_ROWS
         self.context_rows = min(max_positions, DEFAULT_CONTEXT_ROWS)
         self.decode_mode = "graph" if device.type == "cuda" else "eager"
-        self._decoders: OrderedDict[tuple, StaticDecoder] = OrderedDict()
+        self._batches: OrderedDict[int, EngineBatch] = OrderedDict()
         self.offload: ExpertOffload | None = None  # routed experts in host memory, when set
 
     # ---- loading ---------------------------------------------------------------------------
@@ -209,7 +143,7 @@ class Drama3:
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec. With `offload` the
         routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
-        and frames decode in mode `eager`. On the CPU, the dense weights of tower and backbone
+        and frames decode in mode `eager` (the MoE layers read the chosen experts on the host). On the CPU, the dense weights of tower and backbone
         get packed copies for oneDNN (`engine.kernels.cpu_linear`) and resident experts are kept
         once dequantised, all within one budget of `dense_copy_budget()` bytes."""
         device, dtype = default_device(device, dtype)
@@ -250,17 +184,24 @@ class Drama3:
         """Default maximum frames for a conversation (see `default_frame_budget`)."""
         return default_frame_budget(conversation_text(conversation), prompt_rows, self.context_rows)
 
+    def request(self, conversation: Conversation, params: SamplingParams, seed: int,
+                max_frames: int | None = None, stop_at_separator: bool = False,
+                ignore_eos: bool = False) -> TakeRequest:
+        """The `engine.take.TakeRequest` of one take (arguments as `generate`), what the decode
+        loop serves. Raises EngineError as `generate` does."""
+        return TakeRequest.build(self, conversation, params, seed, max_frames, stop_at_separator, ignore_eos)
+
     def stream(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
                stop_at_separator: bool = False, timed: bool = False,
                ignore_eos: bool = False) -> FrameStream:
-        """Start a generation whose frames are yielded as they are sampled.
+        """Start a generation whose frames are yielded as the decode loop reads them.
 
-        Iterate the returned `FrameStream` for codes `[10]` int64 per frame (a semantic:0 frame
-        is yielded one step late, once it is known not to precede EOS); its `result` is the
-        `Generation` afterwards. Arguments as `generate`.
+        Iterate the returned `FrameStream` for codes `[10]` int64 per kept frame (a semantic:0
+        frame is yielded one frame late, once it is known not to precede EOS); its `result` is
+        the `Generation` afterwards. Arguments as `generate`.
         """
-        return FrameStream(self, conversation, params, seed, max_frames, stop_at_separator, timed,
-                           ignore_eos)
+        request = self.request(conversation, params, seed, max_frames, stop_at_separator, ignore_eos)
+        return FrameStream(self, request, timed)
 
     def stream_audio(self, conversation: Conversation, params, seed: int, chunk_frames: int = 8,
                      max_frames: int | None = None) -> AudioStream:
@@ -275,12 +216,13 @@ class Drama3:
                  ignore_eos: bool = False) -> Generation:
         """Generate one take (docs/internals/model.md §3.6).
 
-        params: `engine.sampling.SamplingParams`; seed: seeds the take's `torch.Generator`, or
-        its `engine.sampling.CounterRace` in the static decode modes (`set_decode_mode`); the same
-        seed, prompt, device and mode give the same codes. max_frames: frame budget (default
+        params: `engine.sampling.SamplingParams`; seed: keys the take's counter-based draws
+        (`engine.sampling.CounterRace`), the same in every decode mode and at any batch size;
+        the same seed, prompt and device give the same codes. max_frames: frame budget (default
         `frame_budget`, never below 2x the expected duration, capped by the context).
         stop_at_separator: end at the first extra samplable token (stop reason `separator`).
-        timed: fill `phase_s` (synchronises CUDA, so a little slower). ignore_eos: never sample
+        timed: fill `phase_s` with prefill and decode seconds (synchronises CUDA, so a little
+        slower). ignore_eos: never sample
         EOS (benchmarks: run exactly `max_frames`).
         Raises EngineError for a prompt that leaves no room in the context.
         """
@@ -302,56 +244,38 @@ class Drama3:
         self.tower.compile_decode()
 
     def set_decode_mode(self, mode: str) -> None:
-        """How frames are decoded (docs/internals/engine.md "The static frame step"):
+        """How the decode loop runs its step (docs/internals/engine.md "The decode loop"):
 
-        * `eager`: the reference loop, reading each main token on the host (the CPU default);
-        * `static`: the static frame step (`engine.frame_step`) run eagerly;
-        * `compiled`: the static step through `torch.compile(fullgraph=True, dynamic=False)`;
-        * `graph`: CUDA only, the compiled step captured as a CUDA graph and replayed per frame
-          (the CUDA default; the first take of a shape compiles, tens of seconds).
+        * `eager`: the step as it is, on the live slots only (the CPU default, `--no-graph`);
+        * `graph`: CUDA only, the step compiled and captured as a CUDA graph per padded batch
+          size (the CUDA default; the first take of a size compiles, tens of seconds).
 
-        The static modes draw from a `engine.sampling.CounterRace`, so sampled codes differ from
-        `eager` for the same seed (greedy codes agree). Raises EngineError for an unknown mode,
-        `graph` off CUDA, or `compiled`/`graph` with experts in host memory (`offload`).
+        Both draw the same counter-based noise, so a seed gives the same codes in either.
+        Raises EngineError for an unknown mode, `graph` off CUDA, or `graph` with experts in
+        host memory (`offload`).
         """
         if mode not in DECODE_MODES:
             raise EngineError(f"unknown decode mode {mode!r}; choose one of {', '.join(DECODE_MODES)}")
         if mode == "graph" and self.device.type != "cuda":
             raise EngineError("decode mode 'graph' needs a CUDA device")
-        if self.offload is not None and mode in ("compiled", "graph"):
-            raise EngineError(f"decode mode {mode!r} cannot read the expert cache's choices; "
-                              "with experts in host memory use 'eager' or 'static'")
+        if self.offload is not None and mode == "graph":
+            raise EngineError("decode mode 'graph' cannot read the expert cache's choices; "
+                              "with experts in host memory use 'eager'")
         self.decode_mode = mode
-        self._decoders.clear()
+        self._batches.clear()
 
-    def static_decoder(self, state: DecodeState, prompt_main: torch.Tensor, params: SamplingParams, seed: int,
-                       extra_ids: tuple[int, ...], ignore_eos: bool, max_frames: int) -> StaticDecoder:
-        """A `StaticDecoder` loaded with `state` (prompt main tokens `[N]`), compiled or captured
-        as `decode_mode` says. Decoders are kept per (capacity, settings), so a later take of the
-        same shape reuses the compiled step and the captured graph. When compiling or capturing
-        fails, a RuntimeWarning says why and the model switches to decode mode `static`."""
-        capacity = static_capacity(state.rows + max_frames + 1)
-        key = (capacity, params, tuple(extra_ids), ignore_eos)
-        decoder = self._decoders.get(key)
-        if decoder is None:
-            decoder = StaticDecoder(self, capacity, params, extra_ids, ignore_eos)
-            self._decoders[key] = decoder
-            while len(self._decoders) > STATIC_DECODERS:
-                self._decoders.popitem(last=False)
-        self._decoders.move_to_end(key)
-        decoder.load(state, prompt_main, seed, max_frames)
-        if self.decode_mode == "compiled" and decoder.mode is None:
-            decoder.compile()
-        elif self.decode_mode == "graph" and decoder.mode != "graph":
-            try:
-                decoder.capture()
-            except Exception as error:  # a GPU or torch build the capture has not met: keep decoding
-                warnings.warn(f"capturing the frame step failed ({type(error).__name__}: {error}); "
-                              "decoding with the uncompiled static step from now on", RuntimeWarning)
-                self.decode_mode = "static"
-                decoder.uncompile()
-            decoder.load(state, prompt_main, seed, max_frames)
-        return decoder
+    def batch(self, size: int = 1) -> EngineBatch:
+        """The model's decode loop for up to `size` streams, empty, in the current decode mode.
+        Loops are kept per size (the last KEPT_BATCHES), so a later take reuses the slot storage
+        and the captured graphs."""
+        batch = self._batches.get(size)
+        if batch is None:
+            batch = self._batches[size] = EngineBatch(self, size)
+            while len(self._batches) > KEPT_BATCHES:
+                self._batches.popitem(last=False)
+        self._batches.move_to_end(size)
+        batch.clear()
+        return batch
 
     def clear_prefix_cache(self) -> None:
         """Forget every snapshotted system block."""
@@ -434,89 +358,28 @@ class Drama3:
 
 
 class FrameStream:
-    """Iterator over the frames of one generation (codes `[10]` int64 on the CPU each).
+    """Iterator over the kept frames of one take (codes `[10]` int64 on the CPU each), decoded
+    by the model's decode loop as a batch of one. After iteration, `result` holds the
+    `Generation`. Create with `Drama3.stream`."""
 
-    After iteration, `result` holds the `Generation`. Create with `Drama3.stream`.
-    """
-
-    def __init__(self, model: Drama3, conversation: Conversation, params, seed: int,
-                 max_frames: int | None, stop_at_separator: bool, timed: bool, ignore_eos: bool):
-        self.model, self.params, self.seed = model, params, seed
-        prompt = model.build_prompt(conversation)
-        self.rows = torch.as_tensor(prompt.rows, dtype=torch.long, device=model.device)
-        self.system_rows = prompt.system_rows
-        self.layout_version = prompt.version
-        if max_frames is None:
-            self.max_frames = model.frame_budget(conversation, self.rows.shape[0])
-        else:
-            self.max_frames = int(max_frames)
-        if self.max_frames < 1 or self.rows.shape[0] + self.max_frames > model.context_rows:
-            raise EngineError(f"max_frames {self.max_frames} with a {self.rows.shape[0]}-row prompt "
-                              f"does not fit the {model.context_rows}-row context")
-        self.extra_ids = tuple(prompt.extra_ids)
-        self.stop_at_separator, self.timed, self.ignore_eos = stop_at_separator, timed, ignore_eos
+    def __init__(self, model: Drama3, request: TakeRequest, timed: bool):
+        self.model, self.request, self.timed = model, request, timed
+        self.max_frames = request.max_frames
         self.result: Generation | None = None
 
     def __iter__(self) -> Iterator[torch.Tensor]:
-        with torch.no_grad():
-            yield from self._run()
-
-    def _run(self) -> Iterator[torch.Tensor]:
-        model, started = self.model, time.perf_counter()
-        clock = PhaseClock(self.timed, model.device)
-        clock.switch("prefill")
-        state = model.start_state(self.rows, self.system_rows)
-        if model.decode_mode == "eager":
-            records = self._eager_frames(state, started, clock)
-        else:
-            records = self._static_frames(state, started, clock)
-        rules = FrameRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size,
-                          self.stop_at_separator)
-        for record in records:
-            yield from rules.push(record.token, record.codes, record.seconds)
-            if rules.reason is not None:
-                break
-        records.close()
-        yield from rules.end()
-        clock.switch(None)
-        self.result = self.generation(rules, clock.seconds)
-
-    def generation(self, rules: FrameRules, phase_s: dict[str, float]) -> Generation:
-        """The `Generation` of this stream once `rules` (its frames' `FrameRules`) has ended."""
-        return Generation(rules.codes(self.model.tower.config.num_codebooks), rules.reason, rules.times,
-                          int(self.rows.shape[0]), self.seed, self.params, separator_frames=rules.separators,
-                          layout_version=self.layout_version, phase_s=phase_s)
-
-    def _eager_frames(self, state: DecodeState, started: float, clock: PhaseClock) -> Iterator[FrameRecord]:
-        """The reference loop: each frame's main token is read by the host (EOS ends the take
-        before the tower runs), then the tower, then one backbone step once the caller resumes."""
-        model = self.model
-        sampler = _Sampler(model, self.params, self.seed, self.rows, self.extra_ids, self.ignore_eos)
-        band = range(model.semantic_start, model.semantic_start + model.tower.config.vocab_size)
-        for _ in range(self.max_frames):
-            clock.switch("sampling")
-            main = sampler.main(state.last_hidden)
-            token = int(main)
-            if token == model.eos_id:
-                yield FrameRecord(token, None, time.perf_counter() - started)
-                return
-            clock.switch("tower")
-            codes = model.tower.decode_frame(state.last_hidden, state.last_row, main.view(1),
-                                             state.tower_cache, sampler.codebook_callback(clock))[0]
-            if token not in band:
-                codes = torch.zeros_like(codes)
-            yield FrameRecord(token, codes, time.perf_counter() - started)
-            clock.switch("backbone")
-            model.step(state, torch.cat((main.view(1), codes))[None, None])
-            sampler.push(main)
-
-    def _static_frames(self, state: DecodeState, started: float, clock: PhaseClock) -> Iterator[FrameRecord]:
-        """The static frame step (`engine.frame_step.StaticDecoder`), compiled or captured as
-        `model.decode_mode` says; timed as one `decode` phase."""
-        decoder = self.model.static_decoder(state, self.rows[:, 0], self.params, self.seed, self.extra_ids,
-                                            self.ignore_eos, self.max_frames)
-        clock.switch("decode")
-        yield from decoder.run(started)
+        batch = self.model.batch(1)
+        batch.clock = PhaseClock(self.timed, self.model.device)  # this take's phases only
+        frames: list[torch.Tensor] = []
+        batch.submit(self.request, on_codes=frames.append)
+        try:
+            while self.result is None:
+                for done in batch.step():
+                    self.result = done.generation
+                yield from frames
+                frames.clear()
+        finally:
+            batch.clear()
 
 
 class AudioStream:
@@ -542,41 +405,6 @@ class AudioStream:
         decoder.flush()
         self.result = self.frames.result
         self.result.audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
-
-
-class _Sampler:
-    """The take's seeded generator, its RAS window of main tokens, and the sampling calls."""
-
-    def __init__(self, model: Drama3, params: SamplingParams, seed: int, rows: torch.Tensor,
-                 extra_ids: tuple[int, ...], ignore_eos: bool):
-        self.model, self.params, self.extra_ids = model, params, extra_ids
-        self.generator = make_generator(int(seed), model.device)
-        config = model.config
-        ids = model.backbone.candidate_token_ids(extra_ids)
-        self.candidates = MainCandidates(ids, config.semantic_start_token_id, config.semantic_end_token_id,
-                                         config.eos_token_id)
-        self.blocked = (ids == config.eos_token_id) if ignore_eos else None
-        self.recent = ras_window(rows[:, 0], max(params.ras_window, 1))
-
-    def main(self, hidden: torch.Tensor) -> torch.Tensor:
-        """The next main token id (0-d int64 tensor) from the backbone hidden `[1, 1, dim]`."""
-        logits = self.model.backbone.main_logits(hidden[0], self.extra_ids)[0]
-        if self.blocked is not None:
-            logits = logits.masked_fill(self.blocked, float("-inf"))
-        return sample_main(logits, self.recent, self.params, self.generator, self.candidates)
-
-    def codebook_callback(self, clock: PhaseClock):
-        """The tower's callback: head logits `[1, 4096]` -> code `[1]`, timed as sampling."""
-        def sample(logits: torch.Tensor, index: int) -> torch.Tensor:
-            clock.switch("sampling")
-            code = sample_codebook(logits, self.params, self.generator)
-            clock.switch("tower")
-            return code
-        return sample
-
-    def push(self, main: torch.Tensor) -> None:
-        """Record a sampled main token in the RAS window."""
-        self.recent = torch.cat((self.recent[1:], main.view(1).to(self.recent.device)))
 
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -175,23 +175,6 @@ class SlotRace(CounterRace):
         return (-torch.log(uniform)).to(like.dtype)
 
 
-class GeneratorRows(CounterRace):
-    """The `torch.Generator` draws of B independent streams: row b of `exponential(like [B, k])`
-    is drawn from `generators[b]` exactly as the eager loop draws for one stream (rows whose
-    generator is None, padding, get ones), so a stream's draws never depend on the other rows.
-    Reads `generators` (a list the caller keeps current) at each call; not for compiled steps."""
-
-    def __init__(self, generators: list, size: int):
-        self.generators, self.size = generators, size
-
-    def exponential(self, like: torch.Tensor) -> torch.Tensor:
-        """Exp(1) variates shaped and typed like `like` `[B, k]`; advances each row's generator."""
-        rows = [torch.ones_like(like[0]) if generator is None
-                else torch.empty_like(like[0]).exponential_(1.0, generator=generator)
-                for generator in self.generators[:self.size]]
-        return torch.stack(rows)
-
-
 # ---- the primitive -------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import preset_config_dict, write_checkpoint
+from engine.testing.reference_loop import reference_take
 
 GREEDY = SamplingParams(temperature=0.0, ras_window=0)
 
@@ -69,7 +70,7 @@ def test_streams_that_do_not_fit_wait_and_decode_the_same(model):
     budget = memory.held(2, 512)  # two slots of 512 rows and the prefill reserve
     batch = EngineBatch(model, size=4, budget=budget)
     texts = ["Hi there.", "Yes.", "What time is it?", "No."]
-    keys = {batch.submit(line(text), GREEDY, 0, max_frames=6 + i): i for i, text in enumerate(texts)}
+    keys = {batch.submit(model.request(line(text), GREEDY, 0, max_frames=6 + i)): i for i, text in enumerate(texts)}
     results, most = {}, 0
     while batch.pending():
         results.update({keys[done.ticket]: done.generation for done in batch.step()})
@@ -77,11 +78,12 @@ def test_streams_that_do_not_fit_wait_and_decode_the_same(model):
         assert batch.memory.held(batch.storage.slots, batch.storage.capacity) <= budget
     assert most == 2 and batch.storage.slots == 2
     for i, text in enumerate(texts):
-        assert torch.equal(results[i].codes, model.generate(line(text), GREEDY, 0, max_frames=6 + i).codes)
+        alone = reference_take(model, model.request(line(text), GREEDY, 0, max_frames=6 + i))
+        assert torch.equal(results[i].codes, alone.codes)
 
 
 def test_a_stream_larger_than_the_budget_is_refused(model):
     batch = EngineBatch(model, size=2, budget=BatchMemory.for_model(model, budget=1).held(1, 512))
-    batch.submit(line("Hi."), GREEDY, 0, max_frames=8)  # fits 512 rows
+    batch.submit(model.request(line("Hi."), GREEDY, 0, max_frames=8))  # fits 512 rows
     with pytest.raises(EngineError, match="budget"):
-        batch.submit(line("Hi."), GREEDY, 0, max_frames=600)  # needs 1024 rows
+        batch.submit(model.request(line("Hi."), GREEDY, 0, max_frames=600))  # needs 1024 rows

@@ -14,7 +14,7 @@ import pytest
 import torch
 from fakes import take_records, wait_for, write_script
 
-from drama_cli.backends.base import GenerationRequest, SerialBatch
+from drama_cli.backends.base import GenerationRequest
 from drama_cli.backends.drama3 import Drama3Backend
 from drama_cli.backends.drama3_batch import EngineStreamBatch
 from drama_cli.cli import main
@@ -44,8 +44,8 @@ def render(path, model, project, batch: int, takes: int = 2) -> int:
 
 
 def test_cli_batch_4_and_batch_1_store_the_same_takes(tiny_model, tmp_path):
-    # Default sampling (temperature 1): on the CPU each stream of the batch draws from its own
-    # torch.Generator as the eager loop does, so sampled takes match too, not only greedy ones.
+    # Default sampling (temperature 1): each stream of the batch draws from the counter-based
+    # race keyed by its own seed, as a take alone does, so sampled takes match too.
     path = write_script(tmp_path, TEXTS[:3])
     assert render(path, tiny_model, tmp_path / "one.drama", 1) in (0, 1)
     assert render(path, tiny_model, tmp_path / "four.drama", 4) in (0, 1)
@@ -60,7 +60,7 @@ def test_cli_batch_4_and_batch_1_store_the_same_takes(tiny_model, tmp_path):
 
 def test_the_drama3_batch_returns_refused_requests_in_turn(tiny_model, tmp_path):
     backend = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
-    assert isinstance(backend.open_batch(1), SerialBatch)
+    assert isinstance(backend.open_batch(1), EngineStreamBatch)  # one path at every size
     batch = backend.open_batch(3)
     assert isinstance(batch, EngineStreamBatch) and batch.size == 3
     conversation = Conversation(layout="clone", text="<|speaker:0|> Go.")
@@ -127,3 +127,18 @@ def test_kill_9_with_an_engine_batch_in_flight_loses_and_repeats_no_take(tiny_mo
     for line in lines:
         assert [t.record["wav_sha256"] for t in store.takes("boathouse", line)][:len(before[line])] == before[line]
     assert not list(project.rglob("*.tmp"))
+
+
+def test_takes_of_the_generator_draw_release_render_again_under_a_new_identity(tiny_model, tmp_path, monkeypatch):
+    # The previous release drew one-stream CPU takes from a torch.Generator: the same --seed gave
+    # other codes. Its identity had no `draws`, so its takes are not this engine's cache hits.
+    path = write_script(tmp_path, TEXTS[:1])
+    project = tmp_path / "scene.drama"
+    current = Drama3Backend.identity
+    monkeypatch.setattr(Drama3Backend, "identity", lambda self: {"engine": "drama3", "revision": self._revision})
+    assert render(path, tiny_model, project, 1, takes=1) in (0, 1)
+    monkeypatch.setattr(Drama3Backend, "identity", current)
+    assert render(path, tiny_model, project, 1, takes=1) in (0, 1)
+    takes = TakeStore(project).takes("boathouse", "boathouse-1")
+    assert [t.record["engine_identity"].get("draws") for t in takes] == [None, "counter-v1"]
+    assert takes[0].record["cache_key"] != takes[1].record["cache_key"]

@@ -1,11 +1,12 @@
-"""The generation loop (engine/generate.py) on a tiny random checkpoint: caches, prefix cache,
-stop rules, frame budget, seeds, streaming, and the checked retry loop (case M1)."""
+"""Generation (engine/generate.py, a batch of one through the decode loop) on a tiny random
+checkpoint: caches, prefix cache, stop rules, frame budget, seeds, streaming, timed phases, and
+the checked retry loop (case M1)."""
 
 import numpy as np
 import pytest
 import torch
 
-import engine.generate as generate_module
+import engine.step as step_module
 from engine.clip import AudioClip
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation, Reference
@@ -41,10 +42,10 @@ def script_main(monkeypatch, model: Drama3, tokens: list) -> None:
     queue = [model.semantic_start + t[1] if isinstance(t, tuple) else t for t in tokens]
 
     def scripted(logits, recent, params, generator, candidates):
-        sample_main(logits, recent, params, generator, candidates)  # keep the real call exercised
-        return torch.tensor(queue.pop(0))
+        drawn = sample_main(logits, recent, params, generator, candidates)  # keep the real call exercised
+        return torch.full_like(drawn, queue.pop(0))
 
-    monkeypatch.setattr(generate_module, "sample_main", scripted)
+    monkeypatch.setattr(step_module, "sample_main", scripted)
 
 
 @torch.no_grad()
@@ -185,6 +186,11 @@ def test_stream_yields_the_frames_of_the_take(model):
     assert torch.equal(stream.result.codes, take.codes)
     times = stream.result.frame_times_s
     assert len(times) == 6 and times == sorted(times)
+
+
+def test_a_timed_take_splits_prefill_and_decode(model):
+    take = model.generate(clone(), SamplingParams(), seed=9, max_frames=4, ignore_eos=True, timed=True)
+    assert set(take.phase_s) == {"prefill", "decode"} and all(v > 0 for v in take.phase_s.values())
 
 
 def test_prompt_too_long_for_the_context_is_refused(model):

@@ -1,5 +1,6 @@
 """Expert offload (engine/offload): a simulated device budget on the CPU gives the same codes as
-full residency, with real hit, miss and copy counts; the memory plan and size parsing."""
+full residency, alone and in a batch of streams of the decode loop, with real hit, miss and copy
+counts; the memory plan and size parsing."""
 
 from pathlib import Path
 
@@ -7,8 +8,10 @@ import numpy as np
 import pytest
 import torch
 
+from engine.batch import EngineBatch
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Reference
+from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.offload.cache import ExpertCache
 from engine.offload.offload import OffloadSettings
@@ -104,6 +107,27 @@ def test_prefetch_keeps_the_codes_and_counts_its_copies(folder, reference):
     assert torch.equal(codes, reference)
     assert counts.prefetches > 0 and 0 <= counts.prefetch_hits <= counts.prefetches
     assert counts.copies == counts.misses + counts.prefetches
+
+
+def test_a_batch_of_streams_under_a_budget_decodes_the_resident_codes(folder):
+    """Offload is a branch in the MoE layer inside the one decode loop: several streams in one
+    step read their chosen experts through the cache and keep the resident model's codes."""
+    seeds = (7, 8, 9)
+
+    def batched(model):
+        batch = EngineBatch(model, len(seeds))
+        tickets = {batch.submit(model.request(conversation(), SamplingParams(), seed, max_frames=8,
+                                              ignore_eos=True)): seed for seed in seeds}
+        return {tickets[done.ticket]: done.generation.codes for done in batch.run()}
+
+    experts, top_k = _experts(folder)
+    offloaded = Drama3.load(folder, device="cpu", offload=OffloadSettings(max(top_k, experts // 4)))
+    with pytest.raises(EngineError, match="graph"):
+        offloaded.set_decode_mode("graph")
+    resident = batched(Drama3.load(folder, device="cpu"))
+    cached = batched(offloaded)
+    assert all(torch.equal(cached[seed], resident[seed]) for seed in seeds)
+    assert offloaded.offload.counters().misses > 0
 
 
 def test_fewer_slots_than_experts_per_token_are_refused(folder):

@@ -24,7 +24,6 @@ from drama_cli.backends.base import (
     FrameCallback,
     Generation,
     GenerationRequest,
-    SerialBatch,
     StreamBatch,
     every_few_frames,
 )
@@ -43,6 +42,10 @@ REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
 # (`drama_cli.qc.take_checks.STOP_REASONS`): take records say `length` for the frame budget.
 ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separator"}
+# The engine's draw scheme: every take draws from the counter-based race keyed by its seed
+# (`engine.sampling.CounterRace`). Earlier releases drew one-stream CPU takes from a
+# `torch.Generator`, so the same `--seed` gave other codes; their identity has no `draws`.
+DRAWS = "counter-v1"
 CUDA_BATCH_STREAMS = 16  # `drama render --batch` default on a CUDA device
 GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "
                 "compiled code is cached for later renders; --no-graph to skip)")
@@ -157,9 +160,11 @@ class Drama3Backend(BackendDefaults):
                    gpu_memory=options.gpu_memory)
 
     def identity(self) -> dict:
-        """Engine name and model revision (part of every cache key; the folder's name is not,
-        so a moved model folder renders nothing again)."""
-        return {"engine": "drama3", "revision": self._revision}
+        """Engine name, model revision and the draw scheme (part of every cache key; the
+        folder's name is not, so a moved model folder renders nothing again). `draws` names the
+        engine's sampling noise: takes from a release whose draws differed for the same seed
+        carry another identity, so they are never taken for this engine's."""
+        return {"engine": "drama3", "revision": self._revision, "draws": DRAWS}
 
     def _load(self):
         if self._model is None:
@@ -234,8 +239,9 @@ class Drama3Backend(BackendDefaults):
         return self.encode_clips(request.conversation), SamplingParams.from_dict(dict(request.sampling))
 
     def _stream(self, model, request: GenerationRequest, on_frames: FrameCallback | None):
-        """Generate the request's codes with the loaded `model`, reporting progress every
-        FRAME_REPORT_EVERY frames (`every_few_frames`); returns the engine's `Generation`."""
+        """Generate the request's codes with the loaded `model` (its decode loop, a batch of
+        one), reporting progress every FRAME_REPORT_EVERY frames (`every_few_frames`); returns
+        the engine's `Generation`."""
         conversation, params = self.engine_request(request)
         stream = model.stream(conversation, params, request.seed)
         report = every_few_frames(on_frames)
@@ -272,12 +278,9 @@ class Drama3Backend(BackendDefaults):
         return Generation(np.asarray(audio, np.float32), codes, stop, info)
 
     def open_batch(self, size: int) -> StreamBatch:
-        """`size` streams decoded together by the engine's batch (`engine.batch.EngineBatch`,
-        through `drama_cli.backends.drama3_batch.EngineStreamBatch`); one at a time with
-        `generate` for 1."""
-        if size <= 1:
-            return SerialBatch(self, size)
-        return EngineStreamBatch(self, size)
+        """`size` streams decoded together by the engine's decode loop (`engine.batch.EngineBatch`,
+        through `drama_cli.backends.drama3_batch.EngineStreamBatch`), whatever the size."""
+        return EngineStreamBatch(self, max(size, 1))
 
     def generate_scene(self, request: GenerationRequest, texts: list[str],
                        on_frames: FrameCallback | None = None) -> list[Generation] | None:

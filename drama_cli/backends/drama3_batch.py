@@ -22,9 +22,9 @@ from engine.errors import EngineError
 
 class EngineStreamBatch:
     """Up to `size` requests of `backend` (a `Drama3Backend`) decoded together; the
-    `drama_cli.backends.base.StreamBatch` contract. Each stream draws as `generate` would for
-    its seed (a `torch.Generator` of its own in the eager decode mode, the counter-based draws
-    of the static frame step otherwise), so its take depends on the request only."""
+    `drama_cli.backends.base.StreamBatch` contract, at every size (one included). Each stream
+    draws as `generate` would for its seed (the counter-based race keyed by it), so its take
+    depends on the request only."""
 
     def __init__(self, backend, size: int):
         from engine.batch import EngineBatch
@@ -41,8 +41,8 @@ class EngineStreamBatch:
         started = time.perf_counter()
         try:
             conversation, params = self.backend.engine_request(request)
-            inner = self._engine.submit(conversation, params, request.seed,
-                                        on_frame=every_few_frames(on_frames))
+            take = self.backend.model.request(conversation, params, request.seed)
+            inner = self._engine.submit(take, on_frame=every_few_frames(on_frames))
         except EngineError as err:
             self._done.append(StreamDone(self._count, error=err))
         else:

@@ -48,7 +48,7 @@ class GDNState:
 @dataclass
 class SlotGDNState:
     """Gated DeltaNet states of a batch of independent streams, one slot each (the batched frame
-    step, `engine.batch_step`): conv `[B, conv_channels, kernel − 1]` (activation dtype) and
+    step, `engine.step`): conv `[B, conv_channels, kernel − 1]` (activation dtype) and
     recurrent `[B, value_heads, key_dim, value_dim]` fp32. `GatedDeltaNet.forward` given one
     advances every slot by one row."""
 

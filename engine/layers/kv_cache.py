@@ -125,7 +125,7 @@ def causal_attention(query: torch.Tensor, keys: torch.Tensor, values: torch.Tens
 
 class SlotKVCache:
     """Keys and values of one attention layer for a batch of independent streams, one slot
-    each, in fixed storage (the batched frame step, `engine.batch_step`).
+    each, in fixed storage (the decode step, `engine.step`).
 
     keys, values: `[B, kv_heads, capacity, head_dim]`, slot b holding rows `[0, position[b])`.
     position: int64 `[B]` the row each slot writes next (advanced by the caller). visible: bool

@@ -1,13 +1,13 @@
-"""The batched frame step: one decoded frame for each of B independent streams held in fixed
-slot storage (docs/internals/engine.md "Batches of streams").
+"""The decode step: one frame for each of the streams held in fixed slot storage, one slot or
+many, with static shapes and no host reads (docs/internals/engine.md "The step").
 
 `SlotStorage` holds `slots` streams of at most `capacity` rows each: per attention layer of
 backbone and tower keys and values `[slots, kv_heads, capacity, head_dim]`, per Gated DeltaNet
 layer conv and recurrent states `[slots, ...]`, and per slot its positions, visibility masks,
 last row and hidden state, RAS window and draw key and counter. Streams sit in slots
-`[0, n)`; `stack(P)` gives views of the first P slots (P: n padded to a fixed size), and
-`decode_streams` runs one frame over them with static shapes and no host reads. Slots past
-the live streams are padding: they compute but never advance.
+`[0, n)`; `stack(P)` gives views of the first P slots (P: n, or n padded to a fixed size), and
+`decode_step` runs one frame over them. Slots past the live streams are padding: they
+compute but never advance.
 """
 
 from __future__ import annotations
@@ -20,15 +20,23 @@ from engine.layers.gated_deltanet import GDNState, SlotGDNState
 from engine.layers.kv_cache import SlotKVCache
 from engine.sampling import (
     NO_TOKEN,
-    GeneratorRows,
     MainCandidates,
     SamplingParams,
     SlotRace,
-    make_generator,
     ras_window,
     sample_codebook,
     sample_main,
 )
+
+MIN_CAPACITY = 512  # rows; capacities are powers of two from here, so few shapes ever compile
+
+
+def static_capacity(rows: int) -> int:
+    """The slot size for `rows` rows: the smallest power of two ≥ max(rows, 512)."""
+    capacity = MIN_CAPACITY
+    while capacity < rows:
+        capacity *= 2
+    return capacity
 
 
 @dataclass(frozen=True)
@@ -42,13 +50,13 @@ class BatchSettings:
 
 
 class SlotStack:
-    """Views of the first P slots of a `SlotStorage` (P ≥ 1), what `decode_streams` reads and
+    """Views of the first P slots of a `SlotStorage` (P ≥ 1), what `decode_step` reads and
     writes: caches, positions `[P]`, masks `[P, capacity]`, hidden `[P, D]`, row `[P, 11]`,
     RAS window `[P, W]`, `race` and `live` int64 `[P]` (1 for a live stream, 0 for padding)."""
 
     def __init__(self, storage: SlotStorage, size: int):
         s = storage
-        self.model, self.size = s.model, size
+        self.storage, self.model, self.size = s, s.model, size
         self.position, self.tower_position = s.position[:size], s.tower_position[:size]
         self.visible, self.tower_visible = s.visible[:size], s.tower_visible[:size]
         self.backbone_states = [
@@ -58,8 +66,7 @@ class SlotStack:
         self.tower_cache = _TowerSlots([SlotKVCache(k[:size], v[:size], self.tower_position, self.tower_visible, 0)
                                         for k, v in s.tower])
         self.hidden, self.row, self.recent = s.hidden[:size], s.row[:size], s.recent[:size]
-        self.race = SlotRace(s.key[:size], s.counter[:size]) if s.draws == "counter" else \
-            GeneratorRows(s.generators, size)
+        self.race = SlotRace(s.key[:size], s.counter[:size])
         self.live = s.live[:size]
         self.settings: BatchSettings = s.settings
         self.candidates, self.blocked = s.candidates, s.blocked
@@ -82,17 +89,12 @@ class _TowerSlots:
 class SlotStorage:
     """Fixed storage for `slots` streams of up to `capacity` rows each, on the model's device
     in its dtype (see the module docstring). `load` puts a prefilled stream into a slot, `move`
-    compacts, `grown` copies the live slots into larger storage.
+    compacts, `grown` copies the live slots into larger storage. Each slot draws from the
+    counter-based race keyed by its stream's seed (`SlotRace`): no host work, so the step
+    compiles and captures."""
 
-    draws: `counter` (a `SlotRace`, no host work, what compiled steps need; the draws of the
-    static frame step) or `generator` (a `torch.Generator` per slot, `GeneratorRows`; the
-    draws of the eager loop). Raises ValueError for another value."""
-
-    def __init__(self, model, slots: int, capacity: int, settings: BatchSettings, draws: str = "counter"):
-        if draws not in ("counter", "generator"):
-            raise ValueError(f"draws are 'counter' or 'generator', not {draws!r}")
-        self.model, self.slots, self.capacity, self.draws = model, slots, capacity, draws
-        self.generators: list[torch.Generator | None] = [None] * slots
+    def __init__(self, model, slots: int, capacity: int, settings: BatchSettings):
+        self.model, self.slots, self.capacity = model, slots, capacity
         device, dtype = model.device, model.dtype
 
         def zeros(*shape, kind=dtype):
@@ -166,34 +168,30 @@ class SlotStorage:
         self.row[slot] = state.last_row[0, 0]
         self.recent[slot] = ras_window(prompt_main.to(self.recent.device), self.recent.shape[1])
         self.key[slot] = torch.tensor(SlotRace.key_of(int(seed)), device=self.key.device)
-        self.generators[slot] = make_generator(int(seed), self.key.device) if self.draws == "generator" else None
         self.counter[slot] = 0
         self.live[slot] = 1
 
     def free(self, slot: int) -> None:
         """Make `slot` padding (it stops advancing)."""
         self.live[slot] = 0
-        self.generators[slot] = None
 
     def move(self, source: int, target: int) -> None:
         """Copy slot `source` (a whole stream) into slot `target`."""
         for tensor in self.tensors():
             tensor[target] = tensor[source]
-        self.generators[target] = self.generators[source]
 
     def grown(self, slots: int, capacity: int, live: int) -> SlotStorage:
         """New storage of `slots` × `capacity` (capacity ≥ this one's) holding copies of slots
         `[0, live)`. Raises ValueError when `live` streams do not fit `slots`."""
         if live > slots or capacity < self.capacity:
             raise ValueError(f"{live} streams of {self.capacity} rows do not fit {slots} × {capacity}")
-        bigger = SlotStorage(self.model, slots, capacity, self.settings, self.draws)
-        bigger.generators[:live] = self.generators[:live]
+        bigger = SlotStorage(self.model, slots, capacity, self.settings)
         for old, new in zip(self.tensors(), bigger.tensors()):
             new[(slice(0, live), *(slice(0, n) for n in old.shape[1:]))] = old[:live]
         return bigger
 
 
-def decode_streams(stack: SlotStack) -> None:
+def decode_step(stack: SlotStack) -> None:
     """One frame for every slot of `stack` on the device (docs/internals/model.md §3.6), static shapes, no
     host reads: main tokens with RAS, codebooks 1..9 from the tower at each slot's tower
     position, rows `[main, c0, …, c9]` (zero codes off the semantic band) left in `stack.row`,
@@ -221,4 +219,4 @@ def decode_streams(stack: SlotStack) -> None:
     stack.tower_position.add_(stack.live)
 
 
-__all__ = ["BatchSettings", "SlotStack", "SlotStorage", "decode_streams"]
+__all__ = ["BatchSettings", "SlotStack", "SlotStorage", "decode_step", "static_capacity"]
