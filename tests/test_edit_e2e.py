@@ -80,6 +80,7 @@ def contains_block(rows: np.ndarray, block: np.ndarray) -> bool:
 
 def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_path, monkeypatch, capsys):
     from drama_cli.backends.drama3 import Drama3Backend
+    from drama_cli.backends.drama3_batch import EngineStreamBatch
     from engine.prompt import build_prompt
 
     seen = []
@@ -90,6 +91,13 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
         return original(self, request, on_frames)
 
     monkeypatch.setattr(Drama3Backend, "generate", spy)
+    queued = EngineStreamBatch.submit
+
+    def spy_submit(self, request, on_frames=None):  # a render voices its takes through the batch
+        seen.append((None, request))
+        return queued(self, request, on_frames)
+
+    monkeypatch.setattr(EngineStreamBatch, "submit", spy_submit)
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
     path = tmp_path / "case.yaml"
     path.write_text(SCRIPT.format(refs=REFS.as_posix()))
