@@ -155,3 +155,20 @@ def test_plot_image_option_is_image_and_output_is_refused_clearly(tmp_path, monk
     text = help_text(capsys, "plot")
     assert "-o, --image" in text or "--image -o" in text
     assert "--output" not in text
+
+
+def test_the_default_picture_name_stays_in_the_current_folder(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    path = work / "play.yaml"
+    path.write_text("cast:\n  A: {}\nscenes:\n  - id: ../../evil\n    lines:\n"
+                    "      - A: We leave at six.\n      - A: Fine.\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+    assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["plot", str(path), "--scene", "../../evil"]) == 0
+    written = capsys.readouterr().out.strip()
+    assert (work / written).parent == work and (work / written).read_bytes()[:4] == b"\x89PNG"
+    assert not (tmp_path / "evil.png").exists()
+    assert main(["plot", str(path), "--scene", "../../evil", "--line", "x"]) == 2  # one of them

@@ -212,6 +212,7 @@ def plot_command(
         scene_blocks_figure,
         take_view_figure,
     )
+    from drama_cli.takes.store import safe_name
 
     if old_output is not None:
         raise UsageError("--output is now --image (or -o): the picture to write; --out is the project folder")
@@ -225,10 +226,10 @@ def plot_command(
     store = _store(script, out)
     if scene is not None:
         fig = scene_blocks_figure(loaded, store, scene)
-        target = output or f"{scene}.png"
+        target = output or f"{safe_name(scene)}.png"  # an id may hold `/` or `..`
     else:
         fig = take_view_figure(loaded, store, line, take)
-        target = output or f"{line}.png"
+        target = output or f"{safe_name(line)}.png"
     written = save_figure(fig, target)
     if as_json:
         from pathlib import Path
