@@ -79,7 +79,10 @@ def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
         raise UsageError("-o - writes WAV or FLAC: give at most one --format, wav or flac")
     return kinds[0]
 
+
 def print_scene(console, scene) -> None:
+    """Print a scene's mix (`drama_cli.mix.project_mix.SceneOutcome`) on `console`: its files,
+    length and level, or why it was skipped; corrupt, moved and stale notes go to stderr."""
     for problem in scene.problems:
         notice(f"scene {scene.scene_id}: {problem}; left out of the mix")
     for note in scene.moved:
