@@ -133,6 +133,17 @@ def fake_render(monkeypatch, backend=None):
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: backend or FakeBackend())
 
 
+def rendered_with_selection(tmp_path: Path, monkeypatch, contents: str) -> tuple[Path, Path]:
+    """A one-line scene rendered with the fake, then its `selected.json` overwritten with
+    `contents`: (script path, selection file)."""
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
+    selected.write_text(contents)
+    return path, selected
+
+
 
 def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
     sheet = json.loads((folder / "boathouse" / "mix.cues.json").read_text())

@@ -17,6 +17,7 @@ from fakes import (
     fake_render,
     mix_rows,
     mix_settings_script,
+    rendered_with_selection,
     tone,
     write_script,
 )
@@ -340,11 +341,7 @@ def test_mix_with_a_corrupt_selected_take_exits_1_naming_line_and_file(tmp_path,
 
 
 def test_a_scene_that_cannot_be_mixed_says_its_old_mix_is_stale(tmp_path, monkeypatch, capsys):
-    fake_render(monkeypatch)
-    path = write_script(tmp_path, ["We leave at six."])
-    assert main(["render", str(path)]) == 0
-    selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
-    selected.write_text('{"lines": {}}')
+    path, selected = rendered_with_selection(tmp_path, monkeypatch, '{"lines": {}}')
     capsys.readouterr()
     assert main(["mix", str(path)]) == 1
     captured = capsys.readouterr()

@@ -6,7 +6,14 @@ import sys
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import FakeBackend, fake_render, margot_scene, voice, write_script
+from fakes import (
+    FakeBackend,
+    fake_render,
+    margot_scene,
+    rendered_with_selection,
+    voice,
+    write_script,
+)
 
 from drama_cli.cli import main
 from drama_cli.errors import RenderError, UsageError
@@ -205,11 +212,7 @@ def test_selecting_a_corrupt_take_says_it_is_unusable_and_why(tmp_path, monkeypa
 
 
 def test_a_corrupt_selection_file_is_an_error_naming_it(tmp_path, monkeypatch, capsys):
-    fake_render(monkeypatch)
-    path = write_script(tmp_path, ["We leave at six."])
-    assert main(["render", str(path)]) == 0
-    selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
-    selected.write_text("{not json")
+    path, selected = rendered_with_selection(tmp_path, monkeypatch, "{not json")
     capsys.readouterr()
     assert main(["mix", str(path)]) == 2
     err = capsys.readouterr().err
