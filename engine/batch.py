@@ -34,7 +34,7 @@ import torch
 from engine.batch_memory import BatchMemory, default_budget
 from engine.errors import EngineError
 from engine.frame_rules import FrameRules
-from engine.graphs import StepGraphs
+from engine.graphs import StepGraphs, capture_step
 from engine.step import BatchSettings, SlotStorage, decode_step, static_capacity
 from engine.take import Generation, PhaseClock, TakeRequest
 
@@ -43,6 +43,8 @@ FrameCodes = Callable[[torch.Tensor], None]  # codes `[10]` int64 of each kept f
 PREFILL_ROWS_PER_STEP = 256  # prompt rows prefilled between two decode steps (one chunk's worth)
 SPAN_STEP = 128  # an eager step attends over whole multiples of this many rows
 MODES = ("eager", "graph")
+
+RECOMPILE_LIMIT = 64  # compiled variants of the step kept per process
 
 
 def padded_size(live: int, slots: int) -> int:
@@ -152,18 +154,30 @@ class EngineBatch:
             self.storage.free(slot)
         self.live = []
 
-    def compile(self, fullgraph: bool = True, capture: bool = False, backend: str = "inductor") -> None:
+    def compile(self, fullgraph: bool = True, capture: bool = False, backend: str | None = "inductor",
+                capture_with=None) -> None:
         """Run later steps through `torch.compile(decode_step, dynamic=False)`, one compiled
         graph per padded size (1, 2, 4, … slots). capture: CUDA only, also capture each padded
         size as a CUDA graph (`engine.graphs.StepGraphs`). fullgraph: refuse graph breaks.
-        backend: torch.compile's. On the CPU a step of several rows fails to compile (the routed
-        experts read their choices on the host inside a compiled region). Raises EngineError
-        for capture off CUDA."""
-        if capture and self.model.device.type != "cuda":
+        backend: torch.compile's; None runs the step uncompiled at padded sizes. capture_with:
+        a stand-in for `engine.graphs.capture_step` (same signature), which runs graph mode's
+        bookkeeping off CUDA (tests, and `bench/gpu_check.py --smoke`); implies capture. On the
+        CPU a step of several rows fails to compile (the routed experts read their choices on
+        the host, a graph break inside a compiled layer). Raises EngineError for a real capture
+        off CUDA."""
+        if capture and capture_with is None and self.model.device.type != "cuda":
             raise EngineError("decode mode 'graph' needs a CUDA device")
-        self._runner = torch.compile(decode_step, fullgraph=fullgraph, dynamic=False, backend=backend)
+        # One graph per padded size and batch settings: past dynamo's default limit of 8 the
+        # step would quietly run uncompiled.
+        config = torch._dynamo.config
+        config.recompile_limit = max(config.recompile_limit, RECOMPILE_LIMIT)
+        self._runner = decode_step if backend is None else torch.compile(
+            decode_step, fullgraph=fullgraph, dynamic=False, backend=backend)
         self._padded = True
-        self.graphs = StepGraphs(self._runner, decode_step) if capture else None
+        self.graphs = None
+        if capture or capture_with is not None:
+            self.graphs = StepGraphs(self._runner, decode_step, capture_with or capture_step,
+                                     pool=(lambda: None) if capture_with else None)
 
     def step(self) -> list[Finished]:
         """Prefill joining streams (chunks of up to PREFILL_ROWS_PER_STEP rows in all; until one

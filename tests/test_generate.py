@@ -198,24 +198,6 @@ def test_prompt_too_long_for_the_context_is_refused(model):
         model.generate(clone(), SamplingParams(), seed=0, max_frames=model.context_rows)
 
 
-def test_gpu_bench_runs_on_the_tiny_preset_on_cpu(monkeypatch, capsys):
-    """bench/gpu_decode.py is meant for an H200; its CPU-side pieces run here on `tiny`."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "bench" / "gpu_decode.py"
-    spec = importlib.util.spec_from_file_location("gpu_decode", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    monkeypatch.setattr(sys, "argv", ["gpu_decode.py", "--preset", "tiny", "--device", "cpu",
-                                      "--frames", "3", "--prompt-rows", "150"])
-    bench.main()
-    out = capsys.readouterr().out
-    assert "prompt 150 rows, 3 frames decoded at batch 1" in out
-    assert "frames/s" in out and "Fish's engine" in out
-
-
 def test_stream_audio_chunks_equal_decoding_the_whole_take(model):
     stream = model.stream_audio(clone(), SamplingParams(), seed=4, chunk_frames=3, max_frames=7)
     chunks = list(stream)

@@ -2,7 +2,9 @@
 the block-FP8 routed experts (engine/kernels/fp8_experts.py) for 1, 5 and 16 rows, their grouped
 prefill kernels (engine/kernels/fp8_grouped.py) for 17, 64 and 200 rows, and the Gated DeltaNet
 step through flash-linear-attention's fused recurrent kernel
-(engine/kernels/gated_delta.py), on layer 0 of the tiny and small presets.
+(engine/kernels/gated_delta.py), on layer 0 of the tiny preset (the small preset's layer takes
+the interpreter minutes: `TRITON_INTERPRET=1 python -m engine.testing.kernels small` by hand;
+bench/gpu_check.py runs the kernels compiled on a GPU at full size).
 
 Triton chooses interpretation when it is imported, so the comparison runs in a child process
 started with TRITON_INTERPRET=1 (`python -m engine.testing.kernels`)."""
@@ -18,15 +20,7 @@ import pytest
 from engine.testing import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
-# Largest errors seen: experts 1e-6 on outputs of magnitude 1-2.5; Gated DeltaNet outputs 5e-7
-# and states 1.2e-7 on states of magnitude ~1. Both sides accumulate in fp32 from the same
-# values; only the order of the sums differs.
-TOLERANCE = 2e-5
-# The grouped prefill kernels in float32: largest error seen 1.9e-6 on outputs of magnitude 2-3
-# (tiny, 200 rows). In bfloat16 against the torch path in bfloat16 (which rounds each expert's
-# output and the running sum to bfloat16): 0.0195 at magnitude 2-3, a bfloat16 step there being
-# 0.0156; the bfloat16 torch path is itself 0.011 from float32.
-BF16_TOLERANCE = 0.05
+TOLERANCE, BF16_TOLERANCE = kernels.TOLERANCE, kernels.BF16_TOLERANCE
 
 pytest.importorskip("triton")
 
@@ -34,13 +28,13 @@ pytest.importorskip("triton")
 @pytest.fixture(scope="module")
 def report() -> dict:
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "engine.testing.kernels", "tiny", "small"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, "-m", "engine.testing.kernels", "tiny"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("preset", ["tiny"])
 def test_fp8_expert_kernel_matches_torch(report, preset):
     errors = report[preset]["experts"]
     assert errors["scale"] > 0.5  # a real signal on both sides
@@ -48,16 +42,16 @@ def test_fp8_expert_kernel_matches_torch(report, preset):
         assert errors[f"rows_{rows}"] < TOLERANCE, (rows, errors)
 
 
-@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("preset", ["tiny"])
 def test_grouped_fp8_prefill_kernel_matches_torch(report, preset):
     errors = report[preset]["prefill"]
     assert errors["scale"] > 0.5
     for rows in kernels.PREFILL_ROWS:
         assert errors[f"rows_{rows}"] < TOLERANCE, (rows, errors)
-    assert errors[f"bf16_rows_{kernels.PREFILL_BF16_ROWS}"] < BF16_TOLERANCE, errors
+        assert errors[f"bf16_rows_{rows}"] < BF16_TOLERANCE, (rows, errors)
 
 
-@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("preset", ["tiny"])
 def test_fused_recurrent_gated_delta_matches_torch(report, preset):
     errors = report[preset]["gated_delta"]
     assert errors["state_scale"] > 0.1
@@ -69,7 +63,7 @@ def test_the_comparison_refuses_to_run_compiled(monkeypatch):
     assert kernels.main([]) == 2
 
 
-@pytest.mark.parametrize("preset", ["tiny", "small"])
+@pytest.mark.parametrize("preset", ["tiny"])
 def test_expert_kernels_read_an_expert_cache_bit_for_bit(report, preset):
     differences = report[preset]["offload"]
     assert differences["copies"] > 0  # the cache really was filled from the host store

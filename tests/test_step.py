@@ -15,6 +15,7 @@ from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.graphs import StepGraphs
+from engine.testing.graphs import ReplayedStep
 from engine.sampling import CounterRace, SamplingParams, kept_mask, sample_top_k_top_p
 from engine.step import decode_step
 from engine.testing.checkpoints import write_checkpoint
@@ -169,13 +170,6 @@ def test_no_graph_reaches_the_drama3_backend(tmp_path):
     assert make_backend("drama3", tmp_path, device="cpu", graph=False).graph is False
 
 
-class FakeGraph:
-    """What a captured graph does: replaying runs the step on the tensors it was captured on."""
-
-    def __init__(self, step):
-        self.replay = step
-
-
 def run_streams(batch: EngineBatch, model: Drama3, streams: dict) -> dict:
     tickets = {batch.submit(model.request(line(text), GREEDY, 0, frames)): key
                for key, (text, frames) in streams.items()}
@@ -191,7 +185,7 @@ def test_graphs_are_captured_once_per_padded_size_in_one_pool(model):
     def capture(step, mutable, pool):
         captured.append(len(mutable))
         pools.append(pool)
-        return FakeGraph(step)
+        return ReplayedStep(step)
 
     batch, sizes = EngineBatch(model, 4), []
     batch._padded = True  # as graph mode runs: padded sizes over the whole slot (uncompiled on the CPU)

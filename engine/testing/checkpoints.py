@@ -182,7 +182,7 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     weight_map = {}
     for number, names in enumerate(shards, start=1):
         shard = f"model-{number:05d}-of-{len(shards):05d}.safetensors"
-        tensors = {name: random_tensor(name, specs[name], seed, config, device) for name in names}
+        tensors = {name: random_tensor(name, specs[name], seed, config, device).cpu() for name in names}
         save_file(tensors, str(folder / shard), metadata={"format": "pt"})
         weight_map.update({name: shard for name in names})
         summary["files"].append(shard)
@@ -223,8 +223,8 @@ def _generator(name: str, seed: int, device: str = "cpu") -> torch.Generator:
 
 def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config,
                   device: str = "cpu") -> torch.Tensor:
-    """The random value of one checkpoint tensor on the CPU, deterministic in (name, seed) for
-    a given generation `device` (CUDA draws differ from CPU draws but are as reproducible).
+    """The random value of one checkpoint tensor, drawn and returned on `device`, deterministic
+    in (name, seed) for a given device (CUDA draws differ from CPU draws but are as reproducible).
 
     Scales keep activations O(1): linear weights ~ N(0, 1/in), zero-centred norm weights
     ~ N(0, 0.1) (applied as 1 + w), the Gated DeltaNet norm ~ 1 + N(0, 0.1), decay parameters
@@ -235,9 +235,9 @@ def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config,
         shape = _weight_shape(name, spec, config)
         normal = _randn(_generator(weight_name, seed, device), shape) * shape[-1] ** -0.5
         weight, scale = quantize_fp8_blocks(normal, config.weight_block_size)
-        return (scale if name.endswith("weight_scale_inv") else weight).cpu()
+        return scale if name.endswith("weight_scale_inv") else weight
     values = _values_by_role(name, spec.shape, _generator(name, seed, device))
-    return values.to(spec.dtypes[0]).cpu()
+    return values.to(spec.dtypes[0])
 
 
 def _weight_shape(name: str, spec: TensorSpec, config: Drama3Config) -> tuple[int, ...]:
