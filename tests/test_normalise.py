@@ -21,12 +21,12 @@ from drama_cli.script.load import load_script
     ("en", "15% off", "fifteen percent off"),
     ("en", "$5.50, £1 and 3 €", "five dollars and fifty cents, one pound and three euros"),
     ("en", "2.5 km, 1 kg, 12 °C", "two point five kilometres, one kilogram, twelve degrees Celsius"),
-    ("en", "pages 3-5", "pages three-five"),
+    ("en", "pages 3-5", "pages three to five"),
     ("en", "#1 rule", "number one rule"),
     ("de", "#1 Regel", "Nummer eins Regel"),
     ("de", "1.084 Äpfel", "eintausendvierundachtzig Äpfel"),
     ("de", "-5 und 3,25", "minus fünf und drei Komma zwei fünf"),
-    ("de", "am 3. Mai 1984", "am dritte Mai neunzehnhundertvierundachtzig"),
+    ("de", "am 3. Mai 1984", "am dritten Mai neunzehnhundertvierundachtzig"),
     ("de", "um 10:30 Uhr", "um zehn Uhr dreißig"),
     ("de", "15 % und 5,50 €", "fünfzehn Prozent und fünf Euro und fünfzig Cent"),
     ("de", "2,5 km", "zwei Komma fünf Kilometer"),
@@ -118,7 +118,7 @@ def test_compile_shows_the_normalised_text_and_no_normalize_turns_it_off(tmp_pat
     assert drama(["compile", str(path), "--mode", "clone"]) == 0
     out = capsys.readouterr().out
     assert '"<|speaker:0|> We met on the third at ten thirty, one thousand and eighty-four of us."' in out
-    assert '"<|speaker:1|> Am dritte Mai um zehn Uhr dreißig waren es eintausendvierundachtzig."' in out
+    assert '"<|speaker:1|> Am dritten Mai um zehn Uhr dreißig waren es eintausendvierundachtzig."' in out
     assert drama(["compile", str(path), "--mode", "clone", "--no-normalize"]) == 0
     assert '"<|speaker:1|> Am 3. Mai um 10:30 Uhr waren es 1.084."' in capsys.readouterr().out
 
