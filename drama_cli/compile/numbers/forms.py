@@ -99,10 +99,10 @@ def _date(match: re.Match, w: Words, context: Context) -> str | None:
                 return None
         day, month = (second, first) if month_first else (first, second)
     else:
-        day, month = int(parts["d"]), int(parts["mo"])
+        day, month, month_first = int(parts["d"]), int(parts["mo"]), bool(w.month_first)
     if not (1 <= day <= 31 and 1 <= month <= 12):
         return None
-    return w.date(day, month, int(parts["y"]), context)
+    return w.date(day, month, int(parts["y"]), context, month_first)
 
 
 # ---- ranges, fractions, decades, ordinals ---------------------------------------------------

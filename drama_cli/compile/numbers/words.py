@@ -119,12 +119,13 @@ class Words:
         """The name of month `number` (1-12)."""
         return self.rules.months[number - 1]
 
-    def date(self, day: int, month: int, year: int | None, context: Context) -> str:
-        """A date in the language's spoken order."""
+    def date(self, day: int, month: int, year: int | None, context: Context, month_first: bool = False) -> str:
+        """A date in the language's spoken order; English says the month first when
+        `month_first` (as en-US writes it)."""
         name = self.month(month)
         year_said = f" {self.year(year)}" if year is not None else ""
         if self.language == "en":
-            if self.month_first:
+            if month_first:
                 return f"{name} {self.ordinal(day)}" + (f",{year_said}" if year_said else "")
             lead = "" if context.before and context.before[-1] == "the" else "the "
             return f"{lead}{self.ordinal(day)} of {name}{year_said}"
