@@ -1,9 +1,12 @@
 """Number expressions said whole in English, German, French and Spanish: the forms and agreements
 of docs/guide/pronunciation.md, each written form with the exact words it becomes."""
 
+import random
+import re
+
 import pytest
 
-from drama_cli.compile.normalise import normalise_text
+from drama_cli.compile.normalise import normalise_text, normalised_pieces
 
 # (language, written, said): the garbled, ungrammatical and unconverted forms reported from real
 # texts, then one row per form the guide lists.
@@ -163,3 +166,41 @@ def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
 ])
 def test_more_forms_are_said_whole(language, written, said):
     assert normalise_text(written, language) == said
+
+
+_FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", "10:00", "10:00:00", "2:45.5",
+              "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
+              "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
+              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")"]
+
+
+def _random_text(rng) -> str:
+    parts = [rng.choice(_FRAGMENTS) if rng.random() < 0.7 else str(rng.randint(0, 99999))
+             for _ in range(rng.randint(1, 8))]
+    return "".join(part + rng.choice(["", "", " ", " "]) for part in parts)
+
+
+def _separator_between_words(said: str) -> bool:
+    """A `,`, `:`, `/` or `.` with a letter or digit on both sides (`nine thousand,000`), outside the
+    meridiem spellings."""
+    return bool(re.search(r"\w[,:/.]\w", re.sub(r"\b[ap]\.m\.", "", said)))
+
+
+def test_no_output_joins_a_digit_to_a_word_or_leaves_a_separator_between_number_words():
+    rng = random.Random(20260401)
+    for _ in range(250):
+        text = _random_text(rng)
+        for language in ("en", "de", "fr", "es"):
+            pieces = normalised_pieces(text, language)
+            out = "".join(said for _, _, said in pieces)
+            for start, end, said in pieces:
+                if said == text[start:end]:
+                    continue
+                assert not re.search(r"\d", said), (language, text, said)
+                assert not _separator_between_words(said), (language, text, said)
+                assert not (start and text[start - 1].isalnum()), (language, text, said)
+                assert not (end < len(text) and text[end].isalnum() and said[-1].isalnum()), (language, text, said)
+            written = set(text.split())
+            for token in out.split():
+                if re.search(r"\d", token):
+                    assert token in written, (language, text, out)
