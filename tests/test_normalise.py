@@ -1,5 +1,6 @@
 """Numbers and symbols as words in the speaker's language."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,45 @@ def test_normalised_pieces_join_to_the_normalised_text():
         assert "".join(said for _, _, said in pieces) == normalise_text(text, "en")
         assert [(a, b) for a, b, _ in pieces] == list(zip([0] + [b for _, b, _ in pieces[:-1]],
                                                           [b for _, b, _ in pieces]))
+
+
+def test_a_line_in_another_writing_system_is_not_said_with_english_rules(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text("title: T\ncast:\n  JOHN: {}\nlines:\n  - JOHN: ジョン（20）\n  - JOHN: Room 20.\n",
+                    encoding="utf-8")
+    plans = compile_scene(load_script(str(path)), "scene-1", "clone")
+    assert [plan.text for plan in plans] == ["<|speaker:0|> ジョン（20）", "<|speaker:0|> Room twenty."]
+    assert "numbers in ja lines are sent as written" in plans[0].warnings[0]
+
+
+def test_the_script_language_label_decides_how_a_date_reads(tmp_path):
+    body = "  - speaker: ANN\n    text: On 3/2/2003.\n"
+    head = "title: T\ncast:\n  ANN: {}\n"
+    for label, said in [("en-US", "On March second, two thousand and three."),
+                        ("en-GB", "On the third of February two thousand and three."), ("en", "On 3/2/2003.")]:
+        path = tmp_path / "play.yaml"
+        path.write_text(head + f"language: {label}\nlines:\n" + body, encoding="utf-8")
+        assert texts(load_script(str(path))) == [f"<|speaker:0|> {said}"]
+
+
+def test_check_numbers_lists_each_expression_said_or_left_with_its_place(tmp_path, drama, capsys):
+    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. R2D2 paid $5 million.\n  - YUKI: 2025年。\n")
+    assert drama(["check", str(path), "--numbers"]) == 0
+    captured = capsys.readouterr()
+    assert "number expressions: 3, 1 left as written" in captured.out
+    assert f"  {path}:7:13: 10:00:00 p.m. → ten p.m." in captured.out
+    assert f"  {path}:7:27: R2D2 → left as written (no number form of the language takes it whole)" in captured.out
+    assert f"  {path}:7:37: $5 million → five million dollars" in captured.out
+    assert f"warning: {path}:8:5: line scene-1-2: digits in a ja line are sent as written" in captured.err
+    assert drama(["check", str(path), "--numbers", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["numbers"]
+    assert [(r["written"], r["said"], r["form"], r["position"]) for r in rows] == [
+        ("10:00:00 p.m.", "ten p.m.", "time", f"{path}:7:13"),
+        ("R2D2", None, "unknown", f"{path}:7:27"),
+        ("$5 million", "five million dollars", "amount", f"{path}:7:37")]
+
+
+def test_compile_marks_each_number_rewrite(tmp_path, drama, capsys):
+    path = write(tmp_path, "  - KLAUS: Am 3. Mai mit 1 Frau.\n")
+    assert drama(["compile", str(path), "--mode", "clone"]) == 0
+    assert "  numbers: 3. → dritten; 1 → einer\n" in capsys.readouterr().out

@@ -93,9 +93,11 @@ def speaker_language(script: Script, name: str) -> str:
 
 def declared_language(script: Script, name: str) -> str | None:
     """The language label a voice is given as written (`en-GB` kept whole): its cast member's
-    `lang:`, else the script's `language:`; None when neither gives one."""
+    `lang:`, else the script's `language:`, else its book's language (a Fountain title page's
+    `Language:`); None when none gives one."""
     member = script.cast.get(name)
-    for label in (member.lang if member else None, script.language):
+    book = script.book.language if script.book else None
+    for label in (member.lang if member else None, script.language, book):
         if label is not None and label.strip():
             return label.strip()
     return None
@@ -188,7 +190,8 @@ def read_language_keys(reader: YamlReader, fields: dict, base: Path, script: Scr
     or a Fountain script's cast file), added to `script`."""
     script.lexicon += read_lexicon_keys(reader, fields, base)
     if "language" in fields:
-        script.language = language_code(reader.scalar(fields["language"][1], "language")) or script.language
+        label = reader.scalar(fields["language"][1], "language").strip()  # `en-GB` kept: dates read by it
+        script.language = label or script.language
     if "normalize" in fields:
         script.normalize = reader.boolean(fields["normalize"][1], "normalize")
 

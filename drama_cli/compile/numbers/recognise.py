@@ -98,8 +98,13 @@ class Recogniser:
         end -= 1 if end > start and text[end - 1] == "." else 0
         if end <= start or not re.search(r"\d", text[start:end]):
             return None, 1
-        return Expression(start, end, text[start:end], None, "unknown",
-                          "no number form of the language takes it whole"), 1
+        return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
+
+    def _why(self, written: str) -> str:
+        """Why `written` is left as written."""
+        if self.words.language == "en" and re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", written):
+            return "day and month could be either way round: give the language as en-US or en-GB"
+        return "no number form of the language takes it whole"
 
     def _say(self, candidate: str, context: Context) -> tuple[str, str] | None:
         for name, pattern, say in self.forms:
