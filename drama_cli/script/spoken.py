@@ -9,6 +9,7 @@ spoken word with its time in a take, recognised or estimated.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import asdict, dataclass
@@ -58,8 +59,10 @@ def spoken_words(text: str) -> list[str]:
     return [normalise_word(w) for w in spoken_tokens(text)]
 
 
+@functools.lru_cache(maxsize=8192)
 def number_words(number: int, language: str = "en", to: str = "cardinal") -> str:
-    """`number` in words in `language` (`num2words`; `to`: cardinal, ordinal or year)."""
+    """`number` in words in `language` (`num2words`; `to`: cardinal, ordinal or year); cached, as
+    `num2words` takes most of the time of saying a text's numbers."""
     from num2words import num2words
 
     return num2words(number, lang=language, to=to)

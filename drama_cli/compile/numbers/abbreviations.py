@@ -9,6 +9,7 @@ Eighth", in French `Louis XIV` → "Louis quatorze").
 
 from __future__ import annotations
 
+import functools
 import re
 
 from drama_cli.compile.numbers.recognise import Expression
@@ -56,13 +57,20 @@ def abbreviations(text: str, language: str) -> list[Expression]:
     return result
 
 
-def _abbreviated(text: str, language: str):
-    titles, anywhere = _TITLES.get(language, {}), _ANYWHERE.get(language, {})
-    table = titles | anywhere
+@functools.cache
+def _table(language: str) -> tuple[dict[str, str], re.Pattern]:
+    """The abbreviations of `language` (`St.` said by `_saint_or_street`) and their pattern."""
+    table = _TITLES.get(language, {}) | _ANYWHERE.get(language, {})
     if language == "en":
         table = table | {"St.": "", "St": ""}
     pattern = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
                          + r")(?![\w])")
+    return table, pattern
+
+
+def _abbreviated(text: str, language: str):
+    titles = _TITLES.get(language, {})
+    table, pattern = _table(language)
     for match in pattern.finditer(text):
         written = match.group()
         after = text[match.end():]

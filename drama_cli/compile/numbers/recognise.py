@@ -21,6 +21,7 @@ from drama_cli.compile.numbers.words import Context, Words
 _WORD = re.compile(r"\S+")
 _OPENERS = "([{\"'“‘„«¿¡"
 _CLOSERS = ")]}\"'”’»,;:!?…"
+_NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
 
 
@@ -67,7 +68,7 @@ class Recogniser:
 
     def _starts(self, text: str, tokens, i: int) -> bool:
         word = text[tokens[i][0]:tokens[i][1]]
-        if re.search(rf"\d|[{''.join(VULGAR_FRACTIONS)}]", word):
+        if _NUMERIC.search(word):
             return True
         bare = word.strip(_OPENERS)
         return bare in self.starters and i + 1 < len(tokens) and \
