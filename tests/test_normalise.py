@@ -168,7 +168,7 @@ def test_a_line_in_another_writing_system_is_not_said_with_english_rules(tmp_pat
 def test_the_script_language_label_decides_how_a_date_reads(tmp_path):
     body = "  - speaker: ANN\n    text: On 3/2/2003.\n"
     head = "title: T\ncast:\n  ANN: {}\n"
-    for label, said in [("en-US", "On March second, two thousand and three."),
+    for label, said in [("en-US", "On March second two thousand and three."),
                         ("en-GB", "On the third of February two thousand and three."), ("en", "On 3/2/2003.")]:
         path = tmp_path / "play.yaml"
         path.write_text(head + f"language: {label}\nlines:\n" + body, encoding="utf-8")

@@ -62,10 +62,11 @@ def spoken_words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=8192)
 def number_words(number: int, language: str = "en", to: str = "cardinal") -> str:
     """`number` in words in `language` (`num2words`; `to`: cardinal, ordinal or year); cached, as
-    `num2words` takes most of the time of saying a text's numbers."""
+    `num2words` takes most of the time of saying a text's numbers. No commas: a comma is a pause
+    (`num2words` writes "one thousand, two hundred")."""
     from num2words import num2words
 
-    return num2words(number, lang=language, to=to)
+    return num2words(number, lang=language, to=to).replace(",", "")  # "one thousand, two hundred"
 
 
 def wer_words(text: str) -> list[str]:

@@ -4,7 +4,8 @@ Titles (`Dr.`, `Mrs`, `Mme`, `Sra.`) are said before a name; `St.` is Saint befo
 name and Street after one; `e.g.`, `etc.`, `z. B.`, `usw.` anywhere. An abbreviation whose dot
 also ends the sentence keeps a full stop after its words. Roman numerals are read after a word
 that numbers a part (`Act II` → "Act Two") and after a regnal name (`Henry VIII` → "Henry the
-Eighth", in French `Louis XIV` → "Louis quatorze").
+Eighth", in French `Louis XIV` → "Louis quatorze"; the names are those of a list of the commonest
+regnal names, so `Rocky II` is left alone).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ _TITLES = {
 }
 _ANYWHERE = {
     "en": {"e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
-           "approx.": "approximately"},
+           "approx.": "approximately",
+           "incl.": "including", "excl.": "excluding"},
     "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
            "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "Str.": "Straße", "Nr.": "Nummer"},
     "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
@@ -41,7 +43,15 @@ _PART_WORDS = {
     "es": "Acto Capítulo Parte Tomo Escena Libro Volumen",
 }
 _CAN_END = frozenset("etc. usw. etcétera. approx. ca.".split())
-_NOT_NAMES = frozenset("Mr Mrs Ms Dr Mister Malcolm Vitamin Grade Type Class Plan Model Size".split())
+_REGNAL_NAMES = frozenset(
+    "Henry Edward George William Richard James Charles Elizabeth Mary John Stephen Anne Victoria Louis Philip "
+    "Pius Benedict Gregory Leo Innocent Clement Paul Urban Boniface Alexander Nicholas Peter Catherine Ivan "
+    "Frederick Ferdinand Alfonso Carlos Felipe Enrique Luis Fernando Juan Pedro Isabel Heinrich Friedrich "
+    "Wilhelm Karl Ludwig Otto Philipp Franz Leopold Rudolf Albrecht Maximilian Henri François Jean Philippe "
+    "Napoléon Napoleon Charlemagne Gustav Gustavus Olaf Christian Frederik Haakon Harald Magnus Victor Umberto "
+    "Vittorio Ramesses Ptolemy Constantine Justinian Sancho Jaime Jacques Guillaume Robert David "
+    "Kenneth Duncan Alexandre Nicolas Pierre Carol Sigismund Casimir Ladislaus Wenceslaus Béla Andrew "
+    "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split())
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 
@@ -77,6 +87,8 @@ def _abbreviated(text: str, language: str):
         if written in titles and not re.match(r"\s+[A-ZÀ-Ý]", after):
             continue  # a title stands before a name
         said = table[written] or _saint_or_street(text, match)
+        if written[0].isupper():
+            said = said[0].upper() + said[1:]
         if written.endswith(".") and written not in titles and \
                 (not after.strip() or (written in _CAN_END and re.match(r"\s+[A-ZÀ-Ý]", after))):
             said += "."
@@ -114,8 +126,7 @@ def _roman(text: str, language: str):
         if word in parts and value <= 50:
             said = number_words(value, language)
             said = said.capitalize() if language in ("en", "de") else said
-        elif (len(numeral) > 1 or numeral in "VI") and word not in _NOT_NAMES and \
-                (numeral != "I" or language != "en"):
+        elif word in _REGNAL_NAMES and (numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")):
             said = _regnal(value, language, match.group(3))
             if said is None:
                 continue

@@ -66,6 +66,7 @@ _EN_UNITS = {
     "GB": ("gigabyte", "gigabytes", "m"), "MB": ("megabyte", "megabytes", "m"), "TB": ("terabyte", "terabytes", "m"),
     "kW": ("kilowatt", "kilowatts", "m"), "Hz": ("hertz", "hertz", "m"), "GHz": ("gigahertz", "gigahertz", "m"),
     "ms": ("millisecond", "milliseconds", "m"), "min": ("minute", "minutes", "m"),
+    "tbsp": ("tablespoon", "tablespoons", "m"), "tsp": ("teaspoon", "teaspoons", "m"),
 }
 _DE_UNITS = {
     "km": ("Kilometer", "Kilometer", "m"), "m": ("Meter", "Meter", "m"), "cm": ("Zentimeter", "Zentimeter", "m"),
@@ -76,7 +77,8 @@ _DE_UNITS = {
     "m²": ("Quadratmeter", "Quadratmeter", "m"), "km²": ("Quadratkilometer", "Quadratkilometer", "m"),
     "m³": ("Kubikmeter", "Kubikmeter", "m"), "GB": ("Gigabyte", "Gigabyte", "n"), "MB": ("Megabyte", "Megabyte", "n"),
     "kW": ("Kilowatt", "Kilowatt", "n"), "Std.": ("Stunde", "Stunden", "f"), "min": ("Minute", "Minuten", "f"),
-    "Min.": ("Minute", "Minuten", "f"),
+    "Min.": ("Minute", "Minuten", "f"), "h": ("Stunde", "Stunden", "f"), "EL": ("Esslöffel", "Esslöffel", "m"),
+    "TL": ("Teelöffel", "Teelöffel", "m"),
 }
 _FR_UNITS = {
     "km": ("kilomètre", "kilomètres", "m"), "m": ("mètre", "mètres", "m"), "cm": ("centimètre", "centimètres", "m"),
@@ -95,6 +97,7 @@ _ES_UNITS = {
     "°": ("grado", "grados", "m"), "kWh": ("kilovatio hora", "kilovatios hora", "m"),
     "m²": ("metro cuadrado", "metros cuadrados", "m"), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", "m"),
     "m³": ("metro cúbico", "metros cúbicos", "m"), "GB": ("gigabyte", "gigabytes", "m"), "min": ("minuto", "minutos", "m"),
+    "h": ("hora", "horas", "f"),
 }
 
 

@@ -126,7 +126,7 @@ class Words:
         year_said = f" {self.year(year)}" if year is not None else ""
         if self.language == "en":
             if month_first:
-                return f"{name} {self.ordinal(day)}" + (f",{year_said}" if year_said else "")
+                return f"{name} {self.ordinal(day)}{year_said}"
             lead = "" if context.before and context.before[-1] == "the" else "the "
             return f"{lead}{self.ordinal(day)} of {name}{year_said}"
         if self.language == "de":
