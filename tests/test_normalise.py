@@ -196,3 +196,10 @@ def test_compile_marks_each_number_rewrite(tmp_path, drama, capsys):
     path = write(tmp_path, "  - KLAUS: Am 3. Mai mit 1 Frau.\n")
     assert drama(["compile", str(path), "--mode", "clone"]) == 0
     assert "  numbers: 3. → dritten; 1 → einer\n" in capsys.readouterr().out
+
+
+def test_a_fountain_title_page_language_is_the_script_language(tmp_path):
+    (tmp_path / "play.fountain").write_text("Title: T\nLanguage: de\n\nINT. HALL - NIGHT\n\nANN\nAm 3. Mai.\n",
+                                            encoding="utf-8")
+    (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
+    assert texts(load_script(str(tmp_path / "play.fountain"))) == ["<|speaker:0|> Am dritten Mai."]

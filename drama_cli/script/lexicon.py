@@ -97,7 +97,8 @@ def declared_language(script: Script, name: str) -> str | None:
     `Language:`); None when none gives one."""
     member = script.cast.get(name)
     book = script.book.language if script.book else None
-    for label in (member.lang if member else None, script.language, book):
+    title_page = next((value for key, value in script.title_page.items() if key.strip().lower() == "language"), None)
+    for label in (member.lang if member else None, script.language, book, title_page):
         if label is not None and label.strip():
             return label.strip()
     return None
