@@ -23,7 +23,12 @@ from drama_cli.compile.numbers.recognise import Expression, Recogniser
 from drama_cli.compile.numbers.rules import LANGUAGES
 from drama_cli.compile.numbers.words import Words
 from drama_cli.script.document import Line, Script, Span
-from drama_cli.script.lexicon import LexiconEntry, language_code, line_matches, text_language
+from drama_cli.script.lexicon import (
+    LexiconEntry,
+    language_code,
+    line_matches,
+    text_language,
+)
 from engine.layouts import STRINGS
 
 

@@ -80,7 +80,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     if expressions is not None:
         from drama_cli.script.number_check import number_rows
 
-        rows, number_warnings = number_rows(script, expressions)
+        rows, number_warnings = number_rows(script, expressions, listed=numbers)
         report.warnings += number_warnings
         report.numbers = rows if numbers else None
     for member in script.cast.values():

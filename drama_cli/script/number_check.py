@@ -42,9 +42,10 @@ class NumberRow:
                 "position": str(self.position) if self.position else None}
 
 
-def number_rows(script: Script, expressions: Expressions) -> tuple[list[NumberRow], list[Warning_]]:
-    """The number expressions of every line whose normalisation is on, in script order, and one
-    warning per line with digits in a language that has no number rules."""
+def number_rows(script: Script, expressions: Expressions, listed: bool = True) -> tuple[list[NumberRow], list[Warning_]]:
+    """The number expressions of every line whose normalisation is on, in script order (only
+    those of text with digits unless `listed`), and one warning per line with digits in a
+    language that has no number rules."""
     rows: list[NumberRow] = []
     warnings: list[Warning_] = []
     source = source_rows(script)
@@ -56,7 +57,7 @@ def number_rows(script: Script, expressions: Expressions) -> tuple[list[NumberRo
         for span in line.spans:
             if span.kind == "switch":
                 speaker = span.value
-            if span.kind != "text":
+            if span.kind != "text" or not (listed or re.search(r"\d", span.text)):
                 continue
             language = text_language(script, speaker, span.text)
             found = expressions(span.text, language)

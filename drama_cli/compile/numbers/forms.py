@@ -58,7 +58,7 @@ def _time(match: re.Match, w: Words, context: Context) -> str | None:
         _, _, second, second_plural = _CLOCK_WORDS[w.language]
         said += f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
     if meridiem:
-        said += f" {w.rules.meridiem[meridiem.rstrip('.') if meridiem.rstrip('.') in ('am', 'pm') else meridiem]}"
+        said += f" {w.rules.meridiem[meridiem]}"
     return said
 
 

@@ -45,7 +45,7 @@ def german_ordinal(stem: str, before: list[str], gender: str | None) -> str:
     """An ordinal (`num2words`' form ending in -e, such as "dritte") with the ending the words
     before and the noun's gender call for: weak -e / -en after an article or contraction, strong
     -er / -e / -es without one."""
-    base = stem[:-1] if stem.endswith("e") else stem
+    base = stem.removesuffix("e")
     last = before[-1] if before else ""
     if last == "der":
         return base + ("en" if len(before) > 1 and before[-2] in _DE_PREPOSITIONS else "e")
