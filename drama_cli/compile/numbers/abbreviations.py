@@ -32,7 +32,8 @@ _ANYWHERE = {
     "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
            "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "Str.": "Straße", "Nr.": "Nummer"},
     "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
-           "bd": "boulevard", "n°": "numéro"},
+           "bd": "boulevard", "n°": "numéro", "Réf.": "Référence",
+           "réf.": "référence"},
     "es": {"etc.": "etcétera", "Ud.": "usted", "Uds.": "ustedes", "p. ej.": "por ejemplo", "núm.": "número", "pág.": "página", "Avda.": "avenida",
            "c/": "calle"},
 }
@@ -58,7 +59,8 @@ _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1
 
 def abbreviations(text: str, language: str) -> list[Expression]:
     """Every abbreviation and read Roman numeral of `text`, said, in order."""
-    found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language)]
+    found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
+             *_french_roman_ordinal(text, language)]
     found.sort(key=lambda e: e.start)
     result: list[Expression] = []
     for expression in found:
@@ -84,7 +86,7 @@ def _abbreviated(text: str, language: str):
     for match in pattern.finditer(text):
         written = match.group()
         after = text[match.end():]
-        if written in titles and not re.match(r"\s+[A-ZÀ-Ý]", after):
+        if written in titles and not re.match(r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y)\s+[A-ZÀ-Ý])", after):
             continue  # a title stands before a name
         said = table[written] or _saint_or_street(text, match)
         if written[0].isupper():
@@ -133,6 +135,19 @@ def _roman(text: str, language: str):
         else:
             continue
         yield Expression(start, end, text[start:end], said, "roman numeral")
+
+
+def _french_roman_ordinal(text: str, language: str):
+    """French `XIXe siècle`, `IIIe République`: a Roman numeral with an ordinal ending."""
+    if language != "fr":
+        return
+    for match in re.finditer(r"(?<![\w.])([MDCLXVI]+)(e|ème|er|re)(?![\w])", text):
+        if not _ROMAN.fullmatch(match.group(1)):
+            continue
+        value = _roman_value(match.group(1))
+        said = ("première" if match.group(2) == "re" else "premier") if value == 1 else \
+            number_words(value, language, "ordinal")
+        yield Expression(match.start(), match.end(), match.group(), said, "roman numeral")
 
 
 def _regnal(value: int, language: str, dot: str) -> str | None:

@@ -29,7 +29,7 @@ _FR = {
     "f": "personne femme fille heure minute seconde fois année semaine journée page chose vie ville maison "
          "voiture rue porte main tête mère sœur place table chambre étoile pomme bouteille tasse cuillère "
          "tonne nuit saison classe partie étape victoire place fille amie lettre ligne scène lune tranche "
-         "gousse pincée boîte livre_sterling dent jambe soirée matinée tour_de_piste",
+         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape",
     "m": "homme enfant jour an mois euro dollar centime kilo mètre litre garçon ami livre siècle étage "
          "chapitre acte point match but pas verre œuf morceau an degré frère père fils chien chat arbre "
          "musée lycée dollar franc rouble yen won kilomètre gramme centimètre millimètre tour",
@@ -56,10 +56,11 @@ _ENDINGS = {
            ("ling", "m"), ("ismus", "m"), ("or", "m"), ("er", "m"), ("e", "f")),
     "fr": (("tion", "f"), ("sion", "f"), ("té", "f"), ("ette", "f"), ("ure", "f"), ("ence", "f"), ("ance", "f"),
            ("ie", "f"), ("ée", "f"), ("euse", "f"), ("rice", "f"), ("ade", "f"), ("aine", "f"), ("elle", "f"),
-           ("esse", "f"), ("ise", "f"), ("ude", "f"), ("ière", "f"), ("ment", "m"), ("age", "m"), ("eau", "m"),
+           ("esse", "f"), ("ise", "f"), ("ude", "f"), ("ière", "f"), ("aille", "f"),
+           ("eille", "f"), ("ment", "m"), ("age", "m"), ("eau", "m"),
            ("isme", "m"), ("eur", "m"), ("ier", "m"), ("on", "m"), ("et", "m")),
     "es": (("ción", "f"), ("sión", "f"), ("dad", "f"), ("tad", "f"), ("tud", "f"), ("umbre", "f"), ("ez", "f"),
-           ("ma", "m"), ("a", "f"), ("o", "m"), ("or", "m"), ("aje", "m"), ("ón", "m"), ("án", "m"), ("és", "m")),
+           ("a", "f"), ("o", "m"), ("or", "m"), ("aje", "m"), ("ón", "m"), ("án", "m"), ("és", "m")),
 }
 _PLURALS = {"de": ("en", "n", "e", "er", "s"), "fr": ("s", "x"), "es": ("es", "s")}
 _ES_PLURAL_ENDINGS = {"ciones": "ción", "siones": "sión", "dades": "dad", "tudes": "tud", "ores": "or"}

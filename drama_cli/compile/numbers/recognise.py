@@ -22,6 +22,7 @@ _WORD = re.compile(r"\S+")
 _OPENERS = "([{\"'“‘„«¿¡"
 _CLOSERS = ")]}\"'”’»,;:!?…"
 _NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
+_COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d][\w-]*)")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
 
 
@@ -99,6 +100,12 @@ class Recogniser:
         end -= 1 if end > start and text[end - 1] == "." else 0
         if end <= start or not re.search(r"\d", text[start:end]):
             return None, 1
+        compound = _COMPOUND.fullmatch(text, start, end)
+        if compound:  # `19th-century`, `9-inch`: the number said, the word after the hyphen kept
+            stop = start + len(compound.group(1))
+            said = self._say(compound.group(1), Context(self._context(text, tokens, i, i, stop).before))
+            if said is not None:
+                return Expression(start, stop, compound.group(1), said[1], said[0]), 1
         return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
 
     def _why(self, written: str) -> str:

@@ -88,6 +88,7 @@ _FR_UNITS = {
     "°": ("degré", "degrés", "m"), "kWh": ("kilowattheure", "kilowattheures", "m"),
     "m²": ("mètre carré", "mètres carrés", "m"), "km²": ("kilomètre carré", "kilomètres carrés", "m"),
     "m³": ("mètre cube", "mètres cubes", "m"), "Go": ("gigaoctet", "gigaoctets", "m"), "min": ("minute", "minutes", "f"),
+    "h": ("heure", "heures", "f"),
 }
 _ES_UNITS = {
     "km": ("kilómetro", "kilómetros", "m"), "m": ("metro", "metros", "m"), "cm": ("centímetro", "centímetros", "m"),
