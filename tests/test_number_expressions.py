@@ -163,6 +163,7 @@ def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
     ("en", "World War II", "World War Two"),
     ("en", "then I left", "then I left"),
     ("en", "Rocky II", "Rocky II"),
+    ("fr", "Le XXIe siècle. De plus, Ce Me", "Le vingt et unième siècle. De plus, Ce Me"),
     ("en", "Elizabeth I", "Elizabeth the First"),
 ])
 def test_more_forms_are_said_whole(language, written, said):

@@ -142,9 +142,10 @@ def _french_roman_ordinal(text: str, language: str):
     if language != "fr":
         return
     for match in re.finditer(r"(?<![\w.])([MDCLXVI]+)(e|ème|er|re)(?![\w])", text):
-        if not _ROMAN.fullmatch(match.group(1)):
-            continue
-        value = _roman_value(match.group(1))
+        numeral = match.group(1)
+        if not _ROMAN.fullmatch(numeral) or (len(numeral) == 1 and numeral not in "IVX"):
+            continue  # `Le`, `De`, `Ce`, `Me` are words
+        value = _roman_value(numeral)
         said = ("première" if match.group(2) == "re" else "premier") if value == 1 else \
             number_words(value, language, "ordinal")
         yield Expression(match.start(), match.end(), match.group(), said, "roman numeral")
