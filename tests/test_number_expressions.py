@@ -116,6 +116,7 @@ def test_number_expressions_are_said_whole(language, written, said):
     ("de", "3. Platz", "dritter Platz"),
     ("de", "ins 3. Jahr", "ins dritte Jahr"),
     ("de", "für 1 Mann", "für einen Mann"),
+    ("de", "mit 1 Koffer und 1 Tasche", "mit einem Koffer und einer Tasche"),
     ("de", "1 Uhr", "ein Uhr"),
     ("de", "Es ist 1.", "Es ist eins."),
     ("es", "21 de mayo", "veintiuno de mayo"),

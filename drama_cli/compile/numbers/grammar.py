@@ -27,8 +27,10 @@ _DE_STRONG_BY_CASE = {"nom": {"m": "er", "f": "e", "n": "es"}, "acc": {"m": "en"
 
 def german_case(before: list[str]) -> str:
     """"nom", "acc" or "dat": the case the words before a number (nearest last, lower case) call
-    for; a preposition decides, two-way prepositions read as dative (where, not whither)."""
-    for word in reversed(before[-2:]):
+    for; a preposition decides, two-way prepositions read as dative (where, not whither). After
+    `und`/`oder` the preposition before the pair's first member counts (`mit 1 Koffer und 1 Tasche`)."""
+    near = before[-4:] if before and before[-1] in ("und", "oder", "sowie") else before[-2:]
+    for word in reversed(near):
         if word in _DE_DATIVE:
             return "dat"
         if word in _DE_ACCUSATIVE:

@@ -125,7 +125,7 @@ class Recogniser:
         return None
 
     def _context(self, text: str, tokens, first: int, last: int, stop: int) -> Context:
-        before = [_bare(text[a:b]).lower() for a, b in tokens[max(0, first - 2):first]]
+        before = [_bare(text[a:b]).lower() for a, b in tokens[max(0, first - 4):first]]
         noun = ""
         after_end = tokens[last][1]
         if stop == after_end and last + 1 < len(tokens):
