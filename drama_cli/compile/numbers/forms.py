@@ -196,22 +196,30 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     scale = match.groupdict().get("scale")
     if scale:
         _, scale_one, scale_many = w.rules.scales[scale]
-        of = w.rules.scale_of
-        if of == " de " and re.match(r"[aeiouéèêh]", units, re.IGNORECASE) and w.language == "fr":
-            of = " d'"
+        of = _of(w, scale_many, units)
         one = value == 1 and not frac
         scale_gender = "f" if w.language == "de" and scale_one.startswith("Milli") else "m"
         number = w.decimal(value, frac, scale_gender)
         return f"{sign}{number} {scale_one if one else scale_many}{of}{units}"
     if value is None:
         return None
-    said = f"{w.cardinal(value, gender)} {unit if value == 1 else units}"
+    number = w.cardinal(value, gender)
+    said = f"{number}{_of(w, number, units)}{unit if value == 1 else units}"
     if frac and len(frac) == 2 and int(frac):
         c = int(frac)
         said += f"{w.rules.amount_joiner}{w.cardinal(c, 'm')} {cent if c == 1 else cents}"
     elif frac and int(frac):
         said = f"{w.decimal(value, frac)} {units}"
     return sign + said
+
+
+def _of(w: Words, number: str, noun: str) -> str:
+    """What joins a number ending in a scale noun to the noun counted: " de " in French and
+    Spanish (" d'" before a vowel: "un million d'euros"); a space otherwise."""
+    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?$", number):
+        return " "
+    of = w.rules.scale_of
+    return " d'" if of == " de " and w.language == "fr" and re.match(r"[aeiouéèêh]", noun, re.I) else of
 
 
 def _percent(match: re.Match, w: Words, context: Context) -> str | None:

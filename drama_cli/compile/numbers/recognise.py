@@ -23,6 +23,7 @@ _OPENERS = "([{\"'“‘„«¿¡"
 _CLOSERS = ")]}\"'”’»,;:!?…"
 _NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
 _COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d][\w-]*)")
+_GROUP = re.compile(r"\d{3}")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
 
 
@@ -83,7 +84,10 @@ class Recogniser:
         if lead and word[lead - 1] in "'’" and re.match(r"\d0s\b", word[lead:]):
             lead -= 1  # `'90s`
         start += lead
-        for extra in range(min(_EXTRA_WORDS, len(tokens) - 1 - i), -1, -1):
+        groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
+        while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
+            groups += 1
+        for extra in range(min(_EXTRA_WORDS + groups, len(tokens) - 1 - i), -1, -1):
             if any(_trail(text[a:b]) for a, b in tokens[i:i + extra]):
                 continue  # punctuation inside: not one expression
             end = tokens[i + extra][1] - len(_trail(text[tokens[i + extra][0]:tokens[i + extra][1]]))
@@ -119,7 +123,10 @@ class Recogniser:
             match = pattern.fullmatch(candidate)
             if match is None:
                 continue
-            said = say(match, self.words, context)
+            try:
+                said = say(match, self.words, context)
+            except OverflowError:  # beyond the largest number `num2words` names
+                return None
             if said is not None:
                 return name, said
         return None
