@@ -28,7 +28,8 @@ _TITLES = {
 _ANYWHERE = {
     "en": {"e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
            "approx.": "approximately",
-           "incl.": "including", "excl.": "excluding"},
+           "incl.": "including", "excl.": "excluding",
+           "Ref.": "Reference", "ref.": "reference"},
     "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
            "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "Str.": "Straße", "Nr.": "Nummer"},
     "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
@@ -89,8 +90,8 @@ def _abbreviated(text: str, language: str):
         if written in titles and not re.match(r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y)\s+[A-ZÀ-Ý])", after):
             continue  # a title stands before a name
         said = table[written] or _saint_or_street(text, match)
-        if written[0].isupper():
-            said = said[0].upper() + said[1:]
+        if written[0].isupper() and re.search(r"(?:^|[.!?¿¡]\s*)$", text[:match.start()]):
+            said = said[0].upper() + said[1:]  # a sentence's first word
         if written.endswith(".") and written not in titles and \
                 (not after.strip() or (written in _CAN_END and re.match(r"\s+[A-ZÀ-Ý]", after))):
             said += "."

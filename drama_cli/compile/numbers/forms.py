@@ -20,6 +20,12 @@ _CLOCK_WORDS = {"en": ("minute", "minutes", "second", "seconds"), "de": ("Minute
                 "fr": ("minute", "minutes", "seconde", "secondes"), "es": ("minuto", "minutos", "segundo", "segundos")}
 
 
+_HOUR_WORDS = {"en": ("hour", "hours"), "de": ("Stunde", "Stunden"), "fr": ("heure", "heures"),
+               "es": ("hora", "horas")}
+_CLOCK_BEFORE = {"en": {"at", "by", "from", "until", "till", "to"}, "de": {"um", "bis", "ab", "von", "gegen"},
+                 "fr": {"à", "vers", "de", "dès"}, "es": {"a", "las", "la", "hacia", "desde", "hasta"}}
+
+
 def number_pattern(rules: LanguageRules, name: str = "") -> str:
     """A number as the language writes it: groups `int{name}`, `frac{name}` (digits after the
     decimal mark); `.5` has no whole part."""
@@ -53,6 +59,9 @@ def _time(match: re.Match, w: Words, context: Context) -> str | None:
     meridiem = (match.groupdict().get("mer") or "").lower()
     if hours > 24 or minutes > 59 or (meridiem and not 1 <= hours <= 12) or (hours == 24 and minutes):
         return None
+    if match.groupdict().get("s") and not meridiem and "Uhr" not in match.group(0) and \
+            not (context.before and context.before[-1] in _CLOCK_BEFORE[w.language]):
+        return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
     said = _clock(w, hours, minutes, meridiem)
     if seconds:
         _, _, second, second_plural = _CLOCK_WORDS[w.language]
@@ -60,6 +69,16 @@ def _time(match: re.Match, w: Words, context: Context) -> str | None:
     if meridiem:
         said += f" {w.rules.meridiem[meridiem]}"
     return said
+
+
+def _hours_minutes_seconds(w: Words, hours: int, minutes: int, seconds: int) -> str:
+    """A duration written `H:MM:SS`: "two hours three minutes fifty-nine seconds"."""
+    minute, minutes_word, second, seconds_word = _CLOCK_WORDS[w.language]
+    hour, hours_word = _HOUR_WORDS[w.language]
+    parts = [(hours, hour, hours_word, "f" if w.language in ("fr", "es", "de") else None),
+             (minutes, minute, minutes_word, "f" if w.language in ("fr", "de") else "m"),
+             (seconds, second, seconds_word, "f" if w.language in ("fr", "de") else "m")]
+    return " ".join(f"{w.cardinal(n, gender)} {one if n == 1 else many}" for n, one, many, gender in parts if n)
 
 
 def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:

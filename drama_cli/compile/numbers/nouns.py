@@ -29,7 +29,7 @@ _FR = {
     "f": "personne femme fille heure minute seconde fois année semaine journée page chose vie ville maison "
          "voiture rue porte main tête mère sœur place table chambre étoile pomme bouteille tasse cuillère "
          "tonne nuit saison classe partie étape victoire place fille amie lettre ligne scène lune tranche "
-         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape",
+         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape commune région",
     "m": "homme enfant jour an mois euro dollar centime kilo mètre litre garçon ami livre siècle étage "
          "chapitre acte point match but pas verre œuf morceau an degré frère père fils chien chat arbre "
          "musée lycée dollar franc rouble yen won kilomètre gramme centimètre millimètre tour",
