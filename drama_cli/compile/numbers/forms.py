@@ -2,7 +2,8 @@
 
 A form's pattern must match a whole candidate (`re.fullmatch`); its function returns the words,
 or None when the match is not this form after all (a month 13, a range that is a phone number),
-and the next form is tried. Forms are tried in the order of `FORMS`.
+and the next form is tried. Forms are tried in the order `forms` lists them. Times and dates
+are said by `times`.
 """
 
 from __future__ import annotations
@@ -11,19 +12,10 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS, YEAR_RANGE, LanguageRules
+from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
 from drama_cli.compile.numbers.words import Context, Words
 
 Say = Callable[[re.Match, Words, Context], "str | None"]
-
-_MERIDIEM = r"(?i:a\.m\.?|p\.m\.?|am|pm)"
-_CLOCK_WORDS = {"en": ("minute", "minutes", "second", "seconds"), "de": ("Minute", "Minuten", "Sekunde", "Sekunden"),
-                "fr": ("minute", "minutes", "seconde", "secondes"), "es": ("minuto", "minutos", "segundo", "segundos")}
-
-
-_HOUR_WORDS = {"en": ("hour", "hours"), "de": ("Stunde", "Stunden"), "fr": ("heure", "heures"),
-               "es": ("hora", "horas")}
-_CLOCK_BEFORE = {"en": {"at", "by", "from", "until", "till", "to"}, "de": {"um", "bis", "ab", "von", "gegen"},
-                 "fr": {"à", "vers", "de", "dès"}, "es": {"a", "las", "la", "hacia", "desde", "hasta"}}
 
 
 def number_pattern(rules: LanguageRules, name: str = "") -> str:
@@ -48,80 +40,6 @@ def _units(rules: LanguageRules) -> str:
     """Unit symbols; those of two letters or more also in any case (`12KG`)."""
     return "|".join(f"(?i:{re.escape(u)})" if len(u) > 1 and u.isalpha() and u.islower() else re.escape(u)
                     for u in sorted(rules.units, key=len, reverse=True))
-
-
-# ---- times, dates, durations ----------------------------------------------------------------
-
-
-def _time(match: re.Match, w: Words, context: Context) -> str | None:
-    hours, minutes = int(match.group("h")), int(match.group("m") or 0)
-    seconds = int(match.groupdict().get("s") or 0)
-    meridiem = (match.groupdict().get("mer") or "").lower()
-    if hours > 24 or minutes > 59 or (meridiem and not 1 <= hours <= 12) or (hours == 24 and minutes):
-        return None
-    if match.groupdict().get("s") and not meridiem and "Uhr" not in match.group(0) and \
-            not (context.before and context.before[-1] in _CLOCK_BEFORE[w.language]):
-        return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
-    said = _clock(w, hours, minutes, meridiem)
-    if seconds:
-        _, _, second, second_plural = _CLOCK_WORDS[w.language]
-        said += f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
-    if meridiem:
-        said += f" {w.rules.meridiem[meridiem]}"
-    return said
-
-
-def _hours_minutes_seconds(w: Words, hours: int, minutes: int, seconds: int) -> str:
-    """A duration written `H:MM:SS`: "two hours three minutes fifty-nine seconds"."""
-    minute, minutes_word, second, seconds_word = _CLOCK_WORDS[w.language]
-    hour, hours_word = _HOUR_WORDS[w.language]
-    parts = [(hours, hour, hours_word, "f" if w.language in ("fr", "es", "de") else None),
-             (minutes, minute, minutes_word, "f" if w.language in ("fr", "de") else "m"),
-             (seconds, second, seconds_word, "f" if w.language in ("fr", "de") else "m")]
-    return " ".join(f"{w.cardinal(n, gender)} {one if n == 1 else many}" for n, one, many, gender in parts if n)
-
-
-def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
-    minute = w.cardinal(minutes)
-    if w.language == "en":
-        hour = w.cardinal(hours)
-        if minutes == 0:
-            return hour if meridiem else f"{hour} o'clock" if hours <= 12 else f"{hour} hundred"
-        return f"{hour} oh {minute}" if minutes < 10 else f"{hour} {minute}"
-    if w.language == "de":
-        hour = "ein" if hours == 1 else w.cardinal(hours)
-        return f"{hour} Uhr" + (f" {minute}" if minutes else "")
-    hour = w.cardinal(hours, "f")
-    if w.language == "fr":
-        return f"{hour} heure{'s' if hours > 1 else ''}" + (f" {minute}" if minutes else "")
-    return hour + (f" y {minute}" if minutes else "")
-
-
-def _duration(match: re.Match, w: Words, context: Context) -> str | None:
-    minutes, seconds = int(match.group("mi")), int(match.group("s"))
-    minute, minute_plural, _, second_plural = _CLOCK_WORDS[w.language]
-    return (f"{w.cardinal(minutes)} {minute if minutes == 1 else minute_plural} "
-            f"{w.decimal(seconds, match.group('f'))} {second_plural}")
-
-
-def _date(match: re.Match, w: Words, context: Context) -> str | None:
-    parts = match.groupdict()
-    if parts.get("a"):
-        first, second = int(parts["a"]), int(parts["b"])
-        month_first = w.month_first if w.language == "en" else False
-        if month_first is None:  # plain `en`: only an unambiguous date is read
-            if first > 12 and second <= 12:
-                month_first = False
-            elif second > 12 and first <= 12:
-                month_first = True
-            else:
-                return None
-        day, month = (second, first) if month_first else (first, second)
-    else:
-        day, month, month_first = int(parts["d"]), int(parts["mo"]), bool(w.month_first)
-    if not (1 <= day <= 31 and 1 <= month <= 12):
-        return None
-    return w.date(day, month, int(parts["y"]), context, month_first)
 
 
 # ---- ranges, fractions, decades, ordinals ---------------------------------------------------
@@ -315,11 +233,11 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     fractions = "".join(VULGAR_FRACTIONS)
     found: list[tuple[str, str, Say]] = [
         ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
-                 + {"en": rf"(?:\s?(?P<mer>{_MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), _time),
-        ("duration", r"(?P<mi>\d{1,3}):(?P<s>[0-5]\d)[.,](?P<f>\d+)", _duration),
-        ("date", r"(?P<d>\d{1,2})\.(?P<mo>\d{1,2})\.(?P<y>\d{4})", _date),
-        ("date", r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})", _date),
-        ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})", _date),
+                 + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
+        ("duration", r"(?P<mi>\d{1,3}):(?P<s>[0-5]\d)[.,](?P<f>\d+)", say_duration),
+        ("date", r"(?P<d>\d{1,2})\.(?P<mo>\d{1,2})\.(?P<y>\d{4})", say_date),
+        ("date", r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})", say_date),
+        ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})", say_date),
         ("range", rf"(?P<a>\d+)(?:[-‐–]|\s[–-]\s)(?P<b>\d+)(?:\s?(?P<unit>{units})|\s?(?P<pct>%))?", _range),
         ("score", r"(?P<a>\d{1,2}):(?P<b>\d)", _score),
         ("fraction", r"(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)", _fraction),
@@ -333,18 +251,18 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("number", rf"{sign}{number}", _plain),
     ]
     if language == "en":
-        found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{_MERIDIEM})", _time),
+        found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet)]
     elif language == "de":
-        found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", _time),
+        found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
                       ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
                        _scaled)]
     elif language == "fr":
-        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", _time),
+        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
                       ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal)]
     else:
         found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal)]

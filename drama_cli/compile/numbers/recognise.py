@@ -2,7 +2,7 @@
 
 The text is cut at white space into words. Each word holding a digit (or a fraction sign, or a
 currency or number mark before a number) starts an expression: the word with the one or two
-words after it, then the word alone, is matched against the language's forms (`forms.FORMS`),
+words after it, then the word alone, is matched against the language's forms (`forms.forms`),
 longest first, so `$5 million`, `10:00:00 p.m.`, `24:00 Uhr` and `22 h 30` are one expression
 each. Quotes and brackets around it and the punctuation after it are not part of it; a final
 `.` is when a form needs it (`3.` before a German noun, `p.m.`). A word with a digit that no
