@@ -63,7 +63,7 @@ EXAMPLES = [
     ("en", "1/2 cup", "one half cup"),
     ("en", "½ cup", "one half cup"),
     ("en", "3 3/5 miles", "three and three fifths miles"),
-    ("de", "€1 Mio.", "eine Million Euro"),
+    ("de", "€1 Mio.", "eine Million Euro."),
     ("fr", "5 millions d'euros", "cinq millions d'euros"),
     ("en", "₹5", "five rupees"),
     ("en", "₽100", "one hundred roubles"),

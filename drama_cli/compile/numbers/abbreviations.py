@@ -42,7 +42,7 @@ _PART_WORDS = {
     "en": "Act Chapter Part Book Scene Volume Section Round Level World War",
     "de": "Akt Kapitel Teil Band Szene Buch Abschnitt",
     "fr": "Acte Chapitre Partie Tome Scène Livre Volume",
-    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen",
+    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo",
 }
 _CAN_END = frozenset("etc. usw. etcétera. approx. ca.".split())
 _REGNAL_NAMES = frozenset(
@@ -99,11 +99,11 @@ def _abbreviated(text: str, language: str):
 
 
 def _street_suffix(text: str, language: str):
-    """German `Hauptstr.`: a street name's abbreviated end."""
+    """German `Hauptstr.`, `Bestellnr.`: a compound's abbreviated end."""
     if language != "de":
         return
-    for match in re.finditer(r"(?<=\w)str\.", text):
-        said = "straße" + ("." if not text[match.end():].strip() else "")
+    for match in re.finditer(r"(?<=\w)(str|nr)\.", text):
+        said = {"str": "straße", "nr": "nummer"}[match.group(1)] + ("." if not text[match.end():].strip() else "")
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
@@ -119,7 +119,7 @@ def _saint_or_street(text: str, match: re.Match) -> str:
 
 def _roman(text: str, language: str):
     parts = set(_PART_WORDS.get(language, "").split())
-    for match in re.finditer(r"(?<![\w.])([A-ZÀ-Ý][\wÀ-ÿ]+)\s+([MDCLXVI]+)(\.?)(?![\w])", text):
+    for match in re.finditer(r"(?<![\w.])([\wÀ-ÿ]+)\s+([MDCLXVI]+)(\.?)(?![\w])", text):
         word, numeral = match.group(1), match.group(2)
         if not _ROMAN.fullmatch(numeral):
             continue

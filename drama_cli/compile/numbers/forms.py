@@ -14,6 +14,7 @@ from collections.abc import Callable
 from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS, YEAR_RANGE, LanguageRules
 from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
 from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.script.spoken import number_words
 
 Say = Callable[[re.Match, Words, Context], "str | None"]
 
@@ -104,8 +105,10 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
         return None
     gender = w.gender(context.noun) if context.noun else None
     if w.language == "de":
-        if not context.noun or not context.noun[0].isupper():
+        if not context.noun:
             return None
+        if not context.noun[0].isupper():  # `als 3. ins Ziel`: an ordinal standing for a noun
+            return number_words(value, "de", "ordinal")
         return w.ordinal(value, gender, context)
     if w.language == "fr":
         if value == 1 and suffix in ("re", "ère"):

@@ -20,7 +20,8 @@ _DE = {
     "f": "Frau Woche Stunde Minute Sekunde Person Klasse Seite Runde Etage Auflage Reihe Tochter Schwester Mutter "
          "Katze Flasche Tasse Nacht Stadt Tür Hand Million Milliarde Mark Krone Rupie Lira Kopeke Sache Frage "
          "Antwort Stimme Liga Staffel Folge Szene Strophe Zeile Nummer Uhr Zeit Idee Kugel Dose Tafel "
-         "Schule Straße Zahl Freundin Schülerin Lehrerin Mannschaft Meile Prise Scheibe Tablette",
+         "Schule Straße Zahl Freundin Schülerin Lehrerin Mannschaft Meile Prise Scheibe Tablette Zwiebel Gabel "
+         "Kartoffel Insel Regel Nadel Schachtel",
     "n": "Jahr Jahrhundert Jahrtausend Mal Buch Kind Haus Auto Zimmer Stück Glas Kapitel Spiel Tor Ei Brot Pfund "
          "Gramm Kilogramm Kilo Prozent Mädchen Land Dorf Bild Lied Wort Ziel Rennen Semester Quartal Viertel "
          "Drittel Heft Paar Dutzend Bier Fenster Schiff Pferd Tier Bett Hotel Konto Team Level Album Foto",
@@ -29,7 +30,7 @@ _FR = {
     "f": "personne femme fille heure minute seconde fois année semaine journée page chose vie ville maison "
          "voiture rue porte main tête mère sœur place table chambre étoile pomme bouteille tasse cuillère "
          "tonne nuit saison classe partie étape victoire place fille amie lettre ligne scène lune tranche "
-         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape commune région",
+         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape commune région victime",
     "m": "homme enfant jour an mois euro dollar centime kilo mètre litre garçon ami livre siècle étage "
          "chapitre acte point match but pas verre œuf morceau an degré frère père fils chien chat arbre "
          "musée lycée dollar franc rouble yen won kilomètre gramme centimètre millimètre tour",

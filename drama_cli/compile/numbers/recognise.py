@@ -23,6 +23,7 @@ _OPENERS = "([{\"'“‘„«¿¡"
 _CLOSERS = ")]}\"'”’»,;:!?…"
 _NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
 _COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d][\w-]*)")
+_PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
 _GROUP = re.compile(r"\d{3}")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
 
@@ -99,11 +100,17 @@ class Recogniser:
                 if said is not None:
                     if said[1].endswith(".") and text[stop:stop + 1] == ".":
                         stop += 1  # `pm.` ending a sentence: said "p.m." ends it
+                    elif text[stop - 1] == "." and not said[1].endswith(".") and not text[stop:].strip():
+                        said = said[0], said[1] + "."  # `10 Min.` ending the text: the dot ends it too
                     return Expression(start, stop, text[start:stop], said[1], said[0]), extra + 1
         end = tokens[i][1] - len(_trail(word))
         end -= 1 if end > start and text[end - 1] == "." else 0
         if end <= start or not re.search(r"\d", text[start:end]):
             return None, 1
+        pair = self._pair(text[start:end], self._context(text, tokens, i, i, end))
+        if pair is not None:
+            end += 1 if pair.endswith(".") and text[end:end + 1] == "." else 0
+            return Expression(start, end, text[start:end], pair, "range"), 1
         compound = _COMPOUND.fullmatch(text, start, end)
         if compound:  # `19th-century`, `9-inch`: the number said, the word after the hyphen kept
             stop = start + len(compound.group(1))
@@ -117,6 +124,18 @@ class Recogniser:
         if self.words.language == "en" and re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", written):
             return "day and month could be either way round: give the language as en-US or en-GB"
         return "no number form of the language takes it whole"
+
+    def _pair(self, written: str, context: Context) -> str | None:
+        """`9am-5pm`, `$5-$10`: two expressions that each carry a unit, a meridiem or a currency,
+        joined by a dash, said as a range."""
+        match = _PAIR.fullmatch(written)
+        if match is None:
+            return None
+        first = self._say(match.group(1), Context(context.before))
+        second = self._say(match.group(2), Context([], context.noun))
+        if first is None or second is None or {first[0], second[0]} & {"number", "digits"}:
+            return None
+        return f"{first[1]} {self.words.rules.range_word} {second[1]}"
 
     def _say(self, candidate: str, context: Context) -> tuple[str, str] | None:
         for name, pattern, say in self.forms:

@@ -64,8 +64,12 @@ def say_duration(match: re.Match, w: Words, context: Context) -> str | None:
     """`2:45.5`: minutes, then seconds with their decimals."""
     minutes, seconds = int(match.group("mi")), int(match.group("s"))
     minute, minute_plural, _, second_plural = _CLOCK_WORDS[w.language]
-    return (f"{w.cardinal(minutes)} {minute if minutes == 1 else minute_plural} "
-            f"{w.decimal(seconds, match.group('f'))} {second_plural}")
+    seconds_said = w.decimal(seconds, match.group("f"))
+    if context.noun.lower() in {word.lower() for word in _CLOCK_WORDS[w.language]}:
+        return f"{w.cardinal(minutes)} {seconds_said}"  # `1:45,3 Minuten`: the unit is written after
+    gender = "m" if w.language == "es" else "f"
+    return (f"{w.cardinal(minutes, gender)} {minute if minutes == 1 else minute_plural} "
+            f"{seconds_said} {second_plural}")
 
 
 def say_date(match: re.Match, w: Words, context: Context) -> str | None:

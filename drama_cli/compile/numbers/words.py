@@ -54,8 +54,12 @@ class Words:
         return said
 
     def counted(self, value: int, context: Context) -> str:
-        """A cardinal before the context's noun, agreeing with it when its gender is known."""
-        return self.cardinal(value, self.gender(context.noun) if context.noun else None, context)
+        """A cardinal before the context's noun, agreeing with it when its gender is known; in
+        German `1` before any capitalised word is the article (`ein`), not the numeral `eins`."""
+        gender = self.gender(context.noun) if context.noun else None
+        if gender is None and self.language == "de" and value == 1 and context.noun[:1].isupper():
+            gender = "n"
+        return self.cardinal(value, gender, context)
 
     def ordinal(self, value: int, gender: str | None = None, context: Context | None = None,
                 before_noun: bool = False) -> str:
