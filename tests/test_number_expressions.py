@@ -114,6 +114,8 @@ def test_number_expressions_are_said_whole(language, written, said):
     ("de", "die 3. Klasse", "die dritte Klasse"),
     ("de", "in der 3. Klasse", "in der dritten Klasse"),
     ("de", "3. Platz", "dritter Platz"),
+    ("de", "am 3. und 4. Mai", "am dritten und vierten Mai"),
+    ("de", "vom 3. bis 5. Mai", "vom dritten bis fünften Mai"),
     ("de", "ins 3. Jahr", "ins dritte Jahr"),
     ("de", "für 1 Mann", "für einen Mann"),
     ("de", "mit 1 Koffer und 1 Tasche", "mit einem Koffer und einer Tasche"),

@@ -107,6 +107,8 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
     if w.language == "de":
         if not context.noun:
             return None
+        if context.noun in ("und", "oder", "bis"):  # `am 3. und 4. Mai`: like the one after it
+            return w.ordinal(value, None, context)
         if not context.noun[0].isupper():  # `als 3. ins Ziel`: an ordinal standing for a noun
             return number_words(value, "de", "ordinal")
         return w.ordinal(value, gender, context)

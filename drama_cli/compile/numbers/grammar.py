@@ -48,6 +48,9 @@ def german_ordinal(stem: str, before: list[str], gender: str | None) -> str:
     before and the noun's gender call for: weak -e / -en after an article or contraction, strong
     -er / -e / -es without one."""
     base = stem.removesuffix("e")
+    if before and before[-1] in ("und", "oder", "bis", "sowie"):  # `am 3. und 4. Mai`: as the first
+        first = [i for i, w in enumerate(before[:-1]) if w in _DE_WEAK_EN | _DE_WEAK_E]
+        before = before[:first[-1] + 1] if first else before
     last = before[-1] if before else ""
     if last == "der":
         return base + ("en" if len(before) > 1 and before[-2] in _DE_PREPOSITIONS else "e")
