@@ -143,7 +143,7 @@ def test_a_plain_english_date_is_read_only_when_the_order_is_certain():
 
 @pytest.mark.parametrize("language, written", [
     ("en", "R2D2 and B2B"), ("en", "COVID-19"), ("en", "on 9/11"), ("de", "Es war 19.30."),
-    ("en", "the 32/13/2003 date"), ("en", "3:1.5.2"), ("en", "1" + ",000" * 200),
+    ("en", "the 32/13/2003 date"), ("en", "3:1.5.2"), ("en", "code 2024-117"), ("en", "1" + ",000" * 200),
 ])
 def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
     assert normalise_text(written, language) == written
@@ -151,6 +151,7 @@ def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
 
 @pytest.mark.parametrize("language, written, said", [
     ("en", "won 3-1", "won three to one"),
+    ("en", "Invoice No. 2024-117", "Invoice number two zero two four one one seven"),
     ("de", "Es steht 2:1.", "Es steht zwei zu eins."),
     ("en", "at 10:15:30", "at ten fifteen and thirty seconds"),
     ("en", "-3.5% and +2", "minus three point five percent and plus two"),

@@ -31,7 +31,7 @@ _ANYWHERE = {
            "incl.": "including", "excl.": "excluding",
            "Ref.": "Reference", "ref.": "reference"},
     "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
-           "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "Str.": "Straße", "Nr.": "Nummer"},
+           "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "MwSt.": "Mehrwertsteuer", "Str.": "Straße", "Nr.": "Nummer"},
     "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
            "bd": "boulevard", "n°": "numéro", "Réf.": "Référence",
            "réf.": "référence"},

@@ -52,6 +52,8 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
             (len(first) == 3 and len(second) == 4) or len(second) > 4 or len(first) > 4:
         return None
     a, b = int(first), int(second)
+    if b <= a and (len(first) > 3 or len(second) > 3):
+        return None  # not a score: `2024-117` is a code
     is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
     if is_year and len(second) == 2:
         return f"{w.year(a)} {w.rules.range_word} {w.cardinal(b)}" if b > a % 100 else None
@@ -206,6 +208,8 @@ def _digits(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def _number_sign(match: re.Match, w: Words, context: Context) -> str | None:
+    if match.group("code"):  # `No. 2024-117`: a code, digit by digit
+        return f"{w.rules.number_sign} {w.digits(match.group('int') + match.group('code'))}"
     return f"{w.rules.number_sign} {w.cardinal(_value(match))}"
 
 
@@ -252,7 +256,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
         ("digits", r"0\d+|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}", _digits),
-        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?(?P<int>\d+)", _number_sign),
+        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?(?P<int>\d+)(?P<code>(?:[-/.]\d+)+)?",
+         _number_sign),
         ("number", rf"{sign}{number}", _plain),
     ]
     if language == "en":
