@@ -168,7 +168,7 @@ def _regnal(value: int, language: str, dot: str) -> str | None:
 
 def _roman_value(numeral: str) -> int:
     total = 0
-    for char, following in zip(numeral, numeral[1:] + " "):
+    for char, following in zip(numeral, numeral[1:] + " ", strict=True):
         value = _ROMAN_VALUES[char]
         total += -value if following != " " and _ROMAN_VALUES[following] > value else value
     return total
