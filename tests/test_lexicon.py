@@ -291,7 +291,7 @@ def test_a_fountain_script_takes_its_lexicon_and_language_from_the_cast_file(tmp
         "cast:\n  ANN: {}\nlanguage: en-GB\nlexicon:\n  Hermione: her-MY-oh-nee\nlexicons: [lex/series.lexicon.yaml]\n",
         encoding="utf-8")
     script = load_script(str(tmp_path / "play.fountain"))
-    assert script.language == "en" and [e.term for e in script.lexicon] == ["Hermione", "Quidditch"]
+    assert script.language == "en-GB" and [e.term for e in script.lexicon] == ["Hermione", "Quidditch"]
     assert said(script) == "<|speaker:0|> her-MY-oh-nee plays KWID-itch at nine thirty."
 
 

@@ -1,5 +1,6 @@
 """Numbers and symbols as words in the speaker's language."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,12 +22,12 @@ from drama_cli.script.load import load_script
     ("en", "15% off", "fifteen percent off"),
     ("en", "$5.50, £1 and 3 €", "five dollars and fifty cents, one pound and three euros"),
     ("en", "2.5 km, 1 kg, 12 °C", "two point five kilometres, one kilogram, twelve degrees Celsius"),
-    ("en", "pages 3-5", "pages three-five"),
+    ("en", "pages 3-5", "pages three to five"),
     ("en", "#1 rule", "number one rule"),
     ("de", "#1 Regel", "Nummer eins Regel"),
     ("de", "1.084 Äpfel", "eintausendvierundachtzig Äpfel"),
     ("de", "-5 und 3,25", "minus fünf und drei Komma zwei fünf"),
-    ("de", "am 3. Mai 1984", "am dritte Mai neunzehnhundertvierundachtzig"),
+    ("de", "am 3. Mai 1984", "am dritten Mai neunzehnhundertvierundachtzig"),
     ("de", "um 10:30 Uhr", "um zehn Uhr dreißig"),
     ("de", "15 % und 5,50 €", "fünfzehn Prozent und fünf Euro und fünfzig Cent"),
     ("de", "2,5 km", "zwei Komma fünf Kilometer"),
@@ -118,7 +119,7 @@ def test_compile_shows_the_normalised_text_and_no_normalize_turns_it_off(tmp_pat
     assert drama(["compile", str(path), "--mode", "clone"]) == 0
     out = capsys.readouterr().out
     assert '"<|speaker:0|> We met on the third at ten thirty, one thousand and eighty-four of us."' in out
-    assert '"<|speaker:1|> Am dritte Mai um zehn Uhr dreißig waren es eintausendvierundachtzig."' in out
+    assert '"<|speaker:1|> Am dritten Mai um zehn Uhr dreißig waren es eintausendvierundachtzig."' in out
     assert drama(["compile", str(path), "--mode", "clone", "--no-normalize"]) == 0
     assert '"<|speaker:1|> Am 3. Mai um 10:30 Uhr waren es 1.084."' in capsys.readouterr().out
 
@@ -153,3 +154,52 @@ def test_normalised_pieces_join_to_the_normalised_text():
         assert "".join(said for _, _, said in pieces) == normalise_text(text, "en")
         assert [(a, b) for a, b, _ in pieces] == list(zip([0] + [b for _, b, _ in pieces[:-1]],
                                                           [b for _, b, _ in pieces]))
+
+
+def test_a_line_in_another_writing_system_is_not_said_with_english_rules(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text("title: T\ncast:\n  JOHN: {}\nlines:\n  - JOHN: ジョン（20）\n  - JOHN: Room 20.\n",
+                    encoding="utf-8")
+    plans = compile_scene(load_script(str(path)), "scene-1", "clone")
+    assert [plan.text for plan in plans] == ["<|speaker:0|> ジョン（20）", "<|speaker:0|> Room twenty."]
+    assert "numbers in ja lines are sent as written" in plans[0].warnings[0]
+
+
+def test_the_script_language_label_decides_how_a_date_reads(tmp_path):
+    body = "  - speaker: ANN\n    text: On 3/2/2003.\n"
+    head = "title: T\ncast:\n  ANN: {}\n"
+    for label, said in [("en-US", "On March second two thousand and three."),
+                        ("en-GB", "On the third of February two thousand and three."), ("en", "On 3/2/2003.")]:
+        path = tmp_path / "play.yaml"
+        path.write_text(head + f"language: {label}\nlines:\n" + body, encoding="utf-8")
+        assert texts(load_script(str(path))) == [f"<|speaker:0|> {said}"]
+
+
+def test_check_numbers_lists_each_expression_said_or_left_with_its_place(tmp_path, drama, capsys):
+    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. R2D2 paid $5 million.\n  - YUKI: 2025年。\n")
+    assert drama(["check", str(path), "--numbers"]) == 0
+    captured = capsys.readouterr()
+    assert "number expressions: 3, 1 left as written" in captured.out
+    assert f"  {path}:7:13: 10:00:00 p.m. → ten p.m." in captured.out
+    assert f"  {path}:7:27: R2D2 → left as written (no number form of the language takes it whole)" in captured.out
+    assert f"  {path}:7:37: $5 million → five million dollars" in captured.out
+    assert f"warning: {path}:8:5: line scene-1-2: digits in a ja line are sent as written" in captured.err
+    assert drama(["check", str(path), "--numbers", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["numbers"]
+    assert [(r["written"], r["said"], r["form"], r["position"]) for r in rows] == [
+        ("10:00:00 p.m.", "ten p.m.", "time", f"{path}:7:13"),
+        ("R2D2", None, "unknown", f"{path}:7:27"),
+        ("$5 million", "five million dollars", "amount", f"{path}:7:37")]
+
+
+def test_compile_marks_each_number_rewrite(tmp_path, drama, capsys):
+    path = write(tmp_path, "  - KLAUS: Am 3. Mai mit 1 Frau.\n")
+    assert drama(["compile", str(path), "--mode", "clone"]) == 0
+    assert "  numbers: 3. → dritten; 1 → einer\n" in capsys.readouterr().out
+
+
+def test_a_fountain_title_page_language_is_the_script_language(tmp_path):
+    (tmp_path / "play.fountain").write_text("Title: T\nLanguage: de\n\nINT. HALL - NIGHT\n\nANN\nAm 3. Mai.\n",
+                                            encoding="utf-8")
+    (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
+    assert texts(load_script(str(tmp_path / "play.fountain"))) == ["<|speaker:0|> Am dritten Mai."]

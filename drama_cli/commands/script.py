@@ -29,17 +29,19 @@ def register(app: typer.Typer) -> None:
 def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
           strict_tags: Annotated[bool, typer.Option("--strict-tags", help="Warn about tags outside the known vocabulary (never drops them).")] = False,
           words: Annotated[bool, typer.Option("--words", help="List the words of English lines that neither the pronouncing dictionary nor the lexicon knows, with counts and where each is first written.")] = False,
+          numbers: Annotated[bool, typer.Option("--numbers", help="List every number expression and abbreviation with where it is written, what will be said, and what is left as written.")] = False,
           as_json: bool = opt.JSON) -> None:
     """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
 
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
-    from drama_cli.compile.normalise import normalised_pieces
+    from drama_cli.compile.normalise import normalised_pieces, number_expressions
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
 
     try:
-        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces)
+        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces,
+                              expressions=number_expressions, numbers=numbers)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     if report.errors:
@@ -85,8 +87,18 @@ def _print_check(report) -> None:
         print(f"words not in the pronouncing dictionary nor the lexicon: {len(report.unknown_words)}")
         for word in report.unknown_words:
             print(f"  {word.word:<20} {word.count:>4}  {word.position or ''}")
+    if report.numbers is not None:
+        _print_numbers(report.numbers)
     total = sum(len(scene.lines) for scene in script.scenes)
     print(f"ok: {len(script.scenes)} scenes, {total} lines, {len(report.warnings)} warnings")
+
+
+def _print_numbers(rows) -> None:
+    left = sum(1 for row in rows if row.said is None)
+    print(f"number expressions: {len(rows)}, {left} left as written")
+    for row in rows:
+        said = f"left as written ({row.why})" if row.said is None else row.said
+        print(f"  {row.position or row.line}: {row.written} → {said}")
 
 
 def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
@@ -148,6 +160,8 @@ def _print_compile(report: dict) -> None:
             print(f"  warning: {warning}")
         if line.get("lexicon"):
             print(f"  lexicon: {'; '.join(line['lexicon'])}")
+        if line.get("numbers"):
+            print(f"  numbers: {'; '.join(line['numbers'])}")
         if "context" in line:
             heard = ", ".join(f"{c['line']} ({c['rows']} rows)" for c in line["context"])
             print(f"  context: {heard or 'none (' + line['context_note'] + ')'}")

@@ -47,6 +47,7 @@ class LinePlan:
     group's single conversation, shared by every line of the group (`group` is its number).
     speakers: canonical cast name -> speaker index used in these conversations.
     lexicon: the lexicon entries the line uses, as `term → respelling` (or `→ /phonemes/`).
+    numbers: the number expressions and abbreviations said in words, as `written → said`.
     """
 
     line: Line
@@ -59,6 +60,7 @@ class LinePlan:
     warnings: list[str] = field(default_factory=list)
     group: int = 0
     lexicon: list[str] = field(default_factory=list)
+    numbers: list[str] = field(default_factory=list)
 
 
 def compile_scene(script: Script, scene: Scene | str, mode: str = DEFAULT_MODE, *,
@@ -230,7 +232,8 @@ class SceneCompiler:
             for n, chunk in enumerate(chunks)
         ]
         return LinePlan(line, self.scene.id, mode, text, chunks, conversations, speakers, warnings,
-                        lexicon=[entry.describe() for entry in self.spoken(line).entries])
+                        lexicon=[entry.describe() for entry in self.spoken(line).entries],
+                        numbers=[f"{written} → {said}" for written, said in self.spoken(line).rewrites])
 
     def context(self, index: int, history_lines: int) -> list[tuple[Line, AudioClip]]:
         """The scene's first line and the last `history_lines` lines before `index`, with audio."""

@@ -47,7 +47,8 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
     context (None: no takes known; `no_takes` says why, for the report).
     Returns {"mode", "unit", "counting", "frames_per_second", "lines": [...], "totals"}; each line
     has id, speaker, text (after the lexicon and the number rules), chunks, speakers, warnings,
-    lexicon (the entries the line uses, `term → said`), conversations (segments with counts),
+    lexicon (the entries the line uses, `term → said`), numbers (each number expression or
+    abbreviation said in words, `written → said`), conversations (segments with counts),
     total and total_rows, and in `history` mode its context (line ids with audio rows),
     context_rows and, when there is none, context_note saying why. totals: lines, text, rows
     (context rows included), context_rows, total.
@@ -73,7 +74,8 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
             entry = {
                 "id": plan.line.id, "scene": plan.scene_id, "speaker": plan.line.speaker,
                 "text": plan.text, "chunks": plan.chunks, "speakers": plan.speakers,
-                "warnings": plan.warnings, "lexicon": plan.lexicon, "conversations": conversations,
+                "warnings": plan.warnings, "lexicon": plan.lexicon, "numbers": plan.numbers,
+                "conversations": conversations,
                 "total": sum(c["cost"] for c in conversations),
                 "total_rows": sum(c.get("rows", 0) for c in conversations),
             }

@@ -19,6 +19,7 @@ class CheckReport:
     errors: list[ScriptError] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
     unknown_words: list | None = None  # `--words`: drama_cli.script.unknown_words.UnknownWord entries
+    numbers: list | None = None  # `--numbers`: drama_cli.script.number_check.NumberRow entries
 
     def to_json(self) -> dict:
         """The report as plain JSON data (the `--json` output)."""
@@ -41,7 +42,8 @@ class CheckReport:
                          for c in script.chapters],
             "warnings": [_warning_json(w) for w in self.warnings],
         } | ({"unknown_words": [w.to_json() for w in self.unknown_words]}
-             if self.unknown_words is not None else {})
+             if self.unknown_words is not None else {}) \
+            | ({"numbers": [row.to_json() for row in self.numbers]} if self.numbers is not None else {})
 
 
 def _warning_json(warning: Warning_) -> dict:
@@ -54,7 +56,7 @@ def _warning_json(warning: Warning_) -> dict:
 
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
-                 words: bool = False, pieces=None) -> CheckReport:
+                 words: bool = False, pieces=None, expressions=None, numbers: bool = False) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
@@ -62,7 +64,9 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     without reference or transcript, unused cast members, and with `strict_tags` every tag
     outside the known vocabulary (kept in the text; never dropped). `pieces`: the normaliser's
     text pieces (`drama_cli.compile.normalise.normalised_pieces`) for `words` to check numbers as
-    the words they become."""
+    the words they become. `expressions`: the normaliser's number expressions
+    (`drama_cli.compile.normalise.number_expressions`): with it, a line with digits in a language
+    without number rules is a warning, and `numbers` lists every expression (`report.numbers`)."""
     from drama_cli.script.load import load_script
     from drama_cli.script.problems import Problems
 
@@ -73,6 +77,12 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         from drama_cli.script.unknown_words import unknown_words
 
         report.unknown_words = unknown_words(script, pieces=pieces)
+    if expressions is not None:
+        from drama_cli.script.number_check import number_rows
+
+        rows, number_warnings = number_rows(script, expressions, listed=numbers)
+        report.warnings += number_warnings
+        report.numbers = rows if numbers else None
     for member in script.cast.values():
         where = member.position
         if not member.references:

@@ -19,6 +19,7 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import Line, Script, Span, Warning_
+from drama_cli.script.writing import LATIN_LANGUAGES, written_language
 from drama_cli.script.yaml_reader import YamlReader, compose
 
 DEFAULT_LANGUAGE = "en"
@@ -87,9 +88,33 @@ def language_code(label: str | None) -> str | None:
 
 def speaker_language(script: Script, name: str) -> str:
     """The language of a voice: its cast member's `lang:`, else the script's `language:`, else en."""
+    return language_code(declared_language(script, name)) or DEFAULT_LANGUAGE
+
+
+def declared_language(script: Script, name: str) -> str | None:
+    """The language label a voice is given as written (`en-GB` kept whole): its cast member's
+    `lang:`, else the script's `language:`, else its book's language (a Fountain title page's
+    `Language:`); None when none gives one."""
     member = script.cast.get(name)
-    return (language_code(member.lang if member else None) or language_code(script.language)
-            or DEFAULT_LANGUAGE)
+    book = script.book.language if script.book else None
+    title_page = next((value for key, value in script.title_page.items() if key.strip().lower() == "language"), None)
+    for label in (member.lang if member else None, script.language, book, title_page):
+        if label is not None and label.strip():
+            return label.strip()
+    return None
+
+
+def text_language(script: Script, name: str, text: str) -> str:
+    """The language label a text span spoken by `name` is said in: the declared one
+    (`declared_language`), unless the span is written in another writing system than the Latin
+    alphabet (`writing.written_language`: Japanese, Chinese, Russian…) while the declared one is
+    written in Latin letters; what the writing shows also decides when nothing is declared; else
+    English."""
+    declared = declared_language(script, name)
+    shown = written_language(text)
+    if shown and (declared is None or language_code(declared) in LATIN_LANGUAGES):
+        return shown
+    return declared or DEFAULT_LANGUAGE
 
 
 def text_spans_with_language(script: Script, line: Line) -> list[tuple[Span, str]]:
@@ -166,7 +191,8 @@ def read_language_keys(reader: YamlReader, fields: dict, base: Path, script: Scr
     or a Fountain script's cast file), added to `script`."""
     script.lexicon += read_lexicon_keys(reader, fields, base)
     if "language" in fields:
-        script.language = language_code(reader.scalar(fields["language"][1], "language")) or script.language
+        label = reader.scalar(fields["language"][1], "language").strip()  # `en-GB` kept: dates read by it
+        script.language = label or script.language
     if "normalize" in fields:
         script.normalize = reader.boolean(fields["normalize"][1], "normalize")
 

@@ -9,6 +9,7 @@ spoken word with its time in a take, recognised or estimated.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import asdict, dataclass
@@ -58,11 +59,14 @@ def spoken_words(text: str) -> list[str]:
     return [normalise_word(w) for w in spoken_tokens(text)]
 
 
+@functools.lru_cache(maxsize=8192)
 def number_words(number: int, language: str = "en", to: str = "cardinal") -> str:
-    """`number` in words in `language` (`num2words`; `to`: cardinal, ordinal or year)."""
+    """`number` in words in `language` (`num2words`; `to`: cardinal, ordinal or year); cached, as
+    `num2words` takes most of the time of saying a text's numbers. No commas: a comma is a pause
+    (`num2words` writes "one thousand, two hundred")."""
     from num2words import num2words
 
-    return num2words(number, lang=language, to=to)
+    return num2words(number, lang=language, to=to).replace(",", "")  # "one thousand, two hundred"
 
 
 def wer_words(text: str) -> list[str]:

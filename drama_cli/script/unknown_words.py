@@ -72,7 +72,7 @@ def unknown_words(script: Script, dictionary: frozenset[str] | None = None,
     written; a word a number became is placed at that number.
     """
     dictionary = pronouncing_dictionary() if dictionary is None else dictionary
-    source = _source_rows(script)
+    source = source_rows(script)
     found: dict[str, UnknownWord] = {}
     for line in script.lines():
         normalize = pieces is not None and script.normalize and line.normalize
@@ -97,7 +97,7 @@ def unknown_words(script: Script, dictionary: frozenset[str] | None = None,
                             continue
                         offset = span.column + start + lo + (match.start() if as_written else 0)
                         written = word if as_written else part[lo:hi].strip()
-                        found[word.lower()] = UnknownWord(word, 1, _locate(source, line, written, offset))
+                        found[word.lower()] = UnknownWord(word, 1, source_position(source, line, written, offset))
     order = {key: n for n, key in enumerate(found)}
     return sorted(found.values(), key=lambda w: (-w.count, order[w.word.lower()]))
 
@@ -114,14 +114,15 @@ def _uncovered(length: int, covered: list[tuple[int, int]]) -> list[tuple[int, i
     return stretches
 
 
-def _source_rows(script: Script) -> list[str]:
+def source_rows(script: Script) -> list[str]:
+    """The rows of the script's source file ([] when it cannot be read again)."""
     try:
         return Path(script.source).read_text(encoding="utf-8-sig").split("\n")
     except (OSError, UnicodeDecodeError, ValueError):
         return []
 
 
-def _locate(rows: list[str], line: Line, written: str, offset: int) -> SourcePosition | None:
+def source_position(rows: list[str], line: Line, written: str, offset: int) -> SourcePosition | None:
     """Where the text `written`, found at `offset` in the line's text, is written in the source
     file: its n-th occurrence at or after the line's position when it is the n-th in the line's
     text; the line's position when the source does not show it."""

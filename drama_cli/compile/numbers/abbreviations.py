@@ -1,0 +1,174 @@
+"""Abbreviations and Roman numerals said in full, per language.
+
+Titles (`Dr.`, `Mrs`, `Mme`, `Sra.`) are said before a name; `St.` is Saint before a capitalised
+name and Street after one; `e.g.`, `etc.`, `z. B.`, `usw.` anywhere. An abbreviation whose dot
+also ends the sentence keeps a full stop after its words. Roman numerals are read after a word
+that numbers a part (`Act II` → "Act Two") and after a regnal name (`Henry VIII` → "Henry the
+Eighth", in French `Louis XIV` → "Louis quatorze"; the names are those of a list of the commonest
+regnal names, so `Rocky II` is left alone).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from drama_cli.compile.numbers.recognise import Expression
+from drama_cli.script.spoken import number_words
+
+_TITLES = {
+    "en": {"Dr.": "Doctor", "Dr": "Doctor", "Mr.": "Mister", "Mr": "Mister", "Mrs.": "Missus", "Mrs": "Missus",
+           "Ms.": "Miz", "Prof.": "Professor"},
+    "de": {"Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau"},
+    "fr": {"M.": "Monsieur", "Mme": "Madame", "Mmes": "Mesdames", "Mlle": "Mademoiselle", "MM.": "Messieurs",
+           "Dr": "Docteur", "Dr.": "Docteur", "Pr": "Professeur"},
+    "es": {"Sr.": "señor", "Sra.": "señora", "Srta.": "señorita", "Dr.": "doctor", "Dra.": "doctora",
+           "D.": "don", "Dña.": "doña"},
+}
+_ANYWHERE = {
+    "en": {"e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
+           "approx.": "approximately",
+           "incl.": "including", "excl.": "excluding",
+           "Ref.": "Reference", "ref.": "reference"},
+    "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
+           "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "MwSt.": "Mehrwertsteuer", "Str.": "Straße", "Nr.": "Nummer"},
+    "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
+           "bd": "boulevard", "n°": "numéro", "Réf.": "Référence",
+           "réf.": "référence"},
+    "es": {"etc.": "etcétera", "Ud.": "usted", "Uds.": "ustedes", "p. ej.": "por ejemplo", "núm.": "número", "pág.": "página", "Avda.": "avenida",
+           "c/": "calle"},
+}
+_PART_WORDS = {
+    "en": "Act Chapter Part Book Scene Volume Section Round Level World War",
+    "de": "Akt Kapitel Teil Band Szene Buch Abschnitt",
+    "fr": "Acte Chapitre Partie Tome Scène Livre Volume",
+    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo",
+}
+_CAN_END = frozenset("etc. usw. etcétera. approx. ca.".split())
+_REGNAL_NAMES = frozenset(
+    "Henry Edward George William Richard James Charles Elizabeth Mary John Stephen Anne Victoria Louis Philip "
+    "Pius Benedict Gregory Leo Innocent Clement Paul Urban Boniface Alexander Nicholas Peter Catherine Ivan "
+    "Frederick Ferdinand Alfonso Carlos Felipe Enrique Luis Fernando Juan Pedro Isabel Heinrich Friedrich "
+    "Wilhelm Karl Ludwig Otto Philipp Franz Leopold Rudolf Albrecht Maximilian Henri François Jean Philippe "
+    "Napoléon Napoleon Charlemagne Gustav Gustavus Olaf Christian Frederik Haakon Harald Magnus Victor Umberto "
+    "Vittorio Ramesses Ptolemy Constantine Justinian Sancho Jaime Jacques Guillaume Robert David "
+    "Kenneth Duncan Alexandre Nicolas Pierre Carol Sigismund Casimir Ladislaus Wenceslaus Béla Andrew "
+    "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split())
+_ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
+_ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
+
+
+def abbreviations(text: str, language: str) -> list[Expression]:
+    """Every abbreviation and read Roman numeral of `text`, said, in order."""
+    found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
+             *_french_roman_ordinal(text, language)]
+    found.sort(key=lambda e: e.start)
+    result: list[Expression] = []
+    for expression in found:
+        if not result or expression.start >= result[-1].end:
+            result.append(expression)
+    return result
+
+
+@functools.cache
+def _table(language: str) -> tuple[dict[str, str], re.Pattern]:
+    """The abbreviations of `language` (`St.` said by `_saint_or_street`) and their pattern."""
+    table = _TITLES.get(language, {}) | _ANYWHERE.get(language, {})
+    if language == "en":
+        table = table | {"St.": "", "St": ""}
+    pattern = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+                         + r")(?![\w])")
+    return table, pattern
+
+
+def _abbreviated(text: str, language: str):
+    titles = _TITLES.get(language, {})
+    table, pattern = _table(language)
+    for match in pattern.finditer(text):
+        written = match.group()
+        after = text[match.end():]
+        if written in titles and not re.match(r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y)\s+[A-ZÀ-Ý])", after):
+            continue  # a title stands before a name
+        said = table[written] or _saint_or_street(text, match)
+        if written[0].isupper() and re.search(r"(?:^|[.!?¿¡]\s*)$", text[:match.start()]):
+            said = said[0].upper() + said[1:]  # a sentence's first word
+        if written.endswith(".") and written not in titles and \
+                (not after.strip() or (written in _CAN_END and re.match(r"\s+[A-ZÀ-Ý]", after))):
+            said += "."
+        yield Expression(match.start(), match.end(), written, said, "abbreviation")
+
+
+def _street_suffix(text: str, language: str):
+    """German `Hauptstr.`, `Bestellnr.`: a compound's abbreviated end."""
+    if language != "de":
+        return
+    for match in re.finditer(r"(?<=\w)(str|nr)\.", text):
+        said = {"str": "straße", "nr": "nummer"}[match.group(1)] + ("." if not text[match.end():].strip() else "")
+        yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
+
+
+def _saint_or_street(text: str, match: re.Match) -> str:
+    """`St.` before a capitalised name that no capitalised word precedes is Saint, else Street."""
+    before = text[:match.start()].rstrip()
+    after_name = re.match(r"\s+[A-Z]", text[match.end():])
+    previous = re.search(r"(\w+)$", before)
+    if after_name and not (previous and (previous.group(1)[0].isupper() or previous.group(1)[0].isdigit())):
+        return "Saint"
+    return "Street"
+
+
+def _roman(text: str, language: str):
+    parts = set(_PART_WORDS.get(language, "").split())
+    for match in re.finditer(r"(?<![\w.])([\wÀ-ÿ]+)\s+([MDCLXVI]+)(\.?)(?![\w])", text):
+        word, numeral = match.group(1), match.group(2)
+        if not _ROMAN.fullmatch(numeral):
+            continue
+        value = _roman_value(numeral)
+        start = match.start(2)
+        end = match.end(3) if language == "de" else match.end(2)
+        if word in parts and value <= 50:
+            said = number_words(value, language)
+            said = said.capitalize() if language in ("en", "de") else said
+        elif word in _REGNAL_NAMES and (numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")):
+            said = _regnal(value, language, match.group(3))
+            if said is None:
+                continue
+        else:
+            continue
+        yield Expression(start, end, text[start:end], said, "roman numeral")
+
+
+def _french_roman_ordinal(text: str, language: str):
+    """French `XIXe siècle`, `IIIe République`: a Roman numeral with an ordinal ending."""
+    if language != "fr":
+        return
+    for match in re.finditer(r"(?<![\w.])([MDCLXVI]+)(e|ème|er|re)(?![\w])", text):
+        numeral = match.group(1)
+        if not _ROMAN.fullmatch(numeral) or (len(numeral) == 1 and numeral not in "IVX"):
+            continue  # `Le`, `De`, `Ce`, `Me` are words
+        value = _roman_value(numeral)
+        said = ("première" if match.group(2) == "re" else "premier") if value == 1 else \
+            number_words(value, language, "ordinal")
+        yield Expression(match.start(), match.end(), match.group(), said, "roman numeral")
+
+
+def _regnal(value: int, language: str, dot: str) -> str | None:
+    """How a regnal number is said after a name: "the Eighth", "der Achte", "quatorze", "octavo"."""
+    if value < 1 or value > 39:
+        return None
+    ordinal = number_words(value, language, "ordinal")
+    if language == "en":
+        return f"the {ordinal.capitalize()}"
+    if language == "de":
+        return f"der {ordinal.capitalize()}" if dot else None
+    if language == "fr":
+        return "premier" if value == 1 else number_words(value, language)
+    return ordinal if value <= 10 else number_words(value, language)
+
+
+def _roman_value(numeral: str) -> int:
+    total = 0
+    for char, following in zip(numeral, numeral[1:] + " ", strict=True):
+        value = _ROMAN_VALUES[char]
+        total += -value if following != " " and _ROMAN_VALUES[following] > value else value
+    return total

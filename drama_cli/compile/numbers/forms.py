@@ -1,0 +1,279 @@
+"""The written forms of number expressions, one pattern and one saying function each.
+
+A form's pattern must match a whole candidate (`re.fullmatch`); its function returns the words,
+or None when the match is not this form after all (a month 13, a range that is a phone number),
+and the next form is tried. Forms are tried in the order `forms` lists them. Times and dates
+are said by `times`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS, YEAR_RANGE, LanguageRules
+from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
+from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.script.spoken import number_words
+
+Say = Callable[[re.Match, Words, Context], "str | None"]
+
+
+def number_pattern(rules: LanguageRules, name: str = "") -> str:
+    """A number as the language writes it: groups `int{name}`, `frac{name}` (digits after the
+    decimal mark); `.5` has no whole part."""
+    group = "|".join(re.escape(g) for g in rules.groups)
+    mark = re.escape(rules.decimal)
+    return (rf"(?={mark}?\d)(?P<int{name}>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)?"
+            rf"(?:{mark}(?P<frac{name}>\d+))?")
+
+
+def _value(match: re.Match, name: str = "") -> int | None:
+    whole = match.group(f"int{name}")
+    return None if whole is None else int(re.sub(r"\D", "", whole))
+
+
+def _alternatives(words) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+def _units(rules: LanguageRules) -> str:
+    """Unit symbols; those of two letters or more also in any case (`12KG`)."""
+    return "|".join(f"(?i:{re.escape(u)})" if len(u) > 1 and u.isalpha() and u.islower() else re.escape(u)
+                    for u in sorted(rules.units, key=len, reverse=True))
+
+
+# ---- ranges, fractions, decades, ordinals ---------------------------------------------------
+
+
+def _range(match: re.Match, w: Words, context: Context) -> str | None:
+    first, second = match.group("a"), match.group("b")
+    if (first[0] == "0" and len(first) > 1) or (second[0] == "0" and len(second) > 1) or \
+            (len(first) == 3 and len(second) == 4) or len(second) > 4 or len(first) > 4:
+        return None
+    a, b = int(first), int(second)
+    if b <= a and (len(first) > 3 or len(second) > 3):
+        return None  # not a score: `2024-117` is a code
+    is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
+    if is_year and len(second) == 2:
+        return f"{w.year(a)} {w.rules.range_word} {w.cardinal(b)}" if b > a % 100 else None
+    if is_year and len(second) == 4:
+        return f"{w.year(a)} {w.rules.range_word} {w.year(b)}" if b > a else None
+    word = w.rules.range_word if b > a else w.rules.score_word
+    said = f"{w.cardinal(a)} {word} {w.counted(b, context)}"
+    unit = match.groupdict().get("unit")
+    if unit:
+        said += " " + w.rules.units[_unit_key(w.rules, unit)][1]
+    if match.groupdict().get("pct"):
+        said += f" {w.rules.percent}"
+    return said
+
+
+def _score(match: re.Match, w: Words, context: Context) -> str | None:
+    return f"{w.cardinal(int(match.group('a')))} {w.rules.score_word} {w.cardinal(int(match.group('b')))}"
+
+
+def _fraction(match: re.Match, w: Words, context: Context) -> str | None:
+    parts = match.groupdict()
+    if parts.get("v"):
+        numerator, denominator = VULGAR_FRACTIONS[parts["v"]]
+    else:
+        numerator, denominator = int(parts["n"]), int(parts["d"])
+        if (numerator, denominator) == (24, 7):
+            return f"{w.cardinal(24)} {w.cardinal(7)}"
+        if not (numerator < denominator and (denominator <= 10 or denominator in (12, 16, 32, 64, 100))):
+            return None
+    if parts.get("w"):
+        return w.mixed(int(parts["w"]), numerator, denominator)
+    return w.fraction(numerator, denominator)
+
+
+def _decade(match: re.Match, w: Words, context: Context) -> str | None:
+    tens, century = int(match.group("t")), match.group("c")
+    if century is None:
+        if tens == 0:
+            return None
+        said = w.cardinal(tens * 10)
+    else:
+        said = w.year(int(century) * 100 + tens * 10)
+    if w.language == "de":
+        return said + "er"
+    return said[:-1] + "ies" if said.endswith("y") else said + "s"
+
+
+def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
+    value, suffix = _value(match), (match.groupdict().get("suf") or "").lstrip(".")
+    if value is None or match.groupdict().get("frac"):
+        return None
+    gender = w.gender(context.noun) if context.noun else None
+    if w.language == "de":
+        if not context.noun:
+            return None
+        if context.noun in ("und", "oder", "bis"):  # `am 3. und 4. Mai`: like the one after it
+            return w.ordinal(value, None, context)
+        if not context.noun[0].isupper():  # `als 3. ins Ziel`: an ordinal standing for a noun
+            return number_words(value, "de", "ordinal")
+        return w.ordinal(value, gender, context)
+    if w.language == "fr":
+        if value == 1 and suffix in ("re", "ère"):
+            return "première"
+        if value == 2 and suffix in ("nd", "nde", "d", "de"):
+            return "second" if suffix in ("nd", "d") else "seconde"
+        return w.ordinal(value, "f" if suffix in ("re", "ère") else None)
+    if w.language == "es":
+        if suffix in ("er",):
+            return w.ordinal(value, "m", context, before_noun=True)
+        feminine = suffix in ("ª", "a")
+        return w.ordinal(value, "f" if feminine else gender if gender == "m" else None, context,
+                         before_noun=bool(context.noun) and gender == "m")
+    return w.ordinal(value)
+
+
+# ---- amounts, percentages, units, plain numbers ----------------------------------------------
+
+
+def _amount(match: re.Match, w: Words, context: Context) -> str | None:
+    symbol = match.group("sym").strip()
+    unit, units, cent, cents, gender = w.rules.currencies[symbol]
+    value, frac = _value(match), match.group("frac")
+    sign = f"{w.rules.minus} " if match.groupdict().get("neg") else ""
+    scale = match.groupdict().get("scale")
+    if scale:
+        _, scale_one, scale_many = w.rules.scales[scale]
+        of = _of(w, scale_many, units)
+        one = value == 1 and not frac
+        scale_gender = "f" if w.language == "de" and scale_one.startswith("Milli") else "m"
+        number = w.decimal(value, frac, scale_gender)
+        return f"{sign}{number} {scale_one if one else scale_many}{of}{units}"
+    if value is None:
+        return None
+    number = w.cardinal(value, gender)
+    said = f"{number}{_of(w, number, units)}{unit if value == 1 else units}"
+    if frac and len(frac) == 2 and int(frac):
+        c = int(frac)
+        said += f"{w.rules.amount_joiner}{w.cardinal(c, 'm')} {cent if c == 1 else cents}"
+    elif frac and int(frac):
+        said = f"{w.decimal(value, frac)} {units}"
+    return sign + said
+
+
+def _of(w: Words, number: str, noun: str) -> str:
+    """What joins a number ending in a scale noun to the noun counted: " de " in French and
+    Spanish (" d'" before a vowel: "un million d'euros"); a space otherwise."""
+    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?$", number):
+        return " "
+    of = w.rules.scale_of
+    return " d'" if of == " de " and w.language == "fr" and re.match(r"[aeiouéèêh]", noun, re.I) else of
+
+
+def _percent(match: re.Match, w: Words, context: Context) -> str | None:
+    return f"{_signed(match, w, w.decimal(_value(match), match.group('frac')))} {w.rules.percent}"
+
+
+def _unit(match: re.Match, w: Words, context: Context) -> str | None:
+    singular, plural, gender = w.rules.units[_unit_key(w.rules, match.group("unit"))]
+    value, frac = _value(match), match.group("frac")
+    number = w.decimal(value, frac, gender, context)
+    return f"{_signed(match, w, number)} {w.noun_form(value or 0, frac, singular, plural)}"
+
+
+def _unit_key(rules: LanguageRules, written: str) -> str:
+    if written in rules.units:
+        return written
+    return next(u for u in rules.units if u.lower() == written.lower())
+
+
+def _feet(match: re.Match, w: Words, context: Context) -> str | None:
+    names = {"en": ("foot", "feet", "inch", "inches"), "de": ("Fuß", "Fuß", "Zoll", "Zoll")}.get(w.language)
+    if names is None:
+        return None
+    feet, inches = int(match.group("ft")), match.group("inch")
+    said = f"{w.cardinal(feet)} {names[0] if feet == 1 else names[1]}"
+    if inches:
+        said += f" {w.cardinal(int(inches))} {names[2] if int(inches) == 1 else names[3]}"
+    return said
+
+
+def _scaled(match: re.Match, w: Words, context: Context) -> str | None:
+    _, one, many = w.rules.scales[match.group("scale")]
+    value, frac = _value(match), match.group("frac")
+    gender = "f" if w.language == "de" and one.startswith("Milli") else "m"
+    return f"{w.decimal(value, frac, gender)} {one if value == 1 and not frac else many}"
+
+
+def _digits(match: re.Match, w: Words, context: Context) -> str | None:
+    text = match.group(0)
+    lead = f"{w.rules.plus} " if text.startswith("+") else ""
+    return lead + w.digits(text)
+
+
+def _number_sign(match: re.Match, w: Words, context: Context) -> str | None:
+    if match.group("code"):  # `No. 2024-117`: a code, digit by digit
+        return f"{w.rules.number_sign} {w.digits(match.group('int') + match.group('code'))}"
+    return f"{w.rules.number_sign} {w.cardinal(_value(match))}"
+
+
+def _plain(match: re.Match, w: Words, context: Context) -> str | None:
+    whole, frac = match.group("int"), match.group("frac")
+    value = _value(match)
+    if whole and whole.isdigit() and len(whole) > 9:
+        return w.digits(whole)
+    if whole and whole.isdigit() and len(whole) == 4 and not frac and not match.group("neg") \
+            and YEAR_RANGE[0] <= value <= YEAR_RANGE[1]:
+        return w.year(value)
+    said = w.decimal(value, frac) if frac else w.counted(value, context)
+    return _signed(match, w, said)
+
+
+def _signed(match: re.Match, w: Words, said: str) -> str:
+    sign = match.groupdict().get("neg")
+    if not sign:
+        return said
+    return f"{w.rules.plus if sign == '+' else w.rules.minus} {said}"
+
+
+def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Say]]:
+    """The (name, pattern, say) forms of `language` in the order they are tried."""
+    number = number_pattern(rules)
+    sign = r"(?P<neg>[-−+])?"
+    symbols = _alternatives(rules.currencies)
+    scales = _alternatives(rules.scales)
+    units = _units(rules)
+    fractions = "".join(VULGAR_FRACTIONS)
+    found: list[tuple[str, str, Say]] = [
+        ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
+                 + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
+        ("duration", r"(?P<mi>\d{1,3}):(?P<s>[0-5]\d)[.,](?P<f>\d+)", say_duration),
+        ("date", r"(?P<d>\d{1,2})\.(?P<mo>\d{1,2})\.(?P<y>\d{4})", say_date),
+        ("date", r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})", say_date),
+        ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})", say_date),
+        ("range", rf"(?P<a>\d+)(?:[-‐–]|\s[–-]\s)(?P<b>\d+)(?:\s?(?P<unit>{units})|\s?(?P<pct>%))?", _range),
+        ("score", r"(?P<a>\d{1,2}):(?P<b>\d)", _score),
+        ("fraction", r"(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)", _fraction),
+        ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
+        ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{scales}))?", _amount),
+        ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{scales}))?\s?(?P<sym>{symbols})", _amount),
+        ("percent", rf"{sign}{number}\s?%", _percent),
+        ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
+        ("digits", r"0\d+|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}", _digits),
+        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?(?P<int>\d+)(?P<code>(?:[-/.]\d+)+)?",
+         _number_sign),
+        ("number", rf"{sign}{number}", _plain),
+    ]
+    if language == "en":
+        found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+                      ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
+                      ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
+                      ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet)]
+    elif language == "de":
+        found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
+                      ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
+                      ("ordinal", r"(?P<int>\d+)\.", _ordinal),
+                      ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
+                       _scaled)]
+    elif language == "fr":
+        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
+                      ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal)]
+    else:
+        found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal)]
+    return [(name, re.compile(pattern), say) for name, pattern, say in found]

@@ -1,0 +1,103 @@
+"""What `num2words` lacks: the forms a number takes from the words around it.
+
+German: the case the word before calls for (a preposition, an article, a contraction such as
+`am`) and the noun's gender give `ein`/`eine`/`einem`… and the ending of an ordinal (`am 3. Mai` →
+"am dritten Mai", `der 3. Mai` → "der dritte Mai", `3. Mai` → "dritter Mai"). Spanish: a number
+before a feminine noun ends in `una`/`-ientas` (`veintiuna personas`, `doscientas mujeres`) and
+before a masculine noun `uno` drops to `un` (`veintiún años`); ordinals agree (`primera`,
+`primer`). French: `un` before a feminine noun becomes `une` (`vingt et une femmes`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_DE_DATIVE = frozenset("mit von zu aus bei nach seit gegenüber ab in an auf über unter vor hinter neben zwischen "
+                       "dem einem am im vom zum beim zur".split())
+_DE_ACCUSATIVE = frozenset("für durch gegen ohne um bis den einen ins ans aufs".split())
+_DE_WEAK_EN = frozenset("am im vom zum beim zur dem den des einem einen eines einer".split())
+_DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede jedes".split())
+_DE_PREPOSITIONS = _DE_DATIVE | _DE_ACCUSATIVE
+_DE_ONE = {("nom", "m"): "ein", ("nom", "n"): "ein", ("nom", "f"): "eine",
+           ("acc", "m"): "einen", ("acc", "n"): "ein", ("acc", "f"): "eine",
+           ("dat", "m"): "einem", ("dat", "n"): "einem", ("dat", "f"): "einer"}
+_DE_STRONG_BY_CASE = {"nom": {"m": "er", "f": "e", "n": "es"}, "acc": {"m": "en", "f": "e", "n": "es"},
+                      "dat": {"m": "em", "f": "er", "n": "em"}}
+
+
+def german_case(before: list[str]) -> str:
+    """"nom", "acc" or "dat": the case the words before a number (nearest last, lower case) call
+    for; a preposition decides, two-way prepositions read as dative (where, not whither). After
+    `und`/`oder` the preposition before the pair's first member counts (`mit 1 Koffer und 1 Tasche`)."""
+    near = before[-4:] if before and before[-1] in ("und", "oder", "sowie") else before[-2:]
+    for word in reversed(near):
+        if word in _DE_DATIVE:
+            return "dat"
+        if word in _DE_ACCUSATIVE:
+            return "acc"
+    return "nom"
+
+
+def german_one(before: list[str], gender: str | None) -> str:
+    """`1` said before a noun of `gender` after the words `before`: ein, eine, einen, einem, einer."""
+    return _DE_ONE[(german_case(before), gender or "n")]
+
+
+def german_ordinal(stem: str, before: list[str], gender: str | None) -> str:
+    """An ordinal (`num2words`' form ending in -e, such as "dritte") with the ending the words
+    before and the noun's gender call for: weak -e / -en after an article or contraction, strong
+    -er / -e / -es without one."""
+    base = stem.removesuffix("e")
+    if before and before[-1] in ("und", "oder", "bis", "sowie"):  # `am 3. und 4. Mai`: as the first
+        first = [i for i, w in enumerate(before[:-1]) if w in _DE_WEAK_EN | _DE_WEAK_E]
+        before = before[:first[-1] + 1] if first else before
+    last = before[-1] if before else ""
+    if last == "der":
+        return base + ("en" if len(before) > 1 and before[-2] in _DE_PREPOSITIONS else "e")
+    if last in _DE_WEAK_EN:
+        return base + "en"
+    if last in _DE_WEAK_E:
+        return base + "e"
+    return base + _DE_STRONG_BY_CASE[german_case(before)][gender or "m"]
+
+
+def spanish_gender(words: str, gender: str | None) -> str:
+    """A Spanish cardinal before a noun: feminine `una`, `-ientas` after the last `millón`
+    (`doscientas mil mujeres`, but `doscientos millones de mujeres`); masculine `uno` → `un`
+    (`veintiún años`). Unchanged when the gender is not known."""
+    if gender is None:
+        return words
+    head, tail = _after_last_scale(words, ("millón", "millones", "billón", "billones"))
+    if gender == "f":
+        tail = re.sub(r"ientos\b", "ientas", tail)
+        tail = re.sub(r"\bquinientos\b", "quinientas", tail)
+        tail = re.sub(r"\b(veinti)?(uno|ún)\b", lambda m: (m.group(1) or "") + "una", tail)
+        tail = re.sub(r"\bun\b(?= mil\b)", "una", tail)
+    else:
+        tail = re.sub(r"\bveintiuno$", "veintiún", tail)
+        tail = re.sub(r"\buno$", "un", tail)
+    return head + tail
+
+
+def spanish_ordinal(words: str, gender: str | None, before_noun: bool) -> str:
+    """A Spanish ordinal (`num2words`' masculine form) agreeing with its noun: every word in -o
+    ends in -a for a feminine noun; `primero` and `tercero` drop the -o before a masculine one."""
+    if gender == "f":
+        return re.sub(r"o\b", "a", words)
+    if before_noun:
+        return re.sub(r"\b(primer|tercer)o$", r"\1", words)
+    return words
+
+
+def french_gender(words: str, gender: str | None) -> str:
+    """A French cardinal before a feminine noun: a final `un` is `une` (`vingt et une femmes`)."""
+    if gender != "f":
+        return words
+    return re.sub(r"(?<![\w-])un$|(?<=-)un$", "une", words)
+
+
+def _after_last_scale(words: str, scales: tuple[str, ...]) -> tuple[str, str]:
+    """`words` cut after its last scale word: (head with the scale word, the rest)."""
+    found = [m.end() for m in re.finditer(rf"\b(?:{'|'.join(scales)})\b", words)]
+    cut = found[-1] if found else 0
+    return words[:cut], words[cut:]

@@ -1,0 +1,177 @@
+"""Number expressions of a text found whole, and each said or left exactly as written.
+
+The text is cut at white space into words. Each word holding a digit (or a fraction sign, or a
+currency or number mark before a number) starts an expression: the word with the one or two
+words after it, then the word alone, is matched against the language's forms (`forms.forms`),
+longest first, so `$5 million`, `10:00:00 p.m.`, `24:00 Uhr` and `22 h 30` are one expression
+each. Quotes and brackets around it and the punctuation after it are not part of it; a final
+`.` is when a form needs it (`3.` before a German noun, `p.m.`). A word with a digit that no
+form takes whole is left as written, with the reason, never half said.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from drama_cli.compile.numbers.forms import forms
+from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS
+from drama_cli.compile.numbers.words import Context, Words
+
+_WORD = re.compile(r"\S+")
+_OPENERS = "([{\"'“‘„«¿¡"
+_CLOSERS = ")]}\"'”’»,;:!?…"
+_NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
+_COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d][\w-]*)")
+_PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
+_GROUP = re.compile(r"\d{3}")
+_EXTRA_WORDS = 2  # words after the first that one expression may take
+
+
+@dataclass(frozen=True)
+class Expression:
+    """One number expression of a text.
+
+    start, end: its place in the text (characters). written: the text there. said: its words,
+    or None when it is left as written. form: the form that said it ("time", "amount", …), or
+    "unknown". why: for one left as written, the reason.
+    """
+
+    start: int
+    end: int
+    written: str
+    said: str | None
+    form: str
+    why: str = ""
+
+
+class Recogniser:
+    """The number expressions of one language (`expressions`)."""
+
+    def __init__(self, words: Words):
+        self.words = words
+        self.forms = forms(words.language, words.rules)
+        rules = words.rules
+        self.starters = frozenset(list(rules.currencies) + list(rules.number_marks))
+
+    def expressions(self, text: str) -> list[Expression]:
+        """Every number expression of `text`, in order, none overlapping."""
+        tokens = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+        found: list[Expression] = []
+        i = 0
+        while i < len(tokens):
+            if not self._starts(text, tokens, i):
+                i += 1
+                continue
+            expression, used = self._expression(text, tokens, i)
+            if expression is not None:
+                found.append(expression)
+            i += used
+        return found
+
+    def _starts(self, text: str, tokens, i: int) -> bool:
+        word = text[tokens[i][0]:tokens[i][1]]
+        if _NUMERIC.search(word):
+            return True
+        bare = word.strip(_OPENERS)
+        return bare in self.starters and i + 1 < len(tokens) and \
+            bool(re.match(r"\d", text[tokens[i + 1][0]:tokens[i + 1][1]]))
+
+    def _expression(self, text: str, tokens, i: int) -> tuple[Expression | None, int]:
+        """The expression starting at word `i` and how many words it takes."""
+        start = tokens[i][0]
+        word = text[start:tokens[i][1]]
+        lead = len(word) - len(word.lstrip(_OPENERS))
+        if lead and word[lead - 1] in "'’" and re.match(r"\d0s\b", word[lead:]):
+            lead -= 1  # `'90s`
+        start += lead
+        groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
+        while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
+            groups += 1
+        for extra in range(min(_EXTRA_WORDS + groups, len(tokens) - 1 - i), -1, -1):
+            if any(_trail(text[a:b]) for a, b in tokens[i:i + extra]):
+                continue  # punctuation inside: not one expression
+            end = tokens[i + extra][1] - len(_trail(text[tokens[i + extra][0]:tokens[i + extra][1]]))
+            if end <= start:
+                continue
+            for stop in _stops(text, end):
+                context = self._context(text, tokens, i, i + extra, stop)
+                said = self._say(text[start:stop], context)
+                if said is not None:
+                    if said[1].endswith(".") and text[stop:stop + 1] == ".":
+                        stop += 1  # `pm.` ending a sentence: said "p.m." ends it
+                    elif text[stop - 1] == "." and not said[1].endswith(".") and not text[stop:].strip():
+                        said = said[0], said[1] + "."  # `10 Min.` ending the text: the dot ends it too
+                    return Expression(start, stop, text[start:stop], said[1], said[0]), extra + 1
+        end = tokens[i][1] - len(_trail(word))
+        end -= 1 if end > start and text[end - 1] == "." else 0
+        if end <= start or not re.search(r"\d", text[start:end]):
+            return None, 1
+        pair = self._pair(text[start:end], self._context(text, tokens, i, i, end))
+        if pair is not None:
+            end += 1 if pair.endswith(".") and text[end:end + 1] == "." else 0
+            return Expression(start, end, text[start:end], pair, "range"), 1
+        compound = _COMPOUND.fullmatch(text, start, end)
+        if compound:  # `19th-century`, `9-inch`: the number said, the word after the hyphen kept
+            stop = start + len(compound.group(1))
+            said = self._say(compound.group(1), Context(self._context(text, tokens, i, i, stop).before))
+            if said is not None:
+                return Expression(start, stop, compound.group(1), said[1], said[0]), 1
+        return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
+
+    def _why(self, written: str) -> str:
+        """Why `written` is left as written."""
+        if self.words.language == "en" and re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", written):
+            return "day and month could be either way round: give the language as en-US or en-GB"
+        return "no number form of the language takes it whole"
+
+    def _pair(self, written: str, context: Context) -> str | None:
+        """`9am-5pm`, `$5-$10`: two expressions that each carry a unit, a meridiem or a currency,
+        joined by a dash, said as a range."""
+        match = _PAIR.fullmatch(written)
+        if match is None:
+            return None
+        first = self._say(match.group(1), Context(context.before))
+        second = self._say(match.group(2), Context([], context.noun))
+        if first is None or second is None or {first[0], second[0]} & {"number", "digits"}:
+            return None
+        return f"{first[1]} {self.words.rules.range_word} {second[1]}"
+
+    def _say(self, candidate: str, context: Context) -> tuple[str, str] | None:
+        for name, pattern, say in self.forms:
+            match = pattern.fullmatch(candidate)
+            if match is None:
+                continue
+            try:
+                said = say(match, self.words, context)
+            except OverflowError:  # beyond the largest number `num2words` names
+                return None
+            if said is not None:
+                return name, said
+        return None
+
+    def _context(self, text: str, tokens, first: int, last: int, stop: int) -> Context:
+        before = [_bare(text[a:b]).lower() for a, b in tokens[max(0, first - 4):first]]
+        noun = ""
+        after_end = tokens[last][1]
+        if stop == after_end and last + 1 < len(tokens):
+            a, b = tokens[last + 1]
+            noun = _bare(text[a:b])
+        return Context(before, noun)
+
+
+def _stops(text: str, end: int) -> tuple[int, ...]:
+    """Where an expression ending at `end` (closing punctuation left out) may stop: one further
+    for an inch mark (`5'11"`), one shorter without a final dot."""
+    if end < len(text) and text[end] in "\"″”":
+        return end + 1, end
+    return (end, end - 1) if text[end - 1] == "." else (end,)
+
+
+def _trail(word: str) -> str:
+    """The closing punctuation at the end of a word."""
+    return word[len(word.rstrip(_CLOSERS)):]
+
+
+def _bare(word: str) -> str:
+    return word.strip(_OPENERS + _CLOSERS + ".")

@@ -1,0 +1,140 @@
+"""The words of one language for the parts of a number expression: cardinals that agree with the
+noun after them, ordinals, years, decimals, digit strings, times, dates, fractions and amounts.
+
+Cardinals, ordinals and years come from `num2words` (through `drama_cli.script.spoken.number_words`);
+the agreement is `grammar`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drama_cli.compile.numbers import grammar
+from drama_cli.compile.numbers.nouns import noun_gender
+from drama_cli.compile.numbers.rules import LANGUAGES, LanguageRules
+from drama_cli.script.spoken import number_words
+
+
+@dataclass
+class Context:
+    """The words around an expression: `before`, the words before it (lower case, punctuation
+    stripped, nearest last); `noun`, the word right after it as written ('' at the end)."""
+
+    before: list[str] = field(default_factory=list)
+    noun: str = ""
+
+
+class Words:
+    """Says numbers in one language (`LANGUAGES[language]`); `month_first` reads `3/2/2003` as
+    March 2 (en-US), otherwise day first."""
+
+    def __init__(self, language: str, month_first: bool | None = False):
+        self.language = language
+        self.rules: LanguageRules = LANGUAGES[language]
+        self.month_first = month_first
+
+    def gender(self, word: str) -> str | None:
+        """The gender of `word` as a noun, or None."""
+        return noun_gender(word, self.language)
+
+    def cardinal(self, value: int, gender: str | None = None, context: Context | None = None) -> str:
+        """`value` in words, agreeing with a noun of `gender` (German also with the case the
+        words before call for; only `1` changes there)."""
+        if value < 0:
+            return f"{self.rules.minus} {self.cardinal(-value, gender, context)}"
+        said = number_words(value, self.language)
+        if gender is None:
+            return said
+        if self.language == "de":
+            return grammar.german_one(context.before if context else [], gender) if value == 1 else said
+        if self.language == "es":
+            return grammar.spanish_gender(said, gender)
+        if self.language == "fr":
+            return grammar.french_gender(said, gender)
+        return said
+
+    def counted(self, value: int, context: Context) -> str:
+        """A cardinal before the context's noun, agreeing with it when its gender is known; in
+        German `1` before any capitalised word is the article (`ein`), not the numeral `eins`."""
+        gender = self.gender(context.noun) if context.noun else None
+        if gender is None and self.language == "de" and value == 1 and context.noun[:1].isupper():
+            gender = "n"
+        return self.cardinal(value, gender, context)
+
+    def ordinal(self, value: int, gender: str | None = None, context: Context | None = None,
+                before_noun: bool = False) -> str:
+        """`value` as an ordinal agreeing with its noun (`gender`) and, in German, the case."""
+        said = number_words(value, self.language, "ordinal")
+        if self.language == "de":
+            return grammar.german_ordinal(said, context.before if context else [], gender)
+        if self.language == "es":
+            return grammar.spanish_ordinal(said, gender, before_noun)
+        if self.language == "fr" and gender == "f" and value == 1:
+            return "première"
+        return said
+
+    def year(self, value: int) -> str:
+        """A year: "nineteen eighty-four", "neunzehnhundertvierundachtzig"."""
+        return number_words(value, self.language, "year")
+
+    def digits(self, text: str) -> str:
+        """Each digit said on its own ("zero zero seven"); other characters are gaps."""
+        return " ".join(number_words(int(c), self.language) for c in text if c.isdigit())
+
+    def decimal(self, whole: int | None, frac: str | None, gender: str | None = None,
+                context: Context | None = None) -> str:
+        """A number with a decimal part: the whole part (`None` for `.5`), the mark's word and
+        each digit after it."""
+        said = "" if whole is None else self.cardinal(whole, gender if not frac else None, context)
+        if frac:
+            said = f"{said} {self.rules.point} {self.digits(frac)}".strip()
+        return said
+
+    def noun_form(self, value: int, frac: str | None, singular: str, plural: str) -> str:
+        """The singular for exactly one, the plural otherwise."""
+        return singular if value == 1 and not frac else plural
+
+    def fraction(self, numerator: int, denominator: int) -> str | None:
+        """`3/5` in words ("three fifths"), or None where the language has no form here."""
+        names = self.rules.fraction_names
+        if denominator in names:
+            name = names[denominator][0 if numerator == 1 else 1]
+        elif self.language == "es" or denominator < 2:
+            return None
+        else:
+            ordinal = number_words(denominator, self.language, "ordinal")
+            name = ordinal[:-1].capitalize() + "el" if self.language == "de" else \
+                ordinal if numerator == 1 else ordinal + "s"
+        if self.language == "de" and denominator == 2 and numerator != 1:
+            name = "Halbe"
+        one = {"en": "one", "de": "ein", "fr": "un", "es": "un"}[self.language]
+        return f"{one if numerator == 1 else self.cardinal(numerator)} {name}"
+
+    def mixed(self, whole: int, numerator: int, denominator: int) -> str | None:
+        """`3 3/5` ("three and three fifths"); a half after a whole number as the language says it
+        ("three and a half", "dreieinhalb", "trois et demi", "tres y medio")."""
+        if (numerator, denominator) == (1, 2):
+            half = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}[self.language]
+            return f"{self.cardinal(whole)}{'' if self.language == 'de' else ' '}{half}"
+        part = self.fraction(numerator, denominator)
+        return None if part is None else f"{self.cardinal(whole)} {self.rules.and_word} {part}"
+
+    def month(self, number: int) -> str:
+        """The name of month `number` (1-12)."""
+        return self.rules.months[number - 1]
+
+    def date(self, day: int, month: int, year: int | None, context: Context, month_first: bool = False) -> str:
+        """A date in the language's spoken order; English says the month first when
+        `month_first` (as en-US writes it)."""
+        name = self.month(month)
+        year_said = f" {self.year(year)}" if year is not None else ""
+        if self.language == "en":
+            if month_first:
+                return f"{name} {self.ordinal(day)}{year_said}"
+            lead = "" if context.before and context.before[-1] == "the" else "the "
+            return f"{lead}{self.ordinal(day)} of {name}{year_said}"
+        if self.language == "de":
+            return f"{self.ordinal(day, 'm', context)} {name}{year_said}"
+        if self.language == "fr":
+            return f"{'premier' if day == 1 else self.cardinal(day)} {name}{year_said}"
+        return f"{self.cardinal(day)} de {name}" + (f" de{year_said}" if year_said else "")

@@ -1,0 +1,215 @@
+"""Number expressions said whole in English, German, French and Spanish: the forms and agreements
+of docs/guide/pronunciation.md, each written form with the exact words it becomes."""
+
+import random
+import re
+
+import pytest
+
+from drama_cli.compile.normalise import normalise_text, normalised_pieces
+
+# (language, written, said): the garbled, ungrammatical and unconverted forms reported from real
+# texts, then one row per form the guide lists.
+EXAMPLES = [
+    ("en", "1:00a.m.", "one a.m."),
+    ("en", "1,000th", "one thousandth"),
+    ("en", "9,000,000th", "nine millionth"),
+    ("en", "10:00:00 p.m.", "ten p.m."),
+    ("de", "24:00 Uhr", "vierundzwanzig Uhr"),
+    ("fr", "02.03.2003", "deux mars deux mille trois"),
+    ("en", "2:45.5", "two minutes forty-five point five seconds"),
+    ("en", "$5 million", "five million dollars"),
+    ("en", "¥30 billion", "thirty billion yen"),
+    ("en", "₩460 billion", "four hundred and sixty billion won"),
+    ("de", "am 3. Mai", "am dritten Mai"),
+    ("de", "der 3. Mai", "der dritte Mai"),
+    ("de", "im 19. Jahrhundert", "im neunzehnten Jahrhundert"),
+    ("de", "zum 2. Mal", "zum zweiten Mal"),
+    ("de", "1 Buch", "ein Buch"),
+    ("de", "mit 1 Frau", "mit einer Frau"),
+    ("es", "1 dólar", "un dólar"),
+    ("es", "21 años", "veintiún años"),
+    ("es", "21 personas", "veintiuna personas"),
+    ("es", "200 mujeres", "doscientas mujeres"),
+    ("es", "la 1.ª", "la primera"),
+    ("es", "el 1.er día", "el primer día"),
+    ("fr", "1 personne", "une personne"),
+    ("fr", "21 femmes", "vingt et une femmes"),
+    ("fr", "le 1er mai", "le premier mai"),
+    ("fr", "la 1re fois", "la première fois"),
+    ("fr", "la 2e fois", "la deuxième fois"),
+    ("en", "the 1990s", "the nineteen nineties"),
+    ("de", "die 1990er", "die neunzehnhundertneunziger"),
+    ("en", "at 7pm", "at seven p.m."),
+    ("en", "at 7 p.m.", "at seven p.m."),
+    ("en", ".5 of it", "point five of it"),
+    ("en", "12KG", "twelve kilograms"),
+    ("de", "um 19.30 Uhr", "um neunzehn Uhr dreißig"),
+    ("fr", "à 22 h 30", "à vingt-deux heures trente"),
+    ("es", "a las 22:30", "a las veintidós y treinta"),
+    ("en", "on 2003-03-02", "on the second of March two thousand and three"),
+    ("en-US", "on 3/2/2003", "on March second two thousand and three"),
+    ("en-GB", "on 3/2/2003", "on the third of February two thousand and three"),
+    ("de", "am 02.03.2003", "am zweiten März zweitausenddrei"),
+    ("es", "el 02.03.2003", "el dos de marzo de dos mil tres"),
+    ("en", "the '90s", "the nineties"),
+    ("es", "los años 90", "los años noventa"),
+    ("en", "pages 3-5", "pages three to five"),
+    ("en", "pages 3–5", "pages three to five"),
+    ("en", "1990-1995", "nineteen ninety to nineteen ninety-five"),
+    ("de", "3-5", "drei bis fünf"),
+    ("fr", "3-5", "trois à cinq"),
+    ("es", "3-5", "tres a cinco"),
+    ("en", "1/2 cup", "one half cup"),
+    ("en", "½ cup", "one half cup"),
+    ("en", "3 3/5 miles", "three and three fifths miles"),
+    ("de", "€1 Mio.", "eine Million Euro."),
+    ("fr", "5 millions d'euros", "cinq millions d'euros"),
+    ("en", "₹5", "five rupees"),
+    ("en", "₽100", "one hundred roubles"),
+    ("en", "₺20", "twenty lira"),
+    ("en", "CHF 5", "five Swiss francs"),
+    ("en", "5 USD", "five dollars"),
+    ("en", "EUR 10", "ten euros"),
+    ("en", "50 km/h", "fifty kilometres per hour"),
+    ("en", "20 m²", "twenty square metres"),
+    ("en", "30 °C", "thirty degrees Celsius"),
+    ("en", "5'11\" tall", "five feet eleven inches tall"),
+    ("en", "60 mph", "sixty miles per hour"),
+    ("en", "call 555-0199", "call five five five zero one nine nine"),
+    ("en", "agent 007", "agent zero zero seven"),
+    ("en", "ISBN 978-3-16-148410-0", "ISBN nine seven eight three one six one four eight four one zero zero"),
+    ("en", "Henry VIII", "Henry the Eighth"),
+    ("en", "Act II", "Act Two"),
+    ("fr", "Louis XIV", "Louis quatorze"),
+    ("en", "Dr. Smith", "Doctor Smith"),
+    ("en", "Mr Jones", "Mister Jones"),
+    ("en", "Mrs Jones", "Missus Jones"),
+    ("en", "St. Paul", "Saint Paul"),
+    ("en", "Baker St.", "Baker Street."),
+    ("en", "No. 5", "number five"),
+    ("en", "e.g. tea", "for example tea"),
+    ("en", "tea etc.", "tea et cetera."),
+    ("en", "Ali vs. Frazier", "Ali versus Frazier"),
+    ("de", "z. B. Tee", "zum Beispiel Tee"),
+    ("de", "Nr. 5", "Nummer fünf"),
+    ("de", "Tee usw.", "Tee und so weiter."),
+    ("de", "in der Hauptstr. 5", "in der Hauptstraße fünf"),
+    ("fr", "M. Dupont", "Monsieur Dupont"),
+    ("fr", "Mme Dupont", "Madame Dupont"),
+    ("fr", "n° 5", "numéro cinq"),
+    ("es", "Sr. García", "Señor García"),
+    ("es", "Sra. García", "Señora García"),
+    ("es", "Ud. sabe", "Usted sabe"),
+    ("es", "núm. 5", "número cinco"),
+]
+
+
+@pytest.mark.parametrize("language, written, said", EXAMPLES)
+def test_number_expressions_are_said_whole(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("de", "die 3. Klasse", "die dritte Klasse"),
+    ("de", "in der 3. Klasse", "in der dritten Klasse"),
+    ("de", "3. Platz", "dritter Platz"),
+    ("de", "am 3. und 4. Mai", "am dritten und vierten Mai"),
+    ("de", "vom 3. bis 5. Mai", "vom dritten bis fünften Mai"),
+    ("de", "ins 3. Jahr", "ins dritte Jahr"),
+    ("de", "für 1 Mann", "für einen Mann"),
+    ("de", "mit 1 Koffer und 1 Tasche", "mit einem Koffer und einer Tasche"),
+    ("de", "1 Uhr", "ein Uhr"),
+    ("de", "Es ist 1.", "Es ist eins."),
+    ("es", "21 de mayo", "veintiuno de mayo"),
+    ("es", "1 libra", "una libra"),
+    ("es", "£21", "veintiuna libras"),
+    ("es", "$21", "veintiún dólares"),
+    ("es", "200.000 personas", "doscientas mil personas"),
+    ("es", "la 1:15", "la una y quince"),
+    ("fr", "1 homme", "un homme"),
+    ("fr", "£1", "une livre"),
+    ("fr", "1 h", "une heure"),
+])
+def test_numbers_agree_with_the_words_around_them(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+def test_a_plain_english_date_is_read_only_when_the_order_is_certain():
+    assert normalise_text("on 3/2/2003", "en") == "on 3/2/2003"
+    assert normalise_text("on 13/2/2003", "en") == "on the thirteenth of February two thousand and three"
+    assert normalise_text("on 2/13/2003", "en") == "on February thirteenth two thousand and three"
+
+
+@pytest.mark.parametrize("language, written", [
+    ("en", "R2D2 and B2B"), ("en", "COVID-19"), ("en", "on 9/11"), ("de", "Es war 19.30."),
+    ("en", "the 32/13/2003 date"), ("en", "3:1.5.2"), ("en", "code 2024-117"), ("en", "1" + ",000" * 200),
+])
+def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
+    assert normalise_text(written, language) == written
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en", "won 3-1", "won three to one"),
+    ("en", "Invoice No. 2024-117", "Invoice number two zero two four one one seven"),
+    ("de", "Es steht 2:1.", "Es steht zwei zu eins."),
+    ("en", "at 10:15:30", "at ten fifteen and thirty seconds"),
+    ("en", "-3.5% and +2", "minus three point five percent and plus two"),
+    ("en", "$2.5 billion", "two point five billion dollars"),
+    ("es", "$5 millones", "cinco millones de dólares"),
+    ("fr", "5 M€", "cinq millions d'euros"),
+    ("de", "2,5 Mrd. €", "zwei Komma fünf Milliarden Euro"),
+    ("de", "dreieinhalb", "dreieinhalb"),
+    ("de", "3½ Stunden", "dreieinhalb Stunden"),
+    ("fr", "3½", "trois et demi"),
+    ("es", "3/4 taza", "tres cuartos taza"),
+    ("en", "24/7", "twenty-four seven"),
+    ("de", "1 000 000 000 Sterne", "eine Milliarde Sterne"),
+    ("fr", "1 000 000 000 €", "un milliard d'euros"),
+    ("es", "$1.000.000", "un millón de dólares"),
+    ("en", "World War II", "World War Two"),
+    ("en", "then I left", "then I left"),
+    ("en", "Rocky II", "Rocky II"),
+    ("fr", "Le XXIe siècle. De plus, Ce Me", "Le vingt et unième siècle. De plus, Ce Me"),
+    ("en", "Elizabeth I", "Elizabeth the First"),
+])
+def test_more_forms_are_said_whole(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+_FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", "10:00", "10:00:00", "2:45.5",
+              "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
+              "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
+              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")"]
+
+
+def _random_text(rng) -> str:
+    parts = [rng.choice(_FRAGMENTS) if rng.random() < 0.7 else str(rng.randint(0, 99999))
+             for _ in range(rng.randint(1, 8))]
+    return "".join(part + rng.choice(["", "", " ", " "]) for part in parts)
+
+
+def _separator_between_words(said: str) -> bool:
+    """A `,`, `:`, `;` or `/` anywhere (`one thousand, two hundred`, `nine thousand,000`), or a `.`
+    inside a word outside the meridiem spellings."""
+    return bool(re.search(r"[,:;/]|\w\.\w", re.sub(r"\b[ap]\.m\.", "", said)))
+
+
+def test_no_output_joins_a_digit_to_a_word_or_leaves_a_separator_between_number_words():
+    rng = random.Random(20260401)
+    for _ in range(250):
+        text = _random_text(rng)
+        for language in ("en", "de", "fr", "es"):
+            pieces = normalised_pieces(text, language)
+            out = "".join(said for _, _, said in pieces)
+            for start, end, said in pieces:
+                if said == text[start:end]:
+                    continue
+                assert not re.search(r"\d", said), (language, text, said)
+                assert not _separator_between_words(said), (language, text, said)
+                assert not (start and text[start - 1].isalnum()), (language, text, said)
+                assert not (end < len(text) and text[end].isalnum() and said[-1].isalnum()), (language, text, said)
+            written = set(text.split())
+            for token in out.split():
+                if re.search(r"\d", token):
+                    assert token in written, (language, text, out)
