@@ -233,3 +233,29 @@ def test_the_fingerprint_changes_when_a_take_is_added(studio):
                       headers=ORIGIN).json()
     wait_for_job(client, job["id"])
     assert client.get("/api/changes").json()["changes"] != before
+
+
+def test_the_scene_view_lays_out_the_mix_timeline(studio):
+    _, client, _ = studio
+    view = client.get("/api/scene", params={"id": "s1"}).json()
+    assert [(b["line"], b["speaker"]) for b in view["blocks"]] == [("s1-1", "A"), ("s1-2", "B")]
+    first, second = view["blocks"]
+    assert second["start_s"] >= first["end_s"] and view["total_s"] >= second["end_s"]
+    assert view["mixed"] is True and view["mix_outdated"] is False
+    assert client.get("/api/mix", params={"scene": "s1"}).content[:4] == b"RIFF"
+    assert client.get("/api/scene", params={"id": "nope"}).status_code == 400
+
+
+def test_a_mix_job_mixes_the_scene_again_after_a_selection(studio):
+    _, client, path = studio
+    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "slower"},
+                      headers=ORIGIN).json()
+    wait_for_job(client, job["id"])
+    time.sleep(0.01)
+    client.post("/api/select", json={"line": "s1-1", "take": 2}, headers=ORIGIN)
+    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_outdated"] is True
+    job = client.post("/api/jobs", json={"kind": "mix", "line": "s1"}, headers=ORIGIN).json()
+    assert wait_for_job(client, job["id"])["state"] == "done"
+    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_outdated"] is False
+    cues = json.loads((path.parent / "short.drama" / "s1" / "mix.cues.json").read_text())
+    assert [cue["take"] for cue in cues["cues"]] == [2, 1]

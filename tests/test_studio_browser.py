@@ -107,13 +107,14 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     browser.find_element("id", "action-ok").click()
     wait(browser, lambda d: d.find_elements("id", "take-2"), "the revised take in the list",
          timeout_s=30)
-    assert "softer, almost a whisper" in browser.find_element("id", "take-2").text
+    assert "softer, almost a whisper" in browser.execute_script(
+        "return document.getElementById('take-2').textContent")
     if os.environ.get("DRAMA_STUDIO_SCREENSHOT"):
         browser.save_screenshot(os.environ["DRAMA_STUDIO_SCREENSHOT"])
 
     press(browser, "2")
-    wait(browser, lambda d: "selected" in d.find_element("id", "take-2").get_attribute("class"),
-         "take 2 selected")
+    selected = "return document.getElementById('take-2').classList.contains('selected')"
+    wait(browser, lambda d: d.execute_script(selected), "take 2 selected")
     capsys.readouterr()
     assert main(["takes", str(path), "--line", "s1-1", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)[0]["takes"]
@@ -123,3 +124,7 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
     wait(browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "stale"]],
          "the changed line shown as stale")
+
+    press(browser, "s")  # the scene view: one block per line on the mix timeline
+    blocks = "return [...document.querySelectorAll('.block')].map(b => b.dataset.line)"
+    wait(browser, lambda d: d.execute_script(blocks) == ["s1-1", "s1-2"], "the scene timeline")

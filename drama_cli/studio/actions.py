@@ -14,7 +14,8 @@ from drama_cli.render.line import Progress
 from drama_cli.studio.jobs import Job
 from drama_cli.takes.store import check_new_takes
 
-KINDS = ("render", "revise", "edit")
+KINDS = ("render", "revise", "edit", "mix")  # a mix job's `line` is the scene id
+NEEDS_ENGINE = ("render", "revise", "edit")
 MAX_NOTE_CHARS = 500
 MAX_TEXT_CHARS = 4000
 
@@ -41,6 +42,15 @@ def check_params(kind: str, params: dict) -> int:
     return takes
 
 
+def check_target(project, kind: str, target: str) -> None:
+    """Raise UsageError unless `target` names a scene of the script (mix) or a line (the other
+    actions)."""
+    if kind == "mix":
+        project.find_scene(target)
+    else:
+        project.find_scene_line(target)
+
+
 class JobProgress(Progress):
     """A render's progress events as the job's progress; a cancelled job stops at the next
     attempt or frame report (the render keeps every take it stored)."""
@@ -61,10 +71,11 @@ class JobProgress(Progress):
 
 
 def run_action(project, backend, job: Job) -> None:
-    """Run `job` (kind render, revise or edit) on `project` with `backend`; fills `job.takes`
+    """Run `job` (kind render, revise, edit or mix) on `project` with `backend`; fills `job.takes`
     with the numbers of the takes made. Raises UsageError for a bad request, RenderError when
     the project is locked by another process, JobCancelled when cancelled."""
-    {"render": render_again, "revise": revise_takes, "edit": edit_takes}[job.kind](project, backend, job)
+    {"render": render_again, "revise": revise_takes, "edit": edit_takes,
+     "mix": mix_again}[job.kind](project, backend, job)
 
 
 def render_again(project, backend, job: Job) -> None:
@@ -113,3 +124,14 @@ def edit_takes(project, backend, job: Job) -> None:
         result = edit_in_project(script, store, backend, planned, source, audio, plan, 1)
         job.takes += [take["take"] for take in result["takes"]]
         job.done = number + 1
+
+
+def mix_again(project, backend, job: Job) -> None:
+    """`drama mix SCRIPT --scene ID`: the scene mixed again from its selections with the
+    project's saved settings (`drama_cli.mix.project_mix.remix`). `backend` is not used."""
+    from drama_cli.mix.project_mix import remix
+
+    scene = project.find_scene(job.line)
+    job.message = f"mixing {scene.id}"
+    remix(project.script(), project.store, [scene])
+    job.done = 1

@@ -8,9 +8,12 @@ Routes (every one behind `TokenGuard`):
     GET  /api/line?id=ID          one line and its takes (`views.line_view`)
     GET  /api/audio?line=ID&take=N   a take's WAV, found by line and number only
     GET  /api/peaks?line=ID&take=N   a take's waveform peaks
+    GET  /api/scene?id=ID         a scene's mix timeline (`views.scene_view`)
+    GET  /api/mix?scene=ID        a scene's WAV mix
     GET  /api/changes             a fingerprint of the project and the jobs (the page polls it)
     POST /api/select              {line, take}: what `drama takes --line ID --select N` does
     POST /api/jobs                {kind, line, takes, note, text, from_take}: queue an action
+                                  (kind render, revise, edit; or mix with `line` a scene id)
     POST /api/jobs/ID/cancel      stop a job at its next step
 Errors come back as `{"error": message}`: 400 for a bad request, 404 for an unknown take, 409
 when another process holds the project.
@@ -31,7 +34,12 @@ from starlette.routing import Route
 
 from drama_cli.errors import DramaError, RenderError, UsageError
 from drama_cli.studio import views
-from drama_cli.studio.actions import check_params, run_action
+from drama_cli.studio.actions import (
+    NEEDS_ENGINE,
+    check_params,
+    check_target,
+    run_action,
+)
 from drama_cli.studio.jobs import Worker
 from drama_cli.studio.security import TokenGuard, refusal
 from drama_cli.takes.selection import select_take
@@ -51,7 +59,7 @@ class Studio:
         self.worker = Worker(self._run)
 
     def _run(self, job) -> None:
-        if self._backend is None:
+        if self._backend is None and job.kind in NEEDS_ENGINE:
             job.message = "loading the engine"
             self._backend = self._make_backend()
         run_action(self.project, self._backend, job)
@@ -88,6 +96,16 @@ def make_app(studio: Studio, token: str) -> Starlette:
             return error_response(err)
         return FileResponse(take.wav_path, media_type="audio/wav", headers=NO_STORE)
 
+    async def scene(request):
+        return await answer(views.scene_view, studio.project, request.query_params.get("id", ""))
+
+    async def mix(request):
+        try:
+            path = await run_in_threadpool(find_mix, studio.project, request.query_params)
+        except DramaError as err:
+            return error_response(err)
+        return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
+
     async def peaks(request):
         def read():
             take = find_take(studio.project, request.query_params)
@@ -122,7 +140,7 @@ def make_app(studio: Studio, token: str) -> Starlette:
         def queue():
             kind, line_id = str(body.get("kind", "")), str(body.get("line", ""))
             total = check_params(kind, body)
-            studio.project.find_scene_line(line_id)
+            check_target(studio.project, kind, line_id)
             params = {key: body[key] for key in ("note", "text", "from_take") if key in body}
             return studio.worker.submit(kind, line_id, params, total).to_dict()
         return await answer(queue)
@@ -136,6 +154,7 @@ def make_app(studio: Studio, token: str) -> Starlette:
     routes = [Route("/", page), Route("/static/{name}", static),
               Route("/api/script", script), Route("/api/line", line),
               Route("/api/audio", audio), Route("/api/peaks", peaks),
+              Route("/api/scene", scene), Route("/api/mix", mix),
               Route("/api/changes", changes), Route("/api/select", select, methods=["POST"]),
               Route("/api/jobs", jobs, methods=["POST"]),
               Route("/api/jobs/{job:int}/cancel", cancel, methods=["POST"])]
@@ -176,10 +195,25 @@ def find_take(project, query) -> object:
     take = takes.get(int(number))
     if take is None:
         raise UsageError(f"line {line.id!r} has no take {number}")
-    root = project.store.root.resolve()
-    if not take.wav_path.resolve().is_relative_to(root):
-        raise UsageError(f"take {number} of line {line.id!r} lies outside the project folder")
+    inside_project(project, take.wav_path, f"take {number} of line {line.id!r}")
     return take
+
+
+def find_mix(project, query) -> Path:
+    """The WAV mix of scene `scene=ID`, found through the store. Raises UsageError for an
+    unknown scene, a scene not mixed yet, or a mix file outside the project folder."""
+    scene = project.find_scene(query.get("scene", ""))
+    path = project.store.scene_dir(scene.id) / "mix.wav"
+    if not path.is_file():
+        raise UsageError(f"scene {scene.id!r} has no mix yet")
+    inside_project(project, path, f"the mix of scene {scene.id!r}")
+    return path
+
+
+def inside_project(project, path: Path, what: str) -> None:
+    """Raise UsageError when `path`, links followed, lies outside the project folder."""
+    if not path.resolve().is_relative_to(project.store.root.resolve()):
+        raise UsageError(f"{what} lies outside the project folder")
 
 
 @lru_cache(maxsize=256)

@@ -47,6 +47,15 @@ class StudioProject:
         scene, _, line = find_line(self.script(), line_id)
         return scene, line
 
+    def find_scene(self, scene_id: str):
+        """The scene with `scene_id` in the current script; raises UsageError when unknown."""
+        from drama_cli.errors import UsageError
+
+        try:
+            return self.script().scene(scene_id)
+        except KeyError:
+            raise UsageError(f"no scene {scene_id!r} in the script") from None
+
     def changes(self) -> str:
         """A fingerprint of what the page shows: the script file and, per scene folder, its
         selections file and its line folders (a new take changes its folder's time). Cheap

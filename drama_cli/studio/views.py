@@ -139,3 +139,29 @@ def peaks(audio: np.ndarray, buckets: int = PEAK_BUCKETS) -> list[list[float]]:
     low = np.minimum.reduceat(audio, edges[:-1])
     high = np.maximum.reduceat(audio, edges[:-1])
     return np.round(np.stack([low, high], axis=1).astype(np.float64), 4).tolist()
+
+
+def scene_view(project, scene_id: str) -> dict:
+    """A scene's mix timeline as `drama plot --scene` lays it out (`drama_cli.plot.scene_blocks`:
+    from the cue sheet of its last mix, else from the selected takes): `{scene, title, blocks:
+    [{line, speaker, text, start_s, end_s}], total_s, gaps, overlaps: [[start s, end s]],
+    mixed: whether a mix file exists, mix_outdated: whether the selections changed since}`.
+    Raises UsageError for an unknown scene."""
+    from drama_cli.errors import UsageError
+    from drama_cli.plot import gaps, overlaps, scene_blocks
+    script, store = project.script(), project.store
+    scene = project.find_scene(scene_id)
+    try:
+        blocks, total = scene_blocks(script, store, scene.id)
+    except UsageError:  # nothing selected yet: an empty timeline
+        blocks, total = [], None
+    folder = store.scene_dir(scene.id)
+    mix, cues, chosen = (folder / name for name in ("mix.wav", "mix.cues.json", "selected.json"))
+    outdated = mix.exists() and chosen.exists() and (
+        not cues.exists() or chosen.stat().st_mtime_ns > cues.stat().st_mtime_ns)
+    return {"scene": scene.id, "title": scene.title,
+            "blocks": [{"line": b.line_id, "speaker": b.speaker, "text": b.text,
+                        "start_s": b.start_s, "end_s": b.end_s} for b in blocks],
+            "total_s": total or max((b.end_s for b in blocks), default=0.0),
+            "gaps": gaps(blocks), "overlaps": overlaps(blocks),
+            "mixed": mix.exists(), "mix_outdated": outdated}

@@ -11,6 +11,7 @@ const state = {
   playing: null,       // take number playing (or last played)
   ab: [null, null],    // the two takes A/B switches between
   changes: "",
+  view: "line",        // "line" or "scene" (the current line's scene)
   jobs: [],
 };
 
@@ -18,7 +19,8 @@ const KEYS = [
   ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause"],
   ["1 – 9", "select take N"], ["x", "A/B: switch to the other take at the same position"],
   ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
-  ["e", "edit by text"], ["f", "only lines that need attention"], ["?", "this help"],
+  ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
+  ["m", "mix the scene again"], ["f", "only lines that need attention"], ["?", "this help"],
 ];
 
 // -- small helpers -------------------------------------------------------------------------
@@ -130,6 +132,7 @@ function step(delta) {
 // -- line view -----------------------------------------------------------------------------
 
 async function showLine(id) {
+  state.view = "line";
   if (id !== state.current) {
     stopAll();
     state.audio.clear();
@@ -330,6 +333,69 @@ async function select(number) {
   } catch (err) { say(err.message); }
 }
 
+// -- scene view -------------------------------------------------------------------------------
+
+async function showScene() {
+  if (!state.line) return;
+  stopAll();
+  let view;
+  try {
+    view = await api(`/api/scene?${query({id: state.line.scene})}`);
+  } catch (err) { say(err.message); return; }
+  state.view = "scene";
+  const total = view.total_s || 1;
+  const speakers = [...new Set(view.blocks.map((b) => b.speaker))];
+  const percent = (s) => `${(100 * s / total).toFixed(3)}%`;
+  const mix = view.mixed ? el("audio", {id: "mix", controls: true, preload: "metadata",
+    src: `/api/mix?${query({scene: view.scene, v: state.changes})}`}) : null;
+  const lanes = speakers.map((speaker) => el("div", {class: "lane"},
+    el("span", {class: "lane-name"}, speaker),
+    el("div", {class: "lane-track"},
+      view.overlaps.map(([a, b]) => el("div", {class: "overlap", style: `left:${percent(a)};width:${percent(b - a)}`})),
+      view.blocks.filter((b) => b.speaker === speaker).map((block) => el("button", {
+        type: "button", class: `block${block.line === state.current ? " current" : ""}`,
+        "data-line": block.line, title: block.text,
+        style: `left:${percent(block.start_s)};width:${percent(block.end_s - block.start_s)}`,
+        onclick: () => playMixFrom(block), ondblclick: () => { state.view = "line"; showLine(block.line); },
+      }, block.text)))));
+  const gaps = view.gaps.filter(([a, b]) => b - a >= 0.75).map(([a, b]) => `${a.toFixed(1)}–${b.toFixed(1)} s`);
+  document.getElementById("line").replaceChildren(
+    el("h2", {}, `Scene ${view.title || view.scene}`),
+    el("p", {class: "hint"}, `${view.blocks.length} lines · ${total.toFixed(1)} s`,
+      view.overlaps.length ? ` · ${view.overlaps.length} overlaps` : "",
+      gaps.length ? ` · long gaps ${gaps.join(", ")}` : "",
+      view.mix_outdated ? " · the selections changed since the last mix" : "",
+      view.mixed ? "" : " · not mixed yet"),
+    el("p", {}, el("button", {type: "button", onclick: remixScene}, "Mix again (m)"), " ",
+      el("button", {type: "button", onclick: () => { state.view = "line"; showLine(state.current); }}, "Back to the line (s)")),
+    mix, el("div", {class: "timeline"}, lanes),
+    el("p", {class: "hint"}, "Click a block to play the mix from that line; double-click to open the line."));
+}
+
+function playMixFrom(block) {
+  const mix = document.getElementById("mix");
+  if (!mix) { say("the scene has no mix yet: mix it again (m)"); return; }
+  mix.currentTime = block.start_s;
+  mix.play().catch((err) => say(err.message));
+  state.current = block.line;
+  for (const item of document.querySelectorAll(".block")) {
+    item.classList.toggle("current", item.dataset.line === block.line);
+  }
+}
+
+async function remixScene() {
+  if (!state.line) return;
+  try {
+    await api("/api/jobs", {kind: "mix", line: state.line.scene});
+    say(`mixing ${state.line.scene}`);
+    poll();
+  } catch (err) { say(err.message); }
+}
+
+function toggleScene() {
+  if (state.view === "scene") { state.view = "line"; showLine(state.current); } else showScene();
+}
+
 // -- actions and jobs ------------------------------------------------------------------------
 
 const ACTIONS = {
@@ -407,7 +473,8 @@ async function poll() {
     if (data.changes !== state.changes || finished) {
       state.changes = data.changes;
       await refreshScript();
-      if (state.current) await showLine(state.current);
+      if (state.view === "scene") await showScene();
+      else if (state.current) await showLine(state.current);
     }
   } catch (err) { say(err.message); }
 }
@@ -424,6 +491,7 @@ function onKey(event) {
     j: () => step(1), ArrowDown: () => step(1), k: () => step(-1), ArrowUp: () => step(-1),
     " ": playPause, x: switchAB, a: () => markAB(0), b: () => markAB(1),
     n: () => openAction("render"), r: () => openAction("revise"), e: () => openAction("edit"),
+    s: toggleScene, m: remixScene,
     f: () => { const box = document.getElementById("attention"); box.checked = !box.checked; applyFilter(); },
     "?": () => { help.hidden = !help.hidden; },
   };
