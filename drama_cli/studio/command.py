@@ -53,12 +53,28 @@ def studio_command(
                "this project")
     print(f"drama studio: {url}", flush=True)
     notice("press Ctrl-C to stop")
+    threading.Thread(target=warm_up, args=(project,), daemon=True).start()
     if not no_open:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
     try:
         serve(make_app(studio, token), listener)
     finally:
         studio.close()
+
+
+def warm_up(project) -> None:
+    """Judge every line once and import what the line view needs while the browser opens, so
+    the first page shows without waiting for them. A problem shows on the page instead."""
+    from drama_cli.errors import DramaError
+    from drama_cli.studio.views import script_view
+
+    try:
+        script_view(project)
+        lines = project.script().lines()
+        if lines:
+            project.find_scene_line(lines[0].id)
+    except DramaError:
+        pass
 
 
 def open_socket(host: str, port: int) -> socket.socket:

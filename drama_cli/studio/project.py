@@ -27,6 +27,7 @@ class StudioProject:
         self._lock = threading.Lock()
         self._script = None
         self._stamp = None
+        self._scenes: dict[str, tuple[tuple, object]] = {}  # scene id -> (stamp, its view)
 
     def script(self):
         """The script as the file holds it now (read again when its size or time changed).
@@ -37,7 +38,20 @@ class StudioProject:
             if stamp != self._stamp:
                 self._script = self._load(str(self.script_path))
                 self._stamp = stamp
+                self._scenes.clear()
             return self._script
+
+    def scene_memo(self, scene, build):
+        """`build(scene)`, kept while the script and the scene's folder (its selections and
+        line folders) are unchanged, so a poll after a take of one scene recomputes that scene
+        only."""
+        stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
+        kept = self._scenes.get(scene.id)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        value = build(scene)
+        self._scenes[scene.id] = (stamp, value)
+        return value
 
     def find_scene_line(self, line_id: str):
         """(scene, line) of `line_id` in the current script; raises UsageError when unknown
@@ -71,9 +85,12 @@ class StudioProject:
 
     def _folder_stamp(self, folder: Path) -> str:
         stamps = [self._stat(folder / "selected.json")]
-        with os.scandir(folder) as lines:
-            stamps += sorted(entry.stat(follow_symlinks=False).st_mtime_ns for entry in lines
-                             if entry.is_dir(follow_symlinks=False))
+        try:
+            with os.scandir(folder) as lines:
+                stamps += sorted(entry.stat(follow_symlinks=False).st_mtime_ns for entry in lines
+                                 if entry.is_dir(follow_symlinks=False))
+        except OSError:  # no takes yet
+            pass
         return ":".join(map(str, stamps))
 
     @staticmethod

@@ -8,8 +8,13 @@ import numpy as np
 
 from drama_cli.qc.asr import DEFAULT_THRESHOLD
 from drama_cli.script.direction import display_text
-from drama_cli.takes.scene_selection import CURRENT, LineChoice, scene_selection
-from drama_cli.takes.selection import compiled_words, list_takes
+from drama_cli.takes.scene_selection import (
+    CURRENT,
+    LineChoice,
+    line_choice,
+    scene_selection,
+)
+from drama_cli.takes.selection import MovedTakes, compiled_words, list_takes
 from drama_cli.takes.store import Take
 from engine.text import spoken_text
 
@@ -72,14 +77,16 @@ def script_view(project) -> dict:
     """The whole script for the script view: `{title, engine, counts, chapters: [{title,
     scenes: [{id, title, counts, lines: [line_state]}]}]}`, chapters in the script's order (a
     script without chapters is one untitled group). Raises the script's ScriptError when it no
-    longer reads, UsageError when a selections file is corrupt."""
+    longer reads, UsageError when a selections file is corrupt. A scene whose folder did not
+    change since the last call is not judged again (`StudioProject.scene_memo`)."""
     script, store = project.script(), project.store
-    scenes = {}
-    for scene in script.scenes:
+
+    def build(scene) -> dict:
         selection = scene_selection(script, store, scene)
         states = [line_state(script, choice) for choice in selection.lines]
-        scenes[scene.id] = {"id": scene.id, "title": scene.title, "counts": count(states),
-                            "lines": states}
+        return {"id": scene.id, "title": scene.title, "counts": count(states), "lines": states}
+
+    scenes = {scene.id: project.scene_memo(scene, build) for scene in script.scenes}
     chapters, placed = [], set()
     for chapter in script.chapters:
         members = [scenes[sid] for sid in chapter.scenes if sid in scenes and sid not in placed]
@@ -100,8 +107,8 @@ def line_view(project, line_id: str) -> dict:
     mode) and word timings when known. Raises UsageError for an unknown line."""
     script, store = project.script(), project.store
     scene, line = project.find_scene_line(line_id)
-    selection = scene_selection(script, store, scene)
-    choice = next(c for c in selection.lines if c.line.id == line.id)
+    choice = line_choice(script, store, scene.id, line, store.selections(scene.id),
+                         MovedTakes(script, store, scene))
     rows = list_takes(script, store, [scene], (line.id,))
     takes = {take.number: take for take in store.scan(scene.id, line.id).valid}
     listed = []
