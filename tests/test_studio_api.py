@@ -116,7 +116,7 @@ def test_peaks_hold_the_lowest_and_highest_sample_of_each_column():
 
 
 def test_a_selection_made_in_the_studio_is_the_one_the_command_line_lists(studio, capsys):
-    served, client, path = studio
+    _, client, path = studio
     job = client.post("/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1},
                       headers=ORIGIN).json()
     assert wait_for_job(client, job["id"])["takes"] == [2]
@@ -226,7 +226,7 @@ def test_a_selection_while_another_process_holds_the_project_is_told_it_is_busy(
 
 
 def test_the_fingerprint_changes_when_a_take_is_added(studio):
-    served, client, _ = studio
+    _, client, _ = studio
     before = client.get("/api/changes").json()["changes"]
     time.sleep(0.01)
     job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "again"},
@@ -259,3 +259,27 @@ def test_a_mix_job_mixes_the_scene_again_after_a_selection(studio):
     assert client.get("/api/scene", params={"id": "s1"}).json()["mix_outdated"] is False
     cues = json.loads((path.parent / "short.drama" / "s1" / "mix.cues.json").read_text())
     assert [cue["take"] for cue in cues["cues"]] == [2, 1]
+
+
+def test_a_revise_cancelled_while_it_runs_keeps_the_takes_it_finished(studio, scratch):
+    served, _, _ = studio
+    jobs = []
+
+    class CancelsItsJob:
+        """The scratch engine, cancelling the job as its first take is voiced."""
+
+        def __getattr__(self, name):
+            return getattr(scratch, name)
+
+        def generate(self, request, on_frames=None):
+            jobs[0].cancel_asked.set()
+            return scratch.generate(request, on_frames)
+
+    other = Studio(served.project, CancelsItsJob)
+    jobs.append(other.worker.submit("revise", "s1-2", {"note": "slower"}, 3))
+    deadline = time.monotonic() + 20
+    while other.worker.busy() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    other.worker.stop()
+    assert (jobs[0].state, jobs[0].takes, jobs[0].done) == ("cancelled", [2], 1)
+    assert [t.number for t in served.project.store.takes("s1", "s1-2")] == [1, 2]

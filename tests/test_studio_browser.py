@@ -16,11 +16,11 @@ from fakes import SHORT_SCRIPT
 
 from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
+from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.command import open_socket
 from drama_cli.studio.project import StudioProject
-from drama_cli.render.scheduler import render_script
 from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 

@@ -22,7 +22,7 @@ when another process holds the project.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -90,21 +90,13 @@ def make_app(studio: Studio, token: str) -> Starlette:
         return await answer(views.line_view, studio.project, request.query_params.get("id", ""))
 
     async def audio(request):
-        try:
-            take = await run_in_threadpool(find_take, studio.project, request.query_params)
-        except DramaError as err:
-            return error_response(err)
-        return FileResponse(take.wav_path, media_type="audio/wav", headers=NO_STORE)
+        return await wav_response(take_wav, studio.project, request.query_params)
 
     async def scene(request):
         return await answer(views.scene_view, studio.project, request.query_params.get("id", ""))
 
     async def mix(request):
-        try:
-            path = await run_in_threadpool(find_mix, studio.project, request.query_params)
-        except DramaError as err:
-            return error_response(err)
-        return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
+        return await wav_response(find_mix, studio.project, request.query_params)
 
     async def peaks(request):
         def read():
@@ -119,31 +111,23 @@ def make_app(studio: Studio, token: str) -> Starlette:
         return await answer(read)
 
     async def select(request):
-        body = await json_body(request)
-        if isinstance(body, Response):
-            return body
-
-        def write():
+        def write(body):
             number = body.get("take")
             if not isinstance(number, int) or isinstance(number, bool):
                 raise UsageError("take must be a take number")
             select_take(studio.project.script(), studio.project.store, str(body.get("line", "")),
                         number)
             return views.line_view(studio.project, str(body["line"]))
-        return await answer(write)
+        return await answer_body(request, write)
 
     async def jobs(request):
-        body = await json_body(request)
-        if isinstance(body, Response):
-            return body
-
-        def queue():
+        def queue(body):
             kind, line_id = str(body.get("kind", "")), str(body.get("line", ""))
             total = check_params(kind, body)
             check_target(studio.project, kind, line_id)
             params = {key: body[key] for key in ("note", "text", "from_take") if key in body}
             return studio.worker.submit(kind, line_id, params, total).to_dict()
-        return await answer(queue)
+        return await answer_body(request, queue)
 
     async def cancel(request):
         job = studio.worker.cancel(request.path_params["job"])
@@ -169,18 +153,31 @@ async def answer(read, *args) -> Response:
         return error_response(err)
 
 
+async def wav_response(find, project, query) -> Response:
+    """The WAV file `find(project, query)` names (run off the event loop), or the error
+    response of the DramaError it raises."""
+    try:
+        path = await run_in_threadpool(find, project, query)
+    except DramaError as err:
+        return error_response(err)
+    return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
+
+
 def error_response(err: DramaError) -> Response:
     """409 when the project is held by another process (`RenderError`), else 400."""
     return refusal(409 if isinstance(err, RenderError) else 400, str(err))
 
 
-async def json_body(request) -> dict | Response:
-    """The request's JSON object, or a 400 response when the body is not one."""
+async def answer_body(request, write) -> Response:
+    """`write(body)` with the request's JSON object, answered as `answer` does; 400 when the
+    body is not a JSON object."""
     try:
         body = json.loads(await request.body())
     except ValueError:
         return refusal(400, "the request body must be JSON")
-    return body if isinstance(body, dict) else refusal(400, "the request body must be an object")
+    if not isinstance(body, dict):
+        return refusal(400, "the request body must be an object")
+    return await answer(write, body)
 
 
 def find_take(project, query) -> object:
@@ -197,6 +194,11 @@ def find_take(project, query) -> object:
         raise UsageError(f"line {line.id!r} has no take {number}")
     inside_project(project, take.wav_path, f"take {number} of line {line.id!r}")
     return take
+
+
+def take_wav(project, query) -> Path:
+    """The WAV file of the take `find_take` finds."""
+    return find_take(project, query).wav_path
 
 
 def find_mix(project, query) -> Path:
@@ -225,7 +227,7 @@ def take_peaks(path: Path) -> list:
     return views.peaks(audio)
 
 
-@lru_cache(maxsize=None)
+@cache
 def static_text(name: str) -> str:
     """A file of the page shipped in the package (`drama_cli/studio/static/`)."""
     return resources.files("drama_cli.studio").joinpath("static", name).read_text(encoding="utf-8")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import threading
 import webbrowser
-from typing import Optional
 
 import typer
 
@@ -19,8 +18,8 @@ LOCAL_HOST = "127.0.0.1"
 @opt.PROJECT_BACKEND.into("backend")
 def studio_command(
     script: str = opt.SCRIPT_FILE,
-    out: Optional[str] = opt.OUT,
-    cast: Optional[str] = opt.CAST,
+    out: str | None = opt.OUT,
+    cast: str | None = opt.CAST,
     port: int = typer.Option(0, help="Port to serve on (default: a free one)."),
     host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but 127.0.0.1 lets "
                                               "other machines reach the page (the link's token "

@@ -10,8 +10,8 @@ import queue
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from drama_cli.errors import DramaError, JobCancelled
 from engine.errors import EngineError
