@@ -283,3 +283,17 @@ def test_a_revise_cancelled_while_it_runs_keeps_the_takes_it_finished(studio, sc
     other.worker.stop()
     assert (jobs[0].state, jobs[0].takes, jobs[0].done) == ("cancelled", [2], 1)
     assert [t.number for t in served.project.store.takes("s1", "s1-2")] == [1, 2]
+
+
+def test_a_project_with_no_takes_yet_is_shown_with_every_line_needing_one(tmp_path, scratch):
+    path = tmp_path / "fresh.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    served = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
+    client = TestClient(make_app(served, TOKEN))
+    view = client.get("/api/script", params={"token": TOKEN}).json()
+    assert view["counts"] == {"lines": 2, "current": 0, "stale": 0, "unusable": 0, "none": 2,
+                              "degraded": 0, "failed": 0, "wer_over": 0, "attention": 2}
+    assert client.get("/api/line", params={"id": "s1-1"}).json()["takes"] == []
+    assert client.get("/api/scene", params={"id": "s1"}).json()["blocks"] == []
+    assert client.get("/api/changes").status_code == 200
+    served.worker.stop()

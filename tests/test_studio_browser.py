@@ -1,7 +1,8 @@
 """The studio in a real headless browser (Debian's chromium and chromium-driver, driven by
 selenium) over a scratch-rendered project: the page loads, a take plays to its end, a revise
 with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
-and a line whose script text changed shows as stale. One browser session for the module.
+and a line whose script text changed shows as stale, its text shown as text even where it
+reads like HTML. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -120,10 +121,14 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     listed = json.loads(capsys.readouterr().out)[0]["takes"]
     assert [take["take"] for take in listed if take["selected"]] == [2]
 
-    path.write_text(SHORT_SCRIPT.replace("We never said goodbye.", "We always said goodbye."))
+    changed = "We always said <img src=x onerror=alert(1)> goodbye."
+    path.write_text(SHORT_SCRIPT.replace("We never said goodbye.", changed))
     os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
     wait(browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "stale"]],
          "the changed line shown as stale")
+    shown = "return [document.querySelector('li[data-line=\"s1-2\"] .text').textContent, " \
+            "document.querySelectorAll('nav img').length]"
+    assert browser.execute_script(shown) == [changed, 0]  # the line's text as text, never HTML
 
     press(browser, "s")  # the scene view: one block per line on the mix timeline
     blocks = "return [...document.querySelectorAll('.block')].map(b => b.dataset.line)"

@@ -232,8 +232,13 @@ function drawTake(take) {
     canvas, words ? el("div", {class: "words"}, words) : null, audio);
 }
 
-function line_text_of(view) {
-  return view.line.parts.filter((p) => p.kind === "text").map((p) => p.text).join("").trim();
+function line_text_of(view) {  // the words only, as a take's text gives them
+  return view.line.parts.filter((p) => p.kind === "text").map((p) => p.text).join("")
+    .replace(/\s+/g, " ").trim();
+}
+
+function line_source_of(view) {  // the line as written, tags included (notes are not part of it)
+  return view.line.parts.filter((p) => p.kind !== "note").map((p) => p.text).join("").trim();
 }
 
 async function loadPeaks(number) {
@@ -414,7 +419,8 @@ function openAction(kind) {
   document.getElementById("action-hint").textContent = action.hint + from;
   const text = document.getElementById("action-text");
   text.hidden = !action.text;
-  text.value = kind === "edit" ? line_text_of(state.line) : "";
+  const source = state.line.takes.find((t) => t.take === (state.playing || state.line.line.take));
+  text.value = kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line);
   document.getElementById("action-takes").value = 1;
   dialog.showModal();
   (action.text ? text : document.getElementById("action-ok")).focus();
