@@ -297,3 +297,24 @@ def test_a_project_with_no_takes_yet_is_shown_with_every_line_needing_one(tmp_pa
     assert client.get("/api/scene", params={"id": "s1"}).json()["blocks"] == []
     assert client.get("/api/changes").status_code == 200
     served.worker.stop()
+
+
+def test_the_page_may_run_only_its_own_script_and_is_never_framed(studio):
+    _, client, _ = studio
+    policy = client.get("/").headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
+
+
+def test_render_progress_names_the_take_and_its_frames_and_stops_when_cancelled():
+    from drama_cli.errors import JobCancelled
+    from drama_cli.studio.actions import JobProgress
+    from drama_cli.studio.jobs import Job
+
+    job = Job(1, "render", "s1-1", {}, total=2)
+    progress = JobProgress(job)
+    progress.attempt(None, 1, 1, 7)
+    progress.frames(None, 40, 900)
+    assert job.message == "voicing take 2 (retry 1): 40 of at most 900 frames"
+    job.cancel_asked.set()
+    with pytest.raises(JobCancelled):
+        progress.frames(None, 41, 900)

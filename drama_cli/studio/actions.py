@@ -57,14 +57,16 @@ class JobProgress(Progress):
 
     def __init__(self, job: Job):
         self.job = job
+        self.voicing = ""
 
     def attempt(self, job, slot, attempt, seed):
         self.job.check()
         retry = f" (retry {attempt})" if attempt else ""
-        self.job.message = f"voicing take {slot + 1}{retry}"
+        self.voicing = self.job.message = f"voicing take {slot + 1}{retry}"
 
     def frames(self, job, frames, budget):
         self.job.check()
+        self.job.message = f"{self.voicing}: {frames} of at most {budget} frames"
 
     def done(self, outcome):
         self.job.done = self.job.total
