@@ -140,7 +140,10 @@ def make_app(studio: Studio, token: str) -> Starlette:
             return refusal(404, "no such job")
         return JSONResponse(job.to_dict())
 
-    routes = [Route("/", page), Route("/static/{name}", static),
+    async def no_icon(request):
+        return Response(status_code=204)
+
+    routes = [Route("/", page), Route("/static/{name}", static), Route("/favicon.ico", no_icon),
               Route("/api/script", script), Route("/api/line", line),
               Route("/api/audio", audio), Route("/api/peaks", peaks),
               Route("/api/scene", scene), Route("/api/mix", mix),

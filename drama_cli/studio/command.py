@@ -62,8 +62,9 @@ def studio_command(
 
 
 def warm_up(project) -> None:
-    """Judge every line once and import what the line view needs while the browser opens, so
-    the first page shows without waiting for them. A problem shows on the page instead."""
+    """Judge every line once and import what the line and scene views need while the browser
+    opens, so the first page shows without waiting for them. A problem shows on the page
+    instead."""
     from drama_cli.errors import DramaError
     from drama_cli.studio.views import script_view
 
@@ -74,6 +75,7 @@ def warm_up(project) -> None:
             project.find_scene_line(lines[0].id)
     except DramaError:
         pass
+    import drama_cli.plot  # noqa: F401  (the scene view's timeline)
 
 
 def open_socket(host: str, port: int) -> socket.socket:

@@ -247,7 +247,13 @@ async function loadPeaks(number) {
     const data = await api(`/api/peaks?${query({line, take: number})}`);
     if (line !== state.current) return;
     const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
-    if (canvas) { canvas.peaks = data.peaks; drawWave(canvas, 0); }
+    if (canvas) {
+      const take = state.line.takes.find((t) => t.take === number);
+      canvas.peaks = data.peaks;
+      canvas.duration = data.duration_s;
+      canvas.words = (take && take.words) || [];
+      drawWave(canvas, 0);
+    }
   } catch (err) { say(err.message); }
 }
 
@@ -264,6 +270,10 @@ function drawWave(canvas, fraction) {
     ctx.fillStyle = i / peaks.length < fraction ? "#2b5fab" : "#9aa7b8";
     const [low, high] = peaks[i];
     ctx.fillRect(x, mid - high * scale, Math.max(1, width / peaks.length), Math.max(1, (high - low) * scale));
+  }
+  ctx.fillStyle = "#b26b00";  // where each recognised word starts
+  for (const [start] of canvas.words || []) {
+    if (canvas.duration) ctx.fillRect(Math.round(width * start / canvas.duration), 0, 1, 6);
   }
 }
 
@@ -367,7 +377,7 @@ async function showScene() {
   document.getElementById("line").replaceChildren(
     el("h2", {}, `Scene ${view.title || view.scene}`),
     el("p", {class: "hint"}, `${view.blocks.length} lines · ${total.toFixed(1)} s`,
-      view.overlaps.length ? ` · ${view.overlaps.length} overlaps` : "",
+      view.overlaps.length ? ` · ${view.overlaps.length} overlap${view.overlaps.length > 1 ? "s" : ""}` : "",
       gaps.length ? ` · long gaps ${gaps.join(", ")}` : "",
       view.mix_outdated ? " · the selections changed since the last mix" : "",
       view.mixed ? "" : " · not mixed yet"),
