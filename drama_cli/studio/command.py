@@ -41,8 +41,8 @@ def studio_command(
         raise UsageError("the studio needs a script file (it reads the file again when it changes)")
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {port}")
-    load_checked(script, cast)  # a bad script stops here, its warnings printed once
-    project = StudioProject(script, out, lambda path: load_script(path, cast=cast))
+    loaded = load_checked(script, cast)  # a bad script stops here, its warnings printed once
+    project = StudioProject(script, out, lambda path: load_script(path, cast=cast), loaded)
     studio = Studio(project, lambda: project_backend(project.store, backend))
     token = new_token()
     listener = open_socket(host, port)
@@ -62,19 +62,16 @@ def studio_command(
 
 
 def warm_up(project) -> None:
-    """Judge every line once and import what the line and scene views need while the browser
-    opens, so the first page shows without waiting for them. A problem shows on the page
-    instead."""
+    """Judge every line once, then import what the line and scene views need, while the
+    browser opens, so the first page waits for neither. A problem shows on the page instead."""
     from drama_cli.errors import DramaError
     from drama_cli.studio.views import script_view
 
     try:
         script_view(project)
-        lines = project.script().lines()
-        if lines:
-            project.find_scene_line(lines[0].id)
     except DramaError:
         pass
+    import drama_cli.edit.revise  # noqa: F401  (finds a line for the line view)
     import drama_cli.plot  # noqa: F401  (the scene view's timeline)
 
 

@@ -17,23 +17,24 @@ class StudioProject:
     script_path: the script file (never stdin: the studio reads it again when it changes).
     out: the project folder as `--out` gives it (None: `<script>.drama` beside the script).
     The script is loaded through `load`, a callable `(path) -> Script` (the command passes the
-    same loader `drama takes` uses); its warnings are not repeated on every reload.
+    same loader `drama takes` uses); its warnings are not repeated on every reload. loaded:
+    the script as the caller has just read it from the file, kept until the file changes.
     """
 
-    def __init__(self, script_path: str, out: str | None, load):
+    def __init__(self, script_path: str, out: str | None, load, loaded=None):
         self.script_path = Path(script_path)
         self.store: TakeStore = open_project(str(script_path), out)
         self._load = load
         self._lock = threading.Lock()
-        self._script = None
-        self._stamp = None
+        self._memo_lock = threading.Lock()
+        self._script = loaded
+        self._stamp = self._file_stamp() if loaded is not None else None
         self._scenes: dict[str, tuple[tuple, object]] = {}  # scene id -> (stamp, its view)
 
     def script(self):
         """The script as the file holds it now (read again when its size or time changed).
         Raises the loader's ScriptError when the file no longer reads."""
-        stat = os.stat(self.script_path)
-        stamp = (stat.st_mtime_ns, stat.st_size)
+        stamp = self._file_stamp()
         with self._lock:
             if stamp != self._stamp:
                 self._script = self._load(str(self.script_path))
@@ -41,17 +42,22 @@ class StudioProject:
                 self._scenes.clear()
             return self._script
 
+    def _file_stamp(self) -> tuple[int, int]:
+        stat = os.stat(self.script_path)
+        return stat.st_mtime_ns, stat.st_size
+
     def scene_memo(self, scene, build):
         """`build(scene)`, kept while the script and the scene's folder (its selections and
         line folders) are unchanged, so a poll after a take of one scene recomputes that scene
         only."""
         stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
-        kept = self._scenes.get(scene.id)
-        if kept is not None and kept[0] == stamp:
-            return kept[1]
-        value = build(scene)
-        self._scenes[scene.id] = (stamp, value)
-        return value
+        with self._memo_lock:  # two requests at once judge a scene once
+            kept = self._scenes.get(scene.id)
+            if kept is not None and kept[0] == stamp:
+                return kept[1]
+            value = build(scene)
+            self._scenes[scene.id] = (stamp, value)
+            return value
 
     def find_scene_line(self, line_id: str):
         """(scene, line) of `line_id` in the current script; raises UsageError when unknown
