@@ -117,12 +117,15 @@ def test_peaks_hold_the_lowest_and_highest_sample_of_each_column():
 
 def test_a_selection_made_in_the_studio_is_the_one_the_command_line_lists(studio, capsys):
     _, client, path = studio
+    assert client.get("/api/script").status_code == 200  # every scene judged once
     job = client.post("/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1},
                       headers=ORIGIN).json()
     assert wait_for_job(client, job["id"])["takes"] == [2]
     answer = client.post("/api/select", json={"line": "s1-1", "take": 2}, headers=ORIGIN)
     assert answer.status_code == 200
     assert [t["selected"] for t in answer.json()["takes"]] == [False, True]
+    lines = client.get("/api/script").json()["chapters"][0]["scenes"][0]["lines"]
+    assert [line["take"] for line in lines] == [2, 1]  # the scene was judged again
     capsys.readouterr()
     assert main(["takes", str(path), "--line", "s1-1", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)[0]["takes"]
