@@ -59,8 +59,9 @@ def version() -> None:
 
 def _register_commands() -> None:
     from drama_cli.commands import register_all
+    from drama_cli.studio import register as register_studio
 
-    register_all(app)
+    register_all(app, views=(register_studio,))
 
 
 EXIT_INTERRUPTED = 130
@@ -70,6 +71,7 @@ AFTER_INTERRUPT = {
     "revise": "takes already written are kept; run the command again for a new take",
     "edit": "takes already written are kept; run the command again for a new take",
     "mix": "the takes are untouched; run the same command again to mix",
+    "studio": "every take and selection made in the studio is kept",
     "book": "every finished take is kept and the book folder holds the files of the last complete "
             "run; run the same command again to continue (lines with a take are not rendered again)",
 }

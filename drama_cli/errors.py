@@ -206,3 +206,7 @@ def error_report(err: BaseException | str, exit_code: int) -> dict:
     errors = err.errors if isinstance(err, ScriptErrors) else [err]
     return {"ok": False, "exit_code": exit_code, "errors": [error_entry(e) for e in errors]}
 
+
+
+class JobCancelled(DramaError):
+    """A studio job stopped because its producer cancelled it; every take it finished is kept."""

@@ -10,8 +10,9 @@ import typer
 COMMAND_MODULES = ("script", "model", "render", "takes", "mix", "edit", "book", "reference")
 
 
-def register_all(app: typer.Typer) -> None:
-    """Register every command group that exists on `app`."""
+def register_all(app: typer.Typer, views=()) -> None:
+    """Register every command group that exists on `app`, then each `register` function of
+    `views` (verbs that live in packages after the commands, such as the studio)."""
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(f"drama_cli.commands.{name}")
@@ -20,6 +21,8 @@ def register_all(app: typer.Typer) -> None:
                 continue
             raise
         module.register(app)
+    for register in views:
+        register(app)
     reflow_help(app)
     tidy_help(app)
 

@@ -38,7 +38,7 @@ def _store(script: str, out: Optional[str]):
     return store
 
 
-def _backend(store, flags: dict):
+def project_backend(store, flags: dict):
     """The backend of the `PROJECT_BACKEND` group's `flags`: the engine the project was
     rendered with, unless `--engine` says otherwise."""
     from drama_cli.backends.registry import AUTO, backend_names, make_backend
@@ -112,7 +112,7 @@ def revise_command(
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
         store = _store(script, out)
-        done = revise_from_script(loaded, store, _backend(store, backend), seed)
+        done = revise_from_script(loaded, store, project_backend(store, backend), seed)
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
         _exit_for_takes(done)
@@ -122,7 +122,7 @@ def revise_command(
     find_line(loaded, line)
     clean_note(note)
     store = _store(script, out)
-    summary = revise_in_project(loaded, store, _backend(store, backend), line, note,
+    summary = revise_in_project(loaded, store, project_backend(store, backend), line, note,
                                 takes, seed, from_take, select)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])
@@ -170,7 +170,7 @@ def edit_command(
     loaded = _load(script)
     find_line(loaded, line)
     store = _store(script, out)
-    engine = _backend(store, backend)
+    engine = project_backend(store, backend)
     planned, source, audio, plan = plan_in_project(loaded, store, engine, line, form, from_take)
     summary = plan_summary(planned, source, plan)
     span_line = (f"{line}: take {source.number}, span {plan.span.start_s:.3f}-{plan.span.end_s:.3f} s "

@@ -1,0 +1,241 @@
+"""The studio's web app: the page and its files, and a JSON API over the project folder and
+the take store (`drama_cli.studio.views` to read, `select_take` and the actions to write).
+
+Routes (every one behind `TokenGuard`):
+    GET  /                        the page
+    GET  /static/NAME             its script and style sheet
+    GET  /api/script              the script view (`views.script_view`)
+    GET  /api/line?id=ID          one line and its takes (`views.line_view`)
+    GET  /api/audio?line=ID&take=N   a take's WAV, found by line and number only
+    GET  /api/peaks?line=ID&take=N   a take's waveform peaks
+    GET  /api/scene?id=ID         a scene's mix timeline (`views.scene_view`)
+    GET  /api/mix?scene=ID        a scene's WAV mix
+    GET  /api/changes             a fingerprint of the project and the jobs (the page polls it)
+    POST /api/select              {line, take}: what `drama takes --line ID --select N` does
+    POST /api/jobs                {kind, line, takes, note, text, from_take}: queue an action
+                                  (kind render, revise, edit; or mix with `line` a scene id)
+    POST /api/jobs/ID/cancel      stop a job at its next step
+Errors come back as `{"error": message}`: 400 for a bad request, 404 for an unknown take, 409
+when another process holds the project.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache, lru_cache
+from importlib import resources
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from drama_cli.errors import DramaError, RenderError, UsageError
+from drama_cli.studio import views
+from drama_cli.studio.actions import (
+    NEEDS_ENGINE,
+    check_params,
+    check_target,
+    run_action,
+)
+from drama_cli.studio.jobs import Worker
+from drama_cli.studio.security import TokenGuard, refusal
+from drama_cli.takes.selection import select_take
+
+STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
+NO_STORE = {"Cache-Control": "no-store"}
+# The page runs only its own script, is never framed by another site, and loads nothing else.
+PAGE_HEADERS = {**NO_STORE, "X-Content-Type-Options": "nosniff",
+                "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                                           "object-src 'none'; base-uri 'none'; "
+                                           "frame-ancestors 'none'; form-action 'self'"}
+
+
+class Studio:
+    """The state one studio serves: the project, the backend made on first use by
+    `make_backend()` (kept for every later action) and the worker that runs actions."""
+
+    def __init__(self, project, make_backend):
+        self.project = project
+        self._make_backend = make_backend
+        self._backend = None
+        self.worker = Worker(self._run)
+
+    def _run(self, job) -> None:
+        if self._backend is None and job.kind in NEEDS_ENGINE:
+            job.message = "loading the engine"
+            self._backend = self._make_backend()
+        run_action(self.project, self._backend, job)
+
+    def close(self) -> None:
+        """Stop the worker and close the backend."""
+        self.worker.stop()
+        if self._backend is not None:
+            self._backend.close()
+
+
+def make_app(studio: Studio, token: str) -> Starlette:
+    """The ASGI app serving `studio`, guarded by `token` (`security.TokenGuard`)."""
+
+    async def page(request):
+        return Response(static_text("index.html"), media_type="text/html", headers=PAGE_HEADERS)
+
+    async def static(request):
+        name = request.path_params["name"]
+        if name not in STATIC:
+            return refusal(404, "no such file")
+        return Response(static_text(name), media_type=STATIC[name], headers=NO_STORE)
+
+    async def script(request):
+        return await answer(views.script_view, studio.project)
+
+    async def line(request):
+        return await answer(views.line_view, studio.project, request.query_params.get("id", ""))
+
+    async def audio(request):
+        return await wav_response(take_wav, studio.project, request.query_params)
+
+    async def scene(request):
+        return await answer(views.scene_view, studio.project, request.query_params.get("id", ""))
+
+    async def mix(request):
+        return await wav_response(find_mix, studio.project, request.query_params)
+
+    async def peaks(request):
+        def read():
+            take = find_take(studio.project, request.query_params)
+            return {"duration_s": take.duration_s, "peaks": take_peaks(take.wav_path)}
+        return await answer(read)
+
+    async def changes(request):
+        def read():
+            return {"changes": studio.project.changes(),
+                    "jobs": [job.to_dict() for job in studio.worker.jobs()]}
+        return await answer(read)
+
+    async def select(request):
+        def write(body):
+            number = body.get("take")
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise UsageError("take must be a take number")
+            select_take(studio.project.script(), studio.project.store, str(body.get("line", "")),
+                        number)
+            return views.line_view(studio.project, str(body["line"]))
+        return await answer_body(request, write)
+
+    async def jobs(request):
+        def queue(body):
+            kind, line_id = str(body.get("kind", "")), str(body.get("line", ""))
+            total = check_params(kind, body)
+            check_target(studio.project, kind, line_id)
+            params = {key: body[key] for key in ("note", "text", "from_take") if key in body}
+            return studio.worker.submit(kind, line_id, params, total).to_dict()
+        return await answer_body(request, queue)
+
+    async def cancel(request):
+        job = studio.worker.cancel(request.path_params["job"])
+        if job is None:
+            return refusal(404, "no such job")
+        return JSONResponse(job.to_dict())
+
+    async def no_icon(request):
+        return Response(status_code=204)
+
+    routes = [Route("/", page), Route("/static/{name}", static), Route("/favicon.ico", no_icon),
+              Route("/api/script", script), Route("/api/line", line),
+              Route("/api/audio", audio), Route("/api/peaks", peaks),
+              Route("/api/scene", scene), Route("/api/mix", mix),
+              Route("/api/changes", changes), Route("/api/select", select, methods=["POST"]),
+              Route("/api/jobs", jobs, methods=["POST"]),
+              Route("/api/jobs/{job:int}/cancel", cancel, methods=["POST"])]
+    return Starlette(routes=routes, middleware=[Middleware(TokenGuard, token=token)])
+
+
+async def answer(read, *args) -> Response:
+    """`read(*args)` run off the event loop, as JSON; a DramaError as its error response."""
+    try:
+        return JSONResponse(await run_in_threadpool(read, *args), headers=NO_STORE)
+    except DramaError as err:
+        return error_response(err)
+
+
+async def wav_response(find, project, query) -> Response:
+    """The WAV file `find(project, query)` names (run off the event loop), or the error
+    response of the DramaError it raises."""
+    try:
+        path = await run_in_threadpool(find, project, query)
+    except DramaError as err:
+        return error_response(err)
+    return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
+
+
+def error_response(err: DramaError) -> Response:
+    """409 when the project is held by another process (`RenderError`), else 400."""
+    return refusal(409 if isinstance(err, RenderError) else 400, str(err))
+
+
+async def answer_body(request, write) -> Response:
+    """`write(body)` with the request's JSON object, answered as `answer` does; 400 when the
+    body is not a JSON object."""
+    try:
+        body = json.loads(await request.body())
+    except ValueError:
+        return refusal(400, "the request body must be JSON")
+    if not isinstance(body, dict):
+        return refusal(400, "the request body must be an object")
+    return await answer(write, body)
+
+
+def find_take(project, query) -> object:
+    """The valid take `take=N` of line `line=ID`, found through the store only (the request
+    never names a path). Raises UsageError for an unknown line, a take number that is not a
+    number or not a valid take, or a take file that lies outside the project folder."""
+    scene, line = project.find_scene_line(query.get("line", ""))
+    number = query.get("take", "")
+    if not number.isdigit():
+        raise UsageError("take must be a take number")
+    takes = {take.number: take for take in project.store.scan(scene.id, line.id).valid}
+    take = takes.get(int(number))
+    if take is None:
+        raise UsageError(f"line {line.id!r} has no take {number}")
+    inside_project(project, take.wav_path, f"take {number} of line {line.id!r}")
+    return take
+
+
+def take_wav(project, query) -> Path:
+    """The WAV file of the take `find_take` finds."""
+    return find_take(project, query).wav_path
+
+
+def find_mix(project, query) -> Path:
+    """The WAV mix of scene `scene=ID`, found through the store. Raises UsageError for an
+    unknown scene, a scene not mixed yet, or a mix file outside the project folder."""
+    scene = project.find_scene(query.get("scene", ""))
+    path = project.store.scene_dir(scene.id) / "mix.wav"
+    if not path.is_file():
+        raise UsageError(f"scene {scene.id!r} has no mix yet")
+    inside_project(project, path, f"the mix of scene {scene.id!r}")
+    return path
+
+
+def inside_project(project, path: Path, what: str) -> None:
+    """Raise UsageError when `path`, links followed, lies outside the project folder."""
+    if not path.resolve().is_relative_to(project.store.root.resolve()):
+        raise UsageError(f"{what} lies outside the project folder")
+
+
+@lru_cache(maxsize=256)
+def take_peaks(path: Path) -> list:
+    """`views.peaks` of a take's WAV; takes are never overwritten, so a path's peaks stay."""
+    import soundfile as sf
+
+    audio, _ = sf.read(str(path), dtype="float32", always_2d=False)
+    return views.peaks(audio)
+
+
+@cache
+def static_text(name: str) -> str:
+    """A file of the page shipped in the package (`drama_cli/studio/static/`)."""
+    return resources.files("drama_cli.studio").joinpath("static", name).read_text(encoding="utf-8")

@@ -1,0 +1,104 @@
+"""`drama studio`: serve a project's page on this machine until Ctrl-C."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import webbrowser
+
+import typer
+
+from drama_cli.commands import options as opt
+from drama_cli.commands.output import notice
+from drama_cli.errors import UsageError
+
+LOCAL_HOST = "127.0.0.1"
+
+
+@opt.PROJECT_BACKEND.into("backend")
+def studio_command(
+    script: str = opt.SCRIPT_FILE,
+    out: str | None = opt.OUT,
+    cast: str | None = opt.CAST,
+    port: int = typer.Option(0, help="Port to serve on (default: a free one)."),
+    host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but 127.0.0.1 lets "
+                                              "other machines reach the page (the link's token "
+                                              "still guards it)."),
+    no_open: bool = typer.Option(False, "--no-open", help="Print the link without opening a browser."),
+    backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
+) -> None:
+    """Listen to, compare, select, revise and edit takes in a web page on this machine. Prints
+    the page's link (with its secret token) and serves it until Ctrl-C; the engine loads with
+    the first action that makes a take."""
+    from drama_cli.commands.edit import project_backend
+    from drama_cli.commands.inputs import load_checked
+    from drama_cli.script.load import load_script
+    from drama_cli.studio.app import Studio, make_app
+    from drama_cli.studio.project import StudioProject
+    from drama_cli.studio.security import new_token
+
+    if script == "-":
+        raise UsageError("the studio needs a script file (it reads the file again when it changes)")
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, got {port}")
+    loaded = load_checked(script, cast)  # a bad script stops here, its warnings printed once
+    project = StudioProject(script, out, lambda path: load_script(path, cast=cast), loaded)
+    studio = Studio(project, lambda: project_backend(project.store, backend))
+    token = new_token()
+    listener = open_socket(host, port)
+    url = f"http://{host}:{listener.getsockname()[1]}/?token={token}"
+    if host != LOCAL_HOST:
+        notice(f"warning: serving on {host}: anyone who can reach it and has the link can change "
+               "this project")
+    print(f"drama studio: {url}", flush=True)
+    notice("press Ctrl-C to stop")
+    threading.Thread(target=warm_up, args=(project,), daemon=True).start()
+    if not no_open:
+        threading.Timer(0.5, webbrowser.open, (url,)).start()
+    try:
+        serve(make_app(studio, token), listener)
+    finally:
+        studio.close()
+
+
+def warm_up(project) -> None:
+    """Judge every line once, then import what the line and scene views need, while the
+    browser opens, so the first page waits for neither. A problem shows on the page instead."""
+    from drama_cli.errors import DramaError
+    from drama_cli.studio.views import script_view
+
+    try:
+        script_view(project)
+    except DramaError:
+        pass
+    import drama_cli.edit.revise  # noqa: F401  (finds a line for the line view)
+    import drama_cli.plot  # noqa: F401  (the scene view's timeline)
+
+
+def open_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host`:`port` (0: a free port). Raises UsageError when the
+    address cannot be used (taken, not this machine's)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as err:
+        listener.close()
+        raise UsageError(f"cannot serve on {host}:{port}: {err.strerror or err}") from None
+    listener.listen(64)
+    return listener
+
+
+def serve(app, listener: socket.socket) -> None:
+    """Serve `app` on `listener` until Ctrl-C (which then reaches the caller as
+    KeyboardInterrupt, after the server has shut down)."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    uvicorn.Server(config).run(sockets=[listener])
+
+
+def register(app: typer.Typer) -> None:
+    """Add `studio` to the app."""
+    app.command("studio")(studio_command)

@@ -1,0 +1,542 @@
+// drama studio: the page. Every piece of user text (ids, names, lines, notes) reaches the
+// page through textContent (the `el` helper), never as HTML.
+"use strict";
+
+const state = {
+  script: null,        // /api/script
+  lines: [],           // flat list of line states, script order
+  current: null,       // id of the line shown
+  line: null,          // /api/line of the current line
+  audio: new Map(),    // take number -> <audio>
+  playing: null,       // take number playing (or last played)
+  ab: [null, null],    // the two takes A/B switches between
+  changes: "",
+  view: "line",        // "line" or "scene" (the current line's scene)
+  jobs: [],
+};
+
+const KEYS = [
+  ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause"],
+  ["1 – 9", "select take N"], ["x", "A/B: switch to the other take at the same position"],
+  ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
+  ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
+  ["m", "mix the scene again"], ["f", "only lines that need attention"], ["?", "this help"],
+];
+
+// -- small helpers -------------------------------------------------------------------------
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (name === "class") node.className = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (value !== null && value !== undefined && value !== false) node.setAttribute(name, value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+  const response = await fetch(path, {credentials: "same-origin", cache: "no-store", ...options});
+  const data = await response.json().catch(() => ({error: response.statusText}));
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function say(text) {
+  const box = document.getElementById("message");
+  box.textContent = text;
+  box.classList.add("shown");
+  clearTimeout(say.timer);
+  say.timer = setTimeout(() => box.classList.remove("shown"), 3500);
+}
+
+const query = (params) => new URLSearchParams(params).toString();
+const seconds = (value) => (value === null || value === undefined) ? "" : `${Number(value).toFixed(2)} s`;
+
+// -- script view ---------------------------------------------------------------------------
+
+function lineText(line) {
+  const text = el("span", {class: "text"},
+    line.parts.map((part) => el("span", {class: `part-${part.kind}`}, part.text)));
+  return line.said ? [text, el("div", {class: "said"}, line.said)] : [text];
+}
+
+function statusBadges(line) {
+  const badges = [el("span", {class: `badge status-${line.status}`},
+    line.status === "none" ? "no take" : line.status)];
+  if (line.degraded) badges.push(el("span", {class: "badge flag"}, "degraded"));
+  if (line.failed && !line.degraded) badges.push(el("span", {class: "badge flag"}, "failed checks"));
+  if (line.wer_over) badges.push(el("span", {class: "badge flag"}, `WER ${line.wer.toFixed(2)}`));
+  return el("span", {class: "badges"}, badges);
+}
+
+function countText(counts) {
+  return `${counts.lines} lines · ${counts.current} current · ${counts.stale} stale · ` +
+    `${counts.none + counts.unusable} without a usable take · ${counts.attention} need attention`;
+}
+
+function drawScript() {
+  const nav = document.getElementById("script");
+  const view = state.script;
+  document.getElementById("title").textContent = view.title || "drama studio";
+  document.getElementById("totals").textContent =
+    countText(view.counts) + (view.engine ? ` · ${view.engine}` : "");
+  const parts = [];
+  state.lines = [];
+  for (const chapter of view.chapters) {
+    const own = chapter.scenes.length === 1 && [chapter.scenes[0].id, chapter.scenes[0].title].includes(chapter.title);
+    if (chapter.title && !own) parts.push(el("h2", {}, chapter.title));
+    for (const scene of chapter.scenes) {
+      parts.push(el("h3", {}, `${scene.title || scene.id} — ${scene.counts.attention} of ${scene.counts.lines} need attention`));
+      parts.push(el("ol", {}, scene.lines.map((line) => {
+        state.lines.push(line);
+        return el("li", {"data-line": line.id, "data-status": line.status,
+                         class: line.id === state.current ? "current" : "",
+                         onclick: () => showLine(line.id)},
+          el("span", {class: "speaker"}, line.speaker), el("span", {}, lineText(line)),
+          statusBadges(line));
+      })));
+    }
+  }
+  nav.replaceChildren(...parts);
+  applyFilter();
+}
+
+function applyFilter() {
+  const only = document.getElementById("attention").checked;
+  const attention = new Set(state.lines.filter((l) => l.attention).map((l) => l.id));
+  for (const item of document.querySelectorAll("nav li")) {
+    item.classList.toggle("hidden", only && !attention.has(item.dataset.line));
+  }
+}
+
+function visibleLines() {
+  const only = document.getElementById("attention").checked;
+  return state.lines.filter((line) => !only || line.attention);
+}
+
+function step(delta) {
+  const lines = visibleLines();
+  if (!lines.length) return;
+  const at = lines.findIndex((line) => line.id === state.current);
+  const next = at < 0 ? 0 : Math.min(lines.length - 1, Math.max(0, at + delta));
+  showLine(lines[next].id);
+}
+
+// -- line view -----------------------------------------------------------------------------
+
+async function showLine(id) {
+  state.view = "line";
+  if (id !== state.current) {
+    stopAll();
+    state.audio.clear();
+    state.ab = [null, null];
+    state.playing = null;
+  }
+  state.current = id;
+  for (const item of document.querySelectorAll("nav li")) {
+    const here = item.dataset.line === id;
+    item.classList.toggle("current", here);
+    if (here) item.scrollIntoView({block: "nearest"});
+  }
+  try {
+    state.line = await api(`/api/line?${query({id})}`);
+  } catch (err) {
+    say(err.message);
+    return;
+  }
+  drawLine();
+}
+
+function origin(take) {
+  const bits = [];
+  if (take.edit) bits.push(take.edit.whole_line ? `edit: whole line as “${take.edit.new_text}”` :
+    `edit ${(take.edit.span_s || []).map((s) => s.toFixed(2)).join("–")} s: “${take.edit.new_text}”`);
+  else if (take.parent_take) bits.push(`revised from take ${take.parent_take}: “${take.note}”`);
+  else bits.push("render");
+  if (take.seed !== null && take.seed !== undefined) bits.push(`seed ${take.seed}`);
+  if (take.engine) bits.push(take.engine + (take.scratch ? " (draft)" : ""));
+  if (take.model_revision) bits.push(`model ${take.model_revision}`);
+  return bits.join(" · ");
+}
+
+function takeChecks(take) {
+  const bits = [take.status];
+  if (take.stale) bits.push("stale");
+  if (take.failures && take.failures.length) bits.push(take.failures.join("; "));
+  if (take.problem) bits.push(take.problem);
+  if (take.wer !== null && take.wer !== undefined) bits.push(`WER ${take.wer.toFixed(2)}`);
+  return bits.join(" · ");
+}
+
+function drawLine() {
+  const view = state.line;
+  const line = view.line;
+  const known = new Set(view.takes.filter((t) => t.status !== "invalid").map((t) => t.take));
+  for (const number of [...state.audio.keys()]) if (!known.has(number)) state.audio.delete(number);
+  if (!state.ab[0] || !known.has(state.ab[0])) state.ab[0] = line.take || [...known][0] || null;
+  if (!state.ab[1] || !known.has(state.ab[1])) {
+    state.ab[1] = [...known].reverse().find((n) => n !== state.ab[0]) || null;
+  }
+  const takes = view.takes.map((take) => drawTake(take));
+  const heading = el("div", {class: "line-head"},
+    el("h2", {}, el("span", {class: "speaker"}, line.speaker), " ", lineText(line)),
+    el("p", {class: "hint"}, `${view.scene_title || view.scene} · line ${line.id} · `, statusBadges(line),
+      line.problem ? ` ${line.problem}` : ""),
+    el("p", {},
+      el("button", {type: "button", onclick: () => openAction("render")}, "Render again (n)"), " ",
+      el("button", {type: "button", onclick: () => openAction("revise")}, "Revise… (r)"), " ",
+      el("button", {type: "button", onclick: () => openAction("edit")}, "Edit text… (e)")));
+  const body = takes.length ? takes : [el("p", {class: "empty"}, "No takes yet: render again (n) makes one.")];
+  document.getElementById("line").replaceChildren(heading, ...body);
+  for (const take of view.takes) if (take.status !== "invalid") loadPeaks(take.take);
+}
+
+function drawTake(take) {
+  const number = take.take;
+  if (take.status === "invalid") {
+    return el("div", {class: "take"}, el("b", {}, `Take ${number}`), " unusable: ", take.problem);
+  }
+  let audio = state.audio.get(number);
+  if (!audio) {
+    audio = el("audio", {preload: "metadata", "data-take": number,
+                         src: `/api/audio?${query({line: state.current, take: number})}`});
+    audio.addEventListener("play", () => markPlaying(number));
+    audio.addEventListener("ended", () => markPlaying(null));
+    state.audio.set(number, audio);
+  }
+  const ab = state.ab[0] === number ? "A" : state.ab[1] === number ? "B" : "";
+  const canvas = el("canvas", {class: "wave", width: 800, height: 64, "data-take": number});
+  canvas.addEventListener("click", (event) => {
+    const box = canvas.getBoundingClientRect();
+    if (audio.duration) audio.currentTime = audio.duration * (event.clientX - box.left) / box.width;
+    play(number, audio.currentTime);
+  });
+  const words = (take.words || []).map((w) => `${w[2]} ${w[0].toFixed(2)}`).join(" · ");
+  return el("div", {class: `take${take.selected ? " selected" : ""}`, id: `take-${number}`, "data-take": number},
+    el("div", {class: "take-head"},
+      el("b", {}, `Take ${number}`), take.selected ? el("span", {class: "badge status-current"}, "selected") : null,
+      ab ? el("span", {class: "ab"}, ab) : null,
+      el("span", {}, seconds(take.duration_s)),
+      el("button", {type: "button", onclick: () => toggle(number)}, "Play"),
+      take.selected ? null : el("button", {type: "button", onclick: () => select(number)}, `Select (${number <= 9 ? number : "-"})`),
+      el("span", {class: "origin"}, takeChecks(take))),
+    el("div", {class: "origin"}, origin(take)),
+    take.text !== line_text_of(state.line) ? el("div", {class: "said"}, take.text) : null,
+    canvas, words ? el("div", {class: "words"}, words) : null, audio);
+}
+
+function line_text_of(view) {  // the words only, as a take's text gives them
+  return view.line.parts.filter((p) => p.kind === "text").map((p) => p.text).join("")
+    .replace(/\s+/g, " ").trim();
+}
+
+function line_source_of(view) {  // the line as written, tags included (notes are not part of it)
+  return view.line.parts.filter((p) => p.kind !== "note").map((p) => p.text).join("").trim();
+}
+
+async function loadPeaks(number) {
+  const line = state.current;
+  try {
+    const data = await api(`/api/peaks?${query({line, take: number})}`);
+    if (line !== state.current) return;
+    const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
+    if (canvas) {
+      const take = state.line.takes.find((t) => t.take === number);
+      canvas.peaks = data.peaks;
+      canvas.duration = data.duration_s;
+      canvas.words = (take && take.words) || [];
+      drawWave(canvas, 0);
+    }
+  } catch (err) { say(err.message); }
+}
+
+function drawWave(canvas, fraction) {
+  const ctx = canvas.getContext("2d");
+  const {width, height} = canvas;
+  const peaks = canvas.peaks || [];
+  ctx.clearRect(0, 0, width, height);
+  const loudest = peaks.reduce((top, [low, high]) => Math.max(top, -low, high), 1e-6);
+  const mid = height / 2;
+  const scale = mid / loudest;
+  for (let i = 0; i < peaks.length; i++) {
+    const x = (i / peaks.length) * width;
+    ctx.fillStyle = i / peaks.length < fraction ? "#2b5fab" : "#9aa7b8";
+    const [low, high] = peaks[i];
+    ctx.fillRect(x, mid - high * scale, Math.max(1, width / peaks.length), Math.max(1, (high - low) * scale));
+  }
+  ctx.fillStyle = "#b26b00";  // where each recognised word starts
+  for (const [start] of canvas.words || []) {
+    if (canvas.duration) ctx.fillRect(Math.round(width * start / canvas.duration), 0, 1, 6);
+  }
+}
+
+function animate() {
+  for (const [number, audio] of state.audio) {
+    const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
+    if (canvas && canvas.peaks && audio.duration) drawWave(canvas, audio.currentTime / audio.duration);
+  }
+  requestAnimationFrame(animate);
+}
+
+// -- playing, A/B, selecting ----------------------------------------------------------------
+
+function stopAll() {
+  for (const audio of state.audio.values()) audio.pause();
+}
+
+function markPlaying(number) {
+  if (number !== null) state.playing = number;
+  for (const box of document.querySelectorAll(".take")) {
+    box.classList.toggle("playing", Number(box.dataset.take) === number);
+  }
+}
+
+function play(number, at) {
+  const audio = state.audio.get(number);
+  if (!audio) return;
+  for (const [other, element] of state.audio) if (other !== number) element.pause();
+  if (at !== undefined) audio.currentTime = at;
+  audio.play().catch((err) => say(`cannot play take ${number}: ${err.message}`));
+}
+
+function toggle(number) {
+  const audio = state.audio.get(number);
+  if (!audio) return;
+  if (audio.paused) play(number); else audio.pause();
+}
+
+function playPause() {
+  const number = state.playing || (state.line && state.line.line.take) || state.ab[0];
+  if (number) toggle(number);
+}
+
+function switchAB() {
+  const [a, b] = state.ab;
+  if (!a || !b) { say("A/B needs two takes"); return; }
+  const from = state.playing === a ? a : state.playing === b ? b : null;
+  const to = from === a ? b : a;
+  const position = from ? state.audio.get(from).currentTime : 0;
+  play(to, position);
+  say(`${to === a ? "A" : "B"}: take ${to}`);
+}
+
+function markAB(slot) {
+  const number = state.playing;
+  if (!number) { say("play a take first"); return; }
+  state.ab[slot] = number;
+  if (state.ab[1 - slot] === number) state.ab[1 - slot] = null;
+  drawLine();
+}
+
+async function select(number) {
+  if (!state.line || !state.line.takes.some((t) => t.take === number && t.status !== "invalid")) {
+    say(`no take ${number}`);
+    return;
+  }
+  try {
+    state.line = await api("/api/select", {line: state.current, take: number});
+    drawLine();
+    say(`take ${number} selected`);
+    refreshScript();
+  } catch (err) { say(err.message); }
+}
+
+// -- scene view -------------------------------------------------------------------------------
+
+async function showScene() {
+  if (!state.line) return;
+  stopAll();
+  let view;
+  try {
+    view = await api(`/api/scene?${query({id: state.line.scene})}`);
+  } catch (err) { say(err.message); return; }
+  state.view = "scene";
+  const total = view.total_s || 1;
+  const speakers = [...new Set(view.blocks.map((b) => b.speaker))];
+  const percent = (s) => `${(100 * s / total).toFixed(3)}%`;
+  const mix = view.mixed ? el("audio", {id: "mix", controls: true, preload: "metadata",
+    src: `/api/mix?${query({scene: view.scene, v: state.changes})}`}) : null;
+  const lanes = speakers.map((speaker) => el("div", {class: "lane"},
+    el("span", {class: "lane-name"}, speaker),
+    el("div", {class: "lane-track"},
+      view.overlaps.map(([a, b]) => el("div", {class: "overlap", style: `left:${percent(a)};width:${percent(b - a)}`})),
+      view.blocks.filter((b) => b.speaker === speaker).map((block) => el("button", {
+        type: "button", class: `block${block.line === state.current ? " current" : ""}`,
+        "data-line": block.line, title: block.text,
+        style: `left:${percent(block.start_s)};width:${percent(block.end_s - block.start_s)}`,
+        onclick: () => playMixFrom(block), ondblclick: () => { state.view = "line"; showLine(block.line); },
+      }, block.text)))));
+  const gaps = view.gaps.filter(([a, b]) => b - a >= 0.75).map(([a, b]) => `${a.toFixed(1)}–${b.toFixed(1)} s`);
+  document.getElementById("line").replaceChildren(
+    el("h2", {}, `Scene ${view.title || view.scene}`),
+    el("p", {class: "hint"}, `${view.blocks.length} lines · ${total.toFixed(1)} s`,
+      view.overlaps.length ? ` · ${view.overlaps.length} overlap${view.overlaps.length > 1 ? "s" : ""}` : "",
+      gaps.length ? ` · long gaps ${gaps.join(", ")}` : "",
+      view.mix_outdated ? " · the selections changed since the last mix" : "",
+      view.mixed ? "" : " · not mixed yet"),
+    el("p", {}, el("button", {type: "button", onclick: remixScene}, "Mix again (m)"), " ",
+      el("button", {type: "button", onclick: () => { state.view = "line"; showLine(state.current); }}, "Back to the line (s)")),
+    mix, el("div", {class: "timeline"}, lanes),
+    el("p", {class: "hint"}, "Click a block to play the mix from that line; double-click to open the line."));
+}
+
+function playMixFrom(block) {
+  const mix = document.getElementById("mix");
+  if (!mix) { say("the scene has no mix yet: mix it again (m)"); return; }
+  mix.currentTime = block.start_s;
+  mix.play().catch((err) => say(err.message));
+  state.current = block.line;
+  for (const item of document.querySelectorAll(".block")) {
+    item.classList.toggle("current", item.dataset.line === block.line);
+  }
+}
+
+async function remixScene() {
+  if (!state.line) return;
+  try {
+    await api("/api/jobs", {kind: "mix", line: state.line.scene});
+    say(`mixing ${state.line.scene}`);
+    poll();
+  } catch (err) { say(err.message); }
+}
+
+function toggleScene() {
+  if (state.view === "scene") { state.view = "line"; showLine(state.current); } else showScene();
+}
+
+// -- actions and jobs ------------------------------------------------------------------------
+
+const ACTIONS = {
+  render: {title: "Render again", hint: "New takes of this line, as drama render makes them.", text: false},
+  revise: {title: "Revise with a note", hint: "The director's note the new take is read against.", text: true},
+  edit: {title: "Edit by text", hint: "Type the line as it should be said; the part that changed is voiced again.", text: true},
+};
+
+function openAction(kind) {
+  if (!state.line) return;
+  const action = ACTIONS[kind];
+  const dialog = document.getElementById("action");
+  dialog.dataset.kind = kind;
+  document.getElementById("action-title").textContent = `${action.title}: ${state.current}`;
+  const from = kind !== "render" && state.playing ? ` From take ${state.playing} (the one played last).` : "";
+  document.getElementById("action-hint").textContent = action.hint + from;
+  const text = document.getElementById("action-text");
+  text.hidden = !action.text;
+  const source = state.line.takes.find((t) => t.take === (state.playing || state.line.line.take));
+  text.value = kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line);
+  document.getElementById("action-takes").value = 1;
+  dialog.showModal();
+  (action.text ? text : document.getElementById("action-ok")).focus();
+}
+
+async function submitAction(event) {
+  const dialog = document.getElementById("action");
+  if (event.submitter && event.submitter.value === "cancel") return;
+  const kind = dialog.dataset.kind;
+  const body = {kind, line: state.current, takes: Number(document.getElementById("action-takes").value)};
+  const text = document.getElementById("action-text").value;
+  if (kind === "revise") body.note = text;
+  if (kind === "edit") body.text = text;
+  const viewed = state.playing;
+  if (viewed && kind !== "render") body.from_take = viewed;
+  try {
+    const job = await api("/api/jobs", body);
+    say(`${kind} of ${job.line} queued`);
+    poll();
+  } catch (err) { say(err.message); }
+}
+
+function drawJobs() {
+  const box = document.getElementById("jobs");
+  const shown = state.jobs.filter((job) => ["queued", "running"].includes(job.state)).concat(
+    state.jobs.filter((job) => !["queued", "running"].includes(job.state)).slice(-3));
+  box.replaceChildren(...shown.map((job) => el("span", {class: `job job-${job.state}`, "data-job": job.id},
+    `${job.kind} ${job.line}: ${job.state}`,
+    job.state === "running" ? [" ", el("progress", {max: job.total, value: job.done}), ` ${job.message}`] : null,
+    job.takes.length ? ` (takes ${job.takes.join(", ")})` : "",
+    job.error ? ` — ${job.error}` : "",
+    ["queued", "running"].includes(job.state) ?
+      [" ", el("button", {type: "button", onclick: () => cancel(job.id)}, "Cancel")] : null)));
+}
+
+async function cancel(id) {
+  try { await api(`/api/jobs/${id}/cancel`, {}); poll(); } catch (err) { say(err.message); }
+}
+
+// -- keeping up with the project folder -------------------------------------------------------
+
+async function refreshScript() {
+  try {
+    state.script = await api("/api/script");
+    drawScript();
+  } catch (err) { say(err.message); }
+}
+
+async function poll() {
+  try {
+    const data = await api("/api/changes");
+    const finished = state.jobs.some((job) => ["queued", "running"].includes(job.state) &&
+      !data.jobs.some((now) => now.id === job.id && now.state === job.state));
+    state.jobs = data.jobs;
+    drawJobs();
+    if (data.changes !== state.changes || finished) {
+      state.changes = data.changes;
+      await refreshScript();
+      if (state.view === "scene") await showScene();
+      else if (state.current) await showLine(state.current);
+    }
+  } catch (err) { say(err.message); }
+}
+
+// -- keyboard -------------------------------------------------------------------------------
+
+function onKey(event) {
+  if (event.target.closest("textarea, input, dialog")) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const help = document.getElementById("help");
+  const key = event.key;
+  if (key === "Escape") { help.hidden = true; return; }
+  const actions = {
+    j: () => step(1), ArrowDown: () => step(1), k: () => step(-1), ArrowUp: () => step(-1),
+    " ": playPause, x: switchAB, a: () => markAB(0), b: () => markAB(1),
+    n: () => openAction("render"), r: () => openAction("revise"), e: () => openAction("edit"),
+    s: toggleScene, m: remixScene,
+    f: () => { const box = document.getElementById("attention"); box.checked = !box.checked; applyFilter(); },
+    "?": () => { help.hidden = !help.hidden; },
+  };
+  if (/^[1-9]$/.test(key)) { event.preventDefault(); select(Number(key)); return; }
+  if (actions[key]) { event.preventDefault(); actions[key](); }
+}
+
+function start() {
+  if (location.search.includes("token=")) history.replaceState(null, "", "/");  // kept in the cookie
+  document.getElementById("keys").replaceChildren(
+    ...KEYS.map(([key, what]) => el("tr", {}, el("td", {}, el("kbd", {}, key)), el("td", {}, what))));
+  document.getElementById("help-button").addEventListener("click", () => {
+    document.getElementById("help").hidden = false;
+  });
+  document.getElementById("help").addEventListener("click", (event) => {
+    if (event.target.id === "help") event.target.hidden = true;
+  });
+  document.getElementById("attention").addEventListener("change", applyFilter);
+  document.getElementById("action-form").addEventListener("submit", submitAction);
+  document.getElementById("action-text").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      document.getElementById("action-ok").click();
+    }
+  });
+  document.addEventListener("keydown", onKey);
+  requestAnimationFrame(animate);
+  poll().then(() => { if (!state.current) step(0); });
+  setInterval(poll, 1500);
+}
+
+start();

@@ -1,0 +1,323 @@
+"""The studio's JSON API over a scratch-rendered project: listing, selection (the command line
+sees it), actions that make takes, the token, path refusals and a busy project."""
+
+import json
+import os
+import shutil
+import time
+
+import pytest
+from fakes import SHORT_SCRIPT
+from starlette.testclient import TestClient
+
+from drama_cli.backends.registry import make_backend
+from drama_cli.cli import main
+from drama_cli.script.load import load_script
+from drama_cli.script.spoken import Word
+from drama_cli.studio.app import Studio, make_app
+from drama_cli.studio.project import StudioProject
+from drama_cli.studio.views import peaks
+from drama_cli.takes.store import TakeStore
+
+TOKEN = "test-token-123"
+ORIGIN = {"origin": "http://testserver"}
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    """The scratch engine, made once for the module."""
+    backend = make_backend(engine="scratch", model=None, device=None, gpu_memory=None)
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory, scratch):
+    """A two-line script rendered once with the scratch engine: its folder."""
+    from drama_cli.render.scheduler import render_script
+    from drama_cli.takes.jobs import RenderSettings
+
+    folder = tmp_path_factory.mktemp("studio-rendered")
+    path = folder / "short.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    render_script(load_script(str(path)), TakeStore(folder / "short.drama"), scratch,
+                  RenderSettings())
+    return folder
+
+
+@pytest.fixture
+def studio(tmp_path, rendered, scratch):
+    """A studio over a fresh copy of the rendered project, and a client holding its token."""
+    shutil.copytree(rendered, tmp_path, dirs_exist_ok=True)
+    path = tmp_path / "short.yaml"
+    served = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
+    client = TestClient(make_app(served, TOKEN))
+    assert client.get(f"/?token={TOKEN}").status_code == 200  # sets the cookie
+    yield served, client, path
+    served.worker.stop()
+
+
+def wait_for_job(client, job_id, timeout_s=20.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        jobs = {job["id"]: job for job in client.get("/api/changes").json()["jobs"]}
+        if jobs[job_id]["state"] not in ("queued", "running"):
+            return jobs[job_id]
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} still running")
+
+
+def test_the_script_view_lists_lines_with_status_and_counts(studio):
+    _, client, _ = studio
+    view = client.get("/api/script").json()
+    scene = view["chapters"][0]["scenes"][0]
+    assert [line["id"] for line in scene["lines"]] == ["s1-1", "s1-2"]
+    assert [line["status"] for line in scene["lines"]] == ["current", "current"]
+    assert [line["take"] for line in scene["lines"]] == [1, 1]
+    assert scene["lines"][1]["parts"] == [{"kind": "text", "text": "We never said goodbye."}]
+    assert view["counts"]["lines"] == 2 and view["counts"]["attention"] == 0
+    assert view["engine"] == "scratch"
+
+
+def test_a_changed_script_line_shows_as_stale_and_needing_attention(studio):
+    _, client, path = studio
+    path.write_text(SHORT_SCRIPT.replace("We never said goodbye.", "We always said goodbye."))
+    os.utime(path, ns=(time.time_ns() + 10**9,) * 2)  # a new time even on a coarse clock
+    lines = client.get("/api/script").json()["chapters"][0]["scenes"][0]["lines"]
+    assert [line["status"] for line in lines] == ["current", "stale"]
+    assert lines[1]["attention"] is True
+    assert "We never said goodbye." in lines[1]["problem"]
+
+
+def test_the_line_view_lists_takes_without_paths(studio):
+    _, client, _ = studio
+    view = client.get("/api/line", params={"id": "s1-2"}).json()
+    assert view["line"]["speaker"] == "B"
+    assert [(t["take"], t["selected"], t["engine"]) for t in view["takes"]] == [(1, True, "scratch")]
+    assert "file" not in view["takes"][0]
+    assert view["takes"][0]["duration_s"] > 0.5
+
+
+def test_audio_and_peaks_are_served_by_line_and_take_number(studio):
+    _, client, _ = studio
+    audio = client.get("/api/audio", params={"line": "s1-1", "take": "1"})
+    assert audio.status_code == 200 and audio.content[:4] == b"RIFF"
+    drawn = client.get("/api/peaks", params={"line": "s1-1", "take": "1"}).json()
+    assert len(drawn["peaks"]) == 800 and drawn["duration_s"] > 0.3
+    assert all(low <= high for low, high in drawn["peaks"])
+
+
+def test_peaks_hold_the_lowest_and_highest_sample_of_each_column():
+    import numpy as np
+
+    audio = np.array([0.1, -0.5, 0.3, 0.9, -0.2, 0.0], dtype=np.float32)
+    assert peaks(audio, 3) == [[-0.5, 0.1], [0.3, 0.9], [-0.2, 0.0]]
+    assert peaks(np.zeros(0, np.float32)) == []
+
+
+def test_a_selection_made_in_the_studio_is_the_one_the_command_line_lists(studio, capsys):
+    _, client, path = studio
+    assert client.get("/api/script").status_code == 200  # every scene judged once
+    job = client.post("/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1},
+                      headers=ORIGIN).json()
+    assert wait_for_job(client, job["id"])["takes"] == [2]
+    answer = client.post("/api/select", json={"line": "s1-1", "take": 2}, headers=ORIGIN)
+    assert answer.status_code == 200
+    assert [t["selected"] for t in answer.json()["takes"]] == [False, True]
+    lines = client.get("/api/script").json()["chapters"][0]["scenes"][0]["lines"]
+    assert [line["take"] for line in lines] == [2, 1]  # the scene was judged again
+    capsys.readouterr()
+    assert main(["takes", str(path), "--line", "s1-1", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)[0]["takes"]
+    assert [t["take"] for t in listed if t["selected"]] == [2]
+    assert json.loads((path.parent / "short.drama" / "s1" / "selected.json").read_text()
+                      )["lines"]["s1-1"]["by"] == "user"
+
+
+def test_a_revise_job_makes_new_takes_with_the_note(studio):
+    _, client, _ = studio
+    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-2", "takes": 2,
+                                         "note": "softer"}, headers=ORIGIN).json()
+    finished = wait_for_job(client, job["id"])
+    assert (finished["state"], finished["takes"], finished["done"]) == ("done", [2, 3], 2)
+    takes = client.get("/api/line", params={"id": "s1-2"}).json()["takes"]
+    assert [(t["take"], t["note"], t["parent_take"]) for t in takes][1:] == [(2, "softer", 1),
+                                                                             (3, "softer", 1)]
+
+
+def test_an_edit_job_voices_the_new_text(studio, monkeypatch):
+    _, client, _ = studio
+    heard = [Word("Indeed", 0.0, 0.3), Word("I", 0.3, 0.45), Word("do.", 0.45, 0.8)]
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: heard)
+    job = client.post("/api/jobs", json={"kind": "edit", "line": "s1-1",
+                                         "text": "Indeed I never do."}, headers=ORIGIN).json()
+    finished = wait_for_job(client, job["id"])
+    assert (finished["state"], finished["takes"], finished["error"]) == ("done", [2], "")
+    take = client.get("/api/line", params={"id": "s1-1"}).json()["takes"][1]
+    assert take["edit"]["new_text"] == "Indeed I never do."
+
+
+def test_a_cancelled_job_stops_before_its_next_take(studio):
+    served, client, _ = studio
+    served.worker.submit("revise", "s1-1", {"note": "first"}, 1)  # keeps the worker busy
+    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-2", "note": "x"},
+                      headers=ORIGIN).json()
+    assert client.post(f"/api/jobs/{job['id']}/cancel", headers=ORIGIN).status_code == 200
+    finished = wait_for_job(client, job["id"])
+    assert (finished["state"], finished["takes"]) == ("cancelled", [])
+
+
+def test_a_bad_action_is_refused_before_it_is_queued(studio):
+    _, client, _ = studio
+    for body, message in (({"kind": "revise", "line": "s1-1"}, "revise needs a note"),
+                          ({"kind": "render", "line": "s1-1", "takes": 0}, "--takes must be"),
+                          ({"kind": "render", "line": "nope"}, "no line 'nope'"),
+                          ({"kind": "delete", "line": "s1-1"}, "unknown action")):
+        answer = client.post("/api/jobs", json=body, headers=ORIGIN)
+        assert answer.status_code == 400 and message in answer.json()["error"]
+    assert client.get("/api/changes").json()["jobs"] == []
+
+
+def test_a_request_without_the_token_is_refused_and_changes_nothing(studio):
+    served, _, path = studio
+    stranger = TestClient(make_app(served, TOKEN))
+    selected = path.parent / "short.drama" / "s1" / "selected.json"
+    before = selected.read_bytes()
+    assert stranger.get("/api/script").status_code == 403
+    assert stranger.get("/?token=wrong").status_code == 403
+    answer = stranger.post("/api/select", json={"line": "s1-1", "take": 1}, headers=ORIGIN)
+    assert answer.status_code == 403 and selected.read_bytes() == before
+
+
+def test_a_change_from_another_origin_is_refused(studio):
+    _, client, _ = studio
+    for headers in ({}, {"origin": "http://evil.example"}):
+        answer = client.post("/api/select", json={"line": "s1-1", "take": 1}, headers=headers)
+        assert answer.status_code == 403
+
+
+def test_an_oversized_request_is_refused(studio):
+    _, client, _ = studio
+    body = {"kind": "revise", "line": "s1-1", "note": "x" * 70_000}
+    answer = client.post("/api/jobs", json=body, headers=ORIGIN)
+    assert answer.status_code == 413
+
+
+@pytest.mark.parametrize("line, take", [("../../etc", "1"), ("s1-1", "../take-001"),
+                                        ("/etc/passwd", "1"), ("s1-1", "7")])
+def test_audio_is_never_served_by_a_path_from_the_request(studio, line, take):
+    _, client, _ = studio
+    answer = client.get("/api/audio", params={"line": line, "take": take})
+    assert answer.status_code == 400
+
+
+def test_a_take_linked_to_a_file_outside_the_project_is_refused(studio, tmp_path):
+    _, client, path = studio
+    folder = path.parent / "short.drama" / "s1" / "s1-1"
+    outside = tmp_path / "outside"
+    shutil.move(folder, outside)
+    folder.symlink_to(outside)
+    answer = client.get("/api/audio", params={"line": "s1-1", "take": "1"})
+    assert answer.status_code == 400 and "outside the project" in answer.json()["error"]
+
+
+def test_a_selection_while_another_process_holds_the_project_is_told_it_is_busy(studio):
+    served, client, _ = studio
+    with served.project.store.lock():
+        answer = client.post("/api/select", json={"line": "s1-1", "take": 1}, headers=ORIGIN)
+    assert answer.status_code == 409 and "in use" in answer.json()["error"]
+
+
+def test_the_fingerprint_changes_when_a_take_is_added(studio):
+    _, client, _ = studio
+    before = client.get("/api/changes").json()["changes"]
+    time.sleep(0.01)
+    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "again"},
+                      headers=ORIGIN).json()
+    wait_for_job(client, job["id"])
+    assert client.get("/api/changes").json()["changes"] != before
+
+
+def test_the_scene_view_lays_out_the_mix_timeline(studio):
+    _, client, _ = studio
+    view = client.get("/api/scene", params={"id": "s1"}).json()
+    assert [(b["line"], b["speaker"]) for b in view["blocks"]] == [("s1-1", "A"), ("s1-2", "B")]
+    first, second = view["blocks"]
+    assert second["start_s"] >= first["end_s"] and view["total_s"] >= second["end_s"]
+    assert view["mixed"] is True and view["mix_outdated"] is False
+    assert client.get("/api/mix", params={"scene": "s1"}).content[:4] == b"RIFF"
+    assert client.get("/api/scene", params={"id": "nope"}).status_code == 400
+
+
+def test_a_mix_job_mixes_the_scene_again_after_a_selection(studio):
+    _, client, path = studio
+    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "slower"},
+                      headers=ORIGIN).json()
+    wait_for_job(client, job["id"])
+    time.sleep(0.01)
+    client.post("/api/select", json={"line": "s1-1", "take": 2}, headers=ORIGIN)
+    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_outdated"] is True
+    job = client.post("/api/jobs", json={"kind": "mix", "line": "s1"}, headers=ORIGIN).json()
+    assert wait_for_job(client, job["id"])["state"] == "done"
+    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_outdated"] is False
+    cues = json.loads((path.parent / "short.drama" / "s1" / "mix.cues.json").read_text())
+    assert [cue["take"] for cue in cues["cues"]] == [2, 1]
+
+
+def test_a_revise_cancelled_while_it_runs_keeps_the_takes_it_finished(studio, scratch):
+    served, _, _ = studio
+    jobs = []
+
+    class CancelsItsJob:
+        """The scratch engine, cancelling the job as its first take is voiced."""
+
+        def __getattr__(self, name):
+            return getattr(scratch, name)
+
+        def generate(self, request, on_frames=None):
+            jobs[0].cancel_asked.set()
+            return scratch.generate(request, on_frames)
+
+    other = Studio(served.project, CancelsItsJob)
+    jobs.append(other.worker.submit("revise", "s1-2", {"note": "slower"}, 3))
+    deadline = time.monotonic() + 20
+    while other.worker.busy() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    other.worker.stop()
+    assert (jobs[0].state, jobs[0].takes, jobs[0].done) == ("cancelled", [2], 1)
+    assert [t.number for t in served.project.store.takes("s1", "s1-2")] == [1, 2]
+
+
+def test_a_project_with_no_takes_yet_is_shown_with_every_line_needing_one(tmp_path, scratch):
+    path = tmp_path / "fresh.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    served = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
+    client = TestClient(make_app(served, TOKEN))
+    view = client.get("/api/script", params={"token": TOKEN}).json()
+    assert view["counts"] == {"lines": 2, "current": 0, "stale": 0, "unusable": 0, "none": 2,
+                              "degraded": 0, "failed": 0, "wer_over": 0, "attention": 2}
+    assert client.get("/api/line", params={"id": "s1-1"}).json()["takes"] == []
+    assert client.get("/api/scene", params={"id": "s1"}).json()["blocks"] == []
+    assert client.get("/api/changes").status_code == 200
+    served.worker.stop()
+
+
+def test_the_page_may_run_only_its_own_script_and_is_never_framed(studio):
+    _, client, _ = studio
+    policy = client.get("/").headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
+
+
+def test_render_progress_names_the_take_and_its_frames_and_stops_when_cancelled():
+    from drama_cli.errors import JobCancelled
+    from drama_cli.studio.actions import JobProgress
+    from drama_cli.studio.jobs import Job
+
+    job = Job(1, "render", "s1-1", {}, total=2)
+    progress = JobProgress(job)
+    progress.attempt(None, 1, 1, 7)
+    progress.frames(None, 40, 900)
+    assert job.message == "voicing take 2 (retry 1): 40 of at most 900 frames"
+    job.cancel_asked.set()
+    with pytest.raises(JobCancelled):
+        progress.frames(None, 41, 900)

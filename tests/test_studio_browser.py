@@ -1,0 +1,135 @@
+"""The studio in a real headless browser (Debian's chromium and chromium-driver, driven by
+selenium) over a scratch-rendered project: the page loads, a take plays to its end, a revise
+with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
+and a line whose script text changed shows as stale, its text shown as text even where it
+reads like HTML. One browser session for the module.
+
+Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
+
+import json
+import os
+import shutil
+import threading
+import time
+
+import pytest
+from fakes import SHORT_SCRIPT
+
+from drama_cli.backends.registry import make_backend
+from drama_cli.cli import main
+from drama_cli.render.scheduler import render_script
+from drama_cli.script.load import load_script
+from drama_cli.studio.app import Studio, make_app
+from drama_cli.studio.command import open_socket
+from drama_cli.studio.project import StudioProject
+from drama_cli.takes.jobs import RenderSettings
+from drama_cli.takes.store import TakeStore
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+TOKEN = "browser-test-token"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A scratch-rendered two-line project served by a studio on a free port: (url, script
+    path)."""
+    import uvicorn
+
+    folder = tmp_path_factory.mktemp("studio-browser")
+    path = folder / "short.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    scratch = make_backend(engine="scratch", model=None, device=None, gpu_memory=None)
+    render_script(load_script(str(path)), TakeStore(folder / "short.drama"), scratch,
+                  RenderSettings())
+    studio = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
+    listener = open_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(make_app(studio, TOKEN), log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}", path
+    server.should_exit = True
+    thread.join(5)
+    studio.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--autoplay-policy=no-user-gesture-required", "--window-size=1280,800"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def wait(browser, condition, what, timeout_s=20.0):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, timeout_s, poll_frequency=0.05).until(
+        lambda driver: condition(driver), message=what)
+
+
+def press(browser, keys):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).send_keys(keys).perform()
+
+
+def statuses(browser):
+    return browser.execute_script(
+        "return [...document.querySelectorAll('nav li')].map(li => [li.dataset.line, li.dataset.status])")
+
+
+def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served, browser, capsys):
+    url, path = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "current"]], "script view")
+    assert "token" not in browser.current_url  # kept in the cookie, not in the address bar
+    wait(browser, lambda d: d.find_elements("css selector", "#take-1 canvas.wave"), "line view")
+
+    press(browser, " ")  # play the selected take of the first line
+    ended = "const a = document.querySelector('audio[data-take=\"1\"]'); return [a.duration, a.ended]"
+    duration, _ = wait(browser, lambda d: (r := d.execute_script(ended))[1] and r, "take 1 ends")
+    assert duration > 0.3
+
+    press(browser, "r")
+    wait(browser, lambda d: d.find_element("id", "action-text").is_displayed(), "revise dialog")
+    browser.find_element("id", "action-text").send_keys("softer, almost a whisper")
+    browser.find_element("id", "action-ok").click()
+    wait(browser, lambda d: d.find_elements("id", "take-2"), "the revised take in the list",
+         timeout_s=30)
+    assert "softer, almost a whisper" in browser.execute_script(
+        "return document.getElementById('take-2').textContent")
+    if os.environ.get("DRAMA_STUDIO_SCREENSHOT"):
+        browser.save_screenshot(os.environ["DRAMA_STUDIO_SCREENSHOT"])
+
+    press(browser, "2")
+    selected = "return document.getElementById('take-2').classList.contains('selected')"
+    wait(browser, lambda d: d.execute_script(selected), "take 2 selected")
+    capsys.readouterr()
+    assert main(["takes", str(path), "--line", "s1-1", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)[0]["takes"]
+    assert [take["take"] for take in listed if take["selected"]] == [2]
+
+    changed = "We always said <img src=x onerror=alert(1)> goodbye."
+    path.write_text(SHORT_SCRIPT.replace("We never said goodbye.", changed))
+    os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
+    wait(browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "stale"]],
+         "the changed line shown as stale")
+    shown = "return [document.querySelector('li[data-line=\"s1-2\"] .text').textContent, " \
+            "document.querySelectorAll('nav img').length]"
+    assert browser.execute_script(shown) == [changed, 0]  # the line's text as text, never HTML
+
+    press(browser, "s")  # the scene view: one block per line on the mix timeline
+    blocks = "return [...document.querySelectorAll('.block')].map(b => b.dataset.line)"
+    wait(browser, lambda d: d.execute_script(blocks) == ["s1-1", "s1-2"], "the scene timeline")

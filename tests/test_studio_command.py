@@ -1,0 +1,74 @@
+"""`drama studio` on the command line: bad input is one line and exit 2; the server prints its
+link, answers it, and Ctrl-C stops it with exit 130."""
+
+import os
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from fakes import SHORT_SCRIPT, single_error_line
+
+from drama_cli.cli import main
+from drama_cli.studio.command import open_socket
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "short.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    return path
+
+
+def test_the_studio_needs_a_script_file(capsys):
+    assert main(["studio", "-", "--no-open"]) == 2
+    assert "needs a script file" in single_error_line(capsys)
+
+
+def test_a_port_out_of_range_is_refused(script, capsys):
+    assert main(["studio", str(script), "--no-open", "--port", "70000"]) == 2
+    assert "--port must be between 0 and 65535" in single_error_line(capsys)
+
+
+def test_a_port_in_use_is_refused_in_one_line(script, capsys):
+    taken = open_socket("127.0.0.1", 0)
+    try:
+        port = taken.getsockname()[1]
+        assert main(["studio", str(script), "--no-open", "--port", str(port)]) == 2
+        assert f"cannot serve on 127.0.0.1:{port}" in single_error_line(capsys)
+    finally:
+        taken.close()
+
+
+def test_a_bad_script_is_reported_with_its_position(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("title: x\ncast:\n  A: {}\nscenes:\n  - id: s1\n    lines:\n      - C: Who?\n")
+    assert main(["studio", str(path), "--no-open"]) == 2
+    assert single_error_line(capsys).startswith(f"drama: {path}:7:")
+
+
+def test_the_server_answers_its_link_and_stops_on_ctrl_c_with_exit_130(script):
+    child = subprocess.Popen([sys.executable, "-m", "drama_cli.cli", "studio", str(script),
+                              "--no-open"], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        first = child.stdout.readline()
+        assert first.startswith("drama studio: http://127.0.0.1:")
+        url = first.split(": ", 1)[1].strip()
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert b"drama studio" in page.read()
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url.split("?")[0] + "api/script", timeout=10)
+        assert refused.value.code == 403
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=15) == 130
+        assert "interrupted" in child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
