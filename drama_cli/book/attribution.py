@@ -1,0 +1,186 @@
+"""A novel chapter's paragraphs as script lines, each quote given its speaker by the rules of
+`book.dialogue` (tags, pronouns, the paragraph, beats, vocatives, turn-taking)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from drama_cli.book.dialogue import (
+    NAME,
+    NOT_A_NAME,
+    Piece,
+    gender_of,
+    is_tag_only,
+    names_in,
+    pieces_of,
+    tag_name,
+    tag_pronoun,
+)
+from drama_cli.book.imported import NARRATOR, ImportedLine
+from drama_cli.script.book import UNATTRIBUTED
+
+_VOCATIVE = re.compile(rf"(?:^|[,!?;—]\s*)(?:(?:my\s+)?dear\s+)?{NAME}\s*[,!?.;—]", re.I)
+
+
+@dataclass
+class AttributionOptions:
+    """`narrator_is`: the first-person narrator's cast key (or None); `keep_tags`: speech tags
+    stay narration; `genders`: name → 'm'/'f' found in the whole book."""
+
+    narrator_is: str | None = None
+    keep_tags: bool = True
+    genders: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Conversation:
+    """The run of dialogue paragraphs the chapter is in: who spoke in each, the last named
+    speaker of each gender, and the speakers known in the chapter."""
+
+    turns: list[str | None] = field(default_factory=list)
+    last_of: dict[str, str] = field(default_factory=dict)
+    known: set[str] = field(default_factory=set)
+    addressed: str | None = None  # whom the last quote addressed by name
+
+
+def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
+    """The chapter's lines (narration, and quotes with their speakers) and its counts:
+    'quotes', each rule's name, and 'unattributed'."""
+    stats: Counter = Counter()
+    talk = _Conversation()
+    lines: list[ImportedLine] = []
+    for paragraph in paragraphs:
+        pieces = pieces_of(paragraph)
+        quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
+        if not quotes:
+            talk.turns.clear()
+            talk.addressed = None
+            lines.append(ImportedLine(NARRATOR, paragraph))
+            continue
+        _attribute_paragraph(pieces, talk, options)
+        for quote in quotes:
+            stats["quotes"] += 1
+            stats[quote.rule or "unattributed"] += 1
+        lines += _paragraph_lines(pieces, options.keep_tags)
+    return lines, stats
+
+
+def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions) -> None:
+    for index, piece in enumerate(pieces):
+        if piece.kind != "quote":
+            continue
+        after = pieces[index + 1].text if index + 1 < len(pieces) else ""
+        before = pieces[index - 1].text if index else ""
+        _by_tag(piece, after, before, talk, options)
+        if after and is_tag_only(after):
+            pieces[index + 1].tag = True
+    _within_paragraph(pieces)
+    speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
+    if not speakers:
+        speaker, rule = _by_context(pieces, talk)
+        for piece in pieces:
+            if piece.kind == "quote":
+                piece.speaker, piece.rule = speaker, rule
+    speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
+    talk.turns.append(speaker)
+    if speaker:
+        talk.known.add(speaker)
+        gender = gender_of(speaker, options.genders)
+        if gender:
+            talk.last_of[gender] = speaker
+    talk.addressed = _addressee([p for p in pieces if p.kind == "quote"], speaker)
+
+
+def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions) -> None:
+    name = tag_name(after, before)
+    if name:
+        piece.speaker, piece.rule = name, "tag"
+        return
+    pronoun = tag_pronoun(after, before)
+    if pronoun == "i" and options.narrator_is:
+        piece.speaker, piece.rule = options.narrator_is, "narrator"
+    elif pronoun in ("he", "she"):
+        last = talk.last_of.get("m" if pronoun == "he" else "f")
+        if last:
+            piece.speaker, piece.rule = last, "pronoun"
+
+
+def _within_paragraph(pieces: list[Piece]) -> None:
+    """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
+    the narration between names nobody else."""
+    for _ in range(2):  # forwards, then backwards
+        speaker = None
+        for piece in pieces:
+            if piece.kind == "narration" and not piece.tag and set(names_in(piece.text)) - {speaker}:
+                speaker = None
+            elif piece.kind == "quote":
+                if piece.speaker:
+                    speaker = piece.speaker
+                elif speaker:
+                    piece.speaker, piece.rule = speaker, "same paragraph"
+        pieces.reverse()
+
+
+def _by_context(pieces: list[Piece], talk: _Conversation) -> tuple[str | None, str | None]:
+    """The speaker of a paragraph whose quotes have no tag: a beat, a vocative, turn-taking."""
+    named = {name for piece in pieces if piece.kind == "narration" for name in names_in(piece.text)}
+    beat = named & talk.known
+    if len(beat) == 1 and len(named) == 1:
+        return beat.pop(), "beat"
+    if named:
+        return None, None  # a new name: the conversation may have changed
+    previous = talk.turns[-1] if talk.turns else None
+    if talk.addressed and talk.addressed != previous and talk.addressed in talk.known:
+        return talk.addressed, "vocative"
+    if len(talk.turns) >= 2 and previous and talk.turns[-2] and talk.turns[-2] != previous:
+        return talk.turns[-2], "turn-taking"
+    return None, None
+
+
+def _addressee(quotes: list[Piece], speaker: str | None) -> str | None:
+    for quote in quotes:
+        for match in _VOCATIVE.finditer(quote.text):
+            name = match.group(1)
+            if name.split()[0] not in NOT_A_NAME and name[0].isupper() and name.upper() != speaker:
+                return name.upper()
+    return None
+
+
+def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]:
+    """Lines of an attributed paragraph: quotes of one speaker separated only by their tags
+    joined into one line, each tag after that line (kept or left out), other narration in place."""
+    lines: list[ImportedLine] = []
+    tags: list[str] = []
+
+    def flush_tags():
+        if tags and keep_tags:
+            lines.append(ImportedLine(NARRATOR, " ".join(tags)))
+        tags.clear()
+
+    open_quote: ImportedLine | None = None
+    for piece in pieces:
+        text = piece.text.strip()
+        if piece.kind == "quote":
+            speaker = piece.speaker or UNATTRIBUTED
+            if open_quote and open_quote.speaker == speaker and speaker != UNATTRIBUTED:
+                open_quote.text = f"{open_quote.text} {text}"
+                continue
+            flush_tags()
+            open_quote = ImportedLine(speaker, text, rule=piece.rule)
+            lines.append(open_quote)
+        elif piece.tag and open_quote:
+            tags.append(_tag_words(text))
+        elif text.strip(" ,;:—–-"):
+            flush_tags()
+            open_quote = None
+            lines.append(ImportedLine(NARRATOR, text.strip(" ,;:—–-").strip()))
+    flush_tags()
+    return [line for line in lines if line.text]
+
+
+def _tag_words(text: str) -> str:
+    """A speech tag as narration: its punctuation at the edges trimmed, one full stop at the end."""
+    words = text.strip(" ,;:—–-")
+    return words if words.endswith((".", "!", "?")) else words + "."
