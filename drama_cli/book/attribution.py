@@ -7,11 +7,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from drama_cli.book.cast_names import FAMILIAR
 from drama_cli.book.dialogue import (
     NAME,
-    NOT_A_NAME,
+    VERBS,
     Piece,
     gender_of,
+    is_name,
     is_tag_only,
     names_in,
     pieces_of,
@@ -21,7 +23,12 @@ from drama_cli.book.dialogue import (
 from drama_cli.book.imported import NARRATOR, ImportedLine
 from drama_cli.script.book import UNATTRIBUTED
 
-_VOCATIVE = re.compile(rf"(?:^|[,!?;—]\s*)(?:(?:my\s+)?dear\s+)?{NAME}\s*[,!?.;—]", re.I)
+# A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"
+# ("Mr. Bennet, how can you…", "…, Lizzy?"), or after a comma at the quote's end.
+_VOCATIVE = re.compile(rf"(?:^|[,!?;—]\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?:\s*[,!?]|\.$)")
+
+
+RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
 
 @dataclass
@@ -32,6 +39,7 @@ class AttributionOptions:
     narrator_is: str | None = None
     keep_tags: bool = True
     genders: dict[str, str] = field(default_factory=dict)
+    names: set[str] | None = None
 
 
 @dataclass
@@ -40,7 +48,7 @@ class _Conversation:
     speaker of each gender, and the speakers known in the chapter."""
 
     turns: list[str | None] = field(default_factory=list)
-    last_of: dict[str, str] = field(default_factory=dict)
+    recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
     known: set[str] = field(default_factory=set)
     addressed: str | None = None  # whom the last quote addressed by name
 
@@ -76,10 +84,12 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         _by_tag(piece, after, before, talk, options)
         if after and is_tag_only(after):
             pieces[index + 1].tag = True
-    _within_paragraph(pieces)
+        elif index and re.search(rf"\b(?:{VERBS})[\s,:—–-]*$", before):
+            pieces[index - 1].tag = True  # "Mrs. Bennet said only": a tag before the quote
+    _within_paragraph(pieces, options.names)
     speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
-    if not speakers:
-        speaker, rule = _by_context(pieces, talk)
+    if not speakers and not any(p.tag for p in pieces):  # "said her mother": someone unnamed
+        speaker, rule = _by_context(pieces, talk, options.names)
         for piece in pieces:
             if piece.kind == "quote":
                 piece.speaker, piece.rule = speaker, rule
@@ -89,12 +99,12 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         talk.known.add(speaker)
         gender = gender_of(speaker, options.genders)
         if gender:
-            talk.last_of[gender] = speaker
-    talk.addressed = _addressee([p for p in pieces if p.kind == "quote"], speaker)
+            talk.recent = [*(r for r in talk.recent if r[0] != speaker), (speaker, gender)][-RECENT:]
+    talk.addressed = _addressee([p for p in pieces if p.kind == "quote"], speaker, options.names)
 
 
 def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions) -> None:
-    name = tag_name(after, before)
+    name = tag_name(after, before, options.names)
     if name:
         piece.speaker, piece.rule = name, "tag"
         return
@@ -102,18 +112,19 @@ def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options:
     if pronoun == "i" and options.narrator_is:
         piece.speaker, piece.rule = options.narrator_is, "narrator"
     elif pronoun in ("he", "she"):
-        last = talk.last_of.get("m" if pronoun == "he" else "f")
-        if last:
-            piece.speaker, piece.rule = last, "pronoun"
+        gender = "m" if pronoun == "he" else "f"
+        candidates = {who for who, their in talk.recent if their == gender}
+        if len(candidates) == 1:
+            piece.speaker, piece.rule = candidates.pop(), "pronoun"
 
 
-def _within_paragraph(pieces: list[Piece]) -> None:
+def _within_paragraph(pieces: list[Piece], names: set[str] | None) -> None:
     """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
     the narration between names nobody else."""
     for _ in range(2):  # forwards, then backwards
         speaker = None
         for piece in pieces:
-            if piece.kind == "narration" and not piece.tag and set(names_in(piece.text)) - {speaker}:
+            if piece.kind == "narration" and not piece.tag and set(names_in(piece.text, names)) - {speaker}:
                 speaker = None
             elif piece.kind == "quote":
                 if piece.speaker:
@@ -123,27 +134,30 @@ def _within_paragraph(pieces: list[Piece]) -> None:
         pieces.reverse()
 
 
-def _by_context(pieces: list[Piece], talk: _Conversation) -> tuple[str | None, str | None]:
+def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None) -> tuple[str | None, str | None]:
     """The speaker of a paragraph whose quotes have no tag: a beat, a vocative, turn-taking."""
-    named = {name for piece in pieces if piece.kind == "narration" for name in names_in(piece.text)}
+    named = {name for piece in pieces if piece.kind == "narration" and not piece.tag
+             for name in names_in(piece.text, names)}
     beat = named & talk.known
     if len(beat) == 1 and len(named) == 1:
         return beat.pop(), "beat"
     if named:
         return None, None  # a new name: the conversation may have changed
     previous = talk.turns[-1] if talk.turns else None
-    if talk.addressed and talk.addressed != previous and talk.addressed in talk.known:
+    if talk.addressed and talk.addressed != previous:
         return talk.addressed, "vocative"
     if len(talk.turns) >= 2 and previous and talk.turns[-2] and talk.turns[-2] != previous:
         return talk.turns[-2], "turn-taking"
     return None, None
 
 
-def _addressee(quotes: list[Piece], speaker: str | None) -> str | None:
+def _addressee(quotes: list[Piece], speaker: str | None, names: set[str] | None) -> str | None:
     for quote in quotes:
         for match in _VOCATIVE.finditer(quote.text):
             name = match.group(1)
-            if name.split()[0] not in NOT_A_NAME and name[0].isupper() and name.upper() != speaker:
+            if match.start() == 0 and quote.text[match.end() - 1] == ".":
+                continue  # "Bingley." is an answer, not a name spoken to
+            if is_name(name, names) and name[0].isupper() and name.upper() != speaker:
                 return name.upper()
     return None
 
@@ -164,13 +178,13 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
         text = piece.text.strip()
         if piece.kind == "quote":
             speaker = piece.speaker or UNATTRIBUTED
-            if open_quote and open_quote.speaker == speaker and speaker != UNATTRIBUTED:
+            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags):
                 open_quote.text = f"{open_quote.text} {text}"
                 continue
             flush_tags()
             open_quote = ImportedLine(speaker, text, rule=piece.rule)
             lines.append(open_quote)
-        elif piece.tag and open_quote:
+        elif piece.tag and open_quote:  # "…," he remarked. "…": one speech, the tag after it
             tags.append(_tag_words(text))
         elif text.strip(" ,;:—–-"):
             flush_tags()
@@ -184,3 +198,26 @@ def _tag_words(text: str) -> str:
     """A speech tag as narration: its punctuation at the edges trimmed, one full stop at the end."""
     words = text.strip(" ,;:—–-")
     return words if words.endswith((".", "!", "?")) else words + "."
+
+
+def merge_name_variants(speakers: Counter) -> dict[str, str]:
+    """Speaker → the key it stands for. A bare name ("DARCY") that is a word of exactly one
+    longer speaker name ("MR. DARCY") is the same character; both go to the form with more
+    lines (`speakers`: name → line count)."""
+    titled = [s for s in speakers if len(s.split()) > 1]
+    merged = {}
+    for name in speakers:
+        full = FAMILIAR.get(name.lower(), "").upper()
+        if full in speakers and len(name.split()) == 1:  # "LIZZY" is ELIZABETH
+            short, long_ = (name, full) if speakers[name] >= speakers[full] else (full, name)
+            merged[long_] = short
+            continue
+        if len(name.split()) == 1:
+            owners = [t for t in titled if name in t.split()[1:]]
+            if len(owners) == 1:
+                short, long_ = name, owners[0]
+                if speakers[short] >= speakers[long_]:
+                    merged[long_] = short
+                else:
+                    merged[short] = long_
+    return merged

@@ -25,7 +25,7 @@ FAMILIAR = {"jack": "john", "johnny": "john", "algy": "algernon", "bill": "willi
             "ted": "edward", "harry": "henry", "hal": "henry", "tom": "thomas", "jim": "james",
             "jamie": "james", "sam": "samuel", "ben": "benjamin", "fred": "frederick", "charlie":
             "charles", "kate": "katherine", "kitty": "catherine", "bess": "elizabeth", "betty":
-            "elizabeth", "lizzy": "elizabeth", "lizzie": "elizabeth", "beth": "elizabeth", "peggy":
+            "elizabeth", "lizzy": "elizabeth", "lizzie": "elizabeth", "eliza": "elizabeth", "beth": "elizabeth", "peggy":
             "margaret", "meg": "margaret", "molly": "mary", "polly": "mary", "nell": "eleanor",
             "nan": "anne", "nancy": "anne", "sukey": "susan", "sue": "susan", "tony": "anthony",
             "nick": "nicholas", "pip": "philip", "toby": "tobias", "kit": "christopher"}

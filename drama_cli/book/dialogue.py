@@ -5,8 +5,8 @@ Rules, in the order they are tried for each quote (each counted in the import re
 * `tag`: a speech tag beside the quote naming a character, in either order ("said Holmes",
   "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly");
 * `narrator`: "said I" (or "I said") when the first-person narrator is named (`narrator_is`);
-* `pronoun`: "he said" / "said she" when one named speaker of that gender spoke last in the
-  chapter (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from the pronouns that
+* `pronoun`: "he said" / "said she" when exactly one of the last three named speakers of the
+  chapter has that gender (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from the pronouns that
   follow the name in the book; unknown gender never resolves);
 * `same paragraph`: a quote in a paragraph whose other quote has a speaker, with no other
   name in the narration between (one speaker per paragraph, as novels print dialogue);
@@ -60,7 +60,8 @@ QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\""
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
 NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
               "Then", "But", "And", "When", "What", "Yes", "No", "Oh", "Well", "There", "Here",
-              "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How"}
+              "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How",
+              "Ah", "Aye", "Nay", "Alas", "Pray", "Indeed", "God", "Heaven", "Heavens", "Dear", "Good", "La", "Lord"}
 _NAMES_IN = re.compile(rf"\b{NAME}")
 RULES = ("tag", "narrator", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
 
@@ -111,16 +112,26 @@ def _quoted_words(quote: str, before: str, after: str) -> bool:
         and bool(after.strip()) and not after.lstrip().startswith((",", ";", ":", "—", "–"))
 
 
-def tag_name(after: str, before: str) -> str | None:
+def is_name(name: str, names: set[str] | None = None) -> bool:
+    """True when a capitalised match of NAME is a person's name: titled ("Mr. Bennet"), or its
+    first word is in `names` (the book's names, `book_names`), or without `names` not a
+    common sentence opener."""
+    first = name.split()[0]
+    if re.fullmatch(TITLED, first):
+        return len(name.split()) > 1  # a title alone ("Sir,") names nobody
+    return first in names if names is not None else first not in NOT_A_NAME
+
+
+def tag_name(after: str, before: str, names: set[str] | None = None) -> str | None:
     """The name of a speech tag right after a quote or ending the narration before it, in
     capitals; None when there is none."""
     for pattern in _AFTER:
         match = pattern.match(after)
-        if match and match.group(1).split()[0] not in NOT_A_NAME:
+        if match and is_name(match.group(1), names):
             return match.group(1).upper()
     for pattern in _BEFORE:
         match = pattern.search(before)
-        if match and match.group(1).split()[0] not in NOT_A_NAME:
+        if match and is_name(match.group(1), names):
             return match.group(1).upper()
     return None
 
@@ -139,22 +150,35 @@ def tag_pronoun(after: str, before: str) -> str | None:
 
 
 def is_tag_only(narration: str) -> bool:
-    """Narration that is nothing but a speech tag ("said Holmes;", "he remarked.")."""
-    words = narration.strip(" ,;:—–-.!?").split()
-    if not words or len(words) > 5:
+    """Narration that is nothing but a speech tag: a clause led by a speech verb or by its
+    speaker and verb ("said Holmes;", "he remarked.", "said his lady to him one day"), of at
+    most twelve words and one sentence."""
+    text = narration.strip(" ,;:—–-")
+    words = text.split()
+    sentence = re.sub(rf"\b{TITLED}", "Title", text).rstrip(".!?")
+    if not words or len(words) > 12 or re.search(r"[.!?]\s", sentence):
         return False
-    text = " ".join(words)
-    return bool(re.fullmatch(rf"(?:(?:{VERBS})\s+(?:{NAME}|{PRONOUN})(?:\s+\w+ly)?"
-                             rf"|(?:{NAME}|{PRONOUN})\s+{_ADVERB}(?:{VERBS})(?:\s+\w+ly)?)", text))
+    return bool(re.match(rf"(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
 
 
-def names_in(text: str) -> list[str]:
-    """Capitalised names in narration (titles kept), in capitals, in order."""
-    return [m.group(1).upper() for m in _NAMES_IN.finditer(text) if m.group(1).split()[0] not in NOT_A_NAME]
+def names_in(text: str, names: set[str] | None = None) -> list[str]:
+    """Names in narration (titles kept), in capitals, in order (`is_name`)."""
+    return [m.group(1).upper() for m in _NAMES_IN.finditer(text) if is_name(m.group(1), names)]
+
+
+def book_names(paragraphs: list[str]) -> set[str]:
+    """The words that are names in this book: capitalised and never written in lower case."""
+    lower, capitalised = set(), set()
+    for paragraph in paragraphs:
+        for word in re.findall(r"[A-Za-z]+", paragraph):
+            (capitalised if word[0].isupper() and word[1:].islower() else lower).add(word)
+    return {word for word in capitalised if word.lower() not in lower and word not in NOT_A_NAME}
 
 
 def gender_of(name: str, genders: dict[str, str]) -> str | None:
     """'m', 'f' or None for a speaker key: from its title, else from `genders`."""
+    if not name.split():
+        return None
     title = name.split()[0].rstrip(".")
     if title in MALE_TITLES:
         return "m"
@@ -163,12 +187,14 @@ def gender_of(name: str, genders: dict[str, str]) -> str | None:
     return genders.get(name)
 
 
-def book_genders(paragraphs: list[str]) -> dict[str, str]:
+def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
     """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
-    where one gender outnumbers the other three to one in at least four mentions."""
+    where one gender outnumbers the other two to one in at least three mentions."""
     counts: dict[str, Counter] = {}
     for paragraph in paragraphs:
         for match in _NAMES_IN.finditer(paragraph):
+            if not is_name(match.group(1), names):
+                continue
             following = re.findall(r"\w+", paragraph[match.end():match.end() + 60].lower())[:6]
             he = sum(word in ("he", "his", "him", "himself") for word in following)
             she = sum(word in ("she", "her", "hers", "herself") for word in following)
@@ -177,6 +203,6 @@ def book_genders(paragraphs: list[str]) -> dict[str, str]:
     genders = {}
     for name, count in counts.items():
         (top, n), = count.most_common(1)
-        if n >= 4 and n >= 3 * (sum(count.values()) - n):
+        if n >= 3 and n >= 2 * (sum(count.values()) - n):
             genders[name] = top
     return genders

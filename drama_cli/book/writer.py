@@ -7,8 +7,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from drama_cli.book.attribution import AttributionOptions, attribute_chapter
-from drama_cli.book.dialogue import book_genders
+from drama_cli.book.attribution import AttributionOptions, attribute_chapter, merge_name_variants
+from drama_cli.book.dialogue import book_genders, book_names
 from drama_cli.book.imported import NARRATOR, ImportedLine, Manuscript
 from drama_cli.script.book import UNATTRIBUTED
 
@@ -51,8 +51,10 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
     """[(chapter title, [(scene title or None, lines)], counts)] of the manuscript: a play's
     scenes as read, a novel's chapter as one scene of narration (quotes attributed with
     `dialogue`)."""
-    if dialogue and not manuscript.is_play and not options.genders:
-        options.genders = book_genders([p for c in manuscript.chapters for p in c.paragraphs])
+    if dialogue and not manuscript.is_play and options.names is None:
+        paragraphs = [p for c in manuscript.chapters for p in c.paragraphs]
+        options.names = book_names(paragraphs)
+        options.genders = book_genders(paragraphs, options.names)
     result = []
     for chapter in manuscript.chapters:
         if chapter.scenes:
@@ -65,7 +67,20 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
             scenes = [(None, [ImportedLine(NARRATOR, p) for p in chapter.paragraphs])]
             counts = Counter(lines=len(chapter.paragraphs))
         result.append((chapter.title, scenes, counts))
+    if dialogue and not manuscript.is_play:
+        _merge_variants(result)
     return result
+
+
+def _merge_variants(chapters) -> None:
+    """One key per character across the book ("DARCY" written as "MR. DARCY")."""
+    speakers = Counter(line.speaker for _, scenes, _ in chapters for _, lines in scenes for line in lines
+                       if line.speaker not in (None, NARRATOR, UNATTRIBUTED))
+    merged = merge_name_variants(speakers)
+    for _, scenes, _ in chapters:
+        for _, lines in scenes:
+            for line in lines:
+                line.speaker = merged.get(line.speaker, line.speaker)
 
 
 def script_yaml(manuscript: Manuscript, narrator: str | None, dialogue: bool, source: str,
