@@ -174,24 +174,34 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
         tags.clear()
 
     open_quote: ImportedLine | None = None
+    ended = False  # the last tag ended its sentence
     for piece in pieces:
         text = piece.text.strip()
         if piece.kind == "quote":
             speaker = piece.speaker or UNATTRIBUTED
             if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags):
-                open_quote.text = f"{open_quote.text} {text}"
+                open_quote.text = _joined(open_quote.text, text, ended)
                 continue
             flush_tags()
             open_quote = ImportedLine(speaker, text, rule=piece.rule)
             lines.append(open_quote)
         elif piece.tag and open_quote:  # "…," he remarked. "…": one speech, the tag after it
             tags.append(_tag_words(text))
+            ended = text.endswith((".", "!", "?"))
         elif text.strip(" ,;:—–-"):
             flush_tags()
             open_quote = None
             lines.append(ImportedLine(NARRATOR, text.strip(" ,;:—–-").strip()))
     flush_tags()
     return [line for line in lines if line.text]
+
+
+def _joined(first: str, second: str, sentence_ended: bool) -> str:
+    """Two pieces of one speech as one text: where the tag between them ended a sentence
+    ("Thank you," Watson replied. "It is cold."), the first piece's comma becomes a full stop."""
+    if sentence_ended and first.endswith(",") and second[:1].isupper():
+        first = first[:-1] + "."
+    return f"{first} {second}"
 
 
 def _tag_words(text: str) -> str:

@@ -90,7 +90,11 @@ def text_of(element, left_out: Counter | None = None) -> str:
         parts.append(node.tail or "")
     walk(element)
     parts[-1] = ""  # the element's own tail is not its text
-    return " ".join("".join(parts).split())
+    return " ".join("".join(parts).translate(INVISIBLE).split())
+
+
+# Word joiners and zero-width spaces typesetters put around dashes and ellipses: not words.
+INVISIBLE = str.maketrans({"\u2060": "", "\u200b": "", "\ufeff": "", "\u00ad": ""})
 
 
 class Epub:
@@ -250,23 +254,24 @@ class _Paragraphs:
             self.chapters[-1] = (f"{self.chapters[-1][0]}: {words}", [])
 
 
-_NUMERAL = re.compile(r"^(?:((?i:act|scene|chapter|part|book))\s+)?([IVXLCDM]+|\d+)\b\.?(.*)$")
+_NUMERAL = re.compile(r"^(?:((?i:act|scene|chapter|part|book))\s+)?([IVXLCDM]+|\d+)\b([.:]?)(.*)$")
 
 
 def spoken_heading(heading: str, kind: str = "chapter") -> str:
     """A heading as it is read aloud: `Act I` → `Act One`, a bare `IV` → `Chapter Four`
-    (`kind` names the bare number), `Chapter 2: The Ball` → `Chapter Two: The Ball`."""
+    (`kind` names the bare number), `Chapter 2: The Ball` → `Chapter Two: The Ball`; any
+    other heading as it is."""
     from num2words import num2words
 
     match = _NUMERAL.match(heading.strip())
     if not match:
         return heading
-    label, number, rest = match.groups()
+    label, number, mark, rest = match.groups()
     value = int(number) if number.isdigit() else roman_value(number)
-    if value is None or value >= 400 or (label is None and rest.strip() and not rest.strip().startswith((":", "."))):
+    rest = rest.strip()
+    if value is None or value >= 400 or (label is None and rest and not mark):
         return heading
     word = num2words(value).title().replace(" And ", " and ")
-    rest = rest.strip()
     return f"{(label or kind).capitalize()} {word}" + (f": {rest.lstrip(':. ')}" if rest.lstrip(":. ") else "")
 
 

@@ -23,6 +23,7 @@ from collections import Counter
 from drama_cli.book.cast_names import CastEntry, parse_entry, resolve, split_joint
 from drama_cli.book.epub import (
     HEADINGS,
+    INVISIBLE,
     Epub,
     body_of,
     dropped_kind,
@@ -195,7 +196,7 @@ def speech_segments(cell, left_out: Counter) -> list[tuple[str, str]]:
                 walk(child)
             add("speech", child.tail or "")
     walk(cell)
-    return [(kind, " ".join(words.split())) for kind, words in segments if words.strip()]
+    return [(kind, " ".join(words.translate(INVISIBLE).split())) for kind, words in segments if words.strip()]
 
 
 def _cast_keys(entries: list[CastEntry], labels: Counter) -> dict[str, list[str]]:

@@ -28,7 +28,7 @@ class ImportReport:
 
     def to_dict(self) -> dict:
         """The report as JSON-ready data."""
-        return {"chapters": [{"title": title, **dict(counts)} for title, counts in self.chapters],
+        return {"per_chapter": [{"title": title, **dict(counts)} for title, counts in self.chapters],
                 "cast": dict(self.cast), "left_out": dict(self.left_out)}
 
 
