@@ -2,7 +2,7 @@
 
 An EPUB is a zip of XHTML content documents, an OPF package file naming them and the book's
 metadata. EPUB 3 requires content documents to be XML, so they are read with the standard
-library's ElementTree (HTML entities such as `&nbsp;` are declared to the parser): that gives
+library's ElementTree (HTML entities such as `&nbsp;` become numeric references first): that gives
 the element tree with its `epub:type` semantics, which the whole import rests on, without a
 dependency. Documents or sections whose `epub:type` marks front or back matter (title page,
 imprint, colophon, copyright page, table of contents, lists, index, Standard Ebooks'
@@ -133,11 +133,9 @@ class Epub:
             data = book.read(name)
         except KeyError:
             raise UsageError(f"cannot read {self.path.name}: it has no {name}") from None
-        parser = ElementTree.XMLParser()
-        parser.entity.update((key, chr(code)) for key, code in html.entities.name2codepoint.items())
+        data = _HTML_ENTITY.sub(_numeric_reference, data)
         try:
-            parser.feed(data)
-            return parser.close()
+            return ElementTree.fromstring(data)
         except ElementTree.ParseError as err:
             line, column = err.position
             raise UsageError(f"cannot read {self.path.name}: {name}:{line}:{column + 1}: "
@@ -163,6 +161,17 @@ class Epub:
                     if content is not None:
                         toc.setdefault(content.get("src", "").split("#")[0], label)
         return toc
+
+
+_HTML_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]*);")
+_XML_ENTITIES = {b"amp", b"lt", b"gt", b"quot", b"apos"}
+
+
+def _numeric_reference(match) -> bytes:
+    """An HTML named entity (`&nbsp;`) as the numeric reference XML knows without a DTD."""
+    name = match.group(1)
+    code = html.entities.name2codepoint.get(name.decode("ascii"))
+    return match.group(0) if name in _XML_ENTITIES or code is None else b"&#%d;" % code
 
 
 def body_of(root):
@@ -194,6 +203,10 @@ def read_epub(path: Path, directions: str = "narrate") -> Manuscript:
 
 
 def _read_novel(epub: Epub, manuscript: Manuscript) -> None:
+    """Chapters from the table of contents and headings; pages before the first chapter (a
+    cover, a title page without its epub:type) are left out, unless no page has a heading:
+    then the whole book is one chapter named by its title."""
+    before_first: list[str] = []
     for href, root in epub.documents:
         body = body_of(root)
         kind = matter_kind(body)
@@ -208,10 +221,13 @@ def _read_novel(epub: Epub, manuscript: Manuscript) -> None:
             if title:
                 manuscript.chapters.append(ImportedChapter(spoken_heading(title, reader.kinds[index])))
             elif not manuscript.chapters:
-                if paragraphs:
-                    manuscript.left_out["page before the first chapter"] += 1
+                before_first += paragraphs
                 continue
             manuscript.chapters[-1].paragraphs.extend(paragraphs)
+    if not manuscript.chapters and before_first:
+        manuscript.chapters.append(ImportedChapter(manuscript.title, before_first))
+    elif before_first:
+        manuscript.left_out["page before the first chapter"] += 1
 
 
 class _Paragraphs:

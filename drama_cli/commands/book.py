@@ -210,6 +210,8 @@ def import_command(
         raise UsageError(f"--directions must be narrate or drop, got {directions!r}")
     if target is not None and _same_file(target, manuscript):
         raise UsageError(f"{target} is the manuscript being imported; write the script to another file")
+    if target is not None and target.is_dir():
+        raise UsageError(f"{target} is a folder; -o names the script file to write")
     if target is not None and target.exists() and not force:
         raise UsageError(f"{target} exists; pass --force to replace it")
     book = read_manuscript(manuscript, directions)
@@ -220,7 +222,10 @@ def import_command(
     if target is None:
         sys.stdout.write(text)
     else:
-        write_text_atomic(target, text)
+        try:
+            write_text_atomic(target, text)
+        except OSError as err:
+            raise UsageError(f"cannot write {target}: {err.strerror or err}") from None
     _print_import(report, len(book.chapters), target)
     if as_json:
         print(json.dumps({"ok": True, "exit_code": 0, "output": str(target), "chapters": len(book.chapters),

@@ -1,0 +1,121 @@
+"""`drama import` of plain text and Markdown: nothing read vanishes, the output never replaces
+the manuscript, the title and author can be given, errors are one located line."""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections import Counter
+
+import pytest
+
+from drama_cli.cli import main
+from drama_cli.script.load import load_script
+
+NOVEL = ("The Lantern\n\nChapter 1\nIt was a dark night, and the lamp was lit.\n\n"
+         "She waited by the door.\n\n* * *\n\n[Illustration: A lamp]\n\nCHAPTER II.\n"
+         "Morning came; the rain stopped.\nThe road was clear.\n")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[\w’']+", text.lower())
+
+
+def _script_words(path) -> list[str]:
+    """Every word the script holds: chapter titles and line texts, generated lines left out."""
+    script = load_script(path)
+    words = []
+    for chapter in script.chapters:
+        if chapter.scenes[0] in ("opening-credits", "closing-credits"):
+            continue
+        words += _words(chapter.title)
+        for scene in chapter.scenes:
+            words += [w for line in script.scene(scene).lines if not line.generated for w in _words(line.text)]
+    return words
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_no_paragraph_vanishes_after_a_heading_line(tmp_path, capsys, newline):
+    manuscript = tmp_path / "lantern.txt"
+    manuscript.write_bytes(NOVEL.replace("\n", newline).encode("utf-8"))
+    out = tmp_path / "lantern.yaml"
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["left_out"] == {"ornament": 1, "illustration": 1}
+    left_out = Counter(_words("[Illustration: A lamp]"))
+    made_up = Counter(["opening"])  # the title of the text before the first heading
+    assert Counter(_script_words(out)) - made_up == Counter(_words(NOVEL)) - left_out
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:4] == ["Opening", "Chapter 1", "Chapter II"]
+    assert script.scene("chapter-2").lines[1].text == "It was a dark night, and the lamp was lit."
+    assert script.scene("chapter-3").lines[1].text == "Morning came; the rain stopped. The road was clear."
+    assert main(["check", str(out)]) == 0
+
+
+def test_markdown_paragraph_right_under_its_heading_is_read(tmp_path):
+    (tmp_path / "story.md").write_text("# One\nThe first words.\n\nThe second.\n", encoding="utf-8")
+    out = tmp_path / "story.yaml"
+    assert main(["import", str(tmp_path / "story.md"), "-o", str(out)]) == 0
+    assert [line.text for line in load_script(out).scene("chapter-1").lines] == [
+        "One.", "The first words.", "The second."]
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_the_output_is_never_the_manuscript(tmp_path, capsys, force):
+    manuscript = tmp_path / "novel.txt"
+    manuscript.write_text(NOVEL, encoding="utf-8")
+    link = tmp_path / "link.txt"
+    link.symlink_to(manuscript)
+    for target in (manuscript, link, tmp_path / "." / "novel.txt"):
+        assert main(["import", str(manuscript), "-o", str(target), *force]) == 2
+        assert "is the manuscript being imported" in capsys.readouterr().err
+    assert manuscript.read_text(encoding="utf-8") == NOVEL
+
+
+def test_title_and_author_options_fill_the_book_block(tmp_path):
+    manuscript = tmp_path / "draft-3.txt"
+    manuscript.write_text(NOVEL, encoding="utf-8")
+    out = tmp_path / "book.yaml"
+    assert main(["import", str(manuscript), "-o", str(out), "--title", "The Lantern", "--author", "Ada Finch"]) == 0
+    script = load_script(out)
+    assert (script.title, script.book.title, script.book.author) == ("The Lantern", "The Lantern", "Ada Finch")
+
+
+def _broken_epub(path, container: bool, page: str = "<p>ok</p>") -> None:
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip")
+        if container:
+            book.writestr("META-INF/container.xml", (
+                '<?xml version="1.0"?><container xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+                '<rootfiles><rootfile full-path="c.opf"/></rootfiles></container>'))
+            book.writestr("c.opf", (
+                '<package xmlns="http://www.idpf.org/2007/opf"><metadata/><manifest>'
+                '<item id="a" href="a.xhtml"/></manifest><spine><itemref idref="a"/></spine></package>'))
+            book.writestr("a.xhtml", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{page}</body></html>')
+
+
+@pytest.mark.parametrize("name, make, message", [
+    ("latin1.txt", lambda p: p.write_bytes("Café\n\nNoël".encode("latin-1")),
+     "latin1.txt:1:4: not UTF-8 text (byte 0xe9); save the manuscript as UTF-8"),
+    ("nocontainer.epub", lambda p: _broken_epub(p, False), "cannot read nocontainer.epub: it has no META-INF/container.xml"),
+    ("badpage.epub", lambda p: _broken_epub(p, True, "<p>open"), "cannot read badpage.epub: a.xhtml:1:"),
+    ("nbsp.epub", lambda p: _broken_epub(p, True, "<p>Mr.&nbsp;Lane</p>"), None),
+])
+def test_import_errors_are_one_clean_line(tmp_path, capsys, name, make, message):
+    make(tmp_path / name)
+    code = main(["import", str(tmp_path / name), "-o", str(tmp_path / "out.yaml")])
+    err = capsys.readouterr().err
+    if message is None:  # an HTML entity in XHTML is read, not refused
+        assert code == 0 and '"Mr. Lane"' in (tmp_path / "out.yaml").read_text(encoding="utf-8")
+        return
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+    assert ".tmp" not in err and "codec" not in err and "Traceback" not in err
+
+
+def test_a_folder_as_output_is_refused_without_temporary_names(tmp_path, capsys):
+    manuscript = tmp_path / "novel.txt"
+    manuscript.write_text(NOVEL, encoding="utf-8")
+    assert main(["import", str(manuscript), "-o", str(tmp_path), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "is a folder" in err and ".tmp" not in err
