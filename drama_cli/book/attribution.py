@@ -10,7 +10,10 @@ from dataclasses import dataclass, field
 from drama_cli.book.cast_names import FAMILIAR
 from drama_cli.book.dialogue import (
     NAME,
+    QUOTE,
     VERBS,
+    book_genders,
+    book_names,
     Piece,
     gender_of,
     is_name,
@@ -40,6 +43,15 @@ class AttributionOptions:
     keep_tags: bool = True
     genders: dict[str, str] = field(default_factory=dict)
     names: set[str] | None = None
+
+    narrated: set[str] = field(default_factory=set)
+
+    def learn(self, paragraphs: list[str]) -> None:
+        """Learn the book's names, their genders and the names its narration uses (a name
+        only ever inside quotes, "Hello", is never taken for someone spoken to)."""
+        self.names = book_names(paragraphs)
+        self.genders = book_genders(paragraphs, self.names)
+        self.narrated = {word for p in paragraphs for word in re.findall(r"[A-Z][a-z]+", QUOTE.sub(" ", p))}
 
 
 @dataclass
@@ -88,11 +100,15 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
             pieces[index - 1].tag = True  # "Mrs. Bennet said only": a tag before the quote
     _within_paragraph(pieces, options.names)
     speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
-    if not speakers and not any(p.tag for p in pieces):  # "said her mother": someone unnamed
+    quotes = [p for p in pieces if p.kind == "quote"]
+    named_tag = any(p.tag for p in pieces) and not any(q.pronoun for q in quotes)
+    if not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
         speaker, rule = _by_context(pieces, talk, options.names)
-        for piece in pieces:
-            if piece.kind == "quote":
-                piece.speaker, piece.rule = speaker, rule
+        pronouns = {q.pronoun for q in quotes if q.pronoun}
+        if speaker and pronouns and pronouns != {{"m": "he", "f": "she"}.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
+            speaker = rule = None  # "she said" for a man
+        for piece in quotes:
+            piece.speaker, piece.rule = speaker, rule
     speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
     talk.turns.append(speaker)
     if speaker:
@@ -100,7 +116,7 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         gender = gender_of(speaker, options.genders)
         if gender:
             talk.recent = [*(r for r in talk.recent if r[0] != speaker), (speaker, gender)][-RECENT:]
-    talk.addressed = _addressee([p for p in pieces if p.kind == "quote"], speaker, options.names)
+    talk.addressed = _addressee(quotes, speaker, options)
 
 
 def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions) -> None:
@@ -109,6 +125,7 @@ def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options:
         piece.speaker, piece.rule = name, "tag"
         return
     pronoun = tag_pronoun(after, before)
+    piece.pronoun = pronoun
     if pronoun == "i" and options.narrator_is:
         piece.speaker, piece.rule = options.narrator_is, "narrator"
     elif pronoun in ("he", "she"):
@@ -151,13 +168,15 @@ def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None
     return None, None
 
 
-def _addressee(quotes: list[Piece], speaker: str | None, names: set[str] | None) -> str | None:
+def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOptions) -> str | None:
+    """The name the paragraph's quotes speak to ("…, Lizzy?"), in capitals, or None."""
     for quote in quotes:
         for match in _VOCATIVE.finditer(quote.text):
             name = match.group(1)
             if match.start() == 0 and quote.text[match.end() - 1] == ".":
                 continue  # "Bingley." is an answer, not a name spoken to
-            if is_name(name, names) and name[0].isupper() and name.upper() != speaker:
+            if is_name(name, options.names) and name.upper() != speaker \
+                    and (not options.narrated or name.split()[-1] in options.narrated):
                 return name.upper()
     return None
 

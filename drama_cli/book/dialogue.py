@@ -75,6 +75,7 @@ class Piece:
     speaker: str | None = None
     rule: str | None = None
     tag: bool = False  # narration that is only the speech tag of a quote beside it
+    pronoun: str | None = None  # a quote's pronoun tag ('he', 'she', 'i')
 
 
 def pieces_of(paragraph: str) -> list[Piece]:

@@ -8,7 +8,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from drama_cli.book.attribution import AttributionOptions, attribute_chapter, merge_name_variants
-from drama_cli.book.dialogue import book_genders, book_names
 from drama_cli.book.imported import NARRATOR, ImportedLine, Manuscript
 from drama_cli.script.book import UNATTRIBUTED
 
@@ -52,9 +51,7 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
     scenes as read, a novel's chapter as one scene of narration (quotes attributed with
     `dialogue`)."""
     if dialogue and not manuscript.is_play and options.names is None:
-        paragraphs = [p for c in manuscript.chapters for p in c.paragraphs]
-        options.names = book_names(paragraphs)
-        options.genders = book_genders(paragraphs, options.names)
+        options.learn([p for c in manuscript.chapters for p in c.paragraphs])
     result = []
     for chapter in manuscript.chapters:
         if chapter.scenes:
