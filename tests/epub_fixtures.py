@@ -34,3 +34,18 @@ def build_epub(name: str, folder: Path) -> Path:
             if file.is_file() and file.name != "mimetype":
                 book.write(file, file.relative_to(tree).as_posix())
     return path
+
+
+def write_epub(path: Path, opf_path: str, opf: str, files: dict[str, str]) -> Path:
+    """Write an EPUB at `path`: `mimetype` first and stored, the container naming `opf_path`,
+    the package text `opf` and `files` (name in the zip → text)."""
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", (
+            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+            f'<rootfiles><rootfile full-path="{opf_path}" media-type="application/oebps-package+xml"/>'
+            '</rootfiles></container>'))
+        book.writestr(opf_path, opf)
+        for name, text in files.items():
+            book.writestr(name, text)
+    return path

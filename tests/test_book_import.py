@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from epub_fixtures import write_epub
 from fakes import FakeBackend
 from mutagen.mp4 import MP4
 
@@ -146,30 +146,24 @@ def _epub(path: Path) -> None:
     """A small EPUB 3: a cover page outside the table of contents, then two chapters."""
     page = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
             '<title>x</title></head><body>{}</body></html>')
-    with zipfile.ZipFile(path, "w") as book:
-        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-        book.writestr("META-INF/container.xml", (
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
-            '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
-            '</rootfiles></container>'))
-        book.writestr("OEBPS/content.opf", (
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
-            '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Lighthouse</dc:title>'
-            '<dc:creator>Ada Finch</dc:creator></metadata><manifest>'
-            '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
-            '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
-            '<item id="c1" href="text/c1.xhtml" media-type="application/xhtml+xml"/>'
-            '<item id="c2" href="text/c2.xhtml" media-type="application/xhtml+xml"/>'
-            '</manifest><spine><itemref idref="cover"/><itemref idref="c1"/><itemref idref="c2"/></spine></package>'))
-        book.writestr("OEBPS/nav.xhtml", page.format(
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Lighthouse</dc:title>'
+           '<dc:creator>Ada Finch</dc:creator></metadata><manifest>'
+           '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+           '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c1" href="text/c1.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c2" href="text/c2.xhtml" media-type="application/xhtml+xml"/>'
+           '</manifest><spine><itemref idref="cover"/><itemref idref="c1"/><itemref idref="c2"/></spine></package>')
+    write_epub(path, "OEBPS/content.opf", opf, {
+        "OEBPS/nav.xhtml": page.format(
             '<nav xmlns:epub="http://www.idpf.org/2007/ops" epub:type="toc"><ol>'
             '<li><a href="text/c1.xhtml">I. The Lamp</a></li><li><a href="text/c2.xhtml#start">II. The Storm</a></li>'
-            '</ol></nav>'))
-        book.writestr("OEBPS/text/cover.xhtml", page.format("<p>The Lighthouse, a novel</p>"))
-        book.writestr("OEBPS/text/c1.xhtml", page.format(
-            "<h1>I. The Lamp</h1><p>The lamp was lit at dusk.</p><p>“Is it burning?” asked Tom.</p>"))
-        book.writestr("OEBPS/text/c2.xhtml", page.format(
-            "<h1 id='start'>II. The Storm</h1><p>Rain came &amp; went.</p>"))
+            '</ol></nav>'),
+        "OEBPS/text/cover.xhtml": page.format("<p>The Lighthouse, a novel</p>"),
+        "OEBPS/text/c1.xhtml": page.format(
+            "<h1>I. The Lamp</h1><p>The lamp was lit at dusk.</p><p>“Is it burning?” asked Tom.</p>"),
+        "OEBPS/text/c2.xhtml": page.format("<h1 id='start'>II. The Storm</h1><p>Rain came &amp; went.</p>"),
+    })
 
 
 def test_epub_chapters_from_the_spine_and_table_of_contents(tmp_path):

@@ -8,11 +8,10 @@ import contextlib
 import io
 import json
 import re
-import zipfile
 from pathlib import Path
 
 import pytest
-from epub_fixtures import EARNEST, build_epub, source_tree
+from epub_fixtures import EARNEST, build_epub, source_tree, write_epub
 
 from drama_cli.book.cast_names import parse_entry, resolve, split_joint
 from drama_cli.book.epub import spoken_heading
@@ -140,22 +139,13 @@ SMALL_PLAY = {
 def _small_play(folder: Path) -> Path:
     """A two-scene act of a play as an EPUB 3, built here: a cast page, speech rows with
     directions at the start, in the middle and alone, a joint heading and a note reference."""
-    path = folder / "small-play.epub"
-    with zipfile.ZipFile(path, "w") as book:
-        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-        book.writestr("META-INF/container.xml", (
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
-            '<rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/>'
-            '</rootfiles></container>'))
-        items = "".join(f'<item id="{n}" href="{n}" media-type="application/xhtml+xml"/>' for n in SMALL_PLAY)
-        spine = "".join(f'<itemref idref="{n}"/>' for n in SMALL_PLAY)
-        book.writestr("content.opf", (
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
-            '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Twelfth Night</dc:title>'
-            f'</metadata><manifest>{items}</manifest><spine>{spine}</spine></package>'))
-        for name, (kind, body) in SMALL_PLAY.items():
-            book.writestr(name, PAGE.format(kind, body))
-    return path
+    items = "".join(f'<item id="{n}" href="{n}" media-type="application/xhtml+xml"/>' for n in SMALL_PLAY)
+    spine = "".join(f'<itemref idref="{n}"/>' for n in SMALL_PLAY)
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Twelfth Night</dc:title>'
+           f'</metadata><manifest>{items}</manifest><spine>{spine}</spine></package>')
+    pages = {name: PAGE.format(kind, body) for name, (kind, body) in SMALL_PLAY.items()}
+    return write_epub(folder / "small-play.epub", "content.opf", opf, pages)
 
 
 @pytest.mark.parametrize("directions", ["narrate", "drop"])

@@ -180,6 +180,18 @@ def body_of(root):
     return root if body is None else body
 
 
+def bodies(epub: Epub, left_out: Counter):
+    """(href, `<body>`) of each spine document to read, in order; front and back matter
+    documents are counted in `left_out` instead."""
+    for href, root in epub.documents:
+        body = body_of(root)
+        kind = matter_kind(body)
+        if kind:
+            left_out[kind] += 1
+        else:
+            yield href, body
+
+
 def is_play(epub: Epub) -> bool:
     """True when a document has speech rows: a table cell marked `z3998:persona`."""
     return any(local(cell.tag) == "td" and "z3998:persona" in epub_types(cell)
@@ -207,12 +219,7 @@ def _read_novel(epub: Epub, manuscript: Manuscript) -> None:
     cover, a title page without its epub:type) are left out, unless no page has a heading:
     then the whole book is one chapter named by its title."""
     before_first: list[str] = []
-    for href, root in epub.documents:
-        body = body_of(root)
-        kind = matter_kind(body)
-        if kind:
-            manuscript.left_out[kind] += 1
-            continue
+    for href, body in bodies(epub, manuscript.left_out):
         reader = _Paragraphs(manuscript.left_out)
         reader.walk(body)
         name = epub.toc.get(href)

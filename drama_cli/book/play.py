@@ -25,7 +25,7 @@ from drama_cli.book.epub import (
     HEADINGS,
     INVISIBLE,
     Epub,
-    body_of,
+    bodies,
     dropped_kind,
     epub_types,
     local,
@@ -69,12 +69,7 @@ def read_play(epub: Epub, manuscript: Manuscript, directions: str) -> None:
     """Fill `manuscript` with the play in `epub`: its cast (key → description) and one chapter
     per act. Front and back matter are counted in `manuscript.left_out`."""
     reader = _PlayReader(manuscript.left_out)
-    for _, root in epub.documents:
-        body = body_of(root)
-        kind = matter_kind(body)
-        if kind:
-            manuscript.left_out[kind] += 1
-            continue
+    for _, body in bodies(epub, manuscript.left_out):
         reader.document(body)
     keys = _cast_keys(reader.entries, reader.labels)
     manuscript.cast = _cast(reader.entries, keys, reader.labels)
