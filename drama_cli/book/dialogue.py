@@ -27,16 +27,13 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from drama_cli.book.imported import NARRATOR, ImportedLine
-from drama_cli.script.book import UNATTRIBUTED
-
 SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
                 "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",
                 "muttered", "added", "began", "repeated", "murmured", "told", "demanded", "snapped",
                 "rejoined", "resumed", "inquired", "enquired", "responded", "retorted", "urged",
-                "interrupted", "answered", "declared", "explained", "pursued", "thought", "went on",
+                "interrupted", "declared", "explained", "pursued", "thought", "went on",
                 "persisted", "protested", "sighed", "laughed", "insisted", "suggested", "admitted")
-TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|Colonel|General|Madam)\.?"
+TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\.?"
 MALE_TITLES = {"MR", "SIR", "LORD", "CAPTAIN", "COLONEL", "GENERAL", "DR", "PROFESSOR"}
 FEMALE_TITLES = {"MRS", "MISS", "LADY", "MS", "MADAM"}
 NAME = rf"((?:{TITLED}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"

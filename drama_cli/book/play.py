@@ -33,7 +33,12 @@ from drama_cli.book.epub import (
     spoken_heading,
     text_of,
 )
-from drama_cli.book.imported import ImportedChapter, ImportedLine, ImportedScene, Manuscript
+from drama_cli.book.imported import (
+    ImportedChapter,
+    ImportedLine,
+    ImportedScene,
+    Manuscript,
+)
 from drama_cli.script.resolve import name_key
 
 DIRECTIONS = ("narrate", "drop")
@@ -72,7 +77,7 @@ def read_play(epub: Epub, manuscript: Manuscript, directions: str) -> None:
     for _, body in bodies(epub, manuscript.left_out):
         reader.document(body)
     keys = _cast_keys(reader.entries, reader.labels)
-    manuscript.cast = _cast(reader.entries, keys, reader.labels)
+    manuscript.cast = _cast(reader.entries, keys)
     for chapter in reader.chapters:
         for scene in chapter.scenes:
             scene.lines = [line for raw in scene.lines for line in _lines(raw, keys)]
@@ -216,7 +221,7 @@ def _part_label(entry: CastEntry, parts: list[str], entries: list[CastEntry]) ->
     return next(part for part in parts if resolve(part, entries) is entry)
 
 
-def _cast(entries: list[CastEntry], keys: dict[str, list[str]], labels: Counter) -> dict[str, str | None]:
+def _cast(entries: list[CastEntry], keys: dict[str, list[str]]) -> dict[str, str | None]:
     """Cast key → description: dramatis personae first, in their order, then the other speakers
     by their first row. The description is the entry's ("Butler"), or the whole entry where the
     key is not the entry's name ("JACK": "John Worthing, J. P.")."""

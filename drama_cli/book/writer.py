@@ -7,7 +7,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from drama_cli.book.attribution import AttributionOptions, attribute_chapter, merge_name_variants
+from drama_cli.book.attribution import (
+    AttributionOptions,
+    attribute_chapter,
+    merge_name_variants,
+)
 from drama_cli.book.imported import NARRATOR, ImportedLine, Manuscript
 from drama_cli.script.book import UNATTRIBUTED
 
