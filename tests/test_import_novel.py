@@ -57,13 +57,13 @@ def test_narrator_is_takes_said_i_and_tags_can_be_left_out():
 
 
 def test_import_json_reports_attribution_per_chapter(tmp_path, capsys):
-    (tmp_path / "talk.md").write_text('# One\n\n"Yes," said Holmes.\n\n"No."\n\n"Who?" she asked.\n', encoding="utf-8")
+    (tmp_path / "talk.md").write_text('# One\n\n"Yes," said Holmes.\n\n"No."\n\n"Who?" asked Watson.\n', encoding="utf-8")
     out = tmp_path / "talk.yaml"
     assert main(["import", str(tmp_path / "talk.md"), "--dialogue", "-o", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["per_chapter"] == [{"title": "One", "quotes": 3, "tag": 1, "unattributed": 2, "lines": 5}]
-    assert report["cast"] == {"NARRATOR": 2, "HOLMES": 1, UNATTRIBUTED: 2}
-    assert list(load_script(out).cast) == ["NARRATOR", "HOLMES", UNATTRIBUTED]
+    assert report["per_chapter"] == [{"title": "One", "quotes": 3, "tag": 2, "unattributed": 1, "lines": 5}]
+    assert report["cast"] == {"NARRATOR": 2, "HOLMES": 1, UNATTRIBUTED: 1, "WATSON": 1}
+    assert list(load_script(out).cast) == ["NARRATOR", "HOLMES", "WATSON", UNATTRIBUTED]
 
 
 @pytest.fixture(scope="module")
@@ -80,9 +80,20 @@ def test_pride_and_prejudice_attribution_report(pride_report):
     out, report = pride_report
     chapters = report["per_chapter"]
     assert [c["title"] for c in chapters[:3]] == ["Chapter One", "Chapter Two", "Chapter Three"]
-    assert [(c["quotes"], c["unattributed"]) for c in chapters[:3]] == [(32, 28), (32, 19), (19, 9)]
-    assert report["quotes"] == 1739 and report["unattributed"] < 0.6 * report["quotes"]
+    assert [(c["quotes"], c["unattributed"]) for c in chapters[:3]] == [(32, 22), (32, 16), (19, 8)]
+    assert report["quotes"] == 1739 and report["unattributed"] < 0.5 * report["quotes"]
     assert report["left_out"] == {"title page": 1, "imprint": 1, "colophon": 1, "copyright page": 1}
     assert {"ELIZABETH", "DARCY", "MRS. BENNET", "JANE", "MR. BENNET"} <= set(report["cast"])
     assert not {"LIZZY", "MR. DARCY", "SIR"} & set(report["cast"])  # variants merged, no titles alone
     assert main(["check", str(out)]) == 0
+
+
+def test_an_untagged_reply_between_two_turns_of_one_speaker():
+    lines = _lines(["Mr. Bennet sat down.", '"Is that his design, Mr. Bennet?" asked his wife.',
+                    '"Design! nonsense," said Mr. Bennet.', '"You must visit him."', '"I see no occasion."',
+                    '"Oh! my dear," cried her mother. "You must."', '"Then go."'])
+    quotes = [(who, rule) for who, _, rule in lines if who != "NARRATOR"]
+    assert quotes == [(UNATTRIBUTED, None), ("MR. BENNET", "tag"), (UNATTRIBUTED, None),
+                      ("MR. BENNET", "turn-taking"),  # A, an untagged reply, A
+                      (UNATTRIBUTED, None),  # "her mother": someone unnamed, never guessed
+                      (UNATTRIBUTED, None)]  # after a tagged third voice the alternation is unsure

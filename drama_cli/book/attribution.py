@@ -28,7 +28,7 @@ from drama_cli.script.book import UNATTRIBUTED
 
 # A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"
 # ("Mr. Bennet, how can you…", "…, Lizzy?"), or after a comma at the quote's end.
-_VOCATIVE = re.compile(rf"(?:^|[,!?;—]\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?:\s*[,!?]|\.$)")
+_VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?=\s*[,!?]|\.$)")
 
 
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
@@ -63,6 +63,7 @@ class _Conversation:
     recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
     known: set[str] = field(default_factory=set)
     addressed: str | None = None  # whom the last quote addressed by name
+    last_tagged: bool = False  # the last paragraph's quotes had a speech tag
 
 
 def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
@@ -97,11 +98,13 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         if after and is_tag_only(after):
             pieces[index + 1].tag = True
         elif index and re.search(rf"\b(?:{VERBS})[\s,:—–-]*$", before):
-            pieces[index - 1].tag = True  # "Mrs. Bennet said only": a tag before the quote
+            pieces[index - 1].tag = is_tag_only(before)  # "Mrs. Bennet said only:"
+            piece.tagged = True  # "…he withdrew his own and coldly said:": someone is named
     _within_paragraph(pieces, options.names)
     speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
     quotes = [p for p in pieces if p.kind == "quote"]
-    named_tag = any(p.tag for p in pieces) and not any(q.pronoun for q in quotes)
+    named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
+    named_tag = named_tag and not any(q.pronoun for q in quotes)
     if not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
         speaker, rule = _by_context(pieces, talk, options.names)
         pronouns = {q.pronoun for q in quotes if q.pronoun}
@@ -117,6 +120,7 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         if gender:
             talk.recent = [*(r for r in talk.recent if r[0] != speaker), (speaker, gender)][-RECENT:]
     talk.addressed = _addressee(quotes, speaker, options)
+    talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
 
 
 def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions) -> None:
@@ -163,8 +167,9 @@ def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None
     previous = talk.turns[-1] if talk.turns else None
     if talk.addressed and talk.addressed != previous:
         return talk.addressed, "vocative"
-    if len(talk.turns) >= 2 and previous and talk.turns[-2] and talk.turns[-2] != previous:
-        return talk.turns[-2], "turn-taking"
+    if len(talk.turns) >= 2 and talk.turns[-2] and talk.turns[-2] != previous \
+            and (previous or not talk.last_tagged):
+        return talk.turns[-2], "turn-taking"  # A, B, A; or A, an untagged reply, A
     return None, None
 
 
@@ -173,7 +178,7 @@ def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOpt
     for quote in quotes:
         for match in _VOCATIVE.finditer(quote.text):
             name = match.group(1)
-            if match.start() == 0 and quote.text[match.end() - 1] == ".":
+            if match.start() == 0 and quote.text[match.end():] == ".":
                 continue  # "Bingley." is an answer, not a name spoken to
             if is_name(name, options.names) and name.upper() != speaker \
                     and (not options.narrated or name.split()[-1] in options.narrated):

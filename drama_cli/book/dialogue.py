@@ -33,7 +33,7 @@ SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered",
                 "rejoined", "resumed", "inquired", "enquired", "responded", "retorted", "urged",
                 "interrupted", "declared", "explained", "pursued", "thought", "went on",
                 "persisted", "protested", "sighed", "laughed", "insisted", "suggested", "admitted")
-TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\.?"
+TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\b\.?"
 MALE_TITLES = {"MR", "SIR", "LORD", "CAPTAIN", "COLONEL", "GENERAL", "DR", "PROFESSOR"}
 FEMALE_TITLES = {"MRS", "MISS", "LADY", "MS", "MADAM"}
 NAME = rf"((?:{TITLED}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
@@ -73,6 +73,7 @@ class Piece:
     rule: str | None = None
     tag: bool = False  # narration that is only the speech tag of a quote beside it
     pronoun: str | None = None  # a quote's pronoun tag ('he', 'she', 'i')
+    tagged: bool = False  # a quote the narration before introduces with a speech verb
 
 
 def pieces_of(paragraph: str) -> list[Piece]:
