@@ -97,3 +97,15 @@ def test_an_untagged_reply_between_two_turns_of_one_speaker():
                       ("MR. BENNET", "turn-taking"),  # A, an untagged reply, A
                       (UNATTRIBUTED, None),  # "her mother": someone unnamed, never guessed
                       (UNATTRIBUTED, None)]  # after a tagged third voice the alternation is unsure
+
+
+def test_no_one_speaks_to_themselves_and_an_exclaimed_name_addresses_no_one():
+    lines = _lines(["Jane and Miss Bennet sat together.", '"Wickham is gone," said Miss Bennet.',
+                    '"I am shocked. And, dear Miss Bennet, only consider," said she.'])
+    assert lines[-2][:2] == (UNATTRIBUTED, "I am shocked. And, dear Miss Bennet, only consider,")
+    alone = _lines(["Jane and Miss Bennet sat together.", '"Wickham is gone," said Miss Bennet.',
+                    '"I am shocked," said she.'])
+    assert alone[-2][:2] == ("MISS BENNET", "I am shocked,")  # the one woman who spoke last
+    exclaimed = _lines(["Lydia ran in.", '"We saw Mr. Darcy there," said Lydia.', '"Mr. Darcy!"',
+                        '"Oh, yes!"'])
+    assert [who for who, _, _ in exclaimed if who != "NARRATOR"][1:] == [UNATTRIBUTED, "LYDIA"]

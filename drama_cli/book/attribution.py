@@ -112,6 +112,10 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
             speaker = rule = None  # "she said" for a man
         for piece in quotes:
             piece.speaker, piece.rule = speaker, rule
+    spoken_to = _addressee(quotes, None, options)
+    for quote in quotes:
+        if quote.rule not in (None, "tag", "narrator") and same_person(quote.speaker, spoken_to):
+            quote.speaker = quote.rule = None  # "…, dear Lizzy": not Lizzy speaking
     speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
     talk.turns.append(speaker)
     if speaker:
@@ -165,7 +169,7 @@ def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None
     if named:
         return None, None  # a new name: the conversation may have changed
     previous = talk.turns[-1] if talk.turns else None
-    if talk.addressed and talk.addressed != previous:
+    if talk.addressed and not same_person(talk.addressed, previous):
         return talk.addressed, "vocative"
     if len(talk.turns) >= 2 and talk.turns[-2] and talk.turns[-2] != previous \
             and (previous or not talk.last_tagged):
@@ -178,9 +182,9 @@ def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOpt
     for quote in quotes:
         for match in _VOCATIVE.finditer(quote.text):
             name = match.group(1)
-            if match.start() == 0 and quote.text[match.end():] == ".":
-                continue  # "Bingley." is an answer, not a name spoken to
-            if is_name(name, options.names) and name.upper() != speaker \
+            if match.start() == 0 and quote.text[match.end():].strip() in (".", "!", "?", ""):
+                continue  # "Bingley." answers, "Mr. Darcy!" exclaims: no one is spoken to
+            if is_name(name, options.names) and not same_person(name.upper(), speaker) \
                     and (not options.narrated or name.split()[-1] in options.narrated):
                 return name.upper()
     return None
@@ -232,6 +236,19 @@ def _tag_words(text: str) -> str:
     """A speech tag as narration: its punctuation at the edges trimmed, one full stop at the end."""
     words = text.strip(" ,;:—–-")
     return words if words.endswith((".", "!", "?")) else words + "."
+
+
+def same_person(one: str | None, other: str | None) -> bool:
+    """True when two speaker names are one character: equal, one a familiar form of the other
+    ("LIZZY", "ELIZABETH"), or one the other without its title ("DARCY", "MR. DARCY")."""
+    if not one or not other:
+        return False
+    if one == other:
+        return True
+    a, b = one.split(), other.split()
+    if FAMILIAR.get(one.lower(), "").upper() == other or FAMILIAR.get(other.lower(), "").upper() == one:
+        return True
+    return (len(a) == 1 and a[0] in b[1:]) or (len(b) == 1 and b[0] in a[1:])
 
 
 def merge_name_variants(speakers: Counter) -> dict[str, str]:
