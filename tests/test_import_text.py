@@ -42,13 +42,15 @@ def test_no_paragraph_vanishes_after_a_heading_line(tmp_path, capsys, newline):
     out = tmp_path / "lantern.yaml"
     assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["left_out"] == {"ornament": 1, "illustration": 1}
+    assert report["left_out"] == {"illustration": 1}
     left_out = Counter(_words("[Illustration: A lamp]"))
     made_up = Counter(["opening"])  # the title of the text before the first heading
     assert Counter(_script_words(out)) - made_up == Counter(_words(NOVEL)) - left_out
     script = load_script(out)
     assert [c.title for c in script.chapters][1:4] == ["Opening", "Chapter 1", "Chapter II"]
     assert script.scene("chapter-2").lines[1].text == "It was a dark night, and the lamp was lit."
+    waited = script.scene("chapter-2").lines[2]
+    assert (waited.text, waited.pause_after_s) == ("She waited by the door.", 2.0)  # the ornament: a pause
     assert script.scene("chapter-3").lines[1].text == "Morning came; the rain stopped. The road was clear."
     assert main(["check", str(out)]) == 0
 
@@ -119,3 +121,55 @@ def test_a_folder_as_output_is_refused_without_temporary_names(tmp_path, capsys)
     assert main(["import", str(manuscript), "-o", str(tmp_path), "--force"]) == 2
     err = capsys.readouterr().err
     assert "is a folder" in err and ".tmp" not in err
+
+
+GUTENBERG = """The Project Gutenberg eBook of The Lantern
+
+Title: The Lantern
+
+Author: Ada Finch
+
+*** START OF THE PROJECT GUTENBERG EBOOK THE LANTERN ***
+
+Produced by a volunteer.
+
+THE LANTERN
+
+Second Edition.
+
+CONTENTS
+
+CHAPTER I. The Lamp
+CHAPTER II. The Storm
+
+CHAPTER I. The Lamp
+
+It was dark.{12} The lamp[1] was lit.(2)
+
+[Footnote 1: An oil lamp.]
+
+[Pg 13]
+
+CHAPTER II. The Storm
+
+Rain came, in 1851 (the wet year).
+
+*** END OF THE PROJECT GUTENBERG EBOOK THE LANTERN ***
+This eBook is for the use of anyone anywhere.
+"""
+
+
+def test_gutenberg_furniture_is_left_out_and_counted(tmp_path, capsys):
+    manuscript = tmp_path / "lantern.txt"
+    manuscript.write_text(GUTENBERG, encoding="utf-8")
+    out = tmp_path / "lantern.yaml"
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["left_out"] == {"contents list": 1, "transcriber's note": 1, "edition line": 1,
+                                  "footnote": 1, "page number": 2, "note marker": 2}
+    script = load_script(out)
+    assert (script.title, script.book.author) == ("The Lantern", "Ada Finch")
+    assert [c.title for c in script.chapters][1:-1] == ["Opening", "CHAPTER I. The Lamp", "CHAPTER II. The Storm"]
+    assert [line.text for scene in script.scenes for line in scene.lines if not line.generated] == [
+        "THE LANTERN", "It was dark. The lamp was lit.", "Rain came, in 1851 (the wet year)."]
+    assert main(["check", str(out)]) == 0

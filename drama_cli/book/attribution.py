@@ -23,7 +23,7 @@ from drama_cli.book.dialogue import (
     tag_name,
     tag_pronoun,
 )
-from drama_cli.book.imported import NARRATOR, ImportedLine
+from drama_cli.book.imported import BREAK, NARRATOR, ImportedLine, add_break
 from drama_cli.script.book import UNATTRIBUTED
 
 # A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"
@@ -73,6 +73,10 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
     talk = _Conversation()
     lines: list[ImportedLine] = []
     for paragraph in paragraphs:
+        if paragraph == BREAK:
+            add_break(lines)
+            talk.turns.clear()
+            continue
         pieces = pieces_of(paragraph)
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:

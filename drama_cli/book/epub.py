@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree
 
-from drama_cli.book.imported import ImportedChapter, Manuscript
+from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
 from drama_cli.errors import UsageError
 
 NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container", "opf": "http://www.idpf.org/2007/opf",
@@ -256,6 +256,8 @@ class _Paragraphs:
                     self.left_out[drop or matter] += 1
             elif name in HEADINGS:
                 self._heading(text_of(child, self.left_out), section_kind)
+            elif name == "hr":
+                self.chapters[-1][1].append(BREAK)  # a scene break: a pause
             elif name in BLOCKS and any(local(c.tag) in BLOCKS | HEADINGS for c in child):
                 kinds = epub_types(child)
                 self.walk(child, "part" if "part" in kinds else section_kind)

@@ -11,6 +11,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 NARRATOR = "NARRATOR"
+# A novel's paragraph that is only this mark is a break (an ornament, a rule): a pause after
+# the line before it, never a line.
+BREAK = "\u2042"
+BREAK_PAUSE_S = 2.0
 
 
 @dataclass
@@ -25,6 +29,14 @@ class ImportedLine:
     note: str | None = None
     overlap: bool = False
     rule: str | None = None  # for a quote: the rule that found its speaker
+    pause_after: float | None = None  # seconds of silence after the line (a break in the text)
+
+
+def add_break(lines: list[ImportedLine]) -> None:
+    """A break in the text: BREAK_PAUSE_S of silence after the last line (nothing at a
+    chapter's start, where the heading's pause already is)."""
+    if lines:
+        lines[-1].pause_after = BREAK_PAUSE_S
 
 
 @dataclass

@@ -9,14 +9,14 @@ package (`book.epub`; plays in `book.play`). Paragraphs are blank-line separated
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
-from drama_cli.book.imported import ImportedChapter, Manuscript
+from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.book.plain_text import CHAPTER_LINE, ORNAMENT, contents_entries, furniture, strip_markers
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
-_CHAPTER_LINE = re.compile(r"^\s*(chapter|book|part)\s+([0-9]+|[ivxlcdm]+|[a-z-]+)\b.*$", re.I)
-_ORNAMENT = re.compile(r"^[\s*⁂·•~#=_-]+$")  # `* * *`, `⁂`: a break, never words
 
 
 def read_manuscript(path: Path, directions: str = "narrate") -> Manuscript:
@@ -69,23 +69,27 @@ def _strip_gutenberg(text: str) -> tuple[str, dict]:
 def _read_text(text: str, stem: str) -> Manuscript:
     text, header = _strip_gutenberg(text)
     manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter("Opening")])
-    chapters = manuscript.chapters
-    for block in re.split(r"\n\s*\n", text):
-        rows = [row for row in block.split("\n") if row.strip()]
-        if rows and _CHAPTER_LINE.match(rows[0]) and len(rows[0].strip()) <= 80:
+    chapters, left_out = manuscript.chapters, manuscript.left_out
+    blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
+    contents = contents_entries(blocks)
+    left_out["contents list"] += bool(contents)
+    for index, rows in enumerate(blocks):
+        if index in contents:
+            continue
+        if rows and CHAPTER_LINE.match(rows[0]) and len(rows[0].strip()) <= 80:
             chapters.append(ImportedChapter(_title_case(rows[0].strip().rstrip("."))))
             rows = rows[1:]  # a paragraph right under its heading is still read
         paragraph = " ".join(" ".join(rows).split())
-        if not paragraph:
-            continue
-        if re.fullmatch(r"\[Illustration[^\]]*\]", paragraph):
-            manuscript.left_out["illustration"] += 1
-        elif _ORNAMENT.fullmatch(paragraph):
-            manuscript.left_out["ornament"] += 1
-        else:
-            chapters[-1].paragraphs.append(paragraph)
-    if len(chapters) > 1 and not chapters[0].paragraphs:
+        kind = furniture(paragraph) if paragraph else None
+        if kind:
+            left_out[kind] += 1
+        elif paragraph and ORNAMENT.fullmatch(paragraph):
+            chapters[-1].paragraphs.append(BREAK)
+        elif paragraph and strip_markers(paragraph, left_out).strip():
+            chapters[-1].paragraphs.append(" ".join(strip_markers(paragraph, Counter()).split()))
+    if len(chapters) > 1 and not any(p != BREAK for p in chapters[0].paragraphs):
         chapters.pop(0)
+    manuscript.left_out = +left_out
     return manuscript
 
 

@@ -12,7 +12,7 @@ from drama_cli.book.attribution import (
     attribute_chapter,
     merge_name_variants,
 )
-from drama_cli.book.imported import NARRATOR, ImportedLine, Manuscript
+from drama_cli.book.imported import BREAK, NARRATOR, ImportedLine, Manuscript, add_break
 from drama_cli.script.book import UNATTRIBUTED
 
 
@@ -65,8 +65,10 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
             lines, counts = attribute_chapter(chapter.paragraphs, options)
             scenes, counts["lines"] = [(None, lines)], len(lines)
         else:
-            scenes = [(None, [ImportedLine(NARRATOR, p) for p in chapter.paragraphs])]
-            counts = Counter(lines=len(chapter.paragraphs))
+            lines, counts = [], Counter()
+            for paragraph in chapter.paragraphs:
+                add_break(lines) if paragraph == BREAK else lines.append(ImportedLine(NARRATOR, paragraph))
+            scenes, counts["lines"] = [(None, lines)], len(lines)
         result.append((chapter.title, scenes, counts))
     if dialogue and not manuscript.is_play:
         _merge_variants(result)
@@ -129,8 +131,9 @@ def _line_yaml(line: ImportedLine) -> str:
     text = _quoted(speakable(line.text))
     if line.speaker is None:
         return f"          - action: {text}"
-    if not line.note and not line.overlap:
+    if not line.note and not line.overlap and line.pause_after is None:
         return f"          - {_key(line.speaker)}: {text}"
     extra = (f"\n            note: {_quoted(line.note)}" if line.note else "") \
-        + ("\n            overlap: true" if line.overlap else "")
+        + ("\n            overlap: true" if line.overlap else "") \
+        + (f"\n            pause_after: {line.pause_after:g}" if line.pause_after is not None else "")
     return f"          - speaker: {_quoted(line.speaker)}\n            text: {text}{extra}"
