@@ -173,3 +173,55 @@ def test_gutenberg_furniture_is_left_out_and_counted(tmp_path, capsys):
     assert [line.text for scene in script.scenes for line in scene.lines if not line.generated] == [
         "THE LANTERN", "It was dark. The lamp was lit.", "Rain came, in 1851 (the wet year)."]
     assert main(["check", str(out)]) == 0
+
+
+MARKDOWN = """---
+title: "The Lantern"
+author: Ada Finch
+---
+
+# Part One
+
+<!-- revise this chapter -->
+
+## The Lamp
+
+It was dark.[^1] The `lamp` was lit. ![a lamp](lamp.png)
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+```
+print("never read")
+```
+
+***
+
+- She waited.
+
+### A note
+
+[^1]: An oil lamp.
+
+## The Storm
+
+> Rain came.
+"""
+
+
+def test_markdown_is_read_by_structure(tmp_path, capsys):
+    (tmp_path / "lantern.md").write_text(MARKDOWN, encoding="utf-8")
+    out = tmp_path / "lantern.yaml"
+    assert main(["import", str(tmp_path / "lantern.md"), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["left_out"] == {"front matter": 1, "HTML": 1, "image": 1, "table": 1, "code block": 1,
+                                  "note marker": 1, "footnote": 1, "heading below the chapter level": 1}
+    script = load_script(out)
+    assert (script.title, script.book.author) == ("The Lantern", "Ada Finch")  # front matter over "# Part One"
+    assert [c.title for c in script.chapters][1:-1] == ["The Lamp", "The Storm"]
+    lines = [line for scene in script.scenes for line in scene.lines if not line.generated]
+    assert [(line.text, line.pause_after_s) for line in lines] == [
+        ("It was dark. The lamp was lit.", 2.0), ("She waited.", None), ("Rain came.", None)]
+    assert main(["import", str(tmp_path / "lantern.md"), "-o", str(out), "--force", "--chapter-level", "1"]) == 0
+    assert [c.title for c in load_script(out).chapters][1:-1] == ["Part One"]

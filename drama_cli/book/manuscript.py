@@ -13,15 +13,16 @@ from collections import Counter
 from pathlib import Path
 
 from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.book.markdown import read_markdown
 from drama_cli.book.plain_text import CHAPTER_LINE, ORNAMENT, contents_entries, furniture, strip_markers
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 
 
-def read_manuscript(path: Path, directions: str = "narrate") -> Manuscript:
+def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int | None = None) -> Manuscript:
     """Read a `.txt`, `.md` or `.epub` manuscript (`directions`: a play's stage directions,
-    'narrate' or 'drop'). Raises UsageError, one line, for another suffix, an unreadable file,
+    'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters). Raises UsageError, one line, for another suffix, an unreadable file,
     text that is not UTF-8, a broken EPUB or one with nothing to read."""
     path = Path(path)
     suffix = path.suffix.lower()
@@ -34,7 +35,7 @@ def read_manuscript(path: Path, directions: str = "narrate") -> Manuscript:
             manuscript = read_epub(path, directions)
         else:
             text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-            manuscript = _read_markdown(text, path.stem) if suffix != ".txt" else _read_text(text, path.stem)
+            manuscript = read_markdown(text, path.stem, chapter_level) if suffix != ".txt" else _read_text(text, path.stem)
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
     except OSError as err:
@@ -99,32 +100,3 @@ def _title_case(heading: str) -> str:
         return heading
     return " ".join(word if re.fullmatch(r"[IVXLCDM]+", word) else word.capitalize()
                     for word in heading.split())
-
-
-def _read_markdown(text: str, stem: str) -> Manuscript:
-    level = "#" if re.search(r"^#\s", text, re.M) else "##"
-    chapters = [ImportedChapter("Opening")]
-    title = None
-    for block in re.split(r"\n\s*\n", text):
-        rows = [row for row in block.split("\n") if row.strip()]
-        heading = re.match(r"^(#+)\s+(.*)$", rows[0].strip()) if rows else None
-        if heading:
-            rows = rows[1:]  # a paragraph right under its heading is still read
-        if heading and heading.group(1) == level:
-            chapters.append(ImportedChapter(_plain_markdown(heading.group(2))))
-        elif heading and level == "##" and heading.group(1) == "#":
-            title = title or _plain_markdown(heading.group(2))
-        paragraph = _plain_markdown("\n".join(rows))
-        if paragraph:
-            chapters[-1].paragraphs.append(paragraph)
-    if len(chapters) > 1 and not chapters[0].paragraphs:
-        chapters.pop(0)
-    return Manuscript(title or stem, None, chapters)
-
-
-def _plain_markdown(text: str) -> str:
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)  # images
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)  # links: their words
-    text = re.sub(r"(\*\*|__|\*|_|`)", "", text)
-    text = re.sub(r"^\s*>\s?", "", text, flags=re.M)
-    return " ".join(text.split())

@@ -190,6 +190,7 @@ def import_command(
     narrator_is: Optional[str] = typer.Option(None, "--narrator-is", help="With --dialogue: the first-person narrator's name; 'said I' goes to this character."),
     keep_tags: bool = typer.Option(True, "--keep-tags/--no-keep-tags", help="With --dialogue: speech tags ('he remarked') stay narration after the quote, or are left out."),
     directions: str = typer.Option("narrate", "--directions", help="A play's stage directions: narrate (NARRATOR action lines) or drop."),
+    chapter_level: Optional[int] = typer.Option(None, "--chapter-level", help="Markdown: the heading level of chapters, 1 for # (default: # when there are several, else ##)."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output file (never the manuscript itself)."),
     as_json: bool = opt.JSON,
 ) -> None:
@@ -214,7 +215,9 @@ def import_command(
         raise UsageError(f"{target} is a folder; -o names the script file to write")
     if target is not None and target.exists() and not force:
         raise UsageError(f"{target} exists; pass --force to replace it")
-    book = read_manuscript(manuscript, directions)
+    if chapter_level is not None and not 1 <= chapter_level <= 6:
+        raise UsageError(f"--chapter-level must be 1..6, got {chapter_level}")
+    book = read_manuscript(manuscript, directions, chapter_level)
     book.title = " ".join(title.split()) if title and title.strip() else book.title
     book.author = " ".join(author.split()) if author and author.strip() else book.author
     options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
