@@ -73,6 +73,16 @@ def matter_kind(element) -> str | None:
     return None
 
 
+def left_out_here(element, left_out: Counter) -> bool:
+    """True when `element` is never read (a dropped mark or front/back matter), counted in
+    `left_out` by kind."""
+    kind = dropped_kind(element) if local(element.tag) else ""
+    kind = kind if kind is not None else matter_kind(element)
+    if kind:
+        left_out[kind] += 1
+    return kind is not None
+
+
 def text_of(element, left_out: Counter | None = None) -> str:
     """The words of `element` with whitespace collapsed, without its dropped descendants
     (counted in `left_out` when given)."""
@@ -249,12 +259,9 @@ class _Paragraphs:
     def walk(self, element, section_kind: str = "chapter") -> None:
         for child in element:
             name = local(child.tag)
-            drop = dropped_kind(child) if name else ""
-            matter = matter_kind(child)
-            if drop is not None or matter:
-                if drop or matter:
-                    self.left_out[drop or matter] += 1
-            elif name in HEADINGS:
+            if left_out_here(child, self.left_out):
+                continue
+            if name in HEADINGS:
                 self._heading(text_of(child, self.left_out), section_kind)
             elif name == "hr":
                 self.chapters[-1][1].append(BREAK)  # a scene break: a pause

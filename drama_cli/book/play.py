@@ -28,8 +28,8 @@ from drama_cli.book.epub import (
     bodies,
     dropped_kind,
     epub_types,
+    left_out_here,
     local,
-    matter_kind,
     spoken_heading,
     text_of,
 )
@@ -106,13 +106,10 @@ class _PlayReader:
             name = local(child.tag)
             if not name:
                 continue
-            types = epub_types(child)
-            drop, matter = dropped_kind(child), matter_kind(child)
-            if DRAMATIS in types:
+            if DRAMATIS in epub_types(child):
                 self._dramatis(child)
-            elif drop is not None or matter:
-                if drop or matter:
-                    self.left_out[drop or matter] += 1
+            elif left_out_here(child, self.left_out):
+                continue
             elif name in HEADINGS:
                 self._heading(text_of(child, self.left_out), depth)
             elif name == "tr":
