@@ -207,3 +207,22 @@ def test_names_in_speech_headings_resolve_to_cast_entries():
 ])
 def test_headings_are_spoken_as_words(heading, spoken):
     assert spoken_heading(heading) == spoken
+
+
+def test_to_fountain_writes_the_same_play_as_a_screenplay_and_its_cast(tmp_path, capsys):
+    epub = _small_play(tmp_path)
+    assert main(["import", str(epub), "-o", str(tmp_path / "play.yaml")]) == 0
+    assert main(["import", str(epub), "-o", str(tmp_path / "play.fountain"), "--to", "fountain"]) == 0
+    assert (tmp_path / "play.cast.yaml").is_file()
+    yaml_play, fountain_play = load_script(tmp_path / "play.yaml"), load_script(tmp_path / "play.fountain")
+
+    def performed(script):
+        return [(line.speaker, line.text, line.note, line.overlap) for scene in script.scenes
+                for line in scene.lines if not line.generated]
+    assert performed(fountain_play) == performed(yaml_play)
+    assert fountain_play.cast["SIR TOBY"].description == "Sir Toby Belch, uncle to Olivia"
+    assert main(["check", str(tmp_path / "play.fountain")]) == 0
+    (tmp_path / "novel.md").write_text("# One\n\nIt was dark.\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["import", str(tmp_path / "novel.md"), "-o", str(tmp_path / "novel.fountain"), "--to", "fountain"]) == 2
+    assert "--to fountain writes plays" in capsys.readouterr().err

@@ -103,7 +103,7 @@ def script_yaml(manuscript: Manuscript, narrator: str | None, dialogue: bool, so
                        ("publisher", manuscript.publisher)):
         if value:
             out.append(f"  {key}: {_quoted(value)}")
-    out += ["cast:", *_cast_lines(manuscript, report.cast), "chapters:"]
+    out += ["cast:", *cast_lines(manuscript, report.cast), "chapters:"]
     for number, (title, scenes, _) in enumerate(chapters, start=1):
         out += [f"  - title: {_quoted(title)}", "    scenes:"]
         for index, (scene_title, lines) in enumerate(scenes, start=1):
@@ -115,7 +115,9 @@ def script_yaml(manuscript: Manuscript, narrator: str | None, dialogue: bool, so
     return "\n".join(out) + "\n", report
 
 
-def _cast_lines(manuscript: Manuscript, counts: Counter) -> list[str]:
+def cast_lines(manuscript: Manuscript, counts: Counter) -> list[str]:
+    """The YAML rows of the cast: NARRATOR, the play's cast with descriptions, then the other
+    speakers of `counts` (name → lines), most lines first, UNATTRIBUTED last."""
     names = [NARRATOR] + [n for n in manuscript.cast if n != NARRATOR]
     names += sorted((n for n in counts if n not in names), key=lambda n: (n == UNATTRIBUTED, -counts[n], n))
     out = []

@@ -191,6 +191,7 @@ def import_command(
     keep_tags: bool = typer.Option(True, "--keep-tags/--no-keep-tags", help="With --dialogue: speech tags ('he remarked') stay narration after the quote, or are left out."),
     directions: str = typer.Option("narrate", "--directions", help="A play's stage directions: narrate (NARRATOR action lines) or drop."),
     chapter_level: Optional[int] = typer.Option(None, "--chapter-level", help="Markdown: the heading level of chapters, 1 for # (default: # when there are several, else ##)."),
+    to: str = typer.Option("yaml", "--to", help="yaml, or fountain for a play: FILE.fountain and its cast file FILE.cast.yaml."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output file (never the manuscript itself)."),
     as_json: bool = opt.JSON,
 ) -> None:
@@ -198,6 +199,7 @@ def import_command(
     novel's paragraphs as narrator lines (with --dialogue, quotes as lines of their speakers).
     Front and back matter are left out and reported."""
     from drama_cli.book.attribution import AttributionOptions
+    from drama_cli.book.fountain_writer import cast_path_for, cast_yaml, fountain_text
     from drama_cli.book.manuscript import read_manuscript
     from drama_cli.book.play import DIRECTIONS
     from drama_cli.book.writer import script_yaml
@@ -209,12 +211,13 @@ def import_command(
         raise UsageError("--json needs -o FILE: with -o - stdout holds the script")
     if directions not in DIRECTIONS:
         raise UsageError(f"--directions must be narrate or drop, got {directions!r}")
-    if target is not None and _same_file(target, manuscript):
-        raise UsageError(f"{target} is the manuscript being imported; write the script to another file")
-    if target is not None and target.is_dir():
-        raise UsageError(f"{target} is a folder; -o names the script file to write")
-    if target is not None and target.exists() and not force:
-        raise UsageError(f"{target} exists; pass --force to replace it")
+    if to not in ("yaml", "fountain"):
+        raise UsageError(f"--to must be yaml or fountain, got {to!r}")
+    if to == "fountain" and (target is None or target.suffix != ".fountain"):
+        raise UsageError("--to fountain writes a screenplay and its cast file: give -o FILE.fountain")
+    targets = [] if target is None else [target] + ([target.with_name(cast_path_for(target.name))] if to == "fountain" else [])
+    for path in targets:
+        _check_target(path, manuscript, force)
     if chapter_level is not None and not 1 <= chapter_level <= 6:
         raise UsageError(f"--chapter-level must be 1..6, got {chapter_level}")
     book = read_manuscript(manuscript, directions, chapter_level)
@@ -222,19 +225,35 @@ def import_command(
     book.author = " ".join(author.split()) if author and author.strip() else book.author
     options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
     text, report = script_yaml(book, narrator, dialogue, manuscript.name, options)
+    if to == "fountain":
+        if not book.is_play:
+            raise UsageError(f"--to fountain writes plays; {manuscript.name} is read as a novel (write YAML)")
+        texts = [fountain_text(book, manuscript.name), cast_yaml(book)]
+    else:
+        texts = [text]
     if target is None:
         sys.stdout.write(text)
-    else:
+    for path, content in zip(targets, texts):
         try:
-            write_text_atomic(target, text)
+            write_text_atomic(path, content)
         except OSError as err:
-            raise UsageError(f"cannot write {target}: {err.strerror or err}") from None
+            raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
     _print_import(report, len(book.chapters), target)
     if as_json:
         print(json.dumps({"ok": True, "exit_code": 0, "output": str(target), "chapters": len(book.chapters),
                           "lines": report.total("lines"), "quotes": report.total("quotes"),
                           "unattributed": report.total("unattributed")} | report.to_dict(),
                          indent=2, ensure_ascii=False))
+
+
+def _check_target(target: Path, manuscript: Path, force: bool) -> None:
+    """Refuse to write `target` over the manuscript, over a folder, or over a file without --force."""
+    if _same_file(target, manuscript):
+        raise UsageError(f"{target} is the manuscript being imported; write the script to another file")
+    if target.is_dir():
+        raise UsageError(f"{target} is a folder; -o names the script file to write")
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists; pass --force to replace it")
 
 
 def _same_file(target: Path, source: Path) -> bool:
