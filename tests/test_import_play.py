@@ -226,3 +226,53 @@ def test_to_fountain_writes_the_same_play_as_a_screenplay_and_its_cast(tmp_path,
     capsys.readouterr()
     assert main(["import", str(tmp_path / "novel.md"), "-o", str(tmp_path / "novel.fountain"), "--to", "fountain"]) == 2
     assert "--to fountain writes plays" in capsys.readouterr().err
+
+
+TEXT_PLAY = """THE IMPORTANCE OF BEING EARNEST
+
+THE PERSONS OF THE PLAY
+
+John Worthing, J.P.
+Algernon Moncrieff
+Lane, Manservant
+
+FIRST ACT
+
+Morning-room in Algernon's flat.
+
+[Lane is arranging afternoon tea on the table.]
+
+ALGERNON. Did you hear what I was playing, Lane?
+
+LANE: I didn't think it polite to listen, sir.
+
+ALGERNON. (Languidly.) I don't know that I am much interested. _He sits._ Really.
+
+JACK AND ALGERNON. Ernest!
+
+ACT II. The Garden
+
+JACK. Good afternoon.
+"""
+
+
+def test_a_plain_text_play_in_the_gutenberg_forms(tmp_path):
+    (tmp_path / "earnest.txt").write_text(TEXT_PLAY, encoding="utf-8")
+    out = tmp_path / "earnest.yaml"
+    assert main(["import", str(tmp_path / "earnest.txt"), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert {n: m.description for n, m in script.cast.items()} == {
+        "NARRATOR": None, "JACK": "John Worthing, J.P.", "ALGERNON": "Algernon Moncrieff", "LANE": "Manservant"}
+    assert [c.title for c in script.chapters][1:-1] == ["Prologue", "Act One", "Act Two: The Garden"]
+    lines = [(line.speaker, line.text, line.note, line.overlap)
+             for line in script.scene("chapter-2").lines if not line.generated]
+    assert lines == [
+        ("NARRATOR", "Morning-room in Algernon's flat.", None, False),
+        ("NARRATOR", "Lane is arranging afternoon tea on the table.", None, False),
+        ("ALGERNON", "Did you hear what I was playing, Lane?", None, False),
+        ("LANE", "I didn't think it polite to listen, sir.", None, False),
+        ("ALGERNON", "I don't know that I am much interested.", "languidly", False),
+        ("NARRATOR", "He sits.", None, False),
+        ("ALGERNON", "Really.", None, False),
+        ("JACK", "Ernest!", None, False), ("ALGERNON", "Ernest!", None, True)]
+    assert main(["check", str(out)]) == 0

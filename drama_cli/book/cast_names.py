@@ -82,5 +82,5 @@ def resolve(name: str, entries: list[CastEntry]) -> CastEntry | None:
 
 def split_joint(name: str) -> list[str]:
     """The speakers of a joint heading ("Jack and Algernon" → both), else [name]."""
-    parts = [part.strip() for part in re.split(r"\s*(?:,|&|\band\b)\s*", name) if part.strip()]
+    parts = [part.strip() for part in re.split(r"\s*(?:,|&|\band\b)\s*", name, flags=re.I) if part.strip()]
     return parts if len(parts) > 1 else [name]

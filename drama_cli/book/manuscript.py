@@ -14,7 +14,14 @@ from pathlib import Path
 
 from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
 from drama_cli.book.markdown import read_markdown
-from drama_cli.book.plain_text import CHAPTER_LINE, ORNAMENT, contents_entries, furniture, strip_markers
+from drama_cli.book.plain_text import (
+    CHAPTER_LINE,
+    ORNAMENT,
+    contents_entries,
+    furniture,
+    strip_markers,
+)
+from drama_cli.book.text_play import is_text_play, read_text_play
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
@@ -35,7 +42,7 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
             manuscript = read_epub(path, directions)
         else:
             text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-            manuscript = read_markdown(text, path.stem, chapter_level) if suffix != ".txt" else _read_text(text, path.stem)
+            manuscript = read_markdown(text, path.stem, chapter_level) if suffix != ".txt" else _read_text(text, path.stem, directions)
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
     except OSError as err:
@@ -67,11 +74,14 @@ def _strip_gutenberg(text: str) -> tuple[str, dict]:
     return text, header
 
 
-def _read_text(text: str, stem: str) -> Manuscript:
+def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     text, header = _strip_gutenberg(text)
     manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter("Opening")])
     chapters, left_out = manuscript.chapters, manuscript.left_out
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
+    if is_text_play([" ".join(rows) for rows in blocks if rows]):
+        read_text_play(blocks, manuscript, directions)
+        return manuscript
     contents = contents_entries(blocks)
     left_out["contents list"] += bool(contents)
     for index, rows in enumerate(blocks):

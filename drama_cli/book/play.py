@@ -76,16 +76,25 @@ def read_play(epub: Epub, manuscript: Manuscript, directions: str) -> None:
     reader = _PlayReader(manuscript.left_out)
     for _, body in bodies(epub, manuscript.left_out):
         reader.document(body)
-    keys = _cast_keys(reader.entries, reader.labels)
-    manuscript.cast = _cast(reader.entries, keys)
-    for chapter in reader.chapters:
+    finish_play(manuscript, reader.entries, reader.labels, reader.chapters, directions)
+
+
+def finish_play(manuscript: Manuscript, entries: list[CastEntry], labels: Counter,
+                chapters: list[ImportedChapter], directions: str) -> None:
+    """Fill `manuscript` from a play as read: `chapters` whose scenes hold raw items
+    ((label, [(kind, words)]) for a speech, (None, words) for a direction), the dramatis
+    personae `entries` and the count of each speech label. Resolves the speakers, sets the
+    cast, and narrates or drops (and counts) the directions."""
+    keys, entry_keys = _cast_keys(entries, labels)
+    manuscript.cast = _cast(entries, entry_keys, keys)
+    for chapter in chapters:
         for scene in chapter.scenes:
             scene.lines = [line for raw in scene.lines for line in _lines(raw, keys)]
             if directions == "drop":
                 manuscript.left_out["stage direction"] += sum(line.speaker is None for line in scene.lines)
                 scene.lines = [line for line in scene.lines if line.speaker is not None]
         chapter.scenes = [scene for scene in chapter.scenes if scene.lines]
-    manuscript.chapters = [c for c in reader.chapters if c.scenes]
+    manuscript.chapters = [c for c in chapters if c.scenes]
 
 
 class _PlayReader:
@@ -196,9 +205,10 @@ def speech_segments(cell, left_out: Counter) -> list[tuple[str, str]]:
     return [(kind, " ".join(words.translate(INVISIBLE).split())) for kind, words in segments if words.strip()]
 
 
-def _cast_keys(entries: list[CastEntry], labels: Counter) -> dict[str, list[str]]:
-    """Row label → the cast keys who speak it (several for a joint heading). An entry's key is
-    the label its rows use most, so lines read as the play prints them."""
+def _cast_keys(entries: list[CastEntry], labels: Counter) -> tuple[dict[str, list[str]], list[str]]:
+    """(row label → the cast keys who speak it, several for a joint heading; each entry's key,
+    in the entries' order). An entry's key is the label its rows use most, so lines read as the
+    play prints them."""
     by_entry: dict[int, Counter] = {}
     resolved: dict[str, list] = {}
     for label in labels:
@@ -210,26 +220,21 @@ def _cast_keys(entries: list[CastEntry], labels: Counter) -> dict[str, list[str]
                 by_entry.setdefault(id(who), Counter())[label if entry else _part_label(who, parts, entries)] += labels[label]
     entry_key = {id(e): name_key(by_entry[id(e)].most_common(1)[0][0]) if id(e) in by_entry else name_key(e.name)
                  for e in entries}
-    return {label: [entry_key[id(who)] if isinstance(who, CastEntry) else name_key(who) for who in whos]
+    keys = {label: [entry_key[id(who)] if isinstance(who, CastEntry) else name_key(who) for who in whos]
             for label, whos in resolved.items()}
+    return keys, [entry_key[id(e)] for e in entries]
 
 
 def _part_label(entry: CastEntry, parts: list[str], entries: list[CastEntry]) -> str:
     return next(part for part in parts if resolve(part, entries) is entry)
 
 
-def _cast(entries: list[CastEntry], keys: dict[str, list[str]]) -> dict[str, str | None]:
+def _cast(entries: list[CastEntry], entry_keys: list[str], keys: dict[str, list[str]]) -> dict[str, str | None]:
     """Cast key → description: dramatis personae first, in their order, then the other speakers
     by their first row. The description is the entry's ("Butler"), or the whole entry where the
     key is not the entry's name ("JACK": "John Worthing, J. P.")."""
     cast: dict[str, str | None] = {}
-    named = {}
-    for label, whos in keys.items():
-        entry = resolve(label, entries)
-        if entry is not None:
-            named[id(entry)] = whos[0]
-    for entry in entries:
-        key = named.get(id(entry), name_key(entry.name))
+    for entry, key in zip(entries, entry_keys):
         cast[key] = entry.description if key == name_key(entry.name) else entry.printed
     for whos in keys.values():
         for key in whos:
