@@ -276,3 +276,30 @@ def test_a_plain_text_play_in_the_gutenberg_forms(tmp_path):
         ("ALGERNON", "Really.", None, False),
         ("JACK", "Ernest!", None, False), ("ALGERNON", "Ernest!", None, True)]
     assert main(["check", str(out)]) == 0
+
+
+def test_every_word_of_the_acts_is_spoken_or_a_speakers_name(earnest):
+    """Nothing of the play vanishes: the acts' words are the script's lines and notes, less the
+    speech headings (now the speakers) and the act headings (now chapter titles)."""
+    from collections import Counter
+    from xml.etree import ElementTree
+
+    def words(text: str) -> Counter:
+        return Counter(re.findall(r"[\w’']+", text.replace("\u2060", "").lower()))
+
+    xhtml = "{http://www.w3.org/1999/xhtml}"
+    source, names = Counter(), Counter()
+    for act in (1, 2, 3):
+        body = ElementTree.parse(source_tree(EARNEST) / "epub" / "text" / f"act-{act}.xhtml").getroot().find(f"{xhtml}body")
+        source += words("".join(body.itertext()))
+        names += words(" ".join("".join(cell.itertext()) for cell in body.iter(f"{xhtml}td")
+                                if cell.get("{http://www.idpf.org/2007/ops}type") == "z3998:persona"))
+        names += words("".join(body.find(f"{xhtml}section/{xhtml}h2").itertext()))
+    script = load_script(earnest)
+    written = Counter()
+    for chapter in script.chapters[2:5]:
+        for scene in chapter.scenes:
+            for line in script.scene(scene).lines:
+                if not line.generated and not line.overlap:
+                    written += words(line.text) + words(line.note or "")
+    assert written == source - names
