@@ -225,3 +225,35 @@ def test_markdown_is_read_by_structure(tmp_path, capsys):
         ("It was dark. The lamp was lit.", 2.0), ("She waited.", None), ("Rain came.", None)]
     assert main(["import", str(tmp_path / "lantern.md"), "-o", str(out), "--force", "--chapter-level", "1"]) == 0
     assert [c.title for c in load_script(out).chapters][1:-1] == ["Part One"]
+
+
+NOTED = {
+    "c1.xhtml": '<section epub:type="chapter"><h2>I</h2><p>The lamp<a href="notes.xhtml#note-1" '
+                'epub:type="noteref">1</a> was lit.<span epub:type="pagebreak" title="2"/></p><aside>A box.</aside></section>',
+    "notes.xhtml": '<section epub:type="endnotes"><ol><li id="note-1" epub:type="endnote"><p>An oil lamp. '
+                   '<a href="c1.xhtml#noteref-1" epub:type="backlink">↩</a></p></li></ol></section>',
+}
+
+
+@pytest.mark.parametrize("notes", ["drop", "chapter-end"])
+def test_epub_notes_are_left_out_or_read_at_the_chapter_end(tmp_path, capsys, notes):
+    from epub_fixtures import write_epub
+
+    page = ('<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml" '
+            'xmlns:epub="http://www.idpf.org/2007/ops"><body>{}</body></html>')
+    items = "".join(f'<item id="{n}" href="{n}" media-type="application/xhtml+xml"/>' for n in NOTED)
+    spine = "".join(f'<itemref idref="{n}"/>' for n in NOTED)
+    opf = ('<package xmlns="http://www.idpf.org/2007/opf"><metadata/>'
+           f'<manifest>{items}</manifest><spine>{spine}</spine></package>')
+    epub = write_epub(tmp_path / "noted.epub", "c.opf", opf, {n: page.format(b) for n, b in NOTED.items()})
+    out = tmp_path / "noted.yaml"
+    assert main(["import", str(epub), "-o", str(out), "--notes", notes, "--json"]) == 0
+    left_out = json.loads(capsys.readouterr().out)["left_out"]
+    lines = [line.text for line in load_script(out).scene("chapter-1").lines if not line.generated]
+    assert {k: left_out.pop(k) for k in ("note reference", "page-break marker", "aside", "endnotes")} == {
+        "note reference": 1, "page-break marker": 1, "aside": 1, "endnotes": 1}
+    if notes == "drop":
+        assert lines == ["The lamp was lit."] and left_out == {}
+    else:
+        assert lines == ["The lamp was lit.", "Note 1: An oil lamp."]
+        assert left_out == {"note read at the chapter's end": 1}

@@ -36,7 +36,7 @@ MATTER = {"titlepage": "title page", "halftitlepage": "half-title page", "imprin
           "rearnotes": "endnotes", "landmarks": "table of contents"}
 # Inline or block marks left out wherever they are, by epub:type, and their report name.
 DROPPED_TYPES = {"noteref": "note reference", "pagebreak": "page-break marker",
-                 "footnote": "footnote", "endnote": "endnote", "rearnote": "endnote"}
+                 "footnote": "footnote", "endnote": "endnote", "rearnote": "endnote", "backlink": ""}
 DROPPED_TAGS = {"aside": "aside", "nav": "navigation", "figure": "figure", "script": None,
                 "style": None, "head": None}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "hgroup"}
@@ -208,9 +208,10 @@ def is_play(epub: Epub) -> bool:
                for _, root in epub.documents for cell in root.iter())
 
 
-def read_epub(path: Path, directions: str = "narrate") -> Manuscript:
+def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> Manuscript:
     """The manuscript of an EPUB: a play's cast and scenes (`book.play`) or a novel's
-    chapters of paragraphs; metadata from the OPF. Raises UsageError for a broken package."""
+    chapters of paragraphs (`notes`: 'drop', or 'chapter-end' to read a chapter's notes at its
+    end); metadata from the OPF. Raises UsageError for a broken package."""
     epub = Epub(path)
     meta = epub.metadata
     manuscript = Manuscript(meta["title"] or path.stem, meta["creator"], [], language=meta["language"],
@@ -220,18 +221,26 @@ def read_epub(path: Path, directions: str = "narrate") -> Manuscript:
 
         read_play(epub, manuscript, directions)
     else:
-        _read_novel(epub, manuscript)
+        _read_novel(epub, manuscript, notes == "chapter-end")
     return manuscript
 
 
-def _read_novel(epub: Epub, manuscript: Manuscript) -> None:
+def _read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:
     """Chapters from the table of contents and headings; pages before the first chapter (a
     cover, a title page without its epub:type) are left out, unless no page has a heading:
-    then the whole book is one chapter named by its title."""
+    then the whole book is one chapter named by its title. `with_notes`: each page's notes
+    are read after its last paragraph."""
+    from drama_cli.book.epub_notes import chapter_notes, note_texts
+
+    notes = note_texts(epub) if with_notes else {}
     before_first: list[str] = []
     for href, body in bodies(epub, manuscript.left_out):
         reader = _Paragraphs(manuscript.left_out)
         reader.walk(body)
+        read = chapter_notes(body, notes) if with_notes else []
+        if read:
+            reader.chapters[-1][1].extend(read)
+            manuscript.left_out["note read at the chapter's end"] += len(read)
         name = epub.toc.get(href)
         for index, (heading, paragraphs) in enumerate(reader.chapters):
             title = heading if index or not name else name

@@ -27,9 +27,11 @@ from drama_cli.errors import UsageError
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 
 
-def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int | None = None) -> Manuscript:
+def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int | None = None,
+                    notes: str = "drop") -> Manuscript:
     """Read a `.txt`, `.md` or `.epub` manuscript (`directions`: a play's stage directions,
-    'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters). Raises UsageError, one line, for another suffix, an unreadable file,
+    'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters; `notes`: an
+    EPUB's notes, 'drop' or 'chapter-end'). Raises UsageError, one line, for another suffix, an unreadable file,
     text that is not UTF-8, a broken EPUB or one with nothing to read."""
     path = Path(path)
     suffix = path.suffix.lower()
@@ -39,7 +41,7 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
         if suffix == ".epub":
             from drama_cli.book.epub import read_epub
 
-            manuscript = read_epub(path, directions)
+            manuscript = read_epub(path, directions, notes)
         else:
             text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
             manuscript = read_markdown(text, path.stem, chapter_level) if suffix != ".txt" else _read_text(text, path.stem, directions)

@@ -191,6 +191,7 @@ def import_command(
     keep_tags: bool = typer.Option(True, "--keep-tags/--no-keep-tags", help="With --dialogue: speech tags ('he remarked') stay narration after the quote, or are left out."),
     directions: str = typer.Option("narrate", "--directions", help="A play's stage directions: narrate (NARRATOR action lines) or drop."),
     chapter_level: Optional[int] = typer.Option(None, "--chapter-level", help="Markdown: the heading level of chapters, 1 for # (default: # when there are several, else ##)."),
+    notes: str = typer.Option("drop", "--notes", help="An EPUB's footnotes and endnotes: drop, or chapter-end to read them after their chapter."),
     to: str = typer.Option("yaml", "--to", help="yaml, or fountain for a play: FILE.fountain and its cast file FILE.cast.yaml."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output file (never the manuscript itself)."),
     as_json: bool = opt.JSON,
@@ -199,6 +200,7 @@ def import_command(
     novel's paragraphs as narrator lines (with --dialogue, quotes as lines of their speakers).
     Front and back matter are left out and reported."""
     from drama_cli.book.attribution import AttributionOptions
+    from drama_cli.book.epub_notes import NOTES
     from drama_cli.book.fountain_writer import cast_path_for, cast_yaml, fountain_text
     from drama_cli.book.manuscript import read_manuscript
     from drama_cli.book.play import DIRECTIONS
@@ -220,7 +222,9 @@ def import_command(
         _check_target(path, manuscript, force)
     if chapter_level is not None and not 1 <= chapter_level <= 6:
         raise UsageError(f"--chapter-level must be 1..6, got {chapter_level}")
-    book = read_manuscript(manuscript, directions, chapter_level)
+    if notes not in NOTES:
+        raise UsageError(f"--notes must be drop or chapter-end, got {notes!r}")
+    book = read_manuscript(manuscript, directions, chapter_level, notes)
     book.title = " ".join(title.split()) if title and title.strip() else book.title
     book.author = " ".join(author.split()) if author and author.strip() else book.author
     options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
