@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import io
 import json
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from epub_fixtures import write_epub
 from fakes import FakeBackend
 from mutagen.mp4 import MP4
 
 import drama_cli.backends.registry as registry
-from drama_cli.book.manuscript import PLACEHOLDER, read_manuscript, speech_lines
+from drama_cli.book.attribution import AttributionOptions, attribute_chapter
+from drama_cli.book.manuscript import read_manuscript
 from drama_cli.cli import main
+from drama_cli.script.book import UNATTRIBUTED as PLACEHOLDER
 from drama_cli.script.load import load_script
 
 AUSTEN = Path(__file__).parent / "data" / "manuscripts" / "pride-and-prejudice-1.txt"
+
+
+def speech_lines(paragraph: str) -> list[tuple[str, str]]:
+    """(speaker, text) of the lines one paragraph becomes, alone in its chapter."""
+    lines, _ = attribute_chapter([paragraph], AttributionOptions())
+    return [(line.speaker, line.text) for line in lines]
 
 
 def test_plain_text_chapters_and_paragraphs_in_order():
@@ -46,9 +54,9 @@ def test_import_writes_a_script_that_check_reads_back(tmp_path, capsys):
         ("NARRATOR", "It is a truth universally acknowledged, that a single man in possession of a "
                      "good fortune, must be in want of a wife."),
         ("NARRATOR", lines[2].text),
-        (PLACEHOLDER, "My dear Mr. Bennet,"),
-        ("NARRATOR", "said his lady to him one day"),
-        (PLACEHOLDER, "have you heard that Netherfield Park is let at last?"),
+        (PLACEHOLDER, "My dear Mr. Bennet, have you heard that Netherfield Park is let at last?"),
+        ("NARRATOR", "said his lady to him one day."),  # one speech; its tag after it
+        ("NARRATOR", "Mr. Bennet replied that he had not."),
     ]
     assert main(["check", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -89,8 +97,11 @@ def test_repeated_headings_stay_separate_chapters_in_order(tmp_path, capsys):
      [("NARRATOR", "Then cried Mrs. Bennet"), ("MRS. BENNET", "Nonsense!")]),
     ("“Nobody,” she said.", [(PLACEHOLDER, "Nobody,"), ("NARRATOR", "she said.")]),
     ("No quotes here at all.", [("NARRATOR", "No quotes here at all.")]),
-    ('"Thank you," Watson replied. "It is cold tonight."',  # the same speaker goes on
-     [("WATSON", "Thank you,"), ("NARRATOR", "Watson replied."), ("WATSON", "It is cold tonight.")]),
+    ('"Thank you," Watson replied. "It is cold tonight."',  # one speech, its tag after it
+     [("WATSON", "Thank you. It is cold tonight."), ("NARRATOR", "Watson replied.")]),
+    ('"Wedlock suits you," he remarked. "I think, Watson, that you have put on weight."',
+     [(PLACEHOLDER, "Wedlock suits you. I think, Watson, that you have put on weight."),
+      ("NARRATOR", "he remarked.")]),
     ('"Go," said Holmes. Watson stood. "Now," he added.',  # someone else in between: not carried
      [("HOLMES", "Go,"), ("NARRATOR", "said Holmes. Watson stood."), (PLACEHOLDER, "Now,"),
       ("NARRATOR", "he added.")]),
@@ -102,7 +113,7 @@ def test_repeated_headings_stay_separate_chapters_in_order(tmp_path, capsys):
      [("NARRATOR", "Holmes' hat was on the peg; I don't know why.")]),
 ])
 def test_quotes_are_attributed_by_speech_tags(paragraph, expected):
-    assert speech_lines(paragraph, dialogue=True) == expected
+    assert speech_lines(paragraph) == expected
 
 
 def test_check_lists_each_unattributed_line_with_its_place(tmp_path, capsys):
@@ -115,11 +126,11 @@ def test_check_lists_each_unattributed_line_with_its_place(tmp_path, capsys):
     listed = [line for line in err.splitlines() if "has no speaker yet" in line]
     assert listed == [
         f'warning: {out}:{row}:13: line chapter-1-{n} has no speaker yet (UNATTRIBUTED): "{text}"; '
-        "give it its speaker" for row, n, text in ((16, 1, "Nobody,"), (21, 6, "Who?"), (22, 7, "Me."))]
+        "give it its speaker" for row, n, text in ((16, 1, "Nobody,"), (20, 5, "Who?"), (21, 6, "Me."))]
     assert main(["check", str(out), "--json"]) == 0
     warnings = json.loads(capsys.readouterr().out)["warnings"]
     assert [(w["line"], w["column"]) for w in warnings if "no speaker yet" in w["message"]] == [
-        (16, 13), (21, 13), (22, 13)]
+        (16, 13), (20, 13), (21, 13)]
 
 
 def test_markdown_headings_and_formatting(tmp_path):
@@ -135,30 +146,24 @@ def _epub(path: Path) -> None:
     """A small EPUB 3: a cover page outside the table of contents, then two chapters."""
     page = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
             '<title>x</title></head><body>{}</body></html>')
-    with zipfile.ZipFile(path, "w") as book:
-        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-        book.writestr("META-INF/container.xml", (
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
-            '<rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
-            '</rootfiles></container>'))
-        book.writestr("OEBPS/content.opf", (
-            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
-            '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Lighthouse</dc:title>'
-            '<dc:creator>Ada Finch</dc:creator></metadata><manifest>'
-            '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
-            '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
-            '<item id="c1" href="text/c1.xhtml" media-type="application/xhtml+xml"/>'
-            '<item id="c2" href="text/c2.xhtml" media-type="application/xhtml+xml"/>'
-            '</manifest><spine><itemref idref="cover"/><itemref idref="c1"/><itemref idref="c2"/></spine></package>'))
-        book.writestr("OEBPS/nav.xhtml", page.format(
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>The Lighthouse</dc:title>'
+           '<dc:creator>Ada Finch</dc:creator></metadata><manifest>'
+           '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+           '<item id="cover" href="text/cover.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c1" href="text/c1.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c2" href="text/c2.xhtml" media-type="application/xhtml+xml"/>'
+           '</manifest><spine><itemref idref="cover"/><itemref idref="c1"/><itemref idref="c2"/></spine></package>')
+    write_epub(path, "OEBPS/content.opf", opf, {
+        "OEBPS/nav.xhtml": page.format(
             '<nav xmlns:epub="http://www.idpf.org/2007/ops" epub:type="toc"><ol>'
             '<li><a href="text/c1.xhtml">I. The Lamp</a></li><li><a href="text/c2.xhtml#start">II. The Storm</a></li>'
-            '</ol></nav>'))
-        book.writestr("OEBPS/text/cover.xhtml", page.format("<p>The Lighthouse, a novel</p>"))
-        book.writestr("OEBPS/text/c1.xhtml", page.format(
-            "<h1>I. The Lamp</h1><p>The lamp was lit at dusk.</p><p>“Is it burning?” asked Tom.</p>"))
-        book.writestr("OEBPS/text/c2.xhtml", page.format(
-            "<h1 id='start'>II. The Storm</h1><p>Rain came &amp; went.</p>"))
+            '</ol></nav>'),
+        "OEBPS/text/cover.xhtml": page.format("<p>The Lighthouse, a novel</p>"),
+        "OEBPS/text/c1.xhtml": page.format(
+            "<h1>I. The Lamp</h1><p>The lamp was lit at dusk.</p><p>“Is it burning?” asked Tom.</p>"),
+        "OEBPS/text/c2.xhtml": page.format("<h1 id='start'>II. The Storm</h1><p>Rain came &amp; went.</p>"),
+    })
 
 
 def test_epub_chapters_from_the_spine_and_table_of_contents(tmp_path):
@@ -167,8 +172,8 @@ def test_epub_chapters_from_the_spine_and_table_of_contents(tmp_path):
     book = read_manuscript(path)
     assert (book.title, book.author) == ("The Lighthouse", "Ada Finch")
     assert [(c.title, c.paragraphs) for c in book.chapters] == [
-        ("I. The Lamp", ["The lamp was lit at dusk.", "“Is it burning?” asked Tom."]),
-        ("II. The Storm", ["Rain came & went."]),
+        ("Chapter One: The Lamp", ["The lamp was lit at dusk.", "“Is it burning?” asked Tom."]),
+        ("Chapter Two: The Storm", ["Rain came & went."]),
     ]
     out = tmp_path / "lighthouse.yaml"
     assert main(["import", str(path), "--dialogue", "-o", str(out)]) == 0
@@ -237,7 +242,8 @@ def test_import_takes_json(tmp_path, capsys):
     assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report == {"ok": True, "exit_code": 0, "output": str(out), "chapters": 1, "lines": 2,
-                      "unattributed": 0}
+                      "quotes": 0, "unattributed": 0, "per_chapter": [{"title": "Chapter One", "lines": 2}],
+                      "cast": {"NARRATOR": 2}, "left_out": {}}
     assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 2  # exists: refused
     failure = json.loads(capsys.readouterr().out)
     assert failure["ok"] is False and failure["exit_code"] == 2 and "--force" in failure["errors"][0]["message"]

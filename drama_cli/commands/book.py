@@ -181,37 +181,100 @@ def _print_book(report) -> None:
 
 
 def import_command(
-    manuscript: Path = typer.Argument(..., help="Manuscript: .txt, .md or .epub."),
+    manuscript: Path = typer.Argument(..., help="Manuscript: .txt, .md or .epub (a novel or a play)."),
     output: str = typer.Option(..., "-o", "--output", help="The YAML script to write, or - for stdout."),
     narrator: Optional[str] = typer.Option(None, help="The narrator's name, for the credits."),
-    dialogue: bool = typer.Option(False, "--dialogue", help="Quoted speech becomes lines of its own, attributed by speech tags (\"said Holmes\")."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing output file."),
+    title: Optional[str] = typer.Option(None, "--title", help="The book's title (default: the manuscript's own, else its file name)."),
+    author: Optional[str] = typer.Option(None, "--author", help="The book's author (default: the manuscript's own)."),
+    dialogue: bool = typer.Option(False, "--dialogue", help="Quoted speech becomes lines of its speakers, found by speech tags, pronouns, beats and turn-taking."),
+    narrator_is: Optional[str] = typer.Option(None, "--narrator-is", help="With --dialogue: the first-person narrator's name; 'said I' goes to this character."),
+    keep_tags: bool = typer.Option(True, "--keep-tags/--no-keep-tags", help="With --dialogue: speech tags ('he remarked') stay narration after the quote, or are left out."),
+    directions: str = typer.Option("narrate", "--directions", help="A play's stage directions: narrate (NARRATOR action lines) or drop."),
+    chapter_level: Optional[int] = typer.Option(None, "--chapter-level", help="Markdown: the heading level of chapters, 1 for # (default: # when there are several, else ##)."),
+    notes: str = typer.Option("drop", "--notes", help="An EPUB's footnotes and endnotes: drop, or chapter-end to read them after their chapter."),
+    to: str = typer.Option("yaml", "--to", help="yaml, or fountain for a play: FILE.fountain and its cast file FILE.cast.yaml."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output file (never the manuscript itself)."),
     as_json: bool = opt.JSON,
 ) -> None:
-    """Turn a manuscript into a YAML book script: chapters from headings, paragraphs as
-    narrator lines (with --dialogue, quotes as lines of their speakers)."""
-    from drama_cli.book.manuscript import read_manuscript, script_yaml
+    """Turn a manuscript into a YAML book script: a play's speeches as lines of its cast, a
+    novel's paragraphs as narrator lines (with --dialogue, quotes as lines of their speakers).
+    Front and back matter are left out and reported."""
+    from drama_cli.book.attribution import AttributionOptions
+    from drama_cli.book.epub_notes import NOTES
+    from drama_cli.book.fountain_writer import cast_path_for, cast_yaml, fountain_text
+    from drama_cli.book.manuscript import read_manuscript
+    from drama_cli.book.play import DIRECTIONS
+    from drama_cli.book.writer import script_yaml
+    from drama_cli.script.resolve import name_key
     from engine.files import write_text_atomic
 
     target = None if output == "-" else Path(output)
     if as_json and target is None:
         raise UsageError("--json needs -o FILE: with -o - stdout holds the script")
-    if target is not None and target.exists() and not force:
-        raise UsageError(f"{target} exists; pass --force to replace it")
-    book = read_manuscript(manuscript)
-    text = script_yaml(book, narrator, dialogue, manuscript.name)
+    if directions not in DIRECTIONS:
+        raise UsageError(f"--directions must be narrate or drop, got {directions!r}")
+    if to not in ("yaml", "fountain"):
+        raise UsageError(f"--to must be yaml or fountain, got {to!r}")
+    if to == "fountain" and (target is None or target.suffix != ".fountain"):
+        raise UsageError("--to fountain writes a screenplay and its cast file: give -o FILE.fountain")
+    targets = [] if target is None else [target] + ([target.with_name(cast_path_for(target.name))] if to == "fountain" else [])
+    for path in targets:
+        _check_target(path, manuscript, force)
+    if chapter_level is not None and not 1 <= chapter_level <= 6:
+        raise UsageError(f"--chapter-level must be 1..6, got {chapter_level}")
+    if notes not in NOTES:
+        raise UsageError(f"--notes must be drop or chapter-end, got {notes!r}")
+    book = read_manuscript(manuscript, directions, chapter_level, notes)
+    book.title = " ".join(title.split()) if title and title.strip() else book.title
+    book.author = " ".join(author.split()) if author and author.strip() else book.author
+    options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
+    text, report = script_yaml(book, narrator, dialogue, manuscript.name, options)
+    if to == "fountain":
+        if not book.is_play:
+            raise UsageError(f"--to fountain writes plays; {manuscript.name} is read as a novel (write YAML)")
+        texts = [fountain_text(book, manuscript.name), cast_yaml(book)]
+    else:
+        texts = [text]
     if target is None:
         sys.stdout.write(text)
-    else:
-        write_text_atomic(target, text)
-    lines = text.count("\n          - ")
-    unattributed = text.count("\n          - UNATTRIBUTED: ")
-    notice(f"import: {len(book.chapters)} chapter(s), {lines} line(s)"
-         + (f", {unattributed} quote(s) without a speaker (UNATTRIBUTED)" if unattributed else "")
-         + (f" written to {target}" if target else ""))
+    for path, content in zip(targets, texts):
+        try:
+            write_text_atomic(path, content)
+        except OSError as err:
+            raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
+    _print_import(report, len(book.chapters), target)
     if as_json:
         print(json.dumps({"ok": True, "exit_code": 0, "output": str(target), "chapters": len(book.chapters),
-                          "lines": lines, "unattributed": unattributed}, indent=2, ensure_ascii=False))
+                          "lines": report.total("lines"), "quotes": report.total("quotes"),
+                          "unattributed": report.total("unattributed")} | report.to_dict(),
+                         indent=2, ensure_ascii=False))
+
+
+def _check_target(target: Path, manuscript: Path, force: bool) -> None:
+    """Refuse to write `target` over the manuscript, over a folder, or over a file without --force."""
+    if _same_file(target, manuscript):
+        raise UsageError(f"{target} is the manuscript being imported; write the script to another file")
+    if target.is_dir():
+        raise UsageError(f"{target} is a folder; -o names the script file to write")
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists; pass --force to replace it")
+
+
+def _same_file(target: Path, source: Path) -> bool:
+    """True when writing `target` would replace `source` (the same file, also through a link)."""
+    try:
+        return target.resolve() == source.resolve() or (target.exists() and target.samefile(source))
+    except OSError:
+        return False
+
+
+def _print_import(report, chapters: int, target: Optional[Path]) -> None:
+    lines, quotes, unattributed = report.total("lines"), report.total("quotes"), report.total("unattributed")
+    notice(f"import: {chapters} chapter(s), {lines} line(s)"
+           + (f", {quotes} quote(s), {unattributed} without a speaker (UNATTRIBUTED)" if quotes else "")
+           + (f" written to {target}" if target else ""))
+    if report.left_out:
+        notice("import: left out: " + ", ".join(f"{kind} ×{count}" for kind, count in sorted(report.left_out.items())))
 
 
 def register(app: typer.Typer) -> None:

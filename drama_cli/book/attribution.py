@@ -1,0 +1,278 @@
+"""A novel chapter's paragraphs as script lines, each quote given its speaker by the rules of
+`book.dialogue` (tags, pronouns, the paragraph, beats, vocatives, turn-taking)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from drama_cli.book.cast_names import FAMILIAR
+from drama_cli.book.dialogue import (
+    NAME,
+    QUOTE,
+    VERBS,
+    Piece,
+    book_genders,
+    book_names,
+    gender_of,
+    is_name,
+    is_tag_only,
+    names_in,
+    pieces_of,
+    tag_name,
+    tag_pronoun,
+)
+from drama_cli.book.imported import BREAK, NARRATOR, ImportedLine, add_break
+from drama_cli.script.book import UNATTRIBUTED
+
+# A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"
+# ("Mr. Bennet, how can you…", "…, Lizzy?"), or after a comma at the quote's end.
+_VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?=\s*[,!?]|\.$)")
+
+
+RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
+
+
+@dataclass
+class AttributionOptions:
+    """`narrator_is`: the first-person narrator's cast key (or None); `keep_tags`: speech tags
+    stay narration; `genders`: name → 'm'/'f' found in the whole book."""
+
+    narrator_is: str | None = None
+    keep_tags: bool = True
+    genders: dict[str, str] = field(default_factory=dict)
+    names: set[str] | None = None
+
+    narrated: set[str] = field(default_factory=set)
+
+    def learn(self, paragraphs: list[str]) -> None:
+        """Learn the book's names, their genders and the names its narration uses (a name
+        only ever inside quotes, "Hello", is never taken for someone spoken to)."""
+        self.names = book_names(paragraphs)
+        self.genders = book_genders(paragraphs, self.names)
+        self.narrated = {word for p in paragraphs for word in re.findall(r"[A-Z][a-z]+", QUOTE.sub(" ", p))}
+
+
+@dataclass
+class _Conversation:
+    """The run of dialogue paragraphs the chapter is in: who spoke in each, the last named
+    speaker of each gender, and the speakers known in the chapter."""
+
+    turns: list[str | None] = field(default_factory=list)
+    recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
+    known: set[str] = field(default_factory=set)
+    addressed: str | None = None  # whom the last quote addressed by name
+    last_tagged: bool = False  # the last paragraph's quotes had a speech tag
+
+
+def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
+    """The chapter's lines (narration, and quotes with their speakers) and its counts:
+    'quotes', each rule's name, and 'unattributed'."""
+    stats: Counter = Counter()
+    talk = _Conversation()
+    lines: list[ImportedLine] = []
+    for paragraph in paragraphs:
+        if paragraph == BREAK:
+            add_break(lines)
+            talk.turns.clear()
+            continue
+        pieces = pieces_of(paragraph)
+        quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
+        if not quotes:
+            talk.turns.clear()
+            talk.addressed = None
+            lines.append(ImportedLine(NARRATOR, paragraph))
+            continue
+        _attribute_paragraph(pieces, talk, options)
+        for quote in quotes:
+            stats["quotes"] += 1
+            stats[quote.rule or "unattributed"] += 1
+        lines += _paragraph_lines(pieces, options.keep_tags)
+    return lines, stats
+
+
+def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions) -> None:
+    for index, piece in enumerate(pieces):
+        if piece.kind != "quote":
+            continue
+        after = pieces[index + 1].text if index + 1 < len(pieces) else ""
+        before = pieces[index - 1].text if index else ""
+        _by_tag(piece, after, before, talk, options)
+        if after and is_tag_only(after):
+            pieces[index + 1].tag = True
+        elif index and re.search(rf"\b(?:{VERBS})[\s,:—–-]*$", before):
+            pieces[index - 1].tag = is_tag_only(before)  # "Mrs. Bennet said only:"
+            piece.tagged = True  # "…he withdrew his own and coldly said:": someone is named
+    _within_paragraph(pieces, options.names)
+    speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
+    quotes = [p for p in pieces if p.kind == "quote"]
+    named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
+    named_tag = named_tag and not any(q.pronoun for q in quotes)
+    if not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
+        speaker, rule = _by_context(pieces, talk, options.names)
+        pronouns = {q.pronoun for q in quotes if q.pronoun}
+        if speaker and pronouns and pronouns != {{"m": "he", "f": "she"}.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
+            speaker = rule = None  # "she said" for a man
+        for piece in quotes:
+            piece.speaker, piece.rule = speaker, rule
+    spoken_to = _addressee(quotes, None, options)
+    for quote in quotes:
+        if quote.rule not in (None, "tag", "narrator") and same_person(quote.speaker, spoken_to):
+            quote.speaker = quote.rule = None  # "…, dear Lizzy": not Lizzy speaking
+    speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
+    talk.turns.append(speaker)
+    if speaker:
+        talk.known.add(speaker)
+        gender = gender_of(speaker, options.genders)
+        if gender:
+            talk.recent = [*(r for r in talk.recent if r[0] != speaker), (speaker, gender)][-RECENT:]
+    talk.addressed = _addressee(quotes, speaker, options)
+    talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
+
+
+def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions) -> None:
+    name = tag_name(after, before, options.names)
+    if name:
+        piece.speaker, piece.rule = name, "tag"
+        return
+    pronoun = tag_pronoun(after, before)
+    piece.pronoun = pronoun
+    if pronoun == "i" and options.narrator_is:
+        piece.speaker, piece.rule = options.narrator_is, "narrator"
+    elif pronoun in ("he", "she"):
+        gender = "m" if pronoun == "he" else "f"
+        candidates = {who for who, their in talk.recent if their == gender}
+        if len(candidates) == 1:
+            piece.speaker, piece.rule = candidates.pop(), "pronoun"
+
+
+def _within_paragraph(pieces: list[Piece], names: set[str] | None) -> None:
+    """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
+    the narration between names nobody else."""
+    for _ in range(2):  # forwards, then backwards
+        speaker = None
+        for piece in pieces:
+            if piece.kind == "narration" and not piece.tag and set(names_in(piece.text, names)) - {speaker}:
+                speaker = None
+            elif piece.kind == "quote":
+                if piece.speaker:
+                    speaker = piece.speaker
+                elif speaker:
+                    piece.speaker, piece.rule = speaker, "same paragraph"
+        pieces.reverse()
+
+
+def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None) -> tuple[str | None, str | None]:
+    """The speaker of a paragraph whose quotes have no tag: a beat, a vocative, turn-taking."""
+    named = {name for piece in pieces if piece.kind == "narration" and not piece.tag
+             for name in names_in(piece.text, names)}
+    beat = named & talk.known
+    if len(beat) == 1 and len(named) == 1:
+        return beat.pop(), "beat"
+    if named:
+        return None, None  # a new name: the conversation may have changed
+    previous = talk.turns[-1] if talk.turns else None
+    if talk.addressed and not same_person(talk.addressed, previous):
+        return talk.addressed, "vocative"
+    if len(talk.turns) >= 2 and talk.turns[-2] and talk.turns[-2] != previous \
+            and (previous or not talk.last_tagged):
+        return talk.turns[-2], "turn-taking"  # A, B, A; or A, an untagged reply, A
+    return None, None
+
+
+def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOptions) -> str | None:
+    """The name the paragraph's quotes speak to ("…, Lizzy?"), in capitals, or None."""
+    for quote in quotes:
+        for match in _VOCATIVE.finditer(quote.text):
+            name = match.group(1)
+            if match.start() == 0 and quote.text[match.end():].strip() in (".", "!", "?", ""):
+                continue  # "Bingley." answers, "Mr. Darcy!" exclaims: no one is spoken to
+            if is_name(name, options.names) and not same_person(name.upper(), speaker) \
+                    and (not options.narrated or name.split()[-1] in options.narrated):
+                return name.upper()
+    return None
+
+
+def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]:
+    """Lines of an attributed paragraph: quotes of one speaker separated only by their tags
+    joined into one line, each tag after that line (kept or left out), other narration in place."""
+    lines: list[ImportedLine] = []
+    tags: list[str] = []
+
+    def flush_tags():
+        if tags and keep_tags:
+            lines.append(ImportedLine(NARRATOR, " ".join(tags)))
+        tags.clear()
+
+    open_quote: ImportedLine | None = None
+    ended = False  # the last tag ended its sentence
+    for piece in pieces:
+        text = piece.text.strip()
+        if piece.kind == "quote":
+            speaker = piece.speaker or UNATTRIBUTED
+            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags):
+                open_quote.text = _joined(open_quote.text, text, ended)
+                continue
+            flush_tags()
+            open_quote = ImportedLine(speaker, text, rule=piece.rule)
+            lines.append(open_quote)
+        elif piece.tag and open_quote:  # "…," he remarked. "…": one speech, the tag after it
+            tags.append(_tag_words(text))
+            ended = text.endswith((".", "!", "?"))
+        elif text.strip(" ,;:—–-"):
+            flush_tags()
+            open_quote = None
+            lines.append(ImportedLine(NARRATOR, text.strip(" ,;:—–-").strip()))
+    flush_tags()
+    return [line for line in lines if line.text]
+
+
+def _joined(first: str, second: str, sentence_ended: bool) -> str:
+    """Two pieces of one speech as one text: where the tag between them ended a sentence
+    ("Thank you," Watson replied. "It is cold."), the first piece's comma becomes a full stop."""
+    if sentence_ended and first.endswith(",") and second[:1].isupper():
+        first = first[:-1] + "."
+    return f"{first} {second}"
+
+
+def _tag_words(text: str) -> str:
+    """A speech tag as narration: its punctuation at the edges trimmed, one full stop at the end."""
+    words = text.strip(" ,;:—–-")
+    return words if words.endswith((".", "!", "?")) else words + "."
+
+
+def same_person(one: str | None, other: str | None) -> bool:
+    """True when two speaker names are one character: equal, one a familiar form of the other
+    ("LIZZY", "ELIZABETH"), or one the other without its title ("DARCY", "MR. DARCY")."""
+    if not one or not other:
+        return False
+    if one == other:
+        return True
+    a, b = one.split(), other.split()
+    if FAMILIAR.get(one.lower(), "").upper() == other or FAMILIAR.get(other.lower(), "").upper() == one:
+        return True
+    return (len(a) == 1 and a[0] in b[1:]) or (len(b) == 1 and b[0] in a[1:])
+
+
+def merge_name_variants(speakers: Counter) -> dict[str, str]:
+    """Speaker → the key it stands for. A bare name ("DARCY") that is a word of exactly one
+    longer speaker name ("MR. DARCY") is the same character; both go to the form with more
+    lines (`speakers`: name → line count)."""
+    titled = [s for s in speakers if len(s.split()) > 1]
+    merged = {}
+    for name in speakers:
+        full = FAMILIAR.get(name.lower(), "").upper()
+        if full in speakers and len(name.split()) == 1:  # "LIZZY" is ELIZABETH
+            short, long_ = (name, full) if speakers[name] >= speakers[full] else (full, name)
+            merged[long_] = short
+            continue
+        if len(name.split()) == 1:
+            owners = [t for t in titled if name in t.split()[1:]]
+            if len(owners) == 1:
+                short, long_ = name, owners[0]
+                if speakers[short] >= speakers[long_]:
+                    merged[long_] = short
+                else:
+                    merged[short] = long_
+    return merged

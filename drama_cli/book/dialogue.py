@@ -1,0 +1,207 @@
+"""Quoted speech in novels: quotes found in paragraphs and given to their speakers.
+
+Rules, in the order they are tried for each quote (each counted in the import report):
+
+* `tag`: a speech tag beside the quote naming a character, in either order ("said Holmes",
+  "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly");
+* `narrator`: "said I" (or "I said") when the first-person narrator is named (`narrator_is`);
+* `pronoun`: "he said" / "said she" when exactly one of the last three named speakers of the
+  chapter has that gender (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from the pronouns that
+  follow the name in the book; unknown gender never resolves);
+* `same paragraph`: a quote in a paragraph whose other quote has a speaker, with no other
+  name in the narration between (one speaker per paragraph, as novels print dialogue);
+* `beat`: the narration of the paragraph names one speaker already known ("Elizabeth smiled.");
+* `vocative`: the quote right before, of another speaker, addresses a known speaker by name
+  ("…, Mr. Darcy?"): that speaker answers;
+* `turn-taking`: in a run of dialogue paragraphs between two speakers (no narration-only
+  paragraph between), the speaker who did not speak last.
+
+Other quotes go to UNATTRIBUTED. A quote split by its tag (`"Wedlock suits you," he
+remarked. "I think…"`) is one line of one speaker; the tag stays narration after the line
+(`keep_tags`), or is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
+                "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",
+                "muttered", "added", "began", "repeated", "murmured", "told", "demanded", "snapped",
+                "rejoined", "resumed", "inquired", "enquired", "responded", "retorted", "urged",
+                "interrupted", "declared", "explained", "pursued", "thought", "went on",
+                "persisted", "protested", "sighed", "laughed", "insisted", "suggested", "admitted")
+TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\b\.?"
+MALE_TITLES = {"MR", "SIR", "LORD", "CAPTAIN", "COLONEL", "GENERAL", "DR", "PROFESSOR"}
+FEMALE_TITLES = {"MRS", "MISS", "LADY", "MS", "MADAM"}
+NAME = rf"((?:{TITLED}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+PRONOUN = r"(he|she|I)"
+VERBS = "|".join(SPEECH_VERBS)
+_ADVERB = r"(?:\w+ly\s+)?"
+_AFTER = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{NAME}\b"),  # said Holmes
+          re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}(?:{VERBS})\b")]  # Holmes said
+_AFTER_PRONOUN = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
+                  re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b")]
+_BEFORE = [re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
+           re.compile(rf"\b(?:{VERBS})\s+{NAME}[\s,:—–-]*$")]
+_BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
+                   re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$")]
+# Double quotes (curly or straight), and single quotes (curly or straight) that open after a
+# space or the start and close before a space, punctuation or the end: an apostrophe between
+# letters (don't, don’t) stays inside, and one that ends a word (Holmes' hat) opens nothing.
+QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\""
+                   r"|(?<![\w‘’'])‘((?:[^’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
+                   r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w))+?)'(?![\w'])")
+_INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
+NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
+              "Then", "But", "And", "When", "What", "Yes", "No", "Oh", "Well", "There", "Here",
+              "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How",
+              "Ah", "Aye", "Nay", "Alas", "Pray", "Indeed", "God", "Heaven", "Heavens", "Dear", "Good", "La", "Lord"}
+_NAMES_IN = re.compile(rf"\b{NAME}")
+RULES = ("tag", "narrator", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
+
+
+@dataclass
+class Piece:
+    """A paragraph's piece: narration or a quote, with the speaker found for a quote."""
+
+    kind: str
+    text: str
+    speaker: str | None = None
+    rule: str | None = None
+    tag: bool = False  # narration that is only the speech tag of a quote beside it
+    pronoun: str | None = None  # a quote's pronoun tag ('he', 'she', 'i')
+    tagged: bool = False  # a quote the narration before introduces with a speech verb
+
+
+def pieces_of(paragraph: str) -> list[Piece]:
+    """The paragraph as alternating narration and quote pieces; a quoted title inside a
+    sentence ("She had read "The Times".") stays in its narration."""
+    pieces: list[Piece] = []
+    last = 0
+    for match in QUOTE.finditer(paragraph):
+        quote = next(group for group in match.groups() if group is not None)
+        before, after = paragraph[last:match.start()], paragraph[match.end():]
+        titled = _quoted_words(quote, before, after)
+        narration = before + (match.group(0) if titled else "")
+        if pieces and pieces[-1].kind == "narration":
+            pieces[-1].text += narration
+        else:
+            pieces.append(Piece("narration", narration))
+        if not titled:
+            pieces.append(Piece("quote", quote))
+        last = match.end()
+    if pieces and pieces[-1].kind == "narration":
+        pieces[-1].text += paragraph[last:]
+    else:
+        pieces.append(Piece("narration", paragraph[last:]))
+    return pieces
+
+
+def _quoted_words(quote: str, before: str, after: str) -> bool:
+    """A quote that is words named inside a sentence: no speech tag beside it, no comma or
+    sentence mark inside, and the sentence going on before and after it."""
+    if _INSIDE_SENTENCE.search(quote) or tag_name(after, before):
+        return False
+    if re.search(rf"\b(?:{VERBS})\W*$", before) or re.match(rf"\W*(?:\w+\s+)?(?:{VERBS})\b", after):
+        return False  # he said "yes": speech
+    return bool(before.strip()) and not before.rstrip().endswith((".", "!", "?", ":", "…")) \
+        and bool(after.strip()) and not after.lstrip().startswith((",", ";", ":", "—", "–"))
+
+
+def is_name(name: str, names: set[str] | None = None) -> bool:
+    """True when a capitalised match of NAME is a person's name: titled ("Mr. Bennet"), or its
+    first word is in `names` (the book's names, `book_names`), or without `names` not a
+    common sentence opener."""
+    first = name.split()[0]
+    if re.fullmatch(TITLED, first):
+        return len(name.split()) > 1  # a title alone ("Sir,") names nobody
+    return first in names if names is not None else first not in NOT_A_NAME
+
+
+def tag_name(after: str, before: str, names: set[str] | None = None) -> str | None:
+    """The name of a speech tag right after a quote or ending the narration before it, in
+    capitals; None when there is none."""
+    for pattern in _AFTER:
+        match = pattern.match(after)
+        if match and is_name(match.group(1), names):
+            return match.group(1).upper()
+    for pattern in _BEFORE:
+        match = pattern.search(before)
+        if match and is_name(match.group(1), names):
+            return match.group(1).upper()
+    return None
+
+
+def tag_pronoun(after: str, before: str) -> str | None:
+    """'he', 'she' or 'i' of a pronoun speech tag beside a quote, None without one."""
+    for pattern in _AFTER_PRONOUN:
+        match = pattern.match(after)
+        if match:
+            return match.group(1).lower()
+    for pattern in _BEFORE_PRONOUN:
+        match = pattern.search(before)
+        if match:
+            return match.group(1).lower()
+    return None
+
+
+def is_tag_only(narration: str) -> bool:
+    """Narration that is nothing but a speech tag: a clause led by a speech verb or by its
+    speaker and verb ("said Holmes;", "he remarked.", "said his lady to him one day"), of at
+    most twelve words and one sentence."""
+    text = narration.strip(" ,;:—–-")
+    words = text.split()
+    sentence = re.sub(rf"\b{TITLED}", "Title", text).rstrip(".!?")
+    if not words or len(words) > 12 or re.search(r"[.!?]\s", sentence):
+        return False
+    return bool(re.match(rf"(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
+
+
+def names_in(text: str, names: set[str] | None = None) -> list[str]:
+    """Names in narration (titles kept), in capitals, in order (`is_name`)."""
+    return [m.group(1).upper() for m in _NAMES_IN.finditer(text) if is_name(m.group(1), names)]
+
+
+def book_names(paragraphs: list[str]) -> set[str]:
+    """The words that are names in this book: capitalised and never written in lower case."""
+    lower, capitalised = set(), set()
+    for paragraph in paragraphs:
+        for word in re.findall(r"[A-Za-z]+", paragraph):
+            (capitalised if word[0].isupper() and word[1:].islower() else lower).add(word)
+    return {word for word in capitalised if word.lower() not in lower and word not in NOT_A_NAME}
+
+
+def gender_of(name: str, genders: dict[str, str]) -> str | None:
+    """'m', 'f' or None for a speaker key: from its title, else from `genders`."""
+    if not name.split():
+        return None
+    title = name.split()[0].rstrip(".")
+    if title in MALE_TITLES:
+        return "m"
+    if title in FEMALE_TITLES:
+        return "f"
+    return genders.get(name)
+
+
+def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
+    """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
+    where one gender outnumbers the other two to one in at least three mentions."""
+    counts: dict[str, Counter] = {}
+    for paragraph in paragraphs:
+        for match in _NAMES_IN.finditer(paragraph):
+            if not is_name(match.group(1), names):
+                continue
+            following = re.findall(r"\w+", paragraph[match.end():match.end() + 60].lower())[:6]
+            he = sum(word in ("he", "his", "him", "himself") for word in following)
+            she = sum(word in ("she", "her", "hers", "herself") for word in following)
+            if he != she:
+                counts.setdefault(match.group(1).upper(), Counter())["m" if he > she else "f"] += 1
+    genders = {}
+    for name, count in counts.items():
+        (top, n), = count.most_common(1)
+        if n >= 3 and n >= 2 * (sum(count.values()) - n):
+            genders[name] = top
+    return genders

@@ -1,0 +1,329 @@
+"""EPUB manuscripts: the package (OPF), the spine in reading order, and what a narrator reads.
+
+An EPUB is a zip of XHTML content documents, an OPF package file naming them and the book's
+metadata. EPUB 3 requires content documents to be XML, so they are read with the standard
+library's ElementTree (HTML entities such as `&nbsp;` become numeric references first): that gives
+the element tree with its `epub:type` semantics, which the whole import rests on, without a
+dependency. Documents or sections whose `epub:type` marks front or back matter (title page,
+imprint, colophon, copyright page, table of contents, lists, index, Standard Ebooks'
+uncopyright, endnotes) are left out and counted, as are note references, page-break markers,
+`<aside>`, `<nav>` and `<figure>`. A play (rows whose first cell is a `z3998:persona`) goes to
+`book.play`; anything else is read as paragraphs under chapter headings.
+"""
+
+from __future__ import annotations
+
+import html.entities
+import posixpath
+import re
+import zipfile
+from collections import Counter
+from pathlib import Path
+from xml.etree import ElementTree
+
+from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.errors import UsageError
+
+NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container", "opf": "http://www.idpf.org/2007/opf",
+      "dc": "http://purl.org/dc/elements/1.1/", "ncx": "http://www.daisy.org/z3986/2005/ncx/",
+      "x": "http://www.w3.org/1999/xhtml"}
+EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
+# epub:type values of whole documents or sections a narrator never reads, and their report name.
+MATTER = {"titlepage": "title page", "halftitlepage": "half-title page", "imprint": "imprint",
+          "colophon": "colophon", "copyright-page": "copyright page", "toc": "table of contents",
+          "loi": "list of illustrations", "lot": "list of tables", "index": "index",
+          "se:uncopyright": "uncopyright", "endnotes": "endnotes", "footnotes": "footnotes",
+          "rearnotes": "endnotes", "landmarks": "table of contents"}
+# Inline or block marks left out wherever they are, by epub:type, and their report name.
+DROPPED_TYPES = {"noteref": "note reference", "pagebreak": "page-break marker",
+                 "footnote": "footnote", "endnote": "endnote", "rearnote": "endnote", "backlink": ""}
+DROPPED_TAGS = {"aside": "aside", "nav": "navigation", "figure": "figure", "script": None,
+                "style": None, "head": None}
+HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "hgroup"}
+BLOCKS = {"p", "li", "dd", "dt", "blockquote", "div", "section", "article", "table", "tr",
+          "td", "th", "ul", "ol", "dl", "tbody", "thead", "header", "footer", "main", "body"}
+
+
+def local(tag) -> str:
+    """An element's tag without its namespace (`{…xhtml}p` → `p`); '' for comments."""
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+def epub_types(element) -> set[str]:
+    """The element's `epub:type` values."""
+    return set((element.get(EPUB_TYPE) or "").split())
+
+
+def dropped_kind(element) -> str | None:
+    """Why `element` is never read ('note reference', 'aside', …), or None when it is read.
+    Head, script and style are dropped without being reported ('')."""
+    for kind in epub_types(element):
+        if kind in DROPPED_TYPES:
+            return DROPPED_TYPES[kind]
+    if local(element.tag) in DROPPED_TAGS:
+        return DROPPED_TAGS[local(element.tag)] or ""
+    return None
+
+
+def matter_kind(element) -> str | None:
+    """The front or back matter that `element` is (`MATTER`), or None."""
+    for kind in epub_types(element):
+        if kind in MATTER:
+            return MATTER[kind]
+    return None
+
+
+def left_out_here(element, left_out: Counter) -> bool:
+    """True when `element` is never read (a dropped mark or front/back matter), counted in
+    `left_out` by kind."""
+    kind = dropped_kind(element) if local(element.tag) else ""
+    kind = kind if kind is not None else matter_kind(element)
+    if kind:
+        left_out[kind] += 1
+    return kind is not None
+
+
+def text_of(element, left_out: Counter | None = None) -> str:
+    """The words of `element` with whitespace collapsed, without its dropped descendants
+    (counted in `left_out` when given)."""
+    parts: list[str] = []
+
+    def walk(node):
+        kind = dropped_kind(node)
+        if kind is not None:
+            if kind and left_out is not None:
+                left_out[kind] += 1
+        else:
+            parts.append(node.text or "")
+            for child in node:
+                walk(child)
+        parts.append(node.tail or "")
+    walk(element)
+    parts[-1] = ""  # the element's own tail is not its text
+    return " ".join("".join(parts).translate(INVISIBLE).split())
+
+
+# Word joiners and zero-width spaces typesetters put around dashes and ellipses: not words.
+INVISIBLE = str.maketrans({"\u2060": "", "\u200b": "", "\ufeff": "", "\u00ad": ""})
+
+
+class Epub:
+    """An opened EPUB: metadata, the spine's parsed documents (href, root element) and the
+    table of contents (document href → title). Raises UsageError when the package is broken."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            with zipfile.ZipFile(path) as book:
+                self._read(book)
+        except zipfile.BadZipFile:
+            raise UsageError(f"cannot read {path.name}: not an EPUB (not a zip file)") from None
+
+    def _read(self, book: zipfile.ZipFile) -> None:
+        container = self._xml(book, "META-INF/container.xml")
+        rootfile = container.find(".//c:rootfile", NS)
+        if rootfile is None or not rootfile.get("full-path"):
+            raise UsageError(f"cannot read {self.path.name}: its container names no package file")
+        opf_path = rootfile.get("full-path")
+        opf = self._xml(book, opf_path)
+        base = posixpath.dirname(opf_path)
+        self.metadata = {key: " ".join((opf.findtext(f".//dc:{key}", default="", namespaces=NS)).split()) or None
+                         for key in ("title", "creator", "language", "publisher", "rights")}
+        manifest = opf.find("opf:manifest", NS)
+        spine = opf.find("opf:spine", NS)
+        if manifest is None or spine is None:
+            raise UsageError(f"cannot read {self.path.name}: its package file has no manifest or spine")
+        items = {item.get("id"): item for item in manifest}
+        hrefs = [items[ref.get("idref")].get("href") for ref in spine if ref.get("idref") in items]
+        self.documents = [(href, self._xml(book, posixpath.join(base, href))) for href in hrefs]
+        self.toc = self._toc(book, base, items.values())
+
+    def _xml(self, book: zipfile.ZipFile, name: str):
+        try:
+            data = book.read(name)
+        except KeyError:
+            raise UsageError(f"cannot read {self.path.name}: it has no {name}") from None
+        data = _HTML_ENTITY.sub(_numeric_reference, data)
+        try:
+            return ElementTree.fromstring(data)
+        except ElementTree.ParseError as err:
+            line, column = err.position
+            raise UsageError(f"cannot read {self.path.name}: {name}:{line}:{column + 1}: "
+                             "not well-formed XHTML") from None
+
+    def _toc(self, book, base: str, items) -> dict[str, str]:
+        """Document href → title from the EPUB 3 navigation document or the EPUB 2 NCX."""
+        toc: dict[str, str] = {}
+        for item in items:
+            if "nav" in (item.get("properties") or "").split():
+                nav = self._xml(book, posixpath.join(base, item.get("href")))
+                for link in nav.iter(f"{{{NS['x']}}}a"):
+                    target = posixpath.normpath(posixpath.join(posixpath.dirname(item.get("href")),
+                                                               link.get("href", "").split("#")[0]))
+                    toc.setdefault(target, " ".join("".join(link.itertext()).split()))
+                return toc
+        for item in items:
+            if item.get("media-type") == "application/x-dtbncx+xml":
+                ncx = self._xml(book, posixpath.join(base, item.get("href")))
+                for point in ncx.iter(f"{{{NS['ncx']}}}navPoint"):
+                    label = " ".join((point.findtext("ncx:navLabel/ncx:text", "", NS)).split())
+                    content = point.find("ncx:content", NS)
+                    if content is not None:
+                        toc.setdefault(content.get("src", "").split("#")[0], label)
+        return toc
+
+
+_HTML_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]*);")
+_XML_ENTITIES = {b"amp", b"lt", b"gt", b"quot", b"apos"}
+
+
+def _numeric_reference(match) -> bytes:
+    """An HTML named entity (`&nbsp;`) as the numeric reference XML knows without a DTD."""
+    name = match.group(1)
+    code = html.entities.name2codepoint.get(name.decode("ascii"))
+    return match.group(0) if name in _XML_ENTITIES or code is None else b"&#%d;" % code
+
+
+def body_of(root):
+    """The `<body>` of a parsed content document (the root when there is none)."""
+    body = root.find("x:body", NS)
+    return root if body is None else body
+
+
+def bodies(epub: Epub, left_out: Counter):
+    """(href, `<body>`) of each spine document to read, in order; front and back matter
+    documents are counted in `left_out` instead."""
+    for href, root in epub.documents:
+        body = body_of(root)
+        kind = matter_kind(body)
+        if kind:
+            left_out[kind] += 1
+        else:
+            yield href, body
+
+
+def is_play(epub: Epub) -> bool:
+    """True when a document has speech rows: a table cell marked `z3998:persona`."""
+    return any(local(cell.tag) == "td" and "z3998:persona" in epub_types(cell)
+               for _, root in epub.documents for cell in root.iter())
+
+
+def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> Manuscript:
+    """The manuscript of an EPUB: a play's cast and scenes (`book.play`) or a novel's
+    chapters of paragraphs (`notes`: 'drop', or 'chapter-end' to read a chapter's notes at its
+    end); metadata from the OPF. Raises UsageError for a broken package."""
+    epub = Epub(path)
+    meta = epub.metadata
+    manuscript = Manuscript(meta["title"] or path.stem, meta["creator"], [], language=meta["language"],
+                            publisher=meta["publisher"], rights=meta["rights"])
+    if is_play(epub):
+        from drama_cli.book.play import read_play
+
+        read_play(epub, manuscript, directions)
+    else:
+        _read_novel(epub, manuscript, notes == "chapter-end")
+    return manuscript
+
+
+def _read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:
+    """Chapters from the table of contents and headings; pages before the first chapter (a
+    cover, a title page without its epub:type) are left out, unless no page has a heading:
+    then the whole book is one chapter named by its title. `with_notes`: each page's notes
+    are read after its last paragraph."""
+    from drama_cli.book.epub_notes import chapter_notes, note_texts
+
+    notes = note_texts(epub) if with_notes else {}
+    before_first: list[str] = []
+    for href, body in bodies(epub, manuscript.left_out):
+        reader = _Paragraphs(manuscript.left_out)
+        reader.walk(body)
+        read = chapter_notes(body, notes) if with_notes else []
+        if read:
+            reader.chapters[-1][1].extend(read)
+            manuscript.left_out["note read at the chapter's end"] += len(read)
+        name = epub.toc.get(href)
+        for index, (heading, paragraphs) in enumerate(reader.chapters):
+            title = heading if index or not name else name
+            if title:
+                manuscript.chapters.append(ImportedChapter(spoken_heading(title, reader.kinds[index])))
+            elif not manuscript.chapters:
+                before_first += paragraphs
+                continue
+            manuscript.chapters[-1].paragraphs.extend(paragraphs)
+    if not manuscript.chapters and before_first:
+        manuscript.chapters.append(ImportedChapter(manuscript.title, before_first))
+    elif before_first:
+        manuscript.left_out["page before the first chapter"] += 1
+
+
+class _Paragraphs:
+    """Paragraphs of a document body under their headings: `chapters` is a list of (heading
+    or None, paragraphs); a section with a heading opens a new one."""
+
+    def __init__(self, left_out: Counter):
+        self.left_out = left_out
+        self.chapters: list[tuple[str | None, list[str]]] = [(None, [])]
+        self.kinds: list[str] = ["chapter"]
+
+    def walk(self, element, section_kind: str = "chapter") -> None:
+        for child in element:
+            name = local(child.tag)
+            if left_out_here(child, self.left_out):
+                continue
+            if name in HEADINGS:
+                self._heading(text_of(child, self.left_out), section_kind)
+            elif name == "hr":
+                self.chapters[-1][1].append(BREAK)  # a scene break: a pause
+            elif name in BLOCKS and any(local(c.tag) in BLOCKS | HEADINGS for c in child):
+                kinds = epub_types(child)
+                self.walk(child, "part" if "part" in kinds else section_kind)
+            elif name:
+                words = text_of(child, self.left_out)
+                if words:
+                    self.chapters[-1][1].append(words)
+
+    def _heading(self, words: str, kind: str) -> None:
+        if not words:
+            return
+        if self.chapters[-1][0] is None and not self.chapters[-1][1]:
+            self.chapters[-1] = (words, [])
+            self.kinds[-1] = kind
+        elif self.chapters[-1][1] or self.chapters[-1][0] is None:
+            self.chapters.append((words, []))
+            self.kinds.append(kind)
+        else:  # a subtitle right under the heading: one title
+            self.chapters[-1] = (f"{self.chapters[-1][0]}: {words}", [])
+
+
+_NUMERAL = re.compile(r"^(?:((?i:act|scene|chapter|part|book))\s+)?([IVXLCDM]+|\d+)\b([.:]?)(.*)$")
+
+
+def spoken_heading(heading: str, kind: str = "chapter") -> str:
+    """A heading as it is read aloud: `Act I` → `Act One`, a bare `IV` → `Chapter Four`
+    (`kind` names the bare number), `Chapter 2: The Ball` → `Chapter Two: The Ball`; any
+    other heading as it is."""
+    from num2words import num2words
+
+    match = _NUMERAL.match(heading.strip())
+    if not match:
+        return heading
+    label, number, mark, rest = match.groups()
+    value = int(number) if number.isdigit() else roman_value(number)
+    rest = rest.strip()
+    if value is None or value >= 400 or (label is None and rest and not mark):
+        return heading
+    word = num2words(value).title().replace(" And ", " and ")
+    return f"{(label or kind).capitalize()} {word}" + (f": {rest.lstrip(':. ')}" if rest.lstrip(":. ") else "")
+
+
+def roman_value(numeral: str) -> int | None:
+    """The value of a roman numeral (`XIV` → 14), None when it is not one."""
+    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+    numeral = numeral.upper()
+    if not numeral or any(c not in values for c in numeral):
+        return None
+    total = 0
+    for index, char in enumerate(numeral):
+        value = values[char]
+        total += -value if index + 1 < len(numeral) and values[numeral[index + 1]] > value else value
+    return total

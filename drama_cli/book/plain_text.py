@@ -1,0 +1,65 @@
+"""Plain-text manuscripts as Project Gutenberg and similar editions print them: what is the
+book's text and what only the edition's furniture.
+
+Left out and counted: the contents list (chapter headings that appear again later, and the
+"Contents" line above them), transcriber's notes and "Produced by" credits, edition lines
+("Second Edition."), `[Illustration…]` lines, `[Footnote N: …]` paragraphs, page numbers
+(`{12}`, `[Pg 12]`) and note markers after a word (`word[3]`, `word.(3)`). Ornament lines
+(`* * *`, `⁂`) are breaks: a pause after the line before them (`imported.BREAK`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+ORNAMENT = re.compile(r"^[\s*⁂·•~#=_-]+$")
+CHAPTER_LINE = re.compile(r"^\s*(chapter|book|part)\s+([0-9]+|[ivxlcdm]+|[a-z-]+)\b.*$", re.I)
+_CONTENTS = re.compile(r"^\s*(?:table of\s+)?contents\.?\s*$", re.I)
+_FURNITURE = {
+    "transcriber's note": re.compile(r"^\s*\[?\s*transcriber[’']?s?[’']?\s+notes?\b|^\s*(?:produced|prepared) by\b|^\s*e-?text prepared by\b", re.I),
+    "edition line": re.compile(r"^\s*(?:\w+\s+){0,2}edition\.?\s*$", re.I),
+    "illustration": re.compile(r"^\s*\[Illustration[^\]]*\]\s*$", re.I),
+    "footnote": re.compile(r"^\s*\[Footnote\b[^\]]*\]\s*$", re.I | re.S),
+}
+_PAGE_NUMBER = re.compile(r"\s*(?:\{\d+\}|\[Pg\.?\s*\d+\])")
+_NOTE_MARKER = re.compile(r"(?<=[\w.,;:!?’”\"'])(?:\[\d{1,3}\]|\(\d{1,3}\))")
+
+
+def heading_key(row: str) -> str:
+    """The first two words of a chapter heading, lower case ("chapter i"): a contents entry
+    and the heading it lists share it."""
+    return " ".join(row.lower().replace(".", " ").split()[:2])
+
+
+def contents_entries(blocks: list[list[str]]) -> set[int]:
+    """Indexes of the blocks that are the contents list: blocks of chapter-heading rows whose
+    headings all appear again in a later block, and the "Contents" line before them."""
+    later: Counter = Counter(heading_key(row) for rows in blocks for row in rows if CHAPTER_LINE.match(row))
+    found = set()
+    for index, rows in enumerate(blocks):
+        listed = rows and all(CHAPTER_LINE.match(row) and len(row.strip()) <= 80 for row in rows)
+        if listed and all(later[heading_key(row)] > 1 for row in rows):
+            found.add(index)
+            for row in rows:
+                later[heading_key(row)] -= 1
+        elif rows and _CONTENTS.match(rows[0]) and len(rows) == 1:
+            found.add(index)
+    return found
+
+
+def furniture(paragraph: str) -> str | None:
+    """The kind of edition furniture a paragraph is ('footnote', 'illustration', …), or None."""
+    for kind, pattern in _FURNITURE.items():
+        if pattern.match(paragraph):
+            return kind
+    return None
+
+
+def strip_markers(paragraph: str, left_out: Counter) -> str:
+    """The paragraph without page numbers and note markers, each counted in `left_out`."""
+    for kind, pattern in (("page number", _PAGE_NUMBER), ("note marker", _NOTE_MARKER)):
+        paragraph, count = pattern.subn("", paragraph)
+        if count:
+            left_out[kind] += count
+    return paragraph

@@ -1,0 +1,111 @@
+"""`drama import --dialogue` on novels: each rule that gives a quote its speaker, the options
+that shape the lines, and the attribution report of *Pride and Prejudice* (shared fixture)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+from epub_fixtures import PRIDE, build_epub
+
+from drama_cli.book.attribution import AttributionOptions, attribute_chapter
+from drama_cli.cli import main
+from drama_cli.script.book import UNATTRIBUTED
+from drama_cli.script.load import load_script
+
+
+def _lines(paragraphs: list[str], **options) -> list[tuple[str, str, str | None]]:
+    """(speaker, text, rule) of the lines of a one-chapter book of `paragraphs`."""
+    learnt = AttributionOptions(**options)
+    learnt.learn(paragraphs)
+    lines, _ = attribute_chapter(paragraphs, learnt)
+    return [(line.speaker, line.text, line.rule) for line in lines]
+
+
+def test_pronoun_tags_resolve_only_when_one_recent_speaker_has_that_gender():
+    lines = _lines(['"Come in," said Mr. Holmes.', '"Thank you," said Miss Hunter.',
+                    '"Sit down," he said.', '"I would rather stand," she replied.'])
+    assert [(who, rule) for who, _, rule in lines if who != "NARRATOR"] == [
+        ("MR. HOLMES", "tag"), ("MISS HUNTER", "tag"), ("MR. HOLMES", "pronoun"), ("MISS HUNTER", "pronoun")]
+    ambiguous = _lines(['"Hello," said Mr. Holmes.', "The door opened.", '"Hello," said Mr. Watson.',
+                        '"Well?" he said.'])
+    assert ambiguous[-2][0] == UNATTRIBUTED  # two men spoke last: "he" is not resolved
+
+
+def test_turn_taking_and_vocatives_carry_a_two_person_exchange():
+    lines = _lines(["Watson came home late.", '"Where were you, Watson?" asked Holmes.', '"At my club."',
+                    '"Alone?"', '"Quite alone."', "The fire crackled.", '"And then?"'])
+    quotes = [(who, rule) for who, _, rule in lines if who != "NARRATOR"]
+    assert quotes == [("HOLMES", "tag"), ("WATSON", "vocative"), ("HOLMES", "turn-taking"),
+                      ("WATSON", "turn-taking"), (UNATTRIBUTED, None)]  # a narrative break ends the run
+
+
+def test_a_beat_names_the_speaker():
+    lines = _lines(['"Is it late?" asked Jane.', 'Elizabeth smiled. "Not yet."', '"Good," said Jane.'])
+    assert lines[2:4] == [("NARRATOR", "Elizabeth smiled.", None), (UNATTRIBUTED, "Not yet.", None)]
+    known = _lines(['"Is it late?" asked Jane.', '"No," said Elizabeth.', 'Elizabeth smiled. "Not yet."'])
+    assert known[-1] == ("ELIZABETH", "Not yet.", "beat")
+
+
+def test_narrator_is_takes_said_i_and_tags_can_be_left_out():
+    lines = _lines(['"You have been in Afghanistan, I perceive," said Holmes.', '"How?" said I.',
+                    '"Never mind," he remarked. "It is cold."'], narrator_is="WATSON", keep_tags=False)
+    assert lines == [("HOLMES", "You have been in Afghanistan, I perceive,", "tag"), ("WATSON", "How?", "narrator"),
+                     ("HOLMES", "Never mind. It is cold.", "turn-taking")]  # no tag fragments at all
+
+
+def test_import_json_reports_attribution_per_chapter(tmp_path, capsys):
+    (tmp_path / "talk.md").write_text('# One\n\n"Yes," said Holmes.\n\n"No."\n\n"Who?" asked Watson.\n', encoding="utf-8")
+    out = tmp_path / "talk.yaml"
+    assert main(["import", str(tmp_path / "talk.md"), "--dialogue", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["per_chapter"] == [{"title": "One", "quotes": 3, "tag": 2, "unattributed": 1, "lines": 5}]
+    assert report["cast"] == {"NARRATOR": 2, "HOLMES": 1, UNATTRIBUTED: 1, "WATSON": 1}
+    assert list(load_script(out).cast) == ["NARRATOR", "HOLMES", "WATSON", UNATTRIBUTED]
+
+
+@pytest.fixture(scope="module")
+def pride_report(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pride")
+    epub = build_epub(PRIDE, folder)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["import", str(epub), "--dialogue", "-o", str(folder / "pride.yaml"), "--json"]) == 0
+    return folder / "pride.yaml", json.loads(printed.getvalue())
+
+
+def test_pride_and_prejudice_attribution_report(pride_report):
+    out, report = pride_report
+    chapters = report["per_chapter"]
+    assert [c["title"] for c in chapters[:3]] == ["Chapter One", "Chapter Two", "Chapter Three"]
+    assert [(c["quotes"], c["unattributed"]) for c in chapters[:3]] == [(32, 22), (32, 16), (19, 8)]
+    assert report["quotes"] == 1739 and report["unattributed"] < 0.5 * report["quotes"]
+    assert report["left_out"] == {"title page": 1, "imprint": 1, "colophon": 1, "copyright page": 1}
+    assert {"ELIZABETH", "DARCY", "MRS. BENNET", "JANE", "MR. BENNET"} <= set(report["cast"])
+    assert not {"LIZZY", "MR. DARCY", "SIR"} & set(report["cast"])  # variants merged, no titles alone
+    assert main(["check", str(out)]) == 0
+
+
+def test_an_untagged_reply_between_two_turns_of_one_speaker():
+    lines = _lines(["Mr. Bennet sat down.", '"Is that his design, Mr. Bennet?" asked his wife.',
+                    '"Design! nonsense," said Mr. Bennet.', '"You must visit him."', '"I see no occasion."',
+                    '"Oh! my dear," cried her mother. "You must."', '"Then go."'])
+    quotes = [(who, rule) for who, _, rule in lines if who != "NARRATOR"]
+    assert quotes == [(UNATTRIBUTED, None), ("MR. BENNET", "tag"), (UNATTRIBUTED, None),
+                      ("MR. BENNET", "turn-taking"),  # A, an untagged reply, A
+                      (UNATTRIBUTED, None),  # "her mother": someone unnamed, never guessed
+                      (UNATTRIBUTED, None)]  # after a tagged third voice the alternation is unsure
+
+
+def test_no_one_speaks_to_themselves_and_an_exclaimed_name_addresses_no_one():
+    lines = _lines(["Jane and Miss Bennet sat together.", '"Wickham is gone," said Miss Bennet.',
+                    '"I am shocked. And, dear Miss Bennet, only consider," said she.'])
+    assert lines[-2][:2] == (UNATTRIBUTED, "I am shocked. And, dear Miss Bennet, only consider,")
+    alone = _lines(["Jane and Miss Bennet sat together.", '"Wickham is gone," said Miss Bennet.',
+                    '"I am shocked," said she.'])
+    assert alone[-2][:2] == ("MISS BENNET", "I am shocked,")  # the one woman who spoke last
+    exclaimed = _lines(["Lydia ran in.", '"We saw Mr. Darcy there," said Lydia.', '"Mr. Darcy!"',
+                        '"Oh, yes!"'])
+    assert [who for who, _, _ in exclaimed if who != "NARRATOR"][1:] == [UNATTRIBUTED, "LYDIA"]
