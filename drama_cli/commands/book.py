@@ -108,6 +108,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
     mixes) with the engine of the `BACKEND` group's values `backend`."""
     from drama_cli.backends.registry import make_backend
+    from drama_cli.commands.licence import notice_before_render
     from drama_cli.compile.conversations import check_references
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.jobs import RenderSettings
@@ -117,6 +118,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     settings.validate()
     notice_once = say_once(notice)
     engine = make_backend(**backend, notice=notice_once)
+    notice_before_render(store.root, engine.name, backend["model"], notice_once)
     try:
         return render_script(loaded, store, engine, settings, stderr_progress(),
                              script_info(loaded, script), notice=notice_once)
