@@ -60,7 +60,8 @@ def book_command(
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
-                          sample_s=sample_length, sample=sample, m4b=m4b)
+                          sample_s=sample_length, sample=sample, m4b=m4b,
+                          licence_notice=_licence_notice(backend["model"]))
     loaded = load_checked(script, cast)
     chapters = pick_chapters(loaded, options.chapters)
     if output == "-" and len(chapters) != 1:
@@ -102,6 +103,16 @@ def book_command(
         from drama_cli.errors import TakesNeedReview
 
         raise TakesNeedReview(render_report)
+
+
+def _licence_notice(model: Optional[str]) -> Optional[str]:
+    """The notice text of the model's licence from the model folder `--model` (or the usual
+    places) names, for NOTICE.txt; None when there is no folder or no notice in it."""
+    from drama_cli.backends.registry import find_model
+    from engine.licence import read_folder_licence
+
+    folder = find_model(model)
+    return read_folder_licence(folder).notice_text if folder is not None else None
 
 
 def _render(loaded, script: str, store, scenes, backend: dict, seed: int):

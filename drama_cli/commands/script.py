@@ -29,6 +29,8 @@ def register(app: typer.Typer) -> None:
 def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
           strict_tags: Annotated[bool, typer.Option("--strict-tags", help="Warn about tags outside the known vocabulary (never drops them).")] = False,
           words: Annotated[bool, typer.Option("--words", help="List the words of English lines that neither the pronouncing dictionary nor the lexicon knows, with counts and where each is first written.")] = False,
+          engine: Annotated[str, typer.Option("--engine", help="The engine the script is checked for: drama3 (also auto) clones the cast's reference clips, so a speaking cast member with a clip and neither consent: nor voice_source: is a warning; scratch skips that check.")] = "drama3",
+          strict_consent: Annotated[bool, typer.Option("--strict-consent", help="Make a missing consent: or voice_source: an error (exit 2) instead of a warning.")] = False,
           as_json: bool = opt.JSON) -> None:
     """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
 
@@ -38,8 +40,12 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
 
+    from drama_cli.backends.registry import backend_entry
+
+    clones = engine == "auto" or backend_entry(engine).needs_model  # an engine with weights clones the clips
     try:
-        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces)
+        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces,
+                              clones=clones, strict_consent=strict_consent)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     if report.errors:
