@@ -102,3 +102,16 @@ def test_consent_and_voice_source_are_not_in_any_cache_key(tmp_path):
                 for plan in compile_scene(script, "s1", "clone")]
 
     assert keys("", "") == keys(CONSENT, SOURCE)
+
+
+def test_takes_json_gives_each_take_its_provenance(tmp_path, capsys):
+    from engine.files import file_sha256
+
+    path = project(tmp_path, CONSENT)
+    assert main(["render", str(path), "--engine", "scratch", "--line", "s1-1"]) in (0, 1)  # 1: lines left out of the mix
+    capsys.readouterr()
+    assert main(["takes", str(path), "--line", "s1-1", "--json"]) == 0
+    provenance = json.loads(capsys.readouterr().out)[0]["takes"][0]["provenance"]
+    assert provenance["engine"] == "scratch" and isinstance(provenance["seed"], int)
+    assert provenance["references"] == [{"path": "margot.wav", "sha256": file_sha256(tmp_path / "margot.wav")}]
+    assert provenance["voice"]["consent"]["by"] == "Margot Reyes"

@@ -118,3 +118,19 @@ def test_a_drama3_book_is_tagged_and_has_its_notice(rendered, licensed_model):
 def test_the_closing_credits_say_built_with_fish_audio_when_asked():
     assert "Built with Fish Audio." not in closing_credit_texts(Book(title="T"))
     assert closing_credit_texts(Book(title="T", credit_engine=True))[-2:] == ["Built with Fish Audio.", "The end."]
+
+
+def test_takes_at_names_the_line_heard_at_a_second_of_a_chapter(rendered, capsys):
+    script = str(rendered.parent / "tiny.yaml")
+    book = json.loads((rendered / "book" / "provenance.json").read_text())
+    first, second = book["chapters"][0]["lines"]
+    capsys.readouterr()
+    assert main(["takes", script, "--at", f"1:{second['start_s'] + 0.01}", "--json"]) == 0
+    entry = json.loads(capsys.readouterr().out)
+    assert (entry["line"], entry["take"], entry["file"]) == ("hall-2", second["take"], "01 One.mp3")
+    assert entry["voice"]["consent"]["by"] == "Anna Example"
+    at = round(first["start_s"] + 0.01, 3)
+    assert main(["takes", script, "--at", f"1:{at}"]) == 0
+    assert capsys.readouterr().out.startswith(f"chapter 1 (01 One.mp3) at {at:g} s: line hall-1, N, take 1 (drama3")
+    assert main(["takes", script, "--at", "7:1"]) == 2
+    assert "no line of the book sounds there" in capsys.readouterr().err

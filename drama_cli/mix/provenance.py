@@ -2,53 +2,26 @@
 a scene mix (and, per chapter, beside a book). One entry per cue of the mix, in the cue sheet's
 order, so the cue covering any second of the audio names its entry.
 
-An entry: line id, speaker, start and end in seconds of the mix, take number and its audio's
-SHA-256, engine, model revision, seed, mode, layout and layout version, sampling settings,
-the cast's reference clips of the speaker by content hash, and the speaker's consent or voice
-source as the cast records it (`CastMember.voice_record`)."""
+An entry: line id, speaker, start and end in seconds of the mix, take number, and the take's
+provenance (`drama_cli.takes.provenance.take_provenance`)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from engine.files import file_sha256, write_text_atomic
+from drama_cli.takes.keys import ReferenceHasher
+from drama_cli.takes.provenance import take_provenance
+from engine.files import write_text_atomic
 
 PROVENANCE_NAME = "provenance.json"
-TAKE_FIELDS = ("engine", "model_revision", "seed", "mode", "layout", "layout_version", "sampling", "cache_key",
-               "wav_sha256", "scratch")
-
-
-class ClipHashes:
-    """SHA-256 of reference clips by path, each file read once; None for a file that cannot be read."""
-
-    def __init__(self, base_dir: str | Path):
-        self.base_dir = Path(base_dir)
-        self.known: dict[str, str | None] = {}
-
-    def __call__(self, path: str) -> str | None:
-        if path not in self.known:
-            try:
-                self.known[path] = file_sha256(self.base_dir / path)
-            except OSError:
-                self.known[path] = None
-        return self.known[path]
-
-
-def take_provenance(script, speaker: str, record: dict, hashes: ClipHashes) -> dict:
-    """The provenance of one take of a line spoken by `speaker` (a cast name): TAKE_FIELDS of
-    its `record`, the speaker's reference clips `[{path, sha256}]` and its `voice` record."""
-    member = script.cast.get(speaker)
-    references = [{"path": clip.path, "sha256": hashes(clip.path)} for clip in (member.references if member else ())]
-    return {**{name: record.get(name) for name in TAKE_FIELDS}, "references": references,
-            "voice": member.voice_record() if member else None}
 
 
 def mix_provenance(script, cues, choices) -> list[dict]:
     """One entry per cue of a mix (`drama_cli.mix.timeline.Cue`, in order) from the `LineChoice`s
     that made it (`drama_cli.takes.scene_selection`)."""
     by_line = {choice.line.id: choice for choice in choices if choice.take is not None}
-    hashes = ClipHashes(script.base_dir)
+    hashes = ReferenceHasher()
     entries = []
     for cue in cues:
         choice = by_line.get(cue.line_id)
@@ -63,3 +36,17 @@ def write_provenance(folder: str | Path, summary: dict, entries: list[dict]) -> 
     """Write `folder/provenance.json`: `summary` fields and `lines` (the entries), atomically."""
     text = json.dumps({**summary, "lines": entries}, indent=2, ensure_ascii=False) + "\n"
     return write_text_atomic(Path(folder) / PROVENANCE_NAME, text)
+
+
+def entry_at(book_provenance: dict, chapter: int, seconds: float) -> dict | None:
+    """The entry of a book's `provenance.json` (`{"chapters": [{"chapter", "file", "lines"}]}`)
+    whose line sounds at `seconds` into chapter number `chapter`, with `chapter` and `file`
+    added; between lines, the line before. None when the chapter is not in the book or the
+    time lies before its first line or after its last."""
+    for part in book_provenance.get("chapters", []):
+        if part.get("chapter") != chapter:
+            continue
+        before = [entry for entry in part.get("lines", []) if entry["start_s"] <= seconds]
+        if before and seconds <= part["lines"][-1]["end_s"]:
+            return {"chapter": chapter, "file": part.get("file"), **before[-1]}
+    return None
