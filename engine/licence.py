@@ -113,7 +113,8 @@ def _plain(line: str) -> str:
 def _heading(text: str) -> tuple[str | None, str | None]:
     lines = [_plain(line) for line in text.splitlines() if _plain(line)]
     title = lines[0] if lines else None
-    dated = lines[1] if len(lines) > 1 and re.search(r"version|updated|\b(19|20)\d\d\b", lines[1], re.I) else None
+    second = lines[1] if len(lines) > 1 else ""
+    dated = second if re.search(r"version|updated|\b(19|20)\d\d\b", second, re.IGNORECASE) else None
     return title, dated
 
 
@@ -165,7 +166,7 @@ def record_acceptance(licence: FolderLicence, revision: str, how: str,
     Returns the record. Raises ValueError when the folder has no LICENSE to accept."""
     if licence.sha256 is None:
         raise ValueError(f"{licence.folder} has no {LICENSE_FILE} to accept")
-    moment = (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc)
+    moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
     record = {"license_file": LICENSE_FILE, "license_sha256": licence.sha256, "license_title": licence.title,
               "accepted_at": moment.strftime("%Y-%m-%dT%H:%M:%SZ"), "revision": revision, "how": how}
     write_text_atomic(licence.folder / ACCEPTANCE_FILE, json.dumps(record, indent=2) + "\n")

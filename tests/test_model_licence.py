@@ -15,7 +15,13 @@ import pytest
 from drama_cli.cli import main
 from drama_cli.commands.licence import NOTICE_MARKER, notice_once_per_project
 from engine.files import file_sha256
-from engine.licence import ACCEPTANCE_FILE, front_matter, read_folder_licence, record_acceptance, slug
+from engine.licence import (
+    ACCEPTANCE_FILE,
+    front_matter,
+    read_folder_licence,
+    record_acceptance,
+    slug,
+)
 
 # Stand-ins written for the tests, shaped like the release's files (docs/internals/model-licence.md).
 LICENCE_TEXT = """# EXAMPLE COMMUNITY LICENSE AGREEMENT
@@ -65,6 +71,7 @@ def test_pull_refuses_without_acceptance_and_downloads_no_weights(hub, tmp_path,
     err = capsys.readouterr().err
     assert "not accepted" in err and "--accept-license" in err and "Traceback" not in err
     assert f"full text: {target / 'LICENSE'}" in err
+    assert "licence: EXAMPLE COMMUNITY LICENSE AGREEMENT (Version 1.0 - Last Updated: January 2, 2026)" in err
     assert sorted(p.name for p in target.iterdir()) == ["LICENSE", "README.md"]
     assert hub[1] == [["LICENSE", "README.md"]]
 
@@ -76,7 +83,7 @@ def test_pull_with_accept_license_records_hash_date_and_revision(hub, tmp_path, 
     record = json.loads((target / ACCEPTANCE_FILE).read_text())
     assert record["license_sha256"] == file_sha256(hub[0] / "LICENSE")
     assert record["revision"] == "abc1234" and record["how"] == "--accept-license"
-    assert record["accepted_at"].startswith(dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"))
+    assert record["accepted_at"].startswith(dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"))
     assert (target / "model-00001-of-00001.safetensors").read_bytes() == b"weights"
 
 
@@ -160,7 +167,7 @@ def test_info_shows_the_licence_its_disagreements_and_acceptance(tmp_path, capsy
     assert "links LICENSE.md, which the folder does not contain" in out
     assert f"not accepted: run `drama model accept-license {folder}`" in out
     record_acceptance(read_folder_licence(folder), "rev9", "--accept-license",
-                      dt.datetime(2026, 12, 1, 10, 30, tzinfo=dt.timezone.utc))
+                      dt.datetime(2026, 12, 1, 10, 30, tzinfo=dt.UTC))
     assert main(["model", "info", str(folder), "--json"]) == 0
     licence = json.loads(capsys.readouterr().out)["license"]
     assert licence["accepted"] is True and licence["acceptance"]["accepted_at"] == "2026-12-01T10:30:00Z"

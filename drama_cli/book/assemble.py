@@ -46,8 +46,13 @@ from drama_cli.mix.export import (
 )
 from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.project_mix import (
+    CREDITED_ENGINES,
+    credit_text,
+    engines_used,
+    mix_entry,
+)
 from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance
-from drama_cli.mix.project_mix import CREDITED_ENGINES, credit_text, engines_used, mix_entry
 from drama_cli.mix.timeline import (
     SAMPLE_RATE,
     SCRATCH_BANNER,

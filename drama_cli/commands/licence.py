@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from drama_cli.errors import UsageError
+from engine.files import write_text_atomic
 from engine.licence import FolderLicence, read_folder_licence, record_acceptance, slug
 
 SUMMARISED = "fish-audio-community-license"  # the licence SUMMARY describes, as `engine.licence.slug` gives it
@@ -98,7 +99,7 @@ def notice_once_per_project(project: Path, model_folder: Path | None,
         return False
     notice(f"the licence of the model in {model_folder} was never accepted: read its LICENSE and run "
            f"`drama model accept-license {model_folder}` (shown once per project)")
-    marker.write_text(f"{licence.sha256}\n", encoding="utf-8")
+    write_text_atomic(marker, f"{licence.sha256}\n")
     return True
 
 

@@ -275,8 +275,8 @@ def pull(
 def accept_license_command(path: Annotated[Path, typer.Argument(help="A model folder holding LICENSE.")]) -> None:
     """Show the summary of a model folder's licence and record its acceptance there (for a
     folder not downloaded with `drama model pull`, or after its LICENSE changed)."""
-    from drama_cli.commands.licence import acceptance_text, settle_acceptance
     from drama_cli.backends.drama3 import model_revision
+    from drama_cli.commands.licence import acceptance_text, settle_acceptance
     from engine.licence import read_folder_licence
 
     if not path.is_dir():

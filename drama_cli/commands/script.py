@@ -36,11 +36,10 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
 
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
+    from drama_cli.backends.registry import backend_entry
     from drama_cli.compile.normalise import normalised_pieces
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
-
-    from drama_cli.backends.registry import backend_entry
 
     clones = engine == "auto" or backend_entry(engine).needs_model  # an engine with weights clones the clips
     try:

@@ -13,6 +13,7 @@ from drama_cli.mix import export
 from drama_cli.mix.options import MixOverrides, layer_mix
 from drama_cli.mix.provenance import mix_provenance, write_provenance
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
+from drama_cli.script.book import ENGINE_CREDIT
 from drama_cli.takes.scene_selection import (
     NONE,
     STALE,
@@ -22,7 +23,6 @@ from drama_cli.takes.scene_selection import (
     scene_selection,
     select_first_passing,
 )
-from drama_cli.script.book import ENGINE_CREDIT
 from drama_cli.takes.store import TakeStore
 
 CREDITED_ENGINES = ("drama3",)  # engines whose takes carry ENGINE_CREDIT in what is delivered
