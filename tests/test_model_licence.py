@@ -207,3 +207,11 @@ def test_only_a_drama3_render_looks_for_the_model_licence(tmp_path, monkeypatch)
     assert notice_before_render(tmp_path, "drama3", None, heard.append) is True
     assert heard == [f"the licence of the model in {folder} was never accepted: read its LICENSE and run "
                      f"`drama model accept-license {folder}` (shown once per project)"]
+
+
+def test_a_revision_without_a_licence_is_pulled_with_a_note(hub, tmp_path, capsys):
+    (hub[0] / "LICENSE").unlink()
+    target = tmp_path / "model"
+    assert main(["model", "pull", "--dir", str(target)]) == 0
+    assert "has no LICENSE file; there is no licence to accept" in capsys.readouterr().err
+    assert (target / "config.json").exists() and not (target / ACCEPTANCE_FILE).exists()

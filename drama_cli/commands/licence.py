@@ -60,12 +60,15 @@ def acceptance_text(licence: FolderLicence) -> str:
 def settle_acceptance(licence: FolderLicence, revision: str, accept: bool, what: str,
                       ask: Callable[[str], bool] | None = None) -> dict | None:
     """Make sure the folder's LICENSE is accepted before the weights come: nothing to do when
-    it already is (or there is no LICENSE); else print the summary on stderr and record the
+    it already is, a note on stderr when there is no LICENSE; else print the summary on stderr and record the
     acceptance given by `accept` (`--accept-license`) or by `ask` (a yes on a terminal).
 
     what: the model named in messages (`fishaudio/drama-3@REV`). Returns the new record, or
     None when none was written. Raises UsageError (exit 2) when it is not accepted."""
-    if licence.licence_file is None or licence.accepted():
+    if licence.licence_file is None:
+        print(f"drama: note: {what} has no LICENSE file; there is no licence to accept", file=sys.stderr)
+        return None
+    if licence.accepted():
         return None
     for line in summary_lines(licence):
         print(line, file=sys.stderr)
