@@ -44,7 +44,8 @@ def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = Non
     """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
     frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations);
     with a GPU memory budget, the plan: resident bytes, expert cache slots per layer, KV room
-    and bytes copied per frame."""
+    and bytes copied per frame. Also the folder's licence: its LICENSE, the README front
+    matter's licence keys and where they disagree, and whether it was accepted."""
     from engine.checkpoint import footprint
     from engine.config import Drama3Config
     from engine.licence import read_folder_licence
