@@ -55,7 +55,8 @@ def test_consent_and_voice_source_are_read_from_the_cast(tmp_path):
 def test_check_warns_per_cloned_member_without_consent_or_source(tmp_path, capsys):
     path = project(tmp_path, CONSENT)
     assert main(["check", str(path)]) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "margot.wav  (consent given by Margot Reyes on 2026-11-02 (signed release))" in out
     assert "DESMOND's reference clip is cloned by drama3 with neither consent nor voice_source given" in err
     assert "MARGOT's reference" not in err and "LANE's reference" not in err
     assert err.count("cloned by drama3") == 1

@@ -65,13 +65,16 @@ def _fail(errors: list[ScriptError], as_json: bool) -> None:
 
 
 def _print_check(report) -> None:
+    from drama_cli.book.notice import voice_line
+
     script = report.script
     print(f"{script.source}: {script.format} script" + (f" \"{script.title}\"" if script.title else ""))
     print("cast:")
     for member in script.cast.values():
         index = "auto" if member.speaker_index is None else str(member.speaker_index)
         refs = ", ".join(clip.path for clip in member.references) or "no reference"
-        print(f"  {member.name:<16} speaker {index:<4} {refs}")
+        voice = f"  ({voice_line(member)})" if member.voice_record() else ""
+        print(f"  {member.name:<16} speaker {index:<4} {refs}{voice}")
     if script.narrator:
         print(f"narrator: {script.narrator}")
     print("scenes:")
