@@ -17,6 +17,7 @@ from mutagen.mp4 import MP4
 
 from drama_cli.backends.drama3 import model_revision
 from drama_cli.cli import main
+from drama_cli.commands.licence import NOTICE_MARKER
 from drama_cli.qc.signal import CheckReport
 from drama_cli.script.book import closing_credit_texts
 from drama_cli.script.document import Book
@@ -79,6 +80,7 @@ def rendered(licensed_model, tmp_path_factory):
 
 def test_a_drama3_scene_mix_carries_the_credit_and_its_provenance(rendered, licensed_model):
     folder = rendered / "hall"
+    assert (rendered / NOTICE_MARKER).is_file()  # the render said the licence was never accepted
     sheet = json.loads((folder / "mix.cues.json").read_text())
     revision = model_revision(licensed_model)
     assert sheet["credit"] == "Built with Fish Audio" and sheet["model_revisions"] == [revision]
