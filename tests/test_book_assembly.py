@@ -136,7 +136,7 @@ def test_the_book_folder_holds_every_deliverable(book):
     folder = path.with_suffix(".drama") / "book"
     assert code == 0, report["failures"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        FILES + ["Retail Sample.mp3", "The Lantern.m4b", "acx-report.json"])
+        FILES + ["Retail Sample.mp3", "The Lantern.m4b", "acx-report.json", "provenance.json"])
     saved = json.loads((folder / "acx-report.json").read_text())
     assert saved["files"] == report["files"] and saved["passed"] is True
     assert [row["file"] for row in report["files"]] == \
@@ -352,7 +352,7 @@ def test_a_run_stopped_before_the_end_leaves_the_earlier_book_whole(tmp_path, mo
     assert main(["book", str(path), "--no-sample"]) == 0
     folder = tmp_path / "two.drama" / "book"
     before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()}
-    assert sorted(before) == ["01 One.mp3", "02 Two.mp3", "Two.m4b", "acx-report.json"]
+    assert sorted(before) == ["01 One.mp3", "02 Two.mp3", "Two.m4b", "acx-report.json", "provenance.json"]
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt

@@ -36,6 +36,7 @@ from drama_cli.book.acx import (
     quiet_ends_s,
 )
 from drama_cli.book.m4b import m4b_name, safe_title, write_m4b
+from drama_cli.book.notice import MISSING_NOTICE, NOTICE_NAME, notice_file_text
 from drama_cli.errors import LinesLeftOut, UsageError
 from drama_cli.mix.export import (
     MP3_BITRATE_KBPS,
@@ -45,7 +46,13 @@ from drama_cli.mix.export import (
 )
 from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import MixOverrides, layer_mix
-from drama_cli.mix.project_mix import engines_used, mix_entry
+from drama_cli.mix.project_mix import (
+    CREDITED_ENGINES,
+    credit_text,
+    engines_used,
+    mix_entry,
+)
+from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance
 from drama_cli.mix.timeline import (
     SAMPLE_RATE,
     SCRATCH_BANNER,
@@ -140,7 +147,8 @@ class BookOptions:
     chapters: chapter numbers to assemble (empty: all). sample_from: (chapter number, start
     in seconds) of the retail sample, None: the first chapter after the credits, from its
     start; sample_s: its length in seconds; sample: write it at all. m4b: also write the
-    M4B. max_file_s: the longest file ACX takes, seconds.
+    M4B. max_file_s: the longest file ACX takes, seconds. licence_notice: the notice text of
+    the model's licence, read from the model folder (`engine.licence`), for NOTICE.txt.
     """
 
     chapters: tuple[int, ...] = ()
@@ -149,6 +157,7 @@ class BookOptions:
     sample: bool = True
     m4b: bool = True
     max_file_s: float = MAX_FILE_S
+    licence_notice: str | None = None
 
 
 def file_name(chapter, width: int = 2) -> str:
@@ -185,11 +194,13 @@ def chapter_scenes(script, chapters) -> tuple[str, ...]:
 def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path, dict]:
     """Mix one chapter from its scenes' selected takes into a master WAV under `work_dir`.
 
-    Returns (master path, the mix summary with `scratch`). Raises LinesLeftOut when a line
+    Returns (master path, the mix summary with `scratch`, `credit` and `model_revisions`
+    when Drama 3 voiced any line (`engines_used`), and `provenance`: one entry per line,
+    `drama_cli.mix.provenance`). Raises LinesLeftOut when a line
     has no usable selected take or only one made for older text (a book never leaves words
     out), UsageError when the chapter has nothing to say.
     """
-    entries, missing, stale, used = [], [], [], {"lines": 0, "scratch_lines": []}
+    entries, missing, stale, chosen = [], [], [], []
     for scene_id in chapter.scenes:
         scene = script.scene(scene_id)
         select_first_passing(store, script, scene)
@@ -199,9 +210,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
         current = selection.with_status(CURRENT)
         scene_entries = [mix_entry(choice) for choice in current]
         if scene_entries:
-            facts = engines_used(current)
-            used["lines"] += facts["lines"]
-            used["scratch_lines"] += facts["scratch_lines"]
+            chosen += current
             if entries:  # a longer pause between scenes
                 entries[-1] = dataclasses.replace(entries[-1], pause_after_s=max(
                     SCENE_BREAK_S, entries[-1].pause_after_s or 0.0))
@@ -210,11 +219,12 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
         raise LinesLeftOut(missing, stale)
     if not entries:
         raise UsageError(f"chapter {chapter.number} ({chapter.title}) has no lines to read")
+    facts = engines_used(chosen)
     options = layer_mix(MixOverrides(), script=script, scene=script.scene(chapter.scenes[0])).options()
-    settings = chapter_settings(entries, options, chapter.number,
-                                {"chapter": chapter.number, "scratch": bool(used["scratch_lines"]), **used})
+    settings = chapter_settings(entries, options, chapter.number, {"chapter": chapter.number, **facts})
     result = mix_scene(entries, settings, work_dir=work_dir)
-    return result.audio_path, {**result.summary(), "scratch": bool(used["scratch_lines"])}
+    return result.audio_path, {**result.summary(), **facts,
+                               "provenance": mix_provenance(script, result.cues, chosen)}
 
 
 def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | None = None) -> MixSettings:
@@ -294,7 +304,8 @@ def scaled_copy(source: Path, gain_db: float, target: Path) -> Path:
 def write_id3(path: Path, tags: dict) -> None:
     """Write ID3v2 tags with mutagen: TIT2 title, TALB album, TPE1 artist, TRCK track, TCON
     Audiobook, and when given COMM comment, TDRC year, TCOM composer (the narrator), TPUB
-    publisher, TLAN language, TCOP copyright."""
+    publisher, TLAN language, TCOP copyright, and one TXXX frame per item of `extra`
+    (`credit_tags`)."""
     from mutagen.id3 import (
         COMM,
         ID3,
@@ -308,6 +319,7 @@ def write_id3(path: Path, tags: dict) -> None:
         TPE1,
         TPUB,
         TRCK,
+        TXXX,
         ID3NoHeaderError,
     )
 
@@ -322,6 +334,8 @@ def write_id3(path: Path, tags: dict) -> None:
     id3.add(TCON(encoding=3, text="Audiobook"))
     if tags.get("comment"):
         id3.add(COMM(encoding=3, lang="eng", desc="", text=tags["comment"]))
+    for name, value in (tags.get("extra") or {}).items():
+        id3.add(TXXX(encoding=3, desc=name, text=value))
     if tags.get("year"):
         id3.add(TDRC(encoding=3, text=tags["year"]))
     for frame, key in ((TCOM, "composer"), (TPUB, "publisher"), (TLAN, "language"),
@@ -329,6 +343,25 @@ def write_id3(path: Path, tags: dict) -> None:
         if tags.get(key):
             id3.add(frame(encoding=3, text=tags[key]))
     id3.save(str(path), v2_version=3)
+
+
+def book_facts(summaries: list[dict]) -> dict:
+    """The `engines_used` facts of a whole book from its chapters' mix summaries: engines and
+    model revisions merged, `credit` when any chapter has it."""
+    facts = {"engines": sorted({e for s in summaries for e in s.get("engines", ())}),
+             "model_revisions": sorted({r for s in summaries for r in s.get("model_revisions", ())})}
+    credits = [s["credit"] for s in summaries if s.get("credit")]
+    return {**facts, "credit": credits[0]} if credits else facts
+
+
+def credit_tags(facts: dict) -> dict:
+    """The user-defined tags of a delivered file made from takes with `facts`
+    (`drama_cli.mix.project_mix.engines_used`): CREDIT, ENGINE and MODEL_REVISION when Drama 3
+    voiced any of it, else {}."""
+    if not facts.get("credit"):
+        return {}
+    return {"CREDIT": facts["credit"], "ENGINE": ", ".join(e for e in facts["engines"] if e in CREDITED_ENGINES),
+            "MODEL_REVISION": ", ".join(facts.get("model_revisions") or ())}
 
 
 def cut_sample(master: Path, start_s: float, length_s: float, work_dir: Path) -> Path:
@@ -379,15 +412,18 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
         shutil.rmtree(stale, ignore_errors=True)
     work = Path(tempfile.mkdtemp(prefix=".work-", dir=folder))
     try:
-        any_scratch = False
+        any_scratch, summaries = False, []
         for index, chapter in enumerate(chapters, start=1):
             name = file_name(chapter, width)
             notice(f"book: [{index}/{len(chapters)}] mixing {name}")
             master, summary = mix_chapter(script, store, chapter, work)
             any_scratch |= summary["scratch"]
+            summaries.append(summary)
             tags = {"title": _labelled(chapter.title, summary["scratch"]), "album": title,
                     "artist": author or "", "track": f"{script.chapters.index(chapter) + 1}/{len(script.chapters)}",
-                    "comment": SCRATCH_BANNER if summary["scratch"] else None,
+                    "comment": "; ".join(filter(None, [SCRATCH_BANNER if summary["scratch"] else None,
+                                                       credit_text(summary)])) or None,
+                    "extra": credit_tags(summary),
                     **({"year": book.year, "composer": book.narrator, "publisher": book.publisher,
                         "language": book.language, "copyright": book.copyright} if book else {})}
             target = folder / name
@@ -413,13 +449,26 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
         if options.m4b and len(chapters) == len(script.chapters):
             target = folder / m4b_name(title)
             notice(f"book: writing {target.name}")
-            report.m4b = write_m4b(masters, work / target.name, script, title, any_scratch, ffmpeg)
+            report.m4b = write_m4b(masters, work / target.name, script, title, any_scratch, ffmpeg,
+                                   credit_text(book_facts(summaries)))
             staged.append((work / target.name, target))
             written.append(target.name)
             starts = {row["number"]: row["start_s"] for row in report.m4b["chapters"]}
             for book_file in report.files:
                 if book_file.kind != "sample":
                     book_file.start_s = starts.get(book_file.number)
+        facts = book_facts(summaries)
+        chapters_provenance = [{"chapter": f.number, "file": f.path.name, "lines": s["provenance"]}
+                               for f, s in zip([f for f in report.files if f.kind != "sample"], summaries)]
+        (work / PROVENANCE_NAME).write_text(_json({"title": title, **facts, "chapters": chapters_provenance}),
+                                            encoding="utf-8")
+        staged.append((work / PROVENANCE_NAME, folder / PROVENANCE_NAME))
+        if facts.get("credit"):
+            (work / NOTICE_NAME).write_text(notice_file_text(script, facts, options.licence_notice),
+                                            encoding="utf-8")
+            staged.append((work / NOTICE_NAME, folder / NOTICE_NAME))
+            if options.licence_notice is None:
+                report.notes.append(f"{NOTICE_NAME}: {MISSING_NOTICE}")
         replaced = sorted(set(written) & existing)
         if replaced:
             report.notes.append(f"replaced {len(replaced)} earlier file(s): {', '.join(replaced)}")

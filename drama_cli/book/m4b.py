@@ -85,10 +85,12 @@ def _image_format(path: Path) -> str | None:
     return None
 
 
-def write_m4b(masters, target: Path, script, title: str, scratch: bool, ffmpeg: str) -> dict:
+def write_m4b(masters, target: Path, script, title: str, scratch: bool, ffmpeg: str,
+              credit: str | None = None) -> dict:
     """Encode the chapter masters [(chapter, wav path)] into `target` (AAC-LC mono at
     M4B_BITRATE_KBPS), with chapter marks, tags and cover, atomically. Returns the file,
-    its duration and the marks (`chapter_marks`). Raises RenderError when ffmpeg fails."""
+    its duration and the marks (`chapter_marks`). credit: the comment's credit line, or None.
+    Raises RenderError when ffmpeg fails."""
     marks = chapter_marks(masters)
     work = Path(masters[0][1]).parent
     listing = work / "chapters.ffconcat"
@@ -107,16 +109,17 @@ def write_m4b(masters, target: Path, script, title: str, scratch: bool, ffmpeg: 
         if done.returncode != 0:
             detail = done.stderr.strip().splitlines()[-1:] or ["no message"]
             raise RenderError(f"M4B encoding of {target.name} failed: {detail[0]}")
-        write_mp4_tags(tmp, script, title, scratch)
+        write_mp4_tags(tmp, script, title, scratch, credit)
     return {"file": target.name, "duration_s": round(marks[-1]["end_s"], 3),
             "bitrate_kbps": M4B_BITRATE_KBPS,
             "chapters": [{**m, "start_s": round(m["start_s"], 3), "end_s": round(m["end_s"], 3)}
                          for m in marks]}
 
 
-def write_mp4_tags(path: Path, script, title: str, scratch: bool) -> None:
+def write_mp4_tags(path: Path, script, title: str, scratch: bool, credit: str | None = None) -> None:
     """Title, album, author (artist and album artist), narrator (composer), year, genre,
-    copyright, a SCRATCH comment when any take is a draft, and the cover, with mutagen."""
+    copyright, a comment holding the SCRATCH banner when any take is a draft and `credit`
+    (`drama_cli.mix.project_mix.credit_text`) when given, and the cover, with mutagen."""
     from mutagen.mp4 import MP4, MP4Cover
 
     from drama_cli.mix.timeline import SCRATCH_BANNER
@@ -133,8 +136,9 @@ def write_mp4_tags(path: Path, script, title: str, scratch: bool) -> None:
                             ("cprt", book.copyright)):
             if value:
                 tags[atom] = [value]
-    if scratch:
-        tags["\xa9cmt"] = [SCRATCH_BANNER]
+    comment = "; ".join(filter(None, [SCRATCH_BANNER if scratch else None, credit]))
+    if comment:
+        tags["\xa9cmt"] = [comment]
     cover = cover_path(script)
     if cover is not None:
         kind = MP4Cover.FORMAT_JPEG if _image_format(cover) == "jpeg" else MP4Cover.FORMAT_PNG

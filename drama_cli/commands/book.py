@@ -60,7 +60,8 @@ def book_command(
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
-                          sample_s=sample_length, sample=sample, m4b=m4b)
+                          sample_s=sample_length, sample=sample, m4b=m4b,
+                          licence_notice=_licence_notice(backend["model"]))
     loaded = load_checked(script, cast)
     chapters = pick_chapters(loaded, options.chapters)
     if output == "-" and len(chapters) != 1:
@@ -104,10 +105,21 @@ def book_command(
         raise TakesNeedReview(render_report)
 
 
+def _licence_notice(model: Optional[str]) -> Optional[str]:
+    """The notice text of the model's licence from the model folder `--model` (or the usual
+    places) names, for NOTICE.txt; None when there is no folder or no notice in it."""
+    from drama_cli.backends.registry import find_model
+    from engine.licence import read_folder_licence
+
+    folder = find_model(model)
+    return read_folder_licence(folder).notice_text if folder is not None else None
+
+
 def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
     mixes) with the engine of the `BACKEND` group's values `backend`."""
     from drama_cli.backends.registry import make_backend
+    from drama_cli.commands.licence import notice_before_render
     from drama_cli.compile.conversations import check_references
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.jobs import RenderSettings
@@ -117,6 +129,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     settings.validate()
     notice_once = say_once(notice)
     engine = make_backend(**backend, notice=notice_once)
+    notice_before_render(store.root, engine.name, backend["model"], notice_once)
     try:
         return render_script(loaded, store, engine, settings, stderr_progress(),
                              script_info(loaded, script), notice=notice_once)

@@ -40,12 +40,16 @@ def _store(script: str, out: Optional[str]):
 
 def project_backend(store, flags: dict):
     """The backend of the `PROJECT_BACKEND` group's `flags`: the engine the project was
-    rendered with, unless `--engine` says otherwise."""
+    rendered with, unless `--engine` says otherwise (with the licence notice of a render,
+    `drama_cli.commands.licence.notice_before_render`)."""
     from drama_cli.backends.registry import AUTO, backend_names, make_backend
+    from drama_cli.commands.licence import notice_before_render
 
     recorded = (store.project().get("engine") or {}).get("engine")
     name = flags["engine"] or (recorded if recorded in backend_names() else AUTO)
-    return make_backend(**{**flags, "engine": name}, notice=notice)
+    backend = make_backend(**{**flags, "engine": name}, notice=notice)
+    notice_before_render(store.root, backend.name, flags["model"], notice)
+    return backend
 
 
 def _print(data: dict, as_json: bool, lines: list[str]) -> None:

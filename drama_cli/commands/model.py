@@ -44,9 +44,11 @@ def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = Non
     """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
     frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations);
     with a GPU memory budget, the plan: resident bytes, expert cache slots per layer, KV room
-    and bytes copied per frame."""
+    and bytes copied per frame. Also the folder's licence: its LICENSE, the README front
+    matter's licence keys and where they disagree, and whether it was accepted."""
     from engine.checkpoint import footprint
     from engine.config import Drama3Config
+    from engine.licence import read_folder_licence
 
     config = Drama3Config.from_file(_config_path(path))
     figures = footprint(config)
@@ -65,12 +67,32 @@ def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = Non
     }
     if plan is not None:
         summary["memory_plan"] = plan
+    licence = read_folder_licence(path if path.is_dir() else path.parent)
+    summary["license"] = licence.as_dict()
     if as_json:
         print(json.dumps(summary, indent=2))
         return
     _print_info(summary)
+    _print_licence(licence)
     if plan is not None:
         _print_plan(plan)
+
+
+def _print_licence(licence) -> None:
+    from drama_cli.commands.licence import acceptance_text
+
+    front = licence.front_matter
+    readme = ", ".join(f"{key} {value}" for key, value in front.items()) or "no licence keys"
+    rows = [("licence", f"{licence.title} ({licence.licence_file})" if licence.licence_file else "no LICENSE file"),
+            ("README", readme), *[("disagrees", text) for text in licence.disagreements],
+            ("accepted", acceptance_text(licence))]
+    _print_rows(rows)
+
+
+def _print_rows(rows: list[tuple[str, str]]) -> None:
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
 
 
 def _print_info(s: dict) -> None:
@@ -87,9 +109,7 @@ def _print_info(s: dict) -> None:
         ("KV cache", f"{s['kv_bytes_per_frame']:,} bytes per frame (bf16)"),
         ("GDN state", f"{s['gdn_state_bytes']:,} bytes per stream ({_bytes(s['gdn_state_bytes'])})"),
     ]
-    width = max(len(label) for label, _ in rows)
-    for label, value in rows:
-        print(f"{label:<{width}}  {value}")
+    _print_rows(rows)
 
 
 def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | None) -> dict | None:
@@ -143,9 +163,7 @@ def _print_plan(p: dict) -> None:
         ("copied/frame", copies if p["offloaded"] else "nothing (all experts resident)"),
         ("full residency", f"needs {_bytes(p['full_bytes'])}; one expert is {p['expert_bytes']:,} bytes"),
     ]
-    width = max(len(label) for label, _ in rows)
-    for label, value in rows:
-        print(f"{label:<{width}}  {value}")
+    _print_rows(rows)
 
 
 def _count(n: int) -> str:
@@ -225,20 +243,50 @@ def _report_verify(path: Path, problems: list[str], notes: list[str], facts: dic
 def pull(
     revision: Annotated[str, typer.Option("--revision", help="Hub revision (commit, tag or branch).")] = DEFAULT_REVISION,
     folder: Annotated[Optional[Path], typer.Option("--dir", help="Target folder (default: the user data folder).")] = None,
+    accept_license: Annotated[bool, typer.Option(
+        "--accept-license", help="Accept the model's licence (its LICENSE file, summarised before the "
+                                 "download) without being asked; needed the first time when not on a terminal.")] = False,
     as_json: bool = opt.JSON,
 ) -> None:
     """Download fishaudio/drama-3 at a pinned revision with huggingface_hub (resumable; a
-    progress bar when stderr is a terminal). Prints the folder it wrote."""
+    progress bar when stderr is a terminal). LICENSE and README.md come first: the first time,
+    a summary of the licence is shown and the weights come only once it is accepted
+    (`--accept-license`, or yes on a terminal); the acceptance is recorded in the folder.
+    Prints the folder it wrote."""
+    from drama_cli.commands.licence import settle_acceptance, terminal_question
+    from engine.licence import LICENSE_FILE, README_FILE, read_folder_licence
+
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", revision):
         raise UsageError(f"--revision {revision!r}: not a commit, tag or branch name")
     folder = folder or _default_folder(revision)
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--dir {folder}: exists and is not a folder")
+    what = f"{REPO_ID}@{revision}"
+    licence = read_folder_licence(_download(revision, folder, [LICENSE_FILE, README_FILE]))
+    settle_acceptance(licence, revision, accept_license, what, terminal_question())
     local = _download(revision, folder)
     if as_json:
-        print(json.dumps({"repo": REPO_ID, "revision": revision, "path": str(local)}))
+        print(json.dumps({"repo": REPO_ID, "revision": revision, "path": str(local),
+                          "license": read_folder_licence(local).as_dict()}))
     else:
         print(local)
+
+
+@model_app.command("accept-license")
+def accept_license_command(path: Annotated[Path, typer.Argument(help="A model folder holding LICENSE.")]) -> None:
+    """Show the summary of a model folder's licence and record its acceptance there (for a
+    folder not downloaded with `drama model pull`, or after its LICENSE changed)."""
+    from drama_cli.backends.drama3 import model_revision
+    from drama_cli.commands.licence import acceptance_text, settle_acceptance
+    from engine.licence import read_folder_licence
+
+    if not path.is_dir():
+        raise UsageError(f"{path}: not a model folder")
+    licence = read_folder_licence(path)
+    if licence.licence_file is None:
+        raise UsageError(f"{path}: no LICENSE file to accept")
+    settle_acceptance(licence, model_revision(path), True, str(path))
+    print(f"{path}: {acceptance_text(licence)}")
 
 
 def _default_folder(revision: str) -> Path:
@@ -247,14 +295,16 @@ def _default_folder(revision: str) -> Path:
     return Path(platformdirs.user_data_dir("drama")) / "models" / f"drama-3-{revision.replace('/', '-')}"
 
 
-def _download(revision: str, folder: Path) -> Path:
+def _download(revision: str, folder: Path, files: list[str] | None = None) -> Path:
+    """Download the repository at `revision` into `folder` (only `files` when given) and return
+    the folder. Raises ModelPullError when the hub cannot be reached or refuses."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.utils import disable_progress_bars
 
     if not sys.stderr.isatty():
         disable_progress_bars()
     try:
-        return Path(snapshot_download(REPO_ID, revision=revision, local_dir=folder))
+        return Path(snapshot_download(REPO_ID, revision=revision, local_dir=folder, allow_patterns=files))
     except Exception as err:  # the hub raises many types (offline, HTTP, connection, disk)
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ModelPullError(

@@ -62,6 +62,10 @@ def render_command(
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)
     engine = _backend(cluster, backend, not no_graph)
+    if cluster is None:
+        from drama_cli.commands.licence import notice_before_render
+
+        notice_before_render(store.root, engine.name, backend["model"], notice)
     try:
         report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
                                script_info(loaded, script), notice=notice, mix=flags)

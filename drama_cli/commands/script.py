@@ -30,18 +30,23 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
           strict_tags: Annotated[bool, typer.Option("--strict-tags", help="Warn about tags outside the known vocabulary (never drops them).")] = False,
           words: Annotated[bool, typer.Option("--words", help="List the words of English lines that neither the pronouncing dictionary nor the lexicon knows, with counts and where each is first written.")] = False,
           numbers: Annotated[bool, typer.Option("--numbers", help="List every number expression and abbreviation with where it is written, what will be said, and what is left as written.")] = False,
+          engine: Annotated[str, typer.Option("--engine", help="The engine the script is checked for: drama3 (also auto) clones the cast's reference clips, so a speaking cast member with a clip and neither consent: nor voice_source: is a warning; scratch skips that check.")] = "drama3",
+          strict_consent: Annotated[bool, typer.Option("--strict-consent", help="Make a missing consent: or voice_source: an error (exit 2) instead of a warning.")] = False,
           as_json: bool = opt.JSON) -> None:
     """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
 
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
+    from drama_cli.backends.registry import backend_entry
     from drama_cli.compile.normalise import normalised_pieces, number_expressions
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
 
+    clones = engine == "auto" or backend_entry(engine).needs_model  # an engine with weights clones the clips
     try:
         report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces,
-                              expressions=number_expressions, numbers=numbers)
+                              expressions=number_expressions, numbers=numbers, clones=clones,
+                              strict_consent=strict_consent)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     if report.errors:
@@ -62,13 +67,16 @@ def _fail(errors: list[ScriptError], as_json: bool) -> None:
 
 
 def _print_check(report) -> None:
+    from drama_cli.book.notice import voice_line
+
     script = report.script
     print(f"{script.source}: {script.format} script" + (f" \"{script.title}\"" if script.title else ""))
     print("cast:")
     for member in script.cast.values():
         index = "auto" if member.speaker_index is None else str(member.speaker_index)
         refs = ", ".join(clip.path for clip in member.references) or "no reference"
-        print(f"  {member.name:<16} speaker {index:<4} {refs}")
+        voice = f"  ({voice_line(member)})" if member.voice_record() else ""
+        print(f"  {member.name:<16} speaker {index:<4} {refs}{voice}")
     if script.narrator:
         print(f"narrator: {script.narrator}")
     print("scenes:")

@@ -19,6 +19,9 @@ def takes_command(
     scene: Optional[List[str]] = opt.SCENES,
     line: Optional[List[str]] = opt.LINES,
     select: Optional[int] = typer.Option(None, help="Select take N for the one --line given."),
+    at: Optional[str] = typer.Option(None, "--at", help="CHAPTER:SECONDS of the assembled book: the line heard "
+                                                        "there, its take, engine, model revision, seed and voice "
+                                                        "source (from the book's provenance.json)."),
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
     as_json: bool = opt.JSON,
@@ -28,6 +31,9 @@ def takes_command(
     from drama_cli.takes.selection import list_takes, select_take
     loaded = load_checked(script, cast)
     store = open_project(script, out)
+    if at is not None:
+        _print_at(store, at, as_json)
+        return
     settings = render_settings(scene, line)
     if select is not None:
         if len(settings.lines) != 1:
@@ -38,6 +44,35 @@ def takes_command(
         print(json.dumps(listing, indent=2))
         return
     _print_takes(listing)
+
+
+def _print_at(store, at: str, as_json: bool) -> None:
+    """Print the provenance entry of the book's line at `CHAPTER:SECONDS`. Raises UsageError
+    for a malformed position, a project without an assembled book, or a time no line covers."""
+    from drama_cli.book.assemble import BOOK_FOLDER
+    from drama_cli.mix.provenance import PROVENANCE_NAME, entry_at
+
+    chapter, _, seconds = at.partition(":")
+    try:
+        number, time_s = int(chapter), float(seconds)
+    except ValueError:
+        raise UsageError(f"--at {at!r}: write CHAPTER:SECONDS, e.g. 3:125.5") from None
+    path = store.root / BOOK_FOLDER / PROVENANCE_NAME
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise UsageError(f"{path}: no readable provenance; assemble the book first (drama book)") from None
+    entry = entry_at(record, number, time_s)
+    if entry is None:
+        raise UsageError(f"--at {at}: no line of the book sounds there")
+    if as_json:
+        print(json.dumps(entry, indent=2, ensure_ascii=False))
+        return
+    voice = entry.get("voice") or {}
+    source = voice.get("consent") or voice.get("voice_source") or "no consent or voice source recorded"
+    print(f"chapter {number} ({entry['file']}) at {time_s:g} s: line {entry['line']}, {entry['speaker']}, "
+          f"take {entry['take']} ({entry['engine']}, model revision {entry['model_revision']}, seed {entry['seed']}); "
+          f"voice: {source}")
 
 
 def _print_takes(listing: list[dict]) -> None:

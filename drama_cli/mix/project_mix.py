@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 from drama_cli.mix import export
 from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.provenance import mix_provenance, write_provenance
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
+from drama_cli.script.book import ENGINE_CREDIT
 from drama_cli.takes.scene_selection import (
     NONE,
     STALE,
@@ -23,6 +25,7 @@ from drama_cli.takes.scene_selection import (
 )
 from drama_cli.takes.store import TakeStore
 
+CREDITED_ENGINES = ("drama3",)  # engines whose takes carry ENGINE_CREDIT in what is delivered
 
 @dataclass
 class SceneOutcome:
@@ -68,10 +71,28 @@ def mix_entry(choice: LineChoice) -> MixEntry:
 
 def engines_used(choices: list[LineChoice]) -> dict:
     """Cue-sheet fields saying which takes of a mix are scratch drafts: `scratch` (any),
-    `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used)."""
+    `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used); and
+    when any take is Drama 3's (CREDITED_ENGINES), `credit` (ENGINE_CREDIT) and
+    `model_revisions` (those takes' model revisions, sorted)."""
     scratch_lines = [choice.line.id for choice in choices if choice.scratch]
-    return {"scratch": bool(scratch_lines), "scratch_lines": scratch_lines,
-            "lines": len(choices), "engines": sorted({choice.engine for choice in choices})}
+    facts = {"scratch": bool(scratch_lines), "scratch_lines": scratch_lines,
+             "lines": len(choices), "engines": sorted({choice.engine for choice in choices})}
+    credited = [choice for choice in choices if choice.engine in CREDITED_ENGINES]
+    if credited:
+        facts["credit"] = ENGINE_CREDIT
+        facts["model_revisions"] = sorted({str(choice.take.record.get("model_revision"))
+                                           for choice in credited if choice.take is not None})
+    return facts
+
+
+def credit_text(facts: dict) -> str | None:
+    """The credit line of a delivered file made from takes with `facts` (`engines_used`):
+    `Built with Fish Audio (drama3, model revision R)`; None when no take is Drama 3's."""
+    if not facts.get("credit"):
+        return None
+    engines = ", ".join(e for e in facts.get("engines", ()) if e in CREDITED_ENGINES)
+    revisions = ", ".join(facts.get("model_revisions") or ()) or "unknown"
+    return f"{facts['credit']} ({engines}, model revision {revisions})"
 
 
 def engines_note(metadata: dict) -> str:
@@ -109,7 +130,8 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
 
 def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
                          metadata: dict | None = None) -> SceneOutcome:
-    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars.
+    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars, then
+    `provenance.json` (`drama_cli.mix.provenance`).
 
     mix: the command's flags over the project's saved settings; the scene's and the
     script's own fill the rest (`layer_mix`). Lines without a usable selected take are left
@@ -140,6 +162,7 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     except BaseException:
         result.audio_path.unlink(missing_ok=True)  # the earlier delivery set stays whole
         raise
+    write_provenance(folder, {"scene": scene.id, **engines_used(mixed)}, mix_provenance(script, result.cues, mixed))
     outcome.files = {kind: str(path) for kind, path in files.items()}
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()

@@ -22,7 +22,10 @@ from drama_cli.script.yaml_scenes import read_lines, read_scene
 
 BOOK_TEXT_KEYS = ("title", "subtitle", "author", "narrator", "publisher", "year", "language",
                   "cover", "copyright")
-BOOK_KEYS = (*BOOK_TEXT_KEYS, "opening_credits", "closing_credits", "chapter_headings")
+BOOK_KEYS = (*BOOK_TEXT_KEYS, "opening_credits", "closing_credits", "chapter_headings", "credit_engine")
+# What the Drama 3 licence asks delivered work to show (docs/internals/model-licence.md); also
+# spoken in the generated closing credits with `credit_engine: true`.
+ENGINE_CREDIT = "Built with Fish Audio"
 CHAPTER_KEYS = ("title", "scenes")
 CREDIT_CHOICES = ("generated", "none")
 OPENING_ID, CLOSING_ID = "opening-credits", "closing-credits"
@@ -52,6 +55,8 @@ def read_book_node(reader, node) -> Book:
             _read_credits(reader, book, key, fields[key][1])
     if "chapter_headings" in fields:
         book.chapter_headings = reader.boolean(fields["chapter_headings"][1], "chapter_headings")
+    if "credit_engine" in fields:
+        book.credit_engine = reader.boolean(fields["credit_engine"][1], "credit_engine")
     return book
 
 
@@ -136,7 +141,7 @@ def opening_credit_text(book: Book, fallback_title: str = "") -> str:
 
 def closing_credit_texts(book: Book, fallback_title: str = "") -> list[str]:
     """The generated closing credits: `This has been <Title>, written by <Author>, narrated by
-    <Narrator>.`, the copyright line when given, and `The end.`"""
+    <Narrator>.`, the copyright line when given, ENGINE_CREDIT with `credit_engine`, and `The end.`"""
     text = f"This has been {book.title or fallback_title or 'this book'}"
     if book.author:
         text += f", written by {book.author}"
@@ -145,6 +150,8 @@ def closing_credit_texts(book: Book, fallback_title: str = "") -> list[str]:
     texts = [_sentence(text)]
     if book.copyright:
         texts.append(_sentence(book.copyright))
+    if book.credit_engine:
+        texts.append(_sentence(ENGINE_CREDIT))
     return [*texts, "The end."]
 
 

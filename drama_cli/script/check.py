@@ -32,7 +32,8 @@ class CheckReport:
             "title": script.title,
             "narrator": script.narrator,
             "cast": [{"name": m.name, "speaker_index": m.speaker_index, "aliases": m.aliases,
-                      "references": [{"path": c.path, "transcript": c.transcript} for c in m.references]}
+                      "references": [{"path": c.path, "transcript": c.transcript} for c in m.references],
+                      **(m.voice_record() or {})}
                      for m in script.cast.values()],
             "scenes": [{"id": s.id, "title": s.title, "lines": len(s.lines),
                         "line_ids": [line.id for line in s.lines], "chapter": s.chapter,
@@ -56,7 +57,8 @@ def _warning_json(warning: Warning_) -> dict:
 
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
-                 words: bool = False, pieces=None, expressions=None, numbers: bool = False) -> CheckReport:
+                 words: bool = False, pieces=None, expressions=None, numbers: bool = False,
+                 clones: bool = True, strict_consent: bool = False) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
@@ -66,7 +68,10 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     text pieces (`drama_cli.compile.normalise.normalised_pieces`) for `words` to check numbers as
     the words they become. `expressions`: the normaliser's number expressions
     (`drama_cli.compile.normalise.number_expressions`): with it, a line with digits in a language
-    without number rules is a warning, and `numbers` lists every expression (`report.numbers`)."""
+    without number rules is a warning, and `numbers` lists every expression (`report.numbers`).
+    `clones`: the script is for an engine that clones the reference
+    clips (drama3; not scratch), so each cast member with lines and a reference clip but
+    neither `consent:` nor `voice_source:` is a warning, or with `strict_consent` an error."""
     from drama_cli.script.load import load_script
     from drama_cli.script.problems import Problems
 
@@ -104,6 +109,8 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     for name in script.cast:
         if name not in used:
             report.warnings.append(Warning_(f"cast member {name} has no lines", script.cast[name].position))
+    if clones:
+        _check_consent(report, used, strict_consent)
     if strict_tags:
         for line in script.lines():
             for span in unknown_tags(line.spans):
@@ -113,6 +120,24 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
                                         err.position.line, err.position.column))
     return report
+
+
+CONSENT_HINT = "add 'consent: {by: NAME, on: YYYY-MM-DD}' or 'voice_source: own|licensed|synthetic|public-domain-recording'"
+
+
+def _check_consent(report: CheckReport, used: set[str], strict: bool) -> None:
+    """One warning (error when `strict`) per cast member who speaks, has a reference clip and
+    says neither whose voice it is nor where it comes from."""
+    for member in report.script.cast.values():
+        if member.name not in used or not member.references or member.voice_record():
+            continue
+        message = f"{member.name}'s reference clip is cloned by drama3 with neither consent nor voice_source given"
+        message += "" if strict else " (add one to the cast; --engine scratch skips this check)"
+        position = member.position or SourcePosition(report.script.source, 1, 1)
+        if strict:
+            report.errors.append(ScriptError(message, position, CONSENT_HINT))
+        else:
+            report.warnings.append(Warning_(message, position))
 
 
 def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None) -> ScriptError:

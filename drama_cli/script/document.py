@@ -6,6 +6,7 @@ Readers (`yaml_format`, `fountain`) build these; `resolve` fills canonical speak
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from drama_cli.errors import SourcePosition
@@ -24,6 +25,30 @@ class ReferenceClip:
     position: SourcePosition | None = None
 
 
+VOICE_SOURCES = ("own", "licensed", "synthetic", "public-domain-recording")
+
+
+@dataclass(frozen=True)
+class Consent:
+    """The consent of the person whose voice a cast member's reference clips hold.
+
+    by: who gave it (as written). on: the date, ISO `YYYY-MM-DD`. note: free text, or None."""
+
+    by: str
+    on: str
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class VoiceSource:
+    """Where a cast member's voice comes from when no person's consent is recorded.
+
+    kind: one of VOICE_SOURCES. note: free text (a licence, a recording's origin), or None."""
+
+    kind: str
+    note: str | None = None
+
+
 @dataclass
 class CastMember:
     """A voice in the cast.
@@ -34,6 +59,8 @@ class CastMember:
     speaker_index: a fixed `<|speaker:k|>` index 0..15, or None to assign by first appearance.
     aliases: other names that mean this member (matched like the name).
     lang: an optional language label, kept as the exact source string.
+    consent, voice_source: where the voice comes from (`consent:`, `voice_source:` in the
+    cast); records for the producer, never part of what is sent to the model or of a cache key.
     """
 
     name: str
@@ -43,6 +70,18 @@ class CastMember:
     aliases: list[str] = field(default_factory=list)
     lang: str | None = None
     position: SourcePosition | None = None
+    consent: Consent | None = None
+    voice_source: VoiceSource | None = None
+
+    def voice_record(self) -> dict | None:
+        """The member's consent or voice source as plain JSON data (`{"consent": {by, on,
+        note}}`, `{"voice_source": {kind, note}}`, both when both are given), or None."""
+        record = {}
+        if self.consent is not None:
+            record["consent"] = dataclasses.asdict(self.consent)
+        if self.voice_source is not None:
+            record["voice_source"] = dataclasses.asdict(self.voice_source)
+        return record or None
 
 
 @dataclass
@@ -240,6 +279,7 @@ class Book:
     opening_credits / closing_credits: "generated" (spoken by the narrator from this block),
         "none", or "lines" (the producer's own lines, in `opening_lines` / `closing_lines`).
     chapter_headings: read each chapter's title aloud at its start (default on for books).
+    credit_engine: the generated closing credits also say "Built with Fish Audio." (off by default).
     """
 
     title: str | None = None
@@ -256,6 +296,7 @@ class Book:
     opening_lines: list[Line | Element] = field(default_factory=list)
     closing_lines: list[Line | Element] = field(default_factory=list)
     chapter_headings: bool = True
+    credit_engine: bool = False
     position: SourcePosition | None = None
 
 

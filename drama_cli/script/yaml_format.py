@@ -9,14 +9,24 @@ values YAML cannot read unquoted (`[sighs] Fine`, `*waves*`, `Wait: you knew?`),
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
-from yaml.nodes import Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.book import read_book_node, read_chapters_node
 from drama_cli.script.direction import check_model_tokens
-from drama_cli.script.document import CastMember, ReferenceClip, Scene, Script, Warning_
+from drama_cli.script.document import (
+    VOICE_SOURCES,
+    CastMember,
+    Consent,
+    ReferenceClip,
+    Scene,
+    Script,
+    VoiceSource,
+    Warning_,
+)
 from drama_cli.script.lexicon import read_language_keys
 from drama_cli.script.problems import Problems
 from drama_cli.script.yaml_reader import YamlReader, compose
@@ -24,8 +34,11 @@ from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_sc
 
 SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
                *MIX_KEYS, "lexicon", "lexicons", "language", "normalize")
-MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang")
+MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang",
+               "consent", "voice_source")
 CLIP_KEYS = ("audio", "path", "transcript")
+CONSENT_KEYS = ("by", "on", "note")
+SOURCE_KEYS = ("kind", "note")
 LANGUAGE_KEYS = ("lexicon", "lexicons", "language", "normalize")  # drama_cli.script.lexicon
 
 
@@ -126,7 +139,43 @@ def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base
         member.aliases = reader.string_list(fields["aliases"][1], "alias")
     if "lang" in fields:
         member.lang = reader.scalar(fields["lang"][1], "lang")
+    if "consent" in fields:
+        member.consent = _read_consent(reader, fields["consent"][1], name)
+    if "voice_source" in fields:
+        member.voice_source = _read_voice_source(reader, fields["voice_source"][1], name)
     return member
+
+
+def _read_consent(reader: YamlReader, node: Node, name: str) -> Consent:
+    """`consent: {by: NAME, on: YYYY-MM-DD, note: TEXT}`; `by` and `on` are required."""
+    hint = "write 'consent: {by: NAME, on: YYYY-MM-DD, note: ...}'"
+    if not isinstance(node, MappingNode):
+        raise reader.error(f"consent of {name} must be a mapping with 'by' and 'on'", node, hint)
+    fields = reader.mapping(node, CONSENT_KEYS, f"consent of {name}")
+    for key in ("by", "on"):
+        if key not in fields or not (reader.text(fields[key][1], key) or "").strip():
+            raise reader.error(f"consent of {name} needs '{key}'", node, hint)
+    on = reader.scalar(fields["on"][1], "on").strip()
+    try:
+        dt.date.fromisoformat(on)
+    except ValueError:
+        raise reader.error(f"consent date {on!r} of {name} is not a date", fields["on"][1],
+                           "write it as YYYY-MM-DD") from None
+    note = reader.text(fields["note"][1], "note") if "note" in fields else None
+    return Consent(reader.text(fields["by"][1], "by").strip(), on, note)
+
+
+def _read_voice_source(reader: YamlReader, node: Node, name: str) -> VoiceSource:
+    """`voice_source: KIND` or `voice_source: {kind: KIND, note: TEXT}`, KIND one of VOICE_SOURCES."""
+    fields = {} if isinstance(node, ScalarNode) else reader.mapping(node, SOURCE_KEYS, f"voice_source of {name}")
+    kind_node = node if isinstance(node, ScalarNode) else fields.get("kind", (None, None))[1]
+    if kind_node is None:
+        raise reader.error(f"voice_source of {name} needs 'kind'", node, f"one of {', '.join(VOICE_SOURCES)}")
+    kind = reader.scalar(kind_node, "voice_source").strip()
+    if kind not in VOICE_SOURCES:
+        raise reader.error(f"voice_source {kind!r} of {name} is not one of {', '.join(VOICE_SOURCES)}", kind_node)
+    note = reader.text(fields["note"][1], "note") if "note" in fields else None
+    return VoiceSource(kind, note)
 
 
 def _read_clip(reader: YamlReader, node: Node, base: Path) -> ReferenceClip:

@@ -9,6 +9,8 @@ from drama_cli.compile.normalise import spoken_line
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text, render_spans
 from drama_cli.script.spoken import model_words
+from drama_cli.takes.keys import ReferenceHasher
+from drama_cli.takes.provenance import take_provenance
 from drama_cli.takes.store import Take, TakeStore
 from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 
@@ -179,12 +181,14 @@ class MovedTakes:
 def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
     """Every line's takes for `drama takes`: per line `{"scene", "line", "speaker", "text",
     "takes": [{take, selected, status, stale, text, duration_s, seed, engine, scratch,
-    failures, note, notes, parent_take, edit, wer, transcript, file, problem}]}`; `text`: the
+    failures, note, notes, parent_take, edit, wer, transcript, file, problem, provenance}]}`;
+    `provenance`: `drama_cli.takes.provenance.take_provenance`; `text`: the
     words the take says (`take_text`); `note`: the revision note it was read with, `notes` the
     chain of them; `parent_take`: the take it was revised or edited from; `edit`:
     `edit_summary`; `stale`: made for older text than the script's (`is_stale`); invalid take
     files are listed with their problem."""
     rows = []
+    hashes = ReferenceHasher()
     for scene in scenes:
         chosen = store.selections(scene.id)
         for line in scene.lines:
@@ -193,7 +197,8 @@ def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict
             scan = store.scan(scene.id, line.id)
             picked = chosen.get(line.id, {}).get("take")
             takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
-                      "stale": is_stale(script, store, scene.id, line, t)}
+                      "stale": is_stale(script, store, scene.id, line, t),
+                      "provenance": take_provenance(script, line.speaker, t.record, hashes)}
                      for t in scan.valid]
             takes += [{"take": n, "status": "invalid", "problem": why}
                       for n, why in scan.invalid.items()]
