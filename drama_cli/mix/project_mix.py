@@ -10,7 +10,8 @@ import math
 from dataclasses import dataclass, field
 
 from drama_cli.mix import export
-from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
+from drama_cli.mix.stems import remove_stems, write_stems
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 from drama_cli.takes.scene_selection import (
     NONE,
@@ -128,7 +129,7 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     layered = layer_mix(mix, script=script, scene=scene)
     options = layered.options()
     options.setdefault("hold_gain_db", held_gain(store, scene.id, options.get("preset", "none")))
-    settings = MixSettings(formats=layered.formats, **options,
+    settings = MixSettings(formats=layered.formats, **options, sounds=scene_sounds(script, scene),
                            metadata={**(metadata or {}), **engines_used(mixed),
                                      "scene": scene.id, "missing_lines": list(outcome.missing),
                                      "stale_lines": list(outcome.stale_lines)})
@@ -140,6 +141,10 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     except BaseException:
         result.audio_path.unlink(missing_ok=True)  # the earlier delivery set stays whole
         raise
+    if settings.stems:
+        files.update(write_stems(result, folder))
+    else:
+        remove_stems(folder)
     outcome.files = {kind: str(path) for kind, path in files.items()}
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()

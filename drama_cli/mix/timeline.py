@@ -37,6 +37,15 @@ from drama_cli.mix.loudness import (
     preset_level,
     within_preset_range,
 )
+from drama_cli.mix.sounds import (
+    DUCK_ATTACK_S,
+    DUCK_DB,
+    DUCK_RELEASE_S,
+    DuckEnvelope,
+    SoundBus,
+    SoundCue,
+    place_sounds,
+)
 from drama_cli.mix.span import SampleSpan
 from engine import files
 from engine.constants import SAMPLE_RATE
@@ -47,9 +56,11 @@ __all__ = [
     "MixEntry",
     "MixResult",
     "MixSettings",
+    "RoomTone",
     "mix_scene",
     "plan_timeline",
     "read_take",
+    "timeline_parts",
     "take_length_samples",
     "write_mix",
 ]
@@ -124,6 +135,11 @@ class MixSettings:
     when the level would leave the range, the scene is normalised again. None: normalise.
     target_db: the level to reach in the preset's measure, instead of the preset's target
     (a book aims a short file's whole-file RMS lower, so that its speech meets ACX's level).
+    sounds: the scene's effects and beds (`drama_cli.script.document.Sound`, paths absolute),
+    placed by `drama_cli.mix.sounds.place_sounds`; they are summed with the voices before the
+    loudness pass, so the preset applies to the whole mix. duck_db / duck_attack_s /
+    duck_release_s: how ducked beds go down under dialogue (`DuckEnvelope`). stems: also write
+    one WAV per character, effects, music and room tone (`drama_cli.mix.stems`).
     """
 
     gap_s: float = 0.5
@@ -139,6 +155,11 @@ class MixSettings:
     metadata: dict = field(default_factory=dict)
     hold_gain_db: float | None = None
     target_db: float | None = None
+    sounds: tuple = ()
+    duck_db: float = DUCK_DB
+    duck_attack_s: float = DUCK_ATTACK_S
+    duck_release_s: float = DUCK_RELEASE_S
+    stems: bool = False
 
     def validate(self) -> None:
         """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
@@ -201,7 +222,8 @@ class MixResult:
     gain applied. measured: loudness of the takes' sum before processing (preset `none` skips
     that pass: then the same as `loudness`); loudness: after gain and limiting (what was
     written). limiter_reduction_db: deepest limiter gain reduction.
-    issues: how the result misses the preset (empty: compliant).
+    issues: how the result misses the preset (empty: compliant). sounds: the placed effects
+    and beds; sounds_left_out: names of sounds whose anchor line is not in the mix.
     """
 
     audio_path: Path
@@ -216,6 +238,8 @@ class MixResult:
     issues: list[str]
     temp_dir: Path | None = None  # a folder mix_scene created for `audio_path`, if any
     gain_held: bool = False  # `MixSettings.hold_gain_db` was applied (not normalised again)
+    sounds: list[SoundCue] = field(default_factory=list)
+    sounds_left_out: list[str] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:
@@ -241,6 +265,9 @@ class MixResult:
             "limiter_reduction_db": round(self.limiter_reduction_db, 2),
             "issues": list(self.issues),
             "wav_subtype": self.settings.wav_subtype,
+            **({"sounds": [sound.to_dict() for sound in self.sounds],
+                "sounds_left_out": list(self.sounds_left_out)}
+               if self.sounds or self.sounds_left_out else {}),
             **self.settings.metadata,
         }
 
@@ -329,7 +356,7 @@ def _recording_at_level(source: str | Path, level_db: float) -> np.ndarray:
     return (loop * np.float32(10.0 ** (level_db / 20.0) / rms)).astype(np.float32)
 
 
-class _RoomTone:
+class RoomTone:
     """The bed under the scene, at `level_db` dBFS RMS: a looped file, or a seeded loop of
     white noise.
 
@@ -360,25 +387,48 @@ class _RoomTone:
             done += piece
 
 
-def _timeline_blocks(cues: list[Cue], total: int) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first sample, float32 sum of the takes) for BLOCK_SAMPLES blocks, in order.
+def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
+                   settings: MixSettings = MixSettings(), by_speaker: bool = False
+                   ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """Yield (first sample, parts) for BLOCK_SAMPLES blocks, in order: parts maps "voice" (or,
+    with `by_speaker`, each speaker's name) to the float32 sum of those takes, and the sound
+    stems (`drama_cli.mix.sounds.SoundBus`) to theirs when there are `sounds`.
 
-    Each take is read when the first block under it is rendered and dropped after the last.
+    Each take and sound is read when the first block under it is rendered and dropped after the
+    last; ducked beds follow `settings`' ducking keyed by the takes' spans.
     """
     order = sorted(range(len(cues)), key=lambda i: cues[i].start_sample)
     next_index = 0
     active: dict[int, np.ndarray] = {}
+    duck = DuckEnvelope([(c.start_sample, c.end_sample) for c in cues], settings.duck_db,
+                        settings.duck_attack_s, settings.duck_release_s)
+    bus = SoundBus(sounds, duck, read_take) if sounds else None
     for start in range(0, total, BLOCK_SAMPLES):
         stop = min(start + BLOCK_SAMPLES, total)
-        block = np.zeros(stop - start, np.float32)
+        parts: dict[str, np.ndarray] = {} if by_speaker else {"voice": np.zeros(stop - start, np.float32)}
         while next_index < len(order) and cues[order[next_index]].start_sample < stop:
             cue = cues[order[next_index]]
             active[order[next_index]] = _load_cue_audio(cue)
             next_index += 1
         for cue_index in list(active):
-            _add_overlap(block, start, cues[cue_index], active[cue_index])
-            if cues[cue_index].end_sample <= stop:
+            cue = cues[cue_index]
+            block = parts.setdefault(cue.speaker if by_speaker else "voice",
+                                     np.zeros(stop - start, np.float32))
+            _add_overlap(block, start, cue, active[cue_index])
+            if cue.end_sample <= stop:
                 del active[cue_index]
+        if bus is not None:
+            parts.update(bus.parts(start, stop - start))
+        yield start, parts
+
+
+def _timeline_blocks(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
+                     settings: MixSettings = MixSettings()) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (first sample, float32 sum of the takes and sounds) for BLOCK_SAMPLES blocks."""
+    for start, parts in timeline_parts(cues, total, sounds, settings):
+        block = parts.pop("voice")
+        for part in parts.values():
+            block += part
         yield start, block
 
 
@@ -428,12 +478,14 @@ def mix_scene(
     if settings.target_db is not None and preset.target_db is not None:
         preset = replace(preset, target_db=settings.target_db)
     cues, total = plan_timeline(entries, settings)
-    tone = _RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
+    spans = {cue.line_id: (cue.start_sample, cue.end_sample) for cue in cues}
+    sounds, left_out, total = place_sounds(settings.sounds, spans, total, take_length_samples)
+    tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
     measured = None
     if preset.target_db is not None:
         raw_meter = LoudnessMeter(SAMPLE_RATE)
-        for _, block in _timeline_blocks(cues, total):
+        for _, block in _timeline_blocks(cues, total, sounds, settings):
             raw_meter.feed(block)
         measured = raw_meter.report()
     held = settings.hold_gain_db is not None and preset.target_db is not None
@@ -447,13 +499,14 @@ def mix_scene(
     audio_path = Path(name)
     try:
         if held:
-            loudness, reduction_db = _render(cues, total, tone, gain_db, preset, settings, audio_path)
+            loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
+                                             audio_path)
             if not within_preset_range(preset, loudness):
                 held, gain_db = False, preset_gain_db(preset, measured)
         tried: list[tuple[float, LoudnessReport]] = []
         for _ in range(0 if held else MAKEUP_PASSES + 1):
             loudness, reduction_db = _render(
-                cues, total, tone, gain_db, preset, settings, audio_path
+                cues, sounds, total, tone, gain_db, preset, settings, audio_path
             )
             tried.append((gain_db, loudness))
             makeup = _makeup_gain_db(preset, tried)
@@ -477,13 +530,16 @@ def mix_scene(
         compliance_issues(preset, loudness),
         None if work_dir else folder,
         held,
+        sounds,
+        left_out,
     )
 
 
 def _render(
     cues: list[Cue],
+    sounds: list[SoundCue],
     total: int,
-    tone: _RoomTone,
+    tone: RoomTone,
     gain_db: float,
     preset: LoudnessPreset,
     settings: MixSettings,
@@ -500,7 +556,7 @@ def _render(
     with export.open_wav_writer(
         audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment, banner
     ) as writer:
-        for start, block in _timeline_blocks(cues, total):
+        for start, block in _timeline_blocks(cues, total, sounds, settings):
             block *= gain
             tone.add(block, start)  # after the gain: the bed keeps its own level
             _write_processed(limiter.process(block), writer, meter)

@@ -21,6 +21,7 @@ from drama_cli.script.lexicon import read_language_keys
 from drama_cli.script.problems import Problems
 from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
+from drama_cli.script.yaml_sounds import check_anchors
 
 SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
                *MIX_KEYS, "lexicon", "lexicons", "language", "normalize")
@@ -77,6 +78,7 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     elif "lines" in top:
         scene = Scene(id="scene-1", position=reader.at(top["lines"][0]))
         read_lines(reader, top["lines"][1], scene)
+        problems.errors.extend(check_anchors(scene))
         script.scenes.append(scene)
     with problems.collect():
         _check_unique_ids(script)
