@@ -141,3 +141,135 @@ def test_changing_a_sound_never_renders_a_take_again(tmp_path, monkeypatch):
     assert len(backend.requests) == calls
     sheet = json.loads((tmp_path / "play.drama" / "s1" / "mix.cues.json").read_text())
     assert [s["sound"] for s in sheet["sounds"]] == ["rain.wav", "door.wav"]
+
+
+def effect(path, line=None, edge="start", offset_s=0.0, **extra) -> Sound:
+    return Sound(str(path), "effect", SoundAnchor(line, edge, offset_s), name=path.name, **extra)
+
+
+def bed(path, **extra) -> Sound:
+    return Sound(str(path), "ambience", SoundAnchor(), name=path.name,
+                 **{"loop": True, "duck": True, **extra})
+
+
+def two_lines(tmp_path, seconds=1.0, gap_s=2.0):
+    return [MixEntry("L1", "A", "One.", silent_take(tmp_path, "t1", seconds), 1, gap_s),
+            MixEntry("L2", "B", "Two.", silent_take(tmp_path, "t2", seconds), 1)]
+
+
+def test_an_effect_starts_at_its_anchor_to_the_sample(tmp_path):
+    click = write_sound(tmp_path / "click.wav", np.r_[np.full(10, 0.5), np.zeros(90)])
+    entries = two_lines(tmp_path)
+    sounds = (effect(click, "L1", "end", 0.5), effect(click, None, "start", 0.25, gain_db=-6.0))
+    result = mix_scene(entries, MixSettings(head_s=0.5, tail_s=0.5, sounds=sounds),
+                       work_dir=tmp_path)
+    audio = result.samples()
+    after_l1 = result.cues[0].end_sample + SR // 2  # head 0.5 s + take 1 s + 0.5 s
+    assert after_l1 == 2 * SR
+    assert [(s.start_sample, s.end_sample) for s in result.sounds] == \
+        [(2 * SR, 2 * SR + 100), (SR // 4, SR // 4 + 100)]
+    np.testing.assert_allclose(audio[after_l1:after_l1 + 10], 0.5, atol=1e-6)
+    np.testing.assert_allclose(audio[SR // 4:SR // 4 + 10], 0.5 * 10 ** (-6 / 20), atol=1e-6)
+    assert np.count_nonzero(audio) == 20
+    rows = result.summary()["sounds"]
+    assert rows[0] == {"sound": "click.wav", "kind": "effect", "start_s": 2.0,
+                       "end_s": round(2 + 100 / SR, 6), "file": "click.wav", "gain_db": 0.0,
+                       "loop": False, "duck": False}
+
+
+def test_a_sound_after_the_last_line_lengthens_the_scene(tmp_path):
+    sting = write_sound(tmp_path / "sting.wav", sine(3.0))
+    entries = two_lines(tmp_path, gap_s=0.5)
+    result = mix_scene(entries, MixSettings(head_s=0.5, tail_s=1.0,
+                                            sounds=(effect(sting, "L2", "end", 0.2),)),
+                       work_dir=tmp_path)
+    l2_end = result.cues[1].end_sample
+    assert result.total_samples == l2_end + int(0.2 * SR) + 3 * SR
+
+
+def test_a_sound_anchored_to_a_line_left_out_of_the_mix_is_listed_not_placed(tmp_path):
+    click = write_sound(tmp_path / "click.wav", np.full(100, 0.5))
+    result = mix_scene(two_lines(tmp_path), MixSettings(sounds=(effect(click, "L7"),)),
+                       work_dir=tmp_path)
+    assert result.sounds == [] and result.sounds_left_out == ["click.wav"]
+    assert result.summary()["sounds_left_out"] == ["click.wav"]
+
+
+def test_a_looped_bed_with_fades_fills_the_scene(tmp_path):
+    loop = write_sound(tmp_path / "loop.wav", np.full(SR // 10, 0.2))
+    sounds = (bed(loop, duck=False, fade_in_s=1.0, fade_out_s=1.0),)
+    result = mix_scene(two_lines(tmp_path), MixSettings(head_s=0.5, tail_s=0.5, sounds=sounds),
+                       work_dir=tmp_path)
+    audio = result.samples()
+    assert result.sounds[0].end_sample == result.total_samples == audio.size
+    assert audio[0] == 0.0
+    assert audio[SR // 2] == pytest.approx(0.1, abs=1e-5)  # half-way through the fade-in
+    assert audio[2 * SR] == pytest.approx(0.2, abs=1e-5)  # looped on past its 0.1 s file
+    assert audio[-SR // 4] == pytest.approx(0.05, abs=1e-4)  # a quarter of the fade-out left
+
+
+def test_the_duck_envelope_follows_its_formula():
+    speech = [(SR, 2 * SR)]
+    duck = DuckEnvelope(speech, depth_db=-12.0, attack_s=0.05, release_s=0.4)
+    gains = np.concatenate([duck.gains(start, 1000) for start in range(0, 4 * SR, 1000)])
+    floor = 10 ** (-12 / 20)
+    key_on = SR - int(0.05 * SR)  # the look-ahead: one attack before the take
+    assert gains[key_on - 1] == 1.0
+    assert gains[key_on + 2205 - 1] == pytest.approx(floor + (1 - floor) * np.exp(-1), rel=1e-5)
+    assert gains[2 * SR - 1] == pytest.approx(floor, rel=1e-5)
+    released = 2 * SR + int(0.4 * SR) - 1
+    assert gains[released] == pytest.approx(1 - (1 - floor) * np.exp(-1), rel=1e-4)
+
+
+def test_a_bed_is_ducked_under_speech_and_comes_back_between_lines(tmp_path):
+    """The bed's level from the rendered mix: 12 dB down inside a line, full in the gap."""
+    rain = write_sound(tmp_path / "rain.wav", sine(1.0, freq=500, amplitude=0.1))
+    entries = two_lines(tmp_path, seconds=2.0, gap_s=4.0)
+    result = mix_scene(entries, MixSettings(head_s=0.5, tail_s=0.5, sounds=(bed(rain),)),
+                       work_dir=tmp_path)
+    audio = result.samples()
+
+    def level_db(lo, hi):
+        return 20 * np.log10(np.sqrt(np.mean(np.square(audio[lo:hi], dtype=np.float64))))
+
+    first = result.cues[0]
+    under = level_db(first.start_sample + SR // 2, first.end_sample)
+    gap = level_db(first.end_sample + 3 * SR, first.end_sample + int(3.9 * SR))
+    full = 20 * np.log10(0.1 / np.sqrt(2))
+    assert under == pytest.approx(full - 12.0, abs=0.01)
+    assert gap == pytest.approx(full, abs=0.01)
+
+
+def test_a_bed_stays_down_between_the_words_of_one_line(tmp_path):
+    rain = write_sound(tmp_path / "rain.wav", sine(1.0, freq=500, amplitude=0.1))
+    words = np.concatenate([voice(0.3), np.zeros(int(0.6 * SR)), voice(0.3)])  # a long pause
+    take = write_sound(tmp_path / "t.wav", words)
+    entry = MixEntry("L1", "A", "One two.", take, 1)
+    result = mix_scene([entry], MixSettings(head_s=1.0, tail_s=1.0, sounds=(bed(rain),)),
+                       work_dir=tmp_path)
+    audio = result.samples()
+    start = result.cues[0].start_sample
+    pause = audio[start + int(0.35 * SR):start + int(0.85 * SR)]  # only the bed sounds here
+    peak = np.abs(pause).max()
+    assert peak == pytest.approx(0.1 * 10 ** (-12 / 20), rel=1e-3)
+
+
+def test_stems_sum_to_the_mix(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    write_sound(tmp_path / "rain.wav", sine(0.7, freq=300, amplitude=0.05))
+    write_sound(tmp_path / "door.wav", sine(0.4, freq=900, amplitude=0.2))
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
+                    "    lines:\n      - A: We leave at six.\n      - sound: door.wav\n"
+                    "      - B: Fine then.\n      - A: Good.\n")
+    assert main(["render", str(path), "--room-tone", "noise", "--stems"]) == 0
+    folder = tmp_path / "play.drama" / "s1"
+    stems = {p.name: sf.read(str(p), dtype="float64")[0] for p in folder.glob("mix.stem-*.wav")}
+    assert sorted(stems) == ["mix.stem-a.wav", "mix.stem-b.wav", "mix.stem-effects.wav",
+                             "mix.stem-music.wav", "mix.stem-room-tone.wav"]
+    mix, _ = sf.read(str(folder / "mix.wav"), dtype="float64")
+    assert all(stem.size == mix.size for stem in stems.values())
+    assert np.abs(sum(stems.values()) - mix).max() < 1e-4
+    assert np.abs(stems["mix.stem-effects.wav"]).max() == pytest.approx(0.2, abs=1e-3)
+    assert main(["mix", str(path), "--no-stems"]) == 0
+    assert not list(folder.glob("mix.stem-*"))
