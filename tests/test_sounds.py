@@ -273,3 +273,54 @@ def test_stems_sum_to_the_mix(tmp_path, monkeypatch):
     assert np.abs(stems["mix.stem-effects.wav"]).max() == pytest.approx(0.2, abs=1e-3)
     assert main(["mix", str(path), "--no-stems"]) == 0
     assert not list(folder.glob("mix.stem-*"))
+
+
+FOUNTAIN = """\
+INT. BOATHOUSE - NIGHT
+
+SFX: door-slam
+
+ALGERNON
+We leave at six.
+
+[[music: theme]]
+
+JACK
+Fine then.
+
+SOUND: thunder
+"""
+FOUNTAIN_CAST = """\
+cast:
+  ALGERNON: {}
+  JACK: {}
+sounds:
+  door-slam: sfx/door.wav
+  theme: {file: sfx/theme.wav, gain_db: -6}
+"""
+
+
+def test_fountain_sound_cues_resolve_against_the_cast_files_sounds_table(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "  thunder: sfx/thunder.flac\n")
+    path = tmp_path / "play.fountain"
+    path.write_text(FOUNTAIN)
+    scene = load_script(str(path)).scenes[0]
+    assert [line.text for line in scene.lines] == ["We leave at six.", "Fine then."]
+    assert [e.text for e in scene.elements if e.kind == "sound"] == \
+        ["SFX: door-slam", "music: theme", "SOUND: thunder"]
+    found = [(s.name, s.path, s.kind, s.loop, s.duck, s.gain_db, s.start.line, s.start.edge)
+             for s in scene.sounds]
+    assert found == [("door-slam", "sfx/door.wav", "effect", False, False, 0.0, None, "start"),
+                     ("theme", "sfx/theme.wav", "music", True, True, -6.0, "scene-1-1", "end"),
+                     ("thunder", "sfx/thunder.flac", "effect", False, False, 0.0, "scene-1-2",
+                      "end")]
+
+
+def test_a_fountain_sound_name_missing_from_the_table_is_a_check_error_at_the_name(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
+    path = tmp_path / "play.fountain"
+    path.write_text(FOUNTAIN)
+    report = check_script(str(path))
+    unresolved = [e for e in report.errors if "no sound named" in e.message]
+    assert [(str(e.position), e.message) for e in unresolved] == [
+        (f"{path}:13:8", "no sound named 'thunder' in the cast file's sounds: table")]

@@ -173,7 +173,8 @@ def _check_unique_ids(script: Script) -> None:
 
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
     """Read a companion cast file (`play.cast.yaml`): either a `cast:` mapping (with an optional
-    `narrator:`) or the member mapping itself. Returns (members, narrator, warnings).
+    `narrator:` and a `sounds:` table, read by `drama_cli.script.fountain_sounds`) or the member
+    mapping itself. Returns (members, narrator, warnings).
     Raises ScriptError with positions in that file (also for a file that is not UTF-8)."""
     path = Path(path)
     try:
@@ -191,8 +192,11 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
         raise ScriptError("the cast file is empty", SourcePosition(str(path), 1, 1))
     top = reader.mapping(root, None, "the cast file")
     narrator = None
+    if "sounds" in top and "cast" not in top:
+        raise reader.error("a cast file with a 'sounds:' table lists its members under 'cast:'",
+                           top["sounds"][0], "put the members under 'cast:' beside 'sounds:'")
     if "cast" in top:
-        reader.mapping(root, ("cast", "narrator", "title", *LANGUAGE_KEYS), "the cast file")
+        reader.mapping(root, ("cast", "narrator", "title", "sounds", *LANGUAGE_KEYS), "the cast file")
         narrator = reader.scalar(top["narrator"][1], "narrator") if "narrator" in top else None
         members = read_cast_node(reader, top["cast"][1], path.parent)
     else:
