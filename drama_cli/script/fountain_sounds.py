@@ -66,19 +66,20 @@ def resolve_sound_cues(script: Script, cast_path: str | Path | None) -> list[Scr
     """Give every Fountain sound cue its file (from the cast file's `sounds:` table, made
     relative to the script's folder) and its start (the end of the spoken line before its
     element, narrated action included). Returns an error at each name the table lacks."""
-    table = read_sounds_table(cast_path) if cast_path is not None and script.scenes and \
-        any(scene.sounds for scene in script.scenes) else {}
+    if not any(scene.sounds for scene in script.scenes):
+        return []
+    table = read_sounds_table(cast_path) if cast_path is not None else {}
     folder = Path(cast_path).parent if cast_path is not None else Path(script.base_dir)
     errors = []
     for scene in script.scenes:
         cues = iter(scene.sounds)
-        narrated = {line.position: line for line in scene.lines if line.kind == "action"}
+        narrated = {_place(line.position): line for line in scene.lines if line.kind == "action"}
         previous: Line | None = None
         for entry in scene.elements:
             if isinstance(entry, Line):
                 previous = entry
             elif isinstance(entry, Element) and entry.kind == "action":
-                previous = narrated.get(entry.position, previous)
+                previous = narrated.get(_place(entry.position), previous)
             elif isinstance(entry, Element) and entry.kind == "sound":
                 sound = next(cues)
                 sound.start = SoundAnchor(previous.id if previous else None,
@@ -93,3 +94,7 @@ def resolve_sound_cues(script: Script, cast_path: str | Path | None) -> list[Scr
                 sound.path = file if Path(file).is_absolute() else \
                     os.path.relpath(folder / file, script.base_dir)
     return errors
+
+
+def _place(position: SourcePosition | None) -> tuple | None:
+    return (position.file, position.line, position.column) if position is not None else None
