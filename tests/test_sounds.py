@@ -14,7 +14,7 @@ from fakes import FakeBackend, fake_render, one_error_line, voice
 from drama_cli.cli import main
 from drama_cli.errors import ScriptError
 from drama_cli.mix.sounds import DuckEnvelope
-from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
+from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 from drama_cli.script.check import check_script
 from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.script.load import load_script
@@ -324,3 +324,21 @@ def test_a_fountain_sound_name_missing_from_the_table_is_a_check_error_at_the_na
     unresolved = [e for e in report.errors if "no sound named" in e.message]
     assert [(str(e.position), e.message) for e in unresolved] == [
         (f"{path}:13:8", "no sound named 'thunder' in the cast file's sounds: table")]
+
+
+def test_labels_and_subtitles_list_sounds_as_their_own_entries(tmp_path):
+    click = write_sound(tmp_path / "door.wav", np.full(SR // 2, 0.1))
+    rain = write_sound(tmp_path / "rain.wav", sine(1.0, amplitude=0.01))
+    entries = two_lines(tmp_path, gap_s=1.0)
+    result = mix_scene(entries, MixSettings(head_s=0.5, tail_s=0.5,
+                                            sounds=(effect(click, "L1", "end", 0.25), bed(rain))),
+                       work_dir=tmp_path)
+    files = write_mix(result, tmp_path / "scene")
+    labels = files["labels"].read_text().splitlines()
+    assert labels == ["0.000000\t4.000000\tAMBIENCE: rain.wav",
+                      "0.500000\t1.500000\tA: One.",
+                      "1.750000\t2.250000\tEFFECT: door.wav",
+                      "2.500000\t3.500000\tB: Two."]
+    srt = files["srt"].read_text()
+    assert "2\n00:00:01,750 --> 00:00:02,250\n[door.wav]\n" in srt
+    assert "rain" not in srt

@@ -118,7 +118,7 @@ class DuckEnvelope:
     the key is on (−12 dB: 0.251, a bed at a quarter of its level), T = 1 while it is off;
     g(n) = T + (g(n0) − T) · exp(−(n − n0) / τ) from the last change n0, with τ = attack
     (50 ms) while g falls and τ = release (400 ms) while it rises. So the bed reaches 95 % of
-    its fall within 3 attacks (150 ms) and is back within 1 dB of full level about 0.7 s after
+    its fall within 3 attacks (150 ms) and is back within 1 dB of full level about 0.8 s after
     a line. Computed in closed form per stretch of constant key, in float64; blocks must be
     asked for in order (`gains`), starting from sample 0.
     """

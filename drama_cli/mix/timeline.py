@@ -634,8 +634,8 @@ def write_mix(
         if "wav" in wanted:
             staged["wav"] = _stage_rendering(result.audio_path, targets["wav"])
         banner = scratch_banner(result.settings.metadata)
-        texts = {"labels": ("labels.txt", export.labels_text(result.cues, banner)),
-                 "srt": ("srt", export.srt_text(result.cues, banner)),
+        texts = {"labels": ("labels.txt", export.labels_text(result.cues, banner, result.sounds)),
+                 "srt": ("srt", export.srt_text(result.cues, banner, result.sounds)),
                  "cues": ("cues.json", export.cue_sheet_text(result.cues, result.summary(),
                                                              base=folder))}
         for kind, (suffix, text) in texts.items():
