@@ -342,3 +342,72 @@ def test_labels_and_subtitles_list_sounds_as_their_own_entries(tmp_path):
     srt = files["srt"].read_text()
     assert "2\n00:00:01,750 --> 00:00:02,250\n[door.wav]\n" in srt
     assert "rain" not in srt
+
+
+def session_project(tmp_path, monkeypatch):
+    """A rendered two-voice scene with an effect and a looped bed, mixed with both sessions."""
+    fake_render(monkeypatch)
+    write_sound(tmp_path / "rain.wav", sine(0.7, freq=300, amplitude=0.05))
+    write_sound(tmp_path / "door.wav", sine(0.4, freq=900, amplitude=0.2))
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
+                    "    lines:\n      - A: We leave at six.\n      - sound: door.wav\n"
+                    "        at: s1-1 end + 0.3\n      - B: Fine then.\n")
+    assert main(["render", str(path), "--export-session", "otio",
+                 "--export-session", "rpp"]) == 0
+    folder = tmp_path / "play.drama" / "s1"
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    return folder, sheet
+
+
+def expected_starts(sheet):
+    starts = {row["line"]: row["start_s"] for row in sheet["cues"]}
+    starts.update({row["sound"]: row["start_s"] for row in sheet["sounds"]})
+    return starts
+
+
+def test_the_otio_session_reads_back_with_clips_where_the_cue_sheet_has_them(tmp_path, monkeypatch):
+    import opentimelineio as otio
+
+    folder, sheet = session_project(tmp_path, monkeypatch)
+    timeline = otio.adapters.read_from_file(str(folder / "mix.otio"))
+    found = {}
+    for track in timeline.tracks:
+        for clip in track.find_clips():
+            start = track.range_of_child(clip).start_time.rescaled_to(SR).value
+            found.setdefault((track.name, clip.name), []).append(start)
+            assert (folder / clip.media_reference.target_url).is_file()
+    starts = expected_starts(sheet)
+    assert sorted(found) == [("A", "s1-1"), ("B", "s1-2"), ("effects", "door.wav"),
+                             ("music", "rain.wav")]
+    for (track, name), clip_starts in found.items():
+        assert abs(clip_starts[0] - starts[name] * SR) <= 1
+    loops = found[("music", "rain.wav")]  # the bed: one clip per repetition of its 0.7 s file
+    assert np.diff(loops).tolist() == [round(0.7 * SR)] * (len(loops) - 1)
+    assert timeline.duration().rescaled_to(SR).value == pytest.approx(
+        sheet["duration_s"] * SR, abs=1)
+
+
+def test_the_reaper_session_parses_with_items_where_the_cue_sheet_has_them(tmp_path, monkeypatch):
+    folder, sheet = session_project(tmp_path, monkeypatch)
+    text = (folder / "mix.rpp").read_text()
+    assert text.count("<") == text.count("\n>") + text.count(" >")  # every block closed
+    items, track = {}, None
+    for row in text.splitlines():
+        key, _, value = row.strip().partition(" ")
+        if key == "NAME" and row.startswith("    NAME"):
+            track = value.strip('"')
+        elif key == "POSITION":
+            position = float(value)
+        elif key == "LOOP":
+            loop = value == "1"
+        elif key == "NAME":
+            items[(track, value.strip('"'))] = (position, loop)
+        elif key == "FILE":
+            assert (folder / value.strip('"')).is_file()
+    starts = expected_starts(sheet)
+    assert sorted(items) == [("A", "s1-1"), ("B", "s1-2"), ("effects", "door.wav"),
+                             ("music", "rain.wav")]
+    for (_, name), (position, _) in items.items():
+        assert abs(position - starts[name]) * SR <= 1
+    assert items[("music", "rain.wav")][1] and not items[("effects", "door.wav")][1]

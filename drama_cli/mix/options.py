@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drama_cli.errors import UsageError
+from drama_cli.mix.session import check_session_format
 from drama_cli.script.clips import inspect_clip
 
 MAX_PAD_S = 60.0
 ROOM_TONE_DB_RANGE = (-120.0, 0.0)
 DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
 OPTION_FIELDS = ("preset", "gap_s", "head_s", "tail_s", "room_tone", "room_tone_db", "duck_db",
-                 "duck_attack_s", "duck_release_s", "stems")
+                 "duck_attack_s", "duck_release_s", "stems", "sessions")
 SECONDS_FLAGS = {"gap_s": "--gap", "head_s": "--head", "tail_s": "--tail"}
 DUCK_RANGES = {"duck_db": ("ducking depth (dB)", -60.0, 0.0),
                "duck_attack_s": ("ducking attack (s)", 0.0, 10.0),
@@ -33,7 +34,8 @@ class MixOverrides:
     room-tone clip. room_tone_db: dBFS RMS, -120..0.
     duck_db: how far ducked beds go down under dialogue, -60..0 dB; duck_attack_s /
     duck_release_s: seconds, 0..10 (`drama_cli.mix.sounds`). stems: also write the mix's
-    stems (`drama_cli.mix.stems`).
+    stems (`drama_cli.mix.stems`). sessions: DAW sessions to write (`otio`, `rpp`:
+    `drama_cli.mix.session`); None: not given, () given empty.
     Raises UsageError when made with a value out of range or an unusable room-tone file
     (the file is inspected once per process while it is unchanged: `inspect_clip`).
     """
@@ -49,9 +51,13 @@ class MixOverrides:
     duck_attack_s: float | None = None
     duck_release_s: float | None = None
     stems: bool | None = None
+    sessions: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "formats", tuple(self.formats or ()))
+        if self.sessions is not None:
+            object.__setattr__(self, "sessions", tuple(check_session_format(name)
+                                                       for name in self.sessions))
         for key, flag in SECONDS_FLAGS.items():
             if getattr(self, key) is not None:
                 check_number(flag, getattr(self, key), 0.0, MAX_PAD_S)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.mix import export
 from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
+from drama_cli.mix.session import write_sessions
 from drama_cli.mix.stems import remove_stems, write_stems
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 from drama_cli.takes.scene_selection import (
@@ -145,6 +146,7 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
         files.update(write_stems(result, folder))
     else:
         remove_stems(folder)
+    files.update(write_sessions(result, folder, settings.sessions))
     outcome.files = {kind: str(path) for kind, path in files.items()}
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()

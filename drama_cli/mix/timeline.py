@@ -139,7 +139,8 @@ class MixSettings:
     placed by `drama_cli.mix.sounds.place_sounds`; they are summed with the voices before the
     loudness pass, so the preset applies to the whole mix. duck_db / duck_attack_s /
     duck_release_s: how ducked beds go down under dialogue (`DuckEnvelope`). stems: also write
-    one WAV per character, effects, music and room tone (`drama_cli.mix.stems`).
+    one WAV per character, effects, music and room tone (`drama_cli.mix.stems`). sessions:
+    DAW sessions to write beside the mix (`drama_cli.mix.session`: `otio`, `rpp`).
     """
 
     gap_s: float = 0.5
@@ -160,6 +161,7 @@ class MixSettings:
     duck_attack_s: float = DUCK_ATTACK_S
     duck_release_s: float = DUCK_RELEASE_S
     stems: bool = False
+    sessions: tuple[str, ...] = ()
 
     def validate(self) -> None:
         """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
