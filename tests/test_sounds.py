@@ -254,16 +254,23 @@ def test_a_bed_stays_down_between_the_words_of_one_line(tmp_path):
     assert peak == pytest.approx(0.1 * 10 ** (-12 / 20), rel=1e-3)
 
 
-def test_stems_sum_to_the_mix(tmp_path, monkeypatch):
+def rendered_with_sounds(tmp_path, monkeypatch, lines: str, *flags) -> tuple:
+    """A scene of A and B under a looped 0.7 s rain bed, with a door effect, rendered with the
+    fake and mixed with `flags`: (script path, scene folder)."""
     fake_render(monkeypatch)
     write_sound(tmp_path / "rain.wav", sine(0.7, freq=300, amplitude=0.05))
     write_sound(tmp_path / "door.wav", sine(0.4, freq=900, amplitude=0.2))
     path = tmp_path / "play.yaml"
     path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
-                    "    lines:\n      - A: We leave at six.\n      - sound: door.wav\n"
-                    "      - B: Fine then.\n      - A: Good.\n")
-    assert main(["render", str(path), "--room-tone", "noise", "--stems"]) == 0
-    folder = tmp_path / "play.drama" / "s1"
+                    "    lines:\n" + lines)
+    assert main(["render", str(path), *flags]) == 0
+    return path, tmp_path / "play.drama" / "s1"
+
+
+def test_stems_sum_to_the_mix(tmp_path, monkeypatch):
+    path, folder = rendered_with_sounds(
+        tmp_path, monkeypatch, "      - A: We leave at six.\n      - sound: door.wav\n"
+        "      - B: Fine then.\n      - A: Good.\n", "--room-tone", "noise", "--stems")
     stems = {p.name: sf.read(str(p), dtype="float64")[0] for p in folder.glob("mix.stem-*.wav")}
     assert sorted(stems) == ["mix.stem-a.wav", "mix.stem-b.wav", "mix.stem-effects.wav",
                              "mix.stem-music.wav", "mix.stem-room-tone.wav"]
@@ -346,16 +353,10 @@ def test_labels_and_subtitles_list_sounds_as_their_own_entries(tmp_path):
 
 def session_project(tmp_path, monkeypatch):
     """A rendered two-voice scene with an effect and a looped bed, mixed with both sessions."""
-    fake_render(monkeypatch)
-    write_sound(tmp_path / "rain.wav", sine(0.7, freq=300, amplitude=0.05))
-    write_sound(tmp_path / "door.wav", sine(0.4, freq=900, amplitude=0.2))
-    path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
-                    "    lines:\n      - A: We leave at six.\n      - sound: door.wav\n"
-                    "        at: s1-1 end + 0.3\n      - B: Fine then.\n")
-    assert main(["render", str(path), "--export-session", "otio",
-                 "--export-session", "rpp"]) == 0
-    folder = tmp_path / "play.drama" / "s1"
+    _, folder = rendered_with_sounds(
+        tmp_path, monkeypatch, "      - A: We leave at six.\n      - sound: door.wav\n"
+        "        at: s1-1 end + 0.3\n      - B: Fine then.\n",
+        "--export-session", "otio", "--export-session", "rpp")
     sheet = json.loads((folder / "mix.cues.json").read_text())
     return folder, sheet
 

@@ -13,11 +13,11 @@ ducking and the loudness preset are not: the DAW mixes.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from drama_cli.errors import UsageError
-from drama_cli.mix.sounds import EFFECTS, MUSIC
+from drama_cli.mix.sounds import EFFECTS, MUSIC, SoundCue
 from drama_cli.mix.timeline import MIX_BASENAME, MixResult, take_length_samples
 from engine import files
 from engine.constants import SAMPLE_RATE
@@ -27,19 +27,17 @@ SESSION_FORMATS = ("otio", "rpp")
 
 @dataclass(frozen=True)
 class SessionClip:
-    """One clip: `name`, the `file` (relative to the scene folder), where it sits (`start`,
-    samples), how many samples it plays (`length`), how long the file is (`file_length`),
-    and its gain (linear), fades (samples) and whether it loops."""
+    """One clip: the take or sound (`SoundCue`: name, where it sits and how long it plays in
+    samples, gain, fades, loop; its `path` relative to the scene folder) and its file's length
+    in samples at 44,100 Hz."""
 
-    name: str
-    file: str
-    start: int
-    length: int
+    cue: SoundCue
     file_length: int
-    gain: float = 1.0
-    fade_in: int = 0
-    fade_out: int = 0
-    loop: bool = False
+
+    @property
+    def length(self) -> int:
+        """Samples the clip plays on the timeline."""
+        return self.cue.end_sample - self.cue.start_sample
 
 
 def check_session_format(name: str) -> str:
@@ -54,17 +52,16 @@ def session_tracks(result: MixResult, folder: Path) -> list[tuple[str, list[Sess
     music when the scene has them), each with its clips in order of start."""
     tracks: dict[str, list[SessionClip]] = {}
     for cue in result.cues:
-        tracks.setdefault(cue.speaker, []).append(SessionClip(
-            cue.line_id, _relative(cue.take_path, folder), cue.start_sample,
-            cue.end_sample - cue.start_sample, take_length_samples(cue.take_path),
-            10.0 ** (cue.gain_db / 20.0)))
+        take = SoundCue(cue.line_id, _relative(cue.take_path, folder), "line", cue.start_sample,
+                        cue.end_sample, 10.0 ** (cue.gain_db / 20.0))
+        tracks.setdefault(cue.speaker, []).append(
+            SessionClip(take, take_length_samples(cue.take_path)))
     for stem in (EFFECTS, MUSIC):
         for sound in (s for s in result.sounds if s.stem == stem):
             tracks.setdefault(stem, []).append(SessionClip(
-                sound.name, _relative(sound.path, folder), sound.start_sample,
-                sound.end_sample - sound.start_sample, take_length_samples(sound.path),
-                sound.gain, sound.fade_in, sound.fade_out, sound.loop))
-    return [(name, sorted(clips, key=lambda clip: clip.start)) for name, clips in tracks.items()]
+                replace(sound, path=_relative(sound.path, folder)), take_length_samples(sound.path)))
+    return [(name, sorted(clips, key=lambda clip: clip.cue.start_sample))
+            for name, clips in tracks.items()]
 
 
 def _relative(path: str | Path, folder: Path) -> str:
@@ -105,12 +102,13 @@ def otio_text(tracks: list[tuple[str, list[SessionClip]]], total: int) -> str:
             for start, offset, length in _pieces(clip):
                 if start > cursor:
                     track.append(otio.schema.Gap(source_range=span(0, start - cursor)))
+                cue = clip.cue
                 reference = otio.schema.ExternalReference(
-                    target_url=clip.file, available_range=span(0, clip.file_length))
+                    target_url=cue.path, available_range=span(0, clip.file_length))
                 track.append(otio.schema.Clip(
-                    name=clip.name, media_reference=reference, source_range=span(offset, length),
-                    metadata={"drama": {"gain": clip.gain, "fade_in_samples": clip.fade_in,
-                                        "fade_out_samples": clip.fade_out, "loop": clip.loop}}))
+                    name=cue.name, media_reference=reference, source_range=span(offset, length),
+                    metadata={"drama": {"gain": cue.gain, "fade_in_samples": cue.fade_in,
+                                        "fade_out_samples": cue.fade_out, "loop": cue.loop}}))
                 cursor = start + length
         if total > cursor:
             track.append(otio.schema.Gap(source_range=span(0, total - cursor)))
@@ -124,8 +122,8 @@ def _lanes(tracks) -> list[tuple[str, list[SessionClip]]]:
     for name, clips in tracks:
         lanes: list[list[SessionClip]] = []
         for clip in clips:
-            lane = next((lane for lane in lanes if lane[-1].start + lane[-1].length <= clip.start),
-                        None)
+            lane = next((lane for lane in lanes
+                         if lane[-1].cue.end_sample <= clip.cue.start_sample), None)
             if lane is None:
                 lanes.append(lane := [])
             lane.append(clip)
@@ -136,9 +134,10 @@ def _lanes(tracks) -> list[tuple[str, list[SessionClip]]]:
 
 def _pieces(clip: SessionClip) -> list[tuple[int, int, int]]:
     """(start on the timeline, offset in the file, length) of each repetition of a clip."""
-    if not clip.loop or clip.file_length <= 0:
-        return [(clip.start, 0, clip.length)]
-    return [(clip.start + done, 0, min(clip.file_length, clip.length - done))
+    start = clip.cue.start_sample
+    if not clip.cue.loop or clip.file_length <= 0:
+        return [(start, 0, clip.length)]
+    return [(start + done, 0, min(clip.file_length, clip.length - done))
             for done in range(0, clip.length, clip.file_length)]
 
 
@@ -148,16 +147,16 @@ def rpp_text(tracks: list[tuple[str, list[SessionClip]]]) -> str:
     rows = ["<REAPER_PROJECT 0.1 \"6.0\" 0", f"  SAMPLERATE {SAMPLE_RATE} 0 0"]
     for name, clips in tracks:
         rows += ["  <TRACK", f"    NAME {_quoted(name)}"]
-        for clip in clips:
-            rows += ["    <ITEM", f"      POSITION {clip.start / SAMPLE_RATE:.10f}",
-                     f"      LENGTH {clip.length / SAMPLE_RATE:.10f}",
-                     f"      LOOP {int(clip.loop)}",
-                     f"      FADEIN 1 {clip.fade_in / SAMPLE_RATE:.10f} 0",
-                     f"      FADEOUT 1 {clip.fade_out / SAMPLE_RATE:.10f} 0",
-                     f"      VOLPAN {clip.gain:.10f} 0 1 -1",
-                     f"      NAME {_quoted(clip.name)}",
-                     "      <SOURCE WAVE" if clip.file.lower().endswith(".wav") else "      <SOURCE FLAC",
-                     f"        FILE {_quoted(clip.file)}", "      >", "    >"]
+        for cue in (clip.cue for clip in clips):
+            rows += ["    <ITEM", f"      POSITION {cue.start_s:.10f}",
+                     f"      LENGTH {cue.end_s - cue.start_s:.10f}",
+                     f"      LOOP {int(cue.loop)}",
+                     f"      FADEIN 1 {cue.fade_in / SAMPLE_RATE:.10f} 0",
+                     f"      FADEOUT 1 {cue.fade_out / SAMPLE_RATE:.10f} 0",
+                     f"      VOLPAN {cue.gain:.10f} 0 1 -1",
+                     f"      NAME {_quoted(cue.name)}",
+                     "      <SOURCE WAVE" if cue.path.lower().endswith(".wav") else "      <SOURCE FLAC",
+                     f"        FILE {_quoted(cue.path)}", "      >", "    >"]
         rows.append("  >")
     rows.append(">")
     return "\n".join(rows) + "\n"
