@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from drama_cli.errors import UsageError
-from drama_cli.mix.span import SampleSpan
+from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from drama_cli.script.document import Sound, SoundAnchor
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -86,8 +86,8 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
             left_out.append(sound.name)
             continue
         placed.append(SoundCue(sound.name, sound.path, sound.kind, start, end,
-                               10.0 ** (sound.gain_db / 20.0), _samples(sound.fade_in_s),
-                               _samples(sound.fade_out_s), sound.loop, sound.duck))
+                               10.0 ** (sound.gain_db / 20.0), seconds_to_samples(sound.fade_in_s),
+                               seconds_to_samples(sound.fade_out_s), sound.loop, sound.duck))
         end_of_scene = max(end_of_scene, end)
     return placed, left_out, end_of_scene
 
@@ -99,11 +99,7 @@ def _resolve(anchor: SoundAnchor, spans: dict[str, tuple[int, int]], total: int)
         base = spans[anchor.line][1 if anchor.edge == "end" else 0]
     else:
         return None
-    return base + _samples(anchor.offset_s)
-
-
-def _samples(seconds: float) -> int:
-    return int(round(seconds * SAMPLE_RATE))
+    return base + seconds_to_samples(anchor.offset_s)
 
 
 class DuckEnvelope:
@@ -132,7 +128,7 @@ class DuckEnvelope:
         self.floor = 10.0 ** (depth_db / 20.0)
         self.attack = max(attack_s * SAMPLE_RATE, 1e-9)
         self.release = max(release_s * SAMPLE_RATE, 1e-9)
-        self.spans = _merged([(max(0, s - _samples(attack_s)), e) for s, e in speech])
+        self.spans = _merged([(max(0, s - seconds_to_samples(attack_s)), e) for s, e in speech])
         self.gain = 1.0
         self.index = 0
 

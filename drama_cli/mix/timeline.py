@@ -46,7 +46,7 @@ from drama_cli.mix.sounds import (
     SoundCue,
     place_sounds,
 )
-from drama_cli.mix.span import SampleSpan
+from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from engine import files
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -300,10 +300,6 @@ def take_length_samples(path: str | Path) -> int:
     return int(round(info.frames * SAMPLE_RATE / info.samplerate))
 
 
-def _seconds_to_samples(seconds: float) -> int:
-    return int(round(seconds * SAMPLE_RATE))
-
-
 def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[list[Cue], int]:
     """Place every entry: returns the cues and the scene length in samples (padding included).
 
@@ -312,7 +308,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
     Reads only file headers.
     """
     cues: list[Cue] = []
-    cursor = _seconds_to_samples(settings.head_s)
+    cursor = seconds_to_samples(settings.head_s)
     last_end = cursor
     for entry in entries:
         if not all(math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db,
@@ -323,7 +319,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
         end = start + length
         pause = settings.gap_s if entry.pause_after_s is None else entry.pause_after_s
         pause += entry.beat_s
-        cursor = max(cursor, start, end + _seconds_to_samples(pause))
+        cursor = max(cursor, start, end + seconds_to_samples(pause))
         last_end = max(last_end, end)
         cues.append(
             Cue(
@@ -340,7 +336,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
                 tuple(entry.pauses),
             )
         )
-    return cues, last_end + _seconds_to_samples(settings.tail_s)
+    return cues, last_end + seconds_to_samples(settings.tail_s)
 
 
 def _recording_at_level(source: str | Path, level_db: float) -> np.ndarray:
@@ -372,7 +368,7 @@ class RoomTone:
             return
         if str(source) == "noise":
             rng = np.random.default_rng(seed)
-            noise = rng.standard_normal(_seconds_to_samples(NOISE_LOOP_S), dtype=np.float32)
+            noise = rng.standard_normal(seconds_to_samples(NOISE_LOOP_S), dtype=np.float32)
             self.loop = noise * np.float32(10.0 ** (level_db / 20.0))
         else:
             self.loop = _recording_at_level(source, level_db)
