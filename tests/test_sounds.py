@@ -61,6 +61,8 @@ scenes:
         after: s1-1 + 250ms
       - sound: clock.wav
         at: 3.5
+      - music: outro.wav
+        until: scene-end - 1
 """
 
 
@@ -83,6 +85,11 @@ def test_sound_items_and_beds_are_read_with_their_anchors(tmp_path):
     assert (sting.start.line, sting.start.edge, sting.start.offset_s) == ("s1-2", "end", 0.5)
     assert (bang.start.line, bang.start.edge, bang.start.offset_s) == ("s1-1", "end", 0.25)
     assert (clock.start.line, clock.start.offset_s) == (None, 3.5)
+    music_cue = scene.sounds[-1]  # a music cue among the lines: plays once, ducked
+    assert (music_cue.kind, music_cue.loop, music_cue.duck, music_cue.start.line) == \
+        ("music", False, True, "s1-2")
+    assert (music_cue.until.line, music_cue.until.edge, music_cue.until.offset_s) == \
+        (None, "end", -1.0)
     assert script.mix_for(scene).duck_db == -15.0
 
 
@@ -120,6 +127,7 @@ def test_check_finds_missing_undecodable_non_finite_and_badly_sampled_sounds(tmp
         (18, "sound 'sting.wav' holds non-finite samples (NaN or infinity)"),
         (20, "sound 'bang.wav' has a sample rate of 4000 Hz; use 8000..192000 Hz"),
         (22, "sound 'clock.wav' does not exist"),
+        (24, "sound 'outro.wav' does not exist"),
     }
 
 
@@ -177,14 +185,16 @@ def test_an_effect_starts_at_its_anchor_to_the_sample(tmp_path):
                        "loop": False, "duck": False}
 
 
-def test_a_sound_after_the_last_line_lengthens_the_scene(tmp_path):
+def test_a_sound_after_the_last_line_lengthens_the_scene_and_its_bed(tmp_path):
     sting = write_sound(tmp_path / "sting.wav", sine(3.0))
+    rain = write_sound(tmp_path / "rain.wav", sine(1.0, amplitude=0.01))
     entries = two_lines(tmp_path, gap_s=0.5)
-    result = mix_scene(entries, MixSettings(head_s=0.5, tail_s=1.0,
-                                            sounds=(effect(sting, "L2", "end", 0.2),)),
+    sounds = (bed(rain), effect(sting, "L2", "end", 0.2))
+    result = mix_scene(entries, MixSettings(head_s=0.5, tail_s=1.0, sounds=sounds),
                        work_dir=tmp_path)
     l2_end = result.cues[1].end_sample
     assert result.total_samples == l2_end + int(0.2 * SR) + 3 * SR
+    assert [s.end_sample for s in result.sounds] == [result.total_samples] * 2
 
 
 def test_a_sound_anchored_to_a_line_left_out_of_the_mix_is_listed_not_placed(tmp_path):

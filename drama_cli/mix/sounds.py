@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -65,12 +65,14 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
     (start, end) samples) and which lasts `total` samples.
 
     A sound starts at its anchor (clamped to 0) and ends at its `until` anchor, else at the end
-    of its file (`length_of(path)`: samples at 44,100 Hz), else at the scene's end when it
-    loops; a sound that does not loop never plays past its file. The scene grows to hold every
-    sound that ends after it. Returns (placed cues, names of sounds left out because a line they
+    of its file (`length_of(path)`: samples at 44,100 Hz), else, when it loops, at the end of
+    the mix; a sound that does not loop never plays past its file. Anchors read the scene's end
+    as `total`; the mix grows to hold every sound that ends after it, and loops without `until`
+    run to that new end. Returns (placed cues, names of sounds left out because a line they
     are anchored to is not in the mix or they would end before they start, new total).
     """
     placed, left_out, end_of_scene = [], [], total
+    open_loops = []  # indexes in `placed` of loops that run to the end of the mix
     for sound in sounds:
         start = _resolve(sound.start, spans, total)
         stop = _resolve(sound.until, spans, total) if sound.until is not None else None
@@ -79,6 +81,8 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
             continue
         start = max(0, start)
         length = None if sound.loop else length_of(sound.path)
+        if sound.loop and stop is None:
+            open_loops.append(len(placed))
         end = stop if stop is not None else total if sound.loop else start + length
         if length is not None:
             end = min(end, start + length)
@@ -89,6 +93,8 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
                                10.0 ** (sound.gain_db / 20.0), seconds_to_samples(sound.fade_in_s),
                                seconds_to_samples(sound.fade_out_s), sound.loop, sound.duck))
         end_of_scene = max(end_of_scene, end)
+    for index in open_loops:
+        placed[index] = replace(placed[index], end_sample=end_of_scene)
     return placed, left_out, end_of_scene
 
 

@@ -1,5 +1,5 @@
-"""Sounds in a YAML scene: `- sound: FILE` items among its lines (effects) and the scene's
-`music:` / `ambience:` beds, with their anchors (`at: LINE end + 0.5`, `after: LINE`,
+"""Sounds in a YAML scene: `- sound: FILE` items among its lines (effects), `- music: FILE`
+items (music cues: a sting, a theme that plays once) and the scene's `music:` / `ambience:` beds, with their anchors (`at: LINE end + 0.5`, `after: LINE`,
 `at: 12.0`, `until: LINE | scene-end`). Anchors naming a line the scene does not have are
 errors at the anchor (`check_anchors`)."""
 
@@ -14,6 +14,7 @@ from drama_cli.script.document import Scene, Sound, SoundAnchor
 from drama_cli.script.yaml_reader import YamlReader
 
 SOUND_KEYS = ("sound", "at", "after", "until", "gain_db", "fade_in", "fade_out", "loop", "duck")
+MUSIC_KEYS = ("music", *SOUND_KEYS[1:])
 BED_KEYS = ("file", *SOUND_KEYS[1:])
 BED_KINDS = ("music", "ambience")
 MAX_FADE_S = 600.0
@@ -28,17 +29,20 @@ _CLOCK = re.compile(rf"(?P<offset>{_SECONDS})\s*(?P<unit>ms|s)?")
 
 
 def is_sound_item(fields: dict) -> bool:
-    """Whether a mapping among a scene's lines is a sound item (it has a `sound:` key)."""
-    return "sound" in fields
+    """Whether a mapping among a scene's lines is a sound item (a `sound:` or `music:` key)."""
+    return "sound" in fields or "music" in fields
 
 
 def read_sound_item(reader: YamlReader, node: MappingNode, scene: Scene) -> Sound:
-    """An effect written among the lines (keys in SOUND_KEYS). Without `at:` or `after:` it
-    starts where the line before it ends (the scene's start when it comes first)."""
-    fields = reader.mapping(node, SOUND_KEYS, "a sound")
+    """An effect (`sound:`, keys in SOUND_KEYS) or a music cue (`music:`, MUSIC_KEYS: plays
+    once and is ducked unless it says otherwise) written among the lines. Without `at:` or
+    `after:` it starts where the line before it ends (the scene's start when it comes first)."""
+    music = "music" in reader.mapping(node, None, "a sound")
+    fields = reader.mapping(node, MUSIC_KEYS if music else SOUND_KEYS, "a sound")
     previous = scene.lines[-1].id if scene.lines else None
     default = SoundAnchor(previous, "end" if previous else "start", 0.0, reader.at(node))
-    return _read_sound(reader, node, fields, "sound", "effect", default, loop=False, duck=False)
+    return _read_sound(reader, node, fields, "music" if music else "sound",
+                       "music" if music else "effect", default, loop=False, duck=music)
 
 
 def read_beds(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> list[Sound]:
