@@ -422,3 +422,26 @@ def test_the_reaper_session_parses_with_items_where_the_cue_sheet_has_them(tmp_p
     for (_, name), (position, _) in items.items():
         assert abs(position - starts[name]) * SR <= 1
     assert items[("music", "rain.wav")][1] and not items[("effects", "door.wav")][1]
+
+
+def test_the_scene_plot_draws_sounds_on_their_own_lanes(tmp_path, monkeypatch):
+    from matplotlib.patches import Rectangle
+
+    from drama_cli.plot import scene_blocks, scene_figure
+    from drama_cli.takes.store import TakeStore
+
+    path, folder = rendered_with_sounds(
+        tmp_path, monkeypatch, "      - A: We leave at six.\n      - sound: door.wav\n"
+        "        at: s1-1 end + 0.3\n      - B: Fine then.\n")
+    blocks, total = scene_blocks(load_script(str(path)), TakeStore(folder.parent), "s1")
+    fig = scene_figure(blocks, total_s=total)
+    ax = fig.axes[0]
+    sounds = {p.get_label(): p for p in ax.patches
+              if isinstance(p, Rectangle) and p.get_label().startswith("sound:")}
+    assert sorted(sounds) == ["sound:door.wav", "sound:rain.wav"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B", "(effects)", "(music)"]
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    door = next(s for s in sheet["sounds"] if s["sound"] == "door.wav")
+    assert sounds["sound:door.wav"].get_x() == pytest.approx(door["start_s"])
+    assert sounds["sound:door.wav"].get_y() + 0.35 == pytest.approx(2)  # the third lane
+    assert not [p for p in ax.patches if p.get_label() == "overlap"]  # the bed overlaps no line
