@@ -277,10 +277,12 @@ def rendered_with_sounds(tmp_path, monkeypatch, lines: str, *flags) -> tuple:
     return path, tmp_path / "play.drama" / "s1"
 
 
-def test_stems_sum_to_the_mix(tmp_path, monkeypatch):
+def test_stems_sum_to_the_mix(tmp_path, monkeypatch, capsys):
     path, folder = rendered_with_sounds(
         tmp_path, monkeypatch, "      - A: We leave at six.\n      - sound: door.wav\n"
         "      - B: Fine then.\n      - A: Good.\n", "--room-tone", "noise", "--stems")
+    speech_to_bed = json.loads((folder / "mix.cues.json").read_text())["speech_to_bed_db"]
+    assert f"speech {speech_to_bed:.1f} dB over the beds" in capsys.readouterr().out
     stems = {p.name: sf.read(str(p), dtype="float64")[0] for p in folder.glob("mix.stem-*.wav")}
     assert sorted(stems) == ["mix.stem-a.wav", "mix.stem-b.wav", "mix.stem-effects.wav",
                              "mix.stem-music.wav", "mix.stem-room-tone.wav"]
@@ -445,3 +447,15 @@ def test_the_scene_plot_draws_sounds_on_their_own_lanes(tmp_path, monkeypatch):
     assert sounds["sound:door.wav"].get_x() == pytest.approx(door["start_s"])
     assert sounds["sound:door.wav"].get_y() + 0.35 == pytest.approx(2)  # the third lane
     assert not [p for p in ax.patches if p.get_label() == "overlap"]  # the bed overlaps no line
+
+
+def test_the_summary_gives_the_speech_to_bed_level_under_speech(tmp_path):
+    rain = write_sound(tmp_path / "rain.wav", sine(1.0, freq=500, amplitude=0.1))
+    take = write_sound(tmp_path / "t.wav", sine(3.0, freq=200, amplitude=0.2))
+    result = mix_scene([MixEntry("L1", "A", "One.", take, 1)],
+                       MixSettings(head_s=1.0, tail_s=1.0, sounds=(bed(rain),)),
+                       work_dir=tmp_path)
+    # voice 0.2 against a bed of 0.1 held 12 dB down: 6 + 12 dB (the look-ahead has the bed
+    # down, within 5 %, by the take's first sample)
+    assert result.speech_to_bed_db == pytest.approx(18.0, abs=0.3)
+    assert result.summary()["speech_to_bed_db"] == result.speech_to_bed_db

@@ -231,3 +231,31 @@ def _piece(cue: SoundCue, audio: np.ndarray, lo: int, hi: int) -> np.ndarray:
     if cue.fade_out:
         envelope *= np.clip((cue.end_sample - cue.start_sample - offsets) / cue.fade_out, 0.0, 1.0)
     return (piece * envelope).astype(np.float32)
+
+
+class SpeechToBed:
+    """The voices' level against the beds' (MUSIC stem, after ducking) while a take plays:
+    10·log10(voice energy / bed energy) over the samples inside the takes' spans, in dB
+    (`level_db`; None when there are no bed samples under speech). Feed the blocks in order."""
+
+    def __init__(self, speech: Sequence[tuple[int, int]]):
+        self.spans = _merged(list(speech))
+        self.voice = self.bed = 0.0
+
+    def feed(self, start: int, voice: np.ndarray, bed: np.ndarray | None) -> None:
+        """Add samples `[start, start + len(voice))` of the voice sum and the bed stem."""
+        if bed is None:
+            return
+        stop = start + voice.size
+        for lo, hi in self.spans:
+            lo, hi = max(lo, start), min(hi, stop)
+            if hi > lo:
+                self.voice += float(np.sum(np.square(voice[lo - start:hi - start], dtype=np.float64)))
+                self.bed += float(np.sum(np.square(bed[lo - start:hi - start], dtype=np.float64)))
+
+    @property
+    def level_db(self) -> float | None:
+        """Speech-to-bed level in dB, rounded to 0.1; None without bed under speech."""
+        if self.bed <= 0.0 or self.voice <= 0.0:
+            return None
+        return round(10.0 * math.log10(self.voice / self.bed), 1)

@@ -41,9 +41,11 @@ from drama_cli.mix.sounds import (
     DUCK_ATTACK_S,
     DUCK_DB,
     DUCK_RELEASE_S,
+    MUSIC,
     DuckEnvelope,
     SoundBus,
     SoundCue,
+    SpeechToBed,
     place_sounds,
 )
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
@@ -226,6 +228,7 @@ class MixResult:
     written). limiter_reduction_db: deepest limiter gain reduction.
     issues: how the result misses the preset (empty: compliant). sounds: the placed effects
     and beds; sounds_left_out: names of sounds whose anchor line is not in the mix.
+    speech_to_bed_db: the voices' level over the beds' under speech (`SpeechToBed`), or None.
     """
 
     audio_path: Path
@@ -242,6 +245,7 @@ class MixResult:
     gain_held: bool = False  # `MixSettings.hold_gain_db` was applied (not normalised again)
     sounds: list[SoundCue] = field(default_factory=list)
     sounds_left_out: list[str] = field(default_factory=list)
+    speech_to_bed_db: float | None = None
 
     @property
     def duration_s(self) -> float:
@@ -268,7 +272,8 @@ class MixResult:
             "issues": list(self.issues),
             "wav_subtype": self.settings.wav_subtype,
             **({"sounds": [sound.to_dict() for sound in self.sounds],
-                "sounds_left_out": list(self.sounds_left_out)}
+                "sounds_left_out": list(self.sounds_left_out),
+                "speech_to_bed_db": self.speech_to_bed_db}
                if self.sounds or self.sounds_left_out else {}),
             **self.settings.metadata,
         }
@@ -421,9 +426,13 @@ def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
 
 
 def _timeline_blocks(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
-                     settings: MixSettings = MixSettings()) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first sample, float32 sum of the takes and sounds) for BLOCK_SAMPLES blocks."""
+                     settings: MixSettings = MixSettings(), meter: SpeechToBed | None = None
+                     ) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (first sample, float32 sum of the takes and sounds) for BLOCK_SAMPLES blocks;
+    `meter` is fed the voices and the beds."""
     for start, parts in timeline_parts(cues, total, sounds, settings):
+        if meter is not None:
+            meter.feed(start, parts["voice"], parts.get(MUSIC))
         block = parts.pop("voice")
         for part in parts.values():
             block += part
@@ -481,9 +490,10 @@ def mix_scene(
     tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
     measured = None
+    beds = SpeechToBed([(c.start_sample, c.end_sample) for c in cues])
     if preset.target_db is not None:
         raw_meter = LoudnessMeter(SAMPLE_RATE)
-        for _, block in _timeline_blocks(cues, total, sounds, settings):
+        for _, block in _timeline_blocks(cues, total, sounds, settings, beds):
             raw_meter.feed(block)
         measured = raw_meter.report()
     held = settings.hold_gain_db is not None and preset.target_db is not None
@@ -498,14 +508,13 @@ def mix_scene(
     try:
         if held:
             loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
-                                             audio_path)
+                                             audio_path, None if measured else beds)
             if not within_preset_range(preset, loudness):
                 held, gain_db = False, preset_gain_db(preset, measured)
         tried: list[tuple[float, LoudnessReport]] = []
         for _ in range(0 if held else MAKEUP_PASSES + 1):
-            loudness, reduction_db = _render(
-                cues, sounds, total, tone, gain_db, preset, settings, audio_path
-            )
+            loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
+                                             audio_path, None if measured or tried else beds)
             tried.append((gain_db, loudness))
             makeup = _makeup_gain_db(preset, tried)
             if makeup == 0.0:
@@ -530,6 +539,7 @@ def mix_scene(
         held,
         sounds,
         left_out,
+        beds.level_db,
     )
 
 
@@ -542,8 +552,10 @@ def _render(
     preset: LoudnessPreset,
     settings: MixSettings,
     audio_path: Path,
+    beds: SpeechToBed | None = None,
 ) -> tuple[LoudnessReport, float]:
-    """Pass 2: gain, room tone, limiter; writes `audio_path`, returns (report, reduction dB)."""
+    """Pass 2: gain, room tone, limiter; writes `audio_path`, returns (report, reduction dB).
+    `beds`: fed the voices and beds (when pass 1 did not run)."""
     meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
     limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
     gain = np.float32(10.0 ** (gain_db / 20.0))
@@ -554,7 +566,7 @@ def _render(
     with export.open_wav_writer(
         audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment, banner
     ) as writer:
-        for start, block in _timeline_blocks(cues, total, sounds, settings):
+        for start, block in _timeline_blocks(cues, total, sounds, settings, beds):
             block *= gain
             tone.add(block, start)  # after the gain: the bed keeps its own level
             _write_processed(limiter.process(block), writer, meter)
