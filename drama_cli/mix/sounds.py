@@ -218,19 +218,28 @@ class SoundBus:
 
 def _piece(cue: SoundCue, audio: np.ndarray, lo: int, hi: int) -> np.ndarray:
     """Samples `[lo, hi)` of the scene from `cue`: looped or zero-padded, gain and fades."""
-    offsets = np.arange(lo - cue.start_sample, hi - cue.start_sample)
-    if cue.loop:
-        piece = audio[offsets % audio.size]
-    else:
-        piece = np.zeros(hi - lo, np.float32)
-        inside = offsets < audio.size
-        piece[inside] = audio[offsets[inside]]
-    envelope = np.full(hi - lo, cue.gain, np.float64)
-    if cue.fade_in:
-        envelope *= np.clip(offsets / cue.fade_in, 0.0, 1.0)
-    if cue.fade_out:
-        envelope *= np.clip((cue.end_sample - cue.start_sample - offsets) / cue.fade_out, 0.0, 1.0)
-    return (piece * envelope).astype(np.float32)
+    first, count = lo - cue.start_sample, hi - lo
+    piece = np.zeros(count, np.float32)
+    done = 0
+    while done < count:
+        offset = first + done
+        if cue.loop:
+            offset %= audio.size
+        elif offset >= audio.size:
+            break
+        take = min(count - done, audio.size - offset)
+        piece[done:done + take] = audio[offset:offset + take]
+        done += take
+    piece *= np.float32(cue.gain)
+    length = cue.end_sample - cue.start_sample
+    if cue.fade_in and first < cue.fade_in:
+        ramp = min(count, cue.fade_in - first)
+        piece[:ramp] *= (np.arange(first, first + ramp) / cue.fade_in).astype(np.float32)
+    if cue.fade_out and first + count > length - cue.fade_out:
+        begin = max(0, length - cue.fade_out - first)
+        offsets = np.arange(first + begin, first + count)
+        piece[begin:] *= np.clip((length - offsets) / cue.fade_out, 0.0, 1.0).astype(np.float32)
+    return piece
 
 
 class SpeechToBed:
@@ -241,13 +250,18 @@ class SpeechToBed:
     def __init__(self, speech: Sequence[tuple[int, int]]):
         self.spans = _merged(list(speech))
         self.voice = self.bed = 0.0
+        self.index = 0  # the first span that may still reach the next block
 
     def feed(self, start: int, voice: np.ndarray, bed: np.ndarray | None) -> None:
         """Add samples `[start, start + len(voice))` of the voice sum and the bed stem."""
         if bed is None:
             return
         stop = start + voice.size
-        for lo, hi in self.spans:
+        while self.index < len(self.spans) and self.spans[self.index][1] <= start:
+            self.index += 1
+        for lo, hi in self.spans[self.index:]:
+            if lo >= stop:
+                break
             lo, hi = max(lo, start), min(hi, stop)
             if hi > lo:
                 self.voice += float(np.sum(np.square(voice[lo - start:hi - start], dtype=np.float64)))
