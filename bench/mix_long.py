@@ -14,6 +14,10 @@ readings side by side.
 Goal: peak memory < 1 GB and ≥ 200× real time on a 2-core machine.
 Measured (10.02 h in 30-minute scenes, r128): peak RSS 127 MB; 272× real time by CPU time,
 74× by wall clock with the 2 cores shared (load average about 7).
+With --beds (0.5 h, r128, a 20 s rain loop and a 3-minute music file looped and ducked under
+every line, an effect after every 20th line): peak RSS 201 MB against 127 MB without, 166×
+real time by CPU time against 178× without in the same session; 1 h: 201 MB, 128× with the
+machine more loaded.
 """
 
 from __future__ import annotations
@@ -31,7 +35,6 @@ import pyloudnorm
 import soundfile as sf
 
 from drama_cli.mix.loudness import SAMPLE_RATE
-from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.mix.timeline import (
     MixEntry,
     MixSettings,
@@ -39,6 +42,7 @@ from drama_cli.mix.timeline import (
     read_take,
     write_mix,
 )
+from drama_cli.script.document import Sound, SoundAnchor
 
 POOL_SIZE = 48
 

@@ -28,7 +28,7 @@ def write_sound(path, samples, rate=SR):
 
 
 def sine(seconds, freq=1000.0, amplitude=0.1, rate=SR):
-    t = np.arange(int(round(seconds * rate))) / rate
+    t = np.arange(round(seconds * rate)) / rate
     return (amplitude * np.sin(2 * np.pi * freq * t)).astype(np.float32)
 
 
