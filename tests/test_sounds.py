@@ -459,3 +459,21 @@ def test_the_summary_gives_the_speech_to_bed_level_under_speech(tmp_path):
     # down, within 5 %, by the take's first sample)
     assert result.speech_to_bed_db == pytest.approx(18.0, abs=0.3)
     assert result.summary()["speech_to_bed_db"] == result.speech_to_bed_db
+
+
+def test_a_fountain_cue_after_narrated_action_starts_where_the_narration_ends(tmp_path, capsys):
+    cast = FOUNTAIN_CAST.replace("cast:\n", "narrator: JACK\ncast:\n")
+    (tmp_path / "play.cast.yaml").write_text(cast)
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
+                    "The wind rises.\n\nSFX: door-slam\n")
+    (tmp_path / "sfx").mkdir()
+    write_sound(tmp_path / "sfx" / "door.wav", sine(0.2))
+    scene = load_script(str(path)).scenes[0]
+    assert [(line.id, line.kind) for line in scene.lines] == [("scene-1-1", "dialogue"),
+                                                               ("scene-1-a1", "action")]
+    assert (scene.sounds[0].start.line, scene.sounds[0].start.edge) == ("scene-1-a1", "end")
+    assert main(["check", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["scenes"][0]["sounds"] == [
+        {"name": "door-slam", "path": "sfx/door.wav", "kind": "effect"}]

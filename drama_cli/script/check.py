@@ -35,7 +35,9 @@ class CheckReport:
                      for m in script.cast.values()],
             "scenes": [{"id": s.id, "title": s.title, "lines": len(s.lines),
                         "line_ids": [line.id for line in s.lines], "chapter": s.chapter,
-                        "generated_lines": [line.id for line in s.lines if line.generated]}
+                        "generated_lines": [line.id for line in s.lines if line.generated],
+                        "sounds": [{"name": sound.name, "path": sound.path, "kind": sound.kind}
+                                   for sound in s.sounds]}
                        for s in script.scenes],
             "chapters": [{"number": c.number, "title": c.title, "kind": c.kind, "scenes": c.scenes}
                          for c in script.chapters],
