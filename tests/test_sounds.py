@@ -477,3 +477,12 @@ def test_a_fountain_cue_after_narrated_action_starts_where_the_narration_ends(tm
     report = json.loads(capsys.readouterr().out)
     assert report["scenes"][0]["sounds"] == [
         {"name": "door-slam", "path": "sfx/door.wav", "kind": "effect"}]
+
+
+def test_a_sound_file_gone_since_the_check_is_named_as_a_sound(tmp_path):
+    from engine.errors import AudioError
+
+    gone = tmp_path / "gone.wav"
+    for sound in (effect(gone, "L1"), bed(gone)):
+        with pytest.raises(AudioError, match=f"cannot read sound {gone}"):
+            mix_scene(two_lines(tmp_path), MixSettings(sounds=(sound,)), work_dir=tmp_path)

@@ -80,7 +80,7 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
             left_out.append(sound.name)
             continue
         start = max(0, start)
-        length = None if sound.loop else length_of(sound.path)
+        length = None if sound.loop else _sound_file(length_of, sound.path)
         if sound.loop and stop is None:
             open_loops.append(len(placed))
         end = stop if stop is not None else total if sound.loop else start + length
@@ -96,6 +96,15 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
     for index in open_loops:
         placed[index] = replace(placed[index], end_sample=end_of_scene)
     return placed, left_out, end_of_scene
+
+
+def _sound_file(read: Callable, path: str):
+    """`read(path)`, its AudioError naming the file as a sound."""
+    try:
+        return read(path)
+    except AudioError as err:
+        raise AudioError(f"cannot read sound {path} (`drama check` checks the script's "
+                         f"sounds): {err}") from err
 
 
 def _resolve(anchor: SoundAnchor, spans: dict[str, tuple[int, int]], total: int) -> int | None:
@@ -209,7 +218,7 @@ class SoundBus:
         return blocks
 
     def _load(self, cue: SoundCue) -> np.ndarray:
-        audio = self.read(cue.path)
+        audio = _sound_file(self.read, cue.path)
         if audio.size == 0 or not np.isfinite(audio).all():
             raise AudioError(f"sound {cue.path} holds no samples or non-finite ones "
                              "(`drama check` lists the script's sounds)")
