@@ -81,14 +81,14 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
             continue
         start = max(0, start)
         length = None if sound.loop else _sound_file(length_of, sound.path)
-        if sound.loop and stop is None:
-            open_loops.append(len(placed))
         end = stop if stop is not None else total if sound.loop else start + length
         if length is not None:
             end = min(end, start + length)
         if end <= start:
             left_out.append(sound.name)
             continue
+        if sound.loop and stop is None:
+            open_loops.append(len(placed))
         placed.append(SoundCue(sound.name, sound.path, sound.kind, start, end,
                                10.0 ** (sound.gain_db / 20.0), seconds_to_samples(sound.fade_in_s),
                                seconds_to_samples(sound.fade_out_s), sound.loop, sound.duck))
