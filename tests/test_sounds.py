@@ -488,10 +488,12 @@ def test_a_sound_file_gone_since_the_check_is_named_as_a_sound(tmp_path):
             mix_scene(two_lines(tmp_path), MixSettings(sounds=(sound,)), work_dir=tmp_path)
 
 
-def test_a_loop_that_would_start_after_the_scene_is_left_out_and_others_still_fill_it(tmp_path):
+def test_a_loop_that_would_start_after_the_scene_is_left_out_and_stretches_nothing(tmp_path):
     loop = write_sound(tmp_path / "loop.wav", np.full(SR // 10, 0.2))
     late = Sound(str(loop), "ambience", SoundAnchor(None, "end", 5.0), loop=True, name="late")
-    sounds = (late, bed(loop, duck=False))
+    sounds = (late, effect(loop, "L1"), bed(loop, duck=False))
     result = mix_scene(two_lines(tmp_path), MixSettings(sounds=sounds), work_dir=tmp_path)
     assert result.sounds_left_out == ["late"]
-    assert [(s.name, s.end_sample) for s in result.sounds] == [("loop.wav", result.total_samples)]
+    l1_start = result.cues[0].start_sample
+    assert [(s.kind, s.start_sample, s.end_sample) for s in result.sounds] == [
+        ("effect", l1_start, l1_start + SR // 10), ("ambience", 0, result.total_samples)]
