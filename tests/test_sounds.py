@@ -424,6 +424,8 @@ def test_the_reaper_session_parses_with_items_where_the_cue_sheet_has_them(tmp_p
     for (_, name), (position, _) in items.items():
         assert abs(position - starts[name]) * SR <= 1
     assert items[("music", "rain.wav")][1] and not items[("effects", "door.wav")][1]
+    assert main(["mix", str(folder.parent.with_suffix(".yaml")), "--export-session", "none"]) == 0
+    assert not (folder / "mix.rpp").exists() and not (folder / "mix.otio").exists()
 
 
 def test_the_scene_plot_draws_sounds_on_their_own_lanes(tmp_path, monkeypatch):

@@ -70,7 +70,8 @@ def _relative(path: str | Path, folder: Path) -> str:
 
 def write_sessions(result: MixResult, folder: str | Path, formats) -> dict[str, Path]:
     """Write `mix.<fmt>` for each of `formats` (SESSION_FORMATS) into the scene `folder`,
-    atomically; returns {"session:<fmt>": path}. Raises UsageError for an unknown format."""
+    atomically, and remove the sessions of other formats an earlier mix left; returns
+    {"session:<fmt>": path}. Raises UsageError for an unknown format."""
     folder = Path(folder)
     written = {}
     for fmt in formats:
@@ -80,6 +81,8 @@ def write_sessions(result: MixResult, folder: str | Path, formats) -> dict[str, 
         target = folder / f"{MIX_BASENAME}.{fmt}"
         files.publish([(files.stage_text(target, text), target)])
         written[f"session:{fmt}"] = target
+    for fmt in set(SESSION_FORMATS) - set(formats):
+        (folder / f"{MIX_BASENAME}.{fmt}").unlink(missing_ok=True)
     return written
 
 
