@@ -34,12 +34,14 @@ LABEL_WORDS = 5
 LOUDNESS_RANGE_LUFS = (-45.0, -10.0)  # block colour scale
 GAP_LABEL_MIN_S = 0.75
 BLOCK_HEIGHT = 0.7
+SOUND_LANES = {"effect": "(effects)", "music": "(music)", "ambience": "(music)"}
 
 
 @dataclass(frozen=True)
 class Block:
     """One take on a scene timeline: who speaks which line when (seconds) and how loud (LUFS,
-    or dBFS RMS for takes too short to gate; None when unknown)."""
+    or dBFS RMS for takes too short to gate; None when unknown). A sound of the scene is a
+    block with `sound` set: `line_id` is its name, `speaker` its lane (SOUND_LANES)."""
 
     line_id: str
     speaker: str
@@ -47,6 +49,7 @@ class Block:
     start_s: float
     end_s: float
     loudness_lufs: float | None = None
+    sound: bool = False
 
     @property
     def duration_s(self) -> float:
@@ -104,7 +107,9 @@ def gaps(blocks: Sequence[Block]) -> list[tuple[float, float]]:
 def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None = None) -> Figure:
     """The scene timeline: one lane per speaker (in order of first appearance), each take a
     block from its start to its end labelled with the line's first words and its loudness,
-    coloured by loudness; overlaps shaded red, longer gaps labelled; x axis in seconds. No two
+    coloured by loudness; the scene's sounds on their own lanes below, grey and hatched, labelled
+    with their names; overlaps of lines shaded red, longer gaps between lines labelled; x axis in
+    seconds. No two
     labels overlap: crowded labels take other rows of their lane or shorten to the line id
     (`_place_labels`).
 
@@ -113,7 +118,9 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
     """
     if not blocks:
         raise ValueError("no takes to plot")
-    speakers = list(dict.fromkeys(b.speaker for b in blocks))
+    speakers = list(dict.fromkeys(b.speaker for b in blocks if not b.sound))
+    speakers += [lane for lane in dict.fromkeys(SOUND_LANES.values())
+                 if any(b.sound and b.speaker == lane for b in blocks)]
     height_px = SCENE_EXTRA_PX + LANE_HEIGHT_PX * len(speakers)
     fig = Figure(figsize=(SCENE_WIDTH_PX / DPI, height_px / DPI), dpi=DPI)
     ax = fig.add_axes([0.09, SCENE_EXTRA_PX * 0.55 / height_px, 0.88, 1 - SCENE_EXTRA_PX / height_px])
@@ -124,10 +131,11 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
         level = block.loudness_lufs
         shade = 0.5 if level is None else min(1.0, max(0.0, (level - low) / (high - low)))
         rect = Rectangle((block.start_s, lane - BLOCK_HEIGHT / 2), block.duration_s, BLOCK_HEIGHT,
-                         facecolor=cmap(shade), edgecolor="black", linewidth=0.8, alpha=0.85,
-                         label=f"block:{block.line_id}")
+                         facecolor="lightgray" if block.sound else cmap(shade), edgecolor="black",
+                         linewidth=0.8, alpha=0.85, hatch="//" if block.sound else None,
+                         label=f"{'sound' if block.sound else 'block'}:{block.line_id}")
         ax.add_patch(rect)
-    for start, stop in overlaps(blocks):
+    for start, stop in overlaps([block for block in blocks if not block.sound]):
         ax.axvspan(start, stop, color="red", alpha=0.18, label="overlap")
     ax.set_xlim(0, max(end * 1.01, 1e-3))
     ax.set_ylim(-0.6, len(speakers) - 0.4)
@@ -149,7 +157,9 @@ LABEL_STYLE = {"fontsize": 7.5, "va": "center", "ha": "left", "color": "black",
 
 def label_texts(block: Block) -> list[str]:
     """A block's label, longest first: line id, first words and loudness; line id and
-    loudness; line id alone. The layout takes the longest that fits."""
+    loudness; line id alone. The layout takes the longest that fits. A sound: its name."""
+    if block.sound:
+        return [block.line_id]
     loud = "" if block.loudness_lufs is None else f" ({block.loudness_lufs:.0f} LUFS)"
     return [f"{block.line_id}: {first_words(block.text)}{loud}", f"{block.line_id}{loud}", block.line_id]
 
@@ -197,7 +207,7 @@ def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str])
             placed[short] = box
         else:
             short.remove()
-    for start, stop in gaps(blocks):
+    for start, stop in gaps([block for block in blocks if not block.sound]):
         if stop - start >= GAP_LABEL_MIN_S:
             place((start + stop) / 2, len(speakers) - 0.47, f"{stop - start:.1f} s", ha="center",
                   va="center", fontsize=7, color="gray")
@@ -304,8 +314,8 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
 
 def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | None]:
     """The blocks of a scene and its total length (seconds): from the scene's cue sheet
-    (`mix.cues.json`) when it was mixed, else laid out from the selected takes as the mixer
-    would. Raises UsageError for an unknown scene or one without selected takes."""
+    (`mix.cues.json`, its sounds included) when it was mixed, else laid out from the selected
+    takes as the mixer would (without sounds). Raises UsageError for an unknown scene or one without selected takes."""
     import json
 
     from drama_cli.errors import UsageError
@@ -323,8 +333,11 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
         rows = [(c["line"], c["speaker"], c.get("text", ""), c["start_s"], c["end_s"], _cue_take_path(store, scene.id, folder, c))
                 for c in sheet.get("cues", [])]
         total = sheet.get("summary", {}).get("duration_s") or sheet.get("duration_s")
+        sounds = [Block(s["sound"], SOUND_LANES.get(s.get("kind"), "(effects)"), "",
+                        float(s["start_s"]), float(s["end_s"]), sound=True)
+                  for s in sheet.get("sounds", []) if isinstance(s, dict)]
     else:
-        rows, total = _planned_rows(script, store, scene), None
+        rows, total, sounds = _planned_rows(script, store, scene), None, []
     if not rows:
         raise UsageError(f"scene {scene_id!r} has no selected takes; run drama render first")
     blocks = []
@@ -336,7 +349,7 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
             loud = take_loudness(sf.read(str(path), dtype="float32")[0])
         text = text or (speakers[line_id].text if line_id in speakers else "")
         blocks.append(Block(line_id, speaker, text, float(start), float(end), loud))
-    return blocks, total
+    return blocks + sounds, total
 
 
 def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:

@@ -76,7 +76,7 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
         assert "scratch" in json.dumps(sheet)
         labels = (store.scene_dir(scene.id) / "mix.labels.txt").read_text().splitlines()
         assert labels[0].endswith("SCRATCH DRAFT – not a Drama 3 performance")
-        assert len(labels) == len(scene.lines) + 1
+        assert len(labels) == len(scene.lines) + 1 + len(sheet.get("sounds", []))
         mixed += 1
     assert mixed >= 1
 

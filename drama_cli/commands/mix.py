@@ -95,9 +95,14 @@ def print_scene(console, scene) -> None:
     from drama_cli.mix.loudness import level_text
 
     level = level_text(scene.loudness.get("preset", "none"), scene.loudness.get("loudness", {}))
+    beds = scene.loudness.get("speech_to_bed_db")
+    level += f", speech {beds:.1f} dB over the beds" if beds is not None else ""
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
     console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
                   f" {scene.duration_s:.1f} s, {level}{left_out}")
+    for name in scene.loudness.get("sounds_left_out", []):
+        notice(f"scene {scene.scene_id}: sound {name} left out: the line it is anchored to is "
+               "not in the mix")
     if scene.engines_note:
         notice(f"scene {scene.scene_id}: note: {scene.engines_note}")
     for stale in scene.stale_takes:

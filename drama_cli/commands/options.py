@@ -31,6 +31,13 @@ ROOM_TONE = typer.Option(None, "--room-tone",
                          help="Bed under the mix: 'noise' or a room-tone file (WAV/FLAC).")
 HEAD = typer.Option(None, help="Silence before the first line of a scene mix, seconds (0..60).")
 TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seconds (0..60).")
+STEMS = typer.Option(None, "--stems/--no-stems",
+                     help="Also write mix.stem-*.wav beside each mix: one per character, effects, "
+                          "music and room tone, summing to the mix (kept with the project).")
+EXPORT_SESSION = typer.Option(None, "--export-session",
+                              help="Also write a DAW session beside each mix: otio "
+                                   "(OpenTimelineIO) or rpp (REAPER) (repeatable; kept with "
+                                   "the project; none: stop writing them).")
 
 ENGINE = typer.Option("auto", help=engine_help())
 # Commands that work on an existing project (revise, edit) and make new takes of one line.
@@ -49,7 +56,9 @@ SELECT = typer.Option(False, "--select", help="Select the first new take and reb
 # The mix settings a command may override (render, mix); parsed by `mix_flags`.
 MIX = OptionGroup(formats=(Optional[List[str]], FORMATS), preset=(Optional[str], PRESET),
                   gap=(Optional[float], GAP), room_tone=(Optional[str], ROOM_TONE),
-                  head=(Optional[float], HEAD), tail=(Optional[float], TAIL))
+                  head=(Optional[float], HEAD), tail=(Optional[float], TAIL),
+                  stems=(Optional[bool], STEMS),
+                  export_session=(Optional[List[str]], EXPORT_SESSION))
 
 _PLACEMENT = {"model": (Optional[str], MODEL), "device": (Optional[str], DEVICE),
               "gpu_memory": (Optional[str], GPU_MEMORY)}
@@ -59,7 +68,8 @@ BACKEND = OptionGroup(engine=(str, ENGINE), **_PLACEMENT)
 PROJECT_BACKEND = OptionGroup(engine=(Optional[str], ENGINE_OF_PROJECT), **_PLACEMENT)
 
 
-def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, tail=None):
+def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, tail=None,
+              stems=None, export_session=None):
     """The `MIX` group as one `drama_cli.mix.options.MixOverrides` (None: not given). Raises
     UsageError for an unknown preset, a missing or unusable room-tone file or a value out of
     range (a gap, head or tail not in 0..60 s)."""
@@ -69,4 +79,6 @@ def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, ta
     if preset is not None:
         get_preset(preset)  # an unknown preset is refused before any model is looked for
     return MixOverrides(formats=tuple(formats or ()), preset=preset, gap_s=gap, head_s=head,
-                        tail_s=tail, room_tone=cli_room_tone(room_tone))
+                        tail_s=tail, room_tone=cli_room_tone(room_tone), stems=stems,
+                        sessions=tuple(name for name in export_session if name != "none")
+                        if export_session else None)

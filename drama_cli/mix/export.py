@@ -236,13 +236,16 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def labels_text(cues: Sequence, banner: str | None = None) -> str:
-    """Audacity label track: one `start<TAB>end<TAB>SPEAKER: text` row per cue (seconds);
-    `banner` (a SCRATCH draft's label) first, as a point label at 0."""
+def labels_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -> str:
+    """Audacity label track: one `start<TAB>end<TAB>SPEAKER: text` row per cue (seconds), and
+    one `start<TAB>end<TAB>KIND: name` row per placed sound (`drama_cli.mix.sounds.SoundCue`),
+    in order of start; `banner` (a SCRATCH draft's label) first, as a point label at 0."""
     rows = [f"{0.0:.6f}\t{0.0:.6f}\t{_one_line(banner)}"] if banner else []
-    rows += [
-        f"{c.start_s:.6f}\t{c.end_s:.6f}\t{_one_line(c.speaker)}: {_one_line(c.text)}" for c in cues
-    ]
+    spans = [(c.start_s, c.end_s, f"{_one_line(c.speaker)}: {_one_line(c.text)}") for c in cues]
+    spans += [(s.start_s, s.end_s, f"{s.kind.upper()}: {_one_line(s.name)}") for s in sounds]
+    if sounds:
+        spans.sort(key=lambda span: span[0])
+    rows += [f"{start:.6f}\t{end:.6f}\t{text}" for start, end, text in spans]
     return "".join(row + "\n" for row in rows)
 
 
@@ -342,17 +345,21 @@ def subtitle_pieces(cue) -> list[tuple[str, float, float]]:
              *span(lo, hi)) for lo, hi in ranges]
 
 
-def srt_text(cues: Sequence, banner: str | None = None) -> str:
+def srt_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -> str:
     """SubRip subtitles, `SPEAKER: text`, each line cut into pieces that follow subtitle
-    practice (`subtitle_pieces`); `banner` (a SCRATCH draft's label) first, from 0 to the first
-    line (or for BANNER_S when the first line starts sooner than that)."""
+    practice (`subtitle_pieces`), and each placed effect (`drama_cli.mix.sounds.SoundCue` of
+    kind `effect`) as `[name]` for its length, at most BANNER_S, in order of start; `banner` (a
+    SCRATCH draft's label) first, from 0 to the first line (or for BANNER_S when the first line
+    starts sooner than that)."""
     entries = []
     if banner:
         first = cues[0].start_s if cues else 0.0
         end = first if first >= 0.5 else BANNER_S
         entries.append((_one_line(banner), 0.0, end))
-    for cue in cues:
-        entries += subtitle_pieces(cue)
+    spoken = [piece for cue in cues for piece in subtitle_pieces(cue)]
+    effects = [(f"[{_one_line(s.name)}]", s.start_s, min(s.end_s, s.start_s + BANNER_S))
+               for s in sounds if s.kind == "effect"]
+    entries += sorted(spoken + effects, key=lambda entry: entry[1]) if effects else spoken
     return "\n".join(f"{index}\n{_srt_time(start)} --> {_srt_time(end)}\n{text}\n"
                      for index, (text, start, end) in enumerate(entries, start=1))
 

@@ -11,13 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from drama_cli.errors import UsageError
+from drama_cli.mix.session import check_session_format
 from drama_cli.script.clips import inspect_clip
 
 MAX_PAD_S = 60.0
 ROOM_TONE_DB_RANGE = (-120.0, 0.0)
 DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
-OPTION_FIELDS = ("preset", "gap_s", "head_s", "tail_s", "room_tone", "room_tone_db")
+OPTION_FIELDS = ("preset", "gap_s", "head_s", "tail_s", "room_tone", "room_tone_db", "duck_db",
+                 "duck_attack_s", "duck_release_s", "stems", "sessions")
 SECONDS_FLAGS = {"gap_s": "--gap", "head_s": "--head", "tail_s": "--tail"}
+DUCK_RANGES = {"duck_db": ("ducking depth (dB)", -60.0, 0.0),
+               "duck_attack_s": ("ducking attack (s)", 0.0, 10.0),
+               "duck_release_s": ("ducking release (s)", 0.0, 10.0)}
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,10 @@ class MixOverrides:
     formats: export formats (`wav`, `flac`, `mp3`). preset: loudness preset name.
     gap_s / head_s / tail_s: seconds, 0..60. room_tone: "noise" or an absolute path of a
     room-tone clip. room_tone_db: dBFS RMS, -120..0.
+    duck_db: how far ducked beds go down under dialogue, -60..0 dB; duck_attack_s /
+    duck_release_s: seconds, 0..10 (`drama_cli.mix.sounds`). stems: also write the mix's
+    stems (`drama_cli.mix.stems`). sessions: DAW sessions to write (`otio`, `rpp`:
+    `drama_cli.mix.session`); None: not given, () given empty.
     Raises UsageError when made with a value out of range or an unusable room-tone file
     (the file is inspected once per process while it is unchanged: `inspect_clip`).
     """
@@ -38,14 +47,25 @@ class MixOverrides:
     tail_s: float | None = None
     room_tone: str | None = None
     room_tone_db: float | None = None
+    duck_db: float | None = None
+    duck_attack_s: float | None = None
+    duck_release_s: float | None = None
+    stems: bool | None = None
+    sessions: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "formats", tuple(self.formats or ()))
+        if self.sessions is not None:
+            object.__setattr__(self, "sessions", tuple(check_session_format(name)
+                                                       for name in self.sessions))
         for key, flag in SECONDS_FLAGS.items():
             if getattr(self, key) is not None:
                 check_number(flag, getattr(self, key), 0.0, MAX_PAD_S)
         if self.room_tone_db is not None:
             check_number("room tone level (dBFS)", self.room_tone_db, *ROOM_TONE_DB_RANGE)
+        for key, (name, low, high) in DUCK_RANGES.items():
+            if getattr(self, key) is not None:
+                check_number(name, getattr(self, key), low, high)
         if self.room_tone is not None and str(self.room_tone) != "noise":
             check_room_tone_file(self.room_tone)
 
@@ -109,7 +129,18 @@ def script_overrides(script, scene) -> MixOverrides:
     if tone is not None and tone != "noise" and not Path(tone).is_absolute():
         tone = str(Path(script.base_dir or ".") / tone)
     return MixOverrides(room_tone=tone, room_tone_db=options.room_tone_db, gap_s=options.gap_s,
-                        head_s=options.head_s, tail_s=options.tail_s)
+                        head_s=options.head_s, tail_s=options.tail_s, duck_db=options.duck_db,
+                        duck_attack_s=options.duck_attack_s,
+                        duck_release_s=options.duck_release_s)
+
+
+def scene_sounds(script, scene) -> tuple:
+    """The scene's sounds (`Scene.sounds`) with their paths made absolute (relative ones are
+    under the script's folder), as `MixSettings.sounds` takes them. Sounds are mix settings:
+    no line's cache key holds them, so changing one never renders a take again."""
+    base = Path(script.base_dir or ".") if script is not None else Path(".")
+    return tuple(dataclasses.replace(sound, path=str((base / sound.path).resolve()))
+                 for sound in getattr(scene, "sounds", ()))
 
 
 def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,

@@ -10,8 +10,10 @@ import math
 from dataclasses import dataclass, field
 
 from drama_cli.mix import export
-from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
 from drama_cli.mix.provenance import mix_provenance, write_provenance
+from drama_cli.mix.session import write_sessions
+from drama_cli.mix.stems import remove_stems, write_stems
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 from drama_cli.script.book import ENGINE_CREDIT
 from drama_cli.takes.scene_selection import (
@@ -150,7 +152,7 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     layered = layer_mix(mix, script=script, scene=scene)
     options = layered.options()
     options.setdefault("hold_gain_db", held_gain(store, scene.id, options.get("preset", "none")))
-    settings = MixSettings(formats=layered.formats, **options,
+    settings = MixSettings(formats=layered.formats, **options, sounds=scene_sounds(script, scene),
                            metadata={**(metadata or {}), **engines_used(mixed),
                                      "scene": scene.id, "missing_lines": list(outcome.missing),
                                      "stale_lines": list(outcome.stale_lines)})
@@ -163,6 +165,11 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
         result.audio_path.unlink(missing_ok=True)  # the earlier delivery set stays whole
         raise
     write_provenance(folder, {"scene": scene.id, **engines_used(mixed)}, mix_provenance(script, result.cues, mixed))
+    if settings.stems:
+        files.update(write_stems(result, folder))
+    else:
+        remove_stems(folder)
+    files.update(write_sessions(result, folder, settings.sessions))
     outcome.files = {kind: str(path) for kind, path in files.items()}
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()

@@ -1,4 +1,4 @@
-"""A stretch of audio given in samples, read in seconds."""
+"""A stretch of audio given in samples, read in seconds, and seconds as samples."""
 
 from __future__ import annotations
 
@@ -21,3 +21,8 @@ class SampleSpan:
     def end_s(self) -> float:
         """`end_sample` in seconds."""
         return self.end_sample / SAMPLE_RATE
+
+
+def seconds_to_samples(seconds: float) -> int:
+    """`seconds` as the nearest whole number of samples at 44,100 Hz."""
+    return round(seconds * SAMPLE_RATE)

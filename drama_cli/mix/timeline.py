@@ -37,7 +37,18 @@ from drama_cli.mix.loudness import (
     preset_level,
     within_preset_range,
 )
-from drama_cli.mix.span import SampleSpan
+from drama_cli.mix.sounds import (
+    DUCK_ATTACK_S,
+    DUCK_DB,
+    DUCK_RELEASE_S,
+    MUSIC,
+    DuckEnvelope,
+    SoundBus,
+    SoundCue,
+    SpeechToBed,
+    place_sounds,
+)
+from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from engine import files
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -47,9 +58,11 @@ __all__ = [
     "MixEntry",
     "MixResult",
     "MixSettings",
+    "RoomTone",
     "mix_scene",
     "plan_timeline",
     "read_take",
+    "timeline_parts",
     "take_length_samples",
     "write_mix",
 ]
@@ -124,6 +137,12 @@ class MixSettings:
     when the level would leave the range, the scene is normalised again. None: normalise.
     target_db: the level to reach in the preset's measure, instead of the preset's target
     (a book aims a short file's whole-file RMS lower, so that its speech meets ACX's level).
+    sounds: the scene's effects and beds (`drama_cli.script.document.Sound`, paths absolute),
+    placed by `drama_cli.mix.sounds.place_sounds`; they are summed with the voices before the
+    loudness pass, so the preset applies to the whole mix. duck_db / duck_attack_s /
+    duck_release_s: how ducked beds go down under dialogue (`DuckEnvelope`). stems: also write
+    one WAV per character, effects, music and room tone (`drama_cli.mix.stems`). sessions:
+    DAW sessions to write beside the mix (`drama_cli.mix.session`: `otio`, `rpp`).
     """
 
     gap_s: float = 0.5
@@ -139,6 +158,12 @@ class MixSettings:
     metadata: dict = field(default_factory=dict)
     hold_gain_db: float | None = None
     target_db: float | None = None
+    sounds: tuple = ()
+    duck_db: float = DUCK_DB
+    duck_attack_s: float = DUCK_ATTACK_S
+    duck_release_s: float = DUCK_RELEASE_S
+    stems: bool = False
+    sessions: tuple[str, ...] = ()
 
     def validate(self) -> None:
         """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
@@ -201,7 +226,9 @@ class MixResult:
     gain applied. measured: loudness of the takes' sum before processing (preset `none` skips
     that pass: then the same as `loudness`); loudness: after gain and limiting (what was
     written). limiter_reduction_db: deepest limiter gain reduction.
-    issues: how the result misses the preset (empty: compliant).
+    issues: how the result misses the preset (empty: compliant). sounds: the placed effects
+    and beds; sounds_left_out: names of sounds whose anchor line is not in the mix.
+    speech_to_bed_db: the voices' level over the beds' under speech (`SpeechToBed`), or None.
     """
 
     audio_path: Path
@@ -216,6 +243,9 @@ class MixResult:
     issues: list[str]
     temp_dir: Path | None = None  # a folder mix_scene created for `audio_path`, if any
     gain_held: bool = False  # `MixSettings.hold_gain_db` was applied (not normalised again)
+    sounds: list[SoundCue] = field(default_factory=list)
+    sounds_left_out: list[str] = field(default_factory=list)
+    speech_to_bed_db: float | None = None
 
     @property
     def duration_s(self) -> float:
@@ -241,6 +271,10 @@ class MixResult:
             "limiter_reduction_db": round(self.limiter_reduction_db, 2),
             "issues": list(self.issues),
             "wav_subtype": self.settings.wav_subtype,
+            **({"sounds": [sound.to_dict() for sound in self.sounds],
+                "sounds_left_out": list(self.sounds_left_out),
+                "speech_to_bed_db": self.speech_to_bed_db}
+               if self.sounds or self.sounds_left_out else {}),
             **self.settings.metadata,
         }
 
@@ -271,10 +305,6 @@ def take_length_samples(path: str | Path) -> int:
     return int(round(info.frames * SAMPLE_RATE / info.samplerate))
 
 
-def _seconds_to_samples(seconds: float) -> int:
-    return int(round(seconds * SAMPLE_RATE))
-
-
 def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[list[Cue], int]:
     """Place every entry: returns the cues and the scene length in samples (padding included).
 
@@ -283,7 +313,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
     Reads only file headers.
     """
     cues: list[Cue] = []
-    cursor = _seconds_to_samples(settings.head_s)
+    cursor = seconds_to_samples(settings.head_s)
     last_end = cursor
     for entry in entries:
         if not all(math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db,
@@ -294,7 +324,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
         end = start + length
         pause = settings.gap_s if entry.pause_after_s is None else entry.pause_after_s
         pause += entry.beat_s
-        cursor = max(cursor, start, end + _seconds_to_samples(pause))
+        cursor = max(cursor, start, end + seconds_to_samples(pause))
         last_end = max(last_end, end)
         cues.append(
             Cue(
@@ -311,7 +341,7 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
                 tuple(entry.pauses),
             )
         )
-    return cues, last_end + _seconds_to_samples(settings.tail_s)
+    return cues, last_end + seconds_to_samples(settings.tail_s)
 
 
 def _recording_at_level(source: str | Path, level_db: float) -> np.ndarray:
@@ -329,7 +359,7 @@ def _recording_at_level(source: str | Path, level_db: float) -> np.ndarray:
     return (loop * np.float32(10.0 ** (level_db / 20.0) / rms)).astype(np.float32)
 
 
-class _RoomTone:
+class RoomTone:
     """The bed under the scene, at `level_db` dBFS RMS: a looped file, or a seeded loop of
     white noise.
 
@@ -343,7 +373,7 @@ class _RoomTone:
             return
         if str(source) == "noise":
             rng = np.random.default_rng(seed)
-            noise = rng.standard_normal(_seconds_to_samples(NOISE_LOOP_S), dtype=np.float32)
+            noise = rng.standard_normal(seconds_to_samples(NOISE_LOOP_S), dtype=np.float32)
             self.loop = noise * np.float32(10.0 ** (level_db / 20.0))
         else:
             self.loop = _recording_at_level(source, level_db)
@@ -360,25 +390,52 @@ class _RoomTone:
             done += piece
 
 
-def _timeline_blocks(cues: list[Cue], total: int) -> Iterator[tuple[int, np.ndarray]]:
-    """Yield (first sample, float32 sum of the takes) for BLOCK_SAMPLES blocks, in order.
+def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
+                   settings: MixSettings = MixSettings(), by_speaker: bool = False
+                   ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """Yield (first sample, parts) for BLOCK_SAMPLES blocks, in order: parts maps "voice" (or,
+    with `by_speaker`, each speaker's name) to the float32 sum of those takes, and the sound
+    stems (`drama_cli.mix.sounds.SoundBus`) to theirs when there are `sounds`.
 
-    Each take is read when the first block under it is rendered and dropped after the last.
+    Each take and sound is read when the first block under it is rendered and dropped after the
+    last; ducked beds follow `settings`' ducking keyed by the takes' spans.
     """
     order = sorted(range(len(cues)), key=lambda i: cues[i].start_sample)
     next_index = 0
     active: dict[int, np.ndarray] = {}
+    duck = DuckEnvelope([(c.start_sample, c.end_sample) for c in cues], settings.duck_db,
+                        settings.duck_attack_s, settings.duck_release_s)
+    bus = SoundBus(sounds, duck, read_take) if sounds else None
     for start in range(0, total, BLOCK_SAMPLES):
         stop = min(start + BLOCK_SAMPLES, total)
-        block = np.zeros(stop - start, np.float32)
+        parts: dict[str, np.ndarray] = {} if by_speaker else {"voice": np.zeros(stop - start, np.float32)}
         while next_index < len(order) and cues[order[next_index]].start_sample < stop:
             cue = cues[order[next_index]]
             active[order[next_index]] = _load_cue_audio(cue)
             next_index += 1
         for cue_index in list(active):
-            _add_overlap(block, start, cues[cue_index], active[cue_index])
-            if cues[cue_index].end_sample <= stop:
+            cue = cues[cue_index]
+            block = parts.setdefault(cue.speaker if by_speaker else "voice",
+                                     np.zeros(stop - start, np.float32))
+            _add_overlap(block, start, cue, active[cue_index])
+            if cue.end_sample <= stop:
                 del active[cue_index]
+        if bus is not None:
+            parts.update(bus.parts(start, stop - start))
+        yield start, parts
+
+
+def _timeline_blocks(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
+                     settings: MixSettings = MixSettings(), meter: SpeechToBed | None = None
+                     ) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (first sample, float32 sum of the takes and sounds) for BLOCK_SAMPLES blocks;
+    `meter` is fed the voices and the beds."""
+    for start, parts in timeline_parts(cues, total, sounds, settings):
+        if meter is not None:
+            meter.feed(start, parts["voice"], parts.get(MUSIC))
+        block = parts.pop("voice")
+        for part in parts.values():
+            block += part
         yield start, block
 
 
@@ -428,12 +485,15 @@ def mix_scene(
     if settings.target_db is not None and preset.target_db is not None:
         preset = replace(preset, target_db=settings.target_db)
     cues, total = plan_timeline(entries, settings)
-    tone = _RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
+    spans = {cue.line_id: (cue.start_sample, cue.end_sample) for cue in cues}
+    sounds, left_out, total = place_sounds(settings.sounds, spans, total, take_length_samples)
+    tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
     measured = None
+    beds = SpeechToBed([(c.start_sample, c.end_sample) for c in cues])
     if preset.target_db is not None:
         raw_meter = LoudnessMeter(SAMPLE_RATE)
-        for _, block in _timeline_blocks(cues, total):
+        for _, block in _timeline_blocks(cues, total, sounds, settings, beds):
             raw_meter.feed(block)
         measured = raw_meter.report()
     held = settings.hold_gain_db is not None and preset.target_db is not None
@@ -447,14 +507,14 @@ def mix_scene(
     audio_path = Path(name)
     try:
         if held:
-            loudness, reduction_db = _render(cues, total, tone, gain_db, preset, settings, audio_path)
+            loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
+                                             audio_path, None if measured else beds)
             if not within_preset_range(preset, loudness):
                 held, gain_db = False, preset_gain_db(preset, measured)
         tried: list[tuple[float, LoudnessReport]] = []
         for _ in range(0 if held else MAKEUP_PASSES + 1):
-            loudness, reduction_db = _render(
-                cues, total, tone, gain_db, preset, settings, audio_path
-            )
+            loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
+                                             audio_path, None if measured or tried else beds)
             tried.append((gain_db, loudness))
             makeup = _makeup_gain_db(preset, tried)
             if makeup == 0.0:
@@ -477,19 +537,25 @@ def mix_scene(
         compliance_issues(preset, loudness),
         None if work_dir else folder,
         held,
+        sounds,
+        left_out,
+        beds.level_db,
     )
 
 
 def _render(
     cues: list[Cue],
+    sounds: list[SoundCue],
     total: int,
-    tone: _RoomTone,
+    tone: RoomTone,
     gain_db: float,
     preset: LoudnessPreset,
     settings: MixSettings,
     audio_path: Path,
+    beds: SpeechToBed | None = None,
 ) -> tuple[LoudnessReport, float]:
-    """Pass 2: gain, room tone, limiter; writes `audio_path`, returns (report, reduction dB)."""
+    """Pass 2: gain, room tone, limiter; writes `audio_path`, returns (report, reduction dB).
+    `beds`: fed the voices and beds (when pass 1 did not run)."""
     meter = LoudnessMeter(SAMPLE_RATE, true_peak=True)
     limiter = PeakLimiter(preset.limiter_ceiling_db, true_peak=preset.true_peak)
     gain = np.float32(10.0 ** (gain_db / 20.0))
@@ -500,7 +566,7 @@ def _render(
     with export.open_wav_writer(
         audio_path, settings.wav_subtype, SAMPLE_RATE, total, comment, banner
     ) as writer:
-        for start, block in _timeline_blocks(cues, total):
+        for start, block in _timeline_blocks(cues, total, sounds, settings, beds):
             block *= gain
             tone.add(block, start)  # after the gain: the bed keeps its own level
             _write_processed(limiter.process(block), writer, meter)
@@ -578,8 +644,8 @@ def write_mix(
         if "wav" in wanted:
             staged["wav"] = _stage_rendering(result.audio_path, targets["wav"])
         banner = scratch_banner(result.settings.metadata)
-        texts = {"labels": ("labels.txt", export.labels_text(result.cues, banner)),
-                 "srt": ("srt", export.srt_text(result.cues, banner)),
+        texts = {"labels": ("labels.txt", export.labels_text(result.cues, banner, result.sounds)),
+                 "srt": ("srt", export.srt_text(result.cues, banner, result.sounds)),
                  "cues": ("cues.json", export.cue_sheet_text(result.cues, result.summary(),
                                                              base=folder))}
         for kind, (suffix, text) in texts.items():

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
-from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
+from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip, inspect_sound
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.document import Script, Warning_
 
@@ -37,7 +37,9 @@ class CheckReport:
                      for m in script.cast.values()],
             "scenes": [{"id": s.id, "title": s.title, "lines": len(s.lines),
                         "line_ids": [line.id for line in s.lines], "chapter": s.chapter,
-                        "generated_lines": [line.id for line in s.lines if line.generated]}
+                        "generated_lines": [line.id for line in s.lines if line.generated],
+                        "sounds": [{"name": sound.name, "path": sound.path, "kind": sound.kind}
+                                   for sound in s.sounds]}
                        for s in script.scenes],
             "chapters": [{"number": c.number, "title": c.title, "kind": c.kind, "scenes": c.scenes}
                          for c in script.chapters],
@@ -62,7 +64,8 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
-    any of those faults but length, are collected in `errors`; silent clips are warnings. Warnings: reader warnings, members
+    any of those faults but length, and sounds with those faults or an unusable sample rate
+    (`inspect_sound`), are collected in `errors`; silent clips are warnings. Warnings: reader warnings, members
     without reference or transcript, unused cast members, and with `strict_tags` every tag
     outside the known vocabulary (kept in the text; never dropped). `pieces`: the normaliser's
     text pieces (`drama_cli.compile.normalise.normalised_pieces`) for `words` to check numbers as
@@ -102,6 +105,10 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
                         mix.room_tone_position, None)
+    for scene in script.scenes:
+        for sound in scene.sounds:
+            _check_clip(report, Path(script.base_dir, sound.path), f"sound {sound.path!r}",
+                        sound.position, None, inspect_sound(Path(script.base_dir, sound.path), sound.loop))
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)
@@ -160,9 +167,11 @@ def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None
     return ScriptError(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
 
 
-def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None) -> None:
-    """Add the clip's error (located at `position`) or warning to `report`."""
-    verdict = inspect_clip(full, max_s)
+def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None,
+                verdict=None) -> None:
+    """Add the clip's error (located at `position`) or warning to `report`; `verdict`: the
+    clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s)`)."""
+    verdict = verdict or inspect_clip(full, max_s)
     position = position or SourcePosition(report.script.source, 1, 1)
     if verdict.error:
         hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \

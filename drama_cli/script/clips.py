@@ -1,4 +1,4 @@
-"""Checks on the audio files a script points at: reference clips and room-tone clips."""
+"""Checks on the audio files a script points at: reference clips, room-tone clips and sounds."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, reference audio)
+SOUND_RATES = (8_000, 192_000)  # sample rates a sound may have (resampled to 44,100 Hz)
+MIN_LOOP_S = 0.05  # a shorter loop is a buzz, not a bed
 
 
 @dataclass
@@ -14,12 +16,13 @@ class ClipVerdict:
 
     error: why it cannot be used ("does not exist", "is a directory", "is not readable audio",
         "is 75.0 s long ..."), or None. warning: a usable but suspicious clip ("is silent"), or None.
-    duration_s: its length in seconds when readable.
+    duration_s: its length in seconds when readable. sample_rate: its rate in Hz when readable.
     """
 
     error: str | None = None
     warning: str | None = None
     duration_s: float | None = None
+    sample_rate: int | None = None
 
 
 def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silence: bool = True) -> ClipVerdict:
@@ -54,8 +57,24 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     if not finite:
         return ClipVerdict(error="holds non-finite samples (NaN or infinity)", duration_s=duration_s)
     if silence and silent:
-        return ClipVerdict(warning="is silent (every sample is zero)", duration_s=duration_s)
-    return ClipVerdict(duration_s=duration_s)
+        return ClipVerdict(warning="is silent (every sample is zero)", duration_s=duration_s,
+                           sample_rate=info.samplerate)
+    return ClipVerdict(duration_s=duration_s, sample_rate=info.samplerate)
+
+
+def inspect_sound(path: str | Path, loop: bool) -> ClipVerdict:
+    """`inspect_clip` of a scene's sound (any length), and its sample rate within SOUND_RATES;
+    a looped sound must last at least MIN_LOOP_S. Never raises for a bad file."""
+    verdict = inspect_clip(path, None)
+    if verdict.error or verdict.sample_rate is None:
+        return verdict
+    low, high = SOUND_RATES
+    if not low <= verdict.sample_rate <= high:
+        verdict.error = f"has a sample rate of {verdict.sample_rate} Hz; use {low}..{high} Hz"
+    elif loop and verdict.duration_s < MIN_LOOP_S:
+        verdict.error = f"is {verdict.duration_s * 1000:.0f} ms long, too short to loop " \
+                        f"(at least {MIN_LOOP_S * 1000:.0f} ms)"
+    return verdict
 
 
 def _scan_samples(path: Path) -> tuple[int, bool, bool] | None:

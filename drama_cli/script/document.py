@@ -6,8 +6,7 @@ Readers (`yaml_format`, `fountain`) build these; `resolve` fills canonical speak
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from drama_cli.errors import SourcePosition
 
@@ -78,9 +77,9 @@ class CastMember:
         note}}`, `{"voice_source": {kind, note}}`, both when both are given), or None."""
         record = {}
         if self.consent is not None:
-            record["consent"] = dataclasses.asdict(self.consent)
+            record["consent"] = asdict(self.consent)
         if self.voice_source is not None:
-            record["voice_source"] = dataclasses.asdict(self.voice_source)
+            record["voice_source"] = asdict(self.voice_source)
         return record or None
 
 
@@ -194,13 +193,16 @@ class Element:
 @dataclass
 class MixOptions:
     """Mix settings written in the script (YAML keys `room_tone`, `room_tone_db`, `gap`, `head`,
-    `tail`, at the top level or in a scene); every field is None when the script does not give it.
+    `tail`, `duck_db`, `duck_attack`, `duck_release`, at the top level or in a scene); every
+    field is None when the script does not give it.
 
     room_tone: "noise" (generated low-level noise) or the path of a room-tone clip as written,
         relative to `Script.base_dir`.
     room_tone_db: room-tone level, dBFS RMS (-120..0).
     gap_s: default silence between lines, seconds (0..60); a line's `pause_after` wins.
     head_s, tail_s: silence before the first and after the last line, seconds (0..60).
+    duck_db: how far ducked beds go down under dialogue, dB (-60..0).
+    duck_attack_s / duck_release_s: how fast they go down / come back up, seconds (0..10).
     room_tone_position: where `room_tone` is written (for errors about the clip).
     """
 
@@ -210,18 +212,68 @@ class MixOptions:
     head_s: float | None = None
     tail_s: float | None = None
     room_tone_position: SourcePosition | None = None
+    duck_db: float | None = None
+    duck_attack_s: float | None = None
+    duck_release_s: float | None = None
 
     def over(self, base: MixOptions | None) -> MixOptions:
-        """These options with every field left None taken from `base` (scene over script)."""
+        """These options with every field left None taken from `base` (scene over script); the
+        room tone's position goes with the room tone."""
         if base is None:
             return self
-        return MixOptions(*(mine if mine is not None else theirs for mine, theirs in
-                            zip(_mix_fields(self), _mix_fields(base))))
+        merged = MixOptions(**{f.name: getattr(self, f.name) if getattr(self, f.name) is not None
+                               else getattr(base, f.name) for f in fields(MixOptions)})
+        if self.room_tone is not None:
+            merged.room_tone_position = self.room_tone_position
+        elif base.room_tone is None:
+            merged.room_tone_position = None
+        return merged
 
 
-def _mix_fields(options: MixOptions) -> tuple:
-    return (options.room_tone, options.room_tone_db, options.gap_s, options.head_s, options.tail_s,
-            options.room_tone_position if options.room_tone is not None else None)
+@dataclass
+class SoundAnchor:
+    """A point on a scene's timeline that a sound starts or stops at.
+
+    line: a line id of the scene, or None for the scene's own clock (0 is the first sample of
+        the scene's mix, head padding included). edge: "start" or "end" of that line (of the
+        scene without a line: "end" is the scene's last sample). offset_s: seconds added
+        (negative: earlier). position: where the anchor is written (for errors).
+    """
+
+    line: str | None = None
+    edge: str = "start"
+    offset_s: float = 0.0
+    position: SourcePosition | None = None
+
+
+@dataclass
+class Sound:
+    """A sound in a scene: an effect among its lines (YAML `sound:` item, Fountain `SFX:`) or a
+    bed under it (YAML `music:` / `ambience:`, Fountain `MUSIC:`).
+
+    path: the audio file as written, relative to `Script.base_dir`. kind: "effect", "music"
+    or "ambience". start: where it starts. until: where it stops (None: at the end of its file,
+    or at the scene's end when looped). gain_db: level change in dB. fade_in_s / fade_out_s:
+    linear fades, seconds. loop: repeat the file until `until`. duck: lower it under dialogue
+    (the scene's ducking settings). name: the name it was given (Fountain `sounds:` table), or
+    the file name. position: where it is written.
+    """
+
+    path: str
+    kind: str = "effect"
+    start: SoundAnchor = field(default_factory=SoundAnchor)
+    until: SoundAnchor | None = None
+    gain_db: float = 0.0
+    fade_in_s: float = 0.0
+    fade_out_s: float = 0.0
+    loop: bool = False
+    duck: bool = False
+    name: str = ""
+    position: SourcePosition | None = None
+
+    def anchors(self) -> list[SoundAnchor]:
+        """The anchors that name a line (start, then until)."""
+        return [a for a in (self.start, self.until) if a is not None and a.line is not None]
 
 
 @dataclass
@@ -233,6 +285,7 @@ class Scene:
     mix: mix settings given in this scene (None when none); see `Script.mix_for`.
     chapter: the title of the book chapter the scene belongs to (YAML `chapter:` or
         `chapters:`, a Fountain `#` section), None when not given.
+    sounds: the scene's effects and beds in the order written (never part of a line's take).
     chapter_entry: which YAML `chapters:` entry or Fountain `#` section (counted from 1) the
         scene comes from; scenes of one entry form one chapter, even when another entry has
         the same title. None for a scene's own `chapter:` (joined with others by title).
@@ -248,6 +301,7 @@ class Scene:
     mix: MixOptions | None = None
     chapter: str | None = None
     chapter_entry: int | None = None
+    sounds: list[Sound] = field(default_factory=list)
 
 
 class DialogueNumbers:

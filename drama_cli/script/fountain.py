@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
+from drama_cli.script.fountain_sounds import sound_cue
 from drama_cli.script.document import (
     DialogueNumbers,
     Element,
@@ -235,7 +236,13 @@ class _Builder:
         while self.pending_notes and self.pending_notes[0].position.line <= before_line:
             note = self.pending_notes.pop(0)
             scene = self.scene or self.current(_Row(note.position.line, ""))
-            scene.elements.append(note)
+            cue = sound_cue(note.text, SourcePosition(note.position.file, note.position.line,
+                                                      note.position.column + 2))
+            if cue is not None:
+                scene.elements.append(cue[0])
+                scene.sounds.append(cue[1])
+            else:
+                scene.elements.append(note)
 
     def finish(self) -> None:
         """Flush notes; structure before the first heading (sections, synopses) joins the first
@@ -305,6 +312,11 @@ class _Builder:
                 f"{taken[0].text.strip()!r} reads like a scene heading, but Fountain takes only INT, EXT, "
                 "EST, INT./EXT. and I/E as headings, so it is read as action: to make it a scene "
                 f"heading, force it with a leading '.' (.{taken[0].text.strip()})", self.at(taken[0])))
+        cue = sound_cue(taken[0].text, self.at(taken[0])) if len(taken) == 1 else None
+        if cue is not None:
+            self.add(cue[0], taken[0])
+            self.current(taken[0]).sounds.append(cue[1])
+            return rows[1:]
         body = "\n".join(r.text.rstrip() for r in taken)
         forced = body.lstrip().startswith("!")
         body = body.lstrip()[1:] if forced else body.strip("\n")

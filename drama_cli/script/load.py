@@ -49,8 +49,9 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         from drama_cli.script.fountain import read_fountain
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
+    cast_path = None
     if cast is not None or script.format == "fountain":
-        _attach_cast(script, name, cast)
+        cast_path = _attach_cast(script, name, cast)
     if script.format == "fountain":
         from drama_cli.script.fountain import cue_like_warnings
 
@@ -63,6 +64,11 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     if script.narrator:
         with problems.collect():
             add_narration(script)
+    if script.format == "fountain":
+        from drama_cli.script.fountain_sounds import resolve_sound_cues
+
+        with problems.collect():
+            problems.errors.extend(resolve_sound_cues(script, cast_path))
     if resolve:
         resolve_speakers(script, problems)
     if own:
@@ -139,7 +145,9 @@ def cast_file_for(script_path: str) -> Path | None:
     return None
 
 
-def _attach_cast(script: Script, name: str, cast: str | Path | None) -> None:
+def _attach_cast(script: Script, name: str, cast: str | Path | None) -> Path:
+    """Add the members of the cast file (`cast`, else the Fountain script's companion) to
+    `script`, with its narrator and language keys; returns the cast file's path."""
     from drama_cli.script.yaml_format import read_cast_file
 
     if cast is not None and not str(cast).strip():
@@ -163,3 +171,4 @@ def _attach_cast(script: Script, name: str, cast: str | Path | None) -> None:
     if narrator and not script.narrator:
         script.narrator = narrator
     script.warnings.extend(warnings)
+    return cast_path

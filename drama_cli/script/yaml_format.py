@@ -31,6 +31,7 @@ from drama_cli.script.lexicon import read_language_keys
 from drama_cli.script.problems import Problems
 from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
+from drama_cli.script.yaml_sounds import check_anchors
 
 SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
                *MIX_KEYS, "lexicon", "lexicons", "language", "normalize")
@@ -90,6 +91,7 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     elif "lines" in top:
         scene = Scene(id="scene-1", position=reader.at(top["lines"][0]))
         read_lines(reader, top["lines"][1], scene)
+        problems.errors.extend(check_anchors(scene))
         script.scenes.append(scene)
     with problems.collect():
         _check_unique_ids(script)
@@ -220,7 +222,8 @@ def _check_unique_ids(script: Script) -> None:
 
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
     """Read a companion cast file (`play.cast.yaml`): either a `cast:` mapping (with an optional
-    `narrator:`) or the member mapping itself. Returns (members, narrator, warnings).
+    `narrator:` and a `sounds:` table, read by `drama_cli.script.fountain_sounds`) or the member
+    mapping itself. Returns (members, narrator, warnings).
     Raises ScriptError with positions in that file (also for a file that is not UTF-8)."""
     path = Path(path)
     try:
@@ -238,8 +241,11 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
         raise ScriptError("the cast file is empty", SourcePosition(str(path), 1, 1))
     top = reader.mapping(root, None, "the cast file")
     narrator = None
+    if "sounds" in top and "cast" not in top:
+        raise reader.error("a cast file with a 'sounds:' table lists its members under 'cast:'",
+                           top["sounds"][0], "put the members under 'cast:' beside 'sounds:'")
     if "cast" in top:
-        reader.mapping(root, ("cast", "narrator", "title", *LANGUAGE_KEYS), "the cast file")
+        reader.mapping(root, ("cast", "narrator", "title", "sounds", *LANGUAGE_KEYS), "the cast file")
         narrator = reader.scalar(top["narrator"][1], "narrator") if "narrator" in top else None
         members = read_cast_node(reader, top["cast"][1], path.parent)
     else:

@@ -10,9 +10,18 @@ from drama_cli.errors import SourcePosition
 from drama_cli.script.direction import check_model_tokens, parse_directions
 from drama_cli.script.document import Element, Line, MixOptions, Scene
 from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
+from drama_cli.script.yaml_sounds import (
+    BED_KINDS,
+    check_anchors,
+    is_sound_item,
+    read_beds,
+    read_sound_item,
+)
 
-MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail")
-SCENE_KEYS = ("id", "title", "direction", "lines", "chapter", *MIX_KEYS)
+MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail", "duck_db", "duck_attack",
+            "duck_release")
+SCENE_KEYS = ("id", "title", "direction", "lines", "chapter", *MIX_KEYS, *BED_KINDS)
+MAX_DUCK_S = 10.0
 LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang", "normalize")
 ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
 
@@ -33,8 +42,10 @@ def read_scene(reader: YamlReader, node: Node, number: int) -> Scene:
     scene.mix = read_mix(reader, fields)
     if "chapter" in fields:
         scene.chapter = " ".join((reader.text(fields["chapter"][1], "chapter") or "").split()) or None
+    scene.sounds = read_beds(reader, fields)
     if "lines" in fields:
         read_lines(reader, fields["lines"][1], scene)
+    reader.problems.errors.extend(check_anchors(scene))
     return scene
 
 
@@ -56,10 +67,16 @@ def read_mix(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> MixOpt
     if "room_tone_db" in fields:
         with reader.problems.collect():
             mix.room_tone_db = reader.number(fields["room_tone_db"][1], "room_tone_db", -120.0, 0.0)
-    for key, attribute in (("gap", "gap_s"), ("head", "head_s"), ("tail", "tail_s")):
+    if "duck_db" in fields:
+        with reader.problems.collect():
+            mix.duck_db = reader.number(fields["duck_db"][1], "duck_db", -60.0, 0.0)
+    for key, attribute, high in (("gap", "gap_s", MAX_PAUSE_S), ("head", "head_s", MAX_PAUSE_S),
+                                 ("tail", "tail_s", MAX_PAUSE_S),
+                                 ("duck_attack", "duck_attack_s", MAX_DUCK_S),
+                                 ("duck_release", "duck_release_s", MAX_DUCK_S)):
         if key in fields:
             with reader.problems.collect():
-                setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, MAX_PAUSE_S))
+                setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, high))
     return mix
 
 
@@ -70,6 +87,9 @@ def read_lines(reader: YamlReader, node: Node, scene: Scene) -> None:
         raise reader.error("'lines' must be a list", node, "start each line with '- SPEAKER: text'")
     for item in node.value:
         with reader.problems.collect():
+            if isinstance(item, MappingNode) and is_sound_item(reader.mapping(item, None, "a line")):
+                scene.sounds.append(read_sound_item(reader, item, scene))
+                continue
             entry = _read_line_item(reader, item, scene)
             scene.elements.append(entry)
             if isinstance(entry, Line):
