@@ -57,10 +57,18 @@ def version() -> None:
     print(__version__)
 
 
+_registered_on: set[int] = set()
+
+
 def _register_commands() -> None:
+    """Register every command group on `app`, once per app: `main` may be called many times
+    in one process."""
+    if id(app) in _registered_on:
+        return
     from drama_cli.commands import register_all
 
     register_all(app)
+    _registered_on.add(id(app))
 
 
 EXIT_INTERRUPTED = 130
