@@ -41,6 +41,10 @@ class MixOverrides:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "formats", tuple(self.formats or ()))
+        for key in ("preset", "room_tone"):
+            if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
+                raise UsageError(f"the {key.replace('_', ' ')} must be text, not "
+                                 f"{getattr(self, key)!r}")
         for key, flag in SECONDS_FLAGS.items():
             if getattr(self, key) is not None:
                 check_number(flag, getattr(self, key), 0.0, MAX_PAD_S)

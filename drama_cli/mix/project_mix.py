@@ -9,7 +9,9 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from drama_cli.errors import UsageError
 from drama_cli.mix import export
+from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import MixOverrides, layer_mix
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 from drama_cli.takes.scene_selection import (
@@ -164,7 +166,26 @@ def project_mix(store: TakeStore, flags: MixOverrides = MixOverrides()) -> MixOv
     """The mix settings a command uses: its `flags` over those saved in the project's
     `project.json` (so settings given once stay with the project until they are changed),
     formats defaulting to DEFAULT_FORMATS. Raises UsageError for saved values out of range."""
-    return layer_mix(flags, MixOverrides.from_record(store.project().get("mix")))
+    return layer_mix(flags, saved_mix(store))
+
+
+def saved_mix(store: TakeStore) -> MixOverrides:
+    """The mix settings saved in the project's `project.json` (none when it has none).
+
+    Raises UsageError naming the file for a saved value that cannot be used (out of range, an
+    unknown preset or format, an unusable room-tone file), before anything is rendered or
+    written."""
+    record = store.project().get("mix")
+    try:
+        saved = MixOverrides.from_record(record)
+        for name in saved.formats:
+            export.check_format(name)
+        if saved.preset is not None:
+            get_preset(saved.preset)
+    except UsageError as err:
+        raise UsageError(f"{store.project_path}: saved mix settings: {err}; fix them there, or "
+                         f"delete the file's \"mix\" entry") from None
+    return saved
 
 
 def project_metadata(store: TakeStore) -> dict:

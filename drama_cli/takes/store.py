@@ -32,6 +32,7 @@ import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
 from drama_cli.takes.keys import json_default
+from drama_cli.takes.record import project_problem, record_problem
 from engine.constants import SAMPLE_RATE
 from engine.files import file_sha256, write_bytes_atomic, write_new_file
 
@@ -45,6 +46,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
              *(f"lpt{i}" for i in range(1, 10))}
 MAX_NAME_CHARS = 60
+_DAMAGED_PROJECT = "fix it, or delete it (the next render writes it again; saved mix settings are lost)"
 
 
 def safe_name(name: str) -> str:
@@ -296,13 +298,17 @@ class TakeStore:
         if not take.json_path.exists():
             return "no record (interrupted write)"
         try:
-            take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
+            record = json.loads(take.json_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return "unreadable record"
         if not take.wav_path.exists():
             return "audio file missing"
         if not wav_is_complete(take.wav_path):
             return "audio file truncated or not a WAV"
+        shape = record_problem(record)
+        if shape:
+            return shape
+        take.record = record
         if take.record.get("wav_sha256") and file_sha256(take.wav_path) != take.record["wav_sha256"]:
             return "audio file does not match its record"
         if take.record.get("has_codes"):
@@ -449,11 +455,25 @@ class TakeStore:
         return self.root / "project.json"
 
     def project(self) -> dict:
-        """The contents of `project.json` ({} when absent or unreadable)."""
+        """The contents of `project.json` ({} when absent).
+
+        Raises UsageError naming the file (with line:col for a JSON syntax error) when it
+        cannot be read, is not JSON or is not a project record (`project_problem`): a command
+        stops before it writes anything, so a damaged file is never replaced unseen.
+        """
+        path = self.project_path
         try:
-            return json.loads(self.project_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return {}
+        except json.JSONDecodeError as err:
+            raise UsageError(f"{path}:{err.lineno}:{err.colno}: {err.msg}; {_DAMAGED_PROJECT}") from None
+        except (OSError, ValueError) as err:
+            raise UsageError(f"{path}: cannot be read ({err}); {_DAMAGED_PROJECT}") from None
+        problem = project_problem(info)
+        if problem:
+            raise UsageError(f"{path}: {problem}; {_DAMAGED_PROJECT}")
+        return info
 
     def write_project(self, info: dict) -> None:
         """Atomically replace `project.json` with `info` (script path and hash, engine, ...)."""
