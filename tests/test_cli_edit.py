@@ -304,3 +304,26 @@ def test_replace_with_a_longer_phrase_that_occurs_once_still_works(twice, capsys
                  "--span", "1.2:1.8", "--dry-run", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"new_text": "Ernest is my name, and Ernest I shall stay, said Jack."' in out
+
+
+@pytest.mark.parametrize("verb", [["revise", "{p}", "l2", "--note", "softer"],
+                                  ["edit", "{p}", "l1", "--text", "x y", "--span", "0:1"],
+                                  ["render", "{p}"], ["book", "{p}"]])
+@pytest.mark.parametrize("seed", ["-5", "99999999999999999999", "2147483648"])
+def test_every_verb_refuses_a_seed_out_of_range_before_making_a_backend(shared_project, monkeypatch, capsys, verb, seed):
+    import drama_cli.backends.registry as registry
+
+    def no_backend(*args, **kwargs):
+        raise AssertionError("a backend was made")
+
+    path, store, fake = shared_project
+    monkeypatch.setattr(registry, "make_backend", no_backend)
+    capsys.readouterr()
+    assert main([a.format(p=path) for a in verb] + ["--seed", seed]) == 2
+    assert capsys.readouterr().err.strip() == f"drama: --seed must be between 0 and 2147483647, got {seed}"
+
+
+def test_new_take_seeds_stay_in_range_past_the_last_seed():
+    from drama_cli.edit.revise import new_take_seeds
+
+    assert new_take_seeds(None, "s1", "l1", None, 3, 2 ** 31 - 2) == [2 ** 31 - 2, 2 ** 31 - 1, 0]

@@ -41,9 +41,20 @@ GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Device memory drama3 may u
                           "(what the GPU has free); routed experts that do not fit stay in host memory.")
 FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
 NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
-NEW_SEED = typer.Option(None, help="Seed of the first new take.")
-BASE_SEED = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
-                                 "so keep seeds far apart (1000, 2000).")
+
+
+def _seed_in_range(seed: Optional[int]) -> Optional[int]:
+    """Refuse a seed out of range while the arguments are parsed, before any model loads."""
+    from drama_cli.takes.jobs import check_seed
+
+    return seed if seed is None else check_seed(seed)
+
+
+NEW_SEED = typer.Option(None, callback=_seed_in_range,
+                        help="Seed of the first new take, 0 to 2^31-1 (the next takes add 1 each).")
+BASE_SEED = typer.Option(0, callback=_seed_in_range,
+                         help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
+                              "so keep seeds far apart (1000, 2000).")
 SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
 
 # The mix settings a command may override (render, mix); parsed by `mix_flags`.

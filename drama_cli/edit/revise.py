@@ -22,7 +22,7 @@ from drama_cli.mix.project_mix import (
 )
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
-from drama_cli.takes.jobs import RenderSettings, ScenePlanner, cache_key
+from drama_cli.takes.jobs import MAX_SEED, RenderSettings, ScenePlanner, cache_key
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
@@ -241,10 +241,10 @@ def child_seed(parent_seed: int, take_number: int) -> int:
 def new_take_seeds(store: TakeStore, scene_id: str, line_id: str, parent: Take, count: int,
                    seed: int | None = None) -> list[int]:
     """Seeds of the next `count` takes of a line made from `parent` (a revision or an edit):
-    `seed`, `seed + 1`, ... when given, else `child_seed(parent seed, take number)` for the
+    `seed`, `seed + 1`, ... (mod 2^31) when given, else `child_seed(parent seed, take number)` for the
     numbers the takes will get, so a second revision never repeats the first one's seed."""
     if seed is not None:
-        return [seed + k for k in range(count)]
+        return [(seed + k) % (MAX_SEED + 1) for k in range(count)]
     first = store.scan(scene_id, line_id).next_number
     parent_seed = int(parent.record.get("seed", 0))
     return [child_seed(parent_seed, first + k) for k in range(count)]

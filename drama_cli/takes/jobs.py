@@ -68,10 +68,17 @@ class RenderSettings:
         check_new_takes(self.takes)
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
-        if not 0 <= self.seed <= MAX_SEED:
-            raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {self.seed}")
+        check_seed(self.seed)
         if self.batch is not None and not 1 <= self.batch <= MAX_BATCH:
             raise UsageError(f"--batch must be between 1 and {MAX_BATCH}, got {self.batch}")
+
+
+def check_seed(seed: int) -> int:
+    """`seed` when it is a seed every engine takes (0..2^31 - 1, the `--seed` of every verb);
+    else UsageError."""
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
+    return seed
 
 
 @dataclass
