@@ -9,7 +9,7 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
-from drama_cli.commands.output import results_console
+from drama_cli.commands.output import notice, results_console
 from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
@@ -32,12 +32,24 @@ def takes_command(
     if select is not None:
         if len(settings.lines) != 1:
             raise UsageError("--select needs exactly one --line")
-        select_take(loaded, store, settings.lines[0], select)
+        chosen = select_take(loaded, store, settings.lines[0], select)
+        tell_selected(script, settings.lines[0], chosen)
     listing = list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines)
     if as_json:
         print(json.dumps(listing, indent=2))
         return
     _print_takes(listing)
+
+
+def tell_selected(script: str, line_id: str, take) -> None:
+    """Say on stderr that take `take` of `line_id` is selected and that `drama mix` puts it in
+    the scene's mix; warn first when its checks failed (a mix with it exits 1)."""
+    if take.status == "unusable":
+        failures = "; ".join(take.record.get("checks", {}).get("failures", [])) or "unusable"
+        notice(f"warning: take {take.number} of line {line_id} failed its checks ({failures}); "
+               f"a mix with it exits 1")
+    notice(f"selected take {take.number} of line {line_id}; run drama mix {script} to put it "
+           f"in the scene's mix")
 
 
 def _print_takes(listing: list[dict]) -> None:

@@ -35,8 +35,10 @@ class SceneOutcome:
     mix that this one did not replace (the scene could not be mixed). engines_note: set when
     the mix combines scratch and Drama 3 takes (`engines_note`). stale_takes / stale_lines:
     selected takes made for older text than the script's (`line ID: take N was made for
-    ...`), mixed with their own words in the sidecars; the command exits 1. moved: notes for
-    lines left out or stale whose text has takes under another id that moved (`MovedTakes`).
+    ...`), mixed with their own words in the sidecars; the command exits 1. unusable_takes /
+    unusable_lines: takes selected by hand although their checks failed (`line ID: take N
+    ...`), mixed as chosen; the command exits 1. moved: notes for lines left out or stale
+    whose text has takes under another id that moved (`MovedTakes`).
     """
 
     scene_id: str
@@ -51,12 +53,15 @@ class SceneOutcome:
     stale_takes: list[str] = field(default_factory=list)
     stale_lines: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)
+    unusable_takes: list[str] = field(default_factory=list)
+    unusable_lines: list[str] = field(default_factory=list)
 
     @property
     def left_out(self) -> list[str]:
-        """Lines this mix does not deliver as the script has them: left out (no usable take)
-        or voiced by a take made for older text; any of them makes the command exit 1."""
-        return [*self.missing, *self.stale_lines]
+        """Lines this mix does not deliver as the script has them: left out (no usable take),
+        voiced by a take made for older text or by a take whose checks failed; any of them
+        makes the command exit 1."""
+        return [*self.missing, *self.stale_lines, *self.unusable_lines]
 
 
 def mix_entry(choice: LineChoice) -> MixEntry:
@@ -104,6 +109,11 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
         elif choice.status == STALE:
             outcome.stale_takes.append(f"line {line_id}: {choice.stale}")
             outcome.stale_lines.append(line_id)
+        if choice.failed_checks:
+            failures = "; ".join(choice.take.record.get("checks", {}).get("failures", []))
+            outcome.unusable_takes.append(f"line {line_id}: take {choice.take.number} failed its "
+                                          f"checks ({failures or 'unusable'}), selected by hand")
+            outcome.unusable_lines.append(line_id)
         if choice.moved:
             outcome.moved.append(choice.moved)
     return outcome
@@ -133,7 +143,8 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     settings = MixSettings(formats=layered.formats, **options,
                            metadata={**(metadata or {}), **engines_used(mixed),
                                      "scene": scene.id, "missing_lines": list(outcome.missing),
-                                     "stale_lines": list(outcome.stale_lines)})
+                                     "stale_lines": list(outcome.stale_lines),
+                                     "unusable_lines": list(outcome.unusable_lines)})
     outcome.engines_note = engines_note(settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene([mix_entry(choice) for choice in mixed], settings, work_dir=folder)
