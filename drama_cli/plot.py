@@ -371,6 +371,7 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     the selected take by default; an edited take has its new middle shaded. Raises
     UsageError for an unknown line or take."""
     from drama_cli.edit.revise import find_line, start_take
+    from drama_cli.takes.selection import take_text
     from drama_cli.errors import UsageError
 
     scene, _, line = find_line(script, line_id)
@@ -380,5 +381,5 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     edit = take.record.get("edit") or {}
     shaded = tuple(edit["middle_s"]) if edit.get("middle_s") else None
     label = f"{line_id} take {take.number}" + (" (edited: new audio shaded)" if shaded else "")
-    spoken = edit.get("new_text") or line.text
+    spoken = take_text(take, line)
     return take_figure(take.audio(), title=f"{label}: {first_words(spoken, 12)}", shaded_s=shaded)

@@ -24,6 +24,7 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, RenderSettings, ScenePlanner, cache_key
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
+from drama_cli.takes.selection import take_text
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
 from engine.errors import EngineError
@@ -165,6 +166,7 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
     return {
         "speaker": request.speaker,
         "text": parent.record.get("text", request.text),
+        "display_text": take_text(parent),
         "seed": request.seed,
         "slot": None,
         "attempt": 0,

@@ -34,10 +34,9 @@ from drama_cli.render.line import LineOutcome, Progress
 from drama_cli.render.plan import pick_scenes, wanted_lines
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene_mode import render_scene_mode
-from drama_cli.script.direction import display_text
 from drama_cli.takes.jobs import LineJob, RenderSettings, ScenePlanner
 from drama_cli.takes.keys import ReferenceHasher
-from drama_cli.takes.selection import MovedTakes, is_stale, stale_note
+from drama_cli.takes.selection import MovedTakes, is_stale, stale_note, take_text
 from drama_cli.takes.store import TakeStore
 
 
@@ -151,7 +150,7 @@ def kept_outcome(script, store: TakeStore, scene, line) -> LineOutcome | None:
     message = "kept as asked"
     if is_stale(script, store, scene.id, line, take):
         message += f": {stale_note(take, line)}"
-    return LineOutcome(scene.id, line.id, line.speaker, display_text(line), "reused",
+    return LineOutcome(scene.id, line.id, line.speaker, take_text(take, line), "reused",
                        take.number, take.duration_s, 0, message)
 
 
