@@ -15,6 +15,7 @@ import sys
 import typer
 
 from drama_cli.commands.help_style import TidyHelpGroup
+from drama_cli.commands.options import JSON
 from drama_cli.errors import (
     EXIT_BAD_INPUT,
     DramaError,
@@ -50,11 +51,11 @@ def _root(
 
 
 @app.command()
-def version() -> None:
+def version(as_json: bool = JSON) -> None:
     """Print the tool's version."""
     from drama_cli import __version__
 
-    print(__version__)
+    print(json.dumps({"version": __version__}) if as_json else __version__)
 
 
 _registered_on: set[int] = set()

@@ -62,3 +62,12 @@ def test_main_called_many_times_registers_each_command_once(capsys):
     assert len(cli.app.registered_commands) == registered
     names = [info.name or info.callback.__name__ for info in cli.app.registered_commands]
     assert len(names) == len(set(names))
+
+
+def test_version_takes_json_like_every_command_that_reports(capsys):
+    import json
+
+    from drama_cli import __version__
+
+    assert main(["version", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"version": __version__}
