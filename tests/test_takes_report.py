@@ -61,7 +61,7 @@ def test_takes_shows_words_parent_note_edit_and_staleness(short_project, capsys)
     assert out.splitlines()[0].strip() == "takes (scene s1; engine fake)"
     table = [re.split(r"\s{2,}", row.strip()) for row in out.splitlines() if row.strip().startswith("s1-")]
     header = re.split(r"\s{2,}", next(r for r in out.splitlines() if "words" in r).strip())
-    assert header == ["line", "take", "s", "from", "seed", "words", "note / edit", "checks"]
+    assert header == ["line", "take", "s", "from", "seed", "LUFS", "words", "note / edit", "checks", "file"]
     by_take = {(row[0], row[1]): dict(zip(header, row)) for row in table}
     assert by_take["s1-1", "1 *"] == {**by_take["s1-1", "1 *"], "from": "-", "words": "Indeed I do.",
                                       "note / edit": "-", "checks": "stale (made for older text); ok"}
@@ -135,3 +135,50 @@ def test_results_print_paths_and_ids_as_written_not_as_markup(tmp_path, monkeypa
     out = capsys.readouterr().out
     assert f"project {folder / 'scene.drama'}" in out
     assert f"{folder / 'scene.drama' / 'boathouse' / 'mix.wav'}" in out
+
+
+def test_takes_lists_each_takes_file_and_loudness(tmp_path, monkeypatch, capsys):
+    import soundfile as sf
+    from fakes import fake_render, write_script
+
+    from drama_cli.mix.loudness import measure
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    take = json.loads(capsys.readouterr().out)[0]["takes"][0]
+    wav = tmp_path / "scene.drama" / "boathouse" / "boathouse-1" / "take-001.wav"
+    assert take["file"] == str(wav)
+    expected = measure(sf.read(wav, dtype="float32")[0])
+    assert take["loudness_lufs"] == round(expected.integrated_lufs, 1) and take["peak_dbfs"] == round(expected.peak_dbfs, 1)
+    assert main(["takes", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert str(wav) in out.replace("\n", "") and f"{take['loudness_lufs']:.1f}" in out
+
+
+def test_prune_removes_only_unusable_takes_nothing_selects_or_derives_from(tmp_path, monkeypatch, capsys):
+    from fakes import FakeBackend, fake_render, voice, write_script
+
+    def runaway(request, call):  # calls 1 and 2 of the first line run away, the third passes
+        return voice(6.5 if call in (1, 2) else 1.0), "eos"
+
+    fake_render(monkeypatch, FakeBackend(answer=runaway))
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--retries", "2"]) == 0
+    folder = tmp_path / "scene.drama" / "boathouse" / "boathouse-1"
+    (folder / "take-004.json").write_text("[]")  # a damaged take
+    (folder / "take-004.wav").write_bytes(b"RIFF")
+    capsys.readouterr()
+    assert main(["takes", str(path), "--prune", "--dry-run"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("would remove boathouse-1 take 1 (unusable: runaway")
+    assert out[1].startswith("would remove boathouse-1 take 2 (unusable: runaway")
+    assert out[2] == (f"would remove boathouse-1 take 4 (invalid: audio file truncated or not a WAV): "
+                      f"{folder / 'take-004.json'}, {folder / 'take-004.wav'}")
+    assert out[3] == "3 take(s) would remove; run again without --dry-run to remove them"
+    assert sorted(p.name for p in folder.iterdir()) == [f"take-00{n}.{kind}" for n in (1, 2, 3, 4) for kind in ("json", "wav")]
+    assert main(["takes", str(path), "--prune"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["take-003.json", "take-003.wav"]
+    assert main(["mix", str(path)]) == 0

@@ -319,6 +319,18 @@ class TakeStore:
                 return "codes file does not match its record"
         return None
 
+    def take_files(self, scene_id: str, line_id: str, number: int) -> list[Path]:
+        """The files of take `number` of a line that exist (record, audio, codes)."""
+        take = Take(number, self.line_dir(scene_id, line_id))
+        return [p for p in (take.json_path, take.wav_path, take.codes_path) if p.exists()]
+
+    def remove_take(self, scene_id: str, line_id: str, number: int) -> None:
+        """Delete take `number` of a line, its record first (so an interrupted removal leaves
+        an invalid take, never a record without audio that looks whole). The caller holds the
+        lock and has checked that nothing selects or derives from the take."""
+        for path in self.take_files(scene_id, line_id, number):
+            path.unlink(missing_ok=True)
+
     def add_take(self, scene_id: str, line_id: str, audio: np.ndarray, record: dict,
                  codes: np.ndarray | None = None) -> Take:
         """Store a new take under the next free number and return it.
