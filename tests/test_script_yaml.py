@@ -117,6 +117,13 @@ def test_duplicate_line_ids_are_errors():
         read("lines:\n  - {speaker: A, text: a, id: x}\n  - {speaker: A, text: b, id: x}\n")
 
 
+def test_ids_that_differ_only_in_case_are_errors_since_they_would_share_a_folder():
+    with pytest.raises(ScriptError) as info:
+        read("lines:\n  - {speaker: A, text: a, id: A-B}\n  - {speaker: A, text: b, id: a-b}\n")
+    assert (info.value.message, info.value.position.line) == ("line ids 'A-B' and 'a-b' differ only in case", 3)
+    assert "case-insensitive file system" in info.value.hint
+
+
 def test_bad_pause_and_speaker_index_are_located():
     with pytest.raises(ScriptError, match="duration") as info:
         read("lines:\n  - speaker: A\n    text: a\n    pause_after: soon\n")
