@@ -215,3 +215,22 @@ def test_saved_mix_settings_that_cannot_be_used_name_the_project_file(tmp_path, 
             line = single_error_line(capsys)
             assert line.startswith(f"drama: {info}: ") and problem in line, line
             assert info.read_text() == content
+
+
+def test_an_empty_out_is_refused_not_taken_for_the_default(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    for verb in ("render", "takes", "mix"):
+        assert main([verb, str(path), "--out", ""]) == 2
+        assert single_error_line(capsys) == (f"drama: --out is empty: give the project folder, or omit "
+                                             f"--out to use {tmp_path / 'scene.drama'}")
+    assert not (tmp_path / "scene.drama").exists()
+
+
+def test_a_room_tone_that_is_a_folder_or_a_device_says_so(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    for tone, what in ((str(tmp_path), "is a folder"), ("/dev/zero", "is not a regular file"),
+                       (str(tmp_path / "none.wav"), "no such file")):
+        assert main(["render", str(path), "--room-tone", tone]) == 2
+        assert single_error_line(capsys) == f"drama: --room-tone {tone}: {what} (give a WAV/FLAC file or 'noise')"

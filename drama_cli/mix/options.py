@@ -99,7 +99,9 @@ def cli_room_tone(value: str | None) -> str | None:
         return value
     path = Path(value)
     if not path.is_file():
-        raise UsageError(f"--room-tone {value}: no such file (give a WAV/FLAC file or 'noise')")
+        what = ("is a folder" if path.is_dir() else "is not a regular file" if path.exists()
+                else "no such file")
+        raise UsageError(f"--room-tone {value}: {what} (give a WAV/FLAC file or 'noise')")
     return str(path.resolve())
 
 
