@@ -124,6 +124,14 @@ def test_ids_that_differ_only_in_case_are_errors_since_they_would_share_a_folder
     assert "case-insensitive file system" in info.value.hint
 
 
+@pytest.mark.parametrize("character", ["\x7f", "\x1b", "\x85", "\x9b", "\u2028"])
+def test_a_control_character_is_one_located_error_at_its_column(character):
+    with pytest.raises(ScriptError) as info:
+        read(f"lines:\n  - speaker: A\n    text: Hel{character}lo\n")
+    assert info.value.message == f"control character U+{ord(character):04X} in the script"
+    assert (info.value.position.line, info.value.position.column) == (3, 14)
+
+
 def test_bad_pause_and_speaker_index_are_located():
     with pytest.raises(ScriptError, match="duration") as info:
         read("lines:\n  - speaker: A\n    text: a\n    pause_after: soon\n")
