@@ -87,10 +87,14 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
 
 
 def read_cast_node(reader: YamlReader, node: Node, base: Path) -> dict[str, CastMember]:
-    """Cast members from a `cast:` mapping (name -> settings, or name -> reference path)."""
+    """Cast members from a `cast:` mapping (name -> settings, or name -> reference path). A bad
+    member's error goes to `reader.problems` and the member stays, bare, so one run lists every
+    bad field and its lines do not count as unknown speakers."""
     members: dict[str, CastMember] = {}
     for name, (key_node, value_node) in reader.mapping(node, None, "the cast").items():
-        members[name] = _read_member(reader, name, key_node, value_node, base)
+        members[name] = CastMember(name=name, position=reader.at(key_node))
+        with reader.problems.collect():
+            members[name] = _read_member(reader, name, key_node, value_node, base)
     return members
 
 
