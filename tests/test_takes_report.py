@@ -26,9 +26,9 @@ def test_render_with_more_takes_counts_and_names_the_takes_it_made(tmp_path, mon
     captured = capsys.readouterr()
     out = " ".join(captured.out.split())
     assert "2 new takes (boathouse-1: take 4; boathouse-2: take 4)" in out
-    rows = {row.split("│")[2].strip(): [c.strip() for c in row.split("│")[1:-1]]
-            for row in captured.out.splitlines() if "│ boathouse-" in row}
-    assert rows["boathouse-1"][4:6] == ["1", "4"]  # selected take 1, new take 4
+    rows = {row.split()[0]: re.split(r"\s{2,}", row.strip())
+            for row in captured.out.splitlines() if row.startswith("boathouse-")}
+    assert rows["boathouse-1"][:5] == ["boathouse-1", "MARGOT", "rendered", "1", "4"]  # take 1 selected, 4 new
     assert "drama: [1/2] boathouse-1 MARGOT: rendered take 1, 1.00 s (new takes 4)" in captured.err
     assert main(["render", str(path), "--takes", "4"]) == 0
     assert "no new takes" in " ".join(capsys.readouterr().out.split())
@@ -182,3 +182,28 @@ def test_prune_removes_only_unusable_takes_nothing_selects_or_derives_from(tmp_p
     assert main(["takes", str(path), "--prune"]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["take-003.json", "take-003.wav"]
     assert main(["mix", str(path)]) == 0
+
+
+def test_on_an_80_column_terminal_the_render_table_shows_ids_and_status_whole(tmp_path, monkeypatch, capsys):
+    import sys
+
+    fake_render(monkeypatch, FakeBackend())
+    path = tmp_path / "long.yaml"
+    path.write_text(LONG_IDS)
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["render", str(path)]) == 0
+    out = re.sub(r"\x1b\[[0-9;]*m", "", capsys.readouterr().out)  # a terminal gets styles
+    rows = [row for row in out.split("\nlines: ")[0].splitlines() if row.strip()]
+    header = next(row for row in rows if row.startswith("line"))
+    assert max(len(row) for row in rows) <= 80 and "…" not in out
+    cut = header.index("speaker")
+    ids, statuses = [], []
+    for row in rows[rows.index(header) + 2:]:
+        if row[cut:].split()[:1] in (["MARGOT"], ["DESMOND"]):  # a line's first row
+            ids.append(row[:cut].strip())
+            statuses.append(row[cut:].split()[1])
+        else:  # the folded rest of its id
+            ids[-1] += row[:cut].strip()
+    assert ids == ["margot-announces-the-departure-time-to-everyone", "desmond-refuses-without-the-oars-of-course"]
+    assert statuses == ["rendered", "rendered"]
