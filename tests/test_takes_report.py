@@ -207,3 +207,27 @@ def test_on_an_80_column_terminal_the_render_table_shows_ids_and_status_whole(tm
             ids[-1] += row[:cut].strip()
     assert ids == ["margot-announces-the-departure-time-to-everyone", "desmond-refuses-without-the-oars-of-course"]
     assert statuses == ["rendered", "rendered"]
+
+
+def test_the_progress_log_counts_each_lines_retries_and_estimates_the_time_left(capsys):
+    from types import SimpleNamespace
+
+    from drama_cli.commands.progress import LineLog, time_left
+
+    now = [100.0]
+    log = LineLog(clock=lambda: now[0])
+    log.start(4)
+    job = SimpleNamespace(line_id="s1-1", speaker="A")
+    for attempt in (0, 1, 2):
+        log.attempt(job, 0, attempt, 7)
+    now[0] = 130.0
+    log.done(SimpleNamespace(line_id="s1-1", speaker="A", status="rendered", take=3, duration_s=2.0,
+                             new_takes=[1, 2, 3], message=""))
+    now[0] = 160.0
+    log.done(SimpleNamespace(line_id="s1-2", speaker="B", status="rendered", take=1, duration_s=1.0,
+                             new_takes=[1], message=""))
+    assert capsys.readouterr().err.splitlines() == [
+        "drama: [1/4] s1-1 A: rendered take 3, 2.00 s; 2 retries; about 1 min 30 s left",
+        "drama: [2/4] s1-2 B: rendered take 1, 1.00 s; about 1 min left"]
+    assert time_left(0.0, 3, 4, 3 * 3725.0) == "about 1 h 2 min left"
+    assert time_left(0.0, 0, 4, 10.0) == time_left(0.0, 4, 4, 10.0) == ""
