@@ -371,8 +371,8 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     the selected take by default; an edited take has its new middle shaded. Raises
     UsageError for an unknown line or take."""
     from drama_cli.edit.revise import find_line, start_take
-    from drama_cli.takes.selection import take_text
     from drama_cli.errors import UsageError
+    from drama_cli.takes.selection import take_text
 
     scene, _, line = find_line(script, line_id)
     take = start_take(store, scene.id, line.id, take_number)

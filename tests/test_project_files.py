@@ -4,7 +4,13 @@ that keeps the finished takes."""
 
 from __future__ import annotations
 
-from fakes import FakeBackend, fake_render, one_error_line, single_error_line, write_script
+from fakes import (
+    FakeBackend,
+    fake_render,
+    one_error_line,
+    single_error_line,
+    write_script,
+)
 
 from drama_cli.cli import main
 from drama_cli.takes.store import TakeStore

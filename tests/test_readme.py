@@ -7,8 +7,8 @@ walk takes seconds; everything around it (parsing, compile, takes, checks, mixes
 from __future__ import annotations
 
 import re
-import shutil
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest

@@ -231,3 +231,21 @@ def test_the_progress_log_counts_each_lines_retries_and_estimates_the_time_left(
         "drama: [2/4] s1-2 B: rendered take 1, 1.00 s; about 1 min left"]
     assert time_left(0.0, 3, 4, 3 * 3725.0) == "about 1 h 2 min left"
     assert time_left(0.0, 0, 4, 10.0) == time_left(0.0, 4, 4, 10.0) == ""
+
+
+def test_render_takes_the_chunk_cap_compile_shows(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    words = "We leave at six and not a minute later, for the tide turns at seven and the oars are heavy."
+    path = write_script(tmp_path, [words])
+    capsys.readouterr()
+    assert main(["compile", str(path), "--max-chars", "50", "--json"]) == 0
+    chunks = len(json.loads(capsys.readouterr().out)["lines"][0]["chunks"])
+    assert chunks == 3
+    assert main(["render", str(path), "--max-chars", "50"]) == 0
+    assert len(fake.requests) == chunks
+    assert json.loads((tmp_path / "scene.drama" / "project.json").read_text())["max_chars"] == 50
+    assert main(["render", str(path), "--max-chars", "39"]) == 2
+    assert "--max-chars must be at least 40 characters, got 39" in capsys.readouterr().err

@@ -21,6 +21,8 @@ JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")
 MODE = typer.Option(DEFAULT_MODE, help=mode_help())
+MAX_CHARS = typer.Option(300, "--max-chars", help="Chunk cap in characters: a longer line is cut "
+                                                   "into chunks voiced one after another (at least 40).")
 NO_NORMALIZE = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words).")
 
 FORMATS = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable).")

@@ -39,6 +39,7 @@ def render_command(
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
     batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the CPU, the CPU cores for scratch; with --cluster, every worker's share added up); 1 renders one take at a time, in script order."),
+    max_chars: int = opt.MAX_CHARS,
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
     no_normalize: bool = opt.NO_NORMALIZE,
     as_json: bool = opt.JSON,
@@ -49,7 +50,7 @@ def render_command(
     from drama_cli.render.scheduler import render_script
 
     settings = render_settings(scene, line, mode=mode, takes=takes, seed=seed, retries=retries,
-                               batch=batch, keep=tuple(keep or ()))
+                               batch=batch, keep=tuple(keep or ()), max_chars=max_chars)
     flags = opt.mix_flags(**mix)
     if asr_threshold is not None:
         from drama_cli.mix.options import check_number

@@ -14,6 +14,7 @@ import zlib
 from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
+from drama_cli.compile.chunking import DEFAULT_MAX_CHARS
 from drama_cli.errors import UsageError
 from drama_cli.mix.project_mix import (
     mix_scene_from_store,
@@ -23,8 +24,8 @@ from drama_cli.mix.project_mix import (
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, RenderSettings, ScenePlanner, cache_key
-from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from drama_cli.takes.selection import take_text
+from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
 from engine.errors import EngineError
@@ -269,10 +270,10 @@ def find_line(script, line_id: str):
 
 def project_settings(store: TakeStore) -> RenderSettings:
     """The render settings the project was last rendered with (`project.json`: mode, sampling,
-    seed), so that a line compiles and hashes as it did at render time."""
+    seed, chunk cap), so that a line compiles and hashes as it did at render time."""
     info = store.project()
     return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
-                          seed=int(info.get("seed", 0)))
+                          seed=int(info.get("seed", 0)), max_chars=info.get("max_chars", DEFAULT_MAX_CHARS))
 
 
 @dataclass

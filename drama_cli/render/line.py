@@ -19,8 +19,8 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import EOS, check_generation, outcome_fields
 from drama_cli.takes.jobs import LineJob, RenderSettings
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
-from drama_cli.takes.store import Take, TakeStore
 from drama_cli.takes.selection import take_text
+from drama_cli.takes.store import Take, TakeStore
 from engine.constants import SAMPLE_RATE
 from engine.text import spoken_text
 

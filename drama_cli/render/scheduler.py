@@ -77,6 +77,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
                              "sampling": settings.sampling, "seed": settings.seed,
+                             "max_chars": settings.max_chars,
                              "mix": mix.to_record()})
         progress.start(sum(len(wanted_lines(s, settings)) for s in scenes))
         try:

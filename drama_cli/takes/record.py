@@ -66,7 +66,7 @@ def _timed_items_problem(name: str, items) -> str | None:
 PROJECT_FIELD_TYPES: dict[str, tuple] = {
     "script": (str,), "script_sha256": (str, _NONE), "title": (str, _NONE), "engine": (dict,),
     "scratch": (bool,), "mode": (str,), "sampling": (dict, _NONE), "seed": (int,),
-    "mix": (dict, _NONE),
+    "mix": (dict, _NONE), "max_chars": (int,),
 }
 
 
