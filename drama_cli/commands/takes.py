@@ -91,8 +91,7 @@ def tell_selected(script: str, line_id: str, take) -> None:
     """Say on stderr that take `take` of `line_id` is selected and that `drama mix` puts it in
     the scene's mix; warn first when its checks failed (a mix with it exits 1)."""
     if take.status == "unusable":
-        failures = "; ".join(take.record.get("checks", {}).get("failures", [])) or "unusable"
-        notice(f"warning: take {take.number} of line {line_id} failed its checks ({failures}); "
+        notice(f"warning: take {take.number} of line {line_id} failed its checks ({take.failures_text}); "
                f"a mix with it exits 1")
     notice(f"selected take {take.number} of line {line_id}; run drama mix {script} to put it "
            f"in the scene's mix")

@@ -110,9 +110,8 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
             outcome.stale_takes.append(f"line {line_id}: {choice.stale}")
             outcome.stale_lines.append(line_id)
         if choice.failed_checks:
-            failures = "; ".join(choice.take.record.get("checks", {}).get("failures", []))
             outcome.unusable_takes.append(f"line {line_id}: take {choice.take.number} failed its "
-                                          f"checks ({failures or 'unusable'}), selected by hand")
+                                          f"checks ({choice.take.failures_text}), selected by hand")
             outcome.unusable_lines.append(line_id)
         if choice.moved:
             outcome.moved.append(choice.moved)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from drama_cli.takes.selection import scanned_lines
 from drama_cli.takes.store import TakeStore
 
 
@@ -25,21 +26,13 @@ def prunable_takes(store: TakeStore, scenes: list, line_ids=()) -> list[PrunedTa
     unusable (status `unusable`) or invalid (damaged files), never a selected take nor a parent
     of another take of the line. Raises UsageError for a corrupt `selected.json`."""
     found = []
-    for scene in scenes:
-        chosen = store.selections(scene.id)
-        for line in scene.lines:
-            if line_ids and line.id not in line_ids:
-                continue
-            scan = store.scan(scene.id, line.id)
-            kept = {t.record.get("parent_take") for t in scan.valid}
-            kept.add(chosen.get(line.id, {}).get("take"))
-            failed = {t.number: "unusable: " + ("; ".join(t.record.get("checks", {}).get("failures", []))
-                                                 or "its checks failed")
-                      for t in scan.valid if t.status == "unusable"}
-            failed.update({n: f"invalid: {why}" for n, why in scan.invalid.items()})
-            found += [PrunedTake(scene.id, line.id, number, reason,
-                                 tuple(str(p) for p in store.take_files(scene.id, line.id, number)))
-                      for number, reason in sorted(failed.items()) if number not in kept]
+    for scene, line, scan, picked in scanned_lines(store, scenes, line_ids):
+        kept = {t.record.get("parent_take") for t in scan.valid} | {picked}
+        failed = {t.number: f"unusable: {t.failures_text}" for t in scan.valid if t.status == "unusable"}
+        failed.update({n: f"invalid: {why}" for n, why in scan.invalid.items()})
+        found += [PrunedTake(scene.id, line.id, number, reason,
+                             tuple(str(p) for p in store.take_files(scene.id, line.id, number)))
+                  for number, reason in sorted(failed.items()) if number not in kept]
     return found
 
 

@@ -185,22 +185,27 @@ def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict
     `edit_summary`; `stale`: made for older text than the script's (`is_stale`); invalid take
     files are listed with their problem."""
     rows = []
+    for scene, line, scan, picked in scanned_lines(store, scenes, line_ids):
+        takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
+                  "stale": is_stale(script, store, scene.id, line, t)}
+                 for t in scan.valid]
+        takes += [{"take": n, "status": "invalid", "problem": why}
+                  for n, why in scan.invalid.items()]
+        rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
+                     "text": display_text(line),
+                     "takes": sorted(takes, key=lambda row: row["take"])})
+    return rows
+
+
+def scanned_lines(store: TakeStore, scenes: list, line_ids=()):
+    """(scene, line, its `LineTakes`, the number of its selected take or None) for every line
+    of `scenes`, only those in `line_ids` when given, in script order. Raises UsageError for a
+    corrupt `selected.json`."""
     for scene in scenes:
         chosen = store.selections(scene.id)
         for line in scene.lines:
-            if line_ids and line.id not in line_ids:
-                continue
-            scan = store.scan(scene.id, line.id)
-            picked = chosen.get(line.id, {}).get("take")
-            takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
-                      "stale": is_stale(script, store, scene.id, line, t)}
-                     for t in scan.valid]
-            takes += [{"take": n, "status": "invalid", "problem": why}
-                      for n, why in scan.invalid.items()]
-            rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
-                         "text": display_text(line),
-                         "takes": sorted(takes, key=lambda row: row["take"])})
-    return rows
+            if not line_ids or line.id in line_ids:
+                yield scene, line, store.scan(scene.id, line.id), chosen.get(line.id, {}).get("take")
 
 
 def _take_row(take: Take, selected: bool) -> dict:

@@ -148,6 +148,13 @@ class Take:
         """`ok`, `degraded` or `unusable` (from the stored checks)."""
         return self.record.get("checks", {}).get("severity", "ok")
 
+    @property
+    def failures_text(self) -> str:
+        """The failed checks of the take joined by `; ` (`runaway: ...`), else `unusable` for an
+        unusable take without them, else ""."""
+        failures = self.record.get("checks", {}).get("failures", [])
+        return "; ".join(failures) or ("unusable" if self.status == "unusable" else "")
+
     def audio(self) -> np.ndarray:
         """The take's audio, float32 mono `[samples]` at 44,100 Hz."""
         data, _rate = sf.read(self.wav_path, dtype="float32", always_2d=False)
