@@ -249,3 +249,24 @@ def test_render_takes_the_chunk_cap_compile_shows(tmp_path, monkeypatch, capsys)
     assert json.loads((tmp_path / "scene.drama" / "project.json").read_text())["max_chars"] == 50
     assert main(["render", str(path), "--max-chars", "39"]) == 2
     assert "--max-chars must be at least 40 characters, got 39" in capsys.readouterr().err
+
+
+def test_adopt_gives_a_line_the_takes_its_old_id_kept_so_render_keeps_them(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    path.write_text(path.read_text().replace(  # line 2 removed: the id of line 3 shifts
+        '      - speaker: DESMOND\n        text: "Fine then."\n', ""))
+    fake.requests.clear()
+    capsys.readouterr()
+    assert main(["takes", str(path), "--adopt", "boathouse-3", "boathouse-2", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "line boathouse-2: adopted takes 1 as 2 of boathouse-3" in captured.err
+    row, = json.loads(captured.out)
+    assert [(t["take"], t["selected"], t["stale"], t["text"]) for t in row["takes"]] == [
+        (1, False, True, "Fine then."), (2, True, False, "Not without the oars.")]
+    assert main(["render", str(path)]) == 0
+    assert fake.requests == []

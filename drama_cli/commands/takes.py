@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import typer
 
@@ -22,6 +22,8 @@ def takes_command(
     prune: bool = typer.Option(False, "--prune", help="Remove unusable takes (failed checks or damaged "
                                "files) that are neither selected nor the source of another take."),
     dry_run: bool = typer.Option(False, "--dry-run", help="With --prune: list what would be removed, remove nothing."),
+    adopt: Optional[Tuple[str, str]] = typer.Option(None, "--adopt", help="OLD NEW: copy the takes kept under "
+                                                    "line id OLD (ids shift when a line is removed or added) to line NEW."),
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
     as_json: bool = opt.JSON,
@@ -31,14 +33,22 @@ def takes_command(
     from drama_cli.takes.selection import list_takes, select_take
     if dry_run and not prune:
         raise UsageError("--dry-run goes with --prune")
-    if prune and select is not None:
-        raise UsageError("give --prune or --select, not both")
+    adopting = bool(adopt and all(adopt))
+    if sum((prune, select is not None, adopting)) > 1:
+        raise UsageError("give one of --prune, --select and --adopt")
     loaded = load_checked(script, cast)
     store = open_project(script, out)
     settings = render_settings(scene, line)
     if prune:
         _prune(store, pick_scenes(loaded, settings), settings.lines, dry_run, as_json)
         return
+    if adopting:
+        from drama_cli.takes.adopt import adopt_takes
+
+        copies = adopt_takes(loaded, store, *adopt)
+        notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
+               f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
+        settings = render_settings(scene, [adopt[1]])
     if select is not None:
         if len(settings.lines) != 1:
             raise UsageError("--select needs exactly one --line")

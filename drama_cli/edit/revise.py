@@ -14,7 +14,6 @@ import zlib
 from dataclasses import dataclass, replace
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
-from drama_cli.compile.chunking import DEFAULT_MAX_CHARS
 from drama_cli.errors import UsageError
 from drama_cli.mix.project_mix import (
     mix_scene_from_store,
@@ -23,7 +22,7 @@ from drama_cli.mix.project_mix import (
 )
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
-from drama_cli.takes.jobs import MAX_SEED, RenderSettings, ScenePlanner, cache_key
+from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
 from drama_cli.takes.selection import take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
@@ -266,14 +265,6 @@ def find_line(script, line_id: str):
     known = [line.id for line in script.lines()]
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     raise UsageError(f"no line {line_id!r} in the script (lines: {shown or 'none'})")
-
-
-def project_settings(store: TakeStore) -> RenderSettings:
-    """The render settings the project was last rendered with (`project.json`: mode, sampling,
-    seed, chunk cap), so that a line compiles and hashes as it did at render time."""
-    info = store.project()
-    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
-                          seed=int(info.get("seed", 0)), max_chars=info.get("max_chars", DEFAULT_MAX_CHARS))
 
 
 @dataclass

@@ -228,6 +228,24 @@ class ScenePlanner:
                     f"yet; history context starts once one has")
 
 
+def project_settings(store: TakeStore) -> RenderSettings:
+    """The render settings the project was last rendered with (`project.json`: mode, sampling,
+    seed, chunk cap), so that a line compiles and hashes as it did at render time."""
+    info = store.project()
+    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
+                          seed=int(info.get("seed", 0)), max_chars=info.get("max_chars", DEFAULT_MAX_CHARS))
+
+
+def line_key(script, store: TakeStore, scene, line) -> str:
+    """The cache key a render of the project (its engine and settings in `project.json`) gives
+    `line` of `scene` now."""
+    from drama_cli.takes.keys import ReferenceHasher
+
+    settings = project_settings(store)
+    job = ScenePlanner(script, scene, settings, store).job(scene.lines.index(line))
+    return cache_key(job, store.project().get("engine") or {}, settings, ReferenceHasher())
+
+
 def job_from_plan(plan, normalize: bool = True) -> LineJob:
     """Turn a compiler `LinePlan` into a LineJob (layout version from `engine.layouts`);
     normalize: the script's number setting (`Script.normalize`)."""
