@@ -270,3 +270,23 @@ def test_adopt_gives_a_line_the_takes_its_old_id_kept_so_render_keeps_them(tmp_p
         (1, False, True, "Fine then."), (2, True, False, "Not without the oars.")]
     assert main(["render", str(path)]) == 0
     assert fake.requests == []
+
+
+def test_a_render_adopts_the_takes_of_a_moved_id_when_they_say_the_line_exactly(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    from drama_cli.takes.store import TakeStore
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    path.write_text(path.read_text().replace('      - speaker: DESMOND\n        text: "Fine then."\n', ""))
+    fake.requests.clear()
+    capsys.readouterr()
+    assert main(["render", str(path)]) == 0
+    assert fake.requests == []
+    assert ("drama: note: line boathouse-2: adopted takes 1 of boathouse-3, made for this text (the ids "
+            "moved when a line was removed or added)") in capsys.readouterr().err.splitlines()
+    take = TakeStore(tmp_path / "scene.drama").selected_take("boathouse", "boathouse-2")
+    assert take.number == 2 and take.record["adopted_from"] == {"line": "boathouse-3", "take": 1}

@@ -5,13 +5,15 @@ under the old id stay as they are."""
 
 from __future__ import annotations
 
+import contextlib
+
 from drama_cli.errors import UsageError
 from drama_cli.takes.jobs import line_key
 from drama_cli.takes.selection import made_for
 from drama_cli.takes.store import TakeStore
 
 
-def adopt_takes(script, store: TakeStore, old_id: str, new_id: str) -> dict[int, int]:
+def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool = False) -> dict[int, int]:
     """Copy every valid take under line id `old_id` to line `new_id` of the script (same
     scene), in number order; returns {old take number: new take number}.
 
@@ -20,7 +22,7 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str) -> dict[int,
     (stale). Each copy records `adopted_from` ({line, take}); revisions and edits point at the
     copies of their parents. The copy of the take selected under `old_id` is selected for the
     line when it was made for the line's text. Raises UsageError for an unknown new line, the same id twice, or no takes
-    under `old_id`.
+    under `old_id`. locked: the caller holds the project's lock already (a render).
     """
     if old_id == new_id:
         raise UsageError("--adopt needs two different line ids: OLD NEW")
@@ -32,7 +34,7 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str) -> dict[int,
         raise UsageError(f"scene {scene.id} has no takes under line id {old_id!r}")
     key = line_key(script, store, scene, line)
     copies: dict[int, int] = {}
-    with store.lock():
+    with contextlib.nullcontext() if locked else store.lock():
         for take in takes:
             record = {**take.record, "adopted_from": {"line": old_id, "take": take.number}}
             if record.get("speaker") in (None, line.speaker) and made_for(script, line, record):
