@@ -240,3 +240,20 @@ def test_a_room_tone_that_is_a_folder_or_a_device_says_so(tmp_path, monkeypatch,
                        (str(tmp_path / "none.wav"), "no such file")):
         assert main(["render", str(path), "--room-tone", tone]) == 2
         assert single_error_line(capsys) == f"drama: --room-tone {tone}: {what} (give a WAV/FLAC file or 'noise')"
+
+
+def test_a_selected_record_of_the_wrong_shape_under_another_id_is_no_moved_take(tmp_path, monkeypatch, capsys):
+    import json
+
+    from fakes import margot_scene
+
+    fake_render(monkeypatch)
+    path = margot_scene(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    record = tmp_path / "scene.drama" / "boathouse" / "boathouse-2" / "take-001.json"
+    record.write_text(json.dumps({**json.loads(record.read_text()), "text": 5}))
+    margot_scene(tmp_path, ["We leave at seven.", "Fine."])
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "the record's text is a whole number, not a string" in err

@@ -9,6 +9,7 @@ from drama_cli.compile.normalise import spoken_line
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text, render_spans
 from drama_cli.script.spoken import model_words
+from drama_cli.takes.record import record_problem
 from drama_cli.takes.store import Take, TakeStore
 from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 
@@ -144,7 +145,7 @@ class MovedTakes:
                     take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
                 except (OSError, ValueError):
                     continue
-                if isinstance(take.record, dict):
+                if record_problem(take.record) is None:
                     self._records.append((line_id, take))
         return self._records
 
