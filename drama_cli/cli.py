@@ -15,6 +15,7 @@ import sys
 import typer
 
 from drama_cli.commands.help_style import TidyHelpGroup
+from drama_cli.commands.options import JSON
 from drama_cli.errors import (
     EXIT_BAD_INPUT,
     DramaError,
@@ -50,18 +51,26 @@ def _root(
 
 
 @app.command()
-def version() -> None:
+def version(as_json: bool = JSON) -> None:
     """Print the tool's version."""
     from drama_cli import __version__
 
-    print(__version__)
+    print(json.dumps({"version": __version__}) if as_json else __version__)
+
+
+_registered_on: set[int] = set()
 
 
 def _register_commands() -> None:
+    """Register every command group on `app`, once per app: `main` may be called many times
+    in one process."""
+    if id(app) in _registered_on:
+        return
     from drama_cli.commands import register_all
     from drama_cli.studio import register as register_studio
 
     register_all(app, views=(register_studio,))
+    _registered_on.add(id(app))
 
 
 EXIT_INTERRUPTED = 130

@@ -100,16 +100,20 @@ def _names(lines: list[str]) -> str:
 
 class LinesLeftOut(RenderError):
     """A mix finished without some lines (no usable selected take), or with takes made for
-    older text (`stale`): exit code 1, like `drama render`; the message names the lines."""
+    older text (`stale`) or takes whose checks failed, selected by hand (`unusable`): exit
+    code 1, like `drama render`; the message names the lines."""
 
     exit_code = EXIT_CHECKS_FAILED
     results_printed = True
 
-    def __init__(self, lines: list[str], stale: list[str] = ()):
+    def __init__(self, lines: list[str], stale: list[str] = (), unusable: list[str] = ()):
         parts = [f"{len(lines)} line(s) left out of the mix: {_names(lines)}"] if lines else []
         if stale:
             parts.append(f"{len(stale)} line(s) voiced by a take made for older text: "
                          f"{_names(list(stale))}")
+        if unusable:
+            parts.append(f"{len(unusable)} line(s) voiced by a take whose checks failed: "
+                         f"{_names(list(unusable))}")
         super().__init__("; ".join(parts) + "; render them again or choose a take with "
                          "drama takes --select")
 

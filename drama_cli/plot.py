@@ -385,6 +385,7 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     UsageError for an unknown line or take."""
     from drama_cli.edit.revise import find_line, start_take
     from drama_cli.errors import UsageError
+    from drama_cli.takes.selection import take_text
 
     scene, _, line = find_line(script, line_id)
     take = start_take(store, scene.id, line.id, take_number)
@@ -393,5 +394,5 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     edit = take.record.get("edit") or {}
     shaded = tuple(edit["middle_s"]) if edit.get("middle_s") else None
     label = f"{line_id} take {take.number}" + (" (edited: new audio shaded)" if shaded else "")
-    spoken = edit.get("new_text") or line.text
+    spoken = take_text(take, line)
     return take_figure(take.audio(), title=f"{label}: {first_words(spoken, 12)}", shaded_s=shaded)

@@ -469,3 +469,15 @@ def test_book_json_has_ok_and_exit_code(tmp_path, monkeypatch, capsys):
     assert main(["book", str(path), "--no-sample", "--no-m4b", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is True and report["exit_code"] == 0 and report["passed"] is True
+
+
+def test_book_file_names_never_start_with_a_dash():
+    from types import SimpleNamespace
+
+    from drama_cli.book.assemble import file_name
+    from drama_cli.book.m4b import m4b_name
+
+    assert m4b_name("--rm -rf") == "rm -rf.m4b"
+    assert m4b_name("/-. Title") == "Title.m4b"
+    assert m4b_name("---") == "book.m4b"
+    assert file_name(SimpleNamespace(number=3, title="-- Interlude")) == "03 Interlude.mp3"

@@ -304,3 +304,59 @@ def test_replace_with_a_longer_phrase_that_occurs_once_still_works(twice, capsys
                  "--span", "1.2:1.8", "--dry-run", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"new_text": "Ernest is my name, and Ernest I shall stay, said Jack."' in out
+
+
+@pytest.mark.parametrize("verb", [["revise", "{p}", "l2", "--note", "softer"],
+                                  ["edit", "{p}", "l1", "--text", "x y", "--span", "0:1"],
+                                  ["render", "{p}"], ["book", "{p}"]])
+@pytest.mark.parametrize("seed", ["-5", "99999999999999999999", "2147483648"])
+def test_every_verb_refuses_a_seed_out_of_range_before_making_a_backend(shared_project, monkeypatch, capsys, verb, seed):
+    import drama_cli.backends.registry as registry
+
+    def no_backend(*args, **kwargs):
+        raise AssertionError("a backend was made")
+
+    path, store, fake = shared_project
+    monkeypatch.setattr(registry, "make_backend", no_backend)
+    capsys.readouterr()
+    assert main([a.format(p=path) for a in verb] + ["--seed", seed]) == 2
+    assert capsys.readouterr().err.strip() == f"drama: --seed must be between 0 and 2147483647, got {seed}"
+
+
+def test_new_take_seeds_stay_in_range_past_the_last_seed():
+    from drama_cli.edit.revise import new_take_seeds
+
+    assert new_take_seeds(None, "s1", "l1", None, 3, 2 ** 31 - 2) == [2 ** 31 - 2, 2 ** 31 - 1, 0]
+
+
+def test_the_render_table_names_the_words_of_the_take_chosen_by_hand(project, capsys):
+    path, store, fake = project
+    code, result = run_json(capsys, ["edit", str(path), "l1", "--text", "We never said farewell.",
+                                     "--span", "0.30:0.75", "--select"])
+    assert code == 0
+    capsys.readouterr()
+    assert main(["render", str(path), "--json"]) == 0
+    line = next(row for row in json.loads(capsys.readouterr().out)["lines"] if row["line_id"] == "l1")
+    assert (line["status"], line["take"], line["text"]) == ("reused", result["takes"][0]["take"],
+                                                            "We never said farewell.")
+
+
+def test_a_take_picture_is_titled_with_the_takes_own_words_after_the_script_changed(project):
+    from drama_cli.plot import take_view_figure
+    from drama_cli.script.load import load_script
+
+    path, store, fake = project
+    path.write_text(SCRIPT.replace("We never said goodbye.", "We always said hello."))
+    figure = take_view_figure(load_script(str(path)), store, "l1")
+    assert figure._suptitle.get_text() == "l1 take 1: We never said goodbye."
+
+
+def test_a_revision_lists_the_words_its_parent_says_not_the_text_sent(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at 6."])
+    assert main(["render", str(path)]) == 0
+    assert main(["revise", str(path), "boathouse-1", "--note", "softer"]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--json"]) == 0
+    takes = json.loads(capsys.readouterr().out)[0]["takes"]
+    assert [(t["take"], t["text"]) for t in takes] == [(1, "We leave at 6."), (2, "We leave at 6.")]

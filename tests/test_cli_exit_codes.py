@@ -236,3 +236,27 @@ def test_a_silent_room_tone_recording_is_an_audio_error(tmp_path):
     settings = MixSettings(room_tone=tmp_path / "bed.wav")
     with pytest.raises(AudioError, match="digital silence"):
         mix_scene([MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1)], settings, tmp_path / "w")
+
+
+def test_an_unusable_take_selected_by_hand_warns_and_its_mix_exits_1_naming_the_line(tmp_path, monkeypatch, capsys):
+    from fakes import FakeBackend, voice
+
+    def runaway_first_line(request, call):
+        seconds = 6.5 if "six" in request.text else 0.6  # over 5 times the expected 1 s
+        return voice(seconds), "eos"
+
+    fake_render(monkeypatch, FakeBackend(answer=runaway_first_line))
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--retries", "0"]) == 1
+    capsys.readouterr()
+    assert main(["takes", str(path), "--line", "boathouse-1", "--select", "1"]) == 0
+    warning, selected = capsys.readouterr().err.strip().splitlines()
+    assert warning.startswith("drama: warning: take 1 of line boathouse-1 failed its checks (runaway")
+    assert warning.endswith("a mix with it exits 1")
+    assert selected == f"drama: selected take 1 of line boathouse-1; run drama mix {path} to put it in the scene's mix"
+    assert main(["mix", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "unusable: line boathouse-1: take 1 failed its checks (runaway" in err
+    assert err.strip().endswith("1 line(s) voiced by a take whose checks failed: boathouse-1; render them "
+                                "again or choose a take with drama takes --select")
+    assert (project(tmp_path) / "mix.wav").exists()

@@ -63,3 +63,11 @@ def test_a_shared_option_reads_the_same_in_every_command(capsys, monkeypatch):
     for flag, commands in {"--model": ("render", "book", "revise", "edit"),
                            "--gap": ("render", "mix"), "--cast": ("render", "check", "book")}.items():
         assert len({line(command, flag) for command in commands}) == 1, flag
+
+
+def test_an_option_of_two_values_names_each_value_as_click_does(capsys):
+    from drama_cli.cli import main
+
+    assert main(["takes", "--help"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "--adopt" in line)
+    assert "TEXT TEXT" in row and "STR" not in row

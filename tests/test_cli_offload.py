@@ -188,3 +188,19 @@ def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
     make_backend("scratch", "/no/such/folder", notice=notices.append, device="bogus", graph=False)
     assert notices == [f"{option} has no effect on the scratch engine (it has no model weights to place)"
                        for option in ("--model", "--device", "--no-graph")]
+
+
+def test_a_damaged_shard_stops_the_render_once_with_exit_2(tiny, tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny, folder)
+    shard = sorted(folder.glob("*.safetensors"))[-1]
+    shard.write_bytes(shard.read_bytes()[:100])  # cut short: its header cannot be read
+    script = write_script(tmp_path, ["Hello there.", "Goodbye now.", "Fine."])
+    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", "cpu"]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines()
+           if not line.startswith(("drama: warning", "drama: rendering Drama 3 on the CPU"))]
+    assert len(err) == 1 and f"{shard}: cannot open shard" in err[0]
+    assert f"drama model verify {folder}" in err[0]
+    assert not list((tmp_path / "scene.drama").rglob("take-*"))

@@ -50,3 +50,24 @@ def test_help_paragraphs_are_one_line_each_so_they_never_break_mid_sentence():
         "total cost per line sums both.")
     for name, text in helps.items():
         assert text and all("\n" not in paragraph for paragraph in text.split("\n\n")), name
+
+
+def test_main_called_many_times_registers_each_command_once(capsys):
+    import drama_cli.cli as cli
+
+    main(["version"])
+    registered = len(cli.app.registered_commands)
+    for _ in range(3):
+        assert main(["version"]) == 0
+    assert len(cli.app.registered_commands) == registered
+    names = [info.name or info.callback.__name__ for info in cli.app.registered_commands]
+    assert len(names) == len(set(names))
+
+
+def test_version_takes_json_like_every_command_that_reports(capsys):
+    import json
+
+    from drama_cli import __version__
+
+    assert main(["version", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"version": __version__}

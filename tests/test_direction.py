@@ -49,6 +49,8 @@ def test_scoped_tags_nest():
     ("<angry><whisper>no</angry></whisper>", 19, "crosses <whisper>"),
     ("no</angry>", 3, "without an open"),
     ("Well [sighs", 6, "unclosed bracket"),
+    ("[[louder]]", 2, "bracket direction '[' inside another (opened at column 11): they do not nest"),
+    ("[a [b] c]", 4, "bracket direction '[' inside another (opened at column 11): they do not nest"),
     ("Go {BOB", 4, "unclosed speaker switch"),
     ("[]", 1, "empty bracket"),
 ])

@@ -110,7 +110,7 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     # Random weights never say end-of-speech, so every take is flagged: choose them by hand.
     for line in ("l1", "l2", "l3", "l4"):
         assert main(["takes", str(path), "--line", line, "--select", "1"]) == 0
-    assert main(["mix", str(path)]) == 0
+    assert main(["mix", str(path)]) == 1  # mixed as chosen; a take whose checks failed exits 1
     before = segments(store)
     files = {line: store.selected_take("case", line).wav_path.read_bytes() for line in ("l1", "l2", "l3", "l4")}
     assert set(before) == {"l1", "l2", "l3", "l4"}

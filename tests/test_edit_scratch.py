@@ -142,3 +142,12 @@ def test_scratch_edit_without_word_times_voices_the_whole_line_and_says_so(tones
 
 def heard_words_timed(store, line):
     return hear(store.takes("s1", line)[0].audio())
+
+
+def test_a_scratch_revision_says_that_the_note_is_not_read(tones, capsys):
+    path, store, fake = tones
+    capsys.readouterr()
+    assert main(["revise", str(path), "note", "--note", "softer"]) == 0
+    assert ("drama: warning: the scratch engine does not read notes: each new take is the line voiced "
+            "again with another seed; render with drama3 to hear a note") in capsys.readouterr().err.splitlines()
+    assert len(fake.requests) == 1

@@ -352,3 +352,28 @@ def test_render_of_a_bad_script_says_how_many_more_check_lists(tmp_path, capsys)
     assert main(["render", str(path), "--engine", "scratch"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
         "; and 1 more problem: `drama check` lists them all)")
+
+
+def test_a_reference_clip_shorter_than_one_codec_frame_is_an_error_giving_the_minimum(tmp_path, drama, capsys):
+    import soundfile as sf
+
+    sf.write(tmp_path / "a.wav", np.full(10, 0.1, np.float32), 44_100)
+    path = write(tmp_path, "cast:\n  A:\n    voice: a.wav\n    transcript: Hi there.\n"
+                           "scenes:\n  - id: s\n    lines:\n      - A: Hello.\n")
+    assert drama(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{path}:3:12: reference clip 'a.wav' of A is 0.000 s long; the engine needs at least 0.046 s "
+        f"(one codec frame) (give a longer recording (a few seconds of clear speech))")
+
+
+def test_check_lists_every_cast_field_and_lexicon_error_in_one_run(tmp_path, drama, capsys):
+    path = write(tmp_path, "cast:\n  A:\n    speaker: 99\n  B:\n    speaker: 3\n    wat: 1\n"
+                           "  C:\n    references: 5\nlexicon:\n  foo: \"\"\n  \"\": bar\n"
+                           "  baz: {respelling: a, phonemes: b}\n"
+                           "scenes:\n  - id: s\n    lines:\n      - A: Hello.\n      - B: Hi.\n      - C: Yo.\n")
+    assert drama(["check", str(path)]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[0] for line in errors] == [
+        f"{path}:3:14", f"{path}:6:5", f"{path}:8:17", f"{path}:10:9", f"{path}:11:4", f"{path}:12:8",
+        "drama"]
+    assert errors[-1] == f"drama: 6 errors in {path}"

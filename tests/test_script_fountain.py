@@ -53,6 +53,26 @@ def test_scene_numbers_become_ids():
                                                                  ("scene-2", None, "INT. B - DAY")]
 
 
+def test_duplicate_scene_numbers_are_errors_at_the_number_never_renumbered():
+    with pytest.raises(ScriptError) as info:
+        read("INT. A #5#\n\nX.\n\nINT. B #5#\n\nY.\n\nINT. C #2#\n\nZ.\n")
+    errors = getattr(info.value, "errors", [info.value])
+    assert [(e.message, e.position.line, e.position.column) for e in errors] == [
+        ("duplicate scene number #5# (first at line 1)", 5, 8)]
+    assert errors[0].hint == "give each scene its own number"
+
+
+def test_a_scene_number_that_is_an_automatic_id_is_an_error_naming_both_headings():
+    with pytest.raises(ScriptError) as info:
+        read("INT. A\n\nX.\n\nINT. B\n\nY.\n\nINT. C #2#\n\nZ.\n")
+    assert (info.value.message, info.value.position.line, info.value.position.column) == (
+        "scene number #2# is the automatic id of the unnumbered heading at line 5", 9, 8)
+    with pytest.raises(ScriptError) as info:
+        read("INT. A #2#\n\nX.\n\nINT. B\n\nY.\n")
+    assert (info.value.message, info.value.position.line) == (
+        "this heading's automatic id scene-2 is the number of the heading at line 1", 5)
+
+
 def test_not_a_heading():
     script = read("... not a scene header.\n\nESTABLISHING shot\n")
     assert kinds(script.scenes[0]) == ["action", "action"]

@@ -4,6 +4,7 @@ file of another suffix, and a `--cast` that is empty or a folder."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from fakes import CAST, fountain_play, one_error_line
@@ -61,3 +62,29 @@ def test_empty_cast_option_names_cast(tmp_path, capsys, verb):
     assert capsys.readouterr().err.strip().splitlines()[-1] == "drama: --cast is empty: give the cast file (YAML)"
     assert main([verb, str(path), "--cast", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"
+
+
+def test_a_nul_byte_is_reported_at_its_own_column(tmp_path, capsys):
+    path = tmp_path / "play.yaml"
+    path.write_bytes(b"cast:\n  A: {}\nscenes:\n  - id: s\n    lines:\n      - A: Hel\x00lo\n")
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0].startswith(f"{path}:6:15: the script is not text")
+
+
+def test_a_script_reached_by_a_link_finds_its_clips_and_cast_beside_the_file_it_points_to(tmp_path):
+    import numpy as np
+    import soundfile as sf
+
+    from drama_cli.script.load import load_script
+
+    real = tmp_path / "plays"
+    (real / "refs").mkdir(parents=True)
+    sf.write(real / "refs" / "a.wav", np.zeros(44_100, np.float32), 44_100)
+    (real / "night.fountain").write_text("INT. ROOM\n\nA\nHello there.\n")
+    (real / "night.cast.yaml").write_text("cast:\n  A:\n    voice: refs/a.wav\n    transcript: Hi.\n")
+    link = tmp_path / "elsewhere" / "night.fountain"
+    link.parent.mkdir()
+    link.symlink_to(real / "night.fountain")
+    script = load_script(str(link))
+    clip = script.cast["A"].references[0]
+    assert (Path(script.base_dir) / clip.path).resolve() == (real / "refs" / "a.wav").resolve()

@@ -117,6 +117,21 @@ def test_duplicate_line_ids_are_errors():
         read("lines:\n  - {speaker: A, text: a, id: x}\n  - {speaker: A, text: b, id: x}\n")
 
 
+def test_ids_that_differ_only_in_case_are_errors_since_they_would_share_a_folder():
+    with pytest.raises(ScriptError) as info:
+        read("lines:\n  - {speaker: A, text: a, id: A-B}\n  - {speaker: A, text: b, id: a-b}\n")
+    assert (info.value.message, info.value.position.line) == ("line ids 'A-B' and 'a-b' differ only in case", 3)
+    assert "case-insensitive file system" in info.value.hint
+
+
+@pytest.mark.parametrize("character", ["\x7f", "\x1b", "\x85", "\x9b", "\u2028"])
+def test_a_control_character_is_one_located_error_at_its_column(character):
+    with pytest.raises(ScriptError) as info:
+        read(f"lines:\n  - speaker: A\n    text: Hel{character}lo\n")
+    assert info.value.message == f"control character U+{ord(character):04X} in the script"
+    assert (info.value.position.line, info.value.position.column) == (3, 14)
+
+
 def test_bad_pause_and_speaker_index_are_located():
     with pytest.raises(ScriptError, match="duration") as info:
         read("lines:\n  - speaker: A\n    text: a\n    pause_after: soon\n")

@@ -176,10 +176,11 @@ def test_removing_a_line_names_the_ids_that_hold_the_later_lines_takes(tmp_path,
             "when a line was removed or added — give lines explicit ids") in err
     assert "line boathouse-3: takes under boathouse-4 were made for this text" in err
     assert "line boathouse-1: takes under" not in err
-    assert main(["render", str(path)]) == 0
+    assert main(["render", str(path)]) == 0  # a render adopts the takes made for the text exactly
     err = capsys.readouterr().err
-    assert "note: line boathouse-2: takes under boathouse-3 were made for this text" in err
-    assert "note: line boathouse-3: takes under boathouse-4 were made for this text" in err
+    assert "note: line boathouse-2: adopted takes 1 of boathouse-3, made for this text" in err
+    assert "note: line boathouse-3: adopted takes 1 of boathouse-4, made for this text" in err
+    assert "rendered take" not in err
 
 
 def test_a_repeated_line_is_not_taken_for_a_moved_one(tmp_path, monkeypatch, capsys):

@@ -125,8 +125,8 @@ def test_selection_and_project_files(tmp_path):
     assert store.selected_take("s", "l").number == 1
     take.wav_path.unlink()
     assert store.selected_take("s", "l") is None
-    store.write_project({"script": "x.yaml", "engine": "scratch"})
-    assert store.project()["engine"] == "scratch"
+    store.write_project({"script": "x.yaml", "engine": {"engine": "scratch"}})
+    assert store.project()["engine"] == {"engine": "scratch"}
     assert not list(tmp_path.rglob("*.tmp"))
 
 

@@ -75,13 +75,33 @@ def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) ->
 
 
 def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
+    """The model of `folder`, its shards checked first (`check_model_folder`). Raises
+    UsageError when it does not fit or the folder is damaged: one error for the whole command,
+    not a failure of every line."""
+    from engine.errors import CheckpointError
     from engine.generate import Drama3
     from engine.offload.plan import ModelDoesNotFit
 
     try:
+        check_model_folder(folder)
         return Drama3.load(folder, device=device, gpu_memory=gpu_memory)
     except ModelDoesNotFit as err:
         raise UsageError(str(err)) from None
+    except CheckpointError as err:
+        raise UsageError(f"{err} (drama model verify {folder} lists every problem; "
+                         f"download the model again with drama model pull)") from None
+
+
+def check_model_folder(folder: Path) -> None:
+    """Read every shard's header once and compare it with the config (`Checkpoint.verify`).
+    Raises CheckpointError for a missing, unreadable or mismatched shard."""
+    from engine.checkpoint import Checkpoint
+
+    checkpoint = Checkpoint(folder)
+    try:
+        checkpoint.verify()
+    finally:
+        checkpoint.close()
 
 
 def stop_reason(engine_reason: str) -> str:

@@ -196,17 +196,18 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
 
     Returns (master path, the mix summary with `scratch`, `credit` and `model_revisions`
     when Drama 3 voiced any line (`engines_used`), and `provenance`: one entry per line,
-    `drama_cli.mix.provenance`). Raises LinesLeftOut when a line
-    has no usable selected take or only one made for older text (a book never leaves words
-    out), UsageError when the chapter has nothing to say.
+    `drama_cli.mix.provenance`). Raises LinesLeftOut when a line has no usable selected take,
+    only one made for older text or one whose checks failed (a book never leaves words out),
+    UsageError when the chapter has nothing to say.
     """
-    entries, missing, stale, chosen = [], [], [], []
+    entries, missing, stale, unusable, chosen = [], [], [], [], []
     for scene_id in chapter.scenes:
         scene = script.scene(scene_id)
         select_first_passing(store, script, scene)
         selection = scene_selection(script, store, scene)
         missing += [choice.line.id for choice in selection.with_status(NONE, UNUSABLE)]
         stale += [choice.line.id for choice in selection.with_status(STALE)]
+        unusable += [choice.line.id for choice in selection.lines if choice.failed_checks]
         current = selection.with_status(CURRENT)
         scene_entries = [mix_entry(choice) for choice in current]
         if scene_entries:
@@ -215,8 +216,8 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
                 entries[-1] = dataclasses.replace(entries[-1], pause_after_s=max(
                     SCENE_BREAK_S, entries[-1].pause_after_s or 0.0))
             entries += scene_entries
-    if missing or stale:
-        raise LinesLeftOut(missing, stale)
+    if missing or stale or unusable:
+        raise LinesLeftOut(missing, stale, unusable)
     if not entries:
         raise UsageError(f"chapter {chapter.number} ({chapter.title}) has no lines to read")
     facts = engines_used(chosen)

@@ -26,8 +26,9 @@ _UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f]+')
 
 def safe_title(title: str, fallback: str) -> str:
     """`title` as a file name on every file system: `\\/:*?"<>|` and control characters become
-    `-`, runs of spaces one space, no leading or trailing dot; `fallback` when nothing is left."""
-    return " ".join(_UNSAFE.sub("-", title).split()).strip(". ") or fallback
+    `-`, runs of spaces one space, no leading or trailing dot, no leading `-` (a file name that
+    starts with `-` reads as an option to other tools); `fallback` when nothing is left."""
+    return " ".join(_UNSAFE.sub("-", title).split()).strip(". ").lstrip("-. ") or fallback
 
 
 def m4b_name(title: str) -> str:

@@ -52,6 +52,18 @@ def project_backend(store, flags: dict):
     return backend
 
 
+SCRATCH_NOTE = ("warning: the scratch engine does not read notes: each new take is the line voiced "
+                "again with another seed; render with drama3 to hear a note")
+
+
+def _revising_backend(store, flags: dict):
+    """The backend of a revision (`project_backend`); says first when it cannot read a note."""
+    engine = project_backend(store, flags)
+    if engine.scratch:
+        notice(SCRATCH_NOTE)
+    return engine
+
+
 def _print(data: dict, as_json: bool, lines: list[str]) -> None:
     if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False))
@@ -116,7 +128,7 @@ def revise_command(
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
         store = _store(script, out)
-        done = revise_from_script(loaded, store, project_backend(store, backend), seed)
+        done = revise_from_script(loaded, store, _revising_backend(store, backend), seed)
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
         _exit_for_takes(done)
@@ -126,7 +138,7 @@ def revise_command(
     find_line(loaded, line)
     clean_note(note)
     store = _store(script, out)
-    summary = revise_in_project(loaded, store, project_backend(store, backend), line, note,
+    summary = revise_in_project(loaded, store, _revising_backend(store, backend), line, note,
                                 takes, seed, from_take, select)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])

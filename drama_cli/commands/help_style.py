@@ -35,7 +35,8 @@ VALUE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": "PATH
 def _name_value(param) -> None:
     """An argument's name in capitals with no type beside it; no value name for a flag; an
     option's value named as click names it (TEXT, INTEGER, NUMBER, PATH), a repeatable one
-    by its element, instead of Python's type (`<list[str]>`)."""
+    by its element, one of several values each (`TEXT TEXT`), instead of Python's type
+    (`<list[str]>`)."""
     if isinstance(param, TyperArgument):
         param.metavar = param.metavar or param.name.upper()
         param.display_type_rich = lambda ctx: None
@@ -47,7 +48,7 @@ def _name_value(param) -> None:
         def plain(ctx, typed=typed):
             label = typed(ctx).strip("<>")
             label = label[5:-1] if label.startswith("list[") else label
-            return VALUE_NAMES.get(label, label.upper())
+            return " ".join(VALUE_NAMES.get(part, part.upper()) for part in label.split(","))
 
         param.display_type_rich = plain
 

@@ -59,10 +59,11 @@ def mix_command(
         raise CorruptSelection(broken)
     left_out = [line for s in scenes for line in s.missing]
     stale = [line for s in scenes for line in s.stale_lines]
-    if left_out or stale:
+    unusable = [line for s in scenes for line in s.unusable_lines]
+    if left_out or stale or unusable:
         from drama_cli.errors import LinesLeftOut
 
-        raise LinesLeftOut(left_out, stale)
+        raise LinesLeftOut(left_out, stale, unusable)
 
 
 def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
@@ -107,6 +108,8 @@ def print_scene(console, scene) -> None:
         notice(f"scene {scene.scene_id}: note: {scene.engines_note}")
     for stale in scene.stale_takes:
         notice(f"scene {scene.scene_id}: stale: {stale}; render the line again")
+    for unusable in scene.unusable_takes:
+        notice(f"scene {scene.scene_id}: unusable: {unusable}; choose another take")
     for issue in scene.loudness.get("issues", []):
         console.print(f"scene {scene.scene_id}: mix issue: {issue}")
 

@@ -21,6 +21,8 @@ JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")
 MODE = typer.Option(DEFAULT_MODE, help=mode_help())
+MAX_CHARS = typer.Option(300, "--max-chars", help="Chunk cap in characters: a longer line is cut "
+                                                   "into chunks voiced one after another (at least 40).")
 NO_NORMALIZE = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words).")
 
 FORMATS = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable).")
@@ -48,9 +50,20 @@ GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Device memory drama3 may u
                           "(what the GPU has free); routed experts that do not fit stay in host memory.")
 FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
 NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
-NEW_SEED = typer.Option(None, help="Seed of the first new take.")
-BASE_SEED = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
-                                 "so keep seeds far apart (1000, 2000).")
+
+
+def _seed_in_range(seed: Optional[int]) -> Optional[int]:
+    """Refuse a seed out of range while the arguments are parsed, before any model loads."""
+    from drama_cli.takes.jobs import check_seed
+
+    return seed if seed is None else check_seed(seed)
+
+
+NEW_SEED = typer.Option(None, callback=_seed_in_range,
+                        help="Seed of the first new take, 0 to 2^31-1 (the next takes add 1 each).")
+BASE_SEED = typer.Option(0, callback=_seed_in_range,
+                         help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
+                              "so keep seeds far apart (1000, 2000).")
 SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
 
 # The mix settings a command may override (render, mix); parsed by `mix_flags`.

@@ -4,8 +4,22 @@ finished line (`LineLog`). Both implement the methods of `drama_cli.render.line.
 from __future__ import annotations
 
 import sys
+import time
 
 from drama_cli.commands.output import notice
+
+
+def time_left(started: float, done: int, total: int, now: float) -> str:
+    """`about 1 min 20 s left`: the time the `total - done` lines still to come take at the
+    pace of the `done` lines finished since `started` (seconds, `time.monotonic`); "" before
+    the first line or after the last."""
+    if not 0 < done < total:
+        return ""
+    seconds = round((now - started) / done * (total - done))
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    parts = [f"{value} {unit}" for value, unit in ((hours, "h"), (minutes, "min"), (seconds, "s")) if value]
+    return f"about {' '.join(parts[:2]) or '0 s'} left"
 
 
 class RichProgress:
@@ -21,14 +35,16 @@ class RichProgress:
             Progress,
             TextColumn,
             TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
         self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                             MofNCompleteColumn(), TimeElapsedColumn(),
+                             MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                              console=Console(stderr=True), transient=True)
         self._task = None
         self._frames = None
         self._streams = None
+        self._retries = 0
 
     def start(self, total_lines):
         self._bar.start()
@@ -51,7 +67,8 @@ class RichProgress:
     def attempt(self, job, slot, attempt, seed):
         if self._frames is not None:
             self._bar.update(self._frames, completed=0)
-        suffix = f" (retry {attempt})" if attempt else ""
+        self._retries += bool(attempt)
+        suffix = f" (retry {attempt}; {self._retries} in all)" if attempt else ""
         self._bar.update(self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}")
 
     def done(self, outcome):
@@ -63,23 +80,30 @@ class RichProgress:
 
 class LineLog:
     """Progress for logs and pipes (stderr not a terminal): one line on stderr per finished
-    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s`, with `name_new_takes` naming
-    the takes made when they are not just the selected one (`(new takes 2, 3)`). Implements
-    the methods of `drama_cli.render.line.Progress`."""
+    line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s; 1 retry; about 2 min 10 s
+    left`, with `name_new_takes` naming the takes made when they are not just the selected one
+    (`(new takes 2, 3)`), the retries the line needed and the time the lines still to come
+    take at the pace so far (`time_left`). Implements the methods of
+    `drama_cli.render.line.Progress`."""
 
-    def __init__(self, name_new_takes: bool = False):
+    def __init__(self, name_new_takes: bool = False, clock=time.monotonic):
         self._total = self._done = 0
         self._name_new_takes = name_new_takes
         self._streams = ""
+        self._clock = clock
+        self._started = 0.0
+        self._retries: dict[str, int] = {}
 
     def start(self, total_lines):
         self._total = total_lines
+        self._started = self._clock()
 
     def line(self, job):
         pass
 
     def attempt(self, job, slot, attempt, seed):
-        pass
+        if attempt:
+            self._retries[job.line_id] = self._retries.get(job.line_id, 0) + 1
 
     def frames(self, job, frames, budget):
         pass
@@ -94,7 +118,11 @@ class LineLog:
         if self._name_new_takes and made and made != [outcome.take]:
             take += f" (new takes {', '.join(map(str, made))})"
         problem = f" ({outcome.message})" if outcome.message else ""
-        notice(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}{self._streams}")
+        retries = self._retries.pop(outcome.line_id, 0)
+        after = [f"{retries} retr{'y' if retries == 1 else 'ies'}"] * bool(retries)
+        after += [left] if (left := time_left(self._started, self._done, self._total, self._clock())) else []
+        notice(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}"
+               f"{''.join('; ' + part for part in after)}{self._streams}")
 
     def finish(self):
         pass

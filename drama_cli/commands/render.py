@@ -39,6 +39,7 @@ def render_command(
     asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
     asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
     batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the CPU, the CPU cores for scratch; with --cluster, every worker's share added up); 1 renders one take at a time, in script order."),
+    max_chars: int = opt.MAX_CHARS,
     keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
     no_normalize: bool = opt.NO_NORMALIZE,
     as_json: bool = opt.JSON,
@@ -49,7 +50,7 @@ def render_command(
     from drama_cli.render.scheduler import render_script
 
     settings = render_settings(scene, line, mode=mode, takes=takes, seed=seed, retries=retries,
-                               batch=batch, keep=tuple(keep or ()))
+                               batch=batch, keep=tuple(keep or ()), max_chars=max_chars)
     flags = opt.mix_flags(**mix)
     if asr_threshold is not None:
         from drama_cli.mix.options import check_number
@@ -126,6 +127,10 @@ def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) 
     return [asr_take_check(asr_model, threshold)]
 
 def _print_report(report) -> None:
+    """The result table, then the summary and each scene's mix. Ids, speakers and statuses are
+    never cut: on a narrow terminal the words fold instead; the scene goes in the title when
+    every line has the same one."""
+    from rich import box
     from rich.table import Table
 
     from drama_cli.render.report import new_takes_text
@@ -134,14 +139,28 @@ def _print_report(report) -> None:
     title = f"drama render: {report.engine}"
     if report.scratch:
         title += f" ({SCRATCH_LABEL})"
-    table = Table(title=title, title_justify="left")
-    for column in ("scene", "line", "speaker", "status", "take", "new takes", "seconds", "text / problem"):
-        table.add_column(column)
+    scenes = {line.scene_id for line in report.lines}
+    if len(scenes) == 1:
+        title += f"; scene {next(iter(scenes))}"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
+                  show_edge=False)
+    columns = ["scene"] * (len(scenes) > 1) + ["line", "speaker", "status", "take", "new", "s"]
+    rows = []
     for line in report.lines:
-        text = line.message or line.text
         made = ", ".join(map(str, report.new_takes.get(line.line_id, []))) or "-"
-        table.add_row(line.scene_id, line.line_id, line.speaker, line.status,
-                      str(line.take or "-"), made, f"{line.duration_s:.2f}", text[:60])
+        values = {"scene": line.scene_id, "line": line.line_id, "speaker": line.speaker,
+                  "status": line.status, "take": str(line.take or "-"), "new": made,
+                  "s": f"{line.duration_s:.2f}"}
+        rows.append([values[column] for column in columns] + [(line.message or line.text)[:60]])
+    for n, column in enumerate(columns):
+        if column in ("scene", "line"):  # long ids fold onto a second row, never cut
+            table.add_column(column, overflow="fold")
+        else:
+            table.add_column(column, no_wrap=True, justify="right" if column == "s" else "left",
+                             min_width=max([len(column)] + [len(row[n]) for row in rows]))
+    table.add_column("text / problem", overflow="fold", ratio=1, min_width=12)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
     total = sum(line.duration_s for line in report.lines)
     console.print(f"lines: rendered {report.count('rendered')}, reused {report.count('reused')}, "

@@ -112,7 +112,7 @@ def _print_numbers(rows) -> None:
 def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
              scene: Annotated[Optional[str], typer.Option("--scene", help="Only this scene id.")] = None,
              mode: str = opt.MODE,
-             max_chars: Annotated[int, typer.Option("--max-chars", help="Chunk cap in characters.")] = 300,
+             max_chars: int = opt.MAX_CHARS,
              model: Annotated[Optional[Path], typer.Option("--model", help="Model folder whose tokenizer.json counts tokens.")] = None,
              out: Annotated[Optional[str], typer.Option("--out", help="Project folder whose takes history mode shows as context (default: <script>.drama beside it).")] = None,
              no_normalize: bool = opt.NO_NORMALIZE,
@@ -123,14 +123,13 @@ def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     total cost per line sums both. In history mode each line also carries the selected takes
     of earlier lines in the project folder as context, counted in its rows.
     """
-    from drama_cli.compile.chunking import MIN_MAX_CHARS
     from drama_cli.compile.cost import compile_report
     from drama_cli.errors import UsageError
     from drama_cli.script.load import load_script
+    from drama_cli.takes.jobs import check_max_chars
 
     get_mode(mode)
-    if max_chars < MIN_MAX_CHARS:
-        raise UsageError(f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}")
+    check_max_chars(max_chars)
     loaded = load_script(script, cast)
     loaded.normalize = loaded.normalize and not no_normalize
     if scene is not None and scene not in {s.id for s in loaded.scenes}:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
-from drama_cli.commands.output import results_console
+from drama_cli.commands.output import notice, results_console
 from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
@@ -22,24 +22,45 @@ def takes_command(
     at: Optional[str] = typer.Option(None, "--at", help="CHAPTER:SECONDS of the assembled book: the line heard "
                                                         "there, its take, engine, model revision, seed and voice "
                                                         "source (from the book's provenance.json)."),
+    prune: bool = typer.Option(False, "--prune", help="Remove unusable takes (failed checks or damaged "
+                               "files) that are neither selected nor the source of another take."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="With --prune: list what would be removed, remove nothing."),
+    adopt: Optional[Tuple[str, str]] = typer.Option(None, "--adopt", help="OLD NEW: copy the takes kept under "
+                                                    "line id OLD (ids shift when a line is removed or added) to line NEW."),
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
     as_json: bool = opt.JSON,
 ) -> None:
-    """List the takes of lines, or select one."""
+    """List the takes of lines, select one, or remove the unusable ones no take needs."""
     from drama_cli.render.plan import pick_scenes
     from drama_cli.takes.selection import list_takes, select_take
+    if dry_run and not prune:
+        raise UsageError("--dry-run goes with --prune")
+    adopting = bool(adopt and all(adopt))
+    if sum((prune, select is not None, adopting)) > 1:
+        raise UsageError("give one of --prune, --select and --adopt")
     loaded = load_checked(script, cast)
     store = open_project(script, out)
     if at is not None:
         _print_at(store, at, as_json)
         return
     settings = render_settings(scene, line)
+    if prune:
+        _prune(store, pick_scenes(loaded, settings), settings.lines, dry_run, as_json)
+        return
+    if adopting:
+        from drama_cli.takes.adopt import adopt_takes
+
+        copies = adopt_takes(loaded, store, *adopt)
+        notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
+               f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
+        settings = render_settings(scene, [adopt[1]])
     if select is not None:
         if len(settings.lines) != 1:
             raise UsageError("--select needs exactly one --line")
-        select_take(loaded, store, settings.lines[0], select)
-    listing = list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines)
+        chosen = select_take(loaded, store, settings.lines[0], select)
+        tell_selected(script, settings.lines[0], chosen)
+    listing = with_loudness(list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines))
     if as_json:
         print(json.dumps(listing, indent=2))
         return
@@ -75,10 +96,56 @@ def _print_at(store, at: str, as_json: bool) -> None:
           f"voice: {source}")
 
 
+def with_loudness(listing: list[dict]) -> list[dict]:
+    """`listing` with each valid take's integrated loudness (`loudness_lufs`, LUFS, None when
+    nothing is above the gate) and sample peak (`peak_dbfs`) measured from its file."""
+    import soundfile as sf
+
+    from drama_cli.mix.loudness import measure
+
+    for row in listing:
+        for take in row["takes"]:
+            if "file" in take:
+                audio, rate = sf.read(take["file"], dtype="float32", always_2d=False)
+                report = measure(audio, rate)
+                take["loudness_lufs"] = None if report.integrated_lufs is None else round(report.integrated_lufs, 1)
+                take["peak_dbfs"] = round(report.peak_dbfs, 1)
+    return listing
+
+
+def _prune(store, scenes: list, line_ids, dry_run: bool, as_json: bool) -> None:
+    """Remove (or with `dry_run` only list) the takes `--prune` removes; one line per take."""
+    from drama_cli.takes.prune import prunable_takes, prune_takes
+
+    found = prunable_takes(store, scenes, line_ids)
+    if not dry_run:
+        prune_takes(store, found)
+    if as_json:
+        print(json.dumps({"dry_run": dry_run, "removed": [] if dry_run else [vars(t) for t in found],
+                          "would_remove": [vars(t) for t in found] if dry_run else []},
+                         indent=2, ensure_ascii=False))
+        return
+    verb = "would remove" if dry_run else "removed"
+    for take in found:
+        print(f"{verb} {take.line_id} take {take.number} ({take.reason}): {', '.join(take.files)}")
+    print(f"{len(found)} take(s) {verb}" + ("; run again without --dry-run to remove them"
+                                            if dry_run and found else ""))
+
+
+def tell_selected(script: str, line_id: str, take) -> None:
+    """Say on stderr that take `take` of `line_id` is selected and that `drama mix` puts it in
+    the scene's mix; warn first when its checks failed (a mix with it exits 1)."""
+    if take.status == "unusable":
+        notice(f"warning: take {take.number} of line {line_id} failed its checks ({take.failures_text}); "
+               f"a mix with it exits 1")
+    notice(f"selected take {take.number} of line {line_id}; run drama mix {script} to put it "
+           f"in the scene's mix")
+
+
 def _print_takes(listing: list[dict]) -> None:
     """One row per take: its number (`*` when selected), length, the take it came from, its
-    words, the note or edit that made it and its status and checks (stale when made for older
-    text); a line without takes shows the script's words. The scene and the engine go in the
+    loudness, its words, the note or edit that made it, its status and checks (stale when made
+    for older text) and its file; a line without takes shows the script's words. The scene and the engine go in the
     title when they are the same for every row, else in columns; the seeds are left out on a
     terminal narrower than 120 columns (`--json` has them)."""
     from rich import box
@@ -97,7 +164,8 @@ def _print_takes(listing: list[dict]) -> None:
     short += ["engine"] if len(engines) > 1 else []
     for column in short:
         table.add_column(column, no_wrap=True, justify="right" if column in ("s", "seed") else "left")
-    for column in ("words", "note / edit", "checks"):
+    table.add_column("LUFS", no_wrap=True, justify="right")
+    for column in ("words", "note / edit", "checks", "file"):
         table.add_column(column, overflow="fold")
     for row in listing:
         for take in row["takes"]:
@@ -113,12 +181,13 @@ def _print_takes(listing: list[dict]) -> None:
                       "s": f"{take.get('duration_s', 0):.2f}",
                       "from": "-" if parent is None else str(parent),
                       "seed": str(take.get("seed", "")), "engine": take.get("engine", "")}
-            table.add_row(*[values[c] for c in short], take.get("text", ""), _take_change(take),
-                          checks)
+            lufs = take.get("loudness_lufs")
+            table.add_row(*[values[c] for c in short], "-" if lufs is None else f"{lufs:.1f}",
+                          take.get("text", ""), _take_change(take), checks, take.get("file", ""))
         if not row["takes"]:
             values = {"scene": row["scene"], "line": row["line"], "take": "-"}
-            table.add_row(*[values.get(c, "") for c in short], row.get("text", ""), "",
-                          "not rendered")
+            table.add_row(*[values.get(c, "") for c in short], "", row.get("text", ""), "",
+                          "not rendered", "")
     console.print(table)
 
 

@@ -25,7 +25,7 @@ from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
 from drama_cli.compile.normalise import SpokenLine, spoken_line, unsupported_notice
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
+from drama_cli.script.clips import MAX_REFERENCE_S, MIN_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.document import Line, Scene, Script
 from drama_cli.script.resolve import assign_indices
@@ -100,7 +100,7 @@ def check_references(script: Script) -> None:
         for clip in member.references:
             path = os.path.join(script.base_dir, clip.path)
             where = clip.position or member.position or SourcePosition(script.source, 1, 1)
-            verdict = inspect_clip(path, MAX_REFERENCE_S, silence=False)
+            verdict = inspect_clip(path, MAX_REFERENCE_S, silence=False, min_s=MIN_REFERENCE_S)
             if verdict.error:
                 hint = "record it or fix the path (relative to the script's folder)" \
                     if verdict.error == "does not exist" else None

@@ -22,7 +22,8 @@ from drama_cli.mix.project_mix import (
 )
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
-from drama_cli.takes.jobs import RenderSettings, ScenePlanner, cache_key
+from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
+from drama_cli.takes.selection import take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
@@ -165,6 +166,7 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
     return {
         "speaker": request.speaker,
         "text": parent.record.get("text", request.text),
+        "display_text": take_text(parent),
         "seed": request.seed,
         "slot": None,
         "attempt": 0,
@@ -241,10 +243,10 @@ def child_seed(parent_seed: int, take_number: int) -> int:
 def new_take_seeds(store: TakeStore, scene_id: str, line_id: str, parent: Take, count: int,
                    seed: int | None = None) -> list[int]:
     """Seeds of the next `count` takes of a line made from `parent` (a revision or an edit):
-    `seed`, `seed + 1`, ... when given, else `child_seed(parent seed, take number)` for the
+    `seed`, `seed + 1`, ... (mod 2^31) when given, else `child_seed(parent seed, take number)` for the
     numbers the takes will get, so a second revision never repeats the first one's seed."""
     if seed is not None:
-        return [seed + k for k in range(count)]
+        return [(seed + k) % (MAX_SEED + 1) for k in range(count)]
     first = store.scan(scene_id, line_id).next_number
     parent_seed = int(parent.record.get("seed", 0))
     return [child_seed(parent_seed, first + k) for k in range(count)]
@@ -263,14 +265,6 @@ def find_line(script, line_id: str):
     known = [line.id for line in script.lines()]
     shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
     raise UsageError(f"no line {line_id!r} in the script (lines: {shown or 'none'})")
-
-
-def project_settings(store: TakeStore) -> RenderSettings:
-    """The render settings the project was last rendered with (`project.json`: mode, sampling,
-    seed), so that a line compiles and hashes as it did at render time."""
-    info = store.project()
-    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
-                          seed=int(info.get("seed", 0)))
 
 
 @dataclass

@@ -58,6 +58,10 @@ class MixOverrides:
         if self.sessions is not None:
             object.__setattr__(self, "sessions", tuple(check_session_format(name)
                                                        for name in self.sessions))
+        for key in ("preset", "room_tone"):
+            if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
+                raise UsageError(f"the {key.replace('_', ' ')} must be text, not "
+                                 f"{getattr(self, key)!r}")
         for key, flag in SECONDS_FLAGS.items():
             if getattr(self, key) is not None:
                 check_number(flag, getattr(self, key), 0.0, MAX_PAD_S)
@@ -115,7 +119,9 @@ def cli_room_tone(value: str | None) -> str | None:
         return value
     path = Path(value)
     if not path.is_file():
-        raise UsageError(f"--room-tone {value}: no such file (give a WAV/FLAC file or 'noise')")
+        what = ("is a folder" if path.is_dir() else "is not a regular file" if path.exists()
+                else "no such file")
+        raise UsageError(f"--room-tone {value}: {what} (give a WAV/FLAC file or 'noise')")
     return str(path.resolve())
 
 

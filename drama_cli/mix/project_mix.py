@@ -9,7 +9,9 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from drama_cli.errors import UsageError
 from drama_cli.mix import export
+from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
 from drama_cli.mix.provenance import mix_provenance, write_provenance
 from drama_cli.mix.session import write_sessions
@@ -38,8 +40,10 @@ class SceneOutcome:
     mix that this one did not replace (the scene could not be mixed). engines_note: set when
     the mix combines scratch and Drama 3 takes (`engines_note`). stale_takes / stale_lines:
     selected takes made for older text than the script's (`line ID: take N was made for
-    ...`), mixed with their own words in the sidecars; the command exits 1. moved: notes for
-    lines left out or stale whose text has takes under another id that moved (`MovedTakes`).
+    ...`), mixed with their own words in the sidecars; the command exits 1. unusable_takes /
+    unusable_lines: takes selected by hand although their checks failed (`line ID: take N
+    ...`), mixed as chosen; the command exits 1. moved: notes for lines left out or stale
+    whose text has takes under another id that moved (`MovedTakes`).
     """
 
     scene_id: str
@@ -54,12 +58,15 @@ class SceneOutcome:
     stale_takes: list[str] = field(default_factory=list)
     stale_lines: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)
+    unusable_takes: list[str] = field(default_factory=list)
+    unusable_lines: list[str] = field(default_factory=list)
 
     @property
     def left_out(self) -> list[str]:
-        """Lines this mix does not deliver as the script has them: left out (no usable take)
-        or voiced by a take made for older text; any of them makes the command exit 1."""
-        return [*self.missing, *self.stale_lines]
+        """Lines this mix does not deliver as the script has them: left out (no usable take),
+        voiced by a take made for older text or by a take whose checks failed; any of them
+        makes the command exit 1."""
+        return [*self.missing, *self.stale_lines, *self.unusable_lines]
 
 
 def mix_entry(choice: LineChoice) -> MixEntry:
@@ -125,6 +132,10 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
         elif choice.status == STALE:
             outcome.stale_takes.append(f"line {line_id}: {choice.stale}")
             outcome.stale_lines.append(line_id)
+        if choice.failed_checks:
+            outcome.unusable_takes.append(f"line {line_id}: take {choice.take.number} failed its "
+                                          f"checks ({choice.take.failures_text}), selected by hand")
+            outcome.unusable_lines.append(line_id)
         if choice.moved:
             outcome.moved.append(choice.moved)
     return outcome
@@ -155,7 +166,8 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     settings = MixSettings(formats=layered.formats, **options, sounds=scene_sounds(script, scene),
                            metadata={**(metadata or {}), **engines_used(mixed),
                                      "scene": scene.id, "missing_lines": list(outcome.missing),
-                                     "stale_lines": list(outcome.stale_lines)})
+                                     "stale_lines": list(outcome.stale_lines),
+                                     "unusable_lines": list(outcome.unusable_lines)})
     outcome.engines_note = engines_note(settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene([mix_entry(choice) for choice in mixed], settings, work_dir=folder)
@@ -194,7 +206,26 @@ def project_mix(store: TakeStore, flags: MixOverrides = MixOverrides()) -> MixOv
     """The mix settings a command uses: its `flags` over those saved in the project's
     `project.json` (so settings given once stay with the project until they are changed),
     formats defaulting to DEFAULT_FORMATS. Raises UsageError for saved values out of range."""
-    return layer_mix(flags, MixOverrides.from_record(store.project().get("mix")))
+    return layer_mix(flags, saved_mix(store))
+
+
+def saved_mix(store: TakeStore) -> MixOverrides:
+    """The mix settings saved in the project's `project.json` (none when it has none).
+
+    Raises UsageError naming the file for a saved value that cannot be used (out of range, an
+    unknown preset or format, an unusable room-tone file), before anything is rendered or
+    written."""
+    record = store.project().get("mix")
+    try:
+        saved = MixOverrides.from_record(record)
+        for name in saved.formats:
+            export.check_format(name)
+        if saved.preset is not None:
+            get_preset(saved.preset)
+    except UsageError as err:
+        raise UsageError(f"{store.project_path}: saved mix settings: {err}; fix them there, or "
+                         f"delete the file's \"mix\" entry") from None
+    return saved
 
 
 def project_metadata(store: TakeStore) -> dict:

@@ -19,6 +19,7 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import EOS, check_generation, outcome_fields
 from drama_cli.takes.jobs import LineJob, RenderSettings
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
+from drama_cli.takes.selection import take_text
 from drama_cli.takes.store import Take, TakeStore
 from engine.constants import SAMPLE_RATE
 from engine.text import spoken_text
@@ -242,6 +243,7 @@ def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
         if current.get("take") != take.number or current.get("cache_key") != key:
             store.select(job.scene_id, job.line_id, take, by="auto")
         outcome.take, outcome.duration_s = take.number, take.duration_s
+        outcome.text = take_text(take) or outcome.text  # a take chosen by hand may say other words
         if status == "ok":
             outcome.status = "rendered" if fresh else "reused"
         else:

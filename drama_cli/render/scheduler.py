@@ -34,10 +34,16 @@ from drama_cli.render.line import LineOutcome, Progress
 from drama_cli.render.plan import pick_scenes, wanted_lines
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene_mode import render_scene_mode
-from drama_cli.script.direction import display_text
+from drama_cli.takes.adopt import adopt_takes
 from drama_cli.takes.jobs import LineJob, RenderSettings, ScenePlanner
 from drama_cli.takes.keys import ReferenceHasher
-from drama_cli.takes.selection import MovedTakes, is_stale, stale_note
+from drama_cli.takes.selection import (
+    MovedTakes,
+    is_stale,
+    made_for,
+    stale_note,
+    take_text,
+)
 from drama_cli.takes.store import TakeStore
 
 
@@ -78,6 +84,7 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
         store.write_project({**(project_info or {}), "engine": identity,
                              "scratch": bool(backend.scratch), "mode": settings.mode,
                              "sampling": settings.sampling, "seed": settings.seed,
+                             "max_chars": settings.max_chars,
                              "mix": mix.to_record()})
         progress.start(sum(len(wanted_lines(s, settings)) for s in scenes))
         try:
@@ -134,11 +141,25 @@ def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSe
     kept = kept_outcome(script, store, scene, line) if line.id in settings.keep else None
     if kept is not None:
         return kept
+    holders = moved.holders(line) if moved is not None else []
+    if len(holders) == 1 and exact_holder(script, store, scene, line, holders[0]):
+        copies = adopt_takes(script, store, holders[0], line.id, locked=True)
+        notice(f"note: line {line.id}: adopted takes {', '.join(map(str, copies))} of {holders[0]}, "
+               f"made for this text (the ids moved when a line was removed or added)")
+        return planner.job(index)
     tell_stale(script, store, scene, line, notice)
-    moved_note = moved.note(line) if moved is not None else None
-    if moved_note:
-        notice(f"note: {moved_note}")
+    if holders:
+        notice(f"note: {moved.note(line)}")
     return planner.job(index)
+
+
+def exact_holder(script, store: TakeStore, scene, line, holder: str) -> bool:
+    """Whether the take selected under line id `holder` was made for `line`'s text exactly
+    (its own record, not only a take it was revised from) and `line` has no take of its own
+    for that text yet."""
+    take = store.selected_take(scene.id, holder)
+    own = [t for t in store.takes(scene.id, line.id) if made_for(script, line, t.record)]
+    return take is not None and not own and made_for(script, line, take.record)
 
 
 def kept_outcome(script, store: TakeStore, scene, line) -> LineOutcome | None:
@@ -151,7 +172,7 @@ def kept_outcome(script, store: TakeStore, scene, line) -> LineOutcome | None:
     message = "kept as asked"
     if is_stale(script, store, scene.id, line, take):
         message += f": {stale_note(take, line)}"
-    return LineOutcome(scene.id, line.id, line.speaker, display_text(line), "reused",
+    return LineOutcome(scene.id, line.id, line.speaker, take_text(take, line), "reused",
                        take.number, take.duration_s, 0, message)
 
 

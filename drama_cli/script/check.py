@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
-from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip, inspect_sound
+from drama_cli.script.clips import MAX_REFERENCE_S, MIN_REFERENCE_S, inspect_clip, inspect_sound
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.document import Script, Warning_
 
@@ -98,7 +98,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         for clip in member.references:
             position = clip.position or where
             _check_clip(report, Path(script.base_dir, clip.path), f"reference clip {clip.path!r} of {member.name}",
-                        position, MAX_REFERENCE_S)
+                        position, MAX_REFERENCE_S, MIN_REFERENCE_S)
             if not clip.transcript:
                 report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
     for mix in [script.mix] + [scene.mix for scene in script.scenes]:
@@ -168,13 +168,14 @@ def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None
 
 
 def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None,
-                verdict=None) -> None:
+                verdict=None, min_s: float = 0.0) -> None:
     """Add the clip's error (located at `position`) or warning to `report`; `verdict`: the
-    clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s)`)."""
-    verdict = verdict or inspect_clip(full, max_s)
+    clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s, min_s=min_s)`)."""
+    verdict = verdict or inspect_clip(full, max_s, min_s=min_s)
     position = position or SourcePosition(report.script.source, 1, 1)
     if verdict.error:
         hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \
+            "give a longer recording (a few seconds of clear speech)" if "needs at least" in verdict.error else \
             "trim it to a shorter excerpt" if verdict.error.endswith(" s") else \
             "export it again as a WAV or FLAC that holds the recording" if "samples" in verdict.error else None
         report.errors.append(ScriptError(f"{what} {verdict.error}", position, hint))

@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.constants import HOP_SAMPLES, SAMPLE_RATE
+
 MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, reference audio)
 SOUND_RATES = (8_000, 192_000)  # sample rates a sound may have (resampled to 44,100 Hz)
 MIN_LOOP_S = 0.05  # a shorter loop is a buzz, not a bed
+MIN_REFERENCE_S = HOP_SAMPLES / SAMPLE_RATE  # one codec frame: a shorter clip encodes to no codes
 
 
 @dataclass
@@ -25,10 +28,12 @@ class ClipVerdict:
     sample_rate: int | None = None
 
 
-def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silence: bool = True) -> ClipVerdict:
+def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silence: bool = True,
+                 min_s: float = 0.0) -> ClipVerdict:
     """Look at the audio file `path`: exists, is a file, is readable audio (soundfile), holds at
     least one sample, every sample finite (no NaN or infinity), is at most `max_s` seconds long
-    (None: any length), and (with `silence`) holds a non-zero sample.
+    (None: any length) and at least `min_s` (MIN_REFERENCE_S for a reference clip), and (with
+    `silence`) holds a non-zero sample.
 
     Reads the header for the duration and, for a clip within the limit, its samples (float32, in
     blocks of 65,536 frames). Never raises for a bad file: returns a verdict.
@@ -56,6 +61,9 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
         return ClipVerdict(error="holds no audio samples", duration_s=duration_s)
     if not finite:
         return ClipVerdict(error="holds non-finite samples (NaN or infinity)", duration_s=duration_s)
+    if duration_s < min_s:
+        return ClipVerdict(error=f"is {duration_s:.3f} s long; the engine needs at least {min_s:.3f} s "
+                                 f"(one codec frame)", duration_s=duration_s)
     if silence and silent:
         return ClipVerdict(warning="is silent (every sample is zero)", duration_s=duration_s,
                            sample_rate=info.samplerate)

@@ -272,11 +272,19 @@ def _empty_scopes(spans: list[Span], text: str, where) -> list[ScriptError]:
 
 
 def _closing(text: str, start: int, opener: str, closer: str, where, what: str) -> int:
-    """Index of the `closer` matching `text[start] == opener` on the same line; raises ScriptError."""
+    """Index of the `closer` matching `text[start] == opener` on the same line; raises ScriptError
+    for one never closed there, and, at the inner one, for an `opener` inside the first
+    (`[[note]]`, `[a [b] c]`)."""
     for j in range(start + 1, len(text)):
         if text[j] == closer:
             return j
-        if text[j] in (opener, "\n"):
+        if text[j] == opener:
+            raise ScriptError(f"{what} {opener!r} inside another (opened at column "
+                              f"{_at(where, text, start).column}): "
+                              f"they do not nest", _at(where, text, j),
+                              f"close the first with {closer!r} before opening another; a revision "
+                              f"note is `notes:` in YAML and [[note]] on a line of its own in Fountain")
+        if text[j] == "\n":
             break
     raise ScriptError(f"unclosed {what} {opener!r}", _at(where, text, start),
                       f"close it with {closer!r} on the same line (no nesting)")

@@ -291,13 +291,33 @@ class _Builder:
             number, text = match.group(1), text[:match.start()]
         self.scene_count += 1
         scene_id = f"scene-{number}" if number else f"scene-{self.scene_count}"
-        if any(s.id == scene_id for s in self.script.scenes):
-            scene_id = f"scene-{self.scene_count}"
+        first = next((s for s in self.script.scenes if s.id == scene_id), None)
+        if first is not None:  # read on under a free id; the error stops the command
+            scene_id = f"{scene_id}-{self.scene_count}-duplicate"
         self._flush_notes(row.number - 1)
         self.scene = Scene(id=scene_id, title=text.strip(), number=number, position=self.at(row))
         self.script.scenes.append(self.scene)
         self.scene.elements.append(Element("heading", text.strip(), self.at(row)))
         self.last_dialogue = None
+        if first is not None:
+            raise self._duplicate_scene(row, number, first)
+
+    def _duplicate_scene(self, row: _Row, number: str | None, first: Scene) -> ScriptError:
+        """The error of a heading whose scene id another heading has: two headings numbered
+        alike, or a number that is another unnumbered heading's automatic id (`scene-N` for
+        the Nth heading)."""
+        where = f"line {first.position.line}"
+        if number is None:
+            return ScriptError(f"this heading's automatic id scene-{self.scene_count} is the number "
+                               f"of the heading at {where}", self.at_text(row),
+                               "number this heading too (#N# at the end of the heading)")
+        column = row.text.rfind(f"#{number}#") + 1
+        if first.number is None:
+            return ScriptError(f"scene number #{number}# is the automatic id of the unnumbered "
+                               f"heading at {where}", self.at(row, column),
+                               "number that heading too, or give this one another number")
+        return ScriptError(f"duplicate scene number #{number}# (first at {where})", self.at(row, column),
+                           "give each scene its own number")
 
     def _action(self, rows: list[_Row]) -> list[_Row]:
         """Action runs until a line that starts another single-line element (heading, transition...)."""

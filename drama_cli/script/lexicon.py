@@ -218,33 +218,41 @@ def read_lexicon_keys(reader, fields: dict, base: Path) -> list[LexiconEntry]:
 
 
 def read_entries(reader, node) -> list[LexiconEntry]:
-    """Entries of a `term: respelling` / `term: {phonemes: …, lang: …, case: sensitive}` mapping."""
-    from yaml.nodes import ScalarNode
-
+    """Entries of a `term: respelling` / `term: {phonemes: …, lang: …, case: sensitive}` mapping.
+    A bad entry's error goes to `reader.problems` and the next entry is read, so one run lists
+    every bad entry."""
     entries = []
     for term, (key_node, value_node) in reader.mapping(node, None, "the lexicon").items():
-        where = reader.at(key_node)
-        _check_term(term, _value_start(reader, key_node))
-        if isinstance(value_node, ScalarNode):
-            fields = {"respelling": (key_node, value_node)}
-        else:
-            fields = reader.mapping(value_node, ENTRY_KEYS, f"lexicon entry {term!r}")
-        said = [key for key in ("respelling", "phonemes") if key in fields]
-        if len(said) != 1:
-            raise reader.error(f"lexicon entry {term!r} needs exactly one of 'respelling' or 'phonemes'",
-                               value_node, 'write e.g. Hermione: her-MY-oh-nee or Hermione: {phonemes: "HH ER0 M AY1 AH0 N IY0"}')
-        value_node = fields[said[0]][1]
-        value = " ".join(reader.scalar(value_node, said[0]).split())
-        value_at = _value_start(reader, value_node)
-        _check_value(value, said[0], term, value_at)
-        case = reader.scalar(fields["case"][1], "case").strip().lower() if "case" in fields else "insensitive"
-        if case not in ("sensitive", "insensitive"):
-            raise reader.error(f"case must be 'sensitive' or 'insensitive', got {case!r}", fields["case"][1])
-        lang = language_code(reader.scalar(fields["lang"][1], "lang")) if "lang" in fields else None
-        entries.append(LexiconEntry(term=term, respelling=value if said[0] == "respelling" else None,
-                                    phonemes=value if said[0] == "phonemes" else None, lang=lang,
-                                    case_sensitive=case == "sensitive", position=where, value_position=value_at))
+        with reader.problems.collect():
+            entries.append(_read_entry(reader, term, key_node, value_node))
     return entries
+
+
+def _read_entry(reader, term: str, key_node, value_node) -> LexiconEntry:
+    """One lexicon entry; raises ScriptError at file:line:col when it is bad."""
+    from yaml.nodes import ScalarNode
+
+    where = reader.at(key_node)
+    _check_term(term, _value_start(reader, key_node))
+    if isinstance(value_node, ScalarNode):
+        fields = {"respelling": (key_node, value_node)}
+    else:
+        fields = reader.mapping(value_node, ENTRY_KEYS, f"lexicon entry {term!r}")
+    said = [key for key in ("respelling", "phonemes") if key in fields]
+    if len(said) != 1:
+        raise reader.error(f"lexicon entry {term!r} needs exactly one of 'respelling' or 'phonemes'",
+                           value_node, 'write e.g. Hermione: her-MY-oh-nee or Hermione: {phonemes: "HH ER0 M AY1 AH0 N IY0"}')
+    value_node = fields[said[0]][1]
+    value = " ".join(reader.scalar(value_node, said[0]).split())
+    value_at = _value_start(reader, value_node)
+    _check_value(value, said[0], term, value_at)
+    case = reader.scalar(fields["case"][1], "case").strip().lower() if "case" in fields else "insensitive"
+    if case not in ("sensitive", "insensitive"):
+        raise reader.error(f"case must be 'sensitive' or 'insensitive', got {case!r}", fields["case"][1])
+    lang = language_code(reader.scalar(fields["lang"][1], "lang")) if "lang" in fields else None
+    return LexiconEntry(term=term, respelling=value if said[0] == "respelling" else None,
+                        phonemes=value if said[0] == "phonemes" else None, lang=lang,
+                        case_sensitive=case == "sensitive", position=where, value_position=value_at)
 
 
 def read_lexicon_file(path: Path, where: SourcePosition) -> list[LexiconEntry]:
@@ -266,8 +274,9 @@ def read_lexicon_file(path: Path, where: SourcePosition) -> list[LexiconEntry]:
     top = reader.mapping(root, None, "the lexicon file")
     if "lexicon" in top:
         reader.mapping(root, ("lexicon",), "the lexicon file")
-        return read_entries(reader, top["lexicon"][1])
-    return read_entries(reader, root)
+    entries = read_entries(reader, top["lexicon"][1] if "lexicon" in top else root)
+    reader.problems.raise_if_any()
+    return entries
 
 
 def _value_start(reader, node) -> SourcePosition:

@@ -107,7 +107,13 @@ def _read_source(path_or_dash: str | Path) -> tuple[str, str, Path]:
         data = path.read_bytes()
     except OSError as err:
         raise ScriptError(f"cannot read script: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
-    return str(path), _decode(data, str(path)), path.parent
+    return str(path), _decode(data, str(path)), script_folder(path)
+
+
+def script_folder(path: Path) -> Path:
+    """The folder a script's relative paths (reference clips, room tone) start from: the
+    folder of the file itself, also when `path` is a symbolic link to it elsewhere."""
+    return Path(os.path.realpath(path)).parent if path.is_symlink() else path.parent
 
 
 def _decode(data: bytes, name: str) -> str:
@@ -120,8 +126,9 @@ def _decode(data: bytes, name: str) -> str:
         raise ScriptError("the script is not UTF-8 text", SourcePosition(name, line, 1),
                           "save the file as UTF-8") from None
     if "\x00" in text:
-        line = text[:text.index("\x00")].count("\n") + 1
-        raise ScriptError("the script is not text (it holds NUL bytes)", SourcePosition(name, line, 1),
+        before = text[:text.index("\x00")]
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise ScriptError("the script is not text (it holds NUL bytes)", SourcePosition(name, line, column),
                           "give a YAML or Fountain script saved as UTF-8 text")
     return text
 
@@ -136,12 +143,15 @@ def _is_yaml(name: str, text: str) -> bool:
 
 
 def cast_file_for(script_path: str) -> Path | None:
-    """The companion cast file of a Fountain script: `<stem>.cast.yaml` (or `.yml`) beside it."""
+    """The companion cast file of a Fountain script: `<stem>.cast.yaml` (or `.yml`) beside it
+    (for a symbolic link, beside the link, else beside the file it points to)."""
     path = Path(script_path)
-    for suffix in (".cast.yaml", ".cast.yml"):
-        candidate = path.with_name(path.stem + suffix)
-        if candidate.is_file():
-            return candidate
+    beside = [path, Path(os.path.realpath(path))] if path.is_symlink() else [path]
+    for script in beside:  # a link's own name first, then the file it points to
+        for suffix in (".cast.yaml", ".cast.yml"):
+            candidate = script.with_name(script.stem + suffix)
+            if candidate.is_file():
+                return candidate
     return None
 
 

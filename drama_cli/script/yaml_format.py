@@ -102,10 +102,14 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
 
 
 def read_cast_node(reader: YamlReader, node: Node, base: Path) -> dict[str, CastMember]:
-    """Cast members from a `cast:` mapping (name -> settings, or name -> reference path)."""
+    """Cast members from a `cast:` mapping (name -> settings, or name -> reference path). A bad
+    member's error goes to `reader.problems` and the member stays, bare, so one run lists every
+    bad field and its lines do not count as unknown speakers."""
     members: dict[str, CastMember] = {}
     for name, (key_node, value_node) in reader.mapping(node, None, "the cast").items():
-        members[name] = _read_member(reader, name, key_node, value_node, base)
+        members[name] = CastMember(name=name, position=reader.at(key_node))
+        with reader.problems.collect():
+            members[name] = _read_member(reader, name, key_node, value_node, base)
     return members
 
 
@@ -203,21 +207,31 @@ def _clip(reader: YamlReader, path: str, transcript: str | None, node: Node, bas
 
 
 def _check_unique_ids(script: Script) -> None:
-    """Raise every duplicate scene id and every duplicate line id (ScriptErrors when several)."""
-    seen_scenes: set[str] = set()
-    seen_lines: set[str] = set()
+    """Raise every duplicate scene id and every duplicate line id (ScriptErrors when several),
+    counting ids that differ only in case as duplicates: each names a folder of the project,
+    and on a case-insensitive file system (macOS, Windows) `A-B` and `a-b` are one folder."""
+    seen_scenes: dict[str, str] = {}
+    seen_lines: dict[str, str] = {}
     problems = Problems()
     for scene in script.scenes:
-        if scene.id in seen_scenes:
-            problems.errors.append(ScriptError(f"duplicate scene id {scene.id!r}", scene.position,
-                                               "give each scene its own id"))
-        seen_scenes.add(scene.id)
+        _check_new_id("scene", scene.id, scene.position, seen_scenes, problems)
         for line in scene.lines:
-            if line.id in seen_lines:
-                problems.errors.append(ScriptError(f"duplicate line id {line.id!r}", line.position,
-                                                   "give each line its own id"))
-            seen_lines.add(line.id)
+            _check_new_id("line", line.id, line.position, seen_lines, problems)
     problems.raise_if_any()
+
+
+def _check_new_id(kind: str, id_: str, position, seen: dict[str, str], problems: Problems) -> None:
+    """Record `id_` in `seen` (case-folded id -> id), or add the error of a duplicate."""
+    earlier = seen.get(id_.casefold())
+    if earlier is None:
+        seen[id_.casefold()] = id_
+    elif earlier == id_:
+        problems.errors.append(ScriptError(f"duplicate {kind} id {id_!r}", position,
+                                           f"give each {kind} its own id"))
+    else:
+        problems.errors.append(ScriptError(
+            f"{kind} ids {earlier!r} and {id_!r} differ only in case", position,
+            f"give each {kind} an id of its own (they would share a folder on a case-insensitive file system)"))
 
 
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:

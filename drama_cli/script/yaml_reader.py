@@ -141,6 +141,9 @@ class YamlReader:
 
 
 _TAB_INDENT = re.compile(r"^ *\t[^\n]*\S", re.MULTILINE)  # a tab in the indentation of a line with text
+# Control characters YAML refuses (C0 but tab and newline, DEL, C1) or reads as a line break
+# (NEL, U+2028, U+2029), which would shift every line number after them.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def compose(source: str, path: str) -> Node | None:
@@ -149,6 +152,13 @@ def compose(source: str, path: str) -> Node | None:
     libyaml (`yaml.CSafeLoader`, when PyYAML has it) reads the script; only a script it refuses
     is read again by the pure-Python loader, whose messages and marks the errors are built from
     (it reads a 5 MB script about ten times slower)."""
+    control = _CONTROL.search(source)
+    if control is not None:
+        number = source.count("\n", 0, control.start()) + 1
+        column = control.start() - (source.rfind("\n", 0, control.start()) + 1) + 1
+        raise ScriptError(f"control character U+{ord(control.group()):04X} in the script",
+                          SourcePosition(path, number, column),
+                          "remove it: a script holds no control characters")
     tab = _TAB_INDENT.search(source)
     if tab is not None:
         number = source.count("\n", 0, tab.start()) + 1

@@ -14,6 +14,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
+from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 from drama_cli.compile.conversations import SceneCompiler
 from drama_cli.compile.modes import DEFAULT_MODE, get_mode
 from drama_cli.errors import UsageError
@@ -46,7 +47,8 @@ class RenderSettings:
     `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
     extra check makes the take retried like a failed signal check. keep: ids of lines whose
     selected take stays as it is, even when made for older text (not rendered again; the
-    mix reports it stale but does not count it as left out).
+    mix reports it stale but does not count it as left out). max_chars: the chunk cap in
+    characters; a longer line is cut into chunks voiced one after another (`compile.chunking`).
     """
 
     scenes: tuple[str, ...] = ()
@@ -60,18 +62,35 @@ class RenderSettings:
     checks: list = field(default_factory=list)
     keep: tuple[str, ...] = ()
     batch: int | None = None
+    max_chars: int = DEFAULT_MAX_CHARS
 
     def validate(self) -> None:
         """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0, a seed
-        outside 0..2^31 - 1 or a batch outside 1..256."""
+        outside 0..2^31 - 1, a batch outside 1..256 or a chunk cap under MIN_MAX_CHARS."""
         get_mode(self.mode)
         check_new_takes(self.takes)
         if self.retries < 0:
             raise UsageError("--retries must be 0 or more")
-        if not 0 <= self.seed <= MAX_SEED:
-            raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {self.seed}")
+        check_seed(self.seed)
         if self.batch is not None and not 1 <= self.batch <= MAX_BATCH:
             raise UsageError(f"--batch must be between 1 and {MAX_BATCH}, got {self.batch}")
+        check_max_chars(self.max_chars)
+
+
+def check_max_chars(max_chars: int) -> int:
+    """`max_chars` when it is a chunk cap that cuts between words (at least MIN_MAX_CHARS);
+    else UsageError (the `--max-chars` of render and compile)."""
+    if max_chars < MIN_MAX_CHARS:
+        raise UsageError(f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}")
+    return max_chars
+
+
+def check_seed(seed: int) -> int:
+    """`seed` when it is a seed every engine takes (0..2^31 - 1, the `--seed` of every verb);
+    else UsageError."""
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"--seed must be between 0 and {MAX_SEED}, got {seed}")
+    return seed
 
 
 @dataclass
@@ -137,6 +156,7 @@ SETTINGS_NOT_IN_KEY = {
     "checks": "judge takes after they are made",
     "keep": "which lines keep their selected take",
     "batch": "how many streams run together; each take depends only on its own seed",
+    "max_chars": "cuts the text into the chunk conversations, which are part of the key",
 }
 
 
@@ -176,15 +196,17 @@ class ScenePlanner:
     def job(self, index: int) -> LineJob:
         """The LineJob of the scene's line number `index` (0-based). In `history` mode the line
         is compiled now, against the takes selected so far; other modes compile once."""
+        max_chars = self.settings.max_chars
         if self.settings.mode == "history":
-            return self._job(self._compiler.line_plan(index, "history"))
+            return self._job(self._compiler.line_plan(index, "history", max_chars=max_chars))
         if self._plans is None:
-            self._plans = self._compiler.plans(self.settings.mode)
+            self._plans = self._compiler.plans(self.settings.mode, max_chars=max_chars)
         return self._job(self._plans[index])
 
     def jobs(self) -> list[LineJob]:
         """Every line's LineJob as compiled now."""
-        return [self._job(plan) for plan in self._compiler.plans(self.settings.mode)]
+        return [self._job(plan) for plan in self._compiler.plans(self.settings.mode,
+                                                                 max_chars=self.settings.max_chars)]
 
     def _job(self, plan) -> LineJob:
         for warning in plan.warnings:
@@ -204,6 +226,24 @@ class ScenePlanner:
         self.notice(f"note: scene {self.scene.id}: line {plan.line.id} is voiced without earlier "
                     f"lines as context (clone): no earlier line of the scene has a usable take "
                     f"yet; history context starts once one has")
+
+
+def project_settings(store: TakeStore) -> RenderSettings:
+    """The render settings the project was last rendered with (`project.json`: mode, sampling,
+    seed, chunk cap), so that a line compiles and hashes as it did at render time."""
+    info = store.project()
+    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
+                          seed=int(info.get("seed", 0)), max_chars=info.get("max_chars", DEFAULT_MAX_CHARS))
+
+
+def line_key(script, store: TakeStore, scene, line) -> str:
+    """The cache key a render of the project (its engine and settings in `project.json`) gives
+    `line` of `scene` now."""
+    from drama_cli.takes.keys import ReferenceHasher
+
+    settings = project_settings(store)
+    job = ScenePlanner(script, scene, settings, store).job(scene.lines.index(line))
+    return cache_key(job, store.project().get("engine") or {}, settings, ReferenceHasher())
 
 
 def job_from_plan(plan, normalize: bool = True) -> LineJob:

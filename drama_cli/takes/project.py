@@ -28,7 +28,10 @@ def open_project(script: str, out: str | None, create: bool = False) -> "TakeSto
     when the folder is a file or cannot be created, or when its `project.json` records a
     different script (suggesting `--out`).
     """
-    root = Path(out) if out else default_out(script)
+    if out is not None and not out.strip():
+        raise UsageError("--out is empty: give the project folder, or omit --out to use "
+                         f"{default_out(script)}")
+    root = Path(out) if out is not None else default_out(script)
     if root.exists() and not root.is_dir():
         raise UsageError(f"project folder {root} is an existing file; give --out a folder")
     if create:

@@ -52,6 +52,12 @@ class LineChoice:
         """Whether the take goes into mixes (CURRENT or STALE)."""
         return self.status in (CURRENT, STALE)
 
+    @property
+    def failed_checks(self) -> bool:
+        """Whether the take goes into mixes although its checks found it unusable (a runaway,
+        silence): it was selected by hand (`drama takes --select`)."""
+        return self.mixable and self.take.status == "unusable"
+
 
 @dataclass(frozen=True)
 class SceneSelection:

@@ -11,6 +11,7 @@ from drama_cli.script.direction import display_text, render_spans
 from drama_cli.script.spoken import model_words
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.provenance import take_provenance
+from drama_cli.takes.record import record_problem
 from drama_cli.takes.store import Take, TakeStore
 from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 
@@ -146,7 +147,7 @@ class MovedTakes:
                     take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
                 except (OSError, ValueError):
                     continue
-                if isinstance(take.record, dict):
+                if record_problem(take.record) is None:
                     self._records.append((line_id, take))
         return self._records
 
@@ -189,23 +190,28 @@ def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict
     files are listed with their problem."""
     rows = []
     hashes = ReferenceHasher()
+    for scene, line, scan, picked in scanned_lines(store, scenes, line_ids):
+        takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
+                  "stale": is_stale(script, store, scene.id, line, t),
+                  "provenance": take_provenance(script, line.speaker, t.record, hashes)}
+                 for t in scan.valid]
+        takes += [{"take": n, "status": "invalid", "problem": why}
+                  for n, why in scan.invalid.items()]
+        rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
+                     "text": display_text(line),
+                     "takes": sorted(takes, key=lambda row: row["take"])})
+    return rows
+
+
+def scanned_lines(store: TakeStore, scenes: list, line_ids=()):
+    """(scene, line, its `LineTakes`, the number of its selected take or None) for every line
+    of `scenes`, only those in `line_ids` when given, in script order. Raises UsageError for a
+    corrupt `selected.json`."""
     for scene in scenes:
         chosen = store.selections(scene.id)
         for line in scene.lines:
-            if line_ids and line.id not in line_ids:
-                continue
-            scan = store.scan(scene.id, line.id)
-            picked = chosen.get(line.id, {}).get("take")
-            takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
-                      "stale": is_stale(script, store, scene.id, line, t),
-                      "provenance": take_provenance(script, line.speaker, t.record, hashes)}
-                     for t in scan.valid]
-            takes += [{"take": n, "status": "invalid", "problem": why}
-                      for n, why in scan.invalid.items()]
-            rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
-                         "text": display_text(line),
-                         "takes": sorted(takes, key=lambda row: row["take"])})
-    return rows
+            if not line_ids or line.id in line_ids:
+                yield scene, line, store.scan(scene.id, line.id), chosen.get(line.id, {}).get("take")
 
 
 def _take_row(take: Take, selected: bool) -> dict:

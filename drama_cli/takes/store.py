@@ -32,6 +32,7 @@ import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
 from drama_cli.takes.keys import json_default
+from drama_cli.takes.record import project_problem, record_problem
 from engine.constants import SAMPLE_RATE
 from engine.files import file_sha256, write_bytes_atomic, write_new_file
 
@@ -45,6 +46,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
              *(f"lpt{i}" for i in range(1, 10))}
 MAX_NAME_CHARS = 60
+_DAMAGED_PROJECT = "fix it, or delete it (the next render writes it again; saved mix settings are lost)"
 
 
 def safe_name(name: str) -> str:
@@ -145,6 +147,13 @@ class Take:
     def status(self) -> str:
         """`ok`, `degraded` or `unusable` (from the stored checks)."""
         return self.record.get("checks", {}).get("severity", "ok")
+
+    @property
+    def failures_text(self) -> str:
+        """The failed checks of the take joined by `; ` (`runaway: ...`), else `unusable` for an
+        unusable take without them, else ""."""
+        failures = self.record.get("checks", {}).get("failures", [])
+        return "; ".join(failures) or ("unusable" if self.status == "unusable" else "")
 
     def audio(self) -> np.ndarray:
         """The take's audio, float32 mono `[samples]` at 44,100 Hz."""
@@ -296,13 +305,17 @@ class TakeStore:
         if not take.json_path.exists():
             return "no record (interrupted write)"
         try:
-            take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
+            record = json.loads(take.json_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return "unreadable record"
         if not take.wav_path.exists():
             return "audio file missing"
         if not wav_is_complete(take.wav_path):
             return "audio file truncated or not a WAV"
+        shape = record_problem(record)
+        if shape:
+            return shape
+        take.record = record
         if take.record.get("wav_sha256") and file_sha256(take.wav_path) != take.record["wav_sha256"]:
             return "audio file does not match its record"
         if take.record.get("has_codes"):
@@ -312,6 +325,18 @@ class TakeStore:
             if expected and file_sha256(take.codes_path) != expected:
                 return "codes file does not match its record"
         return None
+
+    def take_files(self, scene_id: str, line_id: str, number: int) -> list[Path]:
+        """The files of take `number` of a line that exist (record, audio, codes)."""
+        take = Take(number, self.line_dir(scene_id, line_id))
+        return [p for p in (take.json_path, take.wav_path, take.codes_path) if p.exists()]
+
+    def remove_take(self, scene_id: str, line_id: str, number: int) -> None:
+        """Delete take `number` of a line, its record first (so an interrupted removal leaves
+        an invalid take, never a record without audio that looks whole). The caller holds the
+        lock and has checked that nothing selects or derives from the take."""
+        for path in self.take_files(scene_id, line_id, number):
+            path.unlink(missing_ok=True)
 
     def add_take(self, scene_id: str, line_id: str, audio: np.ndarray, record: dict,
                  codes: np.ndarray | None = None) -> Take:
@@ -449,11 +474,25 @@ class TakeStore:
         return self.root / "project.json"
 
     def project(self) -> dict:
-        """The contents of `project.json` ({} when absent or unreadable)."""
+        """The contents of `project.json` ({} when absent).
+
+        Raises UsageError naming the file (with line:col for a JSON syntax error) when it
+        cannot be read, is not JSON or is not a project record (`project_problem`): a command
+        stops before it writes anything, so a damaged file is never replaced unseen.
+        """
+        path = self.project_path
         try:
-            return json.loads(self.project_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return {}
+        except json.JSONDecodeError as err:
+            raise UsageError(f"{path}:{err.lineno}:{err.colno}: {err.msg}; {_DAMAGED_PROJECT}") from None
+        except (OSError, ValueError) as err:
+            raise UsageError(f"{path}: cannot be read ({err}); {_DAMAGED_PROJECT}") from None
+        problem = project_problem(info)
+        if problem:
+            raise UsageError(f"{path}: {problem}; {_DAMAGED_PROJECT}")
+        return info
 
     def write_project(self, info: dict) -> None:
         """Atomically replace `project.json` with `info` (script path and hash, engine, ...)."""

@@ -1,0 +1,50 @@
+"""Giving a line the takes kept under another id (`drama takes --adopt OLD NEW`): when a line
+is removed or added, the automatic ids of the lines after it shift (`s1-3` becomes `s1-2`) and
+their takes stay under the old ids. Adopting copies them to the new id as new takes; the takes
+under the old id stay as they are."""
+
+from __future__ import annotations
+
+import contextlib
+
+from drama_cli.errors import UsageError
+from drama_cli.takes.jobs import line_key
+from drama_cli.takes.selection import made_for
+from drama_cli.takes.store import TakeStore
+
+
+def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool = False) -> dict[int, int]:
+    """Copy every valid take under line id `old_id` to line `new_id` of the script (same
+    scene), in number order; returns {old take number: new take number}.
+
+    A copy made for the new line's text and speaker (`made_for`) gets the line's current cache
+    key, so a render keeps it instead of rendering the line again; the others keep theirs
+    (stale). Each copy records `adopted_from` ({line, take}); revisions and edits point at the
+    copies of their parents. The copy of the take selected under `old_id` is selected for the
+    line when it was made for the line's text. Raises UsageError for an unknown new line, the same id twice, or no takes
+    under `old_id`. locked: the caller holds the project's lock already (a render).
+    """
+    if old_id == new_id:
+        raise UsageError("--adopt needs two different line ids: OLD NEW")
+    scene, line = next(((s, l) for s in script.scenes for l in s.lines if l.id == new_id), (None, None))
+    if line is None:
+        raise UsageError(f"no line {new_id!r} in the script")
+    takes = store.scan(scene.id, old_id).valid
+    if not takes:
+        raise UsageError(f"scene {scene.id} has no takes under line id {old_id!r}")
+    key = line_key(script, store, scene, line)
+    copies: dict[int, int] = {}
+    with contextlib.nullcontext() if locked else store.lock():
+        for take in takes:
+            record = {**take.record, "adopted_from": {"line": old_id, "take": take.number}}
+            if record.get("speaker") in (None, line.speaker) and made_for(script, line, record):
+                record["cache_key"] = key
+            if isinstance(record.get("parent_take"), int):
+                record["parent_take"] = copies.get(record["parent_take"])
+            copies[take.number] = store.add_take(scene.id, new_id, take.audio(), record,
+                                                 take.codes()).number
+        picked = store.selections(scene.id).get(old_id, {}).get("take")
+        copy = store.take(scene.id, new_id, copies[picked]) if picked in copies else None
+        if copy is not None and copy.cache_key == key:
+            store.select(scene.id, new_id, copy, by="user")
+    return copies
