@@ -10,15 +10,13 @@ import pytest
 import soundfile
 
 from drama_cli import cli
-from drama_cli.commands import script as script_commands
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
 
 
 @pytest.fixture
-def drama(monkeypatch):
-    """`drama` with the script commands only, so these tests do not depend on other groups."""
-    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
+def drama():
+    """The `drama` command line."""
     return cli.main
 
 

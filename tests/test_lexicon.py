@@ -9,7 +9,6 @@ from fakes import REFS, FakeBackend, render
 
 from drama_cli import cli
 from drama_cli.cli import main
-from drama_cli.commands import script as script_commands
 from drama_cli.compile.chunking import split_text
 from drama_cli.compile.conversations import compile_scene
 from drama_cli.compile.normalise import spoken_line
@@ -42,8 +41,7 @@ def said(script, index: int = 0) -> str:
 
 
 @pytest.fixture
-def drama(monkeypatch):
-    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
+def drama():
     return cli.main
 
 

@@ -7,7 +7,6 @@ import pytest
 from fakes import FakeBackend, render
 
 from drama_cli import cli
-from drama_cli.commands import script as script_commands
 from drama_cli.compile.conversations import compile_scene
 from drama_cli.compile.normalise import normalise_text
 from drama_cli.script.load import load_script
@@ -108,8 +107,7 @@ def test_a_language_without_rules_is_sent_as_written_with_one_notice(tmp_path):
 
 
 @pytest.fixture
-def drama(monkeypatch):
-    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
+def drama():
     return cli.main
 
 

@@ -12,7 +12,6 @@ from fakes import fountain_play
 
 from drama_cli import cli
 from drama_cli.cli import main
-from drama_cli.commands import script as script_commands
 from drama_cli.compile.chunking import MIN_MAX_CHARS, split_text
 from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError
@@ -20,9 +19,8 @@ from drama_cli.script.load import load_script
 
 
 @pytest.fixture
-def drama(monkeypatch):
-    """`drama` with the script commands only."""
-    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
+def drama():
+    """The `drama` command line."""
     return cli.main
 
 

@@ -292,7 +292,6 @@ Y3_FILES = {
 @pytest.mark.parametrize("name", sorted(Y3_FILES))
 def test_Y3_yaml_errors_are_loud_and_located(tmp_path, name, capsys, monkeypatch):
     from drama_cli import cli
-    from drama_cli.commands import script as script_commands
 
     text, line, words, hint = Y3_FILES[name]
     path = tmp_path / name
@@ -304,6 +303,5 @@ def test_Y3_yaml_errors_are_loud_and_located(tmp_path, name, capsys, monkeypatch
     assert words in err.message and hint in err.hint
     if name == "b.yaml":
         assert err.position.column == 1
-    monkeypatch.setattr(cli, "_register_commands", lambda: script_commands.register(cli.app))
     assert cli.main(["check", str(path)]) == 2
     assert f"{name}:{line}:" in capsys.readouterr().err

@@ -98,7 +98,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         for clip in member.references:
             position = clip.position or where
             _check_clip(report, Path(script.base_dir, clip.path), f"reference clip {clip.path!r} of {member.name}",
-                        position, MAX_REFERENCE_S, MIN_REFERENCE_S)
+                        position, MAX_REFERENCE_S, min_s=MIN_REFERENCE_S)
             if not clip.transcript:
                 report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
     for mix in [script.mix] + [scene.mix for scene in script.scenes]:
