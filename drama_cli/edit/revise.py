@@ -187,7 +187,7 @@ def free_render_slot(store: TakeStore, scene_id: str, line_id: str, key: str | N
     """0 when no take with `key` fills the render's first slot yet (a note or edit written into
     the script changes the line's key: the new take then stands for the line's render), else
     None (an extra take, never counted as a render attempt)."""
-    taken = any(t.record.get("slot", 0) == 0 for t in store.takes(scene_id, line_id, key))
+    taken = any(t.slot == 0 for t in store.takes(scene_id, line_id, key))
     return None if taken or key is None else 0
 
 
