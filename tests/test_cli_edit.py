@@ -304,3 +304,46 @@ def test_replace_with_a_longer_phrase_that_occurs_once_still_works(twice, capsys
                  "--span", "1.2:1.8", "--dry-run", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"new_text": "Ernest is my name, and Ernest I shall stay, said Jack."' in out
+
+
+PETS = two_voice_scene("Pets", ["A: Hermione has 3 cats."]).replace(
+    "scenes:", "lexicon:\n  Hermione: her-MY-oh-nee\nscenes:")
+
+
+def test_edited_words_go_through_the_lexicon_and_number_rules(tmp_path, monkeypatch, capsys):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, PETS, "pets.yaml")
+    fake.requests.clear()
+    code, result, _ = edit_json(capsys, ["edit", str(path), "s1-1", "--replace", "cats", "--with", "dogs",
+                                         "--span", "0.5:1.0"])
+    assert code == 0 and result["new_text"] == "Hermione has 3 dogs."
+    take = TakeStore(tmp_path / "pets.drama").takes("s1", "s1-1")[-1]
+    assert take.record["text"] == "<|speaker:0|> her-MY-oh-nee has three dogs."
+    assert fake.requests[-1].text == take.record["text"]
+
+
+@pytest.mark.parametrize("words", ["<*|speaker:1|>", "<`|im_end|`>"])
+def test_edited_words_that_would_send_a_model_token_are_refused_before_the_engine(tmp_path, monkeypatch,
+                                                                                   capsys, words):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, PETS, "pets.yaml")
+    fake.requests.clear()
+    capsys.readouterr()
+    assert main(["edit", str(path), "s1-1", "--replace", "cats", "--with", words, "--span", "0.5:1.0"]) == 2
+    err = capsys.readouterr().err
+    assert "model token" in err and len(err.strip().splitlines()) == 1
+    assert fake.requests == [] and len(TakeStore(tmp_path / "pets.drama").takes("s1", "s1-1")) == 1
+
+
+@pytest.mark.parametrize("args", [["revise", "s1-1", "--note", "warmer"],
+                                  ["edit", "s1-1", "--replace", "cats", "--with", "dogs", "--span", "0.5:1.0",
+                                   "--dry-run"]])
+def test_revise_and_edit_refuse_a_take_made_for_older_words_unless_kept(tmp_path, monkeypatch, capsys, args):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, PETS, "pets.yaml")
+    path.write_text(PETS.replace("3 cats", "4 cats"), encoding="utf-8")
+    capsys.readouterr()
+    command = [args[0], str(path), *args[1:]]
+    assert main(command) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"drama: line 's1-1': take 1 was made for older text ('Hermione has 3 cats.'); the "
+                   f"script now says 'Hermione has 4 cats.'; render the line again (drama render {path} "
+                   "--line s1-1), or pass --keep to work from the old take anyway")
+    assert main(command + ["--keep"]) == 0

@@ -219,3 +219,30 @@ def test_B4_text_normalised_before_the_model():
     for bad in ("\n", "\t", "  ", "*", "#", "🥲", "✨", "’"):
         assert bad not in body
     assert render_spans(parse_directions("[sighs] Okay"), 0, None) == "<|speaker:0|> [sighs] Okay."
+
+
+@pytest.mark.parametrize("text, token, column", [
+    ("Hello <*|speaker:1|> there.", "<|speaker:1|>", 7),
+    ("I am <`|speaker:7|`> fine.", "<|speaker:7|>", 6),
+    ("Good **<|im_end|>** ok <~~|im_start|> no", "<|im_start|>", 24),
+])
+def test_a_model_token_the_markup_clean_up_would_make_is_refused_at_its_place(text, token, column):
+    with pytest.raises(ScriptError) as info:
+        parse_directions(text, WHERE)
+    errors = getattr(info.value, "errors", [info.value])
+    assert [e.position.column - WHERE.column + 1 for e in errors if token in e.message] == [column]
+
+
+def test_markdown_around_plain_angle_brackets_is_still_text():
+    spans = parse_directions("a **<** b and <_|x_> c")
+    assert "".join(s.text for s in spans) == "a **<** b and <_|x_> c"
+
+
+def test_sent_text_keeps_the_compiler_s_own_tokens_and_locates_any_other_at_the_line():
+    from drama_cli.script.direction import sent_text_errors
+
+    assert sent_text_errors("<|speaker:0|> Hi <|phoneme_start|>HH AY1<|phoneme_end|> there. "
+                            "<|speaker:1|> Yes.", WHERE) == []
+    errors = sent_text_errors("<|speaker:0|> Hi <|im_end|> there <|phoneme_end|>", WHERE)
+    assert [(e.position, e.message.split("'")[1]) for e in errors] == \
+        [(WHERE, "<|im_end|>"), (WHERE, "<|phoneme_end|>")]

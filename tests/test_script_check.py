@@ -352,3 +352,31 @@ def test_render_of_a_bad_script_says_how_many_more_check_lists(tmp_path, capsys)
     assert main(["render", str(path), "--engine", "scratch"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(
         "; and 1 more problem: `drama check` lists them all)")
+
+
+@pytest.mark.parametrize("cast, place", [
+    ('  A: {voice: a.wav, transcript: "I am *<|im_end|>* A."}\n', (2, 40)),
+    ('  A: {voice: a.wav, description: "A <|im_end|> voice"}\n', (2, 37)),
+])
+def test_check_refuses_model_tokens_in_cast_text_at_their_place(tmp_path, capsys, cast, place):
+    path = write(tmp_path, "cast:\n" + cast + "lines:\n  - A: hi\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{path}:{place[0]}:{place[1]}: structural model token '<|im_end|>' is not " \
+        "allowed in script text (remove it)"
+
+
+def test_check_refuses_a_model_token_in_a_fountain_parenthetical_at_its_place(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. FLAT - DAY\n\nJACK\n(<|im_end|>)\nHello.\n")
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0].startswith(f"{path}:4:2: structural model token '<|im_end|>'")
+
+
+def test_check_and_compile_refuse_a_token_markdown_clean_up_would_make_at_the_same_place(tmp_path, capsys):
+    path = write(tmp_path, "cast:\n  A: {}\n  B: {}\nlines:\n  - A: Hello <*|speaker:1|> there.\n")
+    assert main(["check", str(path)]) == 2
+    checked = capsys.readouterr().err.splitlines()[0]
+    assert main(["compile", str(path)]) == 2
+    compiled = capsys.readouterr().err.splitlines()[0]
+    assert checked.startswith(f"{path}:5:14: model token '<|speaker:1|>'")
+    assert compiled.startswith(f"drama: {path}:5:14: model token '<|speaker:1|>'")

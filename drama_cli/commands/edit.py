@@ -92,6 +92,7 @@ def revise_command(
     takes: int = opt.NEW_TAKES,
     seed: Optional[int] = opt.NEW_SEED,
     select: bool = opt.SELECT,
+    keep: bool = opt.KEEP_STALE,
     from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
@@ -123,7 +124,7 @@ def revise_command(
     clean_note(note)
     store = _store(script, out)
     summary = revise_in_project(loaded, store, _backend(store, backend), line, note,
-                                takes, seed, from_take, select)
+                                takes, seed, from_take, select, keep)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])
     _exit_for_takes([summary])
@@ -145,6 +146,7 @@ def edit_command(
     takes: int = opt.NEW_TAKES,
     seed: Optional[int] = opt.NEW_SEED,
     select: bool = opt.SELECT,
+    keep: bool = opt.KEEP_STALE,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the span and the words it covers, then stop."),
     update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
@@ -171,7 +173,8 @@ def edit_command(
     find_line(loaded, line)
     store = _store(script, out)
     engine = _backend(store, backend)
-    planned, source, audio, plan = plan_in_project(loaded, store, engine, line, form, from_take)
+    planned, source, audio, plan = plan_in_project(loaded, store, engine, line, form, from_take,
+                                                   keep=keep)
     summary = plan_summary(planned, source, plan)
     span_line = (f"{line}: take {source.number}, span {plan.span.start_s:.3f}-{plan.span.end_s:.3f} s "
                  f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "

@@ -44,6 +44,8 @@ NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
 NEW_SEED = typer.Option(None, help="Seed of the first new take.")
 BASE_SEED = typer.Option(0, help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
                                  "so keep seeds far apart (1000, 2000).")
+KEEP_STALE = typer.Option(False, "--keep", help="Work from the take even when the script's line changed "
+                          "since it was made (a stale take).")
 SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
 
 # The mix settings a command may override (render, mix); parsed by `mix_flags`.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from drama_cli.commands.output import notice
+from drama_cli.commands.output import notice, results_console
 
 
 class RichProgress:
@@ -14,7 +14,6 @@ class RichProgress:
     `drama_cli.render.line.Progress`."""
 
     def __init__(self):
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -23,9 +22,9 @@ class RichProgress:
             TimeElapsedColumn,
         )
 
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+        self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(),
-                             console=Console(stderr=True), transient=True)
+                             console=results_console(stderr=True), transient=True)
         self._task = None
         self._frames = None
         self._streams = None

@@ -34,12 +34,13 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
 
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
-    from drama_cli.compile.normalise import normalised_pieces
+    from drama_cli.compile.normalise import normalised_pieces, script_token_errors
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
 
     try:
-        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces)
+        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces,
+                              sent=script_token_errors)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     if report.errors:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
-from drama_cli.compile.normalise import SpokenLine, spoken_line, unsupported_notice
+from drama_cli.compile.normalise import SpokenLine, sent_token_errors, spoken_line, unsupported_notice
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
@@ -153,7 +153,11 @@ class SceneCompiler:
     def spoken(self, line: Line) -> SpokenLine:
         """The line's spans after the lexicon and the number rules (`compile.normalise`)."""
         if id(line) not in self._spoken:
-            self._spoken[id(line)] = spoken_line(self.script, line)
+            spoken = spoken_line(self.script, line)
+            errors = sent_token_errors(self.script, line, spoken)
+            if errors:
+                raise errors[0] if len(errors) == 1 else ScriptErrors(errors)
+            self._spoken[id(line)] = spoken
         return self._spoken[id(line)]
 
     def notices(self, line: Line) -> list[str]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from drama_cli.errors import ScriptError
+from drama_cli.script.direction import render_spans, sent_text_errors
 from drama_cli.script.document import Line, Script, Span
 from drama_cli.script.lexicon import LexiconEntry, line_matches, speaker_language
 from drama_cli.script.spoken import number_words
@@ -290,6 +292,19 @@ def spoken_line(script: Script, line: Line, normalize: bool = True) -> SpokenLin
         pieces.append(_normalised(span.text[last:], language, normalize, unsupported))
         spans.append(Span("text", "".join(pieces), span.value, span.column))
     return SpokenLine(spans, entries, list(dict.fromkeys(unsupported)))
+
+
+def sent_token_errors(script: Script, line: Line, spoken: SpokenLine | None = None) -> list[ScriptError]:
+    """The model tokens the line's text holds once its lexicon entries, number rules and markup
+    clean-up have run (`direction.sent_text_errors`), located at the line; [] for a clean line.
+    `spoken`: the line's `spoken_line`, when already made."""
+    spoken = spoken or spoken_line(script, line)
+    return sent_text_errors(render_spans(spoken.spans, 0, lambda name: 0, line.notes), line.position)
+
+
+def script_token_errors(script: Script) -> list[ScriptError]:
+    """`sent_token_errors` of every line of `script`, in script order."""
+    return [err for line in script.lines() for err in sent_token_errors(script, line)]
 
 
 def said_for(entry: LexiconEntry) -> str:

@@ -54,7 +54,7 @@ def _warning_json(warning: Warning_) -> dict:
 
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
-                 words: bool = False, pieces=None) -> CheckReport:
+                 words: bool = False, pieces=None, sent=None) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
@@ -62,13 +62,16 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     without reference or transcript, unused cast members, and with `strict_tags` every tag
     outside the known vocabulary (kept in the text; never dropped). `pieces`: the normaliser's
     text pieces (`drama_cli.compile.normalise.normalised_pieces`) for `words` to check numbers as
-    the words they become."""
+    the words they become. `sent`: Script -> the located errors of model tokens in the text as
+    it will be sent (`drama_cli.compile.normalise.script_token_errors`), added to `errors`."""
     from drama_cli.script.load import load_script
     from drama_cli.script.problems import Problems
 
     problems = Problems()
     script = load_script(path, cast, problems=problems)
     report = CheckReport(script, errors=list(problems.errors), warnings=list(script.warnings))
+    if sent is not None:
+        report.errors += sent(script)
     if words:
         from drama_cli.script.unknown_words import unknown_words
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.document import Span
-from engine.constants import SPEAKER_TAG_PATTERN
-from engine.text import TAG_NAME, spoken_text
+from engine.constants import SPEAKER_TAG, SPEAKER_TAG_PATTERN
+from engine.text import PHONEME_PAIR, TAG_NAME, spoken_text
 
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
@@ -122,6 +122,36 @@ def model_token_errors(text: str, where: SourcePosition | None = None) -> list[S
     return [err for _, err in sorted(found, key=lambda item: item[0])]
 
 
+def _cleaned_token_errors(spans: list[Span], text: str, where: SourcePosition | None,
+                          found: list[ScriptError]) -> list[ScriptError]:
+    """The model tokens the markup clean-up would make in `text`'s words (`<*|speaker:1|>`
+    sends `<|speaker:1|>`), located at their `<` in `text` (the clean-up removes no `<`);
+    tokens already in `found` are not repeated."""
+    reported = {(e.position.line, e.position.column) for e in found if e.position}
+    errors = []
+    for span in spans:
+        if span.kind != "text" or "<" not in span.text:
+            continue
+        openings = [span.column + i for i in _find_all(span.text, "<")]
+        cleaned = clean_markup(span.text)
+        for err in model_token_errors(cleaned, SourcePosition("", 1, 1)):
+            at = _at(where, text, openings[cleaned[:err.position.column - 1].count("<")])
+            if (at.line, at.column) not in reported:
+                errors.append(ScriptError(f"{err.message} once its markdown is removed", at, err.hint))
+    return errors
+
+
+def sent_text_errors(text: str, where: SourcePosition | None = None) -> list[ScriptError]:
+    """Every model token in `text` as it is sent, other than the tokens the compiler writes
+    itself (speaker tags `<|speaker:N|>` and lexicon pronunciations between the phoneme tokens),
+    as ScriptErrors located at `where` (the place the text came from)."""
+    mine = re.sub(PHONEME_PAIR, " ", SPEAKER_TAG.sub(" ", text))
+    return [ScriptError(err.message.replace("in script text", "in the text sent for this line"),
+                        where or err.position,
+                        "the lexicon, the number rules or the markup clean-up made it: change the words around it")
+            for err in model_token_errors(mine)]
+
+
 def _find_all(text: str, part: str) -> list[int]:
     indices, index = [], text.find(part)
     while index >= 0:
@@ -142,6 +172,7 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
     errors = model_token_errors(text, where)
     try:
         spans = _parse_spans(text, where, errors)
+        errors += _cleaned_token_errors(spans, text, where, errors)
     except ScriptError as err:
         errors.append(err)
     if len(errors) == 1:

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.direction import parse_directions
+from drama_cli.script.direction import check_model_tokens, parse_directions
 from drama_cli.script.document import (
     DialogueNumbers,
     Element,
@@ -319,6 +319,9 @@ class _Builder:
         name, extensions, dual = parse_cue(cue_row.text)
         self._flush_notes(rows[-1].number)
         scene = self.current(cue_row)
+        for row in rows[1:]:
+            if _is_parenthetical(row.text.strip()):  # a note, sent as a direction
+                check_model_tokens(row.text, self.at(row))
         parts = _speech_parts(rows[1:])
         first_line = None
         parts_made = 0
@@ -398,7 +401,7 @@ def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
     text_rows: list[_Row] = []
     for row in rows:
         stripped = row.text.strip()
-        if any(stripped.startswith(a) and stripped.endswith(b) for a, b in _PAREN_PAIRS):
+        if _is_parenthetical(stripped):
             content = " ".join(_strip_emphasis(stripped[1:-1]).split())
             is_pause = content.lower() in _PAUSE_WORDS
             if text_rows:
@@ -415,6 +418,11 @@ def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
     if text_rows or notes:
         parts.append((notes, text_rows, False))
     return parts
+
+
+def _is_parenthetical(stripped: str) -> bool:
+    """True for a row of speech (stripped) that is a parenthetical: `(whispering)`."""
+    return any(stripped.startswith(a) and stripped.endswith(b) for a, b in _PAREN_PAIRS)
 
 
 def _strip_emphasis(text: str) -> str:

@@ -40,6 +40,18 @@ class YamlReader:
         """1-based position of a node's first character."""
         return SourcePosition(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
 
+    def text_start(self, node: Node) -> SourcePosition:
+        """Position of the first character of a text value: after an opening quote, or on the
+        first content line of a block scalar (`|`, `>`)."""
+        where = self.at(node)
+        style = getattr(node, "style", None)
+        if style in ("'", '"'):
+            return SourcePosition(where.file, where.line, where.column + 1)
+        if style in ("|", ">") and node.start_mark.line + 1 < len(self.lines):
+            content = self.lines[node.start_mark.line + 1]
+            return SourcePosition(where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1)
+        return where
+
     def error(self, message: str, node: Node, hint: str | None = None) -> ScriptError:
         """A ScriptError located at `node`."""
         return ScriptError(message, self.at(node), hint)
