@@ -343,7 +343,10 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"'})
 _MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+MARKDOWN_MARKS = "*`~_#"  # the characters the markup clean-up removes; `\\*` keeps one
 _MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
+_ESCAPED_MARK = re.compile(r"\\([*`~_#\\])")
+_HELD = {mark: chr(0xE000 + n) for n, mark in enumerate(MARKDOWN_MARKS + "\\")}  # private use
 _WHITESPACE = re.compile(r"\s+")
 _END_PUNCT_NEEDED = re.compile(r"(?:\w|<\|phoneme_end\|>)$")  # a word, or a lexicon pronunciation
 _CJK_END = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]$")
@@ -361,11 +364,17 @@ def _is_emoji(char: str) -> bool:
 def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
     (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings) and emoji removed, whitespace runs and line
-    breaks collapsed to one space. Leading/trailing spaces are kept as one space so spans join.
+    breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
+    is kept as the character, without the backslash. Leading/trailing spaces are kept as one space so spans join.
     """
     text = text.translate(_QUOTES)
+    escaped = "\\" in text and _ESCAPED_MARK.search(text) is not None
+    if escaped:  # `\\*` is a literal `*`: held out of the clean-up
+        text = _ESCAPED_MARK.sub(lambda m: _HELD[m.group(1)], text)
     if _MARKDOWN_MARK.search(text):  # the full pattern is slow; most spans hold no marker
         text = _MARKDOWN.sub("", text)
+    if escaped:
+        text = text.translate({ord(held): mark for mark, held in _HELD.items()})
     if not text.isascii():  # no ASCII character is an emoji: most lines skip the scan
         text = "".join(" " if _is_emoji(c) else c for c in text)
     return _WHITESPACE.sub(" ", text)
@@ -456,6 +465,6 @@ def display_text(line) -> str:
     """The words of a script line for tables, labels and subtitles: its text spans only (no
     tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
     spans = getattr(line, "spans", None) or []
-    words = " ".join("".join(s.text for s in spans if s.kind == "text").split())
+    words = " ".join(_ESCAPED_MARK.sub(r"\1", "".join(s.text for s in spans if s.kind == "text")).split())
     return words or spoken_text(line.text) or line.text
 

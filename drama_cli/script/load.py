@@ -57,12 +57,12 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         script.warnings.extend(cue_like_warnings(script))
     from drama_cli.script.pauses import take_out_pauses
 
-    take_out_pauses(script)
     with problems.collect():
         finish_book(script)
     if script.narrator:
         with problems.collect():
             add_narration(script)
+    take_out_pauses(script)  # after narration: action lines pause too, and count as a line before
     if resolve:
         resolve_speakers(script, problems)
     if own:
