@@ -30,7 +30,7 @@ def render_command(
     mode: str = opt.MODE,
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = opt.BASE_SEED,
-    retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
+    retries: int = typer.Option(2, help="Extra attempts when a take fails its checks (0..100)."),
     backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
