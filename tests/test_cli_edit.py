@@ -347,3 +347,23 @@ def test_revise_and_edit_refuse_a_take_made_for_older_words_unless_kept(tmp_path
                    f"script now says 'Hermione has 4 cats.'; render the line again (drama render {path} "
                    "--line s1-1), or pass --keep to work from the old take anyway")
     assert main(command + ["--keep"]) == 0
+
+
+def test_revise_edit_and_plot_read_the_cast_the_project_was_rendered_with(tmp_path, monkeypatch, capsys):
+    fake = FakeWithCodes()
+    fake_render(monkeypatch, fake)
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
+    (tmp_path / "casts").mkdir()
+    cast = tmp_path / "casts" / "people.yaml"
+    cast.write_text("cast:\n  JACK: {}\n")
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. FLAT - DAY\n\nJACK\nWe leave at six.\n")
+    assert main(["render", str(path), "--cast", str(cast)]) == 0
+    assert main(["revise", str(path), "scene-1-1", "--note", "warmer"]) == 0
+    assert main(["edit", str(path), "scene-1-1", "--replace", "six", "--with", "seven", "--span",
+                 "0.2:0.6", "--cast", str(cast)]) == 0
+    assert main(["plot", str(path), "--line", "scene-1-1", "-o", str(tmp_path / "take.png")]) == 0
+    cast.unlink()
+    capsys.readouterr()
+    assert main(["plot", str(path), "--line", "scene-1-1", "-o", str(tmp_path / "take.png")]) == 2
+    assert "pass --cast FILE" in capsys.readouterr().err

@@ -119,7 +119,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     engine = make_backend(**backend, notice=notice_once)
     try:
         return render_script(loaded, store, engine, settings, stderr_progress(),
-                             script_info(loaded, script), notice=notice_once)
+                             script_info(loaded, script, cast), notice=notice_once)
     finally:
         engine.close()
 

@@ -18,12 +18,18 @@ from drama_cli.errors import UsageError
 from drama_cli.takes.store import check_new_takes
 
 
-def _load(script: str):
+def _load(script: str, cast: Optional[str] = None, out: Optional[str] = None):
+    """The script, read with `cast`, else with the cast file its project was rendered with
+    (`recorded_cast`), else with the one beside it."""
+    from drama_cli.commands.inputs import recorded_cast
     from drama_cli.script.load import load_script
+    from drama_cli.takes.project import open_project
 
     if script == "-":
         raise UsageError("revise, edit and plot need a script file (they read its project folder)")
-    loaded = load_script(script)
+    if cast is None:
+        cast = recorded_cast(open_project(script, out))
+    loaded = load_script(script, cast)
     for warning in loaded.warnings:
         notice(f"warning: {warning}")
     return loaded
@@ -96,6 +102,7 @@ def revise_command(
     from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.PROJECT_CAST,
     as_json: bool = opt.JSON,
 ) -> None:
     """Make a new take of a line read against its earlier takes and a director's note. Exits 1
@@ -108,7 +115,7 @@ def revise_command(
     )
 
     check_new_takes(takes)
-    loaded = _load(script)
+    loaded = _load(script, cast, out)
     if from_script:
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
@@ -151,6 +158,7 @@ def edit_command(
     update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.PROJECT_CAST,
     as_json: bool = opt.JSON,
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
@@ -169,7 +177,7 @@ def edit_command(
     if at is not None and not math.isfinite(at):
         raise UsageError(f"--at must be a finite number of seconds, not {at!r}")
     check_new_takes(takes)
-    loaded = _load(script)
+    loaded = _load(script, cast, out)
     find_line(loaded, line)
     store = _store(script, out)
     engine = _backend(store, backend)
@@ -204,6 +212,7 @@ def plot_command(
     take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
     output: Optional[str] = typer.Option(None, "-o", "--image", help="Picture to write (default: <scene>.png / <line>.png)."),
     out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.PROJECT_CAST,
     as_json: bool = opt.JSON,
     old_output: Optional[str] = typer.Option(None, "--output", hidden=True),
 ) -> None:
@@ -225,7 +234,7 @@ def plot_command(
         raise UsageError("--take goes with --line")
     if output is not None:
         check_image_path(output)
-    loaded = _load(script)
+    loaded = _load(script, cast, out)
     store = _store(script, out)
     if scene is not None:
         fig = scene_blocks_figure(loaded, store, scene)

@@ -17,6 +17,8 @@ SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for st
 SCRIPT_FILE = typer.Argument(..., help="Script file (.yaml or .fountain).")
 OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it).")
 CAST = typer.Option(None, help="Cast file (YAML); default <script>.cast.yaml for Fountain.")
+PROJECT_CAST = typer.Option(None, "--cast", help="Cast file (YAML); default: the one the project was rendered "
+                            "with, else <script>.cast.yaml for Fountain.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")

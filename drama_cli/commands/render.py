@@ -64,7 +64,7 @@ def render_command(
     engine = _backend(cluster, backend, not no_graph)
     try:
         report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
-                               script_info(loaded, script), notice=notice, mix=flags)
+                               script_info(loaded, script, cast), notice=notice, mix=flags)
     finally:
         engine.close()
     if cluster is not None:
