@@ -103,8 +103,17 @@ def test_unknown_tags_pass_through_in_place_and_order():
 
 def test_strict_mode_lists_unknown_tags_without_removing_them():
     spans = parse_directions("[voice tight] I'm fine. [sighs] <growl>Really.</growl>")
-    assert [s.text for s in unknown_tags(spans)] == ["[voice tight]", "<growl>"]
+    assert [s.text for s, _ in unknown_tags(spans)] == ["[voice tight]", "<growl>"]
     assert "[voice tight]" in render_spans(spans, 0, None)
+
+
+def test_strict_mode_knows_only_drama_3_s_closed_list_of_paired_tags():
+    text = ("<whisper>a</whisper> <emphasis>b</emphasis> <soft>c</soft> <fast>d</fast> <slow>e</slow> "
+            "<stress>f</stress> <forceful>g</forceful> <angry>h</angry> <loud>i</loud> <french>j</french>")
+    found = {span.value: why for span, why in unknown_tags(parse_directions(text))}
+    assert set(found) == {"angry", "loud", "french"}
+    assert found["angry"].startswith("is not one of Drama 3's paired tags (emphasis, fast, forceful")
+    assert found["french"] == "is a language tag, experimental in Drama 3"
 
 
 def test_note_direction_forms():

@@ -99,9 +99,9 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
             report.warnings.append(Warning_(f"cast member {name} has no lines", script.cast[name].position))
     if strict_tags:
         for line in script.lines():
-            for span in unknown_tags(line.spans):
-                report.warnings.append(Warning_(f"line {line.id}: tag {span.text} is not in the known vocabulary "
-                                                "(kept as written)", line.position))
+            for span, why in unknown_tags(line.spans):
+                report.warnings.append(Warning_(f"line {line.id}: tag {span.text} {why} (kept as written)",
+                                                line.position))
     # in source order: the script's own file first, then the cast file and others
     report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
                                         err.position.line, err.position.column))

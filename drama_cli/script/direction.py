@@ -438,18 +438,24 @@ def _join(parts: list[str]) -> str:
     return re.sub(r" ([.,!?;:])", r"\1", text)
 
 
-def unknown_tags(spans: Iterable[Span]) -> list[Span]:
-    """Tags whose name is not in KNOWN_TAGS (for `--strict-tags` warnings; never dropped)."""
+# The paired (scoped) tags Fish documents for Drama 3: a closed list. Scoped language tags
+# (`<french>…</french>`) are documented as experimental.
+PAIRED_TAGS = frozenset({"whisper", "emphasis", "soft", "fast", "slow", "stress", "forceful"})
+LANGUAGE_TAGS = frozenset({"english", "french", "german", "spanish", "italian", "japanese", "chinese"})
+
+
+def unknown_tags(spans: Iterable[Span]) -> list[tuple[Span, str]]:
+    """The tags `--strict-tags` warns about (never dropped), each with why: a bracket whose
+    name is not in KNOWN_TAGS, a scoped tag outside the closed `PAIRED_TAGS` list, or a scoped
+    language tag (experimental)."""
     result = []
     for span in spans:
-        if span.kind in ("tag", "style"):
-            key = span.value.lower().replace(" ", "-")
-        elif span.kind == "open":
-            key = span.value
-        else:
-            continue
-        if key not in KNOWN_TAGS:
-            result.append(span)
+        if span.kind in ("tag", "style") and span.value.lower().replace(" ", "-") not in KNOWN_TAGS:
+            result.append((span, "is not in the known vocabulary"))
+        elif span.kind == "open" and span.value in LANGUAGE_TAGS:
+            result.append((span, "is a language tag, experimental in Drama 3"))
+        elif span.kind == "open" and span.value not in PAIRED_TAGS:
+            result.append((span, f"is not one of Drama 3's paired tags ({', '.join(sorted(PAIRED_TAGS))})"))
     return result
 
 
