@@ -204,6 +204,9 @@ class SceneCompiler:
                     self._durations[path] = self.clip_duration(path)
                 if self._durations[path] is None:
                     warnings.append(f"reference {clip.path} of {name} is missing or unreadable")
+                elif self._durations[path] > MAX_REFERENCE_S:
+                    warnings.append(f"reference {clip.path} of {name} is {self._durations[path]:.1f} s long: "
+                                    f"render refuses clips over {MAX_REFERENCE_S:g} s (trim it to a shorter excerpt)")
                 transcript = None
                 if clip.transcript and clip.transcript.strip():
                     transcript = f"<|speaker:{k}|> " + " ".join(clip.transcript.split())
