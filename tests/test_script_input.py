@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from fakes import CAST, fountain_play, one_error_line
+from fakes import CAST, fake_render, fountain_play, one_error_line
 
 from drama_cli.cli import main
 
@@ -61,3 +61,22 @@ def test_empty_cast_option_names_cast(tmp_path, capsys, verb):
     assert capsys.readouterr().err.strip().splitlines()[-1] == "drama: --cast is empty: give the cast file (YAML)"
     assert main([verb, str(path), "--cast", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"
+
+
+def test_a_second_script_piped_into_the_same_folder_is_refused_without_out(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    first, second = b"cast:\n  A: {}\nlines:\n  - A: One.\n", b"cast:\n  A: {}\nlines:\n  - A: Two.\n"
+    _stdin(monkeypatch, first)
+    assert main(["render", "-"]) == 0
+    _stdin(monkeypatch, first)
+    assert main(["render", "-"]) == 0  # the same script again: its own project
+    _stdin(monkeypatch, second)
+    capsys.readouterr()
+    assert main(["render", "-"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "drama: stdin.drama holds the project of another script read from stdin (or of an earlier "
+        "version of this one); give --out FOLDER: a new folder for another script, --out "
+        "stdin.drama to go on with this project")
+    _stdin(monkeypatch, second)
+    assert main(["render", "-", "--out", "two.drama"]) == 0

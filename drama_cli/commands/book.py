@@ -21,7 +21,7 @@ from drama_cli.commands.output import (
 )
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import DramaError, UsageError, error_report
-from drama_cli.takes.project import open_project
+from drama_cli.takes.project import check_stdin_owner, open_project
 
 
 @opt.BACKEND.into("backend")
@@ -70,6 +70,8 @@ def book_command(
     cover_path(loaded)  # a missing cover fails now, not after hours of rendering
     require_encoder("mp3")
     store = open_project(script, None if out is None else out, create=True)
+    if script == "-" and out is None:
+        check_stdin_owner(store, loaded.text_sha256)
     render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed)
     try:
         if render_report.exit_code == 1:

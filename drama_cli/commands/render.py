@@ -18,7 +18,7 @@ from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import ScriptError, UsageError
-from drama_cli.takes.project import open_project
+from drama_cli.takes.project import check_stdin_owner, open_project
 
 
 @opt.MIX.into("mix")
@@ -61,6 +61,8 @@ def render_command(
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold)
     store = open_project(script, out, create=True)
+    if script == "-" and out is None:
+        check_stdin_owner(store, loaded.text_sha256)
     engine = _backend(cluster, backend, not no_graph)
     try:
         report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),

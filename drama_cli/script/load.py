@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import os
 import re
 import sys
@@ -49,6 +51,7 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         from drama_cli.script.fountain import read_fountain
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
+    script.text_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if cast is not None or script.format == "fountain":
         _attach_cast(script, name, cast)
     if script.format == "fountain":
