@@ -16,6 +16,8 @@ from drama_cli.errors import (
     CheckFailed,
     ScriptError,
     ScriptErrors,
+    SourcePosition,
+    UsageError,
     error_report,
 )
 
@@ -43,12 +45,25 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
                               sent=script_token_errors)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
+    report.errors += _cover_errors(report.script)
     if report.errors:
         _fail(report.errors, as_json)
     if as_json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         _print_check(report)
+
+
+def _cover_errors(script) -> list[ScriptError]:
+    """The error `drama book` would stop at for the book's cover (missing, or not a JPEG or
+    PNG: `drama_cli.book.m4b.cover_path`), located at the book block; [] when it is fine."""
+    from drama_cli.book.m4b import cover_path
+
+    try:
+        cover_path(script)
+    except UsageError as err:
+        return [ScriptError(str(err), script.book.position or SourcePosition(script.source, 1, 1))]
+    return []
 
 
 def _fail(errors: list[ScriptError], as_json: bool) -> None:
@@ -106,7 +121,6 @@ def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     """
     from drama_cli.compile.chunking import MIN_MAX_CHARS
     from drama_cli.compile.cost import compile_report
-    from drama_cli.errors import UsageError
     from drama_cli.script.load import load_script
 
     get_mode(mode)

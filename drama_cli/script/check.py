@@ -89,7 +89,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     for mix in [script.mix] + [scene.mix for scene in script.scenes]:
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
-                        mix.room_tone_position, None)
+                        mix.room_tone_position, None, silence_refused=True)
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)
@@ -97,6 +97,8 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     for name in script.cast:
         if name not in used:
             report.warnings.append(Warning_(f"cast member {name} has no lines", script.cast[name].position))
+    if script.book is not None:
+        report.warnings += _long_pauses(script)
     if strict_tags:
         for line in script.lines():
             for span, why in unknown_tags(line.spans):
@@ -128,10 +130,27 @@ def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None
     return ScriptError(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
 
 
-def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None) -> None:
-    """Add the clip's error (located at `position`) or warning to `report`."""
+ACX_LONGEST_PAUSE_S = 5.0  # longer silences inside a chapter pull its RMS under ACX's -23 dB
+
+
+def _long_pauses(script) -> list[Warning_]:
+    """A warning at each line of a book whose `pause_after` is longer than ACX_LONGEST_PAUSE_S."""
+    return [Warning_(f"line {line.id}: pause_after {line.pause_after_s:g} s is a long silence for an "
+                     f"audiobook: ACX measures a chapter's RMS over its silences too, and a pause over "
+                     f"{ACX_LONGEST_PAUSE_S:g} s can pull it under -23 dB (drama book then fails the "
+                     "RMS rule)", line.position)
+            for line in script.lines() if (line.pause_after_s or 0.0) > ACX_LONGEST_PAUSE_S]
+
+
+def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None,
+                silence_refused: bool = False) -> None:
+    """Add the clip's error (located at `position`) or warning to `report`; with
+    `silence_refused` (room tone: the mixer cannot set the level of silence) a silent clip is
+    an error."""
     verdict = inspect_clip(full, max_s)
     position = position or SourcePosition(report.script.source, 1, 1)
+    if silence_refused and verdict.warning:
+        verdict.error, verdict.warning = verdict.warning, None
     if verdict.error:
         hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \
             "trim it to a shorter excerpt" if verdict.error.endswith(" s") else \

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, reference audio)
+SILENT_PEAK = 2.0 ** -15  # one 16-bit step: a clip no louder is silence (anti-phase stereo leaves one)
 
 
 @dataclass
@@ -25,7 +26,8 @@ class ClipVerdict:
 def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silence: bool = True) -> ClipVerdict:
     """Look at the audio file `path`: exists, is a file, is readable audio (soundfile), holds at
     least one sample, every sample finite (no NaN or infinity), is at most `max_s` seconds long
-    (None: any length), and (with `silence`) holds a non-zero sample.
+    (None: any length), and (with `silence`) holds a sample louder than `SILENT_PEAK` once its
+    channels are mixed to mono (their mean, as the engine and the mixer read it: anti-phase stereo is silent).
 
     Reads the header for the duration and, for a clip within the limit, its samples (float32, in
     blocks of 65,536 frames). Never raises for a bad file: returns a verdict.
@@ -54,12 +56,15 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     if not finite:
         return ClipVerdict(error="holds non-finite samples (NaN or infinity)", duration_s=duration_s)
     if silence and silent:
-        return ClipVerdict(warning="is silent (every sample is zero)", duration_s=duration_s)
+        why = "no sample louder than one 16-bit step" if info.channels == 1 else \
+            "its channels cancel once mixed to mono, as the engine and the mixer hear it"
+        return ClipVerdict(warning=f"is silent ({why})", duration_s=duration_s)
     return ClipVerdict(duration_s=duration_s)
 
 
 def _scan_samples(path: Path) -> tuple[int, bool, bool] | None:
-    """(sample frames, all samples finite, all samples zero) of an audio file; None when its
+    """(sample frames, all samples finite, all samples zero once the channels are mixed to
+    mono by their mean) of an audio file; None when its
     samples cannot be read. A file is read once per process while its size, modification time
     and inode stay the same: a command that checks the same clip at several steps (the flags,
     the project's settings, each scene) reads it once."""
@@ -85,7 +90,7 @@ def _read_samples(path: Path) -> tuple[int, bool, bool] | None:
         for block in soundfile.blocks(str(path), blocksize=65536, dtype="float32", always_2d=True):
             frames += block.shape[0]
             finite = finite and bool(np.isfinite(block).all())
-            silent = silent and not np.any(block != 0)
+            silent = silent and not np.any(np.abs(block.mean(axis=1)) > SILENT_PEAK)  # as mixed to mono
     except (RuntimeError, OSError, ValueError):
         return None
     return frames, finite, silent
