@@ -59,7 +59,7 @@ def render_command(
             raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
     loaded = _load_for_render(script, cast, no_normalize)
     if qc is not None:
-        settings.checks = _qc_checks(qc, asr_model, asr_threshold)
+        settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
     store = open_project(script, out, create=True)
     if script == "-" and out is None:
         check_stdin_owner(store, loaded.text_sha256)
@@ -113,15 +113,20 @@ def _backend(cluster: Optional[str], flags: dict, graph: bool):
                                 notice=notice)
 
 
-def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
+def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], loaded) -> list:
+    """The extra take checks of `--qc` (speech recognition, its transcripts read with the
+    number rules of the script's language, as the compiler writes the line)."""
+    from drama_cli.compile.normalise import normalise_text
     from drama_cli.mix.options import check_number
     from drama_cli.qc.take_checks import asr_take_check
+    from drama_cli.script.lexicon import speaker_language
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
     if threshold is not None:
         check_number("--asr-threshold", threshold, 0.0, 1.0)
-    return [asr_take_check(asr_model, threshold)]
+    language = speaker_language(loaded, "")
+    return [asr_take_check(asr_model, threshold, said=lambda heard: normalise_text(heard, language))]
 
 def _print_report(report) -> None:
     from rich.table import Table
