@@ -72,7 +72,7 @@ def book_command(
     store = open_project(script, None if out is None else out, create=True)
     if script == "-" and out is None:
         check_stdin_owner(store, loaded.text_sha256)
-    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed)
+    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed, cast)
     try:
         if render_report.exit_code == 1:
             from drama_cli.errors import TakesNeedReview
@@ -106,9 +106,10 @@ def book_command(
         raise TakesNeedReview(render_report)
 
 
-def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
+def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: Optional[str] = None):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
-    mixes) with the engine of the `BACKEND` group's values `backend`."""
+    mixes) with the engine of the `BACKEND` group's values `backend`; `cast`: the `--cast` file,
+    recorded with the project."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.compile.conversations import check_references
     from drama_cli.render.scheduler import render_script

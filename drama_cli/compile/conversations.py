@@ -23,8 +23,13 @@ from dataclasses import dataclass, field
 
 from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
-from drama_cli.compile.normalise import SpokenLine, sent_token_errors, spoken_line, unsupported_notice
-from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.compile.normalise import (
+    SpokenLine,
+    sent_token_errors,
+    spoken_line,
+    unsupported_notice,
+)
+from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.document import Line, Scene, Script

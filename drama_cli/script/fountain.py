@@ -26,7 +26,11 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.direction import MARKDOWN_MARKS, check_model_tokens, parse_directions
+from drama_cli.script.direction import (
+    MARKDOWN_MARKS,
+    check_model_tokens,
+    parse_directions,
+)
 from drama_cli.script.document import (
     DialogueNumbers,
     Element,

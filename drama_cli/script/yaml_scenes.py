@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from drama_cli.errors import SourcePosition
 from drama_cli.script.direction import check_model_tokens, parse_directions
 from drama_cli.script.document import Element, Line, MixOptions, Scene
 from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
