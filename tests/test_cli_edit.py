@@ -349,7 +349,7 @@ def test_revise_and_edit_refuse_a_take_made_for_older_words_unless_kept(tmp_path
     assert main(command + ["--keep"]) == 0
 
 
-def test_revise_edit_and_plot_read_the_cast_the_project_was_rendered_with(tmp_path, monkeypatch, capsys):
+def test_revise_and_edit_read_the_cast_the_project_was_rendered_with_and_plot_asks_for_it(tmp_path, monkeypatch, capsys):
     fake = FakeWithCodes()
     fake_render(monkeypatch, fake)
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
@@ -362,7 +362,6 @@ def test_revise_edit_and_plot_read_the_cast_the_project_was_rendered_with(tmp_pa
     assert main(["revise", str(path), "scene-1-1", "--note", "warmer"]) == 0
     assert main(["edit", str(path), "scene-1-1", "--replace", "six", "--with", "seven", "--span",
                  "0.2:0.6", "--cast", str(cast)]) == 0
-    assert main(["plot", str(path), "--line", "scene-1-1", "-o", str(tmp_path / "take.png")]) == 0
     cast.unlink()
     capsys.readouterr()
     assert main(["plot", str(path), "--line", "scene-1-1", "-o", str(tmp_path / "take.png")]) == 2
