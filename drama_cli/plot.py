@@ -104,6 +104,12 @@ def gaps(blocks: Sequence[Block]) -> list[tuple[float, float]]:
     return found
 
 
+def as_written(text: str) -> str:
+    """User text (names, ids, words) for a figure: each `$` escaped, so matplotlib draws it as
+    written instead of reading `$...$` as mathematics (which can also fail to draw)."""
+    return text.replace("$", r"\$")
+
+
 def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None = None) -> Figure:
     """The scene timeline: one lane per speaker (in order of first appearance), each take a
     block from its start to its end labelled with the line's first words and its loudness,
@@ -139,12 +145,12 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
         ax.axvspan(start, stop, color="red", alpha=0.18, label="overlap")
     ax.set_xlim(0, max(end * 1.01, 1e-3))
     ax.set_ylim(-0.6, len(speakers) - 0.4)
-    ax.set_yticks(range(len(speakers)), speakers)
+    ax.set_yticks(range(len(speakers)), [as_written(name) for name in speakers])
     ax.invert_yaxis()
     ax.set_xlabel("time (s)")
     _time_ticks(ax, end)
     ax.grid(axis="x", which="major", alpha=0.3)
-    ax.set_title(title or "scene timeline", fontsize=10)
+    ax.set_title(as_written(title) or "scene timeline", fontsize=10)
     _place_labels(fig, ax, blocks, speakers)
     return fig
 
@@ -179,7 +185,7 @@ def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str])
     placed: dict[object, object] = {}  # label artist -> its box
 
     def place(x: float, y: float, text: str, **style):
-        artist = ax.text(x, y, text, clip_on=True, **style)
+        artist = ax.text(x, y, as_written(text), clip_on=True, **style)
         box = artist.get_window_extent(renderer).expanded(1.02, 1.1)
         inside = frame.x0 - 3 <= box.x0 and box.x1 <= frame.x1 + 3 and \
             frame.y0 <= box.y0 and box.y1 <= frame.y1
@@ -245,7 +251,7 @@ def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float
     frames = wave_ax.secondary_xaxis("top", functions=(lambda s: s * FRAMES_PER_SECOND, lambda f: f / FRAMES_PER_SECOND))
     frames.set_xlabel("frame")
     spec_ax.set_xlabel("time (s)")
-    fig.suptitle(title or "take", fontsize=10)
+    fig.suptitle(as_written(title) or "take", fontsize=10)
     return fig
 
 

@@ -281,6 +281,15 @@ def test_a_missing_cover_fails_before_rendering(tmp_path, monkeypatch, capsys):
     assert fake.requests == []
 
 
+def test_a_chapter_asked_for_twice_is_assembled_once(book):
+    from drama_cli.book.assemble import pick_chapters
+    from drama_cli.script.load import load_script
+
+    path, _, _ = book
+    script = load_script(str(path))
+    assert [c.number for c in pick_chapters(script, [2, 1, 2, 1])] == [2, 1]
+
+
 def test_judge_names_every_failed_rule():
     check = FileCheck("x.mp3", 7300.0, -25.0, -2.0, -55.0, 48_000, 128, 2, False, 0.2, 6.0)
     judge(check)

@@ -360,3 +360,65 @@ def test_a_revision_lists_the_words_its_parent_says_not_the_text_sent(tmp_path, 
     assert main(["takes", str(path), "--json"]) == 0
     takes = json.loads(capsys.readouterr().out)[0]["takes"]
     assert [(t["take"], t["text"]) for t in takes] == [(1, "We leave at 6."), (2, "We leave at 6.")]
+
+
+PETS = two_voice_scene("Pets", ["A: Hermione has 3 cats."]).replace(
+    "scenes:", "lexicon:\n  Hermione: her-MY-oh-nee\nscenes:")
+
+
+def test_edited_words_go_through_the_lexicon_and_number_rules(tmp_path, monkeypatch, capsys):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, PETS, "pets.yaml")
+    fake.requests.clear()
+    code, result, _ = edit_json(capsys, ["edit", str(path), "s1-1", "--replace", "cats", "--with", "dogs",
+                                         "--span", "0.5:1.0"])
+    assert code == 0 and result["new_text"] == "Hermione has 3 dogs."
+    take = TakeStore(tmp_path / "pets.drama").takes("s1", "s1-1")[-1]
+    assert take.record["text"] == "<|speaker:0|> her-MY-oh-nee has three dogs."
+    assert fake.requests[-1].text == take.record["text"]
+
+
+@pytest.mark.parametrize("words", ["<*|speaker:1|>", "<`|im_end|`>"])
+def test_edited_words_that_would_send_a_model_token_are_refused_before_the_engine(tmp_path, monkeypatch,
+                                                                                   capsys, words):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, PETS, "pets.yaml")
+    fake.requests.clear()
+    capsys.readouterr()
+    assert main(["edit", str(path), "s1-1", "--replace", "cats", "--with", words, "--span", "0.5:1.0"]) == 2
+    err = capsys.readouterr().err
+    assert "model token" in err and len(err.strip().splitlines()) == 1
+    assert fake.requests == [] and len(TakeStore(tmp_path / "pets.drama").takes("s1", "s1-1")) == 1
+
+
+@pytest.mark.parametrize("args", [["revise", "s1-1", "--note", "warmer"],
+                                  ["edit", "s1-1", "--replace", "cats", "--with", "dogs", "--span", "0.5:1.0",
+                                   "--dry-run"]])
+def test_revise_and_edit_refuse_a_take_made_for_older_words_unless_kept(tmp_path, monkeypatch, capsys, args):
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, PETS, "pets.yaml")
+    path.write_text(PETS.replace("3 cats", "4 cats"), encoding="utf-8")
+    capsys.readouterr()
+    command = [args[0], str(path), *args[1:]]
+    assert main(command) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"drama: line 's1-1': take 1 was made for older text ('Hermione has 3 cats.'); the "
+                   f"script now says 'Hermione has 4 cats.'; render the line again (drama render {path} "
+                   "--line s1-1), or pass --keep to work from the old take anyway")
+    assert main(command + ["--keep"]) == 0
+
+
+def test_revise_and_edit_read_the_cast_the_project_was_rendered_with_and_plot_asks_for_it(tmp_path, monkeypatch, capsys):
+    fake = FakeWithCodes()
+    fake_render(monkeypatch, fake)
+    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
+    (tmp_path / "casts").mkdir()
+    cast = tmp_path / "casts" / "people.yaml"
+    cast.write_text("cast:\n  JACK: {}\n")
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. FLAT - DAY\n\nJACK\nWe leave at six.\n")
+    assert main(["render", str(path), "--cast", str(cast)]) == 0
+    assert main(["revise", str(path), "scene-1-1", "--note", "warmer"]) == 0
+    assert main(["edit", str(path), "scene-1-1", "--replace", "six", "--with", "seven", "--span",
+                 "0.2:0.6", "--cast", str(cast)]) == 0
+    cast.unlink()
+    capsys.readouterr()
+    assert main(["plot", str(path), "--line", "scene-1-1", "-o", str(tmp_path / "take.png")]) == 2
+    assert "pass --cast FILE" in capsys.readouterr().err

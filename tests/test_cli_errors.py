@@ -39,6 +39,7 @@ def test_a_closed_pipe_ends_quietly_with_141(tmp_path, lines, read):
 
 @pytest.mark.parametrize("args, code, message", [
     (["render", "{script}", "--takes", "0"], 2, "--takes must be between 1 and 100, got 0"),
+    (["render", "{script}", "--retries", "1000000"], 2, "--retries must be between 0 and 100, got 1000000"),
     (["render", "{script}", "--seed", "4294967296"], 2, "--seed must be between 0 and 2147483647, got 4294967296"),
     (["render", "{script}", "--seed", "-1"], 2, "--seed must be between 0 and 2147483647, got -1"),
     (["render", "{missing}"], 2, "cannot read script"),

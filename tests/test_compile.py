@@ -260,3 +260,13 @@ def test_B2_speaker_tokens_syntax_order_and_range(tmp_path):
             indices = {int(k) for k in re.findall(r"<\|speaker:(\d+)\|>", text)}
             assert "<|speaker:16|>" not in text and len(indices) <= 16 and max(indices) <= 15
             assert all(r.speaker <= 15 for r in conversation.references)
+
+
+def test_compile_warns_of_a_reference_clip_render_would_refuse_as_too_long(tmp_path):
+    soundfile.write(tmp_path / "long.wav", np.zeros(44_100 * 61, np.float32) + 0.01, 44_100)
+    path = tmp_path / "play.yaml"
+    path.write_text('cast:\n  A: {voice: long.wav, transcript: "Hi."}\nlines:\n  - A: Hello.\n')
+    script = load_script(str(path))
+    (plan,) = compile_scene(script, script.scenes[0], "clone")
+    assert "reference long.wav of A is 61.0 s long: render refuses clips over 60 s " \
+           "(trim it to a shorter excerpt)" in plan.warnings

@@ -105,8 +105,17 @@ def test_unknown_tags_pass_through_in_place_and_order():
 
 def test_strict_mode_lists_unknown_tags_without_removing_them():
     spans = parse_directions("[voice tight] I'm fine. [sighs] <growl>Really.</growl>")
-    assert [s.text for s in unknown_tags(spans)] == ["[voice tight]", "<growl>"]
+    assert [s.text for s, _ in unknown_tags(spans)] == ["[voice tight]", "<growl>"]
     assert "[voice tight]" in render_spans(spans, 0, None)
+
+
+def test_strict_mode_knows_only_drama_3_s_closed_list_of_paired_tags():
+    text = ("<whisper>a</whisper> <emphasis>b</emphasis> <soft>c</soft> <fast>d</fast> <slow>e</slow> "
+            "<stress>f</stress> <forceful>g</forceful> <angry>h</angry> <loud>i</loud> <french>j</french>")
+    found = {span.value: why for span, why in unknown_tags(parse_directions(text))}
+    assert set(found) == {"angry", "loud", "french"}
+    assert found["angry"].startswith("is not one of Drama 3's paired tags (emphasis, fast, forceful")
+    assert found["french"] == "is a language tag, experimental in Drama 3"
 
 
 def test_note_direction_forms():
@@ -221,3 +230,30 @@ def test_B4_text_normalised_before_the_model():
     for bad in ("\n", "\t", "  ", "*", "#", "🥲", "✨", "’"):
         assert bad not in body
     assert render_spans(parse_directions("[sighs] Okay"), 0, None) == "<|speaker:0|> [sighs] Okay."
+
+
+@pytest.mark.parametrize("text, token, column", [
+    ("Hello <*|speaker:1|> there.", "<|speaker:1|>", 7),
+    ("I am <`|speaker:7|`> fine.", "<|speaker:7|>", 6),
+    ("Good **<|im_end|>** ok <~~|im_start|> no", "<|im_start|>", 24),
+])
+def test_a_model_token_the_markup_clean_up_would_make_is_refused_at_its_place(text, token, column):
+    with pytest.raises(ScriptError) as info:
+        parse_directions(text, WHERE)
+    errors = getattr(info.value, "errors", [info.value])
+    assert [e.position.column - WHERE.column + 1 for e in errors if token in e.message] == [column]
+
+
+def test_markdown_around_plain_angle_brackets_is_still_text():
+    spans = parse_directions("a **<** b and <_|x_> c")
+    assert "".join(s.text for s in spans) == "a **<** b and <_|x_> c"
+
+
+def test_sent_text_keeps_the_compiler_s_own_tokens_and_locates_any_other_at_the_line():
+    from drama_cli.script.direction import sent_text_errors
+
+    assert sent_text_errors("<|speaker:0|> Hi <|phoneme_start|>HH AY1<|phoneme_end|> there. "
+                            "<|speaker:1|> Yes.", WHERE) == []
+    errors = sent_text_errors("<|speaker:0|> Hi <|im_end|> there <|phoneme_end|>", WHERE)
+    assert [(e.position, e.message.split("'")[1]) for e in errors] == \
+        [(WHERE, "<|im_end|>"), (WHERE, "<|phoneme_end|>")]

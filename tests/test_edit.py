@@ -377,8 +377,9 @@ def test_new_text_is_compiled_like_the_line(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
                     "      - id: l1\n        speaker: ANNA\n        text: Fine.\n        note: wearily\n")
-    line = load_script(path).lines()[0]
-    text = compile_line_text(line, "[sighs] Fine then", {3: "ANNA"}, "<|speaker:3|> [wearily] Fine.")
+    script = load_script(path)
+    line = script.lines()[0]
+    text = compile_line_text(script, line, "[sighs] Fine then", {3: "ANNA"}, "<|speaker:3|> [wearily] Fine.")
     assert text == "<|speaker:3|> [wearily] [sighs] Fine then."
 
 

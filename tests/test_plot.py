@@ -172,3 +172,14 @@ def test_the_default_picture_name_stays_in_the_current_folder(tmp_path, monkeypa
     assert (work / written).parent == work and (work / written).read_bytes()[:4] == b"\x89PNG"
     assert not (tmp_path / "evil.png").exists()
     assert main(["plot", str(path), "--scene", "../../evil", "--line", "x"]) == 2  # one of them
+
+
+def test_names_ids_and_words_with_dollars_are_drawn_as_written(tmp_path):
+    blocks = [Block("$x^$", "Bob $\\foo$", "It costs $\\frac{$ and $6.", 0.0, 1.5, -20.0)]
+    scene = scene_figure(blocks, title="scene $\\nope$")
+    save_figure(scene, tmp_path / "scene.png")  # mathematics this bad would fail to draw
+    take = take_figure(np.zeros(SAMPLE_RATE, np.float32), title="$x^$: $\\frac{$")
+    save_figure(take, tmp_path / "take.png")
+    labels = [t.get_text() for t in scene.axes[0].texts]
+    assert any(t.startswith("\\$x^\\$: It costs \\$\\frac{\\$ and \\$6.") for t in labels)
+    assert [t.get_text() for t in scene.axes[0].get_yticklabels()] == ["Bob \\$\\foo\\$"]

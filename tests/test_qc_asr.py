@@ -164,3 +164,42 @@ def test_asr_threshold_without_the_check_is_refused(tmp_path, monkeypatch, capsy
     assert main(["render", str(path), "--asr-threshold", "0.3"]) == 2
     assert "add --qc asr" in capsys.readouterr().err
     assert fake.requests == []
+
+
+WORDS = ["word" + chr(97 + k // 26) + chr(97 + k % 26) for k in range(40)]  # 40 different words
+
+
+def test_a_run_of_eight_diverging_words_is_found_where_it_is():
+    line = " ".join(WORDS)
+    heard = line.replace(" ".join(WORDS[10:18]), "a b c d e f g h")
+    run = qc.longest_divergence(line, heard)
+    assert run == {"words": 8, "expected": " ".join(WORDS[10:18]), "heard": "a b c d e f g h"}
+    assert qc.wer(line, heard) < qc.DEFAULT_THRESHOLD
+
+
+def fake_recogniser(monkeypatch, transcript: str) -> None:
+    monkeypatch.setattr(qc, "require_asr", lambda path=None: Path("/models/whisper"))
+    monkeypatch.setattr(qc, "transcribe", lambda audio, sample_rate, model_path: (transcript, []))
+
+
+def test_the_check_fails_a_local_run_under_the_overall_threshold_and_says_where(monkeypatch):
+    from drama_cli.qc.take_checks import asr_take_check
+
+    line = " ".join(WORDS)
+    fake_recogniser(monkeypatch, line.replace(" ".join(WORDS[10:18]), "a b c d e f g h"))
+    result, record = asr_take_check()("<|speaker:0|> " + line, np.zeros(100, np.float32))
+    assert record["asr"]["wer"] < qc.DEFAULT_THRESHOLD and not result.passed
+    assert result.message == f"8 words in a row differ: the line says {' '.join(WORDS[10:18])!r}, the take 'a b c d e f g h'"
+
+
+def test_a_transcript_is_read_with_the_compiler_s_number_rules(monkeypatch):
+    from drama_cli.compile.normalise import normalise_text
+    from drama_cli.qc.take_checks import asr_take_check
+
+    fake_recogniser(monkeypatch, "It costs $20.50 today.")
+    sent = normalise_text("It costs $20.50 today.", "en")
+    check = asr_take_check(said=lambda heard: normalise_text(heard, "en"))
+    result, record = check(f"<|speaker:0|> {sent}", np.zeros(100, np.float32))
+    assert result.passed and record["asr"]["wer"] == 0.0
+    result, _ = asr_take_check()(f"<|speaker:0|> {sent}", np.zeros(100, np.float32))
+    assert not result.passed  # read as written, "$20.50" is not the words sent

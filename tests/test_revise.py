@@ -365,3 +365,14 @@ def test_revise_select_keeps_the_script_mix_settings(tmp_path, monkeypatch, caps
     assert rows[1]["take"] == 2
     assert rows[0]["start_s"] == 0.0
     assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(1.0, abs=1e-4)
+
+
+def test_a_take_selected_by_revise_survives_a_render_in_another_mode_and_back(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    assert main(["revise", str(path), "boathouse-2", "--note", "warmer", "--select"]) == 0
+    assert main(["render", str(path), "--mode", "clone"]) == 0
+    assert main(["render", str(path), "--mode", "history"]) == 0
+    store = TakeStore(tmp_path / "scene.drama")
+    assert store.selected_take("boathouse", "boathouse-2").number == 1

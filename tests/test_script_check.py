@@ -375,3 +375,64 @@ def test_check_lists_every_cast_field_and_lexicon_error_in_one_run(tmp_path, dra
         f"{path}:3:14", f"{path}:6:5", f"{path}:8:17", f"{path}:10:9", f"{path}:11:4", f"{path}:12:8",
         "drama"]
     assert errors[-1] == f"drama: 6 errors in {path}"
+
+
+@pytest.mark.parametrize("cast, place", [
+    ('  A: {voice: a.wav, transcript: "I am *<|im_end|>* A."}\n', (2, 40)),
+    ('  A: {voice: a.wav, description: "A <|im_end|> voice"}\n', (2, 37)),
+])
+def test_check_refuses_model_tokens_in_cast_text_at_their_place(tmp_path, capsys, cast, place):
+    path = write(tmp_path, "cast:\n" + cast + "lines:\n  - A: hi\n")
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{path}:{place[0]}:{place[1]}: structural model token '<|im_end|>' is not " \
+        "allowed in script text (remove it)"
+
+
+def test_check_refuses_a_model_token_in_a_fountain_parenthetical_at_its_place(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. FLAT - DAY\n\nJACK\n(<|im_end|>)\nHello.\n")
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0].startswith(f"{path}:4:2: structural model token '<|im_end|>'")
+
+
+def test_check_and_compile_refuse_a_token_markdown_clean_up_would_make_at_the_same_place(tmp_path, capsys):
+    path = write(tmp_path, "cast:\n  A: {}\n  B: {}\nlines:\n  - A: Hello <*|speaker:1|> there.\n")
+    assert main(["check", str(path)]) == 2
+    checked = capsys.readouterr().err.splitlines()[0]
+    assert main(["compile", str(path)]) == 2
+    compiled = capsys.readouterr().err.splitlines()[0]
+    assert checked.startswith(f"{path}:5:14: model token '<|speaker:1|>'")
+    assert compiled.startswith(f"drama: {path}:5:14: model token '<|speaker:1|>'")
+
+
+def test_check_hears_anti_phase_stereo_as_silence_and_refuses_it_as_room_tone(tmp_path, capsys):
+    wave = 0.2 * np.sin(np.arange(44_100) / 10.0)
+    soundfile.write(tmp_path / "ref.wav", np.stack([wave, -wave], axis=1), 44_100)
+    path = write(tmp_path, "cast:\n  A: {voice: ref.wav, transcript: Hi.}\nlines:\n  - A: hi\n")
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "reference clip 'ref.wav' of A is silent (its channels cancel" in captured.out + captured.err
+    path.write_text("room_tone: ref.wav\n" + path.read_text())
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{path}:1:12: room tone 'ref.wav' is silent (its channels cancel once mixed to mono, as the "
+        "engine and the mixer hear it)")
+
+
+@pytest.mark.parametrize("cover, message", [("missing.png", "cover image 'missing.png' not found"),
+                                            ("notes.txt", "cover image 'notes.txt' is not a JPEG or PNG file")])
+def test_check_refuses_the_cover_book_would_refuse(tmp_path, capsys, cover, message):
+    (tmp_path / "notes.txt").write_text("not an image")
+    path = write(tmp_path, f"narrator: A\nbook:\n  cover: {cover}\ncast:\n  A: {{}}\nchapters:\n"
+                           "  - title: One\n    scenes:\n      - lines:\n          - A: hi\n")
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0].startswith(f"{path}:3:3: {message}")
+
+
+def test_check_warns_of_a_pause_long_enough_to_fail_the_acx_rms_rule(tmp_path, capsys):
+    path = write(tmp_path, "narrator: A\nbook:\n  title: T\ncast:\n  A: {}\nchapters:\n  - title: One\n"
+                           "    scenes:\n      - lines:\n          - {speaker: A, text: hi, pause_after: 60}\n"
+                           "          - A: there\n")
+    assert main(["check", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "pause_after 60 s is a long silence for an audiobook" in captured.err

@@ -153,8 +153,10 @@ def test_forced_cue_and_lyrics_inside_speech():
 
 
 def test_emphasis_markers_are_stripped():
+    from drama_cli.script.direction import display_text
+
     script = read("ANA\nI *really* mean **it**, _truly_. \\*ok\\*\n")
-    assert script.scenes[0].lines[0].text == "I really mean it, truly. *ok*"
+    assert display_text(script.scenes[0].lines[0]) == "I really mean it, truly. *ok*"
 
 
 def test_indented_elements_read_as_plain_ones():
@@ -227,8 +229,10 @@ def test_random_fountain_gives_a_script_or_a_located_script_error(text):
 
 
 def test_speech_left_empty_by_markup_is_not_a_line():
-    script = read_fountain("A\n/*/*/*\n", "r.fountain")
+    script = read_fountain("A\n/*/*/**/*/*/\n", "r.fountain")
     assert script.lines() == []
+    with pytest.raises(ScriptError, match="unclosed boneyard"):  # three nested openers, none closed
+        read_fountain("A\n/*/*/*\n", "r.fountain")
 
 
 def test_beat_before_the_words_pauses_after_the_previous_line():
@@ -473,3 +477,52 @@ def test_T1_parentheticals_become_directions_and_a_pause(tmp_path):
         spoken = re.sub(r"\[[^\]]*\]|<\|[^|]*\|>", "", plan.conversations[0].text)
         assert "(" not in spoken and ")" not in spoken and "beat" not in spoken
     assert "whisper" not in plans[1].conversations[0].text
+
+
+def spoken(tmp_path, body):
+    """The model text of every line of a Fountain play (cast ANA and a narrator), in order."""
+    path = fountain_play(tmp_path, body, cast="narrator: N\ncast:\n  ANA: {}\n  N: {}\n")
+    script = load_script(path)
+    return [plan.text for scene in script.scenes for plan in compile_scene(script, scene, mode="clone")]
+
+
+@pytest.mark.parametrize("body, said", [
+    ("ANA\nOne /* hidden /* nested */ Ignored. */ two.\n", "One two."),
+    ("ANA\nOne.\n\n/* ANA\nHidden.\n/* inner */\nStill hidden.\n*/\n\nANA\nTwo.\n", "One. | Two."),
+    ("ANA\nOne /* across\n\nANA\nthe cue */ two.\n", "One two."),
+    ("ANA\nSay \\/\\* this.\n", "Say /* this."),
+])
+def test_boneyards_nest_and_hide_everything_inside(tmp_path, body, said):
+    texts = spoken(tmp_path, "INT. ROOM - DAY\n\n" + body)
+    assert " | ".join(t.split("> ", 1)[1] for t in texts) == said
+
+
+def test_an_unclosed_nested_boneyard_is_located_at_its_outer_opener():
+    with pytest.raises(ScriptError) as info:
+        read("ANA\nHi.\n\n/* outer\n/* inner */\nstill open\n")
+    assert (info.value.position.line, info.value.position.column) == (4, 1)
+    assert "unclosed boneyard" in info.value.message
+
+
+@pytest.mark.parametrize("written, said", [
+    ("Escape\\_escape.", "Escape_escape."),
+    ("5 \\* 5 is 25.", "five * five is twenty-five."),
+    ("\\*\\*not bold\\*\\*.", "**not bold**."),
+    ("Under\\_score and \\_lead.", "Under_score and _lead."),
+    ("A back\\\\slash.", "A back\\slash."),
+    ("Bang \\! and at \\@ and tilde \\~ too.", "Bang! and at @ and tilde ~ too."),
+])
+def test_backslash_escapes_keep_their_character(tmp_path, written, said):
+    (text,) = spoken(tmp_path, f"INT. ROOM - DAY\n\nANA\n{written}\n")
+    assert text == f"<|speaker:0|> {said}"
+
+
+@pytest.mark.parametrize("marks", ["...", "\u2014", "\u2014 \u2014", "\u2026"])
+def test_punctuation_only_action_is_a_pause_after_the_line_before(tmp_path, marks):
+    path = fountain_play(tmp_path, f"INT. ROOM - DAY\n\nA door opens.\n\n{marks}\n\nANA\nHello.\n",
+                         cast="narrator: N\ncast:\n  ANA: {}\n  N: {}\n")
+    script = load_script(path)
+    lines = script.scenes[0].lines
+    assert [(line.speaker, line.text) for line in lines] == [("N", "A door opens."), ("ANA", "Hello.")]
+    assert lines[0].beat_s > 0
+    assert any("has no words: a pause" in w.message for w in script.warnings)

@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from fakes import CAST, fountain_play, one_error_line
+from fakes import CAST, fake_render, fountain_play, one_error_line
 
 from drama_cli.cli import main
 
@@ -88,3 +88,22 @@ def test_a_script_reached_by_a_link_finds_its_clips_and_cast_beside_the_file_it_
     script = load_script(str(link))
     clip = script.cast["A"].references[0]
     assert (Path(script.base_dir) / clip.path).resolve() == (real / "refs" / "a.wav").resolve()
+
+
+def test_a_second_script_piped_into_the_same_folder_is_refused_without_out(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    first, second = b"cast:\n  A: {}\nlines:\n  - A: One.\n", b"cast:\n  A: {}\nlines:\n  - A: Two.\n"
+    _stdin(monkeypatch, first)
+    assert main(["render", "-"]) == 0
+    _stdin(monkeypatch, first)
+    assert main(["render", "-"]) == 0  # the same script again: its own project
+    _stdin(monkeypatch, second)
+    capsys.readouterr()
+    assert main(["render", "-"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "drama: stdin.drama holds the project of another script read from stdin (or of an earlier "
+        "version of this one); give --out FOLDER: a new folder for another script, --out "
+        "stdin.drama to go on with this project")
+    _stdin(monkeypatch, second)
+    assert main(["render", "-", "--out", "two.drama"]) == 0

@@ -79,6 +79,17 @@ def test_a_punctuation_only_line_is_a_timed_pause_never_sent_to_the_engine(tmp_p
     assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(gap + 1.5, abs=1e-3)
 
 
+def test_a_pause_right_after_an_action_item_pauses_after_its_narration(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text("narrator: N\ncast:\n  ANN: {}\n  N: {}\nlines:\n  - action: A door opens.\n"
+                    '  - ANN: "..."\n  - ANN: Who is there?\n', encoding="utf-8")
+    script = load_script(str(path))
+    first, second = script.lines()
+    assert (first.speaker, first.text, first.beat_s) == ("N", "A door opens.", pytest.approx(0.5))
+    assert second.text == "Who is there?"
+    assert not any("opens the scene" in str(w) for w in script.warnings)
+
+
 def test_pause_lengths():
     assert [pause_seconds(t) for t in ("...", "…", "— —", "-- -- --", ". . . . . . . .")] == [0.5, 0.5, 1.0, 1.5, 3.0]
 

@@ -305,3 +305,14 @@ def test_Y3_yaml_errors_are_loud_and_located(tmp_path, name, capsys, monkeypatch
         assert err.position.column == 1
     assert cli.main(["check", str(path)]) == 2
     assert f"{name}:{line}:" in capsys.readouterr().err
+
+
+def test_yaml_merge_keys_share_settings_and_own_keys_win(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: &base {description: calm, lang: en}\n  B:\n    <<: *base\n"
+                    "    description: wry\n  C: {<<: [*base], aliases: [Cee]}\nlines:\n"
+                    "  - &line {speaker: A, text: Hello.}\n  - {<<: *line, speaker: B}\n  - C: Hi.\n")
+    script = load_script(str(path))
+    assert [(m.name, m.description, m.lang, m.aliases) for m in script.cast.values()] == \
+        [("A", "calm", "en", []), ("B", "wry", "en", []), ("C", "calm", "en", ["Cee"])]
+    assert [(line.speaker, line.text) for line in script.lines()] == [("A", "Hello."), ("B", "Hello."), ("C", "Hi.")]

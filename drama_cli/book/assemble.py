@@ -176,13 +176,14 @@ def parse_sample_from(value: str | None) -> tuple[int, float] | None:
 
 
 def pick_chapters(script, numbers) -> list:
-    """The script's chapters with these numbers (all when empty); UsageError for unknown ones."""
+    """The script's chapters with these numbers, each once, in the order first given (all when
+    empty); UsageError for unknown ones."""
     known = {chapter.number: chapter for chapter in script.chapters}
     unknown = [n for n in numbers if n not in known]
     if unknown:
         listing = ", ".join(f"{c.number} ({c.title})" for c in script.chapters)
         raise UsageError(f"no chapter {unknown[0]} in this script (chapters: {listing})")
-    return [known[n] for n in numbers] if numbers else list(script.chapters)
+    return [known[n] for n in dict.fromkeys(numbers)] if numbers else list(script.chapters)
 
 
 def chapter_scenes(script, chapters) -> tuple[str, ...]:

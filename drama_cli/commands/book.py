@@ -21,7 +21,7 @@ from drama_cli.commands.output import (
 )
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import DramaError, UsageError, error_report
-from drama_cli.takes.project import open_project
+from drama_cli.takes.project import check_stdin_owner, open_project
 
 
 @opt.BACKEND.into("backend")
@@ -71,7 +71,9 @@ def book_command(
     cover_path(loaded)  # a missing cover fails now, not after hours of rendering
     require_encoder("mp3")
     store = open_project(script, None if out is None else out, create=True)
-    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed)
+    if script == "-" and out is None:
+        check_stdin_owner(store, loaded.text_sha256)
+    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed, cast)
     try:
         if render_report.exit_code == 1:
             from drama_cli.errors import TakesNeedReview
@@ -115,9 +117,10 @@ def _licence_notice(model: Optional[str]) -> Optional[str]:
     return read_folder_licence(folder).notice_text if folder is not None else None
 
 
-def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
+def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: Optional[str] = None):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
-    mixes) with the engine of the `BACKEND` group's values `backend`."""
+    mixes) with the engine of the `BACKEND` group's values `backend`; `cast`: the `--cast` file,
+    recorded with the project."""
     from drama_cli.backends.registry import make_backend
     from drama_cli.commands.licence import notice_before_render
     from drama_cli.compile.conversations import check_references
@@ -132,7 +135,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int):
     notice_before_render(store.root, engine.name, backend["model"], notice_once)
     try:
         return render_script(loaded, store, engine, settings, stderr_progress(),
-                             script_info(loaded, script), notice=notice_once)
+                             script_info(loaded, script, cast), notice=notice_once)
     finally:
         engine.close()
 

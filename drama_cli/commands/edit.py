@@ -18,12 +18,18 @@ from drama_cli.errors import UsageError
 from drama_cli.takes.store import check_new_takes
 
 
-def _load(script: str):
+def _load(script: str, cast: Optional[str] = None, out: Optional[str] = None):
+    """The script, read with `cast`, else with the cast file its project was rendered with
+    (`recorded_cast`), else with the one beside it."""
+    from drama_cli.commands.inputs import recorded_cast
     from drama_cli.script.load import load_script
+    from drama_cli.takes.project import open_project
 
     if script == "-":
         raise UsageError("revise, edit and plot need a script file (they read its project folder)")
-    loaded = load_script(script)
+    if cast is None:
+        cast = recorded_cast(open_project(script, out))
+    loaded = load_script(script, cast)
     for warning in loaded.warnings:
         notice(f"warning: {warning}")
     return loaded
@@ -108,9 +114,11 @@ def revise_command(
     takes: int = opt.NEW_TAKES,
     seed: Optional[int] = opt.NEW_SEED,
     select: bool = opt.SELECT,
+    keep: bool = opt.KEEP_STALE,
     from_script: bool = typer.Option(False, "--from-script", help="Apply the notes written in the script."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.PROJECT_CAST,
     as_json: bool = opt.JSON,
 ) -> None:
     """Make a new take of a line read against its earlier takes and a director's note. Exits 1
@@ -123,7 +131,7 @@ def revise_command(
     )
 
     check_new_takes(takes)
-    loaded = _load(script)
+    loaded = _load(script, cast, out)
     if from_script:
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
@@ -139,7 +147,7 @@ def revise_command(
     clean_note(note)
     store = _store(script, out)
     summary = revise_in_project(loaded, store, _revising_backend(store, backend), line, note,
-                                takes, seed, from_take, select)
+                                takes, seed, from_take, select, keep)
     head = f"{summary['line']}: revised take {summary['parent_take']} with note {summary['note']!r}"
     _print(summary, as_json, [head, *_takes_lines(summary)])
     _exit_for_takes([summary])
@@ -161,10 +169,12 @@ def edit_command(
     takes: int = opt.NEW_TAKES,
     seed: Optional[int] = opt.NEW_SEED,
     select: bool = opt.SELECT,
+    keep: bool = opt.KEEP_STALE,
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the span and the words it covers, then stop."),
     update_script: bool = typer.Option(False, "--update-script", help="Write the new text into the script (keeps a backup)."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.PROJECT_CAST,
     as_json: bool = opt.JSON,
 ) -> None:
     """Regenerate part of a take between its fixed audio before and after (infill)."""
@@ -183,11 +193,12 @@ def edit_command(
     if at is not None and not math.isfinite(at):
         raise UsageError(f"--at must be a finite number of seconds, not {at!r}")
     check_new_takes(takes)
-    loaded = _load(script)
+    loaded = _load(script, cast, out)
     find_line(loaded, line)
     store = _store(script, out)
     engine = project_backend(store, backend)
-    planned, source, audio, plan = plan_in_project(loaded, store, engine, line, form, from_take)
+    planned, source, audio, plan = plan_in_project(loaded, store, engine, line, form, from_take,
+                                                   keep=keep)
     summary = plan_summary(planned, source, plan)
     span_line = (f"{line}: take {source.number}, span {plan.span.start_s:.3f}-{plan.span.end_s:.3f} s "
                  f"(frames {plan.span.start_frame}-{plan.span.end_frame}), covering: "
@@ -217,6 +228,7 @@ def plot_command(
     take: Optional[int] = typer.Option(None, help="Take number (default: the selected one)."),
     output: Optional[str] = typer.Option(None, "-o", "--image", help="Picture to write (default: <scene>.png / <line>.png)."),
     out: Optional[str] = opt.OUT,
+    cast: Optional[str] = opt.PROJECT_CAST,
     as_json: bool = opt.JSON,
     old_output: Optional[str] = typer.Option(None, "--output", hidden=True),
 ) -> None:
@@ -238,7 +250,7 @@ def plot_command(
         raise UsageError("--take goes with --line")
     if output is not None:
         check_image_path(output)
-    loaded = _load(script)
+    loaded = _load(script, cast, out)
     store = _store(script, out)
     if scene is not None:
         fig = scene_blocks_figure(loaded, store, scene)

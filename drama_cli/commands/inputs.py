@@ -35,12 +35,21 @@ def render_settings(scenes, lines, **fields):
     return settings
 
 
-def script_info(loaded, script: str) -> dict:
-    """What a render records of its script: source and title, and the file's SHA-256 unless
-    it was read from stdin."""
+def script_info(loaded, script: str, cast: str | None = None) -> dict:
+    """What a render records of its script: source and title, the SHA-256 of the file (of
+    the text, for a script read from stdin), and the `--cast` file it was given (an absolute path, so that
+    `revise`, `edit` and `plot` find it again: `recorded_cast`)."""
     from engine.files import file_sha256
 
     info = {"script": loaded.source, "title": loaded.title}
-    if script != "-":
-        info["script_sha256"] = file_sha256(Path(script))
+    info["script_sha256"] = file_sha256(Path(script)) if script != "-" else loaded.text_sha256
+    if cast is not None:
+        info["cast"] = str(Path(cast).resolve())
     return info
+
+
+def recorded_cast(store) -> str | None:
+    """The cast file a project's render was given with `--cast` (`script_info`), when it
+    still exists; else None."""
+    cast = store.project().get("cast")
+    return cast if isinstance(cast, str) and Path(cast).is_file() else None

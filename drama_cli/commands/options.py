@@ -17,6 +17,8 @@ SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for st
 SCRIPT_FILE = typer.Argument(..., help="Script file (.yaml or .fountain).")
 OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it).")
 CAST = typer.Option(None, help="Cast file (YAML); default <script>.cast.yaml for Fountain.")
+PROJECT_CAST = typer.Option(None, "--cast", help="Cast file (YAML); default: the one the project was rendered "
+                            "with, else <script>.cast.yaml for Fountain.")
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")
@@ -64,6 +66,8 @@ NEW_SEED = typer.Option(None, callback=_seed_in_range,
 BASE_SEED = typer.Option(0, callback=_seed_in_range,
                          help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
                               "so keep seeds far apart (1000, 2000).")
+KEEP_STALE = typer.Option(False, "--keep", help="Work from the take even when the script's line changed "
+                          "since it was made (a stale take).")
 SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
 
 # The mix settings a command may override (render, mix); parsed by `mix_flags`.

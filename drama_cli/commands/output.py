@@ -16,13 +16,15 @@ def notice(message: str) -> None:
 
 def results_console(stderr: bool = False):
     """A rich console for results (on stderr with `stderr`): as wide as the terminal, or
-    unlimited when it is a pipe or a file, so tables keep full ids. Markup is off: script text
-    (`[sighs]`, `[[note]]`) is printed as written, never read as rich styles."""
+    unlimited when it is a pipe or a file, so tables keep full ids. Markup, emoji codes and
+    highlighting are off: script text (`[sighs]`, `[[note]]`, a name `Bob [the builder]`, an
+    id `:x:`) is printed as written, never read as rich styles or emoji. Every rich output of
+    the commands goes through this console."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() else 10_000
-    return Console(stderr=stderr, width=width, markup=False, highlight=False)
+    return Console(stderr=stderr, width=width, markup=False, emoji=False, highlight=False)
 
 
 def audio_to_stdout(path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from drama_cli.commands.output import notice
+from drama_cli.commands.output import notice, results_console
 
 
 def time_left(started: float, done: int, total: int, now: float) -> str:
@@ -28,7 +28,6 @@ class RichProgress:
     `drama_cli.render.line.Progress`."""
 
     def __init__(self):
-        from rich.console import Console
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -38,9 +37,9 @@ class RichProgress:
             TimeRemainingColumn,
         )
 
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+        self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
                              MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                             console=Console(stderr=True), transient=True)
+                             console=results_console(stderr=True), transient=True)
         self._task = None
         self._frames = None
         self._streams = None

@@ -18,7 +18,7 @@ from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import ScriptError, UsageError
-from drama_cli.takes.project import open_project
+from drama_cli.takes.project import check_stdin_owner, open_project
 
 
 @opt.MIX.into("mix")
@@ -30,7 +30,7 @@ def render_command(
     mode: str = opt.MODE,
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = opt.BASE_SEED,
-    retries: int = typer.Option(2, help="Extra attempts when a take fails its checks."),
+    retries: int = typer.Option(2, help="Extra attempts when a take fails its checks (0..100)."),
     backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     out: Optional[str] = opt.OUT,
     cast: Optional[str] = opt.CAST,
@@ -60,8 +60,10 @@ def render_command(
             raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
     loaded = _load_for_render(script, cast, no_normalize)
     if qc is not None:
-        settings.checks = _qc_checks(qc, asr_model, asr_threshold)
+        settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
     store = open_project(script, out, create=True)
+    if script == "-" and out is None:
+        check_stdin_owner(store, loaded.text_sha256)
     engine = _backend(cluster, backend, not no_graph)
     if cluster is None:
         from drama_cli.commands.licence import notice_before_render
@@ -69,7 +71,7 @@ def render_command(
         notice_before_render(store.root, engine.name, backend["model"], notice)
     try:
         report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
-                               script_info(loaded, script), notice=notice, mix=flags)
+                               script_info(loaded, script, cast), notice=notice, mix=flags)
     finally:
         engine.close()
     if cluster is not None:
@@ -116,15 +118,20 @@ def _backend(cluster: Optional[str], flags: dict, graph: bool):
                                 notice=notice)
 
 
-def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float]) -> list:
+def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], loaded) -> list:
+    """The extra take checks of `--qc` (speech recognition, its transcripts read with the
+    number rules of the script's language, as the compiler writes the line)."""
+    from drama_cli.compile.normalise import normalise_text
     from drama_cli.mix.options import check_number
     from drama_cli.qc.take_checks import asr_take_check
+    from drama_cli.script.lexicon import speaker_language
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
     if threshold is not None:
         check_number("--asr-threshold", threshold, 0.0, 1.0)
-    return [asr_take_check(asr_model, threshold)]
+    language = speaker_language(loaded, "")
+    return [asr_take_check(asr_model, threshold, said=lambda heard: normalise_text(heard, language))]
 
 def _print_report(report) -> None:
     """The result table, then the summary and each scene's mix. Ids, speakers and statuses are

@@ -16,6 +16,8 @@ from drama_cli.errors import (
     CheckFailed,
     ScriptError,
     ScriptErrors,
+    SourcePosition,
+    UsageError,
     error_report,
 )
 
@@ -38,7 +40,7 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
     from drama_cli.backends.registry import backend_entry
-    from drama_cli.compile.normalise import normalised_pieces, number_expressions
+    from drama_cli.compile.normalise import normalised_pieces, number_expressions, script_token_errors
     from drama_cli.script.check import check_script
     from drama_cli.script.problems import all_errors
 
@@ -46,15 +48,28 @@ def check(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     try:
         report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces,
                               expressions=number_expressions, numbers=numbers, clones=clones,
-                              strict_consent=strict_consent)
+                              strict_consent=strict_consent, sent=script_token_errors)
     except ScriptError as err:
         _fail(all_errors(err), as_json)
+    report.errors += _cover_errors(report.script)
     if report.errors:
         _fail(report.errors, as_json)
     if as_json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         _print_check(report)
+
+
+def _cover_errors(script) -> list[ScriptError]:
+    """The error `drama book` would stop at for the book's cover (missing, or not a JPEG or
+    PNG: `drama_cli.book.m4b.cover_path`), located at the book block; [] when it is fine."""
+    from drama_cli.book.m4b import cover_path
+
+    try:
+        cover_path(script)
+    except UsageError as err:
+        return [ScriptError(str(err), script.book.position or SourcePosition(script.source, 1, 1))]
+    return []
 
 
 def _fail(errors: list[ScriptError], as_json: bool) -> None:
@@ -124,7 +139,6 @@ def compile_(script: str = opt.SCRIPT, cast: Optional[str] = opt.CAST,
     of earlier lines in the project folder as context, counted in its rows.
     """
     from drama_cli.compile.cost import compile_report
-    from drama_cli.errors import UsageError
     from drama_cli.script.load import load_script
     from drama_cli.takes.jobs import check_max_chars
 

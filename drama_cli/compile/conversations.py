@@ -23,8 +23,13 @@ from dataclasses import dataclass, field
 
 from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
-from drama_cli.compile.normalise import SpokenLine, spoken_line, unsupported_notice
-from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.compile.normalise import (
+    SpokenLine,
+    sent_token_errors,
+    spoken_line,
+    unsupported_notice,
+)
+from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, MIN_REFERENCE_S, inspect_clip
 from drama_cli.script.direction import has_content, note_direction, render_spans
 from drama_cli.script.document import Line, Scene, Script
@@ -155,7 +160,11 @@ class SceneCompiler:
     def spoken(self, line: Line) -> SpokenLine:
         """The line's spans after the lexicon and the number rules (`compile.normalise`)."""
         if id(line) not in self._spoken:
-            self._spoken[id(line)] = spoken_line(self.script, line)
+            spoken = spoken_line(self.script, line)
+            errors = sent_token_errors(self.script, line, spoken)
+            if errors:
+                raise errors[0] if len(errors) == 1 else ScriptErrors(errors)
+            self._spoken[id(line)] = spoken
         return self._spoken[id(line)]
 
     def notices(self, line: Line) -> list[str]:
@@ -202,6 +211,9 @@ class SceneCompiler:
                     self._durations[path] = self.clip_duration(path)
                 if self._durations[path] is None:
                     warnings.append(f"reference {clip.path} of {name} is missing or unreadable")
+                elif self._durations[path] > MAX_REFERENCE_S:
+                    warnings.append(f"reference {clip.path} of {name} is {self._durations[path]:.1f} s long: "
+                                    f"render refuses clips over {MAX_REFERENCE_S:g} s (trim it to a shorter excerpt)")
                 transcript = None
                 if clip.transcript and clip.transcript.strip():
                     transcript = f"<|speaker:{k}|> " + " ".join(clip.transcript.split())

@@ -22,6 +22,8 @@ from drama_cli.compile.numbers.abbreviations import abbreviations
 from drama_cli.compile.numbers.recognise import Expression, Recogniser
 from drama_cli.compile.numbers.rules import LANGUAGES
 from drama_cli.compile.numbers.words import Words
+from drama_cli.errors import ScriptError
+from drama_cli.script.direction import render_spans, sent_text_errors
 from drama_cli.script.document import Line, Script, Span
 from drama_cli.script.lexicon import (
     LexiconEntry,
@@ -164,6 +166,22 @@ def spoken_line(script: Script, line: Line, normalize: bool = True) -> SpokenLin
         said.spans.append(Span("text", "".join(pieces), span.value, span.column))
     said.unsupported = list(dict.fromkeys(said.unsupported))
     return said
+
+
+def sent_token_errors(script: Script, line: Line, spoken: SpokenLine | None = None) -> list[ScriptError]:
+    """The model tokens the line's text holds once its lexicon entries, number rules and markup
+    clean-up have run (`direction.sent_text_errors`), located at the line; [] for a clean line.
+    `spoken`: the line's `spoken_line`, when already made."""
+    spoken = spoken or spoken_line(script, line)
+    return sent_text_errors(render_spans(spoken.spans, 0, lambda name: 0, line.notes), line.position)
+
+
+def script_token_errors(script: Script) -> list[ScriptError]:
+    """`sent_token_errors` of every line of `script` that could form a model token, in script
+    order. A token needs a `|`, which no lexicon respelling and no number rule writes, so a line
+    whose text and notes hold none is skipped (most lines: `check` stays fast)."""
+    return [err for line in script.lines() if "|" in line.text or any("|" in n for n in line.notes)
+            for err in sent_token_errors(script, line)]
 
 
 def said_for(entry: LexiconEntry) -> str:

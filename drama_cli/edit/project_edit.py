@@ -49,7 +49,7 @@ from drama_cli.edit.word_changes import (
     replace_words,
     word_index_at,
 )
-from drama_cli.errors import UsageError
+from drama_cli.errors import ScriptError, UsageError
 from drama_cli.qc.asr import INSTALL_COMMAND
 from drama_cli.qc.take_checks import EOS, check_audio, failed_checks, outcome_fields
 from drama_cli.script.spoken import Word, spoken_words
@@ -119,19 +119,22 @@ def spoken_text_of(take, line_text: str) -> str:
 
 
 def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
-                    recognise: Callable[[np.ndarray], list[Word] | None] | None = None):
+                    recognise: Callable[[np.ndarray], list[Word] | None] | None = None,
+                    keep: bool = False):
     """Everything decided before generating: (planned line, source take, its audio, the plan).
     Speech recognition (when installed) gives the take's word times: they place the span of a
     changed word, snap any span outward to whole words, and tell which occurrence of a
     `--replace` phrase that occurs more than once lies inside `--span`. An engine that voices
     the middle from words alone (scratch) re-voices the whole line without them.
-    Raises UsageError for an unknown line, a line without takes, or a bad edit (see
-    `plan_edit`, `replace_in_span`)."""
-    from drama_cli.edit.revise import plan_line, start_take
+    Raises UsageError for an unknown line, a line without takes, a take made for older words
+    unless `keep` (`refuse_stale`), or a bad edit (see `plan_edit`, `replace_in_span`,
+    `compile_line_text`)."""
+    from drama_cli.edit.revise import plan_line, refuse_stale, start_take
 
     form.validate()
     planned = plan_line(script, store, backend, line_id)
     source = start_take(store, planned.scene.id, line_id, from_take)
+    refuse_stale(script, store, planned.scene.id, planned.line, source, keep)
     audio = source.audio()
     old_text = spoken_text_of(source, planned.line.text)
     if form.replace_old is not None and form.span is None:
@@ -139,23 +142,37 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     recognise = recognise or recognise_words
     timed = recognise(audio)  # word times place the edit on whole words (None without the asr extra)
     new_text, span_s = new_text_and_span(form, old_text, line_id, len(audio), timed)
+    compile_line_text(script, planned.line, new_text, planned.request.speaker_names, planned.request.text)
     plan = plan_edit(old_text, new_text, len(audio), timed, span_s,
                      words_only=not backend.capabilities.infill)
     return planned, source, audio, plan
 
 
-def compile_line_text(line, new_text: str, speaker_names: dict, base_text: str) -> str:
-    """The model text of the line with `new_text` (direction grammar, notes, speaker tags as the
-    compiler writes them); falls back to the base text's speaker tag plus the plain text."""
-    try:
-        from drama_cli.script.direction import parse_directions, render_spans
+def compile_line_text(script, line, new_text: str, speaker_names: dict, base_text: str) -> str:
+    """The model text of the line with `new_text`, made as a render makes a line's (direction
+    grammar, lexicon, number rules, markup clean-up, notes, speaker tags); falls back to the
+    base text's speaker tag plus the plain text when the line's speaker has no index.
+    Raises UsageError for new words the direction grammar refuses or that would send a model
+    token."""
+    import dataclasses
 
-        index_of = {name: k for k, name in speaker_names.items()}
-        speaker = index_of.get(line.speaker)
-        if speaker is None:
-            raise KeyError(line.speaker)
-        return render_spans(parse_directions(new_text), speaker, index_of.__getitem__, line.notes)
-    except (ImportError, KeyError):
+    from drama_cli.compile.normalise import sent_token_errors, spoken_line
+    from drama_cli.script.direction import parse_directions, render_spans
+
+    index_of = {name: k for k, name in speaker_names.items()}
+    if line.speaker not in index_of:
+        return tagged_text(base_text, new_text)
+    try:
+        edited = dataclasses.replace(line, text=new_text, spans=parse_directions(new_text))
+        spoken = spoken_line(script, edited)
+        errors = sent_token_errors(script, edited, spoken)
+        if errors:
+            raise errors[0]
+    except ScriptError as err:
+        raise UsageError(f"the edited text {new_text!r}: {err.message}") from None
+    try:
+        return render_spans(spoken.spans, index_of[line.speaker], index_of.__getitem__, line.notes)
+    except KeyError:
         return tagged_text(base_text, new_text)
 
 
@@ -245,7 +262,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     encode, decode = engine_codec(backend)
     codes = source_codes(source.codes(), audio, encode)
     base = planned.request.conversation
-    model_text = compile_line_text(planned.line, plan.new_text, planned.request.speaker_names, base.text)
+    model_text = compile_line_text(script, planned.line, plan.new_text, planned.request.speaker_names, base.text)
     base = replace(base, text=model_text)
     request = replace(planned.request, text=model_text, layout_version=get_layout("infill").version)
     runner = BackendInfill(backend, request, middle_words(plan), decode)

@@ -23,7 +23,7 @@ from drama_cli.mix.project_mix import (
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
-from drama_cli.takes.selection import take_text
+from drama_cli.takes.selection import is_stale, stale_note, take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
@@ -105,6 +105,17 @@ def start_take(store: TakeStore, scene_id: str, line_id: str, from_take: int | N
             raise UsageError(f"line {line_id!r} has no takes yet; render it first")
         take = valid[-1]
     return take
+
+
+def refuse_stale(script, store: TakeStore, scene_id: str, line, take: Take, keep: bool) -> None:
+    """Raise UsageError when `take` was made for older words of `line` than the script's
+    (`drama_cli.takes.selection.is_stale`) and `keep` is False: a new take made from it would
+    say the old words, or an edit would lay the new words over the old audio."""
+    if keep or not is_stale(script, store, scene_id, line, take):
+        return
+    raise UsageError(f"line {line.id!r}: {stale_note(take, line)}; render the line again "
+                     f"(drama render {script.source} --line {line.id}), or pass --keep to work from the "
+                     "old take anyway")
 
 
 def revision_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> list[Take]:
@@ -189,7 +200,7 @@ def free_render_slot(store: TakeStore, scene_id: str, line_id: str, key: str | N
     """0 when no take with `key` fills the render's first slot yet (a note or edit written into
     the script changes the line's key: the new take then stands for the line's render), else
     None (an extra take, never counted as a render attempt)."""
-    taken = any(t.record.get("slot", 0) == 0 for t in store.takes(scene_id, line_id, key))
+    taken = any(t.slot == 0 for t in store.takes(scene_id, line_id, key))
     return None if taken or key is None else 0
 
 
@@ -311,16 +322,18 @@ def remix_scene(store: TakeStore, scene, script) -> dict:
 
 def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, note: str,
                       takes: int = 1, seed: int | None = None, from_take: int | None = None,
-                      select: bool = False) -> dict:
+                      select: bool = False, keep: bool = False) -> dict:
     """`drama revise SCRIPT LINE --note ...`: revise one line under the project lock; with
     `select`, make the first new take the line's selection and mix its scene again (other
     lines' takes are untouched, so their audio in the mix is unchanged; later lines shift).
     New takes carry the line's current cache key, so a following render reuses them.
-    Returns a JSON-ready summary. Raises UsageError for an unknown line, missing takes or an
-    empty note."""
+    Returns a JSON-ready summary. Raises UsageError for an unknown line, missing takes, an
+    empty note, or a take made for older words unless `keep` (`refuse_stale`)."""
     clean_note(note)
     with store.lock():
         planned = plan_line(script, store, backend, line_id)
+        parent = start_take(store, planned.scene.id, line_id, from_take)
+        refuse_stale(script, store, planned.scene.id, planned.line, parent, keep)
         result = revise_line(backend, store, planned.request, note, takes, seed, from_take,
                              select=select, key=planned.cache_key)
         mix = remix_scene(store, planned.scene, script=script) if select else None

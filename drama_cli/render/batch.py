@@ -150,7 +150,7 @@ class LineQueue:
         existing = self.store.takes(job.scene_id, job.line_id, line.key)
         base = line_seed(self.settings.seed, job.scene_id, job.line_id)
         for slot in range(self.settings.takes):
-            line.slots[slot] = [t for t in existing if t.record.get("slot", 0) == slot]
+            line.slots[slot] = [t for t in existing if t.slot == slot]
             if not slot_done(line.slots[slot], self.settings.retries):
                 self._queue_attempt(line, slot, len(line.slots[slot]), base)
         self._conclude_if_done(line)

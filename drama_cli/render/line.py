@@ -210,8 +210,7 @@ def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, 
         by_hand = store.selections(job.scene_id).get(job.line_id, {}).get("by") == "user"
         if by_hand or selected.status != "unusable":
             return selected, "ok" if selected.status == "ok" else "degraded"
-    candidates = sorted(store.takes(job.scene_id, job.line_id, key),
-                        key=lambda t: (t.record.get("slot", 0), t.record.get("attempt", 0)))
+    candidates = sorted(store.takes(job.scene_id, job.line_id, key), key=lambda t: t.render_order)
     for wanted in ("ok", "degraded"):
         for take in candidates:
             if take.status == wanted:

@@ -131,7 +131,7 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
 
 def _slot_attempts(store: TakeStore, job: LineJob, key: str, slot: int = 0) -> list[Take]:
     return [t for t in store.takes(job.scene_id, job.line_id, key)
-            if t.record.get("slot", 0) == slot]
+            if t.slot == slot]
 
 
 def _history_fallback(planner: "ScenePlanner", jobs: list[LineJob], backend: Backend,

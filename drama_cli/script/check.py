@@ -60,7 +60,7 @@ def _warning_json(warning: Warning_) -> dict:
 
 def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
                  words: bool = False, pieces=None, expressions=None, numbers: bool = False,
-                 clones: bool = True, strict_consent: bool = False) -> CheckReport:
+                 clones: bool = True, strict_consent: bool = False, sent=None) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
@@ -74,13 +74,17 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     without number rules is a warning, and `numbers` lists every expression (`report.numbers`).
     `clones`: the script is for an engine that clones the reference
     clips (drama3; not scratch), so each cast member with lines and a reference clip but
-    neither `consent:` nor `voice_source:` is a warning, or with `strict_consent` an error."""
+    neither `consent:` nor `voice_source:` is a warning, or with `strict_consent` an error.
+    `sent`: Script -> the located errors of model tokens in the text as it will be sent
+    (`drama_cli.compile.normalise.script_token_errors`), added to `errors`."""
     from drama_cli.script.load import load_script
     from drama_cli.script.problems import Problems
 
     problems = Problems()
     script = load_script(path, cast, problems=problems)
     report = CheckReport(script, errors=list(problems.errors), warnings=list(script.warnings))
+    if sent is not None:
+        report.errors += sent(script)
     if words:
         from drama_cli.script.unknown_words import unknown_words
 
@@ -104,7 +108,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     for mix in [script.mix] + [scene.mix for scene in script.scenes]:
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
-                        mix.room_tone_position, None)
+                        mix.room_tone_position, None, silence_refused=True)
     for scene in script.scenes:
         for sound in scene.sounds:
             _check_clip(report, Path(script.base_dir, sound.path), f"sound {sound.path!r}",
@@ -118,11 +122,13 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
             report.warnings.append(Warning_(f"cast member {name} has no lines", script.cast[name].position))
     if clones:
         _check_consent(report, used, strict_consent)
+    if script.book is not None:
+        report.warnings += _long_pauses(script)
     if strict_tags:
         for line in script.lines():
-            for span in unknown_tags(line.spans):
-                report.warnings.append(Warning_(f"line {line.id}: tag {span.text} is not in the known vocabulary "
-                                                "(kept as written)", line.position))
+            for span, why in unknown_tags(line.spans):
+                report.warnings.append(Warning_(f"line {line.id}: tag {span.text} {why} (kept as written)",
+                                                line.position))
     # in source order: the script's own file first, then the cast file and others
     report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
                                         err.position.line, err.position.column))
@@ -167,12 +173,28 @@ def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None
     return ScriptError(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
 
 
+ACX_LONGEST_PAUSE_S = 5.0  # longer silences inside a chapter pull its RMS under ACX's -23 dB
+
+
+def _long_pauses(script) -> list[Warning_]:
+    """A warning at each line of a book whose `pause_after` is longer than ACX_LONGEST_PAUSE_S."""
+    return [Warning_(f"line {line.id}: pause_after {line.pause_after_s:g} s is a long silence for an "
+                     f"audiobook: ACX measures a chapter's RMS over its silences too, and a pause over "
+                     f"{ACX_LONGEST_PAUSE_S:g} s can pull it under -23 dB (drama book then fails the "
+                     "RMS rule)", line.position)
+            for line in script.lines() if (line.pause_after_s or 0.0) > ACX_LONGEST_PAUSE_S]
+
+
 def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None,
-                verdict=None, min_s: float = 0.0) -> None:
+                verdict=None, min_s: float = 0.0, silence_refused: bool = False) -> None:
     """Add the clip's error (located at `position`) or warning to `report`; `verdict`: the
-    clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s, min_s=min_s)`)."""
+    clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s, min_s=min_s)`); with
+    `silence_refused` (room tone: the mixer cannot set the level of silence) a silent clip is
+    an error."""
     verdict = verdict or inspect_clip(full, max_s, min_s=min_s)
     position = position or SourcePosition(report.script.source, 1, 1)
+    if silence_refused and verdict.warning:
+        verdict.error, verdict.warning = verdict.warning, None
     if verdict.error:
         hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \
             "give a longer recording (a few seconds of clear speech)" if "needs at least" in verdict.error else \

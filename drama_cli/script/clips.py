@@ -11,6 +11,7 @@ MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, 
 SOUND_RATES = (8_000, 192_000)  # sample rates a sound may have (resampled to 44,100 Hz)
 MIN_LOOP_S = 0.05  # a shorter loop is a buzz, not a bed
 MIN_REFERENCE_S = HOP_SAMPLES / SAMPLE_RATE  # one codec frame: a shorter clip encodes to no codes
+SILENT_PEAK = 2.0 ** -15  # one 16-bit step: a clip no louder is silence (anti-phase stereo leaves one)
 
 
 @dataclass
@@ -33,7 +34,8 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     """Look at the audio file `path`: exists, is a file, is readable audio (soundfile), holds at
     least one sample, every sample finite (no NaN or infinity), is at most `max_s` seconds long
     (None: any length) and at least `min_s` (MIN_REFERENCE_S for a reference clip), and (with
-    `silence`) holds a non-zero sample.
+    `silence`) holds a sample louder than `SILENT_PEAK` once its channels are mixed to mono (their
+    mean, as the engine and the mixer read it: anti-phase stereo is silent).
 
     Reads the header for the duration and, for a clip within the limit, its samples (float32, in
     blocks of 65,536 frames). Never raises for a bad file: returns a verdict.
@@ -65,7 +67,9 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
         return ClipVerdict(error=f"is {duration_s:.3f} s long; the engine needs at least {min_s:.3f} s "
                                  f"(one codec frame)", duration_s=duration_s)
     if silence and silent:
-        return ClipVerdict(warning="is silent (every sample is zero)", duration_s=duration_s,
+        why = "no sample louder than one 16-bit step" if info.channels == 1 else \
+            "its channels cancel once mixed to mono, as the engine and the mixer hear it"
+        return ClipVerdict(warning=f"is silent ({why})", duration_s=duration_s,
                            sample_rate=info.samplerate)
     return ClipVerdict(duration_s=duration_s, sample_rate=info.samplerate)
 
@@ -86,7 +90,8 @@ def inspect_sound(path: str | Path, loop: bool) -> ClipVerdict:
 
 
 def _scan_samples(path: Path) -> tuple[int, bool, bool] | None:
-    """(sample frames, all samples finite, all samples zero) of an audio file; None when its
+    """(sample frames, all samples finite, all samples zero once the channels are mixed to
+    mono by their mean) of an audio file; None when its
     samples cannot be read. A file is read once per process while its size, modification time
     and inode stay the same: a command that checks the same clip at several steps (the flags,
     the project's settings, each scene) reads it once."""
@@ -112,7 +117,7 @@ def _read_samples(path: Path) -> tuple[int, bool, bool] | None:
         for block in soundfile.blocks(str(path), blocksize=65536, dtype="float32", always_2d=True):
             frames += block.shape[0]
             finite = finite and bool(np.isfinite(block).all())
-            silent = silent and not np.any(block != 0)
+            silent = silent and not np.any(np.abs(block.mean(axis=1)) > SILENT_PEAK)  # as mixed to mono
     except (RuntimeError, OSError, ValueError):
         return None
     return frames, finite, silent

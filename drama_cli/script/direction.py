@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.document import Span
-from engine.constants import SPEAKER_TAG_PATTERN
-from engine.text import TAG_NAME, spoken_text
+from engine.constants import SPEAKER_TAG, SPEAKER_TAG_PATTERN
+from engine.text import PHONEME_PAIR, TAG_NAME, spoken_text
 
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
@@ -122,6 +122,36 @@ def model_token_errors(text: str, where: SourcePosition | None = None) -> list[S
     return [err for _, err in sorted(found, key=lambda item: item[0])]
 
 
+def _cleaned_token_errors(spans: list[Span], text: str, where: SourcePosition | None,
+                          found: list[ScriptError]) -> list[ScriptError]:
+    """The model tokens the markup clean-up would make in `text`'s words (`<*|speaker:1|>`
+    sends `<|speaker:1|>`), located at their `<` in `text` (the clean-up removes no `<`);
+    tokens already in `found` are not repeated."""
+    reported = {(e.position.line, e.position.column) for e in found if e.position}
+    errors = []
+    for span in spans:
+        if span.kind != "text" or "<" not in span.text:
+            continue
+        openings = [span.column + i for i in _find_all(span.text, "<")]
+        cleaned = clean_markup(span.text)
+        for err in model_token_errors(cleaned, SourcePosition("", 1, 1)):
+            at = _at(where, text, openings[cleaned[:err.position.column - 1].count("<")])
+            if (at.line, at.column) not in reported:
+                errors.append(ScriptError(f"{err.message} once its markdown is removed", at, err.hint))
+    return errors
+
+
+def sent_text_errors(text: str, where: SourcePosition | None = None) -> list[ScriptError]:
+    """Every model token in `text` as it is sent, other than the tokens the compiler writes
+    itself (speaker tags `<|speaker:N|>` and lexicon pronunciations between the phoneme tokens),
+    as ScriptErrors located at `where` (the place the text came from)."""
+    mine = re.sub(PHONEME_PAIR, " ", SPEAKER_TAG.sub(" ", text))
+    return [ScriptError(err.message.replace("in script text", "in the text sent for this line"),
+                        where or err.position,
+                        "the lexicon, the number rules or the markup clean-up made it: change the words around it")
+            for err in model_token_errors(mine)]
+
+
 def _find_all(text: str, part: str) -> list[int]:
     indices, index = [], text.find(part)
     while index >= 0:
@@ -142,6 +172,7 @@ def parse_directions(text: str, where: SourcePosition | None = None) -> list[Spa
     errors = model_token_errors(text, where)
     try:
         spans = _parse_spans(text, where, errors)
+        errors += _cleaned_token_errors(spans, text, where, errors)
     except ScriptError as err:
         errors.append(err)
     if len(errors) == 1:
@@ -320,7 +351,10 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": 
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"'})
 _MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+MARKDOWN_MARKS = "*`~_#"  # the characters the markup clean-up removes; `\\*` keeps one
 _MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
+_ESCAPED_MARK = re.compile(r"\\([*`~_#\\])")
+_HELD = {mark: chr(0xE000 + n) for n, mark in enumerate(MARKDOWN_MARKS + "\\")}  # private use
 _WHITESPACE = re.compile(r"\s+")
 _END_PUNCT_NEEDED = re.compile(r"(?:\w|<\|phoneme_end\|>)$")  # a word, or a lexicon pronunciation
 _CJK_END = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]$")
@@ -338,11 +372,17 @@ def _is_emoji(char: str) -> bool:
 def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
     (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings) and emoji removed, whitespace runs and line
-    breaks collapsed to one space. Leading/trailing spaces are kept as one space so spans join.
+    breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
+    is kept as the character, without the backslash. Leading/trailing spaces are kept as one space so spans join.
     """
     text = text.translate(_QUOTES)
+    escaped = "\\" in text and _ESCAPED_MARK.search(text) is not None
+    if escaped:  # `\\*` is a literal `*`: held out of the clean-up
+        text = _ESCAPED_MARK.sub(lambda m: _HELD[m.group(1)], text)
     if _MARKDOWN_MARK.search(text):  # the full pattern is slow; most spans hold no marker
         text = _MARKDOWN.sub("", text)
+    if escaped:
+        text = text.translate({ord(held): mark for mark, held in _HELD.items()})
     if not text.isascii():  # no ASCII character is an emoji: most lines skip the scan
         text = "".join(" " if _is_emoji(c) else c for c in text)
     return _WHITESPACE.sub(" ", text)
@@ -406,18 +446,24 @@ def _join(parts: list[str]) -> str:
     return re.sub(r" ([.,!?;:])", r"\1", text)
 
 
-def unknown_tags(spans: Iterable[Span]) -> list[Span]:
-    """Tags whose name is not in KNOWN_TAGS (for `--strict-tags` warnings; never dropped)."""
+# The paired (scoped) tags Fish documents for Drama 3: a closed list. Scoped language tags
+# (`<french>…</french>`) are documented as experimental.
+PAIRED_TAGS = frozenset({"whisper", "emphasis", "soft", "fast", "slow", "stress", "forceful"})
+LANGUAGE_TAGS = frozenset({"english", "french", "german", "spanish", "italian", "japanese", "chinese"})
+
+
+def unknown_tags(spans: Iterable[Span]) -> list[tuple[Span, str]]:
+    """The tags `--strict-tags` warns about (never dropped), each with why: a bracket whose
+    name is not in KNOWN_TAGS, a scoped tag outside the closed `PAIRED_TAGS` list, or a scoped
+    language tag (experimental)."""
     result = []
     for span in spans:
-        if span.kind in ("tag", "style"):
-            key = span.value.lower().replace(" ", "-")
-        elif span.kind == "open":
-            key = span.value
-        else:
-            continue
-        if key not in KNOWN_TAGS:
-            result.append(span)
+        if span.kind in ("tag", "style") and span.value.lower().replace(" ", "-") not in KNOWN_TAGS:
+            result.append((span, "is not in the known vocabulary"))
+        elif span.kind == "open" and span.value in LANGUAGE_TAGS:
+            result.append((span, "is a language tag, experimental in Drama 3"))
+        elif span.kind == "open" and span.value not in PAIRED_TAGS:
+            result.append((span, f"is not one of Drama 3's paired tags ({', '.join(sorted(PAIRED_TAGS))})"))
     return result
 
 
@@ -433,6 +479,6 @@ def display_text(line) -> str:
     """The words of a script line for tables, labels and subtitles: its text spans only (no
     tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
     spans = getattr(line, "spans", None) or []
-    words = " ".join("".join(s.text for s in spans if s.kind == "text").split())
+    words = " ".join(_ESCAPED_MARK.sub(r"\1", "".join(s.text for s in spans if s.kind == "text")).split())
     return words or spoken_text(line.text) or line.text
 

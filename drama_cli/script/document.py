@@ -403,6 +403,8 @@ class Script:
         narrated once the cast is known.
     book: the book block (None: not a book; `drama book` still makes one file per chapter).
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
+    text_sha256: the SHA-256 of the script's text as read (hex), which tells two scripts piped
+        on stdin apart.
     """
 
     title: str = ""
@@ -418,6 +420,7 @@ class Script:
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
     lone_cues: list[Element] = field(default_factory=list)
     book: Book | None = None
+    text_sha256: str = ""
     chapters: list[Chapter] = field(default_factory=list)
     lexicon: list = field(default_factory=list)
     language: str | None = None

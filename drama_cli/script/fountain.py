@@ -26,7 +26,11 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.direction import parse_directions
+from drama_cli.script.direction import (
+    MARKDOWN_MARKS,
+    check_model_tokens,
+    parse_directions,
+)
 from drama_cli.script.fountain_sounds import sound_cue
 from drama_cli.script.document import (
     DialogueNumbers,
@@ -99,33 +103,51 @@ def read_fountain(source: str, path: str = "<script>", base_dir: str | None = No
 
 
 def _remove_boneyard_and_notes(text: str, path: str) -> tuple[str, list[Element]]:
-    """Blank out `/*...*/` and `[[...]]`, keeping line numbers; a line left empty by a removal is
-    marked with a sentinel so it is dropped rather than read as a blank line."""
+    """Blank out `/*...*/` (boneyards nest, as afterwriting and Highland read them) and
+    `[[...]]`, keeping line numbers; a line left empty by a removal is marked with a sentinel so
+    it is dropped rather than read as a blank line. An escaped `\\/*` opens nothing.
+    Raises ScriptError at an opener that is never closed."""
     notes: list[Element] = []
 
     def position(index: int) -> SourcePosition:
         return SourcePosition(path, text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index))
 
-    def blank(match: re.Match) -> str:
-        return _SENTINEL + match.group().count("\n") * ("\n" + _SENTINEL)
+    def blank(part: str) -> str:
+        return _SENTINEL + part.count("\n") * ("\n" + _SENTINEL)
 
-    for opener, closer, what in (("/*", "*/", "boneyard"), ("[[", "]]", "note")):
-        pieces, start = [], 0
-        while True:
-            begin = text.find(opener, start)
-            if begin < 0:
-                break
-            end = text.find(closer, begin + 2)
-            if end < 0:
-                raise ScriptError(f"unclosed {what} {opener}", position(begin), f"close it with {closer}")
-            if what == "note":
-                notes.append(Element("note", " ".join(text[begin + 2:end].split()), position(begin)))
-            pieces.append(text[start:begin])
-            pieces.append(blank(re.match(r"[\s\S]*", text[begin:end + 2])))
-            start = end + 2
-        pieces.append(text[start:])
-        text = "".join(pieces)
-    return text, notes
+    pieces, start = [], 0
+    for begin, end in _boneyards(text, position):
+        pieces += [text[start:begin], blank(text[begin:end])]
+        start = end
+    text = "".join(pieces) + text[start:]
+    pieces, start = [], 0
+    while (begin := text.find("[[", start)) >= 0:
+        end = text.find("]]", begin + 2)
+        if end < 0:
+            raise ScriptError("unclosed note [[", position(begin), "close it with ]]")
+        notes.append(Element("note", " ".join(text[begin + 2:end].split()), position(begin)))
+        pieces += [text[start:begin], blank(text[begin:end + 2])]
+        start = end + 2
+    return "".join(pieces) + text[start:], notes
+
+
+def _boneyards(text: str, position) -> list[tuple[int, int]]:
+    """(start, end) of each outermost boneyard `/* ... */` in `text`, inner ones nested in it.
+    Raises ScriptError at the outermost opener left open."""
+    found, depth, opened = [], 0, 0
+    for match in re.finditer(r"\\[\s\S]|/\*|\*/", text):
+        mark = match.group()
+        if mark == "/*":
+            opened = match.start() if depth == 0 else opened
+            depth += 1
+        elif mark == "*/" and depth:
+            depth -= 1
+            if depth == 0:
+                found.append((opened, match.end()))
+    if depth:
+        raise ScriptError("unclosed boneyard /*", position(opened),
+                          f"close it with */ ({depth} left open: boneyards nest)" if depth > 1 else "close it with */")
+    return found
 
 
 def _read_title_page(rows: list[_Row], script: Script) -> list[_Row]:
@@ -340,7 +362,7 @@ class _Builder:
         body = "\n".join(r.text.rstrip() for r in taken)
         forced = body.lstrip().startswith("!")
         body = body.lstrip()[1:] if forced else body.strip("\n")
-        element = Element("action", _strip_emphasis(body).strip(), self.at(taken[0]))
+        element = Element("action", _strip_emphasis(body, spoken=True).strip(), self.at(taken[0]))
         self.add(element, taken[0])
         if len(taken) == 1 and not forced and parse_cue(taken[0].text.strip()):
             self.script.lone_cues.append(element)
@@ -351,6 +373,9 @@ class _Builder:
         name, extensions, dual = parse_cue(cue_row.text)
         self._flush_notes(rows[-1].number)
         scene = self.current(cue_row)
+        for row in rows[1:]:
+            if _is_parenthetical(row.text.strip()):  # a note, sent as a direction
+                check_model_tokens(row.text, self.at(row))
         parts = _speech_parts(rows[1:])
         first_line = None
         parts_made = 0
@@ -419,7 +444,7 @@ class _Builder:
 
 def _speech_text(rows: list[_Row]) -> str:
     """The words of a stretch of speech: rows stripped, lyric marks and emphasis removed."""
-    return "\n".join(_strip_emphasis(r.text.strip().lstrip("~").strip()) if r.text.strip() else ""
+    return "\n".join(_strip_emphasis(r.text.strip().lstrip("~").strip(), spoken=True) if r.text.strip() else ""
                      for r in rows).strip()
 
 
@@ -430,7 +455,7 @@ def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
     text_rows: list[_Row] = []
     for row in rows:
         stripped = row.text.strip()
-        if any(stripped.startswith(a) and stripped.endswith(b) for a, b in _PAREN_PAIRS):
+        if _is_parenthetical(stripped):
             content = " ".join(_strip_emphasis(stripped[1:-1]).split())
             is_pause = content.lower() in _PAUSE_WORDS
             if text_rows:
@@ -449,12 +474,28 @@ def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
     return parts
 
 
-def _strip_emphasis(text: str) -> str:
-    """Remove Fountain emphasis markers (`*italic*`, `**bold**`, `_underline_`); `\\*` stays `*`."""
-    text = text.replace("\\*", "\x02").replace("\\_", "\x03")
+def _is_parenthetical(stripped: str) -> bool:
+    """True for a row of speech (stripped) that is a parenthetical: `(whispering)`."""
+    return any(stripped.startswith(a) and stripped.endswith(b) for a, b in _PAREN_PAIRS)
+
+
+def _strip_emphasis(text: str, spoken: bool = False) -> str:
+    """Remove Fountain emphasis markers (`*italic*`, `**bold**`, `_underline_`) and undo the
+    backslash escapes (`\\*` is `*`, `\\!` is `!`). In `spoken` text (speech and action) an
+    escaped markdown mark stays escaped, `\\*`, so the markup clean-up keeps the character
+    (`direction.clean_markup`)."""
+    kept = {}
+
+    def hold(match: re.Match) -> str:
+        key = chr(0xE100 + len(kept))  # a private-use character no emphasis rule touches
+        char = match.group(1)
+        kept[key] = "\\" + char if spoken and char in MARKDOWN_MARKS else char
+        return key
+
+    text = re.sub(r"\\([^\sA-Za-z0-9])", hold, text)
     text = re.sub(r"\*{1,3}", "", text)
     text = re.sub(r"(?<!\w)_(?=\S)|(?<=\S)_(?!\w)", "", text)
-    return text.replace("\x02", "*").replace("\x03", "_")
+    return "".join(kept.get(char, char) for char in text)
 
 
 def cue_like_warnings(script: Script) -> list[Warning_]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -50,6 +51,7 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
     cast_path = None
+    script.text_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if cast is not None or script.format == "fountain":
         cast_path = _attach_cast(script, name, cast)
     if script.format == "fountain":
@@ -58,7 +60,6 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         script.warnings.extend(cue_like_warnings(script))
     from drama_cli.script.pauses import take_out_pauses
 
-    take_out_pauses(script)
     with problems.collect():
         finish_book(script)
     if script.narrator:
@@ -69,6 +70,7 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
 
         with problems.collect():
             problems.errors.extend(resolve_sound_cues(script, cast_path))
+    take_out_pauses(script)  # after narration: action lines pause too, and count as a line before
     if resolve:
         resolve_speakers(script, problems)
     if own:

@@ -120,7 +120,7 @@ def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base
             member.references.append(_clip(reader, node.value, None, node, base))
         return member
     fields = reader.mapping(node, MEMBER_KEYS, f"cast member {name}")
-    transcript = reader.text(fields["transcript"][1], "transcript") if "transcript" in fields else None
+    transcript = _transcript(reader, fields)
     for key in ("voice", "reference"):
         if key in fields:
             path = reader.scalar(fields[key][1], key)
@@ -135,6 +135,7 @@ def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base
             member.references.append(_read_clip(reader, item, base))
     if "description" in fields:
         member.description = reader.text(fields["description"][1], "description")
+        check_model_tokens(member.description or "", reader.text_start(fields["description"][1]))
     if "speaker" in fields:
         with reader.problems.collect():  # listed with the lines' problems; the member stays
             index = reader.integer(fields["speaker"][1], "speaker index")
@@ -191,18 +192,30 @@ def _read_clip(reader: YamlReader, node: Node, base: Path) -> ReferenceClip:
     key = "audio" if "audio" in fields else "path" if "path" in fields else None
     if key is None:
         raise reader.error("a reference needs 'audio: <file>'", node)
-    transcript = reader.text(fields["transcript"][1], "transcript") if "transcript" in fields else None
-    return _clip(reader, reader.scalar(fields[key][1], key), transcript, fields[key][1], base)
+    return _clip(reader, reader.scalar(fields[key][1], key), _transcript(reader, fields), fields[key][1], base)
+
+
+def _transcript(reader: YamlReader, fields: dict) -> str | None:
+    """The `transcript:` of a member or reference, refused with the place of the first model
+    token in it; None without one."""
+    if "transcript" not in fields:
+        return None
+    node = fields["transcript"][1]
+    transcript = reader.text(node, "transcript")
+    if transcript is not None:
+        check_model_tokens(transcript, reader.text_start(node))
+    return transcript
 
 
 def _clip(reader: YamlReader, path: str, transcript: str | None, node: Node, base: Path) -> ReferenceClip:
-    """A reference clip; without a transcript, `<clip>.txt` beside the audio is read if present."""
+    """A reference clip; without a transcript, `<clip>.txt` beside the audio is read if present
+    (refused, at the clip's path, when it holds a model token)."""
     if transcript is None:
         sidecar = (base / path).with_suffix(".txt")
         if sidecar.is_file():
             transcript = sidecar.read_text(encoding="utf-8-sig").strip() or None
-    if transcript is not None:
-        check_model_tokens(transcript, reader.at(node))
+            if transcript is not None:
+                check_model_tokens(transcript, reader.at(node))
     return ReferenceClip(path=path, transcript=transcript, position=reader.at(node))
 
 

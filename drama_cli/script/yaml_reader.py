@@ -40,16 +40,36 @@ class YamlReader:
         """1-based position of a node's first character."""
         return SourcePosition(self.path, node.start_mark.line + 1, node.start_mark.column + 1)
 
+    def text_start(self, node: Node) -> SourcePosition:
+        """Position of the first character of a text value: after an opening quote, or on the
+        first content line of a block scalar (`|`, `>`)."""
+        where = self.at(node)
+        style = getattr(node, "style", None)
+        if style in ("'", '"'):
+            return SourcePosition(where.file, where.line, where.column + 1)
+        if style in ("|", ">") and node.start_mark.line + 1 < len(self.lines):
+            content = self.lines[node.start_mark.line + 1]
+            return SourcePosition(where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1)
+        return where
+
     def error(self, message: str, node: Node, hint: str | None = None) -> ScriptError:
         """A ScriptError located at `node`."""
         return ScriptError(message, self.at(node), hint)
 
     def mapping(self, node: Node, allowed: tuple[str, ...] | None, what: str) -> dict[str, tuple[Node, Node]]:
-        """Keys of a mapping node -> (key node, value node); duplicates and unknown keys raise."""
+        """Keys of a mapping node -> (key node, value node); duplicates and unknown keys raise.
+        A YAML merge key (`<<: *base`, or a list of aliases) adds the keys of the mappings it
+        names that the mapping does not set itself."""
         if not isinstance(node, MappingNode):
             raise self.error(f"{what} must be a mapping of keys to values", node)
         result: dict[str, tuple[Node, Node]] = {}
+        merged: dict[str, tuple[Node, Node]] = {}
         for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                for base in value_node.value if isinstance(value_node, SequenceNode) else [value_node]:
+                    for key, pair in self.mapping(base, allowed, what).items():
+                        merged.setdefault(key, pair)
+                continue
             key = self.scalar(key_node, "key")
             if key in result:
                 first = result[key][0].start_mark.line + 1
@@ -60,7 +80,7 @@ class YamlReader:
                 hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
                 raise self.error(f"unknown key {key!r} in {what}", key_node, hint)
             result[key] = (key_node, value_node)
-        return result
+        return {**merged, **result}
 
     def scalar(self, node: Node, what: str) -> str:
         """A scalar's exact source string; raises for lists and mappings."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from drama_cli.errors import SourcePosition
 from drama_cli.script.direction import check_model_tokens, parse_directions
 from drama_cli.script.document import Element, Line, MixOptions, Scene
 from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
@@ -127,25 +126,12 @@ def _make_line(reader: YamlReader, scene: Scene, node: Node, speaker: str, text:
     if text is None or not text.strip():
         raise reader.error(f"the line of {speaker} has no text", text_node,
                            "write the words after the colon (quote them if they start with [ or #)")
-    where = _text_start(reader, text_node)
+    where = reader.text_start(text_node)
     number = reader.numbers.next(scene)
     line = Line(id=f"{scene.id}-{number}", speaker=speaker, text=text, cue=speaker,
                 position=reader.at(node))
     line.spans = parse_directions(text, where)
     return line
-
-
-def _text_start(reader: YamlReader, node: Node) -> SourcePosition:
-    """Position of the first character of a text value: after an opening quote, or on the first
-    content line of a block scalar (`|`, `>`)."""
-    where = reader.at(node)
-    style = getattr(node, "style", None)
-    if style in ("'", '"'):
-        return SourcePosition(where.file, where.line, where.column + 1)
-    if style in ("|", ">") and node.start_mark.line + 1 < len(reader.lines):
-        content = reader.lines[node.start_mark.line + 1]
-        return SourcePosition(where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1)
-    return where
 
 
 def _apply_line_fields(reader: YamlReader, line: Line, fields: dict[str, tuple[Node, Node]]) -> None:
@@ -156,7 +142,7 @@ def _apply_line_fields(reader: YamlReader, line: Line, fields: dict[str, tuple[N
     if "note" in fields:
         node = fields["note"][1]
         note = reader.text(node, "note") or ""
-        check_model_tokens(note, reader.at(node))
+        check_model_tokens(note, reader.text_start(node))
         line.notes += [note] if note.strip() else []
     if "notes" in fields:
         node = fields["notes"][1]

@@ -26,6 +26,7 @@ from engine.conversation import Conversation
 from engine.layouts import get_layout
 
 KEY_VERSION = 1
+MAX_RETRIES = 100  # extra attempts per take slot (--retries): bounded like --takes
 MAX_BATCH = 256  # streams one render voices together (--batch)
 MAX_SEED = 2 ** 31 - 1  # take seeds are taken mod 2^31, so a larger base seed would alias
 RETRY_SEED_STRIDE = 100_003
@@ -65,12 +66,12 @@ class RenderSettings:
     max_chars: int = DEFAULT_MAX_CHARS
 
     def validate(self) -> None:
-        """Raise UsageError for an unknown mode, takes outside 1..100, retries < 0, a seed
-        outside 0..2^31 - 1, a batch outside 1..256 or a chunk cap under MIN_MAX_CHARS."""
+        """Raise UsageError for an unknown mode, takes outside 1..100, retries outside 0..100,
+        a seed outside 0..2^31 - 1, a batch outside 1..256 or a chunk cap under MIN_MAX_CHARS."""
         get_mode(self.mode)
         check_new_takes(self.takes)
-        if self.retries < 0:
-            raise UsageError("--retries must be 0 or more")
+        if not 0 <= self.retries <= MAX_RETRIES:
+            raise UsageError(f"--retries must be between 0 and {MAX_RETRIES}, got {self.retries}")
         check_seed(self.seed)
         if self.batch is not None and not 1 <= self.batch <= MAX_BATCH:
             raise UsageError(f"--batch must be between 1 and {MAX_BATCH}, got {self.batch}")

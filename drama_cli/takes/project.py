@@ -47,6 +47,17 @@ def open_project(script: str, out: str | None, create: bool = False) -> "TakeSto
     return store
 
 
+def check_stdin_owner(store: "TakeStore", text_sha256: str) -> None:
+    """Raise UsageError when the default stdin project (`./stdin.drama`) holds the render of
+    another text read from stdin than the one whose SHA-256 is `text_sha256`: two scripts piped
+    in one folder would otherwise share their takes. An explicit `--out` is never checked."""
+    recorded = store.project()
+    if recorded.get("script") in ("<stdin>", "-") and recorded.get("script_sha256") not in (None, text_sha256):
+        raise UsageError(f"{store.root} holds the project of another script read from stdin (or of "
+                         "an earlier version of this one); give --out FOLDER: a new folder for "
+                         f"another script, --out {store.root} to go on with this project")
+
+
 def check_owner(store: "TakeStore", script: str) -> None:
     """Raise UsageError when `store`'s `project.json` records another script than `script`.
 

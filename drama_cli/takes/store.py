@@ -144,6 +144,17 @@ class Take:
         return float(self.record.get("duration_s", 0.0))
 
     @property
+    def slot(self) -> int | None:
+        """The render slot the take fills (0 for records written before slots), or None for
+        an extra take (a revision or edit made beside the render's takes)."""
+        return self.record.get("slot", 0)
+
+    @property
+    def render_order(self) -> tuple[bool, int, int]:
+        """The take's place in render order: slot, then attempt, extra takes (no slot) last."""
+        return (self.slot is None, self.slot or 0, int(self.record.get("attempt", 0) or 0))
+
+    @property
     def status(self) -> str:
         """`ok`, `degraded` or `unusable` (from the stored checks)."""
         return self.record.get("checks", {}).get("severity", "ok")
