@@ -215,3 +215,31 @@ def test_a_revision_without_a_licence_is_pulled_with_a_note(hub, tmp_path, capsy
     assert main(["model", "pull", "--dir", str(target)]) == 0
     assert "has no LICENSE file; there is no licence to accept" in capsys.readouterr().err
     assert (target / "config.json").exists() and not (target / ACCEPTANCE_FILE).exists()
+
+
+def test_a_cluster_render_gives_the_licence_notice_as_a_local_one_does(tmp_path, monkeypatch, capsys):
+    import drama_cli.commands.render as render_command
+    import drama_cli.render.scheduler as scheduler
+
+    class Stop(Exception):
+        pass
+
+    class ClusterEngine:
+        name = "drama3"
+
+        def close(self):
+            pass
+
+    def stop(*args, **kwargs):
+        raise Stop
+
+    folder = _model_folder(tmp_path / "model")
+    monkeypatch.setenv("DRAMA_MODEL", str(folder))
+    monkeypatch.setattr(render_command, "_backend", lambda cluster, flags, graph: ClusterEngine())
+    monkeypatch.setattr(scheduler, "render_script", stop)
+    script = tmp_path / "s.yaml"
+    script.write_text("cast:\n  A: {}\nlines:\n  - A: Hello.\n")
+    with pytest.raises(Stop):
+        main(["render", str(script), "--cluster", "local:1"])
+    assert "the licence of the model in" in capsys.readouterr().err
+    assert (tmp_path / "s.drama" / NOTICE_MARKER).exists()

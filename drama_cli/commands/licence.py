@@ -108,9 +108,10 @@ def notice_once_per_project(project: Path, model_folder: Path | None,
 
 def notice_before_render(project: Path, engine_name: str, model: str | None,
                          notice: Callable[[str], None]) -> bool:
-    """`notice_once_per_project` for a render on this machine with the engine named
-    `engine_name` and the `--model` flag `model`: only drama3 has a model folder (found as
-    `drama_cli.backends.registry.find_model` finds it). Returns whether a notice was given."""
+    """`notice_once_per_project` for a render with the engine named `engine_name` and the
+    `--model` flag `model`: only drama3 has a model folder (found as
+    `drama_cli.backends.registry.find_model` finds it on this machine; with `--cluster`, the
+    folder the workers read when the cluster shares it). Returns whether a notice was given."""
     if engine_name != "drama3":
         return False
     from drama_cli.backends.registry import find_model

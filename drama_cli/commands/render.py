@@ -65,10 +65,9 @@ def render_command(
     if script == "-" and out is None:
         check_stdin_owner(store, loaded.text_sha256)
     engine = _backend(cluster, backend, not no_graph)
-    if cluster is None:
-        from drama_cli.commands.licence import notice_before_render
+    from drama_cli.commands.licence import notice_before_render
 
-        notice_before_render(store.root, engine.name, backend["model"], notice)
+    notice_before_render(store.root, engine.name, backend["model"], notice)
     try:
         report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
                                script_info(loaded, script, cast), notice=notice, mix=flags)
