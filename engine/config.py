@@ -228,7 +228,11 @@ class Drama3Config:
         path = Path(path)
         if path.is_dir():
             path = path / "config.json"
-        return cls.from_dict(read_json_object(path, "config"))
+        data = read_json_object(path, "config")
+        try:
+            return cls.from_dict(data)
+        except CheckpointError as error:  # name the file, not only its key
+            raise CheckpointError(str(error).replace("config.json:", f"{path}:", 1)) from None
 
     @classmethod
     def from_dict(cls, data: dict) -> "Drama3Config":

@@ -169,3 +169,12 @@ def test_codec_config_files_share_the_json_errors(tmp_path):
     (tmp_path / CONFIG_FILE).write_text('"text"')
     with pytest.raises(CheckpointError, match="the codec config must be a JSON object"):
         CodecConfig.for_folder(tmp_path)
+
+
+def test_a_config_file_of_the_wrong_content_is_named_by_its_path(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")
+    with pytest.raises(CheckpointError) as info:
+        Drama3Config.from_file(folder)
+    assert str(info.value) == f"{folder / 'config.json'}: model_type must be 'fish_omni', got None"
