@@ -218,6 +218,8 @@ def test_T2_free_form_directions_stay_in_place_and_strict_mode_warns(tmp_path):
     assert len(warned) == 2
     assert "scene-1-1" in warned[0] and "[voice tight, holding back tears]" in warned[0]
     assert "[long exhale]" in warned[1]
+    tags = [w.position for w in report.warnings if "vocabulary" in w.message]
+    assert [(p.line, p.column) for p in tags] == [(4, 27), (4, 71)]  # where each tag is written
     assert load_script(path).lines()[0].text == line
 
 

@@ -125,14 +125,23 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     if script.book is not None:
         report.warnings += _long_pauses(script)
     if strict_tags:
-        for line in script.lines():
-            for span, why in unknown_tags(line.spans):
-                report.warnings.append(Warning_(f"line {line.id}: tag {span.text} {why} (kept as written)",
-                                                line.position))
+        report.warnings += _unknown_tag_warnings(script)
     # in source order: the script's own file first, then the cast file and others
     report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
                                         err.position.line, err.position.column))
     return report
+
+
+def _unknown_tag_warnings(script) -> list[Warning_]:
+    """A warning at each tag outside the known vocabulary, placed where the tag is written."""
+    from drama_cli.script.unknown_words import source_position, source_rows
+
+    rows, warnings = source_rows(script), []
+    for line in script.lines():
+        for span, why in unknown_tags(line.spans):
+            warnings.append(Warning_(f"line {line.id}: tag {span.text} {why} (kept as written)",
+                                     source_position(rows, line, span.text, span.column)))
+    return warnings
 
 
 CONSENT_HINT = "add 'consent: {by: NAME, on: YYYY-MM-DD}' or 'voice_source: own|licensed|synthetic|public-domain-recording'"
