@@ -94,15 +94,22 @@ def test_sound_items_and_beds_are_read_with_their_anchors(tmp_path):
     assert script.mix_for(scene).duck_db == -15.0
 
 
-def test_an_anchor_to_a_missing_line_is_an_error_at_the_anchor(tmp_path, capsys):
+def sting_error(tmp_path, capsys, anchor: str, place: str) -> str:
+    """The message of the one error a script whose sting is at `anchor` gives, after checking
+    that loading and `drama check` both place it at `place` (line:col)."""
     path = tmp_path / "play.yaml"
-    path.write_text(SCRIPT.replace("at: s1-2 end + 0.5", "at: s1-9 end + 0.5"))
+    path.write_text(SCRIPT.replace("at: s1-2 end + 0.5", f"at: {anchor}"))
     with pytest.raises(ScriptError) as caught:
         load_script(str(path))
-    assert str(caught.value.position) == f"{path}:19:13"
-    assert "no line 's1-9' in scene s1" in caught.value.message
+    assert str(caught.value.position) == f"{path}:{place}"
     assert main(["check", str(path)]) == 2
-    assert f"{path}:19:13" in one_error_line(capsys)
+    assert f"{path}:{place}" in one_error_line(capsys)
+    return caught.value.message
+
+
+def test_an_anchor_to_a_missing_line_is_an_error_at_the_anchor(tmp_path, capsys):
+    message = sting_error(tmp_path, capsys, "s1-9 end + 0.5", "19:13")
+    assert "no line 's1-9' in scene s1" in message
 
 
 def test_an_unreadable_anchor_is_an_error_with_the_forms_it_takes(tmp_path):
@@ -503,15 +510,8 @@ def test_a_loop_that_would_start_after_the_scene_is_left_out_and_stretches_nothi
 
 
 def test_an_until_before_the_sound_starts_is_a_check_error_at_the_until(tmp_path, capsys):
-    path = tmp_path / "play.yaml"
-    path.write_text(SCRIPT.replace("at: s1-2 end + 0.5", "at: s1-2 end\n        until: s1-1"))
-    with pytest.raises(ScriptError) as caught:
-        load_script(str(path))
-    assert str(caught.value.position) == f"{path}:20:16"
-    assert caught.value.message == \
-        "sound sting.wav: until s1-1 ends before the sound starts (at s1-2 ends)"
-    assert main(["check", str(path)]) == 2
-    assert f"{path}:20:16" in one_error_line(capsys)
+    message = sting_error(tmp_path, capsys, "s1-2 end\n        until: s1-1", "20:16")
+    assert message == "sound sting.wav: until s1-1 ends before the sound starts (at s1-2 ends)"
 
 
 @pytest.mark.parametrize("anchor, allowed", [
