@@ -583,3 +583,12 @@ def test_an_unknown_sound_name_is_one_error_at_the_cue(tmp_path):
     path.write_text(FOUNTAIN)
     found = [(str(e.position), e.message) for e in check_script(str(path)).errors]
     assert found == [(f"{path}:13:8", "no sound named 'thunder' in the cast file's sounds: table")]
+
+
+def test_render_says_a_sound_stopping_before_it_starts_is_left_out_for_that(tmp_path, monkeypatch,
+                                                                          capsys):
+    rendered_with_sounds(tmp_path, monkeypatch, "      - A: We leave at six.\n"
+                         "      - sound: door.wav\n        at: s1-1 end + 30\n"
+                         "        until: s1-2 start\n      - B: Fine then.\n")
+    assert "scene s1: sound door.wav left out: its until: comes before its start" in \
+        capsys.readouterr().err
