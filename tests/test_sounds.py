@@ -5,6 +5,7 @@ stems that sum to the mix. Every sound is generated here."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -93,15 +94,22 @@ def test_sound_items_and_beds_are_read_with_their_anchors(tmp_path):
     assert script.mix_for(scene).duck_db == -15.0
 
 
-def test_an_anchor_to_a_missing_line_is_an_error_at_the_anchor(tmp_path, capsys):
+def sting_error(tmp_path, capsys, anchor: str, place: str) -> str:
+    """The message of the one error a script whose sting is at `anchor` gives, after checking
+    that loading and `drama check` both place it at `place` (line:col)."""
     path = tmp_path / "play.yaml"
-    path.write_text(SCRIPT.replace("at: s1-2 end + 0.5", "at: s1-9 end + 0.5"))
+    path.write_text(SCRIPT.replace("at: s1-2 end + 0.5", f"at: {anchor}"))
     with pytest.raises(ScriptError) as caught:
         load_script(str(path))
-    assert str(caught.value.position) == f"{path}:19:13"
-    assert "no line 's1-9' in scene s1" in caught.value.message
+    assert str(caught.value.position) == f"{path}:{place}"
     assert main(["check", str(path)]) == 2
-    assert f"{path}:19:13" in one_error_line(capsys)
+    assert f"{path}:{place}" in one_error_line(capsys)
+    return caught.value.message
+
+
+def test_an_anchor_to_a_missing_line_is_an_error_at_the_anchor(tmp_path, capsys):
+    message = sting_error(tmp_path, capsys, "s1-9 end + 0.5", "19:13")
+    assert "no line 's1-9' in scene s1" in message
 
 
 def test_an_unreadable_anchor_is_an_error_with_the_forms_it_takes(tmp_path):
@@ -499,3 +507,88 @@ def test_a_loop_that_would_start_after_the_scene_is_left_out_and_stretches_nothi
     l1_start = result.cues[0].start_sample
     assert [(s.kind, s.start_sample, s.end_sample) for s in result.sounds] == [
         ("effect", l1_start, l1_start + SR // 10), ("ambience", 0, result.total_samples)]
+
+
+def test_an_until_before_the_sound_starts_is_a_check_error_at_the_until(tmp_path, capsys):
+    message = sting_error(tmp_path, capsys, "s1-2 end\n        until: s1-1", "20:16")
+    assert message == "sound sting.wav: until s1-1 ends before the sound starts (at s1-2 ends)"
+
+
+@pytest.mark.parametrize("anchor, allowed", [
+    ("s1-2 end\n        until: s1-2 end", False), ("s1-2 start\n        until: s1-2 end", True),
+    ("s1-1 end + 1\n        until: s1-2 end", True), ("3.0\n        until: 2.0", False),
+    ("s1-2 end\n        until: s1-1 end + 0.5", True)])
+def test_an_until_is_refused_only_when_it_surely_comes_before_the_start(tmp_path, anchor, allowed):
+    path = tmp_path / "play.yaml"
+    path.write_text(SCRIPT.replace("at: s1-2 end + 0.5", f"at: {anchor}"))
+    errors = [e.message for e in check_script(str(path)).errors if "until" in e.message]
+    assert (errors == []) == allowed
+
+
+@pytest.mark.parametrize("anchor", ["-5", "1e9", "100000", "-5s", "s1-1 end + 100000"])
+def test_a_number_anchor_out_of_the_scene_clock_is_an_error_saying_what_is_allowed(tmp_path,
+                                                                                  anchor):
+    path = tmp_path / "play.yaml"
+    path.write_text(SCRIPT.replace("at: 3.5", f"at: {anchor}"))
+    with pytest.raises(ScriptError) as caught:
+        load_script(str(path))
+    assert str(caught.value.position) == f"{path}:23:13"
+    assert "no line" not in caught.value.message
+    assert caught.value.message.startswith(f"the anchor {anchor} ")
+    assert "from 0 to 86400 (24 h)" in caught.value.hint
+
+
+def test_a_negative_offset_from_a_line_is_still_an_anchor(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text(SCRIPT.replace("at: 3.5", "at: s1-2 start - 5"))
+    clock = load_script(str(path)).scenes[0].sounds[-2]
+    assert (clock.path, clock.start.line, clock.start.edge, clock.start.offset_s) == \
+        ("clock.wav", "s1-2", "start", -5.0)
+
+
+def test_the_mix_says_why_it_left_a_sound_out(tmp_path):
+    click = write_sound(tmp_path / "click.wav", np.full(100, 0.5))
+    backwards = replace(effect(click, "L2", "end", until=SoundAnchor("L1", "end")),
+                        name="backwards")
+    missing = replace(effect(click, "L7"), name="missing")
+    result = mix_scene(two_lines(tmp_path), MixSettings(sounds=(backwards, missing)),
+                       work_dir=tmp_path)
+    assert result.sounds_left_out == ["backwards", "missing"]
+    assert result.summary()["sounds_left_out_reasons"] == [
+        "its until: comes before its start", "the line it is anchored to is not in the mix"]
+
+
+def test_a_bad_sounds_table_entry_is_one_error_at_the_entry(tmp_path):
+    cast = tmp_path / "play.cast.yaml"
+    cast.write_text(FOUNTAIN_CAST.replace("gain_db: -6", "loop: maybe")
+                    + "  thunder: sfx/thunder.flac\n")
+    path = tmp_path / "play.fountain"
+    path.write_text(FOUNTAIN)
+    found = [(str(e.position), e.message, e.hint) for e in check_script(str(path)).errors]
+    assert found == [
+        (f"{cast}:5:14", "sound 'sfx/door.wav' does not exist",
+         "record it or fix the path (relative to the cast file)"),
+        (f"{cast}:6:32", "unknown key 'loop' in sound theme", "known keys: file, gain_db"),
+        (f"{cast}:7:12", "sound 'sfx/thunder.flac' does not exist",
+         "record it or fix the path (relative to the cast file)")]
+
+
+def test_an_unknown_sound_name_is_one_error_at_the_cue(tmp_path):
+    sfx = tmp_path / "sfx"
+    sfx.mkdir()
+    for name in ("door", "theme"):
+        write_sound(sfx / f"{name}.wav", sine(1.0))
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
+    path = tmp_path / "play.fountain"
+    path.write_text(FOUNTAIN)
+    found = [(str(e.position), e.message) for e in check_script(str(path)).errors]
+    assert found == [(f"{path}:13:8", "no sound named 'thunder' in the cast file's sounds: table")]
+
+
+def test_render_says_a_sound_stopping_before_it_starts_is_left_out_for_that(tmp_path, monkeypatch,
+                                                                          capsys):
+    rendered_with_sounds(tmp_path, monkeypatch, "      - A: We leave at six.\n"
+                         "      - sound: door.wav\n        at: s1-1 end + 30\n"
+                         "        until: s1-2 start\n      - B: Fine then.\n")
+    assert "scene s1: sound door.wav left out: its until: comes before its start" in \
+        capsys.readouterr().err

@@ -101,9 +101,12 @@ def print_scene(console, scene) -> None:
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
     console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
                   f" {scene.duration_s:.1f} s, {level}{left_out}")
-    for name in scene.loudness.get("sounds_left_out", []):
-        notice(f"scene {scene.scene_id}: sound {name} left out: the line it is anchored to is "
-               "not in the mix")
+    from drama_cli.mix.sounds import NOT_IN_MIX
+
+    names = scene.loudness.get("sounds_left_out", [])
+    reasons = scene.loudness.get("sounds_left_out_reasons", [NOT_IN_MIX] * len(names))
+    for name, why in zip(names, reasons):  # cue sheets from before the reasons: NOT_IN_MIX
+        notice(f"scene {scene.scene_id}: sound {name} left out: {why}")
     if scene.engines_note:
         notice(f"scene {scene.scene_id}: note: {scene.engines_note}")
     for stale in scene.stale_takes:

@@ -59,8 +59,13 @@ class SoundCue(SampleSpan):
                 "loop": self.loop, "duck": self.duck}
 
 
+NOT_IN_MIX = "the line it is anchored to is not in the mix"
+ENDS_BEFORE_START = "its until: comes before its start"
+STARTS_AFTER_END = "it would start after the end of the mix"
+
+
 def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], total: int,
-                 length_of: Callable[[str], int]) -> tuple[list[SoundCue], list[str], int]:
+                 length_of: Callable[[str], int]) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
     """Place `sounds` (paths absolute) on a scene whose lines sit at `spans` (line id ->
     (start, end) samples) and which lasts `total` samples.
 
@@ -68,8 +73,8 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
     of its file (`length_of(path)`: samples at 44,100 Hz), else, when it loops, at the end of
     the mix; a sound that does not loop never plays past its file. Anchors read the scene's end
     as `total`; the mix grows to hold every sound that ends after it, and loops without `until`
-    run to that new end. Returns (placed cues, names of sounds left out because a line they
-    are anchored to is not in the mix or they would end before they start, new total).
+    run to that new end. Returns (placed cues, (name, why) of each sound left out: NOT_IN_MIX,
+    ENDS_BEFORE_START or STARTS_AFTER_END, new total).
     """
     placed, left_out, end_of_scene = [], [], total
     open_loops = []  # indexes in `placed` of loops that run to the end of the mix
@@ -77,7 +82,7 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
         start = _resolve(sound.start, spans, total)
         stop = _resolve(sound.until, spans, total) if sound.until is not None else None
         if start is None or (sound.until is not None and stop is None):
-            left_out.append(sound.name)
+            left_out.append((sound.name, NOT_IN_MIX))
             continue
         start = max(0, start)
         length = None if sound.loop else _sound_file(length_of, sound.path)
@@ -85,7 +90,8 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
         if length is not None:
             end = min(end, start + length)
         if end <= start:
-            left_out.append(sound.name)
+            left_out.append((sound.name, ENDS_BEFORE_START if stop is not None and stop <= start
+                             else STARTS_AFTER_END))
             continue
         if sound.loop and stop is None:
             open_loops.append(len(placed))

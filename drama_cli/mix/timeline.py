@@ -227,7 +227,8 @@ class MixResult:
     that pass: then the same as `loudness`); loudness: after gain and limiting (what was
     written). limiter_reduction_db: deepest limiter gain reduction.
     issues: how the result misses the preset (empty: compliant). sounds: the placed effects
-    and beds; sounds_left_out: names of sounds whose anchor line is not in the mix.
+    and beds; sounds_left_out: names of sounds left out of the mix, and
+    sounds_left_out_reasons: why, in the same order (`place_sounds`).
     speech_to_bed_db: the voices' level over the beds' under speech (`SpeechToBed`), or None.
     """
 
@@ -245,6 +246,7 @@ class MixResult:
     gain_held: bool = False  # `MixSettings.hold_gain_db` was applied (not normalised again)
     sounds: list[SoundCue] = field(default_factory=list)
     sounds_left_out: list[str] = field(default_factory=list)
+    sounds_left_out_reasons: list[str] = field(default_factory=list)
     speech_to_bed_db: float | None = None
 
     @property
@@ -273,6 +275,7 @@ class MixResult:
             "wav_subtype": self.settings.wav_subtype,
             **({"sounds": [sound.to_dict() for sound in self.sounds],
                 "sounds_left_out": list(self.sounds_left_out),
+                "sounds_left_out_reasons": list(self.sounds_left_out_reasons),
                 "speech_to_bed_db": self.speech_to_bed_db}
                if self.sounds or self.sounds_left_out else {}),
             **self.settings.metadata,
@@ -538,8 +541,9 @@ def mix_scene(
         None if work_dir else folder,
         held,
         sounds,
-        left_out,
-        beds.level_db,
+        [name for name, _ in left_out],
+        sounds_left_out_reasons=[why for _, why in left_out],
+        speech_to_bed_db=beds.level_db,
     )
 
 

@@ -109,10 +109,15 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
                         mix.room_tone_position, None, silence_refused=True)
-    for scene in script.scenes:
-        for sound in scene.sounds:
-            _check_clip(report, Path(script.base_dir, sound.path), f"sound {sound.path!r}",
-                        sound.position, None, inspect_sound(Path(script.base_dir, sound.path), sound.loop))
+    checked = set()
+    for sound in (sound for scene in script.scenes for sound in scene.sounds):
+        where = sound.file_position or sound.position
+        key = (sound.path, sound.loop, str(where))
+        if key not in checked:  # a table entry once, not once per cue
+            checked.add(key)
+            _check_clip(report, Path(script.base_dir, sound.path), f"sound {sound.path!r}", where,
+                        None, inspect_sound(Path(script.base_dir, sound.path), sound.loop),
+                        relative_to="the cast file" if sound.file_position else "the script")
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)
@@ -195,17 +200,18 @@ def _long_pauses(script) -> list[Warning_]:
 
 
 def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None,
-                verdict=None, min_s: float = 0.0, silence_refused: bool = False) -> None:
+                verdict=None, min_s: float = 0.0, silence_refused: bool = False,
+                relative_to: str = "the script") -> None:
     """Add the clip's error (located at `position`) or warning to `report`; `verdict`: the
     clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s, min_s=min_s)`); with
     `silence_refused` (room tone: the mixer cannot set the level of silence) a silent clip is
-    an error."""
+    an error. `relative_to`: what a path that does not exist is relative to, for the hint."""
     verdict = verdict or inspect_clip(full, max_s, min_s=min_s)
     position = position or SourcePosition(report.script.source, 1, 1)
     if silence_refused and verdict.warning:
         verdict.error, verdict.warning = verdict.warning, None
     if verdict.error:
-        hint = "record it or fix the path (relative to the script)" if verdict.error == "does not exist" else \
+        hint = f"record it or fix the path (relative to {relative_to})" if verdict.error == "does not exist" else \
             "give a longer recording (a few seconds of clear speech)" if "needs at least" in verdict.error else \
             "trim it to a shorter excerpt" if verdict.error.endswith(" s") else \
             "export it again as a WAV or FLAC that holds the recording" if "samples" in verdict.error else None

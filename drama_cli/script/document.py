@@ -256,7 +256,8 @@ class Sound:
     or at the scene's end when looped). gain_db: level change in dB. fade_in_s / fade_out_s:
     linear fades, seconds. loop: repeat the file until `until`. duck: lower it under dialogue
     (the scene's ducking settings). name: the name it was given (Fountain `sounds:` table), or
-    the file name. position: where it is written.
+    the file name. position: where it is written. file_position: where its file is named when
+    that is elsewhere (a Fountain cue's entry in the cast file's `sounds:` table), else None.
     """
 
     path: str
@@ -270,6 +271,7 @@ class Sound:
     duck: bool = False
     name: str = ""
     position: SourcePosition | None = None
+    file_position: SourcePosition | None = None
 
     def anchors(self) -> list[SoundAnchor]:
         """The anchors that name a line (start, then until)."""

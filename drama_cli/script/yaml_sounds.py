@@ -1,7 +1,7 @@
 """Sounds in a YAML scene: `- sound: FILE` items among its lines (effects), `- music: FILE`
 items (music cues: a sting, a theme that plays once) and the scene's `music:` / `ambience:` beds, with their anchors (`at: LINE end + 0.5`, `after: LINE`,
-`at: 12.0`, `until: LINE | scene-end`). Anchors naming a line the scene does not have are
-errors at the anchor (`check_anchors`)."""
+`at: 12.0`, `until: LINE | scene-end`). Anchors naming a line the scene does not have, and an
+`until:` that comes before the sound's start, are errors at the anchor (`check_anchors`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from drama_cli.errors import ScriptError
+from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.document import Scene, Sound, SoundAnchor
 from drama_cli.script.yaml_reader import YamlReader
 
@@ -19,6 +19,7 @@ BED_KEYS = ("file", *SOUND_KEYS[1:])
 BED_KINDS = ("music", "ambience")
 MAX_FADE_S = 600.0
 GAIN_DB_RANGE = (-120.0, 24.0)
+MAX_ANCHOR_S = 24 * 3600.0  # seconds on a scene's clock, and offsets from a line
 SCENE_START, SCENE_END = "scene-start", "scene-end"
 ANCHOR_HINT = "write a line id (with 'start' or 'end'), 'scene-start', 'scene-end' or seconds, " \
               "e.g. 'at: s1-2 end + 0.5' or 'at: 12.0'"
@@ -26,6 +27,8 @@ _SECONDS = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _ANCHOR = re.compile(rf"(?P<ref>\S+?)(?:\s+(?P<edge>start|end))?"
                      rf"(?:\s+(?P<sign>[+-])\s*(?P<offset>{_SECONDS})\s*(?P<unit>ms|s)?)?")
 _CLOCK = re.compile(rf"(?P<offset>{_SECONDS})\s*(?P<unit>ms|s)?")
+_NUMBER = re.compile(rf"[+-]?(?:{_SECONDS}(?:e[+-]?\d+)?|inf(?:inity)?|nan)\s*(?:ms|s)?",
+                     re.IGNORECASE)  # what a reader takes for seconds but the clock refuses
 
 
 def is_sound_item(fields: dict) -> bool:
@@ -106,23 +109,37 @@ def _path(reader: YamlReader, node: Node) -> str:
 
 def read_anchor(reader: YamlReader, node: Node, edge: str) -> SoundAnchor:
     """An anchor (`LINE`, `LINE start|end`, either `+ SECONDS` / `- SECONDS`, `scene-start`,
-    `scene-end`, or seconds on the scene's clock); a line without an edge takes `edge`.
-    Raises ScriptError at the value for anything else."""
+    `scene-end`, or seconds on the scene's clock, 0 to MAX_ANCHOR_S); a line without an edge
+    takes `edge`. Raises ScriptError at the value for anything else, a number out of that
+    range included."""
     text = " ".join(reader.scalar(node, "anchor").split())
     where = reader.at(node)
     clock = _CLOCK.fullmatch(text)
     if clock:
-        return SoundAnchor(None, "start", _seconds(clock), where)
+        return SoundAnchor(None, "start", _in_range(_seconds(clock), text, where), where)
+    if _NUMBER.fullmatch(text):
+        raise ScriptError(f"the anchor {text} is not a time on the scene's clock", where,
+                          _RANGE_HINT)
     match = _ANCHOR.fullmatch(text)
     if not match:
         raise ScriptError(f"cannot read the anchor {text!r}", where, ANCHOR_HINT)
-    offset = _seconds(match) * (-1 if match.group("sign") == "-" else 1)
+    offset = _in_range(_seconds(match), text, where) * (-1 if match.group("sign") == "-" else 1)
     ref = match.group("ref")
     if ref in (SCENE_START, SCENE_END):
         if match.group("edge"):
             raise ScriptError(f"{ref} takes no 'start' or 'end'", where, ANCHOR_HINT)
         return SoundAnchor(None, "start" if ref == SCENE_START else "end", offset, where)
     return SoundAnchor(ref, match.group("edge") or edge, offset, where)
+
+
+_RANGE_HINT = f"write seconds from 0 to {MAX_ANCHOR_S:.0f} (24 h) from the scene's start, or " \
+              "an offset from a line, e.g. 'at: s1-2 start - 5'"
+
+
+def _in_range(seconds: float, text: str, where: SourcePosition) -> float:
+    if not seconds <= MAX_ANCHOR_S:
+        raise ScriptError(f"the anchor {text} is out of range", where, _RANGE_HINT)
+    return seconds
 
 
 def _seconds(match: re.Match) -> float:
@@ -134,8 +151,41 @@ def _seconds(match: re.Match) -> float:
 
 def check_anchors(scene: Scene) -> list[ScriptError]:
     """An error at each anchor of the scene's sounds that names a line the scene does not
-    have (sounds are placed on one scene's timeline)."""
+    have (sounds are placed on one scene's timeline), and at each `until:` that surely comes
+    before its sound's start (`until_before_start`)."""
     ids = {line.id for line in scene.lines}
-    return [ScriptError(f"sound {sound.name}: no line {anchor.line!r} in scene {scene.id}",
-                        anchor.position, "anchor it to a line of this scene")
-            for sound in scene.sounds for anchor in sound.anchors() if anchor.line not in ids]
+    errors = [ScriptError(f"sound {sound.name}: no line {anchor.line!r} in scene {scene.id}",
+                          anchor.position, "anchor it to a line of this scene")
+              for sound in scene.sounds for anchor in sound.anchors() if anchor.line not in ids]
+    if errors:
+        return errors
+    return [ScriptError(f"sound {sound.name}: until {_label(sound.until)} before the sound "
+                        f"starts (at {_label(sound.start)})", sound.until.position,
+                        "stop it at a line or time after its start")
+            for sound in scene.sounds if until_before_start(scene, sound)]
+
+
+def until_before_start(scene: Scene, sound: Sound) -> bool:
+    """Whether `sound.until` comes at or before `sound.start` whatever the takes' lengths: both
+    on the scene's clock, or on lines in order with no overlapping line from one to the other
+    (lines then follow each other), and the until's offset no later than the start's."""
+    start, until = sound.start, sound.until
+    if until is None or until.offset_s > start.offset_s:
+        return False
+    if start.line is None or until.line is None:
+        return (start.line, start.edge) == (until.line, until.edge)
+    index = {line.id: n for n, line in enumerate(scene.lines)}
+    first, last = index[until.line], index[start.line]
+    if first == last:
+        return until.edge == "start" or start.edge == "end"
+    return first < last and not any(line.overlap for line in scene.lines[first + 1:last + 1])
+
+
+def _label(anchor: SoundAnchor) -> str:
+    """`g-1 ends`, `g-2 starts + 0.5 s`, `scene-start + 3 s`."""
+    if anchor.line is None:
+        where = SCENE_START if anchor.edge == "start" else SCENE_END
+    else:
+        where = f"{anchor.line} {anchor.edge}s"
+    sign = "-" if anchor.offset_s < 0 else "+"
+    return where + (f" {sign} {abs(anchor.offset_s):g} s" if anchor.offset_s else "")
