@@ -201,3 +201,11 @@ def test_a_fountain_title_page_language_is_the_script_language(tmp_path):
                                             encoding="utf-8")
     (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
     assert texts(load_script(str(tmp_path / "play.fountain"))) == ["<|speaker:0|> Am dritten Mai."]
+
+
+def test_check_numbers_gives_the_source_column_after_an_escaped_quote(tmp_path, drama, capsys):
+    path = write(tmp_path, '  - ANN: "He was 5\'11\\" tall, 6\' wide."\n')
+    assert drama(["check", str(path), "--numbers"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {path}:7:18: 5'11\" → five feet eleven inches" in out
+    assert f"  {path}:7:31: 6' → six feet" in out
