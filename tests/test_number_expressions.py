@@ -6,7 +6,11 @@ import re
 
 import pytest
 
-from drama_cli.compile.normalise import normalise_text, normalised_pieces, number_expressions
+from drama_cli.compile.normalise import (
+    normalise_text,
+    normalised_pieces,
+    number_expressions,
+)
 
 # (language, written, said): the garbled, ungrammatical and unconverted forms reported from real
 # texts, then one row per form the guide lists.

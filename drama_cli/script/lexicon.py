@@ -18,8 +18,8 @@ from pathlib import Path
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
-from drama_cli.script.language_tags import is_language_label
 from drama_cli.script.document import Line, Script, Span, Warning_
+from drama_cli.script.language_tags import is_language_label
 from drama_cli.script.writing import LATIN_LANGUAGES, written_language
 from drama_cli.script.yaml_reader import YamlReader, compose
 

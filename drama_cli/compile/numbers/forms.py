@@ -11,7 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from drama_cli.compile.numbers.rules import FOREIGN_SCALES, VULGAR_FRACTIONS, YEAR_RANGE, LanguageRules
+from drama_cli.compile.numbers.rules import (
+    FOREIGN_SCALES,
+    VULGAR_FRACTIONS,
+    YEAR_RANGE,
+    LanguageRules,
+)
 from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
 from drama_cli.compile.numbers.words import Context, Words
 from drama_cli.script.spoken import number_words
@@ -239,7 +244,6 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     number = number_pattern(rules)
     sign = r"(?P<neg>[-−+])?"
     symbols = _alternatives(rules.currencies)
-    scales = _alternatives(rules.scales)
     amount_scales = _alternatives(set(rules.scales) | set(FOREIGN_SCALES.get(language, {})))
     units = _units(rules)
     fractions = "".join(VULGAR_FRACTIONS)
