@@ -227,3 +227,11 @@ def test_check_refuses_a_language_label_that_is_not_a_language_tag(tmp_path, dra
 def test_a_well_formed_language_tag_without_rules_is_allowed(tmp_path, label):
     path = write(tmp_path, "  - YUKI: 5\n", extra=f"language: {label}\n")
     assert load_script(str(path)).language == label
+
+
+def test_check_refuses_a_fountain_title_page_language_that_is_not_a_language_tag(tmp_path, drama, capsys):
+    path = tmp_path / "play.fountain"
+    path.write_text("Title: T\nLanguage: xx-YY\n\nINT. HALL - NIGHT\n\nANN\nHi.\n", encoding="utf-8")
+    (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
+    assert drama(["check", str(path)]) == 2
+    assert f"{path}:2:11: Language 'xx-YY' is not a language tag such as en, en-GB or de" in capsys.readouterr().err

@@ -17,6 +17,11 @@ ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se
 su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh zu iw in ji
 """.split())
 
+# Language names a label may give instead of a tag, with the code they stand for.
+NAMES = {"english": "en", "german": "de", "deutsch": "de", "french": "fr", "français": "fr",
+         "francais": "fr", "spanish": "es", "español": "es", "espanol": "es"}
+LANGUAGE_NAMES = frozenset(NAMES)
+
 _TAG = re.compile(r"(?P<lang>[a-z]{2,3})(?:[-_][a-z]{4})?(?:[-_](?:[a-z]{2}|\d{3}))?"
                   r"(?:[-_](?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:[-_]x(?:[-_][a-z\d]{1,8})+)?")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import Line, Script, Span, Warning_
-from drama_cli.script.language_tags import is_language_label
+from drama_cli.script.language_tags import LANGUAGE_NAMES, NAMES, is_language_label
 from drama_cli.script.writing import LATIN_LANGUAGES, written_language
 from drama_cli.script.yaml_reader import YamlReader, compose
 
@@ -32,8 +32,6 @@ ENTRY_KEYS = ("respelling", "phonemes", "lang", "case")
 ARPABET_VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 ARPABET_CONSONANTS = frozenset("B CH D DH F G HH JH K L M N NG P R S SH T TH V W Y Z ZH".split())
 
-_LANGUAGE_NAMES = {"english": "en", "german": "de", "deutsch": "de", "french": "fr", "français": "fr",
-                   "francais": "fr", "spanish": "es", "español": "es", "espanol": "es"}
 _MARKUP_CHARS = "[]{}<>|"
 
 
@@ -82,8 +80,8 @@ def language_code(label: str | None) -> str | None:
     if label is None or not label.strip():
         return None
     label = label.strip().lower()
-    if label in _LANGUAGE_NAMES:
-        return _LANGUAGE_NAMES[label]
+    if label in NAMES:
+        return NAMES[label]
     return re.split(r"[-_]", label)[0]
 
 
@@ -206,7 +204,7 @@ def read_language_label(reader: YamlReader, node, what: str) -> str:
         return label
     if node.tag not in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"):  # `lang: no` is Norwegian
         raise reader.error(f"{what} must be text, a language tag such as en, en-GB or de, not {label!r}", node)
-    if not is_language_label(label, frozenset(_LANGUAGE_NAMES)):
+    if not is_language_label(label, LANGUAGE_NAMES):
         raise reader.error(f"{what} {label!r} is not a language tag such as en, en-GB or de", node)
     return label
 
