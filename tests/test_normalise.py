@@ -201,3 +201,37 @@ def test_a_fountain_title_page_language_is_the_script_language(tmp_path):
                                             encoding="utf-8")
     (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
     assert texts(load_script(str(tmp_path / "play.fountain"))) == ["<|speaker:0|> Am dritten Mai."]
+
+
+def test_check_numbers_gives_the_source_column_after_an_escaped_quote(tmp_path, drama, capsys):
+    path = write(tmp_path, '  - ANN: "He was 5\'11\\" tall, 6\' wide."\n')
+    assert drama(["check", str(path), "--numbers"]) == 0
+    out = capsys.readouterr().out
+    assert f"  {path}:7:18: 5'11\" → five feet eleven inches" in out
+    assert f"  {path}:7:31: 6' → six feet" in out
+
+
+@pytest.mark.parametrize("extra, cast, where, message", [
+    ("language: 7\n", "", "6:11", "language must be text, a language tag such as en, en-GB or de, not '7'"),
+    ("", "  BEN: {lang: xx-YY}\n", "6:15", "lang 'xx-YY' is not a language tag such as en, en-GB or de"),
+])
+def test_check_refuses_a_language_label_that_is_not_a_language_tag(tmp_path, drama, capsys, extra, cast, where,
+                                                                   message):
+    path = tmp_path / "play.yaml"
+    path.write_text(HEAD + cast + extra + "lines:\n  - ANN: Hi.\n", encoding="utf-8")
+    assert drama(["check", str(path)]) == 2
+    assert f"{path}:{where}: {message}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("label", ["sw-KE", "yue", "zh-Hant-TW", "pt_BR", "no"])
+def test_a_well_formed_language_tag_without_rules_is_allowed(tmp_path, label):
+    path = write(tmp_path, "  - YUKI: 5\n", extra=f"language: {label}\n")
+    assert load_script(str(path)).language == label
+
+
+def test_check_refuses_a_fountain_title_page_language_that_is_not_a_language_tag(tmp_path, drama, capsys):
+    path = tmp_path / "play.fountain"
+    path.write_text("Title: T\nLanguage: xx-YY\n\nINT. HALL - NIGHT\n\nANN\nHi.\n", encoding="utf-8")
+    (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
+    assert drama(["check", str(path)]) == 2
+    assert f"{path}:2:11: Language 'xx-YY' is not a language tag such as en, en-GB or de" in capsys.readouterr().err

@@ -6,7 +6,11 @@ import re
 
 import pytest
 
-from drama_cli.compile.normalise import normalise_text, normalised_pieces
+from drama_cli.compile.normalise import (
+    normalise_text,
+    normalised_pieces,
+    number_expressions,
+)
 
 # (language, written, said): the garbled, ungrammatical and unconverted forms reported from real
 # texts, then one row per form the guide lists.
@@ -213,3 +217,38 @@ def test_no_output_joins_a_digit_to_a_word_or_leaves_a_separator_between_number_
             for token in out.split():
                 if re.search(r"\d", token):
                     assert token in written, (language, text, out)
+
+
+@pytest.mark.parametrize("language, written, said, listed", [
+    ("de", "Es kostete $5 million.", "Es kostete fünf Millionen Dollar.", "$5 million"),
+    ("de", "Es kostete $1 billion.", "Es kostete eine Milliarde Dollar.", "$1 billion"),
+    ("de", "Es kostete 5 million $.", "Es kostete fünf Millionen Dollar.", "5 million $"),
+    ("fr", "Il a coûté $2 billion.", "Il a coûté deux milliards de dollars.", "$2 billion"),
+    ("es", "Costó $5 million.", "Costó cinco millones de dólares.", "$5 million"),
+    ("es", "Costó $1 billion.", "Costó mil millones de dólares.", "$1 billion"),
+])
+def test_an_english_scale_word_after_an_amount_is_said_with_it_in_the_line_language(language, written, said, listed):
+    assert normalise_text(written, language) == said
+    assert [e.written for e in number_expressions(written, language)] == [listed]
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en", "1990-95", "nineteen ninety to ninety-five"),
+    ("en", "1990–95", "nineteen ninety to ninety-five"),
+    ("de", "1990-95", "neunzehnhundertneunzig bis fünfundneunzig"),
+    ("fr", "1990–95", "mille neuf cent quatre-vingt-dix à quatre-vingt-quinze"),
+    ("es", "1990-95", "mil novecientos noventa a noventa y cinco"),
+])
+def test_a_range_of_years_with_the_second_in_two_digits_is_read_as_years(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said, listed", [
+    ("en", "6' wide", "six feet wide", "6'"),
+    ("en", "6’ wide", "six feet wide", "6’"),
+    ("en", "'give me 5' he said", "'give me five' he said", "5"),
+    ("de", "6' breit", "6' breit", "6'"),
+])
+def test_a_foot_mark_is_said_with_its_number_or_left_with_it(language, written, said, listed):
+    assert normalise_text(written, language) == said
+    assert [e.written for e in number_expressions(written, language)] == [listed]

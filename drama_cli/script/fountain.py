@@ -31,7 +31,6 @@ from drama_cli.script.direction import (
     check_model_tokens,
     parse_directions,
 )
-from drama_cli.script.fountain_sounds import sound_cue
 from drama_cli.script.document import (
     DialogueNumbers,
     Element,
@@ -40,6 +39,8 @@ from drama_cli.script.document import (
     Script,
     Warning_,
 )
+from drama_cli.script.fountain_sounds import sound_cue
+from drama_cli.script.language_tags import LANGUAGE_NAMES, is_language_label
 from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import name_key
 
@@ -164,6 +165,8 @@ def _read_title_page(rows: list[_Row], script: Script) -> list[_Row]:
         if match:
             key = match.group(1).strip()
             script.title_page[key] = match.group(2).strip()
+            if key.lower() == "language":
+                _check_language(script, rows[index], match)
         elif key is not None:
             joined = script.title_page[key] + "\n" + line.strip()
             script.title_page[key] = joined.strip("\n")
@@ -171,6 +174,15 @@ def _read_title_page(rows: list[_Row], script: Script) -> list[_Row]:
     title = script.title_page.get("Title") or script.title_page.get("title") or ""
     script.title = " ".join(_strip_emphasis(title).split())
     return rows[index:]
+
+
+def _check_language(script: Script, row: _Row, match: re.Match) -> None:
+    """Raises ScriptError at a title page `Language:` that is not a well-formed language tag."""
+    label = match.group(2).strip()
+    if label and not is_language_label(label, LANGUAGE_NAMES):
+        column = match.start(2) + len(match.group(2)) - len(match.group(2).lstrip()) + 1
+        raise ScriptError(f"Language {label!r} is not a language tag such as en, en-GB or de",
+                          SourcePosition(script.source, row.number, column))
 
 
 def _title_key(line: str) -> re.Match | None:

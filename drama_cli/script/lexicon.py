@@ -19,6 +19,7 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import Line, Script, Span, Warning_
+from drama_cli.script.language_tags import LANGUAGE_NAMES, NAMES, is_language_label
 from drama_cli.script.writing import LATIN_LANGUAGES, written_language
 from drama_cli.script.yaml_reader import YamlReader, compose
 
@@ -31,8 +32,6 @@ ENTRY_KEYS = ("respelling", "phonemes", "lang", "case")
 ARPABET_VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 ARPABET_CONSONANTS = frozenset("B CH D DH F G HH JH K L M N NG P R S SH T TH V W Y Z ZH".split())
 
-_LANGUAGE_NAMES = {"english": "en", "german": "de", "deutsch": "de", "french": "fr", "français": "fr",
-                   "francais": "fr", "spanish": "es", "español": "es", "espanol": "es"}
 _MARKUP_CHARS = "[]{}<>|"
 
 
@@ -81,8 +80,8 @@ def language_code(label: str | None) -> str | None:
     if label is None or not label.strip():
         return None
     label = label.strip().lower()
-    if label in _LANGUAGE_NAMES:
-        return _LANGUAGE_NAMES[label]
+    if label in NAMES:
+        return NAMES[label]
     return re.split(r"[-_]", label)[0]
 
 
@@ -191,10 +190,23 @@ def read_language_keys(reader: YamlReader, fields: dict, base: Path, script: Scr
     or a Fountain script's cast file), added to `script`."""
     script.lexicon += read_lexicon_keys(reader, fields, base)
     if "language" in fields:
-        label = reader.scalar(fields["language"][1], "language").strip()  # `en-GB` kept: dates read by it
+        label = read_language_label(reader, fields["language"][1], "language")  # `en-GB` kept: dates read by it
         script.language = label or script.language
     if "normalize" in fields:
         script.normalize = reader.boolean(fields["normalize"][1], "normalize")
+
+
+def read_language_label(reader: YamlReader, node, what: str) -> str:
+    """A `language:` or `lang:` value as written (stripped; '' when empty). Raises ScriptError at
+    the value when it is not text (`language: 7`) or not a well-formed language tag (`xx-YY`)."""
+    label = reader.scalar(node, what).strip()
+    if not label:
+        return label
+    if node.tag not in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"):  # `lang: no` is Norwegian
+        raise reader.error(f"{what} must be text, a language tag such as en, en-GB or de, not {label!r}", node)
+    if not is_language_label(label, LANGUAGE_NAMES):
+        raise reader.error(f"{what} {label!r} is not a language tag such as en, en-GB or de", node)
+    return label
 
 
 def read_lexicon_keys(reader, fields: dict, base: Path) -> list[LexiconEntry]:
@@ -249,7 +261,7 @@ def _read_entry(reader, term: str, key_node, value_node) -> LexiconEntry:
     case = reader.scalar(fields["case"][1], "case").strip().lower() if "case" in fields else "insensitive"
     if case not in ("sensitive", "insensitive"):
         raise reader.error(f"case must be 'sensitive' or 'insensitive', got {case!r}", fields["case"][1])
-    lang = language_code(reader.scalar(fields["lang"][1], "lang")) if "lang" in fields else None
+    lang = language_code(read_language_label(reader, fields["lang"][1], "lang")) if "lang" in fields else None
     return LexiconEntry(term=term, respelling=value if said[0] == "respelling" else None,
                         phonemes=value if said[0] == "phonemes" else None, lang=lang,
                         case_sensitive=case == "sensitive", position=where, value_position=value_at)

@@ -122,6 +122,19 @@ def source_rows(script: Script) -> list[str]:
         return []
 
 
+# How a character of a line's text may be written in the source: escaped in a double-quoted
+# YAML string (`\"`, `\\`, `\t`), doubled in a single-quoted one (`''`).
+_SOURCE_FORMS = {'"': r'(?:\\"|")', "\\": r"(?:\\\\|\\)", "'": r"(?:''|')", "\t": r"(?:\\t|\t)"}
+
+
+def _bounded(written: str, pattern: str) -> str:
+    """`pattern` for `written`, kept from matching inside a longer word where `written` starts or
+    ends with a word character."""
+    if re.match(r"\w", written) and re.search(r"\w$", written):
+        return rf"(?<!\w){pattern}(?!\w)"
+    return pattern
+
+
 def source_position(rows: list[str], line: Line, written: str, offset: int) -> SourcePosition | None:
     """Where the text `written`, found at `offset` in the line's text, is written in the source
     file: its n-th occurrence at or after the line's position when it is the n-th in the line's
@@ -129,12 +142,12 @@ def source_position(rows: list[str], line: Line, written: str, offset: int) -> S
     where = line.position
     if where is None:
         return None
-    pattern = re.compile(rf"(?<!\w){re.escape(written)}(?!\w)" if re.match(r"\w", written)
-                         and re.search(r"\w$", written) else re.escape(written))
+    pattern = re.compile(_bounded(written, re.escape(written)))
+    in_source = re.compile(_bounded(written, "".join(_SOURCE_FORMS.get(c, re.escape(c)) for c in written)))
     nth = sum(1 for match in pattern.finditer(line.text) if match.start() < offset)
     for row in range(where.line - 1, min(len(rows), where.line + 50)):
         start = where.column - 1 if row == where.line - 1 else 0
-        for match in pattern.finditer(rows[row], start):
+        for match in in_source.finditer(rows[row], start):
             if nth == 0:
                 return SourcePosition(where.file, row + 1, match.start() + 1)
             nth -= 1

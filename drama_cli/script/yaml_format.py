@@ -27,7 +27,7 @@ from drama_cli.script.document import (
     VoiceSource,
     Warning_,
 )
-from drama_cli.script.lexicon import read_language_keys
+from drama_cli.script.lexicon import read_language_keys, read_language_label
 from drama_cli.script.problems import Problems
 from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
@@ -145,7 +145,7 @@ def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base
     if "aliases" in fields:
         member.aliases = reader.string_list(fields["aliases"][1], "alias")
     if "lang" in fields:
-        member.lang = reader.scalar(fields["lang"][1], "lang")
+        member.lang = read_language_label(reader, fields["lang"][1], "lang")
     if "consent" in fields:
         member.consent = _read_consent(reader, fields["consent"][1], name)
     if "voice_source" in fields:

@@ -11,7 +11,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS, YEAR_RANGE, LanguageRules
+from drama_cli.compile.numbers.rules import (
+    FOREIGN_SCALES,
+    VULGAR_FRACTIONS,
+    YEAR_RANGE,
+    LanguageRules,
+)
 from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
 from drama_cli.compile.numbers.words import Context, Words
 from drama_cli.script.spoken import number_words
@@ -52,13 +57,13 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
             (len(first) == 3 and len(second) == 4) or len(second) > 4 or len(first) > 4:
         return None
     a, b = int(first), int(second)
-    if b <= a and (len(first) > 3 or len(second) > 3):
-        return None  # not a score: `2024-117` is a code
     is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
-    if is_year and len(second) == 2:
+    if is_year and len(second) == 2:  # `1990-95`: the second year in its last two digits
         return f"{w.year(a)} {w.rules.range_word} {w.cardinal(b)}" if b > a % 100 else None
     if is_year and len(second) == 4:
         return f"{w.year(a)} {w.rules.range_word} {w.year(b)}" if b > a else None
+    if b <= a and (len(first) > 3 or len(second) > 3):
+        return None  # not a score: `2024-117` is a code
     word = w.rules.range_word if b > a else w.rules.score_word
     said = f"{w.cardinal(a)} {word} {w.counted(b, context)}"
     unit = match.groupdict().get("unit")
@@ -139,10 +144,12 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     sign = f"{w.rules.minus} " if match.groupdict().get("neg") else ""
     scale = match.groupdict().get("scale")
     if scale:
-        _, scale_one, scale_many = w.rules.scales[scale]
+        _, scale_one, scale_many = w.rules.scales.get(scale) or FOREIGN_SCALES[w.language][scale]
         of = _of(w, scale_many, units)
         one = value == 1 and not frac
-        scale_gender = "f" if w.language == "de" and scale_one.startswith("Milli") else "m"
+        scale_gender = "f" if w.language == "de" and scale_one.startswith(("Milli", "Billi")) else "m"
+        if one and scale_one.startswith("mil "):  # Spanish: "mil millones", never "un mil"
+            return f"{sign}{scale_one}{of}{units}"
         number = w.decimal(value, frac, scale_gender)
         return f"{sign}{number} {scale_one if one else scale_many}{of}{units}"
     if value is None:
@@ -237,7 +244,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     number = number_pattern(rules)
     sign = r"(?P<neg>[-−+])?"
     symbols = _alternatives(rules.currencies)
-    scales = _alternatives(rules.scales)
+    amount_scales = _alternatives(set(rules.scales) | set(FOREIGN_SCALES.get(language, {})))
     units = _units(rules)
     fractions = "".join(VULGAR_FRACTIONS)
     found: list[tuple[str, str, Say]] = [
@@ -251,8 +258,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("score", r"(?P<a>\d{1,2}):(?P<b>\d)", _score),
         ("fraction", r"(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
-        ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{scales}))?", _amount),
-        ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{scales}))?\s?(?P<sym>{symbols})", _amount),
+        ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
+        ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
         ("digits", r"0\d+|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}", _digits),

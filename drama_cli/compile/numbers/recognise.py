@@ -107,6 +107,9 @@ class Recogniser:
         end -= 1 if end > start and text[end - 1] == "." else 0
         if end <= start or not re.search(r"\d", text[start:end]):
             return None, 1
+        if _foot_mark(text, end):
+            end += 1
+            return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
         pair = self._pair(text[start:end], self._context(text, tokens, i, i, end))
         if pair is not None:
             end += 1 if pair.endswith(".") and text[end:end + 1] == "." else 0
@@ -162,10 +165,22 @@ class Recogniser:
 
 def _stops(text: str, end: int) -> tuple[int, ...]:
     """Where an expression ending at `end` (closing punctuation left out) may stop: one further
-    for an inch mark (`5'11"`), one shorter without a final dot."""
+    for an inch mark (`5'11"`) or only there for a foot mark (`6'`: said with it or not at all),
+    one shorter without a final dot."""
+    if _foot_mark(text, end):
+        return (end + 1,)
     if end < len(text) and text[end] in "\"″”":
         return end + 1, end
     return (end, end - 1) if text[end - 1] == "." else (end,)
+
+
+def _foot_mark(text: str, end: int) -> bool:
+    """Whether the mark at `end`, right after a digit, is a foot mark (`6' wide`) rather than a
+    quote closing one opened before it (`'give me 5'`)."""
+    if end >= len(text) or not text[end - 1].isdigit() or text[end] not in "'’′":
+        return False
+    opened = len(re.findall(r"(?:^|(?<=\s))['‘]", text[:end]))
+    return text[end] == "′" or opened % 2 == 0
 
 
 def _trail(word: str) -> str:

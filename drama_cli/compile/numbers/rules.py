@@ -186,6 +186,17 @@ LANGUAGES: dict[str, LanguageRules] = {
         and_word="y", meridiem={}),
 }
 
+# English scale words in a line of another language (`$5 million` copied into German text), said
+# by their English value in the line's language: short scale, so "billion" is 10^9.
+FOREIGN_SCALES: dict[str, dict[str, tuple[int, str, str]]] = {
+    "de": {"thousand": (3, "tausend", "tausend"), "million": (6, "Million", "Millionen"),
+           "billion": (9, "Milliarde", "Milliarden"), "trillion": (12, "Billion", "Billionen")},
+    "fr": {"thousand": (3, "mille", "mille"), "million": (6, "million", "millions"),
+           "billion": (9, "milliard", "milliards"), "trillion": (12, "billion", "billions")},
+    "es": {"thousand": (3, "mil", "mil"), "million": (6, "millón", "millones"),
+           "billion": (9, "mil millones", "mil millones"), "trillion": (12, "billón", "billones")},
+}
+
 VULGAR_FRACTIONS = {"½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5),
                     "⅗": (3, 5), "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8),
                     "⅞": (7, 8)}
