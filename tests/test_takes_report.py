@@ -290,3 +290,25 @@ def test_a_render_adopts_the_takes_of_a_moved_id_when_they_say_the_line_exactly(
             "moved when a line was removed or added)") in capsys.readouterr().err.splitlines()
     take = TakeStore(tmp_path / "scene.drama").selected_take("boathouse", "boathouse-2")
     assert take.number == 2 and take.record["adopted_from"] == {"line": "boathouse-3", "take": 1}
+
+
+def test_adopt_refuses_another_speaker_and_copies_nothing_twice(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    from drama_cli.takes.store import TakeStore
+
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--adopt", "boathouse-2", "boathouse-3"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "drama: line boathouse-2: its takes are spoken by DESMOND, line boathouse-3 by MARGOT; "
+        "takes are adopted only for the same speaker"]
+    assert main(["takes", str(path), "--adopt", "boathouse-1", "boathouse-3"]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--adopt", "boathouse-1", "boathouse-3"]) == 0
+    assert ("drama: line boathouse-3: nothing new to adopt; every take of boathouse-1 was adopted before"
+            in capsys.readouterr().err.splitlines())
+    numbers = [t.number for t in TakeStore(tmp_path / "scene.drama").scan("boathouse", "boathouse-3").valid]
+    assert numbers == [1, 2]

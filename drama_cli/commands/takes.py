@@ -52,8 +52,11 @@ def takes_command(
         from drama_cli.takes.adopt import adopt_takes
 
         copies = adopt_takes(loaded, store, *adopt)
-        notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
-               f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
+        if not copies:
+            notice(f"line {adopt[1]}: nothing new to adopt; every take of {adopt[0]} was adopted before")
+        else:
+            notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
+                   f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
         settings = render_settings(scene, [adopt[1]])
     if select is not None:
         if len(settings.lines) != 1:
