@@ -177,7 +177,11 @@ def test_prune_removes_only_unusable_takes_nothing_selects_or_derives_from(tmp_p
     assert out[1].startswith("would remove boathouse-1 take 2 (unusable: runaway")
     assert out[2] == (f"would remove boathouse-1 take 4 (invalid: audio file truncated or not a WAV): "
                       f"{folder / 'take-004.json'}, {folder / 'take-004.wav'}")
-    assert out[3] == "3 take(s) would remove; run again without --dry-run to remove them"
+    assert out[3] == "3 take(s) would be removed; run again without --dry-run to remove them"
+    assert main(["takes", str(path), "--prune", "--dry-run", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["ok"], report["exit_code"], report["dry_run"], report["removed"]) == (True, 0, True, [])
+    assert [t["number"] for t in report["would_remove"]] == [1, 2, 4]
     assert sorted(p.name for p in folder.iterdir()) == [f"take-00{n}.{kind}" for n in (1, 2, 3, 4) for kind in ("json", "wav")]
     assert main(["takes", str(path), "--prune"]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["take-003.json", "take-003.wav"]

@@ -124,14 +124,14 @@ def _prune(store, scenes: list, line_ids, dry_run: bool, as_json: bool) -> None:
     if not dry_run:
         prune_takes(store, found)
     if as_json:
-        print(json.dumps({"dry_run": dry_run, "removed": [] if dry_run else [vars(t) for t in found],
+        print(json.dumps({"ok": True, "exit_code": 0, "dry_run": dry_run, "removed": [] if dry_run else [vars(t) for t in found],
                           "would_remove": [vars(t) for t in found] if dry_run else []},
                          indent=2, ensure_ascii=False))
         return
     verb = "would remove" if dry_run else "removed"
     for take in found:
         print(f"{verb} {take.line_id} take {take.number} ({take.reason}): {', '.join(take.files)}")
-    print(f"{len(found)} take(s) {verb}" + ("; run again without --dry-run to remove them"
+    print(f"{len(found)} take(s) {'would be removed' if dry_run else 'removed'}" + ("; run again without --dry-run to remove them"
                                             if dry_run and found else ""))
 
 
