@@ -123,3 +123,17 @@ def test_unattributed_counts_script_lines_not_quote_pieces(tmp_path, capsys):
     assert main(["import", str(tmp_path / "talk.md"), "--dialogue", "-o", str(out), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert (report["quotes"], report["unattributed"], report["cast"][UNATTRIBUTED]) == (2, 1, 1)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--narrator-is", "WATSON"], "--narrator-is goes with --dialogue (quotes as lines of their speakers)"),
+    (["--no-keep-tags"], "--no-keep-tags goes with --dialogue (quotes as lines of their speakers)"),
+    (["--directions", "drop", "--dialogue"],
+     "--directions drop is for a play's stage directions; novel.txt is read as a novel"),
+])
+def test_novel_options_without_what_they_need_are_refused(tmp_path, capsys, options, message):
+    (tmp_path / "novel.txt").write_text('CHAPTER I.\n\n"Yes," said Holmes.\n', encoding="utf-8")
+    out = tmp_path / "novel.yaml"
+    assert main(["import", str(tmp_path / "novel.txt"), "-o", str(out), *options]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"drama: {message}"]
+    assert not out.exists()
