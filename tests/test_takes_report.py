@@ -316,3 +316,21 @@ def test_adopt_refuses_another_speaker_and_copies_nothing_twice(tmp_path, monkey
             in capsys.readouterr().err.splitlines())
     numbers = [t.number for t in TakeStore(tmp_path / "scene.drama").scan("boathouse", "boathouse-3").valid]
     assert numbers == [1, 2]
+
+
+def test_a_render_renders_anew_a_moved_line_whose_old_id_holds_another_speakers_takes(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    margot = '      - speaker: MARGOT\n        text: "Not without the oars."\n'
+    path.write_text(path.read_text().replace(margot, margot.replace("MARGOT", "DESMOND")))
+    assert main(["render", str(path)]) == 0  # boathouse-3 take 2: DESMOND's
+    path.write_text(path.read_text().replace(margot.replace("MARGOT", "DESMOND"), margot))
+    assert main(["takes", str(path), "--line", "boathouse-3", "--select", "1"]) == 0
+    path.write_text(path.read_text().replace('      - speaker: DESMOND\n        text: "Fine then."\n', ""))
+    fake.requests.clear()
+    assert main(["render", str(path)]) == 0
+    assert len(fake.requests) == 1  # the moved line, rendered anew rather than adopting
