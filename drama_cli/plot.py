@@ -280,7 +280,8 @@ def _time_ticks(ax, duration: float) -> None:
 
 def check_image_path(path: str | Path) -> Path:
     """`path` as a Path when it can take a picture: its suffix is one of `IMAGE_SUFFIXES`
-    (png, svg, pdf, jpg) and it is not a directory. Raises UsageError naming the path."""
+    (png, svg, pdf, jpg), it is not a directory and its folder exists (none is made). Raises
+    UsageError naming the path."""
     from drama_cli.errors import UsageError
 
     path = Path(path)
@@ -290,6 +291,8 @@ def check_image_path(path: str | Path) -> Path:
     if path.suffix.lower() not in IMAGE_SUFFIXES:
         found = f"'{path.suffix}' is not an image format" if path.suffix else "it has no extension"
         raise UsageError(f"cannot write the picture to {path}: {found}; use {_suffix_list()}")
+    if not path.parent.is_dir():
+        raise UsageError(f"cannot write the picture to {path}: there is no folder {path.parent}")
     return path
 
 
@@ -306,7 +309,6 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
 
     path = check_image_path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
         fig.savefig(tmp, dpi=fig.dpi)
         tmp.replace(path)

@@ -90,12 +90,12 @@ def test_repeated_headings_stay_separate_chapters_in_order(tmp_path, capsys):
 
 @pytest.mark.parametrize("paragraph, expected", [
     ('"You have been in Afghanistan, I perceive," said Holmes.',
-     [("HOLMES", "You have been in Afghanistan, I perceive,"), ("NARRATOR", "said Holmes.")]),
+     [("HOLMES", "You have been in Afghanistan, I perceive."), ("NARRATOR", "said Holmes.")]),
     ("“How on earth did you know that?” Watson asked in astonishment.",
      [("WATSON", "How on earth did you know that?"), ("NARRATOR", "Watson asked in astonishment.")]),
     ("Then cried Mrs. Bennet: “Nonsense!”",
      [("NARRATOR", "Then cried Mrs. Bennet"), ("MRS. BENNET", "Nonsense!")]),
-    ("“Nobody,” she said.", [(PLACEHOLDER, "Nobody,"), ("NARRATOR", "she said.")]),
+    ("“Nobody,” she said.", [(PLACEHOLDER, "Nobody."), ("NARRATOR", "she said.")]),
     ("No quotes here at all.", [("NARRATOR", "No quotes here at all.")]),
     ('"Thank you," Watson replied. "It is cold tonight."',  # one speech, its tag after it
      [("WATSON", "Thank you. It is cold tonight."), ("NARRATOR", "Watson replied.")]),
@@ -103,12 +103,12 @@ def test_repeated_headings_stay_separate_chapters_in_order(tmp_path, capsys):
      [(PLACEHOLDER, "Wedlock suits you. I think, Watson, that you have put on weight."),
       ("NARRATOR", "he remarked.")]),
     ('"Go," said Holmes. Watson stood. "Now," he added.',  # someone else in between: not carried
-     [("HOLMES", "Go,"), ("NARRATOR", "said Holmes. Watson stood."), (PLACEHOLDER, "Now,"),
+     [("HOLMES", "Go."), ("NARRATOR", "said Holmes. Watson stood."), (PLACEHOLDER, "Now."),
       ("NARRATOR", "he added.")]),
     ('She had read "The Times" that morning.', [("NARRATOR", 'She had read "The Times" that morning.')]),
     ('He said "yes" and left.', [("NARRATOR", "He said"), (PLACEHOLDER, "yes"), ("NARRATOR", "and left.")]),
-    ("'Single quotes,' said Lestrade.", [("LESTRADE", "Single quotes,"), ("NARRATOR", "said Lestrade.")]),
-    ("‘I don’t know,’ said Lestrade.", [("LESTRADE", "I don’t know,"), ("NARRATOR", "said Lestrade.")]),
+    ("'Single quotes,' said Lestrade.", [("LESTRADE", "Single quotes."), ("NARRATOR", "said Lestrade.")]),
+    ("‘I don’t know,’ said Lestrade.", [("LESTRADE", "I don’t know."), ("NARRATOR", "said Lestrade.")]),
     ("Holmes' hat was on the peg; I don't know why.",
      [("NARRATOR", "Holmes' hat was on the peg; I don't know why.")]),
 ])
@@ -126,7 +126,7 @@ def test_check_lists_each_unattributed_line_with_its_place(tmp_path, capsys):
     listed = [line for line in err.splitlines() if "has no speaker yet" in line]
     assert listed == [
         f'warning: {out}:{row}:13: line chapter-1-{n} has no speaker yet (UNATTRIBUTED): "{text}"; '
-        "give it its speaker" for row, n, text in ((16, 1, "Nobody,"), (20, 5, "Who?"), (21, 6, "Me."))]
+        "give it its speaker" for row, n, text in ((16, 1, "Nobody."), (20, 5, "Who?"), (21, 6, "Me."))]
     assert main(["check", str(out), "--json"]) == 0
     warnings = json.loads(capsys.readouterr().out)["warnings"]
     assert [(w["line"], w["column"]) for w in warnings if "no speaker yet" in w["message"]] == [

@@ -52,7 +52,7 @@ def test_a_beat_names_the_speaker():
 def test_narrator_is_takes_said_i_and_tags_can_be_left_out():
     lines = _lines(['"You have been in Afghanistan, I perceive," said Holmes.', '"How?" said I.',
                     '"Never mind," he remarked. "It is cold."'], narrator_is="WATSON", keep_tags=False)
-    assert lines == [("HOLMES", "You have been in Afghanistan, I perceive,", "tag"), ("WATSON", "How?", "narrator"),
+    assert lines == [("HOLMES", "You have been in Afghanistan, I perceive.", "tag"), ("WATSON", "How?", "narrator"),
                      ("HOLMES", "Never mind. It is cold.", "turn-taking")]  # no tag fragments at all
 
 
@@ -80,7 +80,7 @@ def test_pride_and_prejudice_attribution_report(pride_report):
     out, report = pride_report
     chapters = report["per_chapter"]
     assert [c["title"] for c in chapters[:3]] == ["Chapter One", "Chapter Two", "Chapter Three"]
-    assert [(c["quotes"], c["unattributed"]) for c in chapters[:3]] == [(32, 22), (32, 16), (19, 8)]
+    assert [(c["quotes"], c["unattributed"]) for c in chapters[:3]] == [(32, 19), (32, 13), (19, 6)]
     assert report["quotes"] == 1739 and report["unattributed"] < 0.5 * report["quotes"]
     assert report["left_out"] == {"title page": 1, "imprint": 1, "colophon": 1, "copyright page": 1}
     assert {"ELIZABETH", "DARCY", "MRS. BENNET", "JANE", "MR. BENNET"} <= set(report["cast"])
@@ -102,10 +102,38 @@ def test_an_untagged_reply_between_two_turns_of_one_speaker():
 def test_no_one_speaks_to_themselves_and_an_exclaimed_name_addresses_no_one():
     lines = _lines(["Jane and Miss Bennet sat together.", '"Wickham is gone," said Miss Bennet.',
                     '"I am shocked. And, dear Miss Bennet, only consider," said she.'])
-    assert lines[-2][:2] == (UNATTRIBUTED, "I am shocked. And, dear Miss Bennet, only consider,")
+    assert lines[-2][:2] == (UNATTRIBUTED, "I am shocked. And, dear Miss Bennet, only consider.")
     alone = _lines(["Jane and Miss Bennet sat together.", '"Wickham is gone," said Miss Bennet.',
                     '"I am shocked," said she.'])
-    assert alone[-2][:2] == ("MISS BENNET", "I am shocked,")  # the one woman who spoke last
+    assert alone[-2][:2] == ("MISS BENNET", "I am shocked.")  # the one woman who spoke last
     exclaimed = _lines(["Lydia ran in.", '"We saw Mr. Darcy there," said Lydia.', '"Mr. Darcy!"',
                         '"Oh, yes!"'])
     assert [who for who, _, _ in exclaimed if who != "NARRATOR"][1:] == [UNATTRIBUTED, "LYDIA"]
+
+
+def test_a_speech_cut_by_its_tag_ends_with_a_full_stop():
+    lines = _lines(['"Coming," said Elizabeth.', '"I am here," said Elizabeth, "and ready."'])
+    assert lines == [("ELIZABETH", "Coming.", "tag"), ("NARRATOR", "said Elizabeth.", None),
+                     ("ELIZABETH", "I am here, and ready.", "tag"), ("NARRATOR", "said Elizabeth.", None)]
+
+
+def test_unattributed_counts_script_lines_not_quote_pieces(tmp_path, capsys):
+    (tmp_path / "talk.md").write_text('# One\n\n"Go," he said. "Now," he said again.\n', encoding="utf-8")
+    out = tmp_path / "talk.yaml"
+    assert main(["import", str(tmp_path / "talk.md"), "--dialogue", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["quotes"], report["unattributed"], report["cast"][UNATTRIBUTED]) == (2, 1, 1)
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--narrator-is", "WATSON"], "--narrator-is goes with --dialogue (quotes as lines of their speakers)"),
+    (["--no-keep-tags"], "--no-keep-tags goes with --dialogue (quotes as lines of their speakers)"),
+    (["--directions", "drop", "--dialogue"],
+     "--directions drop is for a play's stage directions; novel.txt is read as a novel"),
+])
+def test_novel_options_without_what_they_need_are_refused(tmp_path, capsys, options, message):
+    (tmp_path / "novel.txt").write_text('CHAPTER I.\n\n"Yes," said Holmes.\n', encoding="utf-8")
+    out = tmp_path / "novel.yaml"
+    assert main(["import", str(tmp_path / "novel.txt"), "-o", str(out), *options]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"drama: {message}"]
+    assert not out.exists()

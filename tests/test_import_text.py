@@ -257,3 +257,16 @@ def test_epub_notes_are_left_out_or_read_at_the_chapter_end(tmp_path, capsys, no
     else:
         assert lines == ["The lamp was lit.", "Note 1: An oil lamp."]
         assert left_out == {"note read at the chapter's end": 1}
+
+
+def test_header_lines_without_a_start_marker_are_left_out_and_counted(tmp_path, capsys):
+    manuscript = tmp_path / "lamp.txt"
+    manuscript.write_text("Title: The Red Lamp\nAuthor: A. Writer\n\nCHAPTER I.\n\nIt was cold.\n", encoding="utf-8")
+    out = tmp_path / "lamp.yaml"
+    assert main(["import", str(manuscript), "-o", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["left_out"] == {"title line": 1, "author line": 1}
+    script = load_script(out)
+    assert (script.title, script.book.author) == ("The Red Lamp", "A. Writer")
+    assert "Opening" not in [c.title for c in script.chapters]
+    assert "Chapter I" in [c.title for c in script.chapters]
+    assert [line.text for scene in script.scenes for line in scene.lines if not line.generated] == ["It was cold."]

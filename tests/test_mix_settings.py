@@ -90,3 +90,17 @@ def test_a_render_reads_the_room_tone_file_once_to_check_it(tmp_path, monkeypatc
     assert len(reads) == 1
     assert main(["mix", str(path)]) == 0  # the saved room tone: checked again, still one read
     assert len(reads) == 1
+
+
+def test_a_piped_mix_keeps_the_saved_formats_and_files(tmp_path, monkeypatch, capsysbinary):
+    import json
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--format", "flac"]) == 0
+    folder = tmp_path / "scene.drama"
+    capsysbinary.readouterr()
+    assert main(["mix", str(path), "--scene", "boathouse", "-o", "-"]) == 0
+    assert capsysbinary.readouterr().out[:4] == b"RIFF"
+    assert json.loads((folder / "project.json").read_text())["mix"]["formats"] == ["flac"]
+    assert [p.name for p in sorted((folder / "boathouse").glob("mix.*")) if p.suffix in (".wav", ".flac")] == ["mix.flac"]

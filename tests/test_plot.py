@@ -132,6 +132,7 @@ def test_scene_labels_do_not_overlap_and_name_every_block():
 def test_plot_json_lists_the_written_file_and_its_size(short_project, capsys, tmp_path):
     path, _ = short_project
     picture = tmp_path / "pictures" / "scene.png"
+    picture.parent.mkdir()
     capsys.readouterr()
     assert main(["plot", str(path), "--scene", "s1", "-o", str(picture), "--json"]) == 0
     files = json.loads(capsys.readouterr().out)["files"]
@@ -152,6 +153,11 @@ def test_plot_image_option_is_image_and_output_is_refused_clearly(tmp_path, monk
     err = single_error_line(capsys)
     assert err == ("drama: --output is now --image (or -o): the picture to write; --out is the "
                    "project folder")
+    missing = tmp_path / "nowhere" / "deeper" / "x.png"
+    assert main(["plot", str(path), "--scene", "boathouse", "-o", str(missing)]) == 2
+    assert single_error_line(capsys) == (f"drama: cannot write the picture to {missing}: there is no "
+                                         f"folder {missing.parent}")
+    assert not (tmp_path / "nowhere").exists()
     text = help_text(capsys, "plot")
     assert "-o, --image" in text or "--image -o" in text
     assert "--output" not in text

@@ -3,6 +3,7 @@ cast files, stdin."""
 
 import io
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -316,3 +317,15 @@ def test_yaml_merge_keys_share_settings_and_own_keys_win(tmp_path):
     assert [(m.name, m.description, m.lang, m.aliases) for m in script.cast.values()] == \
         [("A", "calm", "en", []), ("B", "wry", "en", []), ("C", "calm", "en", ["Cee"])]
     assert [(line.speaker, line.text) for line in script.lines()] == [("A", "Hello."), ("B", "Hello."), ("C", "Hi.")]
+
+
+def test_every_code_fence_of_the_docs_stands_alone_and_is_closed():
+    root = Path(__file__).resolve().parents[1]
+    pages = sorted((root / "docs").rglob("*.md")) + [root / "README.md"]
+    if not (root / "docs" / "guide" / "scripts.md").is_file():
+        pytest.skip("docs/ not found")
+    for page in pages:
+        fences = [(n, row.strip()) for n, row in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+                  if row.lstrip().startswith("```")]
+        stray = [f"{page.name}:{n}" for n, row in fences if not re.fullmatch(r"```[\w+-]*", row)]
+        assert stray == [] and len(fences) % 2 == 0, (page.name, stray, len(fences))

@@ -177,7 +177,11 @@ def test_prune_removes_only_unusable_takes_nothing_selects_or_derives_from(tmp_p
     assert out[1].startswith("would remove boathouse-1 take 2 (unusable: runaway")
     assert out[2] == (f"would remove boathouse-1 take 4 (invalid: audio file truncated or not a WAV): "
                       f"{folder / 'take-004.json'}, {folder / 'take-004.wav'}")
-    assert out[3] == "3 take(s) would remove; run again without --dry-run to remove them"
+    assert out[3] == "3 take(s) would be removed; run again without --dry-run to remove them"
+    assert main(["takes", str(path), "--prune", "--dry-run", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["ok"], report["exit_code"], report["dry_run"], report["removed"]) == (True, 0, True, [])
+    assert [t["number"] for t in report["would_remove"]] == [1, 2, 4]
     assert sorted(p.name for p in folder.iterdir()) == [f"take-00{n}.{kind}" for n in (1, 2, 3, 4) for kind in ("json", "wav")]
     assert main(["takes", str(path), "--prune"]) == 0
     assert sorted(p.name for p in folder.iterdir()) == ["take-003.json", "take-003.wav"]
@@ -290,3 +294,43 @@ def test_a_render_adopts_the_takes_of_a_moved_id_when_they_say_the_line_exactly(
             "moved when a line was removed or added)") in capsys.readouterr().err.splitlines()
     take = TakeStore(tmp_path / "scene.drama").selected_take("boathouse", "boathouse-2")
     assert take.number == 2 and take.record["adopted_from"] == {"line": "boathouse-3", "take": 1}
+
+
+def test_adopt_refuses_another_speaker_and_copies_nothing_twice(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    from drama_cli.takes.store import TakeStore
+
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--adopt", "boathouse-2", "boathouse-3"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "drama: line boathouse-2: its takes are spoken by DESMOND, line boathouse-3 by MARGOT; "
+        "takes are adopted only for the same speaker"]
+    assert main(["takes", str(path), "--adopt", "boathouse-1", "boathouse-3"]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--adopt", "boathouse-1", "boathouse-3"]) == 0
+    assert ("drama: line boathouse-3: nothing new to adopt; every take of boathouse-1 was adopted before"
+            in capsys.readouterr().err.splitlines())
+    numbers = [t.number for t in TakeStore(tmp_path / "scene.drama").scan("boathouse", "boathouse-3").valid]
+    assert numbers == [1, 2]
+
+
+def test_a_render_renders_anew_a_moved_line_whose_old_id_holds_another_speakers_takes(tmp_path, monkeypatch, capsys):
+    from fakes import fake_render, write_script
+
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Not without the oars."])
+    assert main(["render", str(path)]) == 0
+    margot = '      - speaker: MARGOT\n        text: "Not without the oars."\n'
+    path.write_text(path.read_text().replace(margot, margot.replace("MARGOT", "DESMOND")))
+    assert main(["render", str(path)]) == 0  # boathouse-3 take 2: DESMOND's
+    path.write_text(path.read_text().replace(margot.replace("MARGOT", "DESMOND"), margot))
+    assert main(["takes", str(path), "--line", "boathouse-3", "--select", "1"]) == 0
+    path.write_text(path.read_text().replace('      - speaker: DESMOND\n        text: "Fine then."\n', ""))
+    fake.requests.clear()
+    assert main(["render", str(path)]) == 0
+    assert len(fake.requests) == 1  # the moved line, rendered anew rather than adopting

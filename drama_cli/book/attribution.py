@@ -68,7 +68,7 @@ class _Conversation:
 
 def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
     """The chapter's lines (narration, and quotes with their speakers) and its counts:
-    'quotes', each rule's name, and 'unattributed'."""
+    'quotes' and each rule's name (quote pieces), and 'unattributed' (script lines)."""
     stats: Counter = Counter()
     talk = _Conversation()
     lines: list[ImportedLine] = []
@@ -87,9 +87,12 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
         _attribute_paragraph(pieces, talk, options)
         for quote in quotes:
             stats["quotes"] += 1
-            stats[quote.rule or "unattributed"] += 1
-        lines += _paragraph_lines(pieces, options.keep_tags)
-    return lines, stats
+            if quote.rule:
+                stats[quote.rule] += 1
+        spoken = _paragraph_lines(pieces, options.keep_tags)
+        stats["unattributed"] += sum(line.speaker == UNATTRIBUTED for line in spoken)
+        lines += spoken
+    return lines, +stats
 
 
 def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions) -> None:
@@ -225,6 +228,9 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
             open_quote = None
             lines.append(ImportedLine(NARRATOR, text.strip(" ,;:—–-").strip()))
     flush_tags()
+    for line in lines:
+        if line.speaker != NARRATOR and line.text.endswith(","):  # "Coming," said Elizabeth.
+            line.text = line.text[:-1] + "."
     return [line for line in lines if line.text]
 
 

@@ -61,24 +61,29 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
     return manuscript
 
 
-def _strip_gutenberg(text: str) -> tuple[str, dict]:
+def _strip_gutenberg(text: str) -> tuple[str, dict, Counter]:
     """The text between Project Gutenberg's START and END markers (all of it without them),
-    and the `Title:` / `Author:` lines of its header."""
-    header = {}
+    the `Title:` / `Author:` lines of its header, and what was left out by kind: without a
+    START marker the header lines are taken out of the text ('title line', 'author line')."""
+    header, left_out = {}, Counter()
+    start = re.search(r"^\*\*\*\s*START OF.*\*\*\*\s*$", text, re.M)
+    end = re.search(r"^\*\*\*\s*END OF.*\*\*\*\s*$", text, re.M)
     for key in ("Title", "Author"):
         match = re.search(rf"^{key}:\s*(.+)$", text[:5000], re.M)
         if match:
             header[key.lower()] = match.group(1).strip()
-    start = re.search(r"^\*\*\*\s*START OF.*\*\*\*\s*$", text, re.M)
-    end = re.search(r"^\*\*\*\s*END OF.*\*\*\*\s*$", text, re.M)
+            if not start:
+                text = text[:match.start()] + text[match.end() + 1:]
+                left_out[f"{key.lower()} line"] += 1
     if start:
         text = text[start.end():end.start() if end else None]
-    return text, header
+    return text, header, left_out
 
 
 def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
-    text, header = _strip_gutenberg(text)
+    text, header, header_lines = _strip_gutenberg(text)
     manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter("Opening")])
+    manuscript.left_out.update(header_lines)
     chapters, left_out = manuscript.chapters, manuscript.left_out
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
     if is_text_play([" ".join(rows) for rows in blocks if rows]):

@@ -240,7 +240,12 @@ def import_command(
         raise UsageError(f"--chapter-level must be 1..6, got {chapter_level}")
     if notes not in NOTES:
         raise UsageError(f"--notes must be drop or chapter-end, got {notes!r}")
+    for given, name in ((narrator_is is not None, "--narrator-is"), (not keep_tags, "--no-keep-tags")):
+        if given and not dialogue:
+            raise UsageError(f"{name} goes with --dialogue (quotes as lines of their speakers)")
     book = read_manuscript(manuscript, directions, chapter_level, notes)
+    if directions == "drop" and not book.is_play:
+        raise UsageError(f"--directions drop is for a play's stage directions; {manuscript.name} is read as a novel")
     book.title = " ".join(title.split()) if title and title.strip() else book.title
     book.author = " ".join(author.split()) if author and author.strip() else book.author
     options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)

@@ -35,15 +35,11 @@ def mix_command(
     store = open_project(script, out)
     if not store.project_path.exists():
         raise UsageError(f"{store.root} is not a rendered project; run drama render first")
-    if streamed:  # the saved formats stay written; the streamed one is added
-        from drama_cli.mix.options import DEFAULT_FORMATS
-
-        saved = (store.project().get("mix") or {}).get("formats") or list(DEFAULT_FORMATS)
-        mix = {**mix, "formats": list(dict.fromkeys([*saved, streamed]))}
-    scenes = remix(loaded, store, pick_scenes(loaded, render_settings(scene, None)),
-                   opt.mix_flags(**mix))
+    flags = opt.mix_flags(**{**mix, "formats": None} if streamed else mix)  # a stream's format is no setting
+    scenes = remix(loaded, store, pick_scenes(loaded, render_settings(scene, None)), flags, streamed)
     if streamed and scenes and scenes[0].files.get(streamed):
         audio_to_stdout(Path(scenes[0].files[streamed]))
+        _drop_unsaved(store, flags, scenes[0], streamed)
     if as_json and not streamed:
         import dataclasses
 
@@ -64,6 +60,14 @@ def mix_command(
         from drama_cli.errors import LinesLeftOut
 
         raise LinesLeftOut(left_out, stale, unusable)
+
+
+def _drop_unsaved(store, flags, outcome, streamed: str) -> None:
+    """Remove the streamed mix file once piped when the saved formats do not ask for it."""
+    from drama_cli.mix.project_mix import project_mix
+
+    if streamed not in project_mix(store, flags).formats:
+        Path(outcome.files.pop(streamed)).unlink(missing_ok=True)
 
 
 def _stdout_format(output: Optional[str], scenes, formats) -> str | None:

@@ -52,8 +52,11 @@ def takes_command(
         from drama_cli.takes.adopt import adopt_takes
 
         copies = adopt_takes(loaded, store, *adopt)
-        notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
-               f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
+        if not copies:
+            notice(f"line {adopt[1]}: nothing new to adopt; every take of {adopt[0]} was adopted before")
+        else:
+            notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
+                   f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
         settings = render_settings(scene, [adopt[1]])
     if select is not None:
         if len(settings.lines) != 1:
@@ -121,14 +124,14 @@ def _prune(store, scenes: list, line_ids, dry_run: bool, as_json: bool) -> None:
     if not dry_run:
         prune_takes(store, found)
     if as_json:
-        print(json.dumps({"dry_run": dry_run, "removed": [] if dry_run else [vars(t) for t in found],
+        print(json.dumps({"ok": True, "exit_code": 0, "dry_run": dry_run, "removed": [] if dry_run else [vars(t) for t in found],
                           "would_remove": [vars(t) for t in found] if dry_run else []},
                          indent=2, ensure_ascii=False))
         return
     verb = "would remove" if dry_run else "removed"
     for take in found:
         print(f"{verb} {take.line_id} take {take.number} ({take.reason}): {', '.join(take.files)}")
-    print(f"{len(found)} take(s) {verb}" + ("; run again without --dry-run to remove them"
+    print(f"{len(found)} take(s) {'would be removed' if dry_run else 'removed'}" + ("; run again without --dry-run to remove them"
                                             if dry_run and found else ""))
 
 

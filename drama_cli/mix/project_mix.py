@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from drama_cli.errors import UsageError
 from drama_cli.mix import export
@@ -236,13 +236,15 @@ def project_metadata(store: TakeStore) -> dict:
             "scratch": bool(project.get("scratch", False))}
 
 
-def remix(script, store: TakeStore, scenes: list, flags: MixOverrides = MixOverrides()
-          ) -> list[SceneOutcome]:
+def remix(script, store: TakeStore, scenes: list, flags: MixOverrides = MixOverrides(),
+          streamed: str | None = None) -> list[SceneOutcome]:
     """Mix `scenes` again from their current selections, without rendering, with the
     project's saved mix settings under `flags` (the result is saved as the project's mix
     settings). A scene without `selected.json` gets each line's first passing take for the
-    current script (`select_first_passing`)."""
-    mix = project_mix(store, flags)
+    current script (`select_first_passing`). streamed: a format also written for a pipe
+    (`wav`, `flac`); it is not saved as a setting."""
+    saved = project_mix(store, flags)
+    mix = replace(saved, formats=tuple(dict.fromkeys([*saved.formats, streamed]))) if streamed else saved
     require_encoders(mix.formats)
     metadata = project_metadata(store)
     with store.lock():
@@ -251,5 +253,5 @@ def remix(script, store: TakeStore, scenes: list, flags: MixOverrides = MixOverr
             select_first_passing(store, script, scene)
             outcomes.append(mix_scene_from_store(store, script, scene, mix, metadata))
         if store.project():  # saved once the mixes are made: a failed mix leaves the old settings
-            store.write_project({**store.project(), "mix": mix.to_record()})
+            store.write_project({**store.project(), "mix": saved.to_record()})
         return outcomes

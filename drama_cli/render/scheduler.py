@@ -22,6 +22,7 @@ import dataclasses
 from typing import Callable
 
 from drama_cli.backends.base import Backend
+from drama_cli.errors import UsageError
 from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.project_mix import (
     SceneOutcome,
@@ -143,10 +144,15 @@ def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSe
         return kept
     holders = moved.holders(line) if moved is not None else []
     if len(holders) == 1 and exact_holder(script, store, scene, line, holders[0]):
-        copies = adopt_takes(script, store, holders[0], line.id, locked=True)
-        notice(f"note: line {line.id}: adopted takes {', '.join(map(str, copies))} of {holders[0]}, "
-               f"made for this text (the ids moved when a line was removed or added)")
-        return planner.job(index)
+        try:
+            copies = adopt_takes(script, store, holders[0], line.id, locked=True)
+        except UsageError:  # the old id also holds takes of another speaker: the line renders anew
+            pass
+        else:
+            if copies:  # none when they were adopted before
+                notice(f"note: line {line.id}: adopted takes {', '.join(map(str, copies))} of {holders[0]}, "
+                       f"made for this text (the ids moved when a line was removed or added)")
+            return planner.job(index)
     tell_stale(script, store, scene, line, notice)
     if holders:
         notice(f"note: {moved.note(line)}")

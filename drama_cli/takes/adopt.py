@@ -32,15 +32,22 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
     takes = store.scan(scene.id, old_id).valid
     if not takes:
         raise UsageError(f"scene {scene.id} has no takes under line id {old_id!r}")
+    other = next((t for t in takes if t.record.get("speaker") not in (None, line.speaker)), None)
+    if other is not None:
+        raise UsageError(f"line {old_id}: its takes are spoken by {other.record['speaker']}, line {new_id} by "
+                         f"{line.speaker}; takes are adopted only for the same speaker")
     key = line_key(script, store, scene, line)
+    done = _copied_before(store, scene.id, old_id, new_id)
     copies: dict[int, int] = {}
     with contextlib.nullcontext() if locked else store.lock():
         for take in takes:
+            if take.number in done:
+                continue
             record = {**take.record, "adopted_from": {"line": old_id, "take": take.number}}
             if record.get("speaker") in (None, line.speaker) and made_for(script, line, record):
                 record["cache_key"] = key
             if isinstance(record.get("parent_take"), int):
-                record["parent_take"] = copies.get(record["parent_take"])
+                record["parent_take"] = copies.get(record["parent_take"], done.get(record["parent_take"]))
             copies[take.number] = store.add_take(scene.id, new_id, take.audio(), record,
                                                  take.codes()).number
         picked = store.selections(scene.id).get(old_id, {}).get("take")
@@ -48,3 +55,13 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
         if copy is not None and copy.cache_key == key:
             store.select(scene.id, new_id, copy, by="user")
     return copies
+
+
+def _copied_before(store: TakeStore, scene_id: str, old_id: str, new_id: str) -> dict[int, int]:
+    """{take number under `old_id`: number of its copy under `new_id`} for takes adopted before."""
+    copied = {}
+    for take in store.scan(scene_id, new_id).valid:
+        source = take.record.get("adopted_from") or {}
+        if source.get("line") == old_id and isinstance(source.get("take"), int):
+            copied.setdefault(source["take"], take.number)
+    return copied
