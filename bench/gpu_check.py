@@ -269,8 +269,9 @@ def kernels_per_frame(model, convo: Conversation, params: SamplingParams) -> flo
     return (counts[24] - counts[8]) / 16
 
 
-def speed_rows(report: Report, section: str, model, label: str) -> None:
-    """Batch-1 frames/s and time to first audio of a prompt prefilled from scratch."""
+def speed_rows(report: Report, section: str, model, label: str) -> Conversation:
+    """Batch-1 frames/s and time to first audio of a prompt prefilled from scratch; returns the
+    prompt's conversation for the section's other figures."""
     plan, params = report.plan, SamplingParams()
     convo = prompt_of_rows(model, plan.prompt_rows)
     model.generate(convo, params, seed=0, max_frames=plan.speed_frames, ignore_eos=True)  # compile, capture
@@ -283,13 +284,14 @@ def speed_rows(report: Report, section: str, model, label: str) -> None:
     first = times[min(FIRST_AUDIO_FRAMES, len(times)) - 1] * 1000
     report.add(section, f"{label}: first audio, {take.prompt_rows}-row prompt from scratch", first, "ms",
                f"< {GOAL_FIRST_AUDIO_MS:.0f}", first < GOAL_FIRST_AUDIO_MS)
+    return convo
 
 
 def speed_section(report: Report, model) -> None:
     """Section 3 on the full-size model in its default decode mode (graph on CUDA)."""
     section = "3 speed"
-    speed_rows(report, section, model, f"{report.plan.preset}, {model.decode_mode}")
-    count = kernels_per_frame(model, prompt_of_rows(model, report.plan.prompt_rows), SamplingParams())
+    convo = speed_rows(report, section, model, f"{report.plan.preset}, {model.decode_mode}")
+    count = kernels_per_frame(model, convo, SamplingParams())
     if count is None:
         report.add(section, "kernels per frame: needs CUDA (bench/frame_step.py counts them on the CPU)", None)
     else:
