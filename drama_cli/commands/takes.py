@@ -102,15 +102,13 @@ def _print_at(store, at: str, as_json: bool) -> None:
 def with_loudness(listing: list[dict]) -> list[dict]:
     """`listing` with each valid take's integrated loudness (`loudness_lufs`, LUFS, None when
     nothing is above the gate) and sample peak (`peak_dbfs`) measured from its file."""
-    import soundfile as sf
-
     from drama_cli.mix.loudness import measure
+    from drama_cli.mix.timeline import read_take
 
     for row in listing:
         for take in row["takes"]:
             if "file" in take:
-                audio, rate = sf.read(take["file"], dtype="float32", always_2d=False)
-                report = measure(audio, rate)
+                report = measure(read_take(take["file"]))
                 take["loudness_lufs"] = None if report.integrated_lufs is None else round(report.integrated_lufs, 1)
                 take["peak_dbfs"] = round(report.peak_dbfs, 1)
     return listing

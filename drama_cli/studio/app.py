@@ -229,10 +229,9 @@ def inside_project(project, path: Path, what: str) -> None:
 @lru_cache(maxsize=256)
 def take_peaks(path: Path) -> list:
     """`views.peaks` of a take's WAV; takes are never overwritten, so a path's peaks stay."""
-    import soundfile as sf
+    from drama_cli.mix.timeline import read_take
 
-    audio, _ = sf.read(str(path), dtype="float32", always_2d=False)
-    return views.peaks(audio)
+    return views.peaks(read_take(path))
 
 
 @cache
