@@ -1,0 +1,1 @@
+"""Per-language tables of number expressions in sentences, for tests/test_number_sentences.py."""
