@@ -26,6 +26,7 @@ _COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d][\w-]*)")
 _PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
 _GROUP = re.compile(r"\d{3}")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
+_ELIDED = {"fr": re.compile(r"(?:[dlDL]|[Qq]u|[Jj]usqu)['’](?=\d)")}
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,8 @@ class Recogniser:
         self.words = words
         self.forms = forms(words.language, words.rules)
         rules = words.rules
-        self.starters = frozenset(list(rules.currencies) + list(rules.number_marks))
+        signs = ["+", "-", "−"] if words.language == "fr" else []  # `+ 3,7 %`
+        self.starters = frozenset(list(rules.currencies) + list(rules.number_marks) + signs)
 
     def expressions(self, text: str) -> list[Expression]:
         """Every number expression of `text`, in order, none overlapping."""
@@ -84,6 +86,9 @@ class Recogniser:
         lead = len(word) - len(word.lstrip(_OPENERS))
         if lead and word[lead - 1] in "'’" and re.match(r"\d0s\b", word[lead:]):
             lead -= 1  # `'90s`
+        elided = _ELIDED.get(self.words.language)
+        if elided and elided.match(word):
+            lead = elided.match(word).end()  # French `d'1 %`: the number after the article
         start += lead
         groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
         while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
@@ -184,7 +189,9 @@ def _foot_mark(text: str, end: int) -> bool:
 
 
 def _trail(word: str) -> str:
-    """The closing punctuation at the end of a word."""
+    """The closing punctuation at the end of a word, with a full stop after it (`(7e).`)."""
+    if word.endswith(".") and word[:-1].endswith(tuple(_CLOSERS)):
+        return word[len(word[:-1].rstrip(_CLOSERS)):]
     return word[len(word.rstrip(_CLOSERS)):]
 
 
