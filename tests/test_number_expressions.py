@@ -184,7 +184,8 @@ def test_more_forms_are_said_whole(language, written, said):
 _FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", "10:00", "10:00:00", "2:45.5",
               "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
               "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
-              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")"]
+              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")",
+              "millions", "millones", "d'", "c. à s.", "c.c.", "cdas", "horas", "las", "tasses", "M€", "+ ", "'000"]
 
 
 def _random_text(rng) -> str:
@@ -277,6 +278,7 @@ def test_a_fraction_is_said_around_the_noun_it_measures_in_french_and_spanish(la
     ("fr", "1 c. à soupe de sucre", "une cuillère à soupe de sucre"),
     ("fr", "2 c. à café de sel", "deux cuillères à café de sel"),
     ("fr", "3 c. à s. de lait", "trois cuillères à soupe de lait"),
+    ("fr", "1 c.à.s. de lait", "une cuillère à soupe de lait"),
     ("fr", "1 c. à c. de sel", "une cuillère à café de sel"),
     ("fr", "2 cs d'huile", "deux cuillères à soupe d'huile"),
     ("fr", "1 C.S. de miel", "une cuillère à soupe de miel"),
@@ -319,6 +321,7 @@ def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(l
     ("fr", "44'000 habitants", "quarante-quatre mille habitants"),
     ("fr", "à 7h51", "à sept heures cinquante et une"),
     ("fr", "au 31 rue Monge", "au trente et un rue Monge"),
+    ("fr", "1 place assise", "une place assise"),
     ("fr", "chez Mme de Staël", "chez Madame de Staël"),
     ("es", "la Sra. de García", "la señora de García"),
     ("fr", "les années 80", "les années quatre-vingt"),

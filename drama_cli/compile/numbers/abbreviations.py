@@ -107,7 +107,7 @@ def _street_suffix(text: str, language: str):
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
-_SPOON = re.compile(r"(?<![\w.])c\.\s?à\s?(soupe|café|s\.|c\.)(?!\w)")
+_SPOON = re.compile(r"(?<![\w.])c\.\s?à\.?\s?(soupe|café|s\.|c\.)(?!\w)")
 
 
 def _spoons(text: str, language: str):

@@ -323,7 +323,8 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     if whole and whole.isdigit() and len(whole) > 9:
         return w.digits(whole)
     if whole and whole.isdigit() and len(whole) == 4 and not frac and not match.group("neg") \
-            and YEAR_RANGE[0] <= value <= YEAR_RANGE[1] and not listed_gender(context.noun, w.language):
+            and YEAR_RANGE[0] <= value <= YEAR_RANGE[1] \
+            and not (w.language == "es" and listed_gender(context.noun, w.language)):
         return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
     if not frac and context.before[-1:] == ["années"]:
         return _decade_word(w, w.cardinal(value), context)

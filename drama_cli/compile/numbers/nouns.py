@@ -31,7 +31,7 @@ _FR = {
          "voiture rue porte main tête mère sœur place table chambre étoile pomme bouteille tasse cuillère "
          "tonne nuit saison classe partie étape victoire place fille amie lettre ligne scène lune tranche "
          "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape commune région victime "
-         "cuiller c",  # `c.` of `1 c. à soupe`
+         "cuiller c c.à.s c.à.c",  # `c.` of `1 c. à soupe`
     "m": "homme enfant jour an mois euro dollar centime kilo mètre litre garçon ami livre siècle étage "
          "chapitre acte point match but pas verre œuf morceau an degré frère père fils chien chat arbre "
          "musée lycée dollar franc rouble yen won kilomètre gramme centimètre millimètre tour",
@@ -70,7 +70,7 @@ _ES_PLURAL_ENDINGS = {"ciones": "ción", "siones": "sión", "dades": "dad", "tud
 
 
 # Words after a house number, which is not a count: `31 rue` is "trente et un rue".
-STREET_WORDS = {"fr": frozenset("rue avenue av. bd boulevard place allée impasse chemin quai route cours".split())}
+STREET_WORDS = {"fr": frozenset("rue avenue av. bd boulevard allée impasse chemin quai".split())}
 
 
 def listed_gender(word: str, language: str) -> str | None:
