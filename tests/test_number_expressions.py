@@ -305,6 +305,7 @@ def test_recipe_spoons_are_said_in_full_and_the_count_agrees_with_them(language,
     ("es", "21 millones de personas", "veintiún millones de personas"),
     ("es", "1,5 millones de dólares", "un millón y medio de dólares"),
     ("es", "2,25 millones", "dos coma veinticinco millones"),
+    ("es", "1 mil millones de euros", "mil millones de euros"),
     ("es", "$1,5 millones", "un millón y medio de dólares"),
 ])
 def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(language, written, said):
@@ -326,6 +327,7 @@ def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(l
     ("es", "la Sra. de García", "la señora de García"),
     ("fr", "les années 80", "les années quatre-vingt"),
     ("fr", "du 30/04 au 04/05", "du trente avril au quatre mai"),
+    ("fr", "le 2/3 des votants", "le deux tiers des votants"),
     ("fr", "3,40 euros", "trois euros quarante"),
     ("es", "2,50 euros", "dos euros con cincuenta"),
     ("fr", "+20 points", "plus vingt points"),

@@ -120,8 +120,8 @@ def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
     introduces a date (a bare `1/2` is a fraction)."""
     day, month = int(match.group("d")), int(match.group("mo"))
     if not (context.before and context.before[-1] in _DATE_BEFORE[w.language]) or \
-            not (1 <= day <= 31 and 1 <= month <= 12):
-        return None
+            not (1 <= day <= 31 and 1 <= month <= 12) or re.match(r"d(?:e|es|el|u)?$|d['’]", context.noun.lower()):
+        return None  # `le 1/4 de finale` is a fraction
     return w.date(day, month, None, context)
 
 
@@ -255,6 +255,8 @@ def _scale_word(match: re.Match, w: Words, context: Context) -> str | None:
     value, frac = _value(match), match.group("frac")
     if value is None:
         return None
+    if value == 1 and not frac and one.startswith("mil "):
+        return _signed(match, w, one)  # "mil millones", never "un mil"
     if w.language == "fr":  # the word as written: `1,2 million` stays singular
         scale = match.group("scale")
     else:
