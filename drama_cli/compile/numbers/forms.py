@@ -304,7 +304,13 @@ def _clock_mark(match: re.Match, w: Words, context: Context) -> str | None:
     marked = context.noun.lower() in ("horas", "h", "hrs") or context.before[-1:] in (["las"], ["la"])
     if not marked and match.group("m") != "00":
         return None
-    return say_time(match, w, context)
+    return say_time(match, w, context) + (" horas" if match.group("hs") else "")
+
+
+def _spaced_sign(match: re.Match, w: Words, context: Context) -> str | None:
+    """French `en baisse de - 7,8 %`: a sign with a space after it inside a sentence (at the
+    start of a line it is a list's dash)."""
+    return _percent(match, w, context) if context.before else None
 
 
 def _digits(match: re.Match, w: Words, context: Context) -> str | None:
@@ -404,11 +410,11 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     elif language == "fr":
         found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
                       ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal),
-                      ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _percent),
+                      ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _spaced_sign),
                       *_romance_forms(rules, number, units, fractions)]
     else:
         found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal),
-                      ("time", r"(?P<h>\d{1,2})[.,](?P<m>[0-5]\d)", _clock_mark),
+                      ("time", r"(?P<h>\d{1,2})[.,](?P<m>[0-5]\d)(?:\s?(?P<hs>h))?", _clock_mark),
                       ("percent", r"(?P<neg>[-−])?(?P<int>\d+)['’](?P<frac>\d{1,2})\s?%", _percent),
                       *_romance_forms(rules, number, units, fractions)]
     return [(name, re.compile(pattern), say) for name, pattern, say in found]

@@ -89,6 +89,7 @@ _FR_UNITS = {
     "m²": ("mètre carré", "mètres carrés", "m"), "km²": ("kilomètre carré", "kilomètres carrés", "m"),
     "m³": ("mètre cube", "mètres cubes", "m"), "Go": ("gigaoctet", "gigaoctets", "m"), "min": ("minute", "minutes", "f"),
     "h": ("heure", "heures", "f"), "mn": ("minute", "minutes", "f"), "cl": ("centilitre", "centilitres", "m"),
+    "° C": ("degré Celsius", "degrés Celsius", "m"), "ºC": ("degré Celsius", "degrés Celsius", "m"),
     "gr": ("gramme", "grammes", "m"), "pts": ("point", "points", "m"),
     "ME": ("million d'euros", "millions d'euros", "m"),
     # recipe spoons; `cc` is left out: it is also a cubic centimetre (`125 cc`)
