@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.compile.numbers.forms import forms
+from drama_cli.compile.numbers.grammar import french_elision
 from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS
 from drama_cli.compile.numbers.words import Context, Words
 
@@ -67,9 +68,21 @@ class Recogniser:
                 continue
             expression, used = self._expression(text, tokens, i)
             if expression is not None:
-                found.append(expression)
+                found.append(self._elided(text, expression, found[-1].end if found else 0))
             i += used
         return found
+
+    def _elided(self, text: str, expression: Expression, free_from: int) -> Expression:
+        """French `de 1,5 %`, `plus que 1`: `de`/`que` before a number said from "un"/"une"
+        elide as they do in speech ("d'un virgule cinq pour cent"); the expression then starts
+        at that word."""
+        if self.words.language != "fr" or expression.said is None:
+            return expression
+        before = french_elision(text[free_from:expression.start], expression.said)
+        if before is None:
+            return expression
+        start, said = free_from + before[0], before[1] + expression.said
+        return Expression(start, expression.end, text[start:expression.end], said, expression.form, expression.why)
 
     def _starts(self, text: str, tokens, i: int) -> bool:
         word = text[tokens[i][0]:tokens[i][1]]
