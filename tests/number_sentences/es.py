@@ -1,8 +1,10 @@
 """Spanish sentences, written -> said, each spoken form checked by hand.
 
 A row is (genre, source, written, said): genre is the kind of text (news, recipe, timetable,
-sports, novel, invoice); source names where the number expression was seen as printed
-("written here" for rows composed for this table)."""
+sports, novel, invoice, other); source names where the number expression was seen as printed: the
+address of a published page (the `S_` names below) whose number expression and the words that
+govern its form the row keeps, the rest of the sentence being ours, or "written here" for rows
+composed for this table."""
 
 # Where the number expressions of the rows below were seen as printed.
 S_VIDA = 'https://vidaenpa.com/cake-delicioso-en-licuadora'
@@ -109,7 +111,7 @@ ROWS = [
     ('novel', 'written here',
      'Sr. García, ¿Ud. viene?',
      'Señor García, ¿Usted viene?'),
-    ('novel', 'written here',
+    ('novel', S_IAI,
      'Felipe II reinó en España.',
      'Felipe segundo reinó en España.'),
     ('novel', 'written here',
@@ -337,7 +339,7 @@ ROWS = [
     ('novel', 'written here',
      'Leyó hasta las 2 de la madrugada.',
      'Leyó hasta las dos de la madrugada.'),
-    ('novel', 'written here',
+    ('novel', S_LNW,
      'Felipe IV amaba la pintura.',
      'Felipe cuarto amaba la pintura.'),
     ('novel', 'written here',

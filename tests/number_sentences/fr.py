@@ -1,8 +1,10 @@
 """French sentences, written -> said, each spoken form checked by hand.
 
 A row is (genre, source, written, said): genre is the kind of text (news, recipe, timetable,
-sports, novel, invoice); source names where the number expression was seen as printed
-("written here" for rows composed for this table)."""
+sports, novel, invoice, other); source names where the number expression was seen as printed: the
+address of a published page (the `S_` names below) whose number expression and the words that
+govern its form the row keeps, the rest of the sentence being ours, or "written here" for rows
+composed for this table."""
 
 # Where the number expressions of the rows below were seen as printed.
 S_C4S = 'http://cuisinede4sous.canalblog.com/archives/2008/10/01/10789547.html'
@@ -104,7 +106,7 @@ ROWS = [
     ('sports', 'written here',
      "C'est sa 2e victoire.",
      "C'est sa deuxième victoire."),
-    ('novel', 'written here',
+    ('novel', S_MOL,
      'Louis XIV régna longtemps.',
      'Louis quatorze régna longtemps.'),
     ('novel', 'written here',
@@ -365,7 +367,7 @@ ROWS = [
     ('news', 'written here',
      'Le 3 mai 2021, la loi a changé.',
      'Le trois mai deux mille vingt et un, la loi a changé.'),
-    ('news', 'written here',
+    ('news', S_HIFI,
      'Il est né dans les années 80.',
      'Il est né dans les années quatre-vingt.'),
     ('recipe', 'written here',
