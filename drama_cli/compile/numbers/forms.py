@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
     VULGAR_FRACTIONS,
@@ -18,7 +19,6 @@ from drama_cli.compile.numbers.rules import (
     LanguageRules,
 )
 from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
-from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.words import Context, Words
 from drama_cli.script.spoken import number_words
 

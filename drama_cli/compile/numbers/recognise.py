@@ -100,8 +100,9 @@ class Recogniser:
         if lead and word[lead - 1] in "'’" and re.match(r"\d0s\b", word[lead:]):
             lead -= 1  # `'90s`
         elided = _ELIDED.get(self.words.language)
-        if elided and elided.match(word):
-            lead = elided.match(word).end()  # French `d'1 %`: the number after the article
+        article = elided.match(word) if elided else None
+        if article:
+            lead = article.end()  # French `d'1 %`: the number after the article
         start += lead
         groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
         while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
