@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
+from drama_cli.compile.numbers.english import ABBREVIATED_MONTHS
 from drama_cli.compile.numbers.recognise import Expression
 from drama_cli.script.spoken import number_words
 
@@ -61,7 +62,7 @@ _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1
 def abbreviations(text: str, language: str) -> list[Expression]:
     """Every abbreviation and read Roman numeral of `text`, said, in order."""
     found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
-             *_french_roman_ordinal(text, language)]
+             *_french_roman_ordinal(text, language), *_month_before_day(text, language)]
     found.sort(key=lambda e: e.start)
     result: list[Expression] = []
     for expression in found:
@@ -104,6 +105,16 @@ def _street_suffix(text: str, language: str):
         return
     for match in re.finditer(r"(?<=\w)(str|nr)\.", text):
         said = {"str": "straße", "nr": "nummer"}[match.group(1)] + ("." if not text[match.end():].strip() else "")
+        yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
+
+
+def _month_before_day(text: str, language: str):
+    """English `Dec 10`, `Aug. 8`: an abbreviated month name before a day, said in full."""
+    if language != "en":
+        return
+    names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
+    for match in re.finditer(rf"(?<![\w.])({names})\.?(?=\s+\d{{1,2}}\b)", text):
+        said = ABBREVIATED_MONTHS[match.group(1).lower()]
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
