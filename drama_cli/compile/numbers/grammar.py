@@ -60,6 +60,13 @@ def german_one(before: list[str], gender: str | None) -> str:
     return _DE_ONE[(german_case(before), gender or "n")]
 
 
+def _adjective_after_article(before: list[str]) -> bool:
+    """Whether the last word before an ordinal is an adjective after an article or contraction."""
+    last, article = before[-1], before[-2]
+    known = _DE_WEAK_EN | _DE_WEAK_E | _DE_PREPOSITIONS
+    return last not in known and last.endswith(("e", "en", "er", "es", "em")) and article in _DE_WEAK_EN | _DE_WEAK_E
+
+
 def german_adjective_gender(adjective: str, case: str) -> str | None:
     """The gender an adjective's ending shows after `ein` (`1 gestrichener Esslöffel`): -er
     masculine, -es neuter, -e feminine, -en masculine in the accusative; None where it does not
@@ -76,6 +83,8 @@ def german_ordinal(stem: str, before: list[str], gender: str | None) -> str:
     -er / -e / -es without one."""
     base = stem.removesuffix("e")
     while before and before[-1] in _DE_WEEKDAYS:  # `am Montag, 15. September`: as after `am`
+        before = before[:-1]
+    if len(before) > 1 and _adjective_after_article(before):  # `im späten 17. Jahrhundert`
         before = before[:-1]
     if before and before[-1] in ("und", "oder", "bis", "sowie"):  # `am 3. und 4. Mai`: as the first
         first = [i for i, w in enumerate(before[:-1]) if w in _DE_WEAK_EN | _DE_WEAK_E]

@@ -135,7 +135,8 @@ LANGUAGES: dict[str, LanguageRules] = {
     "de": LanguageRules(
         decimal=",", groups=(".", *SPACES), point="Komma", percent="Prozent", minus="minus", plus="plus",
         currencies=_currencies({
-            "€": ("Euro", "Euro", "Cent", "Cent", "m"), "$": ("Dollar", "Dollar", "Cent", "Cent", "m"),
+            "€": ("Euro", "Euro", "Cent", "Cent", "m"), "Euro": ("Euro", "Euro", "Cent", "Cent", "m"),
+            "$": ("Dollar", "Dollar", "Cent", "Cent", "m"),
             "£": ("Pfund", "Pfund", "Penny", "Pence", "n"), "¥": ("Yen", "Yen", "Sen", "Sen", "m"),
             "₩": ("Won", "Won", "Jeon", "Jeon", "m"), "₹": ("Rupie", "Rupien", "Paisa", "Paise", "f"),
             "₽": ("Rubel", "Rubel", "Kopeke", "Kopeken", "m"), "₺": ("Lira", "Lira", "Kuruş", "Kuruş", "f"),
