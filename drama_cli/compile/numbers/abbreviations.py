@@ -146,6 +146,8 @@ def _roman(text: str, language: str):
             said = _regnal(value, language, match.group(3), _case_before(text, match.start(), word))
             if said is None:
                 continue
+            if match.group(3) and not text[end:].strip():
+                said += "."  # `… Ludwig XIII.`: the numeral's dot also ends the sentence
         else:
             continue
         yield Expression(start, end, text[start:end], said, "roman numeral")

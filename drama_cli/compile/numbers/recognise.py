@@ -203,8 +203,12 @@ def _foot_mark(text: str, end: int) -> bool:
 
 
 def _trail(word: str) -> str:
-    """The closing punctuation at the end of a word."""
-    return word[len(word.rstrip(_CLOSERS)):]
+    """The closing punctuation at the end of a word, with a full stop after a bracket or quote
+    (`(gas 5).`); a dot right after the number stays (`3.`, `p.m.`)."""
+    core = word.rstrip(_CLOSERS)
+    if len(core) > 1 and core.endswith(".") and core[-2] in _CLOSERS:
+        core = core[:-1].rstrip(_CLOSERS)
+    return word[len(core):]
 
 
 def _bare(word: str) -> str:
