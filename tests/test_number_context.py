@@ -4,7 +4,7 @@ compounds, and the forms English and German texts write that were left as digits
 
 import pytest
 
-from drama_cli.compile.normalise import number_expressions, normalise_text
+from drama_cli.compile.normalise import normalise_text, number_expressions
 
 
 @pytest.mark.parametrize("language, written, said", [

@@ -10,9 +10,15 @@ money, `the` or a possessive) and before a word that is not a preposition or pro
 billion buyback` → "a one hundred billion dollar buyback", `a 20cm tin` → "a twenty centimetre
 tin"). A day after a month name is an ordinal (`March 31` → "March thirty-first"); a day before
 one is "the … of" (`15th October` → "the fifteenth of October").
+
+Forms only English writes (`forms`): a year cut to two digits (`’89`), shots made of those taken
+(`11-of-19`), pence (`70p`), and a recipe's temperature without the degree sign (`180C`).
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Callable
 
 from drama_cli.compile.numbers.words import Context, Words
 
@@ -26,6 +32,8 @@ _NOT_NOUNS = frozenset(
     "of in on at to for from by with into onto per each a an the and or but than as if when while that "
     "which who this these those it he she they we you i me him her them us is was are were be been has "
     "had have do does did will would can could should may might must last next".split())
+_TEMPERATURE_WORDS = frozenset("at to oven bake baking heat heated preheat preheated temperature temperatures "
+                               "cool warm reduce reduced reach reached hit".split())
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december")
 
@@ -79,3 +87,42 @@ def day_before_month(ordinal: str, context: Context) -> str:
     """"the fifteenth of" before a month name ("the" left out after a written `the`)."""
     lead = "" if context.before and context.before[-1] == "the" else "the "
     return f"{lead}{ordinal} of"
+
+
+def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
+    """English forms the other languages do not write, as `forms.forms` lists them (name,
+    pattern, say): `’89`, `11-of-19`, `70p`, `180C`. `number`: the language's number pattern."""
+    return [("year", r"’(?P<y>\d{2})", _short_year),
+            ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
+            ("amount", rf"{number}p", _pence),
+            ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature)]
+
+
+def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
+    """`’89`: "eighty-nine"; `’05`: "oh five"."""
+    year = int(match.group("y"))
+    return f"oh {w.cardinal(year)}" if year < 10 else w.cardinal(year)
+
+
+def _of_pair(match: re.Match, w: Words, context: Context) -> str | None:
+    """`11-of-19` (shots made of those taken): "eleven of nineteen"."""
+    return f"{w.cardinal(int(match.group('a')))} of {w.cardinal(int(match.group('b')))}"
+
+
+def _pence(match: re.Match, w: Words, context: Context) -> str | None:
+    """`70p`, `5.5p`: an amount in pence."""
+    whole, frac = match.group("int"), match.group("frac")
+    if whole is None:
+        return None
+    value = int(re.sub(r"\D", "", whole))
+    return f"{w.decimal(value, frac)} {'penny' if value == 1 and not frac else 'pence'}"
+
+
+def _temperature(match: re.Match, w: Words, context: Context) -> str | None:
+    """`180C` in a recipe: degrees, where a word of heat or `at`/`to` stands before it (so a
+    flat numbered `12C` is left alone)."""
+    if not _TEMPERATURE_WORDS & set(context.before[-3:]):
+        return None
+    value = int(match.group("int"))
+    scale = "Celsius" if match.group("unit") == "C" else "Fahrenheit"
+    return f"{w.cardinal(value)} {'degree' if value == 1 else 'degrees'} {scale}"

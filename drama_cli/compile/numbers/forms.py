@@ -261,8 +261,6 @@ def _signed(match: re.Match, w: Words, said: str) -> str:
 
 
 _TIMES = {"en": "by", "de": "mal", "fr": "sur", "es": "por"}  # `2 x 8 cm`
-_TEMPERATURE_WORDS = frozenset("at to oven bake baking heat heated preheat preheated temperature temperatures "
-                               "cool warm reduce reduced reach reached hit".split())
 
 
 def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
@@ -271,35 +269,6 @@ def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
     said = f" {_TIMES[w.language]} ".join(sides)
     unit = match.group("unit")
     return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else "")
-
-
-def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
-    """`’89`: "eighty-nine"; `’05`: "oh five"."""
-    year = int(match.group("y"))
-    return f"oh {w.cardinal(year)}" if year < 10 else w.cardinal(year)
-
-
-def _of_pair(match: re.Match, w: Words, context: Context) -> str | None:
-    """`11-of-19` (shots made of those taken): "eleven of nineteen"."""
-    return f"{w.cardinal(int(match.group('a')))} of {w.cardinal(int(match.group('b')))}"
-
-
-def _pence(match: re.Match, w: Words, context: Context) -> str | None:
-    """`70p`, `5.5p`: an amount in pence."""
-    value, frac = _value(match), match.group("frac")
-    if value is None:
-        return None
-    return f"{w.decimal(value, frac)} {'penny' if value == 1 and not frac else 'pence'}"
-
-
-def _temperature(match: re.Match, w: Words, context: Context) -> str | None:
-    """`180C` in a recipe: degrees, where a word of heat or `at`/`to` stands before it (so a
-    flat numbered `12C` is left alone)."""
-    if not _TEMPERATURE_WORDS & set(context.before[-3:]):
-        return None
-    value = int(match.group("int"))
-    scale = "Celsius" if match.group("unit") == "C" else "Fahrenheit"
-    return f"{w.cardinal(value)} {'degree' if value == 1 else 'degrees'} {scale}"
 
 
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
@@ -328,6 +297,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     units = _units(rules)
     fractions = "".join(VULGAR_FRACTIONS)
     group = "|".join(re.escape(g) for g in rules.groups)
+    grouped = rf"(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"  # `#1,161`
+    sides = rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"  # `2 x 8`
     found: list[tuple[str, str, Say]] = [
         ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
                  + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
@@ -339,51 +310,35 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("score", r"(?P<a>\d{1,2}):(?P<b>\d)", _score),
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
-        ("dimensions", rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"
-                       rf"(?:\s?(?P<unit>{units}))?", _dimensions),
+        ("dimensions", rf"{sides}(?:\s?(?P<unit>{units}))?", _dimensions),
         ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
         ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
         ("digits", r"0\d+|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}", _digits),
-        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"
-                        r"(?P<code>(?:[-/.]\d+)+)?", _number_sign),
+        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
+         _number_sign),
         ("number", rf"{sign}{number}", _plain),
     ]
     if foreign:  # `5 million Menschen`: an English scale word said in the line's language
         found.insert(-1, ("number", rf"{number}\s(?P<scale>{_alternatives(foreign)})", _scaled))
-    found[1:1] = _LANGUAGE_FORMS[language](rules, number)
+    if language == "en":
+        found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+                      ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
+                      ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
+                      ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
+                      *english.forms(number)]
+    elif language == "de":
+        found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
+                      ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
+                      ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
+                      ("ordinal", r"(?P<int>\d+)\.", _ordinal),
+                      ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ][\w-]*)", _joined_ordinal),
+                      ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
+                       _scaled)]
+    elif language == "fr":
+        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
+                      ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal)]
+    else:
+        found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal)]
     return [(name, re.compile(pattern), say) for name, pattern, say in found]
-
-
-def _english_forms(rules: LanguageRules, number: str) -> list[tuple[str, str, Say]]:
-    return [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
-            ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
-            ("year", r"’(?P<y>\d{2})", _short_year),
-            ("ordinal", rf"{number}(?P<suf>st|nd|rd|th)", _ordinal),
-            ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
-            ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
-            ("amount", rf"{number}p", _pence),
-            ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature)]
-
-
-def _german_forms(rules: LanguageRules, number: str) -> list[tuple[str, str, Say]]:
-    clock = r"\d{1,2}[.:]\d{2}"
-    return [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
-            ("time", rf"(?P<a>{clock})[-–](?P<b>{clock})\sUhr", _clock_range),
-            ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
-            ("ordinal", r"(?P<int>\d+)\.", _ordinal),
-            ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ][\w-]*)", _joined_ordinal),
-            ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})", _scaled)]
-
-
-def _french_forms(rules: LanguageRules, number: str) -> list[tuple[str, str, Say]]:
-    return [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
-            ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal)]
-
-
-def _spanish_forms(rules: LanguageRules, number: str) -> list[tuple[str, str, Say]]:
-    return [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal)]
-
-
-_LANGUAGE_FORMS = {"en": _english_forms, "de": _german_forms, "fr": _french_forms, "es": _spanish_forms}
