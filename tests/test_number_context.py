@@ -122,6 +122,8 @@ def test_an_amount_or_measure_before_a_noun_is_said_as_an_adjective(written, sai
     ("Kent, 15th October.", "Kent, the fifteenth of October."),
     ("on the 15th October", "on the fifteenth of October"),
     ("He was born in May 1990.", "He was born in May nineteen ninety."),
+    ("The veteran died October 25 at a care home.", "The veteran died October twenty-fifth at a care home."),
+    ("In March 12 people were hurt.", "In March twelve people were hurt."),
 ])
 def test_an_english_day_next_to_a_month_name_is_an_ordinal(written, said):
     assert normalise_text(written, "en") == said
@@ -142,3 +144,14 @@ def test_an_english_day_next_to_a_month_name_is_an_ordinal(written, said):
 ])
 def test_english_written_forms_are_said_whole_or_left_as_written(written, said):
     assert normalise_text(written, "en") == said
+
+
+@pytest.mark.parametrize("language, written", [
+    ("de", "zum 1:1-Ausgleich7"),
+    ("de", "der 11-of-61898"),
+    ("de", "die 48.Minute7"),
+    ("en", "a 500-rupee2 note"),
+])
+def test_a_compound_whose_word_holds_a_digit_is_left_as_written(language, written):
+    assert normalise_text(written, language) == written
+

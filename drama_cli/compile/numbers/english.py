@@ -76,8 +76,9 @@ def day_of_month(w: Words, value: int, context: Context) -> str | None:
     "the fifteenth of" before it (`15 October`); None otherwise."""
     if not 1 <= value <= 31:
         return None
-    if context.before and is_month(context.before[-1]):
-        return w.ordinal(value)
+    noun = context.noun.lower()
+    if context.before and is_month(context.before[-1]) and (not noun or noun[0].isdigit() or noun in _NOT_NOUNS):
+        return w.ordinal(value)  # not `In March 12 people died`
     if is_month(context.noun.lower()):
         return day_before_month(w.ordinal(value), context)
     return None

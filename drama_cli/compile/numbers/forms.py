@@ -333,7 +333,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                       ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
-                      ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ][\w-]*)", _joined_ordinal),
+                      ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),
                       ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
                        _scaled)]
     elif language == "fr":
