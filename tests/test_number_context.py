@@ -60,6 +60,9 @@ def test_a_german_one_before_an_adjective_agrees_with_the_noun(written, said):
     ("am Montag, 15. September", "am Montag, fünfzehnten September"),
     ("im späten 17. Jahrhundert", "im späten siebzehnten Jahrhundert"),
     ("in der 48.Minute", "in der achtundvierzigsten Minute"),
+    ("Er wartet auf seinen 23. Titel.", "Er wartet auf seinen dreiundzwanzigsten Titel."),
+    ("Mit seinem 17. Sieg in Serie", "Mit seinem siebzehnten Sieg in Serie"),
+    ("sein 3. Sieg", "sein dritter Sieg"),
 ])
 def test_german_ordinals_take_the_case_of_the_words_before_them(written, said):
     assert normalise_text(written, "de") == said
@@ -73,6 +76,9 @@ def test_german_ordinals_take_the_case_of_the_words_before_them(written, said):
     ("Betrieb ruht von 23:42-03:28 Uhr.", "Betrieb ruht von dreiundzwanzig Uhr zweiundvierzig bis drei Uhr achtundzwanzig."),
     ("Bei 200° C backen.", "Bei zweihundert Grad Celsius backen."),
     ("Das kostet 12,50 Euro inkl. MwSt.", "Das kostet zwölf Euro und fünfzig Cent inklusive Mehrwertsteuer."),
+    ("Er siegt nach 2:26 Stunden.", "Er siegt nach zwei Stunden und sechsundzwanzig Minuten."),
+    ("Dann dreht er auf 40:30.", "Dann dreht er auf vierzig zu dreißig."),
+    ("Es spielte die Nummer 1 Novak Djokovic.", "Es spielte die Nummer eins Novak Djokovic."),
 ])
 def test_german_compounds_and_written_forms_are_said_whole(written, said):
     assert normalise_text(written, "de") == said
@@ -141,6 +147,11 @@ def test_an_english_day_next_to_a_month_name_is_an_ordinal(written, said):
     ("She lives in Flat 12C.", "She lives in Flat 12C."),
     ("Meringues need 2 - 3hrs.", "Meringues need two to three hours."),
     ("Bake for 18-23 mins.", "Bake for eighteen to twenty-three minutes."),
+    ("Preheat oven to 350 degrees F (175 degrees C).",
+     "Preheat oven to three hundred and fifty degrees Fahrenheit (one hundred and seventy-five degrees Celsius)."),
+    ("Measure out 2 1/4 cups flour.", "Measure out two and a quarter cups flour."),
+    ("Prepare one 9x13-inch pan.", "Prepare one nine by thirteen-inch pan."),
+    ("It is numbered 001-001.", "It is numbered zero zero one zero zero one."),
 ])
 def test_english_written_forms_are_said_whole_or_left_as_written(written, said):
     assert normalise_text(written, "en") == said

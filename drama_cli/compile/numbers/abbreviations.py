@@ -64,7 +64,8 @@ _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1
 def abbreviations(text: str, language: str) -> list[Expression]:
     """Every abbreviation and read Roman numeral of `text`, said, in order."""
     found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
-             *_french_roman_ordinal(text, language), *_month_before_day(text, language)]
+             *_french_roman_ordinal(text, language), *_month_before_day(text, language),
+             *_degree_scale(text, language)]
     found.sort(key=lambda e: e.start)
     result: list[Expression] = []
     for expression in found:
@@ -117,6 +118,15 @@ def _month_before_day(text: str, language: str):
     names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
     for match in re.finditer(rf"(?<![\w.])({names})\.?(?=\s+\d{{1,2}}\b)", text):
         said = ABBREVIATED_MONTHS[match.group(1).lower()]
+        yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
+
+
+def _degree_scale(text: str, language: str):
+    """English `350 degrees F`, `175 degrees C`: the scale's name after the word degrees."""
+    if language != "en":
+        return
+    for match in re.finditer(r"(?<=\bdegrees )([CF])\b(?![.\w]\w)", text):
+        said = "Celsius" if match.group(1) == "C" else "Fahrenheit"
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 

@@ -267,8 +267,8 @@ def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
     """`2 x 8 cm`: "two by eight centimetres", "zwei mal acht Zentimeter"."""
     sides = [w.decimal(_value(match, n), match.group(f"frac{n}")) for n in "ab"]
     said = f" {_TIMES[w.language]} ".join(sides)
-    unit = match.group("unit")
-    return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else "")
+    unit, tail = match.group("unit"), match.group("tail")
+    return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else "")
 
 
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
@@ -278,6 +278,15 @@ def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
         clock = re.fullmatch(r"(?P<h>\d{1,2})[.:](?P<m>\d{2})", part)
         times.append(say_time(clock, w, context))
     return None if None in times else f" {w.rules.range_word} ".join(times)
+
+
+def _hours_and_minutes(match: re.Match, w: Words, context: Context) -> str | None:
+    """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"."""
+    hours, minutes = int(match.group("h")), int(match.group("m"))
+    said = f"{w.cardinal(hours, 'f')} {'Stunde' if hours == 1 else 'Stunden'}"
+    if minutes:
+        said += f" {w.rules.and_word} {w.cardinal(minutes, 'f')} {'Minute' if minutes == 1 else 'Minuten'}"
+    return said
 
 
 def _joined_ordinal(match: re.Match, w: Words, context: Context) -> str | None:
@@ -307,15 +316,15 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("date", r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})", say_date),
         ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})", say_date),
         ("range", rf"(?P<a>\d+)(?:[-‐–]|\s[–-]\s)(?P<b>\d+)(?:\s?(?P<unit>{units})|\s?(?P<pct>%))?", _range),
-        ("score", r"(?P<a>\d{1,2}):(?P<b>\d)", _score),
+        ("score", r"(?P<a>\d{1,2}):(?P<b>\d{1,2})", _score),
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
-        ("dimensions", rf"{sides}(?:\s?(?P<unit>{units}))?", _dimensions),
+        ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
         ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
         ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
-        ("digits", r"0\d+|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}", _digits),
+        ("digits", r"0\d+(?:-\d+)*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+", _digits),
         ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
          _number_sign),
         ("number", rf"{sign}{number}", _plain),
@@ -331,6 +340,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
                       ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
+                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)\sStunden", _hours_and_minutes),
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
                       ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),

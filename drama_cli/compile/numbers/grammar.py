@@ -15,8 +15,12 @@ import re
 _DE_DATIVE = frozenset("mit von zu aus bei nach seit gegenüber ab in an auf über unter vor hinter neben zwischen "
                        "dem einem am im vom zum beim zur".split())
 _DE_ACCUSATIVE = frozenset("für durch gegen ohne um bis den einen ins ans aufs".split())
-_DE_WEAK_EN = frozenset("am im vom zum beim zur dem den des einem einen eines einer".split())
-_DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede jedes".split())
+_DE_WEAK_EN = frozenset("am im vom zum beim zur dem den des einem einen eines einer "
+                        "seinen seinem seiner seines ihren ihrem ihrer ihres meinen meinem meiner meines deinen deinem deiner deines unseren unserem unserer unseres euren eurem eurer eures keinen keinem keiner keines".split())
+_DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede jedes seine ihre meine deine unsere eure keine".split())
+# Nouns a number labels rather than counts (`Nummer 1`, `Formel 1`, `Gleis 1`): `1` is "eins".
+DE_LABELS = frozenset("nummer nr platz rang gleis linie formel band teil kapitel seite zimmer bahnsteig "
+                      "haus tor kanal folge runde stufe".split())
 _DE_PREPOSITIONS = _DE_DATIVE | _DE_ACCUSATIVE
 # Verb forms that take an object in the accusative (`Er hatte 1 Bruder` → "einen Bruder"): the
 # commonest transitive verbs in the present and simple past. A number right after one is read as

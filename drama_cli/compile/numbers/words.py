@@ -60,6 +60,8 @@ class Words:
         German `1` before any capitalised word, or before an adjective and a noun (`1 großes
         Ei`), is the article (`ein`), not the numeral `eins`."""
         gender = self.gender(context.noun) if context.noun else None
+        if self.language == "de" and value == 1 and context.before and context.before[-1] in grammar.DE_LABELS:
+            return number_words(value, "de")  # `Nummer 1 Novak Djokovic`: a label, "eins"
         if self.language == "de" and value == 1 and context.noun[:1].islower() and context.after[:1].isupper():
             gender = self.gender(context.after) or \
                 grammar.german_adjective_gender(context.noun, grammar.german_case(context.before))
@@ -123,6 +125,8 @@ class Words:
             half = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}[self.language]
             return f"{self.cardinal(whole)}{'' if self.language == 'de' else ' '}{half}"
         part = self.fraction(numerator, denominator)
+        if part is not None and self.language == "en" and numerator == 1:
+            part = "a" + part.removeprefix("one")  # "two and a quarter"
         return None if part is None else f"{self.cardinal(whole)} {self.rules.and_word} {part}"
 
     def month(self, number: int) -> str:
