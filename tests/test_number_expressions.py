@@ -184,7 +184,8 @@ def test_more_forms_are_said_whole(language, written, said):
 _FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", "10:00", "10:00:00", "2:45.5",
               "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
               "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
-              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")"]
+              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")",
+              "x", "’", "p", "C", "of", "a", "won", "March", "Dec", "Minute", "jährige", "Ausgleich", "hatte"]
 
 
 def _random_text(rng) -> str:
