@@ -237,13 +237,17 @@ class SoundAnchor:
     line: a line id of the scene, or None for the scene's own clock (0 is the first sample of
         the scene's mix, head padding included). edge: "start" or "end" of that line (of the
         scene without a line: "end" is the scene's last sample). offset_s: seconds added
-        (negative: earlier). position: where the anchor is written (for errors).
+        (negative: earlier). position: where the anchor is written (for errors). word: for a
+        sound cue inside a line (`{sfx: NAME}`), the index of the word of the line's displayed
+        words (`direction.display_text`) it starts at (the number of words: after the last);
+        None for an edge of the line.
     """
 
     line: str | None = None
     edge: str = "start"
     offset_s: float = 0.0
     position: SourcePosition | None = None
+    word: int | None = None
 
 
 @dataclass
@@ -407,6 +411,8 @@ class Script:
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     text_sha256: the SHA-256 of the script's text as read (hex), which tells two scripts piped
         on stdin apart.
+    sounds: the `sounds:` table that sound cues name (`drama_cli.script.sound_table`): name ->
+        (file relative to `base_dir`, gain dB, where the file is named), None for a bad entry.
     """
 
     title: str = ""
@@ -427,6 +433,7 @@ class Script:
     lexicon: list = field(default_factory=list)
     language: str | None = None
     normalize: bool = True
+    sounds: dict = field(default_factory=dict)
 
     def mix_for(self, scene: Scene) -> MixOptions | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""
