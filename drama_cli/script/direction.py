@@ -17,8 +17,9 @@ A line's text is words plus markup:
 Refused with a `ScriptError` at the offending column: model tokens (anything from `<|`, e.g.
 `<|im_end|>`, `<|speaker:1|>`), the pseudo-tag `<speaker:1>` (never taken as a switch), an
 unclosed `[`, `{` or scoped tag, a closing tag that does not match the innermost open one, a
-switch inside a scoped tag, and a sound cue without a name or inside a word. Any other `<` is text (`a < b`, `a < b > c`: a scoped tag is written
-`<name>` and `</name>`, with no space inside).
+switch inside a scoped tag, and a sound cue without a name or inside a word. Any other `<` is
+text (`a < b`, `a < b > c`: a scoped tag is written `<name>` and `</name>`, with no space
+inside).
 
 Director's notes (YAML `note`, Fountain parentheticals) are compiled to bracket directions before
 the text (`note_direction`). The markup clean-up (`clean_markup`) runs on text spans only, so tags
