@@ -94,6 +94,19 @@ def test_a_yaml_cue_is_a_sound_of_its_scene_with_the_table_file_and_its_word(tmp
     assert plan.text == "<|speaker:0|> We leave at six, and. <|speaker:1|> not a minute later."
 
 
+def test_a_lexicon_term_across_a_cue_is_said_as_without_it(tmp_path):
+    path = tmp_path / "play.yaml"
+    body = "cast: {A: {}}\nsounds: {door: door.wav}\nlexicon: {New York: noo-YORK}\n" \
+           "scenes:\n  - id: s1\n    lines:\n      - A: \"LINE\"\n"
+    texts = []
+    for line in ("From New {sfx: door} York, 2000 miles.", "From New York, 2000 miles."):
+        path.write_text(body.replace("LINE", line))
+        script = load_script(str(path))
+        texts.append(compile_scene(script, script.scenes[0], "clone")[0].text)
+    assert texts[0] == texts[1]
+    assert "noo-YORK" in texts[0]
+
+
 @pytest.mark.parametrize("line, place, message", [
     ('"Go {sfx: thunder} now."', "8:22", "no sound named 'thunder' in the sounds: table"),
     ('"Go {sfx: B} now."', "8:22", "no sound named 'B' in the sounds: table"),

@@ -427,7 +427,7 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
     punctuation `.` is added to each speaker's part when it ends in a letter or digit. Sound
     cues are left out, the text on either side joined as if they were not written.
     """
-    spans = _without_cues(spans)
+    spans = without_cues(spans)
     parts: list[str] = [f"<|speaker:{speaker_index}|>"]
     parts += [d for d in (note_direction(n) for n in notes) if d]
     leading = next((i for i, span in enumerate(spans) if span.kind == "switch"), len(spans))
@@ -452,8 +452,9 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
     return _join(parts)
 
 
-def _without_cues(spans: Iterable[Span]) -> list[Span]:
-    """`spans` without sound cues, the text spans that met at a cue joined into one."""
+def without_cues(spans: Iterable[Span]) -> list[Span]:
+    """`spans` without sound cues, the text spans that met at a cue joined into one (the
+    spans of the line as if no cue were written; a joined span keeps the first one's column)."""
     kept: list[Span] = []
     joining = False
     for span in spans:
