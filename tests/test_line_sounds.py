@@ -207,14 +207,14 @@ def test_adding_or_moving_a_cue_never_renders_a_take_again(tmp_path, monkeypatch
                       pytest.approx(cue["start_s"] + length * 17 / 22, abs=1 / SR)]
 
 
-def test_a_scratch_render_mixes_a_cue_at_its_word_with_its_stem_labels_and_subtitle(tmp_path):
-    pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
+def test_a_rendered_scene_mixes_a_cue_at_its_word_with_its_stem_labels_and_subtitle(
+        tmp_path, monkeypatch):
+    fake_render(monkeypatch)
     click(tmp_path / "door.wav")
     path = tmp_path / "play.yaml"
     path.write_text("cast:\n  A: {}\nsounds:\n  door: door.wav\nscenes:\n  - id: s1\n"
                     "    lines:\n      - A: \"Open the {sfx: door} door.\"\n")
-    assert main(["render", str(path), "--engine", "scratch", "--stems", "--export-session",
-                 "rpp"]) == 0
+    assert main(["render", str(path), "--stems", "--export-session", "rpp"]) == 0
     folder = tmp_path / "play.drama" / "s1"
     sheet = json.loads((folder / "mix.cues.json").read_text())
     cue, = sheet["cues"]
