@@ -228,3 +228,14 @@ def test_a_rendered_scene_mixes_a_cue_at_its_word_with_its_stem_labels_and_subti
         (folder / "mix.labels.txt").read_text().splitlines()
     assert "\n[door]\n" in (folder / "mix.srt").read_text()
     assert '"door"' in (folder / "mix.rpp").read_text()
+
+
+def test_a_cue_in_a_pause_line_keeps_the_pause_and_starts_where_the_line_before_ends(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text("cast: {A: {}}\nsounds: {door: door.wav}\nscenes:\n  - id: s1\n    lines:\n"
+                    "      - A: Wait.\n      - A: \"... {sfx: door} ...\"\n      - A: Now.\n")
+    scene = load_script(str(path)).scenes[0]
+    assert [line.id for line in scene.lines] == ["s1-1", "s1-3"]
+    assert (scene.lines[0].beat_s, scene.lines[0].pauses) == (1.0, [("... ...", 1.0)])
+    sound, = scene.sounds
+    assert (sound.start.line, sound.start.edge, sound.start.word) == ("s1-1", "end", None)
