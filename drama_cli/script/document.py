@@ -252,14 +252,15 @@ class SoundAnchor:
 
 @dataclass
 class Sound:
-    """A sound in a scene: an effect among its lines (YAML `sound:` item, Fountain `SFX:`) or a
-    bed under it (YAML `music:` / `ambience:`, Fountain `MUSIC:`).
+    """A sound in a scene: an effect among its lines (YAML `sound:` item, Fountain `SFX:`, a
+    cue `{sfx: NAME}` inside a line) or a bed under it (YAML `music:` / `ambience:`, Fountain
+    `MUSIC:`).
 
     path: the audio file as written, relative to `Script.base_dir`. kind: "effect", "music"
     or "ambience". start: where it starts. until: where it stops (None: at the end of its file,
     or at the scene's end when looped). gain_db: level change in dB. fade_in_s / fade_out_s:
     linear fades, seconds. loop: repeat the file until `until`. duck: lower it under dialogue
-    (the scene's ducking settings). name: the name it was given (Fountain `sounds:` table), or
+    (the scene's ducking settings). name: the name it was given (in a `sounds:` table), or
     the file name. position: where it is written. file_position: where its file is named when
     that is elsewhere (a Fountain cue's entry in the cast file's `sounds:` table), else None.
     """

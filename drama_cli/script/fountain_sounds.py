@@ -1,4 +1,4 @@
-"""Sound cues in a Fountain screenplay and the cast file's `sounds:` table that names their files.
+"""Sound cues on their own in a Fountain screenplay: `SFX:` rows and `[[sfx:]]` notes.
 
 A paragraph of one row `SFX: NAME`, `SOUND: NAME` or `MUSIC: NAME` (action with that prefix),
 or a note `[[sfx: NAME]]` / `[[sound: NAME]]` / `[[music: NAME]]`, is a sound cue: an effect
