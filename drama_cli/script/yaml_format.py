@@ -29,9 +29,9 @@ from drama_cli.script.document import (
 )
 from drama_cli.script.lexicon import read_language_keys, read_language_label
 from drama_cli.script.problems import Problems
+from drama_cli.script.sound_table import read_sounds_node
 from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
-from drama_cli.script.sound_table import read_sounds_node
 from drama_cli.script.yaml_sounds import check_anchors
 
 SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
