@@ -14,6 +14,7 @@ main tokens of the sequence (prompt rows included), the second draw is used.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 
 import torch
@@ -142,11 +143,19 @@ class CounterRace:
         """Exp(1) variates shaped and typed like `like` (float32 `[..., k]`), independent across
         elements and calls; advances the counter."""
         self.counter.add_(1)
-        stream = _mix32(((self.counter * _INDEX_MULTIPLIER) & _MASK32) ^ self.key[0]) ^ self.key[1]
-        index = torch.arange(like.numel(), device=like.device, dtype=torch.int64).view(like.shape)
-        bits = _mix32(stream ^ ((index * _INDEX_MULTIPLIER) & _MASK32))
-        uniform = ((bits >> 8).to(torch.float32) + 0.5) * 2.0**-24  # in (0, 1), never 0 or 1
-        return (-torch.log(uniform)).to(like.dtype)
+        noise = _race_noise(self.counter[None], self.key[None], like.numel())
+        return noise.view(like.shape).to(like.dtype)
+
+
+def _race_noise(counters: torch.Tensor, key: torch.Tensor, width: int) -> torch.Tensor:
+    """Exp(1) float32 `[B, n, width]` for draw counters int64 `[B, n]` and keys int64 `[B, 2]`:
+    element i of draw (b, j) is a hash of (key b, counter b j, i), the same whether the draws are
+    made one call at a time or n at once."""
+    stream = _mix32(((counters * _INDEX_MULTIPLIER) & _MASK32) ^ key[:, :1]) ^ key[:, 1:]
+    index = torch.arange(width, device=counters.device, dtype=torch.int64)
+    bits = _mix32(stream[..., None] ^ ((index * _INDEX_MULTIPLIER) & _MASK32))
+    uniform = ((bits >> 8).to(torch.float32) + 0.5) * 2.0**-24  # in (0, 1), never 0 or 1
+    return -torch.log(uniform)
 
 
 class SlotRace(CounterRace):
@@ -168,11 +177,49 @@ class SlotRace(CounterRace):
     def exponential(self, like: torch.Tensor) -> torch.Tensor:
         """Exp(1) variates shaped and typed like `like` `[B, k]` float32; advances every counter."""
         self.counter.add_(1)
-        stream = _mix32(((self.counter * _INDEX_MULTIPLIER) & _MASK32) ^ self.key[:, :1]) ^ self.key[:, 1:]
-        index = torch.arange(like.shape[-1], device=like.device, dtype=torch.int64)[None, :]
-        bits = _mix32(stream ^ ((index * _INDEX_MULTIPLIER) & _MASK32))
-        uniform = ((bits >> 8).to(torch.float32) + 0.5) * 2.0**-24
-        return (-torch.log(uniform)).to(like.dtype)
+        return _race_noise(self.counter, self.key, like.shape[-1])[:, 0].to(like.dtype)
+
+    def planned(self, widths: Sequence[int]) -> PlannedDraws:
+        """The next `len(widths)` draws of every slot computed at once, draw j `[B, widths[j]]`:
+        the same variates as that many `exponential` calls of those widths (one hash per width
+        instead of one per draw, so a frame's sampling runs a few dozen operations, not hundreds).
+        Advances every counter by `len(widths)`."""
+        steps = torch.arange(1, len(widths) + 1, device=self.counter.device, dtype=torch.int64)
+        counters = self.counter + steps
+        self.counter.add_(len(widths))
+        draws: list[torch.Tensor | None] = [None] * len(widths)
+        for width in sorted(set(widths)):
+            picked = [j for j, w in enumerate(widths) if w == width]
+            index = torch.tensor(picked, device=counters.device)
+            noise = _race_noise(counters.index_select(1, index), self.key, width)
+            for column, j in enumerate(picked):
+                draws[j] = noise[:, column]
+        return PlannedDraws(draws)
+
+
+class PlannedDraws:
+    """Draws made ahead by `SlotRace.planned`, handed out in order by `exponential(like)` in
+    place of a race: each call returns the next draw, which must be `like`'s width. Raises
+    `EngineError` when more draws are asked for than were planned or a width differs (the
+    plan and the frame's sampling disagree)."""
+
+    def __init__(self, draws: list[torch.Tensor]):
+        self.draws, self.next = draws, 0
+
+    def exponential(self, like: torch.Tensor) -> torch.Tensor:
+        """The next planned draw `[B, k]` in `like`'s dtype."""
+        if self.next >= len(self.draws) or self.draws[self.next].shape[-1] != like.shape[-1]:
+            raise EngineError(f"draw {self.next} of width {like.shape[-1]} was not planned "
+                              f"({[d.shape[-1] for d in self.draws]})")
+        draw = self.draws[self.next]
+        self.next += 1
+        return draw.to(like.dtype)
+
+
+def candidate_count(vocab: int, top_k: int | None) -> int:
+    """How many candidates the sampling primitive ranks over a vocabulary: min(top_k, vocab), or
+    the whole vocabulary without top_k (the width of its draw)."""
+    return vocab if top_k is None else min(top_k, vocab)
 
 
 # ---- the primitive -------------------------------------------------------------------------
@@ -186,7 +233,7 @@ def _ranked(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: 
     # At low temperature every logit carries a huge offset; remove it before the exponentials.
     scaled = scaled - scaled.amax(dim=-1, keepdim=True)
     vocab = scaled.shape[-1]
-    k = vocab if top_k is None else min(top_k, vocab)
+    k = candidate_count(vocab, top_k)
     if k == vocab:
         values, ids = torch.sort(scaled, dim=-1, descending=True, stable=True)
     else:
@@ -211,13 +258,13 @@ def kept_mask(logits: torch.Tensor, temperature: float, top_k: int | None, top_p
 
 
 def sample_top_k_top_p(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
-                       keep_crossing: bool, generator: torch.Generator | CounterRace | None) -> torch.Tensor:
+                       keep_crossing: bool, generator: torch.Generator | CounterRace | PlannedDraws | None) -> torch.Tensor:
     """One index per row of logits `[..., V]` → int64 `[...]`, drawn from the kept set of
     the primitive (docs/internals/model.md §3.6) in proportion to the renormalised probabilities.
     generator: a `torch.Generator` (or None: torch's default one) or a `CounterRace`."""
     flat = logits.reshape(-1, logits.shape[-1])
     probs, ids, kept = _ranked(flat, temperature, top_k, top_p, keep_crossing)
-    if isinstance(generator, CounterRace):
+    if isinstance(generator, (CounterRace, PlannedDraws)):
         race = generator.exponential(probs)
     else:
         race = torch.empty_like(probs).exponential_(1.0, generator=generator)
@@ -284,7 +331,7 @@ def ras_window(main_tokens: torch.Tensor, window: int = RAS_WINDOW) -> torch.Ten
 
 
 def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: SamplingParams,
-                generator: torch.Generator | CounterRace | None, candidates: MainCandidates) -> torch.Tensor:
+                generator: torch.Generator | CounterRace | PlannedDraws | None, candidates: MainCandidates) -> torch.Tensor:
     """The main token of the next frame (docs/internals/model.md §3.6 step 1), as token ids int64 `[...]`.
 
     logits: `[..., C]` raw main-token logits ordered as `candidates.ids`.
@@ -313,7 +360,7 @@ def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
 
 
 def sample_codebook(logits: torch.Tensor, params: SamplingParams,
-                    generator: torch.Generator | CounterRace | None) -> torch.Tensor:
+                    generator: torch.Generator | CounterRace | PlannedDraws | None) -> torch.Tensor:
     """One code per row of a codebook head's logits `[..., 4096]` → int64 `[...]`: the request's
     temperature and top-p, top-k min(top_k, 30), the crossing token dropped (docs/internals/model.md §3.6 step 3)."""
     return sample_top_k_top_p(logits, params.temperature, params.codebook_k, params.top_p, False, generator)

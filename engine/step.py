@@ -23,6 +23,7 @@ from engine.sampling import (
     MainCandidates,
     SamplingParams,
     SlotRace,
+    candidate_count,
     ras_window,
     sample_codebook,
     sample_main,
@@ -69,7 +70,7 @@ class SlotStack:
         self.race = SlotRace(s.key[:size], s.counter[:size])
         self.live = s.live[:size]
         self.settings: BatchSettings = s.settings
-        self.candidates, self.blocked = s.candidates, s.blocked
+        self.candidates, self.blocked, self.draw_widths = s.candidates, s.blocked, s.draw_widths
 
     def attend_within(self, span: int | None) -> None:
         """Let every attention layer attend over rows `[0, span)` only (None: the whole
@@ -131,6 +132,7 @@ class SlotStorage:
                                          config.eos_token_id)
         self.blocked = (ids == config.eos_token_id) if settings.ignore_eos else torch.zeros_like(ids, dtype=torch.bool)
         model.backbone.main_logits(self.hidden[:1], settings.extra_ids)  # loads the extra head rows now
+        self.draw_widths = frame_draw_widths(settings.params, len(ids), model.tower.config)
         self._stacks = {}
 
     def stack(self, size: int) -> SlotStack:
@@ -191,6 +193,14 @@ class SlotStorage:
         return bigger
 
 
+def frame_draw_widths(params: SamplingParams, candidates: int, tower) -> list[int]:
+    """The widths of one frame's draws in the order the step makes them: the main token's
+    request and RAS retry over `candidates` main candidates, then one per residual codebook head
+    (`tower`: the tower's config)."""
+    return [candidate_count(candidates, params.top_k), candidate_count(candidates, params.ras_top_k),
+            *[candidate_count(tower.vocab_size, params.codebook_k)] * tower.residual_layers]
+
+
 def decode_step(stack: SlotStack) -> None:
     """One frame for every slot of `stack` on the device (docs/internals/model.md §3.6), static shapes, no
     host reads: main tokens with RAS, codebooks 1..9 from the tower at each slot's tower
@@ -199,10 +209,11 @@ def decode_step(stack: SlotStack) -> None:
     model, params = stack.model, stack.settings.params
     backbone, tower = model.backbone, model.tower
     logits = backbone.main_logits(stack.hidden, stack.settings.extra_ids).masked_fill(stack.blocked, float("-inf"))
-    main = sample_main(logits, stack.recent, params, stack.race, stack.candidates)
+    draws = stack.race.planned(stack.draw_widths)
+    main = sample_main(logits, stack.recent, params, draws, stack.candidates)
 
     def sample(head_logits: torch.Tensor, index: int) -> torch.Tensor:
-        return sample_codebook(head_logits, params, stack.race)
+        return sample_codebook(head_logits, params, draws)
 
     stack.tower_visible.scatter_(1, stack.tower_position[:, None], True)
     codes = tower.decode_frame(stack.hidden[:, None], stack.row[:, None], main, stack.tower_cache, sample,

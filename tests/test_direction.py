@@ -53,6 +53,10 @@ def test_scoped_tags_nest():
     ("[a [b] c]", 4, "bracket direction '[' inside another (opened at column 11): they do not nest"),
     ("Go {BOB", 4, "unclosed speaker switch"),
     ("[]", 1, "empty bracket"),
+    ("Go {sfx} now.", 4, "{sfx} names no sound (it is not a speaker switch)"),
+    ("Go {Music} now.", 4, "{Music} names no sound (it is not a speaker switch)"),
+    ("Go {sound:   } now.", 4, "empty sound cue {sound:   }"),
+    ("Go do{sfx: x}or now.", 6, "sound cue {sfx: x} inside a word"),
 ])
 def test_grammar_errors_carry_line_and_column(text, column, words):
     with pytest.raises(ScriptError) as info:

@@ -93,6 +93,21 @@ def test_scratch_render_again_reuses_every_take(scratch_renders, capsys):
     assert report["counts"]["reused"] == len(report["lines"]) > 0
 
 
+@pytest.mark.slow
+def test_the_storm_clock_cue_starts_at_its_word_in_the_scratch_mix(scratch_renders):
+    code, project = scratch_renders["storm.yaml"]
+    folder = project / "boathouse"
+    sheet = json.loads((folder / "mix.cues.json").read_text())
+    line = next(row for row in sheet["cues"] if row["line"] == "clock")
+    take = sf.info(str(folder / line["take_path"]))
+    assert (code, take.samplerate, line["text"]) == \
+        (0, SR, "It is nearly midnight. Listen to that clock.")
+    # no word or chunk times in a scratch take: in proportion, "that" at 33 of 44 characters
+    at = round(line["start_s"] * SR) + round(take.frames * 33 / 44)
+    clock = next(row for row in sheet["sounds"] if row["sound"] == "clock")
+    assert (clock["kind"], clock["gain_db"], clock["start_s"]) == ("effect", -6.0, round(at / SR, 6))
+
+
 def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, capsys,
                                                          monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

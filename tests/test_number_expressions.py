@@ -185,7 +185,8 @@ _FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", 
               "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
               "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
               "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")",
-              "millions", "millones", "d'", "c. à s.", "c.c.", "cdas", "horas", "las", "tasses", "M€", "+ ", "'000"]
+              "millions", "millones", "d'", "c. à s.", "c.c.", "cdas", "horas", "las", "tasses", "M€", "+ ", "'000",
+              "x", "’", "p", "C", "of", "a", "won", "March", "Dec", "Minute", "jährige", "Ausgleich", "hatte"]
 
 
 def _random_text(rng) -> str:
@@ -301,12 +302,16 @@ def test_recipe_spoons_are_said_in_full_and_the_count_agrees_with_them(language,
     ("fr", "2,3 millions d'euros", "deux virgule trois millions d'euros"),
     ("fr", "-53 millions d'euros", "moins cinquante-trois millions d'euros"),
     ("fr", "1,5 M€", "un million et demi d'euros"),
+    ("fr", "1,2 million d'habitants", "un virgule deux million d'habitants"),
+    ("fr", "-2,5 milliards d'euros", "moins deux milliards et demi d'euros"),
+    ("fr", "$2,5 milliards", "deux milliards et demi de dollars"),
     ("es", "3 millones de personas", "tres millones de personas"),
     ("es", "21 millones de personas", "veintiún millones de personas"),
     ("es", "1,5 millones de dólares", "un millón y medio de dólares"),
     ("es", "2,25 millones", "dos coma veinticinco millones"),
     ("es", "1 mil millones de euros", "mil millones de euros"),
     ("es", "$1,5 millones", "un millón y medio de dólares"),
+    ("es", "-2,5 millones de euros", "menos dos millones y medio de euros"),
 ])
 def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(language, written, said):
     assert normalise_text(written, language) == said

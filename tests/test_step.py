@@ -16,7 +16,7 @@ from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.graphs import StepGraphs
 from engine.testing.graphs import ReplayedStep
-from engine.sampling import CounterRace, SamplingParams, kept_mask, sample_top_k_top_p
+from engine.sampling import CounterRace, SamplingParams, SlotRace, kept_mask, sample_top_k_top_p
 from engine.step import decode_step
 from engine.testing.checkpoints import write_checkpoint
 from engine.testing.dispatch import OpCounter
@@ -151,6 +151,26 @@ def test_counter_race_draws_exponential_variates():
     successive = torch.corrcoef(torch.stack((draws[:-1].flatten(), draws[1:].flatten())))[0, 1].item()
     assert abs(successive) < 0.05  # calls do not repeat or echo each other
     assert int(race.counter) == 20
+
+
+def test_a_frames_planned_draws_equal_the_draws_made_one_call_at_a_time():
+    seeds = [SlotRace.key_of(seed) for seed in (7, 2**40 + 3, 0)]
+    widths = [4100, 30, 30, 30, 17, 30]
+    one_by_one = SlotRace(torch.tensor(seeds), torch.tensor([[5], [0], [9]]))
+    planned = SlotRace(torch.tensor(seeds), torch.tensor([[5], [0], [9]]))
+    expected = [one_by_one.exponential(torch.empty(3, width)) for width in widths]
+    draws = planned.planned(widths)
+    for width, want in zip(widths, expected):
+        assert torch.equal(draws.exponential(torch.empty(3, width)), want)
+    assert torch.equal(planned.counter, one_by_one.counter) and planned.counter[:, 0].tolist() == [11, 6, 15]
+    with pytest.raises(EngineError, match="not planned"):
+        draws.exponential(torch.empty(3, 30))
+
+
+def test_planned_draws_refuse_a_width_the_plan_does_not_hold():
+    draws = SlotRace(torch.tensor([SlotRace.key_of(1)]), torch.zeros(1, 1, dtype=torch.int64)).planned([30, 30])
+    with pytest.raises(EngineError, match="draw 0 of width 31"):
+        draws.exponential(torch.empty(1, 31))
 
 
 def test_unknown_and_gpu_only_modes_are_refused(model):

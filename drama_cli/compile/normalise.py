@@ -16,14 +16,14 @@ and the compiler says so once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from drama_cli.compile.numbers.abbreviations import abbreviations
 from drama_cli.compile.numbers.recognise import Expression, Recogniser
 from drama_cli.compile.numbers.rules import LANGUAGES
 from drama_cli.compile.numbers.words import Words
 from drama_cli.errors import ScriptError
-from drama_cli.script.direction import render_spans, sent_text_errors
+from drama_cli.script.direction import render_spans, sent_text_errors, without_cues
 from drama_cli.script.document import Line, Script, Span
 from drama_cli.script.lexicon import (
     LexiconEntry,
@@ -141,7 +141,10 @@ class SpokenLine:
 
 def spoken_line(script: Script, line: Line, normalize: bool = True) -> SpokenLine:
     """The line's spans after its lexicon entries and, unless `normalize` is False or the script or
-    line turns it off, the number rules of each span's language (`text_language`)."""
+    line turns it off, the number rules of each span's language (`text_language`). Sound cues
+    are left out first, so the words on either side are read together as if none were written."""
+    if any(span.kind == "sound" for span in line.spans):
+        line = replace(line, spans=without_cues(line.spans))
     normalize = normalize and script.normalize and line.normalize
     matches: dict[int, list] = {}
     for span, match in line_matches(script, line):

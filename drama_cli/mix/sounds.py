@@ -18,6 +18,7 @@ import numpy as np
 
 from drama_cli.errors import UsageError
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
+from drama_cli.mix.word_place import word_start_sample
 from drama_cli.script.document import Sound, SoundAnchor
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -64,12 +65,14 @@ ENDS_BEFORE_START = "its until: comes before its start"
 STARTS_AFTER_END = "it would start after the end of the mix"
 
 
-def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], total: int,
+def place_sounds(sounds: Sequence[Sound], lines: dict, total: int,
                  length_of: Callable[[str], int]) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
-    """Place `sounds` (paths absolute) on a scene whose lines sit at `spans` (line id ->
-    (start, end) samples) and which lasts `total` samples.
+    """Place `sounds` (paths absolute) on a scene whose lines are `lines` (line id -> where its
+    take sits: `start_sample`, `end_sample`, and for cues inside a line `text`, `words` and
+    `segments`, a `timeline.Cue`) and which lasts `total` samples.
 
-    A sound starts at its anchor (clamped to 0) and ends at its `until` anchor, else at the end
+    A sound starts at its anchor (clamped to 0; a cue inside a line at its word,
+    `word_place.word_start_sample`) and ends at its `until` anchor, else at the end
     of its file (`length_of(path)`: samples at 44,100 Hz), else, when it loops, at the end of
     the mix; a sound that does not loop never plays past its file. Anchors read the scene's end
     as `total`; the mix grows to hold every sound that ends after it, and loops without `until`
@@ -79,8 +82,8 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
     placed, left_out, end_of_scene = [], [], total
     open_loops = []  # indexes in `placed` of loops that run to the end of the mix
     for sound in sounds:
-        start = _resolve(sound.start, spans, total)
-        stop = _resolve(sound.until, spans, total) if sound.until is not None else None
+        start = _resolve(sound.start, lines, total)
+        stop = _resolve(sound.until, lines, total) if sound.until is not None else None
         if start is None or (sound.until is not None and stop is None):
             left_out.append((sound.name, NOT_IN_MIX))
             continue
@@ -113,13 +116,16 @@ def _sound_file(read: Callable, path: str):
                          f"sounds): {err}") from err
 
 
-def _resolve(anchor: SoundAnchor, spans: dict[str, tuple[int, int]], total: int) -> int | None:
+def _resolve(anchor: SoundAnchor, lines: dict, total: int) -> int | None:
     if anchor.line is None:
         base = total if anchor.edge == "end" else 0
-    elif anchor.line in spans:
-        base = spans[anchor.line][1 if anchor.edge == "end" else 0]
-    else:
+    elif anchor.line not in lines:
         return None
+    elif anchor.word is not None:
+        base = word_start_sample(lines[anchor.line], anchor.word)
+    else:
+        line = lines[anchor.line]
+        base = line.end_sample if anchor.edge == "end" else line.start_sample
     return base + seconds_to_samples(anchor.offset_s)
 
 

@@ -488,8 +488,8 @@ def mix_scene(
     if settings.target_db is not None and preset.target_db is not None:
         preset = replace(preset, target_db=settings.target_db)
     cues, total = plan_timeline(entries, settings)
-    spans = {cue.line_id: (cue.start_sample, cue.end_sample) for cue in cues}
-    sounds, left_out, total = place_sounds(settings.sounds, spans, total, take_length_samples)
+    lines = {cue.line_id: cue for cue in cues}
+    sounds, left_out, total = place_sounds(settings.sounds, lines, total, take_length_samples)
     tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
     measured = None

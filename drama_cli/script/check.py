@@ -117,7 +117,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
             checked.add(key)
             _check_clip(report, Path(script.base_dir, sound.path), f"sound {sound.path!r}", where,
                         None, inspect_sound(Path(script.base_dir, sound.path), sound.loop),
-                        relative_to="the cast file" if sound.file_position else "the script")
+                        relative_to="the cast file" if where and where.file != script.source else "the script")
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)

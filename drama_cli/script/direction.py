@@ -7,13 +7,19 @@ A line's text is words plus markup:
 * style prefix: a bracket at the very start of the line (`[icy calm] Fine.`), same syntax;
 * scoped tag `<whisper>…</whisper>`: opens and closes a manner of speaking; tags must nest;
 * speaker switch `{NAME}`: the rest of the line (until the next switch) is spoken by NAME, a
-  cast name or alias; it compiles to `<|speaker:k|>`.
+  cast name or alias; it compiles to `<|speaker:k|>`;
+* sound cue `{sfx: NAME}` (also `{sound: NAME}`, `{music: NAME}`): a sound of the script's
+  `sounds:` table that starts at the word after it (`drama_cli.script.line_sounds`); never sent
+  to the model, so the line compiles as if it were not there. It sits between words, may stand
+  inside a scoped tag, and `{sfx}`, `{sound}` and `{music}` without a name are refused rather
+  than read as switches to a voice of that name.
 
 Refused with a `ScriptError` at the offending column: model tokens (anything from `<|`, e.g.
 `<|im_end|>`, `<|speaker:1|>`), the pseudo-tag `<speaker:1>` (never taken as a switch), an
-unclosed `[`, `{` or scoped tag, a closing tag that does not match the innermost open one, and a
-switch inside a scoped tag. Any other `<` is text (`a < b`, `a < b > c`: a scoped tag is written
-`<name>` and `</name>`, with no space inside).
+unclosed `[`, `{` or scoped tag, a closing tag that does not match the innermost open one, a
+switch inside a scoped tag, and a sound cue without a name or inside a word. Any other `<` is
+text (`a < b`, `a < b > c`: a scoped tag is written `<name>` and `</name>`, with no space
+inside).
 
 Director's notes (YAML `note`, Fountain parentheticals) are compiled to bracket directions before
 the text (`note_direction`). The markup clean-up (`clean_markup`) runs on text spans only, so tags
@@ -38,6 +44,9 @@ _MARKUP_START = re.compile(r"[\[{<]")
 _STRUCTURAL = ("<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:")
 
 SWITCH_HINT = "write {NAME} to switch the voice mid-line"
+SOUND_CUE_PREFIX = r"SFX|SOUND|MUSIC"  # a sound cue's kinds, inside a line and on a Fountain row
+_SOUND_CUE = re.compile(rf"\s*({SOUND_CUE_PREFIX})\s*(?::(?P<name>.*))?", re.IGNORECASE)
+CUE_HINT = "write {sfx: NAME} with NAME from the sounds: table"
 
 # Tags known to be read by Drama 3 / S2 (model card, release notes); others still pass through,
 # `--strict-tags` only warns about them.
@@ -216,6 +225,11 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
         if char == "{":
             end = _closing(text, i, "{", "}", where, "speaker switch")
             flush(i)
+            cue = _SOUND_CUE.fullmatch(text, i + 1, end)
+            if cue:
+                spans.append(_sound_cue(cue, text, i, end, where))
+                i = buffer_start = end + 1
+                continue
             name = " ".join(text[i + 1:end].split())
             if not name:
                 raise ScriptError("empty speaker switch '{}'", _at(where, text, i), SWITCH_HINT)
@@ -247,6 +261,22 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
                           f"add </{tag.value}> where the manner ends")
     _check_something_to_say(spans, text, where, errors)
     return spans
+
+
+def _sound_cue(cue: re.Match, text: str, start: int, end: int, where) -> Span:
+    """The `sound` span of the cue `text[start:end + 1]` (`{sfx: NAME}`): value NAME, position
+    where the `{` is. Raises ScriptError for a cue without a name or inside a word."""
+    written = text[start:end + 1]
+    if cue.group("name") is None:
+        raise ScriptError(f"{written} names no sound (it is not a speaker switch)",
+                          _at(where, text, start), CUE_HINT)
+    name = " ".join(cue.group("name").split())
+    if not name:
+        raise ScriptError(f"empty sound cue {written}", _at(where, text, start), CUE_HINT)
+    if start > 0 and end + 1 < len(text) and (text[start - 1] + text[end + 1]).isalnum():
+        raise ScriptError(f"sound cue {written} inside a word", _at(where, text, start),
+                          "put a space before or after it: a cue starts at a word")
+    return Span("sound", written, name, start, position=_at(where, text, start))
 
 
 def has_content(span: Span) -> bool:
@@ -394,9 +424,10 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
 
     speaker_index: k of the line's speaker. index_of: speaker index of a switch target (canonical
     cast name). Text spans are cleaned (`clean_markup`); tags pass through unchanged and in order; end
-    punctuation `.` is added to each speaker's part when it ends in a letter or digit.
+    punctuation `.` is added to each speaker's part when it ends in a letter or digit. Sound
+    cues are left out, the text on either side joined as if they were not written.
     """
-    spans = list(spans)
+    spans = without_cues(spans)
     parts: list[str] = [f"<|speaker:{speaker_index}|>"]
     parts += [d for d in (note_direction(n) for n in notes) if d]
     leading = next((i for i, span in enumerate(spans) if span.kind == "switch"), len(spans))
@@ -419,6 +450,23 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
             segment.append(f" {span.text} " if span.kind in ("tag", "style") else span.text)
     close_segment()
     return _join(parts)
+
+
+def without_cues(spans: Iterable[Span]) -> list[Span]:
+    """`spans` without sound cues, the text spans that met at a cue joined into one (the
+    spans of the line as if no cue were written; a joined span keeps the first one's column)."""
+    kept: list[Span] = []
+    joining = False
+    for span in spans:
+        if span.kind == "sound":
+            joining = bool(kept) and kept[-1].kind == "text"
+            continue
+        if joining and span.kind == "text":
+            kept[-1] = Span("text", kept[-1].text + span.text, kept[-1].value, kept[-1].column)
+        else:
+            kept.append(span)
+        joining = False
+    return kept
 
 
 def _add_end_punctuation(segment: list[str]) -> None:
@@ -479,6 +527,21 @@ def display_text(line) -> str:
     """The words of a script line for tables, labels and subtitles: its text spans only (no
     tags, directions or `{NAME}` switches), whitespace collapsed; the raw text as a fallback."""
     spans = getattr(line, "spans", None) or []
-    words = " ".join(_ESCAPED_MARK.sub(r"\1", "".join(s.text for s in spans if s.kind == "text")).split())
+    words = " ".join(_shown(spans).split())
     return words or spoken_text(line.text) or line.text
+
+
+def _shown(spans: Iterable[Span]) -> str:
+    """The text spans of `spans` joined as written, escaped marks unescaped."""
+    return _ESCAPED_MARK.sub(r"\1", "".join(s.text for s in spans if s.kind == "text"))
+
+
+def cue_word(spans: list[Span], cue: Span) -> int:
+    """The index, among the words of `display_text`, of the word the sound cue `cue` (one of
+    `spans`) starts at: the word after it, or the word it touches when no space stands on
+    either side of it (`left{sfx: door},`); the number of words when none follows."""
+    at = next(n for n, span in enumerate(spans) if span is cue)
+    before, after = _shown(spans[:at]), _shown(spans[at + 1:])
+    glued = before[-1:].strip() and after[:1].strip()
+    return len(before.split()) - (1 if glued else 0)
 

@@ -237,25 +237,30 @@ class SoundAnchor:
     line: a line id of the scene, or None for the scene's own clock (0 is the first sample of
         the scene's mix, head padding included). edge: "start" or "end" of that line (of the
         scene without a line: "end" is the scene's last sample). offset_s: seconds added
-        (negative: earlier). position: where the anchor is written (for errors).
+        (negative: earlier). position: where the anchor is written (for errors). word: for a
+        sound cue inside a line (`{sfx: NAME}`), the index of the word of the line's displayed
+        words (`direction.display_text`) it starts at (the number of words: after the last);
+        None for an edge of the line.
     """
 
     line: str | None = None
     edge: str = "start"
     offset_s: float = 0.0
     position: SourcePosition | None = None
+    word: int | None = None
 
 
 @dataclass
 class Sound:
-    """A sound in a scene: an effect among its lines (YAML `sound:` item, Fountain `SFX:`) or a
-    bed under it (YAML `music:` / `ambience:`, Fountain `MUSIC:`).
+    """A sound in a scene: an effect among its lines (YAML `sound:` item, Fountain `SFX:`, a
+    cue `{sfx: NAME}` inside a line) or a bed under it (YAML `music:` / `ambience:`, Fountain
+    `MUSIC:`).
 
     path: the audio file as written, relative to `Script.base_dir`. kind: "effect", "music"
     or "ambience". start: where it starts. until: where it stops (None: at the end of its file,
     or at the scene's end when looped). gain_db: level change in dB. fade_in_s / fade_out_s:
     linear fades, seconds. loop: repeat the file until `until`. duck: lower it under dialogue
-    (the scene's ducking settings). name: the name it was given (Fountain `sounds:` table), or
+    (the scene's ducking settings). name: the name it was given (in a `sounds:` table), or
     the file name. position: where it is written. file_position: where its file is named when
     that is elsewhere (a Fountain cue's entry in the cast file's `sounds:` table), else None.
     """
@@ -407,6 +412,8 @@ class Script:
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     text_sha256: the SHA-256 of the script's text as read (hex), which tells two scripts piped
         on stdin apart.
+    sounds: the `sounds:` table that sound cues name (`drama_cli.script.sound_table`): name ->
+        (file relative to `base_dir`, gain dB, where the file is named), None for a bad entry.
     """
 
     title: str = ""
@@ -427,6 +434,7 @@ class Script:
     lexicon: list = field(default_factory=list)
     language: str | None = None
     normalize: bool = True
+    sounds: dict = field(default_factory=dict)
 
     def mix_for(self, scene: Scene) -> MixOptions | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""

@@ -50,10 +50,13 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         from drama_cli.script.fountain import read_fountain
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
-    cast_path = None
     script.text_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if cast is not None or script.format == "fountain":
         cast_path = _attach_cast(script, name, cast)
+        from drama_cli.script.sound_table import add_cast_sounds
+
+        with problems.collect():
+            problems.errors.extend(add_cast_sounds(script, cast_path))
     if script.format == "fountain":
         from drama_cli.script.fountain import cue_like_warnings
 
@@ -65,11 +68,13 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     if script.narrator:
         with problems.collect():
             add_narration(script)
+    from drama_cli.script.line_sounds import resolve_line_cues
+
     if script.format == "fountain":
         from drama_cli.script.fountain_sounds import resolve_sound_cues
 
-        with problems.collect():
-            problems.errors.extend(resolve_sound_cues(script, cast_path))
+        problems.errors.extend(resolve_sound_cues(script))
+    problems.errors.extend(resolve_line_cues(script))
     take_out_pauses(script)  # after narration: action lines pause too, and count as a line before
     if resolve:
         resolve_speakers(script, problems)

@@ -69,26 +69,39 @@ def resolve_speakers(script: Script, problems: Problems | None = None) -> Script
     for scene in script.scenes:
         for line in scene.lines:
             with problems.collect():
-                _resolve_line(line, index)
+                _resolve_line(line, index, script.sounds)
     if own:
         problems.raise_if_any()
     return script
 
 
-def _resolve_line(line: Line, index: CastIndex) -> None:
-    """Resolve one line's speaker and switch targets; raises ScriptError at the first unknown name."""
+def _resolve_line(line: Line, index: CastIndex, sounds: dict) -> None:
+    """Resolve one line's speaker and switch targets; raises ScriptError at the first unknown
+    name (a switch naming a sound of the `sounds` table says how a sound cue is written)."""
     unknown: list[ScriptError] = []
     with _record(unknown):
         line.speaker = index.resolve(line.speaker, line.cue_position or line.position)
     for span in line.spans:
         if span.kind == "switch":
             with _record(unknown):
-                span.value = index.resolve(span.value, span.position or line.position)
+                span.value = _switch_target(span, index, sounds, line.position)
     if unknown:
         raise unknown[0] if len(unknown) == 1 else ScriptErrors(unknown)
     if len(line.speakers()) > NUM_SPEAKERS:
         raise ScriptError(f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
                           f"{NUM_SPEAKERS}", line.position, "split it into several lines")
+
+
+def _switch_target(span, index: CastIndex, sounds: dict, where) -> str:
+    """The cast name a switch span names; its ScriptError says how a sound cue is written when
+    the name is one of `sounds` rather than a voice."""
+    try:
+        return index.resolve(span.value, span.position or where)
+    except ScriptError as err:
+        if span.value not in sounds:
+            raise
+        raise ScriptError(err.message, err.position, f"{span.text} switches the voice; "
+                          f"a sound cue is written {{sfx: {span.value}}}") from None
 
 
 @contextmanager

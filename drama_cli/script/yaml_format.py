@@ -29,12 +29,13 @@ from drama_cli.script.document import (
 )
 from drama_cli.script.lexicon import read_language_keys, read_language_label
 from drama_cli.script.problems import Problems
+from drama_cli.script.sound_table import read_sounds_node
 from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
 from drama_cli.script.yaml_sounds import check_anchors
 
 SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
-               *MIX_KEYS, "lexicon", "lexicons", "language", "normalize")
+               *MIX_KEYS, "lexicon", "lexicons", "language", "normalize", "sounds")
 MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang",
                "consent", "voice_source")
 CLIP_KEYS = ("audio", "path", "transcript")
@@ -71,6 +72,9 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     if "narrator" in top:
         script.narrator = reader.scalar(top["narrator"][1], "narrator")
     script.mix = read_mix(reader, top)
+    if "sounds" in top:
+        with problems.collect():
+            script.sounds = read_sounds_node(reader, top["sounds"][1])
     read_language_keys(reader, top, base, script)
     if "book" in top:
         script.book = read_book_node(reader, top["book"][1])
@@ -249,7 +253,7 @@ def _check_new_id(kind: str, id_: str, position, seen: dict[str, str], problems:
 
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
     """Read a companion cast file (`play.cast.yaml`): either a `cast:` mapping (with an optional
-    `narrator:` and a `sounds:` table, read by `drama_cli.script.fountain_sounds`) or the member
+    `narrator:` and a `sounds:` table, read by `drama_cli.script.sound_table`) or the member
     mapping itself. Returns (members, narrator, warnings).
     Raises ScriptError with positions in that file (also for a file that is not UTF-8)."""
     path = Path(path)

@@ -25,8 +25,9 @@ PEAK_BUCKETS = 800  # columns of a drawn waveform; the page scales them to its w
 
 def text_parts(line) -> list[dict]:
     """A line's text as `[{kind, text}]` for display: `text` (words), `tag` (a point tag or a
-    style bracket), `open` / `close` (scoped tags), `switch` (a speaker switch) and `note` (a
-    director's note, before the words as the compiler places it)."""
+    style bracket), `open` / `close` (scoped tags), `switch` (a speaker switch), `sound` (a sound
+    cue, `{sfx: NAME}`) and `note` (a director's note, before the words as the compiler places
+    it)."""
     parts = [{"kind": "note", "text": note} for note in line.notes]
     parts += [{"kind": span.kind, "text": span.text} for span in line.spans if span.text]
     return parts or [{"kind": "text", "text": line.text}]

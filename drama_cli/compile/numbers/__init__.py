@@ -5,5 +5,7 @@ said as words (docs/guide/pronunciation.md, "Number and symbol words").
 unit, scale word and currency; a time; a date; a range; a fraction) and says it, or leaves it
 exactly as written and says why. `words` says the parts with `num2words` (cardinals, ordinals,
 years) and adds what `num2words` lacks: German case endings, Spanish and French gender and
-apocope (`grammar`, with the noun genders of `nouns`). `rules` holds each language's tables.
+apocope (`grammar`, with the noun genders of `nouns`). `english` holds what only English says
+(game scores, amounts used as adjectives, days next to month names). `rules` holds each
+language's tables.
 """

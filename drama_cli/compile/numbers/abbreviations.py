@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import re
 
+from drama_cli.compile.numbers.english import ABBREVIATED_MONTHS
+from drama_cli.compile.numbers.grammar import german_case
 from drama_cli.compile.numbers.recognise import Expression
 from drama_cli.script.spoken import number_words
 
@@ -31,7 +33,8 @@ _ANYWHERE = {
            "incl.": "including", "excl.": "excluding",
            "Ref.": "Reference", "ref.": "reference"},
     "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
-           "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "MwSt.": "Mehrwertsteuer", "Str.": "Straße", "Nr.": "Nummer"},
+           "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "MwSt.": "Mehrwertsteuer",
+           "inkl.": "inklusive", "zzgl.": "zuzüglich", "exkl.": "exklusive", "Str.": "Straße", "Nr.": "Nummer"},
     "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
            "bd": "boulevard", "n°": "numéro", "Réf.": "Référence",
            "réf.": "référence", "HT": "hors taxes"},
@@ -61,7 +64,8 @@ _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1
 def abbreviations(text: str, language: str) -> list[Expression]:
     """Every abbreviation and read Roman numeral of `text`, said, in order."""
     found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
-             *_french_roman_ordinal(text, language), *_spoons(text, language)]
+             *_french_roman_ordinal(text, language), *_spoons(text, language), *_month_before_day(text, language),
+             *_degree_scale(text, language)]
     found.sort(key=lambda e: e.start)
     result: list[Expression] = []
     for expression in found:
@@ -124,6 +128,25 @@ def _spoons(text: str, language: str):
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
+def _month_before_day(text: str, language: str):
+    """English `Dec 10`, `Aug. 8`: an abbreviated month name before a day, said in full."""
+    if language != "en":
+        return
+    names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
+    for match in re.finditer(rf"(?<![\w.])({names})\.?(?=\s+\d{{1,2}}\b)", text):
+        said = ABBREVIATED_MONTHS[match.group(1).lower()]
+        yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
+
+
+def _degree_scale(text: str, language: str):
+    """English `350 degrees F`, `175 degrees C`: the scale's name after the word degrees."""
+    if language != "en":
+        return
+    for match in re.finditer(r"(?<=\bdegrees )([CF])\b(?![.\w]\w)", text):
+        said = "Celsius" if match.group(1) == "C" else "Fahrenheit"
+        yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
+
+
 def _saint_or_street(text: str, match: re.Match) -> str:
     """`St.` before a capitalised name that no capitalised word precedes is Saint, else Street."""
     before = text[:match.start()].rstrip()
@@ -146,10 +169,12 @@ def _roman(text: str, language: str):
         if word in parts and value <= 50:
             said = number_words(value, language)
             said = said.capitalize() if language in ("en", "de") else said
-        elif word in _REGNAL_NAMES and (numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")):
-            said = _regnal(value, language, match.group(3))
+        elif _regnal_name(word, language) and (numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")):
+            said = _regnal(value, language, match.group(3), _case_before(text, match.start(), word))
             if said is None:
                 continue
+            if match.group(3) and not text[end:].strip():
+                said += "."  # `… Ludwig XIII.`: the numeral's dot also ends the sentence
         else:
             continue
         yield Expression(start, end, text[start:end], said, "roman numeral")
@@ -169,15 +194,39 @@ def _french_roman_ordinal(text: str, language: str):
         yield Expression(match.start(), match.end(), match.group(), said, "roman numeral")
 
 
-def _regnal(value: int, language: str, dot: str) -> str | None:
-    """How a regnal number is said after a name: "the Eighth", "der Achte", "quatorze", "octavo"."""
+def _regnal_name(word: str, language: str) -> bool:
+    """A regnal name, in German also in the genitive (`Ludwigs XIV.`)."""
+    return word in _REGNAL_NAMES or (language == "de" and word.endswith("s") and word[:-1] in _REGNAL_NAMES)
+
+
+def _case_before(text: str, start: int, name: str) -> str:
+    """The German case of a regnal name: genitive for `Ludwigs`, else the case the words before
+    it call for (`von Ludwig XIII.`, `von König Philipp IV.`: dative), a title between them
+    left out."""
+    if name.endswith("s") and name[:-1] in _REGNAL_NAMES:
+        return "gen"
+    words = [w.strip(".,;:!?()\"'„“").lower() for w in text[:start].split()]
+    while words and words[-1] in _TITLES_OF_RULERS:
+        words.pop()
+    return german_case(words)
+
+
+_TITLES_OF_RULERS = frozenset("könig königin kaiser kaiserin papst herzog herzogin fürst kurfürst zar "
+                              "zarin prinz prinzessin graf markgraf franz karl".split())
+_DE_REGNAL_ARTICLE = {"nom": "der", "acc": "den", "dat": "dem", "gen": "des"}
+
+
+def _regnal(value: int, language: str, dot: str, case: str = "nom") -> str | None:
+    """How a regnal number is said after a name: "the Eighth", "der Achte" (in German in the
+    case of the name: "dem Achten", "des Achten"), "quatorze", "octavo"."""
     if value < 1 or value > 39:
         return None
     ordinal = number_words(value, language, "ordinal")
     if language == "en":
         return f"the {ordinal.capitalize()}"
     if language == "de":
-        return f"der {ordinal.capitalize()}" if dot else None
+        ending = "" if case == "nom" else "n"
+        return f"{_DE_REGNAL_ARTICLE[case]} {ordinal.capitalize()}{ending}" if dot else None
     if language == "fr":
         return "premier" if value == 1 else number_words(value, language)
     return ordinal if value <= 10 else number_words(value, language)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from drama_cli.compile.numbers import english
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
@@ -19,7 +20,7 @@ from drama_cli.compile.numbers.rules import (
     LanguageRules,
 )
 from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
-from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words
 from drama_cli.script.spoken import number_words
 
 Say = Callable[[re.Match, Words, Context], "str | None"]
@@ -58,6 +59,9 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
             (len(first) == 3 and len(second) == 4) or len(second) > 4 or len(first) > 4:
         return None
     a, b = int(first), int(second)
+    game = english.score(w, a, b, context) if w.language == "en" and max(len(first), len(second)) <= 3 else None
+    if game is not None and not match.groupdict().get("unit") and not match.groupdict().get("pct"):
+        return game
     is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
     if is_year and len(second) == 2:  # `1990-95`: the second year in its last two digits
         return f"{w.year(a)} {w.rules.range_word} {w.cardinal(b)}" if b > a % 100 else None
@@ -167,6 +171,8 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
         feminine = suffix in ("ª", "a")
         return w.ordinal(value, "f" if feminine else gender if gender == "m" else None, context,
                          before_noun=bool(context.noun) and gender == "m")
+    if english.is_month(context.noun.lower()):
+        return english.day_before_month(w.ordinal(value), context)
     return w.ordinal(value)
 
 
@@ -179,20 +185,14 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     value, frac = _value(match), match.group("frac")
     sign = f"{w.rules.minus} " if match.groupdict().get("neg") else ""
     scale = match.groupdict().get("scale")
+    if w.language == "en" and english.attributive(context, money=True):
+        units = unit  # `a $5 fee`: "a five dollar fee"
     if scale:
-        _, scale_one, scale_many = w.rules.scales.get(scale) or FOREIGN_SCALES[w.language][scale]
-        of = _of(w, scale_many, units)
-        one = value == 1 and not frac
-        scale_gender = "f" if w.language == "de" and scale_one.startswith(("Milli", "Billi")) else "m"
-        if one and scale_one.startswith("mil "):  # Spanish: "mil millones", never "un mil"
-            return f"{sign}{scale_one}{of}{units}"
-        half = _and_a_half(w, value, frac, scale_one, scale_many)
-        if half:
-            return f"{sign}{half}{of}{units}"
-        number = w.decimal(value, frac, scale_gender)
-        return f"{sign}{number} {scale_one if one else scale_many}{of}{units}"
-    if value is None:
-        return None
+        number = scaled_number(w, value, frac, scale)
+        return f"{sign}{number}{_of(w, number, units)}{units}"
+    if value is None:  # `$.73`: cents only
+        c = int(frac) if frac and len(frac) == 2 else 0
+        return f"{sign}{w.cardinal(c, 'm')} {cent if c == 1 else cents}" if c else None
     number = w.cardinal(value, gender)
     said = f"{number}{_of(w, number, units)}{unit if value == 1 else units}"
     if frac and len(frac) == 2 and int(frac):
@@ -203,10 +203,31 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     return sign + said
 
 
+def scaled_number(w: Words, value: int | None, frac: str | None, scale: str) -> str:
+    """A number with its scale word as written (`5 million`, `2,5 Mio.`, `3 millions`, an
+    English `million` in another language's line), said in the line's language: "fünf
+    Millionen", "eine Million", "fünftausend", "mil millones"; in French and Spanish a decimal
+    of exactly ,5 as a newsreader says it ("un million et demi", "dos millones y medio"), and a
+    French scale word after a decimal kept as written (`1,2 million` stays singular)."""
+    power, one, many = w.rules.scales.get(scale) or FOREIGN_SCALES[w.language][scale]
+    single = value == 1 and not frac
+    if single and (one.startswith("mil ") or (power == 3 and w.language in ("fr", "es"))):
+        return one  # "mil millones", "mille", "mil": never "un mil"
+    if w.language in ("fr", "es") and frac == "5" and value and power > 3 and not one.startswith("mil "):
+        return f"{w.cardinal(value, 'm')} {one if value == 1 else many} {AND_A_HALF[w.language]}"
+    gender = "f" if w.language == "de" and one.startswith(("Milli", "Billi")) else "m"
+    number = w.decimal(value, frac, gender)
+    if power == 3 and w.language == "de" and not frac:
+        return number + one  # "fünftausend"
+    word = scale if w.language == "fr" and frac and scale in (one, many) else one if single else many
+    return f"{number} {word}"
+
+
 def _of(w: Words, number: str, noun: str) -> str:
     """What joins a number ending in a scale noun to the noun counted: " de " in French and
     Spanish (" d'" before a vowel: "un million d'euros"); a space otherwise."""
-    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?$", number):
+    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?(?: et demi| y medio)?$",
+                     number):
         return " "
     of = w.rules.scale_of
     return " d'" if of == " de " and w.language == "fr" and re.match(r"[aeiouéèêh]", noun, re.I) else of
@@ -220,6 +241,8 @@ def _unit(match: re.Match, w: Words, context: Context) -> str | None:
     singular, plural, gender = w.rules.units[_unit_key(w.rules, match.group("unit"))]
     value, frac = _value(match), match.group("frac")
     number = w.decimal(value, frac, gender, context)
+    if w.language == "en" and english.attributive(context):
+        plural = singular  # `a 20cm tin`: "a twenty centimetre tin"
     return f"{_signed(match, w, number)} {w.noun_form(value or 0, frac, singular, plural)}"
 
 
@@ -241,37 +264,11 @@ def _feet(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def _scaled(match: re.Match, w: Words, context: Context) -> str | None:
-    _, one, many = w.rules.scales[match.group("scale")]
-    value, frac = _value(match), match.group("frac")
-    gender = "f" if w.language == "de" and one.startswith("Milli") else "m"
-    return f"{w.decimal(value, frac, gender)} {one if value == 1 and not frac else many}"
-
-
-def _scale_word(match: re.Match, w: Words, context: Context) -> str | None:
-    """`3 millions`, `1,5 million`, `2,5 millones`: a number before a French or Spanish scale
-    word, said with it; a decimal of exactly ,5 as a newsreader says it, "un million et demi",
-    "dos millones y medio"."""
-    _, one, many = w.rules.scales[match.group("scale")]
-    value, frac = _value(match), match.group("frac")
+    """A number before a scale word (`scaled_number`), with its sign; None without a whole part."""
+    value = _value(match)
     if value is None:
         return None
-    if value == 1 and not frac and one.startswith("mil "):
-        return _signed(match, w, one)  # "mil millones", never "un mil"
-    if w.language == "fr":  # the word as written: `1,2 million` stays singular
-        scale = match.group("scale")
-    else:
-        scale = one if value == 1 and not frac else many
-    said = _and_a_half(w, value, frac, one, many) or f"{w.decimal(value, frac, 'm')} {scale}"
-    return _signed(match, w, said)
-
-
-def _and_a_half(w: Words, value: int | None, frac: str | None, one: str, many: str) -> str | None:
-    """`1,5 million` in French and Spanish as a newsreader says it: "un million et demi",
-    "dos millones y medio"; None for any other number or language."""
-    half = {"fr": "et demi", "es": "y medio"}.get(w.language)
-    if frac != "5" or not value or half is None or one.startswith("mil "):
-        return None
-    return f"{w.cardinal(value, 'm')} {one if value == 1 else many} {half}"
+    return _signed(match, w, scaled_number(w, value, match.group("frac"), match.group("scale")))
 
 
 def _currency_word(match: re.Match, w: Words, context: Context) -> str | None:
@@ -336,6 +333,10 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
         return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
     if not frac and context.before[-1:] == ["années"]:
         return _decade_word(w, w.cardinal(value), context)
+    if w.language == "en" and not frac and not match.group("neg") and value is not None:
+        day = english.day_of_month(w, value, context)
+        if day is not None:
+            return day
     said = w.decimal(value, frac) if frac else w.counted(value, context)
     return _signed(match, w, said)
 
@@ -363,9 +364,45 @@ def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str
     return [("fraction", rf"{fraction}\s?(?P<unit>{units})", _measured),
             ("fraction", rf"{fraction}\s(?P<noun>[^\W\d_]{{2,}})", _measured),
             ("date", r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})", _day_month),
-            ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scale_word),
+            ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
             ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
             ("number", rf"(?P<neg>\+){number}", _plus)]
+
+
+_TIMES = {"en": "by", "de": "mal", "fr": "sur", "es": "por"}  # `2 x 8 cm`
+
+
+def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
+    """`2 x 8 cm`: "two by eight centimetres", "zwei mal acht Zentimeter"."""
+    sides = [w.decimal(_value(match, n), match.group(f"frac{n}")) for n in "ab"]
+    said = f" {_TIMES[w.language]} ".join(sides)
+    unit, tail = match.group("unit"), match.group("tail")
+    return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else "")
+
+
+def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
+    """`23:42-03:28 Uhr`: two clock times, the `Uhr` said with each."""
+    times = []
+    for part in (match.group("a"), match.group("b")):
+        clock = re.fullmatch(r"(?P<h>\d{1,2})[.:](?P<m>\d{2})", part)
+        times.append(say_time(clock, w, context))
+    return None if None in times else f" {w.rules.range_word} ".join(times)
+
+
+def _hours_and_minutes(match: re.Match, w: Words, context: Context) -> str | None:
+    """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"."""
+    hours, minutes = int(match.group("h")), int(match.group("m"))
+    said = f"{w.cardinal(hours, 'f')} {'Stunde' if hours == 1 else 'Stunden'}"
+    if minutes:
+        said += f" {w.rules.and_word} {w.cardinal(minutes, 'f')} {'Minute' if minutes == 1 else 'Minuten'}"
+    return said
+
+
+def _joined_ordinal(match: re.Match, w: Words, context: Context) -> str | None:
+    """`48.Minute` (no space after the dot): the ordinal and its noun."""
+    noun = match.group("noun")
+    said = _ordinal(match, w, Context(context.before, noun))
+    return None if said is None else f"{said} {noun}"
 
 
 def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Say]]:
@@ -373,9 +410,13 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     number = number_pattern(rules)
     sign = r"(?P<neg>[-−+])?"
     symbols = _alternatives(rules.currencies)
-    amount_scales = _alternatives(set(rules.scales) | set(FOREIGN_SCALES.get(language, {})))
+    foreign = FOREIGN_SCALES.get(language, {})
+    amount_scales = _alternatives(set(rules.scales) | set(foreign))
     units = _units(rules)
     fractions = "".join(VULGAR_FRACTIONS)
+    group = "|".join(re.escape(g) for g in rules.groups)
+    grouped = rf"(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"  # `#1,161`
+    sides = rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"  # `2 x 8`
     found: list[tuple[str, str, Say]] = [
         ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
                  + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
@@ -384,27 +425,34 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("date", r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})", say_date),
         ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})", say_date),
         ("range", rf"(?P<a>\d+)(?:[-‐–]|\s[–-]\s)(?P<b>\d+)(?:\s?(?P<unit>{units})|\s?(?P<pct>%))?", _range),
-        ("score", r"(?P<a>\d{1,2}):(?P<b>\d)", _score),
-        ("fraction", r"(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)", _fraction),
+        ("score", r"(?P<a>\d{1,2}):(?P<b>\d{1,2})", _score),
+        ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
+        ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
         ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
         ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
-        ("digits", r"0\d+|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}", _digits),
-        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?(?P<int>\d+)(?P<code>(?:[-/.]\d+)+)?",
+        ("digits", r"0\d+(?:-\d+)*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+", _digits),
+        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
          _number_sign),
         ("number", rf"{sign}{number}", _plain),
     ]
+    if foreign:  # `5 million Menschen`: an English scale word said in the line's language
+        found.insert(-1, ("number", rf"{number}\s(?P<scale>{_alternatives(foreign)})", _scaled))
     if language == "en":
         found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
-                      ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet)]
+                      ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
+                      *english.forms(number)]
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
+                      ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
+                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)\sStunden", _hours_and_minutes),
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
+                      ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),
                       ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
                        _scaled)]
     elif language == "fr":

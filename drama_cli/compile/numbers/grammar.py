@@ -15,9 +15,30 @@ import re
 _DE_DATIVE = frozenset("mit von zu aus bei nach seit gegenüber ab in an auf über unter vor hinter neben zwischen "
                        "dem einem am im vom zum beim zur".split())
 _DE_ACCUSATIVE = frozenset("für durch gegen ohne um bis den einen ins ans aufs".split())
-_DE_WEAK_EN = frozenset("am im vom zum beim zur dem den des einem einen eines einer".split())
-_DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede jedes".split())
+_DE_WEAK_EN = frozenset("am im vom zum beim zur dem den des einem einen eines einer "
+                        "seinen seinem seiner seines ihren ihrem ihrer ihres meinen meinem meiner meines deinen deinem deiner deines unseren unserem unserer unseres euren eurem eurer eures keinen keinem keiner keines".split())
+_DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede jedes seine ihre meine deine unsere eure keine".split())
+# Nouns a number labels rather than counts (`Nummer 1`, `Formel 1`, `Gleis 1`): `1` is "eins".
+DE_LABELS = frozenset("nummer nr platz rang gleis linie formel band teil kapitel seite zimmer bahnsteig "
+                      "haus tor kanal folge runde stufe".split())
 _DE_PREPOSITIONS = _DE_DATIVE | _DE_ACCUSATIVE
+# Verb forms that take an object in the accusative (`Er hatte 1 Bruder` → "einen Bruder"): the
+# commonest transitive verbs in the present and simple past. A number right after one is read as
+# its object; where it is the subject after an inverted verb (`Dann kaufte 1 Mann ein Auto`) this
+# is wrong (docs/guide/pronunciation.md).
+_DE_TRANSITIVE = frozenset(
+    "habe hast hat haben habt hatte hattest hatten hattet kaufe kaufst kauft kaufen kaufte kauften "
+    "brauche brauchst braucht brauchen brauchte brauchten sehe siehst sieht sehen sah sahen "
+    "nehme nimmst nimmt nehmen nahm nahmen bekomme bekommst bekommt bekommen bekam bekamen "
+    "suche suchst sucht suchen suchte suchten finde findest findet finden fand fanden "
+    "gibt gab bestelle bestellt bestellen bestellte bestellten trinke trinkt trinken trank tranken "
+    "esse isst essen aß aßen schreibe schreibt schreiben schrieb schrieben lese liest lesen las lasen "
+    "kenne kennst kennt kennen kannte kannten trage trägt tragen trug trugen bringe bringt bringen "
+    "brachte brachten gewinne gewinnt gewinnen gewann gewannen verliere verliert verlieren verlor "
+    "verloren erzielt erzielen erzielte erzielten schoss schossen holt holen holte holten baut bauen "
+    "baute bauten kostet kosten kostete kosteten zahlt zahlen zahlte zahlten bezahlt bezahlte "
+    "bezahlten hält halten hielt hielten mag mochte braucht".split())
+_DE_WEEKDAYS = frozenset("montag dienstag mittwoch donnerstag freitag samstag sonntag sonnabend".split())
 _DE_ONE = {("nom", "m"): "ein", ("nom", "n"): "ein", ("nom", "f"): "eine",
            ("acc", "m"): "einen", ("acc", "n"): "ein", ("acc", "f"): "eine",
            ("dat", "m"): "einem", ("dat", "n"): "einem", ("dat", "f"): "einer"}
@@ -33,7 +54,7 @@ def german_case(before: list[str]) -> str:
     for word in reversed(near):
         if word in _DE_DATIVE:
             return "dat"
-        if word in _DE_ACCUSATIVE:
+        if word in _DE_ACCUSATIVE or word in _DE_TRANSITIVE:
             return "acc"
     return "nom"
 
@@ -43,11 +64,32 @@ def german_one(before: list[str], gender: str | None) -> str:
     return _DE_ONE[(german_case(before), gender or "n")]
 
 
+def _adjective_after_article(before: list[str]) -> bool:
+    """Whether the last word before an ordinal is an adjective after an article or contraction."""
+    last, article = before[-1], before[-2]
+    known = _DE_WEAK_EN | _DE_WEAK_E | _DE_PREPOSITIONS
+    return last not in known and last.endswith(("e", "en", "er", "es", "em")) and article in _DE_WEAK_EN | _DE_WEAK_E
+
+
+def german_adjective_gender(adjective: str, case: str) -> str | None:
+    """The gender an adjective's ending shows after `ein` (`1 gestrichener Esslöffel`): -er
+    masculine, -es neuter, -e feminine, -en masculine in the accusative; None where it does not
+    tell (the dative)."""
+    for ending, gender in (("er", "m"), ("es", "n"), ("en", "m" if case == "acc" else None), ("e", "f")):
+        if adjective.endswith(ending):
+            return gender if case != "dat" or ending not in ("en",) else None
+    return None
+
+
 def german_ordinal(stem: str, before: list[str], gender: str | None) -> str:
     """An ordinal (`num2words`' form ending in -e, such as "dritte") with the ending the words
     before and the noun's gender call for: weak -e / -en after an article or contraction, strong
     -er / -e / -es without one."""
     base = stem.removesuffix("e")
+    while before and before[-1] in _DE_WEEKDAYS:  # `am Montag, 15. September`: as after `am`
+        before = before[:-1]
+    if len(before) > 1 and _adjective_after_article(before):  # `im späten 17. Jahrhundert`
+        before = before[:-1]
     if before and before[-1] in ("und", "oder", "bis", "sowie"):  # `am 3. und 4. Mai`: as the first
         first = [i for i, w in enumerate(before[:-1]) if w in _DE_WEAK_EN | _DE_WEAK_E]
         before = before[:first[-1] + 1] if first else before

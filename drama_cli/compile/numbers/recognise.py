@@ -23,7 +23,7 @@ _WORD = re.compile(r"\S+")
 _OPENERS = "([{\"'“‘„«¿¡"
 _CLOSERS = ")]}\"'”’»,;:!?…"
 _NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
-_COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d][\w-]*)")
+_COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d](?:[^\W\d]|-)*)")  # no digit after the hyphen
 _PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
 _GROUP = re.compile(r"\d{3}")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
@@ -107,6 +107,8 @@ class Recogniser:
         groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
         while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
             groups += 1
+        if i + 1 < len(tokens) and text[tokens[i + 1][0]:tokens[i + 1][1]] in ("x", "×"):
+            groups += 1  # `2 x 8 cm`: the sign between two sides
         for extra in range(min(_EXTRA_WORDS + groups, len(tokens) - 1 - i), -1, -1):
             if any(_trail(text[a:b]) for a, b in tokens[i:i + extra]):
                 continue  # punctuation inside: not one expression
@@ -135,11 +137,26 @@ class Recogniser:
             return Expression(start, end, text[start:end], pair, "range"), 1
         compound = _COMPOUND.fullmatch(text, start, end)
         if compound:  # `19th-century`, `9-inch`: the number said, the word after the hyphen kept
-            stop = start + len(compound.group(1))
-            said = self._say(compound.group(1), Context(self._context(text, tokens, i, i, stop).before))
-            if said is not None:
-                return Expression(start, stop, compound.group(1), said[1], said[0]), 1
+            expression = self._compound(text, compound, Context(self._context(text, tokens, i, i, end).before))
+            if expression is not None:
+                return expression, 1
         return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
+
+    def _compound(self, text: str, compound: re.Match, context: Context) -> Expression | None:
+        """`a 500-rupee note`: the number's words joined by hyphens ("five-hundred-rupee"); in
+        German a lower-case word after the hyphen is one word with the number (`20-jährige` →
+        "zwanzigjährige"), a capitalised one keeps the hyphen (`1:1-Ausgleich` →
+        "eins-zu-eins-Ausgleich")."""
+        start, number = compound.start(), compound.group(1)
+        said = self._say(number, context)
+        if said is None:
+            return None
+        words = said[1]
+        if self.words.language in ("en", "de") and not re.search(rf"\d{re.escape(self.words.rules.decimal)}\d", number):
+            words = words.replace(" ", "-")  # a decimal keeps its spaces: "seven point one-magnitude"
+        if self.words.language == "de" and compound.group(2)[0].islower():
+            return Expression(start, compound.end(), compound.group(0), words + compound.group(2), said[0])
+        return Expression(start, start + len(number), number, words, said[0])
 
     def _why(self, written: str) -> str:
         """Why `written` is left as written."""
@@ -174,12 +191,14 @@ class Recogniser:
 
     def _context(self, text: str, tokens, first: int, last: int, stop: int) -> Context:
         before = [_bare(text[a:b]).lower() for a, b in tokens[max(0, first - 4):first]]
-        noun = ""
+        noun = after = ""
         after_end = tokens[last][1]
         if stop == after_end and last + 1 < len(tokens):
             a, b = tokens[last + 1]
             noun = _bare(text[a:b])
-        return Context(before, noun)
+            if last + 2 < len(tokens) and not _trail(text[a:b]):
+                after = _bare(text[slice(*tokens[last + 2])])
+        return Context(before, noun, after)
 
 
 def _stops(text: str, end: int) -> tuple[int, ...]:
@@ -203,10 +222,12 @@ def _foot_mark(text: str, end: int) -> bool:
 
 
 def _trail(word: str) -> str:
-    """The closing punctuation at the end of a word, with a full stop after it (`(7e).`)."""
-    if word.endswith(".") and word[:-1].endswith(tuple(_CLOSERS)):
-        return word[len(word[:-1].rstrip(_CLOSERS)):]
-    return word[len(word.rstrip(_CLOSERS)):]
+    """The closing punctuation at the end of a word, with a full stop after a bracket or quote
+    (`(gas 5).`, `(7e).`); a dot right after the number stays (`3.`, `p.m.`)."""
+    core = word.rstrip(_CLOSERS)
+    if len(core) > 1 and core.endswith(".") and core[-2] in _CLOSERS:
+        core = core[:-1].rstrip(_CLOSERS)
+    return word[len(core):]
 
 
 def _bare(word: str) -> str:

@@ -67,12 +67,16 @@ _EN_UNITS = {
     "kW": ("kilowatt", "kilowatts", "m"), "Hz": ("hertz", "hertz", "m"), "GHz": ("gigahertz", "gigahertz", "m"),
     "ms": ("millisecond", "milliseconds", "m"), "min": ("minute", "minutes", "m"),
     "tbsp": ("tablespoon", "tablespoons", "m"), "tsp": ("teaspoon", "teaspoons", "m"),
+    "hr": ("hour", "hours", "m"), "hrs": ("hour", "hours", "m"), "mins": ("minute", "minutes", "m"),
+    "sec": ("second", "seconds", "m"), "secs": ("second", "seconds", "m"),
+    "° C": ("degree Celsius", "degrees Celsius", "m"), "° F": ("degree Fahrenheit", "degrees Fahrenheit", "m"),
 }
 _DE_UNITS = {
     "km": ("Kilometer", "Kilometer", "m"), "m": ("Meter", "Meter", "m"), "cm": ("Zentimeter", "Zentimeter", "m"),
     "mm": ("Millimeter", "Millimeter", "m"), "kg": ("Kilogramm", "Kilogramm", "n"), "g": ("Gramm", "Gramm", "n"),
     "mg": ("Milligramm", "Milligramm", "n"), "l": ("Liter", "Liter", "m"), "ml": ("Milliliter", "Milliliter", "m"),
     "km/h": ("Kilometer pro Stunde", "Kilometer pro Stunde", "m"), "°C": ("Grad Celsius", "Grad Celsius", "n"),
+    "° C": ("Grad Celsius", "Grad Celsius", "n"),
     "°": ("Grad", "Grad", "n"), "kWh": ("Kilowattstunde", "Kilowattstunden", "f"),
     "m²": ("Quadratmeter", "Quadratmeter", "m"), "km²": ("Quadratkilometer", "Quadratkilometer", "m"),
     "m³": ("Kubikmeter", "Kubikmeter", "m"), "GB": ("Gigabyte", "Gigabyte", "n"), "MB": ("Megabyte", "Megabyte", "n"),
@@ -146,7 +150,8 @@ LANGUAGES: dict[str, LanguageRules] = {
     "de": LanguageRules(
         decimal=",", groups=(".", *SPACES), point="Komma", percent="Prozent", minus="minus", plus="plus",
         currencies=_currencies({
-            "€": ("Euro", "Euro", "Cent", "Cent", "m"), "$": ("Dollar", "Dollar", "Cent", "Cent", "m"),
+            "€": ("Euro", "Euro", "Cent", "Cent", "m"), "Euro": ("Euro", "Euro", "Cent", "Cent", "m"),
+            "$": ("Dollar", "Dollar", "Cent", "Cent", "m"),
             "£": ("Pfund", "Pfund", "Penny", "Pence", "n"), "¥": ("Yen", "Yen", "Sen", "Sen", "m"),
             "₩": ("Won", "Won", "Jeon", "Jeon", "m"), "₹": ("Rupie", "Rupien", "Paisa", "Paise", "f"),
             "₽": ("Rubel", "Rubel", "Kopeke", "Kopeken", "m"), "₺": ("Lira", "Lira", "Kuruş", "Kuruş", "f"),

@@ -14,14 +14,19 @@ from drama_cli.compile.numbers.nouns import STREET_WORDS, noun_gender
 from drama_cli.compile.numbers.rules import LANGUAGES, LanguageRules
 from drama_cli.script.spoken import number_words
 
+# A half after a whole number or a scale word ("three and a half", "un million et demi").
+AND_A_HALF = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}
+
 
 @dataclass
 class Context:
     """The words around an expression: `before`, the words before it (lower case, punctuation
-    stripped, nearest last); `noun`, the word right after it as written ('' at the end)."""
+    stripped, nearest last); `noun`, the word right after it as written ('' at the end);
+    `after`, the word after that one ('' where punctuation or the end comes first)."""
 
     before: list[str] = field(default_factory=list)
     noun: str = ""
+    after: str = ""
 
 
 class Words:
@@ -55,10 +60,16 @@ class Words:
 
     def counted(self, value: int, context: Context) -> str:
         """A cardinal before the context's noun, agreeing with it when its gender is known; in
-        German `1` before any capitalised word is the article (`ein`), not the numeral `eins`."""
+        German `1` before any capitalised word, or before an adjective and a noun (`1 großes
+        Ei`), is the article (`ein`), not the numeral `eins`."""
         gender = self.gender(context.noun) if context.noun else None
         if context.noun.lower() in STREET_WORDS.get(self.language, ()):
             gender = None  # a house number
+        if self.language == "de" and value == 1 and context.before and context.before[-1] in grammar.DE_LABELS:
+            return number_words(value, "de")  # `Nummer 1 Novak Djokovic`: a label, "eins"
+        if self.language == "de" and value == 1 and context.noun[:1].islower() and context.after[:1].isupper():
+            gender = self.gender(context.after) or \
+                grammar.german_adjective_gender(context.noun, grammar.german_case(context.before))
         if gender is None and self.language == "de" and value == 1 and context.noun[:1].isupper():
             gender = "n"
         return self.cardinal(value, gender, context)
@@ -125,9 +136,11 @@ class Words:
         """`3 3/5` ("three and three fifths"); a half after a whole number as the language says it
         ("three and a half", "dreieinhalb", "trois et demi", "tres y medio")."""
         if (numerator, denominator) == (1, 2):
-            half = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}[self.language]
+            half = AND_A_HALF[self.language]
             return f"{self.cardinal(whole)}{'' if self.language == 'de' else ' '}{half}"
         part = self.fraction(numerator, denominator)
+        if part is not None and self.language == "en" and numerator == 1:
+            part = "a" + part.removeprefix("one")  # "two and a quarter"
         return None if part is None else f"{self.cardinal(whole)} {self.rules.and_word} {part}"
 
     def measured(self, whole: int, numerator: int, denominator: int, noun: str, gender: str | None) -> str | None:

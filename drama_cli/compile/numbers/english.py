@@ -1,0 +1,129 @@
+"""What English says differently from the other languages.
+
+Scores of a game: a draw is "two all" and a nought is "nil" (`0-0` → "nil nil", `1-0` → "one
+nil"); American English (the `en-US` label) says "nothing" (`0-0` → "nothing nothing", `1-0` →
+"one nothing"). A dash between two numbers is a game's score when a word of games stands near it
+(`won`, `drew`, `draw`, `level`, `victory`…); other scores keep "to" (`3-1` → "three to one").
+
+An amount or a measure used as an adjective takes the singular unit: after `a`/`an` (and, for
+money, `the` or a possessive) and before a word that is not a preposition or pronoun (`a $100
+billion buyback` → "a one hundred billion dollar buyback", `a 20cm tin` → "a twenty centimetre
+tin"). A day after a month name is an ordinal (`March 31` → "March thirty-first"); a day before
+one is "the … of" (`15th October` → "the fifteenth of October").
+
+Forms only English writes (`forms`): a year cut to two digits (`’89`), shots made of those taken
+(`11-of-19`), pence (`70p`), and a recipe's temperature without the degree sign (`180C`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from drama_cli.compile.numbers.words import Context, Words
+
+_GAME_WORDS = frozenset(
+    "won win wins winning beat beats beaten lost lose loses losing drew draw draws drawn tied tie ties level "
+    "levelled leveled led lead leads leading trailed trailing victory victories defeat defeats loss win "
+    "result results score scored scoreline match game final thrashing rout halftime half-time".split())
+_DETERMINERS = frozenset("a an".split())
+_MONEY_DETERMINERS = _DETERMINERS | frozenset("the its their his her our my your this that".split())
+_NOT_NOUNS = frozenset(
+    "of in on at to for from by with into onto per each a an the and or but than as if when while that "
+    "which who this these those it he she they we you i me him her them us is was are were be been has "
+    "had have do does did will would can could should may might must last next".split())
+_TEMPERATURE_WORDS = frozenset("at to oven bake baking heat heated preheat preheated temperature temperatures "
+                               "cool warm reduce reduced reach reached hit".split())
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+
+
+def is_game(context: Context) -> bool:
+    """Whether a word of games stands among the words before or right after a score."""
+    return bool(_GAME_WORDS & set(context.before)) or context.noun.lower() in _GAME_WORDS
+
+
+def score(w: Words, a: int, b: int, context: Context) -> str | None:
+    """A game's score with a draw or a nought ("two all", "one nil"), or None to say it as a
+    plain pair of numbers."""
+    if not is_game(context) or (a != b and 0 not in (a, b)):
+        return None
+    nought = "nothing" if w.month_first is True else "nil"
+    if a == b:
+        return f"{nought} {nought}" if a == 0 else f"{w.cardinal(a)} all"
+    return " ".join(nought if n == 0 else w.cardinal(n) for n in (a, b))
+
+
+def attributive(context: Context, money: bool = False) -> bool:
+    """Whether an amount (`money`) or a measure stands as an adjective before a noun."""
+    determiners = _MONEY_DETERMINERS if money else _DETERMINERS
+    noun = context.noun
+    return bool(determiners & set(context.before[-2:])) and noun[:1].isalpha() and \
+        noun.lower() not in _NOT_NOUNS and not noun.isupper()
+
+
+ABBREVIATED_MONTHS = {month[:4] if month == "september" else month[:3]: month.capitalize()
+                      for month in MONTHS if month != "may"} | {"sep": "September"}
+
+
+def is_month(word: str) -> bool:
+    """Whether `word` (lower case, without a dot) names a month, in full or abbreviated."""
+    return word in MONTHS or word in ABBREVIATED_MONTHS
+
+
+def day_of_month(w: Words, value: int, context: Context) -> str | None:
+    """A day written as a number next to a month name: "thirty-first" after it (`March 31`),
+    "the fifteenth of" before it (`15 October`); None otherwise."""
+    if not 1 <= value <= 31:
+        return None
+    noun = context.noun.lower()
+    if context.before and is_month(context.before[-1]) and (not noun or noun[0].isdigit() or noun in _NOT_NOUNS):
+        return w.ordinal(value)  # not `In March 12 people died`
+    if is_month(context.noun.lower()):
+        return day_before_month(w.ordinal(value), context)
+    return None
+
+
+def day_before_month(ordinal: str, context: Context) -> str:
+    """"the fifteenth of" before a month name ("the" left out after a written `the`)."""
+    lead = "" if context.before and context.before[-1] == "the" else "the "
+    return f"{lead}{ordinal} of"
+
+
+def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
+    """English forms the other languages do not write, as `forms.forms` lists them (name,
+    pattern, say): `’89`, `11-of-19`, `70p`, `180C`. `number`: the language's number pattern."""
+    return [("year", r"’(?P<y>\d{2})", _short_year),
+            ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
+            ("amount", rf"{number}p", _pence),
+            ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature)]
+
+
+def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
+    """`’89`: "eighty-nine"; `’05`: "oh five"."""
+    year = int(match.group("y"))
+    return f"oh {w.cardinal(year)}" if year < 10 else w.cardinal(year)
+
+
+def _of_pair(match: re.Match, w: Words, context: Context) -> str | None:
+    """`11-of-19` (shots made of those taken): "eleven of nineteen"."""
+    return f"{w.cardinal(int(match.group('a')))} of {w.cardinal(int(match.group('b')))}"
+
+
+def _pence(match: re.Match, w: Words, context: Context) -> str | None:
+    """`70p`, `5.5p`: an amount in pence."""
+    whole, frac = match.group("int"), match.group("frac")
+    if whole is None:
+        return None
+    value = int(re.sub(r"\D", "", whole))
+    return f"{w.decimal(value, frac)} {'penny' if value == 1 and not frac else 'pence'}"
+
+
+def _temperature(match: re.Match, w: Words, context: Context) -> str | None:
+    """`180C` in a recipe: degrees, where a word of heat or `at`/`to` stands before it (so a
+    flat numbered `12C` is left alone)."""
+    if not _TEMPERATURE_WORDS & set(context.before[-3:]):
+        return None
+    value = int(match.group("int"))
+    scale = "Celsius" if match.group("unit") == "C" else "Fahrenheit"
+    return f"{w.cardinal(value)} {'degree' if value == 1 else 'degrees'} {scale}"
