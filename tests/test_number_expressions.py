@@ -166,7 +166,7 @@ def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
     ("de", "dreieinhalb", "dreieinhalb"),
     ("de", "3½ Stunden", "dreieinhalb Stunden"),
     ("fr", "3½", "trois et demi"),
-    ("es", "3/4 taza", "tres cuartos taza"),
+    ("es", "3/4 taza", "tres cuartos de taza"),
     ("en", "24/7", "twenty-four seven"),
     ("de", "1 000 000 000 Sterne", "eine Milliarde Sterne"),
     ("fr", "1 000 000 000 €", "un milliard d'euros"),
@@ -185,6 +185,7 @@ _FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", 
               "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
               "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
               "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")",
+              "millions", "millones", "d'", "c. à s.", "c.c.", "cdas", "horas", "las", "tasses", "M€", "+ ", "'000",
               "x", "’", "p", "C", "of", "a", "won", "March", "Dec", "Minute", "jährige", "Ausgleich", "hatte"]
 
 
@@ -253,3 +254,104 @@ def test_a_range_of_years_with_the_second_in_two_digits_is_read_as_years(languag
 def test_a_foot_mark_is_said_with_its_number_or_left_with_it(language, written, said, listed):
     assert normalise_text(written, language) == said
     assert [e.written for e in number_expressions(written, language)] == [listed]
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("fr", "3½ tasses", "trois tasses et demie"),
+    ("fr", "1 1/2 cuillère", "une cuillère et demie"),
+    ("fr", "2 1/2 litres", "deux litres et demi"),
+    ("fr", "1/2 litre", "un demi-litre"),
+    ("fr", "1/2 c.c. de sel", "une demi-cuillère à café de sel"),
+    ("fr", "1/4 litre", "un quart de litre"),
+    ("fr", "1/2 de la pâte", "un demi de la pâte"),
+    ("es", "1/2 taza", "media taza"),
+    ("es", "1/2 kilo", "medio kilo"),
+    ("es", "2 1/2 tazas", "dos tazas y media"),
+    ("es", "1 ½ litro", "un litro y medio"),
+    ("es", "2 ¾ tazas", "dos tazas y tres cuartos"),
+    ("es", "3/4 de taza", "tres cuartos de taza"),
+])
+def test_a_fraction_is_said_around_the_noun_it_measures_in_french_and_spanish(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("fr", "1 c. à soupe de sucre", "une cuillère à soupe de sucre"),
+    ("fr", "2 c. à café de sel", "deux cuillères à café de sel"),
+    ("fr", "3 c. à s. de lait", "trois cuillères à soupe de lait"),
+    ("fr", "1 c.à.s. de lait", "une cuillère à soupe de lait"),
+    ("fr", "1 c. à c. de sel", "une cuillère à café de sel"),
+    ("fr", "2 cs d'huile", "deux cuillères à soupe d'huile"),
+    ("fr", "1 C.S. de miel", "une cuillère à soupe de miel"),
+    ("fr", "une moto de 125 cc", "une moto de cent vingt-cinq cc"),
+    ("es", "1 cda. de aceite", "una cucharada de aceite"),
+    ("es", "2 cdas. de azúcar", "dos cucharadas de azúcar"),
+    ("es", "1 cdta. de sal", "una cucharadita de sal"),
+    ("es", "21 cdas de agua", "veintiuna cucharadas de agua"),
+])
+def test_recipe_spoons_are_said_in_full_and_the_count_agrees_with_them(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("fr", "3 millions d'habitants", "trois millions d'habitants"),
+    ("fr", "2 milliards de dollars", "deux milliards de dollars"),
+    ("fr", "1 million de personnes", "un million de personnes"),
+    ("fr", "1,5 million d'euros", "un million et demi d'euros"),
+    ("fr", "2,5 milliards d'euros", "deux milliards et demi d'euros"),
+    ("fr", "2,3 millions d'euros", "deux virgule trois millions d'euros"),
+    ("fr", "-53 millions d'euros", "moins cinquante-trois millions d'euros"),
+    ("fr", "1,5 M€", "un million et demi d'euros"),
+    ("fr", "1,2 million d'habitants", "un virgule deux million d'habitants"),
+    ("fr", "-2,5 milliards d'euros", "moins deux milliards et demi d'euros"),
+    ("fr", "$2,5 milliards", "deux milliards et demi de dollars"),
+    ("es", "3 millones de personas", "tres millones de personas"),
+    ("es", "21 millones de personas", "veintiún millones de personas"),
+    ("es", "1,5 millones de dólares", "un millón y medio de dólares"),
+    ("es", "2,25 millones", "dos coma veinticinco millones"),
+    ("es", "1 mil millones de euros", "mil millones de euros"),
+    ("es", "$1,5 millones", "un millón y medio de dólares"),
+    ("es", "-2,5 millones de euros", "menos dos millones y medio de euros"),
+])
+def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("fr", "0,05", "zéro virgule zéro cinq"),
+    ("fr", "3,14159", "trois virgule un quatre un cinq neuf"),
+    ("es", "7,25", "siete coma veinticinco"),
+    ("fr", "hausse de + 3,7 %", "hausse de plus trois virgule sept pour cent"),
+    ("fr", "- 3 œufs", "- trois œufs"),
+    ("fr", "- 5 % de remise", "- cinq pour cent de remise"),
+    ("fr", "à 180 ° C", "à cent quatre-vingts degrés Celsius"),
+    ("es", "las 12.30 h", "las doce y treinta horas"),
+    ("fr", "grimpe d'1 %", "grimpe d'un pour cent"),
+    ("fr", "une hausse de 1,5 %", "une hausse d'un virgule cinq pour cent"),
+    ("fr", "moins que 1 fois", "moins qu'une fois"),
+    ("fr", "de 11 ans", "de onze ans"),
+    ("fr", "44'000 habitants", "quarante-quatre mille habitants"),
+    ("fr", "à 7h51", "à sept heures cinquante et une"),
+    ("fr", "au 31 rue Monge", "au trente et un rue Monge"),
+    ("fr", "1 place assise", "une place assise"),
+    ("fr", "chez Mme de Staël", "chez Madame de Staël"),
+    ("es", "la Sra. de García", "la señora de García"),
+    ("fr", "les années 80", "les années quatre-vingt"),
+    ("fr", "du 30/04 au 04/05", "du trente avril au quatre mai"),
+    ("fr", "le 2/3 des votants", "le deux tiers des votants"),
+    ("fr", "3,40 euros", "trois euros quarante"),
+    ("es", "2,50 euros", "dos euros con cincuenta"),
+    ("fr", "+20 points", "plus vingt points"),
+    ("fr", "Total HT : 35 €", "Total hors taxes : trente-cinq euros"),
+    ("es", "las 7,45 y las 9.30 horas", "las siete y cuarenta y cinco y las nueve y treinta horas"),
+    ("es", "un 7,45 %", "un siete coma cuarenta y cinco por ciento"),
+    ("es", "un 14'5%", "un catorce coma cinco por ciento"),
+    ("es", "sus 1383 páginas", "sus mil trescientas ochenta y tres páginas"),
+    ("es", "en 1383 hasta", "en mil trescientos ochenta y tres hasta"),
+    ("es", "a 120º C", "a ciento veinte grados Celsius"),
+    ("es", "3 tazas aprox.", "tres tazas aproximadamente."),
+    ("fr", "(62e).", "(soixante-deuxième)."),
+    ("en", "(5 km).", "(five kilometres)."),
+])
+def test_french_and_spanish_forms_from_real_texts(language, written, said):
+    assert normalise_text(written, language) == said

@@ -37,9 +37,9 @@ _ANYWHERE = {
            "inkl.": "inklusive", "zzgl.": "zuzüglich", "exkl.": "exklusive", "Str.": "Straße", "Nr.": "Nummer"},
     "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
            "bd": "boulevard", "n°": "numéro", "Réf.": "Référence",
-           "réf.": "référence"},
+           "réf.": "référence", "HT": "hors taxes"},
     "es": {"etc.": "etcétera", "Ud.": "usted", "Uds.": "ustedes", "p. ej.": "por ejemplo", "núm.": "número", "pág.": "página", "Avda.": "avenida",
-           "c/": "calle"},
+           "c/": "calle", "aprox.": "aproximadamente"},
 }
 _PART_WORDS = {
     "en": "Act Chapter Part Book Scene Volume Section Round Level World War",
@@ -47,7 +47,7 @@ _PART_WORDS = {
     "fr": "Acte Chapitre Partie Tome Scène Livre Volume",
     "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo",
 }
-_CAN_END = frozenset("etc. usw. etcétera. approx. ca.".split())
+_CAN_END = frozenset("etc. usw. etcétera. approx. ca. aprox.".split())
 _REGNAL_NAMES = frozenset(
     "Henry Edward George William Richard James Charles Elizabeth Mary John Stephen Anne Victoria Louis Philip "
     "Pius Benedict Gregory Leo Innocent Clement Paul Urban Boniface Alexander Nicholas Peter Catherine Ivan "
@@ -64,7 +64,7 @@ _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1
 def abbreviations(text: str, language: str) -> list[Expression]:
     """Every abbreviation and read Roman numeral of `text`, said, in order."""
     found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
-             *_french_roman_ordinal(text, language), *_month_before_day(text, language),
+             *_french_roman_ordinal(text, language), *_spoons(text, language), *_month_before_day(text, language),
              *_degree_scale(text, language)]
     found.sort(key=lambda e: e.start)
     result: list[Expression] = []
@@ -91,7 +91,7 @@ def _abbreviated(text: str, language: str):
     for match in pattern.finditer(text):
         written = match.group()
         after = text[match.end():]
-        if written in titles and not re.match(r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y)\s+[A-ZÀ-Ý])", after):
+        if written in titles and not re.match(r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y|de|del)\s+[A-ZÀ-Ý]|d['’][A-ZÀ-Ý])", after):
             continue  # a title stands before a name
         said = table[written] or _saint_or_street(text, match)
         if written[0].isupper() and re.search(r"(?:^|[.!?¿¡]\s*)$", text[:match.start()]):
@@ -108,6 +108,23 @@ def _street_suffix(text: str, language: str):
         return
     for match in re.finditer(r"(?<=\w)(str|nr)\.", text):
         said = {"str": "straße", "nr": "nummer"}[match.group(1)] + ("." if not text[match.end():].strip() else "")
+        yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
+
+
+_SPOON = re.compile(r"(?<![\w.])c\.\s?à\.?\s?(soupe|café|s\.|c\.)(?!\w)")
+
+
+def _spoons(text: str, language: str):
+    """French recipe spoons `c. à soupe`, `c. à s.`, `c. à café`, `c. à c.`: "cuillère(s) à
+    soupe/café", plural after a count of two or more (the count itself agrees with the feminine
+    "cuillère" through the noun list)."""
+    if language != "fr":
+        return
+    for match in _SPOON.finditer(text):
+        kind = "soupe" if match.group(1) in ("soupe", "s.") else "café"
+        count = re.search(r"(\d+)(?:[.,]\d+)?\s*$", text[:match.start()])
+        spoon = "cuillères" if count and int(count.group(1)) >= 2 else "cuillère"
+        said = f"{spoon} à {kind}" + ("." if match.group().endswith(".") and not text[match.end():].strip() else "")
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
+from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
     VULGAR_FRACTIONS,
@@ -19,7 +20,7 @@ from drama_cli.compile.numbers.rules import (
     LanguageRules,
 )
 from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
-from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words
 from drama_cli.script.spoken import number_words
 
 Say = Callable[[re.Match, Words, Context], "str | None"]
@@ -97,6 +98,41 @@ def _fraction(match: re.Match, w: Words, context: Context) -> str | None:
     return w.fraction(numerator, denominator)
 
 
+def _measured(match: re.Match, w: Words, context: Context) -> str | None:
+    """`1/2 taza`, `2 1/2 tazas`, `3½ tasses`, `1/2 c.c.`: a fraction with the unit or noun it
+    measures (`Words.measured`); a noun must have a known gender."""
+    parts = match.groupdict()
+    if parts.get("v"):
+        numerator, denominator = VULGAR_FRACTIONS[parts["v"]]
+    else:
+        numerator, denominator = int(parts["n"]), int(parts["d"])
+        if not 0 < numerator < denominator <= 10:
+            return None
+    whole = int(parts.get("w") or parts.get("w2") or 0)
+    if parts.get("unit"):
+        singular, plural, gender = w.rules.units[_unit_key(w.rules, parts["unit"])]
+        noun = singular if whole <= 1 else plural
+    else:
+        noun, gender = parts["noun"], w.gender(parts["noun"])
+        if gender is None:
+            return None
+    return w.measured(whole, numerator, denominator, noun, gender)
+
+
+def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
+    """`du 30/04`, `el 3/5`: a day and month without a year, read only after a word that
+    introduces a date (a bare `1/2` is a fraction)."""
+    day, month = int(match.group("d")), int(match.group("mo"))
+    if not (context.before and context.before[-1] in _DATE_BEFORE[w.language]) or \
+            not (1 <= day <= 31 and 1 <= month <= 12) or re.match(r"d(?:e|es|el|u)?$|d['’]", context.noun.lower()):
+        return None  # `le 1/4 de finale` is a fraction
+    return w.date(day, month, None, context)
+
+
+_DATE_BEFORE = {"fr": frozenset("du au le dès depuis jusqu'au".split()),
+                "es": frozenset("el del al desde hasta".split())}
+
+
 def _decade(match: re.Match, w: Words, context: Context) -> str | None:
     tens, century = int(match.group("t")), match.group("c")
     if century is None:
@@ -168,24 +204,30 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def scaled_number(w: Words, value: int | None, frac: str | None, scale: str) -> str:
-    """A number with its scale word as written (`5 million`, `2,5 Mio.`, an English `million` in
-    another language's line), said in the line's language: "fünf Millionen", "eine Million",
-    "fünftausend", "mil millones"."""
+    """A number with its scale word as written (`5 million`, `2,5 Mio.`, `3 millions`, an
+    English `million` in another language's line), said in the line's language: "fünf
+    Millionen", "eine Million", "fünftausend", "mil millones"; in French and Spanish a decimal
+    of exactly ,5 as a newsreader says it ("un million et demi", "dos millones y medio"), and a
+    French scale word after a decimal kept as written (`1,2 million` stays singular)."""
     power, one, many = w.rules.scales.get(scale) or FOREIGN_SCALES[w.language][scale]
     single = value == 1 and not frac
     if single and (one.startswith("mil ") or (power == 3 and w.language in ("fr", "es"))):
         return one  # "mil millones", "mille", "mil": never "un mil"
+    if w.language in ("fr", "es") and frac == "5" and value and power > 3 and not one.startswith("mil "):
+        return f"{w.cardinal(value, 'm')} {one if value == 1 else many} {AND_A_HALF[w.language]}"
     gender = "f" if w.language == "de" and one.startswith(("Milli", "Billi")) else "m"
     number = w.decimal(value, frac, gender)
     if power == 3 and w.language == "de" and not frac:
         return number + one  # "fünftausend"
-    return f"{number} {one if single else many}"
+    word = scale if w.language == "fr" and frac and scale in (one, many) else one if single else many
+    return f"{number} {word}"
 
 
 def _of(w: Words, number: str, noun: str) -> str:
     """What joins a number ending in a scale noun to the noun counted: " de " in French and
     Spanish (" d'" before a vowel: "un million d'euros"); a space otherwise."""
-    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?$", number):
+    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?(?: et demi| y medio)?$",
+                     number):
         return " "
     of = w.rules.scale_of
     return " d'" if of == " de " and w.language == "fr" and re.match(r"[aeiouéèêh]", noun, re.I) else of
@@ -222,7 +264,50 @@ def _feet(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def _scaled(match: re.Match, w: Words, context: Context) -> str | None:
-    return scaled_number(w, _value(match), match.group("frac"), match.group("scale"))
+    """A number before a scale word (`scaled_number`), with its sign; None without a whole part."""
+    value = _value(match)
+    if value is None:
+        return None
+    return _signed(match, w, scaled_number(w, value, match.group("frac"), match.group("scale")))
+
+
+def _currency_word(match: re.Match, w: Words, context: Context) -> str | None:
+    """`3,40 euros`: whole units and two decimals before a written currency name, said as
+    "trois euros quarante", "tres euros con cuarenta"."""
+    frac = match.group("frac")
+    if frac is None or len(frac) != 2:
+        return None
+    unit, units, _, _, gender = next(names for names in w.rules.currencies.values()
+                                     if match.group("cur") in names[:2])
+    value, cents = _value(match), int(frac)
+    said = f"{w.cardinal(value, gender)} {unit if value == 1 else units}"
+    if cents:
+        said += f"{'' if w.language == 'fr' else ' con'} {w.cardinal(cents)}"
+    return said
+
+
+def _plus(match: re.Match, w: Words, context: Context) -> str | None:
+    """`+20 points`: a number with a plus sign before a word, a change rather than a phone
+    number's country code."""
+    if not context.noun or not context.noun[0].isalpha():
+        return None
+    return _plain(match, w, context)
+
+
+def _clock_mark(match: re.Match, w: Words, context: Context) -> str | None:
+    """Spanish `las 7,45`, `9.30 horas`: a time written with a comma or a point, read as one
+    only after `las`/`la` or before `horas` (otherwise it is a decimal); `9,00` says "nueve"
+    either way."""
+    marked = context.noun.lower() in ("horas", "h", "hrs") or context.before[-1:] in (["las"], ["la"])
+    if not marked and match.group("m") != "00":
+        return None
+    return say_time(match, w, context) + (" horas" if match.group("hs") else "")
+
+
+def _spaced_sign(match: re.Match, w: Words, context: Context) -> str | None:
+    """French `en baisse de - 7,8 %`: a sign with a space after it inside a sentence (at the
+    start of a line it is a list's dash)."""
+    return _percent(match, w, context) if context.before else None
 
 
 def _digits(match: re.Match, w: Words, context: Context) -> str | None:
@@ -243,8 +328,11 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     if whole and whole.isdigit() and len(whole) > 9:
         return w.digits(whole)
     if whole and whole.isdigit() and len(whole) == 4 and not frac and not match.group("neg") \
-            and YEAR_RANGE[0] <= value <= YEAR_RANGE[1]:
-        return w.year(value)
+            and YEAR_RANGE[0] <= value <= YEAR_RANGE[1] \
+            and not (w.language == "es" and listed_gender(context.noun, w.language)):
+        return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
+    if not frac and context.before[-1:] == ["années"]:
+        return _decade_word(w, w.cardinal(value), context)
     if w.language == "en" and not frac and not match.group("neg") and value is not None:
         day = english.day_of_month(w, value, context)
         if day is not None:
@@ -253,11 +341,32 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     return _signed(match, w, said)
 
 
+def _decade_word(w: Words, said: str, context: Context) -> str:
+    """French `les années 80`: the decade's number takes no plural s ("quatre-vingt")."""
+    if w.language == "fr" and context.before[-1:] == ["années"]:
+        return re.sub(r"(vingt|cent)s$", r"\1", said)
+    return said
+
+
 def _signed(match: re.Match, w: Words, said: str) -> str:
     sign = match.groupdict().get("neg")
     if not sign:
         return said
     return f"{w.rules.plus if sign == '+' else w.rules.minus} {said}"
+
+
+def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str) -> list[tuple[str, str, Say]]:
+    """The forms French and Spanish share: a fraction with what it measures, a day and month,
+    a scale word, cents before a currency name, a plus sign."""
+    fraction = rf"(?:(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?(?P<v>[{fractions}]))"
+    scales = _alternatives(k for k in rules.scales if k[0].islower())
+    names = _alternatives({name for names in rules.currencies.values() for name in names[:2] if " " not in name})
+    return [("fraction", rf"{fraction}\s?(?P<unit>{units})", _measured),
+            ("fraction", rf"{fraction}\s(?P<noun>[^\W\d_]{{2,}})", _measured),
+            ("date", r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})", _day_month),
+            ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
+            ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
+            ("number", rf"(?P<neg>\+){number}", _plus)]
 
 
 _TIMES = {"en": "by", "de": "mal", "fr": "sur", "es": "por"}  # `2 x 8 cm`
@@ -348,7 +457,12 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                        _scaled)]
     elif language == "fr":
         found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
-                      ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal)]
+                      ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal),
+                      ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _spaced_sign),
+                      *_romance_forms(rules, number, units, fractions)]
     else:
-        found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal)]
+        found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal),
+                      ("time", r"(?P<h>\d{1,2})[.,](?P<m>[0-5]\d)(?:\s?(?P<hs>h))?", _clock_mark),
+                      ("percent", r"(?P<neg>[-−])?(?P<int>\d+)['’](?P<frac>\d{1,2})\s?%", _percent),
+                      *_romance_forms(rules, number, units, fractions)]
     return [(name, re.compile(pattern), say) for name, pattern, say in found]

@@ -138,6 +138,18 @@ def french_gender(words: str, gender: str | None) -> str:
     return re.sub(r"(?<![\w-])un$|(?<=-)un$", "une", words)
 
 
+def french_elision(before: str, said: str) -> tuple[int, str] | None:
+    """French `de`/`que` right before a number said from "un"/"une" elide ("d'un", "qu'une").
+    `before`: the text before the number; returns (where the elided word starts in `before`,
+    the word as said: "d'", "qu'"), or None."""
+    if not re.match(r"une?\b", said):
+        return None
+    match = re.search(r"(?<![\w'’-])([dD]e|[qQ]ue) $", before)
+    if match is None:
+        return None
+    return match.start(), match.group(1)[:-1] + "'"
+
+
 def _after_last_scale(words: str, scales: tuple[str, ...]) -> tuple[str, str]:
     """`words` cut after its last scale word: (head with the scale word, the rest)."""
     found = [m.end() for m in re.finditer(rf"\b(?:{'|'.join(scales)})\b", words)]

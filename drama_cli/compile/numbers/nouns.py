@@ -30,7 +30,8 @@ _FR = {
     "f": "personne femme fille heure minute seconde fois année semaine journée page chose vie ville maison "
          "voiture rue porte main tête mère sœur place table chambre étoile pomme bouteille tasse cuillère "
          "tonne nuit saison classe partie étape victoire place fille amie lettre ligne scène lune tranche "
-         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape commune région victime",
+         "gousse pincée boîte livre_sterling dent jambe soirée matinée médaille étape commune région victime "
+         "cuiller c c.à.s c.à.c",  # `c.` of `1 c. à soupe`
     "m": "homme enfant jour an mois euro dollar centime kilo mètre litre garçon ami livre siècle étage "
          "chapitre acte point match but pas verre œuf morceau an degré frère père fils chien chat arbre "
          "musée lycée dollar franc rouble yen won kilomètre gramme centimètre millimètre tour",
@@ -41,7 +42,8 @@ _ES = {
          "clase parte etapa victoria chica niña amiga carta línea escena luna rebanada gente",
     "m": "hombre niño día año mes euro dólar centavo céntimo kilo metro litro chico amigo libro siglo piso "
          "capítulo acto punto partido gol paso vaso huevo trozo grado hermano padre hijo perro gato árbol "
-         "mapa problema programa sistema tema idioma clima planeta poeta minuto segundo kilómetro gramo",
+         "mapa problema programa sistema tema idioma clima planeta poeta minuto segundo kilómetro gramo "
+         "sobre diente",
 }
 
 
@@ -65,6 +67,19 @@ _ENDINGS = {
 }
 _PLURALS = {"de": ("en", "n", "e", "er", "s"), "fr": ("s", "x"), "es": ("es", "s")}
 _ES_PLURAL_ENDINGS = {"ciones": "ción", "siones": "sión", "dades": "dad", "tudes": "tud", "ores": "or"}
+
+
+# Words after a house number, which is not a count: `31 rue` is "trente et un rue".
+STREET_WORDS = {"fr": frozenset("rue avenue av. bd boulevard allée impasse chemin quai".split())}
+
+
+def listed_gender(word: str, language: str) -> str | None:
+    """The gender of `word` from the list of common nouns only (not guessed from its ending), or
+    None."""
+    known = _KNOWN.get(language)
+    if known is None or not word:
+        return None
+    return next((known[form] for form in _forms(word.lower(), language) if form in known), None)
 
 
 def noun_gender(word: str, language: str) -> str | None:

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.compile.numbers.forms import forms
+from drama_cli.compile.numbers.grammar import french_elision
 from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS
 from drama_cli.compile.numbers.words import Context, Words
 
@@ -26,6 +27,7 @@ _COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d](?:[^\W\d]|-)*)")  # no digit after
 _PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
 _GROUP = re.compile(r"\d{3}")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
+_ELIDED = {"fr": re.compile(r"(?:[dlDL]|[Qq]u|[Jj]usqu)['’](?=\d)")}
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,8 @@ class Recogniser:
         self.words = words
         self.forms = forms(words.language, words.rules)
         rules = words.rules
-        self.starters = frozenset(list(rules.currencies) + list(rules.number_marks))
+        signs = ["+", "-", "−"] if words.language == "fr" else []  # `+ 3,7 %`
+        self.starters = frozenset(list(rules.currencies) + list(rules.number_marks) + signs)
 
     def expressions(self, text: str) -> list[Expression]:
         """Every number expression of `text`, in order, none overlapping."""
@@ -65,9 +68,21 @@ class Recogniser:
                 continue
             expression, used = self._expression(text, tokens, i)
             if expression is not None:
-                found.append(expression)
+                found.append(self._elided(text, expression, found[-1].end if found else 0))
             i += used
         return found
+
+    def _elided(self, text: str, expression: Expression, free_from: int) -> Expression:
+        """French `de 1,5 %`, `plus que 1`: `de`/`que` before a number said from "un"/"une"
+        elide as they do in speech ("d'un virgule cinq pour cent"); the expression then starts
+        at that word."""
+        if self.words.language != "fr" or expression.said is None:
+            return expression
+        before = french_elision(text[free_from:expression.start], expression.said)
+        if before is None:
+            return expression
+        start, said = free_from + before[0], before[1] + expression.said
+        return Expression(start, expression.end, text[start:expression.end], said, expression.form, expression.why)
 
     def _starts(self, text: str, tokens, i: int) -> bool:
         word = text[tokens[i][0]:tokens[i][1]]
@@ -84,6 +99,10 @@ class Recogniser:
         lead = len(word) - len(word.lstrip(_OPENERS))
         if lead and word[lead - 1] in "'’" and re.match(r"\d0s\b", word[lead:]):
             lead -= 1  # `'90s`
+        elided = _ELIDED.get(self.words.language)
+        article = elided.match(word) if elided else None
+        if article:
+            lead = article.end()  # French `d'1 %`: the number after the article
         start += lead
         groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
         while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
@@ -204,7 +223,7 @@ def _foot_mark(text: str, end: int) -> bool:
 
 def _trail(word: str) -> str:
     """The closing punctuation at the end of a word, with a full stop after a bracket or quote
-    (`(gas 5).`); a dot right after the number stays (`3.`, `p.m.`)."""
+    (`(gas 5).`, `(7e).`); a dot right after the number stays (`3.`, `p.m.`)."""
     core = word.rstrip(_CLOSERS)
     if len(core) > 1 and core.endswith(".") and core[-2] in _CLOSERS:
         core = core[:-1].rstrip(_CLOSERS)

@@ -92,7 +92,14 @@ _FR_UNITS = {
     "°": ("degré", "degrés", "m"), "kWh": ("kilowattheure", "kilowattheures", "m"),
     "m²": ("mètre carré", "mètres carrés", "m"), "km²": ("kilomètre carré", "kilomètres carrés", "m"),
     "m³": ("mètre cube", "mètres cubes", "m"), "Go": ("gigaoctet", "gigaoctets", "m"), "min": ("minute", "minutes", "f"),
-    "h": ("heure", "heures", "f"),
+    "h": ("heure", "heures", "f"), "mn": ("minute", "minutes", "f"), "cl": ("centilitre", "centilitres", "m"),
+    "° C": ("degré Celsius", "degrés Celsius", "m"), "ºC": ("degré Celsius", "degrés Celsius", "m"),
+    "gr": ("gramme", "grammes", "m"), "pts": ("point", "points", "m"),
+    "ME": ("million d'euros", "millions d'euros", "m"),
+    # recipe spoons; `cc` is left out: it is also a cubic centimetre (`125 cc`)
+    "cs": ("cuillère à soupe", "cuillères à soupe", "f"), "c.s.": ("cuillère à soupe", "cuillères à soupe", "f"),
+    "C.S.": ("cuillère à soupe", "cuillères à soupe", "f"), "c.c.": ("cuillère à café", "cuillères à café", "f"),
+    "C.C.": ("cuillère à café", "cuillères à café", "f"),
 }
 _ES_UNITS = {
     "km": ("kilómetro", "kilómetros", "m"), "m": ("metro", "metros", "m"), "cm": ("centímetro", "centímetros", "m"),
@@ -102,7 +109,15 @@ _ES_UNITS = {
     "°": ("grado", "grados", "m"), "kWh": ("kilovatio hora", "kilovatios hora", "m"),
     "m²": ("metro cuadrado", "metros cuadrados", "m"), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", "m"),
     "m³": ("metro cúbico", "metros cúbicos", "m"), "GB": ("gigabyte", "gigabytes", "m"), "min": ("minuto", "minutos", "m"),
-    "h": ("hora", "horas", "f"),
+    "h": ("hora", "horas", "f"), "gr": ("gramo", "gramos", "m"), "gr.": ("gramo", "gramos", "m"),
+    "ml.": ("mililitro", "mililitros", "m"), "cc": ("centímetro cúbico", "centímetros cúbicos", "m"),
+    "°F": ("grado Fahrenheit", "grados Fahrenheit", "m"),
+    **{f"{mark}{space}{scale}": (f"grado {name}", f"grados {name}", "m")
+       for mark in "°º" for space in ("", " ") for scale, name in (("C", "Celsius"), ("F", "Fahrenheit"))},
+    **{f"{short}{dot}": names for short, names in (
+        ("cda", ("cucharada", "cucharadas", "f")), ("cdas", ("cucharada", "cucharadas", "f")),
+        ("cdta", ("cucharadita", "cucharaditas", "f")), ("cdtas", ("cucharadita", "cucharaditas", "f")))
+       for dot in ("", ".")},
 }
 
 
@@ -152,7 +167,7 @@ LANGUAGES: dict[str, LanguageRules] = {
         number_sign="Nummer", number_marks=("Nr.", "#"),
         fraction_names={2: ("halb", "halbe")}, and_word="und", meridiem={}),
     "fr": LanguageRules(
-        decimal=",", groups=(*SPACES, "."), point="virgule", percent="pour cent", minus="moins", plus="plus",
+        decimal=",", groups=(*SPACES, ".", "'", "’"), point="virgule", percent="pour cent", minus="moins", plus="plus",
         currencies=_currencies({
             "€": ("euro", "euros", "centime", "centimes", "m"), "$": ("dollar", "dollars", "cent", "cents", "m"),
             "£": ("livre", "livres", "penny", "pence", "f"), "¥": ("yen", "yens", "sen", "sen", "m"),
@@ -163,7 +178,8 @@ LANGUAGES: dict[str, LanguageRules] = {
         units=_FR_UNITS,
         scales={"million": (6, "million", "millions"), "millions": (6, "million", "millions"),
                 "milliard": (9, "milliard", "milliards"), "milliards": (9, "milliard", "milliards"),
-                "M": (6, "million", "millions"), "Md": (9, "milliard", "milliards")},
+                "M": (6, "million", "millions"), "Md": (9, "milliard", "milliards"), "Mds": (9, "milliard", "milliards"),
+                "G": (9, "milliard", "milliards")},
         scale_of=" de ", amount_joiner=" et ", range_word="à", score_word="à",
         months=("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre",
                 "octobre", "novembre", "décembre"),

@@ -45,7 +45,7 @@ def _hours_minutes_seconds(w: Words, hours: int, minutes: int, seconds: int) -> 
 
 
 def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
-    minute = w.cardinal(minutes)
+    minute = w.cardinal(minutes, "f" if w.language == "fr" else None)  # "sept heures cinquante et une"
     if w.language == "en":
         hour = w.cardinal(hours)
         if minutes == 0:

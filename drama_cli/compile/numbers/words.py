@@ -10,9 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from drama_cli.compile.numbers import grammar
-from drama_cli.compile.numbers.nouns import noun_gender
+from drama_cli.compile.numbers.nouns import STREET_WORDS, noun_gender
 from drama_cli.compile.numbers.rules import LANGUAGES, LanguageRules
 from drama_cli.script.spoken import number_words
+
+# A half after a whole number or a scale word ("three and a half", "un million et demi").
+AND_A_HALF = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}
 
 
 @dataclass
@@ -60,6 +63,8 @@ class Words:
         German `1` before any capitalised word, or before an adjective and a noun (`1 großes
         Ei`), is the article (`ein`), not the numeral `eins`."""
         gender = self.gender(context.noun) if context.noun else None
+        if context.noun.lower() in STREET_WORDS.get(self.language, ()):
+            gender = None  # a house number
         if self.language == "de" and value == 1 and context.before and context.before[-1] in grammar.DE_LABELS:
             return number_words(value, "de")  # `Nummer 1 Novak Djokovic`: a label, "eins"
         if self.language == "de" and value == 1 and context.noun[:1].islower() and context.after[:1].isupper():
@@ -95,8 +100,17 @@ class Words:
         each digit after it."""
         said = "" if whole is None else self.cardinal(whole, gender if not frac else None, context)
         if frac:
-            said = f"{said} {self.rules.point} {self.digits(frac)}".strip()
+            said = f"{said} {self.rules.point} {self.decimals(frac)}".strip()
         return said
+
+    def decimals(self, frac: str) -> str:
+        """The digits after the decimal mark: French and Spanish say up to three of them as one
+        number after their zeros ("virgule zéro cinq", "coma cincuenta y seis"), as newsreaders
+        do; longer runs and other languages digit by digit."""
+        rest = frac.lstrip("0")
+        if self.language not in ("fr", "es") or len(frac) > 3 or not rest:
+            return self.digits(frac)
+        return " ".join([self.digits("0")] * (len(frac) - len(rest)) + [self.cardinal(int(rest))])
 
     def noun_form(self, value: int, frac: str | None, singular: str, plural: str) -> str:
         """The singular for exactly one, the plural otherwise."""
@@ -122,12 +136,35 @@ class Words:
         """`3 3/5` ("three and three fifths"); a half after a whole number as the language says it
         ("three and a half", "dreieinhalb", "trois et demi", "tres y medio")."""
         if (numerator, denominator) == (1, 2):
-            half = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}[self.language]
+            half = AND_A_HALF[self.language]
             return f"{self.cardinal(whole)}{'' if self.language == 'de' else ' '}{half}"
         part = self.fraction(numerator, denominator)
         if part is not None and self.language == "en" and numerator == 1:
             part = "a" + part.removeprefix("one")  # "two and a quarter"
         return None if part is None else f"{self.cardinal(whole)} {self.rules.and_word} {part}"
+
+    def measured(self, whole: int, numerator: int, denominator: int, noun: str, gender: str | None) -> str | None:
+        """A fraction before the noun it measures, in French or Spanish word order: `1/2 taza` →
+        "media taza", `2 1/2 tazas` → "dos tazas y media", `3½ tasses` → "trois tasses et demie",
+        `1/2 sachet` → "un demi-sachet", `1/4 litre` → "un quart de litre". `whole` is 0 when
+        there is none; None for another language or a fraction without a name."""
+        if self.language not in ("fr", "es"):
+            return None
+        feminine = gender == "f"
+        if (numerator, denominator) == (1, 2):
+            half = {"fr": ("demie", "demi"), "es": ("media", "medio")}[self.language][0 if feminine else 1]
+            if whole:
+                return f"{self.cardinal(whole, gender)} {noun} {self.rules.and_word} {half}"
+            if self.language == "fr":
+                return f"{'une' if feminine else 'un'} demi-{noun}"
+            return f"{half} {noun}"
+        part = self.fraction(numerator, denominator)
+        if part is None:
+            return None
+        if whole:
+            return f"{self.cardinal(whole, gender)} {noun} {self.rules.and_word} {part}"
+        of = "d'" if self.language == "fr" and noun[:1].lower() in "aeiouéèêh" else "de "
+        return f"{part} {of}{noun}"
 
     def month(self, number: int) -> str:
         """The name of month `number` (1-12)."""
