@@ -104,6 +104,53 @@ def place_sounds(sounds: Sequence[Sound], spans: dict[str, tuple[int, int]], tot
     return placed, left_out, end_of_scene
 
 
+@dataclass(frozen=True)
+class SceneSounds:
+    """The sounds of one scene inside a mix of several scenes one after another (a book
+    chapter), placed on that scene's own clock.
+
+    sounds: the scene's `Sound`s (paths absolute). lines: ids of the scene's lines in the mix.
+    head_s / tail_s: the scene's own head and tail padding in seconds: its clock starts head_s
+    before its first line (at the start of the mix at the earliest) and its end lies tail_s
+    after its last line, where a mix of the scene alone has them.
+    """
+
+    sounds: tuple
+    lines: tuple[str, ...]
+    head_s: float
+    tail_s: float
+
+
+def place_scene_sounds(scenes: Sequence[SceneSounds], spans: dict[str, tuple[int, int]],
+                       total: int, length_of: Callable[[str], int]
+                       ) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
+    """Place the sounds of each of `scenes` on a mix whose lines sit at `spans` (line id ->
+    (start, end) samples) and which lasts `total` samples, each scene's as `place_sounds`
+    places them in a mix of that scene alone, moved to where the scene sits.
+
+    A sound that outlasts its scene plays on into what follows it; the mix grows to hold one
+    that ends after its end. Returns (placed cues, (name, why) of each sound left out, new
+    total), as `place_sounds`; a scene none of whose lines is in the mix leaves its sounds out
+    (NOT_IN_MIX).
+    """
+    placed: list[SoundCue] = []
+    left_out: list[tuple[str, str]] = []
+    for scene in scenes:
+        own = {line: spans[line] for line in scene.lines if line in spans}
+        if not own:
+            left_out += [(sound.name, NOT_IN_MIX) for sound in scene.sounds]
+            continue
+        origin = max(0, min(lo for lo, _ in own.values()) - seconds_to_samples(scene.head_s))
+        end = max(hi for _, hi in own.values()) + seconds_to_samples(scene.tail_s)
+        local = {line: (lo - origin, hi - origin) for line, (lo, hi) in own.items()}
+        cues, missed, scene_end = place_sounds(scene.sounds, local, end - origin, length_of)
+        placed += [replace(cue, start_sample=cue.start_sample + origin,
+                           end_sample=cue.end_sample + origin) for cue in cues]
+        left_out += missed
+        total = max(total, origin + scene_end)
+    return placed, left_out, total
+
+
 def _sound_file(read: Callable, path: str):
     """`read(path)`, its AudioError naming the file as a sound."""
     try:

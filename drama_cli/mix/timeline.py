@@ -46,6 +46,7 @@ from drama_cli.mix.sounds import (
     SoundBus,
     SoundCue,
     SpeechToBed,
+    place_scene_sounds,
     place_sounds,
 )
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
@@ -139,7 +140,9 @@ class MixSettings:
     (a book aims a short file's whole-file RMS lower, so that its speech meets ACX's level).
     sounds: the scene's effects and beds (`drama_cli.script.document.Sound`, paths absolute),
     placed by `drama_cli.mix.sounds.place_sounds`; they are summed with the voices before the
-    loudness pass, so the preset applies to the whole mix. duck_db / duck_attack_s /
+    loudness pass, so the preset applies to the whole mix. scene_sounds: for a mix of several
+    scenes (a book chapter), each scene's sounds on its own clock
+    (`drama_cli.mix.sounds.SceneSounds`, `place_scene_sounds`). duck_db / duck_attack_s /
     duck_release_s: how ducked beds go down under dialogue (`DuckEnvelope`). stems: also write
     one WAV per character, effects, music and room tone (`drama_cli.mix.stems`). sessions:
     DAW sessions to write beside the mix (`drama_cli.mix.session`: `otio`, `rpp`).
@@ -159,6 +162,7 @@ class MixSettings:
     hold_gain_db: float | None = None
     target_db: float | None = None
     sounds: tuple = ()
+    scene_sounds: tuple = ()
     duck_db: float = DUCK_DB
     duck_attack_s: float = DUCK_ATTACK_S
     duck_release_s: float = DUCK_RELEASE_S
@@ -490,6 +494,9 @@ def mix_scene(
     cues, total = plan_timeline(entries, settings)
     spans = {cue.line_id: (cue.start_sample, cue.end_sample) for cue in cues}
     sounds, left_out, total = place_sounds(settings.sounds, spans, total, take_length_samples)
+    in_scenes, left_in_scenes, total = place_scene_sounds(settings.scene_sounds, spans, total,
+                                                          take_length_samples)
+    sounds, left_out = sounds + in_scenes, left_out + left_in_scenes
     tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
     measured = None
