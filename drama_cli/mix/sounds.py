@@ -2,9 +2,10 @@
 (`place_sounds`), looped, faded and, for beds, ducked under dialogue (`DuckEnvelope`), then
 added block by block beside the voices (`SoundBus`).
 
-Sounds are read with `timeline.read_take`'s reader (any rate, resampled with soxr to
-44,100 Hz, channels averaged), each when the first block under it is rendered and dropped after
-its last, so memory stays one block plus the sounds under it.
+Sounds are read as `timeline.read_take` reads a take (any rate, resampled with soxr to
+44,100 Hz, channels averaged), each opened when the first block under it is rendered and
+closed after its last; a long one is read a block at a time (`SoundStream`), so memory stays one
+block plus the short sounds under it, whatever the length of the mix or of its beds.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from drama_cli.errors import UsageError
+from drama_cli.mix.sound_stream import SoundStream
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from drama_cli.script.document import Sound, SoundAnchor
 from engine.constants import SAMPLE_RATE
@@ -248,7 +250,7 @@ class SoundBus:
         self.duck = duck
         self.read = read
         self.next = 0
-        self.active: dict[int, np.ndarray] = {}
+        self.active: dict[int, SoundStream] = {}
 
     def parts(self, start: int, count: int) -> dict[str, np.ndarray]:
         """{EFFECTS: block, MUSIC: block} for `[start, start + count)`."""
@@ -267,18 +269,14 @@ class SoundBus:
                     piece *= ducking[lo - start:hi - start]
                 blocks[cue.stem][lo - start:hi - start] += piece
             if cue.end_sample <= stop:
-                del self.active[index]
+                self.active.pop(index).close()
         return blocks
 
-    def _load(self, cue: SoundCue) -> np.ndarray:
-        audio = _sound_file(self.read, cue.path)
-        if audio.size == 0 or not np.isfinite(audio).all():
-            raise AudioError(f"sound {cue.path} holds no samples or non-finite ones "
-                             "(`drama check` lists the script's sounds)")
-        return audio
+    def _load(self, cue: SoundCue) -> SoundStream:
+        return _sound_file(lambda path: SoundStream(path, self.read), cue.path)
 
 
-def _piece(cue: SoundCue, audio: np.ndarray, lo: int, hi: int) -> np.ndarray:
+def _piece(cue: SoundCue, audio: SoundStream, lo: int, hi: int) -> np.ndarray:
     """Samples `[lo, hi)` of the scene from `cue`: looped or zero-padded, gain and fades."""
     first, count = lo - cue.start_sample, hi - lo
     piece = np.zeros(count, np.float32)
@@ -290,7 +288,7 @@ def _piece(cue: SoundCue, audio: np.ndarray, lo: int, hi: int) -> np.ndarray:
         elif offset >= audio.size:
             break
         take = min(count - done, audio.size - offset)
-        piece[done:done + take] = audio[offset:offset + take]
+        piece[done:done + take] = audio.read(offset, take)
         done += take
     piece *= np.float32(cue.gain)
     length = cue.end_sample - cue.start_sample
