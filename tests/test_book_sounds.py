@@ -18,12 +18,6 @@ SR = 44_100
 BED_HZ = 4_410.0  # ten samples a period: a whole number of periods in any 10-sample window
 BOOK = """\
 title: Weather
-narrator: N
-book:
-  author: Ada Finch
-  opening_credits: none
-  closing_credits: none
-  chapter_headings: false
 cast:
   N: {}
 chapters:

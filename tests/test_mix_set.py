@@ -9,40 +9,25 @@ import os
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import fake_render
+from fakes import rendered_with_sounds
 
 from drama_cli.cli import main
 from drama_cli.mix.mix_set import set_state
+from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.project_mix import remix
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
 from engine import files
 
-SR = 44_100
-SCRIPT = """\
-cast:
-  A: {}
-  B: {}
-scenes:
-  - id: s1
-    ambience: rain.wav
-    lines:
-      - A: We leave at six.
-      - B: Fine then.
-"""
+LINES = "      - A: We leave at six.\n      - B: Fine then.\n"
 
 
 @pytest.fixture
 def mixed(tmp_path, monkeypatch):
     """A scene of A and B under a rain bed, rendered with stems and a REAPER session:
     (script path, scene folder, {file name: bytes} of its set)."""
-    fake_render(monkeypatch)
-    rain = 0.05 * np.sin(2 * np.pi * 300 * np.arange(SR) / SR)
-    sf.write(str(tmp_path / "rain.wav"), rain.astype(np.float32), SR, subtype="FLOAT")
-    path = tmp_path / "play.yaml"
-    path.write_text(SCRIPT)
-    assert main(["render", str(path), "--stems", "--export-session", "rpp"]) == 0
-    folder = tmp_path / "play.drama" / "s1"
+    path, folder = rendered_with_sounds(tmp_path, monkeypatch, LINES, "--stems",
+                                        "--export-session", "rpp")
     return path, folder, contents(folder)
 
 
@@ -72,7 +57,7 @@ def test_a_failed_switch_leaves_the_earlier_set_whole_and_a_rerun_completes_it(m
     script, store = load_script(str(path)), TakeStore(path.with_suffix(".drama"))
     monkeypatch.setattr(files.os, "replace", crash_on_stem_b)
     with pytest.raises(OSError, match="Input/output"):
-        remix(script, store, script.scenes, flags_with_gap(1.5))
+        remix(script, store, script.scenes, MixOverrides(gap_s=1.5))
     assert contents(folder) == before
     assert set_state(folder, verify=True).complete
     assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]
@@ -86,7 +71,7 @@ def test_a_failed_switch_leaves_the_earlier_set_whole_and_a_rerun_completes_it(m
 
 def test_files_of_the_earlier_set_that_the_new_one_lacks_are_removed(mixed):
     path, folder, _ = mixed
-    path.write_text(SCRIPT.replace("      - B: Fine then.\n", ""))
+    path.write_text(path.read_text().replace("      - B: Fine then.\n", ""))
     assert main(["mix", str(path), "--export-session", "none"]) == 0
     assert sorted(contents(folder)) == [
         "mix.cues.json", "mix.labels.txt", "mix.srt", "mix.stem-a.wav", "mix.stem-music.wav",
@@ -97,15 +82,10 @@ def test_files_of_the_earlier_set_that_the_new_one_lacks_are_removed(mixed):
 def test_a_file_left_by_another_run_is_stale(mixed):
     _, folder, before = mixed
     (folder / "mix.stem-ghost.wav").write_bytes(before["mix.stem-a.wav"])
-    sf.write(str(folder / "mix.stem-a.wav"), np.zeros(10, np.float32), SR)
+    sf.write(str(folder / "mix.stem-a.wav"), np.zeros(10, np.float32), 44_100)
     state = set_state(folder)
     assert (state.stale, state.missing, state.complete) == (
         ["mix.stem-a.wav", "mix.stem-ghost.wav"], [], False)
     (folder / "mix.rpp").unlink()
     assert set_state(folder).missing == ["mix.rpp"]
 
-
-def flags_with_gap(gap_s: float):
-    from drama_cli.mix.options import MixOverrides
-
-    return MixOverrides(gap_s=gap_s)
