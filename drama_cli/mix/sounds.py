@@ -241,8 +241,8 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class SoundBus:
     """The placed sounds of one pass over a scene: `parts(start, count)` returns the EFFECTS and
     MUSIC blocks of samples `[start, start + count)` (float32, gains, fades, loops and ducking
-    applied). Blocks must be asked for in order. `read` reads a file as float32 mono at
-    44,100 Hz (`timeline.read_take`)."""
+    applied). Blocks must be asked for in order. `read` reads a whole file as float32 mono at
+    44,100 Hz (`timeline.read_take`), for short sounds (`SoundStream`)."""
 
     def __init__(self, cues: Sequence[SoundCue], duck: DuckEnvelope,
                  read: Callable[[str], np.ndarray]):

@@ -6,7 +6,8 @@ per line), once to apply the preset gain and a single final limiter while writin
 to disk. Nothing longer than one block plus the takes under it is held in memory, so a
 10-hour book mixes in well under 1 GB (`bench/mix_long.py`). Sums are float32; limiting
 happens once, at the end (public case A2). `write_mix` moves the result into a scene folder
-with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet).
+with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet), with any stems, sessions
+and provenance written for it, as one set (`drama_cli.mix.mix_set`).
 """
 
 from __future__ import annotations
