@@ -89,7 +89,8 @@ def publish(staged: Sequence[tuple[Path, Path]], mode: int = FILE_MODE,
         for _path, kept, _tmp in undo:
             if kept is not None:
                 kept.unlink(missing_ok=True)
-    for folder in dict.fromkeys(Path(target).parent for _tmp, target in staged):
+    touched = [Path(target) for _tmp, target in staged] + [Path(path) for path in remove]
+    for folder in dict.fromkeys(path.parent for path in touched):
         fsync_folder(folder)
 
 

@@ -196,10 +196,12 @@ def chapter_scenes(script, chapters) -> tuple[str, ...]:
 
 
 def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path, dict]:
-    """Mix one chapter from its scenes' selected takes into a master WAV under `work_dir`.
+    """Mix one chapter from its scenes' selected takes and sounds (`scene_sounds_in_chapter`)
+    into a master WAV under `work_dir`.
 
     Returns (master path, the mix summary with `scratch`, `credit` and `model_revisions`
-    when Drama 3 voiced any line (`engines_used`), and `provenance`: one entry per line,
+    when Drama 3 voiced any line (`engines_used`), the sounds placed and left out (`sounds`,
+    `sounds_left_out`, when the scenes have any), and `provenance`: one entry per line,
     `drama_cli.mix.provenance`). Raises LinesLeftOut when a line has no usable selected take,
     only one made for older text or one whose checks failed (a book never leaves words out),
     UsageError when the chapter has nothing to say.

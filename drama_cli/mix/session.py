@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from drama_cli.errors import UsageError
-from drama_cli.mix.sounds import EFFECTS, MUSIC, SoundCue
 from drama_cli.mix.mix_set import MIX_BASENAME
+from drama_cli.mix.sounds import EFFECTS, MUSIC, SoundCue
 from drama_cli.mix.timeline import MixResult, take_length_samples
 from engine import files
 from engine.constants import SAMPLE_RATE

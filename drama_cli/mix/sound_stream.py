@@ -38,7 +38,7 @@ class SoundStream:
         except (sf.LibsndfileError, RuntimeError, OSError) as err:
             raise AudioError(f"cannot read sound {path}: {err}") from err
         self.rate = info.samplerate
-        self.size = int(round(info.frames * SAMPLE_RATE / info.samplerate))
+        self.size = round(info.frames * SAMPLE_RATE / info.samplerate)
         self.whole = read_whole(path) if self.size <= WHOLE_FILE_S * SAMPLE_RATE else None
         if self.whole is not None:
             self.size = self.whole.size

@@ -19,8 +19,8 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.mix import export
-from drama_cli.mix.sounds import EFFECTS, MUSIC
 from drama_cli.mix.mix_set import MIX_BASENAME
+from drama_cli.mix.sounds import EFFECTS, MUSIC
 from drama_cli.mix.timeline import (
     BLOCK_SAMPLES,
     MixResult,

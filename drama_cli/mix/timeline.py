@@ -38,7 +38,13 @@ from drama_cli.mix.loudness import (
     preset_level,
     within_preset_range,
 )
-from drama_cli.mix.mix_set import CUE_SHEET_NAME, MIX_BASENAME, SET_KEY, set_paths, set_record
+from drama_cli.mix.mix_set import (
+    CUE_SHEET_NAME,
+    MIX_BASENAME,
+    SET_KEY,
+    set_paths,
+    set_record,
+)
 from drama_cli.mix.sounds import (
     DUCK_ATTACK_S,
     DUCK_DB,
