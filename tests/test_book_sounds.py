@@ -10,6 +10,7 @@ import soundfile as sf
 from fakes import FakeBackend, render
 
 from drama_cli.book.assemble import mix_chapter
+from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.sounds import NOT_IN_MIX, SceneSounds, place_scene_sounds
 from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.script.load import load_script
@@ -30,6 +31,8 @@ chapters:
             text: The rain fell on the roof all night long.
             pause_after: 4
           - N: Nobody slept.
+          - sound: click.wav
+            at: scene-end - 0.5
   - title: Dry
     scenes:
       - id: dry
@@ -74,9 +77,24 @@ def test_a_chapter_bed_is_ducked_under_speech_at_the_chapter_level(book, tmp_pat
     assert summary["limiter_reduction_db"] == 0.0
     assert gap == pytest.approx(0.1 * 10 ** (summary["gain_db_exact"] / 20), rel=1e-3)
     assert 20 * np.log10(under / gap) == pytest.approx(-12.0, abs=0.05)
-    assert [s["sound"] for s in summary["sounds"]] == ["rain.wav"]
-    assert summary["sounds"][0]["end_s"] == pytest.approx(summary["provenance"][-1]["end_s"] + 1.0,
-                                                          abs=1e-5)  # the scene's own tail
+    last = summary["provenance"][-1]["end_s"]
+    rain, click = summary["sounds"]
+    assert (rain["sound"], rain["end_s"]) == ("rain.wav", pytest.approx(last + 1.0, abs=1e-5))
+    assert click["start_s"] == pytest.approx(last + 0.5, abs=1e-5)  # scene-end - 0.5: tail 1 s
+
+
+def test_a_scene_in_a_chapter_ends_where_drama_mix_ends_it(book, tmp_path):
+    """The project's saved tail (`drama mix --tail 3`) moves the scene's end in the book too."""
+    script, store = book
+    project = store.project()
+    store.write_project({**project, "mix": MixOverrides(tail_s=3.0).to_record()})
+    try:
+        _, summary = mix_chapter(script, store, script.chapters[0], tmp_path)
+    finally:
+        store.write_project(project)
+    last = summary["provenance"][-1]["end_s"]
+    assert [s["start_s"] for s in summary["sounds"]][1] == pytest.approx(last + 2.5, abs=1e-5)
+    assert summary["duration_s"] >= last + 3.0
 
 
 def test_a_chapter_effect_sits_at_its_anchor_to_the_sample(book, tmp_path):

@@ -53,6 +53,7 @@ from drama_cli.mix.project_mix import (
     credit_text,
     engines_used,
     mix_entry,
+    saved_mix,
 )
 from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance
 from drama_cli.mix.sounds import SceneSounds
@@ -207,6 +208,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
     UsageError when the chapter has nothing to say.
     """
     entries, missing, stale, unusable, chosen, sounds = [], [], [], [], [], []
+    saved = saved_mix(store)
     for scene_id in chapter.scenes:
         scene = script.scene(scene_id)
         select_first_passing(store, script, scene)
@@ -222,7 +224,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
                 entries[-1] = dataclasses.replace(entries[-1], pause_after_s=max(
                     SCENE_BREAK_S, entries[-1].pause_after_s or 0.0))
             entries += scene_entries
-            sounds.append(scene_sounds_in_chapter(script, scene, scene_entries))
+            sounds.append(scene_sounds_in_chapter(script, scene, scene_entries, saved))
     if missing or stale or unusable:
         raise LinesLeftOut(missing, stale, unusable)
     if not entries:
@@ -236,11 +238,12 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
                                "provenance": mix_provenance(script, result.cues, chosen)}
 
 
-def scene_sounds_in_chapter(script, scene, entries) -> SceneSounds:
+def scene_sounds_in_chapter(script, scene, entries, saved: MixOverrides = MixOverrides()) -> SceneSounds:
     """A scene's effects and beds (`scene_sounds`) as a chapter mixes them: on the scene's own
-    clock, with the head and tail padding a mix of the scene alone gives it (the script's and
-    the scene's mix keys, `layer_mix`), so each sound keeps its place against the lines."""
-    options = layer_mix(MixOverrides(), script=script, scene=scene).options()
+    clock, with the head and tail padding `drama mix` gives the scene (the project's `saved`
+    settings over the scene's and the script's mix keys, `layer_mix`), so each sound keeps its
+    place against the lines."""
+    options = layer_mix(MixOverrides(), saved, script=script, scene=scene).options()
     return SceneSounds(scene_sounds(script, scene), tuple(entry.line_id for entry in entries),
                        options.get("head_s", MixSettings.head_s),
                        options.get("tail_s", MixSettings.tail_s))
