@@ -629,7 +629,7 @@ def _write_processed(block: np.ndarray, writer: sf.SoundFile, meter: LoudnessMet
 
 def write_mix(
     result: MixResult, folder: str | Path, formats: Sequence[str] | None = None,
-    extra: dict[str, tuple[Path, Path]] | None = None,
+    extra: dict[str, tuple[Path, Path]] | None = None, transient: Sequence[str] = (),
 ) -> dict[str, Path]:
     """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars, as one set
     (`drama_cli.mix.mix_set`).
@@ -639,6 +639,8 @@ def write_mix(
     scratch takes (`scratch_banner`) carries its SCRATCH label first in the labels and SRT.
     extra: {kind: (temporary, target in `folder`)} of other files written for this mix (stems,
     sessions, provenance) that switch with it; they are the caller's until this is called.
+    transient: formats written for one use (a pipe) that the caller removes after: left out of
+    the set's record.
 
     Every file is first written under a temporary name in `folder`; the cue sheet records the
     set (each file's size, time and SHA-256); then in one step the files of an earlier set
@@ -665,7 +667,8 @@ def write_mix(
                 ("srt", "srt", export.srt_text(result.cues, banner, result.sounds))):
             target = folder / f"{MIX_BASENAME}.{suffix}"
             staged[kind] = (files.stage_text(target, text), target)
-        summary = {**result.summary(), SET_KEY: set_record(staged.values())}
+        kept = [pair for kind, pair in staged.items() if kind not in transient]
+        summary = {**result.summary(), SET_KEY: set_record(kept)}
         cues = folder / CUE_SHEET_NAME
         staged["cues"] = (files.stage_text(cues, export.cue_sheet_text(result.cues, summary,
                                                                       base=folder)), cues)
