@@ -86,6 +86,8 @@ def test_a_file_left_by_another_run_is_stale(mixed):
     state = set_state(folder)
     assert (state.stale, state.missing, state.complete) == (
         ["mix.stem-a.wav", "mix.stem-ghost.wav"], [], False)
+    os.utime(folder / "mix.srt", ns=(1, 1))  # copied without its times: its bytes still count
+    assert "mix.srt" in set_state(folder).current
     (folder / "mix.rpp").unlink()
     assert set_state(folder).missing == ["mix.rpp"]
 

@@ -61,8 +61,9 @@ class SetState:
 
 def set_state(folder: str | Path, verify: bool = False) -> SetState:
     """The `SetState` of a scene folder: each file of a mix set compared with the cue sheet's
-    record by size and modification time, and with `verify` by SHA-256 too (reads every
-    file). No cue sheet: every such file is stale."""
+    record by size and modification time, by SHA-256 where the time differs (a copied
+    project), and with `verify` by SHA-256 always (reads every file). No cue sheet: every
+    such file is stale."""
     folder = Path(folder)
     try:
         sheet = json.loads((folder / CUE_SHEET_NAME).read_text(encoding="utf-8"))
@@ -82,7 +83,11 @@ def set_state(folder: str | Path, verify: bool = False) -> SetState:
 
 
 def _matches(path: Path, row: dict, verify: bool) -> bool:
+    """Same size, and the same time (unless `verify`) or else the same SHA-256 (a copied
+    project keeps its bytes but may not keep the times)."""
     stat = path.stat()
-    if (stat.st_size, stat.st_mtime_ns) != (row.get("bytes"), row.get("mtime_ns")):
+    if stat.st_size != row.get("bytes"):
         return False
-    return not verify or file_sha256(path) == row.get("sha256")
+    if stat.st_mtime_ns == row.get("mtime_ns") and not verify:
+        return True
+    return file_sha256(path) == row.get("sha256")
