@@ -4,7 +4,8 @@ A file is written under a hidden temporary name in its target's folder (`staged_
 same file system, so the rename is atomic), fsynced, given an ordinary file mode and renamed
 (`publish`, `atomic_path`) or hard-linked (`write_new_file`, never overwriting) into place; the
 folder is fsynced after. A crash (Ctrl-C, kill -9, power cut) leaves the old file or the new
-one, never half of one, and at most a `.<name>.<random>.tmp` beside it.
+one, never half of one, and at most a `.<name>.<random>.tmp` beside it. Files that belong
+together are switched in one step (`publish`), undone whole when a rename in it fails.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -53,19 +55,67 @@ def stage_text(target: Path, text: str) -> Path:
     return stage_bytes(target, text.encode("utf-8"))
 
 
-def publish(staged: Sequence[tuple[Path, Path]], mode: int = FILE_MODE) -> None:
-    """Rename each written temporary onto its target, in order: every file is given `mode`
-    and fsynced first (so all renames happen after all writes), then renamed; the folders
-    are fsynced last."""
+def publish(staged: Sequence[tuple[Path, Path]], mode: int = FILE_MODE,
+            remove: Sequence[Path] = ()) -> None:
+    """Switch a set of written temporaries into place as one step.
+
+    Every temporary is given `mode` and fsynced first (so all renames happen after all
+    writes); then the files of `remove` are deleted and each temporary is renamed onto its
+    target, in order (put the file that says the set is complete last); the folders are
+    fsynced last. When a deletion or rename fails, the step is undone before the error is
+    raised: every target replaced or deleted so far is back (a hard link of it is kept aside,
+    `.<name>.<random>.tmp`, until the step ends) and every temporary renamed so far is back
+    under its temporary name, so the caller still owns and removes it.
+    """
     for tmp, _target in staged:
         # mkstemp creates 0600, and a caller may have renamed another such file onto `tmp`
         os.chmod(tmp, mode)
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
-    for tmp, target in staged:
-        os.replace(tmp, target)
-    for folder in dict.fromkeys(Path(target).parent for _tmp, target in staged):
+    undo: list[tuple[Path, Path | None, Path | None]] = []  # (path, kept copy, temporary)
+    try:
+        for path in remove:
+            if os.path.lexists(path):
+                undo.append((Path(path), _kept_aside(path), None))
+                os.unlink(path)
+        for tmp, target in staged:
+            undo.append((Path(target), _kept_aside(target) if os.path.lexists(target) else None,
+                         Path(tmp)))
+            os.replace(tmp, target)
+    except BaseException:
+        _undo(undo)
+        raise
+    finally:
+        for _path, kept, _tmp in undo:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
+    touched = [Path(target) for _tmp, target in staged] + [Path(path) for path in remove]
+    for folder in dict.fromkeys(path.parent for path in touched):
         fsync_folder(folder)
+
+
+def _kept_aside(path: Path) -> Path:
+    """A hard link of `path` under a hidden temporary name beside it (a copy where the file
+    system has no hard links), to put back should the step fail."""
+    kept = staged_path(Path(path))
+    kept.unlink()
+    try:
+        os.link(path, kept)
+    except OSError:
+        shutil.copy2(path, kept)
+    return kept
+
+
+def _undo(steps: list[tuple[Path, Path | None, Path | None]]) -> None:
+    """Put back, last first, what `publish` switched: each renamed temporary under its own
+    name, each replaced or deleted file from its kept copy. Best effort: a step that fails
+    (the disk that failed the switch) does not stop the others."""
+    for path, kept, tmp in reversed(steps):
+        with contextlib.suppress(OSError):
+            if tmp is not None and not os.path.lexists(tmp) and os.path.lexists(path):
+                os.replace(path, tmp)
+            if kept is not None:
+                os.replace(kept, path)
 
 
 @contextlib.contextmanager

@@ -419,3 +419,16 @@ def tone(seconds: float, freq: float = 220.0, amplitude: float = 0.3, rate: int 
     """A sine tone, float32."""
     t = np.arange(int(round(seconds * rate))) / rate
     return (amplitude * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+def rendered_with_sounds(tmp_path, monkeypatch, lines: str, *flags) -> tuple:
+    """A scene of A and B under a looped 0.7 s rain bed, with a door effect, rendered with the
+    fake and mixed with `flags`: (script path, scene folder)."""
+    fake_render(monkeypatch)
+    sf.write(str(tmp_path / "rain.wav"), tone(0.7, freq=300, amplitude=0.05), SR, subtype="FLOAT")
+    sf.write(str(tmp_path / "door.wav"), tone(0.4, freq=900, amplitude=0.2), SR, subtype="FLOAT")
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
+                    "    lines:\n" + lines)
+    assert main(["render", str(path), *flags]) == 0
+    return path, tmp_path / "play.drama" / "s1"

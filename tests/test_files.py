@@ -95,3 +95,28 @@ def test_no_ffmpeg_anywhere_is_none(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
     assert ffmpeg.ffmpeg_candidates() == []
     assert ffmpeg.ffmpeg_path() is None
+
+
+def test_publish_undoes_the_whole_step_when_one_rename_fails(tmp_path, monkeypatch):
+    for name in ("a", "b", "old"):
+        (tmp_path / name).write_text(f"{name} before")
+    staged = [(files.stage_text(tmp_path / name, f"{name} after"), tmp_path / name)
+              for name in ("a", "b", "c")]
+    real_replace = os.replace
+
+    def failing(src, dst):
+        if os.path.basename(dst) == "c" and ".c." in os.path.basename(src):
+            raise OSError(5, "Input/output error")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", failing)
+    with pytest.raises(OSError, match="Input/output"):
+        files.publish(staged, remove=[tmp_path / "old"])
+    assert [(tmp_path / n).read_text() for n in ("a", "b", "old")] == [
+        "a before", "b before", "old before"]
+    assert [tmp.read_text() for tmp, _ in staged] == ["a after", "b after", "c after"]
+    assert names(tmp_path) == sorted(["a", "b", "old", *(tmp.name for tmp, _ in staged)])
+    monkeypatch.setattr(files.os, "replace", real_replace)
+    files.publish(staged, remove=[tmp_path / "old"])
+    assert names(tmp_path) == ["a", "b", "c"]
+    assert (tmp_path / "c").read_text() == "c after"

@@ -13,6 +13,7 @@ from fakes import fake_render, voice, write_script
 
 from drama_cli.cli import main
 from drama_cli.errors import UsageError
+from drama_cli.mix.mix_set import set_state
 from drama_cli.mix.options import DEFAULT_FORMATS, MixOverrides, layer_mix
 from drama_cli.script.load import load_script
 
@@ -104,3 +105,4 @@ def test_a_piped_mix_keeps_the_saved_formats_and_files(tmp_path, monkeypatch, ca
     assert capsysbinary.readouterr().out[:4] == b"RIFF"
     assert json.loads((folder / "project.json").read_text())["mix"]["formats"] == ["flac"]
     assert [p.name for p in sorted((folder / "boathouse").glob("mix.*")) if p.suffix in (".wav", ".flac")] == ["mix.flac"]
+    assert set_state(folder / "boathouse").complete  # the piped WAV was never part of the set

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import FakeBackend, fake_render, one_error_line, voice
+from fakes import FakeBackend, fake_render, one_error_line, rendered_with_sounds, voice
 
 from drama_cli.cli import main
 from drama_cli.errors import ScriptError
@@ -270,19 +270,6 @@ def test_a_bed_stays_down_between_the_words_of_one_line(tmp_path):
     pause = audio[start + int(0.35 * SR):start + int(0.85 * SR)]  # only the bed sounds here
     peak = np.abs(pause).max()
     assert peak == pytest.approx(0.1 * 10 ** (-12 / 20), rel=1e-3)
-
-
-def rendered_with_sounds(tmp_path, monkeypatch, lines: str, *flags) -> tuple:
-    """A scene of A and B under a looped 0.7 s rain bed, with a door effect, rendered with the
-    fake and mixed with `flags`: (script path, scene folder)."""
-    fake_render(monkeypatch)
-    write_sound(tmp_path / "rain.wav", sine(0.7, freq=300, amplitude=0.05))
-    write_sound(tmp_path / "door.wav", sine(0.4, freq=900, amplitude=0.2))
-    path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
-                    "    lines:\n" + lines)
-    assert main(["render", str(path), *flags]) == 0
-    return path, tmp_path / "play.drama" / "s1"
 
 
 def test_stems_sum_to_the_mix(tmp_path, monkeypatch, capsys):

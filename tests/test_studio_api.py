@@ -239,12 +239,15 @@ def test_the_fingerprint_changes_when_a_take_is_added(studio):
 
 
 def test_the_scene_view_lays_out_the_mix_timeline(studio):
-    _, client, _ = studio
+    _, client, path = studio
     view = client.get("/api/scene", params={"id": "s1"}).json()
     assert [(b["line"], b["speaker"]) for b in view["blocks"]] == [("s1-1", "A"), ("s1-2", "B")]
     first, second = view["blocks"]
     assert second["start_s"] >= first["end_s"] and view["total_s"] >= second["end_s"]
     assert view["mixed"] is True and view["mix_outdated"] is False
+    assert view["mix_stale_files"] == []
+    (path.parent / "short.drama" / "s1" / "mix.stem-gone.wav").write_bytes(b"left by a killed run")
+    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_stale_files"] == ["mix.stem-gone.wav"]
     assert client.get("/api/mix", params={"scene": "s1"}).content[:4] == b"RIFF"
     assert client.get("/api/scene", params={"id": "nope"}).status_code == 400
 

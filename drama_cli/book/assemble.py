@@ -3,7 +3,9 @@ an M4B with chapter marks and `acx-report.json`.
 
 Each chapter is mixed from the selected takes of its scenes on one timeline (the scene mixer,
 `drama_cli.mix.timeline.mix_scene`, streaming, so memory stays bounded for any length), with
-2 s between scenes, a generated room tone under it, ACX's level (RMS −20 dB over the speech, true peaks under
+2 s between scenes, each scene's effects and beds where a mix of that scene alone places them
+(`SceneSounds`: placed, looped, faded and ducked by the scene mixer, before the level is set),
+a generated room tone under it, ACX's level (RMS −20 dB over the speech, true peaks under
 −3 dB: preset `acx-mp3`) and 0.75 s of room tone before the first words and 2.5 s after the
 last (the takes' own quiet ends counted). The master WAV is encoded as MP3 192 kbps CBR
 (`drama_cli.mix.export.encode_mp3`), tagged with mutagen, decoded again and measured against
@@ -45,14 +47,16 @@ from drama_cli.mix.export import (
     require_encoder,
 )
 from drama_cli.mix.loudness import get_preset
-from drama_cli.mix.options import MixOverrides, layer_mix
+from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
 from drama_cli.mix.project_mix import (
     CREDITED_ENGINES,
     credit_text,
     engines_used,
     mix_entry,
+    saved_mix,
 )
 from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance
+from drama_cli.mix.sounds import SceneSounds
 from drama_cli.mix.timeline import (
     SAMPLE_RATE,
     SCRATCH_BANNER,
@@ -193,15 +197,18 @@ def chapter_scenes(script, chapters) -> tuple[str, ...]:
 
 
 def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path, dict]:
-    """Mix one chapter from its scenes' selected takes into a master WAV under `work_dir`.
+    """Mix one chapter from its scenes' selected takes and sounds (`scene_sounds_in_chapter`)
+    into a master WAV under `work_dir`.
 
     Returns (master path, the mix summary with `scratch`, `credit` and `model_revisions`
-    when Drama 3 voiced any line (`engines_used`), and `provenance`: one entry per line,
+    when Drama 3 voiced any line (`engines_used`), the sounds placed and left out (`sounds`,
+    `sounds_left_out`, when the scenes have any), and `provenance`: one entry per line,
     `drama_cli.mix.provenance`). Raises LinesLeftOut when a line has no usable selected take,
     only one made for older text or one whose checks failed (a book never leaves words out),
     UsageError when the chapter has nothing to say.
     """
-    entries, missing, stale, unusable, chosen = [], [], [], [], []
+    entries, missing, stale, unusable, chosen, sounds = [], [], [], [], [], []
+    saved = saved_mix(store)
     for scene_id in chapter.scenes:
         scene = script.scene(scene_id)
         select_first_passing(store, script, scene)
@@ -217,6 +224,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
                 entries[-1] = dataclasses.replace(entries[-1], pause_after_s=max(
                     SCENE_BREAK_S, entries[-1].pause_after_s or 0.0))
             entries += scene_entries
+            sounds.append(scene_sounds_in_chapter(script, scene, scene_entries, saved))
     if missing or stale or unusable:
         raise LinesLeftOut(missing, stale, unusable)
     if not entries:
@@ -224,21 +232,35 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
     facts = engines_used(chosen)
     options = layer_mix(MixOverrides(), script=script, scene=script.scene(chapter.scenes[0])).options()
     settings = chapter_settings(entries, options, chapter.number, {"chapter": chapter.number, **facts})
+    settings = dataclasses.replace(settings, scene_sounds=tuple(s for s in sounds if s.sounds))
     result = mix_scene(entries, settings, work_dir=work_dir)
     return result.audio_path, {**result.summary(), **facts,
                                "provenance": mix_provenance(script, result.cues, chosen)}
 
 
+def scene_sounds_in_chapter(script, scene, entries, saved: MixOverrides = MixOverrides()) -> SceneSounds:
+    """A scene's effects and beds (`scene_sounds`) as a chapter mixes them: on the scene's own
+    clock, with the head and tail padding `drama mix` gives the scene (the project's `saved`
+    settings over the scene's and the script's mix keys, `layer_mix`), so each sound keeps its
+    place against the lines."""
+    options = layer_mix(MixOverrides(), saved, script=script, scene=scene).options()
+    return SceneSounds(scene_sounds(script, scene), tuple(entry.line_id for entry in entries),
+                       options.get("head_s", MixSettings.head_s),
+                       options.get("tail_s", MixSettings.tail_s))
+
+
 def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | None = None) -> MixSettings:
-    """The `MixSettings` of a chapter: the script's gap and room-tone recording (`options`,
-    MixSettings field names), a generated room tone otherwise, at most ROOM_TONE_DB, the
+    """The `MixSettings` of a chapter: the script's gap, ducking and room-tone recording
+    (`options`, MixSettings field names), a generated room tone otherwise, at most ROOM_TONE_DB, the
     preset BOOK_PRESET, and head and tail padding that bring the room tone before the first
     words to HEAD_S and after the last to TAIL_S, counting the quiet the first and last takes
     hold (`quiet_ends_s`)."""
     lead, _ = quiet_ends_s(read_take(entries[0].take_path))
     _, trail = quiet_ends_s(read_take(entries[-1].take_path))
+    ducking = {key: options[key] for key in ("duck_db", "duck_attack_s", "duck_release_s")
+               if key in options}
     settings = MixSettings(
-        gap_s=options.get("gap_s", MixSettings.gap_s),
+        **ducking, gap_s=options.get("gap_s", MixSettings.gap_s),
         head_s=max(0.0, HEAD_S - lead), tail_s=max(0.0, TAIL_S - trail),
         room_tone=options.get("room_tone") or "noise",
         room_tone_db=min(options.get("room_tone_db", ROOM_TONE_DB), ROOM_TONE_DB),
@@ -420,6 +442,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
             notice(f"book: [{index}/{len(chapters)}] mixing {name}")
             master, summary = mix_chapter(script, store, chapter, work)
             any_scratch |= summary["scratch"]
+            report.notes += [f"{name}: sound {sound} left out: {why}" for sound, why in zip(
+                summary.get("sounds_left_out", ()), summary.get("sounds_left_out_reasons", ()))]
             summaries.append(summary)
             tags = {"title": _labelled(chapter.title, summary["scratch"]), "album": title,
                     "artist": author or "", "track": f"{script.chapters.index(chapter) + 1}/{len(script.chapters)}",

@@ -13,9 +13,9 @@ from drama_cli.errors import UsageError
 from drama_cli.mix import export
 from drama_cli.mix.loudness import get_preset
 from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
-from drama_cli.mix.provenance import mix_provenance, write_provenance
-from drama_cli.mix.session import write_sessions
-from drama_cli.mix.stems import remove_stems, write_stems
+from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance, provenance_text
+from drama_cli.mix.session import stage_sessions
+from drama_cli.mix.stems import stage_stems
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
 from drama_cli.script.book import ENGINE_CREDIT
 from drama_cli.takes.scene_selection import (
@@ -28,6 +28,7 @@ from drama_cli.takes.scene_selection import (
     select_first_passing,
 )
 from drama_cli.takes.store import TakeStore
+from engine.files import stage_text
 
 CREDITED_ENGINES = ("drama3",)  # engines whose takes carry ENGINE_CREDIT in what is delivered
 
@@ -142,9 +143,10 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
 
 
 def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
-                         metadata: dict | None = None) -> SceneOutcome:
-    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars, then
-    `provenance.json` (`drama_cli.mix.provenance`).
+                         metadata: dict | None = None, transient: tuple[str, ...] = ()) -> SceneOutcome:
+    """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars, stems,
+    sessions and `provenance.json` (`drama_cli.mix.provenance`), as one set (`write_scene_set`).
+    transient: formats written for this run only (a pipe), left out of the set.
 
     mix: the command's flags over the project's saved settings; the scene's and the
     script's own fill the rest (`layer_mix`). Lines without a usable selected take are left
@@ -171,21 +173,34 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
     outcome.engines_note = engines_note(settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene([mix_entry(choice) for choice in mixed], settings, work_dir=folder)
-    try:
-        files = write_mix(result, folder, settings.formats)
-    except BaseException:
-        result.audio_path.unlink(missing_ok=True)  # the earlier delivery set stays whole
-        raise
-    write_provenance(folder, {"scene": scene.id, **engines_used(mixed)}, mix_provenance(script, result.cues, mixed))
-    if settings.stems:
-        files.update(write_stems(result, folder))
-    else:
-        remove_stems(folder)
-    files.update(write_sessions(result, folder, settings.sessions))
+    files = write_scene_set(script, scene.id, mixed, result, folder, transient)
     outcome.files = {kind: str(path) for kind, path in files.items()}
     outcome.duration_s = round(result.duration_s, 3)
     outcome.loudness = result.summary()
     return outcome
+
+
+def write_scene_set(script, scene_id: str, mixed: list[LineChoice], result, folder,
+                    transient: tuple[str, ...] = ()) -> dict:
+    """Write a mixed scene's files into its `folder` as one set (`drama_cli.mix.mix_set`): the
+    mix and its sidecars (`write_mix`; `transient` formats left out of the set's record),
+    `provenance.json`, and the stems and DAW sessions its settings ask for; files of an earlier
+    set that this one lacks are removed in the same step. On any failure the temporaries and
+    the rendering are removed and the earlier set stays whole. Returns {kind: path}."""
+    extra: dict = {}
+    try:
+        provenance = provenance_text({"scene": scene_id, **engines_used(mixed)},
+                                     mix_provenance(script, result.cues, mixed))
+        extra["provenance"] = (stage_text(folder / PROVENANCE_NAME, provenance), folder / PROVENANCE_NAME)
+        if result.settings.stems:
+            extra.update(stage_stems(result, folder))
+        extra.update(stage_sessions(result, folder, result.settings.sessions))
+        return write_mix(result, folder, result.settings.formats, extra, transient)
+    except BaseException:
+        for tmp, _target in extra.values():
+            tmp.unlink(missing_ok=True)
+        result.audio_path.unlink(missing_ok=True)
+        raise
 
 
 def held_gain(store: TakeStore, scene_id: str, preset: str) -> float | None:
@@ -245,13 +260,14 @@ def remix(script, store: TakeStore, scenes: list, flags: MixOverrides = MixOverr
     (`wav`, `flac`); it is not saved as a setting."""
     saved = project_mix(store, flags)
     mix = replace(saved, formats=tuple(dict.fromkeys([*saved.formats, streamed]))) if streamed else saved
+    transient = (streamed,) if streamed and streamed not in saved.formats else ()
     require_encoders(mix.formats)
     metadata = project_metadata(store)
     with store.lock():
         outcomes = []
         for scene in scenes:
             select_first_passing(store, script, scene)
-            outcomes.append(mix_scene_from_store(store, script, scene, mix, metadata))
+            outcomes.append(mix_scene_from_store(store, script, scene, mix, metadata, transient))
         if store.project():  # saved once the mixes are made: a failed mix leaves the old settings
             store.write_project({**store.project(), "mix": saved.to_record()})
         return outcomes

@@ -8,11 +8,9 @@ provenance (`drama_cli.takes.provenance.take_provenance`)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.provenance import take_provenance
-from engine.files import write_text_atomic
 
 PROVENANCE_NAME = "provenance.json"
 
@@ -32,10 +30,9 @@ def mix_provenance(script, cues, choices) -> list[dict]:
     return entries
 
 
-def write_provenance(folder: str | Path, summary: dict, entries: list[dict]) -> Path:
-    """Write `folder/provenance.json`: `summary` fields and `lines` (the entries), atomically."""
-    text = json.dumps({**summary, "lines": entries}, indent=2, ensure_ascii=False) + "\n"
-    return write_text_atomic(Path(folder) / PROVENANCE_NAME, text)
+def provenance_text(summary: dict, entries: list[dict]) -> str:
+    """The text of a `provenance.json`: `summary` fields and `lines` (the entries)."""
+    return json.dumps({**summary, "lines": entries}, indent=2, ensure_ascii=False) + "\n"
 
 
 def entry_at(book_provenance: dict, chapter: int, seconds: float) -> dict | None:

@@ -1,5 +1,6 @@
 """A scene mix handed to a DAW: every take and sound as a clip at its place, on tracks per
-character, effects and music (`write_sessions`).
+character, effects and music (`stage_sessions`), switched into place with the mix as one set
+(`drama_cli.mix.mix_set`).
 
 Two formats: an OpenTimelineIO timeline (`mix.otio`, written with the ASWF's `opentimelineio`,
 whose adapters convert it to other editors' formats), and a REAPER project (`mix.rpp`, plain
@@ -17,8 +18,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from drama_cli.errors import UsageError
+from drama_cli.mix.mix_set import MIX_BASENAME
 from drama_cli.mix.sounds import EFFECTS, MUSIC, SoundCue
-from drama_cli.mix.timeline import MIX_BASENAME, MixResult, take_length_samples
+from drama_cli.mix.timeline import MixResult, take_length_samples
 from engine import files
 from engine.constants import SAMPLE_RATE
 
@@ -68,22 +70,26 @@ def _relative(path: str | Path, folder: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), folder.resolve())).as_posix()
 
 
-def write_sessions(result: MixResult, folder: str | Path, formats) -> dict[str, Path]:
-    """Write `mix.<fmt>` for each of `formats` (SESSION_FORMATS) into the scene `folder`,
-    atomically, and remove the sessions of other formats an earlier mix left; returns
-    {"session:<fmt>": path}. Raises UsageError for an unknown format."""
+def stage_sessions(result: MixResult, folder: str | Path, formats) -> dict[str, tuple[Path, Path]]:
+    """Write `mix.<fmt>` for each of `formats` (SESSION_FORMATS) under a temporary name in the
+    scene `folder`, to switch into place with the mix (`timeline.write_mix`'s `extra`; a
+    session of a format not asked for is removed then). Returns {"session:<fmt>": (temporary,
+    target)}. Raises UsageError for an unknown format (nothing written)."""
     folder = Path(folder)
-    written = {}
     for fmt in formats:
         check_session_format(fmt)
-        tracks = session_tracks(result, folder)
-        text = otio_text(tracks, result.total_samples) if fmt == "otio" else rpp_text(tracks)
-        target = folder / f"{MIX_BASENAME}.{fmt}"
-        files.publish([(files.stage_text(target, text), target)])
-        written[f"session:{fmt}"] = target
-    for fmt in set(SESSION_FORMATS) - set(formats):
-        (folder / f"{MIX_BASENAME}.{fmt}").unlink(missing_ok=True)
-    return written
+    staged = {}
+    try:
+        for fmt in formats:
+            tracks = session_tracks(result, folder)
+            text = otio_text(tracks, result.total_samples) if fmt == "otio" else rpp_text(tracks)
+            target = folder / f"{MIX_BASENAME}.{fmt}"
+            staged[f"session:{fmt}"] = (files.stage_text(target, text), target)
+    except BaseException:
+        for tmp, _target in staged.values():
+            tmp.unlink(missing_ok=True)
+        raise
+    return staged
 
 
 def otio_text(tracks: list[tuple[str, list[SessionClip]]], total: int) -> str:

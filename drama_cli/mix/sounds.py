@@ -2,9 +2,10 @@
 (`place_sounds`), looped, faded and, for beds, ducked under dialogue (`DuckEnvelope`), then
 added block by block beside the voices (`SoundBus`).
 
-Sounds are read with `timeline.read_take`'s reader (any rate, resampled with soxr to
-44,100 Hz, channels averaged), each when the first block under it is rendered and dropped after
-its last, so memory stays one block plus the sounds under it.
+Sounds are read as `timeline.read_take` reads a take (any rate, resampled with soxr to
+44,100 Hz, channels averaged), each opened when the first block under it is rendered and
+closed after its last; a long one is read a block at a time (`SoundStream`), so memory stays one
+block plus the short sounds under it, whatever the length of the mix or of its beds.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from drama_cli.errors import UsageError
+from drama_cli.mix.sound_stream import SoundStream
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from drama_cli.mix.word_place import word_start_sample
 from drama_cli.script.document import Sound, SoundAnchor
@@ -105,6 +107,54 @@ def place_sounds(sounds: Sequence[Sound], lines: dict, total: int,
     for index in open_loops:
         placed[index] = replace(placed[index], end_sample=end_of_scene)
     return placed, left_out, end_of_scene
+
+
+@dataclass(frozen=True)
+class SceneSounds:
+    """The sounds of one scene inside a mix of several scenes one after another (a book
+    chapter), placed on that scene's own clock.
+
+    sounds: the scene's `Sound`s (paths absolute). lines: ids of the scene's lines in the mix.
+    head_s / tail_s: the scene's own head and tail padding in seconds: its clock starts head_s
+    before its first line (at the start of the mix at the earliest) and its end lies tail_s
+    after its last line, where a mix of the scene alone has them.
+    """
+
+    sounds: tuple
+    lines: tuple[str, ...]
+    head_s: float
+    tail_s: float
+
+
+def place_scene_sounds(scenes: Sequence[SceneSounds], lines: dict, total: int,
+                       length_of: Callable[[str], int]
+                       ) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
+    """Place the sounds of each of `scenes` on a mix whose lines are `lines` (line id -> where
+    its take sits, as `place_sounds` takes them) and which lasts `total` samples, each scene's
+    as `place_sounds` places them in a mix of that scene alone, moved to where the scene sits.
+
+    A sound that outlasts its scene plays on into what follows it; the mix grows to hold one
+    that ends after its end. Returns (placed cues, (name, why) of each sound left out, new
+    total), as `place_sounds`; a scene none of whose lines is in the mix leaves its sounds out
+    (NOT_IN_MIX).
+    """
+    placed: list[SoundCue] = []
+    left_out: list[tuple[str, str]] = []
+    for scene in scenes:
+        own = {line: lines[line] for line in scene.lines if line in lines}
+        if not own:
+            left_out += [(sound.name, NOT_IN_MIX) for sound in scene.sounds]
+            continue
+        origin = max(0, min(cue.start_sample for cue in own.values()) - seconds_to_samples(scene.head_s))
+        end = max(cue.end_sample for cue in own.values()) + seconds_to_samples(scene.tail_s)
+        local = {line: replace(cue, start_sample=cue.start_sample - origin, end_sample=cue.end_sample - origin)
+                 for line, cue in own.items()}
+        cues, missed, scene_end = place_sounds(scene.sounds, local, end - origin, length_of)
+        placed += [replace(cue, start_sample=cue.start_sample + origin,
+                           end_sample=cue.end_sample + origin) for cue in cues]
+        left_out += missed
+        total = max(total, origin + scene_end)
+    return placed, left_out, total
 
 
 def _sound_file(read: Callable, path: str):
@@ -198,8 +248,8 @@ def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 class SoundBus:
     """The placed sounds of one pass over a scene: `parts(start, count)` returns the EFFECTS and
     MUSIC blocks of samples `[start, start + count)` (float32, gains, fades, loops and ducking
-    applied). Blocks must be asked for in order. `read` reads a file as float32 mono at
-    44,100 Hz (`timeline.read_take`)."""
+    applied). Blocks must be asked for in order. `read` reads a whole file as float32 mono at
+    44,100 Hz (`timeline.read_take`), for short sounds (`SoundStream`)."""
 
     def __init__(self, cues: Sequence[SoundCue], duck: DuckEnvelope,
                  read: Callable[[str], np.ndarray]):
@@ -207,7 +257,7 @@ class SoundBus:
         self.duck = duck
         self.read = read
         self.next = 0
-        self.active: dict[int, np.ndarray] = {}
+        self.active: dict[int, SoundStream] = {}
 
     def parts(self, start: int, count: int) -> dict[str, np.ndarray]:
         """{EFFECTS: block, MUSIC: block} for `[start, start + count)`."""
@@ -226,18 +276,14 @@ class SoundBus:
                     piece *= ducking[lo - start:hi - start]
                 blocks[cue.stem][lo - start:hi - start] += piece
             if cue.end_sample <= stop:
-                del self.active[index]
+                self.active.pop(index).close()
         return blocks
 
-    def _load(self, cue: SoundCue) -> np.ndarray:
-        audio = _sound_file(self.read, cue.path)
-        if audio.size == 0 or not np.isfinite(audio).all():
-            raise AudioError(f"sound {cue.path} holds no samples or non-finite ones "
-                             "(`drama check` lists the script's sounds)")
-        return audio
+    def _load(self, cue: SoundCue) -> SoundStream:
+        return _sound_file(lambda path: SoundStream(path, self.read), cue.path)
 
 
-def _piece(cue: SoundCue, audio: np.ndarray, lo: int, hi: int) -> np.ndarray:
+def _piece(cue: SoundCue, audio: SoundStream, lo: int, hi: int) -> np.ndarray:
     """Samples `[lo, hi)` of the scene from `cue`: looped or zero-padded, gain and fades."""
     first, count = lo - cue.start_sample, hi - lo
     piece = np.zeros(count, np.float32)
@@ -249,7 +295,7 @@ def _piece(cue: SoundCue, audio: np.ndarray, lo: int, hi: int) -> np.ndarray:
         elif offset >= audio.size:
             break
         take = min(count - done, audio.size - offset)
-        piece[done:done + take] = audio[offset:offset + take]
+        piece[done:done + take] = audio.read(offset, take)
         done += take
     piece *= np.float32(cue.gain)
     length = cue.end_sample - cue.start_sample

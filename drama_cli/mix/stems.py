@@ -1,5 +1,6 @@
 """A scene mix's stems: one WAV per character, one for effects, one for music and ambience and
-one for room tone, beside the mix (`mix.stem-<name>.wav`).
+one for room tone, beside the mix (`mix.stem-<name>.wav`), switched into place with it as one set
+(`drama_cli.mix.mix_set`).
 
 The stems are the parts of the mix after the preset's gain and before the final limiter: each
 is rendered from the same timeline (`timeline.timeline_parts`) with the gain the mix applied,
@@ -18,10 +19,10 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.mix import export
+from drama_cli.mix.mix_set import MIX_BASENAME
 from drama_cli.mix.sounds import EFFECTS, MUSIC
 from drama_cli.mix.timeline import (
     BLOCK_SAMPLES,
-    MIX_BASENAME,
     MixResult,
     RoomTone,
     timeline_parts,
@@ -49,10 +50,10 @@ def stem_parts(result: MixResult) -> list[str]:
     return [*speakers, *sounds, *tone]
 
 
-def write_stems(result: MixResult, folder: str | Path) -> dict[str, Path]:
-    """Write the stems of a finished mix into `folder` (each file atomically) and remove stems
-    of an earlier mix that this one has not (a character no longer in the scene). Returns
-    {"stem:<name>": path}. Raises AudioError for unreadable takes or sounds."""
+def stage_stems(result: MixResult, folder: str | Path) -> dict[str, tuple[Path, Path]]:
+    """Write the stems of a finished mix under temporary names in `folder`, to switch into
+    place with the mix (`timeline.write_mix`'s `extra`). Returns {"stem:<name>": (temporary,
+    target)}. Raises AudioError for unreadable takes or sounds (the temporaries removed)."""
     folder = Path(folder)
     parts = stem_parts(result)
     targets = {part: folder / f"{STEM_PREFIX}{stem_name(part)}.wav" for part in parts}
@@ -78,14 +79,4 @@ def write_stems(result: MixResult, folder: str | Path) -> dict[str, Path]:
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
         raise
-    files.publish([(staged[part], targets[part]) for part in parts])
-    remove_stems(folder, keep=set(targets.values()))
-    return {f"stem:{stem_name(part)}": target for part, target in targets.items()}
-
-
-def remove_stems(folder: str | Path, keep: set[Path] = frozenset()) -> None:
-    """Remove the `mix.stem-*.wav` files in `folder` other than `keep` (a mix without stems
-    leaves none from an earlier one)."""
-    for path in Path(folder).glob(f"{STEM_PREFIX}*.wav"):
-        if path not in keep:
-            path.unlink(missing_ok=True)
+    return {f"stem:{stem_name(part)}": (staged[part], targets[part]) for part in parts}

@@ -6,7 +6,8 @@ per line), once to apply the preset gain and a single final limiter while writin
 to disk. Nothing longer than one block plus the takes under it is held in memory, so a
 10-hour book mixes in well under 1 GB (`bench/mix_long.py`). Sums are float32; limiting
 happens once, at the end (public case A2). `write_mix` moves the result into a scene folder
-with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet).
+with its FLAC/MP3 encodings and sidecars (labels, SRT, JSON cue sheet), with any stems, sessions
+and provenance written for it, as one set (`drama_cli.mix.mix_set`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,13 @@ from drama_cli.mix.loudness import (
     preset_level,
     within_preset_range,
 )
+from drama_cli.mix.mix_set import (
+    CUE_SHEET_NAME,
+    MIX_BASENAME,
+    SET_KEY,
+    set_paths,
+    set_record,
+)
 from drama_cli.mix.sounds import (
     DUCK_ATTACK_S,
     DUCK_DB,
@@ -46,6 +54,7 @@ from drama_cli.mix.sounds import (
     SoundBus,
     SoundCue,
     SpeechToBed,
+    place_scene_sounds,
     place_sounds,
 )
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
@@ -62,13 +71,12 @@ __all__ = [
     "mix_scene",
     "plan_timeline",
     "read_take",
-    "timeline_parts",
     "take_length_samples",
+    "timeline_parts",
     "write_mix",
 ]
 
 BLOCK_SAMPLES = 220_500  # 5 s, a whole number of 100 ms loudness steps
-MIX_BASENAME = "mix"
 NOISE_LOOP_S = 7.37
 MAKEUP_PASSES = 3  # extra passes allowed to win back level lost to limiting
 MAKEUP_TOLERANCE_DB = 0.3
@@ -139,7 +147,9 @@ class MixSettings:
     (a book aims a short file's whole-file RMS lower, so that its speech meets ACX's level).
     sounds: the scene's effects and beds (`drama_cli.script.document.Sound`, paths absolute),
     placed by `drama_cli.mix.sounds.place_sounds`; they are summed with the voices before the
-    loudness pass, so the preset applies to the whole mix. duck_db / duck_attack_s /
+    loudness pass, so the preset applies to the whole mix. scene_sounds: for a mix of several
+    scenes (a book chapter), each scene's sounds on its own clock
+    (`drama_cli.mix.sounds.SceneSounds`, `place_scene_sounds`). duck_db / duck_attack_s /
     duck_release_s: how ducked beds go down under dialogue (`DuckEnvelope`). stems: also write
     one WAV per character, effects, music and room tone (`drama_cli.mix.stems`). sessions:
     DAW sessions to write beside the mix (`drama_cli.mix.session`: `otio`, `rpp`).
@@ -159,6 +169,7 @@ class MixSettings:
     hold_gain_db: float | None = None
     target_db: float | None = None
     sounds: tuple = ()
+    scene_sounds: tuple = ()
     duck_db: float = DUCK_DB
     duck_attack_s: float = DUCK_ATTACK_S
     duck_release_s: float = DUCK_RELEASE_S
@@ -490,6 +501,9 @@ def mix_scene(
     cues, total = plan_timeline(entries, settings)
     lines = {cue.line_id: cue for cue in cues}
     sounds, left_out, total = place_sounds(settings.sounds, lines, total, take_length_samples)
+    in_scenes, left_in_scenes, total = place_scene_sounds(settings.scene_sounds, lines, total,
+                                                          take_length_samples)
+    sounds, left_out = sounds + in_scenes, left_out + left_in_scenes
     tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
     measured = None
@@ -614,64 +628,81 @@ def _write_processed(block: np.ndarray, writer: sf.SoundFile, meter: LoudnessMet
 
 
 def write_mix(
-    result: MixResult, folder: str | Path, formats: Sequence[str] | None = None
+    result: MixResult, folder: str | Path, formats: Sequence[str] | None = None,
+    extra: dict[str, tuple[Path, Path]] | None = None, transient: Sequence[str] = (),
 ) -> dict[str, Path]:
-    """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars.
+    """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars, as one set
+    (`drama_cli.mix.mix_set`).
 
     formats: any of `wav`, `flac`, `mp3` (default: `result.settings.formats`). Sidecars are
     always written: `mix.labels.txt` (Audacity labels), `mix.srt`, `mix.cues.json`; a mix of
     scratch takes (`scratch_banner`) carries its SCRATCH label first in the labels and SRT.
+    extra: {kind: (temporary, target in `folder`)} of other files written for this mix (stems,
+    sessions, provenance) that switch with it; they are the caller's until this is called.
+    transient: formats written for one use (a pipe) that the caller removes after: left out of
+    the set's record.
 
-    The files of a scene switch together: every one is first written under a temporary name
-    in `folder`, then all are renamed into place, audio first and the cue sheet last, and
-    `mix.<fmt>` files of formats no longer asked for are removed before the cue sheet. When
-    anything fails before the renames, the temporaries are removed and the earlier set is left
-    whole (the rendering at `result.audio_path` is kept). Without `wav` the rendering is
-    deleted and `result.audio_path` points at the FLAC (else MP3) file. Returns {kind: path}
-    with kinds `wav`, `flac`, `mp3`, `labels`, `srt`, `cues`. Raises RenderError when MP3 is
-    asked for and no encoder exists (checked before anything is written), UsageError for an
-    unknown format.
+    Every file is first written under a temporary name in `folder`; the cue sheet records the
+    set (each file's size, time and SHA-256); then in one step the files of an earlier set
+    that this one does not hold are removed and every file is renamed into place, the cue
+    sheet last (`engine.files.publish`, undone whole when a rename fails). When anything fails
+    before or during that step, the temporaries are removed (the rendering at
+    `result.audio_path` is kept) and the earlier set is left whole. Without `wav` the rendering
+    is deleted and `result.audio_path` points at the FLAC (else MP3) file. Returns {kind:
+    path} with kinds `wav`, `flac`, `mp3`, `labels`, `srt`, `cues` and those of `extra`.
+    Raises RenderError when MP3 is asked for and no encoder exists (checked before anything is
+    written), UsageError for an unknown format.
     """
     wanted = [export.check_format(f) for f in (formats or result.settings.formats)]
     for fmt in wanted:
         export.require_encoder(fmt)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    targets = {fmt: folder / f"{MIX_BASENAME}.{fmt}" for fmt in wanted}
-    staged: dict[str, Path] = {}  # kind -> temporary
+    staged: dict[str, tuple[Path, Path]] = dict(extra or {})  # kind -> (temporary, target)
     try:
-        for fmt in wanted:  # encoded copies first: they read the rendering that the WAV becomes
-            encode = export.EXPORT_FORMATS[fmt].encode
-            if encode is not None:
-                staged[fmt] = files.staged_path(targets[fmt])
-                encode(result.audio_path, staged[fmt], result.settings)
-        if "wav" in wanted:
-            staged["wav"] = _stage_rendering(result.audio_path, targets["wav"])
+        _stage_audio(result, folder, wanted, staged)
         banner = scratch_banner(result.settings.metadata)
-        texts = {"labels": ("labels.txt", export.labels_text(result.cues, banner, result.sounds)),
-                 "srt": ("srt", export.srt_text(result.cues, banner, result.sounds)),
-                 "cues": ("cues.json", export.cue_sheet_text(result.cues, result.summary(),
-                                                             base=folder))}
-        for kind, (suffix, text) in texts.items():
-            targets[kind] = folder / f"{MIX_BASENAME}.{suffix}"
-            staged[kind] = files.stage_text(targets[kind], text)
+        for kind, suffix, text in (
+                ("labels", "labels.txt", export.labels_text(result.cues, banner, result.sounds)),
+                ("srt", "srt", export.srt_text(result.cues, banner, result.sounds))):
+            target = folder / f"{MIX_BASENAME}.{suffix}"
+            staged[kind] = (files.stage_text(target, text), target)
+        kept = [pair for kind, pair in staged.items() if kind not in transient]
+        summary = {**result.summary(), SET_KEY: set_record(kept)}
+        cues = folder / CUE_SHEET_NAME
+        staged["cues"] = (files.stage_text(cues, export.cue_sheet_text(result.cues, summary,
+                                                                      base=folder)), cues)
+        order = [kind for kind in staged if kind != "cues"] + ["cues"]
+        targets = {target for _tmp, target in staged.values()}
+        files.publish([staged[kind] for kind in order],
+                      remove=[path for path in set_paths(folder) if path not in targets])
     except BaseException:
-        for tmp in staged.values():
+        for tmp, _target in staged.values():
             if tmp != result.audio_path:
                 tmp.unlink(missing_ok=True)
         raise
-    files.publish([(staged[kind], targets[kind]) for kind in staged if kind != "cues"])
-    for fmt in export.FORMATS:
-        if fmt not in wanted:
-            (folder / f"{MIX_BASENAME}.{fmt}").unlink(missing_ok=True)
-    files.publish([(staged["cues"], targets["cues"])])
-    if staged.get("wav") != result.audio_path:
+    if staged.get("wav", (None,))[0] != result.audio_path:
         result.audio_path.unlink(missing_ok=True)  # copied, or only the encoders' source
-    result.audio_path = targets["wav"] if "wav" in wanted else targets[wanted[0]]
+    result.audio_path = folder / f"{MIX_BASENAME}.{'wav' if 'wav' in wanted else wanted[0]}"
     if result.temp_dir is not None and not any(result.temp_dir.iterdir()):
         result.temp_dir.rmdir()
         result.temp_dir = None
-    return {kind: targets[kind] for kind in staged}
+    return {kind: target for kind, (_tmp, target) in staged.items()}
+
+
+def _stage_audio(result: MixResult, folder: Path, wanted: list[str],
+                 staged: dict[str, tuple[Path, Path]]) -> None:
+    """Stage `mix.<fmt>` for each wanted format into `staged`: the encoded copies first (they
+    read the rendering that the WAV becomes), then the WAV."""
+    for fmt in wanted:
+        encode = export.EXPORT_FORMATS[fmt].encode
+        if encode is not None:
+            target = folder / f"{MIX_BASENAME}.{fmt}"
+            staged[fmt] = (files.staged_path(target), target)
+            encode(result.audio_path, staged[fmt][0], result.settings)
+    if "wav" in wanted:
+        target = folder / f"{MIX_BASENAME}.wav"
+        staged["wav"] = (_stage_rendering(result.audio_path, target), target)
 
 
 def _stage_rendering(source: Path, target: Path) -> Path:

@@ -153,7 +153,9 @@ def scene_view(project, scene_id: str) -> dict:
     """A scene's mix timeline as `drama plot --scene` lays it out (`drama_cli.plot.scene_blocks`:
     from the cue sheet of its last mix, else from the selected takes): `{scene, title, blocks:
     [{line, speaker, text, start_s, end_s}], total_s, gaps, overlaps: [[start s, end s]],
-    mixed: whether a mix file exists, mix_outdated: whether the selections changed since}`.
+    mixed: whether a mix file exists, mix_outdated: whether the selections changed since,
+    mix_stale_files: files of the scene's mix set that are not of its last mix, or that it
+    lists and are gone (`drama_cli.mix.mix_set.set_state`: a run stopped while switching)}`.
     Raises UsageError for an unknown scene."""
     from drama_cli.errors import UsageError
     from drama_cli.plot import gaps, overlaps, scene_blocks
@@ -172,4 +174,14 @@ def scene_view(project, scene_id: str) -> dict:
                         "start_s": b.start_s, "end_s": b.end_s} for b in blocks],
             "total_s": total or max((b.end_s for b in blocks), default=0.0),
             "gaps": gaps(blocks), "overlaps": overlaps(blocks),
-            "mixed": mix.exists(), "mix_outdated": outdated}
+            "mixed": mix.exists(), "mix_outdated": outdated,
+            "mix_stale_files": stale_mix_files(folder) if mix.exists() else []}
+
+
+def stale_mix_files(folder) -> list[str]:
+    """Names of the files in a scene folder that are not of its current mix set: left by
+    another mix, changed since, or listed by the cue sheet and missing."""
+    from drama_cli.mix.mix_set import set_state
+
+    state = set_state(folder)
+    return sorted(state.stale + state.missing)

@@ -380,6 +380,7 @@ async function showScene() {
       view.overlaps.length ? ` · ${view.overlaps.length} overlap${view.overlaps.length > 1 ? "s" : ""}` : "",
       gaps.length ? ` · long gaps ${gaps.join(", ")}` : "",
       view.mix_outdated ? " · the selections changed since the last mix" : "",
+      view.mix_stale_files.length ? ` · not of the last mix: ${view.mix_stale_files.join(", ")}` : "",
       view.mixed ? "" : " · not mixed yet"),
     el("p", {}, el("button", {type: "button", onclick: remixScene}, "Mix again (m)"), " ",
       el("button", {type: "button", onclick: () => { state.view = "line"; showLine(state.current); }}, "Back to the line (s)")),
