@@ -112,12 +112,16 @@ def _street_suffix(text: str, language: str):
 
 
 def _month_before_day(text: str, language: str):
-    """English `Dec 10`, `Aug. 8`: an abbreviated month name before a day, said in full."""
+    """English `Dec 10`, `Aug. 8`, `Nov. 1980`, `13 Aug`: an abbreviated month name next to a day
+    or before a year, said in full."""
     if language != "en":
         return
     names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
-    for match in re.finditer(rf"(?<![\w.])({names})\.?(?=\s+\d{{1,2}}\b)", text):
-        said = ABBREVIATED_MONTHS[match.group(1).lower()]
+    before_number = rf"(?<![\w.])({names})\.?(?=\s+(?:\d{{1,2}}|\d{{4}})\b)"
+    after_day = rf"(?:(?<=\d )|(?<=\d(?:st|nd|rd|th) ))({names})\b"
+    for match in re.finditer(f"{before_number}|{after_day}", text):
+        name = match.group(1) or match.group(2)
+        said = ABBREVIATED_MONTHS[name.lower()]
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 

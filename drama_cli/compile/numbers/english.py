@@ -31,7 +31,7 @@ _MONEY_DETERMINERS = _DETERMINERS | frozenset("the its their his her our my your
 _NOT_NOUNS = frozenset(
     "of in on at to for from by with into onto per each a an the and or but than as if when while that "
     "which who this these those it he she they we you i me him her them us is was are were be been has "
-    "had have do does did will would can could should may might must last next".split())
+    "had have do does did will would can could should may might must last next until till through".split())
 _TEMPERATURE_WORDS = frozenset("at to oven bake baking heat heated preheat preheated temperature temperatures "
                                "cool warm reduce reduced reach reached hit".split())
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

@@ -18,7 +18,7 @@ from drama_cli.compile.numbers.rules import (
     YEAR_RANGE,
     LanguageRules,
 )
-from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
+from drama_cli.compile.numbers.times import MERIDIEM, say_clock_before_range, say_date, say_duration, say_time
 from drama_cli.compile.numbers.words import Context, Words
 from drama_cli.script.spoken import number_words
 
@@ -281,12 +281,13 @@ def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def _hours_and_minutes(match: re.Match, w: Words, context: Context) -> str | None:
-    """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"."""
-    hours, minutes = int(match.group("h")), int(match.group("m"))
-    said = f"{w.cardinal(hours, 'f')} {'Stunde' if hours == 1 else 'Stunden'}"
-    if minutes:
-        said += f" {w.rules.and_word} {w.cardinal(minutes, 'f')} {'Minute' if minutes == 1 else 'Minuten'}"
-    return said
+    """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"; `2:01:39 Stunden`: "zwei
+    Stunden, eine Minute und neununddreißig Sekunden"."""
+    counts = [int(match.group("h")), int(match.group("m")), int(match.group("s") or 0)]
+    said = [f"{w.cardinal(n, 'f')} {one if n == 1 else many}"
+            for n, (one, many) in zip(counts, [("Stunde", "Stunden"), ("Minute", "Minuten"), ("Sekunde", "Sekunden")])
+            if n]
+    return ", ".join(said[:-1]) + f" {w.rules.and_word} {said[-1]}" if len(said) > 1 else said[0]
 
 
 def _joined_ordinal(match: re.Match, w: Words, context: Context) -> str | None:
@@ -340,7 +341,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
                       ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
-                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)\sStunden", _hours_and_minutes),
+                      ("time", r"(?P<h>\d{1,2})\.(?P<m>\d{2})", say_clock_before_range),
+                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?\sStunden", _hours_and_minutes),
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
                       ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),
