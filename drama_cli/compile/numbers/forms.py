@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
+from drama_cli.compile.numbers.grammar import german_half
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
     VULGAR_FRACTIONS,
@@ -94,6 +95,8 @@ def _fraction(match: re.Match, w: Words, context: Context) -> str | None:
             return None
     if parts.get("w"):
         return w.mixed(int(parts["w"]), numerator, denominator)
+    if w.language == "de" and (numerator, denominator) == (1, 2) and w.gender(context.noun):
+        return german_half(context.before, w.gender(context.noun))  # `1/2 Stunde`: "eine halbe"
     return w.fraction(numerator, denominator)
 
 

@@ -123,7 +123,10 @@ class Words:
         ("three and a half", "dreieinhalb", "trois et demi", "tres y medio")."""
         if (numerator, denominator) == (1, 2):
             half = {"en": "and a half", "de": "einhalb", "fr": "et demi", "es": "y medio"}[self.language]
-            return f"{self.cardinal(whole)}{'' if self.language == 'de' else ' '}{half}"
+            whole_said = self.cardinal(whole)
+            if self.language == "de":  # `1 ½`: "eineinhalb", not "einseinhalb"
+                return whole_said.removesuffix("s") + half if whole_said.endswith("eins") else whole_said + half
+            return f"{whole_said} {half}"
         part = self.fraction(numerator, denominator)
         if part is not None and self.language == "en" and numerator == 1:
             part = "a" + part.removeprefix("one")  # "two and a quarter"
