@@ -90,6 +90,22 @@ def day_before_month(ordinal: str, context: Context) -> str:
     return f"{lead}{ordinal} of"
 
 
+def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
+    """Two days next to a month name (`24–25 December`, `March 3-5`) as ordinals, or None."""
+    if not 1 <= a < b <= 31:
+        return None
+    if context.before and is_month(context.before[-1]):
+        return f"{w.ordinal(a)} to {w.ordinal(b)}"
+    if is_month(context.noun.lower()):
+        return f"{day_before_month(w.ordinal(a), context).removesuffix(' of')} to the {w.ordinal(b)} of"
+    return None
+
+
+def range_word(context: Context) -> str:
+    """"and" after `between` (`between 18-22 minutes`), else "to"."""
+    return "and" if context.before and context.before[-1] == "between" else "to"
+
+
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
     """English forms the other languages do not write, as `forms.forms` lists them (name,
     pattern, say): `’89`, `11-of-19`, `70p`, `180C`. `number`: the language's number pattern."""

@@ -62,14 +62,18 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     game = english.score(w, a, b, context) if w.language == "en" and max(len(first), len(second)) <= 3 else None
     if game is not None and not match.groupdict().get("unit") and not match.groupdict().get("pct"):
         return game
+    days = english.day_range(w, a, b, context) if w.language == "en" and not match.groupdict().get("unit") else None
+    if days is not None:
+        return days
+    to = english.range_word(context) if w.language == "en" else w.rules.range_word
     is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
     if is_year and len(second) == 2:  # `1990-95`: the second year in its last two digits
-        return f"{w.year(a)} {w.rules.range_word} {w.cardinal(b)}" if b > a % 100 else None
+        return f"{w.year(a)} {to} {w.cardinal(b)}" if b > a % 100 else None
     if is_year and len(second) == 4:
-        return f"{w.year(a)} {w.rules.range_word} {w.year(b)}" if b > a else None
+        return f"{w.year(a)} {to} {w.year(b)}" if b > a else None
     if b <= a and (len(first) > 3 or len(second) > 3):
         return None  # not a score: `2024-117` is a code
-    word = w.rules.range_word if b > a else w.rules.score_word
+    word = to if b > a else w.rules.score_word
     said = f"{w.cardinal(a)} {word} {w.counted(b, context)}"
     unit = match.groupdict().get("unit")
     if unit:
