@@ -9,7 +9,8 @@ An amount or a measure used as an adjective takes the singular unit: after `a`/`
 money, `the` or a possessive) and before a word that is not a preposition or pronoun (`a $100
 billion buyback` → "a one hundred billion dollar buyback", `a 20cm tin` → "a twenty centimetre
 tin"). A day after a month name is an ordinal (`March 31` → "March thirty-first"); a day before
-one is "the … of" (`15th October` → "the fifteenth of October").
+one is "the … of" (`15th October` → "the fifteenth of October"); two days next to a month are
+ordinals too (`24–25 December`), and a range after `between` says "and" (`between 18-22`).
 
 Forms only English writes (`forms`): a year cut to two digits (`’89`), shots made of those taken
 (`11-of-19`), pence (`70p`), and a recipe's temperature without the degree sign (`180C`).
