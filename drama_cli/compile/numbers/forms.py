@@ -19,7 +19,13 @@ from drama_cli.compile.numbers.rules import (
     YEAR_RANGE,
     LanguageRules,
 )
-from drama_cli.compile.numbers.times import MERIDIEM, say_clock_before_range, say_date, say_duration, say_time
+from drama_cli.compile.numbers.times import (
+    MERIDIEM,
+    say_clock_before_range,
+    say_date,
+    say_duration,
+    say_time,
+)
 from drama_cli.compile.numbers.words import Context, Words
 from drama_cli.script.spoken import number_words
 
