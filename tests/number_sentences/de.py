@@ -1091,4 +1091,7 @@ ROWS = [
     ('other', 'https://sicher-bergwandern.ch/bergwander-check-peak/planung/so-werden-wanderzeiten-berechnet/',
      'Dazu kommen 15 Minuten für 1 km Distanz.',
      'Dazu kommen fünfzehn Minuten für einen Kilometer Distanz.'),
+    ('recipe', 'https://rezepte.li/3/63/26294.html',
+     'Die Brezeln bei guter Hitze (200 bis 220 Grad C) backen.',
+     'Die Brezeln bei guter Hitze (zweihundert bis zweihundertzwanzig Grad Celsius) backen.'),
 ]

@@ -126,10 +126,12 @@ def _month_before_day(text: str, language: str):
 
 
 def _degree_scale(text: str, language: str):
-    """English `350 degrees F`, `175 degrees C`: the scale's name after the word degrees."""
-    if language != "en":
+    """English `350 degrees F`, `175 degrees C`, German `220 Grad C`: the scale's name after the
+    word for degrees."""
+    degrees = {"en": "degrees", "de": "Grad"}.get(language)
+    if degrees is None:
         return
-    for match in re.finditer(r"(?<=\bdegrees )([CF])\b(?![.\w]\w)", text):
+    for match in re.finditer(rf"(?<=\b{degrees} )([CF])\b(?![.\w]\w)", text):
         said = "Celsius" if match.group(1) == "C" else "Fahrenheit"
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
