@@ -22,3 +22,9 @@ def test_every_row_names_its_genre_and_source(language):
     for genre, source, written, said in TABLES[language]:
         assert genre in {"news", "recipe", "timetable", "sports", "novel", "invoice", "other"}, written
         assert source.strip(), written
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_at_least_two_hundred_rows_name_a_real_source(language):
+    sourced = [written for genre, source, written, said in TABLES[language] if source != "written here"]
+    assert len(sourced) >= 200

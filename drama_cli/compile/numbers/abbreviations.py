@@ -129,20 +129,26 @@ def _spoons(text: str, language: str):
 
 
 def _month_before_day(text: str, language: str):
-    """English `Dec 10`, `Aug. 8`: an abbreviated month name before a day, said in full."""
+    """English `Dec 10`, `Aug. 8`, `Nov. 1980`, `13 Aug`: an abbreviated month name next to a day
+    or before a year, said in full."""
     if language != "en":
         return
     names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
-    for match in re.finditer(rf"(?<![\w.])({names})\.?(?=\s+\d{{1,2}}\b)", text):
-        said = ABBREVIATED_MONTHS[match.group(1).lower()]
+    before_number = rf"(?<![\w.])({names})\.?(?=\s+(?:\d{{1,2}}|\d{{4}})\b)"
+    after_day = rf"(?:(?<=\d )|(?<=\d(?:st|nd|rd|th) ))({names})\b"
+    for match in re.finditer(f"{before_number}|{after_day}", text):
+        name = match.group(1) or match.group(2)
+        said = ABBREVIATED_MONTHS[name.lower()]
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
 def _degree_scale(text: str, language: str):
-    """English `350 degrees F`, `175 degrees C`: the scale's name after the word degrees."""
-    if language != "en":
+    """English `350 degrees F`, `175 degrees C`, German `220 Grad C`: the scale's name after the
+    word for degrees."""
+    degrees = {"en": "degrees", "de": "Grad"}.get(language)
+    if degrees is None:
         return
-    for match in re.finditer(r"(?<=\bdegrees )([CF])\b(?![.\w]\w)", text):
+    for match in re.finditer(rf"(?<=\b{degrees} )([CF])\b(?![.\w]\w)", text):
         said = "Celsius" if match.group(1) == "C" else "Fahrenheit"
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 

@@ -9,7 +9,8 @@ An amount or a measure used as an adjective takes the singular unit: after `a`/`
 money, `the` or a possessive) and before a word that is not a preposition or pronoun (`a $100
 billion buyback` → "a one hundred billion dollar buyback", `a 20cm tin` → "a twenty centimetre
 tin"). A day after a month name is an ordinal (`March 31` → "March thirty-first"); a day before
-one is "the … of" (`15th October` → "the fifteenth of October").
+one is "the … of" (`15th October` → "the fifteenth of October"); two days next to a month are
+ordinals too (`24–25 December`), and a range after `between` says "and" (`between 18-22`).
 
 Forms only English writes (`forms`): a year cut to two digits (`’89`), shots made of those taken
 (`11-of-19`), pence (`70p`), and a recipe's temperature without the degree sign (`180C`).
@@ -31,7 +32,7 @@ _MONEY_DETERMINERS = _DETERMINERS | frozenset("the its their his her our my your
 _NOT_NOUNS = frozenset(
     "of in on at to for from by with into onto per each a an the and or but than as if when while that "
     "which who this these those it he she they we you i me him her them us is was are were be been has "
-    "had have do does did will would can could should may might must last next".split())
+    "had have do does did will would can could should may might must last next until till through".split())
 _TEMPERATURE_WORDS = frozenset("at to oven bake baking heat heated preheat preheated temperature temperatures "
                                "cool warm reduce reduced reach reached hit".split())
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -88,6 +89,22 @@ def day_before_month(ordinal: str, context: Context) -> str:
     """"the fifteenth of" before a month name ("the" left out after a written `the`)."""
     lead = "" if context.before and context.before[-1] == "the" else "the "
     return f"{lead}{ordinal} of"
+
+
+def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
+    """Two days next to a month name (`24–25 December`, `March 3-5`) as ordinals, or None."""
+    if not 1 <= a < b <= 31:
+        return None
+    if context.before and is_month(context.before[-1]):
+        return f"{w.ordinal(a)} to {w.ordinal(b)}"
+    if is_month(context.noun.lower()):
+        return f"{day_before_month(w.ordinal(a), context).removesuffix(' of')} to the {w.ordinal(b)} of"
+    return None
+
+
+def range_word(context: Context) -> str:
+    """"and" after `between` (`between 18-22 minutes`), else "to"."""
+    return "and" if context.before and context.before[-1] == "between" else "to"
 
 
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
+from drama_cli.compile.numbers.grammar import german_half
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
@@ -19,7 +20,13 @@ from drama_cli.compile.numbers.rules import (
     YEAR_RANGE,
     LanguageRules,
 )
-from drama_cli.compile.numbers.times import MERIDIEM, say_date, say_duration, say_time
+from drama_cli.compile.numbers.times import (
+    MERIDIEM,
+    say_clock_before_range,
+    say_date,
+    say_duration,
+    say_time,
+)
 from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words
 from drama_cli.script.spoken import number_words
 
@@ -62,14 +69,18 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     game = english.score(w, a, b, context) if w.language == "en" and max(len(first), len(second)) <= 3 else None
     if game is not None and not match.groupdict().get("unit") and not match.groupdict().get("pct"):
         return game
+    days = english.day_range(w, a, b, context) if w.language == "en" and not match.groupdict().get("unit") else None
+    if days is not None:
+        return days
+    to = english.range_word(context) if w.language == "en" else w.rules.range_word
     is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
     if is_year and len(second) == 2:  # `1990-95`: the second year in its last two digits
-        return f"{w.year(a)} {w.rules.range_word} {w.cardinal(b)}" if b > a % 100 else None
+        return f"{w.year(a)} {to} {w.cardinal(b)}" if b > a % 100 else None
     if is_year and len(second) == 4:
-        return f"{w.year(a)} {w.rules.range_word} {w.year(b)}" if b > a else None
+        return f"{w.year(a)} {to} {w.year(b)}" if b > a else None
     if b <= a and (len(first) > 3 or len(second) > 3):
         return None  # not a score: `2024-117` is a code
-    word = w.rules.range_word if b > a else w.rules.score_word
+    word = to if b > a else w.rules.score_word
     said = f"{w.cardinal(a)} {word} {w.counted(b, context)}"
     unit = match.groupdict().get("unit")
     if unit:
@@ -95,6 +106,8 @@ def _fraction(match: re.Match, w: Words, context: Context) -> str | None:
             return None
     if parts.get("w"):
         return w.mixed(int(parts["w"]), numerator, denominator)
+    if w.language == "de" and (numerator, denominator) == (1, 2) and w.gender(context.noun):
+        return german_half(context.before, w.gender(context.noun))  # `1/2 Stunde`: "eine halbe"
     return w.fraction(numerator, denominator)
 
 
@@ -390,12 +403,13 @@ def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def _hours_and_minutes(match: re.Match, w: Words, context: Context) -> str | None:
-    """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"."""
-    hours, minutes = int(match.group("h")), int(match.group("m"))
-    said = f"{w.cardinal(hours, 'f')} {'Stunde' if hours == 1 else 'Stunden'}"
-    if minutes:
-        said += f" {w.rules.and_word} {w.cardinal(minutes, 'f')} {'Minute' if minutes == 1 else 'Minuten'}"
-    return said
+    """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"; `2:01:39 Stunden`: "zwei
+    Stunden, eine Minute und neununddreißig Sekunden"."""
+    counts = [int(match.group("h")), int(match.group("m")), int(match.group("s") or 0)]
+    said = [f"{w.cardinal(n, 'f')} {one if n == 1 else many}"
+            for n, (one, many) in zip(counts, [("Stunde", "Stunden"), ("Minute", "Minuten"), ("Sekunde", "Sekunden")])
+            if n]
+    return ", ".join(said[:-1]) + f" {w.rules.and_word} {said[-1]}" if len(said) > 1 else said[0]
 
 
 def _joined_ordinal(match: re.Match, w: Words, context: Context) -> str | None:
@@ -449,7 +463,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
                       ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
-                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)\sStunden", _hours_and_minutes),
+                      ("time", r"(?P<h>\d{1,2})\.(?P<m>\d{2})", say_clock_before_range),
+                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?\sStunden", _hours_and_minutes),
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
                       ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),

@@ -64,6 +64,15 @@ def german_one(before: list[str], gender: str | None) -> str:
     return _DE_ONE[(german_case(before), gender or "n")]
 
 
+def german_half(before: list[str], gender: str | None) -> str:
+    """`1/2` or `½` before a noun of `gender`: "ein halber", "eine halbe", "ein halbes", "einen
+    halben", "einem halben"… as the words `before` call for."""
+    case = german_case(before)
+    one = _DE_ONE[(case, gender or "n")]
+    ending = "en" if one in ("einen", "einem", "einer") else _DE_STRONG_BY_CASE["nom"][gender or "n"]
+    return f"{one} halb{ending}"
+
+
 def _adjective_after_article(before: list[str]) -> bool:
     """Whether the last word before an ordinal is an adjective after an article or contraction."""
     last, article = before[-1], before[-2]

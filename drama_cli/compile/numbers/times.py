@@ -34,6 +34,13 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
     return said
 
 
+def say_clock_before_range(match: re.Match, w: Words, context: Context) -> str | None:
+    """German `7.30 bis 12 Uhr`: a clock time whose `Uhr` is written only after the range's end."""
+    if context.noun != "bis" or not context.after[:1].isdigit():
+        return None
+    return say_time(match, w, context)
+
+
 def _hours_minutes_seconds(w: Words, hours: int, minutes: int, seconds: int) -> str:
     """A duration written `H:MM:SS`: "two hours three minutes fifty-nine seconds"."""
     minute, minutes_word, second, seconds_word = _CLOCK_WORDS[w.language]

@@ -136,8 +136,10 @@ class Words:
         """`3 3/5` ("three and three fifths"); a half after a whole number as the language says it
         ("three and a half", "dreieinhalb", "trois et demi", "tres y medio")."""
         if (numerator, denominator) == (1, 2):
-            half = AND_A_HALF[self.language]
-            return f"{self.cardinal(whole)}{'' if self.language == 'de' else ' '}{half}"
+            half, whole_said = AND_A_HALF[self.language], self.cardinal(whole)
+            if self.language == "de":  # `1 ½`: "eineinhalb", not "einseinhalb"
+                return (whole_said.removesuffix("s") if whole_said.endswith("eins") else whole_said) + half
+            return f"{whole_said} {half}"
         part = self.fraction(numerator, denominator)
         if part is not None and self.language == "en" and numerator == 1:
             part = "a" + part.removeprefix("one")  # "two and a quarter"
