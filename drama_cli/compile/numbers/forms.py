@@ -304,10 +304,20 @@ def _clock_mark(match: re.Match, w: Words, context: Context) -> str | None:
     return say_time(match, w, context) + (" horas" if match.group("hs") else "")
 
 
+def _french_clock(match: re.Match, w: Words, context: Context) -> str | None:
+    """French `22 h 30`, `22H`; in a duration `5 h 28 min 58 s` the hours alone, each unit
+    after being said with its own number."""
+    if match.group("m") and context.noun.lower() in ("min", "mn"):
+        return None
+    return say_time(match, w, context)
+
+
 def _spaced_sign(match: re.Match, w: Words, context: Context) -> str | None:
-    """French `en baisse de - 7,8 %`: a sign with a space after it inside a sentence (at the
-    start of a line it is a list's dash)."""
-    return _percent(match, w, context) if context.before else None
+    """French `en baisse de - 7,8 %`, `à + 3 s`: a sign with a space after it inside a sentence
+    (at the start of a line it is a list's dash)."""
+    if not context.before:
+        return None
+    return _unit(match, w, context) if match.groupdict().get("unit") else _percent(match, w, context)
 
 
 def _digits(match: re.Match, w: Words, context: Context) -> str | None:
@@ -456,9 +466,10 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                       ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
                        _scaled)]
     elif language == "fr":
-        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
+        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?[hH](?:\s?(?P<m>\d{2}))?", _french_clock),
                       ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal),
                       ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _spaced_sign),
+                      ("unit", rf"(?P<neg>[-−+])\s{number}\s?(?P<unit>{units})", _spaced_sign),
                       *_romance_forms(rules, number, units, fractions)]
     else:
         found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal),
