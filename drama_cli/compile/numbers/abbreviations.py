@@ -58,7 +58,7 @@ _REGNAL_NAMES = frozenset(
     "Kenneth Duncan Alexandre Nicolas Pierre Carol Sigismund Casimir Ladislaus Wenceslaus Béla Andrew "
     "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split())
 _ROMANCE_REGNAL_NAMES = frozenset(
-    "Grégoire Benoît Léon Pie Clément Innocent Urbain Boniface Jean-Paul Paul Sixte Célestin Alphonse "
+    "Adrien Grégoire Benoît Léon Pie Clément Innocent Urbain Boniface Jean-Paul Paul Sixte Célestin Alphonse "
     "Jacques Édouard Frédéric Gustave Ferdinand Amédée Baudoin Alfonso Fernando Sancho Ramiro García "
     "Gregorio Benedicto León Pío Clemente Inocencio Urbano Juan Pablo Sixto Jaime Ordoño Bermudo".split())
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")

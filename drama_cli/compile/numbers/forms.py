@@ -129,6 +129,15 @@ def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
     return w.date(day, month, None, context)
 
 
+def _padded_day(match: re.Match, w: Words, context: Context) -> str | None:
+    """`01 de febrero`, `08 mai`: a day written with a leading zero before its month, said as a
+    day (elsewhere `01` is read digit by digit)."""
+    month = context.after if w.language == "es" and context.noun == "de" else context.noun
+    if month.lower() not in w.rules.months:
+        return None
+    return "premier" if w.language == "fr" and match.group("d") == "1" else w.cardinal(int(match.group("d")))
+
+
 _DATE_BEFORE = {"fr": frozenset("du au le dès depuis jusqu'au".split()),
                 "es": frozenset("el del al desde hasta".split())}
 
@@ -374,6 +383,7 @@ def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str
     return [("fraction", rf"{fraction}\s?(?P<unit>{units})", _measured),
             ("fraction", rf"{fraction}\s(?P<noun>[^\W\d_]{{2,}})", _measured),
             ("date", r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})", _day_month),
+            ("date", r"0(?P<d>[1-9])", _padded_day),
             ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
             ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
             ("number", rf"(?P<neg>\+){number}", _plus)]
