@@ -948,7 +948,7 @@ ROWS = [
      'Se esperan veintitrés grados de mínima y treinta y tres de máxima.'),
     ('news', S_LOM,
      'Hay nivel amarillo por máximas entre 36-39 grados.',
-     'Hay nivel amarillo por máximas entre treinta y seis a treinta y nueve grados.'),
+     'Hay nivel amarillo por máximas entre treinta y seis y treinta y nueve grados.'),
     ('news', S_LOM,
      'Hay 8 comunidades en aviso naranja.',
      'Hay ocho comunidades en aviso naranja.'),

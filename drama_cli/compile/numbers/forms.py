@@ -70,6 +70,8 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     if b <= a and (len(first) > 3 or len(second) > 3):
         return None  # not a score: `2024-117` is a code
     word = w.rules.range_word if b > a else w.rules.score_word
+    if b > a and context.before[-1:] == ["entre"] and w.language in _BETWEEN_AND:
+        word = _BETWEEN_AND[w.language]  # `entre 36-39 grados`: "entre treinta y seis y treinta y nueve"
     said = f"{w.cardinal(a)} {word} {w.counted(b, context)}"
     unit = match.groupdict().get("unit")
     if unit:
@@ -77,6 +79,9 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     if match.groupdict().get("pct"):
         said += f" {w.rules.percent}"
     return said
+
+
+_BETWEEN_AND = {"fr": "et", "es": "y"}
 
 
 def _score(match: re.Match, w: Words, context: Context) -> str | None:
