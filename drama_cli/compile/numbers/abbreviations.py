@@ -58,9 +58,8 @@ _REGNAL_NAMES = frozenset(
     "Kenneth Duncan Alexandre Nicolas Pierre Carol Sigismund Casimir Ladislaus Wenceslaus Béla Andrew "
     "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split())
 _ROMANCE_REGNAL_NAMES = frozenset(
-    "Adrien Grégoire Benoît Léon Pie Clément Innocent Urbain Boniface Jean-Paul Paul Sixte Célestin Alphonse "
-    "Jacques Édouard Frédéric Gustave Ferdinand Amédée Baudoin Alfonso Fernando Sancho Ramiro García "
-    "Gregorio Benedicto León Pío Clemente Inocencio Urbano Juan Pablo Sixto Jaime Ordoño Bermudo".split())
+    "Adrien Grégoire Benoît Léon Pie Clément Innocent Urbain Sixte Célestin Alphonse Édouard Frédéric Gustave "
+    "Amédée Ramiro Gregorio Benedicto León Pío Clemente Inocencio Urbano Pablo Sixto Ordoño Bermudo".split())
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 

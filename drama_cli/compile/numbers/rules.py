@@ -110,7 +110,8 @@ _ES_UNITS = {
     "m²": ("metro cuadrado", "metros cuadrados", "m"), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", "m"),
     "m³": ("metro cúbico", "metros cúbicos", "m"), "GB": ("gigabyte", "gigabytes", "m"), "min": ("minuto", "minutos", "m"),
     "h": ("hora", "horas", "f"), "gr": ("gramo", "gramos", "m"), "gr.": ("gramo", "gramos", "m"),
-    "ml.": ("mililitro", "mililitros", "m"), "cm.": ("centímetro", "centímetros", "m"), "cc": ("centímetro cúbico", "centímetros cúbicos", "m"),
+    "ml.": ("mililitro", "mililitros", "m"), "cm.": ("centímetro", "centímetros", "m"),
+    "cc": ("centímetro cúbico", "centímetros cúbicos", "m"),
     "°F": ("grado Fahrenheit", "grados Fahrenheit", "m"),
     **{f"{mark}{space}{scale}": (f"grado {name}", f"grados {name}", "m")
        for mark in "°º" for space in ("", " ") for scale, name in (("C", "Celsius"), ("F", "Fahrenheit"))},
