@@ -355,3 +355,32 @@ def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(l
 ])
 def test_french_and_spanish_forms_from_real_texts(language, written, said):
     assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("fr", "jusqu'à 22H", "jusqu'à vingt-deux heures"),
+    ("fr", "en 5 h 28 min 58 s", "en cinq heures vingt-huit minutes cinquante-huit secondes"),
+    ("fr", "il est à + 3 s", "il est à plus trois secondes"),
+    ("fr", "Grégoire XII et Adrien VI", "Grégoire douze et Adrien six"),
+    ("es", "Gregorio XIII", "Gregorio trece"),
+    ("fr", "le 08 mai", "le huit mai"),
+    ("es", "el 01 de febrero", "el uno de febrero"),
+    ("es", "el 05 de la lista", "el cero cinco de la lista"),
+    ("es", "desde la 1 de la tarde", "desde la una de la tarde"),
+    ("es", "de 16 cm. de diámetro", "de dieciséis centímetros de diámetro"),
+    ("es", "entre 36-39 grados", "entre treinta y seis y treinta y nueve grados"),
+    ("fr", "entre 5-10 jours", "entre cinq et dix jours"),
+])
+def test_french_and_spanish_times_days_and_ranges_from_real_texts(language, written, said):
+    assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en", "between 18-22 minutes", "between eighteen and twenty-two minutes"),
+    ("de", "zwischen 3-5 Tagen", "zwischen drei und fünf Tagen"),
+    ("fr", "entre 5-10 jours", "entre cinq et dix jours"),
+    ("es", "entre 36-39 grados", "entre treinta y seis y treinta y nueve grados"),
+    ("de", "von 3-5 Tagen", "von drei bis fünf Tagen"),
+])
+def test_a_range_after_between_is_joined_by_and_in_every_language(language, written, said):
+    assert normalise_text(written, language) == said

@@ -57,6 +57,9 @@ _REGNAL_NAMES = frozenset(
     "Vittorio Ramesses Ptolemy Constantine Justinian Sancho Jaime Jacques Guillaume Robert David "
     "Kenneth Duncan Alexandre Nicolas Pierre Carol Sigismund Casimir Ladislaus Wenceslaus Béla Andrew "
     "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split())
+_ROMANCE_REGNAL_NAMES = frozenset(
+    "Adrien Grégoire Benoît Léon Pie Clément Innocent Urbain Sixte Célestin Alphonse Édouard Frédéric Gustave "
+    "Amédée Ramiro Gregorio Benedicto León Pío Clemente Inocencio Urbano Pablo Sixto Ordoño Bermudo".split())
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 
@@ -202,6 +205,8 @@ def _french_roman_ordinal(text: str, language: str):
 
 def _regnal_name(word: str, language: str) -> bool:
     """A regnal name, in German also in the genitive (`Ludwigs XIV.`)."""
+    if language in ("fr", "es") and word in _ROMANCE_REGNAL_NAMES:
+        return True
     return word in _REGNAL_NAMES or (language == "de" and word.endswith("s") and word[:-1] in _REGNAL_NAMES)
 
 

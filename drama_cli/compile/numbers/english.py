@@ -102,11 +102,6 @@ def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
     return None
 
 
-def range_word(context: Context) -> str:
-    """"and" after `between` (`between 18-22 minutes`), else "to"."""
-    return "and" if context.before and context.before[-1] == "between" else "to"
-
-
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
     """English forms the other languages do not write, as `forms.forms` lists them (name,
     pattern, say): `’89`, `11-of-19`, `70p`, `180C`. `number`: the language's number pattern."""

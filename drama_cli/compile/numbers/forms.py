@@ -72,7 +72,7 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     days = english.day_range(w, a, b, context) if w.language == "en" and not match.groupdict().get("unit") else None
     if days is not None:
         return days
-    to = english.range_word(context) if w.language == "en" else w.rules.range_word
+    to = _range_word(w, context)
     is_year = len(first) == 4 and YEAR_RANGE[0] <= a <= YEAR_RANGE[1]
     if is_year and len(second) == 2:  # `1990-95`: the second year in its last two digits
         return f"{w.year(a)} {to} {w.cardinal(b)}" if b > a % 100 else None
@@ -88,6 +88,16 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     if match.groupdict().get("pct"):
         said += f" {w.rules.percent}"
     return said
+
+
+_BETWEEN_AND = {"en": ("between", "and"), "de": ("zwischen", "und"), "fr": ("entre", "et"), "es": ("entre", "y")}
+
+
+def _range_word(w: Words, context: Context) -> str:
+    """The word joining a range: "and" after the language's "between" (`between 18-22 minutes`,
+    `entre 36-39 grados`: "entre treinta y seis y treinta y nueve"), else its "to"."""
+    between, joined = _BETWEEN_AND.get(w.language, (None, None))
+    return joined if between and context.before[-1:] == [between] else w.rules.range_word
 
 
 def _score(match: re.Match, w: Words, context: Context) -> str | None:
@@ -140,6 +150,15 @@ def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
             not (1 <= day <= 31 and 1 <= month <= 12) or re.match(r"d(?:e|es|el|u)?$|d['’]", context.noun.lower()):
         return None  # `le 1/4 de finale` is a fraction
     return w.date(day, month, None, context)
+
+
+def _padded_day(match: re.Match, w: Words, context: Context) -> str | None:
+    """`01 de febrero`, `08 mai`: a day written with a leading zero before its month, said as a
+    day (elsewhere `01` is read digit by digit)."""
+    month = context.after if w.language == "es" and context.noun == "de" else context.noun
+    if month.lower() not in w.rules.months:
+        return None
+    return "premier" if w.language == "fr" and match.group("d") == "1" else w.cardinal(int(match.group("d")))
 
 
 _DATE_BEFORE = {"fr": frozenset("du au le dès depuis jusqu'au".split()),
@@ -317,10 +336,20 @@ def _clock_mark(match: re.Match, w: Words, context: Context) -> str | None:
     return say_time(match, w, context) + (" horas" if match.group("hs") else "")
 
 
+def _french_clock(match: re.Match, w: Words, context: Context) -> str | None:
+    """French `22 h 30`, `22H`; in a duration `5 h 28 min 58 s` the hours alone, each unit
+    after being said with its own number."""
+    if match.group("m") and context.noun.lower() in ("min", "mn"):
+        return None
+    return say_time(match, w, context)
+
+
 def _spaced_sign(match: re.Match, w: Words, context: Context) -> str | None:
-    """French `en baisse de - 7,8 %`: a sign with a space after it inside a sentence (at the
-    start of a line it is a list's dash)."""
-    return _percent(match, w, context) if context.before else None
+    """French `en baisse de - 7,8 %`, `à + 3 s`: a sign with a space after it inside a sentence
+    (at the start of a line it is a list's dash)."""
+    if not context.before:
+        return None
+    return _unit(match, w, context) if match.groupdict().get("unit") else _percent(match, w, context)
 
 
 def _digits(match: re.Match, w: Words, context: Context) -> str | None:
@@ -377,6 +406,7 @@ def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str
     return [("fraction", rf"{fraction}\s?(?P<unit>{units})", _measured),
             ("fraction", rf"{fraction}\s(?P<noun>[^\W\d_]{{2,}})", _measured),
             ("date", r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})", _day_month),
+            ("date", r"0(?P<d>[1-9])", _padded_day),
             ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
             ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
             ("number", rf"(?P<neg>\+){number}", _plus)]
@@ -471,9 +501,10 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                       ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
                        _scaled)]
     elif language == "fr":
-        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?h(?:\s?(?P<m>\d{2}))?", say_time),
+        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?[hH](?:\s?(?P<m>\d{2}))?", _french_clock),
                       ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal),
                       ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _spaced_sign),
+                      ("unit", rf"(?P<neg>[-−+])\s{number}\s?(?P<unit>{units})", _spaced_sign),
                       *_romance_forms(rules, number, units, fractions)]
     else:
         found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal),

@@ -94,7 +94,7 @@ _FR_UNITS = {
     "m³": ("mètre cube", "mètres cubes", "m"), "Go": ("gigaoctet", "gigaoctets", "m"), "min": ("minute", "minutes", "f"),
     "h": ("heure", "heures", "f"), "mn": ("minute", "minutes", "f"), "cl": ("centilitre", "centilitres", "m"),
     "° C": ("degré Celsius", "degrés Celsius", "m"), "ºC": ("degré Celsius", "degrés Celsius", "m"),
-    "gr": ("gramme", "grammes", "m"), "pts": ("point", "points", "m"),
+    "gr": ("gramme", "grammes", "m"), "pts": ("point", "points", "m"), "s": ("seconde", "secondes", "f"),
     "ME": ("million d'euros", "millions d'euros", "m"),
     # recipe spoons; `cc` is left out: it is also a cubic centimetre (`125 cc`)
     "cs": ("cuillère à soupe", "cuillères à soupe", "f"), "c.s.": ("cuillère à soupe", "cuillères à soupe", "f"),
@@ -110,7 +110,8 @@ _ES_UNITS = {
     "m²": ("metro cuadrado", "metros cuadrados", "m"), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", "m"),
     "m³": ("metro cúbico", "metros cúbicos", "m"), "GB": ("gigabyte", "gigabytes", "m"), "min": ("minuto", "minutos", "m"),
     "h": ("hora", "horas", "f"), "gr": ("gramo", "gramos", "m"), "gr.": ("gramo", "gramos", "m"),
-    "ml.": ("mililitro", "mililitros", "m"), "cc": ("centímetro cúbico", "centímetros cúbicos", "m"),
+    "ml.": ("mililitro", "mililitros", "m"), "cm.": ("centímetro", "centímetros", "m"),
+    "cc": ("centímetro cúbico", "centímetros cúbicos", "m"),
     "°F": ("grado Fahrenheit", "grados Fahrenheit", "m"),
     **{f"{mark}{space}{scale}": (f"grado {name}", f"grados {name}", "m")
        for mark in "°º" for space in ("", " ") for scale, name in (("C", "Celsius"), ("F", "Fahrenheit"))},

@@ -72,6 +72,8 @@ class Words:
                 grammar.german_adjective_gender(context.noun, grammar.german_case(context.before))
         if gender is None and self.language == "de" and value == 1 and context.noun[:1].isupper():
             gender = "n"
+        if gender is None and self.language == "es" and value == 1 and context.before[-1:] == ["la"]:
+            gender = "f"  # `desde la 1 de la tarde`: the hour, "la una"
         return self.cardinal(value, gender, context)
 
     def ordinal(self, value: int, gender: str | None = None, context: Context | None = None,
