@@ -79,6 +79,20 @@ def test_each_voice_reads_in_its_own_language_and_the_script_language_is_the_def
     assert texts(script) == ["<|speaker:0|> It costs fünf Euro. <|speaker:1|> fünf Euro."]
 
 
+def test_a_lines_own_lang_comes_before_its_speakers_and_holds_across_a_switch(tmp_path):
+    body = "  - speaker: ANN\n    text: Es kostet 21 Euro {KLAUS} und 1 Buch.\n    lang: de\n  - ANN: 21 books.\n"
+    script = load_script(str(write(tmp_path, body)))
+    assert script.scenes[0].lines[0].lang == "de"
+    assert texts(script) == ["<|speaker:0|> Es kostet einundzwanzig Euro. <|speaker:1|> und ein Buch.",
+                             "<|speaker:0|> twenty-one books."]
+
+
+def test_check_numbers_reads_a_line_in_its_own_lang(tmp_path, drama, capsys):
+    path = write(tmp_path, "  - speaker: ANN\n    text: Am 3. Mai.\n    lang: de\n")
+    assert drama(["check", str(path), "--numbers"]) == 0
+    assert "3. → dritten" in capsys.readouterr().out
+
+
 def test_tags_notes_and_lexicon_entries_are_never_normalised(tmp_path):
     path = write(tmp_path, """\
   - speaker: ANN
@@ -214,11 +228,13 @@ def test_check_numbers_gives_the_source_column_after_an_escaped_quote(tmp_path, 
 @pytest.mark.parametrize("extra, cast, where, message", [
     ("language: 7\n", "", "6:11", "language must be text, a language tag such as en, en-GB or de, not '7'"),
     ("", "  BEN: {lang: xx-YY}\n", "6:15", "lang 'xx-YY' is not a language tag such as en, en-GB or de"),
+    ("", "", "9:11", "lang must be text, a language tag such as en, en-GB or de, not '7'"),
 ])
 def test_check_refuses_a_language_label_that_is_not_a_language_tag(tmp_path, drama, capsys, extra, cast, where,
                                                                    message):
     path = tmp_path / "play.yaml"
-    path.write_text(HEAD + cast + extra + "lines:\n  - ANN: Hi.\n", encoding="utf-8")
+    line = "  - ANN: Hi.\n" if where != "9:11" else "  - speaker: ANN\n    text: Hi.\n    lang: 7\n"
+    path.write_text(HEAD + cast + extra + "lines:\n" + line, encoding="utf-8")
     assert drama(["check", str(path)]) == 2
     assert f"{path}:{where}: {message}" in capsys.readouterr().err
 

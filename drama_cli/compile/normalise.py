@@ -157,7 +157,7 @@ def spoken_line(script: Script, line: Line, normalize: bool = True) -> SpokenLin
         if span.kind != "text":
             said.spans.append(span)
             continue
-        language = text_language(script, speaker, span.text) if normalize else ""
+        language = text_language(script, speaker, span.text, line.lang) if normalize else ""
         pieces, last = [], 0
         for match in matches.get(id(span), []):
             pieces.append(_normalised(span.text[last:match.start], language, said))

@@ -129,6 +129,8 @@ class Line:
         read aloud), not the producer (`drama_cli.script.book`).
     normalize: False when the line's numbers and symbols are sent as written (YAML
         `normalize: false`); see `drama_cli.compile.normalise`.
+    lang: the language label the line is written in (YAML `lang:` on the line), before its
+        speaker's and the script's; None when the line gives none.
     pauses: the punctuation-only lines after this one, as (text, seconds), whose silence is in
         `beat_s` (`drama_cli.script.pauses`); shown in the cue sheet.
     position: where the line's words start. cue_position: where its speaker is written (a
@@ -153,6 +155,7 @@ class Line:
     cue_position: SourcePosition | None = None
     generated: bool = False
     normalize: bool = True
+    lang: str | None = None
     pauses: list[tuple[str, float]] = field(default_factory=list)
 
     @property

@@ -34,3 +34,17 @@ def is_language_label(label: str, names: frozenset[str] = frozenset()) -> bool:
         return True
     match = _TAG.fullmatch(label)
     return match is not None and (len(match.group("lang")) == 3 or match.group("lang") in ISO_639_1)
+
+
+def read_language_label(reader, node, what: str) -> str:
+    """A `language:` or `lang:` value read by `reader` (a `yaml_reader.YamlReader`), as written
+    (stripped; '' when empty). Raises ScriptError at the value when it is not text
+    (`language: 7`) or not a well-formed language tag (`xx-YY`)."""
+    label = reader.scalar(node, what).strip()
+    if not label:
+        return label
+    if node.tag not in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"):  # `lang: no` is Norwegian
+        raise reader.error(f"{what} must be text, a language tag such as en, en-GB or de, not {label!r}", node)
+    if not is_language_label(label, LANGUAGE_NAMES):
+        raise reader.error(f"{what} {label!r} is not a language tag such as en, en-GB or de", node)
+    return label

@@ -19,7 +19,7 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import Line, Script, Span, Warning_
-from drama_cli.script.language_tags import LANGUAGE_NAMES, NAMES, is_language_label
+from drama_cli.script.language_tags import NAMES, read_language_label
 from drama_cli.script.writing import LATIN_LANGUAGES, written_language
 from drama_cli.script.yaml_reader import YamlReader, compose
 
@@ -103,13 +103,13 @@ def declared_language(script: Script, name: str) -> str | None:
     return None
 
 
-def text_language(script: Script, name: str, text: str) -> str:
-    """The language label a text span spoken by `name` is said in: the declared one
-    (`declared_language`), unless the span is written in another writing system than the Latin
+def text_language(script: Script, name: str, text: str, line_lang: str | None = None) -> str:
+    """The language label a text span spoken by `name` is said in: the line's own `lang:`
+    (`line_lang`), else the declared one (`declared_language`), unless the span is written in another writing system than the Latin
     alphabet (`writing.written_language`: Japanese, Chinese, Russian…) while the declared one is
     written in Latin letters; what the writing shows also decides when nothing is declared; else
     English."""
-    declared = declared_language(script, name)
+    declared = line_lang or declared_language(script, name)
     shown = written_language(text)
     if shown and (declared is None or language_code(declared) in LATIN_LANGUAGES):
         return shown
@@ -117,12 +117,13 @@ def text_language(script: Script, name: str, text: str) -> str:
 
 
 def text_spans_with_language(script: Script, line: Line) -> list[tuple[Span, str]]:
-    """Every text span of a line with the language of the voice speaking it (switches change it)."""
-    language = speaker_language(script, line.speaker)
+    """Every text span of a line with its language: the line's `lang:`, else that of the voice
+    speaking it (switches change it)."""
+    language = language_code(line.lang) or speaker_language(script, line.speaker)
     result = []
     for span in line.spans:
         if span.kind == "switch":
-            language = speaker_language(script, span.value)
+            language = language_code(line.lang) or speaker_language(script, span.value)
         elif span.kind == "text":
             result.append((span, language))
     return result
@@ -194,19 +195,6 @@ def read_language_keys(reader: YamlReader, fields: dict, base: Path, script: Scr
         script.language = label or script.language
     if "normalize" in fields:
         script.normalize = reader.boolean(fields["normalize"][1], "normalize")
-
-
-def read_language_label(reader: YamlReader, node, what: str) -> str:
-    """A `language:` or `lang:` value as written (stripped; '' when empty). Raises ScriptError at
-    the value when it is not text (`language: 7`) or not a well-formed language tag (`xx-YY`)."""
-    label = reader.scalar(node, what).strip()
-    if not label:
-        return label
-    if node.tag not in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:bool"):  # `lang: no` is Norwegian
-        raise reader.error(f"{what} must be text, a language tag such as en, en-GB or de, not {label!r}", node)
-    if not is_language_label(label, LANGUAGE_NAMES):
-        raise reader.error(f"{what} {label!r} is not a language tag such as en, en-GB or de", node)
-    return label
 
 
 def read_lexicon_keys(reader, fields: dict, base: Path) -> list[LexiconEntry]:

@@ -59,7 +59,7 @@ def number_rows(script: Script, expressions: Expressions, listed: bool = True) -
                 speaker = span.value
             if span.kind != "text" or not (listed or re.search(r"\d", span.text)):
                 continue
-            language = text_language(script, speaker, span.text)
+            language = text_language(script, speaker, span.text, line.lang)
             found = expressions(span.text, language)
             if found is None:
                 if re.search(r"\d", span.text):

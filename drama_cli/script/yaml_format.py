@@ -27,7 +27,8 @@ from drama_cli.script.document import (
     VoiceSource,
     Warning_,
 )
-from drama_cli.script.lexicon import read_language_keys, read_language_label
+from drama_cli.script.language_tags import read_language_label
+from drama_cli.script.lexicon import read_language_keys
 from drama_cli.script.problems import Problems
 from drama_cli.script.sound_table import read_sounds_node
 from drama_cli.script.yaml_reader import YamlReader, compose

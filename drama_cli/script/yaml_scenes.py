@@ -8,6 +8,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.script.direction import check_model_tokens, parse_directions
 from drama_cli.script.document import Element, Line, MixOptions, Scene
+from drama_cli.script.language_tags import read_language_label
 from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
 from drama_cli.script.yaml_sounds import (
     BED_KINDS,
@@ -160,3 +161,6 @@ def _apply_line_fields(reader: YamlReader, line: Line, fields: dict[str, tuple[N
     if "normalize" in fields:
         with reader.problems.collect():
             line.normalize = reader.boolean(fields["normalize"][1], "normalize")
+    if "lang" in fields:
+        with reader.problems.collect():
+            line.lang = read_language_label(reader, fields["lang"][1], "lang") or None
