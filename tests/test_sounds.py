@@ -330,6 +330,18 @@ def test_fountain_sound_cues_resolve_against_the_cast_files_sounds_table(tmp_pat
                       "end")]
 
 
+def test_a_fountain_sound_note_inside_a_speech_starts_after_the_words_before_it(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
+                    "JACK\n[[sfx: door-slam]] Fine then. [[music: theme]]\n(beat)\nGo.\n"
+                    "[[sfx: door-slam]]\n")
+    scene = load_script(str(path)).scenes[0]
+    assert [(s.name, s.start.line, s.start.edge) for s in scene.sounds] == [
+        ("door-slam", "scene-1-1", "end"), ("theme", "scene-1-2", "end"),
+        ("door-slam", "scene-1-3", "end")]
+
+
 def test_a_fountain_sound_name_missing_from_the_table_is_a_check_error_at_the_name(tmp_path):
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
     path = tmp_path / "play.fountain"
