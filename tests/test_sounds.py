@@ -352,6 +352,16 @@ def test_a_fountain_sound_name_missing_from_the_table_is_a_check_error_at_the_na
         (f"{path}:13:8", "no sound named 'thunder' in the cast file's sounds: table")]
 
 
+@pytest.mark.parametrize("cue, place", [("SFX:", "3:5"), ("MUSIC :  ", "3:8"), ("[[sfx:]]", "3:7")])
+def test_a_fountain_sound_cue_without_a_name_is_a_check_error_never_narrated(tmp_path, cue, place):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
+    path = tmp_path / "play.fountain"
+    path.write_text(f"INT. BOATHOUSE - NIGHT\n\n{cue}\n\nALGERNON\nWe leave at six.\n")
+    report = check_script(str(path))
+    assert [(str(e.position), e.message) for e in report.errors] == [
+        (f"{path}:{place}", "empty sound cue (no name after the colon)")]
+
+
 def test_labels_and_subtitles_list_sounds_as_their_own_entries(tmp_path):
     click = write_sound(tmp_path / "door.wav", np.full(SR // 2, 0.1))
     rain = write_sound(tmp_path / "rain.wav", sine(1.0, amplitude=0.01))

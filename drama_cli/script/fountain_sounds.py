@@ -6,7 +6,7 @@ or a note `[[sfx: NAME]]` / `[[sound: NAME]]` / `[[music: NAME]]`, is a sound cu
 dialogue. It is kept as a `sound` element (shown, never narrated) and starts where the spoken
 line before it ends (the scene's start when none comes before). NAME is looked up in the cast
 file's `sounds:` table (`drama_cli.script.sound_table`); a name the table lacks is an error at
-the name. A cue inside a line of dialogue (`{sfx: NAME}`) is the direction grammar's
+the name, and a cue without a name (`SFX:`) one after its colon. A cue inside a line of dialogue (`{sfx: NAME}`) is the direction grammar's
 (`drama_cli.script.line_sounds`).
 """
 
@@ -19,7 +19,7 @@ from drama_cli.script.direction import SOUND_CUE_PREFIX
 from drama_cli.script.document import Element, Line, Script, Sound, SoundAnchor
 from drama_cli.script.sound_table import give_file
 
-CUE = re.compile(rf"(?P<prefix>{SOUND_CUE_PREFIX})\s*:\s*(?P<name>\S.*?)\s*$", re.IGNORECASE)
+CUE = re.compile(rf"(?P<prefix>{SOUND_CUE_PREFIX})\s*:\s*(?P<name>.*?)\s*$", re.IGNORECASE)
 
 
 def sound_cue(text: str, position: SourcePosition) -> tuple[Element, Sound] | None:
@@ -46,6 +46,11 @@ def resolve_sound_cues(script: Script) -> list[ScriptError]:
         for sound, previous in _cues_after_lines(scene):
             sound.start = SoundAnchor(previous.id if previous else None,
                                       "end" if previous else "start", 0.0, sound.position)
+            if not sound.name:
+                errors.append(ScriptError("empty sound cue (no name after the colon)", sound.position,
+                                          "write SFX: NAME, SOUND: NAME or MUSIC: NAME with NAME "
+                                          "from the cast file's sounds: table"))
+                continue
             missing = give_file(script, sound)
             if missing is not None:
                 errors.append(missing)
