@@ -384,3 +384,15 @@ def test_french_and_spanish_times_days_and_ranges_from_real_texts(language, writ
 ])
 def test_a_range_after_between_is_joined_by_and_in_every_language(language, written, said):
     assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en", "in 45:12 minutes", "in forty-five minutes twelve seconds"),
+    ("en", "in 12:30 mins", "in twelve minutes thirty seconds"),
+    ("de", "in 45:12 Minuten", "in fünfundvierzig Minuten zwölf Sekunden"),
+    ("de", "Zeit: 1:01 Min.", "Zeit: eine Minute eine Sekunde."),
+    ("fr", "en 45:12 minutes", "en quarante-cinq minutes douze secondes"),
+    ("es", "en 21:01 minutos", "en veintiún minutos un segundo"),
+])
+def test_minutes_and_seconds_before_a_minutes_word_are_a_duration_never_a_score(language, written, said):
+    assert normalise_text(written, language) == said

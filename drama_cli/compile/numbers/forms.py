@@ -24,7 +24,9 @@ from drama_cli.compile.numbers.times import (
     MERIDIEM,
     say_clock_before_range,
     say_date,
+    minute_words,
     say_duration,
+    say_minutes_and_seconds,
     say_time,
 )
 from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words
@@ -462,6 +464,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     grouped = rf"(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"  # `#1,161`
     sides = rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"  # `2 x 8`
     found: list[tuple[str, str, Say]] = [
+        ("duration", rf"(?P<mi>\d{{1,3}}):(?P<s>[0-5]\d)\s?{minute_words(language)}", say_minutes_and_seconds),
         ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
                  + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
         ("duration", r"(?P<mi>\d{1,3}):(?P<s>[0-5]\d)[.,](?P<f>\d+)", say_duration),

@@ -67,6 +67,18 @@ def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
     return hour + (f" y {minute}" if minutes else "")
 
 
+def minute_words(language: str) -> str:
+    """A pattern of the words that say the minutes of a duration written before them (`45:12
+    minutes`, `12:30 min`, `1:01 Min.`)."""
+    one, many = _CLOCK_WORDS[language][:2]
+    return rf"(?:{one}|{many}|(?i:mins?|mn)\.?)(?!\w)"
+
+
+def say_minutes_and_seconds(match: re.Match, w: Words, context: Context) -> str | None:
+    """`45:12 minutes`: "forty-five minutes twelve seconds" (the minutes word is said once)."""
+    return _hours_minutes_seconds(w, 0, int(match.group("mi")), int(match.group("s")))
+
+
 def say_duration(match: re.Match, w: Words, context: Context) -> str | None:
     """`2:45.5`: minutes, then seconds with their decimals."""
     minutes, seconds = int(match.group("mi")), int(match.group("s"))
