@@ -396,3 +396,20 @@ def test_a_range_after_between_is_joined_by_and_in_every_language(language, writ
 ])
 def test_minutes_and_seconds_before_a_minutes_word_are_a_duration_never_a_score(language, written, said):
     assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("written, said", [
+    ("Kapitel IV. Am Morgen.", "Kapitel Vier. Am Morgen."),
+    ("Er las Band III.", "Er las Band Drei."),
+    ("Heinrich VIII. Dann kam Eduard.", "Heinrich der Achte. Dann kam Eduard."),
+    ("Es war Kapitel 4. Am Morgen regnete es.", "Es war Kapitel vier. Am Morgen regnete es."),
+    ("Sie wurde 3. Dann ging sie.", "Sie wurde drei. Dann ging sie."),
+    ("am 3. Mai", "am dritten Mai"),
+    ("Heinrich VIII. König von England", "Heinrich der Achte König von England"),
+])
+def test_a_german_dot_that_ends_a_sentence_after_a_number_is_kept_as_a_full_stop(written, said):
+    assert normalise_text(written, "de") == said
+
+
+def test_an_english_regnal_numeral_before_a_full_stop_keeps_one_stop():
+    assert normalise_text("It was Henry VIII. So he wed.", "en") == "It was Henry the Eighth. So he wed."

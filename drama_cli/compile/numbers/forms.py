@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
-from drama_cli.compile.numbers.grammar import german_half
+from drama_cli.compile.numbers.grammar import german_half, german_sentence_start
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
@@ -186,8 +186,8 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
         return None
     gender = w.gender(context.noun) if context.noun else None
     if w.language == "de":
-        if not context.noun:
-            return None
+        if not context.noun or german_sentence_start(context.noun):
+            return None  # `Kapitel 4. Am Morgen`: the dot ends the sentence
         if context.noun in ("und", "oder", "bis"):  # `am 3. und 4. Mai`: like the one after it
             return w.ordinal(value, None, context)
         if not context.noun[0].isupper():  # `als 3. ins Ziel`: an ordinal standing for a noun
