@@ -413,3 +413,21 @@ def test_a_german_dot_that_ends_a_sentence_after_a_number_is_kept_as_a_full_stop
 
 def test_an_english_regnal_numeral_before_a_full_stop_keeps_one_stop():
     assert normalise_text("It was Henry VIII. So he wed.", "en") == "It was Henry the Eighth. So he wed."
+
+
+@pytest.mark.parametrize("written, said", [
+    ("1000s of people", "thousands of people"),
+    ("In the 1000s, Europe", "In the 1000s, Europe"),  # no year reading: left as written
+    ("the 1100s", "the eleven hundreds"),
+])
+def test_a_thousand_with_a_plural_s_is_thousands_never_one_thousands(written, said):
+    assert normalise_text(written, "en") == said
+
+
+@pytest.mark.parametrize("written, said", [
+    ("a 5 1/2-inch tin", "a five-and-a-half-inch tin"),
+    ("a 2 1/4-mile walk", "a two-and-a-quarter-mile walk"),
+    ("a 1/2-inch gap", "a one-half-inch gap"),
+])
+def test_a_whole_number_and_fraction_before_a_hyphen_are_said_as_one_number(written, said):
+    assert normalise_text(written, "en") == said

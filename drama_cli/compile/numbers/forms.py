@@ -173,6 +173,8 @@ def _decade(match: re.Match, w: Words, context: Context) -> str | None:
         if tens == 0:
             return None
         said = w.cardinal(tens * 10)
+    elif int(century) * 100 + tens * 10 < YEAR_RANGE[0]:  # `1000s`: no decade of a year
+        return "thousands" if (century, tens, context.noun) == ("10", 0, "of") else None
     else:
         said = w.year(int(century) * 100 + tens * 10)
     if w.language == "de":
