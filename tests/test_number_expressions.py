@@ -431,3 +431,13 @@ def test_a_thousand_with_a_plural_s_is_thousands_never_one_thousands(written, sa
 ])
 def test_a_whole_number_and_fraction_before_a_hyphen_are_said_as_one_number(written, said):
     assert normalise_text(written, "en") == said
+
+
+@pytest.mark.parametrize("written, said", [
+    ("1.5m people watched.", "one point five million people watched."),
+    ("3m viewers", "three million viewers"),
+    ("It is 5m tall.", "It is five metres tall."),
+    ("a 5m wall", "a five metre wall"),
+])
+def test_an_english_m_before_people_counted_is_million_not_metres(written, said):
+    assert normalise_text(written, "en") == said

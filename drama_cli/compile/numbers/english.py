@@ -55,6 +55,19 @@ def score(w: Words, a: int, b: int, context: Context) -> str | None:
     return " ".join(nought if n == 0 else w.cardinal(n) for n in (a, b))
 
 
+# Nouns counted in millions in the press (`1.5m people`): an `m` before them is "million".
+_COUNTED_IN_MILLIONS = frozenset(
+    "people users viewers customers subscribers visitors fans votes voters copies jobs homes "
+    "households residents children adults deaths cases downloads views followers listeners readers "
+    "passengers tourists members workers refugees patients students animals trees".split())
+
+
+def millions_of(unit: str, context: Context) -> bool:
+    """Whether the unit `m` written against a number counts millions of the noun after it
+    (`3m viewers`), not metres."""
+    return unit == "m" and context.noun.lower() in _COUNTED_IN_MILLIONS
+
+
 def attributive(context: Context, money: bool = False) -> bool:
     """Whether an amount (`money`) or a measure stands as an adjective before a noun."""
     determiners = _MONEY_DETERMINERS if money else _DETERMINERS

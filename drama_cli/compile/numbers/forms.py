@@ -277,6 +277,8 @@ def _unit(match: re.Match, w: Words, context: Context) -> str | None:
     singular, plural, gender = w.rules.units[_unit_key(w.rules, match.group("unit"))]
     value, frac = _value(match), match.group("frac")
     number = w.decimal(value, frac, gender, context)
+    if w.language == "en" and english.millions_of(match.group("unit"), context):
+        return f"{_signed(match, w, number)} million"  # `1.5m people`
     if w.language == "en" and english.attributive(context):
         plural = singular  # `a 20cm tin`: "a twenty centimetre tin"
     return f"{_signed(match, w, number)} {w.noun_form(value or 0, frac, singular, plural)}"
