@@ -441,3 +441,11 @@ def test_a_whole_number_and_fraction_before_a_hyphen_are_said_as_one_number(writ
 ])
 def test_an_english_m_before_people_counted_is_million_not_metres(written, said):
     assert normalise_text(written, "en") == said
+
+
+@pytest.mark.parametrize("written, said", [
+    ("He was 6ft 2in tall.", "He was six feet two inches tall."),
+    ("5ft 11in, he said", "five feet eleven inches, he said"),
+])
+def test_feet_and_inches_written_as_ft_and_in_are_said_whole(written, said):
+    assert normalise_text(written, "en") == said

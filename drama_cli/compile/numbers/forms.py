@@ -496,6 +496,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
+                      ("length", r"(?P<ft>\d+)\s?ft\s(?P<inch>\d+)\s?in", _feet),  # `6ft 2in`
                       *english.forms(number)]
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
