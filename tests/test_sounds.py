@@ -601,3 +601,16 @@ def test_render_says_a_sound_stopping_before_it_starts_is_left_out_for_that(tmp_
                          "        until: s1-2 start\n      - B: Fine then.\n")
     assert "scene s1: sound door.wav left out: its until: comes before its start" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("broken, problem", [(None, "does not exist"), (b"not audio", "is not readable audio")])
+def test_a_sound_file_lost_after_the_render_is_an_error_at_its_place_in_the_mix(
+        tmp_path, monkeypatch, capsys, broken, problem):
+    path, _ = rendered_with_sounds(tmp_path, monkeypatch, "      - A: We leave at six.\n"
+                                   "      - sound: door.wav\n      - B: Fine then.\n")
+    (tmp_path / "door.wav").unlink()
+    if broken is not None:
+        (tmp_path / "door.wav").write_bytes(broken)
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 2
+    assert one_error_line(capsys) == f"drama: {path}:9:9: sound 'door.wav' {problem} (record it or fix the path, then mix again)"
