@@ -613,4 +613,5 @@ def test_a_sound_file_lost_after_the_render_is_an_error_at_its_place_in_the_mix(
         (tmp_path / "door.wav").write_bytes(broken)
     capsys.readouterr()
     assert main(["mix", str(path)]) == 2
-    assert one_error_line(capsys) == f"drama: {path}:9:9: sound 'door.wav' {problem} (record it or fix the path, then mix again)"
+    assert one_error_line(capsys) == (f"drama: {path}:9:9: sound 'door.wav' {problem} "
+                                      "(record it or fix the path, then mix again)")

@@ -6,7 +6,8 @@ or a note `[[sfx: NAME]]` / `[[sound: NAME]]` / `[[music: NAME]]`, is a sound cu
 dialogue. It is kept as a `sound` element (shown, never narrated) and starts where the spoken
 line before it ends (the scene's start when none comes before). NAME is looked up in the cast
 file's `sounds:` table (`drama_cli.script.sound_table`); a name the table lacks is an error at
-the name, and a cue without a name (`SFX:`) one after its colon. A cue inside a line of dialogue (`{sfx: NAME}`) is the direction grammar's
+the name, and a cue without a name (`SFX:`) one after its colon. A cue inside a line of
+dialogue (`{sfx: NAME}`) is the direction grammar's
 (`drama_cli.script.line_sounds`).
 """
 
