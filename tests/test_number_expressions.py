@@ -449,3 +449,13 @@ def test_an_english_m_before_people_counted_is_million_not_metres(written, said)
 ])
 def test_feet_and_inches_written_as_ft_and_in_are_said_whole(written, said):
     assert normalise_text(written, "en") == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en", "in 9.58 s", "in nine point five eight seconds"),
+    ("de", "in 9,58 s", "in neun Komma fünf acht Sekunden"),
+    ("es", "en 9,58 s", "en nueve coma cincuenta y ocho segundos"),
+    ("es", "en 1 s", "en un segundo"),
+])
+def test_a_number_before_s_says_seconds_never_the_letter(language, written, said):
+    assert normalise_text(written, language) == said
