@@ -459,3 +459,13 @@ def test_feet_and_inches_written_as_ft_and_in_are_said_whole(written, said):
 ])
 def test_a_number_before_s_says_seconds_never_the_letter(language, written, said):
     assert normalise_text(written, language) == said
+
+
+@pytest.mark.parametrize("language, written, said", [
+    ("en-GB", "See you at 7.30.", "See you at seven thirty."),
+    ("en", "open until 10.15 tonight", "open until ten fifteen tonight"),
+    ("en", "It rose 7.30 points", "It rose seven point three zero points"),  # no clock word before
+    ("en", "It's 00:00.", "It's midnight."),
+])
+def test_an_english_clock_time_with_a_dot_after_at_or_until_and_midnight(language, written, said):
+    assert normalise_text(written, language) == said

@@ -22,6 +22,7 @@ from drama_cli.compile.numbers.rules import (
 )
 from drama_cli.compile.numbers.times import (
     MERIDIEM,
+    say_clock_after_clock_word,
     say_clock_before_range,
     say_date,
     minute_words,
@@ -493,6 +494,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         found.insert(-1, ("number", rf"{number}\s(?P<scale>{_alternatives(foreign)})", _scaled))
     if language == "en":
         found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+                      ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),

@@ -34,6 +34,14 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
     return said
 
 
+def say_clock_after_clock_word(match: re.Match, w: Words, context: Context) -> str | None:
+    """British `at 7.30`: a time written with a dot, read as one only after `at`, `by`,
+    `from`, `until` or `till` (elsewhere `7.30` is a decimal)."""
+    if not context.before or context.before[-1] not in _CLOCK_BEFORE[w.language] - {"to"}:
+        return None  # `rose to 7.30`: a level, not a time
+    return say_time(match, w, context)
+
+
 def say_clock_before_range(match: re.Match, w: Words, context: Context) -> str | None:
     """German `7.30 bis 12 Uhr`: a clock time whose `Uhr` is written only after the range's end."""
     if context.noun != "bis" or not context.after[:1].isdigit():
@@ -55,6 +63,8 @@ def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
     minute = w.cardinal(minutes, "f" if w.language == "fr" else None)  # "sept heures cinquante et une"
     if w.language == "en":
         hour = w.cardinal(hours)
+        if hours == minutes == 0 and not meridiem:
+            return "midnight"  # `00:00`
         if minutes == 0:
             return hour if meridiem else f"{hour} o'clock" if hours <= 12 else f"{hour} hundred"
         return f"{hour} oh {minute}" if minutes < 10 else f"{hour} {minute}"
