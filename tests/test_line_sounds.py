@@ -72,6 +72,7 @@ def test_a_cue_compiles_as_the_line_without_it(with_cue, without):
     ("Listen {sfx: clock} .", "Listen."),
     ("Hi {sfx: a} there {music: b}, friend.", "Hi there, friend."),
     ("Wait . . . {sfx: x} now", "Wait . . . now"),  # the writer's own spaces stay
+    ("Ha [laughs] {sfx: x}!", "Ha!"),
 ])
 def test_a_cue_before_punctuation_leaves_no_space_in_the_shown_words(with_cue, shown):
     line = SimpleNamespace(spans=parse_directions(with_cue), text=with_cue)

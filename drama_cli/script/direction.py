@@ -535,18 +535,17 @@ def _shown(spans: Iterable[Span]) -> str:
     """The text spans of `spans` joined as written, escaped marks unescaped; the spaces around
     a sound cue that stands before punctuation are dropped (`that {sfx: x}?` shows `that?`,
     as the line is said)."""
-    pieces: list[str] = []
-    after_cue = False
+    shown, after_cue = "", False
     for span in spans:
         if span.kind == "sound":
             after_cue = True
         elif span.kind == "text":
             text = span.text
-            if after_cue and _PUNCTUATION_FIRST.match(text) and pieces:
-                pieces[-1], text = pieces[-1].rstrip(), text.lstrip()
-            pieces.append(text)
+            if after_cue and _PUNCTUATION_FIRST.match(text) and shown:
+                shown, text = shown.rstrip(), text.lstrip()
+            shown += text
             after_cue = False
-    return _ESCAPED_MARK.sub(r"\1", "".join(pieces))
+    return _ESCAPED_MARK.sub(r"\1", shown)
 
 
 _PUNCTUATION_FIRST = re.compile(r"\s*[.,!?;:…)]")
