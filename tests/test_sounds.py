@@ -615,3 +615,20 @@ def test_a_sound_file_lost_after_the_render_is_an_error_at_its_place_in_the_mix(
     assert main(["mix", str(path)]) == 2
     assert one_error_line(capsys) == (f"drama: {path}:9:9: sound 'door.wav' {problem} "
                                       "(record it or fix the path, then mix again)")
+
+
+def test_speakers_whose_names_share_a_file_name_get_a_stem_each(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    sf.write(str(tmp_path / "rain.wav"), np.full(SR // 2, 0.01, np.float32), SR, subtype="FLOAT")
+    path = tmp_path / "play.yaml"
+    path.write_text('cast: {ANNE-MARIE: {}, "ANNE MARIE": {}, MUSIC: {}}\nscenes:\n  - id: s1\n'
+                    "    ambience: rain.wav\n    lines:\n      - ANNE-MARIE: Hello there.\n"
+                    "      - ANNE MARIE: Hello to you.\n      - MUSIC: And me.\n")
+    assert main(["render", str(path), "--stems"]) == 0
+    folder = tmp_path / "play.drama" / "s1"
+    stems = sorted(p.name for p in folder.glob("mix.stem-*.wav"))
+    assert stems == ["mix.stem-anne-marie-2.wav", "mix.stem-anne-marie.wav", "mix.stem-music-2.wav",
+                     "mix.stem-music.wav"]
+    mix, _ = sf.read(str(folder / "mix.wav"), dtype="float64")
+    summed = sum(sf.read(str(folder / name), dtype="float64")[0] for name in stems)
+    assert np.abs(summed - mix).max() < 1e-4
