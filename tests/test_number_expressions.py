@@ -430,6 +430,13 @@ SAID_AS_MEANT = [
     ("en", "open until 10.15 tonight", "open until ten fifteen tonight"),
     ("en", "It rose 7.30 points", "It rose seven point three zero points"),  # no clock word before
     ("en", "It's 00:00.", "It's midnight."),
+    # cents alone, an abbreviated month before an ordinal day, an emergency number dialled
+    ("en-US", "It was $0.50.", "It was fifty cents."),
+    ("en", "$0.00", "zero dollars"),
+    ("en", "Oct 3rd", "October third"),
+    ("en-US", "Call 911 now.", "Call nine one one now."),
+    ("en-GB", "Dial 999.", "Dial nine nine nine."),
+    ("en", "Call 100 people.", "Call one hundred people."),
 ]
 
 

@@ -137,7 +137,7 @@ def _month_before_day(text: str, language: str):
     if language != "en":
         return
     names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
-    before_number = rf"(?<![\w.])({names})\.?(?=\s+(?:\d{{1,2}}|\d{{4}})\b)"
+    before_number = rf"(?<![\w.])({names})\.?(?=\s+(?:\d{{1,2}}(?:st|nd|rd|th)?|\d{{4}})\b)"
     after_day = rf"(?:(?<=\d )|(?<=\d(?:st|nd|rd|th) ))({names})\b"
     for match in re.finditer(f"{before_number}|{after_day}", text):
         name = match.group(1) or match.group(2)

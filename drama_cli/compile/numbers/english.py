@@ -68,6 +68,17 @@ def millions_of(unit: str, context: Context) -> bool:
     return unit == "m" and context.noun.lower() in _COUNTED_IN_MILLIONS
 
 
+_EMERGENCY_NUMBERS = frozenset("911 999 112 000 111 101".split())
+_DIALLING = frozenset("call dial ring phone".split())
+
+
+def dialled(whole: str | None, context: Context) -> bool:
+    """Whether `whole` is a telephone number after `call`, `dial`, `ring` or `phone` (`Call
+    911`): any number after `dial`, an emergency number (911, 999, 112…) after the others."""
+    verb = context.before[-1].lower() if context.before else ""
+    return bool(whole) and verb in _DIALLING and (verb == "dial" or whole in _EMERGENCY_NUMBERS)
+
+
 def attributive(context: Context, money: bool = False) -> bool:
     """Whether an amount (`money`) or a measure stands as an adjective before a noun."""
     determiners = _MONEY_DETERMINERS if money else _DETERMINERS

@@ -227,7 +227,7 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     if scale:
         number = scaled_number(w, value, frac, scale)
         return f"{sign}{number}{_of(w, number, units)}{units}"
-    if value is None:  # `$.73`: cents only
+    if value is None or (value == 0 and frac and len(frac) == 2 and int(frac)):  # `$.73`, `$0.50`: cents only
         c = int(frac) if frac and len(frac) == 2 else 0
         return f"{sign}{w.cardinal(c, 'm')} {cent if c == 1 else cents}" if c else None
     number = w.cardinal(value, gender)
@@ -382,6 +382,8 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
         return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
     if not frac and context.before[-1:] == ["années"]:
         return _decade_word(w, w.cardinal(value), context)
+    if w.language == "en" and english.dialled(whole, context):
+        return w.digits(whole)  # `Call 911`: "nine one one"
     if w.language == "en" and not frac and not match.group("neg") and value is not None:
         day = english.day_of_month(w, value, context)
         if day is not None:
