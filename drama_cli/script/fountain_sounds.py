@@ -17,7 +17,7 @@ import re
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import SOUND_CUE_PREFIX
-from drama_cli.script.document import Element, Line, Script, Sound, SoundAnchor
+from drama_cli.script.document import Element, Line, Script, Sound, SoundAnchor, Warning_
 from drama_cli.script.sound_table import give_file
 
 CUE = re.compile(rf"(?P<prefix>{SOUND_CUE_PREFIX})\s*:\s*(?P<name>.*?)\s*$", re.IGNORECASE)
@@ -77,3 +77,23 @@ def _cues_after_lines(scene) -> list[tuple[Sound, Line | None]]:
 
 def _place(position: SourcePosition | None) -> tuple | None:
     return (position.file, position.line, position.column) if position is not None else None
+
+
+def spoken_cue_warnings(script: Script) -> list[Warning_]:
+    """A warning at each row of a speech that is a sound cue of a name in the cast file's
+    `sounds:` table (`SFX: door-slam` with no blank line before it): Fountain reads it as
+    dialogue, so it would be spoken."""
+    warnings = []
+    for scene in script.scenes:
+        for line in scene.lines:
+            if line.kind != "dialogue" or line.position is None:
+                continue
+            for offset, row in enumerate(line.text.split("\n")):
+                match = CUE.fullmatch(row.strip())
+                if match and match.group("name") in script.sounds:
+                    where = SourcePosition(line.position.file, line.position.line + offset,
+                                           line.position.column)
+                    warnings.append(Warning_(
+                        f"row {row.strip()!r} of {line.speaker} (line {line.id}) is spoken as words: to "
+                        f"play the sound {match.group('name')}, put a blank line before the row", where))
+    return warnings

@@ -59,8 +59,10 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
             problems.errors.extend(add_cast_sounds(script, cast_path))
     if script.format == "fountain":
         from drama_cli.script.fountain import cue_like_warnings
+        from drama_cli.script.fountain_sounds import spoken_cue_warnings
 
         script.warnings.extend(cue_like_warnings(script))
+        script.warnings.extend(spoken_cue_warnings(script))
     from drama_cli.script.pauses import take_out_pauses
 
     with problems.collect():
