@@ -437,6 +437,11 @@ SAID_AS_MEANT = [
     ("en-US", "Call 911 now.", "Call nine one one now."),
     ("en-GB", "Dial 999.", "Dial nine nine nine."),
     ("en", "Call 100 people.", "Call one hundred people."),
+    # Roman numerals after a word that numbers an episode or a season
+    ("en", "Episode IV begins", "Episode Four begins"),
+    ("de", "Staffel II beginnt", "Staffel Zwei beginnt"),
+    ("fr", "Saison III", "Saison trois"),
+    ("es", "Episodio IV", "Episodio cuatro"),
 ]
 
 

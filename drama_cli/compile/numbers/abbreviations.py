@@ -42,10 +42,10 @@ _ANYWHERE = {
            "c/": "calle", "aprox.": "aproximadamente"},
 }
 _PART_WORDS = {
-    "en": "Act Chapter Part Book Scene Volume Section Round Level World War",
-    "de": "Akt Kapitel Teil Band Szene Buch Abschnitt",
-    "fr": "Acte Chapitre Partie Tome Scène Livre Volume",
-    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo",
+    "en": "Act Chapter Part Book Scene Volume Section Round Level World War Episode Season Article Canto",
+    "de": "Akt Kapitel Teil Band Szene Buch Abschnitt Folge Staffel Artikel",
+    "fr": "Acte Chapitre Partie Tome Scène Livre Volume Épisode Saison Article",
+    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo Episodio Temporada Artículo",
 }
 _CAN_END = frozenset("etc. usw. etcétera. approx. ca. aprox.".split())
 _REGNAL_NAMES = frozenset(
