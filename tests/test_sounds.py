@@ -643,3 +643,14 @@ def test_a_sound_cue_row_inside_a_speech_is_a_warning_that_it_is_spoken(tmp_path
     assert [(str(w.position), w.message) for w in report.warnings if "spoken" in w.message] == [
         (f"{path}:5:1", "row 'SFX: door-slam' of ALGERNON (line scene-1-1) is spoken as words: "
                         "to play the sound door-slam, put a blank line before the row")]
+
+
+def test_a_fountain_sound_note_after_narrated_action_on_its_row_starts_after_it(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
+                    "The door opens. [[sfx: door-slam]]\n")
+    scene = load_script(str(path)).scenes[0]
+    action = next(line for line in scene.lines if line.kind == "action")
+    assert [(s.name, s.start.line, s.start.edge) for s in scene.sounds] == [
+        ("door-slam", action.id, "end")]

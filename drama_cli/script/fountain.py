@@ -262,8 +262,9 @@ class _Builder:
         return self.scene
 
     def add(self, element: Element | Line, row: _Row) -> None:
-        """Append a display element, after the notes that come before it."""
-        self._flush_notes(row.number)
+        """Append a display element, after the notes that come before it (a note after its
+        text on its row comes after it)."""
+        self._flush_notes(row.number, self.at_text(row).column)
         self.current(row).elements.append(element)
 
     def _flush_notes(self, before_line: int, before_column: int | None = None) -> None:
