@@ -437,6 +437,11 @@ SAID_AS_MEANT = [
     ("en-US", "Call 911 now.", "Call nine one one now."),
     ("en-GB", "Dial 999.", "Dial nine nine nine."),
     ("en", "Call 100 people.", "Call one hundred people."),
+    # English years of the eleventh century after a word of time
+    ("en-GB", "The Battle of Hastings in 1066.", "The Battle of Hastings in ten sixty-six."),
+    ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
+    ("en", "Around 1050 AD.", "Around ten fifty AD."),
+    ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
     # Roman numerals after a word that numbers an episode or a season
     ("en", "Episode IV begins", "Episode Four begins"),
     ("de", "Staffel II beginnt", "Staffel Zwei beginnt"),

@@ -68,6 +68,21 @@ def millions_of(unit: str, context: Context) -> bool:
     return unit == "m" and context.noun.lower() in _COUNTED_IN_MILLIONS
 
 
+_BEFORE_A_YEAR = frozenset("year in since until till from before after by of around".split())
+_ERAS = frozenset("AD BC BCE CE".split())
+
+
+def early_year(value: int | None, context: Context) -> bool:
+    """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`,
+    before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word after it
+    (`in 1066.` is a year, `in 1066 pages` a count)."""
+    if value is None or not 1010 <= value < 1100:
+        return False
+    before = context.before[-1].lower() if context.before else ""
+    return before == "year" or context.noun in _ERAS or \
+        (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
+
+
 _EMERGENCY_NUMBERS = frozenset("911 999 112 000 111 101".split())
 _DIALLING = frozenset("call dial ring phone".split())
 

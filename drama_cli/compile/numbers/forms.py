@@ -382,6 +382,9 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
         return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
     if not frac and context.before[-1:] == ["années"]:
         return _decade_word(w, w.cardinal(value), context)
+    if w.language == "en" and whole and whole.isdigit() and not frac and not match.group("neg") \
+            and english.early_year(value, context):
+        return w.year(value)  # `in 1066`: "ten sixty-six"
     if w.language == "en" and english.dialled(whole, context):
         return w.digits(whole)  # `Call 911`: "nine one one"
     if w.language == "en" and not frac and not match.group("neg") and value is not None:
