@@ -442,6 +442,13 @@ SAID_AS_MEANT = [
     ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
     ("en", "Around 1050 AD.", "Around ten fifty AD."),
     ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
+    # an English fraction before a unit says the unit's name
+    ("en", "Add 3/4 tsp salt.", "Add three quarters of a teaspoon salt."),
+    ("en", "Add ½ tsp salt.", "Add half a teaspoon salt."),
+    ("en", "Add 1 1/2 tbsp oil.", "Add one and a half tablespoons oil."),
+    ("en", "Add 2 1/2 kg flour.", "Add two and a half kilograms flour."),
+    ("en", "Add 1½ oz sugar.", "Add one and a half ounces sugar."),
+    ("en", "Add 1/4 oz sugar.", "Add one quarter of an ounce sugar."),
     # Roman numerals after a word that numbers an episode or a season
     ("en", "Episode IV begins", "Episode Four begins"),
     ("de", "Staffel II beginnt", "Staffel Zwei beginnt"),

@@ -83,6 +83,19 @@ def early_year(value: int | None, context: Context) -> bool:
         (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
 
 
+def measured(w: Words, whole: int, numerator: int, denominator: int, singular: str, plural: str) -> str | None:
+    """A fraction before a unit: `2 1/2 kg` "two and a half kilograms", `½ tsp` "half a
+    teaspoon", `3/4 tsp` "three quarters of a teaspoon"; `whole` is 0 when there is none."""
+    if whole:
+        mixed = w.mixed(whole, numerator, denominator)
+        return None if mixed is None else f"{mixed} {plural}"
+    article = "an" if singular[:1] in "aeiou" or singular.startswith("hour") else "a"
+    if (numerator, denominator) == (1, 2):
+        return f"half {article} {singular}"
+    part = w.fraction(numerator, denominator)
+    return None if part is None else f"{part} of {article} {singular}"
+
+
 _EMERGENCY_NUMBERS = frozenset("911 999 112 000 111 101".split())
 _DIALLING = frozenset("call dial ring phone".split())
 

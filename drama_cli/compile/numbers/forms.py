@@ -137,6 +137,8 @@ def _measured(match: re.Match, w: Words, context: Context) -> str | None:
     whole = int(parts.get("w") or parts.get("w2") or 0)
     if parts.get("unit"):
         singular, plural, gender = w.rules.units[_unit_key(w.rules, parts["unit"])]
+        if w.language == "en":
+            return english.measured(w, whole, numerator, denominator, singular, plural)
         noun = singular if whole <= 1 else plural
     else:
         noun, gender = parts["noun"], w.gender(parts["noun"])
@@ -504,6 +506,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
                       ("length", r"(?P<ft>\d+)\s?ft\s(?P<inch>\d+)\s?in", _feet),  # `6ft 2in`
+                      ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
+                                   rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured),
                       *english.forms(number)]
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
