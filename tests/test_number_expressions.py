@@ -449,6 +449,10 @@ SAID_AS_MEANT = [
     ("en", "Add 2 1/2 kg flour.", "Add two and a half kilograms flour."),
     ("en", "Add 1½ oz sugar.", "Add one and a half ounces sugar."),
     ("en", "Add 1/4 oz sugar.", "Add one quarter of an ounce sugar."),
+    ("de", "1/2 kg Mehl", "ein halbes Kilogramm Mehl"),
+    ("de", "2 1/2 kg Mehl", "zweieinhalb Kilogramm Mehl"),
+    ("de", "3/4 l Milch", "drei Viertel Liter Milch"),
+    ("de", "mit 1½ TL Salz", "mit eineinhalb Teelöffel Salz"),
     # Roman numerals after a word that numbers an episode or a season
     ("en", "Episode IV begins", "Episode Four begins"),
     ("de", "Staffel II beginnt", "Staffel Zwei beginnt"),

@@ -139,12 +139,28 @@ def _measured(match: re.Match, w: Words, context: Context) -> str | None:
         singular, plural, gender = w.rules.units[_unit_key(w.rules, parts["unit"])]
         if w.language == "en":
             return english.measured(w, whole, numerator, denominator, singular, plural)
+        if w.language == "de":
+            return _german_measured(w, whole, numerator, denominator, (singular, plural, gender), context)
         noun = singular if whole <= 1 else plural
     else:
         noun, gender = parts["noun"], w.gender(parts["noun"])
         if gender is None:
             return None
     return w.measured(whole, numerator, denominator, noun, gender)
+
+
+def _german_measured(w: Words, whole: int, numerator: int, denominator: int, unit: tuple,
+                     context: Context) -> str | None:
+    """`2 1/2 kg` "zweieinhalb Kilogramm", `1/2 kg` "ein halbes Kilogramm" (the half agreeing
+    with the unit), `3/4 l` "drei Viertel Liter". `unit`: (singular, plural, gender)."""
+    singular, plural, gender = unit
+    if whole:
+        mixed = w.mixed(whole, numerator, denominator)
+        return None if mixed is None else f"{mixed} {plural}"
+    if (numerator, denominator) == (1, 2):
+        return f"{german_half(context.before, gender)} {singular}"
+    part = w.fraction(numerator, denominator)
+    return None if part is None else f"{part} {singular}"
 
 
 def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
@@ -499,6 +515,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     ]
     if foreign:  # `5 million Menschen`: an English scale word said in the line's language
         found.insert(-1, ("number", rf"{number}\s(?P<scale>{_alternatives(foreign)})", _scaled))
+    measured = ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
+                            rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured)  # `2 1/2 kg`
     if language == "en":
         found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
                       ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
@@ -506,14 +524,14 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
                       ("length", r"(?P<ft>\d+)\s?ft\s(?P<inch>\d+)\s?in", _feet),  # `6ft 2in`
-                      ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
-                                   rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured),
+                      measured,
                       *english.forms(number)]
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
                       ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
                       ("time", r"(?P<h>\d{1,2})\.(?P<m>\d{2})", say_clock_before_range),
                       ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?\sStunden", _hours_and_minutes),
+                      measured,
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
                       ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),
