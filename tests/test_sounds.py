@@ -637,12 +637,15 @@ def test_speakers_whose_names_share_a_file_name_get_a_stem_each(tmp_path, monkey
 def test_a_sound_cue_row_inside_a_speech_is_a_warning_that_it_is_spoken(tmp_path):
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
     path = tmp_path / "play.fountain"
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
     path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\nSFX: door-slam\n\n"
-                    "JACK\nMusic: it soothes me.\n")
+                    "JACK\nMusic: it soothes me.\n\nThe door opens.\nSFX: door-slam\n")
     report = check_script(str(path))
     assert [(str(w.position), w.message) for w in report.warnings if "spoken" in w.message] == [
         (f"{path}:5:1", "row 'SFX: door-slam' of ALGERNON (line scene-1-1) is spoken as words: "
-                        "to play the sound door-slam, put a blank line before the row")]
+                        "to play the sound door-slam, put a blank line before the row"),
+        (f"{path}:11:1", "row 'SFX: door-slam' of JACK (line scene-1-a1) is spoken as words: "
+                         "to play the sound door-slam, put a blank line before the row")]
 
 
 def test_a_fountain_sound_note_after_narrated_action_on_its_row_starts_after_it(tmp_path):

@@ -80,13 +80,13 @@ def _place(position: SourcePosition | None) -> tuple | None:
 
 
 def spoken_cue_warnings(script: Script) -> list[Warning_]:
-    """A warning at each row of a speech that is a sound cue of a name in the cast file's
-    `sounds:` table (`SFX: door-slam` with no blank line before it): Fountain reads it as
-    dialogue, so it would be spoken."""
+    """A warning at each row of a speech or of narrated action that is a sound cue of a name in
+    the cast file's `sounds:` table (`SFX: door-slam` with no blank line before it): Fountain
+    reads it as part of that paragraph, so it would be spoken."""
     warnings = []
     for scene in script.scenes:
         for line in scene.lines:
-            if line.kind != "dialogue" or line.position is None:
+            if line.position is None:
                 continue
             for offset, row in enumerate(line.text.split("\n")):
                 match = CUE.fullmatch(row.strip())
