@@ -430,6 +430,7 @@ SAID_AS_MEANT = [
     ("en", "open until 10.15 tonight", "open until ten fifteen tonight"),
     ("en", "It rose 7.30 points", "It rose seven point three zero points"),  # no clock word before
     ("en", "It's 00:00.", "It's midnight."),
+    ("en", "At 00:00 hours.", "At zero hundred hours."),
     # cents alone, an abbreviated month before an ordinal day, an emergency number dialled
     ("en-US", "It was $0.50.", "It was fifty cents."),
     ("en", "$0.00", "zero dollars"),

@@ -26,6 +26,8 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
             not (context.before and context.before[-1] in _CLOCK_BEFORE[w.language]):
         return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
     said = _clock(w, hours, minutes, meridiem)
+    if said == "midnight" and (seconds or context.noun.lower() in ("hours", "hrs")):
+        said = "zero hundred"  # `00:00 hours`, as the military says it
     if seconds:
         _, _, second, second_plural = _CLOCK_WORDS[w.language]
         said += f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
