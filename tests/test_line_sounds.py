@@ -17,7 +17,7 @@ from drama_cli.compile.conversations import compile_scene
 from drama_cli.mix.options import scene_sounds
 from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
 from drama_cli.mix.word_place import word_start_sample
-from drama_cli.script.direction import cue_word, parse_directions, render_spans
+from drama_cli.script.direction import cue_word, display_text, parse_directions, render_spans
 from drama_cli.script.load import load_script
 
 SR = 44_100
@@ -65,6 +65,18 @@ def test_a_cue_compiles_as_the_line_without_it(with_cue, without):
         return render_spans(parse_directions(text), 0, lambda name: 1)
 
     assert model_text(with_cue) == model_text(without)
+
+
+@pytest.mark.parametrize("with_cue, shown", [
+    ("What was that {sfx: thunder}?", "What was that?"),
+    ("Listen {sfx: clock} .", "Listen."),
+    ("Hi {sfx: a} there {music: b}, friend.", "Hi there, friend."),
+    ("Wait . . . {sfx: x} now", "Wait . . . now"),  # the writer's own spaces stay
+    ("Ha [laughs] {sfx: x}!", "Ha!"),
+])
+def test_a_cue_before_punctuation_leaves_no_space_in_the_shown_words(with_cue, shown):
+    line = SimpleNamespace(spans=parse_directions(with_cue), text=with_cue)
+    assert display_text(line) == shown
 
 
 LINE = '"We leave at {sfx: door-slam} six, and {B} not {music: theme} a minute later."'

@@ -384,3 +384,84 @@ def test_french_and_spanish_times_days_and_ranges_from_real_texts(language, writ
 ])
 def test_a_range_after_between_is_joined_by_and_in_every_language(language, written, said):
     assert normalise_text(written, language) == said
+
+
+# (language, written, said): readings a listener would notice were wrong, each group a rule.
+SAID_AS_MEANT = [
+    # minutes and seconds before a minutes word: a duration, never a score or a clock time
+    ("en", "in 45:12 minutes", "in forty-five minutes twelve seconds"),
+    ("en", "in 12:30 mins", "in twelve minutes thirty seconds"),
+    ("de", "in 45:12 Minuten", "in fünfundvierzig Minuten zwölf Sekunden"),
+    ("de", "Zeit: 1:01 Min.", "Zeit: eine Minute eine Sekunde."),
+    ("fr", "en 45:12 minutes", "en quarante-cinq minutes douze secondes"),
+    ("es", "en 21:01 minutos", "en veintiún minutos un segundo"),
+    # German: a dot before a word that starts a sentence is a full stop, not an ordinal's
+    ("de", "Kapitel IV. Am Morgen.", "Kapitel Vier. Am Morgen."),
+    ("de", "Er las Band III.", "Er las Band Drei."),
+    ("de", "Heinrich VIII. Dann kam Eduard.", "Heinrich der Achte. Dann kam Eduard."),
+    ("de", "Es war Kapitel 4. Am Morgen regnete es.", "Es war Kapitel vier. Am Morgen regnete es."),
+    ("de", "Sie wurde 3. Dann ging sie.", "Sie wurde drei. Dann ging sie."),
+    ("de", "am 3. Mai", "am dritten Mai"),
+    ("de", "Heinrich VIII. König von England", "Heinrich der Achte König von England"),
+    ("en", "It was Henry VIII. So he wed.", "It was Henry the Eighth. So he wed."),
+    # a thousand with a plural s
+    ("en", "1000s of people", "thousands of people"),
+    ("en", "In the 1000s, Europe", "In the 1000s, Europe"),  # no year reading: left as written
+    ("en", "the 1100s", "the eleven hundreds"),
+    # a whole number and a fraction before a hyphen are one number
+    ("en", "a 5 1/2-inch tin", "a five-and-a-half-inch tin"),
+    ("en", "a 2 1/4-mile walk", "a two-and-a-quarter-mile walk"),
+    ("en", "a 1/2-inch gap", "a one-half-inch gap"),
+    # `m` before a noun counted in millions
+    ("en", "1.5m people watched.", "one point five million people watched."),
+    ("en", "3m viewers", "three million viewers"),
+    ("en", "It is 5m tall.", "It is five metres tall."),
+    ("en", "a 5m wall", "a five metre wall"),
+    # feet and inches written ft and in
+    ("en", "He was 6ft 2in tall.", "He was six feet two inches tall."),
+    ("en", "5ft 11in, he said", "five feet eleven inches, he said"),
+    # a spaced s after a number is seconds
+    ("en", "in 9.58 s", "in nine point five eight seconds"),
+    ("de", "in 9,58 s", "in neun Komma fünf acht Sekunden"),
+    ("es", "en 9,58 s", "en nueve coma cincuenta y ocho segundos"),
+    ("es", "en 1 s", "en un segundo"),
+    # English clock times with a dot after a clock word, and midnight
+    ("en-GB", "See you at 7.30.", "See you at seven thirty."),
+    ("en", "open until 10.15 tonight", "open until ten fifteen tonight"),
+    ("en", "It rose 7.30 points", "It rose seven point three zero points"),  # no clock word before
+    ("en", "It's 00:00.", "It's midnight."),
+    ("en", "At 00:00 hours.", "At zero hundred hours."),
+    # cents alone, an abbreviated month before an ordinal day, an emergency number dialled
+    ("en-US", "It was $0.50.", "It was fifty cents."),
+    ("en", "$0.00", "zero dollars"),
+    ("en", "Oct 3rd", "October third"),
+    ("en-US", "Call 911 now.", "Call nine one one now."),
+    ("en-GB", "Dial 999.", "Dial nine nine nine."),
+    ("en", "Call 100 people.", "Call one hundred people."),
+    # English years of the eleventh century after a word of time
+    ("en-GB", "The Battle of Hastings in 1066.", "The Battle of Hastings in ten sixty-six."),
+    ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
+    ("en", "Around 1050 AD.", "Around ten fifty AD."),
+    ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
+    # an English fraction before a unit says the unit's name
+    ("en", "Add 3/4 tsp salt.", "Add three quarters of a teaspoon salt."),
+    ("en", "Add ½ tsp salt.", "Add half a teaspoon salt."),
+    ("en", "Add 1 1/2 tbsp oil.", "Add one and a half tablespoons oil."),
+    ("en", "Add 2 1/2 kg flour.", "Add two and a half kilograms flour."),
+    ("en", "Add 1½ oz sugar.", "Add one and a half ounces sugar."),
+    ("en", "Add 1/4 oz sugar.", "Add one quarter of an ounce sugar."),
+    ("de", "1/2 kg Mehl", "ein halbes Kilogramm Mehl"),
+    ("de", "2 1/2 kg Mehl", "zweieinhalb Kilogramm Mehl"),
+    ("de", "3/4 l Milch", "drei Viertel Liter Milch"),
+    ("de", "mit 1½ TL Salz", "mit eineinhalb Teelöffel Salz"),
+    # Roman numerals after a word that numbers an episode or a season
+    ("en", "Episode IV begins", "Episode Four begins"),
+    ("de", "Staffel II beginnt", "Staffel Zwei beginnt"),
+    ("fr", "Saison III", "Saison trois"),
+    ("es", "Episodio IV", "Episodio cuatro"),
+]
+
+
+@pytest.mark.parametrize("language, written, said", SAID_AS_MEANT)
+def test_readings_a_listener_would_notice_are_said_as_meant(language, written, said):
+    assert normalise_text(written, language) == said

@@ -330,6 +330,18 @@ def test_fountain_sound_cues_resolve_against_the_cast_files_sounds_table(tmp_pat
                       "end")]
 
 
+def test_a_fountain_sound_note_inside_a_speech_starts_after_the_words_before_it(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
+                    "JACK\n[[sfx: door-slam]] Fine then. [[music: theme]]\n(beat)\nGo.\n"
+                    "[[sfx: door-slam]]\n")
+    scene = load_script(str(path)).scenes[0]
+    assert [(s.name, s.start.line, s.start.edge) for s in scene.sounds] == [
+        ("door-slam", "scene-1-1", "end"), ("theme", "scene-1-2", "end"),
+        ("door-slam", "scene-1-3", "end")]
+
+
 def test_a_fountain_sound_name_missing_from_the_table_is_a_check_error_at_the_name(tmp_path):
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
     path = tmp_path / "play.fountain"
@@ -338,6 +350,16 @@ def test_a_fountain_sound_name_missing_from_the_table_is_a_check_error_at_the_na
     unresolved = [e for e in report.errors if "no sound named" in e.message]
     assert [(str(e.position), e.message) for e in unresolved] == [
         (f"{path}:13:8", "no sound named 'thunder' in the cast file's sounds: table")]
+
+
+@pytest.mark.parametrize("cue, place", [("SFX:", "3:5"), ("MUSIC :  ", "3:8"), ("[[sfx:]]", "3:7")])
+def test_a_fountain_sound_cue_without_a_name_is_a_check_error_never_narrated(tmp_path, cue, place):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
+    path = tmp_path / "play.fountain"
+    path.write_text(f"INT. BOATHOUSE - NIGHT\n\n{cue}\n\nALGERNON\nWe leave at six.\n")
+    report = check_script(str(path))
+    assert [(str(e.position), e.message) for e in report.errors] == [
+        (f"{path}:{place}", "empty sound cue (no name after the colon)")]
 
 
 def test_labels_and_subtitles_list_sounds_as_their_own_entries(tmp_path):
@@ -579,3 +601,59 @@ def test_render_says_a_sound_stopping_before_it_starts_is_left_out_for_that(tmp_
                          "        until: s1-2 start\n      - B: Fine then.\n")
     assert "scene s1: sound door.wav left out: its until: comes before its start" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("broken, problem", [(None, "does not exist"), (b"not audio", "is not readable audio")])
+def test_a_sound_file_lost_after_the_render_is_an_error_at_its_place_in_the_mix(
+        tmp_path, monkeypatch, capsys, broken, problem):
+    path, _ = rendered_with_sounds(tmp_path, monkeypatch, "      - A: We leave at six.\n"
+                                   "      - sound: door.wav\n      - B: Fine then.\n")
+    (tmp_path / "door.wav").unlink()
+    if broken is not None:
+        (tmp_path / "door.wav").write_bytes(broken)
+    capsys.readouterr()
+    assert main(["mix", str(path)]) == 2
+    assert one_error_line(capsys) == (f"drama: {path}:9:9: sound 'door.wav' {problem} "
+                                      "(record it or fix the path, then mix again)")
+
+
+def test_speakers_whose_names_share_a_file_name_get_a_stem_each(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    sf.write(str(tmp_path / "rain.wav"), np.full(SR // 2, 0.01, np.float32), SR, subtype="FLOAT")
+    path = tmp_path / "play.yaml"
+    path.write_text('cast: {ANNE-MARIE: {}, "ANNE MARIE": {}, MUSIC: {}}\nscenes:\n  - id: s1\n'
+                    "    ambience: rain.wav\n    lines:\n      - ANNE-MARIE: Hello there.\n"
+                    "      - ANNE MARIE: Hello to you.\n      - MUSIC: And me.\n")
+    assert main(["render", str(path), "--stems"]) == 0
+    folder = tmp_path / "play.drama" / "s1"
+    stems = sorted(p.name for p in folder.glob("mix.stem-*.wav"))
+    assert stems == ["mix.stem-anne-marie-2.wav", "mix.stem-anne-marie.wav", "mix.stem-music-2.wav",
+                     "mix.stem-music.wav"]
+    mix, _ = sf.read(str(folder / "mix.wav"), dtype="float64")
+    summed = sum(sf.read(str(folder / name), dtype="float64")[0] for name in stems)
+    assert np.abs(summed - mix).max() < 1e-4
+
+
+def test_a_sound_cue_row_inside_a_speech_is_a_warning_that_it_is_spoken(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST)
+    path = tmp_path / "play.fountain"
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
+    path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\nSFX: door-slam\n\n"
+                    "JACK\nMusic: it soothes me.\n\nThe door opens.\nSFX: door-slam\n")
+    report = check_script(str(path))
+    assert [(str(w.position), w.message) for w in report.warnings if "spoken" in w.message] == [
+        (f"{path}:5:1", "row 'SFX: door-slam' of ALGERNON (line scene-1-1) is spoken as words: "
+                        "to play the sound door-slam, put a blank line before the row"),
+        (f"{path}:11:1", "row 'SFX: door-slam' of JACK (line scene-1-a1) is spoken as words: "
+                         "to play the sound door-slam, put a blank line before the row")]
+
+
+def test_a_fountain_sound_note_after_narrated_action_on_its_row_starts_after_it(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
+    path = tmp_path / "play.fountain"
+    path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
+                    "The door opens. [[sfx: door-slam]]\n")
+    scene = load_script(str(path)).scenes[0]
+    action = next(line for line in scene.lines if line.kind == "action")
+    assert [(s.name, s.start.line, s.start.edge) for s in scene.sounds] == [
+        ("door-slam", action.id, "end")]

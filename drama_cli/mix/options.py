@@ -10,9 +10,9 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from drama_cli.errors import UsageError
+from drama_cli.errors import ScriptError, UsageError
 from drama_cli.mix.session import check_session_format
-from drama_cli.script.clips import inspect_clip
+from drama_cli.script.clips import audio_file_problem, inspect_clip
 
 MAX_PAD_S = 60.0
 ROOM_TONE_DB_RANGE = (-120.0, 0.0)
@@ -143,10 +143,17 @@ def script_overrides(script, scene) -> MixOverrides:
 def scene_sounds(script, scene) -> tuple:
     """The scene's sounds (`Scene.sounds`) with their paths made absolute (relative ones are
     under the script's folder), as `MixSettings.sounds` takes them. Sounds are mix settings:
-    no line's cache key holds them, so changing one never renders a take again."""
+    no line's cache key holds them, so changing one never renders a take again. Raises
+    ScriptError at the sound's place in the script when its file is missing or not audio."""
     base = Path(script.base_dir or ".") if script is not None else Path(".")
-    return tuple(dataclasses.replace(sound, path=str((base / sound.path).resolve()))
-                 for sound in getattr(scene, "sounds", ()))
+    sounds = tuple(dataclasses.replace(sound, path=str((base / sound.path).resolve()))
+                   for sound in getattr(scene, "sounds", ()))
+    for written, sound in zip(getattr(scene, "sounds", ()), sounds):
+        problem = audio_file_problem(sound.path)
+        if problem is not None:  # moved or replaced since `drama check`
+            raise ScriptError(f"sound {written.path!r} {problem}", written.file_position or written.position,
+                              "record it or fix the path, then mix again")
+    return sounds
 
 
 def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,

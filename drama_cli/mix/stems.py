@@ -40,6 +40,25 @@ def stem_name(part: str) -> str:
     return re.sub(r"[^\w-]+", "-", part.strip().lower(), flags=re.UNICODE).strip("-") or "voice"
 
 
+def stem_names(parts: list[str]) -> dict[str, str]:
+    """Each of `parts`' file-name form (`stem_name`), no two alike: effects, music and room tone
+    keep theirs, and a speaker whose name gives one already taken (`ANNE MARIE` after
+    `ANNE-MARIE`, a speaker called `MUSIC`) gets `-2`, `-3`… in order of first line."""
+    names = {part: stem_name(part) for part in parts if part in (EFFECTS, MUSIC, ROOM_TONE)}
+    taken = set(names.values())
+    for part in parts:
+        if part in names:
+            continue
+        base = name = stem_name(part)
+        count = 1
+        while name in taken:
+            count += 1
+            name = f"{base}-{count}"
+        names[part] = name
+        taken.add(name)
+    return names
+
+
 def stem_parts(result: MixResult) -> list[str]:
     """The stems of `result`, in order: each speaker in order of first line, then effects and
     music when the scene has such sounds, then room tone when the mix has one."""
@@ -56,7 +75,8 @@ def stage_stems(result: MixResult, folder: str | Path) -> dict[str, tuple[Path, 
     target)}. Raises AudioError for unreadable takes or sounds (the temporaries removed)."""
     folder = Path(folder)
     parts = stem_parts(result)
-    targets = {part: folder / f"{STEM_PREFIX}{stem_name(part)}.wav" for part in parts}
+    names = stem_names(parts)
+    targets = {part: folder / f"{STEM_PREFIX}{names[part]}.wav" for part in parts}
     gain = np.float32(10.0 ** (result.gain_db / 20.0))
     tone = RoomTone(result.settings.room_tone, result.settings.room_tone_db, result.settings.seed)
     staged = {part: files.staged_path(target) for part, target in targets.items()}
@@ -79,4 +99,4 @@ def stage_stems(result: MixResult, folder: str | Path) -> dict[str, tuple[Path, 
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
         raise
-    return {f"stem:{stem_name(part)}": (staged[part], targets[part]) for part in parts}
+    return {f"stem:{names[part]}": (staged[part], targets[part]) for part in parts}

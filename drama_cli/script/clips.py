@@ -43,14 +43,10 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     import soundfile
 
     path = Path(path)
-    if path.is_dir():
-        return ClipVerdict(error="is a directory, not an audio file")
-    if not path.exists():
-        return ClipVerdict(error="does not exist")
-    try:
-        info = soundfile.info(str(path))
-    except (RuntimeError, OSError, ValueError):
-        return ClipVerdict(error="is not readable audio")
+    problem = audio_file_problem(path)
+    if problem is not None:
+        return ClipVerdict(error=problem)
+    info = soundfile.info(str(path))
     duration_s = info.frames / info.samplerate if info.samplerate else 0.0
     if max_s is not None and duration_s > max_s:
         return ClipVerdict(error=f"is {duration_s:.1f} s long; the engine takes at most {max_s:g} s",
@@ -72,6 +68,23 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
         return ClipVerdict(warning=f"is silent ({why})", duration_s=duration_s,
                            sample_rate=info.samplerate)
     return ClipVerdict(duration_s=duration_s, sample_rate=info.samplerate)
+
+
+def audio_file_problem(path: str | Path) -> str | None:
+    """What keeps `path` from being read as audio, from its header alone ("does not exist", "is
+    a directory, not an audio file", "is not readable audio"), or None. Never raises."""
+    import soundfile
+
+    path = Path(path)
+    if path.is_dir():
+        return "is a directory, not an audio file"
+    if not path.exists():
+        return "does not exist"
+    try:
+        soundfile.info(str(path))
+    except (RuntimeError, OSError, ValueError):
+        return "is not readable audio"
+    return None
 
 
 def inspect_sound(path: str | Path, loop: bool) -> ClipVerdict:

@@ -532,8 +532,23 @@ def display_text(line) -> str:
 
 
 def _shown(spans: Iterable[Span]) -> str:
-    """The text spans of `spans` joined as written, escaped marks unescaped."""
-    return _ESCAPED_MARK.sub(r"\1", "".join(s.text for s in spans if s.kind == "text"))
+    """The text spans of `spans` joined as written, escaped marks unescaped; the spaces around
+    a sound cue that stands before punctuation are dropped (`that {sfx: x}?` shows `that?`,
+    as the line is said)."""
+    shown, after_cue = "", False
+    for span in spans:
+        if span.kind == "sound":
+            after_cue = True
+        elif span.kind == "text":
+            text = span.text
+            if after_cue and _PUNCTUATION_FIRST.match(text) and shown:
+                shown, text = shown.rstrip(), text.lstrip()
+            shown += text
+            after_cue = False
+    return _ESCAPED_MARK.sub(r"\1", shown)
+
+
+_PUNCTUATION_FIRST = re.compile(r"\s*[.,!?;:…)]")
 
 
 def cue_word(spans: list[Span], cue: Span) -> int:

@@ -262,12 +262,20 @@ class _Builder:
         return self.scene
 
     def add(self, element: Element | Line, row: _Row) -> None:
-        """Append a display element, after the notes that come before it."""
-        self._flush_notes(row.number)
+        """Append a display element, after the notes that come before it (a note after its
+        text on its row comes after it)."""
+        self._flush_notes(row.number, self.at_text(row).column)
         self.current(row).elements.append(element)
 
-    def _flush_notes(self, before_line: int) -> None:
-        while self.pending_notes and self.pending_notes[0].position.line <= before_line:
+    def _flush_notes(self, before_line: int, before_column: int | None = None) -> None:
+        """Place the pending notes that start on source lines up to `before_line` (on that
+        line, only those starting at or before `before_column` when given)."""
+        def due(note: Element) -> bool:
+            line, column = note.position.line, note.position.column
+            return line < before_line or (line == before_line and (
+                before_column is None or column <= before_column))
+
+        while self.pending_notes and due(self.pending_notes[0]):
             note = self.pending_notes.pop(0)
             scene = self.scene or self.current(_Row(note.position.line, ""))
             cue = sound_cue(note.text, SourcePosition(note.position.file, note.position.line,
@@ -383,7 +391,7 @@ class _Builder:
     def _dialogue(self, rows: list[_Row]) -> None:
         cue_row = rows[0]
         name, extensions, dual = parse_cue(cue_row.text)
-        self._flush_notes(rows[-1].number)
+        self._flush_notes(cue_row.number)
         scene = self.current(cue_row)
         for row in rows[1:]:
             if _is_parenthetical(row.text.strip()):  # a note, sent as a direction
@@ -400,6 +408,8 @@ class _Builder:
                 elif notes:
                     scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
                 continue
+            words_at = self.at_text(text_rows[0])  # a note before the words comes before the line
+            self._flush_notes(words_at.line, words_at.column)
             line = self._line(scene, name, extensions, notes, text_rows, cue_row)
             line.part = parts_made
             parts_made += 1
@@ -411,6 +421,7 @@ class _Builder:
                 first_line.overlap = True
                 first_line.pair = self.last_dialogue.id
             self.last_dialogue = first_line
+        self._flush_notes(rows[-1].number)
 
     def _line(self, scene: Scene, name: str, extensions: list[str], notes: list[str],
               text_rows: list[_Row], cue_row: _Row) -> Line:

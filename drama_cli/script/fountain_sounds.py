@@ -6,7 +6,8 @@ or a note `[[sfx: NAME]]` / `[[sound: NAME]]` / `[[music: NAME]]`, is a sound cu
 dialogue. It is kept as a `sound` element (shown, never narrated) and starts where the spoken
 line before it ends (the scene's start when none comes before). NAME is looked up in the cast
 file's `sounds:` table (`drama_cli.script.sound_table`); a name the table lacks is an error at
-the name. A cue inside a line of dialogue (`{sfx: NAME}`) is the direction grammar's
+the name, and a cue without a name (`SFX:`) one after its colon. A cue inside a line of
+dialogue (`{sfx: NAME}`) is the direction grammar's
 (`drama_cli.script.line_sounds`).
 """
 
@@ -16,10 +17,10 @@ import re
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import SOUND_CUE_PREFIX
-from drama_cli.script.document import Element, Line, Script, Sound, SoundAnchor
+from drama_cli.script.document import Element, Line, Script, Sound, SoundAnchor, Warning_
 from drama_cli.script.sound_table import give_file
 
-CUE = re.compile(rf"(?P<prefix>{SOUND_CUE_PREFIX})\s*:\s*(?P<name>\S.*?)\s*$", re.IGNORECASE)
+CUE = re.compile(rf"(?P<prefix>{SOUND_CUE_PREFIX})\s*:\s*(?P<name>.*?)\s*$", re.IGNORECASE)
 
 
 def sound_cue(text: str, position: SourcePosition) -> tuple[Element, Sound] | None:
@@ -46,6 +47,11 @@ def resolve_sound_cues(script: Script) -> list[ScriptError]:
         for sound, previous in _cues_after_lines(scene):
             sound.start = SoundAnchor(previous.id if previous else None,
                                       "end" if previous else "start", 0.0, sound.position)
+            if not sound.name:
+                errors.append(ScriptError("empty sound cue (no name after the colon)", sound.position,
+                                          "write SFX: NAME, SOUND: NAME or MUSIC: NAME with NAME "
+                                          "from the cast file's sounds: table"))
+                continue
             missing = give_file(script, sound)
             if missing is not None:
                 errors.append(missing)
@@ -71,3 +77,23 @@ def _cues_after_lines(scene) -> list[tuple[Sound, Line | None]]:
 
 def _place(position: SourcePosition | None) -> tuple | None:
     return (position.file, position.line, position.column) if position is not None else None
+
+
+def spoken_cue_warnings(script: Script) -> list[Warning_]:
+    """A warning at each row of a speech or of narrated action that is a sound cue of a name in
+    the cast file's `sounds:` table (`SFX: door-slam` with no blank line before it): Fountain
+    reads it as part of that paragraph, so it would be spoken."""
+    warnings = []
+    for scene in script.scenes:
+        for line in scene.lines:
+            if line.position is None:
+                continue
+            for offset, row in enumerate(line.text.split("\n")):
+                match = CUE.fullmatch(row.strip())
+                if match and match.group("name") in script.sounds:
+                    where = SourcePosition(line.position.file, line.position.line + offset,
+                                           line.position.column)
+                    warnings.append(Warning_(
+                        f"row {row.strip()!r} of {line.speaker} (line {line.id}) is spoken as words: to "
+                        f"play the sound {match.group('name')}, put a blank line before the row", where))
+    return warnings

@@ -71,8 +71,9 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     from drama_cli.script.line_sounds import resolve_line_cues
 
     if script.format == "fountain":
-        from drama_cli.script.fountain_sounds import resolve_sound_cues
+        from drama_cli.script.fountain_sounds import resolve_sound_cues, spoken_cue_warnings
 
+        script.warnings.extend(spoken_cue_warnings(script))  # after narration: action is spoken too
         problems.errors.extend(resolve_sound_cues(script))
     problems.errors.extend(resolve_line_cues(script))
     take_out_pauses(script)  # after narration: action lines pause too, and count as a line before

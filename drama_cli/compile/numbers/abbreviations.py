@@ -14,7 +14,7 @@ import functools
 import re
 
 from drama_cli.compile.numbers.english import ABBREVIATED_MONTHS
-from drama_cli.compile.numbers.grammar import german_case
+from drama_cli.compile.numbers.grammar import german_case, german_sentence_start
 from drama_cli.compile.numbers.recognise import Expression
 from drama_cli.script.spoken import number_words
 
@@ -42,10 +42,10 @@ _ANYWHERE = {
            "c/": "calle", "aprox.": "aproximadamente"},
 }
 _PART_WORDS = {
-    "en": "Act Chapter Part Book Scene Volume Section Round Level World War",
-    "de": "Akt Kapitel Teil Band Szene Buch Abschnitt",
-    "fr": "Acte Chapitre Partie Tome Scène Livre Volume",
-    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo",
+    "en": "Act Chapter Part Book Scene Volume Section Round Level World War Episode Season Article Canto",
+    "de": "Akt Kapitel Teil Band Szene Buch Abschnitt Folge Staffel Artikel",
+    "fr": "Acte Chapitre Partie Tome Scène Livre Volume Épisode Saison Article",
+    "es": "Acto Capítulo Parte Tomo Escena Libro Volumen siglo Siglo Episodio Temporada Artículo",
 }
 _CAN_END = frozenset("etc. usw. etcétera. approx. ca. aprox.".split())
 _REGNAL_NAMES = frozenset(
@@ -137,7 +137,7 @@ def _month_before_day(text: str, language: str):
     if language != "en":
         return
     names = "|".join(name.capitalize() for name in ABBREVIATED_MONTHS)
-    before_number = rf"(?<![\w.])({names})\.?(?=\s+(?:\d{{1,2}}|\d{{4}})\b)"
+    before_number = rf"(?<![\w.])({names})\.?(?=\s+(?:\d{{1,2}}(?:st|nd|rd|th)?|\d{{4}})\b)"
     after_day = rf"(?:(?<=\d )|(?<=\d(?:st|nd|rd|th) ))({names})\b"
     for match in re.finditer(f"{before_number}|{after_day}", text):
         name = match.group(1) or match.group(2)
@@ -176,13 +176,15 @@ def _roman(text: str, language: str):
         start = match.start(2)
         end = match.end(3) if language == "de" else match.end(2)
         if word in parts and value <= 50:
+            end = match.end(2)  # `Kapitel IV.`: a part's number is no ordinal; the dot ends the sentence
             said = number_words(value, language)
             said = said.capitalize() if language in ("en", "de") else said
         elif _regnal_name(word, language) and (numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")):
             said = _regnal(value, language, match.group(3), _case_before(text, match.start(), word))
             if said is None:
                 continue
-            if match.group(3) and not text[end:].strip():
+            following = text[end:].split()
+            if match.group(3) and end == match.end(3) and (not following or german_sentence_start(following[0])):
                 said += "."  # `… Ludwig XIII.`: the numeral's dot also ends the sentence
         else:
             continue

@@ -55,6 +55,58 @@ def score(w: Words, a: int, b: int, context: Context) -> str | None:
     return " ".join(nought if n == 0 else w.cardinal(n) for n in (a, b))
 
 
+# Nouns counted in millions in the press (`1.5m people`): an `m` before them is "million".
+_COUNTED_IN_MILLIONS = frozenset(
+    "people users viewers customers subscribers visitors fans votes voters copies jobs homes "
+    "households residents children adults deaths cases downloads views followers listeners readers "
+    "passengers tourists members workers refugees patients students animals trees".split())
+
+
+def millions_of(unit: str, context: Context) -> bool:
+    """Whether the unit `m` written against a number counts millions of the noun after it
+    (`3m viewers`), not metres."""
+    return unit == "m" and context.noun.lower() in _COUNTED_IN_MILLIONS
+
+
+_BEFORE_A_YEAR = frozenset("year in since until till from before after by of around".split())
+_ERAS = frozenset("AD BC BCE CE".split())
+
+
+def early_year(value: int | None, context: Context) -> bool:
+    """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`,
+    before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word after it
+    (`in 1066.` is a year, `in 1066 pages` a count)."""
+    if value is None or not 1010 <= value < 1100:
+        return False
+    before = context.before[-1].lower() if context.before else ""
+    return before == "year" or context.noun in _ERAS or \
+        (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
+
+
+def measured(w: Words, whole: int, numerator: int, denominator: int, singular: str, plural: str) -> str | None:
+    """A fraction before a unit: `2 1/2 kg` "two and a half kilograms", `½ tsp` "half a
+    teaspoon", `3/4 tsp` "three quarters of a teaspoon"; `whole` is 0 when there is none."""
+    if whole:
+        mixed = w.mixed(whole, numerator, denominator)
+        return None if mixed is None else f"{mixed} {plural}"
+    article = "an" if singular[:1] in "aeiou" or singular.startswith("hour") else "a"
+    if (numerator, denominator) == (1, 2):
+        return f"half {article} {singular}"
+    part = w.fraction(numerator, denominator)
+    return None if part is None else f"{part} of {article} {singular}"
+
+
+_EMERGENCY_NUMBERS = frozenset("911 999 112 000 111 101".split())
+_DIALLING = frozenset("call dial ring phone".split())
+
+
+def dialled(whole: str | None, context: Context) -> bool:
+    """Whether `whole` is a telephone number after `call`, `dial`, `ring` or `phone` (`Call
+    911`): any number after `dial`, an emergency number (911, 999, 112…) after the others."""
+    verb = context.before[-1].lower() if context.before else ""
+    return bool(whole) and verb in _DIALLING and (verb == "dial" or whole in _EMERGENCY_NUMBERS)
+
+
 def attributive(context: Context, money: bool = False) -> bool:
     """Whether an amount (`money`) or a measure stands as an adjective before a noun."""
     determiners = _MONEY_DETERMINERS if money else _DETERMINERS

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
-from drama_cli.compile.numbers.grammar import german_half
+from drama_cli.compile.numbers.grammar import german_half, german_sentence_start
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
@@ -22,9 +22,12 @@ from drama_cli.compile.numbers.rules import (
 )
 from drama_cli.compile.numbers.times import (
     MERIDIEM,
+    say_clock_after_clock_word,
     say_clock_before_range,
     say_date,
+    minute_words,
     say_duration,
+    say_minutes_and_seconds,
     say_time,
 )
 from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words
@@ -134,12 +137,30 @@ def _measured(match: re.Match, w: Words, context: Context) -> str | None:
     whole = int(parts.get("w") or parts.get("w2") or 0)
     if parts.get("unit"):
         singular, plural, gender = w.rules.units[_unit_key(w.rules, parts["unit"])]
+        if w.language == "en":
+            return english.measured(w, whole, numerator, denominator, singular, plural)
+        if w.language == "de":
+            return _german_measured(w, whole, numerator, denominator, (singular, plural, gender), context)
         noun = singular if whole <= 1 else plural
     else:
         noun, gender = parts["noun"], w.gender(parts["noun"])
         if gender is None:
             return None
     return w.measured(whole, numerator, denominator, noun, gender)
+
+
+def _german_measured(w: Words, whole: int, numerator: int, denominator: int, unit: tuple,
+                     context: Context) -> str | None:
+    """`2 1/2 kg` "zweieinhalb Kilogramm", `1/2 kg` "ein halbes Kilogramm" (the half agreeing
+    with the unit), `3/4 l` "drei Viertel Liter". `unit`: (singular, plural, gender)."""
+    singular, plural, gender = unit
+    if whole:
+        mixed = w.mixed(whole, numerator, denominator)
+        return None if mixed is None else f"{mixed} {plural}"
+    if (numerator, denominator) == (1, 2):
+        return f"{german_half(context.before, gender)} {singular}"
+    part = w.fraction(numerator, denominator)
+    return None if part is None else f"{part} {singular}"
 
 
 def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
@@ -171,6 +192,8 @@ def _decade(match: re.Match, w: Words, context: Context) -> str | None:
         if tens == 0:
             return None
         said = w.cardinal(tens * 10)
+    elif int(century) * 100 + tens * 10 < YEAR_RANGE[0]:  # `1000s`: no decade of a year
+        return "thousands" if (century, tens, context.noun) == ("10", 0, "of") else None
     else:
         said = w.year(int(century) * 100 + tens * 10)
     if w.language == "de":
@@ -184,8 +207,8 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
         return None
     gender = w.gender(context.noun) if context.noun else None
     if w.language == "de":
-        if not context.noun:
-            return None
+        if not context.noun or german_sentence_start(context.noun):
+            return None  # `Kapitel 4. Am Morgen`: the dot ends the sentence
         if context.noun in ("und", "oder", "bis"):  # `am 3. und 4. Mai`: like the one after it
             return w.ordinal(value, None, context)
         if not context.noun[0].isupper():  # `als 3. ins Ziel`: an ordinal standing for a noun
@@ -222,7 +245,7 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     if scale:
         number = scaled_number(w, value, frac, scale)
         return f"{sign}{number}{_of(w, number, units)}{units}"
-    if value is None:  # `$.73`: cents only
+    if value is None or (value == 0 and frac and len(frac) == 2 and int(frac)):  # `$.73`, `$0.50`: cents only
         c = int(frac) if frac and len(frac) == 2 else 0
         return f"{sign}{w.cardinal(c, 'm')} {cent if c == 1 else cents}" if c else None
     number = w.cardinal(value, gender)
@@ -273,6 +296,8 @@ def _unit(match: re.Match, w: Words, context: Context) -> str | None:
     singular, plural, gender = w.rules.units[_unit_key(w.rules, match.group("unit"))]
     value, frac = _value(match), match.group("frac")
     number = w.decimal(value, frac, gender, context)
+    if w.language == "en" and english.millions_of(match.group("unit"), context):
+        return f"{_signed(match, w, number)} million"  # `1.5m people`
     if w.language == "en" and english.attributive(context):
         plural = singular  # `a 20cm tin`: "a twenty centimetre tin"
     return f"{_signed(match, w, number)} {w.noun_form(value or 0, frac, singular, plural)}"
@@ -375,6 +400,11 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
         return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
     if not frac and context.before[-1:] == ["années"]:
         return _decade_word(w, w.cardinal(value), context)
+    if w.language == "en" and whole and whole.isdigit() and not frac and not match.group("neg") \
+            and english.early_year(value, context):
+        return w.year(value)  # `in 1066`: "ten sixty-six"
+    if w.language == "en" and english.dialled(whole, context):
+        return w.digits(whole)  # `Call 911`: "nine one one"
     if w.language == "en" and not frac and not match.group("neg") and value is not None:
         day = english.day_of_month(w, value, context)
         if day is not None:
@@ -462,6 +492,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     grouped = rf"(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"  # `#1,161`
     sides = rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"  # `2 x 8`
     found: list[tuple[str, str, Say]] = [
+        ("duration", rf"(?P<mi>\d{{1,3}}):(?P<s>[0-5]\d)\s?{minute_words(language)}", say_minutes_and_seconds),
         ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
                  + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
         ("duration", r"(?P<mi>\d{1,3}):(?P<s>[0-5]\d)[.,](?P<f>\d+)", say_duration),
@@ -484,17 +515,23 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     ]
     if foreign:  # `5 million Menschen`: an English scale word said in the line's language
         found.insert(-1, ("number", rf"{number}\s(?P<scale>{_alternatives(foreign)})", _scaled))
+    measured = ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
+                            rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured)  # `2 1/2 kg`
     if language == "en":
         found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+                      ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
+                      ("length", r"(?P<ft>\d+)\s?ft\s(?P<inch>\d+)\s?in", _feet),  # `6ft 2in`
+                      measured,
                       *english.forms(number)]
     elif language == "de":
         found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
                       ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
                       ("time", r"(?P<h>\d{1,2})\.(?P<m>\d{2})", say_clock_before_range),
                       ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?\sStunden", _hours_and_minutes),
+                      measured,
                       ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
                       ("ordinal", r"(?P<int>\d+)\.", _ordinal),
                       ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),

@@ -22,6 +22,11 @@ _DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede 
 DE_LABELS = frozenset("nummer nr platz rang gleis linie formel band teil kapitel seite zimmer bahnsteig "
                       "haus tor kanal folge runde stufe".split())
 _DE_PREPOSITIONS = _DE_DATIVE | _DE_ACCUSATIVE
+# Words that start a sentence and are never nouns: after `4.` or `IV.` the dot is a full stop.
+_DE_SENTENCE_STARTS = _DE_PREPOSITIONS | _DE_WEAK_EN | _DE_WEAK_E | frozenset(
+    "ich du er sie es wir ihr man ein eine dann da dort hier so und aber doch denn oder als wenn "
+    "weil dass ob wie was wer wo warum nun jetzt heute gestern danach später erst noch nicht nie "
+    "auch schon ja nein".split())
 # Verb forms that take an object in the accusative (`Er hatte 1 Bruder` → "einen Bruder"): the
 # commonest transitive verbs in the present and simple past. A number right after one is read as
 # its object; where it is the subject after an inverted verb (`Dann kaufte 1 Mann ein Auto`) this
@@ -44,6 +49,12 @@ _DE_ONE = {("nom", "m"): "ein", ("nom", "n"): "ein", ("nom", "f"): "eine",
            ("dat", "m"): "einem", ("dat", "n"): "einem", ("dat", "f"): "einer"}
 _DE_STRONG_BY_CASE = {"nom": {"m": "er", "f": "e", "n": "es"}, "acc": {"m": "en", "f": "e", "n": "es"},
                       "dat": {"m": "em", "f": "er", "n": "em"}}
+
+
+def german_sentence_start(word: str) -> bool:
+    """True when `word` is capitalised and is a word that starts a sentence and is never a
+    noun (`Am`, `Dann`, `Er`): a dot before it after a number ends the sentence."""
+    return word[:1].isupper() and word.lower() in _DE_SENTENCE_STARTS
 
 
 def german_case(before: list[str]) -> str:

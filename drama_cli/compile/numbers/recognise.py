@@ -124,6 +124,11 @@ class Recogniser:
                     elif text[stop - 1] == "." and not said[1].endswith(".") and not text[stop:].strip():
                         said = said[0], said[1] + "."  # `10 Min.` ending the text: the dot ends it too
                     return Expression(start, stop, text[start:stop], said[1], said[0]), extra + 1
+                compound = _COMPOUND.fullmatch(text, start, stop) if extra else None
+                if compound:  # `5 1/2-inch`: the whole number and the fraction are one number
+                    expression = self._compound(text, compound, Context(context.before))
+                    if expression is not None:
+                        return expression, extra + 1
         end = tokens[i][1] - len(_trail(word))
         end -= 1 if end > start and text[end - 1] == "." else 0
         if end <= start or not re.search(r"\d", text[start:end]):

@@ -68,7 +68,7 @@ _EN_UNITS = {
     "ms": ("millisecond", "milliseconds", "m"), "min": ("minute", "minutes", "m"),
     "tbsp": ("tablespoon", "tablespoons", "m"), "tsp": ("teaspoon", "teaspoons", "m"),
     "hr": ("hour", "hours", "m"), "hrs": ("hour", "hours", "m"), "mins": ("minute", "minutes", "m"),
-    "sec": ("second", "seconds", "m"), "secs": ("second", "seconds", "m"),
+    "sec": ("second", "seconds", "m"), "secs": ("second", "seconds", "m"), " s": ("second", "seconds", "m"),  # spaced: `100s` is no time
     "° C": ("degree Celsius", "degrees Celsius", "m"), "° F": ("degree Fahrenheit", "degrees Fahrenheit", "m"),
 }
 _DE_UNITS = {
@@ -80,7 +80,7 @@ _DE_UNITS = {
     "°": ("Grad", "Grad", "n"), "kWh": ("Kilowattstunde", "Kilowattstunden", "f"),
     "m²": ("Quadratmeter", "Quadratmeter", "m"), "km²": ("Quadratkilometer", "Quadratkilometer", "m"),
     "m³": ("Kubikmeter", "Kubikmeter", "m"), "GB": ("Gigabyte", "Gigabyte", "n"), "MB": ("Megabyte", "Megabyte", "n"),
-    "kW": ("Kilowatt", "Kilowatt", "n"), "Std.": ("Stunde", "Stunden", "f"), "min": ("Minute", "Minuten", "f"),
+    "kW": ("Kilowatt", "Kilowatt", "n"), "Std.": ("Stunde", "Stunden", "f"), "min": ("Minute", "Minuten", "f"), " s": ("Sekunde", "Sekunden", "f"),
     "Min.": ("Minute", "Minuten", "f"), "h": ("Stunde", "Stunden", "f"), "EL": ("Esslöffel", "Esslöffel", "m"),
     "TL": ("Teelöffel", "Teelöffel", "m"),
 }
@@ -108,7 +108,7 @@ _ES_UNITS = {
     "km/h": ("kilómetro por hora", "kilómetros por hora", "m"), "°C": ("grado Celsius", "grados Celsius", "m"),
     "°": ("grado", "grados", "m"), "kWh": ("kilovatio hora", "kilovatios hora", "m"),
     "m²": ("metro cuadrado", "metros cuadrados", "m"), "km²": ("kilómetro cuadrado", "kilómetros cuadrados", "m"),
-    "m³": ("metro cúbico", "metros cúbicos", "m"), "GB": ("gigabyte", "gigabytes", "m"), "min": ("minuto", "minutos", "m"),
+    "m³": ("metro cúbico", "metros cúbicos", "m"), "GB": ("gigabyte", "gigabytes", "m"), "min": ("minuto", "minutos", "m"), " s": ("segundo", "segundos", "m"),
     "h": ("hora", "horas", "f"), "gr": ("gramo", "gramos", "m"), "gr.": ("gramo", "gramos", "m"),
     "ml.": ("mililitro", "mililitros", "m"), "cm.": ("centímetro", "centímetros", "m"),
     "cc": ("centímetro cúbico", "centímetros cúbicos", "m"),

@@ -26,12 +26,22 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
             not (context.before and context.before[-1] in _CLOCK_BEFORE[w.language]):
         return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
     said = _clock(w, hours, minutes, meridiem)
+    if said == "midnight" and (seconds or context.noun.lower() in ("hours", "hrs")):
+        said = "zero hundred"  # `00:00 hours`, as the military says it
     if seconds:
         _, _, second, second_plural = _CLOCK_WORDS[w.language]
         said += f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
     if meridiem:
         said += f" {w.rules.meridiem[meridiem]}"
     return said
+
+
+def say_clock_after_clock_word(match: re.Match, w: Words, context: Context) -> str | None:
+    """British `at 7.30`: a time written with a dot, read as one only after `at`, `by`,
+    `from`, `until` or `till` (elsewhere `7.30` is a decimal)."""
+    if not context.before or context.before[-1] not in _CLOCK_BEFORE[w.language] - {"to"}:
+        return None  # `rose to 7.30`: a level, not a time
+    return say_time(match, w, context)
 
 
 def say_clock_before_range(match: re.Match, w: Words, context: Context) -> str | None:
@@ -55,6 +65,8 @@ def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
     minute = w.cardinal(minutes, "f" if w.language == "fr" else None)  # "sept heures cinquante et une"
     if w.language == "en":
         hour = w.cardinal(hours)
+        if hours == minutes == 0 and not meridiem:
+            return "midnight"  # `00:00`
         if minutes == 0:
             return hour if meridiem else f"{hour} o'clock" if hours <= 12 else f"{hour} hundred"
         return f"{hour} oh {minute}" if minutes < 10 else f"{hour} {minute}"
@@ -65,6 +77,18 @@ def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
     if w.language == "fr":
         return f"{hour} heure{'s' if hours > 1 else ''}" + (f" {minute}" if minutes else "")
     return hour + (f" y {minute}" if minutes else "")
+
+
+def minute_words(language: str) -> str:
+    """A pattern of the words that say the minutes of a duration written before them (`45:12
+    minutes`, `12:30 min`, `1:01 Min.`)."""
+    one, many = _CLOCK_WORDS[language][:2]
+    return rf"(?:{one}|{many}|(?i:mins?|mn)\.?)(?!\w)"
+
+
+def say_minutes_and_seconds(match: re.Match, w: Words, context: Context) -> str | None:
+    """`45:12 minutes`: "forty-five minutes twelve seconds" (the minutes word is said once)."""
+    return _hours_minutes_seconds(w, 0, int(match.group("mi")), int(match.group("s")))
 
 
 def say_duration(match: re.Match, w: Words, context: Context) -> str | None:
