@@ -8,7 +8,8 @@ run reuses the prefix cache like a second line of a scene), and prints frames/s,
 frame and the phase split (prefill, decode). The oracle runs mlx-audio's decode loop on `mlx[cpu]` over the same
 prompt rows and frame count; the printed ratio is ours / oracle (above 1: we are faster).
 The two sides take turns for `--rounds` rounds and the best round of each is compared, so a busy
-minute on a shared machine slows both alike instead of one side only.
+minute on a shared machine slows both alike instead of one side only. Figures, with the code from
+before the one decode loop measured in the same runs: docs/internals/engine.md, "Measured on the CPU".
 """
 
 from __future__ import annotations
