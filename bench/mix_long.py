@@ -20,7 +20,10 @@ real time by CPU time against 178× without in the same session; 1 h: 201 MB, 12
 machine more loaded. Those 74 MB were the bench's own: it generated the 3-minute music file in
 float64 after its baseline. With the files written before the baseline and long sounds read a
 block at a time: 0.5 h, peak RSS 140 MB, all of it reached before the first mix (imports, take
-pool, sound files), 181× real time by CPU time.
+pool, sound files), 181× real time by CPU time. 10.02 h with beds (20 scenes of 30 minutes, each
+under the rain loop and the music bed, ducked, with an effect after every 20th line), idle
+machine: peak RSS 141 MB (140 MB after imports and the take pool), 204× real time by wall clock,
+211× by CPU time; every scene at −23.00 LUFS.
 """
 
 from __future__ import annotations

@@ -133,3 +133,16 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     press(browser, "s")  # the scene view: one block per line on the mix timeline
     blocks = "return [...document.querySelectorAll('.block')].map(b => b.dataset.line)"
     wait(browser, lambda d: d.execute_script(blocks) == ["s1-1", "s1-2"], "the scene timeline")
+
+    # the view asked for last is the one drawn, even when an earlier one answers later (a refresh
+    # of the line view still loading must not cover the scene view asked for after it)
+    browser.execute_script("""
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => new Promise((done) => setTimeout(done,
+            String(url).startsWith('/api/line') ? 800 : 0)).then(() => realFetch(url, ...rest));
+        showLine(state.current);""")
+    press(browser, "s")
+    wait(browser, lambda d: d.execute_script(blocks) == ["s1-1", "s1-2"], "the scene view asked for last")
+    time.sleep(1.2)  # the slow line view has answered by now
+    assert browser.execute_script(blocks) == ["s1-1", "s1-2"]
+    assert browser.execute_script("return state.view") == "scene"

@@ -7,6 +7,7 @@ const state = {
   lines: [],           // flat list of line states, script order
   current: null,       // id of the line shown
   line: null,          // /api/line of the current line
+  shown: 0,            // counts views asked for: only the latest one asked is drawn
   audio: new Map(),    // take number -> <audio>
   playing: null,       // take number playing (or last played)
   ab: [null, null],    // the two takes A/B switches between
@@ -133,6 +134,7 @@ function step(delta) {
 
 async function showLine(id) {
   state.view = "line";
+  const asked = ++state.shown;
   if (id !== state.current) {
     stopAll();
     state.audio.clear();
@@ -145,12 +147,15 @@ async function showLine(id) {
     item.classList.toggle("current", here);
     if (here) item.scrollIntoView({block: "nearest"});
   }
+  let line;
   try {
-    state.line = await api(`/api/line?${query({id})}`);
+    line = await api(`/api/line?${query({id})}`);
   } catch (err) {
     say(err.message);
     return;
   }
+  if (asked !== state.shown) return;  // a newer view was asked for while this one loaded
+  state.line = line;
   drawLine();
 }
 
@@ -353,11 +358,17 @@ async function select(number) {
 async function showScene() {
   if (!state.line) return;
   stopAll();
+  state.view = "scene";  // set before loading, so a refresh meanwhile reloads the scene, not the line
+  const asked = ++state.shown;
   let view;
   try {
     view = await api(`/api/scene?${query({id: state.line.scene})}`);
-  } catch (err) { say(err.message); return; }
-  state.view = "scene";
+  } catch (err) {
+    if (asked === state.shown) state.view = "line";
+    say(err.message);
+    return;
+  }
+  if (asked !== state.shown) return;  // a newer view was asked for while this one loaded
   const total = view.total_s || 1;
   const speakers = [...new Set(view.blocks.map((b) => b.speaker))];
   const percent = (s) => `${(100 * s / total).toFixed(3)}%`;
