@@ -314,6 +314,13 @@ sounds:
 """
 
 
+def write_fountain_sounds(folder):
+    """The files FOUNTAIN_CAST's table names, under `folder`."""
+    (folder / "sfx").mkdir()
+    for name in ("door", "theme"):
+        write_sound(folder / "sfx" / f"{name}.wav", sine(0.2))
+
+
 def test_fountain_sound_cues_resolve_against_the_cast_files_sounds_table(tmp_path):
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "  thunder: sfx/thunder.flac\n")
     path = tmp_path / "play.fountain"
@@ -357,6 +364,7 @@ def test_a_fountain_sound_cue_without_a_name_is_a_check_error_never_narrated(tmp
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
     path = tmp_path / "play.fountain"
     path.write_text(f"INT. BOATHOUSE - NIGHT\n\n{cue}\n\nALGERNON\nWe leave at six.\n")
+    write_fountain_sounds(tmp_path)
     report = check_script(str(path))
     assert [(str(e.position), e.message) for e in report.errors] == [
         (f"{path}:{place}", "empty sound cue (no name after the colon)")]
@@ -486,8 +494,7 @@ def test_a_fountain_cue_after_narrated_action_starts_where_the_narration_ends(tm
     path = tmp_path / "play.fountain"
     path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
                     "The wind rises.\n\nSFX: door-slam\n")
-    (tmp_path / "sfx").mkdir()
-    write_sound(tmp_path / "sfx" / "door.wav", sine(0.2))
+    write_fountain_sounds(tmp_path)
     scene = load_script(str(path)).scenes[0]
     assert [(line.id, line.kind) for line in scene.lines] == [("scene-1-1", "dialogue"),
                                                                ("scene-1-a1", "action")]
@@ -657,3 +664,26 @@ def test_a_fountain_sound_note_after_narrated_action_on_its_row_starts_after_it(
     action = next(line for line in scene.lines if line.kind == "action")
     assert [(s.name, s.start.line, s.start.edge) for s in scene.sounds] == [
         ("door-slam", action.id, "end")]
+
+
+def test_check_finds_faults_in_sounds_table_entries_no_cue_uses(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "  spare: sfx/spare.wav\n")
+    write_fountain_sounds(tmp_path)
+    path = tmp_path / "play.fountain"
+    path.write_text(FOUNTAIN.replace("SOUND: thunder\n", ""))
+    found = [(str(e.position), e.message) for e in check_script(str(path)).errors]
+    assert found == [(f"{tmp_path / 'play.cast.yaml'}:7:10", "sound 'sfx/spare.wav' does not exist")]
+
+
+def test_check_finds_faults_in_a_yaml_scripts_unused_sounds_table_entries(tmp_path):
+    write_sound(tmp_path / "door.wav", sine(0.5))
+    (tmp_path / "bad.wav").write_text("not audio")
+    write_sound(tmp_path / "hiss.wav", sine(0.2, rate=4_000), rate=4_000)
+    path = tmp_path / "play.yaml"
+    path.write_text("cast: {A: {}}\nsounds:\n  door: door.wav\n  bad: bad.wav\n"
+                    "  gone: {file: gone.wav}\n  hiss: hiss.wav\nscenes:\n  - id: s1\n"
+                    "    lines:\n      - A: 'Hello {sfx: door} there.'\n")
+    found = [(str(e.position), e.message) for e in check_script(str(path)).errors]
+    assert found == [(f"{path}:4:8", "sound 'bad.wav' is not readable audio"),
+                     (f"{path}:5:16", "sound 'gone.wav' does not exist"),
+                     (f"{path}:6:9", "sound 'hiss.wav' has a sample rate of 4000 Hz; use 8000..192000 Hz")]
