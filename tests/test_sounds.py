@@ -687,3 +687,20 @@ def test_check_finds_faults_in_a_yaml_scripts_unused_sounds_table_entries(tmp_pa
     assert found == [(f"{path}:4:8", "sound 'bad.wav' is not readable audio"),
                      (f"{path}:5:16", "sound 'gone.wav' does not exist"),
                      (f"{path}:6:9", "sound 'hiss.wav' has a sample rate of 4000 Hz; use 8000..192000 Hz")]
+
+
+def test_an_ogg_vorbis_sound_passes_check_and_mixes_as_it_decodes(tmp_path):
+    door = tmp_path / "door.ogg"
+    sf.write(str(door), sine(0.3, freq=440), SR, format="OGG", subtype="VORBIS")
+    path = tmp_path / "play.yaml"
+    path.write_text("cast: {A: {}, B: {}}\nscenes:\n  - id: s1\n    lines:\n      - A: One.\n"
+                    "      - sound: door.ogg\n      - B: Two.\n")
+    assert check_script(str(path)).errors == []
+    result = mix_scene(two_lines(tmp_path), MixSettings(head_s=0.5, tail_s=0.5,
+                                                         sounds=(effect(door, "L1", "end"),)),
+                       work_dir=tmp_path)
+    decoded, _ = sf.read(str(door), dtype="float32")
+    start = result.cues[0].end_sample
+    mixed = result.samples()[start:start + len(decoded)]
+    assert len(decoded) == round(0.3 * SR)
+    assert np.abs(mixed - decoded).max() < 1e-3

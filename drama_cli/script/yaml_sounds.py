@@ -103,7 +103,7 @@ def _read_sound(reader: YamlReader, node: Node, fields: dict, file_key: str, kin
 def _path(reader: YamlReader, node: Node) -> str:
     path = reader.scalar(node, "sound file").strip()
     if not path:
-        raise reader.error("the sound file is empty", node, "write the path of a WAV or FLAC file")
+        raise reader.error("the sound file is empty", node, "write the path of a sound file (WAV, FLAC, OGG, MP3)")
     return path
 
 
