@@ -80,7 +80,7 @@ def test_a_chapter_bed_is_ducked_under_speech_at_the_chapter_level(book, tmp_pat
     assert 20 * np.log10(under / gap) == pytest.approx(-12.0, abs=0.05)
     last = summary["provenance"][-1]["end_s"]
     rain, click = summary["sounds"]
-    assert (rain["sound"], rain["end_s"]) == ("rain.wav", pytest.approx(last + 1.0, abs=1e-5))
+    assert (rain["sound"], rain["end_s"]) == ("rain", pytest.approx(last + 1.0, abs=1e-5))
     assert click["start_s"] == pytest.approx(last + 0.5, abs=1e-5)  # scene-end - 0.5: tail 1 s
 
 
@@ -106,7 +106,7 @@ def test_a_chapter_effect_sits_at_its_anchor_to_the_sample(book, tmp_path):
     click = 0.3 * 10 ** (summary["gain_db_exact"] / 20)
     after = np.flatnonzero(np.abs(audio[anchor - rate // 4:]) > click / 2)
     assert abs(anchor - rate // 4 + int(after[0]) - anchor) <= 1
-    assert [s["sound"] for s in summary["sounds"]] == ["click.wav"]
+    assert [s["sound"] for s in summary["sounds"]] == ["click"]
     assert summary["sounds"][0]["start_s"] == pytest.approx(anchor / rate, abs=1 / rate)
 
 

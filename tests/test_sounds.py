@@ -156,7 +156,7 @@ def test_changing_a_sound_never_renders_a_take_again(tmp_path, monkeypatch):
     assert main(["render", str(path)]) == 0
     assert len(backend.requests) == calls
     sheet = json.loads((tmp_path / "play.drama" / "s1" / "mix.cues.json").read_text())
-    assert [s["sound"] for s in sheet["sounds"]] == ["rain.wav", "door.wav"]
+    assert [s["sound"] for s in sheet["sounds"]] == ["rain", "door"]
 
 
 def effect(path, line=None, edge="start", offset_s=0.0, **extra) -> Sound:
@@ -314,6 +314,13 @@ sounds:
 """
 
 
+def write_fountain_sounds(folder):
+    """The files FOUNTAIN_CAST's table names, under `folder`."""
+    (folder / "sfx").mkdir()
+    for name in ("door", "theme"):
+        write_sound(folder / "sfx" / f"{name}.wav", sine(0.2))
+
+
 def test_fountain_sound_cues_resolve_against_the_cast_files_sounds_table(tmp_path):
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "  thunder: sfx/thunder.flac\n")
     path = tmp_path / "play.fountain"
@@ -357,6 +364,7 @@ def test_a_fountain_sound_cue_without_a_name_is_a_check_error_never_narrated(tmp
     (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "narrator: JACK\n")
     path = tmp_path / "play.fountain"
     path.write_text(f"INT. BOATHOUSE - NIGHT\n\n{cue}\n\nALGERNON\nWe leave at six.\n")
+    write_fountain_sounds(tmp_path)
     report = check_script(str(path))
     assert [(str(e.position), e.message) for e in report.errors] == [
         (f"{path}:{place}", "empty sound cue (no name after the colon)")]
@@ -408,11 +416,11 @@ def test_the_otio_session_reads_back_with_clips_where_the_cue_sheet_has_them(tmp
             found.setdefault((track.name, clip.name), []).append(start)
             assert (folder / clip.media_reference.target_url).is_file()
     starts = expected_starts(sheet)
-    assert sorted(found) == [("A", "s1-1"), ("B", "s1-2"), ("effects", "door.wav"),
-                             ("music", "rain.wav")]
+    assert sorted(found) == [("A", "s1-1"), ("B", "s1-2"), ("effects", "door"),
+                             ("music", "rain")]
     for (track, name), clip_starts in found.items():
         assert abs(clip_starts[0] - starts[name] * SR) <= 1
-    loops = found[("music", "rain.wav")]  # the bed: one clip per repetition of its 0.7 s file
+    loops = found[("music", "rain")]  # the bed: one clip per repetition of its 0.7 s file
     assert np.diff(loops).tolist() == [round(0.7 * SR)] * (len(loops) - 1)
     assert timeline.duration().rescaled_to(SR).value == pytest.approx(
         sheet["duration_s"] * SR, abs=1)
@@ -436,11 +444,11 @@ def test_the_reaper_session_parses_with_items_where_the_cue_sheet_has_them(tmp_p
         elif key == "FILE":
             assert (folder / value.strip('"')).is_file()
     starts = expected_starts(sheet)
-    assert sorted(items) == [("A", "s1-1"), ("B", "s1-2"), ("effects", "door.wav"),
-                             ("music", "rain.wav")]
+    assert sorted(items) == [("A", "s1-1"), ("B", "s1-2"), ("effects", "door"),
+                             ("music", "rain")]
     for (_, name), (position, _) in items.items():
         assert abs(position - starts[name]) * SR <= 1
-    assert items[("music", "rain.wav")][1] and not items[("effects", "door.wav")][1]
+    assert items[("music", "rain")][1] and not items[("effects", "door")][1]
     assert main(["mix", str(folder.parent.with_suffix(".yaml")), "--export-session", "none"]) == 0
     assert not (folder / "mix.rpp").exists() and not (folder / "mix.otio").exists()
 
@@ -459,12 +467,12 @@ def test_the_scene_plot_draws_sounds_on_their_own_lanes(tmp_path, monkeypatch):
     ax = fig.axes[0]
     sounds = {p.get_label(): p for p in ax.patches
               if isinstance(p, Rectangle) and p.get_label().startswith("sound:")}
-    assert sorted(sounds) == ["sound:door.wav", "sound:rain.wav"]
+    assert sorted(sounds) == ["sound:door", "sound:rain"]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["A", "B", "(effects)", "(music)"]
     sheet = json.loads((folder / "mix.cues.json").read_text())
-    door = next(s for s in sheet["sounds"] if s["sound"] == "door.wav")
-    assert sounds["sound:door.wav"].get_x() == pytest.approx(door["start_s"])
-    assert sounds["sound:door.wav"].get_y() + 0.35 == pytest.approx(2)  # the third lane
+    door = next(s for s in sheet["sounds"] if s["sound"] == "door")
+    assert sounds["sound:door"].get_x() == pytest.approx(door["start_s"])
+    assert sounds["sound:door"].get_y() + 0.35 == pytest.approx(2)  # the third lane
     assert not [p for p in ax.patches if p.get_label() == "overlap"]  # the bed overlaps no line
 
 
@@ -486,8 +494,7 @@ def test_a_fountain_cue_after_narrated_action_starts_where_the_narration_ends(tm
     path = tmp_path / "play.fountain"
     path.write_text("INT. BOATHOUSE - NIGHT\n\nALGERNON\nWe leave at six.\n\n"
                     "The wind rises.\n\nSFX: door-slam\n")
-    (tmp_path / "sfx").mkdir()
-    write_sound(tmp_path / "sfx" / "door.wav", sine(0.2))
+    write_fountain_sounds(tmp_path)
     scene = load_script(str(path)).scenes[0]
     assert [(line.id, line.kind) for line in scene.lines] == [("scene-1-1", "dialogue"),
                                                                ("scene-1-a1", "action")]
@@ -520,7 +527,7 @@ def test_a_loop_that_would_start_after_the_scene_is_left_out_and_stretches_nothi
 
 def test_an_until_before_the_sound_starts_is_a_check_error_at_the_until(tmp_path, capsys):
     message = sting_error(tmp_path, capsys, "s1-2 end\n        until: s1-1", "20:16")
-    assert message == "sound sting.wav: until s1-1 ends before the sound starts (at s1-2 ends)"
+    assert message == "sound sting: until s1-1 ends before the sound starts (at s1-2 ends)"
 
 
 @pytest.mark.parametrize("anchor, allowed", [
@@ -599,7 +606,7 @@ def test_render_says_a_sound_stopping_before_it_starts_is_left_out_for_that(tmp_
     rendered_with_sounds(tmp_path, monkeypatch, "      - A: We leave at six.\n"
                          "      - sound: door.wav\n        at: s1-1 end + 30\n"
                          "        until: s1-2 start\n      - B: Fine then.\n")
-    assert "scene s1: sound door.wav left out: its until: comes before its start" in \
+    assert "scene s1: sound door left out: its until: comes before its start" in \
         capsys.readouterr().err
 
 
@@ -657,3 +664,63 @@ def test_a_fountain_sound_note_after_narrated_action_on_its_row_starts_after_it(
     action = next(line for line in scene.lines if line.kind == "action")
     assert [(s.name, s.start.line, s.start.edge) for s in scene.sounds] == [
         ("door-slam", action.id, "end")]
+
+
+def test_check_finds_faults_in_sounds_table_entries_no_cue_uses(tmp_path):
+    (tmp_path / "play.cast.yaml").write_text(FOUNTAIN_CAST + "  spare: sfx/spare.wav\n")
+    write_fountain_sounds(tmp_path)
+    path = tmp_path / "play.fountain"
+    path.write_text(FOUNTAIN.replace("SOUND: thunder\n", ""))
+    found = [(str(e.position), e.message) for e in check_script(str(path)).errors]
+    assert found == [(f"{tmp_path / 'play.cast.yaml'}:7:10", "sound 'sfx/spare.wav' does not exist")]
+
+
+def test_check_finds_faults_in_a_yaml_scripts_unused_sounds_table_entries(tmp_path):
+    write_sound(tmp_path / "door.wav", sine(0.5))
+    (tmp_path / "bad.wav").write_text("not audio")
+    write_sound(tmp_path / "hiss.wav", sine(0.2, rate=4_000), rate=4_000)
+    path = tmp_path / "play.yaml"
+    path.write_text("cast: {A: {}}\nsounds:\n  door: door.wav\n  bad: bad.wav\n"
+                    "  gone: {file: gone.wav}\n  hiss: hiss.wav\nscenes:\n  - id: s1\n"
+                    "    lines:\n      - A: 'Hello {sfx: door} there.'\n")
+    found = [(str(e.position), e.message) for e in check_script(str(path)).errors]
+    assert found == [(f"{path}:4:8", "sound 'bad.wav' is not readable audio"),
+                     (f"{path}:5:16", "sound 'gone.wav' does not exist"),
+                     (f"{path}:6:9", "sound 'hiss.wav' has a sample rate of 4000 Hz; use 8000..192000 Hz")]
+
+
+def test_an_ogg_vorbis_sound_passes_check_and_mixes_as_it_decodes(tmp_path):
+    door = tmp_path / "door.ogg"
+    sf.write(str(door), sine(0.3, freq=440), SR, format="OGG", subtype="VORBIS")
+    path = tmp_path / "play.yaml"
+    path.write_text("cast: {A: {}, B: {}}\nscenes:\n  - id: s1\n    lines:\n      - A: One.\n"
+                    "      - sound: door.ogg\n      - B: Two.\n")
+    assert check_script(str(path)).errors == []
+    result = mix_scene(two_lines(tmp_path), MixSettings(head_s=0.5, tail_s=0.5,
+                                                         sounds=(effect(door, "L1", "end"),)),
+                       work_dir=tmp_path)
+    decoded, _ = sf.read(str(door), dtype="float32")
+    start = result.cues[0].end_sample
+    mixed = result.samples()[start:start + len(decoded)]
+    assert len(decoded) == round(0.3 * SR)
+    assert np.abs(mixed - decoded).max() < 1e-3
+
+
+def test_a_yaml_sound_is_named_by_its_name_key_else_its_files_stem(tmp_path):
+    path = tmp_path / "play.yaml"
+    path.write_text("cast: {A: {}}\nscenes:\n  - id: s1\n    ambience: sfx/rain.flac\n"
+                    "    music: {file: sfx/theme.wav, name: main theme}\n    lines:\n"
+                    "      - A: Hello.\n      - sound: my/st48.wav\n      - music: sting.ogg\n"
+                    "        name: sting\n")
+    sounds = load_script(str(path)).scenes[0].sounds
+    assert [(s.name, s.path) for s in sounds] == [
+        ("main theme", "sfx/theme.wav"), ("rain", "sfx/rain.flac"), ("st48", "my/st48.wav"),
+        ("sting", "sting.ogg")]
+
+
+def test_labels_and_subtitles_name_a_yaml_sound_by_its_stem(tmp_path, monkeypatch):
+    _, folder = rendered_with_sounds(tmp_path, monkeypatch, "      - A: We leave at six.\n"
+                                     "      - sound: door.wav\n      - B: Fine then.\n")
+    assert "\tEFFECT: door\n" in (folder / "mix.labels.txt").read_text()
+    assert "\tAMBIENCE: rain\n" in (folder / "mix.labels.txt").read_text()
+    assert "\n[door]\n" in (folder / "mix.srt").read_text()

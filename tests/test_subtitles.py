@@ -98,3 +98,15 @@ def test_word_times_from_speech_recognition_time_the_splits():
 def test_a_short_line_stays_one_subtitle():
     cue = Cue("l1", "BEN", "Out.", 1, "b.wav", 66_150, 77_175)
     assert export.srt_text([cue]) == "1\n00:00:01,500 --> 00:00:01,750\nBEN: Out.\n"
+
+
+def test_an_effect_of_a_few_milliseconds_is_captioned_for_half_a_second():
+    from drama_cli.mix.sounds import SoundCue
+
+    tick = SoundCue("tick", "tick.wav", "effect", SAMPLE_RATE, SAMPLE_RATE + 88)  # 2 ms
+    assert export.srt_text([], sounds=[tick]) == "1\n00:00:01,000 --> 00:00:01,500\n[tick]\n"
+
+
+def test_no_subtitle_ends_where_it_starts():
+    cue = Cue("l1", "BEN", "Out.", 1, "b.wav", 66_150, 66_160)  # 0.2 ms, rounds to one instant
+    assert export.srt_text([cue]) == "1\n00:00:01,500 --> 00:00:01,501\nBEN: Out.\n"

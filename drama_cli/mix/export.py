@@ -250,6 +250,7 @@ def labels_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()
 
 
 BANNER_S = 2.0
+EFFECT_CAPTION_MIN_S = 0.5  # a caption for a click or a tick stays long enough to be read
 
 
 def _srt_time(seconds: float) -> str:
@@ -348,20 +349,28 @@ def subtitle_pieces(cue) -> list[tuple[str, float, float]]:
 def srt_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -> str:
     """SubRip subtitles, `SPEAKER: text`, each line cut into pieces that follow subtitle
     practice (`subtitle_pieces`), and each placed effect (`drama_cli.mix.sounds.SoundCue` of
-    kind `effect`) as `[name]` for its length, at most BANNER_S, in order of start; `banner` (a
-    SCRATCH draft's label) first, from 0 to the first line (or for BANNER_S when the first line
-    starts sooner than that)."""
+    kind `effect`) as `[name]` for its length, at least EFFECT_CAPTION_MIN_S and at most
+    BANNER_S, in order of start; `banner` (a SCRATCH draft's label) first, from 0 to the first
+    line (or for BANNER_S when the first line starts sooner than that). Every entry ends at
+    least a millisecond after it starts (players refuse an entry whose end is its start)."""
     entries = []
     if banner:
         first = cues[0].start_s if cues else 0.0
         end = first if first >= 0.5 else BANNER_S
         entries.append((_one_line(banner), 0.0, end))
     spoken = [piece for cue in cues for piece in subtitle_pieces(cue)]
-    effects = [(f"[{_one_line(s.name)}]", s.start_s, min(s.end_s, s.start_s + BANNER_S))
+    effects = [(f"[{_one_line(s.name)}]", s.start_s,
+                 min(max(s.end_s, s.start_s + EFFECT_CAPTION_MIN_S), s.start_s + BANNER_S))
                for s in sounds if s.kind == "effect"]
     entries += sorted(spoken + effects, key=lambda entry: entry[1]) if effects else spoken
-    return "\n".join(f"{index}\n{_srt_time(start)} --> {_srt_time(end)}\n{text}\n"
+    return "\n".join(f"{index}\n{_srt_span(start, end)}\n{text}\n"
                      for index, (text, start, end) in enumerate(entries, start=1))
+
+
+def _srt_span(start: float, end: float) -> str:
+    """`START --> END`, END at least a millisecond after START once both are rounded."""
+    first = int(round(start * 1000))
+    return f"{_srt_time(first / 1000)} --> {_srt_time(max(int(round(end * 1000)), first + 1) / 1000)}"
 
 
 def cue_sheet_text(cues: Sequence, summary: dict, base: Path | None = None) -> str:

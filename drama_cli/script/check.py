@@ -109,15 +109,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         if mix is not None and mix.room_tone not in (None, "noise"):
             _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
                         mix.room_tone_position, None, silence_refused=True)
-    checked = set()
-    for sound in (sound for scene in script.scenes for sound in scene.sounds):
-        where = sound.file_position or sound.position
-        key = (sound.path, sound.loop, str(where))
-        if key not in checked:  # a table entry once, not once per cue
-            checked.add(key)
-            _check_clip(report, Path(script.base_dir, sound.path), f"sound {sound.path!r}", where,
-                        None, inspect_sound(Path(script.base_dir, sound.path), sound.loop),
-                        relative_to="the cast file" if where and where.file != script.source else "the script")
+    _check_sounds(report, script)
     from drama_cli.script.lexicon import lexicon_warnings
 
     report.warnings += lexicon_warnings(script)
@@ -135,6 +127,24 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
                                         err.position.line, err.position.column))
     return report
+
+
+def _check_sounds(report: CheckReport, script) -> None:
+    """`inspect_sound` of each sound of the scenes, a table entry once however many cues use
+    it, then of each `sounds:` table entry no cue uses (as a sound played once)."""
+    checked = set()
+    sounds = [(s.path, s.loop, s.file_position or s.position) for scene in script.scenes
+              for s in scene.sounds]
+    used = {str(where) for _, _, where in sounds}
+    sounds += [(entry[0], False, entry[2]) for entry in script.sounds.values()
+               if entry is not None and str(entry[2]) not in used]
+    for path, loop, where in sounds:
+        if (path, loop, str(where)) in checked:
+            continue
+        checked.add((path, loop, str(where)))
+        file = Path(script.base_dir, path)
+        _check_clip(report, file, f"sound {path!r}", where, None, inspect_sound(file, loop),
+                    relative_to="the cast file" if where and where.file != script.source else "the script")
 
 
 def _unknown_tag_warnings(script) -> list[Warning_]:

@@ -20,7 +20,8 @@ from drama_cli.script.problems import Problems
 from drama_cli.script.yaml_reader import YamlReader, compose
 
 TABLE_KEYS = ("file", "gain_db")
-TABLE_PATH_HINT = "write the path of a WAV or FLAC file, relative to the file holding the table"
+TABLE_PATH_HINT = "write the path of a sound file (WAV, FLAC, OGG, MP3), relative to the file " \
+                  "holding the table"
 
 SoundEntry = tuple[str, float, SourcePosition]  # file, gain dB, where the file is named
 

@@ -1,11 +1,13 @@
 """Sounds in a YAML scene: `- sound: FILE` items among its lines (effects), `- music: FILE`
-items (music cues: a sting, a theme that plays once) and the scene's `music:` / `ambience:` beds, with their anchors (`at: LINE end + 0.5`, `after: LINE`,
+items (music cues: a sting, a theme that plays once) and the scene's `music:` / `ambience:` beds, each named by its
+`name:` or its file's stem, with their anchors (`at: LINE end + 0.5`, `after: LINE`,
 `at: 12.0`, `until: LINE | scene-end`). Anchors naming a line the scene does not have, and an
 `until:` that comes before the sound's start, are errors at the anchor (`check_anchors`)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -13,7 +15,8 @@ from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.document import Scene, Sound, SoundAnchor
 from drama_cli.script.yaml_reader import YamlReader
 
-SOUND_KEYS = ("sound", "at", "after", "until", "gain_db", "fade_in", "fade_out", "loop", "duck")
+SOUND_KEYS = ("sound", "name", "at", "after", "until", "gain_db", "fade_in", "fade_out", "loop",
+              "duck")
 MUSIC_KEYS = ("music", *SOUND_KEYS[1:])
 BED_KEYS = ("file", *SOUND_KEYS[1:])
 BED_KINDS = ("music", "ambience")
@@ -66,8 +69,9 @@ def read_beds(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> list[
 def _read_bed(reader: YamlReader, node: Node, kind: str) -> Sound:
     start = SoundAnchor(None, "start", 0.0, reader.at(node))
     if isinstance(node, ScalarNode):
-        return Sound(_path(reader, node), kind, start, loop=True, duck=True,
-                     name=node.value.strip(), position=reader.at(node))
+        path = _path(reader, node)
+        return Sound(path, kind, start, loop=True, duck=True, name=PurePath(path).stem,
+                     position=reader.at(node))
     fields = reader.mapping(node, BED_KEYS, f"the {kind} bed")
     if "file" not in fields:
         raise reader.error(f"the {kind} bed has no file", node, "add 'file: sounds/NAME.wav'")
@@ -77,7 +81,8 @@ def _read_bed(reader: YamlReader, node: Node, kind: str) -> Sound:
 def _read_sound(reader: YamlReader, node: Node, fields: dict, file_key: str, kind: str,
                 start: SoundAnchor, loop: bool, duck: bool) -> Sound:
     path = _path(reader, fields[file_key][1])
-    sound = Sound(path, kind, start, loop=loop, duck=duck, name=path, position=reader.at(node))
+    sound = Sound(path, kind, start, loop=loop, duck=duck, name=_name(reader, fields, path),
+                  position=reader.at(node))
     if "at" in fields and "after" in fields:
         raise reader.error("give 'at:' or 'after:', not both", fields["after"][0])
     if "at" in fields:
@@ -100,10 +105,22 @@ def _read_sound(reader: YamlReader, node: Node, fields: dict, file_key: str, kin
     return sound
 
 
+def _name(reader: YamlReader, fields: dict, path: str) -> str:
+    """The sound's `name:` as written, else its file's stem (`sfx/door.wav` is `door`): what
+    labels, subtitles and the cue sheet call it."""
+    if "name" not in fields:
+        return PurePath(path).stem
+    name = " ".join(reader.scalar(fields["name"][1], "name").split())
+    if not name:
+        raise reader.error("the sound's name is empty", fields["name"][1], "write a short name, "
+                           "e.g. 'name: door-slam', or leave the key out")
+    return name
+
+
 def _path(reader: YamlReader, node: Node) -> str:
     path = reader.scalar(node, "sound file").strip()
     if not path:
-        raise reader.error("the sound file is empty", node, "write the path of a WAV or FLAC file")
+        raise reader.error("the sound file is empty", node, "write the path of a sound file (WAV, FLAC, OGG, MP3)")
     return path
 
 
