@@ -38,7 +38,7 @@ class SoundStream:
         except (sf.LibsndfileError, RuntimeError, OSError) as err:
             raise AudioError(f"cannot read sound {path}: {err}") from err
         self.rate = info.samplerate
-        self.size = round(info.frames * SAMPLE_RATE / info.samplerate)
+        self.size = samples_at_mix_rate(info)
         self.whole = read_whole(path) if self.size <= WHOLE_FILE_S * SAMPLE_RATE else None
         if self.whole is not None:
             self.size = self.whole.size
@@ -57,7 +57,7 @@ class SoundStream:
             block = self.whole[offset:offset + count]
         elif self.rate == SAMPLE_RATE:
             self._open().seek(offset)
-            block = _mono(self.handle.read(count, dtype="float32", always_2d=True))
+            block = mono(self.handle.read(count, dtype="float32", always_2d=True))
         else:
             block = self._resampled(offset, count)
         if not np.isfinite(block).all():
@@ -85,7 +85,7 @@ class SoundStream:
         while self.buffer_start + self.buffer.size < offset + count and not self.finished:
             frames = self.handle.read(READ_FRAMES, dtype="float32", always_2d=True)
             self.finished = frames.shape[0] < READ_FRAMES
-            out = self.resampler.resample_chunk(_mono(frames), last=self.finished)
+            out = self.resampler.resample_chunk(mono(frames), last=self.finished)
             self.buffer = np.concatenate([self.buffer, out.astype(np.float32, copy=False)])
             skip = min(self.buffer.size, max(0, offset - self.buffer_start))
             self.buffer, self.buffer_start = self.buffer[skip:], self.buffer_start + skip
@@ -96,5 +96,11 @@ class SoundStream:
         return block
 
 
-def _mono(frames: np.ndarray) -> np.ndarray:
-    return frames.mean(axis=1, dtype=np.float32) if frames.shape[1] > 1 else frames[:, 0].copy()
+def mono(frames: np.ndarray) -> np.ndarray:
+    """float32 `[frames, channels]` -> `[frames]`: channels averaged in float (no integer overflow)."""
+    return frames.mean(axis=1, dtype=np.float32) if frames.shape[1] > 1 else frames[:, 0]
+
+
+def samples_at_mix_rate(info) -> int:
+    """Length in samples at 44,100 Hz of a file whose header is `info` (`soundfile.info`)."""
+    return round(info.frames * SAMPLE_RATE / info.samplerate)

@@ -45,6 +45,7 @@ from drama_cli.mix.mix_set import (
     set_paths,
     set_record,
 )
+from drama_cli.mix.sound_stream import mono, samples_at_mix_rate
 from drama_cli.mix.sounds import (
     DUCK_ATTACK_S,
     DUCK_DB,
@@ -304,10 +305,10 @@ def read_take(path: str | Path) -> np.ndarray:
         audio, rate = sf.read(str(path), dtype="float32", always_2d=True)
     except (sf.LibsndfileError, RuntimeError, OSError) as err:
         raise AudioError(f"cannot read take {path}: {err}") from err
-    mono = audio.mean(axis=1, dtype=np.float32) if audio.shape[1] > 1 else audio[:, 0]
-    if rate != SAMPLE_RATE and mono.size:
-        mono = soxr.resample(mono, rate, SAMPLE_RATE, quality="HQ").astype(np.float32)
-    return np.ascontiguousarray(mono)
+    samples = mono(audio)
+    if rate != SAMPLE_RATE and samples.size:
+        samples = soxr.resample(samples, rate, SAMPLE_RATE, quality="HQ").astype(np.float32)
+    return np.ascontiguousarray(samples)
 
 
 def take_length_samples(path: str | Path) -> int:
@@ -316,7 +317,7 @@ def take_length_samples(path: str | Path) -> int:
         info = sf.info(str(path))
     except (sf.LibsndfileError, RuntimeError, OSError) as err:
         raise AudioError(f"cannot read take {path}: {err}") from err
-    return int(round(info.frames * SAMPLE_RATE / info.samplerate))
+    return samples_at_mix_rate(info)
 
 
 def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[list[Cue], int]:
