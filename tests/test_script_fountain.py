@@ -526,3 +526,39 @@ def test_punctuation_only_action_is_a_pause_after_the_line_before(tmp_path, mark
     assert [(line.speaker, line.text) for line in lines] == [("N", "A door opens."), ("ANA", "Hello.")]
     assert lines[0].beat_s > 0
     assert any("has no words: a pause" in w.message for w in script.warnings)
+
+
+@pytest.mark.parametrize("body, row", [
+    ("HOLMES: Come in, Watson.\n", "HOLMES: Come in, Watson."),
+    ("HOLMES:\nCome in, Watson.\n", "HOLMES:"),
+    ("Holmes (V.O.): Come in.\n", "Holmes (V.O.): Come in."),
+    ("Holmes\nCome in, Watson.\n", "Holmes"),
+])
+def test_action_that_opens_with_a_cast_name_not_as_a_cue_is_warned_about(tmp_path, body, row):
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\n" + body,
+                         cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    assert [line.speaker for line in script.lines()] == ["WATSON", "NARRATOR"]  # still action, as the spec says
+    warned = [(str(w.position), w.message) for w in script.warnings if "opens with" in w.message]
+    assert warned == [(f"{path}:6:1", f"action {row!r} opens with HOLMES's name, but Fountain reads it as "
+                                      "action, not as a cue: write the cue in capitals on a row of its own "
+                                      "(HOLMES) and the speech on the rows under it")]
+
+
+def test_action_that_mentions_a_cast_name_later_or_is_forced_is_not_warned_about(tmp_path):
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\nHolmes looks up: nothing.\n\n"
+                                   "!HOLMES: a sign on the door\n\nNote: Holmes is tired.\n",
+                         cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    assert not [w for w in script.warnings if "opens with" in w.message]
+
+
+def test_fountain_of_name_colon_speeches_says_how_to_write_a_cue(tmp_path, capsys):
+    script = tmp_path / "radio.fountain"
+    script.write_text("INT. BAKER STREET - NIGHT\n\nHOLMES: Come in.\n\nWATSON: Thank you.\n")
+    (tmp_path / "radio.cast.yaml").write_text(CAST)
+    assert main(["check", str(script)]) == 2
+    assert one_error_line(capsys).splitlines()[0] == (
+        f"{script}:1:1: nothing to render: the script has no lines (its 2 action paragraphs are spoken "
+        "only when the cast names a narrator (narrator: NAME); a speech needs its character cue in "
+        "capitals on a row of its own, not 'NAME: speech')")

@@ -411,6 +411,10 @@ class Script:
     lone_cues: Fountain action paragraphs of one row in the form of a character cue (not forced
         with `!`); one that names a cast member is a cue with no dialogue, warned about and never
         narrated once the cast is known.
+    action_openings: the first row of each Fountain action paragraph not forced with `!`, as
+        (position, row); one that opens with a cast member's name in another case or with a colon
+        (`Holmes`, `HOLMES: Come in.`) is a cue Fountain does not read, warned about once the
+        cast is known.
     book: the book block (None: not a book; `drama book` still makes one file per chapter).
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     text_sha256: the SHA-256 of the script's text as read (hex), which tells two scripts piped
@@ -431,6 +435,7 @@ class Script:
     mix: MixOptions | None = None
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
     lone_cues: list[Element] = field(default_factory=list)
+    action_openings: list[tuple[SourcePosition, str]] = field(default_factory=list)
     book: Book | None = None
     text_sha256: str = ""
     chapters: list[Chapter] = field(default_factory=list)

@@ -384,6 +384,8 @@ class _Builder:
         body = body.lstrip()[1:] if forced else body.strip("\n")
         element = Element("action", _strip_emphasis(body, spoken=True).strip(), self.at(taken[0]))
         self.add(element, taken[0])
+        if not forced:
+            self.script.action_openings.append((element.position, taken[0].text.strip()))
         if len(taken) == 1 and not forced and parse_cue(taken[0].text.strip()):
             self.script.lone_cues.append(element)
         return rows[len(taken):]
@@ -525,7 +527,9 @@ def cue_like_warnings(script: Script) -> list[Warning_]:
     """Warnings for dialogue rows that are exactly a cast member's name (or alias): the spec reads
     them as dialogue, but they are most likely the next cue after a missing blank line. Also for
     a cast member's cue with no dialogue after it (a lone `HOLMES` before a note or the end): the
-    spec reads it as action; it becomes a `cue` element, never narrated."""
+    spec reads it as action; it becomes a `cue` element, never narrated. And for action that opens
+    with a cast member's name not written as a cue (`Holmes` over a speech, `HOLMES: Come in.`):
+    the spec reads it as action, which stays action."""
     names = {name_key(written): member.name for member in script.cast.values()
              for written in [member.name, *member.aliases]}
     warnings = []
@@ -545,4 +549,12 @@ def cue_like_warnings(script: Script) -> list[Warning_]:
                 f"dialogue line {row!r} of {line.speaker} (line {line.id}) is a cast member's name: "
                 f"Fountain reads it as dialogue; if it is {member}'s cue, put a blank line before it",
                 position))
+    for position, row in script.action_openings:
+        head, colon, _ = row.partition(":")
+        member = names.get(name_key(head if colon else row))
+        if member is not None and (colon or row != row.upper()):
+            warnings.append(Warning_(
+                f"action {row!r} opens with {member}'s name, but Fountain reads it as action, not "
+                f"as a cue: write the cue in capitals on a row of its own ({member.upper()}) and the "
+                f"speech on the rows under it", position))
     return warnings

@@ -97,6 +97,8 @@ def _check_something_to_render(script: Script) -> None:
     if actions and not script.narrator:
         hint = (f"its {actions} action paragraph{'s are' if actions != 1 else ' is'} spoken only when "
                 f"the cast names a narrator (narrator: NAME)")
+        if script.format == "fountain":
+            hint += "; a speech needs its character cue in capitals on a row of its own, not 'NAME: speech'"
     elif script.format == "fountain":
         hint = "write a character cue in capitals, then its dialogue on the next line"
     else:
