@@ -562,3 +562,22 @@ def test_fountain_of_name_colon_speeches_says_how_to_write_a_cue(tmp_path, capsy
         f"{script}:1:1: nothing to render: the script has no lines (its 2 action paragraphs are spoken "
         "only when the cast names a narrator (narrator: NAME); a speech needs its character cue in "
         "capitals on a row of its own, not 'NAME: speech')")
+
+
+@pytest.mark.parametrize("speech, row", [("Who is it?\n(laughing)\n", 8), ("(laughing)\n", 7)])
+def test_a_parenthetical_with_no_words_after_it_is_warned_about(tmp_path, speech, row):
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\nHOLMES\n" + speech,
+                         cast="cast:\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    warned = [(str(w.position), w.message) for w in script.warnings if "no words after it" in w.message]
+    assert warned == [(f"{path}:{row}:1", "parenthetical '(laughing)' of HOLMES has no words after it, so it "
+                                              "directs nothing: put it before the words it directs, or write it "
+                                              "in the speech as a tag ([laughing])")]
+
+
+def test_a_beat_after_the_words_is_not_warned_about(tmp_path):
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nHOLMES\nWho is it?\n(beat)\n",
+                         cast="cast:\n  HOLMES: {}\n")
+    script = load_script(path)
+    assert script.lines()[0].beat_s == 0.5
+    assert not [w for w in script.warnings if "no words after it" in w.message]

@@ -409,6 +409,7 @@ class _Builder:
                     scene.lines[-1].beat_s += PAUSE_S
                 elif notes:
                     scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
+                    self._warn_unperformed_notes(notes, rows, name)
                 continue
             words_at = self.at_text(text_rows[0])  # a note before the words comes before the line
             self._flush_notes(words_at.line, words_at.column)
@@ -445,6 +446,15 @@ class _Builder:
         scene.lines.append(line)
         scene.elements.append(line)
         return line
+
+    def _warn_unperformed_notes(self, notes: list[str], rows: list[_Row], speaker: str) -> None:
+        """Warn of parentheticals with no words after them in their speech: a direction is sent
+        before the words it directs, so these direct nothing."""
+        row = next(r for r in reversed(rows) if _is_parenthetical(r.text.strip()))
+        note = "; ".join(notes)
+        self.script.warnings.append(Warning_(
+            f"parenthetical '({note})' of {speaker} has no words after it, so it directs nothing: put it "
+            f"before the words it directs, or write it in the speech as a tag ([{note}])", self.at_text(row)))
 
     def _warn_open_parentheticals(self, text_rows: list[_Row], line: Line) -> None:
         """Warn of a dialogue row that opens a parenthetical without ending it on that row: the
