@@ -329,3 +329,15 @@ def test_every_code_fence_of_the_docs_stands_alone_and_is_closed():
                   if row.lstrip().startswith("```")]
         stray = [f"{page.name}:{n}" for n, row in fences if not re.fullmatch(r"```[\w+-]*", row)]
         assert stray == [] and len(fences) % 2 == 0, (page.name, stray, len(fences))
+
+
+@pytest.mark.parametrize("name, aliases, written", [
+    ('""', "[]", "cast name ''"), ('"(V.O.)"', "[]", "cast name '(V.O.)'"), ("ANA", '["  "]', "alias '  '"),
+    ("ANA", '["@"]', "alias '@'")])
+def test_a_cast_name_or_alias_with_nothing_to_match_is_an_error(tmp_path, capsys, name, aliases, written):
+    script = tmp_path / "p.yaml"
+    script.write_text(f"cast:\n  {name}: {{aliases: {aliases}}}\n  BEN: {{}}\nlines:\n  - BEN: Hello.\n")
+    assert main(["check", str(script)]) == 2
+    assert one_error_line(capsys).splitlines()[0] == (
+        f"{script}:2:3: {written} has nothing a line could call it by (give it a letter or digit "
+        "outside extensions such as (V.O.))")

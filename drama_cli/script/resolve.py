@@ -29,13 +29,21 @@ def name_key(name: str) -> str:
 
 
 class CastIndex:
-    """Lookup from any written name (name or alias) to the canonical cast name."""
+    """Lookup from any written name (name or alias) to the canonical cast name.
+
+    Raises ScriptError at the member for a name or alias with nothing to match (empty once
+    extensions are stripped) or one two members share."""
 
     def __init__(self, cast: dict[str, CastMember]):
         self.by_key: dict[str, str] = {}
         for member in cast.values():
             for written in [member.name, *member.aliases]:
                 key = name_key(written)
+                if not key:
+                    kind = "cast name" if written == member.name else "alias"
+                    raise ScriptError(f"{kind} {written!r} has nothing a line could call it by",
+                                      member.position or SourcePosition("<cast>", 1, 1),
+                                      "give it a letter or digit outside extensions such as (V.O.)")
                 owner = self.by_key.get(key)
                 if owner is not None and owner != member.name:
                     raise ScriptError(f"name {written!r} is used by both {owner} and {member.name}",
