@@ -420,6 +420,8 @@ SAID_AS_MEANT = [
     # feet and inches written ft and in
     ("en", "He was 6ft 2in tall.", "He was six feet two inches tall."),
     ("en", "5ft 11in, he said", "five feet eleven inches, he said"),
+    ("en", "He was 6 ft 2 in tall.", "He was six feet two inches tall."),
+    ("en", "6 ft 2 in", "six feet two inches"),
     # a spaced s after a number is seconds
     ("en", "in 9.58 s", "in nine point five eight seconds"),
     ("de", "in 9,58 s", "in neun Komma fünf acht Sekunden"),

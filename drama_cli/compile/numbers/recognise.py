@@ -107,8 +107,8 @@ class Recogniser:
         groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
         while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
             groups += 1
-        if i + 1 < len(tokens) and text[tokens[i + 1][0]:tokens[i + 1][1]] in ("x", "×"):
-            groups += 1  # `2 x 8 cm`: the sign between two sides
+        if i + 1 < len(tokens) and text[tokens[i + 1][0]:tokens[i + 1][1]] in ("x", "×", "ft"):
+            groups += 1  # `2 x 8 cm`: the sign between two sides; `6 ft 2 in`: feet, then inches
         for extra in range(min(_EXTRA_WORDS + groups, len(tokens) - 1 - i), -1, -1):
             if any(_trail(text[a:b]) for a, b in tokens[i:i + extra]):
                 continue  # punctuation inside: not one expression
