@@ -433,6 +433,15 @@ SAID_AS_MEANT = [
     ("en", "It rose 7.30 points", "It rose seven point three zero points"),  # no clock word before
     ("en", "It's 00:00.", "It's midnight."),
     ("en", "At 00:00 hours.", "At zero hundred hours."),
+    # military times: a clock time before `hours`, and four digits with a leading zero or after a clock word
+    ("en", "At 08:00 hours.", "At zero eight hundred hours."),
+    ("en", "At 14:30 hours.", "At fourteen thirty hours."),
+    ("en", "Report at 0800 hours.", "Report at zero eight hundred hours."),
+    ("en", "0805 hours", "zero eight oh five hours"),
+    ("en", "at 2300 hrs", "at twenty-three hundred hours"),
+    ("en", "by 1400 hours", "by fourteen hundred hours"),
+    ("en", "He did 2300 hours of service.", "He did two thousand three hundred hours of service."),
+    ("en", "2300 hrs of footage", "two thousand three hundred hours of footage"),
     # cents alone, an abbreviated month before an ordinal day, an emergency number dialled
     ("en-US", "It was $0.50.", "It was fifty cents."),
     ("en", "$0.00", "zero dollars"),

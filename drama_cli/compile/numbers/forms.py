@@ -25,6 +25,7 @@ from drama_cli.compile.numbers.times import (
     say_clock_after_clock_word,
     say_clock_before_range,
     say_date,
+    say_military_digits,
     minute_words,
     say_duration,
     say_minutes_and_seconds,
@@ -520,6 +521,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     if language == "en":
         found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
                       ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
+                      ("time", r"(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s(?:hours|hrs)", say_military_digits),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
                       ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
                       ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),

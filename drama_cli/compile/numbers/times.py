@@ -15,6 +15,9 @@ _CLOCK_BEFORE = {"en": {"at", "by", "from", "until", "till", "to"}, "de": {"um",
                  "fr": {"à", "vers", "de", "dès"}, "es": {"a", "las", "la", "hacia", "desde", "hasta"}}  # a clock time after these
 
 
+_MILITARY_HOURS = ("hours", "hrs")
+
+
 def say_time(match: re.Match, w: Words, context: Context) -> str | None:
     """A clock time (`10:30`, `7pm`, `19.30 Uhr`, `22 h 30`), or a race time `H:MM:SS`."""
     hours, minutes = int(match.group("h")), int(match.group("m") or 0)
@@ -26,14 +29,35 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
             not (context.before and context.before[-1] in _CLOCK_BEFORE[w.language]):
         return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
     said = _clock(w, hours, minutes, meridiem)
-    if said == "midnight" and (seconds or context.noun.lower() in ("hours", "hrs")):
-        said = "zero hundred"  # `00:00 hours`, as the military says it
+    if w.language == "en" and not meridiem and context.noun.lower() in _MILITARY_HOURS:
+        said = military_time(w, match.group("h"), minutes)  # `08:00 hours`
+    elif said == "midnight" and seconds:
+        said = "zero hundred"
     if seconds:
         _, _, second, second_plural = _CLOCK_WORDS[w.language]
         said += f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
     if meridiem:
         said += f" {w.rules.meridiem[meridiem]}"
     return said
+
+
+def military_time(w: Words, hours: str, minutes: int) -> str:
+    """An English clock time read as the military reads it, hours as written (`08`, `14`):
+    "zero eight hundred", "fourteen thirty", "zero hundred"; the word `hours` is not included."""
+    hour = "zero" if int(hours) == 0 else w.cardinal(int(hours))
+    if hours.startswith("0") and int(hours):
+        hour = f"zero {hour}"
+    if minutes == 0:
+        return f"{hour} hundred"
+    return f"{hour} oh {w.cardinal(minutes)}" if minutes < 10 else f"{hour} {w.cardinal(minutes)}"
+
+
+def say_military_digits(match: re.Match, w: Words, context: Context) -> str | None:
+    """`0800 hours`, `at 2300 hrs`: four digits before `hours` read as a military time when they
+    start with 0 or follow a clock word (`at`, `by`…); otherwise a count (`2300 hours of footage`)."""
+    if not match.group("h").startswith("0") and not (context.before and context.before[-1] in _CLOCK_BEFORE["en"]):
+        return None
+    return f"{military_time(w, match.group('h'), int(match.group('m')))} hours"
 
 
 def say_clock_after_clock_word(match: re.Match, w: Words, context: Context) -> str | None:
