@@ -447,6 +447,11 @@ SAID_AS_MEANT = [
     ("en", "$0.00", "zero dollars"),
     ("en", "Oct 3rd", "October third"),
     ("en-US", "Call 911 now.", "Call nine one one now."),
+    # a telephone number with a leading zero, in groups: every group digit by digit
+    ("en", "Call 07700 900123.", "Call zero seven seven zero zero nine zero zero one two three."),
+    ("en", "It's 020 7946 0958.", "It's zero two zero seven nine four six zero nine five eight."),
+    ("de", "Ruf 030 1234567 an.", "Ruf null drei null eins zwei drei vier fünf sechs sieben an."),
+    ("en", "Bond, 007, 2 times", "Bond, zero zero seven, two times"),
     ("en-GB", "Dial 999.", "Dial nine nine nine."),
     ("en", "Call 100 people.", "Call one hundred people."),
     # English years of the eleventh century after a word of time

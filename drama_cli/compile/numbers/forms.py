@@ -509,7 +509,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
-        ("digits", r"0\d+(?:-\d+)*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+", _digits),
+        ("digits", r"0\d+(?:-\d+|\s\d{3,})*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+", _digits),
         ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
          _number_sign),
         ("number", rf"{sign}{number}", _plain),
