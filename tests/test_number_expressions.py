@@ -447,6 +447,10 @@ SAID_AS_MEANT = [
     ("en", "$0.00", "zero dollars"),
     ("en", "Oct 3rd", "October third"),
     ("en-US", "Call 911 now.", "Call nine one one now."),
+    # an amount with a capital scale letter
+    ("en", "It's $1.5M.", "It's one point five million dollars."),
+    ("en", "a £50K salary", "a fifty thousand pound salary"),
+    ("en", "He ran a 5K race.", "He ran a 5K race."),
     # a telephone number with a leading zero, in groups: every group digit by digit
     ("en", "Call 07700 900123.", "Call zero seven seven zero zero nine zero zero one two three."),
     ("en", "It's 020 7946 0958.", "It's zero two zero seven nine four six zero nine five eight."),
