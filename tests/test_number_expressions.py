@@ -447,6 +447,12 @@ SAID_AS_MEANT = [
     ("en", "$0.00", "zero dollars"),
     ("en", "Oct 3rd", "October third"),
     ("en-US", "Call 911 now.", "Call nine one one now."),
+    # a multiple written with x
+    ("en", "Take 2 tablets 3x a day.", "Take two tablets three times a day."),
+    ("en", "It's 10x faster.", "It's ten times faster."),
+    ("en", "Play it at 1.5x speed.", "Play it at one point five times speed."),
+    ("en", "I did it 1x.", "I did it once."),
+    ("en", "a 4x4 and 0x1F", "a four by four and 0x1F"),
     # an amount with a capital scale letter
     ("en", "It's $1.5M.", "It's one point five million dollars."),
     ("en", "a £50K salary", "a fifty thousand pound salary"),

@@ -156,11 +156,12 @@ def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
 
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
     """English forms the other languages do not write, as `forms.forms` lists them (name,
-    pattern, say): `’89`, `11-of-19`, `70p`, `180C`. `number`: the language's number pattern."""
+    pattern, say): `’89`, `11-of-19`, `70p`, `180C`, `3x`. `number`: the language's number pattern."""
     return [("year", r"’(?P<y>\d{2})", _short_year),
             ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
             ("amount", rf"{number}p", _pence),
-            ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature)]
+            ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature),
+            ("multiple", rf"{number}[x×]", _times)]
 
 
 def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
@@ -174,12 +175,25 @@ def _of_pair(match: re.Match, w: Words, context: Context) -> str | None:
     return f"{w.cardinal(int(match.group('a')))} of {w.cardinal(int(match.group('b')))}"
 
 
+def _times(match: re.Match, w: Words, context: Context) -> str | None:
+    """`3x a day`, `10x faster`, `1.5x`: "three times", "once" for a whole 1."""
+    value, frac = _whole(match), match.group("frac")
+    if value is None:
+        return None
+    return "once" if value == 1 and not frac else f"{w.decimal(value, frac)} times"
+
+
+def _whole(match: re.Match) -> int | None:
+    """The whole part of a number form's match, separators dropped (None when not written)."""
+    whole = match.group("int")
+    return None if whole is None else int(re.sub(r"\D", "", whole))
+
+
 def _pence(match: re.Match, w: Words, context: Context) -> str | None:
     """`70p`, `5.5p`: an amount in pence."""
-    whole, frac = match.group("int"), match.group("frac")
-    if whole is None:
+    value, frac = _whole(match), match.group("frac")
+    if value is None:
         return None
-    value = int(re.sub(r"\D", "", whole))
     return f"{w.decimal(value, frac)} {'penny' if value == 1 and not frac else 'pence'}"
 
 
