@@ -102,6 +102,13 @@ def test_render_tags_the_speaker_and_compiles_switches():
     assert text == "<|speaker:3|> [to the room] [warm] Hello there. <|speaker:7|> <whisper>hi</whisper> back."
 
 
+def test_a_switch_to_the_voice_already_speaking_changes_nothing():
+    index_of = {"ANA": 0, "BOB": 7}.__getitem__
+    assert render_spans(parse_directions("Hi {ANA} there {BOB} yes {BOB} sir"), 0, index_of) == \
+        "<|speaker:0|> Hi there. <|speaker:7|> yes sir."
+    assert render_spans(parse_directions("{BOB} Hi {BOB} there"), 0, index_of) == "<|speaker:7|> Hi there."
+
+
 def test_unknown_tags_pass_through_in_place_and_order():
     text = "[voice tight, holding back tears] I'm fine. [long exhale] Really."
     assert render_spans(parse_directions(text), 0, None) == "<|speaker:0|> " + text
