@@ -436,3 +436,12 @@ def test_check_warns_of_a_pause_long_enough_to_fail_the_acx_rms_rule(tmp_path, c
     assert main(["check", str(path)]) == 0
     captured = capsys.readouterr()
     assert "pause_after 60 s is a long silence for an audiobook" in captured.err
+
+
+def test_an_unknown_cue_split_by_a_parenthetical_is_listed_once(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. HALL - DAY\n\nHOLMES\nCome in.\n(beat)\nSit down.\n\nWATSON\nThanks.\n",
+                         cast="cast:\n  WATSON: {}\n")
+    assert main(["check", str(path)]) == 2
+    errors = [row for row in capsys.readouterr().err.splitlines() if "unknown speaker" in row]
+    assert errors == [f"{path}:3:1: unknown speaker 'HOLMES' (add the name to the cast or as "
+                      "an alias)"]

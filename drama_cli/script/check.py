@@ -82,7 +82,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
 
     problems = Problems()
     script = load_script(path, cast, problems=problems)
-    report = CheckReport(script, errors=list(problems.errors), warnings=list(script.warnings))
+    report = CheckReport(script, errors=problems.unique(), warnings=list(script.warnings))
     if sent is not None:
         report.errors += sent(script)
     if words:

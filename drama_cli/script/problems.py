@@ -24,13 +24,19 @@ class Problems:
         except ScriptError as err:
             self.errors.append(err)
 
+    def unique(self) -> list[ScriptError]:
+        """The recorded errors in the order recorded, each place, message and hint once (the
+        parts of a Fountain speech split by parentheticals share their cue)."""
+        return list({(_place(err), err.message, err.hint): err for err in self.errors}.values())
+
     def raise_if_any(self) -> None:
-        """Raise the one recorded error, or ScriptErrors (in source order) when there are several;
-        else nothing."""
-        if len(self.errors) == 1:
-            raise self.errors[0]
-        if self.errors:
-            raise ScriptErrors(sorted(self.errors, key=_place))
+        """Raise the one recorded error, or ScriptErrors (in source order; see `unique`) when
+        there are several; else nothing."""
+        unique = self.unique()
+        if len(unique) == 1:
+            raise unique[0]
+        if unique:
+            raise ScriptErrors(sorted(unique, key=_place))
 
 
 def _place(err: ScriptError) -> tuple[str, int, int]:
