@@ -251,3 +251,11 @@ def test_a_cue_in_a_pause_line_keeps_the_pause_and_starts_where_the_line_before_
     assert (scene.lines[0].beat_s, scene.lines[0].pauses) == (1.0, [("... ...", 1.0)])
     sound, = scene.sounds
     assert (sound.start.line, sound.start.edge, sound.start.word) == ("s1-1", "end", None)
+
+
+def test_a_cue_that_names_a_sound_in_another_case_says_which_sound_was_meant(tmp_path, capsys):
+    path = tmp_path / "play.yaml"
+    path.write_text(SCRIPT.replace(LINE, '"Go {sfx: DOOR-SLAM} now."'))
+    assert main(["check", str(path)]) == 2
+    assert "no sound named 'DOOR-SLAM' in the sounds: table (did you mean door-slam? sound names " \
+           "match exactly; add" in one_error_line(capsys)

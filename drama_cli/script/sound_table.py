@@ -9,6 +9,7 @@ error at the entry, once; a name the table lacks is an error at the cue.
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 
@@ -79,6 +80,13 @@ def add_cast_sounds(script: Script, cast_path: str | Path) -> list[ScriptError]:
     return errors
 
 
+def _meant(name: str, table: dict) -> str:
+    """"did you mean NAME? …" for the table's name closest to `name` (case aside), else ''."""
+    by_key = {known.casefold(): known for known in table}
+    close = difflib.get_close_matches(name.casefold(), list(by_key), n=1, cutoff=0.75)
+    return f"did you mean {by_key[close[0]]}? sound names match exactly; " if close else ""
+
+
 def give_file(script: Script, sound: Sound) -> ScriptError | None:
     """Set `sound`'s path, gain and `file_position` from `script.sounds` under `sound.name`.
     Returns the error at the cue when the table lacks the name (the sound keeps no path); a
@@ -89,8 +97,8 @@ def give_file(script: Script, sound: Sound) -> ScriptError | None:
         holder = "the cast file" if script.format == "fountain" else "the script or its cast file"
         table = "the cast file's sounds: table" if script.format == "fountain" else "the sounds: table"
         return ScriptError(f"no sound named {sound.name!r} in {table}", sound.position,
-                           f"add '{sound.name}: FILE' under 'sounds:' in {holder}, FILE relative "
-                           f"to that file (known: {known})")
+                           f"{_meant(sound.name, script.sounds)}add '{sound.name}: FILE' under 'sounds:' "
+                           f"in {holder}, FILE relative to that file (known: {known})")
     entry = script.sounds[sound.name]
     if entry is not None:
         sound.path, sound.gain_db, sound.file_position = entry
