@@ -341,3 +341,14 @@ def test_a_cast_name_or_alias_with_nothing_to_match_is_an_error(tmp_path, capsys
     assert one_error_line(capsys).splitlines()[0] == (
         f"{script}:2:3: {written} has nothing a line could call it by (give it a letter or digit "
         "outside extensions such as (V.O.))")
+
+
+def test_a_yaml_line_that_opens_with_a_parenthetical_is_warned_about(tmp_path):
+    (tmp_path / "p.yaml").write_text('cast:\n  ANA: {}\nlines:\n  - ANA: (softly) Come in.\n'
+                                     '  - ANA: "(He was wrong, of course, and everyone in the room knew it.) Yes."\n'
+                                     '  - ANA: Come in (softly).\n')
+    script = load_script(tmp_path / "p.yaml")
+    assert script.lines()[0].text == "(softly) Come in."  # sent as written
+    assert [(str(w.position), w.message) for w in script.warnings] == [
+        (f"{tmp_path / 'p.yaml'}:4:10", "the line opens with '(softly)', which a YAML script speaks as words: "
+                                        "write it as a direction, [softly] or note: softly")]

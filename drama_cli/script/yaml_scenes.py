@@ -4,10 +4,12 @@ short form `- SPEAKER: text`, the long form with `speaker:` and `text:`, or an e
 
 from __future__ import annotations
 
+import re
+
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.script.direction import check_model_tokens, parse_directions
-from drama_cli.script.document import Element, Line, MixOptions, Scene
+from drama_cli.script.document import Element, Line, MixOptions, Scene, Warning_
 from drama_cli.script.language_tags import read_language_label
 from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
 from drama_cli.script.yaml_sounds import (
@@ -132,7 +134,23 @@ def _make_line(reader: YamlReader, scene: Scene, node: Node, speaker: str, text:
     line = Line(id=f"{scene.id}-{number}", speaker=speaker, text=text, cue=speaker,
                 position=reader.at(node))
     line.spans = parse_directions(text, where)
+    _warn_parenthetical(reader, line, where)
     return line
+
+
+_OPENING_PARENTHETICAL = re.compile(r"\s*\(([^()]{1,40})\)")
+
+
+def _warn_parenthetical(reader: YamlReader, line: Line, where) -> None:
+    """Warn of a line that opens with a short Fountain-style parenthetical (`(softly) Come in.`):
+    a YAML line's text is spoken as written, so the direction would be said as words."""
+    match = _OPENING_PARENTHETICAL.match(line.text)
+    if match is None or len(match.group(1).split()) > 4:
+        return  # a longer aside in brackets is prose
+    direction = " ".join(match.group(1).split())
+    reader.warnings.append(Warning_(
+        f"the line opens with '({direction})', which a YAML script speaks as words: write it as a "
+        f"direction, [{direction}] or note: {direction}", where))
 
 
 def _apply_line_fields(reader: YamlReader, line: Line, fields: dict[str, tuple[Node, Node]]) -> None:
