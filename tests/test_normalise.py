@@ -1,5 +1,6 @@
 """Numbers and symbols as words in the speaker's language."""
 
+import io
 import json
 from pathlib import Path
 
@@ -251,3 +252,12 @@ def test_check_refuses_a_fountain_title_page_language_that_is_not_a_language_tag
     (tmp_path / "play.cast.yaml").write_text("cast:\n  ANN: {}\n", encoding="utf-8")
     assert drama(["check", str(path)]) == 2
     assert f"{path}:2:11: Language 'xx-YY' is not a language tag such as en, en-GB or de" in capsys.readouterr().err
+
+
+def test_check_numbers_on_stdin_places_each_expression_at_its_own_column(tmp_path, drama, capsys, monkeypatch):
+    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. R2D2 paid $5 million.\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text(encoding="utf-8")))
+    assert drama(["check", "-", "--numbers", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["numbers"]
+    assert [r["position"] for r in rows] == ["<stdin>:7:13", "<stdin>:7:27", "<stdin>:7:37"]

@@ -419,6 +419,8 @@ class Script:
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     text_sha256: the SHA-256 of the script's text as read (hex), which tells two scripts piped
         on stdin apart.
+    text: the script's text as read (BOM removed, line ends `\n`), stdin's included: what
+        positions inside a line are found in (`drama check --words`, `--numbers`).
     sounds: the `sounds:` table that sound cues name (`drama_cli.script.sound_table`): name ->
         (file relative to `base_dir`, gain dB, where the file is named), None for a bad entry.
     """
@@ -438,6 +440,7 @@ class Script:
     action_openings: list[tuple[SourcePosition, str]] = field(default_factory=list)
     book: Book | None = None
     text_sha256: str = ""
+    text: str = ""
     chapters: list[Chapter] = field(default_factory=list)
     lexicon: list = field(default_factory=list)
     language: str | None = None

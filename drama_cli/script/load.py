@@ -51,6 +51,7 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
     script.text_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    script.text = text
     if cast is not None or script.format == "fountain":
         cast_path = _attach_cast(script, name, cast)
         from drama_cli.script.sound_table import add_cast_sounds

@@ -115,7 +115,10 @@ def _uncovered(length: int, covered: list[tuple[int, int]]) -> list[tuple[int, i
 
 
 def source_rows(script: Script) -> list[str]:
-    """The rows of the script's source file ([] when it cannot be read again)."""
+    """The rows of the script's text as read (stdin's too), else of its source file ([] when it
+    cannot be read again)."""
+    if script.text:
+        return script.text.split("\n")
     try:
         return Path(script.source).read_text(encoding="utf-8-sig").split("\n")
     except (OSError, UnicodeDecodeError, ValueError):
