@@ -581,3 +581,9 @@ def test_a_beat_after_the_words_is_not_warned_about(tmp_path):
     script = load_script(path)
     assert script.lines()[0].beat_s == 0.5
     assert not [w for w in script.warnings if "no words after it" in w.message]
+
+
+def test_a_cue_with_a_curly_apostrophe_is_the_cast_member_written_with_a_straight_one(tmp_path):
+    path = fountain_play(tmp_path, "INT. KITCHEN - DAY\n\nMRS. O\u2019BRIEN\nTea?\n\nO\u2018NEILL\nPlease.\n",
+                         cast="cast:\n  MRS. O'BRIEN: {}\n  O'NEILL: {}\n")
+    assert [line.speaker for line in load_script(path).lines()] == ["MRS. O'BRIEN", "O'NEILL"]

@@ -18,12 +18,14 @@ from drama_cli.script.problems import Problems
 from engine.constants import NUM_SPEAKERS
 
 _EXTENSIONS = re.compile(r"\s*\([^()]*\)\s*")
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
 def name_key(name: str) -> str:
     """The matching key of a speaker name: extensions, `^`, `:` and `@` stripped, case folded,
-    whitespace collapsed. `"  Algernon (V.O.) ^"` -> `"ALGERNON"`."""
-    name = name.strip().lstrip("@").rstrip(":^ ").strip()
+    whitespace collapsed, curly apostrophes made straight (`O’BRIEN` is `O'BRIEN`).
+    `"  Algernon (V.O.) ^"` -> `"ALGERNON"`."""
+    name = name.translate(_APOSTROPHES).strip().lstrip("@").rstrip(":^ ").strip()
     name = _EXTENSIONS.sub(" ", name)
     return " ".join(name.split()).upper()
 
