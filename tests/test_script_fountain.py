@@ -587,3 +587,13 @@ def test_a_cue_with_a_curly_apostrophe_is_the_cast_member_written_with_a_straigh
     path = fountain_play(tmp_path, "INT. KITCHEN - DAY\n\nMRS. O\u2019BRIEN\nTea?\n\nO\u2018NEILL\nPlease.\n",
                          cast="cast:\n  MRS. O'BRIEN: {}\n  O'NEILL: {}\n")
     assert [line.speaker for line in load_script(path).lines()] == ["MRS. O'BRIEN", "O'NEILL"]
+
+
+def test_a_cue_inside_action_without_a_blank_line_before_it_is_warned_about(tmp_path):
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nHolmes enters.\nWATSON\nHello?\n\nHOLMES\nSit.\n",
+                         cast="cast:\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    assert [line.speaker for line in script.lines()] == ["HOLMES"]  # the spec reads it as action
+    warned = [(str(w.position), w.message) for w in script.warnings if "blank line" in w.message]
+    assert warned == [(f"{path}:4:1", "character cue 'WATSON' (WATSON) is inside action, so Fountain reads it "
+                                      "and the speech under it as action: put a blank line before it")]

@@ -415,6 +415,9 @@ class Script:
         (position, row); one that opens with a cast member's name in another case or with a colon
         (`Holmes`, `HOLMES: Come in.`) is a cue Fountain does not read, warned about once the
         cast is known.
+    buried_cues: rows inside Fountain action, after its first row and before another, in the
+        form of a character cue, as (position, row); one that names a cast member is a cue
+        missing the blank line before it, warned about once the cast is known.
     book: the book block (None: not a book; `drama book` still makes one file per chapter).
     chapters: the deliverable files in order, credits included (`drama_cli.script.book`).
     text_sha256: the SHA-256 of the script's text as read (hex), which tells two scripts piped
@@ -438,6 +441,7 @@ class Script:
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
     lone_cues: list[Element] = field(default_factory=list)
     action_openings: list[tuple[SourcePosition, str]] = field(default_factory=list)
+    buried_cues: list[tuple[SourcePosition, str]] = field(default_factory=list)
     book: Book | None = None
     text_sha256: str = ""
     text: str = ""

@@ -386,6 +386,8 @@ class _Builder:
         self.add(element, taken[0])
         if not forced:
             self.script.action_openings.append((element.position, taken[0].text.strip()))
+        self.script.buried_cues += [(self.at_text(row), row.text.strip()) for row in taken[1:-1]
+                                    if parse_cue(row.text) and not row.text.strip().startswith("@")]
         if len(taken) == 1 and not forced and parse_cue(taken[0].text.strip()):
             self.script.lone_cues.append(element)
         return rows[len(taken):]
@@ -538,8 +540,9 @@ def cue_like_warnings(script: Script) -> list[Warning_]:
     them as dialogue, but they are most likely the next cue after a missing blank line. Also for
     a cast member's cue with no dialogue after it (a lone `HOLMES` before a note or the end): the
     spec reads it as action; it becomes a `cue` element, never narrated. And for action that opens
-    with a cast member's name not written as a cue (`Holmes` over a speech, `HOLMES: Come in.`):
-    the spec reads it as action, which stays action."""
+    with a cast member's name not written as a cue (`Holmes` over a speech, `HOLMES: Come in.`),
+    or holds a cast member's cue with no blank line before it: the spec reads it as action, which
+    stays action."""
     names = {name_key(written): member.name for member in script.cast.values()
              for written in [member.name, *member.aliases]}
     warnings = []
@@ -559,6 +562,12 @@ def cue_like_warnings(script: Script) -> list[Warning_]:
                 f"dialogue line {row!r} of {line.speaker} (line {line.id}) is a cast member's name: "
                 f"Fountain reads it as dialogue; if it is {member}'s cue, put a blank line before it",
                 position))
+    for position, row in script.buried_cues:
+        member = names.get(name_key(row))
+        if member is not None:
+            warnings.append(Warning_(
+                f"character cue {row!r} ({member}) is inside action, so Fountain reads it and the "
+                f"speech under it as action: put a blank line before it", position))
     for position, row in script.action_openings:
         head, colon, _ = row.partition(":")
         member = names.get(name_key(head if colon else row))
