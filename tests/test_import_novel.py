@@ -137,3 +137,32 @@ def test_novel_options_without_what_they_need_are_refused(tmp_path, capsys, opti
     assert main(["import", str(tmp_path / "novel.txt"), "-o", str(out), *options]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [f"drama: {message}"]
     assert not out.exists()
+
+
+def test_a_bare_surname_takes_the_gender_of_its_titles():
+    lines = _lines(["Mr. Darcy came in.", "Mr. Darcy sat down.", "Mr. Darcy rose again.",
+                    '"Good day," said Darcy.', '"Good day," said Miss Bennet.', '"Fine weather," he said.'])
+    assert lines[-2][:3:2] == ("DARCY", "pronoun")
+
+
+def test_a_pronoun_tag_points_to_whom_the_quote_before_addressed():
+    lines = _lines(["Mr. Darcy bowed to Mr. Bennet.", '"Sit down," said Mr. Bennet.',
+                    '"Thank you, Mr. Darcy," said Elizabeth.', '"Not at all," he replied.'])
+    assert lines[-2][:3:2] == ("MR. DARCY", "pronoun")  # not Mr. Bennet, the last man to speak
+
+
+def test_a_pronoun_tag_points_to_the_one_person_of_its_gender_named_just_before():
+    lines = _lines(['"Shall we play?" asked Mr. Bennet.', "Mr. Collins took his seat beside Elizabeth.",
+                    '"I know the game," said he.'])
+    assert lines[-2][:3:2] == ("MR. COLLINS", "pronoun")
+
+
+def test_two_pronoun_tags_in_one_paragraph_are_two_speakers():
+    lines = _lines(["Mr. Hale and Miss Lennox sat by the fire.", '"Yes," she said to Mr. Hale. "No," he replied.',
+                    '"Well?" she asked. "Well what?" he said.'])
+    assert [(who, text) for who, text, _ in lines[1:]] == [
+        ("MISS LENNOX", "Yes."), ("NARRATOR", "she said to Mr. Hale."), ("MR. HALE", "No."),
+        ("NARRATOR", "he replied."), ("MISS LENNOX", "Well?"), ("NARRATOR", "she asked."),
+        ("MR. HALE", "Well what?"), ("NARRATOR", "he said.")]
+    unknown = _lines(["The fire was low.", '"Yes," she said. "No," he replied.'])
+    assert [who for who, _, _ in unknown[1:]] == [UNATTRIBUTED, "NARRATOR", UNATTRIBUTED, "NARRATOR"]

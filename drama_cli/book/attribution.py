@@ -63,6 +63,7 @@ class _Conversation:
     recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
     known: set[str] = field(default_factory=set)
     addressed: str | None = None  # whom the last quote addressed by name
+    narrated: list[str] = field(default_factory=list)  # names in the narration paragraph just before
     last_tagged: bool = False  # the last paragraph's quotes had a speech tag
 
 
@@ -82,9 +83,11 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
         if not quotes:
             talk.turns.clear()
             talk.addressed = None
+            talk.narrated = names_in(paragraph, options.names)
             lines.append(ImportedLine(NARRATOR, paragraph))
             continue
         _attribute_paragraph(pieces, talk, options)
+        talk.narrated = []
         for quote in quotes:
             stats["quotes"] += 1
             if quote.rule:
@@ -107,7 +110,7 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         elif index and re.search(rf"\b(?:{VERBS})[\s,:—–-]*$", before):
             pieces[index - 1].tag = is_tag_only(before)  # "Mrs. Bennet said only:"
             piece.tagged = True  # "…he withdrew his own and coldly said:": someone is named
-    _within_paragraph(pieces, options.names)
+    _within_paragraph(pieces, options)
     speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
     quotes = [p for p in pieces if p.kind == "quote"]
     named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
@@ -125,11 +128,11 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
             quote.speaker = quote.rule = None  # "…, dear Lizzy": not Lizzy speaking
     speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
     talk.turns.append(speaker)
-    if speaker:
-        talk.known.add(speaker)
-        gender = gender_of(speaker, options.genders)
+    for who in dict.fromkeys(q.speaker for q in quotes if q.speaker):  # each speaker, in order
+        talk.known.add(who)
+        gender = gender_of(who, options.genders)
         if gender:
-            talk.recent = [*(r for r in talk.recent if r[0] != speaker), (speaker, gender)][-RECENT:]
+            talk.recent = [*(r for r in talk.recent if r[0] != who), (who, gender)][-RECENT:]
     talk.addressed = _addressee(quotes, speaker, options)
     talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
 
@@ -144,26 +147,48 @@ def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options:
     if pronoun == "i" and options.narrator_is:
         piece.speaker, piece.rule = options.narrator_is, "narrator"
     elif pronoun in ("he", "she"):
-        gender = "m" if pronoun == "he" else "f"
-        candidates = {who for who, their in talk.recent if their == gender}
-        if len(candidates) == 1:
-            piece.speaker, piece.rule = candidates.pop(), "pronoun"
+        piece.speaker = _by_pronoun("m" if pronoun == "he" else "f", before, talk, options)
+        piece.rule = "pronoun" if piece.speaker else None
 
 
-def _within_paragraph(pieces: list[Piece], names: set[str] | None) -> None:
+def _by_pronoun(gender: str, before: str, talk: _Conversation, options: AttributionOptions) -> str | None:
+    """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
+    quote before addressed, else named in the narration just before the quote (in its
+    paragraph, or the paragraph before), else among the chapter's recent speakers. The first
+    of these that holds someone of that gender decides; two there leave it unresolved."""
+    narrated = names_in(re.sub(rf"\b(?:to|with|at|on)\s+{NAME}", "", before), options.names) or talk.narrated
+    for pool in ([talk.addressed] if talk.addressed else [], narrated, [who for who, _ in talk.recent]):
+        fitting = {who for who in pool if gender_of(who, options.genders) == gender}
+        if fitting:
+            return fitting.pop() if len(fitting) == 1 else None
+    return None
+
+
+def _within_paragraph(pieces: list[Piece], options: AttributionOptions) -> None:
     """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
-    the narration between names nobody else."""
+    the narration between names nobody else, and never against their own pronoun tag ("Yes,"
+    she said. "No," he replied: two speakers)."""
     for _ in range(2):  # forwards, then backwards
-        speaker = None
+        source = None
         for piece in pieces:
-            if piece.kind == "narration" and not piece.tag and set(names_in(piece.text, names)) - {speaker}:
-                speaker = None
+            if piece.kind == "narration" and not piece.tag and \
+                    set(names_in(piece.text, options.names)) - {source and source.speaker}:
+                source = None
             elif piece.kind == "quote":
                 if piece.speaker:
-                    speaker = piece.speaker
-                elif speaker:
-                    piece.speaker, piece.rule = speaker, "same paragraph"
+                    source = piece
+                elif source and _may_share(piece, source, options.genders):
+                    piece.speaker, piece.rule = source.speaker, "same paragraph"
         pieces.reverse()
+
+
+def _may_share(quote: Piece, source: Piece, genders: dict[str, str]) -> bool:
+    """True when `quote` may be spoken by `source`'s speaker: its pronoun tag, if any, is the
+    source's own, or fits the speaker's gender."""
+    if not quote.pronoun or quote.pronoun == source.pronoun:
+        return True
+    gender = gender_of(source.speaker, genders)
+    return source.pronoun is None and gender is not None and quote.pronoun == {"m": "he", "f": "she"}[gender]
 
 
 def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None) -> tuple[str | None, str | None]:
@@ -209,16 +234,18 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
         tags.clear()
 
     open_quote: ImportedLine | None = None
+    pronoun = None  # the pronoun tag of the open quote: "she said" and "he replied" are two speeches
     ended = False  # the last tag ended its sentence
     for piece in pieces:
         text = piece.text.strip()
         if piece.kind == "quote":
             speaker = piece.speaker or UNATTRIBUTED
-            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags):
+            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags) \
+                    and piece.pronoun in (None, pronoun):
                 open_quote.text = _joined(open_quote.text, text, ended)
                 continue
             flush_tags()
-            open_quote = ImportedLine(speaker, text, rule=piece.rule)
+            open_quote, pronoun = ImportedLine(speaker, text, rule=piece.rule), piece.pronoun
             lines.append(open_quote)
         elif piece.tag and open_quote:  # "…," he remarked. "…": one speech, the tag after it
             tags.append(_tag_words(text))

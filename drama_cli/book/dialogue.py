@@ -27,6 +27,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from drama_cli.book.cast_names import FAMILIAR
+
 SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
                 "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",
                 "muttered", "added", "began", "repeated", "murmured", "told", "demanded", "snapped",
@@ -175,7 +177,8 @@ def book_names(paragraphs: list[str]) -> set[str]:
 
 
 def gender_of(name: str, genders: dict[str, str]) -> str | None:
-    """'m', 'f' or None for a speaker key: from its title, else from `genders`."""
+    """'m', 'f' or None for a speaker key: from its title, else from `genders` (a familiar
+    form, "LIZZY", has the gender of its full name)."""
     if not name.split():
         return None
     title = name.split()[0].rstrip(".")
@@ -183,25 +186,38 @@ def gender_of(name: str, genders: dict[str, str]) -> str | None:
         return "m"
     if title in FEMALE_TITLES:
         return "f"
-    return genders.get(name)
+    return genders.get(name) or genders.get(FAMILIAR.get(name.lower(), "").upper())
 
 
 def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
     """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
-    where one gender outnumbers the other two to one in at least three mentions."""
+    where one gender outnumbers the other two to one in at least three mentions; a name
+    without such pronouns takes the gender of the titles written before it ("DARCY" from
+    "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
     counts: dict[str, Counter] = {}
+    titled: dict[str, Counter] = {}
     for paragraph in paragraphs:
         for match in _NAMES_IN.finditer(paragraph):
             if not is_name(match.group(1), names):
                 continue
+            name = match.group(1).upper()
+            title = gender_of(name, {})
+            if title and len(name.split()) > 1:
+                titled.setdefault(name.split()[-1], Counter())[title] += 1
             following = re.findall(r"\w+", paragraph[match.end():match.end() + 60].lower())[:6]
             he = sum(word in ("he", "his", "him", "himself") for word in following)
             she = sum(word in ("she", "her", "hers", "herself") for word in following)
             if he != she:
-                counts.setdefault(match.group(1).upper(), Counter())["m" if he > she else "f"] += 1
-    genders = {}
-    for name, count in counts.items():
-        (top, n), = count.most_common(1)
-        if n >= 3 and n >= 2 * (sum(count.values()) - n):
-            genders[name] = top
+                counts.setdefault(name, Counter())["m" if he > she else "f"] += 1
+    genders = {name: top for name, top in
+               ((name, _majority(count, 3, 4)) for name, count in titled.items()) if top}
+    genders |= {name: top for name, top in
+                ((name, _majority(count, 3, 2)) for name, count in counts.items()) if top}
     return genders
+
+
+def _majority(count: Counter, least: int, ratio: int) -> str | None:
+    """The most counted key when it was counted at least `least` times and `ratio` times as
+    often as all the others together, else None."""
+    (top, n), = count.most_common(1)
+    return top if n >= least and n >= ratio * (sum(count.values()) - n) else None
