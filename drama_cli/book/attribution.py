@@ -31,6 +31,9 @@ from drama_cli.script.book import UNATTRIBUTED
 _VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?=\s*[,!?]|\.$)")
 
 
+# Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
+# earlier paragraphs takes a speaker found so, never one guessed from the conversation.
+_TOLD = ("tag", "narrator", "pronoun", "same paragraph")
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
 
@@ -63,6 +66,7 @@ class _Conversation:
     recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
     known: set[str] = field(default_factory=set)
     addressed: str | None = None  # whom the last quote addressed by name
+    open_speech: list[ImportedLine] = field(default_factory=list)  # lines of a speech going on in the next paragraph
     narrated: list[str] = field(default_factory=list)  # names in the narration paragraph just before
     last_tagged: bool = False  # the last paragraph's quotes had a speech tag
 
@@ -83,22 +87,46 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
         if not quotes:
             talk.turns.clear()
             talk.addressed = None
+            talk.open_speech = []
             talk.narrated = names_in(paragraph, options.names)
             lines.append(ImportedLine(NARRATOR, paragraph))
             continue
-        _attribute_paragraph(pieces, talk, options)
+        continued = talk.open_speech if not pieces[0].text.strip() else []
+        if continued and continued[0].speaker != UNATTRIBUTED:
+            quotes[0].speaker, quotes[0].rule = continued[0].speaker, "continued"
+        _attribute_paragraph(pieces, talk, options, context=not continued)
+        if continued and talk.turns[-2:-1] == talk.turns[-1:]:
+            talk.turns.pop()  # one speech over two paragraphs is one turn
         talk.narrated = []
         for quote in quotes:
             stats["quotes"] += 1
             if quote.rule:
                 stats[quote.rule] += 1
         spoken = _paragraph_lines(pieces, options.keep_tags)
+        if continued and continued[0].speaker == UNATTRIBUTED and quotes[0].rule in _TOLD:
+            for line in continued:  # the speech's speaker, found in a later paragraph of it
+                line.speaker, line.rule = quotes[0].speaker, "continued"
+            stats["unattributed"] -= len(continued)
+            stats["continued"] += len(continued)
         stats["unattributed"] += sum(line.speaker == UNATTRIBUTED for line in spoken)
+        talk.open_speech = _open_speech(pieces, spoken, continued)
         lines += spoken
     return lines, +stats
 
 
-def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions) -> None:
+def _open_speech(pieces: list[Piece], spoken: list[ImportedLine], continued: list[ImportedLine]) -> list[ImportedLine]:
+    """The lines of the speech a paragraph leaves open (its last quote never closes), with
+    those of the paragraphs before it that the speech began in; [] when it closes."""
+    if not pieces[-1].open:
+        return []
+    last = next(line for line in reversed(spoken) if line.speaker != NARRATOR)
+    return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
+
+
+def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions,
+                         context: bool = True) -> None:
+    """Give the paragraph's quotes their speakers: tags first, then (with `context`; not in a
+    speech going on from the paragraph before) beats, vocatives and turn-taking."""
     for index, piece in enumerate(pieces):
         if piece.kind != "quote":
             continue
@@ -115,7 +143,7 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
     quotes = [p for p in pieces if p.kind == "quote"]
     named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
     named_tag = named_tag and not any(q.pronoun for q in quotes)
-    if not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
+    if context and not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
         speaker, rule = _by_context(pieces, talk, options.names)
         pronouns = {q.pronoun for q in quotes if q.pronoun}
         if speaker and pronouns and pronouns != {{"m": "he", "f": "she"}.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
@@ -147,8 +175,9 @@ def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options:
     if pronoun == "i" and options.narrator_is:
         piece.speaker, piece.rule = options.narrator_is, "narrator"
     elif pronoun in ("he", "she"):
-        piece.speaker = _by_pronoun("m" if pronoun == "he" else "f", before, talk, options)
-        piece.rule = "pronoun" if piece.speaker else None
+        found = _by_pronoun("m" if pronoun == "he" else "f", before, talk, options)
+        if found:
+            piece.speaker, piece.rule = found, "pronoun"
 
 
 def _by_pronoun(gender: str, before: str, talk: _Conversation, options: AttributionOptions) -> str | None:

@@ -62,7 +62,7 @@ NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", 
               "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How",
               "Ah", "Aye", "Nay", "Alas", "Pray", "Indeed", "God", "Heaven", "Heavens", "Dear", "Good", "La", "Lord"}
 _NAMES_IN = re.compile(rf"\b{NAME}")
-RULES = ("tag", "narrator", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
+RULES = ("tag", "narrator", "continued", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
 
 
 @dataclass
@@ -76,14 +76,19 @@ class Piece:
     tag: bool = False  # narration that is only the speech tag of a quote beside it
     pronoun: str | None = None  # a quote's pronoun tag ('he', 'she', 'i')
     tagged: bool = False  # a quote the narration before introduces with a speech verb
+    open: bool = False  # a quote that the paragraph never closes: the speech goes on in the next
 
 
 def pieces_of(paragraph: str) -> list[Piece]:
     """The paragraph as alternating narration and quote pieces; a quoted title inside a
-    sentence ("She had read "The Times".") stays in its narration."""
+    sentence ("She had read "The Times".") stays in its narration. A double quote the
+    paragraph opens and never closes makes the rest of it a quote marked `open` (a speech
+    going on in the next paragraph), quotes nested in it included."""
     pieces: list[Piece] = []
+    opened = _open_quote_at(paragraph)
+    end = len(paragraph) if opened is None else opened
     last = 0
-    for match in QUOTE.finditer(paragraph):
+    for match in QUOTE.finditer(paragraph, 0, end):
         quote = next(group for group in match.groups() if group is not None)
         before, after = paragraph[last:match.start()], paragraph[match.end():]
         titled = _quoted_words(quote, before, after)
@@ -96,10 +101,22 @@ def pieces_of(paragraph: str) -> list[Piece]:
             pieces.append(Piece("quote", quote))
         last = match.end()
     if pieces and pieces[-1].kind == "narration":
-        pieces[-1].text += paragraph[last:]
+        pieces[-1].text += paragraph[last:end]
     else:
-        pieces.append(Piece("narration", paragraph[last:]))
+        pieces.append(Piece("narration", paragraph[last:end]))
+    if opened is not None:
+        pieces.append(Piece("quote", paragraph[opened + 1:].strip(), open=True))
     return pieces
+
+
+def _open_quote_at(paragraph: str) -> int | None:
+    """Where the paragraph opens a double quote it never closes (a curly “ with no ” after it,
+    or the last of an odd number of straight quotes, at a word's start), else None."""
+    at = paragraph.rfind("“")
+    if at < 0 or "”" in paragraph[at:]:
+        at = paragraph.rfind('"') if paragraph.count('"') % 2 else -1
+    opens = at >= 0 and (at == 0 or not paragraph[at - 1].isalnum()) and paragraph[at + 1:].strip()
+    return at if opens else None
 
 
 def _quoted_words(quote: str, before: str, after: str) -> bool:
