@@ -13,9 +13,11 @@ from collections import Counter
 from pathlib import Path
 
 from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.book.epub import spoken_heading
 from drama_cli.book.markdown import read_markdown
 from drama_cli.book.plain_text import (
     CHAPTER_LINE,
+    NUMERAL_LINE,
     ORNAMENT,
     contents_entries,
     furniture,
@@ -91,12 +93,16 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
         return manuscript
     contents = contents_entries(blocks)
     left_out["contents list"] += bool(contents)
+    numbered = sum(bool(rows) and bool(NUMERAL_LINE.match(rows[0])) for rows in blocks) >= 2
     for index, rows in enumerate(blocks):
         if index in contents:
             continue
         if rows and CHAPTER_LINE.match(rows[0]) and len(rows[0].strip()) <= 80:
             chapters.append(ImportedChapter(_title_case(rows[0].strip().rstrip("."))))
             rows = rows[1:]  # a paragraph right under its heading is still read
+        elif rows and numbered and NUMERAL_LINE.match(rows[0]):
+            chapters.append(ImportedChapter(spoken_heading(rows[0].strip().rstrip("."))))
+            rows = rows[1:]
         paragraph = " ".join(" ".join(rows).split())
         kind = furniture(paragraph) if paragraph else None
         if kind:
