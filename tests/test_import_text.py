@@ -3,8 +3,10 @@ the manuscript, the title and author can be given, errors are one located line."
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 import zipfile
 from collections import Counter
 
@@ -290,3 +292,41 @@ def test_plain_text_headings_are_headings_and_sentences_stay_text(tmp_path):
     assert Counter(_script_words(out)) == numerals_read  # no word lost, none made up
     assert [line.text for line in script.scene("chapter-2").lines[1:]] == [
         "Part of him stayed behind.", "Book lovers know the rest.", "Chapter and verse were quoted."]
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+@pytest.mark.parametrize("data, titles", [
+    (NOVEL.encode("utf-8"), ["Opening", "Chapter 1", "Chapter II"]),
+    (b"# One\n\nThe first words.\n\n# Two\n\nThe second.\n", ["One", "Two"]),  # Markdown by its headings
+])
+def test_a_manuscript_is_read_from_stdin(tmp_path, monkeypatch, data, titles):
+    _stdin(monkeypatch, data)
+    out = tmp_path / "piped.yaml"
+    assert main(["import", "-", "-o", str(out), "--title", "Piped"]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == titles
+    assert out.read_text(encoding="utf-8").startswith("# Imported from stdin by drama import.")
+
+
+def test_an_epub_is_read_from_stdin(tmp_path, monkeypatch, capsys):
+    _broken_epub(tmp_path / "book.epub", True, "<h1>One</h1><p>Mr. Lane came in.</p>")
+    _stdin(monkeypatch, (tmp_path / "book.epub").read_bytes())
+    assert main(["import", "-", "-o", "-"]) == 0
+    assert '"Mr. Lane came in."' in capsys.readouterr().out
+
+
+def test_empty_stdin_is_one_clean_line(monkeypatch, capsys):
+    _stdin(monkeypatch, b"")
+    assert main(["import", "-", "-o", "-"]) == 2
+    assert capsys.readouterr().err.strip() == "drama: stdin holds no paragraphs to read"
+
+
+def test_utf16_text_is_read_and_control_characters_are_spaces(tmp_path):
+    manuscript = tmp_path / "notepad.txt"
+    manuscript.write_bytes("Chapter 1\r\n\r\nTea\x00for\x1b two.\r\n".encode("utf-16"))
+    out = tmp_path / "notepad.yaml"
+    assert main(["import", str(manuscript), "-o", str(out)]) == 0
+    assert load_script(out).scene("chapter-1").lines[1].text == "Tea for two."

@@ -9,6 +9,8 @@ package (`book.epub`; plays in `book.play`). Paragraphs are blank-line separated
 from __future__ import annotations
 
 import re
+import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -27,15 +29,20 @@ from drama_cli.book.text_play import is_text_play, read_text_play
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int | None = None,
                     notes: str = "drop") -> Manuscript:
-    """Read a `.txt`, `.md` or `.epub` manuscript (`directions`: a play's stage directions,
-    'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters; `notes`: an
-    EPUB's notes, 'drop' or 'chapter-end'). Raises UsageError, one line, for another suffix, an unreadable file,
-    text that is not UTF-8, a broken EPUB or one with nothing to read."""
+    """Read a `.txt`, `.md` or `.epub` manuscript, or `-`: stdin, an EPUB when it is a zip,
+    else Markdown when a line is a `#` heading, else plain text (`directions`: a play's stage
+    directions, 'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters;
+    `notes`: an EPUB's notes, 'drop' or 'chapter-end'). Raises UsageError, one line, for
+    another suffix, an unreadable file, text that is not UTF-8 (or UTF-16 with its byte-order
+    mark), a broken EPUB or one with nothing to read."""
     path = Path(path)
+    if str(path) == "-":
+        return _read_stdin(directions, chapter_level, notes)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub")
@@ -45,21 +52,56 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
 
             manuscript = read_epub(path, directions, notes)
         else:
-            text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-            manuscript = read_markdown(text, path.stem, chapter_level) if suffix != ".txt" else _read_text(text, path.stem, directions)
+            manuscript = _read_words(decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
+                                     directions, chapter_level)
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    return _with_paragraphs(manuscript, path.name)
+
+
+def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manuscript:
+    data = sys.stdin.buffer.read()
+    if data.startswith(b"PK\x03\x04"):
+        from drama_cli.book.epub import read_epub
+
+        with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
+            (Path(folder) / "stdin.epub").write_bytes(data)
+            return _with_paragraphs(read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin")
+    text = decoded(data, "stdin")
+    plain = not re.search(r"^#{1,6}[ \t]+\S", text, re.M)
+    return _with_paragraphs(_read_words(text, "stdin", plain, directions, chapter_level), "stdin")
+
+
+def _read_words(text: str, stem: str, plain: bool, directions: str, chapter_level: int | None) -> Manuscript:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _read_text(text, stem, directions) if plain else read_markdown(text, stem, chapter_level)
+
+
+def decoded(data: bytes, label: str) -> str:
+    """Manuscript bytes as text: UTF-8 (a byte-order mark dropped), or UTF-16 with its mark;
+    control characters other than tab and line ends become spaces. Raises UsageError naming
+    `label`:line:col and the byte for text that is not UTF-8."""
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            text = data.decode("utf-16")
+        else:
+            text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raw = path.read_bytes()[:err.start]
+        raw = data[:err.start]
         line = raw.count(b"\n") + 1
         column = err.start - (raw.rfind(b"\n") + 1) + 1
-        raise UsageError(f"{path}:{line}:{column}: not UTF-8 text (byte 0x{err.object[err.start]:02x}); "
+        raise UsageError(f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
                          "save the manuscript as UTF-8") from None
+    return _CONTROL.sub(" ", text)
+
+
+def _with_paragraphs(manuscript: Manuscript, name: str) -> Manuscript:
+    """The manuscript without empty chapters; UsageError when nothing is left to read."""
     manuscript.chapters = [c for c in manuscript.chapters if not c.is_empty()]
     if not manuscript.chapters:
-        raise UsageError(f"{path.name} holds no paragraphs to read")
+        raise UsageError(f"{name} holds no paragraphs to read")
     return manuscript
 
 
