@@ -222,7 +222,21 @@ def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> M
         read_play(epub, manuscript, directions)
     else:
         _read_novel(epub, manuscript, notes == "chapter-end")
+        _as_text_play(manuscript, directions)
     return manuscript
+
+
+def _as_text_play(manuscript: Manuscript, directions: str) -> None:
+    """A book without Standard Ebooks' play semantics whose paragraphs are speeches
+    ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`book.text_play`),
+    each chapter's title a row before its paragraphs ("Act One" opens an act)."""
+    from drama_cli.book.text_play import is_text_play, read_text_play
+
+    if not is_text_play([p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]):
+        return
+    blocks = [[row] for chapter in manuscript.chapters for row in (chapter.title, *chapter.paragraphs) if row != BREAK]
+    manuscript.chapters = []
+    read_text_play(blocks, manuscript, directions)
 
 
 def _read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:
