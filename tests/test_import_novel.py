@@ -177,6 +177,8 @@ def test_a_speech_over_several_paragraphs_is_one_speaker():
         ("MARY", "Really ends now."), ("TOM", "Who spoke?")]
     told_first = _lines(['"Listen," said Tom, "to this.', "\u201cIt is long.\u201d", '"Is it?" asked Mary.'])
     assert [who for who, _, _ in told_first] == ["TOM", "NARRATOR", "TOM", "MARY", "NARRATOR"]
+    guessed_first = _lines(['"Hi," said Tom.', '"Hello," said Mary.', '"A long speech,', '"it goes on," said Mary.'])
+    assert [(who, rule) for who, _, rule in guessed_first[4:6]] == [("MARY", "continued"), ("MARY", "tag")]
 
 
 def test_a_quoted_letter_is_never_narrated_with_its_quote_mark_nor_guessed():

@@ -103,10 +103,10 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
             if quote.rule:
                 stats[quote.rule] += 1
         spoken = _paragraph_lines(pieces, options.keep_tags)
-        if continued and continued[0].speaker == UNATTRIBUTED and quotes[0].rule in _TOLD:
-            for line in continued:  # the speech's speaker, found in a later paragraph of it
+        if continued and quotes[0].rule in _TOLD and continued[0].rule not in _TOLD:
+            for line in continued:  # the speech's speaker, told in a later paragraph of it
+                stats["unattributed" if line.speaker == UNATTRIBUTED else line.rule] -= 1
                 line.speaker, line.rule = quotes[0].speaker, "continued"
-            stats["unattributed"] -= len(continued)
             stats["continued"] += len(continued)
         stats["unattributed"] += sum(line.speaker == UNATTRIBUTED for line in spoken)
         talk.open_speech = _open_speech(pieces, spoken, continued)
