@@ -186,3 +186,11 @@ def test_a_quoted_letter_is_never_narrated_with_its_quote_mark_nor_guessed():
                     "\u201cI am yours.", "\u201cW. Collins.\u201d"])
     assert lines[2:] == [(UNATTRIBUTED, "\u2018My dear Sir,\u2019 it begins.", None),
                          (UNATTRIBUTED, "I am yours.", None), (UNATTRIBUTED, "W. Collins.", None)]
+
+
+def test_guillemets_and_any_verb_before_a_name_make_a_tag():
+    lines = _lines(["\u00abBonjour,\u00bb said Mary.", "\u00ab Spaced, \u00bb said Tom.", "\u00bbGerman,\u00ab said Mary.",
+                    '"Well," expostulated Tom.', '"Stop," grumbled Mr. Hale, "at once."'])
+    assert [(who, text, rule) for who, text, rule in lines if who != "NARRATOR"] == [
+        ("MARY", "Bonjour.", "tag"), ("TOM", "Spaced.", "tag"), ("MARY", "German.", "tag"),
+        ("TOM", "Well.", "tag"), ("MR. HALE", "Stop, at once.", "tag")]

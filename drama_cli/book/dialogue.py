@@ -42,7 +42,9 @@ NAME = rf"((?:{TITLED}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 PRONOUN = r"(he|she|I)"
 VERBS = "|".join(SPEECH_VERBS)
 _ADVERB = r"(?:\w+ly\s+)?"
-_AFTER = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{NAME}\b"),  # said Holmes
+# Right after a quote, a verb before a name is a tag, whatever the verb ("hissed Holmes").
+_INVERTED_VERB = rf"(?:{VERBS}|[a-z]{{3,}}ed)"
+_AFTER = [re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
           re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}(?:{VERBS})\b")]  # Holmes said
 _AFTER_PRONOUN = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
                   re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b")]
@@ -50,10 +52,11 @@ _BEFORE = [re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
            re.compile(rf"\b(?:{VERBS})\s+{NAME}[\s,:—–-]*$")]
 _BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
                    re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$")]
-# Double quotes (curly or straight), and single quotes (curly or straight) that open after a
-# space or the start and close before a space, punctuation or the end: an apostrophe between
-# letters (don't, don’t) stays inside, and one that ends a word (Holmes' hat) opens nothing.
-QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\""
+# Double quotes (curly or straight), guillemets (« French », »German«), and single quotes
+# (curly or straight) that open after a space or the start and close before a space,
+# punctuation or the end: an apostrophe between letters (don't, don’t) stays inside, and one
+# that ends a word (Holmes' hat) opens nothing.
+QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\"|«\s*([^»]*?)\s*»|»([^«»]*)«"
                    r"|(?<![\w‘’'])‘((?:[^’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
                    r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w))+?)'(?![\w'])")
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
@@ -176,7 +179,7 @@ def is_tag_only(narration: str) -> bool:
     sentence = re.sub(rf"\b{TITLED}", "Title", text).rstrip(".!?")
     if not words or len(words) > 12 or re.search(r"[.!?]\s", sentence):
         return False
-    return bool(re.match(rf"(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
+    return bool(re.match(rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
 
 
 def names_in(text: str, names: set[str] | None = None) -> list[str]:
