@@ -194,3 +194,9 @@ def test_guillemets_and_any_verb_before_a_name_make_a_tag():
     assert [(who, text, rule) for who, text, rule in lines if who != "NARRATOR"] == [
         ("MARY", "Bonjour.", "tag"), ("TOM", "Spaced.", "tag"), ("MARY", "German.", "tag"),
         ("TOM", "Well.", "tag"), ("MR. HALE", "Stop, at once.", "tag")]
+
+
+def test_accented_and_prefixed_names_are_names():
+    lines = _lines(["Zo\u00eb met Jos\u00e9 and O'Brien at the inn.", '"Hello," said Zo\u00eb.', '"Evening," said Jos\u00e9.',
+                    '"Welcome," said O\'Brien.'])
+    assert [who for who, _, _ in lines if who != "NARRATOR"] == ["ZO\u00cb", "JOS\u00c9", "O'BRIEN"]

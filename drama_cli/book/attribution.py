@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from drama_cli.book.cast_names import FAMILIAR
 from drama_cli.book.dialogue import (
     NAME,
+    NAME_WORD,
     QUOTE,
     VERBS,
     Piece,
@@ -54,7 +55,7 @@ class AttributionOptions:
         only ever inside quotes, "Hello", is never taken for someone spoken to)."""
         self.names = book_names(paragraphs)
         self.genders = book_genders(paragraphs, self.names)
-        self.narrated = {word for p in paragraphs for word in re.findall(r"[A-Z][a-z]+", QUOTE.sub(" ", p))}
+        self.narrated = {word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))}
 
 
 @dataclass

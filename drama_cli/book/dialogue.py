@@ -38,7 +38,10 @@ SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered",
 TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\b\.?"
 MALE_TITLES = {"MR", "SIR", "LORD", "CAPTAIN", "COLONEL", "GENERAL", "DR", "PROFESSOR"}
 FEMALE_TITLES = {"MRS", "MISS", "LADY", "MS", "MADAM"}
-NAME = rf"((?:{TITLED}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+# A capitalised word of a name, accented letters included (Zoë, José, Émile), and Irish or
+# French prefixes (O'Brien, D’Arcy).
+NAME_WORD = r"(?:[A-Z][’'])?[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+NAME = rf"((?:{TITLED}\s+)?{NAME_WORD}(?:\s+{NAME_WORD})?)"
 PRONOUN = r"(he|she|I)"
 VERBS = "|".join(SPEECH_VERBS)
 _ADVERB = r"(?:\w+ly\s+)?"
@@ -191,8 +194,8 @@ def book_names(paragraphs: list[str]) -> set[str]:
     """The words that are names in this book: capitalised and never written in lower case."""
     lower, capitalised = set(), set()
     for paragraph in paragraphs:
-        for word in re.findall(r"[A-Za-z]+", paragraph):
-            (capitalised if word[0].isupper() and word[1:].islower() else lower).add(word)
+        for word in re.findall(rf"{NAME_WORD}|[^\W\d_]+", paragraph):
+            (capitalised if re.fullmatch(NAME_WORD, word) else lower).add(word)
     return {word for word in capitalised if word.lower() not in lower and word not in NOT_A_NAME}
 
 
