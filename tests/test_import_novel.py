@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import time
 
 import pytest
 from epub_fixtures import PRIDE, build_epub
@@ -200,3 +201,12 @@ def test_accented_and_prefixed_names_are_names():
     lines = _lines(["Zo\u00eb met Jos\u00e9 and O'Brien at the inn.", '"Hello," said Zo\u00eb.', '"Evening," said Jos\u00e9.',
                     '"Welcome," said O\'Brien.'])
     assert [who for who, _, _ in lines if who != "NARRATOR"] == ["ZO\u00cb", "JOS\u00c9", "O'BRIEN"]
+
+
+@pytest.mark.parametrize("mark", ["\u2018", "\u201c", "\u00ab"])
+def test_a_long_paragraph_of_marks_that_never_close_is_read_quickly(mark):
+    paragraph = f" {mark}word" * 20000  # 120,000 characters: quadratic matching took minutes
+    started = time.perf_counter()
+    lines = _lines([paragraph])
+    assert time.perf_counter() - started < 1.0
+    assert "".join(text for _, text, _ in lines).count("word") == 20000  # every word still read
