@@ -330,3 +330,18 @@ def test_utf16_text_is_read_and_control_characters_are_spaces(tmp_path):
     out = tmp_path / "notepad.yaml"
     assert main(["import", str(manuscript), "-o", str(out)]) == 0
     assert load_script(out).scene("chapter-1").lines[1].text == "Tea for two."
+
+
+def test_a_text_with_one_line_per_paragraph_keeps_its_paragraphs_and_headings(tmp_path):
+    text = ("Chapter 1\r\nIt was a dark night, and the wind blew hard against the shutters of the old house on the hill.\r\n"
+            "She waited by the door.\r\nChapter 2\r\nMorning came.\r\n")  # as a word processor saves text
+    manuscript = tmp_path / "saved.txt"
+    manuscript.write_bytes(text.encode("utf-8"))
+    out = tmp_path / "saved.yaml"
+    assert main(["import", str(manuscript), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["Chapter 1", "Chapter 2"]
+    assert [line.text for line in script.scene("chapter-1").lines[1:]] == [
+        "It was a dark night, and the wind blew hard against the shutters of the old house on the hill.",
+        "She waited by the door."]
+    assert [line.text for line in script.scene("chapter-2").lines[1:]] == ["Morning came."]

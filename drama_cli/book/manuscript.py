@@ -1,9 +1,10 @@
 """Manuscripts (`.txt`, `.md`, `.epub`) read for `drama import`.
 
 Chapters come from headings: Markdown `#` lines (`##` when the text has no `#`), plain-text
-lines that start with "Chapter", "Book" or "Part" followed by a number or a word (a heading
-line with the paragraph right under it gives both), and for EPUB the reading order of the
-package (`book.epub`; plays in `book.play`). Paragraphs are blank-line separated (EPUB `<p>`).
+heading lines (`plain_text.CHAPTER_LINE`, a heading line with the paragraph right under it
+gives both), and for EPUB the reading order of the package (`book.epub`; plays in
+`book.play`). Paragraphs are blank-line separated (EPUB `<p>`), or lines, in a text saved with
+one line per paragraph.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     manuscript.left_out.update(header_lines)
     chapters, left_out = manuscript.chapters, manuscript.left_out
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
+    if _lines_are_paragraphs(blocks):
+        blocks = [[row] for rows in blocks for row in rows]
     if is_text_play([" ".join(rows) for rows in blocks if rows]):
         read_text_play(blocks, manuscript, directions)
         return manuscript
@@ -157,6 +160,16 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
         chapters.pop(0)
     manuscript.left_out = +left_out
     return manuscript
+
+
+def _lines_are_paragraphs(blocks: list[list[str]]) -> bool:
+    """True when each line of the text is a paragraph (as a word processor saves text: no
+    blank lines between paragraphs, or lines too long to be wrapped ones): the text has no
+    blank line, or a fifth of the lines of its blocks of several lines are over 100 characters."""
+    wrapped = [row for rows in blocks if len(rows) > 1 for row in rows]
+    if not wrapped:
+        return False
+    return len([rows for rows in blocks if rows]) == 1 or 5 * sum(len(row) > 100 for row in wrapped) >= len(wrapped)
 
 
 def _title_case(heading: str) -> str:
