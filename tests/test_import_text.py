@@ -345,3 +345,10 @@ def test_a_text_with_one_line_per_paragraph_keeps_its_paragraphs_and_headings(tm
         "It was a dark night, and the wind blew hard against the shutters of the old house on the hill.",
         "She waited by the door."]
     assert [line.text for line in script.scene("chapter-2").lines[1:]] == ["Morning came."]
+
+
+def test_a_markdown_line_break_tag_parts_the_words_it_stands_between(tmp_path):
+    (tmp_path / "story.md").write_text("# One\n\nThe end.<br>The start.<br/>Again.\n", encoding="utf-8")
+    out = tmp_path / "story.yaml"
+    assert main(["import", str(tmp_path / "story.md"), "-o", str(out)]) == 0
+    assert load_script(out).scene("chapter-1").lines[1].text == "The end. The start. Again."

@@ -97,6 +97,7 @@ def _inline_text(token, left_out: Counter) -> str:
             left_out["image"] += 1
         elif child.type == "html_inline":
             left_out["HTML"] += 1
+            parts.append(" " if re.match(r"<br\b", child.content, re.I) else "")  # a line break parts words
     words = "".join(parts)
     words, count = _FOOTNOTE_REFERENCE.subn("", words)
     if count:
