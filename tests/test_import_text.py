@@ -11,6 +11,7 @@ import zipfile
 from collections import Counter
 
 import pytest
+from epub_fixtures import write_epub
 
 from drama_cli.cli import main
 from drama_cli.script.load import load_script
@@ -352,3 +353,22 @@ def test_a_markdown_line_break_tag_parts_the_words_it_stands_between(tmp_path):
     out = tmp_path / "story.yaml"
     assert main(["import", str(tmp_path / "story.md"), "-o", str(out)]) == 0
     assert load_script(out).scene("chapter-1").lines[1].text == "The end. The start. Again."
+
+
+def test_an_epub_with_spaces_in_its_file_names_and_an_image_in_its_spine(tmp_path):
+    items = ('<item id="cover" href="Images/cover.jpg" media-type="image/jpeg"/>'
+             '<item id="a" href="Text/chapter%20one.xhtml" media-type="application/xhtml+xml"/>'
+             '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Spaces</dc:title></metadata>'
+           f'<manifest>{items}</manifest><spine toc="ncx"><itemref idref="cover"/><itemref idref="a"/></spine></package>')
+    ncx = ('<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap><navPoint><navLabel><text>The First</text>'
+           '</navLabel><content src="Text/chapter%20one.xhtml"/></navPoint></navMap></ncx>')
+    page = '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>It began.</p></body></html>'
+    epub = write_epub(tmp_path / "spaces.epub", "OEBPS/content.opf", opf, {
+        "OEBPS/Images/cover.jpg": "not text", "OEBPS/toc.ncx": ncx, "OEBPS/Text/chapter one.xhtml": page})
+    out = tmp_path / "spaces.yaml"
+    assert main(["import", str(epub), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["The First"]
+    assert script.scene("chapter-1").lines[1].text == "It began."
