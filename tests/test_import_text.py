@@ -372,3 +372,11 @@ def test_an_epub_with_spaces_in_its_file_names_and_an_image_in_its_spine(tmp_pat
     script = load_script(out)
     assert [c.title for c in script.chapters][1:-1] == ["The First"]
     assert script.scene("chapter-1").lines[1].text == "It began."
+
+
+def test_a_text_without_headings_is_one_chapter_titled_by_the_book(tmp_path):
+    (tmp_path / "story.txt").write_text("It was late.\n\nShe slept.\n", encoding="utf-8")
+    out = tmp_path / "story.yaml"
+    assert main(["import", str(tmp_path / "story.txt"), "--title", "A Short Story", "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["A Short Story"]  # not "Opening", read as its heading

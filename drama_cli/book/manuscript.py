@@ -15,7 +15,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.book.imported import BREAK, OPENING, ImportedChapter, Manuscript
 from drama_cli.book.epub import spoken_heading
 from drama_cli.book.markdown import read_markdown
 from drama_cli.book.plain_text import (
@@ -127,7 +127,7 @@ def _strip_gutenberg(text: str) -> tuple[str, dict, Counter]:
 
 def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     text, header, header_lines = _strip_gutenberg(text)
-    manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter("Opening")])
+    manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter(OPENING)])
     manuscript.left_out.update(header_lines)
     chapters, left_out = manuscript.chapters, manuscript.left_out
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
