@@ -278,7 +278,7 @@ def test_header_lines_without_a_start_marker_are_left_out_and_counted(tmp_path, 
 HEADINGS = ("PROLOGUE\n\nIt began in the rain.\n\nCHAPTER 1\n\nPart of him stayed behind.\n\n"
             "Book lovers know the rest.\n\nChapter and verse were quoted.\n\nChapter Two: The Middle\n\n"
             "Part I remember well.\n\nIV.\n\nThe fourth, under a bare numeral.\n\n5\n\nThe fifth.\n\n"
-            "Epilogue\n\nIt ended in the sun.\n")
+            "Epilogue\n\nIt ended in the sun.\n\nTHE END\n")
 
 
 def test_plain_text_headings_are_headings_and_sentences_stay_text(tmp_path):
@@ -289,7 +289,7 @@ def test_plain_text_headings_are_headings_and_sentences_stay_text(tmp_path):
     script = load_script(out)
     assert [c.title for c in script.chapters][1:-1] == [
         "Prologue", "Chapter 1", "Chapter Two: The Middle", "Chapter Four", "Chapter Five", "Epilogue"]
-    numerals_read = Counter(_words(HEADINGS)) - Counter(_words("iv 5")) + Counter(_words("chapter four chapter five"))
+    numerals_read = Counter(_words(HEADINGS)) - Counter(_words("iv 5 the end")) + Counter(_words("chapter four chapter five"))
     assert Counter(_script_words(out)) == numerals_read  # no word lost, none made up
     assert [line.text for line in script.scene("chapter-2").lines[1:]] == [
         "Part of him stayed behind.", "Book lovers know the rest.", "Chapter and verse were quoted."]

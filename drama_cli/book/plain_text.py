@@ -3,8 +3,8 @@ book's text and what only the edition's furniture.
 
 Left out and counted: the contents list (chapter headings that appear again later, and the
 "Contents" line above them), transcriber's notes and "Produced by" credits, edition lines
-("Second Edition."), `[Illustration…]` lines, `[Footnote N: …]` paragraphs, page numbers
-(`{12}`, `[Pg 12]`) and note markers after a word (`word[3]`, `word.(3)`). Ornament lines
+("Second Edition."), "THE END" lines, `[Illustration…]` lines, `[Footnote N: …]` paragraphs,
+page numbers (`{12}`, `[Pg 12]`) and note markers after a word (`word[3]`, `word.(3)`). Ornament lines
 (`* * *`, `⁂`) are breaks: a pause after the line before them (`imported.BREAK`).
 """
 
@@ -33,6 +33,8 @@ _FURNITURE = {
     "edition line": re.compile(r"^\s*(?:\w+\s+){0,2}edition\.?\s*$", re.I),
     "illustration": re.compile(r"^\s*\[Illustration[^\]]*\]\s*$", re.I),
     "footnote": re.compile(r"^\s*\[Footnote\b[^\]]*\]\s*$", re.I | re.S),
+    # the closing credits end with "The end." already
+    "end line": re.compile(r"^\s*(?:the\s+end|finis)\s*[.!]?\s*$", re.I),
 }
 _PAGE_NUMBER = re.compile(r"\s*(?:\{\d+\}|\[Pg\.?\s*\d+\])")
 _NOTE_MARKER = re.compile(r"(?<=[\w.,;:!?’”\"'])(?:\[\d{1,3}\]|\(\d{1,3}\))")
