@@ -210,3 +210,8 @@ def test_a_long_paragraph_of_marks_that_never_close_is_read_quickly(mark):
     lines = _lines([paragraph])
     assert time.perf_counter() - started < 1.0
     assert "".join(text for _, text, _ in lines).count("word") == 20000  # every word still read
+
+
+def test_a_subject_cut_from_its_verb_by_the_tag_loses_the_tags_comma():
+    lines = _lines(['"I," he said, "am here."', '"Well," said Tom, "it is late."'])
+    assert [text for who, text, _ in lines if who != "NARRATOR"] == ["I am here.", "Well, it is late."]

@@ -293,10 +293,17 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
 
 def _joined(first: str, second: str, sentence_ended: bool) -> str:
     """Two pieces of one speech as one text: where the tag between them ended a sentence
-    ("Thank you," Watson replied. "It is cold."), the first piece's comma becomes a full stop."""
+    ("Thank you," Watson replied. "It is cold."), the first piece's comma becomes a full stop;
+    where the first piece is only the subject of a sentence the second goes on with ("I," he
+    said, "am here."), the comma the tag needed goes."""
     if sentence_ended and first.endswith(",") and second[:1].isupper():
         first = first[:-1] + "."
+    elif first.endswith(",") and first[:-1] in _SUBJECTS and second[:1].islower():
+        first = first[:-1]
     return f"{first} {second}"
+
+
+_SUBJECTS = {"I", "We", "You", "He", "She", "They", "It", "This", "That"}
 
 
 def _tag_words(text: str) -> str:
