@@ -303,3 +303,27 @@ def test_every_word_of_the_acts_is_spoken_or_a_speakers_name(earnest):
                 if not line.generated and not line.overlap:
                     written += words(line.text) + words(line.note or "")
     assert written == source - names
+
+
+def _cue_play_epub(path: Path) -> Path:
+    """An EPUB play without Standard Ebooks' semantics: each speech a paragraph opening with its
+    speaker's cue, as Project Gutenberg's EPUBs print plays."""
+    speeches = "".join(f"<p>{name}. Line {index} of the play.</p>" for index, name in enumerate(["ALGERNON", "LANE"] * 3))
+    body = f"<section><h2>ACT I</h2><p>SCENE: Algernon's flat.</p>{speeches}<p>[Exit Lane.]</p></section>"
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Cues</dc:title></metadata><manifest>'
+           '<item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="a"/></spine></package>')
+    page = f'<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Cues</title></head><body>{body}</body></html>'
+    return write_epub(path, "content.opf", opf, {"a.xhtml": page})
+
+
+def test_an_epub_play_printed_with_speakers_cues_is_a_play(tmp_path):
+    out = tmp_path / "cues.yaml"
+    assert main(["import", str(_cue_play_epub(tmp_path / "cues.epub")), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert list(script.cast) == ["NARRATOR", "ALGERNON", "LANE"]  # "SCENE:" names no one
+    assert [c.title for c in script.chapters][1:-1] == ["Act One"]
+    lines = [(line.speaker, line.text) for line in script.scene("chapter-1").lines if not line.generated]
+    assert lines == [("NARRATOR", "SCENE: Algernon's flat."),
+                     *[(name, f"Line {index} of the play.") for index, name in enumerate(["ALGERNON", "LANE"] * 3)],
+                     ("NARRATOR", "Exit Lane.")]

@@ -3,12 +3,15 @@ the manuscript, the title and author can be given, errors are one located line."
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import sys
 import zipfile
 from collections import Counter
 
 import pytest
+from epub_fixtures import write_epub
 
 from drama_cli.cli import main
 from drama_cli.script.load import load_script
@@ -270,3 +273,110 @@ def test_header_lines_without_a_start_marker_are_left_out_and_counted(tmp_path, 
     assert "Opening" not in [c.title for c in script.chapters]
     assert "Chapter I" in [c.title for c in script.chapters]
     assert [line.text for scene in script.scenes for line in scene.lines if not line.generated] == ["It was cold."]
+
+
+HEADINGS = ("PROLOGUE\n\nIt began in the rain.\n\nCHAPTER 1\n\nPart of him stayed behind.\n\n"
+            "Book lovers know the rest.\n\nChapter and verse were quoted.\n\nChapter Two: The Middle\n\n"
+            "Part I remember well.\n\nIV.\n\nThe fourth, under a bare numeral.\n\n5\n\nThe fifth.\n\n"
+            "Epilogue\n\nIt ended in the sun.\n\nTHE END\n")
+
+
+def test_plain_text_headings_are_headings_and_sentences_stay_text(tmp_path):
+    manuscript = tmp_path / "things.txt"
+    manuscript.write_text(HEADINGS, encoding="utf-8")
+    out = tmp_path / "things.yaml"
+    assert main(["import", str(manuscript), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == [
+        "Prologue", "Chapter 1", "Chapter Two: The Middle", "Chapter Four", "Chapter Five", "Epilogue"]
+    numerals_read = Counter(_words(HEADINGS)) - Counter(_words("iv 5 the end")) + Counter(_words("chapter four chapter five"))
+    assert Counter(_script_words(out)) == numerals_read  # no word lost, none made up
+    assert [line.text for line in script.scene("chapter-2").lines[1:]] == [
+        "Part of him stayed behind.", "Book lovers know the rest.", "Chapter and verse were quoted."]
+
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+@pytest.mark.parametrize("data, titles", [
+    (NOVEL.encode("utf-8"), ["Opening", "Chapter 1", "Chapter II"]),
+    (b"# One\n\nThe first words.\n\n# Two\n\nThe second.\n", ["One", "Two"]),  # Markdown by its headings
+])
+def test_a_manuscript_is_read_from_stdin(tmp_path, monkeypatch, data, titles):
+    _stdin(monkeypatch, data)
+    out = tmp_path / "piped.yaml"
+    assert main(["import", "-", "-o", str(out), "--title", "Piped"]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == titles
+    assert out.read_text(encoding="utf-8").startswith("# Imported from stdin by drama import.")
+
+
+def test_an_epub_is_read_from_stdin(tmp_path, monkeypatch, capsys):
+    _broken_epub(tmp_path / "book.epub", True, "<h1>One</h1><p>Mr. Lane came in.</p>")
+    _stdin(monkeypatch, (tmp_path / "book.epub").read_bytes())
+    assert main(["import", "-", "-o", "-"]) == 0
+    assert '"Mr. Lane came in."' in capsys.readouterr().out
+
+
+def test_empty_stdin_is_one_clean_line(monkeypatch, capsys):
+    _stdin(monkeypatch, b"")
+    assert main(["import", "-", "-o", "-"]) == 2
+    assert capsys.readouterr().err.strip() == "drama: stdin holds no paragraphs to read"
+
+
+def test_utf16_text_is_read_and_control_characters_are_spaces(tmp_path):
+    manuscript = tmp_path / "notepad.txt"
+    manuscript.write_bytes("Chapter 1\r\n\r\nTea\x00for\x1b two.\r\n".encode("utf-16"))
+    out = tmp_path / "notepad.yaml"
+    assert main(["import", str(manuscript), "-o", str(out)]) == 0
+    assert load_script(out).scene("chapter-1").lines[1].text == "Tea for two."
+
+
+def test_a_text_with_one_line_per_paragraph_keeps_its_paragraphs_and_headings(tmp_path):
+    text = ("Chapter 1\r\nIt was a dark night, and the wind blew hard against the shutters of the old house on the hill.\r\n"
+            "She waited by the door.\r\nChapter 2\r\nMorning came.\r\n")  # as a word processor saves text
+    manuscript = tmp_path / "saved.txt"
+    manuscript.write_bytes(text.encode("utf-8"))
+    out = tmp_path / "saved.yaml"
+    assert main(["import", str(manuscript), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["Chapter 1", "Chapter 2"]
+    assert [line.text for line in script.scene("chapter-1").lines[1:]] == [
+        "It was a dark night, and the wind blew hard against the shutters of the old house on the hill.",
+        "She waited by the door."]
+    assert [line.text for line in script.scene("chapter-2").lines[1:]] == ["Morning came."]
+
+
+def test_a_markdown_line_break_tag_parts_the_words_it_stands_between(tmp_path):
+    (tmp_path / "story.md").write_text("# One\n\nThe end.<br>The start.<br/>Again.\n", encoding="utf-8")
+    out = tmp_path / "story.yaml"
+    assert main(["import", str(tmp_path / "story.md"), "-o", str(out)]) == 0
+    assert load_script(out).scene("chapter-1").lines[1].text == "The end. The start. Again."
+
+
+def test_an_epub_with_spaces_in_its_file_names_and_an_image_in_its_spine(tmp_path):
+    items = ('<item id="cover" href="Images/cover.jpg" media-type="image/jpeg"/>'
+             '<item id="a" href="Text/chapter%20one.xhtml" media-type="application/xhtml+xml"/>'
+             '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>')
+    opf = ('<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0">'
+           '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Spaces</dc:title></metadata>'
+           f'<manifest>{items}</manifest><spine toc="ncx"><itemref idref="cover"/><itemref idref="a"/></spine></package>')
+    ncx = ('<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap><navPoint><navLabel><text>The First</text>'
+           '</navLabel><content src="Text/chapter%20one.xhtml"/></navPoint></navMap></ncx>')
+    page = '<html xmlns="http://www.w3.org/1999/xhtml"><body><p>It began.</p></body></html>'
+    epub = write_epub(tmp_path / "spaces.epub", "OEBPS/content.opf", opf, {
+        "OEBPS/Images/cover.jpg": "not text", "OEBPS/toc.ncx": ncx, "OEBPS/Text/chapter one.xhtml": page})
+    out = tmp_path / "spaces.yaml"
+    assert main(["import", str(epub), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["The First"]
+    assert script.scene("chapter-1").lines[1].text == "It began."
+
+
+def test_a_text_without_headings_is_one_chapter_titled_by_the_book(tmp_path):
+    (tmp_path / "story.txt").write_text("It was late.\n\nShe slept.\n", encoding="utf-8")
+    out = tmp_path / "story.yaml"
+    assert main(["import", str(tmp_path / "story.txt"), "--title", "A Short Story", "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["A Short Story"]  # not "Opening", read as its heading

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from drama_cli.book.cast_names import FAMILIAR
 from drama_cli.book.dialogue import (
     NAME,
+    NAME_WORD,
     QUOTE,
     VERBS,
     Piece,
@@ -31,6 +32,9 @@ from drama_cli.script.book import UNATTRIBUTED
 _VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?=\s*[,!?]|\.$)")
 
 
+# Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
+# earlier paragraphs takes a speaker found so, never one guessed from the conversation.
+_TOLD = ("tag", "narrator", "pronoun", "same paragraph")
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
 
@@ -51,7 +55,7 @@ class AttributionOptions:
         only ever inside quotes, "Hello", is never taken for someone spoken to)."""
         self.names = book_names(paragraphs)
         self.genders = book_genders(paragraphs, self.names)
-        self.narrated = {word for p in paragraphs for word in re.findall(r"[A-Z][a-z]+", QUOTE.sub(" ", p))}
+        self.narrated = {word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))}
 
 
 @dataclass
@@ -63,6 +67,8 @@ class _Conversation:
     recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
     known: set[str] = field(default_factory=set)
     addressed: str | None = None  # whom the last quote addressed by name
+    open_speech: list[ImportedLine] = field(default_factory=list)  # lines of a speech going on in the next paragraph
+    narrated: list[str] = field(default_factory=list)  # names in the narration paragraph just before
     last_tagged: bool = False  # the last paragraph's quotes had a speech tag
 
 
@@ -82,20 +88,46 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
         if not quotes:
             talk.turns.clear()
             talk.addressed = None
+            talk.open_speech = []
+            talk.narrated = names_in(paragraph, options.names)
             lines.append(ImportedLine(NARRATOR, paragraph))
             continue
-        _attribute_paragraph(pieces, talk, options)
+        continued = talk.open_speech if not pieces[0].text.strip() else []
+        if continued and continued[0].speaker != UNATTRIBUTED:
+            quotes[0].speaker, quotes[0].rule = continued[0].speaker, "continued"
+        _attribute_paragraph(pieces, talk, options, context=not continued)
+        if continued and talk.turns[-2:-1] == talk.turns[-1:]:
+            talk.turns.pop()  # one speech over two paragraphs is one turn
+        talk.narrated = []
         for quote in quotes:
             stats["quotes"] += 1
             if quote.rule:
                 stats[quote.rule] += 1
         spoken = _paragraph_lines(pieces, options.keep_tags)
+        if continued and quotes[0].rule in _TOLD and continued[0].rule not in _TOLD:
+            for line in continued:  # the speech's speaker, told in a later paragraph of it
+                stats["unattributed" if line.speaker == UNATTRIBUTED else line.rule] -= 1
+                line.speaker, line.rule = quotes[0].speaker, "continued"
+            stats["continued"] += len(continued)
         stats["unattributed"] += sum(line.speaker == UNATTRIBUTED for line in spoken)
+        talk.open_speech = _open_speech(pieces, spoken, continued)
         lines += spoken
     return lines, +stats
 
 
-def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions) -> None:
+def _open_speech(pieces: list[Piece], spoken: list[ImportedLine], continued: list[ImportedLine]) -> list[ImportedLine]:
+    """The lines of the speech a paragraph leaves open (its last quote never closes), with
+    those of the paragraphs before it that the speech began in; [] when it closes."""
+    if not pieces[-1].open:
+        return []
+    last = next(line for line in reversed(spoken) if line.speaker != NARRATOR)
+    return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
+
+
+def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions,
+                         context: bool = True) -> None:
+    """Give the paragraph's quotes their speakers: tags first, then (with `context`; not in a
+    speech going on from the paragraph before) beats, vocatives and turn-taking."""
     for index, piece in enumerate(pieces):
         if piece.kind != "quote":
             continue
@@ -107,12 +139,12 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
         elif index and re.search(rf"\b(?:{VERBS})[\s,:—–-]*$", before):
             pieces[index - 1].tag = is_tag_only(before)  # "Mrs. Bennet said only:"
             piece.tagged = True  # "…he withdrew his own and coldly said:": someone is named
-    _within_paragraph(pieces, options.names)
+    _within_paragraph(pieces, options)
     speakers = [p.speaker for p in pieces if p.kind == "quote" and p.speaker]
     quotes = [p for p in pieces if p.kind == "quote"]
     named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
     named_tag = named_tag and not any(q.pronoun for q in quotes)
-    if not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
+    if context and not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
         speaker, rule = _by_context(pieces, talk, options.names)
         pronouns = {q.pronoun for q in quotes if q.pronoun}
         if speaker and pronouns and pronouns != {{"m": "he", "f": "she"}.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
@@ -125,11 +157,11 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
             quote.speaker = quote.rule = None  # "…, dear Lizzy": not Lizzy speaking
     speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
     talk.turns.append(speaker)
-    if speaker:
-        talk.known.add(speaker)
-        gender = gender_of(speaker, options.genders)
+    for who in dict.fromkeys(q.speaker for q in quotes if q.speaker):  # each speaker, in order
+        talk.known.add(who)
+        gender = gender_of(who, options.genders)
         if gender:
-            talk.recent = [*(r for r in talk.recent if r[0] != speaker), (speaker, gender)][-RECENT:]
+            talk.recent = [*(r for r in talk.recent if r[0] != who), (who, gender)][-RECENT:]
     talk.addressed = _addressee(quotes, speaker, options)
     talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
 
@@ -144,26 +176,49 @@ def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options:
     if pronoun == "i" and options.narrator_is:
         piece.speaker, piece.rule = options.narrator_is, "narrator"
     elif pronoun in ("he", "she"):
-        gender = "m" if pronoun == "he" else "f"
-        candidates = {who for who, their in talk.recent if their == gender}
-        if len(candidates) == 1:
-            piece.speaker, piece.rule = candidates.pop(), "pronoun"
+        found = _by_pronoun("m" if pronoun == "he" else "f", before, talk, options)
+        if found:
+            piece.speaker, piece.rule = found, "pronoun"
 
 
-def _within_paragraph(pieces: list[Piece], names: set[str] | None) -> None:
+def _by_pronoun(gender: str, before: str, talk: _Conversation, options: AttributionOptions) -> str | None:
+    """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
+    quote before addressed, else named in the narration just before the quote (in its
+    paragraph, or the paragraph before), else among the chapter's recent speakers. The first
+    of these that holds someone of that gender decides; two there leave it unresolved."""
+    narrated = names_in(re.sub(rf"\b(?:to|with|at|on)\s+{NAME}", "", before), options.names) or talk.narrated
+    for pool in ([talk.addressed] if talk.addressed else [], narrated, [who for who, _ in talk.recent]):
+        fitting = {who for who in pool if gender_of(who, options.genders) == gender}
+        if fitting:
+            return fitting.pop() if len(fitting) == 1 else None
+    return None
+
+
+def _within_paragraph(pieces: list[Piece], options: AttributionOptions) -> None:
     """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
-    the narration between names nobody else."""
+    the narration between names nobody else, and never against their own pronoun tag ("Yes,"
+    she said. "No," he replied: two speakers)."""
     for _ in range(2):  # forwards, then backwards
-        speaker = None
+        source = None
         for piece in pieces:
-            if piece.kind == "narration" and not piece.tag and set(names_in(piece.text, names)) - {speaker}:
-                speaker = None
+            if piece.kind == "narration" and not piece.tag and \
+                    set(names_in(piece.text, options.names)) - {source and source.speaker}:
+                source = None
             elif piece.kind == "quote":
                 if piece.speaker:
-                    speaker = piece.speaker
-                elif speaker:
-                    piece.speaker, piece.rule = speaker, "same paragraph"
+                    source = piece
+                elif source and _may_share(piece, source, options.genders):
+                    piece.speaker, piece.rule = source.speaker, "same paragraph"
         pieces.reverse()
+
+
+def _may_share(quote: Piece, source: Piece, genders: dict[str, str]) -> bool:
+    """True when `quote` may be spoken by `source`'s speaker: its pronoun tag, if any, is the
+    source's own, or fits the speaker's gender."""
+    if not quote.pronoun or quote.pronoun == source.pronoun:
+        return True
+    gender = gender_of(source.speaker, genders)
+    return source.pronoun is None and gender is not None and quote.pronoun == {"m": "he", "f": "she"}[gender]
 
 
 def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None) -> tuple[str | None, str | None]:
@@ -209,16 +264,18 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
         tags.clear()
 
     open_quote: ImportedLine | None = None
+    pronoun = None  # the pronoun tag of the open quote: "she said" and "he replied" are two speeches
     ended = False  # the last tag ended its sentence
     for piece in pieces:
         text = piece.text.strip()
         if piece.kind == "quote":
             speaker = piece.speaker or UNATTRIBUTED
-            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags):
+            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags) \
+                    and piece.pronoun in (None, pronoun):
                 open_quote.text = _joined(open_quote.text, text, ended)
                 continue
             flush_tags()
-            open_quote = ImportedLine(speaker, text, rule=piece.rule)
+            open_quote, pronoun = ImportedLine(speaker, text, rule=piece.rule), piece.pronoun
             lines.append(open_quote)
         elif piece.tag and open_quote:  # "…," he remarked. "…": one speech, the tag after it
             tags.append(_tag_words(text))
@@ -236,10 +293,17 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
 
 def _joined(first: str, second: str, sentence_ended: bool) -> str:
     """Two pieces of one speech as one text: where the tag between them ended a sentence
-    ("Thank you," Watson replied. "It is cold."), the first piece's comma becomes a full stop."""
+    ("Thank you," Watson replied. "It is cold."), the first piece's comma becomes a full stop;
+    where the first piece is only the subject of a sentence the second goes on with ("I," he
+    said, "am here."), the comma the tag needed goes."""
     if sentence_ended and first.endswith(",") and second[:1].isupper():
         first = first[:-1] + "."
+    elif first.endswith(",") and first[:-1] in _SUBJECTS and second[:1].islower():
+        first = first[:-1]
     return f"{first} {second}"
+
+
+_SUBJECTS = {"I", "We", "You", "He", "She", "They", "It", "This", "That"}
 
 
 def _tag_words(text: str) -> str:

@@ -27,6 +27,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from drama_cli.book.cast_names import FAMILIAR
+
 SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
                 "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",
                 "muttered", "added", "began", "repeated", "murmured", "told", "demanded", "snapped",
@@ -36,11 +38,16 @@ SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered",
 TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\b\.?"
 MALE_TITLES = {"MR", "SIR", "LORD", "CAPTAIN", "COLONEL", "GENERAL", "DR", "PROFESSOR"}
 FEMALE_TITLES = {"MRS", "MISS", "LADY", "MS", "MADAM"}
-NAME = rf"((?:{TITLED}\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+# A capitalised word of a name, accented letters included (Zoë, José, Émile), and Irish or
+# French prefixes (O'Brien, D’Arcy).
+NAME_WORD = r"(?:[A-Z][’'])?[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+"
+NAME = rf"((?:{TITLED}\s+)?{NAME_WORD}(?:\s+{NAME_WORD})?)"
 PRONOUN = r"(he|she|I)"
 VERBS = "|".join(SPEECH_VERBS)
 _ADVERB = r"(?:\w+ly\s+)?"
-_AFTER = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{NAME}\b"),  # said Holmes
+# Right after a quote, a verb before a name is a tag, whatever the verb ("hissed Holmes").
+_INVERTED_VERB = rf"(?:{VERBS}|[a-z]{{3,}}ed)"
+_AFTER = [re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
           re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}(?:{VERBS})\b")]  # Holmes said
 _AFTER_PRONOUN = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
                   re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b")]
@@ -48,11 +55,14 @@ _BEFORE = [re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
            re.compile(rf"\b(?:{VERBS})\s+{NAME}[\s,:—–-]*$")]
 _BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
                    re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$")]
-# Double quotes (curly or straight), and single quotes (curly or straight) that open after a
-# space or the start and close before a space, punctuation or the end: an apostrophe between
-# letters (don't, don’t) stays inside, and one that ends a word (Holmes' hat) opens nothing.
-QUOTE = re.compile(r"“([^”]*)”|\"([^\"]*)\""
-                   r"|(?<![\w‘’'])‘((?:[^’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
+# Double quotes (curly or straight), guillemets (« French », »German«), and single quotes
+# (curly or straight) that open after a space or the start and close before a space,
+# punctuation or the end: an apostrophe between letters (don't, don’t) stays inside, and one
+# that ends a word (Holmes' hat) opens nothing.
+# A quote never holds its own opening mark, so a paragraph of marks that never close is read
+# in linear time.
+QUOTE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|«\s*([^«»]*?)\s*»|»([^«»]*)«"
+                   r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
                    r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w))+?)'(?![\w'])")
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
 NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
@@ -60,7 +70,7 @@ NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", 
               "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How",
               "Ah", "Aye", "Nay", "Alas", "Pray", "Indeed", "God", "Heaven", "Heavens", "Dear", "Good", "La", "Lord"}
 _NAMES_IN = re.compile(rf"\b{NAME}")
-RULES = ("tag", "narrator", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
+RULES = ("tag", "narrator", "continued", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
 
 
 @dataclass
@@ -74,14 +84,19 @@ class Piece:
     tag: bool = False  # narration that is only the speech tag of a quote beside it
     pronoun: str | None = None  # a quote's pronoun tag ('he', 'she', 'i')
     tagged: bool = False  # a quote the narration before introduces with a speech verb
+    open: bool = False  # a quote that the paragraph never closes: the speech goes on in the next
 
 
 def pieces_of(paragraph: str) -> list[Piece]:
     """The paragraph as alternating narration and quote pieces; a quoted title inside a
-    sentence ("She had read "The Times".") stays in its narration."""
+    sentence ("She had read "The Times".") stays in its narration. A double quote the
+    paragraph opens and never closes makes the rest of it a quote marked `open` (a speech
+    going on in the next paragraph), quotes nested in it included."""
     pieces: list[Piece] = []
+    opened = _open_quote_at(paragraph)
+    end = len(paragraph) if opened is None else opened
     last = 0
-    for match in QUOTE.finditer(paragraph):
+    for match in QUOTE.finditer(paragraph, 0, end):
         quote = next(group for group in match.groups() if group is not None)
         before, after = paragraph[last:match.start()], paragraph[match.end():]
         titled = _quoted_words(quote, before, after)
@@ -94,10 +109,22 @@ def pieces_of(paragraph: str) -> list[Piece]:
             pieces.append(Piece("quote", quote))
         last = match.end()
     if pieces and pieces[-1].kind == "narration":
-        pieces[-1].text += paragraph[last:]
+        pieces[-1].text += paragraph[last:end]
     else:
-        pieces.append(Piece("narration", paragraph[last:]))
+        pieces.append(Piece("narration", paragraph[last:end]))
+    if opened is not None:
+        pieces.append(Piece("quote", paragraph[opened + 1:].strip(), open=True))
     return pieces
+
+
+def _open_quote_at(paragraph: str) -> int | None:
+    """Where the paragraph opens a double quote it never closes (a curly “ with no ” after it,
+    or the last of an odd number of straight quotes, at a word's start), else None."""
+    at = paragraph.rfind("“")
+    if at < 0 or "”" in paragraph[at:]:
+        at = paragraph.rfind('"') if paragraph.count('"') % 2 else -1
+    opens = at >= 0 and (at == 0 or not paragraph[at - 1].isalnum()) and paragraph[at + 1:].strip()
+    return at if opens else None
 
 
 def _quoted_words(quote: str, before: str, after: str) -> bool:
@@ -157,7 +184,7 @@ def is_tag_only(narration: str) -> bool:
     sentence = re.sub(rf"\b{TITLED}", "Title", text).rstrip(".!?")
     if not words or len(words) > 12 or re.search(r"[.!?]\s", sentence):
         return False
-    return bool(re.match(rf"(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
+    return bool(re.match(rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
 
 
 def names_in(text: str, names: set[str] | None = None) -> list[str]:
@@ -169,13 +196,14 @@ def book_names(paragraphs: list[str]) -> set[str]:
     """The words that are names in this book: capitalised and never written in lower case."""
     lower, capitalised = set(), set()
     for paragraph in paragraphs:
-        for word in re.findall(r"[A-Za-z]+", paragraph):
-            (capitalised if word[0].isupper() and word[1:].islower() else lower).add(word)
+        for word in re.findall(rf"{NAME_WORD}|[^\W\d_]+", paragraph):
+            (capitalised if re.fullmatch(NAME_WORD, word) else lower).add(word)
     return {word for word in capitalised if word.lower() not in lower and word not in NOT_A_NAME}
 
 
 def gender_of(name: str, genders: dict[str, str]) -> str | None:
-    """'m', 'f' or None for a speaker key: from its title, else from `genders`."""
+    """'m', 'f' or None for a speaker key: from its title, else from `genders` (a familiar
+    form, "LIZZY", has the gender of its full name)."""
     if not name.split():
         return None
     title = name.split()[0].rstrip(".")
@@ -183,25 +211,38 @@ def gender_of(name: str, genders: dict[str, str]) -> str | None:
         return "m"
     if title in FEMALE_TITLES:
         return "f"
-    return genders.get(name)
+    return genders.get(name) or genders.get(FAMILIAR.get(name.lower(), "").upper())
 
 
 def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
     """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
-    where one gender outnumbers the other two to one in at least three mentions."""
+    where one gender outnumbers the other two to one in at least three mentions; a name
+    without such pronouns takes the gender of the titles written before it ("DARCY" from
+    "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
     counts: dict[str, Counter] = {}
+    titled: dict[str, Counter] = {}
     for paragraph in paragraphs:
         for match in _NAMES_IN.finditer(paragraph):
             if not is_name(match.group(1), names):
                 continue
+            name = match.group(1).upper()
+            title = gender_of(name, {})
+            if title and len(name.split()) > 1:
+                titled.setdefault(name.split()[-1], Counter())[title] += 1
             following = re.findall(r"\w+", paragraph[match.end():match.end() + 60].lower())[:6]
             he = sum(word in ("he", "his", "him", "himself") for word in following)
             she = sum(word in ("she", "her", "hers", "herself") for word in following)
             if he != she:
-                counts.setdefault(match.group(1).upper(), Counter())["m" if he > she else "f"] += 1
-    genders = {}
-    for name, count in counts.items():
-        (top, n), = count.most_common(1)
-        if n >= 3 and n >= 2 * (sum(count.values()) - n):
-            genders[name] = top
+                counts.setdefault(name, Counter())["m" if he > she else "f"] += 1
+    genders = {name: top for name, top in
+               ((name, _majority(count, 3, 4)) for name, count in titled.items()) if top}
+    genders |= {name: top for name, top in
+                ((name, _majority(count, 3, 2)) for name, count in counts.items()) if top}
     return genders
+
+
+def _majority(count: Counter, least: int, ratio: int) -> str | None:
+    """The most counted key when it was counted at least `least` times and `ratio` times as
+    often as all the others together, else None."""
+    (top, n), = count.most_common(1)
+    return top if n >= least and n >= ratio * (sum(count.values()) - n) else None

@@ -19,6 +19,7 @@ import re
 import zipfile
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 from xml.etree import ElementTree
 
 from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
@@ -134,7 +135,8 @@ class Epub:
         if manifest is None or spine is None:
             raise UsageError(f"cannot read {self.path.name}: its package file has no manifest or spine")
         items = {item.get("id"): item for item in manifest}
-        hrefs = [items[ref.get("idref")].get("href") for ref in spine if ref.get("idref") in items]
+        hrefs = [unquote(items[ref.get("idref")].get("href", "")) for ref in spine
+                 if ref.get("idref") in items and _is_document(items[ref.get("idref")])]
         self.documents = [(href, self._xml(book, posixpath.join(base, href))) for href in hrefs]
         self.toc = self._toc(book, base, items.values())
 
@@ -156,21 +158,29 @@ class Epub:
         toc: dict[str, str] = {}
         for item in items:
             if "nav" in (item.get("properties") or "").split():
-                nav = self._xml(book, posixpath.join(base, item.get("href")))
+                href = unquote(item.get("href", ""))
+                nav = self._xml(book, posixpath.join(base, href))
                 for link in nav.iter(f"{{{NS['x']}}}a"):
-                    target = posixpath.normpath(posixpath.join(posixpath.dirname(item.get("href")),
-                                                               link.get("href", "").split("#")[0]))
+                    target = posixpath.normpath(posixpath.join(posixpath.dirname(href),
+                                                               unquote(link.get("href", "").split("#")[0])))
                     toc.setdefault(target, " ".join("".join(link.itertext()).split()))
                 return toc
         for item in items:
             if item.get("media-type") == "application/x-dtbncx+xml":
-                ncx = self._xml(book, posixpath.join(base, item.get("href")))
+                ncx = self._xml(book, posixpath.join(base, unquote(item.get("href", ""))))
                 for point in ncx.iter(f"{{{NS['ncx']}}}navPoint"):
                     label = " ".join((point.findtext("ncx:navLabel/ncx:text", "", NS)).split())
                     content = point.find("ncx:content", NS)
                     if content is not None:
-                        toc.setdefault(content.get("src", "").split("#")[0], label)
+                        toc.setdefault(unquote(content.get("src", "").split("#")[0]), label)
         return toc
+
+
+def _is_document(item) -> bool:
+    """True for a manifest item that is a document to read (XHTML, HTML or another XML type,
+    or no type given); an image or a sound in the spine has no words."""
+    kind = item.get("media-type") or "xml"
+    return "xml" in kind or "html" in kind
 
 
 _HTML_ENTITY = re.compile(rb"&([A-Za-z][A-Za-z0-9]*);")
@@ -222,7 +232,21 @@ def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> M
         read_play(epub, manuscript, directions)
     else:
         _read_novel(epub, manuscript, notes == "chapter-end")
+        _as_text_play(manuscript, directions)
     return manuscript
+
+
+def _as_text_play(manuscript: Manuscript, directions: str) -> None:
+    """A book without Standard Ebooks' play semantics whose paragraphs are speeches
+    ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`book.text_play`),
+    each chapter's title a row before its paragraphs ("Act One" opens an act)."""
+    from drama_cli.book.text_play import is_text_play, read_text_play
+
+    if not is_text_play([p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]):
+        return
+    blocks = [[row] for chapter in manuscript.chapters for row in (chapter.title, *chapter.paragraphs) if row != BREAK]
+    manuscript.chapters = []
+    read_text_play(blocks, manuscript, directions)
 
 
 def _read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:

@@ -15,6 +15,9 @@ NARRATOR = "NARRATOR"
 # the line before it, never a line.
 BREAK = "\u2042"
 BREAK_PAUSE_S = 2.0
+# The title of a text's chapter before its first heading; a text without headings is one
+# chapter titled by the book's title instead.
+OPENING = "Opening"
 
 
 @dataclass

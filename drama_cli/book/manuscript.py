@@ -1,21 +1,26 @@
 """Manuscripts (`.txt`, `.md`, `.epub`) read for `drama import`.
 
 Chapters come from headings: Markdown `#` lines (`##` when the text has no `#`), plain-text
-lines that start with "Chapter", "Book" or "Part" followed by a number or a word (a heading
-line with the paragraph right under it gives both), and for EPUB the reading order of the
-package (`book.epub`; plays in `book.play`). Paragraphs are blank-line separated (EPUB `<p>`).
+heading lines (`plain_text.CHAPTER_LINE`, a heading line with the paragraph right under it
+gives both), and for EPUB the reading order of the package (`book.epub`; plays in
+`book.play`). Paragraphs are blank-line separated (EPUB `<p>`), or lines, in a text saved with
+one line per paragraph.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
-from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.book.imported import BREAK, OPENING, ImportedChapter, Manuscript
+from drama_cli.book.epub import spoken_heading
 from drama_cli.book.markdown import read_markdown
 from drama_cli.book.plain_text import (
     CHAPTER_LINE,
+    NUMERAL_LINE,
     ORNAMENT,
     contents_entries,
     furniture,
@@ -25,15 +30,20 @@ from drama_cli.book.text_play import is_text_play, read_text_play
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int | None = None,
                     notes: str = "drop") -> Manuscript:
-    """Read a `.txt`, `.md` or `.epub` manuscript (`directions`: a play's stage directions,
-    'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters; `notes`: an
-    EPUB's notes, 'drop' or 'chapter-end'). Raises UsageError, one line, for another suffix, an unreadable file,
-    text that is not UTF-8, a broken EPUB or one with nothing to read."""
+    """Read a `.txt`, `.md` or `.epub` manuscript, or `-`: stdin, an EPUB when it is a zip,
+    else Markdown when a line is a `#` heading, else plain text (`directions`: a play's stage
+    directions, 'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters;
+    `notes`: an EPUB's notes, 'drop' or 'chapter-end'). Raises UsageError, one line, for
+    another suffix, an unreadable file, text that is not UTF-8 (or UTF-16 with its byte-order
+    mark), a broken EPUB or one with nothing to read."""
     path = Path(path)
+    if str(path) == "-":
+        return _read_stdin(directions, chapter_level, notes)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub")
@@ -43,21 +53,56 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
 
             manuscript = read_epub(path, directions, notes)
         else:
-            text = path.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
-            manuscript = read_markdown(text, path.stem, chapter_level) if suffix != ".txt" else _read_text(text, path.stem, directions)
+            manuscript = _read_words(decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
+                                     directions, chapter_level)
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
     except OSError as err:
         raise UsageError(f"cannot read {path}: {err.strerror or err}") from None
+    return _with_paragraphs(manuscript, path.name)
+
+
+def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manuscript:
+    data = sys.stdin.buffer.read()
+    if data.startswith(b"PK\x03\x04"):
+        from drama_cli.book.epub import read_epub
+
+        with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
+            (Path(folder) / "stdin.epub").write_bytes(data)
+            return _with_paragraphs(read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin")
+    text = decoded(data, "stdin")
+    plain = not re.search(r"^#{1,6}[ \t]+\S", text, re.M)
+    return _with_paragraphs(_read_words(text, "stdin", plain, directions, chapter_level), "stdin")
+
+
+def _read_words(text: str, stem: str, plain: bool, directions: str, chapter_level: int | None) -> Manuscript:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _read_text(text, stem, directions) if plain else read_markdown(text, stem, chapter_level)
+
+
+def decoded(data: bytes, label: str) -> str:
+    """Manuscript bytes as text: UTF-8 (a byte-order mark dropped), or UTF-16 with its mark;
+    control characters other than tab and line ends become spaces. Raises UsageError naming
+    `label`:line:col and the byte for text that is not UTF-8."""
+    try:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            text = data.decode("utf-16")
+        else:
+            text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raw = path.read_bytes()[:err.start]
+        raw = data[:err.start]
         line = raw.count(b"\n") + 1
         column = err.start - (raw.rfind(b"\n") + 1) + 1
-        raise UsageError(f"{path}:{line}:{column}: not UTF-8 text (byte 0x{err.object[err.start]:02x}); "
+        raise UsageError(f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
                          "save the manuscript as UTF-8") from None
+    return _CONTROL.sub(" ", text)
+
+
+def _with_paragraphs(manuscript: Manuscript, name: str) -> Manuscript:
+    """The manuscript without empty chapters; UsageError when nothing is left to read."""
     manuscript.chapters = [c for c in manuscript.chapters if not c.is_empty()]
     if not manuscript.chapters:
-        raise UsageError(f"{path.name} holds no paragraphs to read")
+        raise UsageError(f"{name} holds no paragraphs to read")
     return manuscript
 
 
@@ -82,21 +127,27 @@ def _strip_gutenberg(text: str) -> tuple[str, dict, Counter]:
 
 def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     text, header, header_lines = _strip_gutenberg(text)
-    manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter("Opening")])
+    manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter(OPENING)])
     manuscript.left_out.update(header_lines)
     chapters, left_out = manuscript.chapters, manuscript.left_out
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
+    if _lines_are_paragraphs(blocks):
+        blocks = [[row] for rows in blocks for row in rows]
     if is_text_play([" ".join(rows) for rows in blocks if rows]):
         read_text_play(blocks, manuscript, directions)
         return manuscript
     contents = contents_entries(blocks)
     left_out["contents list"] += bool(contents)
+    numbered = sum(bool(rows) and bool(NUMERAL_LINE.match(rows[0])) for rows in blocks) >= 2
     for index, rows in enumerate(blocks):
         if index in contents:
             continue
         if rows and CHAPTER_LINE.match(rows[0]) and len(rows[0].strip()) <= 80:
             chapters.append(ImportedChapter(_title_case(rows[0].strip().rstrip("."))))
             rows = rows[1:]  # a paragraph right under its heading is still read
+        elif rows and numbered and NUMERAL_LINE.match(rows[0]):
+            chapters.append(ImportedChapter(spoken_heading(rows[0].strip().rstrip("."))))
+            rows = rows[1:]
         paragraph = " ".join(" ".join(rows).split())
         kind = furniture(paragraph) if paragraph else None
         if kind:
@@ -109,6 +160,16 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
         chapters.pop(0)
     manuscript.left_out = +left_out
     return manuscript
+
+
+def _lines_are_paragraphs(blocks: list[list[str]]) -> bool:
+    """True when each line of the text is a paragraph (as a word processor saves text: no
+    blank lines between paragraphs, or lines too long to be wrapped ones): the text has no
+    blank line, or a fifth of the lines of its blocks of several lines are over 100 characters."""
+    wrapped = [row for rows in blocks if len(rows) > 1 for row in rows]
+    if not wrapped:
+        return False
+    return len([rows for rows in blocks if rows]) == 1 or 5 * sum(len(row) > 100 for row in wrapped) >= len(wrapped)
 
 
 def _title_case(heading: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
+from drama_cli.book.imported import BREAK, OPENING, ImportedChapter, Manuscript
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FOOTNOTE_DEFINITION = re.compile(r"^\[\^[^\]]+\]:")
@@ -42,7 +42,7 @@ def read_markdown(text: str, stem: str, chapter_level: int | None = None) -> Man
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open"]
     level = chapter_level or (1 if levels.count(1) > 1 or (levels and min(levels) == 1 and 2 not in levels) else 2)
-    manuscript = Manuscript(meta.get("title") or stem, meta.get("author"), [ImportedChapter("Opening")], left_out=left_out)
+    manuscript = Manuscript(meta.get("title") or stem, meta.get("author"), [ImportedChapter(OPENING)], left_out=left_out)
     heading_title = _walk(tokens, level, manuscript)
     if heading_title and "title" not in meta:
         manuscript.title = heading_title
@@ -97,6 +97,7 @@ def _inline_text(token, left_out: Counter) -> str:
             left_out["image"] += 1
         elif child.type == "html_inline":
             left_out["HTML"] += 1
+            parts.append(" " if re.match(r"<br\b", child.content, re.I) else "")  # a line break parts words
     words = "".join(parts)
     words, count = _FOOTNOTE_REFERENCE.subn("", words)
     if count:

@@ -3,8 +3,8 @@ book's text and what only the edition's furniture.
 
 Left out and counted: the contents list (chapter headings that appear again later, and the
 "Contents" line above them), transcriber's notes and "Produced by" credits, edition lines
-("Second Edition."), `[Illustration…]` lines, `[Footnote N: …]` paragraphs, page numbers
-(`{12}`, `[Pg 12]`) and note markers after a word (`word[3]`, `word.(3)`). Ornament lines
+("Second Edition."), "THE END" lines, `[Illustration…]` lines, `[Footnote N: …]` paragraphs,
+page numbers (`{12}`, `[Pg 12]`) and note markers after a word (`word[3]`, `word.(3)`). Ornament lines
 (`* * *`, `⁂`) are breaks: a pause after the line before them (`imported.BREAK`).
 """
 
@@ -14,13 +14,27 @@ import re
 from collections import Counter
 
 ORNAMENT = re.compile(r"^[\s*⁂·•~#=_-]+$")
-CHAPTER_LINE = re.compile(r"^\s*(chapter|book|part)\s+([0-9]+|[ivxlcdm]+|[a-z-]+)\b.*$", re.I)
+_NUMBER_WORD = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+                "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+                "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last")
+_NUMBER = rf"(?:\d+|[IVXLCDM]+|[ivxlcdm]+|(?i:(?:the\s+)?(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*))"
+# A chapter heading line: "Chapter", "Book" or "Part" and a number, alone or with a title after a
+# mark or a capital ("CHAPTER I. The Lamp", "Part One—The Rain", "Chapter 3 The Turn"), or a
+# named section (Prologue, Epilogue…); "Part of him stayed." and "Chapter and verse" are text.
+CHAPTER_LINE = re.compile(
+    rf"^\s*(?:(?:[Cc]hapter|CHAPTER|[Bb]ook|BOOK|[Pp]art|PART)\s+{_NUMBER}"
+    r"|(?i:prologue|epilogue|interlude|afterword|foreword|preface|introduction))"
+    r"(?:\s*$|\s*[.:—–-]|\s+[A-Z0-9“\"‘'(]).*$")
+# A heading that is only a number ("IV.", "12"): a chapter where the text has two or more.
+NUMERAL_LINE = re.compile(r"^\s*(?:[IVXLCDM]+|\d{1,3})\.?\s*$")
 _CONTENTS = re.compile(r"^\s*(?:table of\s+)?contents\.?\s*$", re.I)
 _FURNITURE = {
     "transcriber's note": re.compile(r"^\s*\[?\s*transcriber[’']?s?[’']?\s+notes?\b|^\s*(?:produced|prepared) by\b|^\s*e-?text prepared by\b", re.I),
     "edition line": re.compile(r"^\s*(?:\w+\s+){0,2}edition\.?\s*$", re.I),
     "illustration": re.compile(r"^\s*\[Illustration[^\]]*\]\s*$", re.I),
     "footnote": re.compile(r"^\s*\[Footnote\b[^\]]*\]\s*$", re.I | re.S),
+    # the closing credits end with "The end." already
+    "end line": re.compile(r"^\s*(?:the\s+end|finis)\s*[.!]?\s*$", re.I),
 }
 _PAGE_NUMBER = re.compile(r"\s*(?:\{\d+\}|\[Pg\.?\s*\d+\])")
 _NOTE_MARKER = re.compile(r"(?<=[\w.,;:!?’”\"'])(?:\[\d{1,3}\]|\(\d{1,3}\))")

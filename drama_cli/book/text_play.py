@@ -22,6 +22,9 @@ _CUE = re.compile(r"^([A-Z][A-Z’'. -]{0,30}[A-Z])(?:\.|:)\s+(\S.*)$", re.S)
 _DIRECTION = re.compile(r"\[([^\]]+)\]|\(([^)]+)\)|(?<!\w)_([^_]+)_(?!\w)")
 _ACT = re.compile(r"^\s*(act|scene)\s+([ivxlcdm]+|\d+|one|two|three|four|five|six|seven)\b[.:]?\s*(.*)$", re.I)
 _ORDINAL = re.compile(r"^\s*(first|second|third|fourth|fifth)\s+(act|scene)\b\.?\s*$", re.I)
+# Labels a play prints like a speaker's cue that name no one: "SCENE: A room." is a direction.
+_SETTING_LABELS = {"Scene", "The Scene", "Setting", "Place", "Time", "Period", "Note", "Enter", "Exit",
+                   "Exeunt", "Curtain", "Act"}
 _WORDS = ("one", "two", "three", "four", "five", "six", "seven")
 _ORDINALS = {"first": "One", "second": "Two", "third": "Three", "fourth": "Four", "fifth": "Five"}
 _CAST_HEADING = re.compile(r"^\s*(?:dramatis person(?:ae|æ)|(?:the )?persons of the play|characters|the persons)\s*[.:]?\s*$", re.I)
@@ -92,7 +95,7 @@ def _item(chapters: list[ImportedChapter], paragraph: str, labels: Counter) -> N
         chapters.append(ImportedChapter("Prologue", scenes=[ImportedScene(None)]))
     scene = chapters[-1].scenes[-1]
     cue = _CUE.match(paragraph)
-    if cue:
+    if cue and cue.group(1).strip(" .").title() not in _SETTING_LABELS:
         label = cue.group(1).strip(" .").title()
         labels[label] += 1
         scene.lines.append((label, segments(cue.group(2))))

@@ -12,7 +12,7 @@ from drama_cli.book.attribution import (
     attribute_chapter,
     merge_name_variants,
 )
-from drama_cli.book.imported import BREAK, NARRATOR, ImportedLine, Manuscript, add_break
+from drama_cli.book.imported import BREAK, NARRATOR, OPENING, ImportedLine, Manuscript, add_break
 from drama_cli.script.book import UNATTRIBUTED
 
 
@@ -69,7 +69,8 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
             for paragraph in chapter.paragraphs:
                 add_break(lines) if paragraph == BREAK else lines.append(ImportedLine(NARRATOR, paragraph))
             scenes, counts["lines"] = [(None, lines)], len(lines)
-        result.append((chapter.title, scenes, counts))
+        untitled = chapter.title == OPENING and len(manuscript.chapters) == 1  # a text without headings
+        result.append((manuscript.title if untitled else chapter.title, scenes, counts))
     if dialogue and not manuscript.is_play:
         _merge_variants(result)
     return result

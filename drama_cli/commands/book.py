@@ -197,7 +197,7 @@ def _print_book(report) -> None:
 
 
 def import_command(
-    manuscript: Path = typer.Argument(..., help="Manuscript: .txt, .md or .epub (a novel or a play)."),
+    manuscript: Path = typer.Argument(..., help="Manuscript: .txt, .md or .epub (a novel or a play), or - for stdin."),
     output: str = typer.Option(..., "-o", "--output", help="The YAML script to write, or - for stdout."),
     narrator: Optional[str] = typer.Option(None, help="The narrator's name, for the credits."),
     title: Optional[str] = typer.Option(None, "--title", help="The book's title (default: the manuscript's own, else its file name)."),
@@ -244,16 +244,19 @@ def import_command(
         if given and not dialogue:
             raise UsageError(f"{name} goes with --dialogue (quotes as lines of their speakers)")
     book = read_manuscript(manuscript, directions, chapter_level, notes)
+    source = "stdin" if str(manuscript) == "-" else manuscript.name
     if directions == "drop" and not book.is_play:
-        raise UsageError(f"--directions drop is for a play's stage directions; {manuscript.name} is read as a novel")
+        raise UsageError(f"--directions drop is for a play's stage directions; {source} is read as a novel")
     book.title = " ".join(title.split()) if title and title.strip() else book.title
+    if book.title == "stdin" and source == "stdin":
+        notice("import: the manuscript names no title, so the book is titled stdin; give --title")
     book.author = " ".join(author.split()) if author and author.strip() else book.author
     options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
-    text, report = script_yaml(book, narrator, dialogue, manuscript.name, options)
+    text, report = script_yaml(book, narrator, dialogue, source, options)
     if to == "fountain":
         if not book.is_play:
-            raise UsageError(f"--to fountain writes plays; {manuscript.name} is read as a novel (write YAML)")
-        texts = [fountain_text(book, manuscript.name), cast_yaml(book)]
+            raise UsageError(f"--to fountain writes plays; {source} is read as a novel (write YAML)")
+        texts = [fountain_text(book, source), cast_yaml(book)]
     else:
         texts = [text]
     if target is None:
