@@ -97,13 +97,14 @@ def print_scene(console, scene) -> None:
         if scene.stale:
             notice(f"scene {scene.scene_id}: the old mix files are stale: {', '.join(scene.stale)}")
         return
+    from drama_cli.mix.export import mix_audio_file
     from drama_cli.mix.loudness import level_text
 
     level = level_text(scene.loudness.get("preset", "none"), scene.loudness.get("loudness", {}))
     beds = scene.loudness.get("speech_to_bed_db")
     level += f", speech {beds:.1f} dB over the beds" if beds is not None else ""
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
-    console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
+    console.print(f"scene {scene.scene_id}: {mix_audio_file(scene.files) or ''}"
                   f" {scene.duration_s:.1f} s, {level}{left_out}")
     from drama_cli.mix.sounds import NOT_IN_MIX
 
