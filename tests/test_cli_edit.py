@@ -405,6 +405,14 @@ def test_revise_and_edit_refuse_a_take_made_for_older_words_unless_kept(tmp_path
     assert main(command + ["--keep"]) == 0
 
 
+def test_the_refusal_of_a_stale_take_names_a_render_command_that_runs_as_written(tmp_path, monkeypatch, capsys):
+    path, _ = render_with_edit_fake(tmp_path, monkeypatch, PETS, "my pets.yaml")
+    path.write_text(PETS.replace("3 cats", "4 cats"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["revise", str(path), "s1-1", "--note", "warmer"]) == 2
+    assert f"render the line again (drama render '{path}' --line s1-1), or pass" in capsys.readouterr().err
+
+
 def test_revise_and_edit_read_the_cast_the_project_was_rendered_with_and_plot_asks_for_it(tmp_path, monkeypatch, capsys):
     fake = FakeWithCodes()
     fake_render(monkeypatch, fake)
