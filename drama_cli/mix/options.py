@@ -156,6 +156,13 @@ def scene_sounds(script, scene) -> tuple:
     return sounds
 
 
+def check_scene_sounds(script, scenes) -> None:
+    """`scene_sounds` of each of `scenes`, so that a render stops before voicing any line when
+    a sound it will mix is missing or not audio. Raises ScriptError at the first one."""
+    for scene in scenes:
+        scene_sounds(script, scene)
+
+
 def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,
               scene=None) -> MixOverrides:
     """The mix settings of `scene`: `flags` over the `project`'s saved settings over the
