@@ -225,6 +225,18 @@ def test_update_script_rewrites_a_short_form_line(short_project, capsys):
     assert "- B: We never said goodbye." in text
 
 
+def test_update_script_refuses_a_flow_mapping_line_before_generating(tmp_path, monkeypatch, capsys):
+    text = two_voice_scene("Flow", ["{speaker: A, text: Indeed I do., pause_after: 0.5}", "B: We never said goodbye."])
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, text, "flow.yaml")
+    fake.requests.clear()
+    capsys.readouterr()
+    assert main(["edit", str(path), "s1-1", "--text", "Indeed I really do.", "--span", "0.3:0.6",
+                 "--update-script"]) == 2
+    assert "the text of line s1-1" in capsys.readouterr().err
+    assert fake.requests == [] and path.read_text() == text
+    assert sorted(p.name for p in (tmp_path / "flow.drama" / "s1" / "s1-1").glob("take-*.wav")) == ["take-001.wav"]
+
+
 def test_an_unusable_edit_prints_its_checks_and_exits_1(short_project, capsys, monkeypatch):
     path, fake = short_project
     plain = fake.generate
