@@ -106,3 +106,19 @@ def test_a_piped_mix_keeps_the_saved_formats_and_files(tmp_path, monkeypatch, ca
     assert json.loads((folder / "project.json").read_text())["mix"]["formats"] == ["flac"]
     assert [p.name for p in sorted((folder / "boathouse").glob("mix.*")) if p.suffix in (".wav", ".flac")] == ["mix.flac"]
     assert set_state(folder / "boathouse").complete  # the piped WAV was never part of the set
+
+
+def test_a_mix_piped_to_a_terminal_is_refused_before_mixing(tmp_path, monkeypatch, capsysbinary):
+    import sys
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    before = (tmp_path / "scene.drama" / "boathouse" / "mix.cues.json").stat().st_mtime_ns
+    capsysbinary.readouterr()
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["mix", str(path), "--scene", "boathouse", "-o", "-"]) == 2
+    out, err = capsysbinary.readouterr()
+    assert out == b"" and err.decode() == ("drama: -o - writes audio to stdout, which is a terminal: "
+                                          "pipe it (| sox -t wav - out.ogg) or redirect it (> out.wav)\n")
+    assert (tmp_path / "scene.drama" / "boathouse" / "mix.cues.json").stat().st_mtime_ns == before

@@ -17,6 +17,7 @@ from drama_cli.commands.output import (
     SCRATCH_LABEL,
     audio_to_stdout,
     notice,
+    refuse_audio_to_terminal,
     results_console,
 )
 from drama_cli.commands.progress import stderr_progress
@@ -58,6 +59,8 @@ def book_command(
         raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
     if fmt not in ("wav", "flac"):
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
+    if output == "-":
+        refuse_audio_to_terminal()
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
                           sample_s=sample_length, sample=sample, m4b=m4b,

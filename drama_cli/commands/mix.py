@@ -10,7 +10,7 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
-from drama_cli.commands.output import audio_to_stdout, notice, results_console
+from drama_cli.commands.output import audio_to_stdout, notice, refuse_audio_to_terminal, results_console
 from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
@@ -82,6 +82,7 @@ def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
     kinds = [f.lower().lstrip(".") for f in formats or ["wav"]]
     if len(kinds) != 1 or kinds[0] not in ("wav", "flac"):
         raise UsageError("-o - writes WAV or FLAC: give at most one --format, wav or flac")
+    refuse_audio_to_terminal()
     return kinds[0]
 
 
