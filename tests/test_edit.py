@@ -311,6 +311,15 @@ def test_words_not_in_the_line_are_usage_errors(op):
         op()
 
 
+def test_an_insert_after_a_word_that_occurs_more_than_once_is_refused_with_the_occurrences():
+    with pytest.raises(UsageError) as caught:
+        insert_after("And then we went, and then we ran.", "then", "quickly", "s1-l2")
+    assert str(caught.value) == ("'then' occurs 2 times in line s1-l2 (1: And «then» we went, and; 2: went, "
+                                 "and «then» we ran.); give a longer --after phrase that occurs once, or --at SECONDS")
+    assert insert_after("And then we went, and then we ran.", "went, and then", "quickly") == \
+        "And then we went, and then quickly we ran."
+
+
 # ------------------------------------------------------------------ conversation
 
 
