@@ -5,6 +5,7 @@ chapter marks."""
 
 from __future__ import annotations
 
+import sys
 import io
 import json
 import re
@@ -269,6 +270,14 @@ def test_bad_options_are_one_line_errors(book, capsys, args, message):
     assert main(["book", str(path), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_chapter_piped_to_a_terminal_is_refused(book, capsysbinary, monkeypatch):
+    path, _, _ = book
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["book", str(path), "--chapter", "2", "-o", "-"]) == 2
+    out, err = capsysbinary.readouterr()
+    assert out == b"" and err.decode().startswith("drama: -o - writes audio to stdout, which is a terminal")
 
 
 def test_a_missing_cover_fails_before_rendering(tmp_path, monkeypatch, capsys):

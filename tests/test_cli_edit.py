@@ -225,6 +225,18 @@ def test_update_script_rewrites_a_short_form_line(short_project, capsys):
     assert "- B: We never said goodbye." in text
 
 
+def test_update_script_refuses_a_flow_mapping_line_before_generating(tmp_path, monkeypatch, capsys):
+    text = two_voice_scene("Flow", ["{speaker: A, text: Indeed I do., pause_after: 0.5}", "B: We never said goodbye."])
+    path, fake = render_with_edit_fake(tmp_path, monkeypatch, text, "flow.yaml")
+    fake.requests.clear()
+    capsys.readouterr()
+    assert main(["edit", str(path), "s1-1", "--text", "Indeed I really do.", "--span", "0.3:0.6",
+                 "--update-script"]) == 2
+    assert "the text of line s1-1" in capsys.readouterr().err
+    assert fake.requests == [] and path.read_text() == text
+    assert sorted(p.name for p in (tmp_path / "flow.drama" / "s1" / "s1-1").glob("take-*.wav")) == ["take-001.wav"]
+
+
 def test_an_unusable_edit_prints_its_checks_and_exits_1(short_project, capsys, monkeypatch):
     path, fake = short_project
     plain = fake.generate
@@ -403,6 +415,14 @@ def test_revise_and_edit_refuse_a_take_made_for_older_words_unless_kept(tmp_path
                    f"script now says 'Hermione has 4 cats.'; render the line again (drama render {path} "
                    "--line s1-1), or pass --keep to work from the old take anyway")
     assert main(command + ["--keep"]) == 0
+
+
+def test_the_refusal_of_a_stale_take_names_a_render_command_that_runs_as_written(tmp_path, monkeypatch, capsys):
+    path, _ = render_with_edit_fake(tmp_path, monkeypatch, PETS, "my pets.yaml")
+    path.write_text(PETS.replace("3 cats", "4 cats"), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["revise", str(path), "s1-1", "--note", "warmer"]) == 2
+    assert f"render the line again (drama render '{path}' --line s1-1), or pass" in capsys.readouterr().err
 
 
 def test_revise_and_edit_read_the_cast_the_project_was_rendered_with_and_plot_asks_for_it(tmp_path, monkeypatch, capsys):

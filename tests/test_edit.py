@@ -311,6 +311,15 @@ def test_words_not_in_the_line_are_usage_errors(op):
         op()
 
 
+def test_an_insert_after_a_word_that_occurs_more_than_once_is_refused_with_the_occurrences():
+    with pytest.raises(UsageError) as caught:
+        insert_after("And then we went, and then we ran.", "then", "quickly", "s1-l2")
+    assert str(caught.value) == ("'then' occurs 2 times in line s1-l2 (1: And «then» we went, and; 2: went, "
+                                 "and «then» we ran.); give a longer --after phrase that occurs once, or --at SECONDS")
+    assert insert_after("And then we went, and then we ran.", "went, and then", "quickly") == \
+        "And then we went, and then quickly we ran."
+
+
 # ------------------------------------------------------------------ conversation
 
 
@@ -427,3 +436,39 @@ def test_update_script_keeps_a_trailing_yaml_comment(tmp_path, written, updated)
     update_script_text(script, script.lines()[0], script.lines()[0].text, "simple")
     assert path.read_text(encoding="utf-8") == head + updated
     assert [line.text for line in load_script(path).lines()] == ["simple"]
+
+
+@pytest.mark.parametrize(("written", "updated"), [
+    ('  - "B": We go now.\n  - speaker: B\n    text: We stay.\n',
+     '  - "B": "We leave now."\n  - speaker: B\n    text: We stay.\n'),
+    ("  - 'B': We go now.\n", "  - 'B': \"We leave now.\"\n"),
+])
+def test_update_script_rewrites_a_short_form_line_with_a_quoted_speaker(tmp_path, written, updated):
+    from drama_cli.edit.script_update import update_script_text
+    from drama_cli.script.load import load_script
+
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / "s.yaml"
+    head = "cast:\n  B: {voice: refs/lane.wav}\nlines:\n"
+    path.write_text(head + written, encoding="utf-8")
+    script = load_script(path)
+    update_script_text(script, script.lines()[0], "We go now.", "We leave now.")
+    assert path.read_text(encoding="utf-8") == head + updated
+
+
+@pytest.mark.parametrize("written", [
+    "  - {speaker: B, text: We go now., pause_after: -0.5}\n  - B: We stay.\n",
+    "  - {speaker: B, text: We go now.}\n  - speaker: B\n    text: We stay.\n",
+    "  - speaker: B\n    text: >-\n      We go\n      now.\n  - speaker: B\n    text: We stay.\n",
+])
+def test_update_script_refuses_a_line_it_cannot_rewrite_and_leaves_the_script_alone(tmp_path, written):
+    from drama_cli.edit.script_update import updated_script_text
+    from drama_cli.script.load import load_script
+
+    shutil.copytree(REFS, tmp_path / "refs")
+    path = tmp_path / "s.yaml"
+    path.write_text("cast:\n  B: {voice: refs/lane.wav}\nlines:\n" + written, encoding="utf-8")
+    script = load_script(path)
+    with pytest.raises(UsageError, match="the text of line scene-1-1 in .*; edit it by hand"):
+        updated_script_text(script, script.lines()[0], "We go now.", "We leave now.")
+    assert path.read_text(encoding="utf-8").endswith(written)

@@ -106,3 +106,35 @@ def test_a_piped_mix_keeps_the_saved_formats_and_files(tmp_path, monkeypatch, ca
     assert json.loads((folder / "project.json").read_text())["mix"]["formats"] == ["flac"]
     assert [p.name for p in sorted((folder / "boathouse").glob("mix.*")) if p.suffix in (".wav", ".flac")] == ["mix.flac"]
     assert set_state(folder / "boathouse").complete  # the piped WAV was never part of the set
+
+
+def test_a_mix_piped_to_a_terminal_is_refused_before_mixing(tmp_path, monkeypatch, capsysbinary):
+    import sys
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    before = (tmp_path / "scene.drama" / "boathouse" / "mix.cues.json").stat().st_mtime_ns
+    capsysbinary.readouterr()
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["mix", str(path), "--scene", "boathouse", "-o", "-"]) == 2
+    out, err = capsysbinary.readouterr()
+    assert out == b"" and err.decode() == ("drama: -o - writes audio to stdout, which is a terminal: "
+                                          "pipe it (| sox -t wav - out.ogg) or redirect it (> out.wav)\n")
+    assert (tmp_path / "scene.drama" / "boathouse" / "mix.cues.json").stat().st_mtime_ns == before
+
+
+def test_room_tone_none_turns_off_a_saved_room_tone_and_is_kept(tmp_path, monkeypatch):
+    import json
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine then."])
+    assert main(["render", str(path), "--room-tone", "noise", "--gap", "1.0"]) == 0
+    folder = tmp_path / "scene.drama"
+    assert main(["mix", str(path), "--room-tone", "none"]) == 0
+    assert json.loads((folder / "project.json").read_text())["mix"]["options"]["room_tone"] == "none"
+    audio, _ = sf.read(str(folder / "boathouse" / "mix.wav"))
+    assert not audio[:1000].any()  # the head is digital silence again: no bed under it
+    assert main(["mix", str(path)]) == 0
+    audio, _ = sf.read(str(folder / "boathouse" / "mix.wav"))
+    assert not audio[:1000].any()

@@ -239,7 +239,7 @@ def test_a_room_tone_that_is_a_folder_or_a_device_says_so(tmp_path, monkeypatch,
     for tone, what in ((str(tmp_path), "is a folder"), ("/dev/zero", "is not a regular file"),
                        (str(tmp_path / "none.wav"), "no such file")):
         assert main(["render", str(path), "--room-tone", tone]) == 2
-        assert single_error_line(capsys) == f"drama: --room-tone {tone}: {what} (give a WAV/FLAC file or 'noise')"
+        assert single_error_line(capsys) == f"drama: --room-tone {tone}: {what} (give a WAV/FLAC file, 'noise' or 'none')"
 
 
 def test_a_selected_record_of_the_wrong_shape_under_another_id_is_no_moved_take(tmp_path, monkeypatch, capsys):

@@ -624,6 +624,19 @@ def test_a_sound_file_lost_after_the_render_is_an_error_at_its_place_in_the_mix(
                                       "(record it or fix the path, then mix again)")
 
 
+@pytest.mark.parametrize("command", [["render"], ["render", "--scene", "s1"], ["book"]])
+def test_a_missing_sound_file_stops_a_render_before_any_line_is_voiced(tmp_path, monkeypatch, capsys, command):
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\nscenes:\n  - id: s1\n    lines:\n      - A: We leave at six.\n"
+                    "      - sound: door.wav\n")
+    assert main([command[0], str(path), *command[1:]]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"drama: {path}:7:9: sound 'door.wav' does not exist (record it or fix the path, then mix again)")
+    assert fake.requests == []
+
+
 def test_speakers_whose_names_share_a_file_name_get_a_stem_each(tmp_path, monkeypatch):
     fake_render(monkeypatch)
     sf.write(str(tmp_path / "rain.wav"), np.full(SR // 2, 0.01, np.float32), SR, subtype="FLOAT")

@@ -270,3 +270,17 @@ def test_old_take_names_with_more_digits_still_load(tmp_path):
     (folder / "take-1000.json").write_text(json.dumps(record))
     assert [t.number for t in store.takes("s", "l")] == [1, 1000]
     assert np.array_equal(store.take("s", "l", 1000).audio(), take.audio())
+
+
+def test_selecting_a_take_names_a_mix_command_that_runs_as_written(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch)
+    folder = tmp_path / "my play"
+    folder.mkdir()
+    path = write_script(folder, ["We leave at six."])
+    out = str(tmp_path / "other project")
+    assert main(["render", str(path), "--out", out]) == 0
+    capsys.readouterr()
+    assert main(["takes", str(path), "--out", out, "--line", "boathouse-1", "--select", "1"]) == 0
+    assert capsys.readouterr().err.strip() == (
+        f"drama: selected take 1 of line boathouse-1; run drama mix '{path}' --out '{out}' to put it in "
+        "the scene's mix")

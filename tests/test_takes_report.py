@@ -233,8 +233,29 @@ def test_the_progress_log_counts_each_lines_retries_and_estimates_the_time_left(
     assert capsys.readouterr().err.splitlines() == [
         "drama: [1/4] s1-1 A: rendered take 3, 2.00 s; 2 retries; about 1 min 30 s left",
         "drama: [2/4] s1-2 B: rendered take 1, 1.00 s; about 1 min left"]
-    assert time_left(0.0, 3, 4, 3 * 3725.0) == "about 1 h 2 min left"
-    assert time_left(0.0, 0, 4, 10.0) == time_left(0.0, 4, 4, 10.0) == ""
+    assert time_left(3 * 3725.0, 3, 1) == "about 1 h 2 min left"
+    assert time_left(10.0, 0, 4) == time_left(10.0, 4, 0) == ""
+
+
+def test_the_progress_log_estimates_the_time_left_from_rendered_lines_only(capsys):
+    from types import SimpleNamespace
+
+    from drama_cli.commands.progress import LineLog
+
+    now = [0.0]
+    log = LineLog(clock=lambda: now[0])
+    log.start(6)
+    for number in (1, 2):  # a resumed render: the finished lines are reused at once
+        now[0] += 0.01
+        log.done(SimpleNamespace(line_id=f"s1-{number}", speaker="A", status="reused", take=1,
+                                 duration_s=2.0, new_takes=[], message=""))
+    now[0] = 20.02
+    log.done(SimpleNamespace(line_id="s1-3", speaker="A", status="rendered", take=1, duration_s=2.0,
+                             new_takes=[1], message=""))
+    assert capsys.readouterr().err.splitlines() == [
+        "drama: [1/6] s1-1 A: reused take 1, 2.00 s",
+        "drama: [2/6] s1-2 A: reused take 1, 2.00 s",
+        "drama: [3/6] s1-3 A: rendered take 1, 2.00 s; about 1 min left"]
 
 
 def test_render_takes_the_chunk_cap_compile_shows(tmp_path, monkeypatch, capsys):

@@ -17,6 +17,7 @@ from drama_cli.commands.output import (
     SCRATCH_LABEL,
     audio_to_stdout,
     notice,
+    refuse_audio_to_terminal,
     results_console,
 )
 from drama_cli.commands.progress import stderr_progress
@@ -58,6 +59,8 @@ def book_command(
         raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
     if fmt not in ("wav", "flac"):
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
+    if output == "-":
+        refuse_audio_to_terminal()
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
                           sample_s=sample_length, sample=sample, m4b=m4b,
@@ -124,12 +127,15 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     from drama_cli.backends.registry import make_backend
     from drama_cli.commands.licence import notice_before_render
     from drama_cli.compile.conversations import check_references
+    from drama_cli.mix.options import check_scene_sounds
+    from drama_cli.render.plan import pick_scenes
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.jobs import RenderSettings
 
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
+    check_scene_sounds(loaded, pick_scenes(loaded, settings))
     notice_once = say_once(notice)
     engine = make_backend(**backend, notice=notice_once)
     notice_before_render(store.root, engine.name, backend["model"], notice_once)

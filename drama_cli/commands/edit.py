@@ -83,8 +83,10 @@ def _takes_lines(summary: dict) -> list[str]:
         flag = "  FLAGGED: long silence in the edit" if take.get("flagged") else ""
         rows.append(f"  take {take['take']}: {take['duration_s']:.2f} s, seed {take['seed']}  {take['file']}{flag}")
     if summary.get("selected"):
+        from drama_cli.mix.export import mix_audio_file
+
         mix = summary.get("mix") or {}
-        rows.append(f"  selected take {summary['selected']}; mix {(mix.get('files') or {}).get('wav', 'rebuilt')}")
+        rows.append(f"  selected take {summary['selected']}; mix {mix_audio_file(mix.get('files') or {}) or 'rebuilt'}")
     return rows
 
 

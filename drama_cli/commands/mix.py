@@ -10,7 +10,7 @@ import typer
 
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
-from drama_cli.commands.output import audio_to_stdout, notice, results_console
+from drama_cli.commands.output import audio_to_stdout, notice, refuse_audio_to_terminal, results_console
 from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 
@@ -82,6 +82,7 @@ def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
     kinds = [f.lower().lstrip(".") for f in formats or ["wav"]]
     if len(kinds) != 1 or kinds[0] not in ("wav", "flac"):
         raise UsageError("-o - writes WAV or FLAC: give at most one --format, wav or flac")
+    refuse_audio_to_terminal()
     return kinds[0]
 
 
@@ -97,13 +98,14 @@ def print_scene(console, scene) -> None:
         if scene.stale:
             notice(f"scene {scene.scene_id}: the old mix files are stale: {', '.join(scene.stale)}")
         return
+    from drama_cli.mix.export import mix_audio_file
     from drama_cli.mix.loudness import level_text
 
     level = level_text(scene.loudness.get("preset", "none"), scene.loudness.get("loudness", {}))
     beds = scene.loudness.get("speech_to_bed_db")
     level += f", speech {beds:.1f} dB over the beds" if beds is not None else ""
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
-    console.print(f"scene {scene.scene_id}: {scene.files.get('wav') or next(iter(scene.files.values()), '')}"
+    console.print(f"scene {scene.scene_id}: {mix_audio_file(scene.files) or ''}"
                   f" {scene.duration_s:.1f} s, {level}{left_out}")
     from drama_cli.mix.sounds import NOT_IN_MIX
 

@@ -32,7 +32,8 @@ PRESET = typer.Option(None, help="Loudness preset: none, acx, acx-mp3, r128, pod
                                   "project's saved preset, else none).")
 GAP = typer.Option(None, help="Default pause between lines in the mix, seconds (0..60).")
 ROOM_TONE = typer.Option(None, "--room-tone",
-                         help="Bed under the mix: 'noise' or a room-tone file (WAV/FLAC).")
+                         help="Bed under the mix: 'noise', a room-tone file (WAV/FLAC), or 'none' "
+                              "(no bed, over a saved or scripted one).")
 HEAD = typer.Option(None, help="Silence before the first line of a scene mix, seconds (0..60).")
 TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seconds (0..60).")
 STEMS = typer.Option(None, "--stems/--no-stems",

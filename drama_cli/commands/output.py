@@ -27,6 +27,16 @@ def results_console(stderr: bool = False):
     return Console(stderr=stderr, width=width, markup=False, emoji=False, highlight=False)
 
 
+def refuse_audio_to_terminal() -> None:
+    """Raise UsageError when stdout is a terminal: `-o -` audio belongs in a pipe or a file,
+    and bytes of audio would only garble the terminal. Called before any work is done."""
+    from drama_cli.errors import UsageError
+
+    if sys.stdout.isatty():
+        raise UsageError("-o - writes audio to stdout, which is a terminal: pipe it "
+                         "(| sox -t wav - out.ogg) or redirect it (> out.wav)")
+
+
 def audio_to_stdout(path: Path) -> None:
     """Copy an audio file to stdout in 1 MB blocks (for `| sox` and `| ffmpeg` pipelines)."""
     import shutil

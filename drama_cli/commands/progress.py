@@ -9,13 +9,12 @@ import time
 from drama_cli.commands.output import notice, results_console
 
 
-def time_left(started: float, done: int, total: int, now: float) -> str:
-    """`about 1 min 20 s left`: the time the `total - done` lines still to come take at the
-    pace of the `done` lines finished since `started` (seconds, `time.monotonic`); "" before
-    the first line or after the last."""
-    if not 0 < done < total:
+def time_left(elapsed: float, paced: int, remaining: int) -> str:
+    """`about 1 min 20 s left`: the time `remaining` lines take at the pace of `paced` lines
+    that took `elapsed` seconds; "" before the first paced line or after the last line."""
+    if paced <= 0 or remaining <= 0:
         return ""
-    seconds = round((now - started) / done * (total - done))
+    seconds = round(elapsed / paced * remaining)
     minutes, seconds = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
     parts = [f"{value} {unit}" for value, unit in ((hours, "h"), (minutes, "min"), (seconds, "s")) if value]
@@ -82,11 +81,12 @@ class LineLog:
     line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s; 1 retry; about 2 min 10 s
     left`, with `name_new_takes` naming the takes made when they are not just the selected one
     (`(new takes 2, 3)`), the retries the line needed and the time the lines still to come
-    take at the pace so far (`time_left`). Implements the methods of
+    take at the pace of the lines rendered so far (`time_left`; lines whose takes are reused
+    cost no time, so they set no pace). Implements the methods of
     `drama_cli.render.line.Progress`."""
 
     def __init__(self, name_new_takes: bool = False, clock=time.monotonic):
-        self._total = self._done = 0
+        self._total = self._done = self._rendered = 0
         self._name_new_takes = name_new_takes
         self._streams = ""
         self._clock = clock
@@ -112,6 +112,7 @@ class LineLog:
 
     def done(self, outcome):
         self._done += 1
+        self._rendered += outcome.status != "reused"
         take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
         made = outcome.new_takes
         if self._name_new_takes and made and made != [outcome.take]:
@@ -119,7 +120,8 @@ class LineLog:
         problem = f" ({outcome.message})" if outcome.message else ""
         retries = self._retries.pop(outcome.line_id, 0)
         after = [f"{retries} retr{'y' if retries == 1 else 'ies'}"] * bool(retries)
-        after += [left] if (left := time_left(self._started, self._done, self._total, self._clock())) else []
+        left = time_left(self._clock() - self._started, self._rendered, self._total - self._done)
+        after += [left] if left else []
         notice(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}"
                f"{''.join('; ' + part for part in after)}{self._streams}")
 

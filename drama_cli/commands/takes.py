@@ -11,7 +11,7 @@ from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
 from drama_cli.commands.output import notice, results_console
 from drama_cli.errors import UsageError
-from drama_cli.takes.project import open_project
+from drama_cli.takes.project import command_text, open_project
 
 
 def takes_command(
@@ -56,13 +56,13 @@ def takes_command(
             notice(f"line {adopt[1]}: nothing new to adopt; every take of {adopt[0]} was adopted before")
         else:
             notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
-                   f"of {adopt[0]}; run drama mix {script} to hear them in the scene's mix")
+                   f"of {adopt[0]}; run {command_text('mix', script, store.root)} to hear them in the scene's mix")
         settings = render_settings(scene, [adopt[1]])
     if select is not None:
         if len(settings.lines) != 1:
             raise UsageError("--select needs exactly one --line")
         chosen = select_take(loaded, store, settings.lines[0], select)
-        tell_selected(script, settings.lines[0], chosen)
+        tell_selected(script, store, settings.lines[0], chosen)
     listing = with_loudness(list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines))
     if as_json:
         print(json.dumps(listing, indent=2))
@@ -133,13 +133,14 @@ def _prune(store, scenes: list, line_ids, dry_run: bool, as_json: bool) -> None:
                                             if dry_run and found else ""))
 
 
-def tell_selected(script: str, line_id: str, take) -> None:
-    """Say on stderr that take `take` of `line_id` is selected and that `drama mix` puts it in
-    the scene's mix; warn first when its checks failed (a mix with it exits 1)."""
+def tell_selected(script: str, store, line_id: str, take) -> None:
+    """Say on stderr that take `take` of `line_id` is selected and that `drama mix` of the
+    project `store` puts it in the scene's mix; warn first when its checks failed (a mix with
+    it exits 1)."""
     if take.status == "unusable":
         notice(f"warning: take {take.number} of line {line_id} failed its checks ({take.failures_text}); "
                f"a mix with it exits 1")
-    notice(f"selected take {take.number} of line {line_id}; run drama mix {script} to put it "
+    notice(f"selected take {take.number} of line {line_id}; run {command_text('mix', script, store.root)} to put it "
            f"in the scene's mix")
 
 

@@ -40,7 +40,7 @@ from drama_cli.edit.plan import (
     split_codes,
     tagged_text,
 )
-from drama_cli.edit.script_update import update_script_text
+from drama_cli.edit.script_update import update_script_text, updated_script_text
 from drama_cli.edit.word_changes import (
     estimate_timings,
     insert_after,
@@ -259,6 +259,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     from engine.layouts import get_layout
 
     check_new_takes(takes)
+    new_script = updated_script_text(script, planned.line, plan.old_text, plan.new_text) if update_script else None
     encode, decode = engine_codec(backend)
     codes = source_codes(source.codes(), audio, encode)
     base = planned.request.conversation
@@ -276,7 +277,7 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     key = planned.cache_key
     with store.lock():
         if update_script:
-            backup = update_script_text(script, planned.line, plan.old_text, plan.new_text)
+            backup = update_script_text(script, planned.line, plan.old_text, plan.new_text, new_script)
             key = plan_line(load_script(script.source), store, backend, planned.line.id).cache_key
         made = []
         for outcome in outcomes:

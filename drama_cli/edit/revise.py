@@ -23,6 +23,7 @@ from drama_cli.mix.project_mix import (
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
+from drama_cli.takes.project import command_text
 from drama_cli.takes.selection import is_stale, stale_note, take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
@@ -114,8 +115,8 @@ def refuse_stale(script, store: TakeStore, scene_id: str, line, take: Take, keep
     if keep or not is_stale(script, store, scene_id, line, take):
         return
     raise UsageError(f"line {line.id!r}: {stale_note(take, line)}; render the line again "
-                     f"(drama render {script.source} --line {line.id}), or pass --keep to work from the "
-                     "old take anyway")
+                     f"({command_text('render', script.source, store.root, '--line', line.id)}), or pass "
+                     "--keep to work from the old take anyway")
 
 
 def revision_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> list[Take]:

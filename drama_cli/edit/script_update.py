@@ -6,7 +6,8 @@ import re
 
 from drama_cli.errors import UsageError
 
-_SHORT_LINE = re.compile(r"^(\s*-\s+([^\s:#\"'][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
+# `- SPEAKER: text`, the speaker plain or quoted
+_SHORT_LINE = re.compile(r"^(\s*-\s+(\"[^\"\n]*\"|'[^'\n]*'|[^\s:#\"'{\[][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
 
 
 _LINE_KEYS = {"speaker", "text", "id", "note", "notes", "pause_after", "overlap", "direction"}
@@ -36,7 +37,7 @@ def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None
     """(start, end) of the text in a short-form YAML line `- SPEAKER: text` that holds the
     first word of `old_text`, as offsets into `source_line`; None for any other line."""
     match = _SHORT_LINE.match(source_line)
-    if match is None or match.group(2).strip().lower() in _LINE_KEYS:
+    if match is None or match.group(2).strip("\"' ").lower() in _LINE_KEYS:
         return None
     value = match.group(3)
     if value[:1] in "{[|>&*" or old_text.split()[0].strip("\"'") not in value:
@@ -44,22 +45,18 @@ def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None
     return match.start(3), match.start(3) + _scalar_length(value)
 
 
-def update_script_text(script, line, old_text: str, new_text: str):
-    """Rewrite the line's text in the script file: a backup copy `<file>.<UTC time>.bak`
-    first, then the new file written beside it and renamed into place (atomic).
+def updated_script_text(script, line, old_text: str, new_text: str) -> str:
+    """The script file's text with the line's text rewritten (`drama edit --update-script`),
+    written nowhere.
 
     YAML: the value of the line's `text:` key, or of the short form `- SPEAKER: text`
     (written double-quoted; a trailing `# comment` stays). Fountain: the first
-    occurrence of the old text after the line's cue. Returns the backup path. Raises
-    UsageError when the script was read from stdin or the text cannot be found.
+    occurrence of the old text after the line's cue. Raises UsageError when the script was
+    read from stdin, the text cannot be found, or the rewritten file would not read back with
+    this line's new text and every other line as it was (a flow mapping, a multi-line value).
     """
-    import datetime as dt
     import json
-    import shutil
-    import stat
     from pathlib import Path
-
-    from engine.files import write_text_atomic
 
     path = Path(script.source)
     if not path.is_file():
@@ -84,6 +81,51 @@ def update_script_text(script, line, old_text: str, new_text: str):
         if at < 0:
             raise UsageError(f"cannot find the text of line {line.id} in {path}; edit it by hand")
         updated = source[:at] + new_text + source[at + len(old_text) :]
+    _check_rewrite(script, line.id, source, updated, old_text, new_text)
+    return updated
+
+
+def _check_rewrite(script, line_id: str, source: str, updated: str, old_text: str, new_text: str) -> None:
+    """Raise UsageError unless `updated` reads as `source` with only line `line_id`'s text
+    changed: to `new_text` (YAML), or with `old_text` replaced by it (Fountain)."""
+    from drama_cli.errors import ScriptError
+
+    if script.format == "yaml":
+        from drama_cli.script.yaml_format import read_yaml as read
+    else:
+        from drama_cli.script.fountain import read_fountain as read
+
+    def texts(text: str) -> dict:
+        return {each.id: each.text for each in read(text, script.source).lines()}
+
+    expected = texts(source)
+    if line_id in expected:
+        expected[line_id] = new_text if script.format == "yaml" else expected[line_id].replace(old_text, new_text, 1)
+    try:
+        found = texts(updated)
+    except ScriptError:
+        found = None
+    if found != expected:
+        raise UsageError(f"cannot update the text of line {line_id} in {script.source}: its form (a flow "
+                         "mapping, a multi-line value) is not one --update-script rewrites; edit it by hand")
+
+
+def update_script_text(script, line, old_text: str, new_text: str, updated: str | None = None):
+    """Rewrite the line's text in the script file (`updated_script_text`, or `updated` when
+    already made): a backup copy `<file>.<UTC time>.bak` first, then the new file written
+    beside it and renamed into place (atomic). Returns the backup path. Raises UsageError as
+    `updated_script_text`.
+    """
+    import datetime as dt
+    import shutil
+    import stat
+    from pathlib import Path
+
+    from engine.files import write_text_atomic
+
+    if updated is None:
+        updated = updated_script_text(script, line, old_text, new_text)
+    path = Path(script.source)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
     backup = path.with_name(f"{path.name}.{stamp}.bak")
     shutil.copy2(path, backup)

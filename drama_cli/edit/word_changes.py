@@ -260,12 +260,16 @@ def _occurrence_in_span(text: str, matches: Sequence[re.Match], span_s: tuple[fl
 
 
 def insert_after(text: str, anchor: str, words: str, line_id: str = "") -> str:
-    """The line text with `words` inserted after the first occurrence of the word (or phrase)
-    `anchor`. Raises UsageError when `anchor` is not in the text."""
-    match = _phrase_pattern(anchor).search(text)
-    if match is None:
+    """The line text with `words` inserted after the one occurrence of the word (or phrase)
+    `anchor` (case-insensitive, whole words). Raises UsageError when `anchor` is not in the
+    text, or occurs more than once (the message lists the occurrences, as `replace_words`)."""
+    matches = phrase_matches(text, anchor)
+    if not matches:
         raise UsageError(f"{anchor!r} is not in line {line_id or '?'}: {text!r}")
-    return text[: match.end()] + " " + words.strip() + text[match.end() :]
+    if len(matches) > 1:
+        raise ambiguous_phrase(text, anchor, matches, line_id,
+                               "give a longer --after phrase that occurs once, or --at SECONDS")
+    return text[: matches[0].end()] + " " + words.strip() + text[matches[0].end() :]
 
 
 def insert_at_word_index(text: str, index: int, words: str) -> str:

@@ -65,6 +65,12 @@ EXPORT_FORMATS = {
 FORMATS = tuple(EXPORT_FORMATS)
 
 
+def mix_audio_file(files: dict) -> str | None:
+    """The audio file a scene summary names from a mix's {kind: path} files (which also hold
+    sidecars such as `provenance`): the first of FORMATS written, None when there is none."""
+    return next((str(files[name]) for name in FORMATS if files.get(name)), None)
+
+
 def check_format(fmt: str) -> str:
     """Normalise an export format name (`wav`, `.FLAC`, ...); UsageError for unknown ones."""
     name = fmt.lower().lstrip(".")

@@ -17,6 +17,7 @@ from drama_cli.script.clips import audio_file_problem, inspect_clip
 MAX_PAD_S = 60.0
 ROOM_TONE_DB_RANGE = (-120.0, 0.0)
 DEFAULT_FORMATS = ("wav",)  # when neither the command nor the project names a format
+NO_ROOM_TONE = "none"  # `--room-tone none`: no bed, over a saved or scripted one
 OPTION_FIELDS = ("preset", "gap_s", "head_s", "tail_s", "room_tone", "room_tone_db", "duck_db",
                  "duck_attack_s", "duck_release_s", "stems", "sessions")
 SECONDS_FLAGS = {"gap_s": "--gap", "head_s": "--head", "tail_s": "--tail"}
@@ -30,8 +31,9 @@ class MixOverrides:
     """Mix settings given by one source; None (or no formats) where that source gives none.
 
     formats: export formats (`wav`, `flac`, `mp3`). preset: loudness preset name.
-    gap_s / head_s / tail_s: seconds, 0..60. room_tone: "noise" or an absolute path of a
-    room-tone clip. room_tone_db: dBFS RMS, -120..0.
+    gap_s / head_s / tail_s: seconds, 0..60. room_tone: "noise", an absolute path of a
+    room-tone clip, or NO_ROOM_TONE (none, over what a layer below gives: `settings_options`).
+    room_tone_db: dBFS RMS, -120..0.
     duck_db: how far ducked beds go down under dialogue, -60..0 dB; duck_attack_s /
     duck_release_s: seconds, 0..10 (`drama_cli.mix.sounds`). stems: also write the mix's
     stems (`drama_cli.mix.stems`). sessions: DAW sessions to write (`otio`, `rpp`:
@@ -70,12 +72,19 @@ class MixOverrides:
         for key, (name, low, high) in DUCK_RANGES.items():
             if getattr(self, key) is not None:
                 check_number(name, getattr(self, key), low, high)
-        if self.room_tone is not None and str(self.room_tone) != "noise":
+        if self.room_tone is not None and str(self.room_tone) not in ("noise", NO_ROOM_TONE):
             check_room_tone_file(self.room_tone)
 
     def options(self) -> dict:
         """The `MixSettings` fields this source gives (formats aside)."""
         return {key: getattr(self, key) for key in OPTION_FIELDS if getattr(self, key) is not None}
+
+    def settings_options(self) -> dict:
+        """`options` as `MixSettings` takes them: NO_ROOM_TONE is no room tone."""
+        options = self.options()
+        if options.get("room_tone") == NO_ROOM_TONE:
+            del options["room_tone"]
+        return options
 
     def over(self, under: MixOverrides) -> MixOverrides:
         """These settings with `under`'s filling what these do not give."""
@@ -109,19 +118,19 @@ def check_room_tone_file(path) -> None:
     non-finite samples (`drama_cli.script.clips.inspect_clip`); any length is fine."""
     verdict = inspect_clip(path, None, silence=False)
     if verdict.error:
-        raise UsageError(f"room tone file {path} {verdict.error} (give a WAV/FLAC file or 'noise')")
+        raise UsageError(f"room tone file {path} {verdict.error} (give a WAV/FLAC file, 'noise' or 'none')")
 
 
 def cli_room_tone(value: str | None) -> str | None:
-    """The `--room-tone` flag as stored: "noise", or the clip's absolute path (so a later
-    `drama mix` from another folder finds it). Raises UsageError for a missing file."""
-    if value is None or value == "noise":
+    """The `--room-tone` flag as stored: "noise", NO_ROOM_TONE, or the clip's absolute path (so
+    a later `drama mix` from another folder finds it). Raises UsageError for a missing file."""
+    if value is None or value in ("noise", NO_ROOM_TONE):
         return value
     path = Path(value)
     if not path.is_file():
         what = ("is a folder" if path.is_dir() else "is not a regular file" if path.exists()
                 else "no such file")
-        raise UsageError(f"--room-tone {value}: {what} (give a WAV/FLAC file or 'noise')")
+        raise UsageError(f"--room-tone {value}: {what} (give a WAV/FLAC file, 'noise' or 'none')")
     return str(path.resolve())
 
 
@@ -154,6 +163,13 @@ def scene_sounds(script, scene) -> tuple:
             raise ScriptError(f"sound {written.path!r} {problem}", written.file_position or written.position,
                               "record it or fix the path, then mix again")
     return sounds
+
+
+def check_scene_sounds(script, scenes) -> None:
+    """`scene_sounds` of each of `scenes`, so that a render stops before voicing any line when
+    a sound it will mix is missing or not audio. Raises ScriptError at the first one."""
+    for scene in scenes:
+        scene_sounds(script, scene)
 
 
 def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,

@@ -163,7 +163,7 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
         outcome.stale = sorted(str(p) for p in store.scene_dir(scene.id).glob("mix.*"))
         return outcome
     layered = layer_mix(mix, script=script, scene=scene)
-    options = layered.options()
+    options = layered.settings_options()
     options.setdefault("hold_gain_db", held_gain(store, scene.id, options.get("preset", "none")))
     settings = MixSettings(formats=layered.formats, **options, sounds=scene_sounds(script, scene),
                            metadata={**(metadata or {}), **engines_used(mixed),

@@ -21,6 +21,16 @@ def default_out(script: str) -> Path:
     return path.with_name(f"{path.stem}.drama")
 
 
+def command_text(verb: str, script: str, root: Path, *args: str) -> str:
+    """The `drama VERB SCRIPT ARGS` command line that works on the project folder `root`
+    (with `--out` when it is not `default_out(script)`), quoted so that a shell runs it as
+    written: hints name it for the user to copy."""
+    import shlex
+
+    out = [] if Path(root) == default_out(script) else ["--out", str(root)]
+    return shlex.join(["drama", verb, script, *args, *out])
+
+
 def open_project(script: str, out: str | None, create: bool = False) -> "TakeStore":
     """The TakeStore of `script`'s project (`out`, else `default_out(script)`).
 
