@@ -324,3 +324,40 @@ def test_render_progress_names_the_take_and_its_frames_and_stops_when_cancelled(
     job.cancel_asked.set()
     with pytest.raises(JobCancelled):
         progress.frames(None, 41, 900)
+
+
+@pytest.mark.parametrize("take", ["²", "١", "9" * 5000])
+def test_a_take_number_in_other_digits_is_refused_not_an_error(studio, take):
+    _, client, _ = studio
+    for route in ("/api/audio", "/api/peaks"):
+        answer = client.get(route, params={"line": "s1-1", "take": take})
+        assert (answer.status_code, answer.json()) == (400, {"error": "take must be a take number"})
+
+
+def test_a_script_file_gone_while_the_page_is_open_is_reported_not_an_error(studio):
+    _, client, path = studio
+    assert client.get("/api/script").status_code == 200
+    path.unlink()  # an editor saving by replacing the file, or a rename
+    for route in ("/api/script", "/api/line?id=s1-1", "/api/scene?id=s1"):
+        answer = client.get(route)
+        assert answer.status_code == 400
+        assert answer.json()["error"] == f"{path}:1:1: cannot read script: No such file or directory"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    assert client.get("/api/line?id=s1-1").status_code == 200
+
+
+def test_two_studios_open_at_once_keep_their_own_token_cookies(studio, scratch):
+    served, _, path = studio
+    other = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
+    first = TestClient(make_app(served, TOKEN), base_url="http://127.0.0.1:8001")
+    second = TestClient(make_app(other, "other-token"), base_url="http://127.0.0.1:8002")
+    try:
+        first.get(f"/?token={TOKEN}")
+        second.get("/?token=other-token")
+        # a browser sends every cookie of 127.0.0.1 to both ports
+        first.cookies.update(second.cookies)
+        second.cookies.update(first.cookies)
+        assert first.get("/api/script").status_code == 200
+        assert second.get("/api/script").status_code == 200
+    finally:
+        other.worker.stop()

@@ -33,17 +33,21 @@ class StudioProject:
 
     def script(self):
         """The script as the file holds it now (read again when its size or time changed).
-        Raises the loader's ScriptError when the file no longer reads."""
+        Raises the loader's ScriptError when the file no longer reads or is gone (an editor
+        saving it by replacing the file, a rename)."""
         stamp = self._file_stamp()
         with self._lock:
-            if stamp != self._stamp:
+            if stamp is None or stamp != self._stamp:
                 self._script = self._load(str(self.script_path))
                 self._stamp = stamp
                 self._scenes.clear()
             return self._script
 
-    def _file_stamp(self) -> tuple[int, int]:
-        stat = os.stat(self.script_path)
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = os.stat(self.script_path)
+        except OSError:  # gone: None never matches, so the loader runs and says why
+            return None
         return stat.st_mtime_ns, stat.st_size
 
     def scene_memo(self, scene, build):
