@@ -2,7 +2,8 @@
 selenium) over a scratch-rendered project: the page loads, a take plays to its end, a revise
 with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
 and a line whose script text changed shows as stale, its text shown as text even where it
-reads like HTML. One browser session for the module.
+reads like HTML; a selection answering late draws over no line opened since. One browser
+session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -146,3 +147,25 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     time.sleep(1.2)  # the slow line view has answered by now
     assert browser.execute_script(blocks) == ["s1-1", "s1-2"]
     assert browser.execute_script("return state.view") == "scene"
+
+
+def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over_it(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
+         "the first line's view")
+    browser.execute_script("""
+        window.drawn = [];
+        const realDraw = drawLine;
+        drawLine = () => { drawn.push(state.line.line.id); realDraw(); };
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => !String(url).startsWith('/api/select') ?
+            realFetch(url, ...rest) : new Promise((done) => setTimeout(done, 600))
+                .then(() => realFetch(url, ...rest)).then((r) => { window.answered = true; return r; });
+        select(1);
+        showLine('s1-2');""")
+    wait(browser, lambda d: d.execute_script("return window.answered"), "the slow selection's answer")
+    time.sleep(0.2)
+    assert set(browser.execute_script("return drawn")) == {"s1-2"}
+    sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
+    assert all("line=s1-2" in source for source in browser.execute_script(sources))

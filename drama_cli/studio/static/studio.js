@@ -345,11 +345,14 @@ async function select(number) {
     say(`no take ${number}`);
     return;
   }
+  const asked = state.shown;
   try {
-    state.line = await api("/api/select", {line: state.current, take: number});
-    drawLine();
+    const line = await api("/api/select", {line: state.current, take: number});
     say(`take ${number} selected`);
     refreshScript();
+    if (asked !== state.shown) return;  // another line or the scene view was opened meanwhile
+    state.line = line;
+    drawLine();
   } catch (err) { say(err.message); }
 }
 
