@@ -361,3 +361,16 @@ def test_two_studios_open_at_once_keep_their_own_token_cookies(studio, scratch):
         assert second.get("/api/script").status_code == 200
     finally:
         other.worker.stop()
+
+
+def test_a_take_is_served_without_reading_every_take_of_its_line(studio, monkeypatch):
+    served, client, _ = studio
+
+    def scan(scene_id, line_id):
+        raise AssertionError("read every take of the line to serve one")
+
+    monkeypatch.setattr(served.project.store, "scan", scan)
+    for route in ("/api/audio", "/api/peaks"):
+        assert client.get(route, params={"line": "s1-1", "take": "1"}).status_code == 200
+        answer = client.get(route, params={"line": "s1-1", "take": "7"})
+        assert (answer.status_code, answer.json()) == (400, {"error": "line 's1-1' has no take 7"})

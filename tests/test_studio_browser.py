@@ -2,7 +2,8 @@
 selenium) over a scratch-rendered project: the page loads, a take plays to its end, a revise
 with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
 and a line whose script text changed shows as stale, its text shown as text even where it
-reads like HTML; a selection answering late draws over no line opened since. One browser
+reads like HTML; a selection answering late draws over no line opened since, and a line drawn again
+fetches no waveform twice. One browser
 session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
@@ -169,3 +170,20 @@ def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over
     assert set(browser.execute_script("return drawn")) == {"s1-2"}
     sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
     assert all("line=s1-2" in source for source in browser.execute_script(sources))
+
+
+def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    drawn = "return document.querySelectorAll('#line canvas.wave').length > 0 && " \
+            "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
+    wait(browser, lambda d: d.execute_script(drawn), "the line's waveforms")
+    browser.execute_script("""
+        window.asked = [];
+        window.before = state.line;
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => { asked.push(String(url)); return realFetch(url, ...rest); };
+        showLine(state.current);""")
+    wait(browser, lambda d: d.execute_script("return state.line !== before"), "the line drawn again")
+    assert browser.execute_script(drawn)
+    assert [u for u in browser.execute_script("return asked") if "/api/peaks" in u] == []

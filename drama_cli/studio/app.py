@@ -198,10 +198,10 @@ def find_take(project, query) -> object:
     number = query.get("take", "")
     if not TAKE_NUMBER.fullmatch(number):
         raise UsageError("take must be a take number")
-    takes = {take.number: take for take in project.store.scan(scene.id, line.id).valid}
-    take = takes.get(int(number))
-    if take is None:
-        raise UsageError(f"line {line.id!r} has no take {number}")
+    try:  # this take's files only: a line may have hundreds of takes, each fetched apart
+        take = project.store.take(scene.id, line.id, int(number))
+    except RenderError:
+        raise UsageError(f"line {line.id!r} has no take {number}") from None
     inside_project(project, take.wav_path, f"take {number} of line {line.id!r}")
     return take
 

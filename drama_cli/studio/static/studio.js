@@ -9,6 +9,7 @@ const state = {
   line: null,          // /api/line of the current line
   shown: 0,            // counts views asked for: only the latest one asked is drawn
   audio: new Map(),    // take number -> <audio>
+  peaks: new Map(),    // take number -> /api/peaks of the current line (a take never changes)
   playing: null,       // take number playing (or last played)
   ab: [null, null],    // the two takes A/B switches between
   changes: "",
@@ -138,6 +139,7 @@ async function showLine(id) {
   if (id !== state.current) {
     stopAll();
     state.audio.clear();
+    state.peaks.clear();
     state.ab = [null, null];
     state.playing = null;
   }
@@ -184,7 +186,9 @@ function drawLine() {
   const view = state.line;
   const line = view.line;
   const known = new Set(view.takes.filter((t) => t.status !== "invalid").map((t) => t.take));
-  for (const number of [...state.audio.keys()]) if (!known.has(number)) state.audio.delete(number);
+  for (const kept of [state.audio, state.peaks]) {
+    for (const number of [...kept.keys()]) if (!known.has(number)) kept.delete(number);
+  }
   if (!state.ab[0] || !known.has(state.ab[0])) state.ab[0] = line.take || [...known][0] || null;
   if (!state.ab[1] || !known.has(state.ab[1])) {
     state.ab[1] = [...known].reverse().find((n) => n !== state.ab[0]) || null;
@@ -246,20 +250,24 @@ function line_source_of(view) {  // the line as written, tags included (notes ar
   return view.line.parts.filter((p) => p.kind !== "note").map((p) => p.text).join("").trim();
 }
 
-async function loadPeaks(number) {
+async function loadPeaks(number) {  // fetched once per take while its line is shown
   const line = state.current;
-  try {
-    const data = await api(`/api/peaks?${query({line, take: number})}`);
+  let data = state.peaks.get(number);
+  if (!data) {
+    try {
+      data = await api(`/api/peaks?${query({line, take: number})}`);
+    } catch (err) { say(err.message); return; }
     if (line !== state.current) return;
-    const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
-    if (canvas) {
-      const take = state.line.takes.find((t) => t.take === number);
-      canvas.peaks = data.peaks;
-      canvas.duration = data.duration_s;
-      canvas.words = (take && take.words) || [];
-      drawWave(canvas, 0);
-    }
-  } catch (err) { say(err.message); }
+    state.peaks.set(number, data);
+  }
+  const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
+  if (canvas) {
+    const take = state.line.takes.find((t) => t.take === number);
+    canvas.peaks = data.peaks;
+    canvas.duration = data.duration_s;
+    canvas.words = (take && take.words) || [];
+    drawWave(canvas, 0);
+  }
 }
 
 function drawWave(canvas, fraction) {
