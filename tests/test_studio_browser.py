@@ -2,9 +2,8 @@
 selenium) over a scratch-rendered project: the page loads, a take plays to its end, a revise
 with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
 and a line whose script text changed shows as stale, its text shown as text even where it
-reads like HTML; a selection answering late draws over no line opened since, and a line drawn again
-fetches no waveform twice. One browser
-session for the module.
+reads like HTML; a selection answering late draws over no line opened since, and a line
+drawn again fetches no waveform twice. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
