@@ -16,10 +16,23 @@ from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.project import StudioProject
+from drama_cli.studio import views
 from drama_cli.studio.views import peaks
 from drama_cli.takes.store import TakeStore
 
 TOKEN = "test-token-123"
+TWO_SCENES = """\
+title: Two
+cast:
+  A: {}
+scenes:
+  - id: s1
+    lines:
+      - A: First.
+  - id: s2
+    lines:
+      - A: Second.
+"""
 ORIGIN = {"origin": "http://testserver"}
 
 
@@ -374,3 +387,23 @@ def test_a_take_is_served_without_reading_every_take_of_its_line(studio, monkeyp
         assert client.get(route, params={"line": "s1-1", "take": "1"}).status_code == 200
         answer = client.get(route, params={"line": "s1-1", "take": "7"})
         assert (answer.status_code, answer.json()) == (400, {"error": "line 's1-1' has no take 7"})
+
+
+def test_a_script_changed_while_a_scene_is_judged_shows_at_the_next_look(tmp_path, monkeypatch):
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO_SCENES, encoding="utf-8")
+    project = StudioProject(str(path), None, load_script)
+    real = views.scene_selection
+
+    def judged_while_the_file_changes(script, store, scene):
+        monkeypatch.setattr(views, "scene_selection", real)
+        path.write_text(TWO_SCENES.replace("Second.", "Changed."), encoding="utf-8")
+        os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
+        project.script()  # another request reads the changed file while this one judges s1
+        return real(script, store, scene)
+
+    monkeypatch.setattr(views, "scene_selection", judged_while_the_file_changes)
+    views.script_view(project)
+    chapters = views.script_view(project)["chapters"]
+    assert [scene["lines"][0]["parts"][0]["text"] for chapter in chapters
+            for scene in chapter["scenes"]] == ["First.", "Changed."]

@@ -50,11 +50,15 @@ class StudioProject:
             return None
         return stat.st_mtime_ns, stat.st_size
 
-    def scene_memo(self, scene, build):
-        """`build(scene)`, kept while the script and the scene's folder (its selections and
-        line folders) are unchanged, so a poll after a take of one scene recomputes that scene
-        only."""
-        stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
+    def scene_memo(self, script, scene, build):
+        """`build(scene)` of `script` (as `script()` returned it), kept while the script and
+        the scene's folder (its selections and line folders) are unchanged, so a poll after a
+        take of one scene recomputes that scene only. Built from a script the file has changed
+        since (another request read it again meanwhile), it is returned but not kept."""
+        with self._lock:
+            if script is not self._script:
+                return build(scene)
+            stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
         with self._memo_lock:  # two requests at once judge a scene once
             kept = self._scenes.get(scene.id)
             if kept is not None and kept[0] == stamp:
