@@ -3,7 +3,8 @@ selenium) over a scratch-rendered project: the page loads, a take plays to its e
 with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
 and a line whose script text changed shows as stale, its text shown as text even where it
 reads like HTML; a selection answering late draws over no line opened since, and a line
-drawn again fetches no waveform twice. One browser session for the module.
+drawn again fetches no waveform twice; a line opened from the scene view plays its own takes
+and takes are selected in the line view only. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -186,3 +187,28 @@ def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
     wait(browser, lambda d: d.execute_script("return state.line !== before"), "the line drawn again")
     assert browser.execute_script(drawn)
     assert [u for u in browser.execute_script("return asked") if "/api/peaks" in u] == []
+
+
+def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
+    wait(browser, lambda d: any("line=s1-1" in s for s in d.execute_script(sources)), "line s1-1")
+    press(browser, "s")
+    block = 'document.querySelector(".block[data-line=\\"s1-2\\"]")'
+    wait(browser, lambda d: d.execute_script(f"return {block} !== null"), "the scene timeline")
+    browser.execute_script(f"{block}.click()")  # plays the mix from s1-2
+    browser.execute_script("""
+        window.asked = [];
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => { asked.push(String(url)); return realFetch(url, ...rest); };""")
+    press(browser, "1")  # the takes listed are of another line: nothing is selected
+    message = "return document.getElementById('message').textContent"
+    wait(browser, lambda d: d.execute_script(message) == "select takes in the line view (s)",
+         "selecting refused in the scene view")
+    assert not [url for url in browser.execute_script("return asked") if "/api/select" in url]
+    press(browser, "s")  # back to the line: the one clicked
+    wait(browser, lambda d: d.execute_script("return state.view === 'line' && state.line.line.id") == "s1-2",
+         "line s1-2")
+    shown = browser.execute_script(sources)
+    assert shown and all("line=s1-2" in source for source in shown)

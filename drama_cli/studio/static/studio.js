@@ -19,7 +19,7 @@ const state = {
 
 const KEYS = [
   ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause"],
-  ["1 – 9", "select take N"], ["x", "A/B: switch to the other take at the same position"],
+  ["1 – 9", "select take N (line view)"], ["x", "A/B: switch to the other take at the same position"],
   ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
   ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
   ["m", "mix the scene again"], ["f", "only lines that need attention"], ["?", "this help"],
@@ -136,7 +136,9 @@ function step(delta) {
 async function showLine(id) {
   state.view = "line";
   const asked = ++state.shown;
-  if (id !== state.current) {
+  // the players and waveforms are those of the line drawn last (the scene view moves
+  // state.current to a block's line without drawing it)
+  if (!state.line || id !== state.line.line.id) {
     stopAll();
     state.audio.clear();
     state.peaks.clear();
@@ -349,6 +351,7 @@ function markAB(slot) {
 }
 
 async function select(number) {
+  if (state.view !== "line") { say("select takes in the line view (s)"); return; }
   if (!state.line || !state.line.takes.some((t) => t.take === number && t.status !== "invalid")) {
     say(`no take ${number}`);
     return;
