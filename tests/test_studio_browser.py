@@ -4,7 +4,9 @@ with a note makes a take that appears, the keyboard selects it and `drama takes`
 and a line whose script text changed shows as stale, its text shown as text even where it
 reads like HTML; a selection answering late draws over no line opened since, and a line
 drawn again fetches no waveform twice; a line opened from the scene view plays its own takes
-and takes are selected in the line view only. One browser session for the module.
+and takes are selected, revised and edited in the line view only; the dialog takes no longer
+note or text than the server accepts, and the keys work after the filter was clicked. One
+browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -21,6 +23,7 @@ from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.studio.actions import MAX_NOTE_CHARS, MAX_TEXT_CHARS
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.command import open_socket
 from drama_cli.studio.project import StudioProject
@@ -207,8 +210,40 @@ def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
     wait(browser, lambda d: d.execute_script(message) == "select takes in the line view (s)",
          "selecting refused in the scene view")
     assert not [url for url in browser.execute_script("return asked") if "/api/select" in url]
+    press(browser, "e")  # an edit would be prefilled from the other line's words
+    wait(browser, lambda d: d.execute_script(message) == "render, revise and edit in the line view (s)",
+         "editing refused in the scene view")
+    assert not browser.find_element("id", "action").is_displayed()
     press(browser, "s")  # back to the line: the one clicked
     wait(browser, lambda d: d.execute_script("return state.view === 'line' && state.line.line.id") == "s1-2",
          "line s1-2")
     shown = browser.execute_script(sources)
     assert shown and all("line=s1-2" in source for source in shown)
+
+
+def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    longest = {}
+    for key in ("r", "e"):
+        press(browser, key)
+        wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog")
+        longest[key] = browser.execute_script("return document.getElementById('action-text').maxLength")
+        press(browser, Keys.ESCAPE)
+        wait(browser, lambda d: not d.find_element("id", "action").is_displayed(), "the dialog closed")
+    assert longest == {"r": MAX_NOTE_CHARS, "e": MAX_TEXT_CHARS}
+
+
+def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
+         "the first line")
+    box = browser.find_element("id", "attention")
+    box.click()
+    box.click()  # filter off again; the focus stays on the checkbox
+    press(browser, "j")
+    wait(browser, lambda d: d.execute_script("return state.current") == "s1-2", "the next line")

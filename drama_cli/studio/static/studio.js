@@ -439,14 +439,16 @@ function toggleScene() {
 
 // -- actions and jobs ------------------------------------------------------------------------
 
+// longest: the server's MAX_NOTE_CHARS and MAX_TEXT_CHARS (drama_cli/studio/actions.py)
 const ACTIONS = {
   render: {title: "Render again", hint: "New takes of this line, as drama render makes them.", text: false},
-  revise: {title: "Revise with a note", hint: "The director's note the new take is read against.", text: true},
-  edit: {title: "Edit by text", hint: "Type the line as it should be said; the part that changed is voiced again.", text: true},
+  revise: {title: "Revise with a note", hint: "The director's note the new take is read against.", text: true, longest: 500},
+  edit: {title: "Edit by text", hint: "Type the line as it should be said; the part that changed is voiced again.", text: true, longest: 4000},
 };
 
 function openAction(kind) {
   if (!state.line) return;
+  if (state.view !== "line") { say("render, revise and edit in the line view (s)"); return; }
   const action = ACTIONS[kind];
   const dialog = document.getElementById("action");
   dialog.dataset.kind = kind;
@@ -455,6 +457,7 @@ function openAction(kind) {
   document.getElementById("action-hint").textContent = action.hint + from;
   const text = document.getElementById("action-text");
   text.hidden = !action.text;
+  text.maxLength = action.longest || 4000;
   const source = state.line.takes.find((t) => t.take === (state.playing || state.line.line.take));
   text.value = kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line);
   document.getElementById("action-takes").value = 1;
@@ -524,7 +527,8 @@ async function poll() {
 // -- keyboard -------------------------------------------------------------------------------
 
 function onKey(event) {
-  if (event.target.closest("textarea, input, dialog")) return;
+  // not while typing; a checkbox clicked keeps the focus but types nothing
+  if (event.target.closest("textarea, input:not([type=checkbox]), dialog")) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const help = document.getElementById("help");
   const key = event.key;
