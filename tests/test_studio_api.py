@@ -16,10 +16,23 @@ from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.project import StudioProject
+from drama_cli.studio import views
 from drama_cli.studio.views import peaks
 from drama_cli.takes.store import TakeStore
 
 TOKEN = "test-token-123"
+TWO_SCENES = """\
+title: Two
+cast:
+  A: {}
+scenes:
+  - id: s1
+    lines:
+      - A: First.
+  - id: s2
+    lines:
+      - A: Second.
+"""
 ORIGIN = {"origin": "http://testserver"}
 
 
@@ -324,3 +337,73 @@ def test_render_progress_names_the_take_and_its_frames_and_stops_when_cancelled(
     job.cancel_asked.set()
     with pytest.raises(JobCancelled):
         progress.frames(None, 41, 900)
+
+
+@pytest.mark.parametrize("take", ["²", "١", "9" * 5000])
+def test_a_take_number_in_other_digits_is_refused_not_an_error(studio, take):
+    _, client, _ = studio
+    for route in ("/api/audio", "/api/peaks"):
+        answer = client.get(route, params={"line": "s1-1", "take": take})
+        assert (answer.status_code, answer.json()) == (400, {"error": "take must be a take number"})
+
+
+def test_a_script_file_gone_while_the_page_is_open_is_reported_not_an_error(studio):
+    _, client, path = studio
+    assert client.get("/api/script").status_code == 200
+    path.unlink()  # an editor saving by replacing the file, or a rename
+    for route in ("/api/script", "/api/line?id=s1-1", "/api/scene?id=s1"):
+        answer = client.get(route)
+        assert answer.status_code == 400
+        assert answer.json()["error"] == f"{path}:1:1: cannot read script: No such file or directory"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    assert client.get("/api/line?id=s1-1").status_code == 200
+
+
+def test_two_studios_open_at_once_keep_their_own_token_cookies(studio, scratch):
+    served, _, path = studio
+    other = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
+    first = TestClient(make_app(served, TOKEN), base_url="http://127.0.0.1:8001")
+    second = TestClient(make_app(other, "other-token"), base_url="http://127.0.0.1:8002")
+    try:
+        first.get(f"/?token={TOKEN}")
+        second.get("/?token=other-token")
+        # a browser sends every cookie of 127.0.0.1 to both ports
+        first.cookies.update(second.cookies)
+        second.cookies.update(first.cookies)
+        assert first.get("/api/script").status_code == 200
+        assert second.get("/api/script").status_code == 200
+    finally:
+        other.worker.stop()
+
+
+def test_a_take_is_served_without_reading_every_take_of_its_line(studio, monkeypatch):
+    served, client, _ = studio
+
+    def scan(scene_id, line_id):
+        raise AssertionError("read every take of the line to serve one")
+
+    monkeypatch.setattr(served.project.store, "scan", scan)
+    for route in ("/api/audio", "/api/peaks"):
+        assert client.get(route, params={"line": "s1-1", "take": "1"}).status_code == 200
+        answer = client.get(route, params={"line": "s1-1", "take": "7"})
+        assert (answer.status_code, answer.json()) == (400, {"error": "line 's1-1' has no take 7"})
+
+
+def test_a_script_changed_while_a_scene_is_judged_shows_at_the_next_look(tmp_path, monkeypatch):
+    path = tmp_path / "two.yaml"
+    path.write_text(TWO_SCENES, encoding="utf-8")
+    project = StudioProject(str(path), None, load_script)
+    real = views.scene_selection
+
+    def judged_while_the_file_changes(script, store, scene):
+        monkeypatch.setattr(views, "scene_selection", real)
+        path.write_text(TWO_SCENES.replace("Second.", "Changed."), encoding="utf-8")
+        os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
+        project.script()  # another request reads the changed file while this one judges s1
+        return real(script, store, scene)
+
+    monkeypatch.setattr(views, "scene_selection", judged_while_the_file_changes)
+    views.script_view(project)
+    chapters = views.script_view(project)["chapters"]
+    assert [scene["lines"][0]["parts"][0]["text"] for chapter in chapters
+            for scene in chapter["scenes"]] == ["First.", "Changed."]

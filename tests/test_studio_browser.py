@@ -2,7 +2,11 @@
 selenium) over a scratch-rendered project: the page loads, a take plays to its end, a revise
 with a note makes a take that appears, the keyboard selects it and `drama takes` reports it,
 and a line whose script text changed shows as stale, its text shown as text even where it
-reads like HTML. One browser session for the module.
+reads like HTML; a selection answering late draws over no line opened since, and a line
+drawn again fetches no waveform twice; a line opened from the scene view plays its own takes
+and takes are selected, revised and edited in the line view only; the dialog takes no longer
+note or text than the server accepts, and the keys work after the filter was clicked. One
+browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -19,6 +23,7 @@ from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.studio.actions import MAX_NOTE_CHARS, MAX_TEXT_CHARS
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.command import open_socket
 from drama_cli.studio.project import StudioProject
@@ -146,3 +151,99 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     time.sleep(1.2)  # the slow line view has answered by now
     assert browser.execute_script(blocks) == ["s1-1", "s1-2"]
     assert browser.execute_script("return state.view") == "scene"
+
+
+def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over_it(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
+         "the first line's view")
+    browser.execute_script("""
+        window.drawn = [];
+        const realDraw = drawLine;
+        drawLine = () => { drawn.push(state.line.line.id); realDraw(); };
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => !String(url).startsWith('/api/select') ?
+            realFetch(url, ...rest) : new Promise((done) => setTimeout(done, 600))
+                .then(() => realFetch(url, ...rest)).then((r) => { window.answered = true; return r; });
+        select(1);
+        showLine('s1-2');""")
+    wait(browser, lambda d: d.execute_script("return window.answered"), "the slow selection's answer")
+    time.sleep(0.2)
+    assert set(browser.execute_script("return drawn")) == {"s1-2"}
+    sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
+    assert all("line=s1-2" in source for source in browser.execute_script(sources))
+
+
+def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    drawn = "return document.querySelectorAll('#line canvas.wave').length > 0 && " \
+            "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
+    wait(browser, lambda d: d.execute_script(drawn), "the line's waveforms")
+    browser.execute_script("""
+        window.asked = [];
+        window.before = state.line;
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => { asked.push(String(url)); return realFetch(url, ...rest); };
+        showLine(state.current);""")
+    wait(browser, lambda d: d.execute_script("return state.line !== before"), "the line drawn again")
+    assert browser.execute_script(drawn)
+    assert [u for u in browser.execute_script("return asked") if "/api/peaks" in u] == []
+
+
+def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
+    wait(browser, lambda d: any("line=s1-1" in s for s in d.execute_script(sources)), "line s1-1")
+    press(browser, "s")
+    block = 'document.querySelector(".block[data-line=\\"s1-2\\"]")'
+    wait(browser, lambda d: d.execute_script(f"return {block} !== null"), "the scene timeline")
+    browser.execute_script(f"{block}.click()")  # plays the mix from s1-2
+    browser.execute_script("""
+        window.asked = [];
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => { asked.push(String(url)); return realFetch(url, ...rest); };""")
+    press(browser, "1")  # the takes listed are of another line: nothing is selected
+    message = "return document.getElementById('message').textContent"
+    wait(browser, lambda d: d.execute_script(message) == "select takes in the line view (s)",
+         "selecting refused in the scene view")
+    assert not [url for url in browser.execute_script("return asked") if "/api/select" in url]
+    press(browser, "e")  # an edit would be prefilled from the other line's words
+    wait(browser, lambda d: d.execute_script(message) == "render, revise and edit in the line view (s)",
+         "editing refused in the scene view")
+    assert not browser.find_element("id", "action").is_displayed()
+    press(browser, "s")  # back to the line: the one clicked
+    wait(browser, lambda d: d.execute_script("return state.view === 'line' && state.line.line.id") == "s1-2",
+         "line s1-2")
+    shown = browser.execute_script(sources)
+    assert shown and all("line=s1-2" in source for source in shown)
+
+
+def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, browser):
+    from selenium.webdriver.common.keys import Keys
+
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    longest = {}
+    for key in ("r", "e"):
+        press(browser, key)
+        wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog")
+        longest[key] = browser.execute_script("return document.getElementById('action-text').maxLength")
+        press(browser, Keys.ESCAPE)
+        wait(browser, lambda d: not d.find_element("id", "action").is_displayed(), "the dialog closed")
+    assert longest == {"r": MAX_NOTE_CHARS, "e": MAX_TEXT_CHARS}
+
+
+def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
+         "the first line")
+    box = browser.find_element("id", "attention")
+    box.click()
+    box.click()  # filter off again; the focus stays on the checkbox
+    press(browser, "j")
+    wait(browser, lambda d: d.execute_script("return state.current") == "s1-2", "the next line")

@@ -13,7 +13,7 @@ import pytest
 from fakes import SHORT_SCRIPT, single_error_line
 
 from drama_cli.cli import main
-from drama_cli.studio.command import open_socket
+from drama_cli.studio.command import open_socket, page_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,3 +72,14 @@ def test_the_server_answers_its_link_and_stops_on_ctrl_c_with_exit_130(script):
     finally:
         if child.poll() is None:
             child.kill()
+
+
+def test_an_empty_host_is_refused_rather_than_serving_every_interface(script, capsys):
+    assert main(["studio", str(script), "--no-open", "--host", ""]) == 2
+    assert "--host needs an address" in single_error_line(capsys)
+
+
+@pytest.mark.parametrize("host, url", [("127.0.0.1", "http://127.0.0.1:8765/?token=T"),
+                                       ("::1", "http://[::1]:8765/?token=T")])
+def test_the_printed_link_is_a_valid_url_for_ipv4_and_ipv6_hosts(host, url):
+    assert page_url(host, 8765, "T") == url

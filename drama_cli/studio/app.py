@@ -22,6 +22,7 @@ when another process holds the project.
 from __future__ import annotations
 
 import json
+import re
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -45,6 +46,7 @@ from drama_cli.studio.security import TokenGuard, refusal
 from drama_cli.takes.selection import select_take
 
 STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
+TAKE_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit also passes "²"
 NO_STORE = {"Cache-Control": "no-store"}
 # The page runs only its own script, is never framed by another site, and loads nothing else.
 PAGE_HEADERS = {**NO_STORE, "X-Content-Type-Options": "nosniff",
@@ -194,12 +196,12 @@ def find_take(project, query) -> object:
     number or not a valid take, or a take file that lies outside the project folder."""
     scene, line = project.find_scene_line(query.get("line", ""))
     number = query.get("take", "")
-    if not number.isdigit():
+    if not TAKE_NUMBER.fullmatch(number):
         raise UsageError("take must be a take number")
-    takes = {take.number: take for take in project.store.scan(scene.id, line.id).valid}
-    take = takes.get(int(number))
-    if take is None:
-        raise UsageError(f"line {line.id!r} has no take {number}")
+    try:  # this take's files only: a line may have hundreds of takes, each fetched apart
+        take = project.store.take(scene.id, line.id, int(number))
+    except RenderError:
+        raise UsageError(f"line {line.id!r} has no take {number}") from None
     inside_project(project, take.wav_path, f"take {number} of line {line.id!r}")
     return take
 

@@ -39,6 +39,8 @@ def studio_command(
 
     if script == "-":
         raise UsageError("the studio needs a script file (it reads the file again when it changes)")
+    if not host.strip():  # the socket would take "" as every interface
+        raise UsageError(f"--host needs an address, such as {LOCAL_HOST} (this machine only)")
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be between 0 and 65535, got {port}")
     loaded = load_checked(script, cast)  # a bad script stops here, its warnings printed once
@@ -46,7 +48,7 @@ def studio_command(
     studio = Studio(project, lambda: project_backend(project.store, backend))
     token = new_token()
     listener = open_socket(host, port)
-    url = f"http://{host}:{listener.getsockname()[1]}/?token={token}"
+    url = page_url(host, listener.getsockname()[1], token)
     if host != LOCAL_HOST:
         notice(f"warning: serving on {host}: anyone who can reach it and has the link can change "
                "this project")
@@ -73,6 +75,13 @@ def warm_up(project) -> None:
         pass
     import drama_cli.edit.revise  # noqa: F401  (finds a line for the line view)
     import drama_cli.plot  # noqa: F401  (the scene view's timeline)
+
+
+def page_url(host: str, port: int, token: str) -> str:
+    """The link to the page served on `host`:`port` with `token`; an IPv6 address in
+    brackets, as URLs write it."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/?token={token}"
 
 
 def open_socket(host: str, port: int) -> socket.socket:

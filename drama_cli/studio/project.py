@@ -33,24 +33,32 @@ class StudioProject:
 
     def script(self):
         """The script as the file holds it now (read again when its size or time changed).
-        Raises the loader's ScriptError when the file no longer reads."""
+        Raises the loader's ScriptError when the file no longer reads or is gone (an editor
+        saving it by replacing the file, a rename)."""
         stamp = self._file_stamp()
         with self._lock:
-            if stamp != self._stamp:
+            if stamp is None or stamp != self._stamp:
                 self._script = self._load(str(self.script_path))
                 self._stamp = stamp
                 self._scenes.clear()
             return self._script
 
-    def _file_stamp(self) -> tuple[int, int]:
-        stat = os.stat(self.script_path)
+    def _file_stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = os.stat(self.script_path)
+        except OSError:  # gone: None never matches, so the loader runs and says why
+            return None
         return stat.st_mtime_ns, stat.st_size
 
-    def scene_memo(self, scene, build):
-        """`build(scene)`, kept while the script and the scene's folder (its selections and
-        line folders) are unchanged, so a poll after a take of one scene recomputes that scene
-        only."""
-        stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
+    def scene_memo(self, script, scene, build):
+        """`build(scene)` of `script` (as `script()` returned it), kept while the script and
+        the scene's folder (its selections and line folders) are unchanged, so a poll after a
+        take of one scene recomputes that scene only. Built from a script the file has changed
+        since (another request read it again meanwhile), it is returned but not kept."""
+        with self._lock:
+            if script is not self._script:
+                return build(scene)
+            stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
         with self._memo_lock:  # two requests at once judge a scene once
             kept = self._scenes.get(scene.id)
             if kept is not None and kept[0] == stamp:

@@ -11,7 +11,7 @@ import secrets
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.responses import JSONResponse
 
-COOKIE = "drama_studio"
+COOKIE = "drama_studio"  # and the port: `cookie_name`
 MAX_BODY_BYTES = 64 * 1024  # a note or a line's new text; nothing larger is ever sent
 SAFE_METHODS = ("GET", "HEAD")
 
@@ -24,6 +24,14 @@ def new_token() -> str:
 def refusal(status: int, message: str) -> JSONResponse:
     """A JSON error response `{"error": message}` with `status`."""
     return JSONResponse({"error": message}, status_code=status)
+
+
+def cookie_name(request) -> str:
+    """The token's cookie for the port that served `request`: a browser sends a host's cookies
+    to every port of it, so two studios open at once must not share one name (the second link
+    opened would lock the first page out)."""
+    server = request.scope.get("server") or ("", None)
+    return f"{COOKIE}_{server[1]}" if server[1] else COOKIE
 
 
 class TokenGuard(BaseHTTPMiddleware):
@@ -39,8 +47,9 @@ class TokenGuard(BaseHTTPMiddleware):
         return value is not None and hmac.compare_digest(value.encode(), self.token.encode())
 
     async def dispatch(self, request, call_next):
+        cookie = cookie_name(request)
         from_query = self._matches(request.query_params.get("token"))
-        if not (from_query or self._matches(request.cookies.get(COOKIE))):
+        if not (from_query or self._matches(request.cookies.get(cookie))):
             return refusal(403, "this page needs the link `drama studio` printed (with its token)")
         if request.method not in SAFE_METHODS:
             problem = self._write_problem(request)
@@ -48,7 +57,7 @@ class TokenGuard(BaseHTTPMiddleware):
                 return refusal(*problem)
         response = await call_next(request)
         if from_query:
-            response.set_cookie(COOKIE, self.token, httponly=True, samesite="strict", path="/")
+            response.set_cookie(cookie, self.token, httponly=True, samesite="strict", path="/")
         return response
 
     @staticmethod

@@ -87,7 +87,7 @@ def script_view(project) -> dict:
         states = [line_state(script, choice) for choice in selection.lines]
         return {"id": scene.id, "title": scene.title, "counts": count(states), "lines": states}
 
-    scenes = {scene.id: project.scene_memo(scene, build) for scene in script.scenes}
+    scenes = {scene.id: project.scene_memo(script, scene, build) for scene in script.scenes}
     chapters, placed = [], set()
     for chapter in script.chapters:
         members = [scenes[sid] for sid in chapter.scenes if sid in scenes and sid not in placed]

@@ -9,6 +9,7 @@ const state = {
   line: null,          // /api/line of the current line
   shown: 0,            // counts views asked for: only the latest one asked is drawn
   audio: new Map(),    // take number -> <audio>
+  peaks: new Map(),    // take number -> /api/peaks of the current line (a take never changes)
   playing: null,       // take number playing (or last played)
   ab: [null, null],    // the two takes A/B switches between
   changes: "",
@@ -18,7 +19,7 @@ const state = {
 
 const KEYS = [
   ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause"],
-  ["1 – 9", "select take N"], ["x", "A/B: switch to the other take at the same position"],
+  ["1 – 9", "select take N (line view)"], ["x", "A/B: switch to the other take at the same position"],
   ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
   ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
   ["m", "mix the scene again"], ["f", "only lines that need attention"], ["?", "this help"],
@@ -135,9 +136,12 @@ function step(delta) {
 async function showLine(id) {
   state.view = "line";
   const asked = ++state.shown;
-  if (id !== state.current) {
+  // the players and waveforms are those of the line drawn last (the scene view moves
+  // state.current to a block's line without drawing it)
+  if (!state.line || id !== state.line.line.id) {
     stopAll();
     state.audio.clear();
+    state.peaks.clear();
     state.ab = [null, null];
     state.playing = null;
   }
@@ -184,7 +188,9 @@ function drawLine() {
   const view = state.line;
   const line = view.line;
   const known = new Set(view.takes.filter((t) => t.status !== "invalid").map((t) => t.take));
-  for (const number of [...state.audio.keys()]) if (!known.has(number)) state.audio.delete(number);
+  for (const kept of [state.audio, state.peaks]) {
+    for (const number of [...kept.keys()]) if (!known.has(number)) kept.delete(number);
+  }
   if (!state.ab[0] || !known.has(state.ab[0])) state.ab[0] = line.take || [...known][0] || null;
   if (!state.ab[1] || !known.has(state.ab[1])) {
     state.ab[1] = [...known].reverse().find((n) => n !== state.ab[0]) || null;
@@ -246,20 +252,24 @@ function line_source_of(view) {  // the line as written, tags included (notes ar
   return view.line.parts.filter((p) => p.kind !== "note").map((p) => p.text).join("").trim();
 }
 
-async function loadPeaks(number) {
+async function loadPeaks(number) {  // fetched once per take while its line is shown
   const line = state.current;
-  try {
-    const data = await api(`/api/peaks?${query({line, take: number})}`);
+  let data = state.peaks.get(number);
+  if (!data) {
+    try {
+      data = await api(`/api/peaks?${query({line, take: number})}`);
+    } catch (err) { say(err.message); return; }
     if (line !== state.current) return;
-    const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
-    if (canvas) {
-      const take = state.line.takes.find((t) => t.take === number);
-      canvas.peaks = data.peaks;
-      canvas.duration = data.duration_s;
-      canvas.words = (take && take.words) || [];
-      drawWave(canvas, 0);
-    }
-  } catch (err) { say(err.message); }
+    state.peaks.set(number, data);
+  }
+  const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
+  if (canvas) {
+    const take = state.line.takes.find((t) => t.take === number);
+    canvas.peaks = data.peaks;
+    canvas.duration = data.duration_s;
+    canvas.words = (take && take.words) || [];
+    drawWave(canvas, 0);
+  }
 }
 
 function drawWave(canvas, fraction) {
@@ -341,15 +351,19 @@ function markAB(slot) {
 }
 
 async function select(number) {
+  if (state.view !== "line") { say("select takes in the line view (s)"); return; }
   if (!state.line || !state.line.takes.some((t) => t.take === number && t.status !== "invalid")) {
     say(`no take ${number}`);
     return;
   }
+  const asked = state.shown;
   try {
-    state.line = await api("/api/select", {line: state.current, take: number});
-    drawLine();
+    const line = await api("/api/select", {line: state.current, take: number});
     say(`take ${number} selected`);
     refreshScript();
+    if (asked !== state.shown) return;  // another line or the scene view was opened meanwhile
+    state.line = line;
+    drawLine();
   } catch (err) { say(err.message); }
 }
 
@@ -425,14 +439,16 @@ function toggleScene() {
 
 // -- actions and jobs ------------------------------------------------------------------------
 
+// longest: the server's MAX_NOTE_CHARS and MAX_TEXT_CHARS (drama_cli/studio/actions.py)
 const ACTIONS = {
   render: {title: "Render again", hint: "New takes of this line, as drama render makes them.", text: false},
-  revise: {title: "Revise with a note", hint: "The director's note the new take is read against.", text: true},
-  edit: {title: "Edit by text", hint: "Type the line as it should be said; the part that changed is voiced again.", text: true},
+  revise: {title: "Revise with a note", hint: "The director's note the new take is read against.", text: true, longest: 500},
+  edit: {title: "Edit by text", hint: "Type the line as it should be said; the part that changed is voiced again.", text: true, longest: 4000},
 };
 
 function openAction(kind) {
   if (!state.line) return;
+  if (state.view !== "line") { say("render, revise and edit in the line view (s)"); return; }
   const action = ACTIONS[kind];
   const dialog = document.getElementById("action");
   dialog.dataset.kind = kind;
@@ -441,6 +457,7 @@ function openAction(kind) {
   document.getElementById("action-hint").textContent = action.hint + from;
   const text = document.getElementById("action-text");
   text.hidden = !action.text;
+  text.maxLength = action.longest || 4000;
   const source = state.line.takes.find((t) => t.take === (state.playing || state.line.line.take));
   text.value = kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line);
   document.getElementById("action-takes").value = 1;
@@ -510,7 +527,8 @@ async function poll() {
 // -- keyboard -------------------------------------------------------------------------------
 
 function onKey(event) {
-  if (event.target.closest("textarea, input, dialog")) return;
+  // not while typing; a checkbox clicked keeps the focus but types nothing
+  if (event.target.closest("textarea, input:not([type=checkbox]), dialog")) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const help = document.getElementById("help");
   const key = event.key;
