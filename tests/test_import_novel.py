@@ -215,3 +215,11 @@ def test_a_long_paragraph_of_marks_that_never_close_is_read_quickly(mark):
 def test_a_subject_cut_from_its_verb_by_the_tag_loses_the_tags_comma():
     lines = _lines(['"I," he said, "am here."', '"Well," said Tom, "it is late."'])
     assert [text for who, text, _ in lines if who != "NARRATOR"] == ["I am here.", "Well, it is late."]
+
+
+def test_a_plural_possessive_inside_single_quotes_does_not_close_them():
+    lines = _lines(["'I don't know,' Tom replied. 'The boys' books are here.'",
+                    "\u2018It\u2019s the Joneses\u2019 car,\u2019 said Mary."])
+    assert [(who, text) for who, text, _ in lines] == [
+        ("TOM", "I don't know. The boys' books are here."), ("NARRATOR", "Tom replied."),
+        ("MARY", "It\u2019s the Joneses\u2019 car."), ("NARRATOR", "said Mary.")]

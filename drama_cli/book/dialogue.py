@@ -57,13 +57,14 @@ _BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]
                    re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$")]
 # Double quotes (curly or straight), guillemets (« French », »German«), and single quotes
 # (curly or straight) that open after a space or the start and close before a space,
-# punctuation or the end: an apostrophe between letters (don't, don’t) stays inside, and one
-# that ends a word (Holmes' hat) opens nothing.
+# punctuation or the end: an apostrophe between letters (don't, don’t) or of a plural
+# possessive before a word ('The boys' books…') stays inside, and one that ends a word
+# (Holmes' hat) opens nothing.
 # A quote never holds its own opening mark, so a paragraph of marks that never close is read
 # in linear time.
 QUOTE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|«\s*([^«»]*?)\s*»|»([^«»]*)«"
-                   r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
-                   r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w))+?)'(?![\w'])")
+                   r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w)|(?<=s)’(?=\s+[a-z]))+?)(?:(?<!s)’|(?<=s)’(?!\s+[a-z]))(?![\w’])"
+                   r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w)|(?<=s)'(?=\s+[a-z]))+?)(?:(?<!s)'|(?<=s)'(?!\s+[a-z]))(?![\w'])")
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
 NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
               "Then", "But", "And", "When", "What", "Yes", "No", "Oh", "Well", "There", "Here",
