@@ -223,3 +223,12 @@ def test_a_plural_possessive_inside_single_quotes_does_not_close_them():
     assert [(who, text) for who, text, _ in lines] == [
         ("TOM", "I don't know. The boys' books are here."), ("NARRATOR", "Tom replied."),
         ("MARY", "It\u2019s the Joneses\u2019 car."), ("NARRATOR", "said Mary.")]
+
+
+def test_quotes_tagged_i_said_without_narrator_is_are_counted_and_the_option_named(tmp_path, capsys):
+    (tmp_path / "memoir.md").write_text('# One\n\n"Yes," I said.\n\n"No," said Holmes.\n', encoding="utf-8")
+    assert main(["import", str(tmp_path / "memoir.md"), "--dialogue", "-o", str(tmp_path / "memoir.yaml"), "--json"]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["per_chapter"][0]["said I"] == 1
+    assert ('drama: import: 1 quote(s) tagged "I said" have no speaker; --narrator-is NAME gives them to the '
+            "narrating character") in printed.err.splitlines()

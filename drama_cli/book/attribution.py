@@ -74,7 +74,8 @@ class _Conversation:
 
 def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
     """The chapter's lines (narration, and quotes with their speakers) and its counts:
-    'quotes' and each rule's name (quote pieces), and 'unattributed' (script lines)."""
+    'quotes' and each rule's name (quote pieces), 'unattributed' (script lines) and 'said I'
+    (quote pieces tagged "I said" left without a speaker, for want of `narrator_is`)."""
     stats: Counter = Counter()
     talk = _Conversation()
     lines: list[ImportedLine] = []
@@ -103,6 +104,7 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
             stats["quotes"] += 1
             if quote.rule:
                 stats[quote.rule] += 1
+            stats["said I"] += quote.pronoun == "i" and not quote.speaker  # --narrator-is would place it
         spoken = _paragraph_lines(pieces, options.keep_tags)
         if continued and quotes[0].rule in _TOLD and continued[0].rule not in _TOLD:
             for line in continued:  # the speech's speaker, told in a later paragraph of it

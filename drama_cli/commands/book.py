@@ -299,6 +299,9 @@ def _print_import(report, chapters: int, target: Optional[Path]) -> None:
            + (f" written to {target}" if target else ""))
     if report.left_out:
         notice("import: left out: " + ", ".join(f"{kind} ×{count}" for kind, count in sorted(report.left_out.items())))
+    if report.total("said I"):
+        notice(f"import: {report.total('said I')} quote(s) tagged \"I said\" have no speaker; "
+               "--narrator-is NAME gives them to the narrating character")
 
 
 def register(app: typer.Typer) -> None:
