@@ -380,3 +380,12 @@ def test_a_text_without_headings_is_one_chapter_titled_by_the_book(tmp_path):
     assert main(["import", str(tmp_path / "story.txt"), "--title", "A Short Story", "-o", str(out)]) == 0
     script = load_script(out)
     assert [c.title for c in script.chapters][1:-1] == ["A Short Story"]  # not "Opening", read as its heading
+
+
+def test_brackets_in_titles_are_never_read_as_tags_or_voice_switches(tmp_path):
+    (tmp_path / "odd.md").write_text("# Chapter [One] {NARRATOR}\n\nHello.\n\n# Two\n\nBye.\n", encoding="utf-8")
+    out = tmp_path / "odd.yaml"
+    assert main(["import", str(tmp_path / "odd.md"), "--title", "The [Secret] Garden", "-o", str(out)]) == 0
+    script = load_script(out)
+    assert script.title == "The (Secret) Garden"
+    assert [c.title for c in script.chapters][1:-1] == ["Chapter (One) (NARRATOR)", "Two"]
