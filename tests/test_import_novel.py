@@ -132,6 +132,8 @@ def test_unattributed_counts_script_lines_not_quote_pieces(tmp_path, capsys):
     (["--no-keep-tags"], "--no-keep-tags goes with --dialogue (quotes as lines of their speakers)"),
     (["--directions", "drop", "--dialogue"],
      "--directions drop is for a play's stage directions; novel.txt is read as a novel"),
+    (["--chapter-level", "2"], "--chapter-level is for Markdown headings; novel.txt is not Markdown"),
+    (["--notes", "chapter-end"], "--notes chapter-end is for an EPUB's notes; novel.txt is not an EPUB"),
 ])
 def test_novel_options_without_what_they_need_are_refused(tmp_path, capsys, options, message):
     (tmp_path / "novel.txt").write_text('CHAPTER I.\n\n"Yes," said Holmes.\n', encoding="utf-8")
