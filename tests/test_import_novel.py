@@ -193,10 +193,10 @@ def test_a_quoted_letter_is_never_narrated_with_its_quote_mark_nor_guessed():
 
 def test_guillemets_and_any_verb_before_a_name_make_a_tag():
     lines = _lines(["\u00abBonjour,\u00bb said Mary.", "\u00ab Spaced, \u00bb said Tom.", "\u00bbGerman,\u00ab said Mary.",
-                    '"Well," expostulated Tom.', '"Stop," grumbled Mr. Hale, "at once."'])
+                    '"Well," expostulated Tom.', '"Stop," grumbled Mr. Hale, "at once."', '"Run," Jim hissed.'])
     assert [(who, text, rule) for who, text, rule in lines if who != "NARRATOR"] == [
         ("MARY", "Bonjour.", "tag"), ("TOM", "Spaced.", "tag"), ("MARY", "German.", "tag"),
-        ("TOM", "Well.", "tag"), ("MR. HALE", "Stop, at once.", "tag")]
+        ("TOM", "Well.", "tag"), ("MR. HALE", "Stop, at once.", "tag"), ("JIM", "Run.", "tag")]
 
 
 def test_accented_and_prefixed_names_are_names():

@@ -45,10 +45,11 @@ NAME = rf"((?:{TITLED}\s+)?{NAME_WORD}(?:\s+{NAME_WORD})?)"
 PRONOUN = r"(he|she|I)"
 VERBS = "|".join(SPEECH_VERBS)
 _ADVERB = r"(?:\w+ly\s+)?"
-# Right after a quote, a verb before a name is a tag, whatever the verb ("hissed Holmes").
+# Right after a quote, a verb beside a name is a tag, whatever the verb ("hissed Holmes",
+# "Holmes hissed").
 _INVERTED_VERB = rf"(?:{VERBS}|[a-z]{{3,}}ed)"
 _AFTER = [re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
-          re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}(?:{VERBS})\b")]  # Holmes said
+          re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}{_INVERTED_VERB}\b")]  # Holmes said
 _AFTER_PRONOUN = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
                   re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b")]
 _BEFORE = [re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
