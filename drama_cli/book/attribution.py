@@ -1,5 +1,6 @@
 """A novel chapter's paragraphs as script lines, each quote given its speaker by the rules of
-`book.dialogue` (tags, pronouns, the paragraph, beats, vocatives, turn-taking)."""
+`book.dialogue` (tags, a speech going on, pronouns, the paragraph, beats, vocatives,
+turn-taking)."""
 
 from __future__ import annotations
 

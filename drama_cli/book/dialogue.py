@@ -3,11 +3,15 @@
 Rules, in the order they are tried for each quote (each counted in the import report):
 
 * `tag`: a speech tag beside the quote naming a character, in either order ("said Holmes",
-  "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly");
+  "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly", "hissed Holmes");
 * `narrator`: "said I" (or "I said") when the first-person narrator is named (`narrator_is`);
-* `pronoun`: "he said" / "said she" when exactly one of the last three named speakers of the
-  chapter has that gender (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from the pronouns that
-  follow the name in the book; unknown gender never resolves);
+* `continued`: a paragraph going on with the speech the paragraph before left open has its
+  speaker (`book.attribution`);
+* `pronoun`: "he said" / "said she": the one person of that gender whom the quote before
+  addressed, else named in the narration just before, else among the last three named
+  speakers of the chapter (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from
+  the pronouns that follow the name in the book, else from the titles of a bare surname;
+  unknown gender never resolves);
 * `same paragraph`: a quote in a paragraph whose other quote has a speaker, with no other
   name in the narration between (one speaker per paragraph, as novels print dialogue);
 * `beat`: the narration of the paragraph names one speaker already known ("Elizabeth smiled.");
