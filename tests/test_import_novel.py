@@ -234,3 +234,17 @@ def test_quotes_tagged_i_said_without_narrator_is_are_counted_and_the_option_nam
     assert json.loads(printed.out)["per_chapter"][0]["said I"] == 1
     assert ('drama: import: 1 quote(s) tagged "I said" have no speaker; --narrator-is NAME gives them to the '
             "narrating character") in printed.err.splitlines()
+
+
+def test_a_book_that_marks_speech_with_dashes():
+    dashed = ["\u2014Good morning, said Stephen.", "\u2014Back to barracks! Buck Mulligan said sternly.",
+              "\u2014Tell me, Mulligan, Stephen said quietly. \u2014It is a question.",
+              "\u2014Yes, Mulligan said. He walked out.", "The tower was cold.", "\u2014No, said Haines."]
+    assert _lines(dashed) == [
+        ("STEPHEN", "Good morning.", "tag"), ("NARRATOR", "said Stephen.", None),
+        ("BUCK MULLIGAN", "Back to barracks!", "tag"), ("NARRATOR", "Buck Mulligan said sternly.", None),
+        ("STEPHEN", "Tell me, Mulligan. It is a question.", "tag"), ("NARRATOR", "Stephen said quietly.", None),
+        ("MULLIGAN", "Yes.", "tag"), ("NARRATOR", "Mulligan said. He walked out.", None),
+        ("NARRATOR", "The tower was cold.", None), ("HAINES", "No.", "tag"), ("NARRATOR", "said Haines.", None)]
+    quoted = _lines(['"Yes," said Tom.'] * 5 + ["\u2014and then she left, said nobody in particular."])
+    assert quoted[-1] == ("NARRATOR", "\u2014and then she left, said nobody in particular.", None)  # quotes mark speech here

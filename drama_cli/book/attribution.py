@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.book.cast_names import FAMILIAR
 from drama_cli.book.dialogue import (
+    DASH_SPEECH,
     NAME,
     NAME_WORD,
     QUOTE,
@@ -50,10 +51,15 @@ class AttributionOptions:
     names: set[str] | None = None
 
     narrated: set[str] = field(default_factory=set)
+    dashes: bool = False  # the book marks speech with a dash at a paragraph's start
 
     def learn(self, paragraphs: list[str]) -> None:
-        """Learn the book's names, their genders and the names its narration uses (a name
-        only ever inside quotes, "Hello", is never taken for someone spoken to)."""
+        """Learn the book's names, their genders, the names its narration uses (a name only
+        ever inside quotes, "Hello", is never taken for someone spoken to) and whether it
+        marks speech with dashes (five paragraphs or more open with one, and fewer hold a
+        quotation mark)."""
+        dashed = sum(bool(DASH_SPEECH.match(p)) for p in paragraphs)
+        self.dashes = dashed >= 5 and dashed > sum(bool(QUOTE.search(p)) for p in paragraphs)
         self.names = book_names(paragraphs)
         self.genders = book_genders(paragraphs, self.names)
         self.narrated = {word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))}
@@ -85,7 +91,7 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
             add_break(lines)
             talk.turns.clear()
             continue
-        pieces = pieces_of(paragraph)
+        pieces = pieces_of(paragraph, options.dashes)
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:
             talk.turns.clear()

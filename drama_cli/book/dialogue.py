@@ -70,6 +70,8 @@ _BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]
 QUOTE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|«\s*([^«»]*?)\s*»|»([^«»]*)«"
                    r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w)|(?<=s)’(?=\s+[a-z]))+?)(?:(?<!s)’|(?<=s)’(?!\s+[a-z]))(?![\w’])"
                    r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w)|(?<=s)'(?=\s+[a-z]))+?)(?:(?<!s)'|(?<=s)'(?!\s+[a-z]))(?![\w'])")
+# A paragraph opening with an em dash or a quotation dash, as some books mark speech.
+DASH_SPEECH = re.compile(r"^\s*[—―]\s*(?=\S)")
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
 NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
               "Then", "But", "And", "When", "What", "Yes", "No", "Oh", "Well", "There", "Here",
@@ -93,11 +95,14 @@ class Piece:
     open: bool = False  # a quote that the paragraph never closes: the speech goes on in the next
 
 
-def pieces_of(paragraph: str) -> list[Piece]:
+def pieces_of(paragraph: str, dashes: bool = False) -> list[Piece]:
     """The paragraph as alternating narration and quote pieces; a quoted title inside a
     sentence ("She had read "The Times".") stays in its narration. A double quote the
     paragraph opens and never closes makes the rest of it a quote marked `open` (a speech
-    going on in the next paragraph), quotes nested in it included."""
+    going on in the next paragraph), quotes nested in it included. With `dashes` (a book that
+    marks speech with a dash), a paragraph opening with a dash is speech (`_dash_pieces`)."""
+    if dashes and DASH_SPEECH.match(paragraph):
+        return _dash_pieces(DASH_SPEECH.sub("", paragraph, count=1))
     pieces: list[Piece] = []
     opened = _open_quote_at(paragraph)
     end = len(paragraph) if opened is None else opened
@@ -121,6 +126,24 @@ def pieces_of(paragraph: str) -> list[Piece]:
     if opened is not None:
         pieces.append(Piece("quote", paragraph[opened + 1:].strip(), open=True))
     return pieces
+
+
+def _dash_pieces(text: str) -> list[Piece]:
+    """Pieces of a dash-led speech ("—Good morning, said Stephen."): the speech up to a speech
+    tag after its comma or sentence mark, the tag, and what follows it, speech again when it
+    opens with a dash, else narration."""
+    for mark in re.finditer(r"(?<=[,.!?…])\s+", text):
+        after = text[mark.end():]
+        clause = re.match(r"[^.!?—―]*[.!?]?", after).group(0)
+        if (tag_name(" " + after, "") or tag_pronoun(" " + after, "")) and is_tag_only(clause):
+            pieces = [Piece("narration", ""), Piece("quote", text[:mark.start()]), Piece("narration", " " + clause)]
+            rest = after[len(clause):].strip()
+            if DASH_SPEECH.match(rest):
+                pieces.append(Piece("quote", DASH_SPEECH.sub("", rest, count=1)))
+            elif rest:
+                pieces[-1].text += " " + rest
+            return pieces
+    return [Piece("narration", ""), Piece("quote", text)]
 
 
 def _open_quote_at(paragraph: str) -> int | None:
