@@ -26,7 +26,7 @@ from drama_cli.book.plain_text import (
     furniture,
     strip_markers,
 )
-from drama_cli.book.text_play import is_text_play, read_text_play
+from drama_cli.book.text_play import is_text_play, read_text_play, with_cue_marks
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
@@ -133,8 +133,9 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
     if _lines_are_paragraphs(blocks):
         blocks = [[row] for rows in blocks for row in rows]
-    if is_text_play([" ".join(rows) for rows in blocks if rows]):
-        read_text_play(blocks, manuscript, directions)
+    play = with_cue_marks(blocks)
+    if is_text_play([" ".join(rows) for rows in play if rows]):
+        read_text_play(play, manuscript, directions)
         return manuscript
     contents = contents_entries(blocks)
     left_out["contents list"] += bool(contents)
