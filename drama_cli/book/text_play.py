@@ -1,7 +1,8 @@
 """Plays in plain text, in the common Project Gutenberg forms.
 
 A speech is a paragraph opening with its speaker's name in capitals followed by a full stop or
-a colon (`ALGERNON. Did you hear…`, `LANE: Yes, sir.`); directions are in brackets,
+a colon (`ALGERNON. Did you hear…`, `LANE: Yes, sir.`), or with the name alone on its first
+line (`with_cue_marks`); a `SCENE:` or `TIME:` label names no one; directions are in brackets,
 parentheses or underscores (`[Hands them on a salver.]`, `(Languidly.)`, `_Enter Lane._`).
 `ACT I` lines open chapters and `SCENE II` lines scenes; a "Dramatis Personae", "Persons of the
 Play" or "Characters" heading gives the cast from the rows under it ("LANE, manservant"). Other
