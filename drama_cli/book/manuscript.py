@@ -45,8 +45,10 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
     if str(path) == "-":
         return _read_stdin(directions, chapter_level, notes)
     suffix = path.suffix.lower()
+    if suffix in (".fountain", ".yaml", ".yml"):
+        raise UsageError(f"{path.name} is already a script: drama check, compile and render read it as it is")
     if suffix not in SUFFIXES:
-        raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub")
+        raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub (save it as one of those)")
     try:
         if suffix == ".epub":
             from drama_cli.book.epub import read_epub
