@@ -55,7 +55,7 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
 
             manuscript = read_epub(path, directions, notes)
         else:
-            manuscript = _read_words(decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
+            manuscript = _read_words(_decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
                                      directions, chapter_level)
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
@@ -72,7 +72,7 @@ def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manus
         with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
             (Path(folder) / "stdin.epub").write_bytes(data)
             return _with_paragraphs(read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin")
-    text = decoded(data, "stdin")
+    text = _decoded(data, "stdin")
     plain = not re.search(r"^#{1,6}[ \t]+\S", text, re.M)
     return _with_paragraphs(_read_words(text, "stdin", plain, directions, chapter_level), "stdin")
 
@@ -82,7 +82,7 @@ def _read_words(text: str, stem: str, plain: bool, directions: str, chapter_leve
     return _read_text(text, stem, directions) if plain else read_markdown(text, stem, chapter_level)
 
 
-def decoded(data: bytes, label: str) -> str:
+def _decoded(data: bytes, label: str) -> str:
     """Manuscript bytes as text: UTF-8 (a byte-order mark dropped), or UTF-16 with its mark;
     control characters other than tab and line ends become spaces. Raises UsageError naming
     `label`:line:col and the byte for text that is not UTF-8."""
