@@ -100,10 +100,15 @@ def _broken_epub(path, container: bool, page: str = "<p>ok</p>") -> None:
             book.writestr("a.xhtml", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{page}</body></html>')
 
 
+def _broken_package(path) -> None:
+    write_epub(path, "content.opf", "<package><manifest>", {})
+
+
 @pytest.mark.parametrize("name, make, message", [
     ("latin1.txt", lambda p: p.write_bytes("Café\n\nNoël".encode("latin-1")),
      "latin1.txt:1:4: not UTF-8 text (byte 0xe9); save the manuscript as UTF-8"),
     ("nocontainer.epub", lambda p: _broken_epub(p, False), "cannot read nocontainer.epub: it has no META-INF/container.xml"),
+    ("badopf.epub", lambda p: _broken_package(p), "cannot read badopf.epub: content.opf:1:20: not well-formed XML"),
     ("badpage.epub", lambda p: _broken_epub(p, True, "<p>open"), "cannot read badpage.epub: a.xhtml:1:"),
     ("nbsp.epub", lambda p: _broken_epub(p, True, "<p>Mr.&nbsp;Lane</p>"), None),
 ])
