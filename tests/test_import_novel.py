@@ -248,3 +248,9 @@ def test_a_book_that_marks_speech_with_dashes():
         ("NARRATOR", "The tower was cold.", None), ("HAINES", "No.", "tag"), ("NARRATOR", "said Haines.", None)]
     quoted = _lines(['"Yes," said Tom.'] * 5 + ["\u2014and then she left, said nobody in particular."])
     assert quoted[-1] == ("NARRATOR", "\u2014and then she left, said nobody in particular.", None)  # quotes mark speech here
+
+
+def test_a_quote_right_upon_another_is_another_speaker():
+    lines = _lines(["Tom and Mary argued.", '"I was going to\u2014" "Don\'t," said Tom.'])
+    assert lines[1:] == [(UNATTRIBUTED, "I was going to\u2014", None), ("TOM", "Don't.", "tag"),
+                         ("NARRATOR", "said Tom.", None)]

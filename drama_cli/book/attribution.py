@@ -205,12 +205,14 @@ def _by_pronoun(gender: str, before: str, talk: _Conversation, options: Attribut
 
 def _within_paragraph(pieces: list[Piece], options: AttributionOptions) -> None:
     """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
-    the narration between names nobody else, and never against their own pronoun tag ("Yes,"
-    she said. "No," he replied: two speakers)."""
+    narration lies between and names nobody else, and never against their own pronoun tag
+    ("Yes," she said. "No," he replied: two speakers)."""
     for _ in range(2):  # forwards, then backwards
         source = None
         for piece in pieces:
-            if piece.kind == "narration" and not piece.tag and \
+            if piece.kind == "narration" and not piece.text.strip():
+                source = None  # quote upon quote ("I was going to—" "Don't," said Tom.): two speakers
+            elif piece.kind == "narration" and not piece.tag and \
                     set(names_in(piece.text, options.names)) - {source and source.speaker}:
                 source = None
             elif piece.kind == "quote":
