@@ -394,3 +394,15 @@ def test_brackets_in_titles_are_never_read_as_tags_or_voice_switches(tmp_path):
     script = load_script(out)
     assert script.title == "The (Secret) Garden"
     assert [c.title for c in script.chapters][1:-1] == ["Chapter (One) (NARRATOR)", "Two"]
+
+
+def test_a_chapter_title_in_capitals_under_its_heading_joins_the_heading(tmp_path):
+    text = ("CHAPTER I.\nTHE LAMP.\nIt was dark.\n\nCHAPTER II.\n\nTHE STORM\n\nIt rained.\n\n"
+            "CHAPTER III.\n\n\"HELP!\" she cried.\n")
+    (tmp_path / "subtitles.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "subtitles.yaml"
+    assert main(["import", str(tmp_path / "subtitles.txt"), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["Chapter I: The Lamp", "Chapter II: The Storm", "Chapter III"]
+    assert [line.text for line in script.scene("chapter-1").lines[1:]] == ["It was dark."]
+    assert [line.text for line in script.scene("chapter-3").lines[1:]] == ['"HELP!" she cried.']

@@ -142,15 +142,21 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     contents = contents_entries(blocks)
     left_out["contents list"] += bool(contents)
     numbered = sum(bool(rows) and bool(NUMERAL_LINE.match(rows[0])) for rows in blocks) >= 2
+    titled = True  # the last chapter's title is complete (no subtitle may follow)
     for index, rows in enumerate(blocks):
         if index in contents:
             continue
         if rows and CHAPTER_LINE.match(rows[0]) and len(rows[0].strip()) <= 80:
             chapters.append(ImportedChapter(_title_case(rows[0].strip().rstrip("."))))
+            titled = len(rows[0].split()) > 2  # "CHAPTER I. The Lamp" has its title already
             rows = rows[1:]  # a paragraph right under its heading is still read
         elif rows and numbered and NUMERAL_LINE.match(rows[0]):
             chapters.append(ImportedChapter(spoken_heading(rows[0].strip().rstrip("."))))
+            rows, titled = rows[1:], False
+        if rows and not titled and _is_subtitle(rows[0]):  # "CHAPTER I." over "THE LAMP."
+            chapters[-1].title += ": " + _title_case(" ".join(rows[0].split()).rstrip("."))
             rows = rows[1:]
+        titled = titled or bool(rows)
         paragraph = " ".join(" ".join(rows).split())
         kind = furniture(paragraph) if paragraph else None
         if kind:
@@ -173,6 +179,13 @@ def _lines_are_paragraphs(blocks: list[list[str]]) -> bool:
     if not wrapped:
         return False
     return len([rows for rows in blocks if rows]) == 1 or 5 * sum(len(row) > 100 for row in wrapped) >= len(wrapped)
+
+
+def _is_subtitle(row: str) -> bool:
+    """True for a chapter's title in capitals on the line under its heading ("THE LAMP.")."""
+    words = row.strip().rstrip(".")
+    return 0 < len(words) <= 60 and words == words.upper() and bool(re.search(r"[A-Z]{2}", words)) \
+        and not CHAPTER_LINE.match(words) and not ORNAMENT.fullmatch(words)
 
 
 def _title_case(heading: str) -> str:
