@@ -191,7 +191,7 @@ def test_a_quoted_letter_is_never_narrated_with_its_quote_mark_nor_guessed():
                          (UNATTRIBUTED, "I am yours.", None), (UNATTRIBUTED, "W. Collins.", None)]
 
 
-def test_guillemets_and_any_verb_before_a_name_make_a_tag():
+def test_guillemets_and_any_ed_verb_beside_a_name_make_a_tag():
     lines = _lines(["\u00abBonjour,\u00bb said Mary.", "\u00ab Spaced, \u00bb said Tom.", "\u00bbGerman,\u00ab said Mary.",
                     '"Well," expostulated Tom.', '"Stop," grumbled Mr. Hale, "at once."', '"Run," Jim hissed.'])
     assert [(who, text, rule) for who, text, rule in lines if who != "NARRATOR"] == [
