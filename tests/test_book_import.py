@@ -186,6 +186,7 @@ def test_epub_chapters_from_the_spine_and_table_of_contents(tmp_path):
     ("notes.docx", b"x", "a manuscript is .txt, .md or .epub"),
     ("broken.epub", b"not a zip", "cannot read broken.epub"),
     ("empty.txt", b"\n\n", "holds no paragraphs"),
+    ("scene.fountain", b"INT. ROOM\n", "scene.fountain is already a script: drama check, compile and render read it as it is"),
 ])
 def test_bad_manuscripts_are_one_line_errors(tmp_path, capsys, name, content, message):
     path = tmp_path / name

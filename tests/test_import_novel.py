@@ -132,6 +132,8 @@ def test_unattributed_counts_script_lines_not_quote_pieces(tmp_path, capsys):
     (["--no-keep-tags"], "--no-keep-tags goes with --dialogue (quotes as lines of their speakers)"),
     (["--directions", "drop", "--dialogue"],
      "--directions drop is for a play's stage directions; novel.txt is read as a novel"),
+    (["--chapter-level", "2"], "--chapter-level is for Markdown headings; novel.txt is not Markdown"),
+    (["--notes", "chapter-end"], "--notes chapter-end is for an EPUB's notes; novel.txt is not an EPUB"),
 ])
 def test_novel_options_without_what_they_need_are_refused(tmp_path, capsys, options, message):
     (tmp_path / "novel.txt").write_text('CHAPTER I.\n\n"Yes," said Holmes.\n', encoding="utf-8")
@@ -189,12 +191,12 @@ def test_a_quoted_letter_is_never_narrated_with_its_quote_mark_nor_guessed():
                          (UNATTRIBUTED, "I am yours.", None), (UNATTRIBUTED, "W. Collins.", None)]
 
 
-def test_guillemets_and_any_verb_before_a_name_make_a_tag():
+def test_guillemets_and_any_ed_verb_beside_a_name_make_a_tag():
     lines = _lines(["\u00abBonjour,\u00bb said Mary.", "\u00ab Spaced, \u00bb said Tom.", "\u00bbGerman,\u00ab said Mary.",
-                    '"Well," expostulated Tom.', '"Stop," grumbled Mr. Hale, "at once."'])
+                    '"Well," expostulated Tom.', '"Stop," grumbled Mr. Hale, "at once."', '"Run," Jim hissed.'])
     assert [(who, text, rule) for who, text, rule in lines if who != "NARRATOR"] == [
         ("MARY", "Bonjour.", "tag"), ("TOM", "Spaced.", "tag"), ("MARY", "German.", "tag"),
-        ("TOM", "Well.", "tag"), ("MR. HALE", "Stop, at once.", "tag")]
+        ("TOM", "Well.", "tag"), ("MR. HALE", "Stop, at once.", "tag"), ("JIM", "Run.", "tag")]
 
 
 def test_accented_and_prefixed_names_are_names():
@@ -215,3 +217,40 @@ def test_a_long_paragraph_of_marks_that_never_close_is_read_quickly(mark):
 def test_a_subject_cut_from_its_verb_by_the_tag_loses_the_tags_comma():
     lines = _lines(['"I," he said, "am here."', '"Well," said Tom, "it is late."'])
     assert [text for who, text, _ in lines if who != "NARRATOR"] == ["I am here.", "Well, it is late."]
+
+
+def test_a_plural_possessive_inside_single_quotes_does_not_close_them():
+    lines = _lines(["'I don't know,' Tom replied. 'The boys' books are here.'",
+                    "\u2018It\u2019s the Joneses\u2019 car,\u2019 said Mary."])
+    assert [(who, text) for who, text, _ in lines] == [
+        ("TOM", "I don't know. The boys' books are here."), ("NARRATOR", "Tom replied."),
+        ("MARY", "It\u2019s the Joneses\u2019 car."), ("NARRATOR", "said Mary.")]
+
+
+def test_quotes_tagged_i_said_without_narrator_is_are_counted_and_the_option_named(tmp_path, capsys):
+    (tmp_path / "memoir.md").write_text('# One\n\n"Yes," I said.\n\n"No," said Holmes.\n', encoding="utf-8")
+    assert main(["import", str(tmp_path / "memoir.md"), "--dialogue", "-o", str(tmp_path / "memoir.yaml"), "--json"]) == 0
+    printed = capsys.readouterr()
+    assert json.loads(printed.out)["per_chapter"][0]["said I"] == 1
+    assert ('drama: import: 1 quote(s) tagged "I said" have no speaker; --narrator-is NAME gives them to the '
+            "narrating character") in printed.err.splitlines()
+
+
+def test_a_book_that_marks_speech_with_dashes():
+    dashed = ["\u2014Good morning, said Stephen.", "\u2014Back to barracks! Buck Mulligan said sternly.",
+              "\u2014Tell me, Mulligan, Stephen said quietly. \u2014It is a question.",
+              "\u2014Yes, Mulligan said. He walked out.", "The tower was cold.", "\u2014No, said Haines."]
+    assert _lines(dashed) == [
+        ("STEPHEN", "Good morning.", "tag"), ("NARRATOR", "said Stephen.", None),
+        ("BUCK MULLIGAN", "Back to barracks!", "tag"), ("NARRATOR", "Buck Mulligan said sternly.", None),
+        ("STEPHEN", "Tell me, Mulligan. It is a question.", "tag"), ("NARRATOR", "Stephen said quietly.", None),
+        ("MULLIGAN", "Yes.", "tag"), ("NARRATOR", "Mulligan said. He walked out.", None),
+        ("NARRATOR", "The tower was cold.", None), ("HAINES", "No.", "tag"), ("NARRATOR", "said Haines.", None)]
+    quoted = _lines(['"Yes," said Tom.'] * 5 + ["\u2014and then she left, said nobody in particular."])
+    assert quoted[-1] == ("NARRATOR", "\u2014and then she left, said nobody in particular.", None)  # quotes mark speech here
+
+
+def test_a_quote_right_upon_another_is_another_speaker():
+    lines = _lines(["Tom and Mary argued.", '"I was going to\u2014" "Don\'t," said Tom.'])
+    assert lines[1:] == [(UNATTRIBUTED, "I was going to\u2014", None), ("TOM", "Don't.", "tag"),
+                         ("NARRATOR", "said Tom.", None)]

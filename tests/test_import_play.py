@@ -327,3 +327,18 @@ def test_an_epub_play_printed_with_speakers_cues_is_a_play(tmp_path):
     assert lines == [("NARRATOR", "SCENE: Algernon's flat."),
                      *[(name, f"Line {index} of the play.") for index, name in enumerate(["ALGERNON", "LANE"] * 3)],
                      ("NARRATOR", "Exit Lane.")]
+
+
+def test_a_plain_text_play_with_each_speakers_name_above_the_speech(tmp_path):
+    speeches = [("ALGERNON", "Did you hear what I was playing, Lane?"), ("LANE", "I didn't think it polite, sir."),
+                ("ALGERNON", "I'm sorry for that."), ("LANE", "Yes, sir."),
+                ("ALGERNON", "Have you got the cucumber\nsandwiches cut?"), ("LADY BRACKNELL", "Good afternoon.")]
+    text = "ACT I\n\nMorning-room.\n\n" + "\n\n".join(f"{name}\n{words}" for name, words in speeches) + "\n"
+    (tmp_path / "modern.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "modern.yaml"
+    assert main(["import", str(tmp_path / "modern.txt"), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["Act One"]
+    lines = [(line.speaker, line.text) for line in script.scene("chapter-1").lines if not line.generated]
+    assert lines == [("NARRATOR", "Morning-room."),
+                     *[(name, " ".join(words.split())) for name, words in speeches]]

@@ -100,10 +100,15 @@ def _broken_epub(path, container: bool, page: str = "<p>ok</p>") -> None:
             book.writestr("a.xhtml", f'<html xmlns="http://www.w3.org/1999/xhtml"><body>{page}</body></html>')
 
 
+def _broken_package(path) -> None:
+    write_epub(path, "content.opf", "<package><manifest>", {})
+
+
 @pytest.mark.parametrize("name, make, message", [
     ("latin1.txt", lambda p: p.write_bytes("Café\n\nNoël".encode("latin-1")),
      "latin1.txt:1:4: not UTF-8 text (byte 0xe9); save the manuscript as UTF-8"),
     ("nocontainer.epub", lambda p: _broken_epub(p, False), "cannot read nocontainer.epub: it has no META-INF/container.xml"),
+    ("badopf.epub", lambda p: _broken_package(p), "cannot read badopf.epub: content.opf:1:20: not well-formed XML"),
     ("badpage.epub", lambda p: _broken_epub(p, True, "<p>open"), "cannot read badpage.epub: a.xhtml:1:"),
     ("nbsp.epub", lambda p: _broken_epub(p, True, "<p>Mr.&nbsp;Lane</p>"), None),
 ])
@@ -380,3 +385,24 @@ def test_a_text_without_headings_is_one_chapter_titled_by_the_book(tmp_path):
     assert main(["import", str(tmp_path / "story.txt"), "--title", "A Short Story", "-o", str(out)]) == 0
     script = load_script(out)
     assert [c.title for c in script.chapters][1:-1] == ["A Short Story"]  # not "Opening", read as its heading
+
+
+def test_brackets_in_titles_are_never_read_as_tags_or_voice_switches(tmp_path):
+    (tmp_path / "odd.md").write_text("# Chapter [One] {NARRATOR}\n\nHello.\n\n# Two\n\nBye.\n", encoding="utf-8")
+    out = tmp_path / "odd.yaml"
+    assert main(["import", str(tmp_path / "odd.md"), "--title", "The [Secret] Garden", "-o", str(out)]) == 0
+    script = load_script(out)
+    assert script.title == "The (Secret) Garden"
+    assert [c.title for c in script.chapters][1:-1] == ["Chapter (One) (NARRATOR)", "Two"]
+
+
+def test_a_chapter_title_in_capitals_under_its_heading_joins_the_heading(tmp_path):
+    text = ("CHAPTER I.\nTHE LAMP.\nIt was dark.\n\nCHAPTER II.\n\nTHE STORM\n\nIt rained.\n\n"
+            "CHAPTER III.\n\n\"HELP!\" she cried.\n")
+    (tmp_path / "subtitles.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "subtitles.yaml"
+    assert main(["import", str(tmp_path / "subtitles.txt"), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert [c.title for c in script.chapters][1:-1] == ["Chapter I: The Lamp", "Chapter II: The Storm", "Chapter III"]
+    assert [line.text for line in script.scene("chapter-1").lines[1:]] == ["It was dark."]
+    assert [line.text for line in script.scene("chapter-3").lines[1:]] == ['"HELP!" she cried.']

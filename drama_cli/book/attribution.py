@@ -1,5 +1,6 @@
 """A novel chapter's paragraphs as script lines, each quote given its speaker by the rules of
-`book.dialogue` (tags, pronouns, the paragraph, beats, vocatives, turn-taking)."""
+`book.dialogue` (tags, a speech going on, pronouns, the paragraph, beats, vocatives,
+turn-taking)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.book.cast_names import FAMILIAR
 from drama_cli.book.dialogue import (
+    DASH_SPEECH,
     NAME,
     NAME_WORD,
     QUOTE,
@@ -49,10 +51,15 @@ class AttributionOptions:
     names: set[str] | None = None
 
     narrated: set[str] = field(default_factory=set)
+    dashes: bool = False  # the book marks speech with a dash at a paragraph's start
 
     def learn(self, paragraphs: list[str]) -> None:
-        """Learn the book's names, their genders and the names its narration uses (a name
-        only ever inside quotes, "Hello", is never taken for someone spoken to)."""
+        """Learn the book's names, their genders, the names its narration uses (a name only
+        ever inside quotes, "Hello", is never taken for someone spoken to) and whether it
+        marks speech with dashes (five paragraphs or more open with one, and fewer hold a
+        quotation mark)."""
+        dashed = sum(bool(DASH_SPEECH.match(p)) for p in paragraphs)
+        self.dashes = dashed >= 5 and dashed > sum(bool(QUOTE.search(p)) for p in paragraphs)
         self.names = book_names(paragraphs)
         self.genders = book_genders(paragraphs, self.names)
         self.narrated = {word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))}
@@ -74,7 +81,8 @@ class _Conversation:
 
 def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
     """The chapter's lines (narration, and quotes with their speakers) and its counts:
-    'quotes' and each rule's name (quote pieces), and 'unattributed' (script lines)."""
+    'quotes' and each rule's name (quote pieces), 'unattributed' (script lines) and 'said I'
+    (quote pieces tagged "I said" left without a speaker, for want of `narrator_is`)."""
     stats: Counter = Counter()
     talk = _Conversation()
     lines: list[ImportedLine] = []
@@ -83,7 +91,7 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
             add_break(lines)
             talk.turns.clear()
             continue
-        pieces = pieces_of(paragraph)
+        pieces = pieces_of(paragraph, options.dashes)
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:
             talk.turns.clear()
@@ -103,6 +111,7 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
             stats["quotes"] += 1
             if quote.rule:
                 stats[quote.rule] += 1
+            stats["said I"] += quote.pronoun == "i" and not quote.speaker  # --narrator-is would place it
         spoken = _paragraph_lines(pieces, options.keep_tags)
         if continued and quotes[0].rule in _TOLD and continued[0].rule not in _TOLD:
             for line in continued:  # the speech's speaker, told in a later paragraph of it
@@ -196,12 +205,14 @@ def _by_pronoun(gender: str, before: str, talk: _Conversation, options: Attribut
 
 def _within_paragraph(pieces: list[Piece], options: AttributionOptions) -> None:
     """Quotes without a speaker take the speaker of a quote next to them in the paragraph when
-    the narration between names nobody else, and never against their own pronoun tag ("Yes,"
-    she said. "No," he replied: two speakers)."""
+    narration lies between and names nobody else, and never against their own pronoun tag
+    ("Yes," she said. "No," he replied: two speakers)."""
     for _ in range(2):  # forwards, then backwards
         source = None
         for piece in pieces:
-            if piece.kind == "narration" and not piece.tag and \
+            if piece.kind == "narration" and not piece.text.strip():
+                source = None  # quote upon quote ("I was going to—" "Don't," said Tom.): two speakers
+            elif piece.kind == "narration" and not piece.tag and \
                     set(names_in(piece.text, options.names)) - {source and source.speaker}:
                 source = None
             elif piece.kind == "quote":

@@ -3,11 +3,15 @@
 Rules, in the order they are tried for each quote (each counted in the import report):
 
 * `tag`: a speech tag beside the quote naming a character, in either order ("said Holmes",
-  "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly");
+  "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly", "hissed Holmes");
 * `narrator`: "said I" (or "I said") when the first-person narrator is named (`narrator_is`);
-* `pronoun`: "he said" / "said she" when exactly one of the last three named speakers of the
-  chapter has that gender (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from the pronouns that
-  follow the name in the book; unknown gender never resolves);
+* `continued`: a paragraph going on with the speech the paragraph before left open has its
+  speaker (`book.attribution`);
+* `pronoun`: "he said" / "said she": the one person of that gender whom the quote before
+  addressed, else named in the narration just before, else among the last three named
+  speakers of the chapter (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from
+  the pronouns that follow the name in the book, else from the titles of a bare surname;
+  unknown gender never resolves);
 * `same paragraph`: a quote in a paragraph whose other quote has a speaker, with no other
   name in the narration between (one speaker per paragraph, as novels print dialogue);
 * `beat`: the narration of the paragraph names one speaker already known ("Elizabeth smiled.");
@@ -45,10 +49,11 @@ NAME = rf"((?:{TITLED}\s+)?{NAME_WORD}(?:\s+{NAME_WORD})?)"
 PRONOUN = r"(he|she|I)"
 VERBS = "|".join(SPEECH_VERBS)
 _ADVERB = r"(?:\w+ly\s+)?"
-# Right after a quote, a verb before a name is a tag, whatever the verb ("hissed Holmes").
+# Right after a quote, a verb beside a name is a tag, whatever the verb ("hissed Holmes",
+# "Holmes hissed").
 _INVERTED_VERB = rf"(?:{VERBS}|[a-z]{{3,}}ed)"
 _AFTER = [re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
-          re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}(?:{VERBS})\b")]  # Holmes said
+          re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}{_INVERTED_VERB}\b")]  # Holmes said
 _AFTER_PRONOUN = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
                   re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b")]
 _BEFORE = [re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
@@ -57,13 +62,16 @@ _BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]
                    re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$")]
 # Double quotes (curly or straight), guillemets (« French », »German«), and single quotes
 # (curly or straight) that open after a space or the start and close before a space,
-# punctuation or the end: an apostrophe between letters (don't, don’t) stays inside, and one
-# that ends a word (Holmes' hat) opens nothing.
+# punctuation or the end: an apostrophe between letters (don't, don’t) or of a plural
+# possessive before a word ('The boys' books…') stays inside, and one that ends a word
+# (Holmes' hat) opens nothing.
 # A quote never holds its own opening mark, so a paragraph of marks that never close is read
 # in linear time.
 QUOTE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|«\s*([^«»]*?)\s*»|»([^«»]*)«"
-                   r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w))+?)’(?![\w’])"
-                   r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w))+?)'(?![\w'])")
+                   r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w)|(?<=s)’(?=\s+[a-z]))+?)(?:(?<!s)’|(?<=s)’(?!\s+[a-z]))(?![\w’])"
+                   r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w)|(?<=s)'(?=\s+[a-z]))+?)(?:(?<!s)'|(?<=s)'(?!\s+[a-z]))(?![\w'])")
+# A paragraph opening with an em dash or a quotation dash, as some books mark speech.
+DASH_SPEECH = re.compile(r"^\s*[—―]\s*(?=\S)")
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
 NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
               "Then", "But", "And", "When", "What", "Yes", "No", "Oh", "Well", "There", "Here",
@@ -87,11 +95,14 @@ class Piece:
     open: bool = False  # a quote that the paragraph never closes: the speech goes on in the next
 
 
-def pieces_of(paragraph: str) -> list[Piece]:
+def pieces_of(paragraph: str, dashes: bool = False) -> list[Piece]:
     """The paragraph as alternating narration and quote pieces; a quoted title inside a
     sentence ("She had read "The Times".") stays in its narration. A double quote the
     paragraph opens and never closes makes the rest of it a quote marked `open` (a speech
-    going on in the next paragraph), quotes nested in it included."""
+    going on in the next paragraph), quotes nested in it included. With `dashes` (a book that
+    marks speech with a dash), a paragraph opening with a dash is speech (`_dash_pieces`)."""
+    if dashes and DASH_SPEECH.match(paragraph):
+        return _dash_pieces(DASH_SPEECH.sub("", paragraph, count=1))
     pieces: list[Piece] = []
     opened = _open_quote_at(paragraph)
     end = len(paragraph) if opened is None else opened
@@ -115,6 +126,24 @@ def pieces_of(paragraph: str) -> list[Piece]:
     if opened is not None:
         pieces.append(Piece("quote", paragraph[opened + 1:].strip(), open=True))
     return pieces
+
+
+def _dash_pieces(text: str) -> list[Piece]:
+    """Pieces of a dash-led speech ("—Good morning, said Stephen."): the speech up to a speech
+    tag after its comma or sentence mark, the tag, and what follows it, speech again when it
+    opens with a dash, else narration."""
+    for mark in re.finditer(r"(?<=[,.!?…])\s+", text):
+        after = text[mark.end():]
+        clause = re.match(r"[^.!?—―]*[.!?]?", after).group(0)
+        if (tag_name(" " + after, "") or tag_pronoun(" " + after, "")) and is_tag_only(clause):
+            pieces = [Piece("narration", ""), Piece("quote", text[:mark.start()]), Piece("narration", " " + clause)]
+            rest = after[len(clause):].strip()
+            if DASH_SPEECH.match(rest):
+                pieces.append(Piece("quote", DASH_SPEECH.sub("", rest, count=1)))
+            elif rest:
+                pieces[-1].text += " " + rest
+            return pieces
+    return [Piece("narration", ""), Piece("quote", text)]
 
 
 def _open_quote_at(paragraph: str) -> int | None:

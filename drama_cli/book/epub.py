@@ -150,8 +150,9 @@ class Epub:
             return ElementTree.fromstring(data)
         except ElementTree.ParseError as err:
             line, column = err.position
+            kind = "XHTML" if name.lower().endswith(("html", "htm")) else "XML"  # a page, or the container, package, NCX
             raise UsageError(f"cannot read {self.path.name}: {name}:{line}:{column + 1}: "
-                             "not well-formed XHTML") from None
+                             f"not well-formed {kind}") from None
 
     def _toc(self, book, base: str, items) -> dict[str, str]:
         """Document href → title from the EPUB 3 navigation document or the EPUB 2 NCX."""

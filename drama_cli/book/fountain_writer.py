@@ -23,14 +23,14 @@ def cast_path_for(fountain_name: str) -> str:
 
 def fountain_text(manuscript: Manuscript, source: str) -> str:
     """The screenplay of an imported play (see the module)."""
-    out = [f"Title: {manuscript.title}"]
+    out = [f"Title: {speakable(manuscript.title)}"]
     if manuscript.author:
         out.append(f"Author: {manuscript.author}")
     out += ["", f"[[Imported from {source} by drama import.]]", ""]
     for chapter in manuscript.chapters:
-        out += [f"# {chapter.title}", ""]
+        out += [f"# {speakable(chapter.title)}", ""]
         for scene in chapter.scenes:
-            out += [f".{(scene.title or chapter.title).upper()}", ""]
+            out += [f".{speakable(scene.title or chapter.title).upper()}", ""]
             out += [row for line in scene.lines for row in (*_element(line), "")]
     return "\n".join(out)
 

@@ -26,7 +26,7 @@ from drama_cli.book.plain_text import (
     furniture,
     strip_markers,
 )
-from drama_cli.book.text_play import is_text_play, read_text_play
+from drama_cli.book.text_play import is_text_play, read_text_play, with_cue_marks
 from drama_cli.errors import UsageError
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
@@ -45,15 +45,17 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
     if str(path) == "-":
         return _read_stdin(directions, chapter_level, notes)
     suffix = path.suffix.lower()
+    if suffix in (".fountain", ".yaml", ".yml"):
+        raise UsageError(f"{path.name} is already a script: drama check, compile and render read it as it is")
     if suffix not in SUFFIXES:
-        raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub")
+        raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub (save it as one of those)")
     try:
         if suffix == ".epub":
             from drama_cli.book.epub import read_epub
 
             manuscript = read_epub(path, directions, notes)
         else:
-            manuscript = _read_words(decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
+            manuscript = _read_words(_decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
                                      directions, chapter_level)
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
@@ -70,7 +72,7 @@ def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manus
         with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
             (Path(folder) / "stdin.epub").write_bytes(data)
             return _with_paragraphs(read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin")
-    text = decoded(data, "stdin")
+    text = _decoded(data, "stdin")
     plain = not re.search(r"^#{1,6}[ \t]+\S", text, re.M)
     return _with_paragraphs(_read_words(text, "stdin", plain, directions, chapter_level), "stdin")
 
@@ -80,7 +82,7 @@ def _read_words(text: str, stem: str, plain: bool, directions: str, chapter_leve
     return _read_text(text, stem, directions) if plain else read_markdown(text, stem, chapter_level)
 
 
-def decoded(data: bytes, label: str) -> str:
+def _decoded(data: bytes, label: str) -> str:
     """Manuscript bytes as text: UTF-8 (a byte-order mark dropped), or UTF-16 with its mark;
     control characters other than tab and line ends become spaces. Raises UsageError naming
     `label`:line:col and the byte for text that is not UTF-8."""
@@ -133,21 +135,28 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
     if _lines_are_paragraphs(blocks):
         blocks = [[row] for rows in blocks for row in rows]
-    if is_text_play([" ".join(rows) for rows in blocks if rows]):
-        read_text_play(blocks, manuscript, directions)
+    play = with_cue_marks(blocks)
+    if is_text_play([" ".join(rows) for rows in play if rows]):
+        read_text_play(play, manuscript, directions)
         return manuscript
     contents = contents_entries(blocks)
     left_out["contents list"] += bool(contents)
     numbered = sum(bool(rows) and bool(NUMERAL_LINE.match(rows[0])) for rows in blocks) >= 2
+    titled = True  # the last chapter's title is complete (no subtitle may follow)
     for index, rows in enumerate(blocks):
         if index in contents:
             continue
         if rows and CHAPTER_LINE.match(rows[0]) and len(rows[0].strip()) <= 80:
             chapters.append(ImportedChapter(_title_case(rows[0].strip().rstrip("."))))
+            titled = len(rows[0].split()) > 2  # "CHAPTER I. The Lamp" has its title already
             rows = rows[1:]  # a paragraph right under its heading is still read
         elif rows and numbered and NUMERAL_LINE.match(rows[0]):
             chapters.append(ImportedChapter(spoken_heading(rows[0].strip().rstrip("."))))
+            rows, titled = rows[1:], False
+        if rows and not titled and _is_subtitle(rows[0]):  # "CHAPTER I." over "THE LAMP."
+            chapters[-1].title += ": " + _title_case(" ".join(rows[0].split()).rstrip("."))
             rows = rows[1:]
+        titled = titled or bool(rows)
         paragraph = " ".join(" ".join(rows).split())
         kind = furniture(paragraph) if paragraph else None
         if kind:
@@ -170,6 +179,13 @@ def _lines_are_paragraphs(blocks: list[list[str]]) -> bool:
     if not wrapped:
         return False
     return len([rows for rows in blocks if rows]) == 1 or 5 * sum(len(row) > 100 for row in wrapped) >= len(wrapped)
+
+
+def _is_subtitle(row: str) -> bool:
+    """True for a chapter's title in capitals on the line under its heading ("THE LAMP.")."""
+    words = row.strip().rstrip(".")
+    return 0 < len(words) <= 60 and words == words.upper() and bool(re.search(r"[A-Z]{2}", words)) \
+        and not CHAPTER_LINE.match(words) and not ORNAMENT.fullmatch(words)
 
 
 def _title_case(heading: str) -> str:

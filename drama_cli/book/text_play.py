@@ -1,7 +1,8 @@
 """Plays in plain text, in the common Project Gutenberg forms.
 
 A speech is a paragraph opening with its speaker's name in capitals followed by a full stop or
-a colon (`ALGERNON. Did you hear…`, `LANE: Yes, sir.`); directions are in brackets,
+a colon (`ALGERNON. Did you hear…`, `LANE: Yes, sir.`), or with the name alone on its first
+line (`with_cue_marks`); a `SCENE:` or `TIME:` label names no one; directions are in brackets,
 parentheses or underscores (`[Hands them on a salver.]`, `(Languidly.)`, `_Enter Lane._`).
 `ACT I` lines open chapters and `SCENE II` lines scenes; a "Dramatis Personae", "Persons of the
 Play" or "Characters" heading gives the cast from the rows under it ("LANE, manservant"). Other
@@ -17,7 +18,9 @@ from collections import Counter
 from drama_cli.book.cast_names import parse_entry
 from drama_cli.book.epub import spoken_heading
 from drama_cli.book.imported import ImportedChapter, ImportedScene, Manuscript
+from drama_cli.book.plain_text import CHAPTER_LINE
 
+_NAME_ROW = re.compile(r"^\s*[A-Z][A-Z’'. -]{0,30}[A-Z]\s*$")
 _CUE = re.compile(r"^([A-Z][A-Z’'. -]{0,30}[A-Z])(?:\.|:)\s+(\S.*)$", re.S)
 _DIRECTION = re.compile(r"\[([^\]]+)\]|\(([^)]+)\)|(?<!\w)_([^_]+)_(?!\w)")
 _ACT = re.compile(r"^\s*(act|scene)\s+([ivxlcdm]+|\d+|one|two|three|four|five|six|seven)\b[.:]?\s*(.*)$", re.I)
@@ -28,6 +31,18 @@ _SETTING_LABELS = {"Scene", "The Scene", "Setting", "Place", "Time", "Period", "
 _WORDS = ("one", "two", "three", "four", "five", "six", "seven")
 _ORDINALS = {"first": "One", "second": "Two", "third": "Three", "fourth": "Four", "fifth": "Five"}
 _CAST_HEADING = re.compile(r"^\s*(?:dramatis person(?:ae|æ)|(?:the )?persons of the play|characters|the persons)\s*[.:]?\s*$", re.I)
+
+
+def with_cue_marks(blocks: list[list[str]]) -> list[list[str]]:
+    """The text's blocks with a speaker's name alone above the speech ("LANE" over "Yes,
+    sir.", as modern scripts print it) given the full stop of the Gutenberg form ("LANE.");
+    act, scene, chapter and cast headings are left as they are."""
+    def marked(rows: list[str]) -> list[str]:
+        first = rows[0] if len(rows) > 1 else ""
+        if not _NAME_ROW.match(first) or any(p.match(first) for p in (_ACT, _ORDINAL, _CAST_HEADING, CHAPTER_LINE)):
+            return rows
+        return [first.strip() + ".", *rows[1:]]
+    return [marked(rows) for rows in blocks]
 
 
 def is_text_play(paragraphs: list[str]) -> bool:

@@ -36,8 +36,9 @@ class ImportReport:
 
 
 def speakable(text: str) -> str:
-    """Text as a script line reads it: brackets, braces and angle brackets (the direction
-    grammar's marks) become parentheses, so prose is never read as a tag or a voice switch."""
+    """Text as a script line reads it, also a title the credits or a heading read: brackets,
+    braces and angle brackets (the direction grammar's marks) become parentheses, so prose is
+    never read as a tag or a voice switch."""
     return text.translate(str.maketrans({"[": "(", "]": ")", "{": "(", "}": ")", "<": "(", ">": ")"}))
 
 
@@ -98,19 +99,20 @@ def script_yaml(manuscript: Manuscript, narrator: str | None, dialogue: bool, so
         report.chapters.append((title, counts))
         for _, lines in scenes:
             report.cast.update(line.speaker or NARRATOR for line in lines)
-    out = [f"# Imported from {source} by drama import.", f"title: {_quoted(manuscript.title)}",
-           f"narrator: {NARRATOR}", "book:", f"  title: {_quoted(manuscript.title)}"]
+    title = _quoted(speakable(manuscript.title))  # read in the credits
+    out = [f"# Imported from {source} by drama import.", f"title: {title}",
+           f"narrator: {NARRATOR}", "book:", f"  title: {title}"]
     for key, value in (("author", manuscript.author), ("narrator", narrator), ("language", manuscript.language),
                        ("publisher", manuscript.publisher)):
         if value:
-            out.append(f"  {key}: {_quoted(value)}")
+            out.append(f"  {key}: {_quoted(speakable(value))}")
     out += ["cast:", *cast_lines(manuscript, report.cast), "chapters:"]
     for number, (title, scenes, _) in enumerate(chapters, start=1):
-        out += [f"  - title: {_quoted(title)}", "    scenes:"]
+        out += [f"  - title: {_quoted(speakable(title))}", "    scenes:"]  # read as the chapter's heading
         for index, (scene_title, lines) in enumerate(scenes, start=1):
             out.append(f"      - id: chapter-{number}" + (f"-scene-{index}" if len(scenes) > 1 else ""))
             if scene_title:
-                out.append(f"        title: {_quoted(scene_title)}")
+                out.append(f"        title: {_quoted(speakable(scene_title))}")
             out.append("        lines:")
             out += [_line_yaml(line) for line in lines]
     return "\n".join(out) + "\n", report

@@ -249,6 +249,11 @@ def import_command(
     for given, name in ((narrator_is is not None, "--narrator-is"), (not keep_tags, "--no-keep-tags")):
         if given and not dialogue:
             raise UsageError(f"{name} goes with --dialogue (quotes as lines of their speakers)")
+    suffix = manuscript.suffix.lower()
+    if chapter_level is not None and suffix in (".txt", ".epub"):
+        raise UsageError(f"--chapter-level is for Markdown headings; {manuscript.name} is not Markdown")
+    if notes != "drop" and suffix in (".txt", ".md", ".markdown"):
+        raise UsageError(f"--notes {notes} is for an EPUB's notes; {manuscript.name} is not an EPUB")
     book = read_manuscript(manuscript, directions, chapter_level, notes)
     source = "stdin" if str(manuscript) == "-" else manuscript.name
     if directions == "drop" and not book.is_play:
@@ -305,6 +310,9 @@ def _print_import(report, chapters: int, target: Optional[Path]) -> None:
            + (f" written to {target}" if target else ""))
     if report.left_out:
         notice("import: left out: " + ", ".join(f"{kind} ×{count}" for kind, count in sorted(report.left_out.items())))
+    if report.total("said I"):
+        notice(f"import: {report.total('said I')} quote(s) tagged \"I said\" have no speaker; "
+               "--narrator-is NAME gives them to the narrating character")
 
 
 def register(app: typer.Typer) -> None:
