@@ -34,7 +34,7 @@ def book_command(
     sample: bool = typer.Option(True, "--sample/--no-sample", help="Also write the retail sample."),
     m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
-    fmt: str = typer.Option("wav", "--format", help="Audio format for -o -: wav or flac."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Audio format for -o -: wav (default) or flac."),
     backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     seed: int = opt.BASE_SEED,
     out: Optional[str] = opt.OUT,
@@ -57,6 +57,9 @@ def book_command(
 
     if output not in (None, "-"):
         raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
+    if fmt is not None and output != "-":
+        raise UsageError("--format is the format of -o -; the book folder holds MP3 chapters and an M4B")
+    fmt = fmt or "wav"
     if fmt not in ("wav", "flac"):
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
     if output == "-":
