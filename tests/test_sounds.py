@@ -633,7 +633,20 @@ def test_a_missing_sound_file_stops_a_render_before_any_line_is_voiced(tmp_path,
                     "      - sound: door.wav\n")
     assert main([command[0], str(path), *command[1:]]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        f"drama: {path}:7:9: sound 'door.wav' does not exist (record it or fix the path, then mix again)")
+        f"drama: {path}:7:9: sound 'door.wav' does not exist (record it or fix the path (relative to the script))")
+    assert fake.requests == []
+
+
+def test_a_sound_holding_non_finite_samples_stops_a_render_before_any_line_is_voiced(tmp_path, monkeypatch, capsys):
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    write_sound(tmp_path / "door.wav", np.array([0.1, np.nan, 0.1], np.float32))
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\nscenes:\n  - id: s1\n    lines:\n      - A: We leave at six.\n"
+                    "      - sound: door.wav\n")
+    assert main(["render", str(path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(
+        f"drama: {path}:7:9: sound 'door.wav' holds non-finite samples")
     assert fake.requests == []
 
 

@@ -166,10 +166,14 @@ def scene_sounds(script, scene) -> tuple:
 
 
 def check_scene_sounds(script, scenes) -> None:
-    """`scene_sounds` of each of `scenes`, so that a render stops before voicing any line when
-    a sound it will mix is missing or not audio. Raises ScriptError at the first one."""
-    for scene in scenes:
-        scene_sounds(script, scene)
+    """Check the sounds of `scenes` as `drama check` does (`scene_sound_errors`), so that a
+    render stops before voicing any line when a sound it will mix is missing, not audio or
+    holds non-finite samples. Raises ScriptError at the first one."""
+    from drama_cli.script.check import scene_sound_errors
+
+    errors = scene_sound_errors(script, scenes)
+    if errors:
+        raise errors[0]
 
 
 def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,

@@ -129,15 +129,25 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     return report
 
 
-def _check_sounds(report: CheckReport, script) -> None:
-    """`inspect_sound` of each sound of the scenes, a table entry once however many cues use
-    it, then of each `sounds:` table entry no cue uses (as a sound played once)."""
+def scene_sound_errors(script, scenes) -> list[ScriptError]:
+    """The located errors of the sounds of `scenes` (`inspect_sound`: missing, not audio, no or
+    non-finite samples, an unusable sample rate), as `drama check` reports them: what a render
+    checks before voicing the lines of the scenes it mixes."""
+    report = CheckReport(script)
+    _check_sounds(report, script, scenes)
+    return report.errors
+
+
+def _check_sounds(report: CheckReport, script, scenes=None) -> None:
+    """`inspect_sound` of each sound of the `scenes` (None: every scene, and then each
+    `sounds:` table entry no cue uses, as a sound played once), a table entry once however
+    many cues use it."""
     checked = set()
-    sounds = [(s.path, s.loop, s.file_position or s.position) for scene in script.scenes
-              for s in scene.sounds]
+    sounds = [(s.path, s.loop, s.file_position or s.position)
+              for scene in (script.scenes if scenes is None else scenes) for s in scene.sounds]
     used = {str(where) for _, _, where in sounds}
     sounds += [(entry[0], False, entry[2]) for entry in script.sounds.values()
-               if entry is not None and str(entry[2]) not in used]
+               if scenes is None and entry is not None and str(entry[2]) not in used]
     for path, loop, where in sounds:
         if (path, loop, str(where)) in checked:
             continue
