@@ -637,16 +637,20 @@ def test_a_missing_sound_file_stops_a_render_before_any_line_is_voiced(tmp_path,
     assert fake.requests == []
 
 
-def test_a_sound_holding_non_finite_samples_stops_a_render_before_any_line_is_voiced(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("scene, where, what", [
+    ("  - id: s1\n    lines:\n      - A: We leave at six.\n      - sound: door.wav\n", "7:9", "sound 'door.wav'"),
+    ("  - id: s1\n    room_tone: door.wav\n    lines:\n      - A: We leave at six.\n", "5:16", "room tone 'door.wav'"),
+])
+def test_a_sound_or_room_tone_holding_non_finite_samples_stops_a_render_before_any_line_is_voiced(
+        tmp_path, monkeypatch, capsys, scene, where, what):
     fake = FakeBackend()
     fake_render(monkeypatch, fake)
     write_sound(tmp_path / "door.wav", np.array([0.1, np.nan, 0.1], np.float32))
     path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A: {}\nscenes:\n  - id: s1\n    lines:\n      - A: We leave at six.\n"
-                    "      - sound: door.wav\n")
+    path.write_text("cast:\n  A: {}\nscenes:\n" + scene)
     assert main(["render", str(path)]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith(
-        f"drama: {path}:7:9: sound 'door.wav' holds non-finite samples")
+        f"drama: {path}:{where}: {what} holds non-finite samples")
     assert fake.requests == []
 
 

@@ -130,7 +130,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     from drama_cli.backends.registry import make_backend
     from drama_cli.commands.licence import notice_before_render
     from drama_cli.compile.conversations import check_references
-    from drama_cli.mix.options import check_scene_sounds
+    from drama_cli.mix.options import check_mix_files
     from drama_cli.render.plan import pick_scenes
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.jobs import RenderSettings
@@ -138,7 +138,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
-    check_scene_sounds(loaded, pick_scenes(loaded, settings))
+    check_mix_files(loaded, pick_scenes(loaded, settings))
     notice_once = say_once(notice)
     engine = make_backend(**backend, notice=notice_once)
     notice_before_render(store.root, engine.name, backend["model"], notice_once)

@@ -91,7 +91,7 @@ def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, setti
     """The script (`load_checked`) with `--no-normalize` applied, its references and the
     sounds of the scenes `settings` renders (and mixes) checked."""
     from drama_cli.compile.conversations import check_references
-    from drama_cli.mix.options import check_scene_sounds
+    from drama_cli.mix.options import check_mix_files
     from drama_cli.render.plan import pick_scenes
     from drama_cli.script.check import with_check_count
 
@@ -99,7 +99,7 @@ def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, setti
     loaded.normalize = loaded.normalize and not no_normalize
     try:
         check_references(loaded)
-        check_scene_sounds(loaded, pick_scenes(loaded, settings))
+        check_mix_files(loaded, pick_scenes(loaded, settings))
     except ScriptError as err:
         raise with_check_count(err, script, cast) from None
     return loaded

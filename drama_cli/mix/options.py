@@ -165,13 +165,13 @@ def scene_sounds(script, scene) -> tuple:
     return sounds
 
 
-def check_scene_sounds(script, scenes) -> None:
-    """Check the sounds of `scenes` as `drama check` does (`scene_sound_errors`), so that a
-    render stops before voicing any line when a sound it will mix is missing, not audio or
-    holds non-finite samples. Raises ScriptError at the first one."""
-    from drama_cli.script.check import scene_sound_errors
+def check_mix_files(script, scenes) -> None:
+    """Check the room tones and sounds the mixes of `scenes` use as `drama check` does
+    (`scene_mix_errors`), so that a render stops before voicing any line when one is missing,
+    not audio or holds non-finite samples. Raises ScriptError at the first one."""
+    from drama_cli.script.check import scene_mix_errors
 
-    errors = scene_sound_errors(script, scenes)
+    errors = scene_mix_errors(script, scenes)
     if errors:
         raise errors[0]
 

@@ -105,10 +105,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
                         position, MAX_REFERENCE_S, min_s=MIN_REFERENCE_S)
             if not clip.transcript:
                 report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
-    for mix in [script.mix] + [scene.mix for scene in script.scenes]:
-        if mix is not None and mix.room_tone not in (None, "noise"):
-            _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
-                        mix.room_tone_position, None, silence_refused=True)
+    _check_room_tones(report, script, script.scenes)
     _check_sounds(report, script)
     from drama_cli.script.lexicon import lexicon_warnings
 
@@ -129,13 +126,22 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     return report
 
 
-def scene_sound_errors(script, scenes) -> list[ScriptError]:
-    """The located errors of the sounds of `scenes` (`inspect_sound`: missing, not audio, no or
-    non-finite samples, an unusable sample rate), as `drama check` reports them: what a render
-    checks before voicing the lines of the scenes it mixes."""
+def scene_mix_errors(script, scenes) -> list[ScriptError]:
+    """The located errors of the room tones and sounds the mixes of `scenes` use (missing, not
+    audio, no or non-finite samples, a silent room tone, a sound's unusable sample rate), as
+    `drama check` reports them: what a render checks before voicing the lines it mixes."""
     report = CheckReport(script)
+    _check_room_tones(report, script, scenes)
     _check_sounds(report, script, scenes)
     return report.errors
+
+
+def _check_room_tones(report: CheckReport, script, scenes) -> None:
+    """The room-tone clip of the script's top level and of each of `scenes`, where one is given."""
+    for mix in [script.mix] + [scene.mix for scene in scenes]:
+        if mix is not None and mix.room_tone not in (None, "noise"):
+            _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
+                        mix.room_tone_position, None, silence_refused=True)
 
 
 def _check_sounds(report: CheckReport, script, scenes=None) -> None:
