@@ -375,17 +375,26 @@ def applied_notes(take: Take | None) -> list[str]:
     return list(take.record.get("notes") or [])
 
 
+def pending_script_notes(script, store: TakeStore) -> list[tuple[str, str]]:
+    """The (line id, note) revision notes of the script (`script_notes`) that the line's
+    selected take does not answer yet: what `revise_from_script` applies."""
+    pending = []
+    for line_id, note in script_notes(script):
+        scene, _, _ = find_line(script, line_id)
+        current = store.selected_take(scene.id, line_id)
+        if current is not None and clean_note(note) not in applied_notes(current):
+            pending.append((line_id, note))
+    return pending
+
+
 def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | None = None,
                        select: bool = True) -> list[dict]:
     """`drama revise SCRIPT --from-script`: revise every line whose script notes its selected
     take does not answer yet (one call per such line; running it again does nothing), then
     mix each touched scene once. Returns one summary per revised line."""
     done, scenes = [], {}
-    for line_id, note in script_notes(script):
+    for line_id, note in pending_script_notes(script, store):
         scene, _, _ = find_line(script, line_id)
-        current = store.selected_take(scene.id, line_id)
-        if current is None or clean_note(note) in applied_notes(current):
-            continue
         with store.lock():
             planned = plan_line(script, store, backend, line_id)
             result = revise_line(backend, store, planned.request, note, 1, seed, None,
