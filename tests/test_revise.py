@@ -392,3 +392,18 @@ def test_revise_from_script_with_no_new_notes_loads_no_engine(tmp_path, monkeypa
     capsys.readouterr()
     assert main(["revise", str(path), "--from-script"]) == 0
     assert capsys.readouterr().out.strip() == "no new notes in the script" and made == []
+
+
+@pytest.mark.parametrize("command", [["revise", "boathouse-1", "--note", "warmer"],
+                                     ["edit", "boathouse-1", "--insert", "now", "--at", "0.2"]])
+def test_a_damaged_from_take_is_named_as_damaged_not_missing(tmp_path, monkeypatch, capsys, command):
+    from fakes import fake_render, write_script
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--takes", "2"]) == 0
+    (tmp_path / "scene.drama" / "boathouse" / "boathouse-1" / "take-001.wav").write_bytes(b"RIFF")
+    capsys.readouterr()
+    assert main([command[0], str(path), *command[1:], "--from-take", "1"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "drama: take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV (usable takes: 2)")

@@ -24,7 +24,7 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
 from drama_cli.takes.project import command_text
-from drama_cli.takes.selection import is_stale, stale_note, take_text
+from drama_cli.takes.selection import is_stale, numbered_take, stale_note, take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
@@ -92,13 +92,10 @@ def prompt_hash(conversation: Conversation) -> str | None:
 
 def start_take(store: TakeStore, scene_id: str, line_id: str, from_take: int | None = None) -> Take:
     """The take a revision reads its note against: `from_take` when given, else the selected
-    take, else the line's latest valid take. Raises UsageError when there is none."""
+    take, else the line's latest valid take. Raises UsageError when there is none, or when
+    take `from_take` is damaged (`numbered_take`)."""
     if from_take is not None:
-        found = {t.number: t for t in store.takes(scene_id, line_id)}
-        if from_take not in found:
-            have = ", ".join(str(n) for n in sorted(found)) or "none"
-            raise UsageError(f"line {line_id!r} has no take {from_take} (takes: {have})")
-        return found[from_take]
+        return numbered_take(store, scene_id, line_id, from_take)
     take = store.selected_take(scene_id, line_id)
     if take is None:
         valid = store.takes(scene_id, line_id)
