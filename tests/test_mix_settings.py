@@ -138,3 +138,9 @@ def test_room_tone_none_turns_off_a_saved_room_tone_and_is_kept(tmp_path, monkey
     assert main(["mix", str(path)]) == 0
     audio, _ = sf.read(str(folder / "boathouse" / "mix.wav"))
     assert not audio[:1000].any()
+
+
+def test_formats_and_sessions_given_twice_or_in_capitals_are_kept_once():
+    given = MixOverrides(formats=("flac", "FLAC", ".wav"), sessions=("otio", "otio", "rpp"))
+    assert given.formats == ("flac", "wav") and given.sessions == ("otio", "rpp")
+    assert given.to_record() == {"formats": ["flac", "wav"], "options": {"sessions": ("otio", "rpp")}}

@@ -30,7 +30,8 @@ DUCK_RANGES = {"duck_db": ("ducking depth (dB)", -60.0, 0.0),
 class MixOverrides:
     """Mix settings given by one source; None (or no formats) where that source gives none.
 
-    formats: export formats (`wav`, `flac`, `mp3`). preset: loudness preset name.
+    formats: export formats (`wav`, `flac`, `mp3`; normalised by `check_format`, each kept
+    once, as sessions are). preset: loudness preset name.
     gap_s / head_s / tail_s: seconds, 0..60. room_tone: "noise", an absolute path of a
     room-tone clip, or NO_ROOM_TONE (none, over what a layer below gives: `settings_options`).
     room_tone_db: dBFS RMS, -120..0.
@@ -56,10 +57,14 @@ class MixOverrides:
     sessions: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "formats", tuple(self.formats or ()))
+        from drama_cli.mix.export import check_format
+
+        # each once, in the order first given (`--format FLAC --format flac` is one format)
+        object.__setattr__(self, "formats", tuple(dict.fromkeys(check_format(name)
+                                                                for name in self.formats or ())))
         if self.sessions is not None:
-            object.__setattr__(self, "sessions", tuple(check_session_format(name)
-                                                       for name in self.sessions))
+            object.__setattr__(self, "sessions", tuple(dict.fromkeys(check_session_format(name)
+                                                                     for name in self.sessions)))
         for key in ("preset", "room_tone"):
             if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
                 raise UsageError(f"the {key.replace('_', ' ')} must be text, not "
