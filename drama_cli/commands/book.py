@@ -63,6 +63,8 @@ def book_command(
     if fmt not in ("wav", "flac"):
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
     if output == "-":
+        if as_json:
+            raise UsageError("--json reports the book folder; with -o - stdout holds the chapter's audio")
         refuse_audio_to_terminal()
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
