@@ -754,3 +754,12 @@ def test_labels_and_subtitles_name_a_yaml_sound_by_its_stem(tmp_path, monkeypatc
     assert "\tEFFECT: door\n" in (folder / "mix.labels.txt").read_text()
     assert "\tAMBIENCE: rain\n" in (folder / "mix.labels.txt").read_text()
     assert "\n[door]\n" in (folder / "mix.srt").read_text()
+
+
+def test_a_broken_scripted_room_tone_does_not_stop_a_render_that_overrides_it(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    write_sound(tmp_path / "tone.wav", np.array([0.1, np.nan, 0.1], np.float32))
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\nscenes:\n  - id: s1\n    room_tone: tone.wav\n    lines:\n"
+                    "      - A: We leave at six.\n")
+    assert main(["render", str(path), "--room-tone", "none"]) == 0

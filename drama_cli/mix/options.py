@@ -139,13 +139,14 @@ def cli_room_tone(value: str | None) -> str | None:
     return str(path.resolve())
 
 
-def script_overrides(script, scene) -> MixOverrides:
+def script_overrides(script, scene, room_tone: bool = True) -> MixOverrides:
     """The mix settings the script gives for `scene` (`Script.mix_for`: the scene's own over
-    the script's top level), room-tone paths made relative to the script's folder."""
+    the script's top level), room-tone paths made relative to the script's folder; without
+    `room_tone` (a layer above gives one) the script's room tone is left out, unchecked."""
     options = script.mix_for(scene) if script is not None else None
     if options is None:
         return MixOverrides()
-    tone = options.room_tone
+    tone = options.room_tone if room_tone else None
     if tone is not None and tone != "noise" and not Path(tone).is_absolute():
         tone = str(Path(script.base_dir or ".") / tone)
     return MixOverrides(room_tone=tone, room_tone_db=options.room_tone_db, gap_s=options.gap_s,
@@ -170,13 +171,14 @@ def scene_sounds(script, scene) -> tuple:
     return sounds
 
 
-def check_mix_files(script, scenes) -> None:
-    """Check the room tones and sounds the mixes of `scenes` use as `drama check` does
-    (`scene_mix_errors`), so that a render stops before voicing any line when one is missing,
-    not audio or holds non-finite samples. Raises ScriptError at the first one."""
+def check_mix_files(script, scenes, room_tones: bool = True) -> None:
+    """Check the sounds (and with `room_tones`, the scripted room tones) the mixes of `scenes`
+    use as `drama check` does (`scene_mix_errors`), so that a render stops before voicing any
+    line when one is missing, not audio or holds non-finite samples. Raises ScriptError at the
+    first one."""
     from drama_cli.script.check import scene_mix_errors
 
-    errors = scene_mix_errors(script, scenes)
+    errors = scene_mix_errors(script, scenes, room_tones)
     if errors:
         raise errors[0]
 
@@ -188,5 +190,5 @@ def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=N
     What no layer gives stays None, so `MixSettings` defaults apply."""
     layered = flags.over(project or MixOverrides())
     if scene is not None:
-        layered = layered.over(script_overrides(script, scene))
+        layered = layered.over(script_overrides(script, scene, room_tone=layered.room_tone is None))
     return dataclasses.replace(layered, formats=layered.formats or DEFAULT_FORMATS)

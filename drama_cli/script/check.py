@@ -126,12 +126,14 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     return report
 
 
-def scene_mix_errors(script, scenes) -> list[ScriptError]:
-    """The located errors of the room tones and sounds the mixes of `scenes` use (missing, not
-    audio, no or non-finite samples, a silent room tone, a sound's unusable sample rate), as
-    `drama check` reports them: what a render checks before voicing the lines it mixes."""
+def scene_mix_errors(script, scenes, room_tones: bool = True) -> list[ScriptError]:
+    """The located errors of the room tones (unless `room_tones` is False: a flag overrides
+    them) and sounds the mixes of `scenes` use (missing, not audio, no or non-finite samples, a
+    silent room tone, a sound's unusable sample rate), as `drama check` reports them: what a
+    render checks before voicing the lines it mixes."""
     report = CheckReport(script)
-    _check_room_tones(report, script, scenes)
+    if room_tones:
+        _check_room_tones(report, script, scenes)
     _check_sounds(report, script, scenes)
     return report.errors
 
