@@ -264,6 +264,8 @@ def test_one_chapter_to_stdout(book, capsysbinary):
     (["--sample-from", "one"], "--sample-from must be CHAPTER[:SECONDS]"),
     (["-o", "out.wav"], "-o takes only '-'"),
     (["-o", "-"], "give exactly one --chapter N"),
+    (["--format", "flac"], "--format is the format of -o -"),
+    (["--chapter", "2", "-o", "-", "--json"], "with -o - stdout holds the chapter's audio"),
 ])
 def test_bad_options_are_one_line_errors(book, capsys, args, message):
     path, _, _ = book

@@ -50,6 +50,21 @@ def test_progress_bars_describe_the_line_as_written():
     assert progress._bar.columns[0].render(task).plain == "[red]alert Bob [b] :x:"
 
 
+def test_progress_bars_estimate_the_time_left_from_rendered_lines_only():
+    now = [0.0]
+    progress = RichProgress(clock=lambda: now[0])
+    progress.start(6)
+    left = progress._bar.columns[-1]
+    for number in (1, 2):  # a resumed render: the finished lines are reused at once
+        now[0] += 0.01
+        progress.done(SimpleNamespace(line_id=f"s1-{number}", speaker="A", status="reused"))
+        assert left.render(progress._bar.tasks[0]).plain == ""
+    now[0] = 20.02
+    progress.done(SimpleNamespace(line_id="s1-3", speaker="A", status="rendered"))
+    assert left.render(progress._bar.tasks[0]).plain == "about 1 min left"
+    progress.finish()
+
+
 def test_a_scene_summary_names_the_mix_audio_file_when_no_wav_is_written(capsys):
     from drama_cli.commands.mix import print_scene
     from drama_cli.mix.export import mix_audio_file

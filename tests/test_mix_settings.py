@@ -138,3 +138,22 @@ def test_room_tone_none_turns_off_a_saved_room_tone_and_is_kept(tmp_path, monkey
     assert main(["mix", str(path)]) == 0
     audio, _ = sf.read(str(folder / "boathouse" / "mix.wav"))
     assert not audio[:1000].any()
+
+
+def test_formats_and_sessions_given_twice_or_in_capitals_are_kept_once():
+    given = MixOverrides(formats=("flac", "FLAC", ".wav"), sessions=("otio", "otio", "rpp"))
+    assert given.formats == ("flac", "wav") and given.sessions == ("otio", "rpp")
+    assert given.to_record() == {"formats": ["flac", "wav"], "options": {"sessions": ("otio", "rpp")}}
+
+
+def test_a_piped_mix_gives_its_json_results_on_stderr(tmp_path, monkeypatch, capsysbinary):
+    import json
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    capsysbinary.readouterr()
+    assert main(["mix", str(path), "--scene", "boathouse", "-o", "-", "--json"]) == 0
+    out, err = capsysbinary.readouterr()
+    assert out[:4] == b"RIFF"
+    assert [scene["scene_id"] for scene in json.loads(err)] == ["boathouse"]

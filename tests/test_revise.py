@@ -376,3 +376,34 @@ def test_a_take_selected_by_revise_survives_a_render_in_another_mode_and_back(tm
     assert main(["render", str(path), "--mode", "history"]) == 0
     store = TakeStore(tmp_path / "scene.drama")
     assert store.selected_take("boathouse", "boathouse-2").number == 1
+
+
+def test_revise_from_script_with_no_new_notes_loads_no_engine(tmp_path, monkeypatch, capsys):
+    import drama_cli.backends.registry as registry
+    from fakes import fake_render, write_script
+
+    from drama_cli.cli import main
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    made = []
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: made.append(k))
+    capsys.readouterr()
+    assert main(["revise", str(path), "--from-script"]) == 0
+    assert capsys.readouterr().out.strip() == "no new notes in the script" and made == []
+
+
+@pytest.mark.parametrize("command", [["revise", "boathouse-1", "--note", "warmer"],
+                                     ["edit", "boathouse-1", "--insert", "now", "--at", "0.2"]])
+def test_a_damaged_from_take_is_named_as_damaged_not_missing(tmp_path, monkeypatch, capsys, command):
+    from fakes import fake_render, write_script
+
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path), "--takes", "2"]) == 0
+    (tmp_path / "scene.drama" / "boathouse" / "boathouse-1" / "take-001.wav").write_bytes(b"RIFF")
+    capsys.readouterr()
+    assert main([command[0], str(path), *command[1:], "--from-take", "1"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "drama: take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV (usable takes: 2)")

@@ -633,7 +633,24 @@ def test_a_missing_sound_file_stops_a_render_before_any_line_is_voiced(tmp_path,
                     "      - sound: door.wav\n")
     assert main([command[0], str(path), *command[1:]]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        f"drama: {path}:7:9: sound 'door.wav' does not exist (record it or fix the path, then mix again)")
+        f"drama: {path}:7:9: sound 'door.wav' does not exist (record it or fix the path (relative to the script))")
+    assert fake.requests == []
+
+
+@pytest.mark.parametrize("scene, where, what", [
+    ("  - id: s1\n    lines:\n      - A: We leave at six.\n      - sound: door.wav\n", "7:9", "sound 'door.wav'"),
+    ("  - id: s1\n    room_tone: door.wav\n    lines:\n      - A: We leave at six.\n", "5:16", "room tone 'door.wav'"),
+])
+def test_a_sound_or_room_tone_holding_non_finite_samples_stops_a_render_before_any_line_is_voiced(
+        tmp_path, monkeypatch, capsys, scene, where, what):
+    fake = FakeBackend()
+    fake_render(monkeypatch, fake)
+    write_sound(tmp_path / "door.wav", np.array([0.1, np.nan, 0.1], np.float32))
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\nscenes:\n" + scene)
+    assert main(["render", str(path)]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(
+        f"drama: {path}:{where}: {what} holds non-finite samples")
     assert fake.requests == []
 
 
@@ -737,3 +754,12 @@ def test_labels_and_subtitles_name_a_yaml_sound_by_its_stem(tmp_path, monkeypatc
     assert "\tEFFECT: door\n" in (folder / "mix.labels.txt").read_text()
     assert "\tAMBIENCE: rain\n" in (folder / "mix.labels.txt").read_text()
     assert "\n[door]\n" in (folder / "mix.srt").read_text()
+
+
+def test_a_broken_scripted_room_tone_does_not_stop_a_render_that_overrides_it(tmp_path, monkeypatch):
+    fake_render(monkeypatch)
+    write_sound(tmp_path / "tone.wav", np.array([0.1, np.nan, 0.1], np.float32))
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {}\nscenes:\n  - id: s1\n    room_tone: tone.wav\n    lines:\n"
+                    "      - A: We leave at six.\n")
+    assert main(["render", str(path), "--room-tone", "none"]) == 0

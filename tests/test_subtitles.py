@@ -100,6 +100,11 @@ def test_a_short_line_stays_one_subtitle():
     assert export.srt_text([cue]) == "1\n00:00:01,500 --> 00:00:01,750\nBEN: Out.\n"
 
 
+def test_an_arrow_in_a_line_never_reads_as_a_subtitle_timing():
+    cue = Cue("l1", "BEN", "Here --> there.", 1, "b.wav", 66_150, 77_175)
+    assert export.srt_text([cue]) == "1\n00:00:01,500 --> 00:00:01,750\nBEN: Here -> there.\n"
+
+
 def test_an_effect_of_a_few_milliseconds_is_captioned_for_half_a_second():
     from drama_cli.mix.sounds import SoundCue
 

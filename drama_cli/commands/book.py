@@ -34,7 +34,7 @@ def book_command(
     sample: bool = typer.Option(True, "--sample/--no-sample", help="Also write the retail sample."),
     m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
     output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
-    fmt: str = typer.Option("wav", "--format", help="Audio format for -o -: wav or flac."),
+    fmt: Optional[str] = typer.Option(None, "--format", help="Audio format for -o -: wav (default) or flac."),
     backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     seed: int = opt.BASE_SEED,
     out: Optional[str] = opt.OUT,
@@ -57,9 +57,14 @@ def book_command(
 
     if output not in (None, "-"):
         raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
+    if fmt is not None and output != "-":
+        raise UsageError("--format is the format of -o -; the book folder holds MP3 chapters and an M4B")
+    fmt = fmt or "wav"
     if fmt not in ("wav", "flac"):
         raise UsageError(f"--format for -o - must be wav or flac, got {fmt!r}")
     if output == "-":
+        if as_json:
+            raise UsageError("--json reports the book folder; with -o - stdout holds the chapter's audio")
         refuse_audio_to_terminal()
     check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
@@ -127,7 +132,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     from drama_cli.backends.registry import make_backend
     from drama_cli.commands.licence import notice_before_render
     from drama_cli.compile.conversations import check_references
-    from drama_cli.mix.options import check_scene_sounds
+    from drama_cli.mix.options import check_mix_files
     from drama_cli.render.plan import pick_scenes
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.jobs import RenderSettings
@@ -135,7 +140,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     check_references(loaded)
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
-    check_scene_sounds(loaded, pick_scenes(loaded, settings))
+    check_mix_files(loaded, pick_scenes(loaded, settings))
     notice_once = say_once(notice)
     engine = make_backend(**backend, notice=notice_once)
     notice_before_render(store.root, engine.name, backend["model"], notice_once)

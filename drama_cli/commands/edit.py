@@ -128,6 +128,7 @@ def revise_command(
     from drama_cli.edit.revise import (
         clean_note,
         find_line,
+        pending_script_notes,
         revise_from_script,
         revise_in_project,
     )
@@ -138,7 +139,8 @@ def revise_command(
         if line is not None or note is not None:
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
         store = _store(script, out)
-        done = revise_from_script(loaded, store, _revising_backend(store, backend), seed)
+        pending = pending_script_notes(loaded, store)  # none: no engine to load
+        done = revise_from_script(loaded, store, _revising_backend(store, backend), seed) if pending else []
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
         _exit_for_takes(done)

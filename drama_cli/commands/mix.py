@@ -40,10 +40,12 @@ def mix_command(
     if streamed and scenes and scenes[0].files.get(streamed):
         audio_to_stdout(Path(scenes[0].files[streamed]))
         _drop_unsaved(store, flags, scenes[0], streamed)
-    if as_json and not streamed:
+    if as_json:  # on stderr when the mix itself goes to stdout
         import dataclasses
+        import sys
 
-        print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2))
+        print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2),
+              file=sys.stderr if streamed else sys.stdout)
     else:
         console = results_console(stderr=bool(streamed))
         for outcome in scenes:

@@ -21,24 +21,46 @@ def time_left(elapsed: float, paced: int, remaining: int) -> str:
     return f"about {' '.join(parts[:2]) or '0 s'} left"
 
 
+class Pace:
+    """Counts a render's finished lines and says the time left (`time_left`) at the pace of
+    the lines rendered so far: lines whose takes are reused cost no time, so they set no pace.
+    `clock`: seconds, `time.monotonic` by default."""
+
+    def __init__(self, clock=time.monotonic):
+        self._clock = clock
+        self._started = 0.0
+        self.total = self.done = self._rendered = 0
+
+    def start(self, total_lines: int) -> None:
+        """The render of `total_lines` lines begins now."""
+        self.total, self._started = total_lines, self._clock()
+
+    def line_done(self, status: str) -> str:
+        """Count a finished line of `status` (`reused`, `rendered`, ...); the time left, or ""."""
+        self.done += 1
+        self._rendered += status != "reused"
+        return time_left(self._clock() - self._started, self._rendered, self.total - self.done)
+
+
 class RichProgress:
     """Rich progress bars on stderr: lines (described with the current line and take) and,
-    for engines that stream, frames of the current take. Implements the methods of
-    `drama_cli.render.line.Progress`."""
+    for engines that stream, frames of the current take, with the time left at the pace of
+    rendered lines (`Pace`). Implements the methods of `drama_cli.render.line.Progress`."""
 
-    def __init__(self):
+    def __init__(self, clock=time.monotonic):
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
             Progress,
             TextColumn,
             TimeElapsedColumn,
-            TimeRemainingColumn,
         )
 
         self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                             MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                             MofNCompleteColumn(), TimeElapsedColumn(),
+                             TextColumn("{task.fields[left]}", markup=False),
                              console=results_console(stderr=True), transient=True)
+        self._pace = Pace(clock)
         self._task = None
         self._frames = None
         self._streams = None
@@ -46,17 +68,18 @@ class RichProgress:
 
     def start(self, total_lines):
         self._bar.start()
-        self._task = self._bar.add_task("lines", total=total_lines)
+        self._task = self._bar.add_task("lines", total=total_lines, left="")
+        self._pace.start(total_lines)
 
     def frames(self, job, frames, budget):
         if self._frames is None:
-            self._frames = self._bar.add_task("frames", total=budget)
+            self._frames = self._bar.add_task("frames", total=budget, left="")
         self._bar.update(self._frames, completed=frames, total=budget)
 
     def streams(self, active, size):
         if size > 1:
             if self._streams is None:
-                self._streams = self._bar.add_task("streams", total=size)
+                self._streams = self._bar.add_task("streams", total=size, left="")
             self._bar.update(self._streams, completed=active)
 
     def line(self, job):
@@ -70,7 +93,7 @@ class RichProgress:
         self._bar.update(self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}")
 
     def done(self, outcome):
-        self._bar.advance(self._task)
+        self._bar.update(self._task, advance=1, left=self._pace.line_done(outcome.status))
 
     def finish(self):
         self._bar.stop()
@@ -81,21 +104,17 @@ class LineLog:
     line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s; 1 retry; about 2 min 10 s
     left`, with `name_new_takes` naming the takes made when they are not just the selected one
     (`(new takes 2, 3)`), the retries the line needed and the time the lines still to come
-    take at the pace of the lines rendered so far (`time_left`; lines whose takes are reused
-    cost no time, so they set no pace). Implements the methods of
+    take at the pace of the lines rendered so far (`Pace`). Implements the methods of
     `drama_cli.render.line.Progress`."""
 
     def __init__(self, name_new_takes: bool = False, clock=time.monotonic):
-        self._total = self._done = self._rendered = 0
+        self._pace = Pace(clock)
         self._name_new_takes = name_new_takes
         self._streams = ""
-        self._clock = clock
-        self._started = 0.0
         self._retries: dict[str, int] = {}
 
     def start(self, total_lines):
-        self._total = total_lines
-        self._started = self._clock()
+        self._pace.start(total_lines)
 
     def line(self, job):
         pass
@@ -111,8 +130,7 @@ class LineLog:
         self._streams = f" [{active}/{size} streams]" if size > 1 else ""
 
     def done(self, outcome):
-        self._done += 1
-        self._rendered += outcome.status != "reused"
+        left = self._pace.line_done(outcome.status)
         take = f" take {outcome.take}, {outcome.duration_s:.2f} s" if outcome.take else ""
         made = outcome.new_takes
         if self._name_new_takes and made and made != [outcome.take]:
@@ -120,9 +138,8 @@ class LineLog:
         problem = f" ({outcome.message})" if outcome.message else ""
         retries = self._retries.pop(outcome.line_id, 0)
         after = [f"{retries} retr{'y' if retries == 1 else 'ies'}"] * bool(retries)
-        left = time_left(self._clock() - self._started, self._rendered, self._total - self._done)
         after += [left] if left else []
-        notice(f"[{self._done}/{self._total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}"
+        notice(f"[{self._pace.done}/{self._pace.total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}"
                f"{''.join('; ' + part for part in after)}{self._streams}")
 
     def finish(self):

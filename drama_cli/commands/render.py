@@ -58,7 +58,7 @@ def render_command(
         check_number("--asr-threshold", asr_threshold, 0.0, 1.0)
         if qc is None:
             raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
-    loaded = _load_for_render(script, cast, no_normalize, settings)
+    loaded = _load_for_render(script, cast, no_normalize, settings, room_tones=flags.room_tone is None)
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
     store = open_project(script, out, create=True)
@@ -87,11 +87,12 @@ def render_command(
         raise TakesNeedReview(report)
 
 
-def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, settings):
+def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, settings, room_tones: bool = True):
     """The script (`load_checked`) with `--no-normalize` applied, its references and the
-    sounds of the scenes `settings` renders (and mixes) checked."""
+    sounds of the scenes `settings` renders (and mixes) checked, and their room tones unless
+    `room_tones` is False (`--room-tone` overrides them)."""
     from drama_cli.compile.conversations import check_references
-    from drama_cli.mix.options import check_scene_sounds
+    from drama_cli.mix.options import check_mix_files
     from drama_cli.render.plan import pick_scenes
     from drama_cli.script.check import with_check_count
 
@@ -99,7 +100,7 @@ def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, setti
     loaded.normalize = loaded.normalize and not no_normalize
     try:
         check_references(loaded)
-        check_scene_sounds(loaded, pick_scenes(loaded, settings))
+        check_mix_files(loaded, pick_scenes(loaded, settings), room_tones)
     except ScriptError as err:
         raise with_check_count(err, script, cast) from None
     return loaded

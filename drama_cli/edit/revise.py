@@ -24,7 +24,7 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
 from drama_cli.takes.project import command_text
-from drama_cli.takes.selection import is_stale, stale_note, take_text
+from drama_cli.takes.selection import is_stale, numbered_take, stale_note, take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
@@ -92,13 +92,10 @@ def prompt_hash(conversation: Conversation) -> str | None:
 
 def start_take(store: TakeStore, scene_id: str, line_id: str, from_take: int | None = None) -> Take:
     """The take a revision reads its note against: `from_take` when given, else the selected
-    take, else the line's latest valid take. Raises UsageError when there is none."""
+    take, else the line's latest valid take. Raises UsageError when there is none, or when
+    take `from_take` is damaged (`numbered_take`)."""
     if from_take is not None:
-        found = {t.number: t for t in store.takes(scene_id, line_id)}
-        if from_take not in found:
-            have = ", ".join(str(n) for n in sorted(found)) or "none"
-            raise UsageError(f"line {line_id!r} has no take {from_take} (takes: {have})")
-        return found[from_take]
+        return numbered_take(store, scene_id, line_id, from_take)
     take = store.selected_take(scene_id, line_id)
     if take is None:
         valid = store.takes(scene_id, line_id)
@@ -375,17 +372,26 @@ def applied_notes(take: Take | None) -> list[str]:
     return list(take.record.get("notes") or [])
 
 
+def pending_script_notes(script, store: TakeStore) -> list[tuple[str, str]]:
+    """The (line id, note) revision notes of the script (`script_notes`) that the line's
+    selected take does not answer yet: what `revise_from_script` applies."""
+    pending = []
+    for line_id, note in script_notes(script):
+        scene, _, _ = find_line(script, line_id)
+        current = store.selected_take(scene.id, line_id)
+        if current is not None and clean_note(note) not in applied_notes(current):
+            pending.append((line_id, note))
+    return pending
+
+
 def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | None = None,
                        select: bool = True) -> list[dict]:
     """`drama revise SCRIPT --from-script`: revise every line whose script notes its selected
     take does not answer yet (one call per such line; running it again does nothing), then
     mix each touched scene once. Returns one summary per revised line."""
     done, scenes = [], {}
-    for line_id, note in script_notes(script):
+    for line_id, note in pending_script_notes(script, store):
         scene, _, _ = find_line(script, line_id)
-        current = store.selected_take(scene.id, line_id)
-        if current is None or clean_note(note) in applied_notes(current):
-            continue
         with store.lock():
             planned = plan_line(script, store, backend, line_id)
             result = revise_line(backend, store, planned.request, note, 1, seed, None,

@@ -358,7 +358,8 @@ def srt_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -
     kind `effect`) as `[name]` for its length, at least EFFECT_CAPTION_MIN_S and at most
     BANNER_S, in order of start; `banner` (a SCRATCH draft's label) first, from 0 to the first
     line (or for BANNER_S when the first line starts sooner than that). Every entry ends at
-    least a millisecond after it starts (players refuse an entry whose end is its start)."""
+    least a millisecond after it starts (players refuse an entry whose end is its start). An
+    arrow `-->` in the text is written `->`, so that no reader takes it for a timing row."""
     entries = []
     if banner:
         first = cues[0].start_s if cues else 0.0
@@ -369,7 +370,7 @@ def srt_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -
                  min(max(s.end_s, s.start_s + EFFECT_CAPTION_MIN_S), s.start_s + BANNER_S))
                for s in sounds if s.kind == "effect"]
     entries += sorted(spoken + effects, key=lambda entry: entry[1]) if effects else spoken
-    return "\n".join(f"{index}\n{_srt_span(start, end)}\n{text}\n"
+    return "\n".join(f"{index}\n{_srt_span(start, end)}\n{text.replace('-->', '->')}\n"
                      for index, (text, start, end) in enumerate(entries, start=1))
 
 

@@ -30,7 +30,8 @@ DUCK_RANGES = {"duck_db": ("ducking depth (dB)", -60.0, 0.0),
 class MixOverrides:
     """Mix settings given by one source; None (or no formats) where that source gives none.
 
-    formats: export formats (`wav`, `flac`, `mp3`). preset: loudness preset name.
+    formats: export formats (`wav`, `flac`, `mp3`; normalised by `check_format`, each kept
+    once, as sessions are). preset: loudness preset name.
     gap_s / head_s / tail_s: seconds, 0..60. room_tone: "noise", an absolute path of a
     room-tone clip, or NO_ROOM_TONE (none, over what a layer below gives: `settings_options`).
     room_tone_db: dBFS RMS, -120..0.
@@ -56,10 +57,14 @@ class MixOverrides:
     sessions: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "formats", tuple(self.formats or ()))
+        from drama_cli.mix.export import check_format
+
+        # each once, in the order first given (`--format FLAC --format flac` is one format)
+        object.__setattr__(self, "formats", tuple(dict.fromkeys(check_format(name)
+                                                                for name in self.formats or ())))
         if self.sessions is not None:
-            object.__setattr__(self, "sessions", tuple(check_session_format(name)
-                                                       for name in self.sessions))
+            object.__setattr__(self, "sessions", tuple(dict.fromkeys(check_session_format(name)
+                                                                     for name in self.sessions)))
         for key in ("preset", "room_tone"):
             if getattr(self, key) is not None and not isinstance(getattr(self, key), str):
                 raise UsageError(f"the {key.replace('_', ' ')} must be text, not "
@@ -134,13 +139,14 @@ def cli_room_tone(value: str | None) -> str | None:
     return str(path.resolve())
 
 
-def script_overrides(script, scene) -> MixOverrides:
+def script_overrides(script, scene, room_tone: bool = True) -> MixOverrides:
     """The mix settings the script gives for `scene` (`Script.mix_for`: the scene's own over
-    the script's top level), room-tone paths made relative to the script's folder."""
+    the script's top level), room-tone paths made relative to the script's folder; without
+    `room_tone` (a layer above gives one) the script's room tone is left out, unchecked."""
     options = script.mix_for(scene) if script is not None else None
     if options is None:
         return MixOverrides()
-    tone = options.room_tone
+    tone = options.room_tone if room_tone else None
     if tone is not None and tone != "noise" and not Path(tone).is_absolute():
         tone = str(Path(script.base_dir or ".") / tone)
     return MixOverrides(room_tone=tone, room_tone_db=options.room_tone_db, gap_s=options.gap_s,
@@ -165,11 +171,16 @@ def scene_sounds(script, scene) -> tuple:
     return sounds
 
 
-def check_scene_sounds(script, scenes) -> None:
-    """`scene_sounds` of each of `scenes`, so that a render stops before voicing any line when
-    a sound it will mix is missing or not audio. Raises ScriptError at the first one."""
-    for scene in scenes:
-        scene_sounds(script, scene)
+def check_mix_files(script, scenes, room_tones: bool = True) -> None:
+    """Check the sounds (and with `room_tones`, the scripted room tones) the mixes of `scenes`
+    use as `drama check` does (`scene_mix_errors`), so that a render stops before voicing any
+    line when one is missing, not audio or holds non-finite samples. Raises ScriptError at the
+    first one."""
+    from drama_cli.script.check import scene_mix_errors
+
+    errors = scene_mix_errors(script, scenes, room_tones)
+    if errors:
+        raise errors[0]
 
 
 def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=None,
@@ -179,5 +190,5 @@ def layer_mix(flags: MixOverrides, project: MixOverrides | None = None, script=N
     What no layer gives stays None, so `MixSettings` defaults apply."""
     layered = flags.over(project or MixOverrides())
     if scene is not None:
-        layered = layered.over(script_overrides(script, scene))
+        layered = layered.over(script_overrides(script, scene, room_tone=layered.room_tone is None))
     return dataclasses.replace(layered, formats=layered.formats or DEFAULT_FORMATS)

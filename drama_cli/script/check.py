@@ -105,10 +105,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
                         position, MAX_REFERENCE_S, min_s=MIN_REFERENCE_S)
             if not clip.transcript:
                 report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
-    for mix in [script.mix] + [scene.mix for scene in script.scenes]:
-        if mix is not None and mix.room_tone not in (None, "noise"):
-            _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
-                        mix.room_tone_position, None, silence_refused=True)
+    _check_room_tones(report, script, script.scenes)
     _check_sounds(report, script)
     from drama_cli.script.lexicon import lexicon_warnings
 
@@ -129,15 +126,36 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     return report
 
 
-def _check_sounds(report: CheckReport, script) -> None:
-    """`inspect_sound` of each sound of the scenes, a table entry once however many cues use
-    it, then of each `sounds:` table entry no cue uses (as a sound played once)."""
+def scene_mix_errors(script, scenes, room_tones: bool = True) -> list[ScriptError]:
+    """The located errors of the room tones (unless `room_tones` is False: a flag overrides
+    them) and sounds the mixes of `scenes` use (missing, not audio, no or non-finite samples, a
+    silent room tone, a sound's unusable sample rate), as `drama check` reports them: what a
+    render checks before voicing the lines it mixes."""
+    report = CheckReport(script)
+    if room_tones:
+        _check_room_tones(report, script, scenes)
+    _check_sounds(report, script, scenes)
+    return report.errors
+
+
+def _check_room_tones(report: CheckReport, script, scenes) -> None:
+    """The room-tone clip of the script's top level and of each of `scenes`, where one is given."""
+    for mix in [script.mix] + [scene.mix for scene in scenes]:
+        if mix is not None and mix.room_tone not in (None, "noise"):
+            _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
+                        mix.room_tone_position, None, silence_refused=True)
+
+
+def _check_sounds(report: CheckReport, script, scenes=None) -> None:
+    """`inspect_sound` of each sound of the `scenes` (None: every scene, and then each
+    `sounds:` table entry no cue uses, as a sound played once), a table entry once however
+    many cues use it."""
     checked = set()
-    sounds = [(s.path, s.loop, s.file_position or s.position) for scene in script.scenes
-              for s in scene.sounds]
+    sounds = [(s.path, s.loop, s.file_position or s.position)
+              for scene in (script.scenes if scenes is None else scenes) for s in scene.sounds]
     used = {str(where) for _, _, where in sounds}
     sounds += [(entry[0], False, entry[2]) for entry in script.sounds.values()
-               if entry is not None and str(entry[2]) not in used]
+               if scenes is None and entry is not None and str(entry[2]) not in used]
     for path, loop, where in sounds:
         if (path, loop, str(where)) in checked:
             continue

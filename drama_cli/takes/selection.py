@@ -251,7 +251,16 @@ def select_take(script, store: TakeStore, line_id: str, number: int) -> Take:
             break
     else:
         raise UsageError(f"no line {line_id!r} in the script")
-    found = store.scan(scene.id, line_id)
+    take = numbered_take(store, scene.id, line_id, number)
+    with store.lock():
+        store.select(scene.id, line_id, take, by="user")
+    return take
+
+
+def numbered_take(store: TakeStore, scene_id: str, line_id: str, number: int) -> Take:
+    """Take `number` of the line. Raises UsageError when there is no such take, or when it is
+    damaged (saying why it is unusable), naming the usable takes."""
+    found = store.scan(scene_id, line_id)
     valid = {t.number: t for t in found.valid}
     if number not in valid:
         have = ", ".join(map(str, valid)) or "none"
@@ -259,6 +268,4 @@ def select_take(script, store: TakeStore, line_id: str, number: int) -> Take:
             raise UsageError(f"take {number} of line {line_id!r} is unusable: {found.invalid[number]} "
                              f"(usable takes: {have})")
         raise UsageError(f"line {line_id!r} has no take {number} (takes: {have})")
-    with store.lock():
-        store.select(scene.id, line_id, valid[number], by="user")
     return valid[number]
