@@ -4,6 +4,7 @@ sees it), actions that make takes, the token, path refusals and a busy project."
 import json
 import os
 import shutil
+import threading
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from starlette.testclient import TestClient
 
 from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
+from drama_cli.errors import RenderError
 from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
 from drama_cli.studio.app import Studio, make_app
@@ -407,3 +409,50 @@ def test_a_script_changed_while_a_scene_is_judged_shows_at_the_next_look(tmp_pat
     chapters = views.script_view(project)["chapters"]
     assert [scene["lines"][0]["parts"][0]["text"] for chapter in chapters
             for scene in chapter["scenes"]] == ["First.", "Changed."]
+
+
+def test_two_selections_at_once_from_the_page_both_succeed(studio, monkeypatch):
+    served, client, _ = studio
+    store = served.project.store
+    real = store.select
+
+    def slow_select(*args, **kwargs):
+        time.sleep(0.2)  # holds the project lock while the other selection arrives
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "select", slow_select)
+    answers = []
+    threads = [threading.Thread(target=lambda line=line: answers.append(client.post(
+        "/api/select", json={"line": line, "take": 1}, headers=ORIGIN).status_code))
+        for line in ("s1-1", "s1-2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [200, 200]
+
+
+def test_a_selection_while_the_studio_makes_takes_names_the_job(studio, scratch):
+    served, client, _ = studio
+    started, release = threading.Event(), threading.Event()
+
+    class WaitsToVoice:
+        """The scratch engine, waiting to be released before voicing."""
+
+        def __getattr__(self, name):
+            return getattr(scratch, name)
+
+        def generate(self, request, on_frames=None):
+            started.set()
+            release.wait(10)
+            return scratch.generate(request, on_frames)
+
+    busy = Studio(served.project, WaitsToVoice)
+    try:
+        busy.worker.submit("revise", "s1-2", {"note": "slower"})
+        assert started.wait(10)
+        with pytest.raises(RenderError, match="the studio is busy with revise of s1-2; select when"):
+            busy.select("s1-1", 1)
+    finally:
+        release.set()
+        busy.worker.stop()
