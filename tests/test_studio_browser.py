@@ -5,8 +5,8 @@ and a line whose script text changed shows as stale, its text shown as text even
 reads like HTML; a selection answering late draws over no line opened since, and a line
 drawn again fetches no waveform twice; a line opened from the scene view plays its own takes
 and takes are selected, revised and edited in the line view only; the dialog takes no longer
-note or text than the server accepts, and the keys work after the filter was clicked. One
-browser session for the module.
+note or text than the server accepts, the keys work after the filter was clicked, and no
+waveform is drawn again while nothing plays. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -247,3 +247,19 @@ def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
     box.click()  # filter off again; the focus stays on the checkbox
     press(browser, "j")
     wait(browser, lambda d: d.execute_script("return state.current") == "s1-2", "the next line")
+
+
+def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    drawn = "return [...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
+    wait(browser, lambda d: d.execute_script("return state.line !== null") and d.execute_script(drawn),
+         "the line's waveforms")
+    wait(browser, lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#line audio')].every(a => a.duration > 0)"), "durations")
+    browser.execute_script("""
+        window.draws = 0;
+        const realDrawWave = drawWave;
+        drawWave = (...args) => { draws += 1; return realDrawWave(...args); };""")
+    time.sleep(0.3)
+    assert browser.execute_script("return draws") == 0

@@ -220,6 +220,7 @@ function drawTake(take) {
                          src: `/api/audio?${query({line: state.current, take: number})}`});
     audio.addEventListener("play", () => markPlaying(number));
     audio.addEventListener("ended", () => markPlaying(null));
+    for (const stopped of ["pause", "seeked"]) audio.addEventListener(stopped, () => drawProgress(number));
     state.audio.set(number, audio);
   }
   const ab = state.ab[0] === number ? "A" : state.ab[1] === number ? "B" : "";
@@ -292,11 +293,14 @@ function drawWave(canvas, fraction) {
   }
 }
 
-function animate() {
-  for (const [number, audio] of state.audio) {
-    const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
-    if (canvas && canvas.peaks && audio.duration) drawWave(canvas, audio.currentTime / audio.duration);
-  }
+function drawProgress(number) {
+  const audio = state.audio.get(number);
+  const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
+  if (audio && canvas && canvas.peaks && audio.duration) drawWave(canvas, audio.currentTime / audio.duration);
+}
+
+function animate() {  // only takes playing move: a line may list hundreds of takes
+  for (const [number, audio] of state.audio) if (!audio.paused) drawProgress(number);
   requestAnimationFrame(animate);
 }
 
