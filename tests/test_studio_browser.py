@@ -6,7 +6,8 @@ reads like HTML; a selection answering late draws over no line opened since, and
 drawn again fetches no waveform twice; a line opened from the scene view plays its own takes
 and takes are selected, revised and edited in the line view only; the dialog takes no longer
 note or text than the server accepts, the keys work after the filter was clicked, and no
-waveform is drawn again while nothing plays. One browser session for the module.
+waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
+view. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -255,6 +256,7 @@ def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
     drawn = "return [...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
     wait(browser, lambda d: d.execute_script("return state.line !== null") and d.execute_script(drawn),
          "the line's waveforms")
+    browser.execute_script("document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })")
     wait(browser, lambda d: d.execute_script(
         "return [...document.querySelectorAll('#line audio')].every(a => a.duration > 0)"), "durations")
     browser.execute_script("""
@@ -263,3 +265,29 @@ def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
         drawWave = (...args) => { draws += 1; return realDrawWave(...args); };""")
     time.sleep(0.3)
     assert browser.execute_script("return draws") == 0
+
+
+def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(served, browser):
+    url, path = served
+    folder = path.parent / "short.drama" / "s1" / "s1-2"
+    record = json.loads((folder / "take-001.json").read_text())
+    copies = []
+    for number in range(2, 41):
+        copies += [folder / f"take-{number:03d}.wav", folder / f"take-{number:03d}.json"]
+        shutil.copy(folder / "take-001.wav", copies[-2])
+        copies[-1].write_text(json.dumps({**record, "take": number, "slot": number - 1}))
+    try:
+        browser.get(f"{url}/?token={TOKEN}")
+        wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+        browser.execute_script("showLine('s1-2')")
+        wait(browser, lambda d: d.execute_script(
+            "return document.querySelectorAll('#line canvas.wave').length") == 40, "40 takes listed")
+        wait(browser, lambda d: d.execute_script("return state.peaks.size") > 0, "the first waveforms")
+        time.sleep(0.3)
+        asked = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(r => r.name).filter(n => n.includes('s1-2'))")
+        assert 0 < len([name for name in asked if "/api/peaks" in name]) < 15
+        assert [name for name in asked if "/api/audio" in name] == []
+    finally:
+        for copy in copies:
+            copy.unlink()

@@ -206,7 +206,11 @@ function drawLine() {
       el("button", {type: "button", onclick: () => openAction("edit")}, "Edit text… (e)")));
   const body = takes.length ? takes : [el("p", {class: "empty"}, "No takes yet: render again (n) makes one.")];
   document.getElementById("line").replaceChildren(heading, ...body);
-  for (const take of view.takes) if (take.status !== "invalid") loadPeaks(take.take);
+  waveWatch.disconnect();  // the canvases drawn before are gone
+  for (const canvas of document.querySelectorAll("#line canvas.wave")) {
+    const number = Number(canvas.dataset.take);
+    if (state.peaks.has(number)) loadPeaks(number); else waveWatch.observe(canvas);
+  }
 }
 
 function drawTake(take) {
@@ -216,7 +220,7 @@ function drawTake(take) {
   }
   let audio = state.audio.get(number);
   if (!audio) {
-    audio = el("audio", {preload: "metadata", "data-take": number,
+    audio = el("audio", {preload: "none", "data-take": number,  // loaded when played
                          src: `/api/audio?${query({line: state.current, take: number})}`});
     audio.addEventListener("play", () => markPlaying(number));
     audio.addEventListener("ended", () => markPlaying(null));
@@ -227,7 +231,8 @@ function drawTake(take) {
   const canvas = el("canvas", {class: "wave", width: 800, height: 64, "data-take": number});
   canvas.addEventListener("click", (event) => {
     const box = canvas.getBoundingClientRect();
-    if (audio.duration) audio.currentTime = audio.duration * (event.clientX - box.left) / box.width;
+    const duration = audio.duration || take.duration_s;
+    if (duration) audio.currentTime = duration * (event.clientX - box.left) / box.width;
     play(number, audio.currentTime);
   });
   const words = (take.words || []).map((w) => `${w[2]} ${w[0].toFixed(2)}`).join(" · ");
@@ -252,6 +257,16 @@ function line_text_of(view) {  // the words only, as a take's text gives them
 function line_source_of(view) {  // the line as written, tags included (notes are not part of it)
   return view.line.parts.filter((p) => p.kind !== "note").map((p) => p.text).join("").trim();
 }
+
+// a waveform is fetched when its take scrolls into view: a line may list hundreds of takes,
+// and requests queued for all of them would hold up a selection behind them
+const waveWatch = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    if (!entry.isIntersecting) continue;
+    waveWatch.unobserve(entry.target);
+    if (entry.target.isConnected) loadPeaks(Number(entry.target.dataset.take));
+  }
+});
 
 async function loadPeaks(number) {  // fetched once per take while its line is shown
   const line = state.current;
