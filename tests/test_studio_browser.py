@@ -7,7 +7,8 @@ drawn again fetches no waveform twice; a line opened from the scene view plays i
 and takes are selected, revised and edited in the line view only; the dialog takes no longer
 note or text than the server accepts, the keys work after the filter was clicked, and no
 waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
-view. One browser session for the module.
+view; a note refused by the server is kept for the next try. One browser session for the
+module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -291,3 +292,23 @@ def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(serv
     finally:
         for copy in copies:
             copy.unlink()
+
+
+def test_a_note_refused_by_the_server_is_there_when_the_dialog_opens_again(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    browser.execute_script("""
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => !String(url).startsWith('/api/jobs') ? realFetch(url, ...rest) :
+            Promise.resolve(new Response(JSON.stringify({error: 'project is in use'}), {status: 409}));""")
+    press(browser, "r")
+    wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the revise dialog")
+    browser.find_element("id", "action-text").send_keys("warmer, with a smile")
+    browser.find_element("id", "action-ok").click()
+    message = "return document.getElementById('message').textContent"
+    wait(browser, lambda d: d.execute_script(message) == "project is in use", "the refusal")
+    press(browser, "r")
+    wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog again")
+    assert browser.find_element("id", "action-text").get_attribute("value") == "warmer, with a smile"
+    browser.find_element("css selector", "button[value=cancel]").click()

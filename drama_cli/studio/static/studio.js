@@ -15,6 +15,7 @@ const state = {
   changes: "",
   view: "line",        // "line" or "scene" (the current line's scene)
   jobs: [],
+  drafts: new Map(),   // "kind line" -> {text, job}: a note or text sent, until its job is done
 };
 
 const KEYS = [
@@ -478,10 +479,18 @@ function openAction(kind) {
   text.hidden = !action.text;
   text.maxLength = action.longest || 4000;
   const source = state.line.takes.find((t) => t.take === (state.playing || state.line.line.take));
-  text.value = kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line);
+  text.value = unfinishedDraft(kind) ??
+    (kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line));
   document.getElementById("action-takes").value = 1;
   dialog.showModal();
   (action.text ? text : document.getElementById("action-ok")).focus();
+}
+
+function unfinishedDraft(kind) {  // what was typed for an action refused or failed, to try again
+  const draft = state.drafts.get(`${kind} ${state.current}`);
+  const job = draft && state.jobs.find((j) => j.id === draft.job);
+  const unfinished = draft && (draft.job === null || (job && ["failed", "cancelled"].includes(job.state)));
+  return unfinished ? draft.text : undefined;
 }
 
 async function submitAction(event) {
@@ -494,8 +503,11 @@ async function submitAction(event) {
   if (kind === "edit") body.text = text;
   const viewed = state.playing;
   if (viewed && kind !== "render") body.from_take = viewed;
+  const draft = `${kind} ${state.current}`;
+  state.drafts.set(draft, {text, job: null});
   try {
     const job = await api("/api/jobs", body);
+    state.drafts.set(draft, {text, job: job.id});
     say(`${kind} of ${job.line} queued`);
     poll();
   } catch (err) { say(err.message); }
