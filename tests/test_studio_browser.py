@@ -7,8 +7,8 @@ drawn again fetches no waveform twice; a line opened from the scene view plays i
 and takes are selected, revised and edited in the line view only; the dialog takes no longer
 note or text than the server accepts, the keys work after the filter was clicked, and no
 waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
-view; a note refused by the server is kept for the next try. One browser session for the
-module.
+view; a note refused by the server is kept for the next try; an older script view answering
+last is not drawn. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -312,3 +312,23 @@ def test_a_note_refused_by_the_server_is_there_when_the_dialog_opens_again(serve
     wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog again")
     assert browser.find_element("id", "action-text").get_attribute("value") == "warmer, with a smile"
     browser.find_element("css selector", "button[value=cancel]").click()
+
+
+def test_an_older_script_view_answering_last_does_not_draw_over_a_newer_one(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.script !== null"), "the script view")
+    browser.execute_script("""
+        const realFetch = window.fetch;
+        let calls = 0;
+        window.fetch = (url, ...rest) => {
+            if (!String(url).startsWith('/api/script')) return realFetch(url, ...rest);
+            const call = ++calls;
+            return realFetch(url, ...rest).then((r) => r.json()).then((view) => new Promise((done) =>
+                setTimeout(() => done(new Response(JSON.stringify({...view, title: `view ${call}`}))),
+                           call === 1 ? 500 : 0)));
+        };
+        window.refreshed = Promise.all([refreshScript(), refreshScript()]).then(() => { window.both = true; });""")
+    wait(browser, lambda d: d.execute_script("return window.both === true"), "both answers")
+    title = browser.find_element("id", "title").text
+    assert title.startswith("view ") and title != "view 1"  # view 1: the older, answering last

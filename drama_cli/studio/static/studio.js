@@ -533,8 +533,11 @@ async function cancel(id) {
 // -- keeping up with the project folder -------------------------------------------------------
 
 async function refreshScript() {
+  const asked = refreshScript.asked = (refreshScript.asked || 0) + 1;
   try {
-    state.script = await api("/api/script");
+    const script = await api("/api/script");
+    if (asked !== refreshScript.asked) return;  // a newer one was asked for: it is drawn instead
+    state.script = script;
     drawScript();
   } catch (err) { say(err.message); }
 }
