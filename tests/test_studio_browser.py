@@ -8,7 +8,8 @@ and takes are selected, revised and edited in the line view only; the dialog tak
 note or text than the server accepts, the keys work after the filter was clicked, and no
 waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
 view; a note refused by the server is kept for the next try; an older script view answering
-last is not drawn. One browser session for the module.
+last is not drawn; space in the scene view plays the mix. One browser session for the
+module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -332,3 +333,17 @@ def test_an_older_script_view_answering_last_does_not_draw_over_a_newer_one(serv
     wait(browser, lambda d: d.execute_script("return window.both === true"), "both answers")
     title = browser.find_element("id", "title").text
     assert title.startswith("view ") and title != "view 1"  # view 1: the older, answering last
+
+
+def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    press(browser, "s")
+    wait(browser, lambda d: d.find_elements("id", "mix"), "the scene's mix")
+    press(browser, " ")
+    playing = "return [!document.getElementById('mix').paused, [...state.audio.values()].some(a => !a.paused)]"
+    wait(browser, lambda d: d.execute_script(playing)[0], "the mix playing")
+    assert browser.execute_script(playing) == [True, False]
+    press(browser, " ")
+    assert browser.execute_script(playing) == [False, False]

@@ -19,7 +19,7 @@ const state = {
 };
 
 const KEYS = [
-  ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause"],
+  ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause (the mix in the scene view)"],
   ["1 – 9", "select take N (line view)"], ["x", "A/B: switch to the other take at the same position"],
   ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
   ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
@@ -348,6 +348,9 @@ function toggle(number) {
 }
 
 function playPause() {
+  const mix = state.view === "scene" && document.getElementById("mix");
+  if (mix) { if (mix.paused) mix.play().catch((err) => say(err.message)); else mix.pause(); return; }
+  if (state.view === "scene") return;
   const number = state.playing || (state.line && state.line.line.take) || state.ab[0];
   if (number) toggle(number);
 }
