@@ -8,8 +8,8 @@ and takes are selected, revised and edited in the line view only; the dialog tak
 note or text than the server accepts, the keys work after the filter was clicked, and no
 waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
 view; a note refused by the server is kept for the next try; an older script view answering
-last is not drawn; space in the scene view plays the mix. One browser session for the
-module.
+last is not drawn; space in the scene view plays the mix and the A/B keys leave it shown.
+One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -347,3 +347,20 @@ def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
     assert browser.execute_script(playing) == [True, False]
     press(browser, " ")
     assert browser.execute_script(playing) == [False, False]
+
+
+def test_the_a_b_keys_in_the_scene_view_leave_it_shown(served, browser):
+    url, _ = served
+    browser.get(f"{url}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    browser.execute_script("state.playing = state.line.takes[0].take")  # a take played before
+    press(browser, "s")
+    wait(browser, lambda d: d.find_elements("css selector", ".block"), "the scene timeline")
+    for key in ("a", "x"):
+        press(browser, key)
+        wait(browser, lambda d: d.execute_script(
+            "return document.getElementById('message').textContent") == "A/B works in the line view (s)",
+            "A/B refused in the scene view")
+        browser.execute_script("document.getElementById('message').textContent = ''")
+    assert browser.find_elements("css selector", ".block")
+    assert not browser.find_elements("css selector", "#line canvas.wave")

@@ -356,6 +356,7 @@ function playPause() {
 }
 
 function switchAB() {
+  if (state.view !== "line") { say("A/B works in the line view (s)"); return; }
   const [a, b] = state.ab;
   if (!a || !b) { say("A/B needs two takes"); return; }
   const from = state.playing === a ? a : state.playing === b ? b : null;
@@ -366,6 +367,7 @@ function switchAB() {
 }
 
 function markAB(slot) {
+  if (state.view !== "line") { say("A/B works in the line view (s)"); return; }
   const number = state.playing;
   if (!number) { say("play a take first"); return; }
   state.ab[slot] = number;
