@@ -16,9 +16,9 @@ from drama_cli.cli import main
 from drama_cli.errors import RenderError
 from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
+from drama_cli.studio import views
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.project import StudioProject
-from drama_cli.studio import views
 from drama_cli.studio.views import peaks
 from drama_cli.takes.store import TakeStore
 
@@ -433,7 +433,7 @@ def test_two_selections_at_once_from_the_page_both_succeed(studio, monkeypatch):
 
 
 def test_a_selection_while_the_studio_makes_takes_names_the_job(studio, scratch):
-    served, client, _ = studio
+    served, _, _ = studio
     started, release = threading.Event(), threading.Event()
 
     class WaitsToVoice:

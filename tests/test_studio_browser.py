@@ -258,7 +258,8 @@ def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
     drawn = "return [...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
     wait(browser, lambda d: d.execute_script("return state.line !== null") and d.execute_script(drawn),
          "the line's waveforms")
-    browser.execute_script("document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })")
+    browser.execute_script(
+        "document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })")
     wait(browser, lambda d: d.execute_script(
         "return [...document.querySelectorAll('#line audio')].every(a => a.duration > 0)"), "durations")
     browser.execute_script("""
@@ -287,7 +288,8 @@ def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(serv
         wait(browser, lambda d: d.execute_script("return state.peaks.size") > 0, "the first waveforms")
         time.sleep(0.3)
         asked = browser.execute_script(
-            "return performance.getEntriesByType('resource').map(r => r.name).filter(n => n.includes('s1-2'))")
+            "return performance.getEntriesByType('resource').map(r => r.name)"
+            ".filter(n => n.includes('s1-2'))")
         assert 0 < len([name for name in asked if "/api/peaks" in name]) < 15
         assert [name for name in asked if "/api/audio" in name] == []
     finally:
@@ -329,7 +331,7 @@ def test_an_older_script_view_answering_last_does_not_draw_over_a_newer_one(serv
                 setTimeout(() => done(new Response(JSON.stringify({...view, title: `view ${call}`}))),
                            call === 1 ? 500 : 0)));
         };
-        window.refreshed = Promise.all([refreshScript(), refreshScript()]).then(() => { window.both = true; });""")
+        Promise.all([refreshScript(), refreshScript()]).then(() => { window.both = true; });""")
     wait(browser, lambda d: d.execute_script("return window.both === true"), "both answers")
     title = browser.find_element("id", "title").text
     assert title.startswith("view ") and title != "view 1"  # view 1: the older, answering last
@@ -342,7 +344,8 @@ def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
     press(browser, "s")
     wait(browser, lambda d: d.find_elements("id", "mix"), "the scene's mix")
     press(browser, " ")
-    playing = "return [!document.getElementById('mix').paused, [...state.audio.values()].some(a => !a.paused)]"
+    playing = "return [!document.getElementById('mix').paused, " \
+              "[...state.audio.values()].some(a => !a.paused)]"
     wait(browser, lambda d: d.execute_script(playing)[0], "the mix playing")
     assert browser.execute_script(playing) == [True, False]
     press(browser, " ")
