@@ -13,7 +13,7 @@ import pytest
 from fakes import SHORT_SCRIPT, single_error_line
 
 from drama_cli.cli import main
-from drama_cli.studio.command import open_socket, page_url
+from drama_cli.studio.command import is_loopback, open_socket, page_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,3 +94,10 @@ def test_a_project_folder_that_cannot_be_made_is_refused_before_serving(script, 
     assert main(["studio", str(script), "--no-open", "--out", str(blocked / "project")]) == 2
     assert single_error_line(capsys) == (f"drama: cannot create project folder {blocked / 'project'}: "
                                          "Not a directory")
+
+
+@pytest.mark.parametrize("host, local", [("127.0.0.1", True), ("::1", True), ("localhost", True),
+                                         ("0.0.0.0", False), ("192.168.1.5", False),
+                                         ("studio.example", False)])
+def test_only_an_address_other_machines_can_reach_is_warned_about(host, local):
+    assert is_loopback(host) is local

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import webbrowser
@@ -49,7 +50,7 @@ def studio_command(
     token = new_token()
     listener = open_socket(host, port)
     url = page_url(host, listener.getsockname()[1], token)
-    if host != LOCAL_HOST:
+    if not is_loopback(host):
         notice(f"warning: serving on {host}: anyone who can reach it and has the link can change "
                "this project")
     print(f"drama studio: {url}", flush=True)
@@ -75,6 +76,16 @@ def warm_up(project) -> None:
         pass
     import drama_cli.edit.revise  # noqa: F401  (finds a line for the line view)
     import drama_cli.plot  # noqa: F401  (the scene view's timeline)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine only (127.0.0.0/8, ::1, localhost): no warning."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may reach the network
+        return False
 
 
 def page_url(host: str, port: int, token: str) -> str:
