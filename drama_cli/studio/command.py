@@ -22,9 +22,10 @@ def studio_command(
     out: str | None = opt.OUT,
     cast: str | None = opt.CAST,
     port: int = typer.Option(0, help="Port to serve on (default: a free one)."),
-    host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but 127.0.0.1 lets "
-                                              "other machines reach the page (the link's token "
-                                              "still guards it)."),
+    host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but a loopback "
+                                              "address (127.0.0.1, ::1) lets other machines "
+                                              "reach the page (the link's token still guards "
+                                              "it)."),
     no_open: bool = typer.Option(False, "--no-open", help="Print the link without opening a browser."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
 ) -> None:
