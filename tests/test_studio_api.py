@@ -13,7 +13,6 @@ from starlette.testclient import TestClient
 
 from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
-from drama_cli.errors import RenderError
 from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
 from drama_cli.studio import views
@@ -432,7 +431,7 @@ def test_two_selections_at_once_from_the_page_both_succeed(studio, monkeypatch):
     assert answers == [200, 200]
 
 
-def test_a_selection_while_the_studio_makes_takes_names_the_job(studio, scratch):
+def test_a_selection_while_the_studio_makes_takes_is_made_when_that_job_is_done(studio, scratch):
     served, _, _ = studio
     started, release = threading.Event(), threading.Event()
 
@@ -451,8 +450,18 @@ def test_a_selection_while_the_studio_makes_takes_names_the_job(studio, scratch)
     try:
         busy.worker.submit("revise", "s1-2", {"note": "slower"})
         assert started.wait(10)
-        with pytest.raises(RenderError, match="the studio is busy with revise of s1-2; select when"):
-            busy.select("s1-1", 1)
+        store = served.project.store
+        store.write_selections("s1", {})
+        answer = busy.select("s1-1", 1)
+        assert (answer["after"], answer["queued"]["kind"], answer["queued"]["state"]) == (
+            "revise of s1-2", "select", "queued")
+        assert "s1-1" not in store.selections("s1")
+        release.set()
+        deadline = time.monotonic() + 20
+        while busy.worker.busy() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [job.state for job in busy.worker.jobs()] == ["done", "done"]
+        assert (store.selections("s1")["s1-1"]["take"], store.selections("s1")["s1-1"]["by"]) == (1, "user")
     finally:
         release.set()
         busy.worker.stop()

@@ -12,6 +12,7 @@ Routes (every one behind `TokenGuard`):
     GET  /api/mix?scene=ID        a scene's WAV mix
     GET  /api/changes             a fingerprint of the project and the jobs (the page polls it)
     POST /api/select              {line, take}: what `drama takes --line ID --select N` does
+                                  (queued after the studio's own job while it holds the project)
     POST /api/jobs                {kind, line, takes, note, text, from_take}: queue an action
                                   (kind render, revise, edit; or mix with `line` a scene id)
     POST /api/jobs/ID/cancel      stop a job at its next step
@@ -70,18 +71,19 @@ class Studio:
     def select(self, line_id: str, number: int) -> dict:
         """Select take `number` of `line_id` as `drama takes --line ID --select N` does;
         returns the line's view. Selections from the page wait for each other (the project
-        lock refuses a second holder, even in this process). Raises UsageError for an unknown
-        line or take, RenderError when the project is held: by this studio's own job (named)
-        or by another process."""
+        lock refuses a second holder, even in this process). While this studio's own job
+        holds the project, the selection is queued after it: returns `{"queued": job,
+        "after": "KIND of ID"}`. Raises UsageError for an unknown line or take, RenderError
+        when another process holds the project."""
         with self._selecting:
             try:
                 select_take(self.project.script(), self.project.store, line_id, number)
             except RenderError:
-                running = [job for job in self.worker.jobs() if job.state in (QUEUED, RUNNING)]
-                if not running:
+                ahead = [job for job in self.worker.jobs() if job.state in (QUEUED, RUNNING)]
+                if not ahead:
                     raise
-                raise RenderError(f"the studio is busy with {running[0].kind} of "
-                                  f"{running[0].line}; select when it is done") from None
+                queued = self.worker.submit("select", line_id, {"take": number})
+                return {"queued": queued.to_dict(), "after": f"{ahead[0].kind} of {ahead[0].line}"}
         return views.line_view(self.project, line_id)
 
     def _run(self, job) -> None:

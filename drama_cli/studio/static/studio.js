@@ -384,6 +384,7 @@ async function select(number) {
   const asked = state.shown;
   try {
     const line = await api("/api/select", {line: state.current, take: number});
+    if (line.queued) { say(`take ${number} is selected when ${line.after} is done`); poll(); return; }
     say(`take ${number} selected`);
     refreshScript();
     if (asked !== state.shown) return;  // another line or the scene view was opened meanwhile
