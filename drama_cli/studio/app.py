@@ -83,7 +83,7 @@ class Studio:
                 if not ahead:
                     raise
                 queued = self.worker.submit("select", line_id, {"take": number})
-                return {"queued": queued.to_dict(), "after": f"{ahead[0].kind} of {ahead[0].line}"}
+                return {"queued": queued.to_dict(), "after": f"{ahead[-1].kind} of {ahead[-1].line}"}
         return views.line_view(self.project, line_id)
 
     def _run(self, job) -> None:
