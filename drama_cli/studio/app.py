@@ -83,7 +83,8 @@ class Studio:
                 if not ahead:
                     raise
                 queued = self.worker.submit("select", line_id, {"take": number})
-                return {"queued": queued.to_dict(), "after": f"{ahead[-1].kind} of {ahead[-1].line}"}
+                last = ahead[-1]
+                return {"queued": queued.to_dict(), "after": f"{last.kind} of {last.line}"}
         return views.line_view(self.project, line_id)
 
     def _run(self, job) -> None:
