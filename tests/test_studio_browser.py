@@ -156,11 +156,14 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     assert browser.execute_script("return state.view") == "scene"
 
 
+def open_page(served, browser, ready="state.line !== null"):
+    """The page of `served` loaded afresh, once `ready` (a JavaScript condition) holds."""
+    browser.get(f"{served[0]}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script(f"return {ready}"), f"the page: {ready}")
+
+
 def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over_it(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
-         "the first line's view")
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     browser.execute_script("""
         window.drawn = [];
         const realDraw = drawLine;
@@ -179,11 +182,9 @@ def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over
 
 
 def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
     drawn = "return document.querySelectorAll('#line canvas.wave').length > 0 && " \
             "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
-    wait(browser, lambda d: d.execute_script(drawn), "the line's waveforms")
+    open_page(served, browser, drawn.removeprefix("return "))
     browser.execute_script("""
         window.asked = [];
         window.before = state.line;
@@ -196,8 +197,7 @@ def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
 
 
 def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
     wait(browser, lambda d: any("line=s1-1" in s for s in d.execute_script(sources)), "line s1-1")
     press(browser, "s")
@@ -227,9 +227,7 @@ def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
 def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, browser):
     from selenium.webdriver.common.keys import Keys
 
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    open_page(served, browser)
     longest = {}
     for key in ("r", "e"):
         press(browser, key)
@@ -241,10 +239,7 @@ def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, 
 
 
 def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
-         "the first line")
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     box = browser.find_element("id", "attention")
     box.click()
     box.click()  # filter off again; the focus stays on the checkbox
@@ -253,11 +248,8 @@ def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
 
 
 def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    drawn = "return [...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
-    wait(browser, lambda d: d.execute_script("return state.line !== null") and d.execute_script(drawn),
-         "the line's waveforms")
+    open_page(served, browser, "state.line !== null && "
+              "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)")
     browser.execute_script(
         "document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })")
     wait(browser, lambda d: d.execute_script(
@@ -271,7 +263,7 @@ def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
 
 
 def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(served, browser):
-    url, path = served
+    _, path = served
     folder = path.parent / "short.drama" / "s1" / "s1-2"
     record = json.loads((folder / "take-001.json").read_text())
     copies = []
@@ -280,8 +272,7 @@ def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(serv
         shutil.copy(folder / "take-001.wav", copies[-2])
         copies[-1].write_text(json.dumps({**record, "take": number, "slot": number - 1}))
     try:
-        browser.get(f"{url}/?token={TOKEN}")
-        wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+        open_page(served, browser)
         browser.execute_script("showLine('s1-2')")
         wait(browser, lambda d: d.execute_script(
             "return document.querySelectorAll('#line canvas.wave').length") == 40, "40 takes listed")
@@ -298,9 +289,7 @@ def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(serv
 
 
 def test_a_note_refused_by_the_server_is_there_when_the_dialog_opens_again(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    open_page(served, browser)
     browser.execute_script("""
         const realFetch = window.fetch;
         window.fetch = (url, ...rest) => !String(url).startsWith('/api/jobs') ? realFetch(url, ...rest) :
@@ -318,9 +307,7 @@ def test_a_note_refused_by_the_server_is_there_when_the_dialog_opens_again(serve
 
 
 def test_an_older_script_view_answering_last_does_not_draw_over_a_newer_one(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.script !== null"), "the script view")
+    open_page(served, browser, "state.script !== null")
     browser.execute_script("""
         const realFetch = window.fetch;
         let calls = 0;
@@ -338,9 +325,7 @@ def test_an_older_script_view_answering_last_does_not_draw_over_a_newer_one(serv
 
 
 def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    open_page(served, browser)
     press(browser, "s")
     wait(browser, lambda d: d.find_elements("id", "mix"), "the scene's mix")
     press(browser, " ")
@@ -353,9 +338,7 @@ def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
 
 
 def test_the_a_b_keys_in_the_scene_view_leave_it_shown(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    open_page(served, browser)
     browser.execute_script("state.playing = state.line.takes[0].take")  # a take played before
     press(browser, "s")
     wait(browser, lambda d: d.find_elements("css selector", ".block"), "the scene timeline")
