@@ -8,8 +8,8 @@ and takes are selected, revised and edited in the line view only; the dialog tak
 note or text than the server accepts, the keys work after the filter was clicked, and no
 waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
 view; a note refused by the server is kept for the next try; an older script view answering
-last is not drawn; space in the scene view plays the mix and the A/B keys leave it shown.
-One browser session for the module.
+last is not drawn; space in the scene view plays the mix and the A/B keys leave it shown;
+keys move nothing behind the list of keys. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -350,3 +350,14 @@ def test_the_a_b_keys_in_the_scene_view_leave_it_shown(served, browser):
         browser.execute_script("document.getElementById('message').textContent = ''")
     assert browser.find_elements("css selector", ".block")
     assert not browser.find_elements("css selector", "#line canvas.wave")
+
+
+def test_keys_pressed_while_the_key_list_is_shown_move_nothing_behind_it(served, browser):
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
+    press(browser, "?")
+    assert browser.find_element("id", "help").is_displayed()
+    press(browser, "j")
+    time.sleep(0.2)
+    assert browser.execute_script("return state.current") == "s1-1"
+    press(browser, "?")
+    assert not browser.find_element("id", "help").is_displayed()

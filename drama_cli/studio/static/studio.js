@@ -573,6 +573,7 @@ function onKey(event) {
   const help = document.getElementById("help");
   const key = event.key;
   if (key === "Escape") { help.hidden = true; return; }
+  if (!help.hidden && key !== "?") return;  // the list of keys covers the page: nothing behind it moves
   const actions = {
     j: () => step(1), ArrowDown: () => step(1), k: () => step(-1), ArrowUp: () => step(-1),
     " ": playPause, x: switchAB, a: () => markAB(0), b: () => markAB(1),
