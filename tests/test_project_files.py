@@ -172,7 +172,8 @@ def test_a_record_field_of_the_wrong_type_makes_the_take_invalid(tmp_path, monke
             ("checks", [], "the record's checks is a list, not an object"),
             ("edit", 3, "the record's edit is a whole number, not an object or null"),
             ("samples", True, "the record's samples is true or false, not a whole number"),
-            ("chunks", [[]], "the record's chunks are not a list of timed items")):
+            ("chunks", [[]], "the record's chunks are not a list of timed items"),
+            ("asr", {"wer": "high"}, "the record's asr.wer is a string, not a whole number or a number or null")):
         record.write_text(json.dumps({**good, field: value}))
         capsys.readouterr()
         assert main(["mix", str(path)]) == 1

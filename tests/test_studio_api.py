@@ -4,6 +4,7 @@ sees it), actions that make takes, the token, path refusals and a busy project."
 import json
 import os
 import shutil
+import threading
 import time
 
 import pytest
@@ -14,9 +15,9 @@ from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
 from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
+from drama_cli.studio import views
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.project import StudioProject
-from drama_cli.studio import views
 from drama_cli.studio.views import peaks
 from drama_cli.takes.store import TakeStore
 
@@ -407,3 +408,60 @@ def test_a_script_changed_while_a_scene_is_judged_shows_at_the_next_look(tmp_pat
     chapters = views.script_view(project)["chapters"]
     assert [scene["lines"][0]["parts"][0]["text"] for chapter in chapters
             for scene in chapter["scenes"]] == ["First.", "Changed."]
+
+
+def test_two_selections_at_once_from_the_page_both_succeed(studio, monkeypatch):
+    served, client, _ = studio
+    store = served.project.store
+    real = store.select
+
+    def slow_select(*args, **kwargs):
+        time.sleep(0.2)  # holds the project lock while the other selection arrives
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "select", slow_select)
+    answers = []
+    threads = [threading.Thread(target=lambda line=line: answers.append(client.post(
+        "/api/select", json={"line": line, "take": 1}, headers=ORIGIN).status_code))
+        for line in ("s1-1", "s1-2")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == [200, 200]
+
+
+def test_a_selection_while_the_studio_makes_takes_is_made_when_that_job_is_done(studio, scratch):
+    served, _, _ = studio
+    started, release = threading.Event(), threading.Event()
+
+    class WaitsToVoice:
+        """The scratch engine, waiting to be released before voicing."""
+
+        def __getattr__(self, name):
+            return getattr(scratch, name)
+
+        def generate(self, request, on_frames=None):
+            started.set()
+            release.wait(10)
+            return scratch.generate(request, on_frames)
+
+    busy = Studio(served.project, WaitsToVoice)
+    try:
+        busy.worker.submit("revise", "s1-2", {"note": "slower"})
+        assert started.wait(10)
+        store = served.project.store
+        store.write_selections("s1", {})
+        answer = busy.select("s1-1", 1)
+        assert (answer["after"], answer["queued"]["kind"], answer["queued"]["state"]) == (
+            "revise of s1-2", "select", "queued")
+        assert "s1-1" not in store.selections("s1")
+        release.set()
+        deadline = time.monotonic() + 20
+        while busy.worker.busy() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [job.state for job in busy.worker.jobs()] == ["done", "done"]
+        assert (store.selections("s1")["s1-1"]["take"], store.selections("s1")["s1-1"]["by"]) == (1, "user")
+    finally:
+        release.set()
+        busy.worker.stop()

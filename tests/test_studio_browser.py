@@ -5,8 +5,11 @@ and a line whose script text changed shows as stale, its text shown as text even
 reads like HTML; a selection answering late draws over no line opened since, and a line
 drawn again fetches no waveform twice; a line opened from the scene view plays its own takes
 and takes are selected, revised and edited in the line view only; the dialog takes no longer
-note or text than the server accepts, and the keys work after the filter was clicked. One
-browser session for the module.
+note or text than the server accepts, the keys work after the filter was clicked, and no
+waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
+view; a note refused by the server is kept for the next try; an older script view answering
+last is not drawn; space in the scene view plays the mix and the A/B keys leave it shown;
+keys move nothing behind the list of keys. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -153,11 +156,14 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     assert browser.execute_script("return state.view") == "scene"
 
 
+def open_page(served, browser, ready="state.line !== null"):
+    """The page of `served` loaded afresh, once `ready` (a JavaScript condition) holds."""
+    browser.get(f"{served[0]}/?token={TOKEN}")
+    wait(browser, lambda d: d.execute_script(f"return {ready}"), f"the page: {ready}")
+
+
 def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over_it(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
-         "the first line's view")
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     browser.execute_script("""
         window.drawn = [];
         const realDraw = drawLine;
@@ -176,11 +182,9 @@ def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over
 
 
 def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
     drawn = "return document.querySelectorAll('#line canvas.wave').length > 0 && " \
             "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
-    wait(browser, lambda d: d.execute_script(drawn), "the line's waveforms")
+    open_page(served, browser, drawn.removeprefix("return "))
     browser.execute_script("""
         window.asked = [];
         window.before = state.line;
@@ -193,8 +197,7 @@ def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
 
 
 def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
     wait(browser, lambda d: any("line=s1-1" in s for s in d.execute_script(sources)), "line s1-1")
     press(browser, "s")
@@ -224,9 +227,7 @@ def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
 def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, browser):
     from selenium.webdriver.common.keys import Keys
 
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line !== null"), "the line view")
+    open_page(served, browser)
     longest = {}
     for key in ("r", "e"):
         press(browser, key)
@@ -238,12 +239,125 @@ def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, 
 
 
 def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
-    url, _ = served
-    browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: d.execute_script("return state.line && state.line.line.id") == "s1-1",
-         "the first line")
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     box = browser.find_element("id", "attention")
     box.click()
     box.click()  # filter off again; the focus stays on the checkbox
     press(browser, "j")
     wait(browser, lambda d: d.execute_script("return state.current") == "s1-2", "the next line")
+
+
+def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
+    open_page(served, browser, "state.line !== null && "
+              "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)")
+    browser.execute_script(
+        "document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })")
+    wait(browser, lambda d: d.execute_script(
+        "return [...document.querySelectorAll('#line audio')].every(a => a.duration > 0)"), "durations")
+    browser.execute_script("""
+        window.draws = 0;
+        const realDrawWave = drawWave;
+        drawWave = (...args) => { draws += 1; return realDrawWave(...args); };""")
+    time.sleep(0.3)
+    assert browser.execute_script("return draws") == 0
+
+
+def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(served, browser):
+    _, path = served
+    folder = path.parent / "short.drama" / "s1" / "s1-2"
+    record = json.loads((folder / "take-001.json").read_text())
+    copies = []
+    for number in range(2, 41):
+        copies += [folder / f"take-{number:03d}.wav", folder / f"take-{number:03d}.json"]
+        shutil.copy(folder / "take-001.wav", copies[-2])
+        copies[-1].write_text(json.dumps({**record, "take": number, "slot": number - 1}))
+    try:
+        open_page(served, browser)
+        browser.execute_script("showLine('s1-2')")
+        wait(browser, lambda d: d.execute_script(
+            "return document.querySelectorAll('#line canvas.wave').length") == 40, "40 takes listed")
+        wait(browser, lambda d: d.execute_script("return state.peaks.size") > 0, "the first waveforms")
+        time.sleep(0.3)
+        asked = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(r => r.name)"
+            ".filter(n => n.includes('s1-2'))")
+        assert 0 < len([name for name in asked if "/api/peaks" in name]) < 15
+        assert [name for name in asked if "/api/audio" in name] == []
+    finally:
+        for copy in copies:
+            copy.unlink()
+
+
+def test_a_note_refused_by_the_server_is_there_when_the_dialog_opens_again(served, browser):
+    open_page(served, browser)
+    browser.execute_script("""
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => !String(url).startsWith('/api/jobs') ? realFetch(url, ...rest) :
+            Promise.resolve(new Response(JSON.stringify({error: 'project is in use'}), {status: 409}));""")
+    press(browser, "r")
+    wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the revise dialog")
+    browser.find_element("id", "action-text").send_keys("warmer, with a smile")
+    browser.find_element("id", "action-ok").click()
+    message = "return document.getElementById('message').textContent"
+    wait(browser, lambda d: d.execute_script(message) == "project is in use", "the refusal")
+    press(browser, "r")
+    wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog again")
+    assert browser.find_element("id", "action-text").get_attribute("value") == "warmer, with a smile"
+    browser.find_element("css selector", "button[value=cancel]").click()
+
+
+def test_an_older_script_view_answering_last_does_not_draw_over_a_newer_one(served, browser):
+    open_page(served, browser, "state.script !== null")
+    browser.execute_script("""
+        const realFetch = window.fetch;
+        let calls = 0;
+        window.fetch = (url, ...rest) => {
+            if (!String(url).startsWith('/api/script')) return realFetch(url, ...rest);
+            const call = ++calls;
+            return realFetch(url, ...rest).then((r) => r.json()).then((view) => new Promise((done) =>
+                setTimeout(() => done(new Response(JSON.stringify({...view, title: `view ${call}`}))),
+                           call === 1 ? 500 : 0)));
+        };
+        Promise.all([refreshScript(), refreshScript()]).then(() => { window.both = true; });""")
+    wait(browser, lambda d: d.execute_script("return window.both === true"), "both answers")
+    title = browser.find_element("id", "title").text
+    assert title.startswith("view ") and title != "view 1"  # view 1: the older, answering last
+
+
+def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
+    open_page(served, browser)
+    press(browser, "s")
+    wait(browser, lambda d: d.find_elements("id", "mix"), "the scene's mix")
+    press(browser, " ")
+    playing = "return [!document.getElementById('mix').paused, " \
+              "[...state.audio.values()].some(a => !a.paused)]"
+    wait(browser, lambda d: d.execute_script(playing)[0], "the mix playing")
+    assert browser.execute_script(playing) == [True, False]
+    press(browser, " ")
+    assert browser.execute_script(playing) == [False, False]
+
+
+def test_the_a_b_keys_in_the_scene_view_leave_it_shown(served, browser):
+    open_page(served, browser)
+    browser.execute_script("state.playing = state.line.takes[0].take")  # a take played before
+    press(browser, "s")
+    wait(browser, lambda d: d.find_elements("css selector", ".block"), "the scene timeline")
+    for key in ("a", "x"):
+        press(browser, key)
+        wait(browser, lambda d: d.execute_script(
+            "return document.getElementById('message').textContent") == "A/B works in the line view (s)",
+            "A/B refused in the scene view")
+        browser.execute_script("document.getElementById('message').textContent = ''")
+    assert browser.find_elements("css selector", ".block")
+    assert not browser.find_elements("css selector", "#line canvas.wave")
+
+
+def test_keys_pressed_while_the_key_list_is_shown_move_nothing_behind_it(served, browser):
+    open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
+    press(browser, "?")
+    assert browser.find_element("id", "help").is_displayed()
+    press(browser, "j")
+    time.sleep(0.2)
+    assert browser.execute_script("return state.current") == "s1-1"
+    press(browser, "?")
+    assert not browser.find_element("id", "help").is_displayed()

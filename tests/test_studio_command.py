@@ -13,7 +13,7 @@ import pytest
 from fakes import SHORT_SCRIPT, single_error_line
 
 from drama_cli.cli import main
-from drama_cli.studio.command import open_socket, page_url
+from drama_cli.studio.command import is_loopback, open_socket, page_url
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,3 +83,21 @@ def test_an_empty_host_is_refused_rather_than_serving_every_interface(script, ca
                                        ("::1", "http://[::1]:8765/?token=T")])
 def test_the_printed_link_is_a_valid_url_for_ipv4_and_ipv6_hosts(host, url):
     assert page_url(host, 8765, "T") == url
+
+
+def test_a_project_folder_that_cannot_be_made_is_refused_before_serving(script, tmp_path,
+                                                                      capsys, monkeypatch):
+    monkeypatch.setattr("drama_cli.studio.command.serve",
+                        lambda app, listener: pytest.fail("served a project it cannot write"))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    assert main(["studio", str(script), "--no-open", "--out", str(blocked / "project")]) == 2
+    assert single_error_line(capsys) == (f"drama: cannot create project folder {blocked / 'project'}: "
+                                         "Not a directory")
+
+
+@pytest.mark.parametrize("host, local", [("127.0.0.1", True), ("::1", True), ("localhost", True),
+                                         ("0.0.0.0", False), ("192.168.1.5", False),
+                                         ("studio.example", False)])
+def test_only_an_address_other_machines_can_reach_is_warned_about(host, local):
+    assert is_loopback(host) is local

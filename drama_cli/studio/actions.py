@@ -73,11 +73,12 @@ class JobProgress(Progress):
 
 
 def run_action(project, backend, job: Job) -> None:
-    """Run `job` (kind render, revise, edit or mix) on `project` with `backend`; fills `job.takes`
-    with the numbers of the takes made. Raises UsageError for a bad request, RenderError when
-    the project is locked by another process, JobCancelled when cancelled."""
+    """Run `job` (kind render, revise, edit or mix; or select, queued by the studio itself) on
+    `project` with `backend`; fills `job.takes` with the numbers of the takes made. Raises
+    UsageError for a bad request, RenderError when the project is locked by another process,
+    JobCancelled when cancelled."""
     {"render": render_again, "revise": revise_takes, "edit": edit_takes,
-     "mix": mix_again}[job.kind](project, backend, job)
+     "mix": mix_again, "select": select_after}[job.kind](project, backend, job)
 
 
 def render_again(project, backend, job: Job) -> None:
@@ -136,4 +137,14 @@ def mix_again(project, backend, job: Job) -> None:
     scene = project.find_scene(job.line)
     job.message = f"mixing {scene.id}"
     remix(project.script(), project.store, [scene])
+    job.done = 1
+
+
+def select_after(project, backend, job: Job) -> None:
+    """`drama takes SCRIPT --line ID --select N` (`params["take"]`), for a selection made on the
+    page while an earlier job held the project. `backend` is not used."""
+    from drama_cli.takes.selection import select_take
+
+    job.message = f"selecting take {job.params['take']}"
+    select_take(project.script(), project.store, job.line, job.params["take"])
     job.done = 1

@@ -12,6 +12,7 @@ Routes (every one behind `TokenGuard`):
     GET  /api/mix?scene=ID        a scene's WAV mix
     GET  /api/changes             a fingerprint of the project and the jobs (the page polls it)
     POST /api/select              {line, take}: what `drama takes --line ID --select N` does
+                                  (queued after the studio's own job while it holds the project)
     POST /api/jobs                {kind, line, takes, note, text, from_take}: queue an action
                                   (kind render, revise, edit; or mix with `line` a scene id)
     POST /api/jobs/ID/cancel      stop a job at its next step
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
@@ -41,7 +43,7 @@ from drama_cli.studio.actions import (
     check_target,
     run_action,
 )
-from drama_cli.studio.jobs import Worker
+from drama_cli.studio.jobs import QUEUED, RUNNING, Worker
 from drama_cli.studio.security import TokenGuard, refusal
 from drama_cli.takes.selection import select_take
 
@@ -64,6 +66,26 @@ class Studio:
         self._make_backend = make_backend
         self._backend = None
         self.worker = Worker(self._run)
+        self._selecting = threading.Lock()  # the page's selections, one at a time
+
+    def select(self, line_id: str, number: int) -> dict:
+        """Select take `number` of `line_id` as `drama takes --line ID --select N` does;
+        returns the line's view. Selections from the page wait for each other (the project
+        lock refuses a second holder, even in this process). While this studio's own job
+        holds the project, the selection is queued after it: returns `{"queued": job,
+        "after": "KIND of ID"}`. Raises UsageError for an unknown line or take, RenderError
+        when another process holds the project."""
+        with self._selecting:
+            try:
+                select_take(self.project.script(), self.project.store, line_id, number)
+            except RenderError:
+                ahead = [job for job in self.worker.jobs() if job.state in (QUEUED, RUNNING)]
+                if not ahead:
+                    raise
+                queued = self.worker.submit("select", line_id, {"take": number})
+                last = ahead[-1]
+                return {"queued": queued.to_dict(), "after": f"{last.kind} of {last.line}"}
+        return views.line_view(self.project, line_id)
 
     def _run(self, job) -> None:
         if self._backend is None and job.kind in NEEDS_ENGINE:
@@ -122,9 +144,7 @@ def make_app(studio: Studio, token: str) -> Starlette:
             number = body.get("take")
             if not isinstance(number, int) or isinstance(number, bool):
                 raise UsageError("take must be a take number")
-            select_take(studio.project.script(), studio.project.store, str(body.get("line", "")),
-                        number)
-            return views.line_view(studio.project, str(body["line"]))
+            return studio.select(str(body.get("line", "")), number)
         return await answer_body(request, write)
 
     async def jobs(request):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 import threading
 import webbrowser
@@ -21,9 +22,10 @@ def studio_command(
     out: str | None = opt.OUT,
     cast: str | None = opt.CAST,
     port: int = typer.Option(0, help="Port to serve on (default: a free one)."),
-    host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but 127.0.0.1 lets "
-                                              "other machines reach the page (the link's token "
-                                              "still guards it)."),
+    host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but a loopback "
+                                              "address (127.0.0.1, ::1) lets other machines "
+                                              "reach the page (the link's token still guards "
+                                              "it)."),
     no_open: bool = typer.Option(False, "--no-open", help="Print the link without opening a browser."),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
 ) -> None:
@@ -49,7 +51,7 @@ def studio_command(
     token = new_token()
     listener = open_socket(host, port)
     url = page_url(host, listener.getsockname()[1], token)
-    if host != LOCAL_HOST:
+    if not is_loopback(host):
         notice(f"warning: serving on {host}: anyone who can reach it and has the link can change "
                "this project")
     print(f"drama studio: {url}", flush=True)
@@ -75,6 +77,16 @@ def warm_up(project) -> None:
         pass
     import drama_cli.edit.revise  # noqa: F401  (finds a line for the line view)
     import drama_cli.plot  # noqa: F401  (the scene view's timeline)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine only (127.0.0.0/8, ::1, localhost): no warning."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may reach the network
+        return False
 
 
 def page_url(host: str, port: int, token: str) -> str:

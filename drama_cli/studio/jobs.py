@@ -24,7 +24,8 @@ KEPT_JOBS = 50  # finished jobs the studio still lists
 class Job:
     """One action asked for in the studio.
 
-    kind: "render", "revise" or "edit"; line: the line id; params: what the action takes.
+    kind: "render", "revise", "edit", "mix" or "select"; line: the line id (a scene id for
+    "mix"); params: what the action takes.
     state: QUEUED, RUNNING, DONE, FAILED or CANCELLED. done / total: steps (new takes)
     finished of those asked; message: what runs now; takes: numbers of the takes it made;
     error: why it failed.

@@ -15,7 +15,8 @@ class StudioProject:
     """The script file and project folder a studio serves.
 
     script_path: the script file (never stdin: the studio reads it again when it changes).
-    out: the project folder as `--out` gives it (None: `<script>.drama` beside the script).
+    out: the project folder as `--out` gives it (None: `<script>.drama` beside the script),
+    made when missing; UsageError when it cannot be (`takes.project.open_project`).
     The script is loaded through `load`, a callable `(path) -> Script` (the command passes the
     same loader `drama takes` uses); its warnings are not repeated on every reload. loaded:
     the script as the caller has just read it from the file, kept until the file changes.
@@ -23,7 +24,8 @@ class StudioProject:
 
     def __init__(self, script_path: str, out: str | None, load, loaded=None):
         self.script_path = Path(script_path)
-        self.store: TakeStore = open_project(str(script_path), out)
+        # made now: its actions write there, and a folder that cannot be made stops the command
+        self.store: TakeStore = open_project(str(script_path), out, create=True)
         self._load = load
         self._lock = threading.Lock()
         self._memo_lock = threading.Lock()

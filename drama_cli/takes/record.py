@@ -32,8 +32,9 @@ _JSON_NAMES = {int: "a whole number", float: "a number", str: "a string", bool: 
 def record_problem(record) -> str | None:
     """Why `record` (a parsed take record) is not a take record, or None when it is: not a JSON
     object, a required field missing, a known field of the wrong JSON type (a count that is
-    not a whole number, `true` where a number belongs, a non-finite length), or checks whose
-    severity is not ok, degraded or unusable."""
+    not a whole number, `true` where a number belongs, a non-finite length, a speech
+    recognition WER that is not a number), or checks whose severity is not ok, degraded or
+    unusable."""
     if not isinstance(record, dict):
         return f"the record is {_json_name(record)}, not a take record"
     missing = [name for name in REQUIRED_FIELDS if name not in record]
@@ -47,8 +48,12 @@ def record_problem(record) -> str | None:
     severity = record.get("checks", {}).get("severity", "ok")
     if severity not in SEVERITIES:
         return f"the record's checks have severity {severity!r}"
+    asr = record.get("asr") or {}
+    for name in ("wer", "threshold"):  # read as numbers wherever a take's WER is shown
+        if not _is_a(asr.get(name), (*_NUMBER, _NONE)):
+            return f"the record's {_wrong_type(f'asr.{name}', asr[name], (*_NUMBER, _NONE))}"
     return _timed_items_problem("chunks", record.get("chunks")) or _timed_items_problem(
-        "asr words", (record.get("asr") or {}).get("words"))
+        "asr words", asr.get("words"))
 
 
 def _timed_items_problem(name: str, items) -> str | None:

@@ -15,10 +15,11 @@ const state = {
   changes: "",
   view: "line",        // "line" or "scene" (the current line's scene)
   jobs: [],
+  drafts: new Map(),   // "kind line" -> {text, job}: a note or text sent, until its job is done
 };
 
 const KEYS = [
-  ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause"],
+  ["j / ↓", "next line"], ["k / ↑", "previous line"], ["space", "play / pause (the mix in the scene view)"],
   ["1 – 9", "select take N (line view)"], ["x", "A/B: switch to the other take at the same position"],
   ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
   ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
@@ -206,7 +207,11 @@ function drawLine() {
       el("button", {type: "button", onclick: () => openAction("edit")}, "Edit text… (e)")));
   const body = takes.length ? takes : [el("p", {class: "empty"}, "No takes yet: render again (n) makes one.")];
   document.getElementById("line").replaceChildren(heading, ...body);
-  for (const take of view.takes) if (take.status !== "invalid") loadPeaks(take.take);
+  waveWatch.disconnect();  // the canvases drawn before are gone
+  for (const canvas of document.querySelectorAll("#line canvas.wave")) {
+    const number = Number(canvas.dataset.take);
+    if (state.peaks.has(number)) loadPeaks(number); else waveWatch.observe(canvas);
+  }
 }
 
 function drawTake(take) {
@@ -216,17 +221,19 @@ function drawTake(take) {
   }
   let audio = state.audio.get(number);
   if (!audio) {
-    audio = el("audio", {preload: "metadata", "data-take": number,
+    audio = el("audio", {preload: "none", "data-take": number,  // loaded when played
                          src: `/api/audio?${query({line: state.current, take: number})}`});
     audio.addEventListener("play", () => markPlaying(number));
     audio.addEventListener("ended", () => markPlaying(null));
+    for (const stopped of ["pause", "seeked"]) audio.addEventListener(stopped, () => drawProgress(number));
     state.audio.set(number, audio);
   }
   const ab = state.ab[0] === number ? "A" : state.ab[1] === number ? "B" : "";
   const canvas = el("canvas", {class: "wave", width: 800, height: 64, "data-take": number});
   canvas.addEventListener("click", (event) => {
     const box = canvas.getBoundingClientRect();
-    if (audio.duration) audio.currentTime = audio.duration * (event.clientX - box.left) / box.width;
+    const duration = audio.duration || take.duration_s;
+    if (duration) audio.currentTime = duration * (event.clientX - box.left) / box.width;
     play(number, audio.currentTime);
   });
   const words = (take.words || []).map((w) => `${w[2]} ${w[0].toFixed(2)}`).join(" · ");
@@ -251,6 +258,16 @@ function line_text_of(view) {  // the words only, as a take's text gives them
 function line_source_of(view) {  // the line as written, tags included (notes are not part of it)
   return view.line.parts.filter((p) => p.kind !== "note").map((p) => p.text).join("").trim();
 }
+
+// a waveform is fetched when its take scrolls into view: a line may list hundreds of takes,
+// and requests queued for all of them would hold up a selection behind them
+const waveWatch = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    if (!entry.isIntersecting) continue;
+    waveWatch.unobserve(entry.target);
+    if (entry.target.isConnected) loadPeaks(Number(entry.target.dataset.take));
+  }
+});
 
 async function loadPeaks(number) {  // fetched once per take while its line is shown
   const line = state.current;
@@ -292,11 +309,14 @@ function drawWave(canvas, fraction) {
   }
 }
 
-function animate() {
-  for (const [number, audio] of state.audio) {
-    const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
-    if (canvas && canvas.peaks && audio.duration) drawWave(canvas, audio.currentTime / audio.duration);
-  }
+function drawProgress(number) {
+  const audio = state.audio.get(number);
+  const canvas = document.querySelector(`canvas.wave[data-take="${number}"]`);
+  if (audio && canvas && canvas.peaks && audio.duration) drawWave(canvas, audio.currentTime / audio.duration);
+}
+
+function animate() {  // only takes playing move: a line may list hundreds of takes
+  for (const [number, audio] of state.audio) if (!audio.paused) drawProgress(number);
   requestAnimationFrame(animate);
 }
 
@@ -328,11 +348,15 @@ function toggle(number) {
 }
 
 function playPause() {
+  const mix = state.view === "scene" && document.getElementById("mix");
+  if (mix) { if (mix.paused) mix.play().catch((err) => say(err.message)); else mix.pause(); return; }
+  if (state.view === "scene") return;
   const number = state.playing || (state.line && state.line.line.take) || state.ab[0];
   if (number) toggle(number);
 }
 
 function switchAB() {
+  if (state.view !== "line") { say("A/B works in the line view (s)"); return; }
   const [a, b] = state.ab;
   if (!a || !b) { say("A/B needs two takes"); return; }
   const from = state.playing === a ? a : state.playing === b ? b : null;
@@ -343,6 +367,7 @@ function switchAB() {
 }
 
 function markAB(slot) {
+  if (state.view !== "line") { say("A/B works in the line view (s)"); return; }
   const number = state.playing;
   if (!number) { say("play a take first"); return; }
   state.ab[slot] = number;
@@ -359,6 +384,7 @@ async function select(number) {
   const asked = state.shown;
   try {
     const line = await api("/api/select", {line: state.current, take: number});
+    if (line.queued) { say(`take ${number} is selected when ${line.after} is done`); poll(); return; }
     say(`take ${number} selected`);
     refreshScript();
     if (asked !== state.shown) return;  // another line or the scene view was opened meanwhile
@@ -459,10 +485,18 @@ function openAction(kind) {
   text.hidden = !action.text;
   text.maxLength = action.longest || 4000;
   const source = state.line.takes.find((t) => t.take === (state.playing || state.line.line.take));
-  text.value = kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line);
+  text.value = unfinishedDraft(kind) ??
+    (kind !== "edit" ? "" : (source && source.edit && source.edit.new_text) || line_source_of(state.line));
   document.getElementById("action-takes").value = 1;
   dialog.showModal();
   (action.text ? text : document.getElementById("action-ok")).focus();
+}
+
+function unfinishedDraft(kind) {  // what was typed for an action refused or failed, to try again
+  const draft = state.drafts.get(`${kind} ${state.current}`);
+  const job = draft && state.jobs.find((j) => j.id === draft.job);
+  const unfinished = draft && (draft.job === null || (job && ["failed", "cancelled"].includes(job.state)));
+  return unfinished ? draft.text : undefined;
 }
 
 async function submitAction(event) {
@@ -475,8 +509,11 @@ async function submitAction(event) {
   if (kind === "edit") body.text = text;
   const viewed = state.playing;
   if (viewed && kind !== "render") body.from_take = viewed;
+  const draft = `${kind} ${state.current}`;
+  state.drafts.set(draft, {text, job: null});
   try {
     const job = await api("/api/jobs", body);
+    state.drafts.set(draft, {text, job: job.id});
     say(`${kind} of ${job.line} queued`);
     poll();
   } catch (err) { say(err.message); }
@@ -502,8 +539,11 @@ async function cancel(id) {
 // -- keeping up with the project folder -------------------------------------------------------
 
 async function refreshScript() {
+  const asked = refreshScript.asked = (refreshScript.asked || 0) + 1;
   try {
-    state.script = await api("/api/script");
+    const script = await api("/api/script");
+    if (asked !== refreshScript.asked) return;  // a newer one was asked for: it is drawn instead
+    state.script = script;
     drawScript();
   } catch (err) { say(err.message); }
 }
@@ -533,6 +573,7 @@ function onKey(event) {
   const help = document.getElementById("help");
   const key = event.key;
   if (key === "Escape") { help.hidden = true; return; }
+  if (!help.hidden && key !== "?") return;  // the list of keys covers the page: nothing behind it moves
   const actions = {
     j: () => step(1), ArrowDown: () => step(1), k: () => step(-1), ArrowUp: () => step(-1),
     " ": playPause, x: switchAB, a: () => markAB(0), b: () => markAB(1),
