@@ -468,6 +468,8 @@ SAID_AS_MEANT = [
     ("en-GB", "The Battle of Hastings in 1066.", "The Battle of Hastings in ten sixty-six."),
     ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
     ("en", "Around 1050 AD.", "Around ten fifty AD."),
+    ("en", "Crowned AD 1066.", "Crowned AD ten sixty-six."),
+    ("en", "In AD 800 he was crowned.", "In AD eight hundred he was crowned."),
     ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
     # an English fraction before a unit says the unit's name
     ("en", "Add 3/4 tsp salt.", "Add three quarters of a teaspoon salt."),

@@ -73,13 +73,13 @@ _ERAS = frozenset("AD BC BCE CE".split())
 
 
 def early_year(value: int | None, context: Context) -> bool:
-    """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`,
-    before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word after it
-    (`in 1066.` is a year, `in 1066 pages` a count)."""
+    """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`
+    or `AD`, before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word
+    after it (`in 1066.` is a year, `in 1066 pages` a count)."""
     if value is None or not 1010 <= value < 1100:
         return False
     before = context.before[-1].lower() if context.before else ""
-    return before == "year" or context.noun in _ERAS or \
+    return before in ("year", "ad") or context.noun in _ERAS or \
         (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
 
 
