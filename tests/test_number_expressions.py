@@ -469,6 +469,8 @@ SAID_AS_MEANT = [
     ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
     ("en", "Around 1050 AD.", "Around ten fifty AD."),
     ("en", "Crowned AD 1066.", "Crowned AD ten sixty-six."),
+    ("en", "In the year 2525, if man is still alive", "In the year twenty-five twenty-five, if man is still alive"),
+    ("en", "They counted 2525 votes.", "They counted two thousand five hundred and twenty-five votes."),
     ("en", "In AD 800 he was crowned.", "In AD eight hundred he was crowned."),
     ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
     # an English fraction before a unit says the unit's name

@@ -75,10 +75,13 @@ _ERAS = frozenset("AD BC BCE CE".split())
 def early_year(value: int | None, context: Context) -> bool:
     """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`
     or `AD`, before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word
-    after it (`in 1066.` is a year, `in 1066 pages` a count)."""
+    after it (`in 1066.` is a year, `in 1066 pages` a count). A later year (2100..9999) is one
+    only after `year` (`the year 2525`)."""
+    before = context.before[-1].lower() if context.before else ""
+    if value is not None and 2100 <= value <= 9999:
+        return before == "year"
     if value is None or not 1010 <= value < 1100:
         return False
-    before = context.before[-1].lower() if context.before else ""
     return before in ("year", "ad") or context.noun in _ERAS or \
         (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
 
