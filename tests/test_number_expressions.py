@@ -447,6 +447,10 @@ SAID_AS_MEANT = [
     ("en", "$0.00", "zero dollars"),
     ("en", "Oct 3rd", "October third"),
     ("en-US", "Call 911 now.", "Call nine one one now."),
+    # even odds
+    ("en", "a 50-50 chance", "a fifty-fifty chance"),
+    ("en", "It's 50/50.", "It's fifty-fifty."),
+    ("en", "It ended 3-3.", "It ended three to three."),
     # a multiple written with x
     ("en", "Take 2 tablets 3x a day.", "Take two tablets three times a day."),
     ("en", "It's 10x faster.", "It's ten times faster."),

@@ -159,12 +159,13 @@ def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
 
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
     """English forms the other languages do not write, as `forms.forms` lists them (name,
-    pattern, say): `’89`, `11-of-19`, `70p`, `180C`, `3x`. `number`: the language's number pattern."""
+    pattern, say): `’89`, `11-of-19`, `70p`, `180C`, `3x`, `50-50`. `number`: the language's number pattern."""
     return [("year", r"’(?P<y>\d{2})", _short_year),
             ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
             ("amount", rf"{number}p", _pence),
             ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature),
-            ("multiple", rf"{number}[x×]", _times)]
+            ("multiple", rf"{number}[x×]", _times),
+            ("odds", r"50[-–/]50", lambda match, w, context: "fifty-fifty")]
 
 
 def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
