@@ -165,7 +165,7 @@ def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Contex
             ("amount", rf"{number}p", _pence),
             ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature),
             ("multiple", rf"{number}[x×]", _times),
-            ("odds", r"50[-–/]50", lambda match, w, context: "fifty-fifty")]
+            ("odds", r"50[-–/]50", _even_odds)]
 
 
 def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
@@ -177,6 +177,11 @@ def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
 def _of_pair(match: re.Match, w: Words, context: Context) -> str | None:
     """`11-of-19` (shots made of those taken): "eleven of nineteen"."""
     return f"{w.cardinal(int(match.group('a')))} of {w.cardinal(int(match.group('b')))}"
+
+
+def _even_odds(match: re.Match, w: Words, context: Context) -> str | None:
+    """`50-50`, `50/50`: "fifty-fifty", never a score or a fraction."""
+    return "fifty-fifty"
 
 
 def _times(match: re.Match, w: Words, context: Context) -> str | None:
