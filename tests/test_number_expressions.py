@@ -447,6 +447,13 @@ SAID_AS_MEANT = [
     ("en", "$0.00", "zero dollars"),
     ("en", "Oct 3rd", "October third"),
     ("en-US", "Call 911 now.", "Call nine one one now."),
+    # a noun counted in whole millions takes de
+    ("fr", "1 000 000 personnes", "un million de personnes"),
+    ("fr", "2 000 000 habitants", "deux millions d'habitants"),
+    ("fr", "1 500 000 personnes", "un million cinq cent mille personnes"),
+    ("fr", "1 000 000 de personnes", "un million de personnes"),
+    ("es", "1.000.000 personas", "un millón de personas"),
+    ("es", "3.000.000 habitantes", "tres millones de habitantes"),
     # even odds
     ("en", "a 50-50 chance", "a fifty-fifty chance"),
     ("en", "It's 50/50.", "It's fifty-fifty."),

@@ -440,7 +440,19 @@ def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str
             ("date", r"0(?P<d>[1-9])", _padded_day),
             ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
             ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
+            ("number", rf"{number}\s(?P<noun>[^\W\d_]{{2,}})", _millions_of),
             ("number", rf"(?P<neg>\+){number}", _plus)]
+
+
+def _millions_of(match: re.Match, w: Words, context: Context) -> str | None:
+    """French and Spanish `1 000 000 personnes`: a noun counted in whole millions takes "de"
+    ("un million de personnes", "deux millions d'habitants"); None for any other number."""
+    value, noun = _value(match), match.group("noun")
+    if value is None or match.group("frac") or noun.lower() in ("de", "d"):
+        return None
+    said = w.counted(value, Context(context.before, noun))
+    of = _of(w, said, noun)
+    return None if of == " " else f"{said}{of}{noun}"
 
 
 _TIMES = {"en": "by", "de": "mal", "fr": "sur", "es": "por"}  # `2 x 8 cm`
