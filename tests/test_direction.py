@@ -102,6 +102,10 @@ def test_render_tags_the_speaker_and_compiles_switches():
     assert text == "<|speaker:3|> [to the room] [warm] Hello there. <|speaker:7|> <whisper>hi</whisper> back."
 
 
+def test_a_star_between_numbers_is_kept_and_other_stars_are_removed():
+    assert clean_markup("It is 2*3*4 or 5 * 5, *really* **so**.") == "It is 2*3*4 or 5 * 5, really so."
+
+
 def test_a_switch_to_the_voice_already_speaking_changes_nothing():
     index_of = {"ANA": 0, "BOB": 7}.__getitem__
     assert render_spans(parse_directions("Hi {ANA} there {BOB} yes {BOB} sir"), 0, index_of) == \

@@ -454,6 +454,12 @@ SAID_AS_MEANT = [
     ("fr", "1 000 000 de personnes", "un million de personnes"),
     ("es", "1.000.000 personas", "un millón de personas"),
     ("es", "3.000.000 habitantes", "tres millones de habitantes"),
+    # a product written with *: never a markdown mark that joins the numbers
+    ("en", "It is 5 * 5.", "It is five times five."),
+    ("en", "2*3*4 is the answer", "two times three times four is the answer"),
+    ("de", "Das ist 3 * 4.", "Das ist drei mal vier."),
+    ("fr", "C'est 3*4.", "C'est trois fois quatre."),
+    ("es", "Es 3 * 4.", "Es tres por cuatro."),
     # even odds
     ("en", "a 50-50 chance", "a fifty-fifty chance"),
     ("en", "It's 50/50.", "It's fifty-fifty."),

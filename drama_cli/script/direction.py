@@ -380,7 +380,7 @@ def note_direction(note: str) -> str:
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"'})
-_MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+_MARKDOWN = re.compile(r"\*+(?!\s?\d)|(?<!\d)(?<!\d\s)\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
 MARKDOWN_MARKS = "*`~_#"  # the characters the markup clean-up removes; `\\*` keeps one
 _MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
 _ESCAPED_MARK = re.compile(r"\\([*`~_#\\])")
@@ -401,8 +401,8 @@ def _is_emoji(char: str) -> bool:
 
 def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
-    (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings) and emoji removed, whitespace runs and line
-    breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
+    (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings; a `*` between numbers, `2*3`, is kept) and
+    emoji removed, whitespace runs and line breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
     is kept as the character, without the backslash. Leading/trailing spaces are kept as one space so spans join.
     """
     text = text.translate(_QUOTES)

@@ -466,6 +466,14 @@ def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
     return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else "")
 
 
+_PRODUCT = {"en": "times", "de": "mal", "fr": "fois", "es": "por"}  # `3 * 4`
+
+
+def _product(match: re.Match, w: Words, context: Context) -> str | None:
+    """`5 * 5`, `2*3*4`: "five times five", "drei mal vier" (the `*` is never a markdown mark)."""
+    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in re.split(r"\s?\*\s?", match.group(0)))
+
+
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
     """`23:42-03:28 Uhr`: two clock times, the `Uhr` said with each."""
     times = []
@@ -517,6 +525,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
         ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
+        ("product", r"\d+(?:\s?\*\s?\d+)+", _product),
         ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
         ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
