@@ -352,3 +352,13 @@ def test_a_yaml_line_that_opens_with_a_parenthetical_is_warned_about(tmp_path):
     assert [(str(w.position), w.message) for w in script.warnings] == [
         (f"{tmp_path / 'p.yaml'}:4:10", "the line opens with '(softly)', which a YAML script speaks as words: "
                                         "write it as a direction, [softly] or note: softly")]
+
+
+def test_text_cut_short_by_a_hash_word_is_warned_about_and_a_spaced_comment_is_not(tmp_path):
+    (tmp_path / "p.yaml").write_text("cast:\n  ANA: {}\nlines:\n  - ANA: We are #1 here.\n"
+                                     "  - ANA: Did you hear?   # a comment for the writer\n")
+    script = load_script(tmp_path / "p.yaml")
+    assert [line.text for line in script.lines()] == ["We are", "Did you hear?"]  # as YAML reads them
+    assert [(str(w.position), w.message) for w in script.warnings] == [
+        (f"{tmp_path / 'p.yaml'}:4:10", "text 'We are' stops before '#1 here.', which YAML reads as a comment "
+                                        "(quote the text to keep it, or write the comment as '# ...')")]
