@@ -454,6 +454,12 @@ SAID_AS_MEANT = [
     ("fr", "1 000 000 de personnes", "un million de personnes"),
     ("es", "1.000.000 personas", "un millón de personas"),
     ("es", "3.000.000 habitantes", "tres millones de habitantes"),
+    # an English day and month without a year after on, by, until…
+    ("en-US", "See you on 3/4.", "See you on March fourth."),
+    ("en-GB", "See you on 3/4.", "See you on the third of April."),
+    ("en", "See you on 12/25.", "See you on December twenty-fifth."),
+    ("en", "See you on 3/4.", "See you on 3/4."),  # either way round: left as written
+    ("en-US", "Add 3/4 cup.", "Add three quarters cup."),
     # a product written with *: never a markdown mark that joins the numbers
     ("en", "It is 5 * 5.", "It is five times five."),
     ("en", "2*3*4 is the answer", "two times three times four is the answer"),

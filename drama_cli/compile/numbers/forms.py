@@ -25,6 +25,7 @@ from drama_cli.compile.numbers.times import (
     say_clock_after_clock_word,
     say_clock_before_range,
     say_date,
+    say_day_and_month,
     say_military_digits,
     minute_words,
     say_duration,
@@ -540,7 +541,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     measured = ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
                             rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured)  # `2 1/2 kg`
     if language == "en":
-        found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+        found[1:1] = [("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})", say_day_and_month),
+                      ("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
                       ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
                       ("time", r"(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s(?:hours|hrs)", say_military_digits),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
