@@ -362,3 +362,12 @@ def test_text_cut_short_by_a_hash_word_is_warned_about_and_a_spaced_comment_is_n
     assert [(str(w.position), w.message) for w in script.warnings] == [
         (f"{tmp_path / 'p.yaml'}:4:10", "text 'We are' stops before '#1 here.', which YAML reads as a comment "
                                         "(quote the text to keep it, or write the comment as '# ...')")]
+
+
+def test_overlap_on_a_scenes_first_line_is_warned_about(tmp_path):
+    (tmp_path / "p.yaml").write_text("cast:\n  ANA: {}\nlines:\n  - speaker: ANA\n    text: Hello.\n"
+                                     "    overlap: true\n  - speaker: ANA\n    text: Again.\n    overlap: true\n")
+    script = load_script(tmp_path / "p.yaml")
+    assert [(str(w.position), w.message) for w in script.warnings] == [
+        (f"{tmp_path / 'p.yaml'}:6:14", "overlap: true on the scene's first line overlaps nothing: it starts "
+                                        "the scene as any first line does")]
