@@ -460,6 +460,10 @@ SAID_AS_MEANT = [
     ("en", "See you on 12/25.", "See you on December twenty-fifth."),
     ("en", "See you on 3/4.", "See you on 3/4."),  # either way round: left as written
     ("en-US", "Add 3/4 cup.", "Add three quarters cup."),
+    # English ranks and titles before a name
+    ("en", "Capt. Hastings and Sgt. Lewis met Lt. Col. Reid.", "Captain Hastings and Sergeant Lewis met Lieutenant Colonel Reid."),
+    ("en", "Det. Insp. Morse and Rev. Green climbed Mt. Everest.", "Detective Inspector Morse and Reverend Green climbed Mount Everest."),
+    ("en", "Read Gen. 1 and Col. 3.", "Read Gen. one and Col. three."),
     # a product written with *: never a markdown mark that joins the numbers
     ("en", "It is 5 * 5.", "It is five times five."),
     ("en", "2*3*4 is the answer", "two times three times four is the answer"),
