@@ -124,3 +124,10 @@ def test_M4_chunk_cap_and_word_boundaries():
             size += len(word) + 1
         text = " ".join(words)
         check_m4(text, split_text(text, max_chars=300))
+
+
+def test_a_point_tag_longer_than_the_cap_is_never_cut_apart():
+    tag = "[" + "very " * 30 + "angry]"
+    chunks = split_text(f"<|speaker:0|> Hello there my friend. {tag} Fine.", max_chars=40)
+    assert [c for c in chunks if "very" in c] == [f"<|speaker:0|> {tag}"]
+    assert chunks[0] == "<|speaker:0|> Hello there my friend." and chunks[-1] == "<|speaker:0|> Fine."

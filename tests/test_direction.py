@@ -102,11 +102,19 @@ def test_render_tags_the_speaker_and_compiles_switches():
     assert text == "<|speaker:3|> [to the room] [warm] Hello there. <|speaker:7|> <whisper>hi</whisper> back."
 
 
+def test_a_star_between_numbers_is_kept_and_other_stars_are_removed():
+    assert clean_markup("It is 2*3*4 or 5 * 5, *really* **so**.") == "It is 2*3*4 or 5 * 5, really so."
+
+
 def test_a_switch_to_the_voice_already_speaking_changes_nothing():
     index_of = {"ANA": 0, "BOB": 7}.__getitem__
-    assert render_spans(parse_directions("Hi {ANA} there {BOB} yes {BOB} sir"), 0, index_of) == \
+    assert render_spans(parse_directions("Hi {ANA} there {BOB} yes {BOB} sir"), 0, index_of, speaker="ANA") == \
         "<|speaker:0|> Hi there. <|speaker:7|> yes sir."
-    assert render_spans(parse_directions("{BOB} Hi {BOB} there"), 0, index_of) == "<|speaker:7|> Hi there."
+    assert render_spans(parse_directions("{BOB} Hi {BOB} there"), 0, index_of, speaker="ANA") == \
+        "<|speaker:7|> Hi there."
+    # every voice at one index (the words of a line): a switch to another voice still starts a part
+    assert render_spans(parse_directions("Hi {BOB} there"), 0, lambda name: 0, speaker="ANA") == \
+        "<|speaker:0|> Hi. <|speaker:0|> there."
 
 
 def test_unknown_tags_pass_through_in_place_and_order():

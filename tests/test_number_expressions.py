@@ -447,6 +447,33 @@ SAID_AS_MEANT = [
     ("en", "$0.00", "zero dollars"),
     ("en", "Oct 3rd", "October third"),
     ("en-US", "Call 911 now.", "Call nine one one now."),
+    # a noun counted in whole millions takes de
+    ("fr", "1 000 000 personnes", "un million de personnes"),
+    ("fr", "2 000 000 habitants", "deux millions d'habitants"),
+    ("fr", "1 500 000 personnes", "un million cinq cent mille personnes"),
+    ("fr", "1 000 000 de personnes", "un million de personnes"),
+    ("es", "1.000.000 personas", "un millón de personas"),
+    ("es", "3.000.000 habitantes", "tres millones de habitantes"),
+    # an English day and month without a year after on, by, until…
+    ("en-US", "See you on 3/4.", "See you on March fourth."),
+    ("en-GB", "See you on 3/4.", "See you on the third of April."),
+    ("en", "See you on 12/25.", "See you on December twenty-fifth."),
+    ("en", "See you on 3/4.", "See you on 3/4."),  # either way round: left as written
+    ("en-US", "Add 3/4 cup.", "Add three quarters cup."),
+    # English ranks and titles before a name
+    ("en", "Capt. Hastings and Sgt. Lewis met Lt. Col. Reid.", "Captain Hastings and Sergeant Lewis met Lieutenant Colonel Reid."),
+    ("en", "Det. Insp. Morse and Rev. Green climbed Mt. Everest.", "Detective Inspector Morse and Reverend Green climbed Mount Everest."),
+    ("en", "Read Gen. 1 and Col. 3.", "Read Gen. one and Col. three."),
+    # a product written with *: never a markdown mark that joins the numbers
+    ("en", "It is 5 * 5.", "It is five times five."),
+    ("en", "2*3*4 is the answer", "two times three times four is the answer"),
+    ("de", "Das ist 3 * 4.", "Das ist drei mal vier."),
+    ("fr", "C'est 3*4.", "C'est trois fois quatre."),
+    ("es", "Es 3 * 4.", "Es tres por cuatro."),
+    # even odds
+    ("en", "a 50-50 chance", "a fifty-fifty chance"),
+    ("en", "It's 50/50.", "It's fifty-fifty."),
+    ("en", "It ended 3-3.", "It ended three to three."),
     # a multiple written with x
     ("en", "Take 2 tablets 3x a day.", "Take two tablets three times a day."),
     ("en", "It's 10x faster.", "It's ten times faster."),
@@ -468,6 +495,10 @@ SAID_AS_MEANT = [
     ("en-GB", "The Battle of Hastings in 1066.", "The Battle of Hastings in ten sixty-six."),
     ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
     ("en", "Around 1050 AD.", "Around ten fifty AD."),
+    ("en", "Crowned AD 1066.", "Crowned AD ten sixty-six."),
+    ("en", "In the year 2525, if man is still alive", "In the year twenty-five twenty-five, if man is still alive"),
+    ("en", "They counted 2525 votes.", "They counted two thousand five hundred and twenty-five votes."),
+    ("en", "In AD 800 he was crowned.", "In AD eight hundred he was crowned."),
     ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
     # an English fraction before a unit says the unit's name
     ("en", "Add 3/4 tsp salt.", "Add three quarters of a teaspoon salt."),

@@ -445,3 +445,16 @@ def test_an_unknown_cue_split_by_a_parenthetical_is_listed_once(tmp_path, capsys
     errors = [row for row in capsys.readouterr().err.splitlines() if "unknown speaker" in row]
     assert errors == [f"{path}:3:1: unknown speaker 'HOLMES' (add the name to the cast or as "
                       "an alias)"]
+
+
+def test_a_scoped_tag_written_with_a_space_inside_is_warned_about(tmp_path, capsys):
+    path = tmp_path / "p.yaml"
+    row = '  - ANA: "Hi <whisper >there</whisper > and a < b > c."'
+    path.write_text(f"cast:\n  ANA: {{}}\nlines:\n{row}\n")
+    assert main(["check", str(path)]) == 0
+    warned = [w for w in capsys.readouterr().err.splitlines() if "space inside" in w]
+    assert warned == [
+        f"warning: {path}:4:{row.index('<whisper >') + 1}: line scene-1-1: '<whisper >' has a space inside, so it is "
+        "sent as text, not as a tag (write <whisper>)",
+        f"warning: {path}:4:{row.index('</whisper >') + 1}: line scene-1-1: '</whisper >' has a space inside, so it "
+        "is sent as text, not as a tag (write </whisper>)"]

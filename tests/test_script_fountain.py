@@ -597,3 +597,17 @@ def test_a_cue_inside_action_without_a_blank_line_before_it_is_warned_about(tmp_
     warned = [(str(w.position), w.message) for w in script.warnings if "blank line" in w.message]
     assert warned == [(f"{path}:4:1", "character cue 'WATSON' (WATSON) is inside action, so Fountain reads it "
                                       "and the speech under it as action: put a blank line before it")]
+
+
+@pytest.mark.parametrize("before", ["", "WATSON\nHello?\n\nHolmes looks up.\n\n"])
+def test_dual_dialogue_with_no_speech_right_before_it_is_warned_about_and_not_overlapped(tmp_path, before):
+    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\n" + before + "HOLMES ^\nCome in.\n",
+                         cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    script = load_script(path)
+    holmes = [line for line in script.lines() if line.speaker == "HOLMES"]
+    assert [line.overlap for line in holmes] == [False]
+    row = 3 + before.count("\n")
+    warned = [(str(w.position), w.message) for w in script.warnings if "dual dialogue" in w.message]
+    assert warned == [(f"{path}:{row}:1", "dual dialogue '^' on HOLMES's cue has no speech right before it to "
+                                          "speak with, so it is an ordinary speech: put it right after the "
+                                          "speech it goes with")]

@@ -343,12 +343,35 @@ def test_a_cast_name_or_alias_with_nothing_to_match_is_an_error(tmp_path, capsys
         "outside extensions such as (V.O.))")
 
 
+def read_warned(folder: Path, lines: str):
+    """The script of ANA's `lines` and its warnings as (place, message); the file is p.yaml."""
+    (folder / "p.yaml").write_text("cast:\n  ANA: {}\nlines:\n" + lines)
+    script = load_script(folder / "p.yaml")
+    return script, [(str(w.position), w.message) for w in script.warnings]
+
+
 def test_a_yaml_line_that_opens_with_a_parenthetical_is_warned_about(tmp_path):
-    (tmp_path / "p.yaml").write_text('cast:\n  ANA: {}\nlines:\n  - ANA: (softly) Come in.\n'
-                                     '  - ANA: "(He was wrong, of course, and everyone in the room knew it.) Yes."\n'
-                                     '  - ANA: Come in (softly).\n')
-    script = load_script(tmp_path / "p.yaml")
+    script, warned = read_warned(tmp_path, '  - ANA: (softly) Come in.\n'
+                                           '  - ANA: "(He was wrong, of course, and everyone in the room knew it.) Yes."\n'
+                                           '  - ANA: Come in (softly).\n')
     assert script.lines()[0].text == "(softly) Come in."  # sent as written
-    assert [(str(w.position), w.message) for w in script.warnings] == [
+    assert warned == [
         (f"{tmp_path / 'p.yaml'}:4:10", "the line opens with '(softly)', which a YAML script speaks as words: "
                                         "write it as a direction, [softly] or note: softly")]
+
+
+def test_text_cut_short_by_a_hash_word_is_warned_about_and_a_spaced_comment_is_not(tmp_path):
+    script, warned = read_warned(tmp_path, "  - ANA: We are #1 here.\n"
+                                           "  - ANA: Did you hear?   # a comment for the writer\n")
+    assert [line.text for line in script.lines()] == ["We are", "Did you hear?"]  # as YAML reads them
+    assert warned == [
+        (f"{tmp_path / 'p.yaml'}:4:10", "text 'We are' stops before '#1 here.', which YAML reads as a comment "
+                                        "(quote the text to keep it, or write the comment as '# ...')")]
+
+
+def test_overlap_on_a_scenes_first_line_is_warned_about(tmp_path):
+    _, warned = read_warned(tmp_path, "  - speaker: ANA\n    text: Hello.\n    overlap: true\n"
+                                      "  - speaker: ANA\n    text: Again.\n    overlap: true\n")
+    assert warned == [
+        (f"{tmp_path / 'p.yaml'}:6:14", "overlap: true on the scene's first line overlaps nothing: it starts "
+                                        "the scene as any first line does")]

@@ -9,7 +9,8 @@ precedes), preferring, in order:
    after a dotted abbreviation (`a.m.`, `e.g.`) followed by a lower-case word; a period between
    digits (`4.50`) is never followed by whitespace, so it is never a cut;
 2. clause marks: `,`, `;`, `:`, `—`, `–`;
-3. any space; a single word longer than the cap is cut hard as a last resort.
+3. any space; a single word longer than the cap is cut hard as a last resort, never inside
+   markup (a tag longer than the cap is kept whole, over the cap).
 
 Pieces are packed greedily up to `max_chars` (default 300 characters, counted without speaker
 tags). A final chunk shorter than `min_tail_chars` is merged into the one before it when that
@@ -162,16 +163,26 @@ def _pack(text: str, parts: list[tuple[int, int]], max_chars: int) -> list[tuple
 
 
 def _hard_split(text, start, end, max_chars, protected):
-    """Last resort for a single word longer than the cap: cut outside markup every max_chars."""
+    """Last resort for a single word longer than the cap: cut outside markup every max_chars;
+    markup that starts a piece and runs past the cap (a long tag) is kept whole, over the cap."""
     parts, a = [], start
     while end - a > max_chars:
         b = a + max_chars
-        while b > a + 1 and protected[b - 1] and b < len(protected) and protected[b]:
+        while b > a + 1 and _inside(protected, b):
             b -= 1
+        if _inside(protected, b):
+            b = a + max_chars
+            while b < end and _inside(protected, b):
+                b += 1
         parts.append((a, b))
         a = b
     parts.append((a, end))
     return parts
+
+
+def _inside(protected: list[bool], index: int) -> bool:
+    """Whether a cut before `index` would fall inside markup."""
+    return protected[index - 1] and index < len(protected) and protected[index]
 
 
 def _length(text: str, a: int, b: int) -> int:

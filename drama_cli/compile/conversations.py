@@ -178,7 +178,8 @@ class SceneCompiler:
 
     def render(self, line: Line, speakers: dict[str, int]) -> str:
         """The line's full model text under `speakers`."""
-        return render_spans(self.spoken(line).spans, speakers[line.speaker], speakers.__getitem__, line.notes)
+        return render_spans(self.spoken(line).spans, speakers[line.speaker], speakers.__getitem__, line.notes,
+                            line.speaker)
 
     def chunks(self, line: Line, speakers: dict[str, int], max_chars: int) -> list[str]:
         """The line cut by `split_text`; its notes and style prefix direct the whole line, so
@@ -190,7 +191,8 @@ class SceneCompiler:
         spans = self.spoken(line).spans
         prefix = " ".join([note_direction(note) for note in line.notes if note_direction(note)]
                           + [span.text for span in spans if span.kind == "style"])
-        body = render_spans([s for s in spans if s.kind != "style"], k, speakers.__getitem__)
+        body = render_spans([s for s in spans if s.kind != "style"], k, speakers.__getitem__,
+                            speaker=line.speaker)
         chunks = split_text(body, max_chars)
         tag = f"<|speaker:{k}|> "
         if prefix:

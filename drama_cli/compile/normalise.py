@@ -176,7 +176,7 @@ def sent_token_errors(script: Script, line: Line, spoken: SpokenLine | None = No
     clean-up have run (`direction.sent_text_errors`), located at the line; [] for a clean line.
     `spoken`: the line's `spoken_line`, when already made."""
     spoken = spoken or spoken_line(script, line)
-    return sent_text_errors(render_spans(spoken.spans, 0, lambda name: 0, line.notes), line.position)
+    return sent_text_errors(render_spans(spoken.spans, 0, lambda name: 0, line.notes, line.speaker), line.position)
 
 
 def script_token_errors(script: Script) -> list[ScriptError]:

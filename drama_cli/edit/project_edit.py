@@ -171,7 +171,8 @@ def compile_line_text(script, line, new_text: str, speaker_names: dict, base_tex
     except ScriptError as err:
         raise UsageError(f"the edited text {new_text!r}: {err.message}") from None
     try:
-        return render_spans(spoken.spans, index_of[line.speaker], index_of.__getitem__, line.notes)
+        return render_spans(spoken.spans, index_of[line.speaker], index_of.__getitem__, line.notes,
+                            line.speaker)
     except KeyError:
         return tagged_text(base_text, new_text)
 

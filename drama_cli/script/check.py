@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -118,6 +120,7 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
         _check_consent(report, used, strict_consent)
     if script.book is not None:
         report.warnings += _long_pauses(script)
+    report.warnings += _spaced_tag_warnings(script)
     if strict_tags:
         report.warnings += _unknown_tag_warnings(script)
     # in source order: the script's own file first, then the cast file and others
@@ -163,6 +166,25 @@ def _check_sounds(report: CheckReport, script, scenes=None) -> None:
         file = Path(script.base_dir, path)
         _check_clip(report, file, f"sound {path!r}", where, None, inspect_sound(file, loop),
                     relative_to="the cast file" if where and where.file != script.source else "the script")
+
+
+_SPACED_TAG = re.compile(r"<(/?)(?:([A-Za-z][\w-]*)\s+|(?<=/)\s+([A-Za-z][\w-]*)\s*)>")  # not `a < b > c`
+
+
+def _spaced_tag_warnings(script) -> list[Warning_]:
+    """A warning at each scoped tag written with a space inside (`<whisper >`): the grammar
+    reads it as text, so the model would get the characters, not a direction."""
+    from drama_cli.script.unknown_words import source_position, source_rows
+
+    rows, warnings = source_rows(script), []
+    for line in script.lines():
+        for span in line.spans:
+            for match in _SPACED_TAG.finditer(span.text) if span.kind == "text" else ():
+                tag = f"<{match.group(1)}{match.group(2) or match.group(3)}>"
+                warnings.append(Warning_(
+                    f"line {line.id}: {match.group()!r} has a space inside, so it is sent as text, not as a "
+                    f"tag (write {tag})", source_position(rows, line, match.group(), span.column + match.start())))
+    return warnings
 
 
 def _unknown_tag_warnings(script) -> list[Warning_]:

@@ -380,7 +380,7 @@ def note_direction(note: str) -> str:
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
                          "\u00ab": '"', "\u00bb": '"'})
-_MARKDOWN = re.compile(r"\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+_MARKDOWN = re.compile(r"\*+(?!\s?\d)|(?<!\d)(?<!\d\s)\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
 MARKDOWN_MARKS = "*`~_#"  # the characters the markup clean-up removes; `\\*` keeps one
 _MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
 _ESCAPED_MARK = re.compile(r"\\([*`~_#\\])")
@@ -401,8 +401,8 @@ def _is_emoji(char: str) -> bool:
 
 def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
-    (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings) and emoji removed, whitespace runs and line
-    breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
+    (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings; a `*` between numbers, `2*3`, is kept) and
+    emoji removed, whitespace runs and line breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
     is kept as the character, without the backslash. Leading/trailing spaces are kept as one space so spans join.
     """
     text = text.translate(_QUOTES)
@@ -419,13 +419,14 @@ def clean_markup(text: str) -> str:
 
 
 def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[str], int],
-                 notes: Iterable[str] = ()) -> str:
+                 notes: Iterable[str] = (), speaker: str | None = None) -> str:
     """The model text of a line: `<|speaker:k|> [note] text ...` with switches as speaker tags.
 
     speaker_index: k of the line's speaker. index_of: speaker index of a switch target (canonical
     cast name). Text spans are cleaned (`clean_markup`); tags pass through unchanged and in order; end
-    punctuation `.` is added to each speaker's part when it ends in a letter or digit; a switch
-    to the voice already speaking starts no part. Sound
+    punctuation `.` is added to each speaker's part when it ends in a letter or digit. A switch
+    to the voice already speaking (by name: `speaker` is the line's own, a canonical cast name)
+    starts no part. Sound
     cues are left out, the text on either side joined as if they were not written.
     """
     spans = without_cues(spans)
@@ -435,7 +436,7 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
     if len(parts) == 1 and not any(has_content(span) for span in spans[:leading]):
         parts, spans = [], spans[leading:]  # the line opens with a switch: no empty first voice
     segment: list[str] = []
-    speaking = speaker_index if parts else None
+    speaking = speaker if parts else None
 
     def close_segment() -> None:
         _add_end_punctuation(segment)
@@ -444,11 +445,11 @@ def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[
 
     for span in spans:
         if span.kind == "switch":
-            if index_of(span.value) == speaking:
+            if span.value == speaking:
                 continue  # the voice already speaking: no new part, no `.` mid-sentence
             close_segment()
-            speaking = index_of(span.value)
-            parts.append(f"<|speaker:{speaking}|>")
+            speaking = span.value
+            parts.append(f"<|speaker:{index_of(span.value)}|>")
         elif span.kind == "text":
             segment.append(clean_markup(span.text))
         else:

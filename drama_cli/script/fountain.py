@@ -384,6 +384,7 @@ class _Builder:
         body = body.lstrip()[1:] if forced else body.strip("\n")
         element = Element("action", _strip_emphasis(body, spoken=True).strip(), self.at(taken[0]))
         self.add(element, taken[0])
+        self.last_dialogue = None  # dual dialogue pairs speeches with nothing between them
         if not forced:
             self.script.action_openings.append((element.position, taken[0].text.strip()))
         self.script.buried_cues += [(self.at_text(row), row.text.strip()) for row in taken[1:-1]
@@ -425,6 +426,10 @@ class _Builder:
             if dual and self.last_dialogue is not None:
                 first_line.overlap = True
                 first_line.pair = self.last_dialogue.id
+            elif dual:
+                self.script.warnings.append(Warning_(
+                    f"dual dialogue '^' on {name}'s cue has no speech right before it to speak with, so it "
+                    f"is an ordinary speech: put it right after the speech it goes with", self.at_text(cue_row)))
             self.last_dialogue = first_line
         self._flush_notes(rows[-1].number)
 

@@ -93,6 +93,8 @@ class YamlReader:
         if isinstance(node, ScalarNode):
             if node.value == "" and node.style is None:
                 return self._recover_comment(node, what)
+            if node.style is None:
+                self._warn_cut_by_comment(node, what)
             return node.value
         if isinstance(node, SequenceNode) and node.flow_style:
             return self.source[node.start_mark.index:node.end_mark.index]
@@ -109,6 +111,19 @@ class YamlReader:
             f"{what} {recovered!r} starts with '#', which YAML reads as a comment; "
             "taken as the text (quote it to silence this warning)", self.at(node)))
         return recovered
+
+    def _warn_cut_by_comment(self, node: Node, what: str) -> None:
+        """Warn when an unquoted text is followed on its row by `#` and a word (`We are #1 here`):
+        YAML ends the text there, so the words after it are lost; a comment written `# ...` is
+        taken as the writer's own."""
+        end = node.end_mark
+        if end.line >= len(self.lines):
+            return
+        match = re.match(r"\s+(#[^\s#].*)$", self.lines[end.line][end.column:])
+        if match:
+            self.warnings.append(Warning_(
+                f"{what} {node.value!r} stops before {match.group(1).rstrip()!r}, which YAML reads as a "
+                "comment (quote the text to keep it, or write the comment as '# ...')", self.at(node)))
 
     def integer(self, node: Node, what: str) -> int:
         """A whole number from a scalar; raises ScriptError otherwise."""

@@ -122,6 +122,9 @@ def _read_line_item(reader: YamlReader, node: Node, scene: Scene) -> Line | Elem
     text = reader.text(fields["text"][1], "text") if "text" in fields else None
     line = _make_line(reader, scene, node, speaker, text, text_node)
     _apply_line_fields(reader, line, fields)
+    if line.overlap and not scene.lines:
+        reader.warnings.append(Warning_("overlap: true on the scene's first line overlaps nothing: it starts "
+                                        "the scene as any first line does", reader.at(fields["overlap"][1])))
     return line
 
 

@@ -19,7 +19,7 @@ from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 def line_words(line) -> str:
     """`model_words` of a script line's model text as written (its words, tags and notes,
     before the lexicon and the number rules)."""
-    return model_words(render_spans(line.spans, 0, lambda name: 0, line.notes))
+    return model_words(render_spans(line.spans, 0, lambda name: 0, line.notes, line.speaker))
 
 
 def compiled_words(script, line, normalize: bool = True) -> str:
@@ -27,7 +27,7 @@ def compiled_words(script, line, normalize: bool = True) -> str:
     script's lexicon and, with `normalize` (and the script's and line's own setting), the
     number rules (`drama_cli.compile.normalise.spoken_line`)."""
     spans = spoken_line(script, line, normalize).spans
-    return model_words(render_spans(spans, 0, lambda name: 0, line.notes))
+    return model_words(render_spans(spans, 0, lambda name: 0, line.notes, line.speaker))
 
 
 def take_text(take: Take, line=None) -> str:

@@ -20,7 +20,9 @@ from drama_cli.script.spoken import number_words
 
 _TITLES = {
     "en": {"Dr.": "Doctor", "Dr": "Doctor", "Mr.": "Mister", "Mr": "Mister", "Mrs.": "Missus", "Mrs": "Missus",
-           "Ms.": "Miz", "Prof.": "Professor"},
+           "Ms.": "Miz", "Prof.": "Professor", "Capt.": "Captain", "Lt.": "Lieutenant", "Sgt.": "Sergeant",
+           "Col.": "Colonel", "Gen.": "General", "Cpl.": "Corporal", "Det.": "Detective", "Insp.": "Inspector",
+           "Rev.": "Reverend", "Mt.": "Mount"},
     "de": {"Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau"},
     "fr": {"M.": "Monsieur", "Mme": "Madame", "Mmes": "Mesdames", "Mlle": "Mademoiselle", "MM.": "Messieurs",
            "Dr": "Docteur", "Dr.": "Docteur", "Pr": "Professeur"},

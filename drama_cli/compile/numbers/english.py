@@ -73,13 +73,16 @@ _ERAS = frozenset("AD BC BCE CE".split())
 
 
 def early_year(value: int | None, context: Context) -> bool:
-    """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`,
-    before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word after it
-    (`in 1066.` is a year, `in 1066 pages` a count)."""
+    """Whether `value` (1010..1099, below the years read anywhere) is a year here: after `year`
+    or `AD`, before an era (`AD`, `BC`), or after `in`, `since`, `by`… with no lower-case word
+    after it (`in 1066.` is a year, `in 1066 pages` a count). A later year (2100..9999) is one
+    only after `year` (`the year 2525`)."""
+    before = context.before[-1].lower() if context.before else ""
+    if value is not None and 2100 <= value <= 9999:
+        return before == "year"
     if value is None or not 1010 <= value < 1100:
         return False
-    before = context.before[-1].lower() if context.before else ""
-    return before == "year" or context.noun in _ERAS or \
+    return before in ("year", "ad") or context.noun in _ERAS or \
         (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
 
 
@@ -156,12 +159,13 @@ def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
 
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
     """English forms the other languages do not write, as `forms.forms` lists them (name,
-    pattern, say): `’89`, `11-of-19`, `70p`, `180C`, `3x`. `number`: the language's number pattern."""
+    pattern, say): `’89`, `11-of-19`, `70p`, `180C`, `3x`, `50-50`. `number`: the language's number pattern."""
     return [("year", r"’(?P<y>\d{2})", _short_year),
             ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
             ("amount", rf"{number}p", _pence),
             ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature),
-            ("multiple", rf"{number}[x×]", _times)]
+            ("multiple", rf"{number}[x×]", _times),
+            ("odds", r"50[-–/]50", _even_odds)]
 
 
 def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
@@ -173,6 +177,11 @@ def _short_year(match: re.Match, w: Words, context: Context) -> str | None:
 def _of_pair(match: re.Match, w: Words, context: Context) -> str | None:
     """`11-of-19` (shots made of those taken): "eleven of nineteen"."""
     return f"{w.cardinal(int(match.group('a')))} of {w.cardinal(int(match.group('b')))}"
+
+
+def _even_odds(match: re.Match, w: Words, context: Context) -> str | None:
+    """`50-50`, `50/50`: "fifty-fifty", never a score or a fraction."""
+    return "fifty-fifty"
 
 
 def _times(match: re.Match, w: Words, context: Context) -> str | None:

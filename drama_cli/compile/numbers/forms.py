@@ -25,6 +25,7 @@ from drama_cli.compile.numbers.times import (
     say_clock_after_clock_word,
     say_clock_before_range,
     say_date,
+    say_day_and_month,
     say_military_digits,
     minute_words,
     say_duration,
@@ -440,7 +441,19 @@ def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str
             ("date", r"0(?P<d>[1-9])", _padded_day),
             ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
             ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
+            ("number", rf"{number}\s(?P<noun>[^\W\d_]{{2,}})", _millions_of),
             ("number", rf"(?P<neg>\+){number}", _plus)]
+
+
+def _millions_of(match: re.Match, w: Words, context: Context) -> str | None:
+    """French and Spanish `1 000 000 personnes`: a noun counted in whole millions takes "de"
+    ("un million de personnes", "deux millions d'habitants"); None for any other number."""
+    value, noun = _value(match), match.group("noun")
+    if value is None or match.group("frac") or noun.lower() in ("de", "d"):
+        return None
+    said = w.counted(value, Context(context.before, noun))
+    of = _of(w, said, noun)
+    return None if of == " " else f"{said}{of}{noun}"
 
 
 _TIMES = {"en": "by", "de": "mal", "fr": "sur", "es": "por"}  # `2 x 8 cm`
@@ -452,6 +465,14 @@ def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
     said = f" {_TIMES[w.language]} ".join(sides)
     unit, tail = match.group("unit"), match.group("tail")
     return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else "")
+
+
+_PRODUCT = {"en": "times", "de": "mal", "fr": "fois", "es": "por"}  # `3 * 4`
+
+
+def _product(match: re.Match, w: Words, context: Context) -> str | None:
+    """`5 * 5`, `2*3*4`: "five times five", "drei mal vier" (the `*` is never a markdown mark)."""
+    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in re.split(r"\s?\*\s?", match.group(0)))
 
 
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
@@ -505,6 +526,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
         ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
+        ("product", r"\d+(?:\s?\*\s?\d+)+", _product),
         ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
         ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
         ("percent", rf"{sign}{number}\s?%", _percent),
@@ -519,7 +541,8 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     measured = ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
                             rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured)  # `2 1/2 kg`
     if language == "en":
-        found[1:1] = [("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+        found[1:1] = [("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})", say_day_and_month),
+                      ("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
                       ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
                       ("time", r"(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s(?:hours|hrs)", say_military_digits),
                       ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from drama_cli.compile.numbers.forms import forms
 from drama_cli.compile.numbers.grammar import french_elision
 from drama_cli.compile.numbers.rules import VULGAR_FRACTIONS
-from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.compile.numbers.words import LEFT_AS_WRITTEN, Context, Words
 
 _WORD = re.compile(r"\S+")
 _OPENERS = "([{\"'“‘„«¿¡"
@@ -165,7 +165,7 @@ class Recogniser:
 
     def _why(self, written: str) -> str:
         """Why `written` is left as written."""
-        if self.words.language == "en" and re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", written):
+        if self.words.language == "en" and re.fullmatch(r"\d{1,2}/\d{1,2}(?:/\d{4})?", written):
             return "day and month could be either way round: give the language as en-US or en-GB"
         return "no number form of the language takes it whole"
 
@@ -189,6 +189,8 @@ class Recogniser:
             try:
                 said = say(match, self.words, context)
             except OverflowError:  # beyond the largest number `num2words` names
+                return None
+            if said == LEFT_AS_WRITTEN:
                 return None
             if said is not None:
                 return name, said

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.compile.numbers.words import LEFT_AS_WRITTEN, Context, Words
 
 MERIDIEM = r"(?i:a\.m\.?|p\.m\.?|am|pm)"
 _CLOCK_WORDS = {"en": ("minute", "minutes", "second", "seconds"), "de": ("Minute", "Minuten", "Sekunde", "Sekunden"),
@@ -127,6 +127,19 @@ def say_duration(match: re.Match, w: Words, context: Context) -> str | None:
             f"{seconds_said} {second_plural}")
 
 
+_DATE_BEFORE = frozenset("on by until till from since before after".split())
+
+
+def say_day_and_month(match: re.Match, w: Words, context: Context) -> str | None:
+    """English `on 3/4`, `by 12/25`: a day and month without a year after a word of time, read
+    by the language label as `3/4/2003` is; left as written where it could be either way round
+    (`LEFT_AS_WRITTEN`), never a fraction. Elsewhere (`3/4 cup`) None: a fraction."""
+    if not context.before or context.before[-1] not in _DATE_BEFORE:
+        return None
+    said = say_date(match, w, context)
+    return LEFT_AS_WRITTEN if said is None else said
+
+
 def say_date(match: re.Match, w: Words, context: Context) -> str | None:
     """A numeric date, read by the language label where the order could be either way."""
     parts = match.groupdict()
@@ -145,4 +158,4 @@ def say_date(match: re.Match, w: Words, context: Context) -> str | None:
         day, month, month_first = int(parts["d"]), int(parts["mo"]), bool(w.month_first)
     if not (1 <= day <= 31 and 1 <= month <= 12):
         return None
-    return w.date(day, month, int(parts["y"]), context, month_first)
+    return w.date(day, month, int(parts["y"]) if parts.get("y") else None, context, month_first)

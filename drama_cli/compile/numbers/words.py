@@ -29,6 +29,11 @@ class Context:
     after: str = ""
 
 
+# What a form returns for text it knows but cannot say (`on 3/4` in plain `en`): no other form
+# may read it, so it is left exactly as written.
+LEFT_AS_WRITTEN = "\x00left as written"
+
+
 class Words:
     """Says numbers in one language (`LANGUAGES[language]`); `month_first` reads `3/2/2003` as
     March 2 (en-US), otherwise day first."""
