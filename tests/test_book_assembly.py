@@ -225,8 +225,8 @@ def test_m4b_has_chapter_marks_tags_and_cover(book):
 
 
 def test_a_failed_rule_exits_1_naming_the_file_and_rule(book, capsys):
-    path, _, _ = book
-    assert main(["book", str(path), "--sample-length", "20", "--no-m4b"]) == 1
+    path, _, _ = book  # chapter 2 lasts seconds: the sample, clamped to its end, is too short
+    assert main(["book", str(path), "--chapter", "2", "--sample-from", "2"]) == 1
     err = capsys.readouterr().err
     assert "Retail Sample.mp3: length: a retail sample must last 1 to 5 minutes" in err
     assert "Traceback" not in err
@@ -387,6 +387,48 @@ def test_a_run_stopped_before_the_end_leaves_the_earlier_book_whole(tmp_path, mo
 THREE = ("title: Three\nnarrator: N\nbook:\n  author: Ada Finch\ncast:\n  N: {}\nchapters:\n"
          + "".join(f"  - title: Part {n}\n    scenes:\n      - lines: [N: Door number {n}.]\n"
                    for n in (1, 2, 3)))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sample-length", "20"], "--sample-length must be between 60 and 300, not 20"),
+    (["--sample-length", "301"], "--sample-length must be between 60 and 300, not 301"),
+    (["--sample-from", "9"], "--sample-from 9: no chapter 9 in this script (chapters: 0 (Opening"),
+    (["--sample-from", "7:30", "--no-sample"], "--sample-from 7:30: no chapter 7 in this script"),
+])
+def test_sample_options_outside_the_book_fail_before_anything_is_voiced(tmp_path, monkeypatch, capsys,
+                                                                       args, message):
+    path = tmp_path / "three.yaml"
+    path.write_text(THREE, encoding="utf-8")
+    fake = FakeBackend()
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: fake)
+    assert main(["book", str(path), "--no-m4b", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert fake.requests == []
+
+
+def test_a_sample_start_past_its_chapter_names_the_length_and_keeps_the_takes(tmp_path, monkeypatch,
+                                                                              capsys):
+    path = tmp_path / "three.yaml"
+    path.write_text(THREE, encoding="utf-8")
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
+    assert main(["book", str(path), "--no-m4b", "--sample-from", "2:9999"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert [line for line in err if "sample" in line] == err[-1:]  # one line, the last
+    match = re.fullmatch(r"drama: --sample-from 2:9999: chapter 2 \(Part 2\) lasts (\d+\.\d) s; give a "
+                         r"start before its end \(every rendered take is kept for the next run\)", err[-1])
+    assert match, err[-1]
+    folder = tmp_path / "three.drama" / "book"
+    assert sorted(p.name for p in folder.iterdir()) == []  # nothing published, no work folder left
+    again = FakeBackend()
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: again)
+    assert main(["book", str(path), "--no-m4b", "--sample-from", "2:0.5", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert again.requests == []  # every take of the first run is used
+    chapter = next(f for f in report["files"] if f["file"] == "02 Part 2.mp3")
+    sample = next(f for f in report["files"] if f["kind"] == "sample")
+    assert abs(float(match.group(1)) - chapter["duration_s"]) <= 0.1
+    assert abs(sample["duration_s"] - (chapter["duration_s"] - 0.5)) <= 0.1  # clamped to its end
 
 
 def test_a_voice_without_a_reference_is_warned_about_once(tmp_path, monkeypatch, capsys):

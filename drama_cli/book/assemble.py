@@ -39,6 +39,7 @@ from drama_cli.book.acx import (
 )
 from drama_cli.book.m4b import m4b_name, safe_title, write_m4b
 from drama_cli.book.notice import MISSING_NOTICE, NOTICE_NAME, notice_file_text
+from drama_cli.book.sample import check_sample_options, check_sample_start, cut_sample
 from drama_cli.errors import LinesLeftOut, UsageError
 from drama_cli.mix.export import (
     MP3_BITRATE_KBPS,
@@ -83,7 +84,6 @@ TAIL_S = 2.5  # after the last words (ACX: 1–5 s)
 SCENE_BREAK_S = 2.0  # silence between two scenes of a chapter
 ROOM_TONE_DB = -65.0  # the generated room tone, dB RMS (ACX's noise floor: at most −60 dB)
 SAMPLE_S = 180.0  # default retail sample length (ACX: 1–5 minutes)
-SAMPLE_FADE_S = 1.0  # fade at the end of the retail sample
 PEAK_MARGIN_DB = 0.3  # aimed under −3 dBFS when a file is encoded again
 PEAK_RETRIES = 2  # encodings after the first, when only the decoded peaks fail
 REPORT_NAME = "acx-report.json"
@@ -388,25 +388,6 @@ def credit_tags(facts: dict) -> dict:
             "MODEL_REVISION": ", ".join(facts.get("model_revisions") or ())}
 
 
-def cut_sample(master: Path, start_s: float, length_s: float, work_dir: Path) -> Path:
-    """Cut the retail sample `[start_s, start_s + length_s)` from a chapter master (clamped to
-    its end) into a WAV under `work_dir`, its last second faded out. UsageError when the start
-    lies beyond the chapter."""
-    info = sf.info(str(master))
-    start = int(round(start_s * info.samplerate))
-    if start >= info.frames:
-        raise UsageError(f"the retail sample starts at {start_s:g} s, after the chapter's end "
-                         f"({info.frames / info.samplerate:.1f} s)")
-    stop = min(info.frames, start + int(round(length_s * info.samplerate)))
-    audio, rate = sf.read(str(master), start=start, stop=stop, dtype="float32")
-    fade = min(audio.size, int(SAMPLE_FADE_S * rate))
-    if fade:
-        audio[-fade:] *= np.linspace(1.0, 0.0, fade, dtype=np.float32)
-    cut = work_dir / "sample.wav"
-    sf.write(str(cut), audio, rate, subtype="PCM_24")
-    return cut
-
-
 def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions(),
                   notice: Callable[[str], None] = lambda message: None) -> BookReport:
     """Assemble the book of a rendered `script` into `<project>/book/` (see the module doc).
@@ -427,7 +408,7 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
     folder.mkdir(parents=True, exist_ok=True)
     report = BookReport(folder)
     sample_chapter, sample_start = options.sample_from or (_first_story_chapter(script), 0.0)
-    pick_chapters(script, [sample_chapter])
+    check_sample_options(script, options.sample_from, options.sample_s)
     existing = {path.name for path in folder.glob("*.mp3")} | {path.name for path in folder.glob("*.m4b")}
     written: list[str] = []
     staged: list[tuple[Path, Path]] = []  # (written in the work folder, its place in the book)
@@ -441,6 +422,8 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
             name = file_name(chapter, width)
             notice(f"book: [{index}/{len(chapters)}] mixing {name}")
             master, summary = mix_chapter(script, store, chapter, work)
+            if options.sample and chapter.number == sample_chapter:
+                check_sample_start(master, chapter, sample_start)  # before encoding anything more
             any_scratch |= summary["scratch"]
             report.notes += [f"{name}: sound {sound} left out: {why}" for sound, why in zip(
                 summary.get("sounds_left_out", ()), summary.get("sounds_left_out_reasons", ()))]

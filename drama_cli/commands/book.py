@@ -52,8 +52,8 @@ def book_command(
         pick_chapters,
     )
     from drama_cli.book.m4b import cover_path
+    from drama_cli.book.sample import check_sample_options
     from drama_cli.mix.export import require_encoder
-    from drama_cli.mix.options import check_number
 
     if output not in (None, "-"):
         raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
@@ -66,7 +66,6 @@ def book_command(
         if as_json:
             raise UsageError("--json reports the book folder; with -o - stdout holds the chapter's audio")
         refuse_audio_to_terminal()
-    check_number("--sample-length", sample_length, 1.0, 600.0)
     options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
                           sample_s=sample_length, sample=sample, m4b=m4b,
                           licence_notice=_licence_notice(backend["model"]))
@@ -74,8 +73,7 @@ def book_command(
     chapters = pick_chapters(loaded, options.chapters)
     if output == "-" and len(chapters) != 1:
         raise UsageError("-o - writes one chapter: give exactly one --chapter N")
-    if options.sample_from is not None:
-        pick_chapters(loaded, [options.sample_from[0]])
+    check_sample_options(loaded, options.sample_from, options.sample_s)
     cover_path(loaded)  # a missing cover fails now, not after hours of rendering
     require_encoder("mp3")
     store = open_project(script, None if out is None else out, create=True)
