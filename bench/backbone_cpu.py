@@ -131,9 +131,7 @@ def run(checkpoint: Checkpoint, dtype: torch.dtype, prompt: int, decode: int, ro
     fp8 = sum(b.numel() for b in backbone.buffers() if b.dtype == torch.float8_e4m3fn)
     x = backbone.embed_rows(prompt_rows(checkpoint.config, prompt + decode + 1))
     kept = Backbone.from_checkpoint(checkpoint, "cpu", dtype)
-    budget = DenseBudget(dense_copy_budget())  # as Drama3.load on the CPU
-    kept.pack_weights(budget.take)
-    kept.keep_dense_experts(budget)
+    kept.keep_dense_copies(DenseBudget(dense_copy_budget()))  # as Drama3.load on the CPU
     compiling = Backbone.from_checkpoint(checkpoint, "cpu", dtype)
     compiling.compile_decode()
     model = transformers_backbone(checkpoint, dtype, attention="sdpa")

@@ -161,6 +161,14 @@ class Backbone(nn.Module):
             if isinstance(layer.moe.experts, FP8Experts):
                 layer.moe.experts.keep_dense(budget)
 
+    def keep_dense_copies(self, budget: DenseBudget, experts: bool = True) -> None:
+        """What a CPU model keeps within `budget` (docs/internals/engine.md "Dense products on
+        the CPU"): every layer's wide dense weights packed for oneDNN, then, with `experts`,
+        the resident routed experts once dequantised."""
+        self.pack_weights(budget.take)
+        if experts:
+            self.keep_dense_experts(budget)
+
     def pack_weights(self, take) -> int:
         """Give every layer's wide dense weights packed copies for oneDNN while `take(bytes)`
         grants their bytes (`engine.kernels.cpu_linear.PackedWeights`); returns how many."""

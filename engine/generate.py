@@ -155,9 +155,7 @@ class Drama3:
         if device.type == "cpu":  # offloaded or not, so both give the same products
             budget = DenseBudget(dense_copy_budget())
             pack_linears(tower, budget.take)
-            backbone.pack_weights(budget.take)
-            if experts is None:
-                backbone.keep_dense_experts(budget)
+            backbone.keep_dense_copies(budget, experts=experts is None)
         if experts is not None:
             model.offload, model.decode_mode = experts, "eager"
         return model
