@@ -348,9 +348,11 @@ function toggle(number) {
 }
 
 function playPause() {
-  const mix = state.view === "scene" && document.getElementById("mix");
-  if (mix) { if (mix.paused) mix.play().catch((err) => say(err.message)); else mix.pause(); return; }
-  if (state.view === "scene") return;
+  if (state.view === "scene") {  // the scene's mix, when it has one
+    const mix = document.getElementById("mix");
+    if (mix) { if (mix.paused) mix.play().catch((err) => say(err.message)); else mix.pause(); }
+    return;
+  }
   const number = state.playing || (state.line && state.line.line.take) || state.ab[0];
   if (number) toggle(number);
 }
