@@ -43,7 +43,7 @@ from drama_cli.studio.actions import (
     check_target,
     run_action,
 )
-from drama_cli.studio.jobs import QUEUED, RUNNING, Worker
+from drama_cli.studio.jobs import Worker
 from drama_cli.studio.security import TokenGuard, refusal
 from drama_cli.takes.selection import select_take
 
@@ -79,7 +79,7 @@ class Studio:
             try:
                 select_take(self.project.script(), self.project.store, line_id, number)
             except RenderError:
-                ahead = [job for job in self.worker.jobs() if job.state in (QUEUED, RUNNING)]
+                ahead = self.worker.pending()
                 if not ahead:
                     raise
                 queued = self.worker.submit("select", line_id, {"take": number})

@@ -93,9 +93,13 @@ class Worker:
         with self._lock:
             return list(self._jobs.values())
 
+    def pending(self) -> list[Job]:
+        """The jobs queued or running, oldest first."""
+        return [job for job in self.jobs() if job.state in (QUEUED, RUNNING)]
+
     def busy(self) -> bool:
         """Whether a job is queued or running."""
-        return any(job.state in (QUEUED, RUNNING) for job in self.jobs())
+        return bool(self.pending())
 
     def stop(self, timeout_s: float = 5.0) -> None:
         """Cancel every job and end the thread (waiting up to `timeout_s` for a running one)."""

@@ -57,10 +57,11 @@ class StudioProject:
         the scene's folder (its selections and line folders) are unchanged, so a poll after a
         take of one scene recomputes that scene only. Built from a script the file has changed
         since (another request read it again meanwhile), it is returned but not kept."""
-        with self._lock:
-            if script is not self._script:
-                return build(scene)
-            stamp = (self._stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
+        with self._lock:  # only to read the two together: `script()` must not wait on a build
+            current, script_stamp = script is self._script, self._stamp
+        if not current:
+            return build(scene)
+        stamp = (script_stamp, self._folder_stamp(self.store.scene_dir(scene.id)))
         with self._memo_lock:  # two requests at once judge a scene once
             kept = self._scenes.get(scene.id)
             if kept is not None and kept[0] == stamp:

@@ -23,6 +23,8 @@ FIELD_TYPES: dict[str, tuple] = {
     "notes": (list, _NONE), "checks": (dict,), "edit": (dict, _NONE), "asr": (dict, _NONE),
     "chunks": (list, _NONE), "engine": (str,), "status": (str,),
 }
+# inside "asr": read as numbers wherever a take's WER is shown
+ASR_FIELD_TYPES: dict[str, tuple] = {"wer": (*_NUMBER, _NONE), "threshold": (*_NUMBER, _NONE)}
 SEVERITIES = ("ok", "degraded", "unusable")
 
 _JSON_NAMES = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
@@ -49,9 +51,9 @@ def record_problem(record) -> str | None:
     if severity not in SEVERITIES:
         return f"the record's checks have severity {severity!r}"
     asr = record.get("asr") or {}
-    for name in ("wer", "threshold"):  # read as numbers wherever a take's WER is shown
-        if not _is_a(asr.get(name), (*_NUMBER, _NONE)):
-            return f"the record's {_wrong_type(f'asr.{name}', asr[name], (*_NUMBER, _NONE))}"
+    for name, types in ASR_FIELD_TYPES.items():
+        if name in asr and not _is_a(asr[name], types):
+            return f"the record's {_wrong_type(f'asr.{name}', asr[name], types)}"
     return _timed_items_problem("chunks", record.get("chunks")) or _timed_items_problem(
         "asr words", asr.get("words"))
 

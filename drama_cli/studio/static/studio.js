@@ -348,15 +348,23 @@ function toggle(number) {
 }
 
 function playPause() {
-  const mix = state.view === "scene" && document.getElementById("mix");
-  if (mix) { if (mix.paused) mix.play().catch((err) => say(err.message)); else mix.pause(); return; }
-  if (state.view === "scene") return;
+  if (state.view === "scene") {  // the scene's mix, when it has one
+    const mix = document.getElementById("mix");
+    if (mix) { if (mix.paused) mix.play().catch((err) => say(err.message)); else mix.pause(); }
+    return;
+  }
   const number = state.playing || (state.line && state.line.line.take) || state.ab[0];
   if (number) toggle(number);
 }
 
+function inLineView(what) {  // whether the line view is shown; else says that `what` needs it
+  if (state.view === "line") return true;
+  say(`${what} in the line view (s)`);
+  return false;
+}
+
 function switchAB() {
-  if (state.view !== "line") { say("A/B works in the line view (s)"); return; }
+  if (!inLineView("A/B works")) return;
   const [a, b] = state.ab;
   if (!a || !b) { say("A/B needs two takes"); return; }
   const from = state.playing === a ? a : state.playing === b ? b : null;
@@ -367,7 +375,7 @@ function switchAB() {
 }
 
 function markAB(slot) {
-  if (state.view !== "line") { say("A/B works in the line view (s)"); return; }
+  if (!inLineView("A/B works")) return;
   const number = state.playing;
   if (!number) { say("play a take first"); return; }
   state.ab[slot] = number;
@@ -376,7 +384,7 @@ function markAB(slot) {
 }
 
 async function select(number) {
-  if (state.view !== "line") { say("select takes in the line view (s)"); return; }
+  if (!inLineView("select takes")) return;
   if (!state.line || !state.line.takes.some((t) => t.take === number && t.status !== "invalid")) {
     say(`no take ${number}`);
     return;
@@ -474,7 +482,7 @@ const ACTIONS = {
 
 function openAction(kind) {
   if (!state.line) return;
-  if (state.view !== "line") { say("render, revise and edit in the line view (s)"); return; }
+  if (!inLineView("render, revise and edit")) return;
   const action = ACTIONS[kind];
   const dialog = document.getElementById("action");
   dialog.dataset.kind = kind;
