@@ -463,11 +463,12 @@ def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 _PRODUCT = {"en": "times", "de": "mal", "fr": "fois", "es": "por"}  # `3 * 4`
+_TIMES_SIGN = re.compile(r"\s?\*\s?")
 
 
 def _product(match: re.Match, w: Words, context: Context) -> str | None:
     """`5 * 5`, `2*3*4`: "five times five", "drei mal vier" (the `*` is never a markdown mark)."""
-    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in re.split(r"\s?\*\s?", match.group(0)))
+    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in _TIMES_SIGN.split(match.group(0)))
 
 
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
