@@ -140,7 +140,8 @@ def revise_command(
             raise UsageError("--from-script takes the notes from the script; give no LINE or --note")
         store = _store(script, out)
         pending = pending_script_notes(loaded, store)  # none: no engine to load
-        done = revise_from_script(loaded, store, _revising_backend(store, backend), seed) if pending else []
+        done = revise_from_script(loaded, store, _revising_backend(store, backend), seed,
+                                  pending=pending) if pending else []
         lines = [f"{d['line']}: take {d['takes'][0]['take']} from take {d['parent_take']} ({d['note']})" for d in done]
         _print({"revised": done}, as_json, lines or ["no new notes in the script"])
         _exit_for_takes(done)

@@ -385,12 +385,13 @@ def pending_script_notes(script, store: TakeStore) -> list[tuple[str, str]]:
 
 
 def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | None = None,
-                       select: bool = True) -> list[dict]:
+                       select: bool = True, pending: list[tuple[str, str]] | None = None) -> list[dict]:
     """`drama revise SCRIPT --from-script`: revise every line whose script notes its selected
     take does not answer yet (one call per such line; running it again does nothing), then
-    mix each touched scene once. Returns one summary per revised line."""
+    mix each touched scene once. `pending`: those notes (`pending_script_notes`), when already
+    found. Returns one summary per revised line."""
     done, scenes = [], {}
-    for line_id, note in pending_script_notes(script, store):
+    for line_id, note in pending_script_notes(script, store) if pending is None else pending:
         scene, _, _ = find_line(script, line_id)
         with store.lock():
             planned = plan_line(script, store, backend, line_id)

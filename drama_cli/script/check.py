@@ -11,6 +11,7 @@ from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, MIN_REFERENCE_S, inspect_clip, inspect_sound
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.document import Script, Warning_
+from engine.text import TAG_NAME
 
 
 @dataclass
@@ -168,7 +169,7 @@ def _check_sounds(report: CheckReport, script, scenes=None) -> None:
                     relative_to="the cast file" if where and where.file != script.source else "the script")
 
 
-_SPACED_TAG = re.compile(r"<(/?)(?:([A-Za-z][\w-]*)\s+|(?<=/)\s+([A-Za-z][\w-]*)\s*)>")  # not `a < b > c`
+_SPACED_TAG = re.compile(rf"<(/?)(?:({TAG_NAME})\s+|(?<=/)\s+({TAG_NAME})\s*)>")  # not `a < b > c`
 
 
 def _spaced_tag_warnings(script) -> list[Warning_]:

@@ -25,6 +25,9 @@ MIN_PAUSE_S = -10.0  # a negative pause overlaps the end of the line before
 MAX_PAUSE_S = 60.0  # longer silences are a typo (99999 s wrote a 13 GB mix)
 
 
+_COMMENT_AFTER = re.compile(r"\s+(#[^\s#].*)$")  # `We are #1 here`: YAML's comment cuts the text
+
+
 class YamlReader:
     """One YAML source being read; holds the text for positions and recovery."""
 
@@ -119,7 +122,7 @@ class YamlReader:
         end = node.end_mark
         if end.line >= len(self.lines):
             return
-        match = re.match(r"\s+(#[^\s#].*)$", self.lines[end.line][end.column:])
+        match = _COMMENT_AFTER.match(self.lines[end.line][end.column:])
         if match:
             self.warnings.append(Warning_(
                 f"{what} {node.value!r} stops before {match.group(1).rstrip()!r}, which YAML reads as a "

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from drama_cli.compile.numbers.words import Context, Words
+from drama_cli.compile.numbers.words import Context, Words, written_whole
 
 _GAME_WORDS = frozenset(
     "won win wins winning beat beats beaten lost lose loses losing drew draw draws drawn tied tie ties level "
@@ -186,21 +186,15 @@ def _even_odds(match: re.Match, w: Words, context: Context) -> str | None:
 
 def _times(match: re.Match, w: Words, context: Context) -> str | None:
     """`3x a day`, `10x faster`, `1.5x`: "three times", "once" for a whole 1."""
-    value, frac = _whole(match), match.group("frac")
+    value, frac = written_whole(match), match.group("frac")
     if value is None:
         return None
     return "once" if value == 1 and not frac else f"{w.decimal(value, frac)} times"
 
 
-def _whole(match: re.Match) -> int | None:
-    """The whole part of a number form's match, separators dropped (None when not written)."""
-    whole = match.group("int")
-    return None if whole is None else int(re.sub(r"\D", "", whole))
-
-
 def _pence(match: re.Match, w: Words, context: Context) -> str | None:
     """`70p`, `5.5p`: an amount in pence."""
-    value, frac = _whole(match), match.group("frac")
+    value, frac = written_whole(match), match.group("frac")
     if value is None:
         return None
     return f"{w.decimal(value, frac)} {'penny' if value == 1 and not frac else 'pence'}"

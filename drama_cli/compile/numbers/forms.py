@@ -32,7 +32,7 @@ from drama_cli.compile.numbers.times import (
     say_minutes_and_seconds,
     say_time,
 )
-from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words
+from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words, written_whole
 from drama_cli.script.spoken import number_words
 
 Say = Callable[[re.Match, Words, Context], "str | None"]
@@ -45,11 +45,6 @@ def number_pattern(rules: LanguageRules, name: str = "") -> str:
     mark = re.escape(rules.decimal)
     return (rf"(?={mark}?\d)(?P<int{name}>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)?"
             rf"(?:{mark}(?P<frac{name}>\d+))?")
-
-
-def _value(match: re.Match, name: str = "") -> int | None:
-    whole = match.group(f"int{name}")
-    return None if whole is None else int(re.sub(r"\D", "", whole))
 
 
 def _alternatives(words) -> str:
@@ -204,7 +199,7 @@ def _decade(match: re.Match, w: Words, context: Context) -> str | None:
 
 
 def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
-    value, suffix = _value(match), (match.groupdict().get("suf") or "").lstrip(".")
+    value, suffix = written_whole(match), (match.groupdict().get("suf") or "").lstrip(".")
     if value is None or match.groupdict().get("frac"):
         return None
     gender = w.gender(context.noun) if context.noun else None
@@ -239,7 +234,7 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
 def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     symbol = match.group("sym").strip()
     unit, units, cent, cents, gender = w.rules.currencies[symbol]
-    value, frac = _value(match), match.group("frac")
+    value, frac = written_whole(match), match.group("frac")
     sign = f"{w.rules.minus} " if match.groupdict().get("neg") else ""
     scale = match.groupdict().get("scale")
     if w.language == "en" and english.attributive(context, money=True):
@@ -291,12 +286,12 @@ def _of(w: Words, number: str, noun: str) -> str:
 
 
 def _percent(match: re.Match, w: Words, context: Context) -> str | None:
-    return f"{_signed(match, w, w.decimal(_value(match), match.group('frac')))} {w.rules.percent}"
+    return f"{_signed(match, w, w.decimal(written_whole(match), match.group('frac')))} {w.rules.percent}"
 
 
 def _unit(match: re.Match, w: Words, context: Context) -> str | None:
     singular, plural, gender = w.rules.units[_unit_key(w.rules, match.group("unit"))]
-    value, frac = _value(match), match.group("frac")
+    value, frac = written_whole(match), match.group("frac")
     number = w.decimal(value, frac, gender, context)
     if w.language == "en" and english.millions_of(match.group("unit"), context):
         return f"{_signed(match, w, number)} million"  # `1.5m people`
@@ -324,7 +319,7 @@ def _feet(match: re.Match, w: Words, context: Context) -> str | None:
 
 def _scaled(match: re.Match, w: Words, context: Context) -> str | None:
     """A number before a scale word (`scaled_number`), with its sign; None without a whole part."""
-    value = _value(match)
+    value = written_whole(match)
     if value is None:
         return None
     return _signed(match, w, scaled_number(w, value, match.group("frac"), match.group("scale")))
@@ -338,7 +333,7 @@ def _currency_word(match: re.Match, w: Words, context: Context) -> str | None:
         return None
     unit, units, _, _, gender = next(names for names in w.rules.currencies.values()
                                      if match.group("cur") in names[:2])
-    value, cents = _value(match), int(frac)
+    value, cents = written_whole(match), int(frac)
     said = f"{w.cardinal(value, gender)} {unit if value == 1 else units}"
     if cents:
         said += f"{'' if w.language == 'fr' else ' con'} {w.cardinal(cents)}"
@@ -388,12 +383,12 @@ def _digits(match: re.Match, w: Words, context: Context) -> str | None:
 def _number_sign(match: re.Match, w: Words, context: Context) -> str | None:
     if match.group("code"):  # `No. 2024-117`: a code, digit by digit
         return f"{w.rules.number_sign} {w.digits(match.group('int') + match.group('code'))}"
-    return f"{w.rules.number_sign} {w.cardinal(_value(match))}"
+    return f"{w.rules.number_sign} {w.cardinal(written_whole(match))}"
 
 
 def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     whole, frac = match.group("int"), match.group("frac")
-    value = _value(match)
+    value = written_whole(match)
     if whole and whole.isdigit() and len(whole) > 9:
         return w.digits(whole)
     if whole and whole.isdigit() and len(whole) == 4 and not frac and not match.group("neg") \
@@ -448,7 +443,7 @@ def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str
 def _millions_of(match: re.Match, w: Words, context: Context) -> str | None:
     """French and Spanish `1 000 000 personnes`: a noun counted in whole millions takes "de"
     ("un million de personnes", "deux millions d'habitants"); None for any other number."""
-    value, noun = _value(match), match.group("noun")
+    value, noun = written_whole(match), match.group("noun")
     if value is None or match.group("frac") or noun.lower() in ("de", "d"):
         return None
     said = w.counted(value, Context(context.before, noun))
@@ -461,18 +456,19 @@ _TIMES = {"en": "by", "de": "mal", "fr": "sur", "es": "por"}  # `2 x 8 cm`
 
 def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
     """`2 x 8 cm`: "two by eight centimetres", "zwei mal acht Zentimeter"."""
-    sides = [w.decimal(_value(match, n), match.group(f"frac{n}")) for n in "ab"]
+    sides = [w.decimal(written_whole(match, n), match.group(f"frac{n}")) for n in "ab"]
     said = f" {_TIMES[w.language]} ".join(sides)
     unit, tail = match.group("unit"), match.group("tail")
     return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else "")
 
 
 _PRODUCT = {"en": "times", "de": "mal", "fr": "fois", "es": "por"}  # `3 * 4`
+_TIMES_SIGN = re.compile(r"\s?\*\s?")
 
 
 def _product(match: re.Match, w: Words, context: Context) -> str | None:
     """`5 * 5`, `2*3*4`: "five times five", "drei mal vier" (the `*` is never a markdown mark)."""
-    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in re.split(r"\s?\*\s?", match.group(0)))
+    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in _TIMES_SIGN.split(match.group(0)))
 
 
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:

@@ -18,6 +18,11 @@ _CLOCK_BEFORE = {"en": {"at", "by", "from", "until", "till", "to"}, "de": {"um",
 _MILITARY_HOURS = ("hours", "hrs")
 
 
+def _after_clock_word(context: Context, language: str) -> bool:
+    """Whether the word before is one a clock time follows in `language` (`at`, `um`, `à`…)."""
+    return bool(context.before) and context.before[-1] in _CLOCK_BEFORE[language]
+
+
 def say_time(match: re.Match, w: Words, context: Context) -> str | None:
     """A clock time (`10:30`, `7pm`, `19.30 Uhr`, `22 h 30`), or a race time `H:MM:SS`."""
     hours, minutes = int(match.group("h")), int(match.group("m") or 0)
@@ -26,7 +31,7 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
     if hours > 24 or minutes > 59 or (meridiem and not 1 <= hours <= 12) or (hours == 24 and minutes):
         return None
     if match.groupdict().get("s") and not meridiem and "Uhr" not in match.group(0) and \
-            not (context.before and context.before[-1] in _CLOCK_BEFORE[w.language]):
+            not _after_clock_word(context, w.language):
         return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
     said = _clock(w, hours, minutes, meridiem)
     if w.language == "en" and not meridiem and context.noun.lower() in _MILITARY_HOURS:
@@ -55,7 +60,7 @@ def military_time(w: Words, hours: str, minutes: int) -> str:
 def say_military_digits(match: re.Match, w: Words, context: Context) -> str | None:
     """`0800 hours`, `at 2300 hrs`: four digits before `hours` read as a military time when they
     start with 0 or follow a clock word (`at`, `by`…); otherwise a count (`2300 hours of footage`)."""
-    if not match.group("h").startswith("0") and not (context.before and context.before[-1] in _CLOCK_BEFORE["en"]):
+    if not match.group("h").startswith("0") and not _after_clock_word(context, "en"):
         return None
     return f"{military_time(w, match.group('h'), int(match.group('m')))} hours"
 

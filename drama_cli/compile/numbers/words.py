@@ -7,6 +7,7 @@ the agreement is `grammar`'s.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from drama_cli.compile.numbers import grammar
@@ -32,6 +33,15 @@ class Context:
 # What a form returns for text it knows but cannot say (`on 3/4` in plain `en`): no other form
 # may read it, so it is left exactly as written.
 LEFT_AS_WRITTEN = "\x00left as written"
+
+_NOT_DIGIT = re.compile(r"\D")
+
+
+def written_whole(match: re.Match, name: str = "") -> int | None:
+    """The whole part of a number form's match (group `int` + `name`), separators dropped
+    (`1,000` -> 1000); None when not written."""
+    whole = match.group(f"int{name}")
+    return None if whole is None else int(_NOT_DIGIT.sub("", whole))
 
 
 class Words:
