@@ -37,6 +37,7 @@ _VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NA
 # Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
 # earlier paragraphs takes a speaker found so, never one guessed from the conversation.
 _TOLD = ("tag", "narrator", "pronoun", "same paragraph")
+_ON_SOMEONE = re.compile(rf"\b(?:to|with|at|on)\s+{NAME}")  # "she turned to Tom": Tom is spoken to, not speaking
 _PRONOUN_OF = {"m": "he", "f": "she"}  # a gender's pronoun in a speech tag
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
@@ -196,7 +197,7 @@ def _by_pronoun(gender: str, before: str, talk: _Conversation, options: Attribut
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
     of these that holds someone of that gender decides; two there leave it unresolved."""
-    narrated = names_in(re.sub(rf"\b(?:to|with|at|on)\s+{NAME}", "", before), options.names) or talk.narrated
+    narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
     for pool in ([talk.addressed] if talk.addressed else [], narrated, [who for who, _ in talk.recent]):
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
