@@ -32,6 +32,7 @@ import soundfile as sf
 from drama_cli.book.acx import (
     MAX_FILE_S,
     PEAK_MAX_DBFS,
+    SAMPLE_RANGE_S,
     FileCheck,
     judge,
     measure_file,
@@ -39,7 +40,7 @@ from drama_cli.book.acx import (
 )
 from drama_cli.book.m4b import m4b_name, safe_title, write_m4b
 from drama_cli.book.notice import MISSING_NOTICE, NOTICE_NAME, notice_file_text
-from drama_cli.book.sample import check_sample_options, check_sample_start, cut_sample
+from drama_cli.book.sample import check_sample_start, cut_sample, spelled_sample_from
 from drama_cli.errors import LinesLeftOut, UsageError
 from drama_cli.mix.export import (
     MP3_BITRATE_KBPS,
@@ -48,7 +49,7 @@ from drama_cli.mix.export import (
     require_encoder,
 )
 from drama_cli.mix.loudness import get_preset
-from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
+from drama_cli.mix.options import MixOverrides, check_number, layer_mix, scene_sounds
 from drama_cli.mix.project_mix import (
     CREDITED_ENGINES,
     credit_text,
@@ -188,6 +189,20 @@ def pick_chapters(script, numbers) -> list:
         listing = ", ".join(f"{c.number} ({c.title})" for c in script.chapters)
         raise UsageError(f"no chapter {unknown[0]} in this script (chapters: {listing})")
     return [known[n] for n in dict.fromkeys(numbers)] if numbers else list(script.chapters)
+
+
+def check_sample_options(script, sample_from: tuple[int, float] | None, length_s: float) -> None:
+    """UsageError, before any rendering, for a `--sample-length` outside ACX's range
+    (`SAMPLE_RANGE_S`, seconds) or a `--sample-from` (chapter number, start s) naming a chapter
+    the script does not have. A start past the chapter's end is known only once the chapter is
+    mixed (`check_sample_start`)."""
+    check_number("--sample-length", length_s, *SAMPLE_RANGE_S)
+    if sample_from is None:
+        return
+    try:
+        pick_chapters(script, [sample_from[0]])
+    except UsageError as err:
+        raise UsageError(f"--sample-from {spelled_sample_from(sample_from)}: {err}") from None
 
 
 def chapter_scenes(script, chapters) -> tuple[str, ...]:

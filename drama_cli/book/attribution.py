@@ -37,6 +37,8 @@ _VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NA
 # Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
 # earlier paragraphs takes a speaker found so, never one guessed from the conversation.
 _TOLD = ("tag", "narrator", "pronoun", "same paragraph")
+_ON_SOMEONE = re.compile(rf"\b(?:to|with|at|on)\s+{NAME}")  # "she turned to Tom": Tom is spoken to, not speaking
+_PRONOUN_OF = {"m": "he", "f": "she"}  # a gender's pronoun in a speech tag
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
 
@@ -156,7 +158,7 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
     if context and not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
         speaker, rule = _by_context(pieces, talk, options.names)
         pronouns = {q.pronoun for q in quotes if q.pronoun}
-        if speaker and pronouns and pronouns != {{"m": "he", "f": "she"}.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
+        if speaker and pronouns and pronouns != {_PRONOUN_OF.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
             speaker = rule = None  # "she said" for a man
         for piece in quotes:
             piece.speaker, piece.rule = speaker, rule
@@ -195,7 +197,7 @@ def _by_pronoun(gender: str, before: str, talk: _Conversation, options: Attribut
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
     of these that holds someone of that gender decides; two there leave it unresolved."""
-    narrated = names_in(re.sub(rf"\b(?:to|with|at|on)\s+{NAME}", "", before), options.names) or talk.narrated
+    narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
     for pool in ([talk.addressed] if talk.addressed else [], narrated, [who for who, _ in talk.recent]):
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
@@ -229,7 +231,7 @@ def _may_share(quote: Piece, source: Piece, genders: dict[str, str]) -> bool:
     if not quote.pronoun or quote.pronoun == source.pronoun:
         return True
     gender = gender_of(source.speaker, genders)
-    return source.pronoun is None and gender is not None and quote.pronoun == {"m": "he", "f": "she"}[gender]
+    return source.pronoun is None and gender is not None and quote.pronoun == _PRONOUN_OF[gender]
 
 
 def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None) -> tuple[str | None, str | None]:

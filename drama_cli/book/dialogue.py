@@ -78,6 +78,10 @@ NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", 
               "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How",
               "Ah", "Aye", "Nay", "Alas", "Pray", "Indeed", "God", "Heaven", "Heavens", "Dear", "Good", "La", "Lord"}
 _NAMES_IN = re.compile(rf"\b{NAME}")
+_NAME_WORD = re.compile(NAME_WORD)
+_WORD = re.compile(rf"{NAME_WORD}|[^\W\d_]+")  # a name's word, or any other word
+_TITLE_WORD = re.compile(rf"\b{TITLED}")
+_TAG_CLAUSE = re.compile(rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b")
 RULES = ("tag", "narrator", "continued", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
 
 
@@ -210,10 +214,10 @@ def is_tag_only(narration: str) -> bool:
     most twelve words and one sentence."""
     text = narration.strip(" ,;:—–-")
     words = text.split()
-    sentence = re.sub(rf"\b{TITLED}", "Title", text).rstrip(".!?")
+    sentence = _TITLE_WORD.sub("Title", text).rstrip(".!?")
     if not words or len(words) > 12 or re.search(r"[.!?]\s", sentence):
         return False
-    return bool(re.match(rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b", text))
+    return bool(_TAG_CLAUSE.match(text))
 
 
 def names_in(text: str, names: set[str] | None = None) -> list[str]:
@@ -225,8 +229,8 @@ def book_names(paragraphs: list[str]) -> set[str]:
     """The words that are names in this book: capitalised and never written in lower case."""
     lower, capitalised = set(), set()
     for paragraph in paragraphs:
-        for word in re.findall(rf"{NAME_WORD}|[^\W\d_]+", paragraph):
-            (capitalised if re.fullmatch(NAME_WORD, word) else lower).add(word)
+        for word in _WORD.findall(paragraph):
+            (capitalised if _NAME_WORD.fullmatch(word) else lower).add(word)
     return {word for word in capitalised if word.lower() not in lower and word not in NOT_A_NAME}
 
 

@@ -135,8 +135,8 @@ class Epub:
         if manifest is None or spine is None:
             raise UsageError(f"cannot read {self.path.name}: its package file has no manifest or spine")
         items = {item.get("id"): item for item in manifest}
-        hrefs = [unquote(items[ref.get("idref")].get("href", "")) for ref in spine
-                 if ref.get("idref") in items and _is_document(items[ref.get("idref")])]
+        read = [items[ref.get("idref")] for ref in spine if ref.get("idref") in items]
+        hrefs = [unquote(item.get("href", "")) for item in read if _is_document(item)]
         self.documents = [(href, self._xml(book, posixpath.join(base, href))) for href in hrefs]
         self.toc = self._toc(book, base, items.values())
 

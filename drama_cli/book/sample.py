@@ -1,5 +1,5 @@
-"""The retail sample: its options checked before anything is voiced, its start checked against
-the mixed chapter, and the cut from the chapter master."""
+"""The retail sample: its start checked against the mixed chapter, and the cut from the
+chapter master."""
 
 from __future__ import annotations
 
@@ -8,26 +8,9 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
-from drama_cli.book.acx import SAMPLE_RANGE_S
 from drama_cli.errors import UsageError
-from drama_cli.mix.options import check_number
 
 SAMPLE_FADE_S = 1.0  # fade at the end of the retail sample
-
-
-def check_sample_options(script, sample_from: tuple[int, float] | None, length_s: float) -> None:
-    """UsageError, before any rendering, for a `--sample-length` outside ACX's range
-    (`SAMPLE_RANGE_S`, seconds) or a `--sample-from` (chapter number, start s) naming a chapter
-    the script does not have. A start past the chapter's end is known only once the chapter is
-    mixed (`check_sample_start`)."""
-    check_number("--sample-length", length_s, *SAMPLE_RANGE_S)
-    if sample_from is None:
-        return
-    number = sample_from[0]
-    if all(chapter.number != number for chapter in script.chapters):
-        listing = ", ".join(f"{c.number} ({c.title})" for c in script.chapters)
-        raise UsageError(f"--sample-from {_spelled(sample_from)}: no chapter {number} in this "
-                         f"script (chapters: {listing})")
 
 
 def check_sample_start(master: Path, chapter, start_s: float) -> None:
@@ -36,7 +19,7 @@ def check_sample_start(master: Path, chapter, start_s: float) -> None:
     info = sf.info(str(master))
     length_s = info.frames / info.samplerate
     if int(round(start_s * info.samplerate)) >= info.frames:
-        raise UsageError(f"--sample-from {_spelled((chapter.number, start_s))}: chapter "
+        raise UsageError(f"--sample-from {spelled_sample_from((chapter.number, start_s))}: chapter "
                          f"{chapter.number} ({chapter.title}) lasts {length_s:.1f} s; give a start "
                          "before its end (every rendered take is kept for the next run)")
 
@@ -57,7 +40,7 @@ def cut_sample(master: Path, start_s: float, length_s: float, work_dir: Path) ->
     return cut
 
 
-def _spelled(sample_from: tuple[int, float]) -> str:
+def spelled_sample_from(sample_from: tuple[int, float]) -> str:
     """(chapter, start s) as the option is written: `2` or `2:30`."""
     number, start_s = sample_from
     return f"{number}:{start_s:g}" if start_s else str(number)

@@ -110,8 +110,8 @@ def _item(chapters: list[ImportedChapter], paragraph: str, labels: Counter) -> N
         chapters.append(ImportedChapter("Prologue", scenes=[ImportedScene(None)]))
     scene = chapters[-1].scenes[-1]
     cue = _CUE.match(paragraph)
-    if cue and cue.group(1).strip(" .").title() not in _SETTING_LABELS:
-        label = cue.group(1).strip(" .").title()
+    label = cue.group(1).strip(" .").title() if cue else None
+    if label and label not in _SETTING_LABELS:
         labels[label] += 1
         scene.lines.append((label, segments(cue.group(2))))
     else:

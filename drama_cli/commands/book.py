@@ -48,11 +48,11 @@ def book_command(
         BookOptions,
         assemble_book,
         chapter_scenes,
+        check_sample_options,
         parse_sample_from,
         pick_chapters,
     )
     from drama_cli.book.m4b import cover_path
-    from drama_cli.book.sample import check_sample_options
     from drama_cli.mix.export import require_encoder
 
     if output not in (None, "-"):
