@@ -2,8 +2,8 @@
 
 Chapters come from headings: Markdown `#` lines (`##` when the text has no `#`), plain-text
 heading lines (`plain_text.CHAPTER_LINE`, a heading line with the paragraph right under it
-gives both), and for EPUB the reading order of the package (`book.epub`; plays in
-`book.play`). Paragraphs are blank-line separated (EPUB `<p>`), or lines, in a text saved with
+gives both), and for EPUB the reading order of the package (`manuscript.epub`; plays in
+`manuscript.play`). Paragraphs are blank-line separated (EPUB `<p>`), or lines, in a text saved with
 one line per paragraph.
 """
 
@@ -15,10 +15,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from drama_cli.book.imported import BREAK, OPENING, ImportedChapter, Manuscript
-from drama_cli.book.epub import spoken_heading
-from drama_cli.book.markdown import read_markdown
-from drama_cli.book.plain_text import (
+from drama_cli.errors import UsageError
+from drama_cli.manuscript.epub import spoken_heading
+from drama_cli.manuscript.imported import BREAK, OPENING, ImportedChapter, Manuscript
+from drama_cli.manuscript.markdown import read_markdown
+from drama_cli.manuscript.plain_text import (
     CHAPTER_LINE,
     NUMERAL_LINE,
     ORNAMENT,
@@ -26,8 +27,7 @@ from drama_cli.book.plain_text import (
     furniture,
     strip_markers,
 )
-from drama_cli.book.text_play import is_text_play, read_text_play, with_cue_marks
-from drama_cli.errors import UsageError
+from drama_cli.manuscript.text_play import is_text_play, read_text_play, with_cue_marks
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -51,7 +51,7 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
         raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub (save it as one of those)")
     try:
         if suffix == ".epub":
-            from drama_cli.book.epub import read_epub
+            from drama_cli.manuscript.epub import read_epub
 
             manuscript = read_epub(path, directions, notes)
         else:
@@ -67,7 +67,7 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
 def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manuscript:
     data = sys.stdin.buffer.read()
     if data.startswith(b"PK\x03\x04"):
-        from drama_cli.book.epub import read_epub
+        from drama_cli.manuscript.epub import read_epub
 
         with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
             (Path(folder) / "stdin.epub").write_bytes(data)

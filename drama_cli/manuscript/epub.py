@@ -8,7 +8,7 @@ dependency. Documents or sections whose `epub:type` marks front or back matter (
 imprint, colophon, copyright page, table of contents, lists, index, Standard Ebooks'
 uncopyright, endnotes) are left out and counted, as are note references, page-break markers,
 `<aside>`, `<nav>` and `<figure>`. A play (rows whose first cell is a `z3998:persona`) goes to
-`book.play`; anything else is read as paragraphs under chapter headings.
+`manuscript.play`; anything else is read as paragraphs under chapter headings.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
-from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
 from drama_cli.errors import UsageError
+from drama_cli.manuscript.imported import BREAK, ImportedChapter, Manuscript
 
 NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container", "opf": "http://www.idpf.org/2007/opf",
       "dc": "http://purl.org/dc/elements/1.1/", "ncx": "http://www.daisy.org/z3986/2005/ncx/",
@@ -220,7 +220,7 @@ def is_play(epub: Epub) -> bool:
 
 
 def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> Manuscript:
-    """The manuscript of an EPUB: a play's cast and scenes (`book.play`) or a novel's
+    """The manuscript of an EPUB: a play's cast and scenes (`manuscript.play`) or a novel's
     chapters of paragraphs (`notes`: 'drop', or 'chapter-end' to read a chapter's notes at its
     end); metadata from the OPF. Raises UsageError for a broken package."""
     epub = Epub(path)
@@ -228,7 +228,7 @@ def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> M
     manuscript = Manuscript(meta["title"] or path.stem, meta["creator"], [], language=meta["language"],
                             publisher=meta["publisher"], rights=meta["rights"])
     if is_play(epub):
-        from drama_cli.book.play import read_play
+        from drama_cli.manuscript.play import read_play
 
         read_play(epub, manuscript, directions)
     else:
@@ -239,9 +239,9 @@ def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> M
 
 def _as_text_play(manuscript: Manuscript, directions: str) -> None:
     """A book without Standard Ebooks' play semantics whose paragraphs are speeches
-    ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`book.text_play`),
+    ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`manuscript.text_play`),
     each chapter's title a row before its paragraphs ("Act One" opens an act)."""
-    from drama_cli.book.text_play import is_text_play, read_text_play
+    from drama_cli.manuscript.text_play import is_text_play, read_text_play
 
     if not is_text_play([p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]):
         return
@@ -255,7 +255,7 @@ def _read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:
     cover, a title page without its epub:type) are left out, unless no page has a heading:
     then the whole book is one chapter named by its title. `with_notes`: each page's notes
     are read after its last paragraph."""
-    from drama_cli.book.epub_notes import chapter_notes, note_texts
+    from drama_cli.manuscript.epub_notes import chapter_notes, note_texts
 
     notes = note_texts(epub) if with_notes else {}
     before_first: list[str] = []
