@@ -15,7 +15,7 @@ from epub_fixtures import EARNEST, build_epub, source_tree, write_epub
 
 from drama_cli.cli import main
 from drama_cli.manuscript.cast_names import parse_entry, resolve, split_joint
-from drama_cli.manuscript.epub import spoken_heading
+from drama_cli.manuscript.headings import spoken_heading
 from drama_cli.manuscript.play import manner_note
 from drama_cli.script.load import load_script
 

@@ -30,9 +30,9 @@ from drama_cli.manuscript.epub import (
     epub_types,
     left_out_here,
     local,
-    spoken_heading,
     text_of,
 )
+from drama_cli.manuscript.headings import spoken_heading
 from drama_cli.manuscript.imported import (
     ImportedChapter,
     ImportedLine,

@@ -16,9 +16,10 @@ import re
 from collections import Counter
 
 from drama_cli.manuscript.cast_names import parse_entry
-from drama_cli.manuscript.epub import spoken_heading
+from drama_cli.manuscript.headings import spoken_heading
 from drama_cli.manuscript.imported import ImportedChapter, ImportedScene, Manuscript
 from drama_cli.manuscript.plain_text import CHAPTER_LINE
+from drama_cli.manuscript.play import finish_play
 
 _NAME_ROW = re.compile(r"^\s*[A-Z][A-Z’'. -]{0,30}[A-Z]\s*$")
 _CUE = re.compile(r"^([A-Z][A-Z’'. -]{0,30}[A-Z])(?:\.|:)\s+(\S.*)$", re.S)
@@ -63,8 +64,6 @@ def segments(text: str) -> list[tuple[str, str]]:
 
 def read_text_play(blocks: list[list[str]], manuscript: Manuscript, directions: str) -> None:
     """Fill `manuscript` with the play in the text's `blocks` (rows of each paragraph)."""
-    from drama_cli.manuscript.play import finish_play
-
     chapters: list[ImportedChapter] = []
     entries, labels = [], Counter()
     in_cast = False
