@@ -14,9 +14,9 @@ from fakes import FakeBackend
 from mutagen.mp4 import MP4
 
 import drama_cli.backends.registry as registry
-from drama_cli.book.attribution import AttributionOptions, attribute_chapter
-from drama_cli.book.manuscript import read_manuscript
 from drama_cli.cli import main
+from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
+from drama_cli.manuscript.read import read_manuscript
 from drama_cli.script.book import UNATTRIBUTED as PLACEHOLDER
 from drama_cli.script.load import load_script
 

@@ -11,8 +11,8 @@ import time
 import pytest
 from epub_fixtures import PRIDE, build_epub
 
-from drama_cli.book.attribution import AttributionOptions, attribute_chapter
 from drama_cli.cli import main
+from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
 from drama_cli.script.book import UNATTRIBUTED
 from drama_cli.script.load import load_script
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from epub_fixtures import EARNEST, build_epub, source_tree, write_epub
 
-from drama_cli.book.cast_names import parse_entry, resolve, split_joint
-from drama_cli.book.epub import spoken_heading
-from drama_cli.book.play import manner_note
 from drama_cli.cli import main
+from drama_cli.manuscript.cast_names import parse_entry, resolve, split_joint
+from drama_cli.manuscript.headings import spoken_heading
+from drama_cli.manuscript.play import manner_note
 from drama_cli.script.load import load_script
 
 # Each speech heading of the play → the characters who speak it.

@@ -224,12 +224,12 @@ def import_command(
     """Turn a manuscript into a YAML book script: a play's speeches as lines of its cast, a
     novel's paragraphs as narrator lines (with --dialogue, quotes as lines of their speakers).
     Front and back matter are left out and reported."""
-    from drama_cli.book.attribution import AttributionOptions
-    from drama_cli.book.epub_notes import NOTES
-    from drama_cli.book.fountain_writer import cast_path_for, cast_yaml, fountain_text
-    from drama_cli.book.manuscript import read_manuscript
-    from drama_cli.book.play import DIRECTIONS
-    from drama_cli.book.writer import script_yaml
+    from drama_cli.manuscript.attribution import AttributionOptions
+    from drama_cli.manuscript.epub_notes import NOTES
+    from drama_cli.manuscript.fountain_writer import cast_path_for, cast_yaml, fountain_text
+    from drama_cli.manuscript.play import DIRECTIONS
+    from drama_cli.manuscript.read import read_manuscript
+    from drama_cli.manuscript.writer import script_yaml
     from drama_cli.script.resolve import name_key
     from engine.files import write_text_atomic
 

@@ -7,7 +7,7 @@ parentheses or underscores (`[Hands them on a salver.]`, `(Languidly.)`, `_Enter
 `ACT I` lines open chapters and `SCENE II` lines scenes; a "Dramatis Personae", "Persons of the
 Play" or "Characters" heading gives the cast from the rows under it ("LANE, manservant"). Other
 paragraphs of the play are directions. The text is a play when at least five paragraphs, and a
-fifth of all, are speeches. `book.play.finish_play` does the rest as for EPUB plays.
+fifth of all, are speeches. `manuscript.play.finish_play` does the rest as for EPUB plays.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from drama_cli.book.cast_names import parse_entry
-from drama_cli.book.epub import spoken_heading
-from drama_cli.book.imported import ImportedChapter, ImportedScene, Manuscript
-from drama_cli.book.plain_text import CHAPTER_LINE
+from drama_cli.manuscript.cast_names import parse_entry
+from drama_cli.manuscript.headings import spoken_heading
+from drama_cli.manuscript.imported import ImportedChapter, ImportedScene, Manuscript
+from drama_cli.manuscript.plain_text import CHAPTER_LINE
+from drama_cli.manuscript.play import finish_play
 
 _NAME_ROW = re.compile(r"^\s*[A-Z][A-Z’'. -]{0,30}[A-Z]\s*$")
 _CUE = re.compile(r"^([A-Z][A-Z’'. -]{0,30}[A-Z])(?:\.|:)\s+(\S.*)$", re.S)
@@ -63,8 +64,6 @@ def segments(text: str) -> list[tuple[str, str]]:
 
 def read_text_play(blocks: list[list[str]], manuscript: Manuscript, directions: str) -> None:
     """Fill `manuscript` with the play in the text's `blocks` (rows of each paragraph)."""
-    from drama_cli.book.play import finish_play
-
     chapters: list[ImportedChapter] = []
     entries, labels = [], Counter()
     in_cast = False

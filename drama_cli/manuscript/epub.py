@@ -1,4 +1,4 @@
-"""EPUB manuscripts: the package (OPF), the spine in reading order, and what a narrator reads.
+"""EPUB files: the package (OPF), the spine in reading order, and which elements a narrator reads.
 
 An EPUB is a zip of XHTML content documents, an OPF package file naming them and the book's
 metadata. EPUB 3 requires content documents to be XML, so they are read with the standard
@@ -7,8 +7,8 @@ the element tree with its `epub:type` semantics, which the whole import rests on
 dependency. Documents or sections whose `epub:type` marks front or back matter (title page,
 imprint, colophon, copyright page, table of contents, lists, index, Standard Ebooks'
 uncopyright, endnotes) are left out and counted, as are note references, page-break markers,
-`<aside>`, `<nav>` and `<figure>`. A play (rows whose first cell is a `z3998:persona`) goes to
-`book.play`; anything else is read as paragraphs under chapter headings.
+`<aside>`, `<nav>` and `<figure>`. The readers of an EPUB's play (`manuscript.play`), novel
+(`manuscript.epub_novel`) and notes (`manuscript.epub_notes`) build on this module.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from pathlib import Path
 from urllib.parse import unquote
 from xml.etree import ElementTree
 
-from drama_cli.book.imported import BREAK, ImportedChapter, Manuscript
 from drama_cli.errors import UsageError
 
 NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container", "opf": "http://www.idpf.org/2007/opf",
@@ -217,138 +216,3 @@ def is_play(epub: Epub) -> bool:
     """True when a document has speech rows: a table cell marked `z3998:persona`."""
     return any(local(cell.tag) == "td" and "z3998:persona" in epub_types(cell)
                for _, root in epub.documents for cell in root.iter())
-
-
-def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> Manuscript:
-    """The manuscript of an EPUB: a play's cast and scenes (`book.play`) or a novel's
-    chapters of paragraphs (`notes`: 'drop', or 'chapter-end' to read a chapter's notes at its
-    end); metadata from the OPF. Raises UsageError for a broken package."""
-    epub = Epub(path)
-    meta = epub.metadata
-    manuscript = Manuscript(meta["title"] or path.stem, meta["creator"], [], language=meta["language"],
-                            publisher=meta["publisher"], rights=meta["rights"])
-    if is_play(epub):
-        from drama_cli.book.play import read_play
-
-        read_play(epub, manuscript, directions)
-    else:
-        _read_novel(epub, manuscript, notes == "chapter-end")
-        _as_text_play(manuscript, directions)
-    return manuscript
-
-
-def _as_text_play(manuscript: Manuscript, directions: str) -> None:
-    """A book without Standard Ebooks' play semantics whose paragraphs are speeches
-    ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`book.text_play`),
-    each chapter's title a row before its paragraphs ("Act One" opens an act)."""
-    from drama_cli.book.text_play import is_text_play, read_text_play
-
-    if not is_text_play([p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]):
-        return
-    blocks = [[row] for chapter in manuscript.chapters for row in (chapter.title, *chapter.paragraphs) if row != BREAK]
-    manuscript.chapters = []
-    read_text_play(blocks, manuscript, directions)
-
-
-def _read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:
-    """Chapters from the table of contents and headings; pages before the first chapter (a
-    cover, a title page without its epub:type) are left out, unless no page has a heading:
-    then the whole book is one chapter named by its title. `with_notes`: each page's notes
-    are read after its last paragraph."""
-    from drama_cli.book.epub_notes import chapter_notes, note_texts
-
-    notes = note_texts(epub) if with_notes else {}
-    before_first: list[str] = []
-    for href, body in bodies(epub, manuscript.left_out):
-        reader = _Paragraphs(manuscript.left_out)
-        reader.walk(body)
-        read = chapter_notes(body, notes) if with_notes else []
-        if read:
-            reader.chapters[-1][1].extend(read)
-            manuscript.left_out["note read at the chapter's end"] += len(read)
-        name = epub.toc.get(href)
-        for index, (heading, paragraphs) in enumerate(reader.chapters):
-            title = heading if index or not name else name
-            if title:
-                manuscript.chapters.append(ImportedChapter(spoken_heading(title, reader.kinds[index])))
-            elif not manuscript.chapters:
-                before_first += paragraphs
-                continue
-            manuscript.chapters[-1].paragraphs.extend(paragraphs)
-    if not manuscript.chapters and before_first:
-        manuscript.chapters.append(ImportedChapter(manuscript.title, before_first))
-    elif before_first:
-        manuscript.left_out["page before the first chapter"] += 1
-
-
-class _Paragraphs:
-    """Paragraphs of a document body under their headings: `chapters` is a list of (heading
-    or None, paragraphs); a section with a heading opens a new one."""
-
-    def __init__(self, left_out: Counter):
-        self.left_out = left_out
-        self.chapters: list[tuple[str | None, list[str]]] = [(None, [])]
-        self.kinds: list[str] = ["chapter"]
-
-    def walk(self, element, section_kind: str = "chapter") -> None:
-        for child in element:
-            name = local(child.tag)
-            if left_out_here(child, self.left_out):
-                continue
-            if name in HEADINGS:
-                self._heading(text_of(child, self.left_out), section_kind)
-            elif name == "hr":
-                self.chapters[-1][1].append(BREAK)  # a scene break: a pause
-            elif name in BLOCKS and any(local(c.tag) in BLOCKS | HEADINGS for c in child):
-                kinds = epub_types(child)
-                self.walk(child, "part" if "part" in kinds else section_kind)
-            elif name:
-                words = text_of(child, self.left_out)
-                if words:
-                    self.chapters[-1][1].append(words)
-
-    def _heading(self, words: str, kind: str) -> None:
-        if not words:
-            return
-        if self.chapters[-1][0] is None and not self.chapters[-1][1]:
-            self.chapters[-1] = (words, [])
-            self.kinds[-1] = kind
-        elif self.chapters[-1][1] or self.chapters[-1][0] is None:
-            self.chapters.append((words, []))
-            self.kinds.append(kind)
-        else:  # a subtitle right under the heading: one title
-            self.chapters[-1] = (f"{self.chapters[-1][0]}: {words}", [])
-
-
-_NUMERAL = re.compile(r"^(?:((?i:act|scene|chapter|part|book))\s+)?([IVXLCDM]+|\d+)\b([.:]?)(.*)$")
-
-
-def spoken_heading(heading: str, kind: str = "chapter") -> str:
-    """A heading as it is read aloud: `Act I` → `Act One`, a bare `IV` → `Chapter Four`
-    (`kind` names the bare number), `Chapter 2: The Ball` → `Chapter Two: The Ball`; any
-    other heading as it is."""
-    from num2words import num2words
-
-    match = _NUMERAL.match(heading.strip())
-    if not match:
-        return heading
-    label, number, mark, rest = match.groups()
-    value = int(number) if number.isdigit() else roman_value(number)
-    rest = rest.strip()
-    if value is None or value >= 400 or (label is None and rest and not mark):
-        return heading
-    word = num2words(value).title().replace(" And ", " and ")
-    return f"{(label or kind).capitalize()} {word}" + (f": {rest.lstrip(':. ')}" if rest.lstrip(":. ") else "")
-
-
-def roman_value(numeral: str) -> int | None:
-    """The value of a roman numeral (`XIV` → 14), None when it is not one."""
-    values = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-    numeral = numeral.upper()
-    if not numeral or any(c not in values for c in numeral):
-        return None
-    total = 0
-    for index, char in enumerate(numeral):
-        value = values[char]
-        total += -value if index + 1 < len(numeral) and values[numeral[index + 1]] > value else value
-    return total

@@ -6,7 +6,7 @@ Rules, in the order they are tried for each quote (each counted in the import re
   "Holmes said", "cried Mrs. Bennet", "replied Elizabeth coolly", "hissed Holmes");
 * `narrator`: "said I" (or "I said") when the first-person narrator is named (`narrator_is`);
 * `continued`: a paragraph going on with the speech the paragraph before left open has its
-  speaker (`book.attribution`);
+  speaker (`manuscript.attribution`);
 * `pronoun`: "he said" / "said she": the one person of that gender whom the quote before
   addressed, else named in the narration just before, else among the last three named
   speakers of the chapter (gender from titles: Mr, Sir, Lord… or Mrs, Miss, Lady…, else from
@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from drama_cli.book.cast_names import FAMILIAR
+from drama_cli.manuscript.cast_names import FAMILIAR
 
 SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
                 "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",

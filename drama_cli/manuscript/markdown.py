@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from drama_cli.book.imported import BREAK, OPENING, ImportedChapter, Manuscript
+from drama_cli.manuscript.imported import BREAK, OPENING, ImportedChapter, Manuscript
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FOOTNOTE_DEFINITION = re.compile(r"^\[\^[^\]]+\]:")

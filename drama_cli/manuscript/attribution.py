@@ -1,5 +1,5 @@
 """A novel chapter's paragraphs as script lines, each quote given its speaker by the rules of
-`book.dialogue` (tags, a speech going on, pronouns, the paragraph, beats, vocatives,
+`manuscript.dialogue` (tags, a speech going on, pronouns, the paragraph, beats, vocatives,
 turn-taking)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from drama_cli.book.cast_names import FAMILIAR
-from drama_cli.book.dialogue import (
+from drama_cli.manuscript.cast_names import FAMILIAR
+from drama_cli.manuscript.dialogue import (
     DASH_SPEECH,
     NAME,
     NAME_WORD,
@@ -26,7 +26,7 @@ from drama_cli.book.dialogue import (
     tag_name,
     tag_pronoun,
 )
-from drama_cli.book.imported import BREAK, NARRATOR, ImportedLine, add_break
+from drama_cli.manuscript.imported import BREAK, NARRATOR, ImportedLine, add_break
 from drama_cli.script.book import UNATTRIBUTED
 
 # A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"

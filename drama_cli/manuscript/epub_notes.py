@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from drama_cli.book.epub import Epub, epub_types, text_of
+from drama_cli.manuscript.epub import Epub, epub_types, text_of
 
 NOTE_TYPES = {"endnote", "footnote", "rearnote"}
 NOTES = ("drop", "chapter-end")

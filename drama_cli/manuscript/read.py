@@ -2,9 +2,9 @@
 
 Chapters come from headings: Markdown `#` lines (`##` when the text has no `#`), plain-text
 heading lines (`plain_text.CHAPTER_LINE`, a heading line with the paragraph right under it
-gives both), and for EPUB the reading order of the package (`book.epub`; plays in
-`book.play`). Paragraphs are blank-line separated (EPUB `<p>`), or lines, in a text saved with
-one line per paragraph.
+gives both), and for EPUB the reading order of the package (`manuscript.epub_novel`; plays in
+`manuscript.play`, plays printed as text in `manuscript.text_play`). Paragraphs are blank-line
+separated (EPUB `<p>`), or lines, in a text saved with one line per paragraph.
 """
 
 from __future__ import annotations
@@ -15,10 +15,13 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from drama_cli.book.imported import BREAK, OPENING, ImportedChapter, Manuscript
-from drama_cli.book.epub import spoken_heading
-from drama_cli.book.markdown import read_markdown
-from drama_cli.book.plain_text import (
+from drama_cli.errors import UsageError
+from drama_cli.manuscript.epub import Epub, is_play
+from drama_cli.manuscript.epub_novel import read_novel
+from drama_cli.manuscript.headings import spoken_heading
+from drama_cli.manuscript.imported import BREAK, OPENING, ImportedChapter, Manuscript
+from drama_cli.manuscript.markdown import read_markdown
+from drama_cli.manuscript.plain_text import (
     CHAPTER_LINE,
     NUMERAL_LINE,
     ORNAMENT,
@@ -26,8 +29,8 @@ from drama_cli.book.plain_text import (
     furniture,
     strip_markers,
 )
-from drama_cli.book.text_play import is_text_play, read_text_play, with_cue_marks
-from drama_cli.errors import UsageError
+from drama_cli.manuscript.play import read_play
+from drama_cli.manuscript.text_play import is_text_play, read_text_play, with_cue_marks
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -51,8 +54,6 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
         raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub (save it as one of those)")
     try:
         if suffix == ".epub":
-            from drama_cli.book.epub import read_epub
-
             manuscript = read_epub(path, directions, notes)
         else:
             manuscript = _read_words(_decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
@@ -64,11 +65,36 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
     return _with_paragraphs(manuscript, path.name)
 
 
+def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> Manuscript:
+    """The manuscript of an EPUB: a play's cast and scenes (`manuscript.play`) or a novel's
+    chapters of paragraphs (`notes`: 'drop', or 'chapter-end' to read a chapter's notes at its
+    end); metadata from the OPF. Raises UsageError for a broken package."""
+    epub = Epub(path)
+    meta = epub.metadata
+    manuscript = Manuscript(meta["title"] or path.stem, meta["creator"], [], language=meta["language"],
+                            publisher=meta["publisher"], rights=meta["rights"])
+    if is_play(epub):
+        read_play(epub, manuscript, directions)
+    else:
+        read_novel(epub, manuscript, notes == "chapter-end")
+        _as_text_play(manuscript, directions)
+    return manuscript
+
+
+def _as_text_play(manuscript: Manuscript, directions: str) -> None:
+    """A book without Standard Ebooks' play semantics whose paragraphs are speeches
+    ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`manuscript.text_play`),
+    each chapter's title a row before its paragraphs ("Act One" opens an act)."""
+    if not is_text_play([p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]):
+        return
+    blocks = [[row] for chapter in manuscript.chapters for row in (chapter.title, *chapter.paragraphs) if row != BREAK]
+    manuscript.chapters = []
+    read_text_play(blocks, manuscript, directions)
+
+
 def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manuscript:
     data = sys.stdin.buffer.read()
     if data.startswith(b"PK\x03\x04"):
-        from drama_cli.book.epub import read_epub
-
         with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
             (Path(folder) / "stdin.epub").write_bytes(data)
             return _with_paragraphs(read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin")

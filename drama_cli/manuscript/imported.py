@@ -1,7 +1,7 @@
 """What `drama import` reads from a manuscript, before it is written as a script.
 
-A novel's chapters hold paragraphs, attributed later (`book.dialogue`); a play's chapters hold
-scenes of lines whose speakers are already known (`book.play`). Both record what was left out,
+A novel's chapters hold paragraphs, attributed later (`manuscript.dialogue`); a play's chapters hold
+scenes of lines whose speakers are already known (`manuscript.play`). Both record what was left out,
 by kind, so the command can say what the narrator will not read.
 """
 

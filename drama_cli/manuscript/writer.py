@@ -7,12 +7,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from drama_cli.book.attribution import (
+from drama_cli.manuscript.attribution import (
     AttributionOptions,
     attribute_chapter,
     merge_name_variants,
 )
-from drama_cli.book.imported import BREAK, NARRATOR, OPENING, ImportedLine, Manuscript, add_break
+from drama_cli.manuscript.imported import BREAK, NARRATOR, OPENING, ImportedLine, Manuscript, add_break
 from drama_cli.script.book import UNATTRIBUTED
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from drama_cli.book.imported import NARRATOR, ImportedLine, Manuscript
-from drama_cli.book.writer import cast_lines, speakable
+from drama_cli.manuscript.imported import NARRATOR, ImportedLine, Manuscript
+from drama_cli.manuscript.writer import cast_lines, speakable
 
 
 def cast_path_for(fountain_name: str) -> str:

@@ -7,7 +7,7 @@ play prints it) and whose second cell holds the speech, stage directions inside 
 paragraph of an act outside the rows ("Scene: Morning-room…"). A top-level section with a
 heading is a chapter (an act: "Act I" read as "Act One"); a section with a heading inside it is
 a scene. The section marked `z3998:dramatis-personae` gives the cast and its descriptions
-(`book.cast_names`).
+(`manuscript.cast_names`).
 
 A short direction of manner at the start of a speech ("Languidly.") becomes the line's note,
 sent as the style prefix `[languidly]`; every other direction is a NARRATOR `action:` item at
@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from drama_cli.book.cast_names import CastEntry, parse_entry, resolve, split_joint
-from drama_cli.book.epub import (
+from drama_cli.manuscript.cast_names import CastEntry, parse_entry, resolve, split_joint
+from drama_cli.manuscript.epub import (
     HEADINGS,
     INVISIBLE,
     Epub,
@@ -30,10 +30,10 @@ from drama_cli.book.epub import (
     epub_types,
     left_out_here,
     local,
-    spoken_heading,
     text_of,
 )
-from drama_cli.book.imported import (
+from drama_cli.manuscript.headings import spoken_heading
+from drama_cli.manuscript.imported import (
     ImportedChapter,
     ImportedLine,
     ImportedScene,
