@@ -67,7 +67,7 @@ def _register_commands() -> None:
     if id(app) in _registered_on:
         return
     from drama_cli.commands import register_all
-    from drama_cli.studio import register as register_studio
+    from drama_cli.studio.command import register as register_studio
 
     register_all(app, views=(register_studio,))
     _registered_on.add(id(app))

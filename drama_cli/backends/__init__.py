@@ -4,10 +4,3 @@
 `registry` the backends `--engine` can name and `make_backend`; `scratch` and `drama3` are the
 backends themselves; `cluster` runs them on Ray workers (`drama render --cluster`).
 """
-
-from drama_cli import public_names
-
-__all__, __getattr__ = public_names(__name__, {
-    "base": ["Backend", "Capabilities", "Generation", "GenerationRequest"],
-    "registry": ["BACKENDS", "make_backend"],
-})

@@ -6,10 +6,3 @@ one per `slot`; `batch` is the `StreamBatch` that hands streams to the actors an
 those of a worker that died; `backend` is the `Backend` the render layer drives. Ray is
 imported on first use inside functions, so only when `--cluster` is given.
 """
-
-from drama_cli import public_names
-
-__all__, __getattr__ = public_names(__name__, {
-    "address": ["ClusterTarget", "parse_cluster"],
-    "backend": ["ClusterBackend", "make_cluster_backend"],
-})
