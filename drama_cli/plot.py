@@ -22,6 +22,7 @@ from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import MultipleLocator  # noqa: E402
 
 from engine.constants import FRAMES_PER_SECOND, SAMPLE_RATE  # noqa: E402
+from engine.files import atomic_path  # noqa: E402
 from engine.text import spoken_text  # noqa: E402
 
 DPI = 100
@@ -302,16 +303,15 @@ def _suffix_list() -> str:
 
 def save_figure(fig: Figure, path: str | Path) -> Path:
     """Write `fig` in the format its suffix names (png, svg, pdf, jpg) at its exact pixel
-    size; returns the path. The file is written beside the target and renamed into place.
-    Raises UsageError for an unsupported suffix, a directory or a folder that cannot be
-    written."""
+    size; returns the path. The file is written beside the target, fsynced and renamed into
+    place (`engine.files.atomic_path`). Raises UsageError for an unsupported suffix, a
+    directory or a folder that cannot be written."""
     from drama_cli.errors import UsageError
 
     path = check_image_path(path)
     try:
-        tmp = path.with_name(f".{path.name}.tmp{path.suffix}")
-        fig.savefig(tmp, dpi=fig.dpi)
-        tmp.replace(path)
+        with atomic_path(path) as tmp:  # the temporary's name has no image suffix: say the format
+            fig.savefig(tmp, dpi=fig.dpi, format=path.suffix.lstrip(".").lower())
     except OSError as err:
         raise UsageError(f"cannot write the picture to {path}: {err.strerror or err}") from None
     return path

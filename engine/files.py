@@ -140,14 +140,9 @@ def write_text_atomic(target: Path, text: str, mode: int = FILE_MODE) -> Path:
 
 def write_bytes_atomic(target: Path, data: bytes) -> Path:
     """Atomically replace `target` with `data` (or create it); returns `target`."""
-    target = Path(target)
-    tmp = stage_bytes(target, data)
-    try:
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fsync_folder(target.parent)
-    return target
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+    return Path(target)
 
 
 def write_new_file(path: Path, data: bytes) -> None:

@@ -6,7 +6,8 @@ The tags, one pattern each (every module that looks for markup builds on these):
 `<|speaker:0|>` (`MODEL_TOKEN`), scoped tags `<whisper>` / `</whisper>` (`SCOPED_TAG`, named
 by `TAG_NAME`), point tags `[sighs]` (`POINT_TAG`), a pronunciation between the phoneme tokens
 (`PHONEME_PAIR`) and, in a script line before it is compiled, speaker switches `{NAME}`
-(`SWITCH`). `spoken_text` drops every tag; `expected_duration_s` estimates the spoken length,
+(`SWITCH`). `SCOPED_TAG_PARTS` and `POINT_TAG_PARTS` are the same tags with their parts named,
+for readers that act on each tag. `spoken_text` drops every tag; `expected_duration_s` estimates the spoken length,
 counting the pause a `[pause]`-like tag asks for (`PAUSE_TAG_S`).
 """
 
@@ -33,6 +34,8 @@ TAG_NAME = r"[A-Za-z][A-Za-z0-9_-]*"  # a scoped tag's name, as the script gramm
 MODEL_TOKEN = r"<\|[^<>|]*\|>"
 SCOPED_TAG = rf"</?{TAG_NAME}>"
 POINT_TAG = r"\[[^\[\]]*\]"
+SCOPED_TAG_PARTS = rf"<(?P<close>/?)(?P<name>{TAG_NAME})>"  # close: "/" or ""
+POINT_TAG_PARTS = r"\[(?P<content>[^\[\]]*)\]"
 SWITCH = r"\{[^{}]*\}"
 # One pronunciation: the phoneme tokens around plain phoneme text (no markup, not empty).
 PHONEME_PAIR = r"<\|phoneme_start\|>[^<>|\[\]{}\n]*[^<>|\[\]{}\s][^<>|\[\]{}\n]*<\|phoneme_end\|>"

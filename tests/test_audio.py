@@ -10,8 +10,8 @@ import pytest
 import soundfile as sf
 import torch
 
-from engine import audio as audio_module
-from engine.audio import ReferenceCache, load_audio, resample
+from drama_cli.backends import reference_audio as audio_module
+from drama_cli.backends.reference_audio import ReferenceCache, load_audio, resample
 from engine.errors import AudioError
 from engine.ffmpeg import ffmpeg_path
 

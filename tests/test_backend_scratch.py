@@ -65,6 +65,12 @@ def test_segments_never_contain_tags():
     assert [s.text for s in segments if s.slow] == ["now"]
 
 
+def test_segments_read_tags_by_the_one_grammar():
+    """`a < b > c` is text to the direction grammar, so scratch speaks it rather than taking
+    `< b >` for a scope."""
+    assert [s.text for s in plan_segments("<|speaker:0|> a < b > c")] == ["a < b > c"]
+
+
 def test_unknown_tags_are_silent_and_leave_the_words_alone(backend):
     plain = backend.render_text("No.", "JACK")
     tagged = backend.render_text("<angry>No.</angry> [sighs]", "JACK")

@@ -10,10 +10,16 @@ from drama_cli.compile.conversations import compile_scene
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.check import check_script
 from drama_cli.script.direction import (
+    EVENT_TAGS,
+    KNOWN_TAGS,
+    LANGUAGE_TAGS,
+    PAIRED_TAGS,
+    TAG_ROLES,
     clean_markup,
     note_direction,
     parse_directions,
     render_spans,
+    roles_by_name,
     to_prefix_form,
     unknown_tags,
 )
@@ -135,6 +141,15 @@ def test_strict_mode_knows_only_drama_3_s_closed_list_of_paired_tags():
     assert set(found) == {"angry", "loud", "french"}
     assert found["angry"].startswith("is not one of Drama 3's paired tags (emphasis, fast, forceful")
     assert found["french"] == "is a language tag, experimental in Drama 3"
+
+
+def test_one_tag_table_gives_every_tag_list():
+    assert set(TAG_ROLES) == KNOWN_TAGS | EVENT_TAGS | PAIRED_TAGS | LANGUAGE_TAGS
+    assert TAG_ROLES["sighs"] == {"known", "event"} and TAG_ROLES["beat"] == {"event"}
+    assert PAIRED_TAGS == {"whisper", "emphasis", "soft", "fast", "slow", "stress", "forceful"}
+    assert LANGUAGE_TAGS <= KNOWN_TAGS
+    with pytest.raises(ValueError, match="'sighs' is in two rows"):
+        roles_by_name((("known", "sighs"), ("event", "sighs")))
 
 
 def test_note_direction_forms():

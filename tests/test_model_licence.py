@@ -15,7 +15,7 @@ import pytest
 from drama_cli.cli import main
 from drama_cli.commands.licence import NOTICE_MARKER, notice_once_per_project
 from engine.files import file_sha256
-from engine.licence import (
+from drama_cli.backends.model_licence import (
     ACCEPTANCE_FILE,
     front_matter,
     read_folder_licence,

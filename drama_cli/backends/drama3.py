@@ -190,7 +190,7 @@ class Drama3Backend(BackendDefaults):
         if self._model is None:
             import torch
 
-            from engine.audio import ReferenceCache
+            from drama_cli.backends.reference_audio import ReferenceCache
 
             device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
             if device == "cpu":

@@ -33,9 +33,10 @@ from drama_cli.backends.base import (
 from drama_cli.backends.breath import breath_placeholder
 from engine.constants import SAMPLE_RATE, SPEAKER_TAG_PATTERN
 from engine.errors import EngineError
+from engine.text import MODEL_TOKEN, PAUSE_TAG_S, POINT_TAG_PARTS, SCOPED_TAG_PARTS
 
-PAUSE_TAGS_S = {"pause": 0.6, "short pause": 0.3, "short-pause": 0.3, "long pause": 1.2,
-                "long-pause": 1.2, "beat": 0.5, "silence": 1.0, "break": 0.6,
+# The pauses the duration estimate counts, with their hyphenated spellings and breaks besides.
+PAUSE_TAGS_S = {**PAUSE_TAG_S, "short-pause": 0.3, "long-pause": 1.2, "break": 0.6,
                 "long break": 1.5, "long-break": 1.5}
 PITCH_RANGE_SEMITONES = 4.0
 RATE_RANGE = 0.08
@@ -44,7 +45,7 @@ SLOW_FACTOR = 1.35
 WHISPER_GAIN = 0.3
 PEAK_LEVEL = 0.7
 SEGMENT_GAP_S = 0.06
-_TOKEN = re.compile(SPEAKER_TAG_PATTERN + r"|<\|[^|]*\|>|<(/?)\s*([A-Za-z][\w-]*)\s*>|\[([^\[\]]*)\]")
+_TOKEN = re.compile(f"{SPEAKER_TAG_PATTERN}|{MODEL_TOKEN}|{SCOPED_TAG_PARTS}|{POINT_TAG_PARTS}")
 
 
 @dataclass(frozen=True)
@@ -106,15 +107,15 @@ def plan_segments(text: str) -> list[Segment]:
         pos = match.end()
         if match.group(1) is not None:
             speaker = int(match.group(1))
-        elif match.group(3) is not None:
-            name = match.group(3).lower()
-            if match.group(2):
+        elif match["name"] is not None:
+            name = match["name"].lower()
+            if match["close"]:
                 if name in scopes:
                     scopes.remove(name)
             else:
                 scopes.append(name)
-        elif match.group(4) is not None:
-            pause = PAUSE_TAGS_S.get(" ".join(match.group(4).lower().split()))
+        elif match["content"] is not None:
+            pause = PAUSE_TAGS_S.get(" ".join(match["content"].lower().split()))
             if pause:
                 segments.append(Segment(pause_s=pause, speaker=speaker))
     add_words(text[pos:])

@@ -153,7 +153,7 @@ class BookOptions:
     in seconds) of the retail sample, None: the first chapter after the credits, from its
     start; sample_s: its length in seconds; sample: write it at all. m4b: also write the
     M4B. max_file_s: the longest file ACX takes, seconds. licence_notice: the notice text of
-    the model's licence, read from the model folder (`engine.licence`), for NOTICE.txt.
+    the model's licence, read from the model folder (`drama_cli.backends.model_licence`), for NOTICE.txt.
     """
 
     chapters: tuple[int, ...] = ()

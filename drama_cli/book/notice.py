@@ -12,7 +12,7 @@ MISSING_NOTICE = ("The notice text of the model's licence could not be read from
 def notice_file_text(script, facts: dict, licence_notice: str | None) -> str:
     """The text of NOTICE.txt for a book of `script` whose takes have `facts`
     (`drama_cli.book.assemble.book_facts`: `credit`, `engines`, `model_revisions`).
-    licence_notice: the notice text from the model folder (`engine.licence`), or None."""
+    licence_notice: the notice text from the model folder (`drama_cli.backends.model_licence`), or None."""
     revisions = ", ".join(facts.get("model_revisions") or ()) or "unknown"
     lines = [f"{facts['credit']}.", "",
              f"Voiced with the Drama 3 model (engine drama3, model revision {revisions}).", "",

@@ -117,7 +117,7 @@ def _licence_notice(model: Optional[str]) -> Optional[str]:
     """The notice text of the model's licence from the model folder `--model` (or the usual
     places) names, for NOTICE.txt; None when there is no folder or no notice in it."""
     from drama_cli.backends.registry import find_model
-    from engine.licence import read_folder_licence
+    from drama_cli.backends.model_licence import read_folder_licence
 
     folder = find_model(model)
     return read_folder_licence(folder).notice_text if folder is not None else None

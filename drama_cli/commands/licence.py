@@ -1,7 +1,7 @@
 """What `drama` tells a producer about the model's licence: the short summary `model pull`
 shows before it asks for acceptance, the acceptance itself, the rows `model info` prints, and
 the one-line notice of a render with a folder whose licence was never accepted (once per
-project). The licence facts come from the folder (`engine.licence`); the summary is ours and
+project). The licence facts come from the folder (`drama_cli.backends.model_licence`); the summary is ours and
 describes only the licence it names."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Callable
 
 from drama_cli.errors import UsageError
 from engine.files import write_text_atomic
-from engine.licence import FolderLicence, read_folder_licence, record_acceptance, slug
+from drama_cli.backends.model_licence import FolderLicence, read_folder_licence, record_acceptance, slug
 
-SUMMARISED = "fish-audio-community-license"  # the licence SUMMARY describes, as `engine.licence.slug` gives it
+SUMMARISED = "fish-audio-community-license"  # the licence SUMMARY describes, as `model_licence.slug` gives it
 SUMMARY = (
     "research and non-commercial use are free of charge;",
     "commercial use is free only while you and your affiliates have less than USD 500,000 of "

@@ -48,7 +48,7 @@ def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = Non
     matter's licence keys and where they disagree, and whether it was accepted."""
     from engine.checkpoint import footprint
     from engine.config import Drama3Config
-    from engine.licence import read_folder_licence
+    from drama_cli.backends.model_licence import read_folder_licence
 
     config = Drama3Config.from_file(_config_path(path))
     figures = footprint(config)
@@ -254,7 +254,7 @@ def pull(
     (`--accept-license`, or yes on a terminal); the acceptance is recorded in the folder.
     Prints the folder it wrote."""
     from drama_cli.commands.licence import settle_acceptance, terminal_question
-    from engine.licence import LICENSE_FILE, README_FILE, read_folder_licence
+    from drama_cli.backends.model_licence import LICENSE_FILE, README_FILE, read_folder_licence
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", revision):
         raise UsageError(f"--revision {revision!r}: not a commit, tag or branch name")
@@ -278,7 +278,7 @@ def accept_license_command(path: Annotated[Path, typer.Argument(help="A model fo
     folder not downloaded with `drama model pull`, or after its LICENSE changed)."""
     from drama_cli.backends.drama3 import model_revision
     from drama_cli.commands.licence import acceptance_text, settle_acceptance
-    from engine.licence import read_folder_licence
+    from drama_cli.backends.model_licence import read_folder_licence
 
     if not path.is_dir():
         raise UsageError(f"{path}: not a model folder")

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from engine.constants import SPEAKER_TAG, SPEAKER_TAG_PATTERN
-from engine.text import MODEL_TOKEN, PHONEME_PAIR, POINT_TAG, SCOPED_TAG, TAG_NAME
+from engine.text import MODEL_TOKEN, PHONEME_PAIR, POINT_TAG, SCOPED_TAG, SCOPED_TAG_PARTS, TAG_NAME
 
 DEFAULT_MAX_CHARS = 300
 DEFAULT_MIN_TAIL_CHARS = 20
@@ -32,7 +32,7 @@ MIN_MAX_CHARS = 40  # below this a cap cuts words apart and the packing loop mak
 
 _MARKUP = re.compile(f"{PHONEME_PAIR}|{MODEL_TOKEN}|{SCOPED_TAG}|{POINT_TAG}")
 _PHONEME_TOKENS = re.compile(r"<\|phoneme_(?:start|end)\|>")
-_TAG_OR_SCOPE = re.compile(rf"{SPEAKER_TAG_PATTERN}|<(?P<close>/?)(?P<name>{TAG_NAME})>")
+_TAG_OR_SCOPE = re.compile(f"{SPEAKER_TAG_PATTERN}|{SCOPED_TAG_PARTS}")
 _TRAILING_CLOSE = re.compile(rf"</{TAG_NAME}>$")
 _TITLES = frozenset(
     "dr mr mrs ms mx st jr sr prof mt ft capt col gen lt sgt cpl rev fr hon gov sen rep messrs mme mlle".split()

@@ -519,10 +519,8 @@ def mix_scene(
 
     folder = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="drama-mix-"))
     folder.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{MIX_BASENAME}-", suffix=".wav", dir=folder)
-    os.close(fd)
-    os.chmod(name, files.FILE_MODE)  # mkstemp makes 0600; a mix is an ordinary file
-    audio_path = Path(name)
+    audio_path = files.staged_path(folder / f"{MIX_BASENAME}.wav")
+    os.chmod(audio_path, files.FILE_MODE)  # staged 0600; a mix is an ordinary file
     try:
         if held:
             loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,

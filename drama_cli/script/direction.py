@@ -35,11 +35,13 @@ from collections.abc import Callable, Iterable
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.document import Span
 from engine.constants import SPEAKER_TAG, SPEAKER_TAG_PATTERN
-from engine.text import PHONEME_PAIR, TAG_NAME, spoken_text
+from engine.text import PHONEME_PAIR, SCOPED_TAG_PARTS, TAG_NAME, spoken_text
 
+# Looser than engine.text.MODEL_TOKEN on purpose: refuses whatever the tokenizer might read as a
+# token, `|` inside included.
 _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
-_SCOPED = re.compile(rf"<(/?)({TAG_NAME})>")  # the documented syntax only: `a < b > c` is text
+_SCOPED = re.compile(SCOPED_TAG_PARTS)  # the documented syntax only: `a < b > c` is text
 _MARKUP_START = re.compile(r"[\[{<]")
 _STRUCTURAL = ("<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:")
 
@@ -48,33 +50,55 @@ SOUND_CUE_PREFIX = r"SFX|SOUND|MUSIC"  # a sound cue's kinds, inside a line and 
 _SOUND_CUE = re.compile(rf"\s*({SOUND_CUE_PREFIX})\s*(?::(?P<name>.*))?", re.IGNORECASE)
 CUE_HINT = "write {sfx: NAME} with NAME from the sounds: table"
 
-# Tags known to be read by Drama 3 / S2 (model card, release notes); others still pass through,
-# `--strict-tags` only warns about them.
-KNOWN_TAGS = frozenset(
-    """
-    laughs laugh laughing chuckles chuckle giggles sighs sigh gasps gasp breath breathes inhale
-    exhale coughs cough clears-throat sniffs sobs crying cries screams shouting shouts yelling
-    whisper whispers whispering soft softly loud angry sad happy excited surprised scared
-    nervous calm serious sarcastic pause short-pause long-pause break long-break emphasis
-    hesitation hesitant tired sleepy gentle warm cold icy tense panicked relieved singing
-    humming murmurs mumbles groans moans yawns french german spanish italian japanese chinese
-    english
-    """.split()
+# Every tag name the grammar knows, once, with its roles:
+# * known: a bracket Drama 3 / S2 is known to read (model card, release notes); other brackets
+#   still pass through, `--strict-tags` only warns about them;
+# * event: a non-verbal event; a bracket of one at the start of a line is a point tag voiced
+#   once, not a style prefix that every chunk of a long line repeats;
+# * paired: one of the scoped tags Fish documents for Drama 3, a closed list;
+# * language: a scoped language tag (`<french>…</french>`), documented as experimental.
+_TAG_ROWS = (
+    ("known event", """
+        laughs laugh laughing chuckles chuckle giggles sighs sigh gasps gasp breath breathes
+        inhale exhale coughs cough clears-throat sniffs sobs crying cries screams pause
+        short-pause long-pause groans moans yawns"""),
+    ("known", """
+        shouting shouts yelling whispers whispering softly loud angry sad happy excited surprised
+        scared nervous calm serious sarcastic break long-break hesitation hesitant tired sleepy
+        gentle warm cold icy tense panicked relieved singing humming murmurs mumbles"""),
+    ("known paired", "whisper soft emphasis"),
+    ("paired", "fast slow stress forceful"),
+    ("known language", "french german spanish italian japanese chinese english"),
+    ("event", """
+        giggle clears-his-throat clears-her-throat sniff sob sneezes sneeze yawn groan moan
+        inhales exhales breathing hiccups gulps gulp scoffs scoff snorts snort scream whistles
+        whistle hums grunts grunt swallows sniffles long-exhale deep-breath sharp-inhale beat"""),
 )
 
 
-# Non-verbal events: a bracket of one of these at the start of a line is a point tag voiced once,
-# not a style prefix that every chunk of a long line repeats.
-EVENT_TAGS = frozenset(
-    """
-    laughs laugh laughing chuckles chuckle giggles giggle sighs sigh gasps gasp coughs cough
-    clears-throat clears-his-throat clears-her-throat sniffs sniff sobs sob sneezes sneeze yawns yawn
-    groans groan moans moan inhales inhale exhales exhale breathes breath breathing hiccups
-    gulps gulp scoffs scoff snorts snort screams scream whistles whistle hums grunts grunt
-    swallows cries crying sniffles long-exhale deep-breath sharp-inhale pause short-pause
-    long-pause beat
-    """.split()
-)
+def roles_by_name(rows: tuple[tuple[str, str], ...]) -> dict[str, frozenset[str]]:
+    """{tag name: its roles} from rows of (roles, names); a name in two rows is an error."""
+    table: dict[str, frozenset[str]] = {}
+    for roles, names in rows:
+        for name in names.split():
+            if name in table:
+                raise ValueError(f"tag {name!r} is in two rows of the tag table")
+            table[name] = frozenset(roles.split())
+    return table
+
+
+TAG_ROLES = roles_by_name(_TAG_ROWS)
+
+
+def tags_with(role: str) -> frozenset[str]:
+    """The tag names of `TAG_ROLES` that have `role` (known, event, paired, language)."""
+    return frozenset(name for name, roles in TAG_ROLES.items() if role in roles)
+
+
+KNOWN_TAGS = tags_with("known")
+EVENT_TAGS = tags_with("event")
+PAIRED_TAGS = tags_with("paired")
+LANGUAGE_TAGS = tags_with("language")
 
 
 def is_event(content: str) -> bool:
@@ -243,8 +267,8 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
             match = _SCOPED.match(text, i)
             if match:
                 flush(i)
-                name = match.group(2).lower()
-                if match.group(1):
+                name = match["name"].lower()
+                if match["close"]:
                     _close_scope(open_tags, name, text, i, where)
                     spans.append(Span("close", match.group(), name, i))
                 else:
@@ -495,15 +519,9 @@ def _join(parts: list[str]) -> str:
     text = " ".join(p for p in parts if p)
     text = re.sub(r"\s+", " ", text).strip()
     text = re.sub(rf"({SPEAKER_TAG_PATTERN})(?=\S)", r"\1 ", text)
-    text = re.sub(r"(<[A-Za-z][\w-]*>) ", r"\1", text)
-    text = re.sub(r" (</[A-Za-z][\w-]*>)", r"\1", text)
+    text = re.sub(rf"(<{TAG_NAME}>) ", r"\1", text)
+    text = re.sub(rf" (</{TAG_NAME}>)", r"\1", text)
     return re.sub(r" ([.,!?;:])", r"\1", text)
-
-
-# The paired (scoped) tags Fish documents for Drama 3: a closed list. Scoped language tags
-# (`<french>…</french>`) are documented as experimental.
-PAIRED_TAGS = frozenset({"whisper", "emphasis", "soft", "fast", "slow", "stress", "forceful"})
-LANGUAGE_TAGS = frozenset({"english", "french", "german", "spanish", "italian", "japanese", "chinese"})
 
 
 def unknown_tags(spans: Iterable[Span]) -> list[tuple[Span, str]]:
@@ -524,8 +542,8 @@ def unknown_tags(spans: Iterable[Span]) -> list[tuple[Span, str]]:
 def to_prefix_form(text: str) -> str:
     """Scoped tags rewritten as bracket prefixes for models without paired tags (case T4, S2-Pro):
     `<angry>Get out.</angry>` -> `[angry] Get out.`; closing tags are removed."""
-    text = re.sub(r"<([A-Za-z][\w-]*)>", r"[\1] ", text)
-    text = re.sub(r"</[A-Za-z][\w-]*>", "", text)
+    text = re.sub(rf"<({TAG_NAME})>", r"[\1] ", text)
+    text = re.sub(rf"</{TAG_NAME}>", "", text)
     return re.sub(r"\s+", " ", text).strip()
 
 

@@ -18,6 +18,7 @@ from drama_cli.backends.base import GenerationRequest
 from engine.clip import AudioClip
 from engine.conversation import Conversation
 from engine.errors import EngineError
+from engine.files import write_bytes_atomic
 
 
 def _clips(conversation: Conversation | None) -> list[AudioClip]:
@@ -54,9 +55,7 @@ class ClipFolder:
         """Store a clip's bytes (atomically) and return its path here."""
         path = self.folder / f"{digest}{suffix}"
         if not path.is_file():
-            partial = path.with_suffix(path.suffix + ".part")
-            partial.write_bytes(data)
-            partial.replace(path)
+            write_bytes_atomic(path, data)
         return path
 
     def localise(self, request: GenerationRequest, digests: dict[str, str]) -> GenerationRequest:
