@@ -1,8 +1,8 @@
 """The pipeline's shape holds: imports point one way (script → compile → backends → render →
 commands → studio; takes, qc and mix never import render, edit or commands; edit, book and plot work
-from mix, qc and takes, never from render; the engine never imports the CLI), no module
-imports another module's private names, and tests import each name from the module that
-defines it."""
+from mix, qc and takes, never from render; the engine never imports the CLI; backends take
+the engine's public names from `engine`), no module imports another module's private names,
+and tests import each name from the module that defines it."""
 
 from __future__ import annotations
 
@@ -106,6 +106,16 @@ def test_no_module_imports_another_modules_private_names(path):
 @pytest.mark.parametrize("path", ENGINE_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_engine_never_imports_the_cli(path):
     assert [module for _, module in imported_modules(path) if module.startswith("drama_cli")] == []
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "backends").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_backends_take_the_engines_public_names_from_engine(path):
+    public = set(importlib.import_module("engine").__all__)
+    deep = [f"{path.relative_to(ROOT)}:{line}: {module}" for line, module in imported_modules(path)
+            if module.startswith("engine.") and module.rpartition(".")[0] != "engine"
+            and module.rpartition(".")[2] in public]
+    assert deep == []
 
 
 def defined_names(module_path: Path) -> set[str]:

@@ -31,8 +31,8 @@ from drama_cli.backends.base import (
     ThreadBatch,
 )
 from drama_cli.backends.breath import breath_placeholder
+from engine import EngineError
 from engine.constants import SAMPLE_RATE, SPEAKER_TAG_PATTERN
-from engine.errors import EngineError
 
 PAUSE_TAGS_S = {"pause": 0.6, "short pause": 0.3, "short-pause": 0.3, "long pause": 1.2,
                 "long-pause": 1.2, "beat": 0.5, "silence": 1.0, "break": 0.6,
