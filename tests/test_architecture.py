@@ -2,7 +2,8 @@
 commands → studio; takes, qc and mix never import render, edit or commands; edit, book and plot work
 from mix, qc and takes, never from render; manuscript, the import of novels and plays, reads
 only script and errors, and only commands and studio import it; book delivery and manuscript
-import never import each other; the engine never imports the CLI), the modules of manuscript
+import never import each other; the engine never imports the CLI; backends take
+the engine's public names from `engine`), the modules of manuscript
 and book import each other without a cycle, no module imports another module's private names,
 and tests import each name from the module that defines it."""
 
@@ -164,6 +165,16 @@ def test_no_module_imports_another_modules_private_names(path):
 @pytest.mark.parametrize("path", ENGINE_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_engine_never_imports_the_cli(path):
     assert [module for _, module in imported_modules(path) if module.startswith("drama_cli")] == []
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "backends").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_backends_take_the_engines_public_names_from_engine(path):
+    public = set(importlib.import_module("engine").__all__)
+    deep = [f"{path.relative_to(ROOT)}:{line}: {module}" for line, module in imported_modules(path)
+            if module.startswith("engine.") and module.rpartition(".")[0] != "engine"
+            and module.rpartition(".")[2] in public]
+    assert deep == []
 
 
 def defined_names(module_path: Path) -> set[str]:

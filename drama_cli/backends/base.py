@@ -24,9 +24,8 @@ from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from engine import Conversation, EngineError
 from engine.constants import SAMPLE_RATE
-from engine.conversation import Conversation
-from engine.errors import EngineError
 
 if TYPE_CHECKING:
     from drama_cli.backends.registry import BackendOptions

@@ -29,9 +29,7 @@ from drama_cli.backends.base import (
 )
 from drama_cli.backends.drama3_batch import EngineStreamBatch
 from drama_cli.errors import UsageError
-from engine.clip import AudioClip
-from engine.conversation import Conversation
-from engine.errors import EngineError
+from engine import AudioClip, Conversation, EngineError
 
 if TYPE_CHECKING:
     from drama_cli.backends.registry import BackendOptions
@@ -55,9 +53,10 @@ def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) ->
     """Refuse, before anything loads, a model that does not fit the device: without a budget
     when the GPU's free memory cannot hold every expert, with one when it cannot hold one
     token's experts per layer. Raises UsageError with the sizes and the `--gpu-memory` to use."""
+    from engine import ModelDoesNotFit
     from engine.config import Drama3Config
     from engine.generate import default_device
-    from engine.offload.plan import ModelDoesNotFit, offload_settings
+    from engine.offload.plan import offload_settings
 
     try:
         resolved, dtype = default_device(device, None)
@@ -78,9 +77,7 @@ def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
     """The model of `folder`, its shards checked first (`check_model_folder`). Raises
     UsageError when it does not fit or the folder is damaged: one error for the whole command,
     not a failure of every line."""
-    from engine.errors import CheckpointError
-    from engine.generate import Drama3
-    from engine.offload.plan import ModelDoesNotFit
+    from engine import CheckpointError, Drama3, ModelDoesNotFit
 
     try:
         check_model_folder(folder)
@@ -95,7 +92,7 @@ def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
 def check_model_folder(folder: Path) -> None:
     """Read every shard's header once and compare it with the config (`Checkpoint.verify`).
     Raises CheckpointError for a missing, unreadable or mismatched shard."""
-    from engine.checkpoint import Checkpoint
+    from engine import Checkpoint
 
     checkpoint = Checkpoint(folder)
     try:
@@ -254,7 +251,7 @@ class Drama3Backend(BackendDefaults):
         """The request as the engine takes it: (its conversation with every clip encoded,
         its `engine.sampling.SamplingParams`). Raises EngineError for an unreadable clip or
         sampling settings out of range."""
-        from engine.sampling import SamplingParams
+        from engine import SamplingParams
 
         return self.encode_clips(request.conversation), SamplingParams.from_dict(dict(request.sampling))
 

@@ -17,7 +17,7 @@ from drama_cli.backends.base import (
     StreamDone,
     every_few_frames,
 )
-from engine.errors import EngineError
+from engine import EngineError
 
 
 class EngineStreamBatch:
@@ -27,7 +27,7 @@ class EngineStreamBatch:
     depends on the request only."""
 
     def __init__(self, backend, size: int):
-        from engine.batch import EngineBatch
+        from engine import EngineBatch
 
         self.backend, self.size = backend, size
         self._engine = EngineBatch(backend.model, size)

@@ -31,8 +31,8 @@ from drama_cli.backends.base import (
     ThreadBatch,
 )
 from drama_cli.backends.breath import breath_placeholder
+from engine import EngineError
 from engine.constants import SAMPLE_RATE, SPEAKER_TAG_PATTERN
-from engine.errors import EngineError
 from engine.text import MODEL_TOKEN, PAUSE_TAG_S, POINT_TAG_PARTS, SCOPED_TAG_PARTS
 
 # The pauses the duration estimate counts, with their hyphenated spellings and breaks besides.

@@ -24,7 +24,7 @@ from drama_cli.backends.cluster.clips import ClipShipper
 from drama_cli.backends.cluster.pool import WorkerPool
 from drama_cli.backends.cluster.slot import Slot
 from drama_cli.errors import RenderError
-from engine.errors import EngineError
+from engine import EngineError
 
 WAIT_S = 0.2  # longest single wait for results, so that Ctrl-C is seen at once
 

@@ -15,9 +15,7 @@ import tempfile
 from pathlib import Path
 
 from drama_cli.backends.base import GenerationRequest
-from engine.clip import AudioClip
-from engine.conversation import Conversation
-from engine.errors import EngineError
+from engine import AudioClip, Conversation, EngineError
 from engine.files import write_bytes_atomic
 
 

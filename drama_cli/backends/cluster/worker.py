@@ -23,7 +23,7 @@ from drama_cli.backends.base import GenerationRequest, StreamBatch
 from drama_cli.backends.cluster.clips import ClipFolder
 from drama_cli.backends.registry import make_backend
 from drama_cli.errors import DramaError
-from engine.errors import EngineError
+from engine import EngineError
 
 
 def node_name() -> str:
