@@ -10,6 +10,7 @@ and tests import each name from the module that defines it."""
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
