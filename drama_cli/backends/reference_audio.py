@@ -20,8 +20,8 @@ import soundfile as sf
 import soxr
 import torch
 
+from engine import AudioError
 from engine.constants import NUM_CODEBOOKS, SAMPLE_RATE
-from engine.errors import AudioError
 from engine.ffmpeg import ffmpeg_path
 from engine.files import atomic_path, file_sha256
 
