@@ -6,4 +6,5 @@ __all__, __getattr__ = public_names(__name__, {
     "check": ["check_script"],
     "load": ["load_script"],
     "document": ["Line", "Scene", "Script"],
+    "mix_settings": ["MixSettings"],
 })
