@@ -1,6 +1,7 @@
-"""Mix settings: one frozen record (`MixSettings`) checked when it is made, layered in one
-function (flags over the project over the scene over the script over `MixSettings` defaults),
-saved with the project, and every audio input inspected once per command."""
+"""Mix settings: one frozen record (`MixSettings`) checked when it is made against one table
+(`MIX_FIELDS`), layered in one function (flags over the project over the scene over the script
+over the table's defaults), saved with the project, and every audio input inspected once per
+command."""
 
 from __future__ import annotations
 
@@ -14,9 +15,17 @@ from fakes import fake_render, voice, write_script
 from drama_cli.cli import main
 from drama_cli.errors import UsageError
 from drama_cli.mix.mix_set import set_state
+from drama_cli.mix.export import FORMATS
 from drama_cli.mix.options import layer_mix
-from drama_cli.script.mix_settings import DEFAULT_FORMATS, MixSettings
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import (
+    DEFAULT_FORMATS,
+    MIX_DEFAULTS,
+    MIX_FIELDS,
+    MixSettings,
+    flag_help,
+)
+from drama_cli.script.yaml_scenes import MIX_KEYS
 
 SR = 44_100
 LAYERED_SCRIPT = """\
@@ -46,6 +55,27 @@ def test_the_record_is_frozen_and_checked_when_made():
         MixSettings(tail_s=float("nan"))
     with pytest.raises(UsageError, match="room tone level"):
         MixSettings(room_tone_db=3.0)
+
+
+def test_one_table_gives_the_script_keys_the_flags_ranges_and_defaults():
+    assert MIX_KEYS == ("room_tone", "room_tone_db", "gap", "head", "tail", "duck_db",
+                        "duck_attack", "duck_release")
+    assert flag_help("gap_s") == "Default pause between lines in the mix, seconds (0..60)."
+    assert MIX_FIELDS["formats"].allowed == FORMATS
+    assert (MIX_DEFAULTS.gap_s, MIX_DEFAULTS.head_s, MIX_DEFAULTS.tail_s) == (0.5, 0.5, 1.0)
+    assert (MIX_DEFAULTS.formats, MIX_DEFAULTS.preset, MIX_DEFAULTS.stems) == (("wav",), "none", False)
+    with pytest.raises(UsageError, match="ducking attack \\(s\\) must be between 0 and 10, not 11"):
+        MixSettings(duck_attack_s=11.0)
+
+
+def test_a_layer_fills_only_what_the_one_above_leaves_unset():
+    scene = MixSettings(room_tone="noise", room_tone_position="scene:3:12")
+    script = MixSettings(room_tone="tone.wav", room_tone_position="play:2:12", gap_s=0.8, head_s=0.2)
+    merged = MixSettings(gap_s=0.1).over(scene).over(script)
+    assert (merged.gap_s, merged.head_s, merged.room_tone) == (0.1, 0.2, "noise")
+    assert merged.room_tone_position == "scene:3:12"  # the position goes with the room tone
+    assert merged.resolved().tail_s == MIX_FIELDS["tail_s"].default
+    assert MixSettings().over(None) == MixSettings()
 
 
 def test_layers_are_flags_over_project_over_scene_over_script_over_defaults(tmp_path):
