@@ -14,9 +14,9 @@ import torch
 
 from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
-from drama_cli.script.mix_settings import MixSettings
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE

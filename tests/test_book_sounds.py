@@ -10,11 +10,11 @@ import soundfile as sf
 from fakes import FakeBackend, render
 
 from drama_cli.book.assemble import mix_chapter
-from drama_cli.script.mix_settings import MixSettings
 from drama_cli.mix.sounds import NOT_IN_MIX, SceneSounds, place_scene_sounds
 from drama_cli.mix.timeline import Cue
 from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 
 SR = 44_100
 BED_HZ = 4_410.0  # ten samples a period: a whole number of periods in any 10-sample window

@@ -228,9 +228,9 @@ def test_the_r128_summary_reports_lufs_and_true_peak(tmp_path, monkeypatch, caps
 
 
 def preset_project(tmp_path: Path, preset: str, backend):
-    from drama_cli.script.mix_settings import MixSettings
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
+    from drama_cli.script.mix_settings import MixSettings
     from drama_cli.takes.jobs import RenderSettings
     from drama_cli.takes.store import TakeStore
 

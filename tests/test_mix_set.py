@@ -13,9 +13,9 @@ from fakes import rendered_with_sounds
 
 from drama_cli.cli import main
 from drama_cli.mix.mix_set import set_state
-from drama_cli.script.mix_settings import MixSettings
 from drama_cli.mix.project_mix import remix
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.store import TakeStore
 from engine import files
 

@@ -233,8 +233,8 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.script.mix_settings import MixSettings
     from drama_cli.mix.project_mix import remix
+    from drama_cli.script.mix_settings import MixSettings
     from drama_cli.takes.jobs import RenderSettings
 
     flags = MixSettings(gap_s=1.25, preset="none", formats=("wav", "flac"))

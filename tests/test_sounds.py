@@ -16,10 +16,10 @@ from drama_cli.cli import main
 from drama_cli.errors import ScriptError
 from drama_cli.mix.sounds import DuckEnvelope
 from drama_cli.mix.timeline import MixEntry, mix_scene, write_mix
-from drama_cli.script.mix_settings import MixSettings
 from drama_cli.script.check import check_script
 from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 
 SR = 44_100
 

@@ -126,9 +126,9 @@ def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], 
     """The extra take checks of `--qc` (speech recognition, its transcripts read with the
     number rules of the script's language, as the compiler writes the line)."""
     from drama_cli.compile.normalise import normalise_text
-    from drama_cli.script.mix_settings import check_number
     from drama_cli.qc.take_checks import asr_take_check
     from drama_cli.script.lexicon import speaker_language
+    from drama_cli.script.mix_settings import check_number
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")

@@ -11,6 +11,7 @@ from drama_cli.errors import ScriptError, UsageError
 from drama_cli.script.clips import audio_file_problem
 from drama_cli.script.mix_settings import DEFAULT_FORMATS, NO_ROOM_TONE, MixSettings
 
+
 def cli_room_tone(value: str | None) -> str | None:
     """The `--room-tone` flag as stored: "noise", NO_ROOM_TONE, or the clip's absolute path (so
     a later `drama mix` from another folder finds it). Raises UsageError for a missing file."""

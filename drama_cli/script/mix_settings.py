@@ -94,7 +94,8 @@ class MixSettings:
     before the first and after the last line. room_tone: "noise" (generated low-level noise),
     the path of a room-tone clip (as written in a script, relative to `Script.base_dir`; else
     absolute), or NO_ROOM_TONE (none, over what a layer below gives: `settings_options`); None
-    when resolved: digital silence. room_tone_db: its level, dBFS RMS. duck_db /
+    when resolved: digital silence. room_tone_db: its level, dBFS RMS (a clip is looped under
+    the scene and scaled to it; the bed is added after the loudness gain, so it keeps it). duck_db /
     duck_attack_s / duck_release_s: how far and how fast ducked beds go down under dialogue
     (`drama_cli.mix.sounds.DuckEnvelope`). stems: also write the mix's stems
     (`drama_cli.mix.stems`). sessions: DAW sessions to write (`otio`, `rpp`:
