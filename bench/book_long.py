@@ -42,8 +42,9 @@ from drama_cli.book.assemble import chapter_settings, encode_checked  # noqa: E4
 from drama_cli.book.m4b import write_m4b  # noqa: E402
 from drama_cli.mix.export import require_encoder  # noqa: E402
 from drama_cli.mix.sounds import SceneSounds  # noqa: E402
-from drama_cli.mix.timeline import MixSettings, mix_scene  # noqa: E402
+from drama_cli.mix.timeline import mix_scene  # noqa: E402
 from drama_cli.script.document import SoundAnchor  # noqa: E402
+from drama_cli.script.mix_settings import MIX_DEFAULTS  # noqa: E402
 
 
 def peak_rss_mb(who: int = resource.RUSAGE_SELF) -> float:
@@ -57,8 +58,8 @@ def chapter_beds(work: Path, entries: list) -> SceneSounds:
     first = SoundAnchor(entries[0].line_id)
     sounds = tuple(sound if sound.kind == "effect" else replace(sound, start=first)
                    for sound in scene_sounds(work, entries))
-    return SceneSounds(sounds, tuple(entry.line_id for entry in entries), MixSettings.head_s,
-                       MixSettings.tail_s)
+    return SceneSounds(sounds, tuple(entry.line_id for entry in entries), MIX_DEFAULTS.head_s,
+                       MIX_DEFAULTS.tail_s)
 
 
 def main() -> None:

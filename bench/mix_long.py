@@ -43,12 +43,12 @@ import soundfile as sf
 from drama_cli.mix.loudness import SAMPLE_RATE
 from drama_cli.mix.timeline import (
     MixEntry,
-    MixSettings,
     mix_scene,
     read_take,
     write_mix,
 )
 from drama_cli.script.document import Sound, SoundAnchor
+from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings
 
 POOL_SIZE = 48
 
@@ -136,7 +136,7 @@ def main() -> None:
         pool = make_take_pool(work, rng)
         if args.beds:
             write_sound_files(work, rng)
-        settings = MixSettings(preset=args.preset, room_tone=args.room_tone or None)
+        settings = MixSettings(preset=args.preset, room_tone=args.room_tone or None).resolved()
         scenes = max(1, round(args.hours * 60 / args.scene_minutes))
         baseline_mb = peak_rss_mb()
         audio_s = wall_s = cpu_s = 0.0
@@ -172,7 +172,7 @@ def main() -> None:
 
 def report_oracle(entries, result, ours_s: float, settings: MixSettings, work: Path) -> None:
     """Print our scene time against the in-memory oracle's, and both loudness readings."""
-    oracle_s, oracle_lufs = oracle_mix(entries, MixSettings(), work / "oracle.wav")
+    oracle_s, oracle_lufs = oracle_mix(entries, MIX_DEFAULTS, work / "oracle.wav")
     print(
         f"first scene: ours {ours_s:.2f} s (two passes, preset {settings.preset}, limiter, "
         f"true peak), in-memory oracle {oracle_s:.2f} s (one pass, no processing): "

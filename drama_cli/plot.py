@@ -370,14 +370,15 @@ def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
 
 def _planned_rows(script, store, scene) -> list[tuple]:
     from drama_cli.mix.project_mix import mix_entry
-    from drama_cli.mix.timeline import MixSettings, plan_timeline
+    from drama_cli.mix.timeline import plan_timeline
+    from drama_cli.script.mix_settings import MIX_DEFAULTS
     from drama_cli.takes.scene_selection import scene_selection
 
     entries = [mix_entry(choice) for choice in scene_selection(script, store, scene).lines
                if choice.take is not None]
     if not entries:
         return []
-    cues, _ = plan_timeline(entries, MixSettings())
+    cues, _ = plan_timeline(entries, MIX_DEFAULTS)
     return [(c.line_id, c.speaker, c.text, c.start_s, c.end_s, c.take_path) for c in cues]
 
 

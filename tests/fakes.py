@@ -14,9 +14,9 @@ import torch
 
 from drama_cli.backends.base import BackendDefaults, Capabilities, Generation
 from drama_cli.cli import main
-from drama_cli.mix.options import MixOverrides
 from drama_cli.render.scheduler import render_script
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
@@ -113,7 +113,7 @@ def render(path, backend, out=None, formats=(), **settings):
     script = load_script(str(path))
     store = TakeStore(out or path.with_suffix(".drama"))
     report = render_script(script, store, backend, RenderSettings(**settings),
-                           mix=MixOverrides(formats=formats))
+                           mix=MixSettings(formats=formats))
     return report, store
 
 

@@ -21,9 +21,10 @@ from fakes import (
 from drama_cli.cli import main
 from drama_cli.compile.conversations import check_references
 from drama_cli.errors import ScriptError
-from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
+from drama_cli.mix.timeline import MixEntry, mix_scene
 from drama_cli.script.clips import inspect_clip
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.store import TakeStore
 from engine.errors import AudioError
 

@@ -10,11 +10,11 @@ import soundfile as sf
 from fakes import FakeBackend, render
 
 from drama_cli.book.assemble import mix_chapter
-from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.sounds import NOT_IN_MIX, SceneSounds, place_scene_sounds
 from drama_cli.mix.timeline import Cue
 from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 
 SR = 44_100
 BED_HZ = 4_410.0  # ten samples a period: a whole number of periods in any 10-sample window
@@ -88,7 +88,7 @@ def test_a_scene_in_a_chapter_ends_where_drama_mix_ends_it(book, tmp_path):
     """The project's saved tail (`drama mix --tail 3`) moves the scene's end in the book too."""
     script, store = book
     project = store.project()
-    store.write_project({**project, "mix": MixOverrides(tail_s=3.0).to_record()})
+    store.write_project({**project, "mix": MixSettings(tail_s=3.0).to_record()})
     try:
         _, summary = mix_chapter(script, store, script.chapters[0], tmp_path)
     finally:

@@ -228,7 +228,8 @@ def test_a_recorded_room_tone_is_scaled_to_room_tone_db(tmp_path, monkeypatch):
 
 
 def test_a_silent_room_tone_recording_is_an_audio_error(tmp_path):
-    from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
+    from drama_cli.mix.timeline import MixEntry, mix_scene
+    from drama_cli.script.mix_settings import MixSettings
     from engine.errors import AudioError
 
     sf.write(str(tmp_path / "bed.wav"), np.zeros(4410), 44_100)

@@ -9,10 +9,10 @@ import pytest
 import soundfile as sf
 
 from drama_cli.cli import main
-from drama_cli.mix.options import MixOverrides, layer_mix
-from drama_cli.mix.timeline import MixSettings
+from drama_cli.mix.options import layer_mix
 from drama_cli.qc.signal import check_silence
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings
 from drama_cli.takes.store import TakeStore
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
@@ -51,7 +51,7 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
     assert code == 0
     script = load_script(str(EXAMPLES / name))
     store = TakeStore(project)
-    default_gap = MixSettings().gap_s
+    default_gap = MIX_DEFAULTS.gap_s
     mixed = 0
     for scene in script.scenes:
         if not scene.lines:
@@ -65,7 +65,7 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
             assert take.record["scratch"] is True and take.record["engine"] == "scratch"
         gaps = sum(line.beat_s + (default_gap if line.pause_after_s is None else line.pause_after_s)
                    for line in scene.lines[:-1])
-        padding = MixSettings(**layer_mix(MixOverrides(), script=script, scene=scene).options())
+        padding = layer_mix(MixSettings(), script=script, scene=scene).resolved()
         expected = sum(t.duration_s for t in takes) + gaps + padding.head_s + padding.tail_s
         mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
         assert rate == SR

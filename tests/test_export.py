@@ -23,10 +23,10 @@ from drama_cli.mix.timeline import (
     SCRATCH_BANNER,
     Cue,
     MixEntry,
-    MixSettings,
     mix_scene,
     write_mix,
 )
+from drama_cli.script.mix_settings import MixSettings
 from engine import files
 
 RATE = 44_100

@@ -15,10 +15,11 @@ from fakes import FakeBackend, fake_render, one_error_line
 from drama_cli.cli import main
 from drama_cli.compile.conversations import compile_scene
 from drama_cli.mix.options import scene_sounds
-from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene
+from drama_cli.mix.timeline import MixEntry, mix_scene
 from drama_cli.mix.word_place import word_start_sample
 from drama_cli.script.direction import cue_word, display_text, parse_directions, render_spans
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 
 SR = 44_100
 

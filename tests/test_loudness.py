@@ -228,9 +228,9 @@ def test_the_r128_summary_reports_lufs_and_true_peak(tmp_path, monkeypatch, caps
 
 
 def preset_project(tmp_path: Path, preset: str, backend):
-    from drama_cli.mix.options import MixOverrides
     from drama_cli.render.scheduler import render_script
     from drama_cli.script.load import load_script
+    from drama_cli.script.mix_settings import MixSettings
     from drama_cli.takes.jobs import RenderSettings
     from drama_cli.takes.store import TakeStore
 
@@ -238,7 +238,7 @@ def preset_project(tmp_path: Path, preset: str, backend):
     path.write_text(boathouse_script(), encoding="utf-8")
     store = TakeStore(tmp_path / "scene.drama")
     render_script(load_script(str(path)), store, backend,
-                  RenderSettings(), mix=MixOverrides(preset=preset))
+                  RenderSettings(), mix=MixSettings(preset=preset))
     return path, store
 
 

@@ -29,12 +29,12 @@ from drama_cli.mix import timeline as mix
 from drama_cli.mix.loudness import measure
 from drama_cli.mix.timeline import (
     MixEntry,
-    MixSettings,
     mix_scene,
     plan_timeline,
     read_take,
     write_mix,
 )
+from drama_cli.script.mix_settings import MixSettings
 from engine.errors import AudioError
 
 RATE = 44_100

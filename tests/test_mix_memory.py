@@ -14,8 +14,9 @@ import soundfile as sf
 
 from drama_cli.mix.sound_stream import SoundStream
 from drama_cli.mix.sounds import SceneSounds
-from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, read_take
+from drama_cli.mix.timeline import MixEntry, mix_scene, read_take
 from drama_cli.script.document import Sound, SoundAnchor
+from drama_cli.script.mix_settings import MixSettings
 
 SR = 44_100
 TAKE_S = 3.0

@@ -13,9 +13,9 @@ from fakes import rendered_with_sounds
 
 from drama_cli.cli import main
 from drama_cli.mix.mix_set import set_state
-from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.project_mix import remix
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.store import TakeStore
 from engine import files
 
@@ -57,7 +57,7 @@ def test_a_failed_switch_leaves_the_earlier_set_whole_and_a_rerun_completes_it(m
     script, store = load_script(str(path)), TakeStore(path.with_suffix(".drama"))
     monkeypatch.setattr(files.os, "replace", crash_on_stem_b)
     with pytest.raises(OSError, match="Input/output"):
-        remix(script, store, script.scenes, MixOverrides(gap_s=1.5))
+        remix(script, store, script.scenes, MixSettings(gap_s=1.5))
     assert contents(folder) == before
     assert set_state(folder, verify=True).complete
     assert not [p.name for p in folder.iterdir() if p.name.startswith(".")]

@@ -233,11 +233,11 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
 
 def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     from drama_cli.edit.revise import revise_in_project
-    from drama_cli.mix.options import MixOverrides
     from drama_cli.mix.project_mix import remix
+    from drama_cli.script.mix_settings import MixSettings
     from drama_cli.takes.jobs import RenderSettings
 
-    flags = MixOverrides(gap_s=1.25, preset="none", formats=("wav", "flac"))
+    flags = MixSettings(gap_s=1.25, preset="none", formats=("wav", "flac"))
     _, script, store, backend = rendered_project(tmp_path, RenderSettings(), mix=flags)
     assert store.project()["mix"] == {"formats": ["wav", "flac"], "options": {"gap_s": 1.25, "preset": "none"}}
     before = mix_segments(store)
@@ -257,7 +257,7 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     (store.scene_dir("s1") / "mix.flac").unlink()
     remix(script, store, script.scenes)
     assert mix_segments(store)["l2"][0] == before["l2"][0] and (store.scene_dir("s1") / "mix.flac").exists()
-    remix(script, store, script.scenes, MixOverrides(gap_s=0.25))
+    remix(script, store, script.scenes, MixSettings(gap_s=0.25))
     assert store.project()["mix"]["options"] == {"gap_s": 0.25, "preset": "none"}
     revise_in_project(script, store, backend, "l1", "softer", select=True)
     latest = mix_segments(store)

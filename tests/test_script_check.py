@@ -222,11 +222,12 @@ scenes:
 
 
 def test_mix_options_at_script_and_scene_level(tmp_path):
-    from drama_cli.script.document import MixOptions
+    from drama_cli.script.mix_settings import MixSettings
 
     tone(tmp_path / "tone.wav", 1.0, 0.001)
     script = load_script(write(tmp_path, MIX_SCRIPT))
-    assert script.mix == MixOptions("noise", -60.0, 0.8, None, None, script.mix.room_tone_position)
+    assert script.mix == MixSettings(room_tone="noise", room_tone_db=-60.0, gap_s=0.8,
+                                     room_tone_position=script.mix.room_tone_position)
     assert (script.mix.room_tone_position.line, script.mix.room_tone_position.column) == (2, 12)
     one, two = script.scenes
     assert (one.mix.room_tone, one.mix.room_tone_db, one.mix.gap_s, one.mix.head_s, one.mix.tail_s) == \

@@ -15,10 +15,11 @@ from fakes import FakeBackend, fake_render, one_error_line, rendered_with_sounds
 from drama_cli.cli import main
 from drama_cli.errors import ScriptError
 from drama_cli.mix.sounds import DuckEnvelope
-from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
+from drama_cli.mix.timeline import MixEntry, mix_scene, write_mix
 from drama_cli.script.check import check_script
 from drama_cli.script.document import Sound, SoundAnchor
 from drama_cli.script.load import load_script
+from drama_cli.script.mix_settings import MixSettings
 
 SR = 44_100
 

@@ -49,7 +49,7 @@ from drama_cli.mix.export import (
     require_encoder,
 )
 from drama_cli.mix.loudness import get_preset
-from drama_cli.mix.options import MixOverrides, check_number, layer_mix, scene_sounds
+from drama_cli.mix.options import layer_mix, scene_sounds
 from drama_cli.mix.project_mix import (
     CREDITED_ENGINES,
     credit_text,
@@ -62,11 +62,11 @@ from drama_cli.mix.sounds import SceneSounds
 from drama_cli.mix.timeline import (
     SAMPLE_RATE,
     SCRATCH_BANNER,
-    MixSettings,
     mix_scene,
     plan_timeline,
     read_take,
 )
+from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings, check_number
 from drama_cli.takes.scene_selection import (
     CURRENT,
     NONE,
@@ -245,7 +245,7 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
     if not entries:
         raise UsageError(f"chapter {chapter.number} ({chapter.title}) has no lines to read")
     facts = engines_used(chosen)
-    options = layer_mix(MixOverrides(), script=script, scene=script.scene(chapter.scenes[0])).options()
+    options = layer_mix(MixSettings(), script=script, scene=script.scene(chapter.scenes[0])).options()
     settings = chapter_settings(entries, options, chapter.number, {"chapter": chapter.number, **facts})
     settings = dataclasses.replace(settings, scene_sounds=tuple(s for s in sounds if s.sounds))
     result = mix_scene(entries, settings, work_dir=work_dir)
@@ -253,15 +253,15 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
                                "provenance": mix_provenance(script, result.cues, chosen)}
 
 
-def scene_sounds_in_chapter(script, scene, entries, saved: MixOverrides = MixOverrides()) -> SceneSounds:
+def scene_sounds_in_chapter(script, scene, entries, saved: MixSettings = MixSettings()) -> SceneSounds:
     """A scene's effects and beds (`scene_sounds`) as a chapter mixes them: on the scene's own
     clock, with the head and tail padding `drama mix` gives the scene (the project's `saved`
     settings over the scene's and the script's mix keys, `layer_mix`), so each sound keeps its
     place against the lines."""
-    options = layer_mix(MixOverrides(), saved, script=script, scene=scene).options()
+    options = layer_mix(MixSettings(), saved, script=script, scene=scene).options()
     return SceneSounds(scene_sounds(script, scene), tuple(entry.line_id for entry in entries),
-                       options.get("head_s", MixSettings.head_s),
-                       options.get("tail_s", MixSettings.tail_s))
+                       options.get("head_s", MIX_DEFAULTS.head_s),
+                       options.get("tail_s", MIX_DEFAULTS.tail_s))
 
 
 def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | None = None) -> MixSettings:
@@ -275,7 +275,7 @@ def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | Non
     ducking = {key: options[key] for key in ("duck_db", "duck_attack_s", "duck_release_s")
                if key in options}
     settings = MixSettings(
-        **ducking, gap_s=options.get("gap_s", MixSettings.gap_s),
+        **ducking, gap_s=options.get("gap_s", MIX_DEFAULTS.gap_s),
         head_s=max(0.0, HEAD_S - lead), tail_s=max(0.0, TAIL_S - trail),
         room_tone=options.get("room_tone") or "noise",
         room_tone_db=min(options.get("room_tone_db", ROOM_TONE_DB), ROOM_TONE_DB),

@@ -11,6 +11,7 @@ import typer
 from drama_cli.backends.registry import engine_help
 from drama_cli.commands.option_group import OptionGroup
 from drama_cli.compile.modes import DEFAULT_MODE, mode_help
+from drama_cli.script.mix_settings import MixSettings, flag_help
 
 SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for stdin.")
 # revise, edit and plot read the project folder beside the script, so they need a file.
@@ -27,22 +28,15 @@ MAX_CHARS = typer.Option(300, "--max-chars", help="Chunk cap in characters: a lo
                                                    "into chunks voiced one after another (at least 40).")
 NO_NORMALIZE = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words).")
 
-FORMATS = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable).")
-PRESET = typer.Option(None, help="Loudness preset: none, acx, acx-mp3, r128, podcast (default: the "
-                                  "project's saved preset, else none).")
-GAP = typer.Option(None, help="Default pause between lines in the mix, seconds (0..60).")
-ROOM_TONE = typer.Option(None, "--room-tone",
-                         help="Bed under the mix: 'noise', a room-tone file (WAV/FLAC), or 'none' "
-                              "(no bed, over a saved or scripted one).")
-HEAD = typer.Option(None, help="Silence before the first line of a scene mix, seconds (0..60).")
-TAIL = typer.Option(None, help="Silence after the last line of a scene mix, seconds (0..60).")
-STEMS = typer.Option(None, "--stems/--no-stems",
-                     help="Also write mix.stem-*.wav beside each mix: one per character, effects, "
-                          "music and room tone, summing to the mix (kept with the project).")
-EXPORT_SESSION = typer.Option(None, "--export-session",
-                              help="Also write a DAW session beside each mix: otio "
-                                   "(OpenTimelineIO) or rpp (REAPER) (repeatable; kept with "
-                                   "the project; none: stop writing them).")
+# The mix settings' help, units and ranges come from their table (`MIX_FIELDS`).
+FORMATS = typer.Option(None, "--format", help=flag_help("formats"))
+PRESET = typer.Option(None, help=flag_help("preset"))
+GAP = typer.Option(None, help=flag_help("gap_s"))
+ROOM_TONE = typer.Option(None, "--room-tone", help=flag_help("room_tone"))
+HEAD = typer.Option(None, help=flag_help("head_s"))
+TAIL = typer.Option(None, help=flag_help("tail_s"))
+STEMS = typer.Option(None, "--stems/--no-stems", help=flag_help("stems"))
+EXPORT_SESSION = typer.Option(None, "--export-session", help=flag_help("sessions"))
 
 ENGINE = typer.Option("auto", help=engine_help())
 # Commands that work on an existing project (revise, edit) and make new takes of one line.
@@ -88,15 +82,15 @@ PROJECT_BACKEND = OptionGroup(engine=(Optional[str], ENGINE_OF_PROJECT), **_PLAC
 
 def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, tail=None,
               stems=None, export_session=None):
-    """The `MIX` group as one `drama_cli.mix.options.MixOverrides` (None: not given). Raises
-    UsageError for an unknown preset, a missing or unusable room-tone file or a value out of
-    range (a gap, head or tail not in 0..60 s)."""
+    """The `MIX` group as one `drama_cli.script.mix_settings.MixSettings` (None: not given).
+    Raises UsageError for an unknown preset, a missing or unusable room-tone file or a value
+    out of range (a gap, head or tail not in 0..60 s)."""
     from drama_cli.mix.loudness import get_preset
-    from drama_cli.mix.options import MixOverrides, cli_room_tone
+    from drama_cli.mix.options import cli_room_tone
 
     if preset is not None:
         get_preset(preset)  # an unknown preset is refused before any model is looked for
-    return MixOverrides(formats=tuple(formats or ()), preset=preset, gap_s=gap, head_s=head,
-                        tail_s=tail, room_tone=cli_room_tone(room_tone), stems=stems,
-                        sessions=tuple(name for name in export_session if name != "none")
-                        if export_session else None)
+    return MixSettings(formats=tuple(formats or ()), preset=preset, gap_s=gap, head_s=head,
+                       tail_s=tail, room_tone=cli_room_tone(room_tone), stems=stems,
+                       sessions=tuple(name for name in export_session if name != "none")
+                       if export_session else None).checked()

@@ -53,7 +53,7 @@ def render_command(
                                batch=batch, keep=tuple(keep or ()), max_chars=max_chars)
     flags = opt.mix_flags(**mix)
     if asr_threshold is not None:
-        from drama_cli.mix.options import check_number
+        from drama_cli.script.mix_settings import check_number
 
         check_number("--asr-threshold", asr_threshold, 0.0, 1.0)
         if qc is None:
@@ -126,9 +126,9 @@ def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], 
     """The extra take checks of `--qc` (speech recognition, its transcripts read with the
     number rules of the script's language, as the compiler writes the line)."""
     from drama_cli.compile.normalise import normalise_text
-    from drama_cli.mix.options import check_number
     from drama_cli.qc.take_checks import asr_take_check
     from drama_cli.script.lexicon import speaker_language
+    from drama_cli.script.mix_settings import check_number
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")

@@ -22,12 +22,13 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
+from drama_cli.script.mix_settings import MixSettings, check_format
 from engine.ffmpeg import ffmpeg_candidates
 from engine.files import atomic_path
 
 WAV_SUBTYPES = ("PCM_16", "PCM_24", "PCM_32", "FLOAT")
 WAV_HEADER_LIMIT_BYTES = 4 * 1024**3 - 1024 * 1024  # plain RIFF sizes are 32-bit
-MP3_BITRATE_KBPS = 192
+MP3_BITRATE_KBPS = MixSettings.mp3_bitrate_kbps
 READ_BLOCK_SAMPLES = 1 << 18
 
 
@@ -55,7 +56,8 @@ def _mp3(source_wav: Path, target: Path, settings) -> Path:
     return encode_mp3(source_wav, target, settings.mp3_bitrate_kbps)
 
 
-# The formats a mix can be written in. Adding one is one record and its encoder function.
+# The formats a mix can be written in. Adding one is one record and its encoder function, and
+# its name in the settings' table (`MIX_FIELDS["formats"].allowed`, which `check_format` reads).
 EXPORT_FORMATS = {
     "wav": ExportFormat("wav", "WAV, 24-bit PCM by default (the master)"),
     "flac": ExportFormat("flac", "FLAC, lossless", _flac),
@@ -69,14 +71,6 @@ def mix_audio_file(files: dict) -> str | None:
     """The audio file a scene summary names from a mix's {kind: path} files (which also hold
     sidecars such as `provenance`): the first of FORMATS written, None when there is none."""
     return next((str(files[name]) for name in FORMATS if files.get(name)), None)
-
-
-def check_format(fmt: str) -> str:
-    """Normalise an export format name (`wav`, `.FLAC`, ...); UsageError for unknown ones."""
-    name = fmt.lower().lstrip(".")
-    if name not in FORMATS:
-        raise UsageError(f"unsupported audio format {fmt!r} (supported: {', '.join(FORMATS)})")
-    return name
 
 
 def check_wav_subtype(subtype: str) -> str:

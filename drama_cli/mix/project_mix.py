@@ -1,5 +1,5 @@
 """Scene mixes of a project: a scene's `SceneSelection` (`drama_cli.takes.scene_selection`)
-mixed into `<scene>/mix.*` with sidecars, with the project's mix settings (`MixOverrides`,
+mixed into `<scene>/mix.*` with sidecars, with the project's mix settings (`MixSettings`,
 kept in `project.json`) so that every rebuild (`drama mix`, `revise --select`,
 `edit --select`) sounds like the render's."""
 
@@ -12,12 +12,13 @@ from dataclasses import dataclass, field, replace
 from drama_cli.errors import UsageError
 from drama_cli.mix import export
 from drama_cli.mix.loudness import get_preset
-from drama_cli.mix.options import MixOverrides, layer_mix, scene_sounds
+from drama_cli.mix.options import layer_mix, scene_sounds
 from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance, provenance_text
 from drama_cli.mix.session import stage_sessions
 from drama_cli.mix.stems import stage_stems
-from drama_cli.mix.timeline import MixEntry, MixSettings, mix_scene, write_mix
+from drama_cli.mix.timeline import MixEntry, mix_scene, write_mix
 from drama_cli.script.book import ENGINE_CREDIT
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.scene_selection import (
     NONE,
     STALE,
@@ -142,7 +143,7 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
     return outcome
 
 
-def mix_scene_from_store(store: TakeStore, script, scene, mix: MixOverrides,
+def mix_scene_from_store(store: TakeStore, script, scene, mix: MixSettings,
                          metadata: dict | None = None, transient: tuple[str, ...] = ()) -> SceneOutcome:
     """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars, stems,
     sessions and `provenance.json` (`drama_cli.mix.provenance`), as one set (`write_scene_set`).
@@ -217,14 +218,14 @@ def held_gain(store: TakeStore, scene_id: str, preset: str) -> float | None:
     return float(gain) if isinstance(gain, (int, float)) and math.isfinite(gain) else None
 
 
-def project_mix(store: TakeStore, flags: MixOverrides = MixOverrides()) -> MixOverrides:
+def project_mix(store: TakeStore, flags: MixSettings = MixSettings()) -> MixSettings:
     """The mix settings a command uses: its `flags` over those saved in the project's
     `project.json` (so settings given once stay with the project until they are changed),
     formats defaulting to DEFAULT_FORMATS. Raises UsageError for saved values out of range."""
     return layer_mix(flags, saved_mix(store))
 
 
-def saved_mix(store: TakeStore) -> MixOverrides:
+def saved_mix(store: TakeStore) -> MixSettings:
     """The mix settings saved in the project's `project.json` (none when it has none).
 
     Raises UsageError naming the file for a saved value that cannot be used (out of range, an
@@ -232,9 +233,7 @@ def saved_mix(store: TakeStore) -> MixOverrides:
     written."""
     record = store.project().get("mix")
     try:
-        saved = MixOverrides.from_record(record)
-        for name in saved.formats:
-            export.check_format(name)
+        saved = MixSettings.from_record(record)
         if saved.preset is not None:
             get_preset(saved.preset)
     except UsageError as err:
@@ -251,7 +250,7 @@ def project_metadata(store: TakeStore) -> dict:
             "scratch": bool(project.get("scratch", False))}
 
 
-def remix(script, store: TakeStore, scenes: list, flags: MixOverrides = MixOverrides(),
+def remix(script, store: TakeStore, scenes: list, flags: MixSettings = MixSettings(),
           streamed: str | None = None) -> list[SceneOutcome]:
     """Mix `scenes` again from their current selections, without rendering, with the
     project's saved mix settings under `flags` (the result is saved as the project's mix

@@ -17,14 +17,14 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from drama_cli.errors import UsageError
 from drama_cli.mix.mix_set import MIX_BASENAME
 from drama_cli.mix.sounds import EFFECTS, MUSIC, SoundCue
 from drama_cli.mix.timeline import MixResult, take_length_samples
+from drama_cli.script.mix_settings import MIX_FIELDS, check_session_format
 from engine import files
 from engine.constants import SAMPLE_RATE
 
-SESSION_FORMATS = ("otio", "rpp")
+SESSION_FORMATS = MIX_FIELDS["sessions"].allowed
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,6 @@ class SessionClip:
     def length(self) -> int:
         """Samples the clip plays on the timeline."""
         return self.cue.end_sample - self.cue.start_sample
-
-
-def check_session_format(name: str) -> str:
-    """`name` when it is one of SESSION_FORMATS; else UsageError."""
-    if name not in SESSION_FORMATS:
-        raise UsageError(f"unknown session format {name!r}: use {' or '.join(SESSION_FORMATS)}")
-    return name
 
 
 def session_tracks(result: MixResult, folder: Path) -> list[tuple[str, list[SessionClip]]]:

@@ -22,11 +22,13 @@ from drama_cli.mix.sound_stream import SoundStream
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from drama_cli.mix.word_place import word_start_sample
 from drama_cli.script.document import Sound, SoundAnchor
+from drama_cli.script.mix_settings import MIX_DEFAULTS
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
 EFFECTS, MUSIC = "effects", "music"  # the two sound stems: effects, and music with ambience
-DUCK_DB, DUCK_ATTACK_S, DUCK_RELEASE_S = -12.0, 0.05, 0.4
+DUCK_DB, DUCK_ATTACK_S, DUCK_RELEASE_S = (MIX_DEFAULTS.duck_db, MIX_DEFAULTS.duck_attack_s,
+                                         MIX_DEFAULTS.duck_release_s)
 
 
 @dataclass(frozen=True)

@@ -47,9 +47,6 @@ from drama_cli.mix.mix_set import (
 )
 from drama_cli.mix.sound_stream import mono, samples_at_mix_rate
 from drama_cli.mix.sounds import (
-    DUCK_ATTACK_S,
-    DUCK_DB,
-    DUCK_RELEASE_S,
     MUSIC,
     DuckEnvelope,
     SoundBus,
@@ -59,6 +56,7 @@ from drama_cli.mix.sounds import (
     place_sounds,
 )
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
+from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings
 from engine import files
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -67,7 +65,6 @@ __all__ = [
     "Cue",
     "MixEntry",
     "MixResult",
-    "MixSettings",
     "RoomTone",
     "mix_scene",
     "plan_timeline",
@@ -103,7 +100,7 @@ class MixEntry:
     line_id: the script's line id; speaker: the cast name; text: the spoken text (for labels).
     take_path: the take's audio file (any rate, channels, WAV/FLAC width; read as float).
     take: the take number. pause_after_s: silence after this line in seconds (negative
-    overlaps the next line); None uses `MixSettings.gap_s`. beat_s: silence added to that
+    overlaps the next line); None uses the settings' `gap_s`. beat_s: silence added to that
     pause (a Fountain `(beat)`). segments: the take's chunks as (text, start s, end s) in the
     take, when it was made of several; words: (start s, end s) of each word of `text` in the
     take (speech recognition), or empty. Both time the subtitles (`export.subtitle_pieces`).
@@ -126,65 +123,11 @@ class MixEntry:
     pauses: tuple = ()
 
 
-@dataclass(frozen=True)
-class MixSettings:
-    """How a scene is mixed and exported.
-
-    gap_s: default pause between lines in seconds (the script/scene default, resolved by the
-    caller). head_s / tail_s: padding before the first and after the last line, seconds.
-    room_tone: None (gaps are digital silence), "noise" (generated low-level noise at
-    `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene,
-    scaled so its RMS is `room_tone_db` dBFS. The bed is added after the loudness gain, so it
-    keeps that level.
-    preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.mix.loudness`).
-    formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
-    (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
-    seed: seed of the generated room tone. metadata: extra fields for the JSON cue sheet
-    (for example `{"engine": "scratch"}`). hold_gain_db: the preset gain of the scene's last
-    mix, applied again unchanged while the result's level stays within the preset's accepted
-    range, so a rebuild after one line changed leaves the other lines' samples as they were;
-    when the level would leave the range, the scene is normalised again. None: normalise.
-    target_db: the level to reach in the preset's measure, instead of the preset's target
-    (a book aims a short file's whole-file RMS lower, so that its speech meets ACX's level).
-    sounds: the scene's effects and beds (`drama_cli.script.document.Sound`, paths absolute),
-    placed by `drama_cli.mix.sounds.place_sounds`; they are summed with the voices before the
-    loudness pass, so the preset applies to the whole mix. scene_sounds: for a mix of several
-    scenes (a book chapter), each scene's sounds on its own clock
-    (`drama_cli.mix.sounds.SceneSounds`, `place_scene_sounds`). duck_db / duck_attack_s /
-    duck_release_s: how ducked beds go down under dialogue (`DuckEnvelope`). stems: also write
-    one WAV per character, effects, music and room tone (`drama_cli.mix.stems`). sessions:
-    DAW sessions to write beside the mix (`drama_cli.mix.session`: `otio`, `rpp`).
-    """
-
-    gap_s: float = 0.5
-    head_s: float = 0.5
-    tail_s: float = 1.0
-    room_tone: str | Path | None = None
-    room_tone_db: float = -65.0
-    preset: str = "none"
-    formats: tuple[str, ...] = ("wav",)
-    wav_subtype: str = "PCM_24"
-    mp3_bitrate_kbps: int = export.MP3_BITRATE_KBPS
-    seed: int = 0
-    metadata: dict = field(default_factory=dict)
-    hold_gain_db: float | None = None
-    target_db: float | None = None
-    sounds: tuple = ()
-    scene_sounds: tuple = ()
-    duck_db: float = DUCK_DB
-    duck_attack_s: float = DUCK_ATTACK_S
-    duck_release_s: float = DUCK_RELEASE_S
-    stems: bool = False
-    sessions: tuple[str, ...] = ()
-
-    def validate(self) -> None:
-        """Raise UsageError for an unknown preset, format or WAV subtype or a negative pad."""
-        get_preset(self.preset)
-        for fmt in self.formats:
-            export.check_format(fmt)
-        export.check_wav_subtype(self.wav_subtype)
-        if min(self.head_s, self.tail_s) < 0:
-            raise UsageError("head and tail padding must not be negative")
+def check_settings(settings: MixSettings) -> None:
+    """Raise UsageError for an unknown preset or WAV subtype in `settings` (formats and ranges
+    are checked when the record is made)."""
+    get_preset(settings.preset)
+    export.check_wav_subtype(settings.wav_subtype)
 
 
 @dataclass(frozen=True)
@@ -325,8 +268,9 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
 
     A line starts after the previous line's end plus its pause (`pause_after_s`, else
     `gap_s`, plus its `beat_s`); `overlaps_previous` starts it with the previous line instead (dual dialogue).
-    Reads only file headers.
+    What `settings` leave unset takes its default. Reads only file headers.
     """
+    settings = settings.resolved()
     cues: list[Cue] = []
     cursor = seconds_to_samples(settings.head_s)
     last_end = cursor
@@ -406,15 +350,16 @@ class RoomTone:
 
 
 def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
-                   settings: MixSettings = MixSettings(), by_speaker: bool = False
+                   settings: MixSettings = MIX_DEFAULTS, by_speaker: bool = False
                    ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
     """Yield (first sample, parts) for BLOCK_SAMPLES blocks, in order: parts maps "voice" (or,
     with `by_speaker`, each speaker's name) to the float32 sum of those takes, and the sound
     stems (`drama_cli.mix.sounds.SoundBus`) to theirs when there are `sounds`.
 
     Each take and sound is read when the first block under it is rendered and dropped after the
-    last; ducked beds follow `settings`' ducking keyed by the takes' spans.
+    last; ducked beds follow `settings`' ducking (unset: the default) keyed by the takes' spans.
     """
+    settings = settings.resolved()
     order = sorted(range(len(cues)), key=lambda i: cues[i].start_sample)
     next_index = 0
     active: dict[int, np.ndarray] = {}
@@ -441,7 +386,7 @@ def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
 
 
 def _timeline_blocks(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
-                     settings: MixSettings = MixSettings(), meter: SpeechToBed | None = None
+                     settings: MixSettings = MIX_DEFAULTS, meter: SpeechToBed | None = None
                      ) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (first sample, float32 sum of the takes and sounds) for BLOCK_SAMPLES blocks;
     `meter` is fed the voices and the beds."""
@@ -477,7 +422,7 @@ def _add_overlap(block: np.ndarray, block_start: int, cue: Cue, audio: np.ndarra
 
 def mix_scene(
     entries: Sequence[MixEntry],
-    settings: MixSettings = MixSettings(),
+    settings: MixSettings = MIX_DEFAULTS,
     work_dir: str | Path | None = None,
 ) -> MixResult:
     """Mix the selected takes of one scene into a WAV under `work_dir` (default: a temp folder).
@@ -493,7 +438,8 @@ def mix_scene(
     normalised as above. Raises UsageError for bad settings, an empty scene or a
     non-finite pause or gain, AudioError for unreadable takes.
     """
-    settings.validate()
+    settings = settings.resolved()
+    check_settings(settings)
     if not entries:
         raise UsageError("nothing to mix: the scene has no selected takes")
     preset = get_preset(settings.preset)

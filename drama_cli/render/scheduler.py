@@ -23,7 +23,6 @@ from typing import Callable
 
 from drama_cli.backends.base import Backend
 from drama_cli.errors import UsageError
-from drama_cli.mix.options import MixOverrides
 from drama_cli.mix.project_mix import (
     SceneOutcome,
     mix_scene_from_store,
@@ -35,6 +34,7 @@ from drama_cli.render.line import LineOutcome, Progress
 from drama_cli.render.plan import pick_scenes, wanted_lines
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene_mode import render_scene_mode
+from drama_cli.script.mix_settings import MixSettings
 from drama_cli.takes.adopt import adopt_takes
 from drama_cli.takes.jobs import LineJob, RenderSettings, ScenePlanner
 from drama_cli.takes.keys import ReferenceHasher
@@ -51,7 +51,7 @@ from drama_cli.takes.store import TakeStore
 def render_script(script, store: TakeStore, backend: Backend, settings: RenderSettings,
                   progress: Progress | None = None, project_info: dict | None = None,
                   notice: Callable[[str], None] = lambda message: None,
-                  mix: MixOverrides = MixOverrides()) -> RenderReport:
+                  mix: MixSettings = MixSettings()) -> RenderReport:
     """Render the selected scenes and lines of `script` into `store`, then mix each scene.
 
     script: a resolved `Script`. mix: the command's mix flags; what they do not give comes

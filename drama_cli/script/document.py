@@ -6,9 +6,10 @@ Readers (`yaml_format`, `fountain`) build these; `resolve` fills canonical speak
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 
 from drama_cli.errors import SourcePosition
+from drama_cli.script.mix_settings import MixSettings
 
 
 @dataclass
@@ -194,46 +195,6 @@ class Element:
 
 
 @dataclass
-class MixOptions:
-    """Mix settings written in the script (YAML keys `room_tone`, `room_tone_db`, `gap`, `head`,
-    `tail`, `duck_db`, `duck_attack`, `duck_release`, at the top level or in a scene); every
-    field is None when the script does not give it.
-
-    room_tone: "noise" (generated low-level noise) or the path of a room-tone clip as written,
-        relative to `Script.base_dir`.
-    room_tone_db: room-tone level, dBFS RMS (-120..0).
-    gap_s: default silence between lines, seconds (0..60); a line's `pause_after` wins.
-    head_s, tail_s: silence before the first and after the last line, seconds (0..60).
-    duck_db: how far ducked beds go down under dialogue, dB (-60..0).
-    duck_attack_s / duck_release_s: how fast they go down / come back up, seconds (0..10).
-    room_tone_position: where `room_tone` is written (for errors about the clip).
-    """
-
-    room_tone: str | None = None
-    room_tone_db: float | None = None
-    gap_s: float | None = None
-    head_s: float | None = None
-    tail_s: float | None = None
-    room_tone_position: SourcePosition | None = None
-    duck_db: float | None = None
-    duck_attack_s: float | None = None
-    duck_release_s: float | None = None
-
-    def over(self, base: MixOptions | None) -> MixOptions:
-        """These options with every field left None taken from `base` (scene over script); the
-        room tone's position goes with the room tone."""
-        if base is None:
-            return self
-        merged = MixOptions(**{f.name: getattr(self, f.name) if getattr(self, f.name) is not None
-                               else getattr(base, f.name) for f in fields(MixOptions)})
-        if self.room_tone is not None:
-            merged.room_tone_position = self.room_tone_position
-        elif base.room_tone is None:
-            merged.room_tone_position = None
-        return merged
-
-
-@dataclass
 class SoundAnchor:
     """A point on a scene's timeline that a sound starts or stops at.
 
@@ -308,7 +269,7 @@ class Scene:
     elements: list[Line | Element] = field(default_factory=list)
     number: str | None = None
     position: SourcePosition | None = None
-    mix: MixOptions | None = None
+    mix: MixSettings | None = None
     chapter: str | None = None
     chapter_entry: int | None = None
     sounds: list[Sound] = field(default_factory=list)
@@ -437,7 +398,7 @@ class Script:
     base_dir: str = "."
     format: str = ""
     warnings: list[Warning_] = field(default_factory=list)
-    mix: MixOptions | None = None
+    mix: MixSettings | None = None
     cue_like_rows: list[tuple[SourcePosition, str, Line]] = field(default_factory=list)
     lone_cues: list[Element] = field(default_factory=list)
     action_openings: list[tuple[SourcePosition, str]] = field(default_factory=list)
@@ -451,7 +412,7 @@ class Script:
     normalize: bool = True
     sounds: dict = field(default_factory=dict)
 
-    def mix_for(self, scene: Scene) -> MixOptions | None:
+    def mix_for(self, scene: Scene) -> MixSettings | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""
         if scene.mix is None:
             return self.mix

@@ -9,8 +9,9 @@ import re
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.script.direction import check_model_tokens, parse_directions
-from drama_cli.script.document import Element, Line, MixOptions, Scene, Warning_
+from drama_cli.script.document import Element, Line, Scene, Warning_
 from drama_cli.script.language_tags import read_language_label
+from drama_cli.script.mix_settings import SCRIPT_FIELDS, MixSettings
 from drama_cli.script.yaml_reader import MAX_PAUSE_S, MIN_PAUSE_S, YamlReader
 from drama_cli.script.yaml_sounds import (
     BED_KINDS,
@@ -20,10 +21,8 @@ from drama_cli.script.yaml_sounds import (
     read_sound_item,
 )
 
-MIX_KEYS = ("room_tone", "room_tone_db", "gap", "head", "tail", "duck_db", "duck_attack",
-            "duck_release")
+MIX_KEYS = tuple(setting.key for setting in SCRIPT_FIELDS)
 SCENE_KEYS = ("id", "title", "direction", "lines", "chapter", *MIX_KEYS, *BED_KINDS)
-MAX_DUCK_S = 10.0
 LINE_KEYS = ("speaker", "text", "note", "notes", "id", "pause_after", "overlap", "lang", "normalize")
 ELEMENT_KEYS = ("action", "direction", "section", "transition", "remark")
 
@@ -51,35 +50,28 @@ def read_scene(reader: YamlReader, node: Node, number: int) -> Scene:
     return scene
 
 
-def read_mix(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> MixOptions | None:
-    """Mix settings from a script's or a scene's keys (MIX_KEYS); None when none is given.
-    A bad room tone, level or duration is a ScriptError at its value, recorded in the reader's
-    problems so that every bad field is listed (the field stays unset)."""
+def read_mix(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> MixSettings | None:
+    """Mix settings from a script's or a scene's keys (MIX_KEYS), each within its range in
+    `MIX_FIELDS`; None when none is given. A bad room tone, level or duration is a ScriptError
+    at its value, recorded in the reader's problems so that every bad field is listed (the
+    field stays unset)."""
     if not any(key in fields for key in MIX_KEYS):
         return None
-    mix = MixOptions()
+    given: dict = {}
     if "room_tone" in fields:
         with reader.problems.collect():
             node = fields["room_tone"][1]
             value = reader.scalar(node, "room_tone").strip()
             if not value:
                 raise reader.error("room_tone is empty", node, "write 'noise' or the path of a room-tone clip")
-            mix.room_tone = "noise" if value.lower() == "noise" else value
-            mix.room_tone_position = reader.at(node)
-    if "room_tone_db" in fields:
-        with reader.problems.collect():
-            mix.room_tone_db = reader.number(fields["room_tone_db"][1], "room_tone_db", -120.0, 0.0)
-    if "duck_db" in fields:
-        with reader.problems.collect():
-            mix.duck_db = reader.number(fields["duck_db"][1], "duck_db", -60.0, 0.0)
-    for key, attribute, high in (("gap", "gap_s", MAX_PAUSE_S), ("head", "head_s", MAX_PAUSE_S),
-                                 ("tail", "tail_s", MAX_PAUSE_S),
-                                 ("duck_attack", "duck_attack_s", MAX_DUCK_S),
-                                 ("duck_release", "duck_release_s", MAX_DUCK_S)):
-        if key in fields:
+            given.update(room_tone="noise" if value.lower() == "noise" else value,
+                         room_tone_position=reader.at(node))
+    for setting in SCRIPT_FIELDS:
+        if setting.low is not None and setting.key in fields:
+            read = reader.seconds if setting.unit == "seconds" else reader.number
             with reader.problems.collect():
-                setattr(mix, attribute, reader.seconds(fields[key][1], key, 0.0, high))
-    return mix
+                given[setting.name] = read(fields[setting.key][1], setting.key, setting.low, setting.high)
+    return MixSettings(**given)
 
 
 def read_lines(reader: YamlReader, node: Node, scene: Scene) -> None:

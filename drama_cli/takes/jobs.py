@@ -43,7 +43,7 @@ class RenderSettings:
     batch: streams voiced together (`Backend.open_batch`; None: the backend's
         `capabilities.batch_streams`; 1: one at a time, in script order). A take's audio does
         not depend on it. mix: whether to mix scenes after rendering (the mix settings travel
-        beside these, as `drama_cli.mix.options.MixOverrides`).
+        beside these, as `drama_cli.script.mix_settings.MixSettings`).
     checks: extra take checks (e.g. the speech-recognition check), each a callable
     `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
     extra check makes the take retried like a failed signal check. keep: ids of lines whose
