@@ -90,7 +90,7 @@ def engines_used(choices: list[LineChoice]) -> dict:
     credited = [choice for choice in choices if choice.engine in CREDITED_ENGINES]
     if credited:
         facts["credit"] = ENGINE_CREDIT
-        facts["model_revisions"] = sorted({str(choice.take.record.get("model_revision"))
+        facts["model_revisions"] = sorted({str(choice.take.record.model_revision)
                                            for choice in credited if choice.take is not None})
     return facts
 

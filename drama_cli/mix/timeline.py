@@ -59,6 +59,7 @@ from drama_cli.mix.sounds import (
     place_sounds,
 )
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
+from drama_cli.script.spoken import Word
 from engine import files
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -105,7 +106,7 @@ class MixEntry:
     take: the take number. pause_after_s: silence after this line in seconds (negative
     overlaps the next line); None uses `MixSettings.gap_s`. beat_s: silence added to that
     pause (a Fountain `(beat)`). segments: the take's chunks as (text, start s, end s) in the
-    take, when it was made of several; words: (start s, end s) of each word of `text` in the
+    take, when it was made of several; words: each word of `text` with its time in the
     take (speech recognition), or empty. Both time the subtitles (`export.subtitle_pieces`).
     pauses: the script's punctuation-only lines after this one, as (text, seconds), already
     counted in `beat_s`; listed in the cue sheet. overlaps_previous: dual dialogue,
@@ -121,9 +122,9 @@ class MixEntry:
     overlaps_previous: bool = False
     gain_db: float = 0.0
     beat_s: float = 0.0
-    segments: tuple = ()
-    words: tuple = ()
-    pauses: tuple = ()
+    segments: tuple[tuple[str, float, float], ...] = ()
+    words: tuple[Word, ...] = ()
+    pauses: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -201,9 +202,9 @@ class Cue(SampleSpan):
     start_sample: int
     end_sample: int
     gain_db: float = 0.0
-    segments: tuple = ()
-    words: tuple = ()
-    pauses: tuple = ()
+    segments: tuple[tuple[str, float, float], ...] = ()
+    words: tuple[Word, ...] = ()
+    pauses: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self, base: Path | None = None) -> dict:
         """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file, and the
