@@ -48,9 +48,9 @@ class SceneOutcome:
     """
 
     scene_id: str
-    files: dict = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
     duration_s: float = 0.0
-    loudness: dict = field(default_factory=dict)
+    loudness: dict[str, object] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     skipped: str = ""
     problems: list[str] = field(default_factory=list)
