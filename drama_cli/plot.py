@@ -400,8 +400,8 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     take = start_take(store, scene.id, line.id, take_number)
     if take is None:
         raise UsageError(f"line {line_id!r} has no takes")
-    edit = take.record.get("edit") or {}
-    shaded = tuple(edit["middle_s"]) if edit.get("middle_s") else None
+    edit = take.record.edit
+    shaded = edit.middle_s if edit is not None and edit.middle_s else None
     label = f"{line_id} take {take.number}" + (" (edited: new audio shaded)" if shaded else "")
     spoken = take_text(take, line)
     return take_figure(take.audio(), title=f"{label}: {first_words(spoken, 12)}", shaded_s=shaded)

@@ -44,7 +44,7 @@ class BackboneCache:
     `length`: rows consumed so far; the next row sits at position `length`.
     """
 
-    layers: list
+    layers: list[KVCache | GDNState]
     length: int = 0
 
     def clone(self) -> "BackboneCache":

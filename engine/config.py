@@ -217,7 +217,7 @@ class Drama3Config:
     semantic_end_token_id: int
     eos_token_id: int
     weight_block_size: tuple[int, int]
-    raw: dict
+    raw: dict[str, object]
 
     @classmethod
     def from_file(cls, path: str | Path) -> "Drama3Config":

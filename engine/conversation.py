@@ -56,7 +56,7 @@ class Conversation:
     prefix: AudioClip | None = None
     suffix: AudioClip | None = None
     lookahead: str | None = None
-    meta: dict = field(default_factory=dict, compare=False)
+    meta: dict[str, object] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         """Raises `EngineError` for a layout that is not in `engine.layouts.LAYOUTS`."""

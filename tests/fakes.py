@@ -336,7 +336,7 @@ def kill_render_when(hold: str, folder: Path, args: list, ready, what: str) -> N
 
 def first_take_hashes(store, scene_id: str, line_ids) -> dict:
     """line id -> the WAV hash of its first take, for the lines that have one."""
-    return {line: store.takes(scene_id, line)[0].record["wav_sha256"]
+    return {line: store.takes(scene_id, line)[0].record.wav_sha256
             for line in line_ids if store.takes(scene_id, line)}
 
 
@@ -347,7 +347,7 @@ def take_records(store: TakeStore, script) -> dict:
     for scene in script.scenes:
         for line in scene.lines:
             for take in store.takes(scene.id, line.id):
-                r = take.record
+                r = take.record.to_json()
                 codes = take.codes()
                 audio = hashlib.sha256(take.audio().tobytes()).hexdigest()  # (the WAV has a date)
                 found[(line.id, r["slot"], r["attempt"])] = (
@@ -356,7 +356,7 @@ def take_records(store: TakeStore, script) -> dict:
                     r["status"], r["stop_reason"])
             chosen = store.selected_take(scene.id, line.id)
             if chosen is not None:
-                found[(line.id, "selected")] = (chosen.record["slot"], chosen.record["attempt"])
+                found[(line.id, "selected")] = (chosen.record.slot, chosen.record.attempt)
     return found
 
 

@@ -117,7 +117,7 @@ def test_a_generation_with_nan_is_stored_without_it_and_flagged(tmp_path):
     assert report.exit_code == 1
     take = store.takes("boathouse", "boathouse-1")[0]
     assert np.isfinite(take.audio()).all() and take.audio()[150] == 0.0
-    assert any(c["name"] == "finite" and not c["passed"] for c in take.record["checks"]["checks"])
+    assert any(c["name"] == "finite" and not c["passed"] for c in take.record.to_json()["checks"]["checks"])
 
 
 def test_the_store_refuses_nothing_but_writes_only_finite_audio(tmp_path):
@@ -125,4 +125,4 @@ def test_the_store_refuses_nothing_but_writes_only_finite_audio(tmp_path):
     audio = np.array([0.1, np.inf, -np.inf, np.nan, 0.2], np.float32)
     take = store.add_take("s", "l", audio, {})
     assert take.audio().tolist() == pytest.approx([0.1, 0.0, 0.0, 0.0, 0.2])
-    assert take.record["non_finite_samples"] == 3
+    assert take.record.to_json()["non_finite_samples"] == 3

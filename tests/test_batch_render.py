@@ -176,7 +176,7 @@ def test_a_batch_of_1_makes_the_calls_of_a_render_without_batches(tmp_path):
     backend = BatchFake()
     report, store, script = render_with(path, backend, tmp_path / "p.drama", mode="clone",
                                         takes=2, batch=1)
-    records = [t.record for scene in script.scenes for line in scene.lines
+    records = [t.record.to_json() for scene in script.scenes for line in scene.lines
                for t in store.takes(scene.id, line.id)]
     # script order: each line's slots in turn, each slot's retries before the next slot
     records.sort(key=lambda r: (r["scene_id"] == "yard", r["line_id"], r["slot"], r["attempt"]))
@@ -245,11 +245,11 @@ def test_the_chunks_of_a_long_line_run_in_order(tmp_path):
     assert len(chunks) >= 3 and chunks == list(range(len(chunks)))
     assert backend.overlaps == [] and backend.most_active == 2  # the short line ran beside it
     take = store.takes("s", "s-1")[0]
-    assert len(take.record["chunks"]) == len(chunks)
+    assert len(take.record.to_json()["chunks"]) == len(chunks)
     frames = [max(8, int(expected_duration_s(r.text) * 21.5)) for r in backend.requests
               if r.line_id == "s-1"]
     assert take.codes().shape[1] == sum(frames)
-    assert [c["start_s"] < c["end_s"] for c in take.record["chunks"]] == [True] * len(chunks)
+    assert [c["start_s"] < c["end_s"] for c in take.record.to_json()["chunks"]] == [True] * len(chunks)
     assert report.exit_code == 0
 
 
@@ -261,8 +261,8 @@ def test_takes_follow_slot_order_whatever_finishes_first(tmp_path):
                            seed=4, batch=6)
     for scene in script.scenes:
         for line in scene.lines:
-            one = s1.selected_take(scene.id, line.id).record
-            six = s6.selected_take(scene.id, line.id).record
+            one = s1.selected_take(scene.id, line.id).record.to_json()
+            six = s6.selected_take(scene.id, line.id).record.to_json()
             assert (one["slot"], one["seed"]) == (six["slot"], six["seed"])
 
 
@@ -438,7 +438,7 @@ def test_kill_9_with_a_batch_in_flight_loses_and_repeats_no_take(tmp_path):
         (take,) = store.takes("boathouse", line)  # one take each: none lost, none twice
         assert store.selected_take("boathouse", line).number == take.number
         if line in done_before:
-            assert take.record["wav_sha256"] == done_before[line]
+            assert take.record.wav_sha256 == done_before[line]
     assert not list(project.rglob("*.tmp"))
 
 

@@ -77,7 +77,7 @@ def test_revise_cli_one_call_chain_and_select(project, capsys):
     assert result["parent_take"] == 1 and result["selected"] == 2 and result["mix"]["files"]["wav"]
     code, again = run_json(capsys, ["revise", str(path), "l2", "--note", "but slower"])
     assert code == 0 and again["parent_take"] == 2
-    assert store.takes("s1", "l2")[-1].record["notes"] == ["angrier, shorter", "but slower"]
+    assert store.takes("s1", "l2")[-1].record.to_json()["notes"] == ["angrier, shorter", "but slower"]
 
 
 def test_edit_cli_dry_run_prints_span_and_words_without_generating(shared_project, capsys):
@@ -102,7 +102,7 @@ def test_edit_cli_splices_and_keeps_outside_samples(project, capsys):
     assert "hardly ever said goodbye" in request.conversation.text
     np.testing.assert_array_equal(request.conversation.prefix.codes, store.takes("s1", "l1")[0].codes()[:, :6])
     new = store.take("s1", "l1", result["takes"][0]["take"])
-    assert new.record["parent_take"] == 1 and new.record["edit"]["span_frames"] == [6, 17]
+    assert new.record.parent_take == 1 and new.record.to_json()["edit"]["span_frames"] == [6, 17]
     audio = new.audio()
     guard = int(0.020 * SAMPLE_RATE)
     a, b = 6 * HOP_SAMPLES, 17 * HOP_SAMPLES
@@ -190,7 +190,7 @@ def test_revise_from_script_cli(project, capsys):
     path.write_text(SCRIPT.replace("        text: Fine.\n", "        text: Fine.\n        notes: [wearily]\n"))
     code, result = run_json(capsys, ["revise", str(path), "--from-script"])
     assert code == 0 and [r["line"] for r in result["revised"]] == ["l3"] and len(fake.requests) == 1
-    assert store.selected_take("s1", "l3").record["notes"] == ["wearily"]
+    assert store.selected_take("s1", "l3").record.to_json()["notes"] == ["wearily"]
     code, again = run_json(capsys, ["revise", str(path), "--from-script"])
     assert code == 0 and again["revised"] == [] and len(fake.requests) == 1
     assert main(["revise", str(path), "l3", "--from-script"]) == 2
@@ -385,8 +385,8 @@ def test_edited_words_go_through_the_lexicon_and_number_rules(tmp_path, monkeypa
                                          "--span", "0.5:1.0"])
     assert code == 0 and result["new_text"] == "Hermione has 3 dogs."
     take = TakeStore(tmp_path / "pets.drama").takes("s1", "s1-1")[-1]
-    assert take.record["text"] == "<|speaker:0|> her-MY-oh-nee has three dogs."
-    assert fake.requests[-1].text == take.record["text"]
+    assert take.record.text == "<|speaker:0|> her-MY-oh-nee has three dogs."
+    assert fake.requests[-1].text == take.record.text
 
 
 @pytest.mark.parametrize("words", ["<*|speaker:1|>", "<`|im_end|`>"])

@@ -103,7 +103,7 @@ def takes_of(store: TakeStore, script) -> dict:
     for scene in script.scenes:
         for line in scene.lines:
             for take in store.takes(scene.id, line.id):
-                r, codes = take.record, take.codes()
+                r, codes = take.record.to_json(), take.codes()
                 found[(scene.id, line.id, r["slot"], r["attempt"])] = (
                     r["seed"], r["text"], r["status"],
                     hashlib.sha256(take.audio().tobytes()).hexdigest(),

@@ -130,9 +130,9 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     note_ids = backend.model.tokenizer.encode("<|speaker:1|> [louder versus previous] Give it back at once.")
     assert contains_block(prompt.rows[:, :1], np.asarray(note_ids)[:, None])
     revised = store.selected_take("case", "l2")
-    assert revised.number == 2 and revised.record["parent_take"] == 1 and revised.record["notes"] == ["louder"]
+    assert revised.number == 2 and revised.record.parent_take == 1 and revised.record.to_json()["notes"] == ["louder"]
     # Random weights: the revision may fail its checks; the exit code says how (as render's).
-    assert code == {"ok": 0, "degraded": 3, "unusable": 1}[revised.record["status"]]
+    assert code == {"ok": 0, "degraded": 3, "unusable": 1}[revised.record.status]
 
     # edit l3 between fixed audio: prefix and suffix samples stay the source's
     seen.clear()
@@ -143,11 +143,11 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     assert len(seen) == 1
     edited = store.selected_take("case", "l3")
     # Random weights: the middle may fail its checks; the exit code says how (as render's).
-    assert code == {"ok": 0, "degraded": 3, "unusable": 1}[edited.record["status"]]
+    assert code == {"ok": 0, "degraded": 3, "unusable": 1}[edited.record.status]
     edit_conv = seen[0][1].conversation
     assert edit_conv.layout == "infill" and "Tea is ready, sir." in edit_conv.text
     edited = store.selected_take("case", "l3")
-    record = edited.record
+    record = edited.record.to_json()
     assert record["parent_take"] == source.number and record["layout"] == "infill"
     a_frame, b_frame = record["edit"]["span_frames"]
     np.testing.assert_array_equal(edit_conv.prefix.codes, source.codes()[:, :a_frame])

@@ -103,7 +103,7 @@ def test_scratch_edit_regenerates_the_whole_words_its_span_reaches(tones, capsys
     span = f"{words['think'].start_s + 0.12:.3f}:{words['polite'].start_s + 0.1:.3f}"  # cuts 'think' and 'polite'
     result, take, _ = edit_and_hear(capsys, ["edit", str(path), "lane", "--replace", "polite", "--with",
                                              "proper", "--span", span], store, "lane")
-    assert take.record["edit"]["new_text"] == "I didn't think it proper to listen, sir."
+    assert take.record.to_json()["edit"]["new_text"] == "I didn't think it proper to listen, sir."
     assert heard_words(take) == ["i", "didn't", "think", "it", "proper", "to", "listen", "sir"]
     assert spoken_words(fake.requests[0].text) == ["think", "it", "proper"]
     assert result["span_s"][0] == pytest.approx(words["think"].start_s, abs=0.01)
@@ -117,14 +117,14 @@ def test_scratch_edit_span_that_would_snap_into_the_next_word_keeps_it(tones, ca
     _, take, _ = edit_and_hear(capsys, ["edit", str(path), "lane", "--replace", "polite", "--with",
                                         "proper", "--span", span], store, "lane")
     assert heard_words(take) == ["i", "didn't", "think", "it", "proper", "to", "listen", "sir"]
-    assert take.record["edit"]["new_text"] == "I didn't think it proper to listen, sir."
+    assert take.record.to_json()["edit"]["new_text"] == "I didn't think it proper to listen, sir."
 
 
 def test_scratch_deletion_says_and_records_the_text_without_the_word(tones, capsys):
     path, store, fake = tones
     _, take, _ = edit_and_hear(capsys, ["edit", str(path), "note", "--replace", "note", "--with", ""],
                                store, "note")
-    assert take.record["edit"]["new_text"] == "You had my?"
+    assert take.record.to_json()["edit"]["new_text"] == "You had my?"
     assert heard_words(take) == ["you", "had", "my"]
 
 
@@ -134,10 +134,10 @@ def test_scratch_edit_without_word_times_voices_the_whole_line_and_says_so(tones
     result, take, err = edit_and_hear(capsys, ["edit", str(path), "lane", "--replace", "polite", "--with",
                                                "proper", "--span", "0.5:1.5"], store, "lane")
     assert "the whole line was voiced again with the new text" in err
-    assert result["takes"][0]["take"] == take.number and take.record["edit"]["whole_line"] is True
+    assert result["takes"][0]["take"] == take.number and take.record.to_json()["edit"]["whole_line"] is True
     assert heard_words(take) == ["i", "didn't", "think", "it", "proper", "to", "listen", "sir"]
     assert spoken_words(fake.requests[0].text) == heard_words(take)
-    assert take.record["edit"]["new_text"] == "I didn't think it proper to listen, sir."
+    assert take.record.to_json()["edit"]["new_text"] == "I didn't think it proper to listen, sir."
 
 
 def heard_words_timed(store, line):

@@ -116,7 +116,7 @@ def test_kill_9_with_an_engine_batch_in_flight_loses_and_repeats_no_take(tiny_mo
     wait_for(lambda: (marks / "held").exists(), child, 600, "a held batch")
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    before = {line: [t.record["wav_sha256"] for t in store.takes("boathouse", line)] for line in lines}
+    before = {line: [t.record.wav_sha256 for t in store.takes("boathouse", line)] for line in lines}
     assert sum(map(len, before.values())) == 2  # two takes stored, the rest of the batch in flight
     assert render(path, tiny_model, project, 4, takes=1) in (0, 1)
     fresh = tmp_path / "fresh.drama"
@@ -125,7 +125,7 @@ def test_kill_9_with_an_engine_batch_in_flight_loses_and_repeats_no_take(tiny_mo
     resumed = take_records(store, script)
     assert resumed == take_records(TakeStore(fresh), script)  # nothing lost, nothing twice
     for line in lines:
-        assert [t.record["wav_sha256"] for t in store.takes("boathouse", line)][:len(before[line])] == before[line]
+        assert [t.record.wav_sha256 for t in store.takes("boathouse", line)][:len(before[line])] == before[line]
     assert not list(project.rglob("*.tmp"))
 
 
@@ -140,5 +140,5 @@ def test_takes_of_the_generator_draw_release_render_again_under_a_new_identity(t
     monkeypatch.setattr(Drama3Backend, "identity", current)
     assert render(path, tiny_model, project, 1, takes=1) in (0, 1)
     takes = TakeStore(project).takes("boathouse", "boathouse-1")
-    assert [t.record["engine_identity"].get("draws") for t in takes] == [None, "counter-v1"]
-    assert takes[0].record["cache_key"] != takes[1].record["cache_key"]
+    assert [t.record.to_json()["engine_identity"].get("draws") for t in takes] == [None, "counter-v1"]
+    assert takes[0].record.cache_key != takes[1].record.cache_key

@@ -62,7 +62,7 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
             audio = take.audio()
             assert check_silence(audio, SR).passed, take.wav_path
             assert 20 * np.log10(np.sqrt(np.mean(audio.astype(np.float64) ** 2))) > -40
-            assert take.record["scratch"] is True and take.record["engine"] == "scratch"
+            assert take.record.scratch is True and take.record.engine == "scratch"
         gaps = sum(line.beat_s + (default_gap if line.pause_after_s is None else line.pause_after_s)
                    for line in scene.lines[:-1])
         padding = layer_mix(MixSettings(), script=script, scene=scene).resolved()
@@ -126,9 +126,9 @@ def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, 
     (take,) = store.takes(scene.id, line.id)
     codes = take.codes()
     assert codes.dtype == np.int64 and codes.shape[0] == 10 and codes.shape[1] > 0
-    assert take.record["samples"] == codes.shape[1] * 2048
-    assert take.record["engine"] == "drama3" and take.record["model_revision"]
-    assert take.record["scratch"] is False and take.record["layout"] in ("clone", "history")
+    assert take.record.samples == codes.shape[1] * 2048
+    assert take.record.engine == "drama3" and take.record.model_revision
+    assert take.record.scratch is False and take.record.layout in ("clone", "history")
     assert list((tmp_path / "cache").rglob("*.npy"))  # references went through the codec cache
 
     # Whatever the checks said, a take chosen by hand is mixed.

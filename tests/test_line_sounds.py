@@ -20,6 +20,7 @@ from drama_cli.mix.word_place import word_start_sample
 from drama_cli.script.direction import cue_word, display_text, parse_directions, render_spans
 from drama_cli.script.load import load_script
 from drama_cli.script.mix_settings import MixSettings
+from drama_cli.script.spoken import Word
 
 SR = 44_100
 
@@ -147,8 +148,13 @@ def test_a_fountain_cue_in_dialogue_resolves_against_the_cast_files_table(tmp_pa
         ("door-slam", "../sfx/door.wav", "scene-1-1", 1, 12)
 
 
+def heard(text, times):
+    """The `Word`s of `text` at `times` ((start s, end s) per word)."""
+    return tuple(Word(word, a, b) for word, (a, b) in zip(text.split(), times))
+
+
 def placed_line(text, start=1000, end=1000 + 4 * SR, words=(), segments=()):
-    return SimpleNamespace(start_sample=start, end_sample=end, text=text, words=tuple(words),
+    return SimpleNamespace(start_sample=start, end_sample=end, text=text, words=heard(text, words),
                            segments=tuple(segments))
 
 
@@ -183,7 +189,7 @@ def test_the_mix_starts_a_cue_at_its_word_to_the_sample(tmp_path):
     script = load_script(str(script_path))
     sounds = scene_sounds(script, script.scenes[0])
     timed = MixEntry("s1-1", "A", "One two three.", tmp_path / "take.wav", 1,
-                     words=((0.1, 0.4), (0.5, 0.8), (1.25, 1.7)))
+                     words=heard("One two three.", ((0.1, 0.4), (0.5, 0.8), (1.25, 1.7))))
     for entry, at in ((timed, round(0.5 * SR) + round(1.25 * SR)),
                       (MixEntry("s1-1", "A", "One two three.", tmp_path / "take.wav", 1),
                        round(0.5 * SR) + round(2 * SR * 8 / 14))):

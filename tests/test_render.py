@@ -40,10 +40,10 @@ def test_fresh_render_stores_selects_and_mixes(tmp_path):
     selections = store.selections("boathouse")
     assert sorted(selections) == ["boathouse-1", "boathouse-2", "boathouse-3"]
     take = store.takes("boathouse", "boathouse-2")[0]
-    assert take.record["engine"] == "fake" and take.record["model_revision"] == "r1"
-    assert take.record["seed"] == backend.requests[1].seed
-    assert take.record["layout_version"] and take.record["prompt_hash"]
-    assert take.record["checks"]["passed"] is True and take.record["scratch"] is False
+    assert take.record.engine == "fake" and take.record.model_revision == "r1"
+    assert take.record.seed == backend.requests[1].seed
+    assert take.record.layout_version and take.record.to_json()["prompt_hash"]
+    assert take.record.to_json()["checks"]["passed"] is True and take.record.scratch is False
     rows = cue_rows(cues(store))
     assert [r["line"] for r in rows] == ["boathouse-1", "boathouse-2", "boathouse-3"]
     mix, rate = sf.read(store.scene_dir("boathouse") / "mix.wav")
@@ -88,7 +88,7 @@ def test_takes_slots_fill_up_and_resume(tmp_path):
     more = FakeBackend()
     _, store = render(path, more, takes=3)
     assert len(more.requests) == 2
-    assert [t.record["slot"] for t in store.takes("boathouse", "boathouse-1")] == [0, 1, 2]
+    assert [t.record.slot for t in store.takes("boathouse", "boathouse-1")] == [0, 1, 2]
 
 
 def test_failing_checks_retry_with_new_seeds_then_degrade(tmp_path):
@@ -103,7 +103,7 @@ def test_failing_checks_retry_with_new_seeds_then_degrade(tmp_path):
     assert report.exit_code == 3
     assert "clipping" in report.lines[0].message
     takes = store.takes("boathouse", "boathouse-1")
-    assert len(takes) == 3 and all(t.record["needs_review"] for t in takes)
+    assert len(takes) == 3 and all(t.record.to_json()["needs_review"] for t in takes)
     assert store.selected_take("boathouse", "boathouse-1").number == 1
     again = FakeBackend(answer=clipped)
     render(path, again, retries=2)
@@ -251,7 +251,7 @@ def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
     assert reused == set(done_before)
     assert report.calls == 6 - len(done_before) and report.exit_code == 0
     for line, digest in done_before.items():
-        assert store.selected_take("boathouse", line).record["wav_sha256"] == digest
+        assert store.selected_take("boathouse", line).record.wav_sha256 == digest
     assert not list(project.rglob("*.tmp"))
 
 
@@ -272,8 +272,8 @@ def test_a_failing_extra_check_retries_and_is_stored(tmp_path):
     report, store = render(path, backend, checks=[picky])
     assert len(backend.requests) == 4 and report.exit_code == 0
     first, second = store.takes("boathouse", "boathouse-1")
-    assert first.record["asr"]["wer"] == 0.9 and "asr" in first.record["checks"]["failures"]
-    assert second.record["checks"]["passed"] and store.selected_take("boathouse", "boathouse-1").number == 2
+    assert first.record.to_json()["asr"]["wer"] == 0.9 and "asr" in first.record.to_json()["checks"]["failures"]
+    assert second.record.to_json()["checks"]["passed"] and store.selected_take("boathouse", "boathouse-1").number == 2
 
 
 def test_qc_asr_on_scratch_takes_gives_a_low_wer(tmp_path, capsys):
@@ -329,7 +329,7 @@ def test_long_lines_are_generated_in_chunks_and_joined(tmp_path):
     assert chunks >= 2 and all(r.seed == backend.requests[0].seed for r in backend.requests)
     take = store.takes("boathouse", "boathouse-1")[0]
     pieces = sum(int(expected_duration_s(r.text) * SR) for r in backend.requests)
-    assert take.record["samples"] == pieces + (chunks - 1) * int(CHUNK_GAP_S * SR)
+    assert take.record.samples == pieces + (chunks - 1) * int(CHUNK_GAP_S * SR)
     assert "".join(r.text for r in backend.requests).count("oars") == 8
 
     from drama_cli.render.line import join_chunks
@@ -375,7 +375,7 @@ def test_scene_mode_voices_a_group_in_one_call_and_caches_it(tmp_path):
     assert request.conversation.layout == "scene" and len(request.conversation.lines) == 3
     assert texts[1].startswith("<|speaker:1|>") and "oars" in texts[1]
     assert [x.status for x in report.lines] == ["rendered"] * 3 and report.calls == 1
-    assert store.takes("boathouse", "boathouse-2")[0].record["layout"] == "scene"
+    assert store.takes("boathouse", "boathouse-2")[0].record.layout == "scene"
     assert [r["line"] for r in cue_rows(cues(store))] == [f"boathouse-{i}" for i in (1, 2, 3)]
     again = SceneFake()
     report, _ = render(path, again, mode="scene")
@@ -451,8 +451,8 @@ def test_m1_runaway_take_is_retried_flagged_and_kept_out_of_the_mix(tmp_path):
     assert outcome.status == "failed" and report.exit_code == 1
     assert "runaway" in outcome.message and outcome.text == "Hi there."
     takes = store.takes("boathouse", "boathouse-1")
-    assert len(takes) == 4 and all(t.record["needs_review"] for t in takes)
-    assert all(t.record["status"] == "unusable" for t in takes)
+    assert len(takes) == 4 and all(t.record.to_json()["needs_review"] for t in takes)
+    assert all(t.record.status == "unusable" for t in takes)
     assert "boathouse-1" not in store.selections("boathouse")
     assert [r["line"] for r in cue_rows(cues(store))] == ["boathouse-2"]
     mix, _ = sf.read(store.scene_dir("boathouse") / "mix.wav")

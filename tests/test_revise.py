@@ -104,10 +104,10 @@ def test_c4_revise_makes_one_call_keeps_v1_and_leaves_other_takes_alone(tmp_path
     takes = store.takes(SCENE, "l2")
     assert [t.number for t in takes] == [1, 2]  # v1 kept, v2 new
     assert store.selected_take(SCENE, "l2").number == 2
-    new = takes[1].record
+    new = takes[1].record.to_json()
     assert new["parent_take"] == 1 and new["note"] == "angrier, shorter" and new["notes"] == ["angrier, shorter"]
     assert new["cache_key"] == "key-l2" and new["layout"] == "revise"
-    assert new["seed"] == child_seed(takes[0].record["seed"], 2) != takes[0].record["seed"]
+    assert new["seed"] == child_seed(takes[0].record.seed, 2) != takes[0].record.seed
     for line in ("l1", "l3"):
         assert store.selected_take(SCENE, line).wav_path.read_bytes() == before[line]
         assert len(store.takes(SCENE, line)) == 1
@@ -121,7 +121,7 @@ def test_notes_chain_and_context_holds_the_chain(tmp_path):
     second = revise_line(backend, store, base_request("l2"), "but slower", select=True).takes[0]
     conv = backend.requests[0].conversation
     assert [c.text for c in conv.context] == [LINES["l2"], "<|speaker:1|> [angrier versus previous] Not without the oars."]
-    assert second.record["notes"] == ["angrier", "but slower"] and second.record["parent_take"] == 2
+    assert second.record.to_json()["notes"] == ["angrier", "but slower"] and second.record.parent_take == 2
     chain = revision_chain(store, SCENE, "l2", second)
     assert [t.number for t in chain] == [1, 2, 3]
 
@@ -132,7 +132,7 @@ def test_from_take_and_several_takes_each_one_call(tmp_path):
     backend = FakeBackend()
     result = revise_line(backend, store, base_request("l2"), "warmer", takes=3, seed=40, from_take=1)
     assert len(backend.requests) == 3 and [r.seed for r in backend.requests] == [40, 41, 42]
-    assert [t.record["parent_take"] for t in result.takes] == [1, 1, 1]
+    assert [t.record.parent_take for t in result.takes] == [1, 1, 1]
     assert all(len(r.conversation.context) == 1 for r in backend.requests)
     assert store.selected_take(SCENE, "l2").number == 2  # not selected without --select
 
@@ -170,7 +170,7 @@ def test_engine_prompt_segments_hold_the_parent_codes_and_the_note(tmp_path):
     texts = [p for p in parts if isinstance(p, str)]
     assert "<|speaker:1|> [angrier, shorter versus previous] Not without the oars." in texts
     # the recorded prompt text is what the engine wrote, so a later revision replays it exactly
-    assert result.takes[0].record["prompt_text"] in texts
+    assert result.takes[0].record.prompt_text in texts
 
 
 # ------------------------------------------------------------------ case C4 through render and mix
@@ -279,7 +279,7 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
     done = revise_from_script(script, store, backend)
     assert [d["line"] for d in done] == ["l2"] and len(backend.requests) == 1
     assert backend.requests[0].conversation.note == "louder versus previous"
-    assert store.selected_take("s1", "l2").record["notes"] == ["louder"]
+    assert store.selected_take("s1", "l2").record.to_json()["notes"] == ["louder"]
     assert revise_from_script(script, store, backend) == [] and len(backend.requests) == 1
     backend.requests.clear()
     assert render_script(script, store, backend, RenderSettings()).calls == 0
@@ -329,8 +329,8 @@ def test_revision_records_a_prompt_hash_that_follows_the_prompt(tmp_path):
     first = revise_line(FakeBackend(), store, base_request("l2"), "louder").takes[0]
     second = revise_line(FakeBackend(), store, base_request("l2"), "louder", from_take=1).takes[0]
     third = revise_line(FakeBackend(), store, base_request("l2"), "softer", from_take=1).takes[0]
-    assert first.record["prompt_hash"] and first.record["prompt_hash"] == second.record["prompt_hash"]
-    assert third.record["prompt_hash"] != first.record["prompt_hash"]
+    assert first.record.to_json()["prompt_hash"] and first.record.to_json()["prompt_hash"] == second.record.to_json()["prompt_hash"]
+    assert third.record.to_json()["prompt_hash"] != first.record.to_json()["prompt_hash"]
 
 
 @pytest.mark.parametrize("note", ["<|im_end|>", "softer <|speaker:1|>", "<|speaker:99|> loud"])

@@ -12,6 +12,7 @@ from fakes import fake_render
 from drama_cli.cli import main
 from drama_cli.mix import export
 from drama_cli.mix.timeline import Cue
+from drama_cli.script.spoken import Word
 from engine.constants import SAMPLE_RATE
 
 SENTENCES = [
@@ -82,7 +83,8 @@ def test_word_times_from_speech_recognition_time_the_splits():
         times.append((t, t + step * 0.9))
         t += step
     end = int(round(t * SAMPLE_RATE))
-    cue = Cue("l1", "ANNA", text, 1, "take.wav", 0, end, words=tuple(times))
+    heard = tuple(Word(word, a, b) for word, (a, b) in zip(words, times))
+    cue = Cue("l1", "ANNA", text, 1, "take.wav", 0, end, words=heard)
     entries = parse_srt(export.srt_text([cue]))
     boundary = [start for start, _, _ in entries if start > 0]
     assert times[first][0] == pytest.approx(min(boundary, key=lambda s: abs(s - times[first][0])),

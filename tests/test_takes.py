@@ -66,9 +66,9 @@ def test_add_take_round_trips_audio_codes_and_record(tmp_path):
     again = store.takes("Act 1", "l/1")[0]
     assert np.array_equal(again.audio(), audio)  # float WAV: exact
     assert np.array_equal(again.codes(), codes)
-    assert again.record["seed"] == 5 and again.record["samples"] == len(audio)
+    assert again.record.seed == 5 and again.record.samples == len(audio)
     assert again.duration_s == pytest.approx(0.5)
-    assert again.record["wav_sha256"] == file_sha256(take.wav_path)
+    assert again.record.wav_sha256 == file_sha256(take.wav_path)
     assert sf.info(take.wav_path).samplerate == 44_100
 
 

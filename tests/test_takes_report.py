@@ -314,7 +314,7 @@ def test_a_render_adopts_the_takes_of_a_moved_id_when_they_say_the_line_exactly(
     assert ("drama: note: line boathouse-2: adopted takes 1 of boathouse-3, made for this text (the ids "
             "moved when a line was removed or added)") in capsys.readouterr().err.splitlines()
     take = TakeStore(tmp_path / "scene.drama").selected_take("boathouse", "boathouse-2")
-    assert take.number == 2 and take.record["adopted_from"] == {"line": "boathouse-3", "take": 1}
+    assert take.number == 2 and take.record.to_json()["adopted_from"] == {"line": "boathouse-3", "take": 1}
 
 
 def test_adopt_refuses_another_speaker_and_copies_nothing_twice(tmp_path, monkeypatch, capsys):

@@ -66,9 +66,9 @@ class GenerationRequest:
     text: str
     conversation: Conversation
     layout_version: str = ""
-    sampling: dict = field(default_factory=dict)
+    sampling: dict[str, float | None] = field(default_factory=dict)
     seed: int = 0
-    speaker_names: dict = field(default_factory=dict)
+    speaker_names: dict[int, str] = field(default_factory=dict)
 
     @property
     def layout(self) -> str:
@@ -95,7 +95,7 @@ class Generation:
     audio: np.ndarray
     codes: np.ndarray | None
     stop_reason: str
-    info: dict = field(default_factory=dict)
+    info: dict[str, object] = field(default_factory=dict)
 
     @property
     def duration_s(self) -> float:

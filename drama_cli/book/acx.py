@@ -64,7 +64,7 @@ class FileCheck:
     head_s: float
     tail_s: float
     speech_rms_db: float | None = None
-    rules: dict = field(default_factory=dict)
+    rules: dict[str, bool] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     @property

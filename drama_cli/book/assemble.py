@@ -125,7 +125,7 @@ class BookReport:
 
     folder: Path
     files: list[BookFile] = field(default_factory=list)
-    m4b: dict = field(default_factory=dict)
+    m4b: dict[str, object] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @property

@@ -115,7 +115,7 @@ def new_text_and_span(form: EditForm, old_text: str, line_id: str, take_samples:
 
 def spoken_text_of(take, line_text: str) -> str:
     """The text a take speaks: an edited take's new text, else the line's text."""
-    return (take.record.get("edit") or {}).get("new_text") or line_text
+    return (take.record.edit.new_text if take.record.edit else None) or line_text
 
 
 def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
@@ -196,8 +196,8 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
         "layout": "infill",
         "layout_version": request.layout_version,
         "sampling": dict(request.sampling),
-        "note": source.record.get("note"),
-        "notes": source.record.get("notes"),
+        "note": source.record.note,
+        "notes": source.record.notes,
         "parent_take": source.number,
         "prompt_hash": prompt_hash(outcome.conversation),
         "edit": {
@@ -297,9 +297,9 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
             mix = None
     return {
         **plan_summary(planned, source, plan),
-        "takes": [{"take": t.number, "seed": t.record["seed"], "duration_s": t.duration_s,
-                   "flagged": t.record["edit"]["flagged"], "file": str(t.wav_path),
-                   "status": t.record.get("status", "ok"),
+        "takes": [{"take": t.number, "seed": t.record.seed, "duration_s": t.duration_s,
+                   "flagged": t.record.edit.flagged, "file": str(t.wav_path),
+                   "status": t.record.status or "ok",
                    "failures": failed_checks(t.record)} for t in made],
         "backend_calls": runner.calls,
         "selected": made[0].number if select else None,

@@ -121,11 +121,11 @@ def revision_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) ->
     (follows each record's `parent_take`; stops at a missing parent or a loop)."""
     by_number = {t.number: t for t in store.takes(scene_id, line_id)}
     chain, seen = [take], {take.number}
-    parent = take.record.get("parent_take")
+    parent = take.record.parent_take
     while parent is not None and parent in by_number and parent not in seen:
         chain.append(by_number[parent])
         seen.add(parent)
-        parent = by_number[parent].record.get("parent_take")
+        parent = by_number[parent].record.parent_take
     return chain[::-1]
 
 
@@ -140,7 +140,7 @@ def take_clip(take: Take) -> AudioClip:
 
 def exchange_text(take: Take, line_text: str) -> str:
     """The user text a take was generated from: recorded in revisions, else the line's text."""
-    return take.record.get("prompt_text") or line_text
+    return take.record.prompt_text or line_text
 
 
 def revise_conversation(base: Conversation, chain: list[Take], note: str) -> Conversation:
@@ -171,10 +171,11 @@ def revision_record(parent: Take, note: str, request: GenerationRequest, generat
     and the context takes. Its cache key is `key` (the line's current key), else the parent's:
     a revision answers for the same line, so a later render finds it and renders nothing. It
     has no render slot."""
-    notes = list(parent.record.get("notes") or ([parent.record["note"]] if parent.record.get("note") else []))
+    record = parent.record
+    notes = list(record.notes or ([record.note] if record.note else []))
     return {
         "speaker": request.speaker,
-        "text": parent.record.get("text", request.text),
+        "text": request.text if record.text is None else record.text,
         "display_text": take_text(parent),
         "seed": request.seed,
         "slot": None,
@@ -257,7 +258,7 @@ def new_take_seeds(store: TakeStore, scene_id: str, line_id: str, parent: Take, 
     if seed is not None:
         return [(seed + k) % (MAX_SEED + 1) for k in range(count)]
     first = store.scan(scene_id, line_id).next_number
-    parent_seed = int(parent.record.get("seed", 0))
+    parent_seed = int(parent.record.seed or 0)
     return [child_seed(parent_seed, first + k) for k in range(count)]
 
 
@@ -344,8 +345,8 @@ def _summary(planned: LinePlanned, result: Revision, note: str, mix: dict | None
         "line": planned.line.id,
         "note": clean_note(note),
         "parent_take": result.parent.number,
-        "takes": [{"take": t.number, "seed": t.record.get("seed"), "duration_s": t.duration_s,
-                   "status": t.status, "notes": t.record.get("notes"), "file": str(t.wav_path),
+        "takes": [{"take": t.number, "seed": t.record.seed, "duration_s": t.duration_s,
+                   "status": t.status, "notes": None if t.record.notes is None else list(t.record.notes), "file": str(t.wav_path),
                    "failures": failed_checks(t.record)}
                   for t in result.takes],
         "selected": result.takes[0].number if mix is not None else None,
@@ -369,7 +370,7 @@ def applied_notes(take: Take | None) -> list[str]:
     take answers none: its `note` is the script's render-time direction, not a revision note)."""
     if take is None:
         return []
-    return list(take.record.get("notes") or [])
+    return list(take.record.notes or ())
 
 
 def pending_script_notes(script, store: TakeStore) -> list[tuple[str, str]]:

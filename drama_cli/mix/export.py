@@ -280,7 +280,7 @@ def _word_times(cue) -> list[tuple[str, float, float]]:
     offset = cue.start_s
     words = str(cue.text).split()
     if getattr(cue, "words", ()) and len(cue.words) == len(words):
-        return [(word, offset + a, offset + b) for word, (a, b) in zip(words, cue.words)]
+        return [(word, offset + heard.start_s, offset + heard.end_s) for word, heard in zip(words, cue.words)]
     segments = getattr(cue, "segments", ()) or ((cue.text, 0.0, cue.end_s - cue.start_s),)
     timed = []
     for text, start, end in segments:

@@ -49,9 +49,9 @@ class SceneOutcome:
     """
 
     scene_id: str
-    files: dict = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
     duration_s: float = 0.0
-    loudness: dict = field(default_factory=dict)
+    loudness: dict[str, object] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     skipped: str = ""
     problems: list[str] = field(default_factory=list)
@@ -91,7 +91,7 @@ def engines_used(choices: list[LineChoice]) -> dict:
     credited = [choice for choice in choices if choice.engine in CREDITED_ENGINES]
     if credited:
         facts["credit"] = ENGINE_CREDIT
-        facts["model_revisions"] = sorted({str(choice.take.record.get("model_revision"))
+        facts["model_revisions"] = sorted({str(choice.take.record.model_revision)
                                            for choice in credited if choice.take is not None})
     return facts
 

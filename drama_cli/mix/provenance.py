@@ -11,6 +11,7 @@ import json
 
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.provenance import take_provenance
+from drama_cli.takes.take_record import TakeRecord
 
 PROVENANCE_NAME = "provenance.json"
 
@@ -23,7 +24,7 @@ def mix_provenance(script, cues, choices) -> list[dict]:
     entries = []
     for cue in cues:
         choice = by_line.get(cue.line_id)
-        record = choice.take.record if choice else {}
+        record = choice.take.record if choice else TakeRecord()
         entries.append({"line": cue.line_id, "speaker": cue.speaker, "start_s": round(cue.start_s, 6),
                         "end_s": round(cue.end_s, 6), "take": cue.take,
                         **take_provenance(script, choice.line.speaker if choice else cue.speaker, record, hashes)})

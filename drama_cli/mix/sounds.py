@@ -122,7 +122,7 @@ class SceneSounds:
     after its last line, where a mix of the scene alone has them.
     """
 
-    sounds: tuple
+    sounds: tuple[Sound, ...]
     lines: tuple[str, ...]
     head_s: float
     tail_s: float

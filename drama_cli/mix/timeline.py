@@ -57,6 +57,7 @@ from drama_cli.mix.sounds import (
 )
 from drama_cli.mix.span import SampleSpan, seconds_to_samples
 from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings
+from drama_cli.script.spoken import Word
 from engine import files
 from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
@@ -102,7 +103,7 @@ class MixEntry:
     take: the take number. pause_after_s: silence after this line in seconds (negative
     overlaps the next line); None uses the settings' `gap_s`. beat_s: silence added to that
     pause (a Fountain `(beat)`). segments: the take's chunks as (text, start s, end s) in the
-    take, when it was made of several; words: (start s, end s) of each word of `text` in the
+    take, when it was made of several; words: each word of `text` with its time in the
     take (speech recognition), or empty. Both time the subtitles (`export.subtitle_pieces`).
     pauses: the script's punctuation-only lines after this one, as (text, seconds), already
     counted in `beat_s`; listed in the cue sheet. overlaps_previous: dual dialogue,
@@ -118,9 +119,9 @@ class MixEntry:
     overlaps_previous: bool = False
     gain_db: float = 0.0
     beat_s: float = 0.0
-    segments: tuple = ()
-    words: tuple = ()
-    pauses: tuple = ()
+    segments: tuple[tuple[str, float, float], ...] = ()
+    words: tuple[Word, ...] = ()
+    pauses: tuple[tuple[str, float], ...] = ()
 
 
 def check_settings(settings: MixSettings) -> None:
@@ -144,9 +145,9 @@ class Cue(SampleSpan):
     start_sample: int
     end_sample: int
     gain_db: float = 0.0
-    segments: tuple = ()
-    words: tuple = ()
-    pauses: tuple = ()
+    segments: tuple[tuple[str, float, float], ...] = ()
+    words: tuple[Word, ...] = ()
+    pauses: tuple[tuple[str, float], ...] = ()
 
     def to_dict(self, base: Path | None = None) -> dict:
         """The cue-sheet row: line, speaker, take, start/end in seconds, text, take file, and the

@@ -27,7 +27,7 @@ def word_start_sample(line, word: int) -> int:
     said = line.text.split()
     word = max(0, min(word, len(said)))
     if said and len(line.words) == len(said):
-        seconds = line.words[word][0] if word < len(said) else line.words[-1][1]
+        seconds = line.words[word].start_s if word < len(said) else line.words[-1].end_s
         return line.start_sample + seconds_to_samples(seconds)
     offsets = _word_offsets(said)
     if len(line.segments) >= 2:

@@ -97,7 +97,12 @@ class CheckReport:
     @classmethod
     def from_dict(cls, data: dict) -> "CheckReport":
         """Inverse of `to_dict` (as stored in a take record)."""
-        return cls([CheckResult(**c) for c in data.get("checks", [])])
+        return cls.from_results(data.get("checks", []))
+
+    @classmethod
+    def from_results(cls, results) -> "CheckReport":
+        """The report of stored check results (`to_dict()["checks"]`: one object each)."""
+        return cls([CheckResult(**c) for c in results])
 
 
 def _clean(record: dict) -> dict:

@@ -54,12 +54,12 @@ def outcome_fields(checks: CheckReport, stop_reason: str, backend) -> dict:
     }
 
 
-def failed_checks(record: dict) -> list[str]:
-    """`name: message` of every failed check in a take record (the splice's long-silence flag
-    of an edit included)."""
-    results = (record.get("checks") or {}).get("checks") or []
+def failed_checks(record) -> list[str]:
+    """`name: message` of every failed check in a take record (`takes.take_record.TakeRecord`;
+    the splice's long-silence flag of an edit included)."""
+    results = record.checks.results
     failed = [f"{r.get('name')}: {r.get('message')}" for r in results if not r.get("passed", True)]
-    if (record.get("edit") or {}).get("flagged"):
+    if record.edit is not None and record.edit.flagged:
         failed.append("splice: long silence in the edit")
     return failed
 

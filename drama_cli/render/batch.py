@@ -25,7 +25,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable
 
-from drama_cli.backends.base import Backend, GenerationRequest, StreamBatch, StreamDone
+from drama_cli.backends.base import Backend, Generation, GenerationRequest, StreamBatch, StreamDone
 from drama_cli.render.line import (
     LineOutcome,
     Progress,
@@ -43,7 +43,8 @@ from drama_cli.takes.jobs import (
     retry_seed,
 )
 from drama_cli.takes.keys import ReferenceHasher
-from drama_cli.takes.store import TakeStore
+from drama_cli.takes.store import Take, TakeStore
+from engine.conversation import Conversation
 
 OPEN = -1  # the slot number that sorts a line's opening before its attempts
 
@@ -64,7 +65,7 @@ class _Line:
     rest: list[LineEntry]  # the lines of its chain after it
     job: LineJob
     key: str
-    slots: dict = field(default_factory=dict)  # slot -> its stored takes
+    slots: dict[int, list[Take]] = field(default_factory=dict)  # slot -> its stored takes
     new_takes: list[int] = field(default_factory=list)  # numbers of the takes stored here
     queued: int = 0  # attempts waiting for room in the batch
     running: int = 0  # attempts in the batch
@@ -79,8 +80,8 @@ class _Attempt:
     slot: int
     number: int
     seed: int
-    pieces: list = field(default_factory=list)  # (conversation, text) per chunk, in order
-    parts: list = field(default_factory=list)  # the chunks' generations so far
+    pieces: list[tuple[Conversation, str]] = field(default_factory=list)  # per chunk, in order
+    parts: list[Generation] = field(default_factory=list)  # the chunks' generations so far
 
 
 class LineQueue:

@@ -173,7 +173,7 @@ def apply_extra_checks(generation: Generation, job: LineJob, report: CheckReport
 
 def take_passed(take: Take) -> bool:
     """True when the take's stored check report passed (takes recorded without checks pass)."""
-    return bool(take.record.get("checks", {}).get("passed", True))
+    return take.record.checks.passed
 
 
 def slot_done(attempts: list[Take], retries: int) -> bool:
@@ -231,7 +231,7 @@ def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
                           status, calls=calls, new_takes=sorted(new_takes or []))
     if take is None:
         last = store.takes(job.scene_id, job.line_id, key)
-        reason = CheckReport.from_dict(last[-1].record["checks"]).summary() if last else "no take"
+        reason = CheckReport.from_results(last[-1].record.checks.results).summary() if last else "no take"
         outcome.message = f"engine refused the line: {refused}" if refused else \
             f"no usable take: {reason}"
         lines = store.selections(job.scene_id)
@@ -246,5 +246,5 @@ def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
         if status == "ok":
             outcome.status = "rendered" if fresh else "reused"
         else:
-            outcome.message = CheckReport.from_dict(take.record["checks"]).summary()
+            outcome.message = CheckReport.from_results(take.record.checks.results).summary()
     return outcome

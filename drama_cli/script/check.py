@@ -6,12 +6,17 @@ import re
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, MIN_REFERENCE_S, inspect_clip, inspect_sound
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.document import Script, Warning_
 from engine.text import TAG_NAME
+
+if TYPE_CHECKING:
+    from drama_cli.script.number_check import NumberRow
+    from drama_cli.script.unknown_words import UnknownWord
 
 
 @dataclass
@@ -21,8 +26,8 @@ class CheckReport:
     script: Script
     errors: list[ScriptError] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
-    unknown_words: list | None = None  # `--words`: drama_cli.script.unknown_words.UnknownWord entries
-    numbers: list | None = None  # `--numbers`: drama_cli.script.number_check.NumberRow entries
+    unknown_words: list[UnknownWord] | None = None  # `--words`
+    numbers: list[NumberRow] | None = None  # `--numbers`
 
     def to_json(self) -> dict:
         """The report as plain JSON data (the `--json` output)."""

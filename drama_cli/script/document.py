@@ -7,9 +7,14 @@ Readers (`yaml_format`, `fountain`) build these; `resolve` fills canonical speak
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from drama_cli.errors import SourcePosition
 from drama_cli.script.mix_settings import MixSettings
+
+if TYPE_CHECKING:
+    from drama_cli.script.lexicon import LexiconEntry
+    from drama_cli.script.sound_table import SoundEntry
 
 
 @dataclass
@@ -407,10 +412,10 @@ class Script:
     text_sha256: str = ""
     text: str = ""
     chapters: list[Chapter] = field(default_factory=list)
-    lexicon: list = field(default_factory=list)
+    lexicon: list[LexiconEntry] = field(default_factory=list)
     language: str | None = None
     normalize: bool = True
-    sounds: dict = field(default_factory=dict)
+    sounds: dict[str, SoundEntry | None] = field(default_factory=dict)
 
     def mix_for(self, scene: Scene) -> MixSettings | None:
         """The mix settings of `scene`: its own fields over the script's; None when neither gives any."""

@@ -89,7 +89,7 @@ def render_again(project, backend, job: Job) -> None:
 
     script, store = project.script(), project.store
     planned = plan_line(script, store, backend, job.line)
-    filled = {t.record.get("slot") for t in store.takes(planned.scene.id, planned.line.id,
+    filled = {t.slot for t in store.takes(planned.scene.id, planned.line.id,
                                                         planned.cache_key)}
     slots = 1 + max((s for s in filled if isinstance(s, int)), default=-1)
     settings = dataclasses.replace(project_settings(store), lines=(planned.line.id,),

@@ -34,7 +34,7 @@ class Job:
     id: int
     kind: str
     line: str
-    params: dict
+    params: dict[str, object]
     state: str = QUEUED
     done: int = 0
     total: int = 1

@@ -16,6 +16,7 @@ from drama_cli.takes.scene_selection import (
 )
 from drama_cli.takes.selection import MovedTakes, compiled_words, list_takes
 from drama_cli.takes.store import Take
+from drama_cli.takes.take_record import TakeAsr, TakeRecord
 from engine.text import spoken_text
 
 COUNTED = ("lines", "current", "stale", "unusable", "none", "degraded", "failed", "wer_over",
@@ -46,11 +47,11 @@ def line_state(script, choice: LineChoice) -> dict:
     the flags the filter "needs attention" reads: degraded, failed checks, WER over its
     threshold (`wer`, `wer_over`)."""
     line, take = choice.line, choice.take
-    record = take.record if take is not None else {}
-    asr = record.get("asr") or {}
-    wer = asr.get("wer")
-    threshold = asr.get("threshold", DEFAULT_THRESHOLD)
-    failures = list((record.get("checks") or {}).get("failures") or [])
+    record = take.record if take is not None else TakeRecord()
+    asr = record.asr or TakeAsr()
+    wer = asr.wer
+    threshold = DEFAULT_THRESHOLD if asr.threshold is None else asr.threshold
+    failures = list(record.checks.failures)
     state = {"id": line.id, "speaker": line.speaker, "parts": text_parts(line),
              "said": said_text(script, line), "status": choice.status,
              "take": take.number if take is not None else None,
@@ -128,12 +129,9 @@ def take_origin(take: Take) -> dict:
     was made with, the render mode and slot, and its word times `[[start s, end s, word]]`
     from speech recognition when that ran."""
     record = take.record
-    asr = record.get("asr") or {}
-    words = [[float(w["start_s"]), float(w["end_s"]), str(w.get("word", ""))]
-             for w in asr.get("words") or [] if "start_s" in w and "end_s" in w]
-    return {"model_revision": record.get("model_revision"),
-            "layout_version": record.get("layout_version"), "mode": record.get("mode"),
-            "slot": record.get("slot"), "words": words}
+    words = [[word.start_s, word.end_s, word.text] for word in (record.asr.words if record.asr else ())]
+    return {"model_revision": record.model_revision, "layout_version": record.layout_version,
+            "mode": record.mode, "slot": record.slot, "words": words}
 
 
 def peaks(audio: np.ndarray, buckets: int = PEAK_BUCKETS) -> list[list[float]]:

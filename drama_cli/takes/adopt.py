@@ -10,7 +10,7 @@ import contextlib
 from drama_cli.errors import UsageError
 from drama_cli.takes.jobs import line_key
 from drama_cli.takes.selection import made_for
-from drama_cli.takes.store import TakeStore
+from drama_cli.takes.store import Take, TakeStore
 
 
 def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool = False) -> dict[int, int]:
@@ -32,9 +32,9 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
     takes = store.scan(scene.id, old_id).valid
     if not takes:
         raise UsageError(f"scene {scene.id} has no takes under line id {old_id!r}")
-    other = next((t for t in takes if t.record.get("speaker") not in (None, line.speaker)), None)
+    other = next((t for t in takes if t.record.speaker not in (None, line.speaker)), None)
     if other is not None:
-        raise UsageError(f"line {old_id}: its takes are spoken by {other.record['speaker']}, line {new_id} by "
+        raise UsageError(f"line {old_id}: its takes are spoken by {other.record.speaker}, line {new_id} by "
                          f"{line.speaker}; takes are adopted only for the same speaker")
     key = line_key(script, store, scene, line)
     done = _copied_before(store, scene.id, old_id, new_id)
@@ -43,13 +43,8 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
         for take in takes:
             if take.number in done:
                 continue
-            record = {**take.record, "adopted_from": {"line": old_id, "take": take.number}}
-            if record.get("speaker") in (None, line.speaker) and made_for(script, line, record):
-                record["cache_key"] = key
-            if isinstance(record.get("parent_take"), int):
-                record["parent_take"] = copies.get(record["parent_take"], done.get(record["parent_take"]))
-            copies[take.number] = store.add_take(scene.id, new_id, take.audio(), record,
-                                                 take.codes()).number
+            record = _copy_record(script, line, old_id, take, key, {**done, **copies})
+            copies[take.number] = store.add_take(scene.id, new_id, take.audio(), record, take.codes()).number
         picked = store.selections(scene.id).get(old_id, {}).get("take")
         copy = store.take(scene.id, new_id, copies[picked]) if picked in copies else None
         if copy is not None and copy.cache_key == key:
@@ -57,11 +52,24 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
     return copies
 
 
+def _copy_record(script, line, old_id: str, take: Take, key: str, copies: dict[int, int]) -> dict:
+    """The JSON record of the copy of `take` (under line id `old_id`) for `line`: its own,
+    with where it came from, the line's cache key when it was made for the line, and its
+    parent's copy (`copies`: {old take number: new take number})."""
+    record = take.record
+    changes: dict = {"adopted_from": {"line": old_id, "take": take.number}}
+    if record.speaker in (None, line.speaker) and made_for(script, line, record):
+        changes["cache_key"] = key
+    if isinstance(record.parent_take, int):
+        changes["parent_take"] = copies.get(record.parent_take)
+    return {**record.to_json(), **changes}
+
+
 def _copied_before(store: TakeStore, scene_id: str, old_id: str, new_id: str) -> dict[int, int]:
     """{take number under `old_id`: number of its copy under `new_id`} for takes adopted before."""
     copied = {}
     for take in store.scan(scene_id, new_id).valid:
-        source = take.record.get("adopted_from") or {}
-        if source.get("line") == old_id and isinstance(source.get("take"), int):
-            copied.setdefault(source["take"], take.number)
+        source = take.record.adopted_from
+        if source is not None and source.line == old_id and isinstance(source.take, int):
+            copied.setdefault(source.take, take.number)
     return copied

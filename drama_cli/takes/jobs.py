@@ -30,6 +30,8 @@ MAX_RETRIES = 100  # extra attempts per take slot (--retries): bounded like --ta
 MAX_BATCH = 256  # streams one render voices together (--batch)
 MAX_SEED = 2 ** 31 - 1  # take seeds are taken mod 2^31, so a larger base seed would alias
 RETRY_SEED_STRIDE = 100_003
+# an extra take check: (text, audio [samples]) -> (its `CheckResult`, fields for the take record)
+TakeCheck = Callable[[str, object], tuple[object, dict[str, object]]]
 
 
 @dataclass
@@ -58,9 +60,9 @@ class RenderSettings:
     takes: int = 1
     seed: int = 0
     retries: int = 2
-    sampling: dict = field(default_factory=dict)
+    sampling: dict[str, float | None] = field(default_factory=dict)
     mix: bool = True
-    checks: list = field(default_factory=list)
+    checks: list[TakeCheck] = field(default_factory=list)
     keep: tuple[str, ...] = ()
     batch: int | None = None
     max_chars: int = DEFAULT_MAX_CHARS
@@ -113,7 +115,7 @@ class LineJob:
     text: str
     chunks: list[Conversation]
     layout_version: str = ""
-    speaker_names: dict = field(default_factory=dict)
+    speaker_names: dict[int, str] = field(default_factory=dict)
     note: str | None = None
     pause_after_s: float | None = None
     overlap: bool = False

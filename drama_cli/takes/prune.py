@@ -27,7 +27,7 @@ def prunable_takes(store: TakeStore, scenes: list, line_ids=()) -> list[PrunedTa
     of another take of the line. Raises UsageError for a corrupt `selected.json`."""
     found = []
     for scene, line, scan, picked in scanned_lines(store, scenes, line_ids):
-        kept = {t.record.get("parent_take") for t in scan.valid} | {picked}
+        kept = {t.record.parent_take for t in scan.valid} | {picked}
         failed = {t.number: f"unusable: {t.failures_text}" for t in scan.valid if t.status == "unusable"}
         failed.update({n: f"invalid: {why}" for n, why in scan.invalid.items()})
         found += [PrunedTake(scene.id, line.id, number, reason,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from drama_cli.script.spoken import Word
 from drama_cli.takes.selection import (
     MovedTakes,
     is_stale,
@@ -31,7 +32,7 @@ class LineChoice:
     take's files cannot be used (`take N (file): why`), else "". stale: `stale_note` of a
     STALE take. moved: the `MovedTakes` notice of a line with no current take, else "".
     text: the words the take says (`take_text`); segments / words: their timing
-    (`take_timing`: chunk (text, start s, end s) and word (start s, end s), each () when
+    (`take_timing`: chunks as (text, start s, end s) and the recognised `Word`s, each () when
     unknown). engine: the take's engine name; scratch: whether it is a scratch draft.
     """
 
@@ -42,8 +43,8 @@ class LineChoice:
     stale: str = ""
     moved: str = ""
     text: str = ""
-    segments: tuple = ()
-    words: tuple = ()
+    segments: tuple[tuple[str, float, float], ...] = ()
+    words: tuple[Word, ...] = ()
     engine: str = ""
     scratch: bool = False
 
@@ -99,8 +100,8 @@ def line_choice(script, store: TakeStore, scene_id: str, line, chosen: dict,
     text = take_text(take, line)
     segments, words = take_timing(take, text)
     facts = dict(text=text, segments=segments, words=words,
-                 engine=str(take.record.get("engine", "unknown")),
-                 scratch=bool(take.record.get("scratch")))
+                 engine="unknown" if take.record.engine is None else str(take.record.engine),
+                 scratch=bool(take.record.scratch))
     if not mixable(store, scene_id, line.id, take, chosen):
         return LineChoice(line, take, UNUSABLE, moved=moved.note(line) or "", **facts)
     if is_stale(script, store, scene_id, line, take):

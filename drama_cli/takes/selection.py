@@ -8,11 +8,12 @@ import re
 from drama_cli.compile.normalise import spoken_line
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text, render_spans
-from drama_cli.script.spoken import model_words
+from drama_cli.script.spoken import Word, model_words
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.provenance import take_provenance
 from drama_cli.takes.record import record_problem
 from drama_cli.takes.store import Take, TakeStore
+from drama_cli.takes.take_record import TakeAsr, TakeRecord
 from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 
 
@@ -35,25 +36,23 @@ def take_text(take: Take, line=None) -> str:
     recorded with it, else an edit's new text, else its model text without tags (earlier
     records); the script line's display text only when the record has none."""
     record = take.record
-    if record.get("display_text"):
-        return record["display_text"]
-    edited = (record.get("edit") or {}).get("new_text")
-    words = spoken_text(edited or model_words(record.get("text", "")))
+    if record.display_text:
+        return record.display_text
+    edited = record.edit.new_text if record.edit else None
+    words = spoken_text(edited or model_words(record.text or ""))
     return words or (display_text(line) if line is not None else "")
 
 
-def take_timing(take: Take, text: str) -> tuple[tuple, tuple]:
+def take_timing(take: Take, text: str) -> tuple[tuple[tuple[str, float, float], ...], tuple[Word, ...]]:
     """What times a take's words, for subtitles: (its chunks as (text, start s, end s) when it
-    was made of several whose words are `text`'s, its speech-recognition word times as
-    (start s, end s) when there is one per word of `text`); each empty when unknown."""
+    was made of several whose words are `text`'s, its speech-recognition words when there is
+    one per word of `text`); each empty when unknown."""
     words = text.split()
-    chunks = take.record.get("chunks") or []
-    segments = tuple((c["text"], float(c["start_s"]), float(c["end_s"])) for c in chunks)
+    segments = take.record.chunks
     if " ".join(t for t, _, _ in segments).split() != words:
         segments = ()
-    heard = (take.record.get("asr") or {}).get("words") or []
-    times = tuple((float(w["start_s"]), float(w["end_s"])) for w in heard)
-    return segments, times if len(times) == len(words) else ()
+    heard = take.record.asr.words if take.record.asr else ()
+    return segments, heard if len(heard) == len(words) else ()
 
 
 def take_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> list[Take]:
@@ -64,7 +63,7 @@ def take_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> lis
     while take is not None and take.number not in seen:
         seen.add(take.number)
         chain.append(take)
-        parent = take.record.get("parent_take")
+        parent = take.record.parent_take
         take = None
         if isinstance(parent, int):
             take = next((t for t in store.takes(scene_id, line_id) if t.number == parent), None)
@@ -78,25 +77,25 @@ def _markup(words: str) -> tuple[str, ...]:
     return tuple(_MARKUP.findall(words))
 
 
-def made_for(script, line, record: dict) -> bool:
+def made_for(script, line, record: TakeRecord) -> bool:
     """True when a take record says `line` as the script has it now: its model text (`text`,
     as the compiler wrote it) is the line's model text compiled now with the take's number
     setting (`normalize`: numbers said as words or, with `--no-normalize`, as written), speaker
     tags aside. A record without `normalize` (made by an earlier release) says the line when
     `made_for_written_line`."""
-    if "normalize" not in record:
+    if record.normalize is None:
         return made_for_written_line(line, record)
-    return model_words(record.get("text", "")) == compiled_words(script, line, record["normalize"])
+    return model_words(record.text or "") == compiled_words(script, line, record.normalize)
 
 
-def made_for_written_line(line, record: dict) -> bool:
+def made_for_written_line(line, record: TakeRecord) -> bool:
     """The rule for records without `normalize`: the record's model text is the line's as
     written (`line_words`), or its words shown (`display_text`) are the line's with the same
     directions and tags (the compiler wrote numbers as words and applied the lexicon)."""
-    said, wanted = model_words(record.get("text", "")), line_words(line)
+    said, wanted = model_words(record.text or ""), line_words(line)
     if said == wanted:
         return True
-    recorded = " ".join((record.get("display_text") or "").split())
+    recorded = " ".join((record.display_text or "").split())
     return bool(recorded) and recorded == " ".join(display_text(line).split()) \
         and _markup(said) == _markup(wanted)
 
@@ -105,7 +104,7 @@ def is_stale(script, store: TakeStore, scene_id: str, line, take: Take) -> bool:
     """True when `take` was made for another text or speaker than `line` has now (the script
     or its lexicon changed since): its audio no longer says the line. A take says the line
     when it, or a take it was made from (a revision, an edit), was made for it (`made_for`)."""
-    if take.record.get("speaker") not in (None, line.speaker):
+    if take.record.speaker not in (None, line.speaker):
         return True
     chain = take_chain(store, scene_id, line.id, take)
     return not any(made_for(script, line, made.record) for made in chain)
@@ -144,10 +143,11 @@ class MovedTakes:
             for line_id, entry in chosen.items():
                 take = Take(int(entry["take"]), self.store.line_dir(self.scene.id, line_id))
                 try:
-                    take.record = json.loads(take.json_path.read_text(encoding="utf-8"))
+                    record = json.loads(take.json_path.read_text(encoding="utf-8"))
                 except (OSError, ValueError):
                     continue
-                if record_problem(take.record) is None:
+                if record_problem(record) is None:
+                    take.record = TakeRecord.from_json(record)
                     self._records.append((line_id, take))
         return self._records
 
@@ -160,9 +160,8 @@ class MovedTakes:
         lines = {other.id: other for other in self.scene.lines}
         found = []
         for line_id, take in self._selected():
-            record = take.record
-            if line_id == line.id or record.get("speaker") != line.speaker \
-                    or not made_for(self.script, line, record):
+            if line_id == line.id or take.record.speaker != line.speaker \
+                    or not made_for(self.script, line, take.record):
                 continue
             now = lines.get(line_id)
             if now is None or is_stale(self.script, self.store, self.scene.id, now, take):
@@ -216,30 +215,35 @@ def scanned_lines(store: TakeStore, scenes: list, line_ids=()):
 
 def _take_row(take: Take, selected: bool) -> dict:
     record = take.record
-    asr = record.get("asr") or {}
+    asr = record.asr or TakeAsr()
     return {"take": take.number, "selected": selected, "status": take.status,
-            "duration_s": take.duration_s, "seed": record.get("seed"),
-            "engine": record.get("engine", ""), "scratch": bool(record.get("scratch")),
-            "failures": record.get("checks", {}).get("failures", []),
-            "note": record.get("note"), "notes": record.get("notes"),
-            "parent_take": record.get("parent_take"), "edit": edit_summary(record),
-            "wer": asr.get("wer"), "transcript": asr.get("transcript"),
-            "file": str(take.wav_path)}
+            "duration_s": take.duration_s, "seed": record.seed,
+            "engine": "" if record.engine is None else record.engine,
+            "scratch": bool(record.scratch), "failures": list(record.checks.failures),
+            "note": record.note, "notes": _list_or_none(record.notes),
+            "parent_take": record.parent_take, "edit": edit_summary(record),
+            "wer": asr.wer, "transcript": asr.transcript, "file": str(take.wav_path)}
 
 
 EDIT_FIELDS = ("old_text", "new_text", "span_s", "covered_words", "middle_text", "whole_line",
                "flagged")  # what `drama takes` shows of an edit (the record keeps more)
 
 
-def edit_summary(record: dict) -> dict | None:
+def edit_summary(record: TakeRecord) -> dict | None:
     """The edit that made a take (`drama edit`): the line's text before and after, the span
     regenerated in seconds, the words it covered and the words said over it, whether the whole
     line was voiced again and whether the splice was flagged; None for a take not made by an
     edit."""
-    edit = record.get("edit")
-    if not isinstance(edit, dict):
+    edit = record.edit
+    if edit is None:
         return None
-    return {name: edit.get(name) for name in EDIT_FIELDS}
+    return {name: _list_or_none(value) if isinstance(value, tuple) else value
+            for name, value in ((name, getattr(edit, name)) for name in EDIT_FIELDS)}
+
+
+def _list_or_none(items: tuple | None) -> list | None:
+    """A tuple of the record as its JSON list (what `drama takes --json` prints)."""
+    return None if items is None else list(items)
 
 
 def select_take(script, store: TakeStore, line_id: str, number: int) -> Take:

@@ -33,6 +33,7 @@ import soundfile as sf
 from drama_cli.errors import RenderError, UsageError
 from drama_cli.takes.keys import json_default
 from drama_cli.takes.record import project_problem, record_problem
+from drama_cli.takes.take_record import TakeRecord
 from engine.constants import SAMPLE_RATE
 from engine.files import file_sha256, write_bytes_atomic, write_new_file
 
@@ -116,7 +117,7 @@ class Take:
 
     number: int
     folder: Path
-    record: dict = field(default_factory=dict)
+    record: TakeRecord = field(default_factory=TakeRecord)
 
     @property
     def stem(self) -> str:
@@ -137,34 +138,33 @@ class Take:
 
     @property
     def cache_key(self) -> str | None:
-        return self.record.get("cache_key")
+        return self.record.cache_key
 
     @property
     def duration_s(self) -> float:
-        return float(self.record.get("duration_s", 0.0))
+        return self.record.duration_s
 
     @property
     def slot(self) -> int | None:
         """The render slot the take fills (0 for records written before slots), or None for
         an extra take (a revision or edit made beside the render's takes)."""
-        return self.record.get("slot", 0)
+        return self.record.slot
 
     @property
     def render_order(self) -> tuple[bool, int, int]:
         """The take's place in render order: slot, then attempt, extra takes (no slot) last."""
-        return (self.slot is None, self.slot or 0, int(self.record.get("attempt", 0) or 0))
+        return (self.slot is None, self.slot or 0, self.record.attempt or 0)
 
     @property
     def status(self) -> str:
         """`ok`, `degraded` or `unusable` (from the stored checks)."""
-        return self.record.get("checks", {}).get("severity", "ok")
+        return self.record.checks.severity
 
     @property
     def failures_text(self) -> str:
         """The failed checks of the take joined by `; ` (`runaway: ...`), else `unusable` for an
         unusable take without them, else ""."""
-        failures = self.record.get("checks", {}).get("failures", [])
-        return "; ".join(failures) or ("unusable" if self.status == "unusable" else "")
+        return "; ".join(self.record.checks.failures) or ("unusable" if self.status == "unusable" else "")
 
     def audio(self) -> np.ndarray:
         """The take's audio, float32 mono `[samples]` at 44,100 Hz."""
@@ -306,10 +306,10 @@ class TakeStore:
         signature = _signature(take)
         known = self._checked.get(take.json_path)
         if known is not None and known[0] == signature:
-            take.record = dict(known[1])
+            take.record = known[1]
             return take, known[2]
         problem = self._verify(take)
-        self._checked[take.json_path] = (signature, dict(take.record), problem)
+        self._checked[take.json_path] = (signature, take.record, problem)
         return take, problem
 
     def _verify(self, take: Take) -> str | None:
@@ -326,13 +326,13 @@ class TakeStore:
         shape = record_problem(record)
         if shape:
             return shape
-        take.record = record
-        if take.record.get("wav_sha256") and file_sha256(take.wav_path) != take.record["wav_sha256"]:
+        take.record = TakeRecord.from_json(record)
+        if take.record.wav_sha256 and file_sha256(take.wav_path) != take.record.wav_sha256:
             return "audio file does not match its record"
-        if take.record.get("has_codes"):
+        if take.record.has_codes:
             if not take.codes_path.exists():
                 return "codes file missing"
-            expected = take.record.get("codes_sha256")
+            expected = take.record.codes_sha256
             if expected and file_sha256(take.codes_path) != expected:
                 return "codes file does not match its record"
         return None
@@ -389,7 +389,7 @@ class TakeStore:
                 break
             except FileExistsError:
                 number += 1
-        take.record = {
+        written = {
             **record,
             "take": number,
             "scene_id": scene_id,
@@ -404,7 +404,9 @@ class TakeStore:
             "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "store_version": STORE_VERSION,
         }
-        write_new_file(take.json_path, _pretty(take.record))
+        payload = _pretty(written)
+        write_new_file(take.json_path, payload)
+        take.record = TakeRecord.from_json(json.loads(payload))  # as a later read sees it
         return take
 
     def remove_stale_temporaries(self) -> int:

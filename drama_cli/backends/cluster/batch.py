@@ -36,9 +36,9 @@ class Unit:
 
     method: str
     request: GenerationRequest
-    args: tuple = ()
-    failed_on: set = field(default_factory=set)  # slot numbers
-    problems: list = field(default_factory=list)
+    args: tuple[object, ...] = ()
+    failed_on: set[int] = field(default_factory=set)  # slot numbers
+    problems: list[str] = field(default_factory=list)
 
 
 class ClusterBatch:

@@ -16,8 +16,8 @@ class Slot:
     actor: object = None
     node: str = ""
     streams: int = 1
-    sent: dict = field(default_factory=dict)
-    outbox: list = field(default_factory=list)
+    sent: dict[int, float] = field(default_factory=dict)
+    outbox: list[int] = field(default_factory=list)
     pump: object = None
     units: int = 0  # units it finished (takes and scene groups)
     busy_s: float = 0.0  # seconds its backend spent on them
