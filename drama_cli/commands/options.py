@@ -11,6 +11,8 @@ import typer
 from drama_cli.backends.registry import engine_help
 from drama_cli.commands.option_group import OptionGroup
 from drama_cli.compile.modes import DEFAULT_MODE, mode_help
+from drama_cli.mix.export import FORMATS as MIX_FORMATS
+from drama_cli.mix.presets import PRESETS, get_preset
 
 SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for stdin.")
 # revise, edit and plot read the project folder beside the script, so they need a file.
@@ -27,9 +29,9 @@ MAX_CHARS = typer.Option(300, "--max-chars", help="Chunk cap in characters: a lo
                                                    "into chunks voiced one after another (at least 40).")
 NO_NORMALIZE = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words).")
 
-FORMATS = typer.Option(None, "--format", help="Mix format: wav, flac, mp3 (repeatable).")
-PRESET = typer.Option(None, help="Loudness preset: none, acx, acx-mp3, r128, podcast (default: the "
-                                  "project's saved preset, else none).")
+FORMATS = typer.Option(None, "--format", help=f"Mix format: {', '.join(MIX_FORMATS)} (repeatable).")
+PRESET = typer.Option(None, help=f"Loudness preset: {', '.join(PRESETS)} (default: the project's saved "
+                                  "preset, else none).")
 GAP = typer.Option(None, help="Default pause between lines in the mix, seconds (0..60).")
 ROOM_TONE = typer.Option(None, "--room-tone",
                          help="Bed under the mix: 'noise', a room-tone file (WAV/FLAC), or 'none' "
@@ -57,7 +59,7 @@ NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
 
 def _seed_in_range(seed: Optional[int]) -> Optional[int]:
     """Refuse a seed out of range while the arguments are parsed, before any model loads."""
-    from drama_cli.takes.jobs import check_seed
+    from drama_cli.takes.jobs import check_seed  # lazy: yaml and the script reader, 80 ms at start-up
 
     return seed if seed is None else check_seed(seed)
 
@@ -91,8 +93,7 @@ def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, ta
     """The `MIX` group as one `drama_cli.mix.options.MixOverrides` (None: not given). Raises
     UsageError for an unknown preset, a missing or unusable room-tone file or a value out of
     range (a gap, head or tail not in 0..60 s)."""
-    from drama_cli.mix.loudness import get_preset
-    from drama_cli.mix.options import MixOverrides, cli_room_tone
+    from drama_cli.mix.options import MixOverrides, cli_room_tone  # lazy: scipy, 0.9 s at start-up
 
     if preset is not None:
         get_preset(preset)  # an unknown preset is refused before any model is looked for

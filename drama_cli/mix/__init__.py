@@ -5,8 +5,8 @@ from drama_cli import public_names
 
 __all__, __getattr__ = public_names(__name__, {
     "export": ["EXPORT_FORMATS"],
-    "loudness": ["PRESETS"],
     "options": ["MixOverrides"],
+    "presets": ["PRESETS"],
     "project_mix": ["mix_scene_from_store", "remix"],
     "timeline": ["MixEntry", "MixSettings", "mix_scene", "write_mix"],
 })

@@ -29,11 +29,9 @@ from drama_cli.mix import export
 from drama_cli.mix.loudness import (
     MAX_BOOST_DB,
     LoudnessMeter,
-    LoudnessPreset,
     LoudnessReport,
     PeakLimiter,
     compliance_issues,
-    get_preset,
     preset_gain_db,
     preset_level,
     within_preset_range,
@@ -45,6 +43,7 @@ from drama_cli.mix.mix_set import (
     set_paths,
     set_record,
 )
+from drama_cli.mix.presets import LoudnessPreset, get_preset
 from drama_cli.mix.sound_stream import mono, samples_at_mix_rate
 from drama_cli.mix.sounds import (
     DUCK_ATTACK_S,
@@ -136,7 +135,7 @@ class MixSettings:
     `room_tone_db` dBFS RMS), or a path to a room-tone file that is looped under the scene,
     scaled so its RMS is `room_tone_db` dBFS. The bed is added after the loudness gain, so it
     keeps that level.
-    preset: loudness preset `none`, `acx`, `r128` or `podcast` (see `drama_cli.mix.loudness`).
+    preset: a loudness preset, a key of `drama_cli.mix.presets.PRESETS`.
     formats: files `write_mix` produces (`wav`, `flac`, `mp3`). wav_subtype: `PCM_24`
     (default), `PCM_16`, `PCM_32` or `FLOAT`. mp3_bitrate_kbps: MP3 bit rate.
     seed: seed of the generated room tone. metadata: extra fields for the JSON cue sheet
