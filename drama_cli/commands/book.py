@@ -10,10 +10,10 @@ from typing import List, Optional
 
 import typer
 
-from drama_cli.backends.registry import find_model, make_backend
+from drama_cli.backends import registry  # called through the module: tests replace make_backend
 from drama_cli.book.m4b import cover_path
 from drama_cli.commands import options as opt
-from drama_cli.commands.inputs import load_checked, script_info
+from drama_cli.commands.inputs import load_checked, render_project, script_info
 from drama_cli.commands.licence import notice_before_render
 from drama_cli.commands.output import (
     SCRATCH_LABEL,
@@ -27,7 +27,6 @@ from drama_cli.commands.output import (
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import BookChecksFailed, DramaError, TakesNeedReview, UsageError, error_report
 from drama_cli.mix.export import encode_flac, require_encoder
-from drama_cli.takes.project import check_stdin_owner, open_project
 from engine.licence import read_folder_licence
 
 
@@ -58,9 +57,7 @@ def book_command(
                           licence_notice=_licence_notice(backend["model"]))
     loaded = load_checked(script, cast)
     chapters = _checked_chapters(loaded, options, streamed)
-    store = open_project(script, None if out is None else out, create=True)
-    if script == "-" and out is None:
-        check_stdin_owner(store, loaded.text_sha256)
+    store = render_project(script, out, loaded)
     render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed, cast)
     report = _deliver(loaded, store, options, render_report, (chapters[0], streamed) if streamed else None, as_json)
     if report is not None:
@@ -138,7 +135,7 @@ def _report_book(report, render_report, as_json: bool) -> None:
 def _licence_notice(model: Optional[str]) -> Optional[str]:
     """The notice text of the model's licence from the model folder `--model` (or the usual
     places) names, for NOTICE.txt; None when there is no folder or no notice in it."""
-    folder = find_model(model)
+    folder = registry.find_model(model)
     return read_folder_licence(folder).notice_text if folder is not None else None
 
 
@@ -158,7 +155,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     settings.validate()
     check_mix_files(loaded, pick_scenes(loaded, settings))
     notice_once = say_once(notice)
-    engine = make_backend(**backend, notice=notice_once)
+    engine = registry.make_backend(**backend, notice=notice_once)
     notice_before_render(store.root, engine.name, backend["model"], notice_once)
     try:
         return render_script(loaded, store, engine, settings, stderr_progress(),

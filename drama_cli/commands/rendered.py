@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from drama_cli.backends.registry import AUTO, backend_names, make_backend
+from drama_cli.backends import registry  # called through the module: tests replace make_backend
 from drama_cli.commands.inputs import recorded_cast
 from drama_cli.commands.licence import notice_before_render
 from drama_cli.commands.output import notice
@@ -48,8 +48,8 @@ def project_backend(store, flags: dict):
     rendered with, unless `--engine` says otherwise (with the licence notice of a render,
     `drama_cli.commands.licence.notice_before_render`)."""
     recorded = (store.project().get("engine") or {}).get("engine")
-    name = flags["engine"] or (recorded if recorded in backend_names() else AUTO)
-    backend = make_backend(**{**flags, "engine": name}, notice=notice)
+    name = flags["engine"] or (recorded if recorded in registry.backend_names() else registry.AUTO)
+    backend = registry.make_backend(**{**flags, "engine": name}, notice=notice)
     notice_before_render(store.root, backend.name, flags["model"], notice)
     return backend
 
