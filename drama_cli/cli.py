@@ -14,6 +14,8 @@ import sys
 
 import typer
 
+from drama_cli import __version__
+from drama_cli.commands import register_all
 from drama_cli.commands.help_style import TidyHelpGroup
 from drama_cli.commands.options import JSON
 from drama_cli.errors import (
@@ -22,6 +24,7 @@ from drama_cli.errors import (
     error_report,
     system_error_message,
 )
+from drama_cli.studio.command import register as register_studio
 from engine.errors import EngineError
 
 app = typer.Typer(
@@ -36,8 +39,6 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from drama_cli import __version__
-
         print(__version__)
         raise typer.Exit(0)
 
@@ -53,8 +54,6 @@ def _root(
 @app.command()
 def version(as_json: bool = JSON) -> None:
     """Print the tool's version."""
-    from drama_cli import __version__
-
     print(json.dumps({"version": __version__}) if as_json else __version__)
 
 
@@ -66,9 +65,6 @@ def _register_commands() -> None:
     in one process."""
     if id(app) in _registered_on:
         return
-    from drama_cli.commands import register_all
-    from drama_cli.studio.command import register as register_studio
-
     register_all(app, views=(register_studio,))
     _registered_on.add(id(app))
 

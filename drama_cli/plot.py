@@ -405,3 +405,15 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     label = f"{line_id} take {take.number}" + (" (edited: new audio shaded)" if shaded else "")
     spoken = take_text(take, line)
     return take_figure(take.audio(), title=f"{label}: {first_words(spoken, 12)}", shaded_s=shaded)
+
+
+def draw_project(script, store, scene_id: str | None, line_id: str | None, take_number: int | None,
+                 image: str | None) -> Path:
+    """`drama plot`: the timeline of the scene `scene_id`, else the view of a take of `line_id`
+    (`take_number`, default the selected one), saved to `image` (default `<id>.png`, the id
+    made safe as a file name: it may hold `/` or `..`). Returns the path written."""
+    from drama_cli.takes.store import safe_name
+
+    if scene_id is not None:
+        return save_figure(scene_blocks_figure(script, store, scene_id), image or f"{safe_name(scene_id)}.png")
+    return save_figure(take_view_figure(script, store, line_id, take_number), image or f"{safe_name(line_id)}.png")

@@ -71,3 +71,22 @@ def test_an_option_of_two_values_names_each_value_as_click_does(capsys):
     assert main(["takes", "--help"]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "--adopt" in line)
     assert "TEXT TEXT" in row and "STR" not in row
+
+
+@pytest.mark.parametrize("verb", ["render", "mix"])
+def test_the_preset_and_format_help_list_every_entry_of_their_tables(capsys, monkeypatch, verb):
+    from drama_cli.mix.export import EXPORT_FORMATS
+    from drama_cli.mix.presets import PRESETS
+
+    text = " ".join(_help(capsys, monkeypatch, 200, verb).split())
+    assert f"Loudness preset: {', '.join(PRESETS)} " in text
+    assert f"Mix format: {', '.join(EXPORT_FORMATS)} (repeatable)" in text
+
+
+@pytest.mark.parametrize("verb, ids", [("mix", ["--scene", "s1"]), ("book", ["--chapter", "1"])])
+def test_book_and_mix_refuse_a_stream_format_with_one_message(tmp_path, capsys, monkeypatch, verb, ids):
+    monkeypatch.setattr("sys.stdout.isatty", lambda: False)
+    script = tmp_path / "s.yaml"
+    script.write_text("title: t\n", encoding="utf-8")
+    assert main([verb, str(script), *ids, "-o", "-", "--format", "mp3"]) == 2
+    assert "-o - writes WAV or FLAC: give at most one --format, wav or flac" in capsys.readouterr().err

@@ -31,10 +31,10 @@ from drama_cli.mix.loudness import (
     LoudnessMeter,
     PeakLimiter,
     compliance_issues,
-    get_preset,
     measure,
     preset_gain_db,
 )
+from drama_cli.mix.presets import get_preset
 
 RATE = 44_100
 
@@ -185,7 +185,7 @@ def test_an_unknown_preset_is_refused_before_the_model_is_looked_for(tmp_path, m
 
 
 def test_every_preset_the_error_lists_is_in_the_mixing_guide():
-    from drama_cli.mix.loudness import PRESETS
+    from drama_cli.mix.presets import PRESETS
 
     guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "mixing.md").read_text(encoding="utf-8")
     assert all(f"  | `{name}` |" in guide for name in PRESETS)

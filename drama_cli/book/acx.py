@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from drama_cli.errors import RenderError
-from drama_cli.mix.loudness import FLOOR_DB, PRESETS, LoudnessMeter, db_from_power
+from drama_cli.mix.loudness import FLOOR_DB, LoudnessMeter, db_from_power
+from drama_cli.mix.presets import PRESETS
 
 ACX = PRESETS["acx"]
 SAMPLE_RATE_HZ = 44_100

@@ -48,7 +48,7 @@ from drama_cli.mix.export import (
     encode_mp3,
     require_encoder,
 )
-from drama_cli.mix.loudness import get_preset
+from drama_cli.mix.presets import get_preset
 from drama_cli.mix.options import layer_mix, scene_sounds
 from drama_cli.mix.project_mix import (
     CREDITED_ENGINES,

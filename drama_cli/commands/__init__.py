@@ -6,8 +6,13 @@ import importlib
 import inspect
 
 import typer
+from typer.core import TyperCommand
 
-COMMAND_MODULES = ("script", "model", "render", "takes", "mix", "edit", "book", "reference")
+from drama_cli.commands.help_style import TidyHelpCommand
+
+# One module per command (a group: `model`), registered in this order.
+COMMAND_MODULES = ("check", "compile", "model", "render", "takes", "mix", "revise", "edit", "plot",
+                   "book", "import_", "reference")
 
 
 def register_all(app: typer.Typer, views=()) -> None:
@@ -30,10 +35,6 @@ def register_all(app: typer.Typer, views=()) -> None:
 def tidy_help(app: typer.Typer) -> None:
     """Give every command of `app` and its groups `TidyHelpCommand` (`--help` with arguments
     in capitals and flags without a type)."""
-    from typer.core import TyperCommand
-
-    from drama_cli.commands.help_style import TidyHelpCommand
-
     for info in _commands(app):
         if info.cls in (None, TyperCommand):  # typer's default; a command's own class stays
             info.cls = TidyHelpCommand

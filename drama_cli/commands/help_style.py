@@ -5,6 +5,7 @@ made with `cls=TidyHelpGroup`."""
 
 from __future__ import annotations
 
+from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 
@@ -12,8 +13,6 @@ class _TidyHelp:
     """The shared part of `TidyHelpCommand` and `TidyHelpGroup`."""
 
     def __init__(self, *args, **kwargs):
-        from rich.markup import escape
-
         super().__init__(*args, **kwargs)
         self.help = self.help and escape(self.help)
         self.short_help = self.short_help and escape(self.short_help)

@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import typer
+
+from drama_cli.backends import registry
 from drama_cli.errors import UsageError
 from engine.files import write_text_atomic
 from drama_cli.backends.model_licence import FolderLicence, read_folder_licence, record_acceptance, slug
@@ -84,8 +87,6 @@ def terminal_question() -> Callable[[str], bool] | None:
     """A yes/no question on the terminal (default no), or None when stdin or stderr is not one."""
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return None
-    import typer
-
     return lambda question: typer.confirm(question, default=False, err=True)
 
 
@@ -114,6 +115,4 @@ def notice_before_render(project: Path, engine_name: str, model: str | None,
     folder the workers read when the cluster shares it). Returns whether a notice was given."""
     if engine_name != "drama3":
         return False
-    from drama_cli.backends.registry import find_model
-
-    return notice_once_per_project(project, find_model(model), notice)
+    return notice_once_per_project(project, registry.find_model(model), notice)

@@ -6,28 +6,33 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Optional
 
+import platformdirs
 import typer
 
+from drama_cli.backends.registry import parse_gpu_memory
+from drama_cli.commands import licence as licence_terms  # through the module: tests replace terminal_question
 from drama_cli.commands import options as opt
 from drama_cli.commands.help_style import TidyHelpGroup
+from drama_cli.commands.licence import acceptance_text, settle_acceptance
 from drama_cli.errors import (
     ModelCheckFailed,
     ModelPullError,
     UsageError,
 )
+from engine.errors import CheckpointError
+from drama_cli.backends.model_licence import LICENSE_FILE, README_FILE, read_folder_licence
 
 REPO_ID = "fishaudio/drama-3"
 # The 2026-10-29 re-release (docs/internals/model.md §2); pinned so a pull always yields the same files.
 DEFAULT_REVISION = "78e5ab7"
 
-PathArg = Annotated[Path, typer.Argument(help="A model folder, or a folder (or file) holding only config.json.")]
-GpuMemoryOpt = Annotated[Optional[str], typer.Option(
-    "--gpu-memory", help="Plan the model for this much device memory (e.g. 24GB, 24GiB, 500MB; default: what "
-                         "the GPU has free, when there is one).")]
-HitRateOpt = Annotated[Optional[float], typer.Option(
-    "--hit-rate", help="Expert cache hit rate (0..1) for the bytes copied per frame (default: a few rates).")]
+MODEL_PATH = typer.Argument(..., help="A model folder, or a folder (or file) holding only config.json.")
+PLAN_GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Plan the model for this much device memory (e.g. 24GB, "
+                               "24GiB, 500MB; default: what the GPU has free, when there is one).")
+HIT_RATE = typer.Option(None, "--hit-rate", help="Expert cache hit rate (0..1) for the bytes copied per frame "
+                        "(default: a few rates).")
 
 model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True,
                         cls=TidyHelpGroup)
@@ -39,16 +44,16 @@ def register(app: typer.Typer) -> None:
 
 
 @model_app.command("info")
-def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = None,
-         hit_rate: HitRateOpt = None) -> None:
+def info(path: Path = MODEL_PATH, as_json: bool = opt.JSON, gpu_memory: Optional[str] = PLAN_GPU_MEMORY,
+         hit_rate: Optional[float] = HIT_RATE) -> None:
     """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
     frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations);
     with a GPU memory budget, the plan: resident bytes, expert cache slots per layer, KV room
     and bytes copied per frame. Also the folder's licence: its LICENSE, the README front
     matter's licence keys and where they disagree, and whether it was accepted."""
+    # lazy: torch, 1.5 s at start-up
     from engine.checkpoint import footprint
     from engine.config import Drama3Config
-    from drama_cli.backends.model_licence import read_folder_licence
 
     config = Drama3Config.from_file(_config_path(path))
     figures = footprint(config)
@@ -79,8 +84,6 @@ def info(path: PathArg, as_json: bool = opt.JSON, gpu_memory: GpuMemoryOpt = Non
 
 
 def _print_licence(licence) -> None:
-    from drama_cli.commands.licence import acceptance_text
-
     front = licence.front_matter
     readme = ", ".join(f"{key} {value}" for key, value in front.items()) or "no licence keys"
     rows = [("licence", f"{licence.title} ({licence.licence_file})" if licence.licence_file else "no LICENSE file"),
@@ -116,8 +119,7 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
     """The memory plan of `config` for `--gpu-memory` (default: the GPU's free memory; None
     without a GPU) in bf16, as a dict with `copied_bytes_per_frame` {hit rate: bytes}. Raises
     UsageError for a bad size or hit rate."""
-    from drama_cli.backends.registry import parse_gpu_memory
-    from engine.offload.plan import codec_file_bytes, plan_memory
+    from engine.offload.plan import codec_file_bytes, plan_memory  # lazy: torch, 1.5 s at start-up
 
     budget = parse_gpu_memory(gpu_memory)
     if hit_rate is not None and not 0.0 <= hit_rate <= 1.0:
@@ -139,6 +141,7 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
 
 
 def _free_gpu_bytes() -> int | None:
+    # lazy: torch, 1.5 s at start-up
     import torch
 
     from engine.offload.sizes import device_free_bytes
@@ -171,7 +174,7 @@ def _count(n: int) -> str:
 
 
 def _bytes(n: int) -> str:
-    from engine.offload.sizes import format_size
+    from engine.offload.sizes import format_size  # lazy: torch, 1.5 s at start-up
 
     return format_size(n)
 
@@ -183,12 +186,11 @@ def _config_path(path: Path) -> Path:
 
 
 @model_app.command("verify")
-def verify(path: PathArg, as_json: bool = opt.JSON) -> None:
+def verify(path: Path = MODEL_PATH, as_json: bool = opt.JSON) -> None:
     """Check a model folder: every shard the index names exists and holds the tensors it
     claims with the shapes and dtypes the config implies; the tokenizer's ids agree with the
     config. Exit 1 on any mismatch."""
-    from engine.checkpoint import Checkpoint
-    from engine.errors import CheckpointError
+    from engine.checkpoint import Checkpoint  # lazy: torch, 1.5 s at start-up
 
     if not path.is_dir():
         raise UsageError(f"{path}: not a model folder")
@@ -209,8 +211,7 @@ def verify(path: PathArg, as_json: bool = opt.JSON) -> None:
 
 
 def _tokenizer_problems(path: Path, config) -> list[str]:
-    from engine.errors import CheckpointError
-    from engine.tokenizer import Drama3Tokenizer
+    from engine.tokenizer import Drama3Tokenizer  # lazy: tokenizers, 10 ms at start-up
 
     try:
         tokenizer = Drama3Tokenizer.from_folder(path)
@@ -241,11 +242,11 @@ def _report_verify(path: Path, problems: list[str], notes: list[str], facts: dic
 
 @model_app.command("pull")
 def pull(
-    revision: Annotated[str, typer.Option("--revision", help="Hub revision (commit, tag or branch).")] = DEFAULT_REVISION,
-    folder: Annotated[Optional[Path], typer.Option("--dir", help="Target folder (default: the user data folder).")] = None,
-    accept_license: Annotated[bool, typer.Option(
-        "--accept-license", help="Accept the model's licence (its LICENSE file, summarised before the "
-                                 "download) without being asked; needed the first time when not on a terminal.")] = False,
+    revision: str = typer.Option(DEFAULT_REVISION, "--revision", help="Hub revision (commit, tag or branch)."),
+    folder: Optional[Path] = typer.Option(None, "--dir", help="Target folder (default: the user data folder)."),
+    accept_license: bool = typer.Option(
+        False, "--accept-license", help="Accept the model's licence (its LICENSE file, summarised before the "
+                                        "download) without being asked; needed the first time when not on a terminal."),
     as_json: bool = opt.JSON,
 ) -> None:
     """Download fishaudio/drama-3 at a pinned revision with huggingface_hub (resumable; a
@@ -253,9 +254,6 @@ def pull(
     a summary of the licence is shown and the weights come only once it is accepted
     (`--accept-license`, or yes on a terminal); the acceptance is recorded in the folder.
     Prints the folder it wrote."""
-    from drama_cli.commands.licence import settle_acceptance, terminal_question
-    from drama_cli.backends.model_licence import LICENSE_FILE, README_FILE, read_folder_licence
-
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", revision):
         raise UsageError(f"--revision {revision!r}: not a commit, tag or branch name")
     folder = folder or _default_folder(revision)
@@ -263,7 +261,7 @@ def pull(
         raise UsageError(f"--dir {folder}: exists and is not a folder")
     what = f"{REPO_ID}@{revision}"
     licence = read_folder_licence(_download(revision, folder, [LICENSE_FILE, README_FILE]))
-    settle_acceptance(licence, revision, accept_license, what, terminal_question())
+    settle_acceptance(licence, revision, accept_license, what, licence_terms.terminal_question())
     local = _download(revision, folder)
     if as_json:
         print(json.dumps({"repo": REPO_ID, "revision": revision, "path": str(local),
@@ -273,12 +271,10 @@ def pull(
 
 
 @model_app.command("accept-license")
-def accept_license_command(path: Annotated[Path, typer.Argument(help="A model folder holding LICENSE.")]) -> None:
+def accept_license_command(path: Path = typer.Argument(..., help="A model folder holding LICENSE.")) -> None:
     """Show the summary of a model folder's licence and record its acceptance there (for a
     folder not downloaded with `drama model pull`, or after its LICENSE changed)."""
-    from drama_cli.backends.drama3 import model_revision
-    from drama_cli.commands.licence import acceptance_text, settle_acceptance
-    from drama_cli.backends.model_licence import read_folder_licence
+    from drama_cli.backends.drama3 import model_revision  # lazy: the drama3 backend, 50 ms at start-up
 
     if not path.is_dir():
         raise UsageError(f"{path}: not a model folder")
@@ -290,15 +286,13 @@ def accept_license_command(path: Annotated[Path, typer.Argument(help="A model fo
 
 
 def _default_folder(revision: str) -> Path:
-    import platformdirs
-
     return Path(platformdirs.user_data_dir("drama")) / "models" / f"drama-3-{revision.replace('/', '-')}"
 
 
 def _download(revision: str, folder: Path, files: list[str] | None = None) -> Path:
     """Download the repository at `revision` into `folder` (only `files` when given) and return
     the folder. Raises ModelPullError when the hub cannot be reached or refuses."""
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import snapshot_download  # lazy: the hub client, 0.3 s at start-up
     from huggingface_hub.utils import disable_progress_bars
 
     if not sys.stderr.isatty():

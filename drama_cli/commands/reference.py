@@ -8,6 +8,7 @@ depend on the terminal: no widths, no colours.
 from __future__ import annotations
 
 import typer
+from rich.markup import render
 
 from drama_cli.commands.help_style import usage_name
 
@@ -57,8 +58,6 @@ def _paragraphs(text: str | None) -> list[str]:
 
 def _plain(text: str | None) -> str:
     """A help text as `--help` shows it (the commands escape rich markup in their texts)."""
-    from rich.markup import render
-
     return render(text).plain if text else ""
 
 

@@ -13,12 +13,15 @@ from typing import List, Optional
 import typer
 
 from drama_cli.commands import options as opt
-from drama_cli.commands.inputs import load_checked, render_settings, script_info
+from drama_cli.commands.inputs import load_checked, render_project, render_settings, script_info
 from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
-from drama_cli.errors import ScriptError, UsageError
-from drama_cli.takes.project import check_stdin_owner, open_project
+from drama_cli.backends import registry  # called through the module: tests replace make_backend
+from drama_cli.commands.licence import notice_before_render
+from drama_cli.errors import ScriptError, TakesNeedReview, UsageError
+from drama_cli.qc.take_checks import asr_take_check
+from drama_cli.script.mix_settings import check_number
 
 
 @opt.MIX.into("mix")
@@ -47,34 +50,38 @@ def render_command(
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.[cluster]'."),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
-    from drama_cli.render.scheduler import render_script
+    from drama_cli.render import scheduler  # lazy: scipy, 1 s at start-up
 
     settings = render_settings(scene, line, mode=mode, takes=takes, seed=seed, retries=retries,
                                batch=batch, keep=tuple(keep or ()), max_chars=max_chars)
     flags = opt.mix_flags(**mix)
-    if asr_threshold is not None:
-        from drama_cli.script.mix_settings import check_number
-
-        check_number("--asr-threshold", asr_threshold, 0.0, 1.0)
-        if qc is None:
-            raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
+    _check_asr_threshold(asr_threshold, qc)
     loaded = _load_for_render(script, cast, no_normalize, settings, room_tones=flags.room_tone is None)
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
-    store = open_project(script, out, create=True)
-    if script == "-" and out is None:
-        check_stdin_owner(store, loaded.text_sha256)
+    store = render_project(script, out, loaded)
     engine = _backend(cluster, backend, not no_graph)
-    from drama_cli.commands.licence import notice_before_render
-
     notice_before_render(store.root, engine.name, backend["model"], notice)
     try:
-        report = render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
-                               script_info(loaded, script, cast), notice=notice, mix=flags)
+        report = scheduler.render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
+                                         script_info(loaded, script, cast), notice=notice, mix=flags)
     finally:
         engine.close()
     if cluster is not None:
         report.workers = engine.worker_stats()
+    _print_render(report, as_json)
+
+
+def _check_asr_threshold(threshold: Optional[float], qc: Optional[str]) -> None:
+    """UsageError for an `--asr-threshold` out of 0..1 or without `--qc asr`."""
+    if threshold is not None:
+        check_number("--asr-threshold", threshold, 0.0, 1.0)
+        if qc is None:
+            raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
+
+
+def _print_render(report, as_json: bool) -> None:
+    """The render's report (a table, or JSON); raises TakesNeedReview when a line needs a look."""
     if as_json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -82,8 +89,6 @@ def render_command(
     if report.scratch and not as_json:
         notice(f"note: {SCRATCH_LABEL}")
     if report.exit_code:
-        from drama_cli.errors import TakesNeedReview
-
         raise TakesNeedReview(report)
 
 
@@ -91,6 +96,7 @@ def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, setti
     """The script (`load_checked`) with `--no-normalize` applied, its references and the
     sounds of the scenes `settings` renders (and mixes) checked, and their room tones unless
     `room_tones` is False (`--room-tone` overrides them)."""
+    # lazy: scipy and the script reader, 1 s at start-up
     from drama_cli.compile.conversations import check_references
     from drama_cli.mix.options import check_mix_files
     from drama_cli.render.plan import pick_scenes
@@ -111,12 +117,10 @@ def _backend(cluster: Optional[str], flags: dict, graph: bool):
     `--cluster`, one worker per slot of the Ray cluster, each building it on its node
     (`drama_cli.backends.cluster`)."""
     if cluster is None:
-        from drama_cli.backends.registry import make_backend
-
-        return make_backend(**flags, notice=notice, graph=graph)
+        return registry.make_backend(**flags, notice=notice, graph=graph)
     if flags["gpu_memory"] is not None:
         raise UsageError("--gpu-memory applies to a render on this machine, not with --cluster")
-    from drama_cli.backends.cluster.backend import make_cluster_backend
+    from drama_cli.backends.cluster.backend import make_cluster_backend  # lazy: the cluster's modules, 20 ms
 
     return make_cluster_backend(cluster, flags["engine"], flags["model"], flags["device"], graph,
                                 notice=notice)
@@ -125,10 +129,9 @@ def _backend(cluster: Optional[str], flags: dict, graph: bool):
 def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], loaded) -> list:
     """The extra take checks of `--qc` (speech recognition, its transcripts read with the
     number rules of the script's language, as the compiler writes the line)."""
+    # lazy: yaml and the script reader, 80 ms at start-up
     from drama_cli.compile.normalise import normalise_text
-    from drama_cli.qc.take_checks import asr_take_check
     from drama_cli.script.lexicon import speaker_language
-    from drama_cli.script.mix_settings import check_number
 
     if kind != "asr":
         raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
@@ -137,14 +140,15 @@ def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], 
     language = speaker_language(loaded, "")
     return [asr_take_check(asr_model, threshold, said=lambda heard: normalise_text(heard, language))]
 
+
 def _print_report(report) -> None:
     """The result table, then the summary and each scene's mix. Ids, speakers and statuses are
     never cut: on a narrow terminal the words fold instead; the scene goes in the title when
     every line has the same one."""
-    from rich import box
+    from rich import box  # lazy: rich's tables, 14 ms at start-up
     from rich.table import Table
 
-    from drama_cli.render.report import new_takes_text
+    from drama_cli.render.report import new_takes_text  # lazy: scipy, 1 s at start-up
 
     console = results_console()
     title = f"drama render: {report.engine}"

@@ -11,6 +11,7 @@ from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
 from drama_cli.commands.output import notice, results_console
 from drama_cli.errors import UsageError
+from drama_cli.mix.provenance import PROVENANCE_NAME, entry_at
 from drama_cli.takes.project import command_text, open_project
 
 
@@ -32,8 +33,10 @@ def takes_command(
     as_json: bool = opt.JSON,
 ) -> None:
     """List the takes of lines, select one, or remove the unusable ones no take needs."""
+    # lazy: yaml and the script reader, 80 ms at start-up
     from drama_cli.render.plan import pick_scenes
-    from drama_cli.takes.selection import list_takes, select_take
+    from drama_cli.takes.selection import list_takes
+
     if dry_run and not prune:
         raise UsageError("--dry-run goes with --prune")
     adopting = bool(adopt and all(adopt))
@@ -49,20 +52,9 @@ def takes_command(
         _prune(store, pick_scenes(loaded, settings), settings.lines, dry_run, as_json)
         return
     if adopting:
-        from drama_cli.takes.adopt import adopt_takes
-
-        copies = adopt_takes(loaded, store, *adopt)
-        if not copies:
-            notice(f"line {adopt[1]}: nothing new to adopt; every take of {adopt[0]} was adopted before")
-        else:
-            notice(f"line {adopt[1]}: adopted takes {', '.join(f'{old} as {new}' for old, new in copies.items())} "
-                   f"of {adopt[0]}; run {command_text('mix', script, store.root)} to hear them in the scene's mix")
-        settings = render_settings(scene, [adopt[1]])
+        settings = _adopt(script, loaded, store, *adopt, scene)
     if select is not None:
-        if len(settings.lines) != 1:
-            raise UsageError("--select needs exactly one --line")
-        chosen = select_take(loaded, store, settings.lines[0], select)
-        tell_selected(script, store, settings.lines[0], chosen)
+        _select(script, loaded, store, settings.lines, select)
     listing = with_loudness(list_takes(loaded, store, pick_scenes(loaded, settings), settings.lines))
     if as_json:
         print(json.dumps(listing, indent=2))
@@ -70,11 +62,33 @@ def takes_command(
     _print_takes(listing)
 
 
+def _adopt(script: str, loaded, store, old: str, new: str, scenes):
+    """`--adopt OLD NEW`: copy the takes of line id `old` to `new` and say so; the settings
+    that list the takes of `new` in `scenes`."""
+    from drama_cli.takes.adopt import adopt_takes  # lazy: yaml and the script reader, 80 ms at start-up
+
+    copies = adopt_takes(loaded, store, old, new)
+    if not copies:
+        notice(f"line {new}: nothing new to adopt; every take of {old} was adopted before")
+    else:
+        notice(f"line {new}: adopted takes {', '.join(f'{was} as {now}' for was, now in copies.items())} "
+               f"of {old}; run {command_text('mix', script, store.root)} to hear them in the scene's mix")
+    return render_settings(scenes, [new])
+
+
+def _select(script: str, loaded, store, line_ids: tuple, number: int) -> None:
+    """`--select N`: select take `number` of the one line of `line_ids` and say so."""
+    from drama_cli.takes.selection import select_take  # lazy: yaml and the script reader, 80 ms at start-up
+
+    if len(line_ids) != 1:
+        raise UsageError("--select needs exactly one --line")
+    tell_selected(script, store, line_ids[0], select_take(loaded, store, line_ids[0], number))
+
+
 def _print_at(store, at: str, as_json: bool) -> None:
     """Print the provenance entry of the book's line at `CHAPTER:SECONDS`. Raises UsageError
     for a malformed position, a project without an assembled book, or a time no line covers."""
-    from drama_cli.book.assemble import BOOK_FOLDER
-    from drama_cli.mix.provenance import PROVENANCE_NAME, entry_at
+    from drama_cli.book.assemble import BOOK_FOLDER  # lazy: scipy, 1 s at start-up
 
     chapter, _, seconds = at.partition(":")
     try:
@@ -102,6 +116,7 @@ def _print_at(store, at: str, as_json: bool) -> None:
 def with_loudness(listing: list[dict]) -> list[dict]:
     """`listing` with each valid take's integrated loudness (`loudness_lufs`, LUFS, None when
     nothing is above the gate) and sample peak (`peak_dbfs`) measured from its file."""
+    # lazy: scipy, 1 s at start-up
     from drama_cli.mix.loudness import measure
     from drama_cli.mix.timeline import read_take
 
@@ -116,7 +131,7 @@ def with_loudness(listing: list[dict]) -> list[dict]:
 
 def _prune(store, scenes: list, line_ids, dry_run: bool, as_json: bool) -> None:
     """Remove (or with `dry_run` only list) the takes `--prune` removes; one line per take."""
-    from drama_cli.takes.prune import prunable_takes, prune_takes
+    from drama_cli.takes.prune import prunable_takes, prune_takes  # lazy: yaml, 70 ms at start-up
 
     found = prunable_takes(store, scenes, line_ids)
     if not dry_run:
@@ -150,7 +165,7 @@ def _print_takes(listing: list[dict]) -> None:
     for older text) and its file; a line without takes shows the script's words. The scene and the engine go in the
     title when they are the same for every row, else in columns; the seeds are left out on a
     terminal narrower than 120 columns (`--json` has them)."""
-    from rich import box
+    from rich import box  # lazy: rich's tables, 14 ms at start-up
     from rich.table import Table
 
     console = results_console()

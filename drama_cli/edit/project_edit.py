@@ -18,6 +18,7 @@ all in `drama_cli.edit`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
@@ -92,6 +93,8 @@ class EditForm:
         for value, name in ((self.insert, "--insert"), (self.replace_new, "--with"), (self.text, "--text")):
             if value is not None and not value.strip() and name != "--with":
                 raise UsageError(f"{name} needs words")
+        if self.at_s is not None and not math.isfinite(self.at_s):
+            raise UsageError(f"--at must be a finite number of seconds, not {self.at_s!r}")
 
 
 def new_text_and_span(form: EditForm, old_text: str, line_id: str, take_samples: int,

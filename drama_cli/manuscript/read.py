@@ -13,11 +13,15 @@ import re
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from drama_cli.errors import UsageError
+from drama_cli.manuscript.attribution import AttributionOptions
 from drama_cli.manuscript.epub import Epub, is_play
 from drama_cli.manuscript.epub_novel import read_novel
+from drama_cli.manuscript.fountain_writer import cast_yaml, fountain_text
 from drama_cli.manuscript.headings import spoken_heading
 from drama_cli.manuscript.imported import BREAK, OPENING, ImportedChapter, Manuscript
 from drama_cli.manuscript.markdown import read_markdown
@@ -31,8 +35,11 @@ from drama_cli.manuscript.plain_text import (
 )
 from drama_cli.manuscript.play import read_play
 from drama_cli.manuscript.text_play import is_text_play, read_text_play, with_cue_marks
+from drama_cli.manuscript.writer import ImportReport, script_yaml
+from drama_cli.script.resolve import name_key
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
+SCRIPT_KINDS = ("yaml", "fountain")  # what `drama import --to` writes; a Fountain play comes with its cast file
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -220,3 +227,40 @@ def _title_case(heading: str) -> str:
         return heading
     return " ".join(word if re.fullmatch(r"[IVXLCDM]+", word) else word.capitalize()
                     for word in heading.split())
+
+
+@dataclass(frozen=True)
+class ImportedScript:
+    """What `import_script` made of a manuscript: `texts`, the YAML script, or the Fountain
+    screenplay and its cast file; `yaml`, the YAML script in either case; the import's report
+    and its number of chapters."""
+
+    texts: tuple[str, ...]
+    yaml: str
+    report: ImportReport
+    chapters: int
+
+
+def import_script(path: Path, to: str = "yaml", *, narrator: str | None = None, title: str | None = None,
+                  author: str | None = None, dialogue: bool = False, narrator_is: str | None = None,
+                  keep_tags: bool = True, directions: str = "narrate", chapter_level: int | None = None,
+                  notes: str = "drop", notice: Callable[[str], None] = print) -> ImportedScript:
+    """`drama import`: read the manuscript `path` (`read_manuscript`) and write it as a script
+    of kind `to` (one of SCRIPT_KINDS), titled `title` and by `author` when given, with the
+    quotes as lines of their speakers with `dialogue` (`narrator_is`: who says "said I";
+    `keep_tags`: speech tags stay narration). A manuscript from stdin that names no title is
+    said to `notice`. Raises UsageError for a novel with `directions` 'drop' or `to` 'fountain'."""
+    book = read_manuscript(path, directions, chapter_level, notes)
+    source = "stdin" if str(path) == "-" else Path(path).name
+    if directions == "drop" and not book.is_play:
+        raise UsageError(f"--directions drop is for a play's stage directions; {source} is read as a novel")
+    book.title = " ".join(title.split()) if title and title.strip() else book.title
+    if book.title == "stdin" and source == "stdin":
+        notice("import: the manuscript names no title, so the book is titled stdin; give --title")
+    book.author = " ".join(author.split()) if author and author.strip() else book.author
+    options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
+    text, report = script_yaml(book, narrator, dialogue, source, options)
+    if to == "fountain" and not book.is_play:
+        raise UsageError(f"--to fountain writes plays; {source} is read as a novel (write YAML)")
+    texts = (fountain_text(book, source), cast_yaml(book)) if to == "fountain" else (text,)
+    return ImportedScript(texts, text, report, len(book.chapters))

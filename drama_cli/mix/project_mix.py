@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from drama_cli.errors import UsageError
 from drama_cli.mix import export
-from drama_cli.mix.loudness import get_preset
+from drama_cli.mix.presets import get_preset
 from drama_cli.mix.options import layer_mix, scene_sounds
 from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance, provenance_text
 from drama_cli.mix.session import stage_sessions

@@ -29,11 +29,9 @@ from drama_cli.mix import export
 from drama_cli.mix.loudness import (
     MAX_BOOST_DB,
     LoudnessMeter,
-    LoudnessPreset,
     LoudnessReport,
     PeakLimiter,
     compliance_issues,
-    get_preset,
     preset_gain_db,
     preset_level,
     within_preset_range,
@@ -45,6 +43,7 @@ from drama_cli.mix.mix_set import (
     set_paths,
     set_record,
 )
+from drama_cli.mix.presets import LoudnessPreset, get_preset
 from drama_cli.mix.sound_stream import mono, samples_at_mix_rate
 from drama_cli.mix.sounds import (
     MUSIC,

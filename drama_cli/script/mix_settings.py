@@ -43,8 +43,7 @@ MIX_FIELDS = {setting.name: setting for setting in (
     MixField("formats", None, "--format", ("wav",), allowed=("wav", "flac", "mp3"),
              help="Mix format: wav, flac, mp3 (repeatable)."),
     MixField("preset", None, "--preset", "none",
-             help="Loudness preset: none, acx, acx-mp3, r128, podcast (default: the project's "
-                  "saved preset, else none)."),
+             help="(default: the project's saved preset, else none)."),
     MixField("room_tone", "room_tone", "--room-tone", None,
              help="Bed under the mix: 'noise', a room-tone file (WAV/FLAC), or 'none' (no bed, "
                   "over a saved or scripted one)."),
@@ -89,7 +88,7 @@ class MixSettings:
 
     The settings a source gives (ranges, units and defaults in MIX_FIELDS):
     formats: export formats (`wav`, `flac`, `mp3`; normalised by `check_format`, each kept
-    once, as sessions are). preset: loudness preset (`drama_cli.mix.loudness.PRESETS`).
+    once, as sessions are). preset: loudness preset (`drama_cli.mix.presets.PRESETS`).
     gap_s: default pause between lines (a line's own pause wins). head_s / tail_s: silence
     before the first and after the last line. room_tone: "noise" (generated low-level noise),
     the path of a room-tone clip (as written in a script, relative to `Script.base_dir`; else

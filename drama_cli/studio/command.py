@@ -32,7 +32,7 @@ def studio_command(
     """Listen to, compare, select, revise and edit takes in a web page on this machine. Prints
     the page's link (with its secret token) and serves it until Ctrl-C; the engine loads with
     the first action that makes a take."""
-    from drama_cli.commands.edit import project_backend
+    from drama_cli.commands.rendered import project_backend
     from drama_cli.commands.inputs import load_checked
     from drama_cli.script.load import load_script
     from drama_cli.studio.app import Studio, make_app
