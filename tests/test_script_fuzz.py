@@ -23,7 +23,7 @@ from engine.prompt import segments
 SCRIPTS = 120  # about 10 s on one core
 
 WORDS = ["Hello", "there", "we", "leave", "at", "six", "3", "$20.50", "1999", "10:30", "50%", "Dr.",
-         "naïve", "東京", "—", "...", "…", "!", "?", ",", "'", '"', "Hermione"]
+         "naïve", "nai\u0308ve", "Zoë", "Zoe\u0308", "東京", "—", "...", "…", "!", "?", ",", "'", '"', "Hermione"]
 MARKUP = ["[sighs]", "[icy calm]", "<whisper>soft</whisper>", "{B}", "*bold*", "**x**", "_u_",
           "`code`", "~~gone~~", "# head", "\\*", "\\_", "\\\\", "\U0001F600", ":x:", "[red]", "a < b",
           "<emphasis>yes</emphasis>"]
@@ -63,7 +63,7 @@ def yaml_script(rng: random.Random) -> str:
             item = {"action": phrase(rng)}
         lines.append("  - " + json.dumps(item, ensure_ascii=False))
     description = json.dumps(phrase(rng), ensure_ascii=False)
-    head = f"narrator: B\ncast:\n  A: {{description: {description}}}\n  B: {{}}\nlexicon:\n  Hermione: her-MY-oh-nee\n"
+    head = f"narrator: B\ncast:\n  A: {{description: {description}}}\n  B: {{}}\nlexicon:\n  Hermione: her-MY-oh-nee\n  Zoë: ZOH-ee\n"
     body = "lines:\n" + "\n".join(lines) + "\n"
     if rng.random() < 0.15:
         body += rng.choice(JUNK + ["  - : :", "scenes: 3", "  -"]) + "\n"
