@@ -184,9 +184,10 @@ def _config_path(path: Path) -> Path:
 
 @model_app.command("verify")
 def verify(path: PathArg, as_json: bool = opt.JSON) -> None:
-    """Check a model folder: every shard the index names exists and holds the tensors it
-    claims with the shapes and dtypes the config implies; the tokenizer's ids agree with the
-    config. Exit 1 on any mismatch."""
+    """Check a model folder: every file the engine reads is there (codec.pth included); every
+    shard the index names exists and holds the tensors it claims with the shapes and dtypes the
+    config implies; the tokenizer's ids agree with the config. Exit 1 on any mismatch."""
+    from drama_cli.backends.drama3 import missing_model_files
     from engine.checkpoint import Checkpoint
     from engine.errors import CheckpointError
 
@@ -203,8 +204,8 @@ def verify(path: PathArg, as_json: bool = opt.JSON) -> None:
         problems.append(str(err))
     else:
         problems += _tokenizer_problems(path, checkpoint.config)
-    if not (path / "codec.pth").is_file():
-        notes.append("no codec.pth in the folder (needed to turn codes into audio)")
+    problems += [f"{path}: the model folder has no {name}" for name in missing_model_files(path)
+                 if not any(name in problem for problem in problems)]  # not said already
     _report_verify(path, problems, notes, facts, as_json)
 
 
