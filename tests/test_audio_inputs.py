@@ -4,6 +4,10 @@ is ever written with a non-finite sample."""
 
 from __future__ import annotations
 
+import os
+import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -126,3 +130,43 @@ def test_the_store_refuses_nothing_but_writes_only_finite_audio(tmp_path):
     take = store.add_take("s", "l", audio, {})
     assert take.audio().tolist() == pytest.approx([0.1, 0.0, 0.0, 0.0, 0.2])
     assert take.record.to_json()["non_finite_samples"] == 3
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes need a POSIX system")
+def test_check_refuses_a_named_pipe_as_a_reference_clip_without_opening_it(tmp_path):
+    os.mkfifo(tmp_path / "ref.wav")  # nothing ever writes to it: opening it would wait forever
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
+                    encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "drama_cli.cli", "check", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0] == (f"{path}:3:12: reference clip 'ref.wav' of A is not a regular file "
+                                           "(a named pipe, socket or device), not an audio file")
+
+
+def wav_claiming_rate(path: Path, rate: int) -> Path:
+    """A one-second 16-bit WAV whose header claims `rate` samples a second."""
+    sf.write(str(path), np.full(SR, 0.1, np.float32), SR, subtype="PCM_16")
+    data = bytearray(path.read_bytes())
+    data[24:28] = struct.pack("<I", rate)  # the fmt chunk's sample rate
+    data[28:32] = struct.pack("<I", min(rate * 2, 2**32 - 1))  # and its byte rate
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("rate", [2_147_483_647, 1])
+def test_a_reference_clip_whose_header_claims_an_impossible_rate_is_refused_naming_the_rate(tmp_path, capsys, rate):
+    wav_claiming_rate(tmp_path / "ref.wav", rate)
+    assert inspect_clip(tmp_path / "ref.wav").error == (
+        f"has a sample rate of {rate} Hz in its header, which is not a real rate (1,000..768,000 Hz)")
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
+                    encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{path}:3:12: reference clip 'ref.wav' of A has a sample rate of {rate} Hz in its header, which is not "
+        "a real rate (1,000..768,000 Hz) (export it again as a WAV or FLAC at a usual rate (44,100 or 48,000 Hz))")

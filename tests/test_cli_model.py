@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tiny")
-    write_checkpoint(folder, "tiny", seed=0, with_codec=False)
+    write_checkpoint(folder, "tiny", seed=0)
     return folder
 
 
@@ -63,7 +63,35 @@ def test_verify_accepts_a_complete_folder(tiny, capsys):
     assert main(["model", "verify", str(tiny)]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith("ok:") and "448 tensors" in captured.out
-    assert "no codec.pth" in captured.err
+    assert captured.err == ""
+
+
+def test_verify_fails_on_a_folder_without_the_codec(tiny, tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "no-codec"
+    shutil.copytree(tiny, folder)
+    (folder / "codec.pth").unlink()
+    assert main(["model", "verify", str(folder)]) == 1
+    assert capsys.readouterr().err.strip() == f"drama: {folder}: the model folder has no codec.pth"
+    assert main(["model", "verify", str(folder), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["problems"] == [f"{folder}: the model folder has no codec.pth"]
+
+
+def test_render_without_the_codec_stops_before_the_first_line_naming_it(tiny, tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "no-codec"
+    shutil.copytree(tiny, folder)
+    (folder / "codec.pth").unlink()
+    script = tmp_path / "play.yaml"
+    script.write_text("cast:\n  A: {}\nlines:\n  - A: Hello there.\n  - A: Again.\n", encoding="utf-8")
+    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", "cpu"]) == 2
+    errors = [row for row in capsys.readouterr().err.splitlines()
+              if not row.startswith(("drama: warning", "drama: rendering Drama 3 on the CPU"))]
+    assert errors == [f"drama: {folder}: the model folder has no codec.pth (drama model verify {folder} lists "
+                      "every problem; download the model again with drama model pull)"]
+    assert not list(tmp_path.glob("play.drama/**/*.wav"))
 
 
 def test_verify_fails_on_missing_shard(tiny, tmp_path, capsys):

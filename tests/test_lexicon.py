@@ -316,3 +316,21 @@ def test_check_words_places_a_word_inside_underscores_on_its_own_row(tmp_path, c
     assert main(["check", str(path), "--words", "--json"]) == 0
     listed = {w["word"]: w["position"] for w in json.loads(capsys.readouterr().out)["unknown_words"]}
     assert listed == {"zorblat": f"{path}:4:{first.index('zorblat') + 1}"}
+
+
+@pytest.mark.parametrize(("term_form", "text_form"), [("NFC", "NFD"), ("NFD", "NFC"), ("NFD", "NFD")])
+def test_a_term_matches_its_word_whatever_unicode_form_either_is_written_in(tmp_path, term_form, text_form):
+    import unicodedata
+
+    term, text = unicodedata.normalize(term_form, "Zoë Brontë"), unicodedata.normalize(text_form, "Hi, Zoë Brontë.")
+    path = write(tmp_path, f"lexicon:\n  {term}: ZOH-ee BRON-tay\n", f"  - ANN: {text}\n")
+    assert said(load_script(str(path))) == "<|speaker:0|> Hi, ZOH-ee BRON-tay."
+
+
+def test_one_term_in_two_unicode_forms_is_one_entry(tmp_path):
+    import unicodedata
+
+    script = load_script(str(write(tmp_path, f"lexicon:\n  {unicodedata.normalize('NFC', 'Zoë')}: zoh-EE\n"
+                                   f"  {unicodedata.normalize('NFD', 'Zoë')}: ZOH-ee\n",
+                                   f"  - ANN: {unicodedata.normalize('NFD', 'Zoë')}.\n")))
+    assert said(script) == "<|speaker:0|> zoh-EE."  # the first written wins, as for any repeated term

@@ -459,3 +459,17 @@ def test_a_scoped_tag_written_with_a_space_inside_is_warned_about(tmp_path, caps
         "sent as text, not as a tag (write <whisper>)",
         f"warning: {path}:4:{row.index('</whisper >') + 1}: line scene-1-1: '</whisper >' has a space inside, so it "
         "is sent as text, not as a tag (write </whisper>)"]
+
+
+def test_names_match_whatever_unicode_form_the_cast_and_the_lines_write_them_in(tmp_path, capsys):
+    import unicodedata
+
+    nfc, nfd = (lambda text: unicodedata.normalize("NFC", text)), (lambda text: unicodedata.normalize("NFD", text))
+    path = write(tmp_path, f"cast:\n  {nfc('Zoë')}: {{aliases: [{nfd('Léa')}]}}\n  {nfd('Björn')}: {{}}\n"
+                           f"lines:\n  - {nfd('Zoë')}: Hi {{{nfc('Björn')}}} there.\n  - {nfc('Léa')}: Again.\n"
+                           f"  - {nfc('Björn')}: Yes.\n")
+    script = load_script(path)
+    assert [line.speaker for line in script.lines()] == [nfc("Zoë"), nfc("Zoë"), nfd("Björn")]
+    assert [span.value for span in script.lines()[0].spans if span.kind == "switch"] == [nfd("Björn")]
+    fountain = fountain_play(tmp_path, f"INT. ROOM\n\n{nfd('ZOË')}\nHi.\n", cast=f"cast:\n  {nfc('Zoë')}: {{}}\n")
+    assert [line.speaker for line in load_script(fountain).lines()] == [nfc("Zoë")]

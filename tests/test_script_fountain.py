@@ -182,6 +182,37 @@ def test_unclosed_boneyard_and_note_are_located_errors():
         read("ANA\nHi [[oops\n")
 
 
+@pytest.mark.parametrize(("text", "where", "code"), [
+    ("ANA\nHel\x07lo.\n", (2, 4), 0x07),
+    ("ANA\nSee \x1b]0;owned\x07 this.\n", (2, 5), 0x1B),
+    ("AN\x1bA\nHi.\n", (1, 3), 0x1B),
+    ("Title: A\x9bB\n\nANA\nHi.\n", (1, 9), 0x9B),
+    ("ANA\nHi. [[note \x08 here]]\n", (2, 12), 0x08),
+    ("/* boneyard\n\x0c */\nANA\nHi.\n", (2, 1), 0x0C),
+])
+def test_a_control_character_in_fountain_is_one_located_error_at_its_column(text, where, code):
+    with pytest.raises(ScriptError) as info:
+        read(text)
+    assert info.value.message == f"control character U+{code:04X} in the script"
+    assert (info.value.position.line, info.value.position.column) == where
+
+
+def test_the_check_command_refuses_a_fountain_control_character_without_printing_it(tmp_path, capsys):
+    path = fountain_play(tmp_path, "INT. ROOM\n\nALGERNON\nTitle \x1b]0;owned\x07 now.\n")
+    assert main(["check", str(path)]) == 2
+    err = one_error_line(capsys)
+    assert err.splitlines()[0] == (f"{path}:4:7: control character U+001B in the script "
+                                   "(remove it: a script holds no control characters)")
+    assert "\x1b" not in err and "\x07" not in err
+
+
+def test_a_control_character_in_the_cast_file_is_located_in_that_file(tmp_path):
+    path = fountain_play(tmp_path, "ALGERNON\nHi.\n", cast="cast:\n  ALGERNON: {description: \"x\x07\"}\n")
+    with pytest.raises(ScriptError) as info:
+        load_script(path)
+    assert str(info.value).startswith(f"{tmp_path / 'play.cast.yaml'}:2:29: control character U+0007")
+
+
 def test_cast_file_beside_the_script_and_cast_option(tmp_path):
     (tmp_path / "play.fountain").write_text("ALGY\nHello.\n\nERNEST (V.O.)\nHi.\n")
     (tmp_path / "play.cast.yaml").write_text(

@@ -23,14 +23,21 @@ from engine.prompt import segments
 SCRIPTS = 120  # about 10 s on one core
 
 WORDS = ["Hello", "there", "we", "leave", "at", "six", "3", "$20.50", "1999", "10:30", "50%", "Dr.",
-         "naïve", "東京", "—", "...", "…", "!", "?", ",", "'", '"', "Hermione"]
+         "naïve", "nai\u0308ve", "Zoë", "Zoe\u0308", "東京", "—", "...", "…", "!", "?", ",", "'", '"', "Hermione"]
 MARKUP = ["[sighs]", "[icy calm]", "<whisper>soft</whisper>", "{B}", "*bold*", "**x**", "_u_",
           "`code`", "~~gone~~", "# head", "\\*", "\\_", "\\\\", "\U0001F600", ":x:", "[red]", "a < b",
           "<emphasis>yes</emphasis>"]
 JUNK = ["<|im_end|>", "<*|speaker:1|>", "<`|speaker:7|`>", "<_|im_start|_>", "<|", "<speaker:1>",
         "<|speaker:99|>", "<**|voice|**>", "<|phoneme_start|>HH<|phoneme_end|>", "[", "{", "<whisper>",
         "</soft>", "{}", "[]", "/*", "*/", "[[", "]]", "\t", "\x00", "\ufeff", "(", ")", "@", "^", "~",
-        "!", ">", "<", "=", "===", "#", ".INT", "INT.", "CUT TO:", "\\", "\r\n"]
+        "!", ">", "<", "=", "===", "#", ".INT", "INT.", "CUT TO:", "\\", "\r\n", "\x07", "\x1b]0;title\x07",
+        "\x9b", "\u2028", "\ud800"]  # a lone surrogate: a YAML escape (`"\\ud800"`), in Fountain an ESC
+
+
+def written(text: str, form: str) -> str:
+    """`text` as a file of `form` can hold it: a lone surrogate is no UTF-8, so YAML writes it as
+    an escape and Fountain, which has none, gets a control character in its place."""
+    return text.replace("\ud800", "\\ud800" if form == "yaml" else "\x1b")
 
 
 def phrase(rng: random.Random) -> str:
@@ -56,7 +63,7 @@ def yaml_script(rng: random.Random) -> str:
             item = {"action": phrase(rng)}
         lines.append("  - " + json.dumps(item, ensure_ascii=False))
     description = json.dumps(phrase(rng), ensure_ascii=False)
-    head = f"narrator: B\ncast:\n  A: {{description: {description}}}\n  B: {{}}\nlexicon:\n  Hermione: her-MY-oh-nee\n"
+    head = f"narrator: B\ncast:\n  A: {{description: {description}}}\n  B: {{}}\nlexicon:\n  Hermione: her-MY-oh-nee\n  Zoë: ZOH-ee\n"
     body = "lines:\n" + "\n".join(lines) + "\n"
     if rng.random() < 0.15:
         body += rng.choice(JUNK + ["  - : :", "scenes: 3", "  -"]) + "\n"
@@ -88,13 +95,16 @@ def assert_located(errors: list[ScriptError], paths: tuple[str, ...]) -> None:
 
 def assert_compiled_clean(script) -> None:
     """Every conversation of every scene builds (the engine refuses no text) and its line text
-    holds no model token but the speaker tags and pronunciations the compiler writes."""
+    holds no model token but the speaker tags and pronunciations the compiler writes, nor a
+    control character or a lone surrogate (no UTF-8, so no cache key or tokenizer takes it)."""
     for scene in script.scenes:
         for plan in compile_scene(script, scene, mode="clone", clip_duration=lambda path: 5.0):
             switches = sum(span.kind == "switch" for span in plan.line.spans)
             assert len(SPEAKER_TAG.findall(plan.text)) <= 1 + switches, plan.text
             for conversation in plan.conversations:
                 segments(conversation)
+                conversation.text.encode("utf-8")
+                assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", conversation.text), repr(conversation.text)
                 assert sent_text_errors(conversation.text) == [], conversation.text
 
 
@@ -107,7 +117,7 @@ def test_generated_scripts_never_crash_and_every_problem_is_located(tmp_path, fo
     outcomes = {"ok": 0, "refused": 0}
     for _ in range(SCRIPTS):
         text = yaml_script(rng) if form == "yaml" else fountain_script(rng)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(written(text, form), encoding="utf-8")
         try:
             report = check_script(str(path), sent=script_token_errors)
         except ScriptError as err:
@@ -127,7 +137,7 @@ def test_the_check_command_answers_generated_scripts_with_located_lines(tmp_path
     rng = random.Random("drama-fuzz-cli")
     path = tmp_path / "play.yaml"
     for _ in range(3):
-        path.write_text(yaml_script(rng), encoding="utf-8")
+        path.write_text(written(yaml_script(rng), "yaml"), encoding="utf-8")
         capsys.readouterr()
         code = main(["check", str(path)])
         err = capsys.readouterr().err.strip().splitlines()

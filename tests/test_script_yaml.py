@@ -133,6 +133,56 @@ def test_a_control_character_is_one_located_error_at_its_column(character):
     assert (info.value.position.line, info.value.position.column) == (3, 14)
 
 
+def test_a_lone_surrogate_escape_in_a_line_is_an_invalid_character_at_its_escape(tmp_path, capsys):
+    path = tmp_path / "play.yaml"
+    path.write_text('cast:\n  A: {}\nlines:\n  - A: "\\ud800 Hi"\n', encoding="utf-8")
+    for command in (["check"], ["compile"], ["render", "--engine", "scratch"]):
+        capsys.readouterr()
+        assert main([*command, str(path)]) == 2
+        err = one_error_line(capsys)
+        assert err.splitlines()[0].removeprefix("drama: ") == (f"{path}:4:9: invalid character U+D800 (a lone surrogate) in the script "
+                                       "(remove it: a surrogate is half of a character and cannot be written as text)")
+
+
+def test_a_lone_surrogate_in_a_cast_name_is_refused_before_anything_prints_it(tmp_path, capsys):
+    path = tmp_path / "play.yaml"
+    path.write_text('cast:\n  "Zo\\udcebe": {}\nlines:\n  - A: Hi\n', encoding="utf-8")
+    assert main(["check", str(path)]) == 2
+    assert one_error_line(capsys).splitlines()[0].startswith(f"{path}:2:6: invalid character U+DCEB")
+
+
+@pytest.mark.parametrize(("escape", "code"), [("\\a", 0x07), ("\\e", 0x1B), ("\\x9b", 0x9B),
+                                              ("\\u0007", 0x07), ("\\U0000001b", 0x1B), ("\\r", 0x0D)])
+def test_a_control_character_written_as_an_escape_is_located_at_the_escape(escape, code):
+    with pytest.raises(ScriptError) as info:
+        read(f'lines:\n  - speaker: A\n    text: "a\\\\b {escape}c"\n')
+    assert info.value.message == f"control character U+{code:04X} in the script"
+    assert (info.value.position.line, info.value.position.column) == (3, 17)
+
+
+def test_an_escaped_backslash_before_letters_is_no_control_character():
+    script = read('lines:\n  - speaker: A\n    text: "a\\\\ab\\tc"\n')
+    assert script.scenes[0].lines[0].text == "a\\ab\tc"
+
+
+def test_a_control_character_in_a_lexicon_file_is_located_in_that_file(tmp_path):
+    (tmp_path / "names.lexicon.yaml").write_text('lexicon:\n  Zoe: "zo\\x1b]0;x"\n', encoding="utf-8")
+    path = tmp_path / "play.yaml"
+    path.write_text("lexicons: [names.lexicon.yaml]\ncast:\n  A: {}\nlines:\n  - A: Zoe\n", encoding="utf-8")
+    with pytest.raises(ScriptError) as info:
+        load_script(path)
+    assert str(info.value).startswith(f"{tmp_path / 'names.lexicon.yaml'}:2:11: control character U+001B")
+
+
+def test_a_control_character_in_a_transcript_beside_a_clip_is_located_in_that_file(tmp_path):
+    (tmp_path / "a.txt").write_text("\nI am \x1b[2JA.\n", encoding="utf-8")
+    path = tmp_path / "play.yaml"
+    path.write_text("cast:\n  A: {voice: a.wav}\nlines:\n  - A: Hi\n", encoding="utf-8")
+    with pytest.raises(ScriptError) as info:
+        load_script(path)
+    assert str(info.value).startswith(f"{tmp_path / 'a.txt'}:2:6: control character U+001B")
+
+
 def test_bad_pause_and_speaker_index_are_located():
     with pytest.raises(ScriptError, match="duration") as info:
         read("lines:\n  - speaker: A\n    text: a\n    pause_after: soon\n")

@@ -74,6 +74,28 @@ def test_the_server_answers_its_link_and_stops_on_ctrl_c_with_exit_130(script):
             child.kill()
 
 
+@pytest.mark.parametrize("when", ["at the link", "while serving"])
+def test_ctrl_c_stops_the_studio_with_exit_130_even_when_it_started_with_sigint_ignored(script, when):
+    # A background job (or a test runner's worker) starts with SIGINT ignored; uvicorn hands the
+    # signal back to the handler it found, so the exit once depended on how the process began.
+    child = subprocess.Popen([sys.executable, "-m", "drama_cli.cli", "studio", str(script), "--no-open"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        url = child.stdout.readline().split(": ", 1)[1].strip()
+        if when == "while serving":  # the page answers: uvicorn holds SIGINT now
+            with urllib.request.urlopen(url, timeout=10) as page:
+                assert b"drama studio" in page.read()
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=15) == 130
+        assert child.stderr.read().strip().splitlines()[-1] == (
+            "drama: interrupted: every take and selection made in the studio is kept")
+    finally:
+        if child.poll() is None:
+            child.kill()
+
+
 def test_an_empty_host_is_refused_rather_than_serving_every_interface(script, capsys):
     assert main(["studio", str(script), "--no-open", "--host", ""]) == 2
     assert "--host needs an address" in single_error_line(capsys)

@@ -89,10 +89,26 @@ def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
                          f"download the model again with drama model pull)") from None
 
 
+def missing_model_files(folder: Path) -> list[str]:
+    """The files the engine reads from a model folder that `folder` lacks, in the order it reads
+    them: `config.json`, the shard index, `tokenizer.json` and `codec.pth` (which turns every
+    take's codes into audio); the shards the index names are `check_model_folder`'s."""
+    from engine.checkpoint import INDEX_FILE
+    from engine.codec.loading import CHECKPOINT_FILE
+
+    return [name for name in ("config.json", INDEX_FILE, "tokenizer.json", CHECKPOINT_FILE)
+            if not (Path(folder) / name).is_file()]
+
+
 def check_model_folder(folder: Path) -> None:
-    """Read every shard's header once and compare it with the config (`Checkpoint.verify`).
-    Raises CheckpointError for a missing, unreadable or mismatched shard."""
-    from engine import Checkpoint
+    """Check that every file the engine reads is there (`missing_model_files`), then read every
+    shard's header once and compare it with the config (`Checkpoint.verify`). Raises
+    CheckpointError for a missing file, or a missing, unreadable or mismatched shard."""
+    from engine import Checkpoint, CheckpointError
+
+    missing = missing_model_files(folder)
+    if missing:
+        raise CheckpointError(f"{folder}: the model folder has no {', '.join(missing)}")
 
     checkpoint = Checkpoint(folder)
     try:

@@ -187,9 +187,10 @@ def _config_path(path: Path) -> Path:
 
 @model_app.command("verify")
 def verify(path: Path = MODEL_PATH, as_json: bool = opt.JSON) -> None:
-    """Check a model folder: every shard the index names exists and holds the tensors it
-    claims with the shapes and dtypes the config implies; the tokenizer's ids agree with the
-    config. Exit 1 on any mismatch."""
+    """Check a model folder: every file the engine reads is there (codec.pth included); every
+    shard the index names exists and holds the tensors it claims with the shapes and dtypes the
+    config implies; the tokenizer's ids agree with the config. Exit 1 on any mismatch."""
+    from drama_cli.backends.drama3 import missing_model_files  # lazy: the drama3 backend, 50 ms at start-up
     from engine.checkpoint import Checkpoint  # lazy: torch, 1.5 s at start-up
 
     if not path.is_dir():
@@ -205,8 +206,8 @@ def verify(path: Path = MODEL_PATH, as_json: bool = opt.JSON) -> None:
         problems.append(str(err))
     else:
         problems += _tokenizer_problems(path, checkpoint.config)
-    if not (path / "codec.pth").is_file():
-        notes.append("no codec.pth in the folder (needed to turn codes into audio)")
+    problems += [f"{path}: the model folder has no {name}" for name in missing_model_files(path)
+                 if not any(name in problem for problem in problems)]  # not said already
     _report_verify(path, problems, notes, facts, as_json)
 
 

@@ -270,7 +270,9 @@ def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: flo
         hint = f"record it or fix the path (relative to {relative_to})" if verdict.error == "does not exist" else \
             "give a longer recording (a few seconds of clear speech)" if "needs at least" in verdict.error else \
             "trim it to a shorter excerpt" if verdict.error.endswith(" s") else \
-            "export it again as a WAV or FLAC that holds the recording" if "samples" in verdict.error else None
+            "export it again as a WAV or FLAC that holds the recording" if "samples" in verdict.error else \
+            "export it again as a WAV or FLAC at a usual rate (44,100 or 48,000 Hz)" if "real rate" in verdict.error \
+            else None
         report.errors.append(ScriptError(f"{what} {verdict.error}", position, hint))
     elif verdict.warning:
         report.warnings.append(Warning_(f"{what} {verdict.warning}", position))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +12,7 @@ MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, 
 SOUND_RATES = (8_000, 192_000)  # sample rates a sound may have (resampled to 44,100 Hz)
 MIN_LOOP_S = 0.05  # a shorter loop is a buzz, not a bed
 MIN_REFERENCE_S = HOP_SAMPLES / SAMPLE_RATE  # one codec frame: a shorter clip encodes to no codes
+REAL_RATES = (1_000, 768_000)  # every sample rate audio is recorded at; a header outside is broken
 SILENT_PEAK = 2.0 ** -15  # one 16-bit step: a clip no louder is silence (anti-phase stereo leaves one)
 
 
@@ -47,7 +49,7 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     if problem is not None:
         return ClipVerdict(error=problem)
     info = soundfile.info(str(path))
-    duration_s = info.frames / info.samplerate if info.samplerate else 0.0
+    duration_s = info.frames / info.samplerate
     if max_s is not None and duration_s > max_s:
         return ClipVerdict(error=f"is {duration_s:.1f} s long; the engine takes at most {max_s:g} s",
                            duration_s=duration_s)
@@ -72,18 +74,27 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
 
 def audio_file_problem(path: str | Path) -> str | None:
     """What keeps `path` from being read as audio, from its header alone ("does not exist", "is
-    a directory, not an audio file", "is not readable audio"), or None. Never raises."""
+    a directory, not an audio file", "is not a regular file ...", "is not readable audio", a
+    sample rate outside REAL_RATES), or None. Never raises, and never opens anything but a
+    regular file: a named pipe would block the reader until something writes to it."""
     import soundfile
 
     path = Path(path)
     if path.is_dir():
         return "is a directory, not an audio file"
-    if not path.exists():
-        return "does not exist"
     try:
-        soundfile.info(str(path))
+        mode = path.stat().st_mode
+    except OSError:
+        return "does not exist"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a named pipe, socket or device), not an audio file"
+    try:
+        rate = soundfile.info(str(path)).samplerate
     except (RuntimeError, OSError, ValueError):
         return "is not readable audio"
+    low, high = REAL_RATES
+    if not low <= rate <= high:
+        return f"has a sample rate of {rate} Hz in its header, which is not a real rate ({low:,}..{high:,} Hz)"
     return None
 
 

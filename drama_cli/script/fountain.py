@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.characters import refuse_control_characters
 from drama_cli.script.direction import (
     MARKDOWN_MARKS,
     check_model_tokens,
@@ -79,14 +80,16 @@ def read_fountain(source: str, path: str = "<script>", base_dir: str | None = No
     source: the file's text. path: the name used in positions. base_dir: folder for reference
     paths (default: the folder of `path`). problems: a collector for errors in paragraphs (the
     reader goes on after them); without one they are raised at the end (ScriptErrors when several).
-    Raises ScriptError (file:line:col) for an unclosed boneyard or note and for bad directions in
-    dialogue.
+    Raises ScriptError (file:line:col) for a control character anywhere in the text, for an
+    unclosed boneyard or note and for bad directions in dialogue.
     """
     own = problems is None
     problems = Problems() if own else problems
     import os
 
-    text = source.replace("\ufeff", "").replace("\r\n", "\n").replace("\r", "\n")
+    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    refuse_control_characters(text, path)
+    text = text.replace("\ufeff", "")
     text, notes = _remove_boneyard_and_notes(text, path)
     rows = [_Row(n, line.replace(_SENTINEL, "")) for n, line in enumerate(text.split("\n"), start=1)
             if not (_SENTINEL in line and not line.replace(_SENTINEL, "").strip())]

@@ -13,6 +13,7 @@ language (`speaker_language`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,7 @@ class LexiconEntry:
     @property
     def key(self) -> tuple[str, str | None, bool]:
         """What makes two entries the same: the term (folded unless case-sensitive), lang, case."""
-        term = " ".join(self.term.split())
+        term = " ".join(unicodedata.normalize("NFC", self.term).split())
         return (term if self.case_sensitive else term.casefold(), self.lang, self.case_sensitive)
 
     def describe(self) -> str:
@@ -161,8 +162,20 @@ class Lexicon:
 
 
 def _term_pattern(entry: LexiconEntry) -> str:
-    body = r"\s+".join(re.escape(part) for part in entry.term.split())
+    """The pattern of an entry's term: its words apart by any whitespace, each accented letter
+    matched whether the text writes it composed (NFC `ë`) or decomposed (NFD `e` + U+0308), so a
+    term and a text typed on different systems still meet."""
+    words = unicodedata.normalize("NFC", entry.term).split()
+    body = r"\s+".join("".join(_either_form(char) for char in word) for word in words)
     return body if entry.case_sensitive else f"(?i:{body})"
+
+
+def _either_form(char: str) -> str:
+    """`char` (NFC) as a pattern that also matches its decomposition."""
+    decomposed = unicodedata.normalize("NFD", char)
+    if decomposed == char:
+        return re.escape(char)
+    return f"(?:{re.escape(char)}|{re.escape(decomposed)})"
 
 
 def script_lexicon(script: Script) -> Lexicon:

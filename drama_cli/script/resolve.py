@@ -1,6 +1,6 @@
 """Speaker resolution: map the names lines use onto cast members.
 
-Names match ignoring case, repeated whitespace, a trailing `:` or `^` and cue extensions such as
+Names match ignoring Unicode normal form, case, repeated whitespace, a trailing `:` or `^` and cue extensions such as
 `(V.O.)`, `(cont'd)` or `(as the PRIEST)`; aliases are explicit in the cast. A name that matches
 nothing is a ScriptError at the line, naming the closest cast name (difflib).
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -22,9 +23,11 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
 
 
 def name_key(name: str) -> str:
-    """The matching key of a speaker name: extensions, `^`, `:` and `@` stripped, case folded,
-    whitespace collapsed, curly apostrophes made straight (`O’BRIEN` is `O'BRIEN`).
+    """The matching key of a speaker name: in Unicode normal form NFC (an `ë` typed as `e` and a
+    combining diaeresis is the one character), extensions, `^`, `:` and `@` stripped, case
+    folded, whitespace collapsed, curly apostrophes made straight (`O’BRIEN` is `O'BRIEN`).
     `"  Algernon (V.O.) ^"` -> `"ALGERNON"`."""
+    name = unicodedata.normalize("NFC", name)
     name = name.translate(_APOSTROPHES).strip().lstrip("@").rstrip(":^ ").strip()
     name = _EXTENSIONS.sub(" ", name)
     return " ".join(name.split()).upper()

@@ -16,6 +16,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.book import read_book_node, read_chapters_node
+from drama_cli.script.characters import refuse_control_characters
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import (
     VOICE_SOURCES,
@@ -218,7 +219,9 @@ def _clip(reader: YamlReader, path: str, transcript: str | None, node: Node, bas
     if transcript is None:
         sidecar = (base / path).with_suffix(".txt")
         if sidecar.is_file():
-            transcript = sidecar.read_text(encoding="utf-8-sig").strip() or None
+            written = sidecar.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+            refuse_control_characters(written, str(sidecar))
+            transcript = written.strip() or None
             if transcript is not None:
                 check_model_tokens(transcript, reader.at(node))
     return ReferenceClip(path=path, transcript=transcript, position=reader.at(node))

@@ -17,6 +17,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
+from drama_cli.script.characters import BAD_IN_VALUE, character_error, refuse_control_characters
 from drama_cli.script.document import DialogueNumbers, Warning_
 from drama_cli.script.problems import Problems
 
@@ -179,24 +180,27 @@ class YamlReader:
 
 
 _TAB_INDENT = re.compile(r"^ *\t[^\n]*\S", re.MULTILINE)  # a tab in the indentation of a line with text
-# Control characters YAML refuses (C0 but tab and newline, DEL, C1) or reads as a line break
-# (NEL, U+2028, U+2029), which would shift every line number after them.
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+# A backslash escape of a double-quoted scalar, read one after another (so `\\` is one escape).
+_ESCAPE = re.compile(r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.DOTALL)
+_NAMED_ESCAPES = {"0": "\x00", "a": "\x07", "b": "\x08", "t": "\t", "n": "\n", "v": "\x0b", "f": "\x0c",
+                  "r": "\r", "e": "\x1b", "N": "\x85", "L": "\u2028", "P": "\u2029"}
 
 
 def compose(source: str, path: str) -> Node | None:
     """`yaml.compose` with tabs and YAML syntax errors turned into located ScriptErrors.
 
+    A control character or lone surrogate is refused at its place, written in the file or as
+    an escape of a double-quoted value (`"\\x07"`, `"\\ud800"`; `drama_cli.script.characters`).
     libyaml (`yaml.CSafeLoader`, when PyYAML has it) reads the script; only a script it refuses
     is read again by the pure-Python loader, whose messages and marks the errors are built from
     (it reads a 5 MB script about ten times slower)."""
-    control = _CONTROL.search(source)
-    if control is not None:
-        number = source.count("\n", 0, control.start()) + 1
-        column = control.start() - (source.rfind("\n", 0, control.start()) + 1) + 1
-        raise ScriptError(f"control character U+{ord(control.group()):04X} in the script",
-                          SourcePosition(path, number, column),
-                          "remove it: a script holds no control characters")
+    refuse_control_characters(source, path)
+    root = _compose(source, path)
+    _refuse_escaped_characters(root, source, path)
+    return root
+
+
+def _compose(source: str, path: str) -> Node | None:
     tab = _TAB_INDENT.search(source)
     if tab is not None:
         number = source.count("\n", 0, tab.start()) + 1
@@ -229,6 +233,41 @@ def compose(source: str, path: str) -> Node | None:
         raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
     except yaml.YAMLError as err:
         raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None
+
+
+def _refuse_escaped_characters(root: Node | None, source: str, path: str) -> None:
+    """Raise the located error of the first value (or key) that holds a character the file may
+    not: one written as an escape, since the file's own text was checked before."""
+    stack, seen = ([root] if root is not None else []), set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            found = BAD_IN_VALUE.search(node.value)
+            if found is not None:
+                raise character_error(found.group(), _escape_position(node, found.group(), source, path))
+        elif isinstance(node, SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, MappingNode):
+            stack.extend(item for pair in reversed(node.value) for item in reversed(pair))
+
+
+def _escape_position(node: ScalarNode, character: str, source: str, path: str) -> SourcePosition:
+    """Where the escape that writes `character` in `node` begins (the value's start when no
+    escape writes it)."""
+    starts = [0]
+    starts.extend(match.end() for match in re.finditer("\n", source))
+    begin = starts[node.start_mark.line] + node.start_mark.column
+    end = starts[min(node.end_mark.line, len(starts) - 1)] + node.end_mark.column
+    for escape in _ESCAPE.finditer(source, begin, end):
+        code = escape.group()[1:]
+        written = chr(int(code[1:], 16)) if len(code) > 1 else _NAMED_ESCAPES.get(code)
+        if written == character:
+            line = source.count("\n", 0, escape.start())
+            return SourcePosition(path, line + 1, escape.start() - starts[line] + 1)
+    return SourcePosition(path, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
 def _plain_styles(root: Node | None) -> Node | None:

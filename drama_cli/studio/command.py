@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
 import threading
 import webbrowser
@@ -54,14 +55,16 @@ def studio_command(
     if not is_loopback(host):
         notice(f"warning: serving on {host}: anyone who can reach it and has the link can change "
                "this project")
-    print(f"drama studio: {url}", flush=True)
-    notice("press Ctrl-C to stop")
-    threading.Thread(target=warm_up, args=(project,), daemon=True).start()
-    if not no_open:
-        threading.Timer(0.5, webbrowser.open, (url,)).start()
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # see `serve`
     try:
+        print(f"drama studio: {url}", flush=True)
+        notice("press Ctrl-C to stop")
+        threading.Thread(target=warm_up, args=(project,), daemon=True).start()
+        if not no_open:
+            threading.Timer(0.5, webbrowser.open, (url,)).start()
         serve(make_app(studio, token), listener)
     finally:
+        signal.signal(signal.SIGINT, before)
         studio.close()
 
 
@@ -112,12 +115,31 @@ def open_socket(host: str, port: int) -> socket.socket:
 
 
 def serve(app, listener: socket.socket) -> None:
-    """Serve `app` on `listener` until Ctrl-C (which then reaches the caller as
-    KeyboardInterrupt, after the server has shut down)."""
+    """Serve `app` on `listener` until Ctrl-C, which then reaches the caller as
+    KeyboardInterrupt, after the server has shut down, whenever it comes.
+
+    Before the server starts, Ctrl-C is Python's own KeyboardInterrupt: the caller installs
+    `signal.default_int_handler`, since a process started with SIGINT ignored (a background
+    job, some test runners) would otherwise keep ignoring it. While it serves, uvicorn takes
+    SIGINT, shuts down and sends the signal again to the handler it found; that handler may be
+    asyncio's (which cancels the server's task), Python's, or one that ignores it, so whether
+    KeyboardInterrupt came out of `run` depended on when and how the process started. The
+    server therefore notes the SIGINT it took and, when `run` returns normally after one, this
+    raises KeyboardInterrupt itself."""
     import uvicorn
 
+    class Server(uvicorn.Server):
+        interrupted = False
+
+        def handle_exit(self, sig, frame) -> None:
+            self.interrupted = self.interrupted or sig == signal.SIGINT
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-    uvicorn.Server(config).run(sockets=[listener])
+    server = Server(config)
+    server.run(sockets=[listener])
+    if server.interrupted:
+        raise KeyboardInterrupt
 
 
 def register(app: typer.Typer) -> None:
