@@ -7,6 +7,7 @@ pixel size: width x height = figure inches x dpi, no tight cropping.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +18,22 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pyloudnorm  # noqa: E402
+import soundfile as sf  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.ticker import MultipleLocator  # noqa: E402
+from scipy.signal import stft  # noqa: E402
 
+from drama_cli.edit.revise import find_line, start_take  # noqa: E402
+from drama_cli.errors import UsageError  # noqa: E402
+from drama_cli.mix.project_mix import mix_entry  # noqa: E402
+from drama_cli.mix.timeline import plan_timeline  # noqa: E402
+from drama_cli.script.mix_settings import MIX_DEFAULTS  # noqa: E402
+from drama_cli.takes.scene_selection import scene_selection  # noqa: E402
+from drama_cli.takes.selection import take_text  # noqa: E402
+from drama_cli.takes.store import safe_name  # noqa: E402
 from engine.constants import FRAMES_PER_SECOND, SAMPLE_RATE  # noqa: E402
 from engine.files import atomic_path  # noqa: E402
 from engine.text import spoken_text  # noqa: E402
@@ -68,8 +81,6 @@ def take_loudness(audio: np.ndarray) -> float:
     """Integrated loudness of a take in LUFS (BS.1770 via pyloudnorm); takes shorter than one
     400 ms gating block, or that the gate silences, get their RMS in dBFS instead. Silence
     gives -120."""
-    import pyloudnorm
-
     audio = np.asarray(audio, dtype=np.float64)
     if len(audio) >= int(0.4 * SAMPLE_RATE):
         value = pyloudnorm.Meter(SAMPLE_RATE).integrated_loudness(audio)
@@ -179,8 +190,6 @@ def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str])
     order; then each label is lengthened (`label_texts`, longest first) where the longer form
     fits. A block with no room even for its id is left without one. Gap lengths go at the
     bottom edge where they fit."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
     renderer = FigureCanvasAgg(fig).get_renderer()
     frame = ax.get_window_extent(renderer)
     placed: dict[object, object] = {}  # label artist -> its box
@@ -257,8 +266,6 @@ def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float
 
 
 def _spectrogram(ax, audio: np.ndarray, duration: float) -> None:
-    from scipy.signal import stft
-
     nper = 1024
     padded = np.pad(audio, (0, max(0, nper - len(audio))))
     freqs, _, spec = stft(padded, fs=SAMPLE_RATE, nperseg=nper, noverlap=nper - 256, boundary="zeros")
@@ -283,8 +290,6 @@ def check_image_path(path: str | Path) -> Path:
     """`path` as a Path when it can take a picture: its suffix is one of `IMAGE_SUFFIXES`
     (png, svg, pdf, jpg), it is not a directory and its folder exists (none is made). Raises
     UsageError naming the path."""
-    from drama_cli.errors import UsageError
-
     path = Path(path)
     if path.is_dir():
         raise UsageError(f"{path} is a directory; give an image file name ending in "
@@ -306,8 +311,6 @@ def save_figure(fig: Figure, path: str | Path) -> Path:
     size; returns the path. The file is written beside the target, fsynced and renamed into
     place (`engine.files.atomic_path`). Raises UsageError for an unsupported suffix, a
     directory or a folder that cannot be written."""
-    from drama_cli.errors import UsageError
-
     path = check_image_path(path)
     try:
         with atomic_path(path) as tmp:  # the temporary's name has no image suffix: say the format
@@ -324,10 +327,6 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
     """The blocks of a scene and its total length (seconds): from the scene's cue sheet
     (`mix.cues.json`, its sounds included) when it was mixed, else laid out from the selected
     takes as the mixer would (without sounds). Raises UsageError for an unknown scene or one without selected takes."""
-    import json
-
-    from drama_cli.errors import UsageError
-
     try:
         scene = script.scene(scene_id)
     except KeyError:
@@ -352,8 +351,6 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
     for line_id, speaker, text, start, end, path in rows:
         loud = None
         if Path(path).exists():
-            import soundfile as sf
-
             loud = take_loudness(sf.read(str(path), dtype="float32")[0])
         text = text or (speakers[line_id].text if line_id in speakers else "")
         blocks.append(Block(line_id, speaker, text, float(start), float(end), loud))
@@ -369,11 +366,6 @@ def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
 
 
 def _planned_rows(script, store, scene) -> list[tuple]:
-    from drama_cli.mix.project_mix import mix_entry
-    from drama_cli.mix.timeline import plan_timeline
-    from drama_cli.script.mix_settings import MIX_DEFAULTS
-    from drama_cli.takes.scene_selection import scene_selection
-
     entries = [mix_entry(choice) for choice in scene_selection(script, store, scene).lines
                if choice.take is not None]
     if not entries:
@@ -392,10 +384,6 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     """`drama plot --line [--take]`: a take's waveform and spectrogram (see `take_figure`),
     the selected take by default; an edited take has its new middle shaded. Raises
     UsageError for an unknown line or take."""
-    from drama_cli.edit.revise import find_line, start_take
-    from drama_cli.errors import UsageError
-    from drama_cli.takes.selection import take_text
-
     scene, _, line = find_line(script, line_id)
     take = start_take(store, scene.id, line.id, take_number)
     if take is None:
@@ -412,8 +400,6 @@ def draw_project(script, store, scene_id: str | None, line_id: str | None, take_
     """`drama plot`: the timeline of the scene `scene_id`, else the view of a take of `line_id`
     (`take_number`, default the selected one), saved to `image` (default `<id>.png`, the id
     made safe as a file name: it may hold `/` or `..`). Returns the path written."""
-    from drama_cli.takes.store import safe_name
-
     if scene_id is not None:
         return save_figure(scene_blocks_figure(script, store, scene_id), image or f"{safe_name(scene_id)}.png")
     return save_figure(take_view_figure(script, store, line_id, take_number), image or f"{safe_name(line_id)}.png")

@@ -16,7 +16,9 @@ import subprocess
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import mutagen
 import numpy as np
+from mutagen.mp3 import MP3, BitrateMode
 
 from drama_cli.errors import RenderError
 from drama_cli.mix.loudness import FLOOR_DB, LoudnessMeter, db_from_power
@@ -150,9 +152,6 @@ def measure_file(path: Path, ffmpeg: str) -> FileCheck:
 def stream_info(path: Path) -> dict:
     """Sample rate (Hz), bit rate (kbps), channels and whether the bit rate is constant, read
     from the file's headers with mutagen. Raises RenderError for a file mutagen cannot read."""
-    import mutagen
-    from mutagen.mp3 import MP3, BitrateMode
-
     try:
         audio = mutagen.File(str(path))
     except mutagen.MutagenError as err:

@@ -18,6 +18,7 @@ the run before whole.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 import shutil
@@ -28,6 +29,22 @@ from pathlib import Path
 
 import numpy as np
 import soundfile as sf
+from mutagen.id3 import (
+    COMM,
+    ID3,
+    TALB,
+    TCOM,
+    TCON,
+    TCOP,
+    TDRC,
+    TIT2,
+    TLAN,
+    TPE1,
+    TPUB,
+    TRCK,
+    TXXX,
+    ID3NoHeaderError,
+)
 
 from drama_cli.book.acx import (
     MAX_FILE_S,
@@ -345,23 +362,6 @@ def write_id3(path: Path, tags: dict) -> None:
     Audiobook, and when given COMM comment, TDRC year, TCOM composer (the narrator), TPUB
     publisher, TLAN language, TCOP copyright, and one TXXX frame per item of `extra`
     (`credit_tags`)."""
-    from mutagen.id3 import (
-        COMM,
-        ID3,
-        TALB,
-        TCOM,
-        TCON,
-        TCOP,
-        TDRC,
-        TIT2,
-        TLAN,
-        TPE1,
-        TPUB,
-        TRCK,
-        TXXX,
-        ID3NoHeaderError,
-    )
-
     try:
         id3 = ID3(str(path))
     except ID3NoHeaderError:
@@ -519,7 +519,5 @@ def _labelled(title: str, scratch: bool) -> str:
 
 
 def _json(data: dict) -> str:
-    import json
-
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 

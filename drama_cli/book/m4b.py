@@ -121,6 +121,7 @@ def write_mp4_tags(path: Path, script, title: str, scratch: bool, credit: str | 
     """Title, album, author (artist and album artist), narrator (composer), year, genre,
     copyright, a comment holding the SCRATCH banner when any take is a draft and `credit`
     (`drama_cli.mix.project_mix.credit_text`) when given, and the cover, with mutagen."""
+    # lazy: scipy and mutagen (every command loads this module), 0.7 s at start-up
     from mutagen.mp4 import MP4, MP4Cover
 
     from drama_cli.mix.timeline import SCRATCH_BANNER

@@ -19,7 +19,8 @@ from drama_cli.edit.splice import (
     splice,
 )
 from drama_cli.edit.word_changes import diff_words
-from drama_cli.errors import InfillRefused
+from drama_cli.errors import AsrUnavailableError, InfillRefused
+from drama_cli.qc.asr import transcribe
 from drama_cli.script.spoken import Word, spoken_words
 from engine.clip import AudioClip
 from engine.constants import HOP_SAMPLES, NUM_CODEBOOKS, SAMPLE_RATE
@@ -109,11 +110,6 @@ def recognise_words(audio: np.ndarray) -> list[Word] | None:
     """Word times of a take (float32 `[samples]` at 44,100 Hz) from speech recognition
     (`drama_cli.qc.transcribe`, faster-whisper with the `asr` extra's bundled model), or None
     when the extra or its model is not installed."""
-    try:
-        from drama_cli.errors import AsrUnavailableError
-        from drama_cli.qc.asr import transcribe
-    except ImportError:
-        return None
     try:
         _, words = transcribe(np.asarray(audio, dtype=np.float32), SAMPLE_RATE)
     except (AsrUnavailableError, ImportError):

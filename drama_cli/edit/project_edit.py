@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from drama_cli.compile.normalise import sent_token_errors, spoken_line
 from drama_cli.edit.infill import (
     BackendInfill,
     EditOutcome,
@@ -41,6 +42,15 @@ from drama_cli.edit.plan import (
     split_codes,
     tagged_text,
 )
+from drama_cli.edit.revise import (
+    free_render_slot,
+    new_take_seeds,
+    plan_line,
+    prompt_hash,
+    refuse_stale,
+    remix_scene,
+    start_take,
+)
 from drama_cli.edit.script_update import update_script_text, updated_script_text
 from drama_cli.edit.word_changes import (
     estimate_timings,
@@ -53,9 +63,12 @@ from drama_cli.edit.word_changes import (
 from drama_cli.errors import ScriptError, UsageError
 from drama_cli.qc.asr import INSTALL_COMMAND
 from drama_cli.qc.take_checks import EOS, check_audio, failed_checks, outcome_fields
+from drama_cli.script.direction import parse_directions, render_spans
+from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word, spoken_words
 from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
+from engine.layouts import get_layout
 
 WHOLE_LINE_NOTE = ("this engine voices an edit from its words alone and the take has no word times "
                    f"(speech recognition: {INSTALL_COMMAND}), so the whole line was voiced "
@@ -132,8 +145,6 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     Raises UsageError for an unknown line, a line without takes, a take made for older words
     unless `keep` (`refuse_stale`), or a bad edit (see `plan_edit`, `replace_in_span`,
     `compile_line_text`)."""
-    from drama_cli.edit.revise import plan_line, refuse_stale, start_take
-
     form.validate()
     planned = plan_line(script, store, backend, line_id)
     source = start_take(store, planned.scene.id, line_id, from_take)
@@ -157,16 +168,11 @@ def compile_line_text(script, line, new_text: str, speaker_names: dict, base_tex
     base text's speaker tag plus the plain text when the line's speaker has no index.
     Raises UsageError for new words the direction grammar refuses or that would send a model
     token."""
-    import dataclasses
-
-    from drama_cli.compile.normalise import sent_token_errors, spoken_line
-    from drama_cli.script.direction import parse_directions, render_spans
-
     index_of = {name: k for k, name in speaker_names.items()}
     if line.speaker not in index_of:
         return tagged_text(base_text, new_text)
     try:
-        edited = dataclasses.replace(line, text=new_text, spans=parse_directions(new_text))
+        edited = replace(line, text=new_text, spans=parse_directions(new_text))
         spoken = spoken_line(script, edited)
         errors = sent_token_errors(script, edited, spoken)
         if errors:
@@ -184,8 +190,6 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
     """The record of an edited take: the render record's fields plus its parent take, the line
     text it speaks, and the edit (span requested and snapped, covered words, crossfades,
     silence flag, whether the final-word fallback ran)."""
-    from drama_cli.edit.revise import prompt_hash
-
     generation = outcome.generation
     splice_ = outcome.splice
     stop = generation.stop_reason if generation is not None else EOS
@@ -253,15 +257,6 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
     with a backup) and select the first new take and mix its scene again (`select`).
     Returns a JSON-ready summary. Raises UsageError for takes outside 1..100, RenderError from the backend."""
-    from drama_cli.edit.revise import (
-        free_render_slot,
-        new_take_seeds,
-        plan_line,
-        remix_scene,
-    )
-    from drama_cli.script.load import load_script
-    from engine.layouts import get_layout
-
     check_new_takes(takes)
     new_script = updated_script_text(script, planned.line, plan.old_text, plan.new_text) if update_script else None
     encode, decode = engine_codec(backend)

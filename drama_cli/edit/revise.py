@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.errors import UsageError
@@ -23,13 +25,15 @@ from drama_cli.mix.project_mix import (
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation, failed_checks, outcome_fields
 from drama_cli.takes.jobs import MAX_SEED, ScenePlanner, cache_key, project_settings
+from drama_cli.takes.keys import ReferenceHasher, stable_hash
 from drama_cli.takes.project import command_text
 from drama_cli.takes.selection import is_stale, numbered_take, stale_note, take_text
 from drama_cli.takes.store import Take, TakeStore, check_new_takes
 from engine.clip import AudioClip
 from engine.conversation import Conversation, Exchange
 from engine.errors import EngineError
-from engine.layouts import STRINGS, split_leading_tag
+from engine.layouts import STRINGS, check_text, get_layout, split_leading_tag
+from engine.prompt import segments
 
 MAX_CONTEXT_TAKES = 3  # earlier takes kept in the prompt: the chain's most recent ones
 RELATIVE_SUFFIX = " versus previous"  # docs/internals/layouts.md: the note reads against the earlier take
@@ -39,8 +43,6 @@ def clean_note(note: str) -> str:
     """A note as one line without brackets (they would end the direction early).
     Raises UsageError when nothing is left, or when the note holds a `<|...|>` token (the
     engine's text rule, `engine.layouts.check_text`, docs/internals/model.md §4.1): checked before any backend work."""
-    from engine.layouts import check_text
-
     text = " ".join(re.sub(r"[\[\]]", " ", note or "").split())
     if not text:
         raise UsageError("the note is empty; say how the line should change, e.g. --note 'softer'")
@@ -75,12 +77,6 @@ def prompt_hash(conversation: Conversation) -> str | None:
     """SHA-256 of a request's exact prompt: its literal strings and audio clips in order
     (`engine.prompt.segments`; audio by its codes, else by file and duration). None when the
     engine refuses the conversation."""
-    import numpy as np
-
-    from drama_cli.takes.keys import stable_hash
-    from engine.errors import EngineError
-    from engine.prompt import segments
-
     try:
         parts = segments(conversation)
     except EngineError:
@@ -292,9 +288,6 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     """Compile one line as the render would (`drama_cli.takes.jobs.ScenePlanner`) and compute its
     cache key. The request's conversation holds the references and the whole line's text
     (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
-    from drama_cli.takes.keys import ReferenceHasher
-    from engine.layouts import get_layout
-
     settings = settings or project_settings(store)
     scene, index, line = find_line(script, line_id)
     job = ScenePlanner(script, scene, settings, store).job(index)
@@ -313,10 +306,8 @@ def remix_scene(store: TakeStore, scene, script) -> dict:
     """Mix `scene` again from its selections with the project's saved mix settings
     (`drama_cli.mix.project_mix.mix_scene_from_store`), so a rebuilt mix sounds like the
     render's; returns the JSON-ready scene outcome (files, duration, loudness)."""
-    import dataclasses
-
     outcome = mix_scene_from_store(store, script, scene, project_mix(store), project_metadata(store))
-    return dataclasses.asdict(outcome)
+    return asdict(outcome)
 
 
 def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, note: str,

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
+import shutil
+import stat
+from pathlib import Path
 
-from drama_cli.errors import UsageError
+from drama_cli.errors import ScriptError, UsageError
+from drama_cli.script.fountain import read_fountain
+from drama_cli.script.yaml_format import read_yaml
+from engine.files import write_text_atomic
 
 # `- SPEAKER: text`, the speaker plain or quoted
 _SHORT_LINE = re.compile(r"^(\s*-\s+(\"[^\"\n]*\"|'[^'\n]*'|[^\s:#\"'{\[][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
@@ -55,9 +63,6 @@ def updated_script_text(script, line, old_text: str, new_text: str) -> str:
     read from stdin, the text cannot be found, or the rewritten file would not read back with
     this line's new text and every other line as it was (a flow mapping, a multi-line value).
     """
-    import json
-    from pathlib import Path
-
     path = Path(script.source)
     if not path.is_file():
         raise UsageError("--update-script needs a script file (not stdin)")
@@ -88,12 +93,7 @@ def updated_script_text(script, line, old_text: str, new_text: str) -> str:
 def _check_rewrite(script, line_id: str, source: str, updated: str, old_text: str, new_text: str) -> None:
     """Raise UsageError unless `updated` reads as `source` with only line `line_id`'s text
     changed: to `new_text` (YAML), or with `old_text` replaced by it (Fountain)."""
-    from drama_cli.errors import ScriptError
-
-    if script.format == "yaml":
-        from drama_cli.script.yaml_format import read_yaml as read
-    else:
-        from drama_cli.script.fountain import read_fountain as read
+    read = read_yaml if script.format == "yaml" else read_fountain
 
     def texts(text: str) -> dict:
         return {each.id: each.text for each in read(text, script.source).lines()}
@@ -116,13 +116,6 @@ def update_script_text(script, line, old_text: str, new_text: str, updated: str 
     beside it and renamed into place (atomic). Returns the backup path. Raises UsageError as
     `updated_script_text`.
     """
-    import datetime as dt
-    import shutil
-    import stat
-    from pathlib import Path
-
-    from engine.files import write_text_atomic
-
     if updated is None:
         updated = updated_script_text(script, line, old_text, new_text)
     path = Path(script.source)

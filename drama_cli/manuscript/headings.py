@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from num2words import num2words
+
 _NUMERAL = re.compile(r"^(?:((?i:act|scene|chapter|part|book))\s+)?([IVXLCDM]+|\d+)\b([.:]?)(.*)$")
 
 
@@ -11,8 +13,6 @@ def spoken_heading(heading: str, kind: str = "chapter") -> str:
     """A heading as it is read aloud: `Act I` → `Act One`, a bare `IV` → `Chapter Four`
     (`kind` names the bare number), `Chapter 2: The Ball` → `Chapter Two: The Ball`; any
     other heading as it is."""
-    from num2words import num2words
-
     match = _NUMERAL.match(heading.strip())
     if not match:
         return heading

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from markdown_it import MarkdownIt
+
 from drama_cli.manuscript.imported import BREAK, OPENING, ImportedChapter, Manuscript
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
@@ -35,8 +37,6 @@ def front_matter(text: str, left_out: Counter) -> tuple[str, dict[str, str]]:
 def read_markdown(text: str, stem: str, chapter_level: int | None = None) -> Manuscript:
     """The manuscript of a Markdown text (`chapter_level`: the heading level that opens a
     chapter, 1 for `#`; None to choose as the module says)."""
-    from markdown_it import MarkdownIt
-
     left_out: Counter = Counter()
     text, meta = front_matter(text, left_out)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)

@@ -8,6 +8,7 @@ import dataclasses
 from pathlib import Path
 
 from drama_cli.errors import ScriptError, UsageError
+from drama_cli.script.check import scene_mix_errors
 from drama_cli.script.clips import audio_file_problem
 from drama_cli.script.mix_settings import DEFAULT_FORMATS, NO_ROOM_TONE, MixSettings
 
@@ -60,8 +61,6 @@ def check_mix_files(script, scenes, room_tones: bool = True) -> None:
     use as `drama check` does (`scene_mix_errors`), so that a render stops before voicing any
     line when one is missing, not audio or holds non-finite samples. Raises ScriptError at the
     first one."""
-    from drama_cli.script.check import scene_mix_errors
-
     errors = scene_mix_errors(script, scenes, room_tones)
     if errors:
         raise errors[0]

@@ -17,6 +17,8 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import opentimelineio as otio
+
 from drama_cli.mix.mix_set import MIX_BASENAME
 from drama_cli.mix.sounds import EFFECTS, MUSIC, SoundCue
 from drama_cli.mix.timeline import MixResult, take_length_samples
@@ -89,8 +91,6 @@ def otio_text(tracks: list[tuple[str, list[SessionClip]]], total: int) -> str:
     """An OpenTimelineIO timeline (JSON text) of `tracks`: one audio track per lane of each
     (clips that overlap on one track go on a second lane, `NAME 2`), gaps between clips, a
     looped clip repeated until its end. Rates are 44,100 Hz."""
-    import opentimelineio as otio
-
     def span(start: int, length: int):
         return otio.opentime.TimeRange(otio.opentime.RationalTime(start, SAMPLE_RATE),
                                        otio.opentime.RationalTime(length, SAMPLE_RATE))

@@ -12,6 +12,7 @@ from drama_cli.commands.inputs import script_info
 from drama_cli.errors import UsageError
 from drama_cli.render.line import Progress
 from drama_cli.studio.jobs import Job
+from drama_cli.takes.selection import select_take
 from drama_cli.takes.store import check_new_takes
 
 KINDS = ("render", "revise", "edit", "mix")  # a mix job's `line` is the scene id
@@ -84,6 +85,7 @@ def run_action(project, backend, job: Job) -> None:
 def render_again(project, backend, job: Job) -> None:
     """`drama render SCRIPT --line ID --takes K` with K the render slots the line's current
     takes fill plus the new takes asked, in the project's mode, sampling and seed."""
+    # lazy: scipy (warm_up loads it once the studio serves), 0.9 s at start-up
     from drama_cli.edit.revise import plan_line, project_settings
     from drama_cli.render.scheduler import render_script
 
@@ -101,6 +103,7 @@ def render_again(project, backend, job: Job) -> None:
 
 def revise_takes(project, backend, job: Job) -> None:
     """`drama revise SCRIPT LINE --note NOTE [--from-take N]`, one take at a time."""
+    # lazy: scipy (warm_up loads it once the studio serves), 0.9 s at start-up
     from drama_cli.edit.revise import revise_in_project
 
     for number in range(job.total):
@@ -115,6 +118,7 @@ def revise_takes(project, backend, job: Job) -> None:
 def edit_takes(project, backend, job: Job) -> None:
     """`drama edit SCRIPT LINE --text TEXT [--from-take N]`, one take at a time: the span to
     voice again is where the new words differ from the take's."""
+    # lazy: scipy (warm_up loads it once the studio serves), 0.9 s at start-up
     from drama_cli.edit.project_edit import EditForm, edit_in_project, plan_in_project
 
     script, store = project.script(), project.store
@@ -132,6 +136,7 @@ def edit_takes(project, backend, job: Job) -> None:
 def mix_again(project, backend, job: Job) -> None:
     """`drama mix SCRIPT --scene ID`: the scene mixed again from its selections with the
     project's saved settings (`drama_cli.mix.project_mix.remix`). `backend` is not used."""
+    # lazy: scipy (warm_up loads it once the studio serves), 0.9 s at start-up
     from drama_cli.mix.project_mix import remix
 
     scene = project.find_scene(job.line)
@@ -143,8 +148,6 @@ def mix_again(project, backend, job: Job) -> None:
 def select_after(project, backend, job: Job) -> None:
     """`drama takes SCRIPT --line ID --select N` (`params["take"]`), for a selection made on the
     page while an earlier job held the project. `backend` is not used."""
-    from drama_cli.takes.selection import select_take
-
     job.message = f"selecting take {job.params['take']}"
     select_take(project.script(), project.store, job.line, job.params["take"])
     job.done = 1

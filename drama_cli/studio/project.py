@@ -7,6 +7,7 @@ import os
 import threading
 from pathlib import Path
 
+from drama_cli.errors import UsageError
 from drama_cli.takes.project import open_project
 from drama_cli.takes.store import TakeStore
 
@@ -73,6 +74,7 @@ class StudioProject:
     def find_scene_line(self, line_id: str):
         """(scene, line) of `line_id` in the current script; raises UsageError when unknown
         (`drama_cli.edit.revise.find_line`)."""
+        # lazy: scipy (warm_up loads it once the studio serves), 0.9 s at start-up
         from drama_cli.edit.revise import find_line
 
         scene, _, line = find_line(self.script(), line_id)
@@ -80,8 +82,6 @@ class StudioProject:
 
     def find_scene(self, scene_id: str):
         """The scene with `scene_id` in the current script; raises UsageError when unknown."""
-        from drama_cli.errors import UsageError
-
         try:
             return self.script().scene(scene_id)
         except KeyError:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from drama_cli.errors import UsageError
+from drama_cli.mix.mix_set import set_state
 from drama_cli.qc.asr import DEFAULT_THRESHOLD
 from drama_cli.script.direction import display_text
 from drama_cli.takes.scene_selection import (
@@ -155,8 +157,9 @@ def scene_view(project, scene_id: str) -> dict:
     mix_stale_files: files of the scene's mix set that are not of its last mix, or that it
     lists and are gone (`drama_cli.mix.mix_set.set_state`: a run stopped while switching)}`.
     Raises UsageError for an unknown scene."""
-    from drama_cli.errors import UsageError
+    # lazy: matplotlib and scipy (warm_up loads them once the studio serves), 1.2 s at start-up
     from drama_cli.plot import gaps, overlaps, scene_blocks
+
     script, store = project.script(), project.store
     scene = project.find_scene(scene_id)
     try:
@@ -179,7 +182,5 @@ def scene_view(project, scene_id: str) -> dict:
 def stale_mix_files(folder) -> list[str]:
     """Names of the files in a scene folder that are not of its current mix set: left by
     another mix, changed since, or listed by the cue sheet and missing."""
-    from drama_cli.mix.mix_set import set_state
-
     state = set_state(folder)
     return sorted(state.stale + state.missing)
