@@ -20,7 +20,7 @@ def ffmpeg_path() -> str | None:
 
 def _bundled_ffmpeg() -> str | None:
     try:
-        import imageio_ffmpeg
+        import imageio_ffmpeg  # optional: imageio-ffmpeg (without it, an ffmpeg found elsewhere)
     except ImportError:
         return None
     try:

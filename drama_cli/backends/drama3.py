@@ -4,7 +4,8 @@ The model folder comes from `--model`, `$DRAMA_MODEL` or the huggingface_hub cac
 `drama_cli.backends.registry.find_model`). The device is CUDA when present, else the CPU, with a warning:
 the full model on a CPU takes minutes per line. Reference clips and earlier takes given only as
 files are encoded with the model's codec through a content-hashed `ReferenceCache`, so each clip
-is encoded once. The engine's stop reasons reach take records in the render layer's words
+is encoded once. Torch is imported inside the functions that need it: `drama model verify` and
+`drama model accept-license` load this module for its folder checks alone. The engine's stop reasons reach take records in the render layer's words
 (`ENGINE_STOP_REASONS`).
 """
 
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+from platformdirs import user_cache_dir
 
 from drama_cli.backends.base import (
     BackendDefaults,
@@ -29,7 +31,8 @@ from drama_cli.backends.base import (
 )
 from drama_cli.backends.drama3_batch import EngineStreamBatch
 from drama_cli.errors import UsageError
-from engine import AudioClip, Conversation, EngineError
+from engine import AudioClip, CheckpointError, Conversation, EngineError
+from engine.config import Drama3Config
 
 if TYPE_CHECKING:
     from drama_cli.backends.registry import BackendOptions
@@ -53,8 +56,7 @@ def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) ->
     """Refuse, before anything loads, a model that does not fit the device: without a budget
     when the GPU's free memory cannot hold every expert, with one when it cannot hold one
     token's experts per layer. Raises UsageError with the sizes and the `--gpu-memory` to use."""
-    from engine import ModelDoesNotFit
-    from engine.config import Drama3Config
+    from engine import ModelDoesNotFit  # lazy: torch, 1 s at start-up
     from engine.generate import default_device
     from engine.offload.plan import offload_settings
 
@@ -77,7 +79,7 @@ def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
     """The model of `folder`, its shards checked first (`check_model_folder`). Raises
     UsageError when it does not fit or the folder is damaged: one error for the whole command,
     not a failure of every line."""
-    from engine import CheckpointError, Drama3, ModelDoesNotFit
+    from engine import Drama3, ModelDoesNotFit  # lazy: torch, 1 s at start-up
 
     try:
         check_model_folder(folder)
@@ -93,7 +95,7 @@ def missing_model_files(folder: Path) -> list[str]:
     """The files the engine reads from a model folder that `folder` lacks, in the order it reads
     them: `config.json`, the shard index, `tokenizer.json` and `codec.pth` (which turns every
     take's codes into audio); the shards the index names are `check_model_folder`'s."""
-    from engine.checkpoint import INDEX_FILE
+    from engine.checkpoint import INDEX_FILE  # lazy: torch, 1 s at start-up
     from engine.codec.loading import CHECKPOINT_FILE
 
     return [name for name in ("config.json", INDEX_FILE, "tokenizer.json", CHECKPOINT_FILE)
@@ -104,7 +106,7 @@ def check_model_folder(folder: Path) -> None:
     """Check that every file the engine reads is there (`missing_model_files`), then read every
     shard's header once and compare it with the config (`Checkpoint.verify`). Raises
     CheckpointError for a missing file, or a missing, unreadable or mismatched shard."""
-    from engine import Checkpoint, CheckpointError
+    from engine import Checkpoint  # lazy: torch, 1 s at start-up
 
     missing = missing_model_files(folder)
     if missing:
@@ -139,8 +141,6 @@ def model_revision(folder: Path) -> str:
 
 def default_cache_dir() -> Path:
     """Where encoded reference codes are kept: the user's cache folder, `drama/reference-codes`."""
-    from platformdirs import user_cache_dir
-
     return Path(user_cache_dir("drama")) / "reference-codes"
 
 
@@ -166,7 +166,7 @@ class Drama3Backend(BackendDefaults):
         """Whether the model runs (or will run) on a CUDA device."""
         if self.device is not None:
             return str(self.device).startswith("cuda")
-        import torch
+        import torch  # lazy: torch, 1 s at start-up
 
         return torch.cuda.is_available()
 
@@ -201,6 +201,7 @@ class Drama3Backend(BackendDefaults):
 
     def _load(self):
         if self._model is None:
+            # lazy: torch and the reference cache, 1 s at start-up
             import torch
 
             from drama_cli.backends.reference_audio import ReferenceCache
@@ -238,7 +239,7 @@ class Drama3Backend(BackendDefaults):
 
     def decode_codes(self, codes: np.ndarray) -> np.ndarray:
         """Codes `[10, T]` -> float32 mono `[T * 2048]` at 44,100 Hz with the model's codec."""
-        import torch
+        import torch  # lazy: torch, 1 s at start-up
 
         return self.model.decode(torch.as_tensor(np.asarray(codes, np.int64)))
 
@@ -267,7 +268,7 @@ class Drama3Backend(BackendDefaults):
         """The request as the engine takes it: (its conversation with every clip encoded,
         its `engine.sampling.SamplingParams`). Raises EngineError for an unreadable clip or
         sampling settings out of range."""
-        from engine import SamplingParams
+        from engine import SamplingParams  # lazy: torch, 1 s at start-up
 
         return self.encode_clips(request.conversation), SamplingParams.from_dict(dict(request.sampling))
 
@@ -325,7 +326,7 @@ class Drama3Backend(BackendDefaults):
         not hold exactly one separator between consecutive lines (the render then falls back
         to history mode). Raises EngineError when the tokenizer has no separator token.
         """
-        import torch
+        import torch  # lazy: torch, 1 s at start-up
 
         model = self._load()
         started = time.perf_counter()

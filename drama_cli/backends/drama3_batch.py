@@ -27,7 +27,7 @@ class EngineStreamBatch:
     depends on the request only."""
 
     def __init__(self, backend, size: int):
-        from engine import EngineBatch
+        from engine import EngineBatch  # lazy: torch, 1 s at start-up
 
         self.backend, self.size = backend, size
         self._engine = EngineBatch(backend.model, size)

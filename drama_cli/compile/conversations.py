@@ -21,6 +21,8 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import soundfile
+
 from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.modes import DEFAULT_MODE, MODES, get_mode
 from drama_cli.compile.normalise import (
@@ -89,8 +91,6 @@ def compile_scene(script: Script, scene: Scene | str, mode: str = DEFAULT_MODE, 
 
 def reference_duration(path: str) -> float | None:
     """Duration in seconds of an audio file from its header (soundfile), None when unreadable."""
-    import soundfile
-
     try:
         info = soundfile.info(path)
     except (RuntimeError, OSError, ValueError):

@@ -69,7 +69,7 @@ def require_asr(model_path: str | Path | None = None) -> Path:
 
 @functools.lru_cache(maxsize=2)
 def _load_model(folder: str):
-    from faster_whisper import WhisperModel
+    from faster_whisper import WhisperModel  # optional: faster-whisper (the asr extra), checked by require_asr
 
     threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
     return WhisperModel(folder, device="cpu", compute_type="int8", cpu_threads=threads)

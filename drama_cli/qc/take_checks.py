@@ -75,7 +75,7 @@ def asr_take_check(model_path: str | None = None, threshold: float | None = None
     `asr` = {wer, transcript, threshold, divergence, model, words}. Raises
     AsrUnavailableError (a UsageError) at once when the `asr` extra or its model is missing.
     """
-    from drama_cli.qc import asr as qc
+    from drama_cli.qc import asr as qc  # lazy: soxr, 0.13 s at start-up (drama --help loads this module)
 
     folder = qc.require_asr(model_path)
     limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold

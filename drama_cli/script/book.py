@@ -15,6 +15,8 @@ scenes `opening-credits` and `closing-credits`, and each chapter's title at its 
 
 from __future__ import annotations
 
+from yaml.nodes import SequenceNode
+
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import parse_directions
 from drama_cli.script.document import Book, Chapter, Line, Scene, Script, Warning_
@@ -61,8 +63,6 @@ def read_book_node(reader, node) -> Book:
 
 
 def _read_credits(reader, book: Book, key: str, node) -> None:
-    from yaml.nodes import SequenceNode
-
     if isinstance(node, SequenceNode):
         scene = Scene(id=OPENING_ID if key == "opening_credits" else CLOSING_ID, position=reader.at(node))
         read_lines(reader, node, scene)
@@ -81,8 +81,6 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
     """The scenes of a YAML `chapters:` list, each scene's `chapter` set to its chapter's title.
     Scenes are numbered on from `first_number` (default ids `scene-N`). Raises ScriptError at
     the node for a chapter that is not a mapping with a title and scenes."""
-    from yaml.nodes import SequenceNode
-
     if not isinstance(node, SequenceNode):
         raise reader.error("'chapters' must be a list of chapters", node,
                            "start each chapter with '- title: ...' and give it 'scenes:'")

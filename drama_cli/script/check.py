@@ -12,6 +12,11 @@ from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
 from drama_cli.script.clips import MAX_REFERENCE_S, MIN_REFERENCE_S, inspect_clip, inspect_sound
 from drama_cli.script.direction import unknown_tags
 from drama_cli.script.document import Script, Warning_
+from drama_cli.script.lexicon import lexicon_warnings
+from drama_cli.script.load import load_script
+from drama_cli.script.number_check import number_rows
+from drama_cli.script.problems import Problems
+from drama_cli.script.unknown_words import source_position, source_rows, unknown_words
 from engine.text import TAG_NAME
 
 if TYPE_CHECKING:
@@ -85,21 +90,14 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     neither `consent:` nor `voice_source:` is a warning, or with `strict_consent` an error.
     `sent`: Script -> the located errors of model tokens in the text as it will be sent
     (`drama_cli.compile.normalise.script_token_errors`), added to `errors`."""
-    from drama_cli.script.load import load_script
-    from drama_cli.script.problems import Problems
-
     problems = Problems()
     script = load_script(path, cast, problems=problems)
     report = CheckReport(script, errors=problems.unique(), warnings=list(script.warnings))
     if sent is not None:
         report.errors += sent(script)
     if words:
-        from drama_cli.script.unknown_words import unknown_words
-
         report.unknown_words = unknown_words(script, pieces=pieces)
     if expressions is not None:
-        from drama_cli.script.number_check import number_rows
-
         rows, number_warnings = number_rows(script, expressions, listed=numbers)
         report.warnings += number_warnings
         report.numbers = rows if numbers else None
@@ -115,8 +113,6 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
                 report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
     _check_room_tones(report, script, script.scenes)
     _check_sounds(report, script)
-    from drama_cli.script.lexicon import lexicon_warnings
-
     report.warnings += lexicon_warnings(script)
     used = {name for line in script.lines() for name in line.speakers()}
     for name in script.cast:
@@ -180,8 +176,6 @@ _SPACED_TAG = re.compile(rf"<(/?)(?:({TAG_NAME})\s+|(?<=/)\s+({TAG_NAME})\s*)>")
 def _spaced_tag_warnings(script) -> list[Warning_]:
     """A warning at each scoped tag written with a space inside (`<whisper >`): the grammar
     reads it as text, so the model would get the characters, not a direction."""
-    from drama_cli.script.unknown_words import source_position, source_rows
-
     rows, warnings = source_rows(script), []
     for line in script.lines():
         for span in line.spans:
@@ -195,8 +189,6 @@ def _spaced_tag_warnings(script) -> list[Warning_]:
 
 def _unknown_tag_warnings(script) -> list[Warning_]:
     """A warning at each tag outside the known vocabulary, placed where the tag is written."""
-    from drama_cli.script.unknown_words import source_position, source_rows
-
     rows, warnings = source_rows(script), []
     for line in script.lines():
         for span, why in unknown_tags(line.spans):

@@ -22,6 +22,7 @@ How screenplay elements become performance:
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from dataclasses import dataclass
 
@@ -85,8 +86,6 @@ def read_fountain(source: str, path: str = "<script>", base_dir: str | None = No
     """
     own = problems is None
     problems = Problems() if own else problems
-    import os
-
     text = source.replace("\r\n", "\n").replace("\r", "\n")
     refuse_control_characters(text, path)
     text = text.replace("\ufeff", "")

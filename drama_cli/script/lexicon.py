@@ -17,6 +17,8 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from yaml.nodes import ScalarNode, SequenceNode
+
 from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import Line, Script, Span, Warning_
@@ -218,8 +220,6 @@ def read_lexicon_keys(reader, fields: dict, base: Path) -> list[LexiconEntry]:
     if "lexicon" in fields:
         entries += read_entries(reader, fields["lexicon"][1])
     if "lexicons" in fields:
-        from yaml.nodes import SequenceNode
-
         node = fields["lexicons"][1]
         paths = node.value if isinstance(node, SequenceNode) else [node]
         for item in paths:
@@ -243,8 +243,6 @@ def read_entries(reader, node) -> list[LexiconEntry]:
 
 def _read_entry(reader, term: str, key_node, value_node) -> LexiconEntry:
     """One lexicon entry; raises ScriptError at file:line:col when it is bad."""
-    from yaml.nodes import ScalarNode
-
     where = reader.at(key_node)
     _check_term(term, _value_start(reader, key_node))
     if isinstance(value_node, ScalarNode):

@@ -11,8 +11,14 @@ from pathlib import Path
 from drama_cli.errors import ScriptError, SourcePosition, UsageError
 from drama_cli.script.book import finish_book
 from drama_cli.script.document import Script
+from drama_cli.script.fountain_sounds import resolve_sound_cues, spoken_cue_warnings
+from drama_cli.script.lexicon import read_cast_file_language
+from drama_cli.script.line_sounds import resolve_line_cues
+from drama_cli.script.pauses import take_out_pauses
 from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import add_narration, resolve_speakers
+from drama_cli.script.sound_table import add_cast_sounds
+from drama_cli.script.yaml_format import read_cast_file, read_yaml
 
 YAML_SUFFIXES = (".yaml", ".yml")
 FOUNTAIN_SUFFIXES = (".fountain", ".spmd")  # any other name is read by its content, like stdin
@@ -43,37 +49,27 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         raise ScriptError("the script is empty", SourcePosition(name, 1, 1),
                           "write a YAML script (cast: and scenes:) or a Fountain screenplay (see docs/guide/scripts.md)")
     if _is_yaml(name, text):
-        from drama_cli.script.yaml_format import read_yaml
-
         script = read_yaml(text, name, base_dir=str(base), problems=problems)
     else:
-        from drama_cli.script.fountain import read_fountain
+        from drama_cli.script.fountain import read_fountain  # lazy: the Fountain reader, 7 ms at start-up (drama check of a YAML script)
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
     script.text_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
     script.text = text
     if cast is not None or script.format == "fountain":
         cast_path = _attach_cast(script, name, cast)
-        from drama_cli.script.sound_table import add_cast_sounds
-
         with problems.collect():
             problems.errors.extend(add_cast_sounds(script, cast_path))
     if script.format == "fountain":
-        from drama_cli.script.fountain import cue_like_warnings
+        from drama_cli.script.fountain import cue_like_warnings  # lazy: the Fountain reader, 7 ms at start-up (drama check of a YAML script)
 
         script.warnings.extend(cue_like_warnings(script))
-    from drama_cli.script.pauses import take_out_pauses
-
     with problems.collect():
         finish_book(script)
     if script.narrator:
         with problems.collect():
             add_narration(script)
-    from drama_cli.script.line_sounds import resolve_line_cues
-
     if script.format == "fountain":
-        from drama_cli.script.fountain_sounds import resolve_sound_cues, spoken_cue_warnings
-
         script.warnings.extend(spoken_cue_warnings(script))  # after narration: action is spoken too
         problems.errors.extend(resolve_sound_cues(script))
     problems.errors.extend(resolve_line_cues(script))
@@ -169,8 +165,6 @@ def cast_file_for(script_path: str) -> Path | None:
 def _attach_cast(script: Script, name: str, cast: str | Path | None) -> Path:
     """Add the members of the cast file (`cast`, else the Fountain script's companion) to
     `script`, with its narrator and language keys; returns the cast file's path."""
-    from drama_cli.script.yaml_format import read_cast_file
-
     if cast is not None and not str(cast).strip():
         raise UsageError("--cast is empty: give the cast file (YAML)")
     if cast is not None and Path(cast).is_dir():
@@ -186,8 +180,6 @@ def _attach_cast(script: Script, name: str, cast: str | Path | None) -> Path:
             if not Path(clip.path).is_absolute():
                 clip.path = os.path.relpath(cast_path.parent / clip.path, script.base_dir)
     script.cast.update(members)
-    from drama_cli.script.lexicon import read_cast_file_language
-
     read_cast_file_language(cast_path, script)
     if narrator and not script.narrator:
         script.narrator = narrator

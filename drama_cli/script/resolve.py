@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from drama_cli.errors import ScriptError, ScriptErrors, SourcePosition
-from drama_cli.script.document import CastMember, Line, Script
+from drama_cli.script.direction import parse_directions
+from drama_cli.script.document import CastMember, Element, Line, Script
 from drama_cli.script.problems import Problems
 from engine.constants import NUM_SPEAKERS
 
@@ -169,9 +170,6 @@ def add_narration(script: Script) -> Script:
     Narrated lines get ids `<scene>-a<m>` (m counts action in the scene) so dialogue ids do not
     move when a narrator is added. Returns `script`.
     """
-    from drama_cli.script.direction import parse_directions
-    from drama_cli.script.document import Element, Line
-
     for scene in script.scenes:
         lines, actions = [], 0
         for entry in scene.elements:

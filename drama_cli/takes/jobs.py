@@ -242,8 +242,6 @@ def project_settings(store: TakeStore) -> RenderSettings:
 def line_key(script, store: TakeStore, scene, line) -> str:
     """The cache key a render of the project (its engine and settings in `project.json`) gives
     `line` of `scene` now."""
-    from drama_cli.takes.keys import ReferenceHasher
-
     settings = project_settings(store)
     job = ScenePlanner(script, scene, settings, store).job(scene.lines.index(line))
     return cache_key(job, store.project().get("engine") or {}, settings, ReferenceHasher())

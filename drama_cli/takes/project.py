@@ -4,13 +4,11 @@ otherwise share `earnest.drama/`)."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from drama_cli.errors import UsageError
-
-if TYPE_CHECKING:
-    from drama_cli.takes.store import TakeStore
+from drama_cli.takes.store import TakeStore
 
 
 def default_out(script: str) -> Path:
@@ -25,13 +23,11 @@ def command_text(verb: str, script: str, root: Path, *args: str) -> str:
     """The `drama VERB SCRIPT ARGS` command line that works on the project folder `root`
     (with `--out` when it is not `default_out(script)`), quoted so that a shell runs it as
     written: hints name it for the user to copy."""
-    import shlex
-
     out = [] if Path(root) == default_out(script) else ["--out", str(root)]
     return shlex.join(["drama", verb, script, *args, *out])
 
 
-def open_project(script: str, out: str | None, create: bool = False) -> "TakeStore":
+def open_project(script: str, out: str | None, create: bool = False) -> TakeStore:
     """The TakeStore of `script`'s project (`out`, else `default_out(script)`).
 
     create: make the folder when missing (render). Raises UsageError (exit 2), naming the path,
@@ -50,14 +46,12 @@ def open_project(script: str, out: str | None, create: bool = False) -> "TakeSto
         except OSError as err:
             raise UsageError(f"cannot create project folder {root}: "
                              f"{err.strerror or err}") from err
-    from drama_cli.takes.store import TakeStore
-
     store = TakeStore(root)
     check_owner(store, script)
     return store
 
 
-def check_stdin_owner(store: "TakeStore", text_sha256: str) -> None:
+def check_stdin_owner(store: TakeStore, text_sha256: str) -> None:
     """Raise UsageError when the default stdin project (`./stdin.drama`) holds the render of
     another text read from stdin than the one whose SHA-256 is `text_sha256`: two scripts piped
     in one folder would otherwise share their takes. An explicit `--out` is never checked."""
@@ -68,7 +62,7 @@ def check_stdin_owner(store: "TakeStore", text_sha256: str) -> None:
                          f"another script, --out {store.root} to go on with this project")
 
 
-def check_owner(store: "TakeStore", script: str) -> None:
+def check_owner(store: TakeStore, script: str) -> None:
     """Raise UsageError when `store`'s `project.json` records another script than `script`.
 
     Scripts are told apart by file name (the recorded path is relative to where the render

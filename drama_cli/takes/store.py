@@ -218,7 +218,7 @@ class ProjectLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            import fcntl
+            import fcntl  # optional: fcntl (POSIX only; elsewhere there is no lock)
 
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except ImportError:  # pragma: no cover - non-POSIX: no locking available

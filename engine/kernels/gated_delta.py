@@ -16,6 +16,7 @@ def fla_kernels():
     """(chunked, fused recurrent) gated delta rule functions of flash-linear-attention, or None
     when it (or Triton) cannot be imported."""
     try:
+        # optional: flash-linear-attention (needs triton and a GPU, or the interpreter)
         from fla.ops.gated_delta_rule import (
             chunk_gated_delta_rule,
             fused_recurrent_gated_delta_rule,

@@ -40,6 +40,8 @@ from engine.checkpoint import (
 )
 from engine.config import Drama3Config
 from engine.constants import CODEBOOK_SIZE, NUM_CODEBOOKS
+from engine.testing.codec import write_random_codec
+from engine.tokenizer import Drama3Tokenizer, build_tiny_tokenizer, save_tokenizer
 
 FP8_MAX = 448.0  # largest finite float8_e4m3fn value
 
@@ -96,11 +98,9 @@ def preset_geometry(preset: str, overrides: Mapping[str, int] | None = None) -> 
 def preset_tokenizer(preset: str):
     """The `tokenizers.Tokenizer` written beside a preset: the tiny vocabulary for `tiny` and
     `small`, the offline Qwen3.5 build (252,288 ids) for `full`."""
-    from engine import tokenizer as tok
-
     if preset == "full":
-        return tok.Drama3Tokenizer.offline().tokenizer
-    return tok.build_tiny_tokenizer()
+        return Drama3Tokenizer.offline().tokenizer
+    return build_tiny_tokenizer()
 
 
 def preset_config_dict(preset: str, tokenizer=None, overrides: Mapping[str, int] | None = None) -> dict:
@@ -163,8 +163,6 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     and notes (a list of remarks, empty so far).
     Raises ValueError for an unknown preset or a bad override.
     """
-    from engine.tokenizer import save_tokenizer
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     geometry = preset_geometry(preset, overrides)
@@ -197,8 +195,6 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
 
 
 def _write_codec(folder: Path, preset: str, seed: int, summary: dict) -> None:
-    from engine.testing.codec import write_random_codec
-
     path = Path(write_random_codec(folder, preset, seed))
     codec_files = [path.name] + [p.name for p in sorted(folder.glob("codec*.json"))]
     summary["files"].extend(codec_files)

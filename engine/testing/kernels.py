@@ -22,8 +22,12 @@ import torch
 
 from engine.checkpoint import BACKBONE_PREFIX, expected_tensors, is_routed_expert
 from engine.config import Drama3Config
+from engine.kernels.fp8_experts import fp8_experts_rows
+from engine.kernels.fp8_grouped import fp8_experts_grouped
+from engine.kernels.gated_delta import fla_kernels
 from engine.layers.gated_deltanet import GatedDeltaNet
-from engine.layers.moe import SparseMoE
+from engine.layers.moe import SparseMoE, tensor_names
+from engine.offload import ExpertCache, HostExpertStore
 from engine.testing.checkpoints import preset_config_dict, random_tensor
 
 EXPERT_ROWS = (1, 5, 16)
@@ -78,8 +82,6 @@ def random_rows(rows: int, width: int, seed: int, device: str) -> torch.Tensor:
 def expert_errors(preset: str, device: str = "cpu") -> dict[str, float]:
     """Max |kernel − torch| of the routed experts' output for each row count, and the largest
     reference magnitude (`scale`)."""
-    from engine.kernels.fp8_experts import fp8_experts_rows
-
     moe, errors, scale = preset_moe(preset, device), {}, 0.0
     e = moe.experts
     for rows in EXPERT_ROWS:
@@ -98,8 +100,6 @@ def prefill_errors(preset: str, device: str = "cpu") -> dict[str, float]:
     in float32 through `SparseMoE._grouped_rows` (`rows_N`) and in bfloat16 against the torch
     path in bfloat16 (`bf16_rows_N`), and the largest float32 reference magnitude (`scale`).
     Raises RuntimeError when the kernel returns another dtype than its input's."""
-    from engine.kernels.fp8_grouped import fp8_experts_grouped
-
     moe, errors, scale = preset_moe(preset, device), {}, 0.0
     e = moe.experts
     experts = (e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
@@ -124,9 +124,6 @@ def offload_differences(preset: str, rows_list: tuple[int, ...] = (1, 5, 16, 17)
     reading the resident stack and reading an `ExpertCache` of half the experts: decode kernels
     up to 16 rows (rows chunked so each chunk's experts fit), grouped kernels above (pairs
     computed group of experts by group). 0 everywhere means the cache changes no bit."""
-    from engine.layers.moe import tensor_names
-    from engine.offload import ExpertCache, HostExpertStore
-
     moe = preset_moe(preset)
     experts = [{name: getattr(moe.experts, name)[e] for name in tensor_names()} for e in range(moe.num_experts)]
     cache = ExpertCache(HostExpertStore([experts]), 0, max(moe.top_k, moe.num_experts // 2), moe.top_k, moe.block,
@@ -147,8 +144,6 @@ def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4, device
     """After a `prompt_rows` prefill, `steps` one-row steps through the torch recurrent rule and
     through the fused kernel (`GatedDeltaNet._delta_rule_fla`): max |difference| of outputs and of
     the final recurrent states, and the states' largest magnitude."""
-    from engine.kernels.gated_delta import fla_kernels
-
     mixer, kernels = preset_gated_deltanet(preset, device), fla_kernels()
     if kernels is None:
         raise RuntimeError("flash-linear-attention is not importable")

@@ -35,6 +35,7 @@ def transformers_backbone(checkpoint: Checkpoint, dtype: torch.dtype = torch.flo
     Raises ImportError without transformers, CheckpointError for an unreadable tensor, and
     RuntimeError (from `load_state_dict`) when the two models' tensors do not match.
     """
+    # optional: transformers (the test extra)
     from transformers import Qwen3_5MoeTextConfig
     from transformers.models.qwen3_5_moe import modeling_qwen3_5_moe as modeling
 

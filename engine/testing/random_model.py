@@ -13,7 +13,9 @@ import torch
 
 from engine.checkpoint import expected_tensors, is_routed_expert
 from engine.config import Drama3Config
+from engine.generate import Drama3
 from engine.testing.checkpoints import preset_config_dict, preset_tokenizer, random_tensor
+from engine.tokenizer import Drama3Tokenizer
 
 
 class RandomCheckpoint:
@@ -53,9 +55,6 @@ def random_model(preset: str, device: str | torch.device, dtype: torch.dtype | N
     dtype: default bfloat16 on CUDA, float32 on the CPU; offload: `engine.offload.OffloadSettings`
     to keep the routed experts in host memory behind a cache. Raises ValueError for an unknown
     preset."""
-    from engine.generate import Drama3
-    from engine.tokenizer import Drama3Tokenizer
-
     tokenizer = preset_tokenizer(preset)
     config = Drama3Config.from_dict(preset_config_dict(preset, tokenizer))
     return Drama3.from_checkpoint(RandomCheckpoint(config, device, seed), Drama3Tokenizer(tokenizer), device, dtype,

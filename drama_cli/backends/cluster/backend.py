@@ -32,6 +32,7 @@ from drama_cli.backends.cluster.pool import (
     hold_interrupts,
     slot_resources,
 )
+from drama_cli.backends.registry import AUTO, backend_entry
 
 
 class ClusterBackend(BackendDefaults):
@@ -93,7 +94,7 @@ class ClusterBackend(BackendDefaults):
         return self._codec("decode_codes", codes)
 
     def _codec(self, method: str, array: np.ndarray) -> np.ndarray:
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         slot = next(s for s in self.pool.slots if s.actor is not None)
         return ray.get(slot.actor.codec.remote(method, np.asarray(array)))
@@ -108,7 +109,7 @@ class ClusterBackend(BackendDefaults):
         with hold_interrupts():
             self.pool.close()
             if self.owns_ray:
-                import ray
+                import ray  # optional: ray (the cluster extra), which connect() found installed
 
                 ray.shutdown()
 
@@ -120,8 +121,6 @@ def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None =
     `engine`, `model`, `device` and `graph` resolved on its node, and return the backend.
     Raises UsageError for a bad value, an unknown engine, a cluster that cannot be reached, Ray not installed, a
     worker whose node has no model (named), or workers that disagree on the engine."""
-    from drama_cli.backends.registry import AUTO, backend_entry
-
     target = parse_cluster(cluster)
     if engine != AUTO:
         backend_entry(engine)  # an unknown name is refused before Ray starts
@@ -135,7 +134,7 @@ def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None =
         if pool is not None:
             pool.close()
         if owns:
-            import ray
+            import ray  # optional: ray (the cluster extra), which connect() found installed
 
             ray.shutdown()
         raise

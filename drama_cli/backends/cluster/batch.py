@@ -73,7 +73,7 @@ class ClusterBatch:
         """The next unit that finishes, or that failed on `tries` workers (with an
         EngineError). Raises LookupError when none is active, RenderError when every worker
         slot is gone."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         if not self._units:
             raise LookupError("no stream is active")
@@ -120,7 +120,7 @@ class ClusterBatch:
 
     def _collect(self, ref) -> StreamDone | None:
         """The unit a finished call returned, or None when there is nothing to hand back."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
         from ray.exceptions import RayActorError, RayError
 
         slot = self._pumps.pop(ref)

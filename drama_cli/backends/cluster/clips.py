@@ -88,7 +88,7 @@ class ClipShipper:
     def clips(self, request: GenerationRequest) -> dict:
         """path -> (sha256, object ref) for every clip of `request` given only as a file.
         Raises EngineError for a file that cannot be read."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         for path in files_to_ship(request):
             if path not in self._sent:

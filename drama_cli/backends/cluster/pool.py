@@ -17,6 +17,7 @@ from typing import Callable
 
 from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
 from drama_cli.backends.cluster.slot import Slot
+from drama_cli.backends.cluster.worker import BackendWorker
 from drama_cli.errors import UsageError
 
 MAX_REPLACEMENTS_PER_SLOT = 3  # actors a slot may start after its first one died
@@ -26,7 +27,7 @@ START_TIMEOUT_S = 300.0  # longest wait for the workers to start and build their
 def import_ray():
     """The `ray` module. Raises UsageError when Ray is not installed."""
     try:
-        import ray
+        import ray  # optional: ray (the cluster extra)
     except ImportError:
         raise UsageError("--cluster needs Ray: pip install -e '.[cluster]'") from None
     return ray
@@ -87,7 +88,7 @@ def slot_resources(target: ClusterTarget, engine: str) -> tuple[int, dict]:
     """(worker slots, Ray resources of one slot) for `engine` on the connected cluster: one GPU
     a slot when it has GPUs and the engine is not scratch, else one CPU core. `target.workers`
     caps the count (at most what the cluster has)."""
-    import ray
+    import ray  # optional: ray (the cluster extra), which connect() found installed
 
     total = ray.cluster_resources()
     gpus = int(total.get("GPU", 0))
@@ -126,9 +127,7 @@ class WorkerPool:
                 self.notice(f"{slot.node}: {message}")
 
     def _new_actor(self):
-        import ray
-
-        from drama_cli.backends.cluster.worker import BackendWorker
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         remote = ray.remote(**self.resources)(BackendWorker)
         return remote.remote(*self.args)
@@ -137,7 +136,7 @@ class WorkerPool:
         """Start every slot's actor and wait until each has built its backend; returns the
         first worker's `describe()` facts (the engine's name, capabilities, identity). Raises
         UsageError when they have not started within START_TIMEOUT_S seconds."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         for slot in self.slots:
             slot.actor = self._new_actor()
@@ -174,7 +173,7 @@ class WorkerPool:
         """Kill the slot's actor (it died, is unreachable or its batch broke), forget its
         streams (the caller sends them again) and start a new actor in its place; after
         MAX_REPLACEMENTS_PER_SLOT the slot is left empty."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         try:
             ray.kill(slot.actor)
@@ -192,7 +191,7 @@ class WorkerPool:
 
     def close(self) -> None:
         """Kill every actor (work still running on them stops)."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         for slot in self.slots:
             if slot.actor is not None:

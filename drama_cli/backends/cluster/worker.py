@@ -28,7 +28,7 @@ from engine import EngineError
 
 def node_name() -> str:
     """This machine as the messages name it: `hostname (ip)`."""
-    import ray
+    import ray  # optional: ray (the cluster extra), which connect() found installed
 
     return f"{socket.gethostname()} ({ray.util.get_node_ip_address()})"
 
@@ -73,7 +73,7 @@ class BackendWorker:
 
     def _local(self, request: GenerationRequest, clips: dict) -> GenerationRequest:
         """The request with its shipped clips (path -> (sha256, object ref)) copied here."""
-        import ray
+        import ray  # optional: ray (the cluster extra), which connect() found installed
 
         for path, (digest, ref) in clips.items():
             suffix = os.path.splitext(path)[1]
