@@ -236,3 +236,52 @@ def test_a_package_file_holds_only_its_docstring(path):
     body = ast.parse(path.read_text(encoding="utf-8")).body
     assert [type(node).__name__ for node in body] == ["Expr"]
     assert isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)
+
+
+IMPORT_REASONS = ("# lazy:", "# cycle:", "# optional:")
+
+
+def unexplained_function_imports(path: Path) -> list[str]:
+    """`file:line` of each group of consecutive imports inside a function whose first line ends
+    with no reason comment and has none on the line directly above it. A reason is a measured
+    start-up cost (`# lazy:`), an import cycle (`# cycle:`) or a package that may be absent
+    (`# optional:`)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = []
+    for node in ast.walk(ast.parse("\n".join(lines))):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for block in statement_blocks(node):
+            previous = None
+            for statement in block:
+                is_import = isinstance(statement, (ast.Import, ast.ImportFrom))
+                if is_import and not isinstance(previous, (ast.Import, ast.ImportFrom)):
+                    first, above = lines[statement.lineno - 1], lines[statement.lineno - 2].strip()
+                    if not any(reason in first for reason in IMPORT_REASONS) \
+                            and not above.startswith(IMPORT_REASONS):
+                        found.append(f"{path.relative_to(ROOT)}:{statement.lineno}")
+                previous = statement
+    return found
+
+
+def statement_blocks(function: ast.AST) -> list[list[ast.stmt]]:
+    """Every statement list inside `function` (its body, and those of its ifs, trys and loops),
+    nested functions excluded (ast.walk visits them on their own)."""
+    blocks, stack = [], [function]
+    while stack:
+        node = stack.pop()
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list) or not block:
+                continue
+            if name != "handlers":
+                blocks.append(block)
+            stack += [child for child in block
+                      if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return blocks
+
+
+@pytest.mark.parametrize("path", DRAMA_MODULES + ENGINE_MODULES,
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_an_import_inside_a_function_says_why_it_is_not_at_the_top(path):
+    assert unexplained_function_imports(path) == []
