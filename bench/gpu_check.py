@@ -53,7 +53,7 @@ from engine.constants import FRAMES_PER_SECOND  # noqa: E402
 from engine.config import Drama3Config  # noqa: E402
 from engine.conversation import Conversation, Reference  # noqa: E402
 from engine.files import write_text_atomic  # noqa: E402
-from engine.offload import OffloadSettings  # noqa: E402
+from engine.offload.offload import OffloadSettings  # noqa: E402
 from engine.offload.plan import offload_settings  # noqa: E402
 from engine.sampling import SamplingParams  # noqa: E402
 from engine.testing import kernels  # noqa: E402

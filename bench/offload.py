@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 
 from engine.conversation import Conversation  # noqa: E402
 from engine.generate import Drama3  # noqa: E402
-from engine.offload import POLICIES, CacheCounters, OffloadSettings  # noqa: E402
+from engine.offload.cache import POLICIES, CacheCounters  # noqa: E402
+from engine.offload.offload import OffloadSettings  # noqa: E402
 from engine.offload.sizes import parse_size  # noqa: E402
 from engine.sampling import SamplingParams  # noqa: E402
 from engine.testing.checkpoints import write_checkpoint  # noqa: E402

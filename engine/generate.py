@@ -27,14 +27,14 @@ import torch
 from engine.backbone import Backbone
 from engine.batch import MODES, EngineBatch
 from engine.checkpoint import Checkpoint
-from engine.codec import Codec
+from engine.codec.codec import Codec
 from engine.config import Drama3Config
 from engine.constants import FRAMES_PER_SECOND
 from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.kernels.cpu_linear import pack_linears
 from engine.layers.moe import DenseBudget
-from engine.offload import ExpertOffload, OffloadSettings
+from engine.offload.offload import ExpertOffload, OffloadSettings
 from engine.offload.plan import offload_settings
 from engine.offload.sizes import host_available_bytes
 from engine.prompt import Prompt, build_prompt

@@ -226,8 +226,9 @@ def test_no_test_imports_another_test_module(path):
 
 
 
-# commands/__init__.py registers the verbs; every other package file is its docstring alone
-PACKAGE_FILES = sorted(p for p in PACKAGE.rglob("__init__.py")
+# commands/__init__.py registers the verbs and engine/__init__.py is the engine's public entry
+# point; every other package file is its docstring alone
+PACKAGE_FILES = sorted(p for p in [*PACKAGE.rglob("__init__.py"), *(ROOT / "engine").rglob("*/__init__.py")]
                        if p.parent not in (PACKAGE, PACKAGE / "commands"))
 
 

@@ -12,7 +12,7 @@ every step costs as much memory traffic as the matmuls that read it, so a batch 
 many distinct experts would spend half its step dequantising.
 
 The routed experts come from an expert source: `FP8Experts` (all experts resident) or an
-`engine.offload.ExpertCache` (a few slots per layer filled from host memory). Both answer
+`engine.offload.cache.ExpertCache` (a few slots per layer filled from host memory). Both answer
 `fetch(ids)` with a stacked pool and the ids' places in it, so every path runs the same code
 and kernels on the same weights whichever source it reads.
 """
@@ -172,7 +172,7 @@ class SparseMoE(PackedWeights, nn.Module):
     """One MoE block (Qwen3.5 `mlp`), weights keyed as in the checkpoint under `…mlp.`.
 
     experts: where the routed experts come from; None stacks `weights["experts.E.…"]` into a
-    resident `FP8Experts`, else an `engine.offload.ExpertCache` (then `weights` need not hold
+    resident `FP8Experts`, else an `engine.offload.cache.ExpertCache` (then `weights` need not hold
     the routed experts). forward(x [N, D]) → [N, D] in x's dtype, the same bits either way.
     """
 

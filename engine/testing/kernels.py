@@ -27,7 +27,8 @@ from engine.kernels.fp8_grouped import fp8_experts_grouped
 from engine.kernels.gated_delta import fla_kernels
 from engine.layers.gated_deltanet import GatedDeltaNet
 from engine.layers.moe import SparseMoE, tensor_names
-from engine.offload import ExpertCache, HostExpertStore
+from engine.offload.cache import ExpertCache
+from engine.offload.store import HostExpertStore
 from engine.testing.checkpoints import preset_config_dict, random_tensor
 
 EXPERT_ROWS = (1, 5, 16)

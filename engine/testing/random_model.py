@@ -52,7 +52,7 @@ class RandomCheckpoint:
 def random_model(preset: str, device: str | torch.device, dtype: torch.dtype | None = None, seed: int = 0,
                  offload=None):
     """A `engine.generate.Drama3` of `preset` with random weights drawn on `device` (no codec).
-    dtype: default bfloat16 on CUDA, float32 on the CPU; offload: `engine.offload.OffloadSettings`
+    dtype: default bfloat16 on CUDA, float32 on the CPU; offload: `engine.offload.offload.OffloadSettings`
     to keep the routed experts in host memory behind a cache. Raises ValueError for an unknown
     preset."""
     tokenizer = preset_tokenizer(preset)
