@@ -69,14 +69,22 @@ def time_engine(backbone: Backbone, x: torch.Tensor, prompt: int) -> tuple[float
     backbone(x[:prompt], cache)
     logits = [backbone.main_logits(backbone(x[prompt : prompt + 1], cache))]
     start = time.perf_counter()
-    logits += [backbone.main_logits(backbone(x[i : i + 1], cache)) for i in range(prompt + 1, x.shape[0])]
+    logits += [
+        backbone.main_logits(backbone(x[i : i + 1], cache)) for i in range(prompt + 1, x.shape[0])
+    ]
     return time.perf_counter() - start, torch.cat(logits)
 
 
 @torch.inference_mode()
-def time_transformers(model, x: torch.Tensor, prompt: int, ids: torch.Tensor) -> tuple[float, torch.Tensor]:
+def time_transformers(
+    model, x: torch.Tensor, prompt: int, ids: torch.Tensor
+) -> tuple[float, torch.Tensor]:
     out = model(inputs_embeds=x[None, :prompt], use_cache=True, logits_to_keep=1)
-    out = model(inputs_embeds=x[None, prompt : prompt + 1], past_key_values=out.past_key_values, use_cache=True)
+    out = model(
+        inputs_embeds=x[None, prompt : prompt + 1],
+        past_key_values=out.past_key_values,
+        use_cache=True,
+    )
     past = out.past_key_values
     logits = [out.logits[0, :, ids]]
     start = time.perf_counter()
@@ -95,19 +103,27 @@ def tensor_bytes(module: torch.nn.Module) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--folder", type=Path, help="an existing `small` checkpoint (default: write one)")
+    parser.add_argument(
+        "--folder", type=Path, help="an existing `small` checkpoint (default: write one)"
+    )
     parser.add_argument("--prompt-rows", type=int, default=128)
     parser.add_argument("--decode-rows", type=int, default=48)
     parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16"))
-    parser.add_argument("--rounds", type=int, default=3, help="turns of each side; the fastest counts")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="turns of each side; the fastest counts"
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     dtype = getattr(torch, args.dtype)
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.folder or Path(tmp) / "small"
         if args.folder is None:  # written in a child process so it does not count in our peak
-            subprocess.run([sys.executable, "-m", "engine.testing", "small", str(folder), "--seed", "0"],
-                           check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "engine.testing", "small", str(folder), "--seed", "0"],
+                check=True,
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+            )
         run(Checkpoint(folder), dtype, args.prompt_rows, args.decode_rows, args.rounds)
 
 
@@ -135,27 +151,46 @@ def run(checkpoint: Checkpoint, dtype: torch.dtype, prompt: int, decode: int, ro
     compiling = Backbone.from_checkpoint(checkpoint, "cpu", dtype)
     compiling.compile_decode()
     model = transformers_backbone(checkpoint, dtype, attention="sdpa")
-    sides = {"eager": lambda: time_engine(backbone, x, prompt), "kept": lambda: time_engine(kept, x, prompt),
-             "compiled": lambda: time_engine(compiling, x, prompt),
-             "theirs": lambda: time_transformers(model, x, prompt, backbone.candidate_token_ids())}
+    sides = {
+        "eager": lambda: time_engine(backbone, x, prompt),
+        "kept": lambda: time_engine(kept, x, prompt),
+        "compiled": lambda: time_engine(compiling, x, prompt),
+        "theirs": lambda: time_transformers(model, x, prompt, backbone.candidate_token_ids()),
+    }
     fastest = fastest_rounds(sides, rounds)
     (eager_s, eager), (kept_s, kept_logits), (compiled_s, compiled), (theirs_s, theirs) = (
-        fastest[k] for k in ("eager", "kept", "compiled", "theirs"))
+        fastest[k] for k in ("eager", "kept", "compiled", "theirs")
+    )
     scale = theirs.float().abs().max().item()
-    errors = [(ours - theirs.float()).abs().max().item() / scale for ours in (eager, kept_logits, compiled)]
+    errors = [
+        (ours - theirs.float()).abs().max().item() / scale
+        for ours in (eager, kept_logits, compiled)
+    ]
 
-    print(f"preset small, {dtype}, 1 thread, prompt {prompt} rows, {decode} timed decode rows, "
-          f"fastest of {rounds} rounds")
+    print(
+        f"preset small, {dtype}, 1 thread, prompt {prompt} rows, {decode} timed decode rows, "
+        f"fastest of {rounds} rounds"
+    )
     print(f"transformers      {decode / theirs_s:8.2f} rows/s")
-    print(f"engine, eager     {decode / eager_s:8.2f} rows/s   ratio {theirs_s / eager_s:5.2f}x  (bare)")
-    print(f"engine, eager     {decode / kept_s:8.2f} rows/s   ratio {theirs_s / kept_s:5.2f}x  "
-          f"(as loaded for a CPU render: packed weights, kept experts)")
-    print(f"engine, compiled  {decode / compiled_s:8.2f} rows/s   ratio {theirs_s / compiled_s:5.2f}x  (target >= 2.0)")
-    print(f"max logit difference / logit scale: eager {errors[0]:.1e}, as loaded {errors[1]:.1e}, "
-          f"compiled {errors[2]:.1e}")
-    print(f"engine tensors {weights / 1e6:.1f} MB ({fp8 / 1e6:.1f} M FP8 expert weights at 1 byte); "
-          f"RSS after load +{loaded / 1e6:.1f} MB, peak during load +{peak / 1e6:.1f} MB "
-          f"({loaded / weights:.2f}x / {peak / weights:.2f}x the tensor bytes)")
+    print(
+        f"engine, eager     {decode / eager_s:8.2f} rows/s   ratio {theirs_s / eager_s:5.2f}x  (bare)"
+    )
+    print(
+        f"engine, eager     {decode / kept_s:8.2f} rows/s   ratio {theirs_s / kept_s:5.2f}x  "
+        f"(as loaded for a CPU render: packed weights, kept experts)"
+    )
+    print(
+        f"engine, compiled  {decode / compiled_s:8.2f} rows/s   ratio {theirs_s / compiled_s:5.2f}x  (target >= 2.0)"
+    )
+    print(
+        f"max logit difference / logit scale: eager {errors[0]:.1e}, as loaded {errors[1]:.1e}, "
+        f"compiled {errors[2]:.1e}"
+    )
+    print(
+        f"engine tensors {weights / 1e6:.1f} MB ({fp8 / 1e6:.1f} M FP8 expert weights at 1 byte); "
+        f"RSS after load +{loaded / 1e6:.1f} MB, peak during load +{peak / 1e6:.1f} MB "
+        f"({loaded / weights:.2f}x / {peak / weights:.2f}x the tensor bytes)"
+    )
 
 
 if __name__ == "__main__":

@@ -37,12 +37,16 @@ def render_once(script, folder: Path, batch: int) -> tuple[float, dict]:
     backend.render_text("Ready.", "NARRATOR")  # load the voice outside the timing
     store = TakeStore(folder)
     started = time.perf_counter()
-    report = render_script(script, store, backend,
-                           RenderSettings(mode="clone", batch=batch, mix=False))
+    report = render_script(
+        script, store, backend, RenderSettings(mode="clone", batch=batch, mix=False)
+    )
     seconds = time.perf_counter() - started
-    takes = {(line.scene_id, line.line_id): hashlib.sha256(
-        store.selected_take(line.scene_id, line.line_id).audio().tobytes()).hexdigest()
-        for line in report.lines}
+    takes = {
+        (line.scene_id, line.line_id): hashlib.sha256(
+            store.selected_take(line.scene_id, line.line_id).audio().tobytes()
+        ).hexdigest()
+        for line in report.lines
+    }
     return seconds, takes
 
 
@@ -61,8 +65,10 @@ def main() -> None:
                 seconds, takes = render_once(script, Path(tmp) / f"b{batch}-{run}", batch)
                 best[batch] = min(best[batch], seconds)
                 made.setdefault(batch, takes)
-    print(f"scratch render of {CHAPTER.name}, clone mode, {lines} lines, "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"scratch render of {CHAPTER.name}, clone mode, {lines} lines, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+    )
     print(f"--batch 1: {best[1]:.2f} s")
     print(f"--batch {args.batch}: {best[args.batch]:.2f} s")
     print(f"ratio (batch 1 time / batch {args.batch} time): {best[1] / best[args.batch]:.2f}x")

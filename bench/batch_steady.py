@@ -31,8 +31,11 @@ def filled(model: Drama3, size: int, steps: int) -> EngineBatch:
     """A batch whose `size` slots are all live, with room for `steps` more frames each."""
     batch = EngineBatch(model, size)
     for conversation, seed, _ in streams(size):
-        batch.submit(model.request(conversation, SamplingParams(), seed, max_frames=4 * steps + 64,
-                                   ignore_eos=True))
+        batch.submit(
+            model.request(
+                conversation, SamplingParams(), seed, max_frames=4 * steps + 64, ignore_eos=True
+            )
+        )
     while len(batch.live) < size:
         batch.step()
     return batch
@@ -58,8 +61,12 @@ def main() -> None:
     args = parser.parse_args()
     with preset_model(args) as (model, sizes):
         batches = {size: filled(model, size, args.steps) for size in sizes}
-        saved = {size: [t.clone() for t in batch.storage.tensors()] for size, batch in batches.items()}
-        print(f"preset {args.preset}, every slot live, {args.steps} steps, {torch.get_num_threads()} torch threads")
+        saved = {
+            size: [t.clone() for t in batch.storage.tensors()] for size, batch in batches.items()
+        }
+        print(
+            f"preset {args.preset}, every slot live, {args.steps} steps, {torch.get_num_threads()} torch threads"
+        )
         best = {size: float("inf") for size in sizes}
         for _ in range(max(args.rounds, 1)):
             for size in sizes:
@@ -67,8 +74,10 @@ def main() -> None:
         base = sizes[0] / best[sizes[0]]
         for size in sizes:
             rate = size / best[size]
-            print(f"batch {size:3d}: {best[size] * 1000:7.1f} ms per step, {rate:6.1f} frames/s, "
-                  f"{rate / base:5.2f}x batch {sizes[0]}")
+            print(
+                f"batch {size:3d}: {best[size] * 1000:7.1f} ms per step, {rate:6.1f} frames/s, "
+                f"{rate / base:5.2f}x batch {sizes[0]}"
+            )
 
 
 if __name__ == "__main__":

@@ -56,25 +56,35 @@ def chapter_beds(work: Path, entries: list) -> SceneSounds:
     """`mix_long`'s beds and effects as one scene's sounds in a chapter, the beds from the first
     line on (ACX's head stays room tone)."""
     first = SoundAnchor(entries[0].line_id)
-    sounds = tuple(sound if sound.kind == "effect" else replace(sound, start=first)
-                   for sound in scene_sounds(work, entries))
-    return SceneSounds(sounds, tuple(entry.line_id for entry in entries), MIX_DEFAULTS.head_s,
-                       MIX_DEFAULTS.tail_s)
+    sounds = tuple(
+        sound if sound.kind == "effect" else replace(sound, start=first)
+        for sound in scene_sounds(work, entries)
+    )
+    return SceneSounds(
+        sounds, tuple(entry.line_id for entry in entries), MIX_DEFAULTS.head_s, MIX_DEFAULTS.tail_s
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=10.0)
     parser.add_argument("--chapter-minutes", type=float, default=60.0)
-    parser.add_argument("--beds", action="store_true",
-                        help="ambience and music beds under every chapter, ducked, and effects")
+    parser.add_argument(
+        "--beds",
+        action="store_true",
+        help="ambience and music beds under every chapter, ducked, and effects",
+    )
     args = parser.parse_args()
 
     ffmpeg = require_encoder("mp3")
     rng = np.random.default_rng(13)
     work = Path(tempfile.mkdtemp(prefix="drama-book-bench-"))
-    script = SimpleNamespace(book=SimpleNamespace(author="A. Writer", narrator="N. Reader", year="2026",
-                                                  copyright=None, cover=None), base_dir=str(work))
+    script = SimpleNamespace(
+        book=SimpleNamespace(
+            author="A. Writer", narrator="N. Reader", year="2026", copyright=None, cover=None
+        ),
+        base_dir=str(work),
+    )
     times = {"mix": 0.0, "encode and check": 0.0, "m4b": 0.0}
     try:
         pool = make_take_pool(work, rng)
@@ -93,28 +103,47 @@ def main() -> None:
             times["mix"] += time.perf_counter() - start
             start = time.perf_counter()
             target = work / f"{number:02d} Chapter {number}.mp3"
-            check = encode_checked(result.audio_path, target,
-                                   {"title": chapter.title, "album": "Bench", "artist": "A. Writer",
-                                    "track": f"{number}/{count}"}, ffmpeg, MAX_FILE_S, work)
+            check = encode_checked(
+                result.audio_path,
+                target,
+                {
+                    "title": chapter.title,
+                    "album": "Bench",
+                    "artist": "A. Writer",
+                    "track": f"{number}/{count}",
+                },
+                ffmpeg,
+                MAX_FILE_S,
+                work,
+            )
             times["encode and check"] += time.perf_counter() - start
             audio_s += check.duration_s
             masters.append((chapter, result.audio_path))
-            print(f"chapter {number}/{count}: {check.duration_s / 60:.1f} min, RMS {check.rms_db:.1f} dB, "
-                  f"peak {check.peak_dbfs:.2f} dBFS, noise floor {check.noise_floor_db:.1f} dB, "
-                  f"head {check.head_s:.2f} s, tail {check.tail_s:.2f} s, "
-                  f"{'passes ACX' if check.passed else '; '.join(check.problems)}; "
-                  f"peak RSS {peak_rss_mb():.0f} MB", flush=True)
+            print(
+                f"chapter {number}/{count}: {check.duration_s / 60:.1f} min, RMS {check.rms_db:.1f} dB, "
+                f"peak {check.peak_dbfs:.2f} dBFS, noise floor {check.noise_floor_db:.1f} dB, "
+                f"head {check.head_s:.2f} s, tail {check.tail_s:.2f} s, "
+                f"{'passes ACX' if check.passed else '; '.join(check.problems)}; "
+                f"peak RSS {peak_rss_mb():.0f} MB",
+                flush=True,
+            )
             target.unlink()
         start = time.perf_counter()
         m4b = write_m4b(masters, work / "Bench.m4b", script, "Bench", False, ffmpeg)
         times["m4b"] += time.perf_counter() - start
         total = sum(times.values())
-        print(f"assembled {audio_s / 3600:.2f} h in {total:.0f} s wall ({audio_s / total:.0f}x real time): "
-              + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in times.items()))
-        print(f"M4B: {m4b['duration_s'] / 3600:.2f} h, {len(m4b['chapters'])} chapter marks, "
-              f"{(work / 'Bench.m4b').stat().st_size / 1e6:.0f} MB")
-        print(f"peak RSS: this process {peak_rss_mb():.0f} MB, largest ffmpeg "
-              f"{peak_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB")
+        print(
+            f"assembled {audio_s / 3600:.2f} h in {total:.0f} s wall ({audio_s / total:.0f}x real time): "
+            + ", ".join(f"{step} {seconds:.0f} s" for step, seconds in times.items())
+        )
+        print(
+            f"M4B: {m4b['duration_s'] / 3600:.2f} h, {len(m4b['chapters'])} chapter marks, "
+            f"{(work / 'Bench.m4b').stat().st_size / 1e6:.0f} MB"
+        )
+        print(
+            f"peak RSS: this process {peak_rss_mb():.0f} MB, largest ffmpeg "
+            f"{peak_rss_mb(resource.RUSAGE_CHILDREN):.0f} MB"
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

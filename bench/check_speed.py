@@ -47,11 +47,13 @@ CAST = {
     "CABMAN": ("a London cabman", []),
     "NARRATOR": ("the storyteller", []),
 }
-WORDS = ("the a of and to in that it was he his I you not my with as had at for which have be "
-         "on is this but by from all her one so no there were said what up they been who we "
-         "would man could when door room Baker Street photograph letter King Majesty Bohemia "
-         "Irene Adler church lodge window smoke rocket cab evening night shall remarkable "
-         "singular indeed quite observe deduce Watson Holmes").split()
+WORDS = (
+    "the a of and to in that it was he his I you not my with as had at for which have be "
+    "on is this but by from all her one so no there were said what up they been who we "
+    "would man could when door room Baker Street photograph letter King Majesty Bohemia "
+    "Irene Adler church lodge window smoke rocket cab evening night shall remarkable "
+    "singular indeed quite observe deduce Watson Holmes"
+).split()
 POINT_TAGS = ("[sighs]", "[laughs]", "[pause]", "[clears throat]", "[whispering]", "[excited]")
 SCOPED = ("whisper", "reading", "shout")
 NOTES = ("dry", "amused", "urgent", "weary", "cold", "warm")
@@ -86,9 +88,12 @@ def write_script(folder: Path, lines: int, seed: int = 7) -> Path:
     for n, (name, (description, aliases)) in enumerate(CAST.items()):
         clip = refs / f"{n}.wav"
         sf.write(clip, (0.2 * np.sin(2 * np.pi * (110 + 20 * n) * t)).astype(np.float32), 44_100)
-        out += [f"  {name}:", f"    voice: refs/{n}.wav",
-                "    transcript: I have seldom heard him mention her under any other name.",
-                f"    description: {description}"]
+        out += [
+            f"  {name}:",
+            f"    voice: refs/{n}.wav",
+            "    transcript: I have seldom heard him mention her under any other name.",
+            f"    description: {description}",
+        ]
         if aliases:
             out.append(f"    aliases: [{', '.join(aliases)}]")
     out.append("scenes:")
@@ -104,12 +109,18 @@ def write_script(folder: Path, lines: int, seed: int = 7) -> Path:
                 out.append(f"      - action: {sentence(rng, rng.randint(10, 18))}")
             elif roll < 0.22:
                 speaker = rng.choice(speakers + aliases[:4])
-                out += [f"      - speaker: {speaker}", f"        text: \"{dialogue(rng)}\"",
-                        f"        note: {rng.choice(NOTES)}", "        pause_after: 0.6"]
+                out += [
+                    f"      - speaker: {speaker}",
+                    f'        text: "{dialogue(rng)}"',
+                    f"        note: {rng.choice(NOTES)}",
+                    "        pause_after: 0.6",
+                ]
             else:
-                out.append(f"      - {rng.choice(speakers)}: \"{dialogue(rng)}\"")
+                out.append(f'      - {rng.choice(speakers)}: "{dialogue(rng)}"')
     path = folder / "bohemia.yaml"
-    path.write_text("\n".join(out[:lines]).rsplit("\n      - speaker", 1)[0] + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(out[:lines]).rsplit("\n      - speaker", 1)[0] + "\n", encoding="utf-8"
+    )
     return path
 
 
@@ -132,10 +143,20 @@ else:
 
 def measure(args: list[str], profile: bool, folder: Path) -> dict | None:
     """Run `drama ARGS` in a fresh interpreter; its time and peak memory (or print a profile)."""
-    done = subprocess.run([sys.executable, "-c", MEASURE, json.dumps(args), "1" if profile else "0",
-                           str(folder / "profile.out")],
-                          stdout=subprocess.PIPE if not profile else None, stderr=subprocess.PIPE,
-                          text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            MEASURE,
+            json.dumps(args),
+            "1" if profile else "0",
+            str(folder / "profile.out"),
+        ],
+        stdout=subprocess.PIPE if not profile else None,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
     if profile:
         return None
     return json.loads(done.stderr.strip().splitlines()[-1])
@@ -151,16 +172,20 @@ def main() -> None:
         path = write_script(folder, options.lines)
         text = path.read_text(encoding="utf-8")
         print(f"script: {text.count(chr(10)):,} lines, {len(text.encode()) / 1e6:.1f} MB")
-        runs = {"check": ["check", str(path)],
-                "compile one scene": ["compile", str(path), "--scene", "scene-3", "--mode", "clone"]}
+        runs = {
+            "check": ["check", str(path)],
+            "compile one scene": ["compile", str(path), "--scene", "scene-3", "--mode", "clone"],
+        }
         for name, args in runs.items():
             if options.profile:
                 print(f"== {name}")
             found = measure(args, options.profile, folder)
             if found is not None:
-                print(f"{name}: {found['seconds']:.1f} s ({found['cpu_s']:.1f} s of CPU), "
-                      f"peak {found['peak_mb']:.0f} MB "
-                      f"(exit {found['code']})")
+                print(
+                    f"{name}: {found['seconds']:.1f} s ({found['cpu_s']:.1f} s of CPU), "
+                    f"peak {found['peak_mb']:.0f} MB "
+                    f"(exit {found['code']})"
+                )
 
 
 if __name__ == "__main__":

@@ -27,9 +27,14 @@ from drama_cli.takes.jobs import RenderSettings
 from drama_cli.takes.store import TakeStore
 from engine.conversation import Conversation
 
-SENTENCES = ("We leave at six, before the tide turns.", "Not without the oars, we don't.",
-             "Then find them, and be quick about it.", "The boat is leaking again.",
-             "Patch it with the old sail.", "We have no old sail, and you know it.")
+SENTENCES = (
+    "We leave at six, before the tide turns.",
+    "Not without the oars, we don't.",
+    "Then find them, and be quick about it.",
+    "The boat is leaking again.",
+    "Patch it with the old sail.",
+    "We have no old sail, and you know it.",
+)
 
 
 def write_script(folder: Path, scenes: int, lines: int) -> Path:
@@ -49,8 +54,15 @@ def warm(backend: ClusterBackend) -> None:
     """One short line on every worker, so each has its voice loaded."""
     batch = backend.open_batch(len(backend.pool.slots))
     for _ in backend.pool.slots:
-        batch.submit(GenerationRequest("warm", "warm", "MARGOT", "<|speaker:0|> Ready.",
-                                       Conversation("clone", text="<|speaker:0|> Ready.")))
+        batch.submit(
+            GenerationRequest(
+                "warm",
+                "warm",
+                "MARGOT",
+                "<|speaker:0|> Ready.",
+                Conversation("clone", text="<|speaker:0|> Ready."),
+            )
+        )
     while batch.active():
         batch.next_done()
     batch.close()
@@ -65,8 +77,9 @@ def render_with(workers: int, path: Path, folder: Path) -> tuple[float, float, i
     try:
         warm(backend)
         started = time.perf_counter()
-        report = render_script(load_script(str(path)), TakeStore(folder), backend,
-                               RenderSettings(mix=False))
+        report = render_script(
+            load_script(str(path)), TakeStore(folder), backend, RenderSettings(mix=False)
+        )
         seconds = time.perf_counter() - started
     finally:
         backend.close()
@@ -92,11 +105,15 @@ def main() -> None:
             two = render_with(2, path, Path(tmp) / "two.drama")
     finally:
         ray.shutdown()
-    print(f"4 scenes x {args.lines} lines, scratch engine, local Ray of {args.cpus} CPU slots; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"4 scenes x {args.lines} lines, scratch engine, local Ray of {args.cpus} CPU slots; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     for name, run in (("1 worker: ", one), ("2 workers:", two)):
-        print(f"{name} {run[0]:.2f} s ({run[2]} units, {run[3]:.3f} s of engine time per unit, "
-              f"Ray overhead {run[1]:.1f} ms per unit)")
+        print(
+            f"{name} {run[0]:.2f} s ({run[2]} units, {run[3]:.3f} s of engine time per unit, "
+            f"Ray overhead {run[1]:.1f} ms per unit)"
+        )
     print(f"speed-up: {one[0] / two[0]:.2f}x")
 
 

@@ -55,19 +55,23 @@ def best_times(runs: dict, repeats: int) -> tuple[dict, dict]:
             wall, cpu = time.perf_counter(), time.process_time()
             results[name] = run()
             times[name].append((time.perf_counter() - wall, time.process_time() - cpu))
-    best = {name: (min(t[0] for t in pairs), min(t[1] for t in pairs)) for name, pairs in times.items()}
+    best = {
+        name: (min(t[0] for t in pairs), min(t[1] for t in pairs)) for name, pairs in times.items()
+    }
     return best, results
 
 
 def report(name: str, ours: tuple[float, float], theirs: tuple[float, float]) -> None:
-    print(f"{name}: wall ours {ours[0]:6.2f} s, upstream {theirs[0]:6.2f} s -> {theirs[0] / ours[0]:.2f}x faster;"
-          f" CPU ours {ours[1]:6.2f} s, upstream {theirs[1]:6.2f} s -> {theirs[1] / ours[1]:.2f}x")
+    print(
+        f"{name}: wall ours {ours[0]:6.2f} s, upstream {theirs[0]:6.2f} s -> {theirs[0] / ours[0]:.2f}x faster;"
+        f" CPU ours {ours[1]:6.2f} s, upstream {theirs[1]:6.2f} s -> {theirs[1] / ours[1]:.2f}x"
+    )
 
 
 def stream_time(codec: Codec, codes: torch.Tensor, chunk: int) -> tuple[float, torch.Tensor]:
     stream = codec.decode_stream()
     start = time.perf_counter()
-    pieces = [stream.push(codes[:, i:i + chunk]) for i in range(0, codes.shape[1], chunk)]
+    pieces = [stream.push(codes[:, i : i + chunk]) for i in range(0, codes.shape[1], chunk)]
     pieces.append(stream.flush())
     return time.perf_counter() - start, torch.cat(pieces)
 
@@ -77,12 +81,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--folder", type=Path, help="reuse (or create) the random codec here")
-    parser.add_argument("--chunks", type=int, nargs="*", default=[1, 8, 32],
-                        help="streaming chunk sizes in frames")
+    parser.add_argument(
+        "--chunks", type=int, nargs="*", default=[1, 8, 32], help="streaming chunk sizes in frames"
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if not upstream.available():
-        raise SystemExit("fish-speech 0.1.0 is not installed (pip install --no-deps -r tests/oracles-no-deps.txt)")
+        raise SystemExit(
+            "fish-speech 0.1.0 is not installed (pip install --no-deps -r tests/oracles-no-deps.txt)"
+        )
 
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.folder or Path(scratch)
@@ -93,27 +100,43 @@ def main() -> None:
 
 
 def run(folder: Path, args: argparse.Namespace) -> None:
-    print(f"threads: {torch.get_num_threads()}, clip: {args.seconds:g} s, best of {args.repeats}", flush=True)
+    print(
+        f"threads: {torch.get_num_threads()}, clip: {args.seconds:g} s, best of {args.repeats}",
+        flush=True,
+    )
     ours = Codec.load(folder)
     frames = math.ceil(args.seconds * SAMPLE_RATE / 2048)
     # the RoPE tables only need to cover the clip; their size does not change the compute
-    oracle = upstream.build(CodecConfig(), encoder_positions=max(1024, 4 * frames + 8),
-                            quantizer_positions=max(512, frames + 8))
+    oracle = upstream.build(
+        CodecConfig(),
+        encoder_positions=max(1024, 4 * frames + 8),
+        quantizer_positions=max(512, frames + 8),
+    )
     upstream.load_weights(oracle, torch.load(folder / "codec.pth", mmap=True, weights_only=True))
     audio = speechlike(args.seconds)
 
     with torch.inference_mode():
         ours.encode(audio[:4096])  # first-call set-up out of the timings
         oracle.encode(audio[None, None, :4096])
-        best, out = best_times({"ours": lambda: ours.encode(audio),
-                                "upstream": lambda: oracle.encode(audio[None, None])}, args.repeats)
+        best, out = best_times(
+            {
+                "ours": lambda: ours.encode(audio),
+                "upstream": lambda: oracle.encode(audio[None, None]),
+            },
+            args.repeats,
+        )
         t_ours_enc, t_up_enc = best["ours"], best["upstream"]
         codes, (up_codes, _) = out["ours"], out["upstream"]
         lengths = torch.tensor([codes.shape[1]])
         ours.decode(codes[:, :2])
         oracle.decode(codes[None, :, :2], torch.tensor([2]))
-        best, out = best_times({"ours": lambda: ours.decode(codes),
-                                "upstream": lambda: oracle.decode(codes[None], lengths)}, args.repeats)
+        best, out = best_times(
+            {
+                "ours": lambda: ours.decode(codes),
+                "upstream": lambda: oracle.decode(codes[None], lengths),
+            },
+            args.repeats,
+        )
         t_ours_dec, t_up_dec = best["ours"], best["upstream"]
         wave, (up_wave, _) = out["ours"], out["upstream"]
 
@@ -121,15 +144,20 @@ def run(folder: Path, args: argparse.Namespace) -> None:
     diff = float((up_wave[0, 0] - wave).abs().max())
     report("encode", t_ours_enc, t_up_enc)
     report("decode", t_ours_dec, t_up_dec)
-    print(f"parity (full size): {flips} of {codes.numel()} codes differ; decoded waveforms differ by "
-          f"at most {diff:.2e}")
+    print(
+        f"parity (full size): {flips} of {codes.numel()} codes differ; decoded waveforms differ by "
+        f"at most {diff:.2e}"
+    )
     duration = codes.shape[1] * 2048 / SAMPLE_RATE
     print(f"one-shot decode real-time factor: {t_ours_dec[0] / duration:.3f}")
     for chunk in args.chunks:
         elapsed, streamed = stream_time(ours, codes, chunk)
         error = float((streamed - wave).abs().max())
-        print(f"streaming decode, {chunk:3d}-frame chunks: real-time factor {elapsed / duration:.3f} "
-              f"(max difference from one-shot {error:.1e})", flush=True)
+        print(
+            f"streaming decode, {chunk:3d}-frame chunks: real-time factor {elapsed / duration:.3f} "
+            f"(max difference from one-shot {error:.1e})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

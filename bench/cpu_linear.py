@@ -43,6 +43,7 @@ def cycling(rows: torch.Tensor, weights: list[torch.Tensor], through):
     def product():
         turn[0] = (turn[0] + 1) % len(weights)
         return through(rows, weights[turn[0]])
+
     return product
 
 
@@ -53,18 +54,26 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if not packing_works():
-        raise SystemExit("this torch build cannot pack weights for oneDNN; every product uses F.linear")
+        raise SystemExit(
+            "this torch build cannot pack weights for oneDNN; every product uses F.linear"
+        )
     print(f"{args.threads} torch threads; microseconds per product, F.linear vs packed")
     for out, inner in SHAPES:
         plain = [torch.randn(out, inner) for _ in range(WEIGHTS)]
         packed = [pack(weight) for weight in plain]
         for count in (int(n) for n in args.rows.split(",")):
             rows = torch.randn(count, inner)
-            if not torch.allclose(packed_linear(rows, packed[0]), F.linear(rows, plain[0]), atol=1e-4, rtol=1e-4):
-                raise SystemExit(f"packed and plain products disagree for [{count}, {inner}] x [{inner}, {out}]")
+            if not torch.allclose(
+                packed_linear(rows, packed[0]), F.linear(rows, plain[0]), atol=1e-4, rtol=1e-4
+            ):
+                raise SystemExit(
+                    f"packed and plain products disagree for [{count}, {inner}] x [{inner}, {out}]"
+                )
             mkl = best_microseconds(cycling(rows, plain, F.linear))
             onednn = best_microseconds(cycling(rows, packed, packed_linear))
-            print(f"[{count:2d}, {inner}] x [{inner}, {out}]: {mkl:8.1f} vs {onednn:8.1f}  {mkl / onednn:5.2f}x")
+            print(
+                f"[{count:2d}, {inner}] x [{inner}, {out}]: {mkl:8.1f} vs {onednn:8.1f}  {mkl / onednn:5.2f}x"
+            )
 
 
 if __name__ == "__main__":

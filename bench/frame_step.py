@@ -33,8 +33,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.conversation import Conversation  # noqa: E402
 from engine.batch import EngineBatch  # noqa: E402
+from engine.conversation import Conversation  # noqa: E402
 from engine.generate import Drama3  # noqa: E402
 from engine.sampling import SamplingParams  # noqa: E402
 from engine.step import SlotStack, decode_step  # noqa: E402
@@ -43,8 +43,10 @@ from engine.testing.dispatch import OpCounter  # noqa: E402
 
 LINE = "<|speaker:0|> Hi there, how are you?"
 GREEDY = SamplingParams(temperature=0.0, ras_window=0)
-KERNEL_CALL = re.compile(r"(?:^|= )(cpp_fused_\w+|triton_\w+\.run|extern_kernels\.\w+|torch\.ops\.[\w.]+|"
-                         r"aten\.[\w.]+)\(")
+KERNEL_CALL = re.compile(
+    r"(?:^|= )(cpp_fused_\w+|triton_\w+\.run|extern_kernels\.\w+|torch\.ops\.[\w.]+|"
+    r"aten\.[\w.]+)\("
+)
 SUBGRAPH_CALL = re.compile(r"= (\w*subgraph_\d+)\(")
 SYNC_CALL = re.compile(r"\.item\(\)|_local_scalar_dense|aten\.nonzero|\.tolist\(\)")
 FUNCTION = re.compile(r"^(?:    )?def (\w+)\(")
@@ -122,9 +124,13 @@ def main() -> None:
     model = Drama3.load(folder, device="cpu")
     conversation = Conversation(layout="clone", references=(), text=LINE)
     config = model.config
-    print(f"{args.preset} preset {overrides or ''}: {config.num_layers} backbone layers, "
-          f"{len(model.tower.shared_layers) + len(model.tower.residual_layers)} tower layers")
-    model.generate(conversation, GREEDY, seed=0, max_frames=2, ignore_eos=True)  # warm-up, prefix cache
+    print(
+        f"{args.preset} preset {overrides or ''}: {config.num_layers} backbone layers, "
+        f"{len(model.tower.shared_layers) + len(model.tower.residual_layers)} tower layers"
+    )
+    model.generate(
+        conversation, GREEDY, seed=0, max_frames=2, ignore_eos=True
+    )  # warm-up, prefix cache
 
     with torch.no_grad():
         ops, syncs = per_frame(model, conversation)
@@ -139,7 +145,9 @@ def main() -> None:
         print(f"host syncs per frame (step, eager): {counted.syncs / 8:.0f}")
         expected = torch.cat((rows, step_rows(reference, args.frames - 8)))
 
-        explained = torch._dynamo.explain(decode_step)(loaded_stack(model, conversation, args.frames))
+        explained = torch._dynamo.explain(decode_step)(
+            loaded_stack(model, conversation, args.frames)
+        )
         print(f"graph breaks: {explained.graph_break_count}")
 
         from torch._dynamo.utils import counters
@@ -157,7 +165,9 @@ def main() -> None:
         timed = time.perf_counter()
         compiled = torch.cat((first[None], step_rows(stack, args.frames - 1, step)))
         step_ms = 1000 * (time.perf_counter() - timed) / max(args.frames - 1, 1)
-        print(f"recompiles over {args.frames} frames: {counters['stats']['unique_graphs'] - first_graphs}")
+        print(
+            f"recompiles over {args.frames} frames: {counters['stats']['unique_graphs'] - first_graphs}"
+        )
         kernels, code_syncs = kernels_per_call(code[-1])
         print(f"host syncs per frame (captured): {code_syncs}")
         print(f"kernels per frame (captured): {kernels}")

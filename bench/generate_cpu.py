@@ -1,4 +1,5 @@
-"""Frames per second of full generation on the CPU, with the time split prefill / decode, against mlx-audio's Drama 3 port on the same random checkpoint in the same run.
+"""Frames per second of full generation on the CPU, with the time split prefill / decode, against
+mlx-audio's Drama 3 port on the same random checkpoint in the same run.
 
     python bench/generate_cpu.py [--preset small] [--frames 64] [--reference-frames 200] [--rounds 3]
 
@@ -45,14 +46,18 @@ def conversation(reference_frames: int) -> Conversation:
     return Conversation(layout="clone", references=(reference,), text=LINE)
 
 
-def prepare_ours(folder: Path, convo: Conversation, frames: int, threads: int, compile_decode: bool):
+def prepare_ours(
+    folder: Path, convo: Conversation, frames: int, threads: int, compile_decode: bool
+):
     """Load the engine, warm it up (prefix cache, compile) and return a function timing one take."""
     torch.set_num_threads(threads)
     model = Drama3.load(folder, device="cpu")
     if compile_decode:
         model.compile_decode()
     params = SamplingParams()
-    model.generate(convo, params, seed=0, max_frames=2, ignore_eos=True)  # warm-up: prefix cache, compile
+    model.generate(
+        convo, params, seed=0, max_frames=2, ignore_eos=True
+    )  # warm-up: prefix cache, compile
     prompt = model.build_prompt(convo)
 
     def one_take() -> dict:
@@ -60,10 +65,17 @@ def prepare_ours(folder: Path, convo: Conversation, frames: int, threads: int, c
         take = model.generate(convo, params, seed=1, max_frames=frames, timed=True, ignore_eos=True)
         total = time.perf_counter() - started
         times = take.frame_times_s
-        return {"frames": take.frames, "seconds": total, "ttff_s": times[0],
-                "decode_rate": (len(times) - 1) / (times[-1] - times[0]),
-                "phase_s": take.phase_s, "prompt_rows": take.prompt_rows,
-                "rows": prompt.rows, "system_rows": prompt.system_rows}
+        return {
+            "frames": take.frames,
+            "seconds": total,
+            "ttff_s": times[0],
+            "decode_rate": (len(times) - 1) / (times[-1] - times[0]),
+            "phase_s": take.phase_s,
+            "prompt_rows": take.prompt_rows,
+            "rows": prompt.rows,
+            "system_rows": prompt.system_rows,
+        }
+
     return one_take
 
 
@@ -90,6 +102,7 @@ def prepare_oracle(folder: Path, rows: np.ndarray, system_rows: int, frames: int
         started = time.perf_counter()
         produced = sum(1 for _ in model._frames(prompt, system_rows, voice, frames, 1.0, None, 0.9))
         return {"frames": produced, "seconds": time.perf_counter() - started}
+
     return one_run
 
 
@@ -103,10 +116,16 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=64)
     parser.add_argument("--reference-frames", type=int, default=200)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=3,
-                        help="takes of each side, interleaved; the best round of each is compared")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="takes of each side, interleaved; the best round of each is compared",
+    )
     parser.add_argument("--no-oracle", action="store_true")
-    parser.add_argument("--compile", action="store_true", help="torch.compile the one-row decode steps")
+    parser.add_argument(
+        "--compile", action="store_true", help="torch.compile the one-row decode steps"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / args.preset
@@ -126,25 +145,42 @@ def main() -> None:
             oracle.append(oracle_run())
         report_ours(ours)
         best = max(rate(run) for run in oracle)
-        print(f"mlx-audio (mlx[cpu]): best {best:.2f} frames/s over {oracle[0]['frames']} frames; rounds "
-              + ", ".join(f"{rate(run):.2f}" for run in oracle))
-        print("ratio engine / mlx-audio per round: "
-              + ", ".join(f"{rate(a) / rate(b):.2f}" for a, b in zip(ours, oracle)))
-        print(f"ratio engine / mlx-audio (best round of each, overall frames/s, prefill included in both): "
-              f"{max(rate(run) for run in ours) / best:.2f}")
+        print(
+            f"mlx-audio (mlx[cpu]): best {best:.2f} frames/s over {oracle[0]['frames']} frames; rounds "
+            + ", ".join(f"{rate(run):.2f}" for run in oracle)
+        )
+        print(
+            "ratio engine / mlx-audio per round: "
+            + ", ".join(f"{rate(a) / rate(b):.2f}" for a, b in zip(ours, oracle))
+        )
+        print(
+            f"ratio engine / mlx-audio (best round of each, overall frames/s, prefill included in both): "
+            f"{max(rate(run) for run in ours) / best:.2f}"
+        )
 
 
 def report_ours(runs: list[dict]) -> None:
     first = max(runs, key=rate)
-    print(f"prompt {first['prompt_rows']} rows ({first['system_rows']} cached system rows), "
-          f"{first['frames']} frames, {len(runs)} rounds")
-    print(f"engine: best {rate(first):.2f} frames/s overall (prefill included), {first['decode_rate']:.2f} "
-          f"frames/s decoding, time to first frame {first['ttff_s'] * 1000:.0f} ms; rounds "
-          + ", ".join(f"{rate(run):.2f}" for run in runs))
+    print(
+        f"prompt {first['prompt_rows']} rows ({first['system_rows']} cached system rows), "
+        f"{first['frames']} frames, {len(runs)} rounds"
+    )
+    print(
+        f"engine: best {rate(first):.2f} frames/s overall (prefill included), {first['decode_rate']:.2f} "
+        f"frames/s decoding, time to first frame {first['ttff_s'] * 1000:.0f} ms; rounds "
+        + ", ".join(f"{rate(run):.2f}" for run in runs)
+    )
     split = first["phase_s"]
     decode = sum(v for k, v in split.items() if k != "prefill") or 1.0
-    print(f"  prefill {split.get('prefill', 0.0):.2f} s; decode split: " + ", ".join(
-        f"{k} {v:.2f} s ({100 * v / decode:.0f} %)" for k, v in sorted(split.items()) if k != "prefill"))
+    print(
+        f"  prefill {split.get('prefill', 0.0):.2f} s; decode split: "
+        + ", ".join(
+            f"{k} {v:.2f} s ({100 * v / decode:.0f} %)"
+            for k, v in sorted(split.items())
+            if k != "prefill"
+        )
+    )
+
 
 if __name__ == "__main__":
     main()

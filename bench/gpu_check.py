@@ -49,8 +49,8 @@ sys.path.insert(0, str(ROOT))
 
 from engine.batch import EngineBatch  # noqa: E402
 from engine.clip import AudioClip  # noqa: E402
-from engine.constants import FRAMES_PER_SECOND  # noqa: E402
 from engine.config import Drama3Config  # noqa: E402
+from engine.constants import FRAMES_PER_SECOND  # noqa: E402
 from engine.conversation import Conversation, Reference  # noqa: E402
 from engine.files import write_text_atomic  # noqa: E402
 from engine.offload.offload import OffloadSettings  # noqa: E402
@@ -67,9 +67,12 @@ GOAL_RTF_AT_64 = 0.4
 GOAL_KERNELS_PER_FRAME = 1200
 FIRST_AUDIO_FRAMES = 8  # the first chunk the streaming codec decoder turns into audio
 GREEDY = SamplingParams(temperature=0.0, ras_window=0)
-LINES = ("The harbour lights came on one by one, and still nobody spoke a word.",
-         "Pass me the rope, quickly, before the tide turns!", "I never said I would stay.",
-         "Seven bells, and the fog is thicker than ever.")
+LINES = (
+    "The harbour lights came on one by one, and still nobody spoke a word.",
+    "Pass me the rope, quickly, before the tide turns!",
+    "I never said I would stay.",
+    "Seven bells, and the fog is thicker than ever.",
+)
 
 
 @dataclass(frozen=True)
@@ -90,9 +93,20 @@ class Plan:
     budget_s: float = 450.0
 
 
-SMOKE = dict(device="cpu", preset="tiny", kernel_preset="tiny", graph_sizes=(1, 2, 4), graph_frames=4,
-             full_graph_frames=4, prompt_rows=150, speed_frames=6, stream_sizes=(2, 4), stream_frames=4,
-             gpu_memory=None, budget_s=3600.0)
+SMOKE = dict(
+    device="cpu",
+    preset="tiny",
+    kernel_preset="tiny",
+    graph_sizes=(1, 2, 4),
+    graph_frames=4,
+    full_graph_frames=4,
+    prompt_rows=150,
+    speed_frames=6,
+    stream_sizes=(2, 4),
+    stream_frames=4,
+    gpu_memory=None,
+    budget_s=3600.0,
+)
 
 
 @dataclass
@@ -104,16 +118,37 @@ class Report:
     rows: list[dict] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
 
-    def add(self, section: str, item: str, value, unit: str = "", goal: str = "", met: bool | None = None) -> None:
-        self.rows.append({"section": section, "item": item, "value": value, "unit": unit, "goal": goal, "met": met})
+    def add(
+        self,
+        section: str,
+        item: str,
+        value,
+        unit: str = "",
+        goal: str = "",
+        met: bool | None = None,
+    ) -> None:
+        self.rows.append(
+            {
+                "section": section,
+                "item": item,
+                "value": value,
+                "unit": unit,
+                "goal": goal,
+                "met": met,
+            }
+        )
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.started
 
     def save(self) -> None:
         if self.path is not None:
-            data = {"plan": asdict(self.plan), "elapsed_s": round(self.elapsed(), 1), "rows": self.rows,
-                    "device_name": device_name(self.plan.device)}
+            data = {
+                "plan": asdict(self.plan),
+                "elapsed_s": round(self.elapsed(), 1),
+                "rows": self.rows,
+                "device_name": device_name(self.plan.device),
+            }
             write_text_atomic(self.path, json.dumps(data, indent=1) + "\n")
 
     def table(self) -> str:
@@ -122,8 +157,10 @@ class Report:
             value = row["value"]
             shown = f"{value:.4g}" if isinstance(value, float) else str(value)
             verdict = {True: "met", False: "NOT MET", None: ""}[row["met"]]
-            lines.append(f"{row['section']:9} {row['item'][:58]:58} {shown:>12} {row['unit']:10} "
-                         f"{row['goal']} {verdict}".rstrip())
+            lines.append(
+                f"{row['section']:9} {row['item'][:58]:58} {shown:>12} {row['unit']:10} "
+                f"{row['goal']} {verdict}".rstrip()
+            )
         return "\n".join(lines)
 
 
@@ -138,6 +175,7 @@ def synchronize(device: str) -> None:
 
 # ---- 1 kernels ------------------------------------------------------------------------------
 
+
 def kernel_section(report: Report) -> None:
     """Every Triton kernel against torch on layer 0 of the kernel preset, on the device."""
     plan, section = report.plan, "1 kernels"
@@ -148,22 +186,45 @@ def kernel_section(report: Report) -> None:
     experts = kernels.expert_errors(plan.kernel_preset, plan.device)
     for rows in kernels.EXPERT_ROWS:
         error = experts[f"rows_{rows}"]
-        report.add(section, f"FP8 decode experts, {rows} rows, float32: max error", error, "", fp32,
-                   error <= kernels.TOLERANCE)
+        report.add(
+            section,
+            f"FP8 decode experts, {rows} rows, float32: max error",
+            error,
+            "",
+            fp32,
+            error <= kernels.TOLERANCE,
+        )
     prefill = kernels.prefill_errors(plan.kernel_preset, plan.device)
     for rows in kernels.PREFILL_ROWS:
-        for kind, limit, goal in (("", kernels.TOLERANCE, fp32), ("bf16_", kernels.BF16_TOLERANCE, bf16)):
+        for kind, limit, goal in (
+            ("", kernels.TOLERANCE, fp32),
+            ("bf16_", kernels.BF16_TOLERANCE, bf16),
+        ):
             error = prefill[f"{kind}rows_{rows}"]
             dtype = "bfloat16" if kind else "float32"
-            report.add(section, f"grouped FP8 prefill, {rows} rows, {dtype}: max error", error, "", goal,
-                       error <= limit)
+            report.add(
+                section,
+                f"grouped FP8 prefill, {rows} rows, {dtype}: max error",
+                error,
+                "",
+                goal,
+                error <= limit,
+            )
     delta = kernels.gated_delta_errors(plan.kernel_preset, device=plan.device)
     for part in ("output", "state"):
-        report.add(section, f"Gated DeltaNet step, {part}: max error", delta[part], "", fp32,
-                   delta[part] <= kernels.TOLERANCE)
+        report.add(
+            section,
+            f"Gated DeltaNet step, {part}: max error",
+            delta[part],
+            "",
+            fp32,
+            delta[part] <= kernels.TOLERANCE,
+        )
     if plan.device.startswith("cuda"):
         for path, ms in prefill_times(plan.kernel_preset, plan.device).items():
-            report.add(section, f"prefill experts, {PREFILL_CHUNK_ROWS} rows bf16, {path}", ms, "ms")
+            report.add(
+                section, f"prefill experts, {PREFILL_CHUNK_ROWS} rows bf16, {path}", ms, "ms"
+            )
 
 
 PREFILL_CHUNK_ROWS = 256
@@ -177,7 +238,10 @@ def prefill_times(preset: str, device: str, repeats: int = 10) -> dict[str, floa
     weights, ids = moe.route(x.float())
     weights = weights.bfloat16()
     times = {}
-    for name, path in (("grouped kernels", moe._grouped_rows), ("dequantising torch path", moe._many_rows)):
+    for name, path in (
+        ("grouped kernels", moe._grouped_rows),
+        ("dequantising torch path", moe._many_rows),
+    ):
         path(x, weights, ids)  # warm-up: autotuning, allocator
         synchronize(device)
         started = time.perf_counter()
@@ -189,6 +253,7 @@ def prefill_times(preset: str, device: str, repeats: int = 10) -> dict[str, floa
 
 
 # ---- 2 graphs -------------------------------------------------------------------------------
+
 
 def loop_of(model, size: int, mode: str) -> EngineBatch:
     """The decode loop of `size` slots in `mode`; graph mode off CUDA runs the step uncompiled
@@ -206,8 +271,13 @@ def greedy_codes(model, size: int, mode: str, frames: int) -> list[torch.Tensor]
     tickets = {}
     for stream in range(size):
         text = f"<|speaker:0|> {LINES[stream % len(LINES)]} ({stream})"
-        request = model.request(Conversation(layout="clone", text=text), GREEDY, stream, max_frames=frames,
-                                ignore_eos=True)
+        request = model.request(
+            Conversation(layout="clone", text=text),
+            GREEDY,
+            stream,
+            max_frames=frames,
+            ignore_eos=True,
+        )
         tickets[batch.submit(request)] = stream
     codes: list = [None] * size
     for done in batch.run():
@@ -218,8 +288,14 @@ def greedy_codes(model, size: int, mode: str, frames: int) -> list[torch.Tensor]
 def parity_row(report: Report, model, size: int, frames: int, preset: str) -> None:
     eager, captured = (greedy_codes(model, size, mode, frames) for mode in ("eager", "graph"))
     equal = sum(torch.equal(a, b) for a, b in zip(eager, captured))
-    report.add("2 graphs", f"{preset}, {size} streams x {frames} frames: captured = eager greedy codes",
-               f"{equal}/{size}", "streams", "all equal", equal == size)
+    report.add(
+        "2 graphs",
+        f"{preset}, {size} streams x {frames} frames: captured = eager greedy codes",
+        f"{equal}/{size}",
+        "streams",
+        "all equal",
+        equal == size,
+    )
 
 
 def graph_section(report: Report, deadline: Callable[[], bool]) -> None:
@@ -235,14 +311,22 @@ def graph_section(report: Report, deadline: Callable[[], bool]) -> None:
 
 # ---- 3 speed --------------------------------------------------------------------------------
 
+
 def prompt_of_rows(model, rows: int) -> Conversation:
     """A clone conversation whose prompt has exactly `rows` rows (reference clip sized to fit).
     Raises SystemExit when the text alone is longer."""
+
     def build(frames: int) -> Conversation:
         rng = np.random.default_rng(0)
-        codes = np.concatenate([rng.integers(0, 4096, (1, frames)), rng.integers(0, 1024, (9, frames))])
-        reference = Reference(0, "A reference sentence spoken slowly.", AudioClip(codes=codes.astype(np.int64)))
-        return Conversation(layout="clone", references=(reference,), text=f"<|speaker:0|> {LINES[0]}")
+        codes = np.concatenate(
+            [rng.integers(0, 4096, (1, frames)), rng.integers(0, 1024, (9, frames))]
+        )
+        reference = Reference(
+            0, "A reference sentence spoken slowly.", AudioClip(codes=codes.astype(np.int64))
+        )
+        return Conversation(
+            layout="clone", references=(reference,), text=f"<|speaker:0|> {LINES[0]}"
+        )
 
     frames = 8 + rows - len(model.build_prompt(build(8)).rows)
     if frames < 1:
@@ -264,8 +348,13 @@ def kernels_per_frame(model, convo: Conversation, params: SamplingParams) -> flo
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             model.generate(convo, params, seed=3, max_frames=frames, ignore_eos=True)
             torch.cuda.synchronize()
-        counts[frames] = sum(1 for e in prof.events() if e.device_type.name == "CUDA"
-                             and "memcpy" not in e.name.lower() and "memset" not in e.name.lower())
+        counts[frames] = sum(
+            1
+            for e in prof.events()
+            if e.device_type.name == "CUDA"
+            and "memcpy" not in e.name.lower()
+            and "memset" not in e.name.lower()
+        )
     return (counts[24] - counts[8]) / 16
 
 
@@ -274,16 +363,30 @@ def speed_rows(report: Report, section: str, model, label: str) -> Conversation:
     prompt's conversation for the section's other figures."""
     plan, params = report.plan, SamplingParams()
     convo = prompt_of_rows(model, plan.prompt_rows)
-    model.generate(convo, params, seed=0, max_frames=plan.speed_frames, ignore_eos=True)  # compile, capture
+    model.generate(
+        convo, params, seed=0, max_frames=plan.speed_frames, ignore_eos=True
+    )  # compile, capture
     model.clear_prefix_cache()
     take = model.generate(convo, params, seed=1, max_frames=plan.speed_frames, ignore_eos=True)
     times = take.frame_times_s
     rate = (len(times) - 1) / (times[-1] - times[0])
-    report.add(section, f"{label}: decode at batch 1", rate, "frames/s", f">= {GOAL_FRAMES_PER_S:.0f}",
-               rate >= GOAL_FRAMES_PER_S)
+    report.add(
+        section,
+        f"{label}: decode at batch 1",
+        rate,
+        "frames/s",
+        f">= {GOAL_FRAMES_PER_S:.0f}",
+        rate >= GOAL_FRAMES_PER_S,
+    )
     first = times[min(FIRST_AUDIO_FRAMES, len(times)) - 1] * 1000
-    report.add(section, f"{label}: first audio, {take.prompt_rows}-row prompt from scratch", first, "ms",
-               f"< {GOAL_FIRST_AUDIO_MS:.0f}", first < GOAL_FIRST_AUDIO_MS)
+    report.add(
+        section,
+        f"{label}: first audio, {take.prompt_rows}-row prompt from scratch",
+        first,
+        "ms",
+        f"< {GOAL_FIRST_AUDIO_MS:.0f}",
+        first < GOAL_FIRST_AUDIO_MS,
+    )
     return convo
 
 
@@ -293,15 +396,26 @@ def speed_section(report: Report, model) -> None:
     convo = speed_rows(report, section, model, f"{report.plan.preset}, {model.decode_mode}")
     count = kernels_per_frame(model, convo, SamplingParams())
     if count is None:
-        report.add(section, "kernels per frame: needs CUDA (bench/frame_step.py counts them on the CPU)", None)
+        report.add(
+            section,
+            "kernels per frame: needs CUDA (bench/frame_step.py counts them on the CPU)",
+            None,
+        )
     else:
-        report.add(section, "kernels per frame (torch.profiler)", count, "kernels",
-                   f"<= {GOAL_KERNELS_PER_FRAME}", count <= GOAL_KERNELS_PER_FRAME)
+        report.add(
+            section,
+            "kernels per frame (torch.profiler)",
+            count,
+            "kernels",
+            f"<= {GOAL_KERNELS_PER_FRAME}",
+            count <= GOAL_KERNELS_PER_FRAME,
+        )
     if model.device.type == "cuda":
         report.add(section, "peak GPU memory", torch.cuda.max_memory_allocated() / 2**30, "GiB")
 
 
 # ---- 4 streams ------------------------------------------------------------------------------
+
 
 def streams_section(report: Report, model, deadline: Callable[[], bool]) -> None:
     """For each size B: B streams of the 500-row prompt (seeds of their own, EOS masked) through
@@ -315,24 +429,40 @@ def streams_section(report: Report, model, deadline: Callable[[], bool]) -> None
             continue
         batch = EngineBatch(model, size)
         for seed in range(size):  # warm-up: compiles and captures this size, fills the prefix cache
-            batch.submit(model.request(convo, SamplingParams(), seed, max_frames=4, ignore_eos=True))
+            batch.submit(
+                model.request(convo, SamplingParams(), seed, max_frames=4, ignore_eos=True)
+            )
         list(batch.run())
         synchronize(plan.device)
         started = time.perf_counter()
         for seed in range(size):
-            batch.submit(model.request(convo, SamplingParams(), 100 + seed, max_frames=plan.stream_frames,
-                                       ignore_eos=True))
+            batch.submit(
+                model.request(
+                    convo,
+                    SamplingParams(),
+                    100 + seed,
+                    max_frames=plan.stream_frames,
+                    ignore_eos=True,
+                )
+            )
         decoded = sum(done.generation.frames for done in batch.run())
         synchronize(plan.device)
         wall = time.perf_counter() - started
         rtf = wall / (plan.stream_frames / FRAMES_PER_SECOND)
         report.add(section, f"{size} streams: aggregate decode", decoded / wall, "frames/s")
         at_64 = size == 64
-        report.add(section, f"{size} streams: real-time factor per stream", rtf, "",
-                   f"<= {GOAL_RTF_AT_64}" if at_64 else "", (rtf <= GOAL_RTF_AT_64) if at_64 else None)
+        report.add(
+            section,
+            f"{size} streams: real-time factor per stream",
+            rtf,
+            "",
+            f"<= {GOAL_RTF_AT_64}" if at_64 else "",
+            (rtf <= GOAL_RTF_AT_64) if at_64 else None,
+        )
 
 
 # ---- 5 offload ------------------------------------------------------------------------------
+
 
 def offload_model(plan: Plan):
     """The section's model: experts in host memory under `plan.gpu_memory` on CUDA; on the CPU
@@ -342,7 +472,9 @@ def offload_model(plan: Plan):
         text = config.text
         settings = OffloadSettings(max(text.num_experts // 2, text.num_experts_per_tok), "lru")
     else:
-        settings = offload_settings(config, None, torch.device(plan.device), torch.bfloat16, plan.gpu_memory)
+        settings = offload_settings(
+            config, None, torch.device(plan.device), torch.bfloat16, plan.gpu_memory
+        )
     return random_model(plan.preset, plan.device, offload=settings)
 
 
@@ -358,14 +490,25 @@ def offload_section(report: Report) -> None:
     speed_rows(report, section, model, f"{plan.preset}, experts in host memory ({budget})")
     counts = model.offload.counters()
     lookups = counts.hits + counts.misses
-    report.add(section, f"expert cache hit rate ({model.offload.slots} slots per layer)",
-               counts.hits / lookups if lookups else None, "share")
+    report.add(
+        section,
+        f"expert cache hit rate ({model.offload.slots} slots per layer)",
+        counts.hits / lookups if lookups else None,
+        "share",
+    )
     if plan.device.startswith("cuda"):
-        report.add(section, "peak GPU memory", torch.cuda.max_memory_allocated() / 2**30, "GiB",
-                   f"<= {plan.gpu_memory / 2**30:.1f}", torch.cuda.max_memory_allocated() <= plan.gpu_memory)
+        report.add(
+            section,
+            "peak GPU memory",
+            torch.cuda.max_memory_allocated() / 2**30,
+            "GiB",
+            f"<= {plan.gpu_memory / 2**30:.1f}",
+            torch.cuda.max_memory_allocated() <= plan.gpu_memory,
+        )
 
 
 # ---- the run --------------------------------------------------------------------------------
+
 
 def run(plan: Plan, only: set[str], path: Path | None) -> Report:
     """Run the sections in `only` (all when empty) within `plan.budget_s`; returns the report."""
@@ -392,8 +535,15 @@ def run(plan: Plan, only: set[str], path: Path | None) -> Report:
         model = random_model(plan.preset, plan.device)
         if model.device.type == "cuda":
             model.set_decode_mode("graph")
-        report.add("3 speed", f"set-up: {plan.preset} built on {plan.device}", report.elapsed() - started, "s")
-        section("2 graphs", lambda: parity_row(report, model, 1, plan.full_graph_frames, plan.preset))
+        report.add(
+            "3 speed",
+            f"set-up: {plan.preset} built on {plan.device}",
+            report.elapsed() - started,
+            "s",
+        )
+        section(
+            "2 graphs", lambda: parity_row(report, model, 1, plan.full_graph_frames, plan.preset)
+        )
         section("3 speed", lambda: speed_section(report, model))
         section("4 streams", lambda: streams_section(report, model, deadline))
         del model  # section 5 builds the model again with its experts in host memory
@@ -401,21 +551,32 @@ def run(plan: Plan, only: set[str], path: Path | None) -> Report:
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
     section("5 offload", lambda: offload_section(report))
-    report.rows.sort(key=lambda row: row["section"][0])  # table in section order, whatever ran first
+    report.rows.sort(
+        key=lambda row: row["section"][0]
+    )  # table in section order, whatever ran first
     report.save()
     return report
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--json", type=Path, help="write the table as JSON here (rewritten after each section)")
-    parser.add_argument("--smoke", action="store_true", help="the CPU, tiny preset, small sizes: seconds")
+    parser.add_argument(
+        "--json", type=Path, help="write the table as JSON here (rewritten after each section)"
+    )
+    parser.add_argument(
+        "--smoke", action="store_true", help="the CPU, tiny preset, small sizes: seconds"
+    )
     parser.add_argument("--only", default="", help="sections to run, e.g. 4,5 (default all)")
-    parser.add_argument("--budget-s", type=float,
-                        help="start no section after this many seconds (default 450; --smoke 3600)")
+    parser.add_argument(
+        "--budget-s",
+        type=float,
+        help="start no section after this many seconds (default 450; --smoke 3600)",
+    )
     args = parser.parse_args(argv)
     if not args.smoke and not torch.cuda.is_available():
-        print("gpu_check: no CUDA device here; run with --smoke for the CPU version", file=sys.stderr)
+        print(
+            "gpu_check: no CUDA device here; run with --smoke for the CPU version", file=sys.stderr
+        )
         return 2
     plan = Plan(**SMOKE) if args.smoke else Plan("cuda")
     if args.budget_s is not None:

@@ -83,10 +83,16 @@ def write_sound_files(folder: Path, rng: np.random.Generator) -> None:
 def scene_sounds(folder: Path, entries: list[MixEntry]) -> tuple:
     """An ambience bed (a 20 s loop), a music bed (a 3-minute file, looped) and an effect
     (a 1 s burst) after every 20th line, from the files `write_sound_files` wrote."""
-    beds = tuple(Sound(str(folder / name), kind, SoundAnchor(), loop=True, duck=True, name=name)
-                 for name, kind in (("rain.wav", "ambience"), ("music.wav", "music")))
-    effects = tuple(Sound(str(folder / "door.wav"), "effect", SoundAnchor(entry.line_id, "end"),
-                          name="door.wav") for entry in entries[::20])
+    beds = tuple(
+        Sound(str(folder / name), kind, SoundAnchor(), loop=True, duck=True, name=name)
+        for name, kind in (("rain.wav", "ambience"), ("music.wav", "music"))
+    )
+    effects = tuple(
+        Sound(
+            str(folder / "door.wav"), "effect", SoundAnchor(entry.line_id, "end"), name="door.wav"
+        )
+        for entry in entries[::20]
+    )
     return beds + effects
 
 
@@ -126,8 +132,11 @@ def main() -> None:
     parser.add_argument("--scene-minutes", type=float, default=30.0)
     parser.add_argument("--preset", default="r128")
     parser.add_argument("--room-tone", default="noise")
-    parser.add_argument("--beds", action="store_true",
-                        help="ambience and music beds under every scene, ducked, and effects")
+    parser.add_argument(
+        "--beds",
+        action="store_true",
+        help="ambience and music beds under every scene, ducked, and effects",
+    )
     args = parser.parse_args()
 
     rng = np.random.default_rng(7)

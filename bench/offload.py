@@ -54,11 +54,20 @@ def take(model: Drama3, frames: int) -> dict:
         model.offload.reset_counters()
     clock = CLOCK[model.device.type]
     start = clock()
-    result = model.generate(Conversation(layout="clone", text=LINE), SamplingParams(), seed=3, max_frames=frames,
-                            ignore_eos=True)
+    result = model.generate(
+        Conversation(layout="clone", text=LINE),
+        SamplingParams(),
+        seed=3,
+        max_frames=frames,
+        ignore_eos=True,
+    )
     seconds = clock() - start
-    return {"seconds": seconds, "codes": result.codes, "frames": result.frames,
-            "counts": model.offload.counters() if model.offload is not None else CacheCounters()}
+    return {
+        "seconds": seconds,
+        "codes": result.codes,
+        "frames": result.frames,
+        "counts": model.offload.counters() if model.offload is not None else CacheCounters(),
+    }
 
 
 def decode(model: Drama3, frames: int) -> dict:
@@ -68,10 +77,19 @@ def decode(model: Drama3, frames: int) -> dict:
     take(model, 2)
     short, long = take(model, max(1, frames // 4)), take(model, frames)
     extra = long["frames"] - short["frames"]
-    counts = CacheCounters(*(getattr(long["counts"], f.name) - getattr(short["counts"], f.name)
-                             for f in fields(CacheCounters)))
-    return {"fps": extra / (long["seconds"] - short["seconds"]), "seconds": long["seconds"] - short["seconds"],
-            "frames": extra, "counts": counts if model.offload is not None else None, "codes": long["codes"]}
+    counts = CacheCounters(
+        *(
+            getattr(long["counts"], f.name) - getattr(short["counts"], f.name)
+            for f in fields(CacheCounters)
+        )
+    )
+    return {
+        "fps": extra / (long["seconds"] - short["seconds"]),
+        "seconds": long["seconds"] - short["seconds"],
+        "frames": extra,
+        "counts": counts if model.offload is not None else None,
+        "codes": long["codes"],
+    }
 
 
 def row(label: str, slots: int, experts: int, run: dict, full: dict | None) -> str:
@@ -81,8 +99,10 @@ def row(label: str, slots: int, experts: int, run: dict, full: dict | None) -> s
     rate = counts.bytes_copied / run["seconds"] / 1e6 if counts else 0.0
     ratio = f"{run['fps'] / full['fps']:.2f}" if full else "–"
     same = "yes" if full is None or torch.equal(run["codes"], full["codes"]) else "NO"
-    return (f"{label:<14} {slots:>4}/{experts:<4} {hit}  {copied:9.2f} MB  {rate:9.2f} MB/s  "
-            f"{run['fps']:7.2f} fps  x{ratio:<5} {same}")
+    return (
+        f"{label:<14} {slots:>4}/{experts:<4} {hit}  {copied:9.2f} MB  {rate:9.2f} MB/s  "
+        f"{run['fps']:7.2f} fps  x{ratio:<5} {same}"
+    )
 
 
 def cpu(preset: str, frames: int, prefetch: bool) -> None:
@@ -93,15 +113,21 @@ def cpu(preset: str, frames: int, prefetch: bool) -> None:
         experts, top_k = text.num_experts, text.num_experts_per_tok
         full = decode(full_model, frames)
         del full_model
-        print(f"{preset} preset on the CPU, {frames} frames, {experts} experts per layer, {top_k} per token; "
-              "random weights route about uniformly (the worst case)")
-        print(f"{'config':<14} {'slots':>9} {'hits':>6}  {'copied/frame':>12}  {'copy rate':>14}  "
-              f"{'decode':>11}  ratio  same codes")
+        print(
+            f"{preset} preset on the CPU, {frames} frames, {experts} experts per layer, {top_k} per token; "
+            "random weights route about uniformly (the worst case)"
+        )
+        print(
+            f"{'config':<14} {'slots':>9} {'hits':>6}  {'copied/frame':>12}  {'copy rate':>14}  "
+            f"{'decode':>11}  ratio  same codes"
+        )
         print(row("all resident", experts, experts, full, None))
         for policy in POLICIES:
             for share in SHARES:
                 slots = max(top_k, round(experts * share))
-                model = Drama3.load(folder, device="cpu", offload=OffloadSettings(slots, policy, prefetch))
+                model = Drama3.load(
+                    folder, device="cpu", offload=OffloadSettings(slots, policy, prefetch)
+                )
                 print(row(f"{policy} {share:.0%}", slots, experts, decode(model, frames), full))
                 del model
 
@@ -128,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", default="small", choices=("tiny", "small"))
     parser.add_argument("--frames", type=int, default=48)
-    parser.add_argument("--prefetch", action="store_true", help="predict and prefetch the next layer's experts")
+    parser.add_argument(
+        "--prefetch", action="store_true", help="predict and prefetch the next layer's experts"
+    )
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--model", help="model folder for --device cuda")
     parser.add_argument("--gpu-memory", default="24GB", help="budget for --device cuda")

@@ -48,8 +48,10 @@ def mlx_ms_per_frame(main_logits, head_logits) -> float | None:
     heads = [[mx.array(h.numpy()[None]) for h in hs] for hs in head_logits]
     start = time.perf_counter()
     for main, frame_heads in zip(mains, heads):
-        drawn = [sample_top_k_top_p(main, 1.0, None, 0.9, keep_crossing=True),
-                 sample_top_k_top_p(main, 1.0, 30, 0.95, keep_crossing=True)]
+        drawn = [
+            sample_top_k_top_p(main, 1.0, None, 0.9, keep_crossing=True),
+            sample_top_k_top_p(main, 1.0, 30, 0.95, keep_crossing=True),
+        ]
         drawn += [sample_top_k_top_p(h, 1.0, 30, 0.9) for h in frame_heads]
         mx.eval(*drawn)
     return (time.perf_counter() - start) * 1000 / len(mains)
@@ -77,7 +79,9 @@ def main() -> None:
     head_logits = [torch.randn(9, 4096, generator=rng) * 3 for _ in range(args.frames)]
     engine_ms_per_frame(main_logits[:20], head_logits[:20])  # warm-up
     ours = engine_ms_per_frame(main_logits, head_logits)
-    print(f"engine.sampling      {ours:7.3f} ms/frame ({1000 / ours:7.1f} frames/s of sampling alone)")
+    print(
+        f"engine.sampling      {ours:7.3f} ms/frame ({1000 / ours:7.1f} frames/s of sampling alone)"
+    )
     theirs = mlx_ms_per_frame(main_logits, head_logits)
     if theirs is None:
         print("mlx-audio not installed: no oracle timing")

@@ -45,8 +45,13 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
-                                 help="Print the tool's version and exit."),
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the tool's version and exit.",
+    ),
 ) -> None:
     """Direct scripted voice performances with Fish Audio Drama 3."""
 
@@ -78,7 +83,7 @@ AFTER_INTERRUPT = {
     "mix": "the takes are untouched; run the same command again to mix",
     "studio": "every take and selection made in the studio is kept",
     "book": "every finished take is kept and the book folder holds the files of the last complete "
-            "run; run the same command again to continue (lines with a take are not rendered again)",
+    "run; run the same command again to continue (lines with a take are not rendered again)",
 }
 
 
@@ -143,8 +148,13 @@ def _run(args: list[str], debug: bool, as_json: bool) -> int:
     def fail(err: BaseException, message: str, code: int) -> int:
         print(f"drama: {message}", file=sys.stderr)
         if as_json and not getattr(err, "results_printed", False):
-            print(json.dumps(error_report(message if not isinstance(err, DramaError) else err, code),
-                             indent=2, ensure_ascii=False))
+            print(
+                json.dumps(
+                    error_report(message if not isinstance(err, DramaError) else err, code),
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
         return code
 
     try:

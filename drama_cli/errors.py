@@ -68,7 +68,9 @@ class ScriptErrors(ScriptError):
         first = self.errors[0]
         more = len(self.errors) - 1
         hint = f"and {more} more problem{'s' if more != 1 else ''}: `drama check` lists them all"
-        super().__init__(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
+        super().__init__(
+            first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint
+        )
 
 
 class AsrUnavailableError(UsageError):
@@ -89,9 +91,10 @@ class CorruptSelection(RenderError):
 
     def __init__(self, problems: list[str]):
         more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
-        super().__init__(f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
-                         f"choose another with drama takes --select or render again")
-
+        super().__init__(
+            f"selected take corrupt, left out of the mix: {problems[0]}{more}; "
+            f"choose another with drama takes --select or render again"
+        )
 
 
 def _names(lines: list[str]) -> str:
@@ -109,13 +112,17 @@ class LinesLeftOut(RenderError):
     def __init__(self, lines: list[str], stale: list[str] = (), unusable: list[str] = ()):
         parts = [f"{len(lines)} line(s) left out of the mix: {_names(lines)}"] if lines else []
         if stale:
-            parts.append(f"{len(stale)} line(s) voiced by a take made for older text: "
-                         f"{_names(list(stale))}")
+            parts.append(
+                f"{len(stale)} line(s) voiced by a take made for older text: {_names(list(stale))}"
+            )
         if unusable:
-            parts.append(f"{len(unusable)} line(s) voiced by a take whose checks failed: "
-                         f"{_names(list(unusable))}")
-        super().__init__("; ".join(parts) + "; render them again or choose a take with "
-                         "drama takes --select")
+            parts.append(
+                f"{len(unusable)} line(s) voiced by a take whose checks failed: "
+                f"{_names(list(unusable))}"
+            )
+        super().__init__(
+            "; ".join(parts) + "; render them again or choose a take with drama takes --select"
+        )
 
 
 class TakesNeedReview(RenderError):
@@ -134,8 +141,10 @@ class TakesNeedReview(RenderError):
         failed = {x.line_id for x in bad}
         left_out = [line for line in getattr(report, "left_out", []) if line not in failed]
         if left_out:
-            parts.append(f"{len(left_out)} line(s) left out of a mix or voiced by a take made "
-                         f"for older text: {_names(left_out)}")
+            parts.append(
+                f"{len(left_out)} line(s) left out of a mix or voiced by a take made "
+                f"for older text: {_names(left_out)}"
+            )
         super().__init__("; ".join(parts))
 
 
@@ -153,7 +162,6 @@ class BookChecksFailed(DramaError):
 
 class ModelPullError(DramaError):
     """A model download that could not finish (hub unreachable, unknown revision, disk full)."""
-
 
 
 class ModelCheckFailed(DramaError):
@@ -185,13 +193,18 @@ def system_error_message(err: BaseException) -> str | None:
     if isinstance(err, OSError):
         what = (err.strerror or str(err)).lower()
         writing = err.errno in (errno.EROFS, errno.ENOSPC, errno.EDQUOT)
-        where = (f"cannot write {err.filename}" if writing else f"{err.filename}") if err.filename \
+        where = (
+            (f"cannot write {err.filename}" if writing else f"{err.filename}")
+            if err.filename
             else "file system error"
+        )
         hint = _SYSTEM_HINTS.get(err.errno)
         return f"{where}: {what}" + (f" ({hint})" if hint else "")
     if type(err).__module__ == "soundfile":
-        return (f"audio file error: {err} (is the disk full or the folder read-only? "
-                f"finished takes are kept)")
+        return (
+            f"audio file error: {err} (is the disk full or the folder read-only? "
+            f"finished takes are kept)"
+        )
     return None
 
 
@@ -199,8 +212,13 @@ def error_entry(err: BaseException | str) -> dict:
     """One error as JSON data: message and, for a script error, file, line, column and hint."""
     if isinstance(err, ScriptError):
         pos = err.position
-        return {"file": pos.file, "line": pos.line, "column": pos.column, "message": err.message,
-                "hint": err.hint}
+        return {
+            "file": pos.file,
+            "line": pos.line,
+            "column": pos.column,
+            "message": err.message,
+            "hint": err.hint,
+        }
     return {"message": str(err)}
 
 
@@ -209,7 +227,6 @@ def error_report(err: BaseException | str, exit_code: int) -> dict:
     code, and every error (all of them for ScriptErrors)."""
     errors = err.errors if isinstance(err, ScriptErrors) else [err]
     return {"ok": False, "exit_code": exit_code, "errors": [error_entry(e) for e in errors]}
-
 
 
 class JobCancelled(DramaError):

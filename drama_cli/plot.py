@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import matplotlib
 
@@ -92,7 +92,10 @@ def take_loudness(audio: np.ndarray) -> float:
 
 def overlaps(blocks: Sequence[Block]) -> list[tuple[float, float]]:
     """Time ranges (seconds) where two or more blocks sound at once, merged."""
-    edges = sorted([(b.start_s, 1) for b in blocks] + [(b.end_s, -1) for b in blocks], key=lambda e: (e[0], e[1]))
+    edges = sorted(
+        [(b.start_s, 1) for b in blocks] + [(b.end_s, -1) for b in blocks],
+        key=lambda e: (e[0], e[1]),
+    )
     ranges, depth, start = [], 0, 0.0
     for time, step in edges:
         if depth >= 2 and time > start:
@@ -137,21 +140,33 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
     if not blocks:
         raise ValueError("no takes to plot")
     speakers = list(dict.fromkeys(b.speaker for b in blocks if not b.sound))
-    speakers += [lane for lane in dict.fromkeys(SOUND_LANES.values())
-                 if any(b.sound and b.speaker == lane for b in blocks)]
+    speakers += [
+        lane
+        for lane in dict.fromkeys(SOUND_LANES.values())
+        if any(b.sound and b.speaker == lane for b in blocks)
+    ]
     height_px = SCENE_EXTRA_PX + LANE_HEIGHT_PX * len(speakers)
     fig = Figure(figsize=(SCENE_WIDTH_PX / DPI, height_px / DPI), dpi=DPI)
-    ax = fig.add_axes([0.09, SCENE_EXTRA_PX * 0.55 / height_px, 0.88, 1 - SCENE_EXTRA_PX / height_px])
+    ax = fig.add_axes(
+        [0.09, SCENE_EXTRA_PX * 0.55 / height_px, 0.88, 1 - SCENE_EXTRA_PX / height_px]
+    )
     end = total_s if total_s is not None else max(b.end_s for b in blocks)
     cmap, (low, high) = plt.get_cmap("viridis"), LOUDNESS_RANGE_LUFS
     for block in blocks:
         lane = speakers.index(block.speaker)
         level = block.loudness_lufs
         shade = 0.5 if level is None else min(1.0, max(0.0, (level - low) / (high - low)))
-        rect = Rectangle((block.start_s, lane - BLOCK_HEIGHT / 2), block.duration_s, BLOCK_HEIGHT,
-                         facecolor="lightgray" if block.sound else cmap(shade), edgecolor="black",
-                         linewidth=0.8, alpha=0.85, hatch="//" if block.sound else None,
-                         label=f"{'sound' if block.sound else 'block'}:{block.line_id}")
+        rect = Rectangle(
+            (block.start_s, lane - BLOCK_HEIGHT / 2),
+            block.duration_s,
+            BLOCK_HEIGHT,
+            facecolor="lightgray" if block.sound else cmap(shade),
+            edgecolor="black",
+            linewidth=0.8,
+            alpha=0.85,
+            hatch="//" if block.sound else None,
+            label=f"{'sound' if block.sound else 'block'}:{block.line_id}",
+        )
         ax.add_patch(rect)
     for start, stop in overlaps([block for block in blocks if not block.sound]):
         ax.axvspan(start, stop, color="red", alpha=0.18, label="overlap")
@@ -168,9 +183,18 @@ def scene_figure(blocks: Sequence[Block], title: str = "", total_s: float | None
 
 
 LABEL_ROWS = (0.0, -0.15, 0.15, -0.3, 0.3)  # label rows in a lane, lane units from its middle
-LABEL_STYLE = {"fontsize": 7.5, "va": "center", "ha": "left", "color": "black",
-               "bbox": {"boxstyle": "square,pad=0.15", "facecolor": "white", "alpha": 0.75,
-                        "edgecolor": "none"}}
+LABEL_STYLE = {
+    "fontsize": 7.5,
+    "va": "center",
+    "ha": "left",
+    "color": "black",
+    "bbox": {
+        "boxstyle": "square,pad=0.15",
+        "facecolor": "white",
+        "alpha": 0.75,
+        "edgecolor": "none",
+    },
+}
 
 
 def label_texts(block: Block) -> list[str]:
@@ -179,7 +203,11 @@ def label_texts(block: Block) -> list[str]:
     if block.sound:
         return [block.line_id]
     loud = "" if block.loudness_lufs is None else f" ({block.loudness_lufs:.0f} LUFS)"
-    return [f"{block.line_id}: {first_words(block.text)}{loud}", f"{block.line_id}{loud}", block.line_id]
+    return [
+        f"{block.line_id}: {first_words(block.text)}{loud}",
+        f"{block.line_id}{loud}",
+        block.line_id,
+    ]
 
 
 def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str]) -> None:
@@ -197,8 +225,12 @@ def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str])
     def place(x: float, y: float, text: str, **style):
         artist = ax.text(x, y, as_written(text), clip_on=True, **style)
         box = artist.get_window_extent(renderer).expanded(1.02, 1.1)
-        inside = frame.x0 - 3 <= box.x0 and box.x1 <= frame.x1 + 3 and \
-            frame.y0 <= box.y0 and box.y1 <= frame.y1
+        inside = (
+            frame.x0 - 3 <= box.x0
+            and box.x1 <= frame.x1 + 3
+            and frame.y0 <= box.y0
+            and box.y1 <= frame.y1
+        )
         if inside and not any(box.overlaps(other) for other in placed.values()):
             placed[artist] = box
             return artist
@@ -207,9 +239,19 @@ def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str])
 
     def label(block: Block, text: str):
         lane = speakers.index(block.speaker)
-        anchors = ((block.start_s + 0.02 * min(block.duration_s, 1.0), "left"), (block.end_s, "right"))
-        return next((artist for x, ha in anchors for row in LABEL_ROWS
-                     if (artist := place(x, lane + row, text, **{**LABEL_STYLE, "ha": ha}))), None)
+        anchors = (
+            (block.start_s + 0.02 * min(block.duration_s, 1.0), "left"),
+            (block.end_s, "right"),
+        )
+        return next(
+            (
+                artist
+                for x, ha in anchors
+                for row in LABEL_ROWS
+                if (artist := place(x, lane + row, text, **{**LABEL_STYLE, "ha": ha}))
+            ),
+            None,
+        )
 
     ordered = sorted(blocks, key=lambda b: (b.start_s, speakers.index(b.speaker)))
     labels = {id(block): label(block, label_texts(block)[-1]) for block in ordered}
@@ -218,18 +260,29 @@ def _place_labels(fig: Figure, ax, blocks: Sequence[Block], speakers: list[str])
         if short is None:
             continue
         box = placed.pop(short)
-        longer = next((artist for text in label_texts(block)[:-1] if (artist := label(block, text))), None)
+        longer = next(
+            (artist for text in label_texts(block)[:-1] if (artist := label(block, text))), None
+        )
         if longer is None:
             placed[short] = box
         else:
             short.remove()
     for start, stop in gaps([block for block in blocks if not block.sound]):
         if stop - start >= GAP_LABEL_MIN_S:
-            place((start + stop) / 2, len(speakers) - 0.47, f"{stop - start:.1f} s", ha="center",
-                  va="center", fontsize=7, color="gray")
+            place(
+                (start + stop) / 2,
+                len(speakers) - 0.47,
+                f"{stop - start:.1f} s",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="gray",
+            )
 
 
-def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float] | None = None) -> Figure:
+def take_figure(
+    audio: np.ndarray, title: str = "", shaded_s: tuple[float, float] | None = None
+) -> Figure:
     """A take's waveform (top) and spectrogram (bottom, 0-11 kHz, dB) on one time axis in
     seconds, with a fine ruler (minor ticks down to 10 ms on short takes) and a frame ruler on
     top (44,100 / 2048 frames per second, for `--span ... --frames`); `shaded_s` (seconds) is
@@ -258,7 +311,9 @@ def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float
         ax.grid(axis="x", which="major", alpha=0.35)
         ax.grid(axis="x", which="minor", alpha=0.08)
     wave_ax.set_xlim(0, duration)
-    frames = wave_ax.secondary_xaxis("top", functions=(lambda s: s * FRAMES_PER_SECOND, lambda f: f / FRAMES_PER_SECOND))
+    frames = wave_ax.secondary_xaxis(
+        "top", functions=(lambda s: s * FRAMES_PER_SECOND, lambda f: f / FRAMES_PER_SECOND)
+    )
     frames.set_xlabel("frame")
     spec_ax.set_xlabel("time (s)")
     fig.suptitle(as_written(title) or "take", fontsize=10)
@@ -268,20 +323,35 @@ def take_figure(audio: np.ndarray, title: str = "", shaded_s: tuple[float, float
 def _spectrogram(ax, audio: np.ndarray, duration: float) -> None:
     nper = 1024
     padded = np.pad(audio, (0, max(0, nper - len(audio))))
-    freqs, _, spec = stft(padded, fs=SAMPLE_RATE, nperseg=nper, noverlap=nper - 256, boundary="zeros")
+    freqs, _, spec = stft(
+        padded, fs=SAMPLE_RATE, nperseg=nper, noverlap=nper - 256, boundary="zeros"
+    )
     power = 20 * np.log10(np.abs(spec) + 1e-7)
     keep = freqs <= 11_025
-    ax.imshow(power[keep], origin="lower", aspect="auto", cmap="magma",
-              extent=(0.0, duration, 0.0, float(freqs[keep][-1])),
-              vmin=float(power.max()) - 90, vmax=float(power.max()))
+    ax.imshow(
+        power[keep],
+        origin="lower",
+        aspect="auto",
+        cmap="magma",
+        extent=(0.0, duration, 0.0, float(freqs[keep][-1])),
+        vmin=float(power.max()) - 90,
+        vmax=float(power.max()),
+    )
     ax.set_ylabel("frequency (Hz)")
 
 
 def _time_ticks(ax, duration: float) -> None:
     """Major/minor second ticks chosen so a 1600 px axis reads to about 1 % of its length."""
-    for major, minor in ((0.1, 0.01), (0.5, 0.05), (1.0, 0.1), (5.0, 1.0), (10.0, 2.0), (30.0, 5.0), (60.0, 10.0)):
-        if duration / major <= 25:
-            break
+    steps = (
+        (0.1, 0.01),
+        (0.5, 0.05),
+        (1.0, 0.1),
+        (5.0, 1.0),
+        (10.0, 2.0),
+        (30.0, 5.0),
+        (60.0, 10.0),
+    )
+    major, minor = next((step for step in steps if duration / step[0] <= 25), steps[-1])
     ax.xaxis.set_major_locator(MultipleLocator(major))
     ax.xaxis.set_minor_locator(MultipleLocator(minor))
 
@@ -292,8 +362,9 @@ def check_image_path(path: str | Path) -> Path:
     UsageError naming the path."""
     path = Path(path)
     if path.is_dir():
-        raise UsageError(f"{path} is a directory; give an image file name ending in "
-                         f"{_suffix_list()}")
+        raise UsageError(
+            f"{path} is a directory; give an image file name ending in {_suffix_list()}"
+        )
     if path.suffix.lower() not in IMAGE_SUFFIXES:
         found = f"'{path.suffix}' is not an image format" if path.suffix else "it has no extension"
         raise UsageError(f"cannot write the picture to {path}: {found}; use {_suffix_list()}")
@@ -337,12 +408,30 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
     cues_path = folder / "mix.cues.json"
     if cues_path.exists():
         sheet = json.loads(cues_path.read_text(encoding="utf-8"))
-        rows = [(c["line"], c["speaker"], c.get("text", ""), c["start_s"], c["end_s"], _cue_take_path(store, scene.id, folder, c))
-                for c in sheet.get("cues", [])]
+        rows = [
+            (
+                c["line"],
+                c["speaker"],
+                c.get("text", ""),
+                c["start_s"],
+                c["end_s"],
+                _cue_take_path(store, scene.id, folder, c),
+            )
+            for c in sheet.get("cues", [])
+        ]
         total = sheet.get("summary", {}).get("duration_s") or sheet.get("duration_s")
-        sounds = [Block(s["sound"], SOUND_LANES.get(s.get("kind"), "(effects)"), "",
-                        float(s["start_s"]), float(s["end_s"]), sound=True)
-                  for s in sheet.get("sounds", []) if isinstance(s, dict)]
+        sounds = [
+            Block(
+                s["sound"],
+                SOUND_LANES.get(s.get("kind"), "(effects)"),
+                "",
+                float(s["start_s"]),
+                float(s["end_s"]),
+                sound=True,
+            )
+            for s in sheet.get("sounds", [])
+            if isinstance(s, dict)
+        ]
     else:
         rows, total, sounds = _planned_rows(script, store, scene), None, []
     if not rows:
@@ -366,8 +455,11 @@ def _cue_take_path(store, scene_id: str, folder: Path, cue: dict) -> Path:
 
 
 def _planned_rows(script, store, scene) -> list[tuple]:
-    entries = [mix_entry(choice) for choice in scene_selection(script, store, scene).lines
-               if choice.take is not None]
+    entries = [
+        mix_entry(choice)
+        for choice in scene_selection(script, store, scene).lines
+        if choice.take is not None
+    ]
     if not entries:
         return []
     cues, _ = plan_timeline(entries, MIX_DEFAULTS)
@@ -395,11 +487,21 @@ def take_view_figure(script, store, line_id: str, take_number: int | None = None
     return take_figure(take.audio(), title=f"{label}: {first_words(spoken, 12)}", shaded_s=shaded)
 
 
-def draw_project(script, store, scene_id: str | None, line_id: str | None, take_number: int | None,
-                 image: str | None) -> Path:
+def draw_project(
+    script,
+    store,
+    scene_id: str | None,
+    line_id: str | None,
+    take_number: int | None,
+    image: str | None,
+) -> Path:
     """`drama plot`: the timeline of the scene `scene_id`, else the view of a take of `line_id`
     (`take_number`, default the selected one), saved to `image` (default `<id>.png`, the id
     made safe as a file name: it may hold `/` or `..`). Returns the path written."""
     if scene_id is not None:
-        return save_figure(scene_blocks_figure(script, store, scene_id), image or f"{safe_name(scene_id)}.png")
-    return save_figure(take_view_figure(script, store, line_id, take_number), image or f"{safe_name(line_id)}.png")
+        return save_figure(
+            scene_blocks_figure(script, store, scene_id), image or f"{safe_name(scene_id)}.png"
+        )
+    return save_figure(
+        take_view_figure(script, store, line_id, take_number), image or f"{safe_name(line_id)}.png"
+    )

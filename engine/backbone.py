@@ -47,7 +47,7 @@ class BackboneCache:
     layers: list[KVCache | GDNState]
     length: int = 0
 
-    def clone(self) -> "BackboneCache":
+    def clone(self) -> BackboneCache:
         """An independent deep copy (e.g. to reuse a prefilled reference prefix)."""
         return BackboneCache([layer.clone() for layer in self.layers], self.length)
 
@@ -55,8 +55,14 @@ class BackboneCache:
 class DecoderLayer(nn.Module):
     """x + mixer(norm(x)), then + MoE(norm(x)) (docs/internals/model.md §3.2)."""
 
-    def __init__(self, mixer: nn.Module, moe: SparseMoE, input_norm: ZeroCentredRMSNorm,
-                 post_norm: ZeroCentredRMSNorm, full_attention: bool):
+    def __init__(
+        self,
+        mixer: nn.Module,
+        moe: SparseMoE,
+        input_norm: ZeroCentredRMSNorm,
+        post_norm: ZeroCentredRMSNorm,
+        full_attention: bool,
+    ):
         super().__init__()
         self.mixer, self.moe = mixer, moe
         self.input_norm, self.post_norm = input_norm, post_norm
@@ -104,9 +110,16 @@ class Backbone(nn.Module):
       dtype, device: of the activations and dense weights.
     """
 
-    def __init__(self, config: Drama3Config, embed_tokens: torch.Tensor, codebook_embeddings: torch.Tensor,
-                 layers: list[DecoderLayer], final_norm: ZeroCentredRMSNorm, head_rows: torch.Tensor,
-                 checkpoint: Checkpoint | None = None):
+    def __init__(
+        self,
+        config: Drama3Config,
+        embed_tokens: torch.Tensor,
+        codebook_embeddings: torch.Tensor,
+        layers: list[DecoderLayer],
+        final_norm: ZeroCentredRMSNorm,
+        head_rows: torch.Tensor,
+        checkpoint: Checkpoint | None = None,
+    ):
         super().__init__()
         self.config = config
         self.register_buffer("embed_tokens", embed_tokens)
@@ -114,7 +127,9 @@ class Backbone(nn.Module):
         self.layers = nn.ModuleList(layers)
         self.norm = final_norm
         self.register_buffer("head_rows", head_rows)
-        self.register_buffer("candidate_ids", torch.tensor(config.main_candidate_ids, device=head_rows.device))
+        self.register_buffer(
+            "candidate_ids", torch.tensor(config.main_candidate_ids, device=head_rows.device)
+        )
         self._checkpoint = checkpoint
         self._extra_rows: dict[int, torch.Tensor] = {}
 
@@ -129,8 +144,13 @@ class Backbone(nn.Module):
         return self.embed_tokens.device
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: Checkpoint, device: str | torch.device = "cpu",
-                        dtype: torch.dtype = torch.bfloat16, offload=None) -> "Backbone":
+    def from_checkpoint(
+        cls,
+        checkpoint: Checkpoint,
+        device: str | torch.device = "cpu",
+        dtype: torch.dtype = torch.bfloat16,
+        offload=None,
+    ) -> Backbone:
         """Load the backbone (and the shared codebook table) onto `device` in `dtype`.
 
         Routed experts stay float8_e4m3fn with fp32 scales: on `device`, or with `offload` (an
@@ -144,14 +164,28 @@ class Backbone(nn.Module):
         def load(name: str) -> torch.Tensor:
             return checkpoint.load_tensor(name, device, dtype)
 
-        layers = [_load_layer(checkpoint, config, i, device, dtype, offload) for i in range(config.num_layers)]
+        layers = [
+            _load_layer(checkpoint, config, i, device, dtype, offload)
+            for i in range(config.num_layers)
+        ]
         if offload is not None:
             offload.link([layer.moe for layer in layers])
-        final_norm = ZeroCentredRMSNorm(load(f"{BACKBONE_PREFIX}norm.weight"), config.text.rms_norm_eps)
-        head_rows = checkpoint.load_rows("lm_head.weight", list(config.main_candidate_ids), device, dtype)
+        final_norm = ZeroCentredRMSNorm(
+            load(f"{BACKBONE_PREFIX}norm.weight"), config.text.rms_norm_eps
+        )
+        head_rows = checkpoint.load_rows(
+            "lm_head.weight", list(config.main_candidate_ids), device, dtype
+        )
         checkpoint.close()  # drop the shard mappings: their pages would otherwise stay resident
-        return cls(config, load(f"{BACKBONE_PREFIX}embed_tokens.weight"), load(CODEBOOK_EMBEDDINGS),
-                   layers, final_norm, head_rows, checkpoint)
+        return cls(
+            config,
+            load(f"{BACKBONE_PREFIX}embed_tokens.weight"),
+            load(CODEBOOK_EMBEDDINGS),
+            layers,
+            final_norm,
+            head_rows,
+            checkpoint,
+        )
 
     def keep_dense_experts(self, budget: DenseBudget | None) -> None:
         """Let every resident routed-expert stack keep experts once dequantised, within one
@@ -172,7 +206,9 @@ class Backbone(nn.Module):
     def pack_weights(self, take) -> int:
         """Give every layer's wide dense weights packed copies for oneDNN while `take(bytes)`
         grants their bytes (`engine.kernels.cpu_linear.PackedWeights`); returns how many."""
-        return sum(part.pack_weights(take) for layer in self.layers for part in (layer.mixer, layer.moe))
+        return sum(
+            part.pack_weights(take) for layer in self.layers for part in (layer.mixer, layer.moe)
+        )
 
     def compile_decode(self) -> None:
         """Compile one-row decode steps with torch.compile (static shapes; CPU or GPU).
@@ -186,8 +222,10 @@ class Backbone(nn.Module):
 
     def new_cache(self, capacity: int = 256) -> BackboneCache:
         """Empty caches for one stream (KV storage for `capacity` rows, grown on demand)."""
-        states = [layer.mixer.new_cache(capacity) if layer.full_attention else layer.mixer.new_state()
-                  for layer in self.layers]
+        states = [
+            layer.mixer.new_cache(capacity) if layer.full_attention else layer.mixer.new_state()
+            for layer in self.layers
+        ]
         return BackboneCache(states)
 
     def embed_rows(self, rows: torch.Tensor, without_host_read: bool = False) -> torch.Tensor:
@@ -204,11 +242,15 @@ class Backbone(nn.Module):
         embedded = self.embed_tokens[main].float()
         band = self.config.audio_decoder.vocab_size
         count = self.config.audio_decoder.vq_backbone_codebooks
-        semantic = (main >= self.config.semantic_start_token_id) & (main <= self.config.semantic_end_token_id)
+        semantic = (main >= self.config.semantic_start_token_id) & (
+            main <= self.config.semantic_end_token_id
+        )
         if count and (without_host_read or bool(semantic.any())):
             codes = rows[:, 2 : 2 + count].clamp(0, band - 1)
             offsets = torch.arange(1, count + 1, device=self.device) * band
-            audio = (embedded + self.codebook_embeddings[codes + offsets].float().sum(1)) / math.sqrt(1 + count)
+            audio = (
+                embedded + self.codebook_embeddings[codes + offsets].float().sum(1)
+            ) / math.sqrt(1 + count)
             embedded = torch.where(semantic[:, None], audio, embedded)
         return embedded.to(self.dtype)
 
@@ -258,32 +300,54 @@ class Backbone(nn.Module):
         return torch.stack([self._extra_rows[i] for i in ids])
 
 
-def _load_layer(checkpoint: Checkpoint, config: Drama3Config, index: int, device, dtype,
-                offload=None) -> DecoderLayer:
+def _load_layer(
+    checkpoint: Checkpoint, config: Drama3Config, index: int, device, dtype, offload=None
+) -> DecoderLayer:
     t = config.text
     prefix = f"{BACKBONE_PREFIX}layers.{index}."
     full = config.layer_is_full_attention(index)
     if full:
         weights = checkpoint.tensors(f"{prefix}self_attn.", device, dtype)
-        mixer = GatedAttention(weights, t.num_attention_heads, t.num_key_value_heads, t.head_dim, t.rms_norm_eps)
+        mixer = GatedAttention(
+            weights, t.num_attention_heads, t.num_key_value_heads, t.head_dim, t.rms_norm_eps
+        )
     else:
         weights = checkpoint.tensors(f"{prefix}linear_attn.", device, dtype)
-        mixer = GatedDeltaNet(weights, t.linear_num_key_heads, t.linear_key_head_dim,
-                              t.linear_num_value_heads, t.linear_value_head_dim, t.rms_norm_eps)
-    moe = SparseMoE(_moe_weights(checkpoint, f"{prefix}mlp.", device, dtype, offload is None), t.num_experts,
-                    t.num_experts_per_tok, config.weight_block_size,
-                    experts=None if offload is None else offload.cache(index))
-    norms = [ZeroCentredRMSNorm(checkpoint.load_tensor(f"{prefix}{n}.weight", device, dtype), t.rms_norm_eps)
-             for n in ("input_layernorm", "post_attention_layernorm")]
+        mixer = GatedDeltaNet(
+            weights,
+            t.linear_num_key_heads,
+            t.linear_key_head_dim,
+            t.linear_num_value_heads,
+            t.linear_value_head_dim,
+            t.rms_norm_eps,
+        )
+    moe = SparseMoE(
+        _moe_weights(checkpoint, f"{prefix}mlp.", device, dtype, offload is None),
+        t.num_experts,
+        t.num_experts_per_tok,
+        config.weight_block_size,
+        experts=None if offload is None else offload.cache(index),
+    )
+    norms = [
+        ZeroCentredRMSNorm(
+            checkpoint.load_tensor(f"{prefix}{n}.weight", device, dtype), t.rms_norm_eps
+        )
+        for n in ("input_layernorm", "post_attention_layernorm")
+    ]
     return DecoderLayer(mixer, moe, *norms, full_attention=full)
 
 
-def _moe_weights(checkpoint: Checkpoint, prefix: str, device, dtype, routed: bool) -> dict[str, torch.Tensor]:
+def _moe_weights(
+    checkpoint: Checkpoint, prefix: str, device, dtype, routed: bool
+) -> dict[str, torch.Tensor]:
     """The tensors under `prefix` (one layer's `…mlp.`), without the routed experts unless `routed`."""
     if routed:
         return checkpoint.tensors(prefix, device, dtype)
-    return {name[len(prefix):]: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
-            if name.startswith(prefix) and not is_routed_expert(name)}
+    return {
+        name[len(prefix) :]: checkpoint.load_tensor(name, device, dtype)
+        for name in checkpoint.names()
+        if name.startswith(prefix) and not is_routed_expert(name)
+    }
 
 
 __all__ = ["Backbone", "BackboneCache", "KVCache", "GDNState"]

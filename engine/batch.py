@@ -94,8 +94,15 @@ class EngineBatch:
     `graph` off CUDA. Not thread-safe.
     """
 
-    def __init__(self, model, size: int, budget: int | None = None, min_rows: int = 0,
-                 mode: str | None = None, timed: bool = False):
+    def __init__(
+        self,
+        model,
+        size: int,
+        budget: int | None = None,
+        min_rows: int = 0,
+        mode: str | None = None,
+        timed: bool = False,
+    ):
         if size < 1:
             raise EngineError(f"a batch holds at least one stream; got {size}")
         self.model, self.size, self.min_rows = model, size, min_rows
@@ -120,8 +127,12 @@ class EngineBatch:
 
     # ---- the caller's side ----------------------------------------------------------------
 
-    def submit(self, request: TakeRequest, on_frame: FrameProgress | None = None,
-               on_codes: FrameCodes | None = None) -> int:
+    def submit(
+        self,
+        request: TakeRequest,
+        on_frame: FrameProgress | None = None,
+        on_codes: FrameCodes | None = None,
+    ) -> int:
         """Queue one take and return its ticket. on_frame(frames, budget): after each of its
         frames; on_codes(codes): each kept frame's codes `[10]` as soon as it is known to be
         kept (a semantic:0 frame one frame late). Raises EngineError for a stream whose slot
@@ -129,8 +140,10 @@ class EngineBatch:
         rows = request.slot_rows
         if self.memory.slots(static_capacity(max(rows, self.min_rows)), 1) == 0:
             need = self.memory.held(1, static_capacity(rows))
-            raise EngineError(f"a stream of {rows} rows needs {need:,} bytes; the batch budget is "
-                              f"{self.memory.budget:,}")
+            raise EngineError(
+                f"a stream of {rows} rows needs {need:,} bytes; the batch budget is "
+                f"{self.memory.budget:,}"
+            )
         self._tickets += 1
         settings = BatchSettings(request.params, request.extra_ids, request.ignore_eos)
         self.waiting.append(_Stream(self._tickets, request, settings, on_frame, on_codes))
@@ -154,8 +167,13 @@ class EngineBatch:
             self.storage.free(slot)
         self.live = []
 
-    def compile(self, fullgraph: bool = True, capture: bool = False, backend: str | None = "inductor",
-                capture_with=None) -> None:
+    def compile(
+        self,
+        fullgraph: bool = True,
+        capture: bool = False,
+        backend: str | None = "inductor",
+        capture_with=None,
+    ) -> None:
         """Run later steps through `torch.compile(decode_step, dynamic=False)`, one compiled
         graph per padded size (1, 2, 4, … slots). capture: CUDA only, also capture each padded
         size as a CUDA graph (`engine.graphs.StepGraphs`). fullgraph: refuse graph breaks.
@@ -171,13 +189,20 @@ class EngineBatch:
         # step would quietly run uncompiled.
         config = torch._dynamo.config
         config.recompile_limit = max(config.recompile_limit, RECOMPILE_LIMIT)
-        self._runner = decode_step if backend is None else torch.compile(
-            decode_step, fullgraph=fullgraph, dynamic=False, backend=backend)
+        self._runner = (
+            decode_step
+            if backend is None
+            else torch.compile(decode_step, fullgraph=fullgraph, dynamic=False, backend=backend)
+        )
         self._padded = True
         self.graphs = None
         if capture or capture_with is not None:
-            self.graphs = StepGraphs(self._runner, decode_step, capture_with or capture_step,
-                                     pool=(lambda: None) if capture_with else None)
+            self.graphs = StepGraphs(
+                self._runner,
+                decode_step,
+                capture_with or capture_step,
+                pool=(lambda: None) if capture_with else None,
+            )
 
     def step(self) -> list[Finished]:
         """Prefill joining streams (chunks of up to PREFILL_ROWS_PER_STEP rows in all; until one
@@ -229,7 +254,9 @@ class EngineBatch:
         self.waiting.popleft()
         head.started = time.perf_counter()
         request = head.request
-        steps = self.model.start_state_steps(request.rows.to(self.model.device), request.system_rows)
+        steps = self.model.start_state_steps(
+            request.rows.to(self.model.device), request.system_rows
+        )
         try:
             self._joining = [head, steps, next(steps)]
         except StopIteration as done:
@@ -241,7 +268,10 @@ class EngineBatch:
         storage, live = self.storage, len(self.live)
         if storage is not None and max(head.rows, self.min_rows) <= storage.capacity:
             return live < storage.slots
-        rows = max([head.rows, self.min_rows] + [s.rows for s in self.waiting if s.settings == head.settings])
+        rows = max(
+            [head.rows, self.min_rows]
+            + [s.rows for s in self.waiting if s.settings == head.settings]
+        )
         capacity = max(static_capacity(rows), storage.capacity if storage else 0)
         slots = self.memory.slots(capacity, self.size)
         if live >= slots:
@@ -276,7 +306,9 @@ class EngineBatch:
         else:  # eager: the live slots only, attending over the rows some stream has reached
             stack = self.storage.stack(live)
             furthest = max(stream.request.rows.shape[0] + stream.launched for stream in self.live)
-            stack.attend_within(min(-(-(furthest + 1) // SPAN_STEP) * SPAN_STEP, self.storage.capacity))
+            stack.attend_within(
+                min(-(-(furthest + 1) // SPAN_STEP) * SPAN_STEP, self.storage.capacity)
+            )
         with torch.no_grad():
             if self.graphs is not None:
                 self.graphs.run(stack)
@@ -293,7 +325,9 @@ class EngineBatch:
         if rows.device.type != "cuda":
             return rows.clone(), None
         if len(self._pinned) < 2:  # two in turn: one being filled while the host reads the other
-            self._pinned.append(torch.empty(self.storage.slots, 11, dtype=torch.int64, pin_memory=True))
+            self._pinned.append(
+                torch.empty(self.storage.slots, 11, dtype=torch.int64, pin_memory=True)
+            )
         buffer = self._pinned.pop(0)
         self._pinned.append(buffer)
         buffer[:live].copy_(rows, non_blocking=True)

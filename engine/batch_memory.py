@@ -44,8 +44,12 @@ class BatchMemory:
     def for_model(cls, model, budget: int) -> BatchMemory:
         """The accounting of `model` (an `engine.generate.Drama3`) in its dtype, with `budget` bytes."""
         config, width = model.config, torch.finfo(model.dtype).bits // 8
-        per_stream = (config.text.hidden_size * width + 11 * 8 + 64 * 8  # hidden, row, RAS window and counters
-                      + config.gdn_state_bytes(width))
+        per_stream = (
+            config.text.hidden_size * width
+            + 11 * 8
+            + 64 * 8  # hidden, row, RAS window and counters
+            + config.gdn_state_bytes(width)
+        )
         return cls(int(budget), config.kv_bytes_per_frame(width) + ROW_EXTRA_BYTES, per_stream)
 
     def slot_bytes(self, capacity: int) -> int:

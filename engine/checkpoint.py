@@ -160,7 +160,9 @@ def _tower_tensors(config: Drama3Config) -> dict[str, TensorSpec]:
     return specs
 
 
-def _tower_layer_tensors(config: Drama3Config, prefix: str, embedding: str) -> dict[str, TensorSpec]:
+def _tower_layer_tensors(
+    config: Drama3Config, prefix: str, embedding: str
+) -> dict[str, TensorSpec]:
     a = config.audio_decoder
     d, hd, inter = a.dim, a.head_dim, a.intermediate_size
     qkv_rows = 2 * a.n_head * hd + 2 * a.n_local_heads * hd
@@ -231,7 +233,9 @@ class Checkpoint:
         """
         problems = _compare(self.expected, self._stored_specs())
         if problems:
-            raise CheckpointError(f"{self.folder}: checkpoint does not match its config: " + "; ".join(problems))
+            raise CheckpointError(
+                f"{self.folder}: checkpoint does not match its config: " + "; ".join(problems)
+            )
 
     def load_tensor(
         self, name: str, device: str | torch.device = "cpu", dtype: torch.dtype | None = None
@@ -252,7 +256,11 @@ class Checkpoint:
         return tensor.to(device)
 
     def load_rows(
-        self, name: str, rows: list[int], device: str | torch.device = "cpu", dtype: torch.dtype | None = None
+        self,
+        name: str,
+        rows: list[int],
+        device: str | torch.device = "cpu",
+        dtype: torch.dtype | None = None,
     ) -> torch.Tensor:
         """Rows `rows` (in that order) of a 2-D tensor, read without loading the rest:
         [len(rows), cols] on `device` in `dtype` (e.g. the 4097 used rows of `lm_head.weight`).
@@ -290,7 +298,9 @@ class Checkpoint:
         try:
             return self.weight_map[name]
         except KeyError:
-            raise CheckpointError(f"{self.folder}: no tensor named {name!r} in {INDEX_FILE}") from None
+            raise CheckpointError(
+                f"{self.folder}: no tensor named {name!r} in {INDEX_FILE}"
+            ) from None
 
     def _handle(self, shard: str):
         if shard not in self._handles:
@@ -338,14 +348,20 @@ def _compare(expected: dict[str, TensorSpec], stored: dict[str, TensorSpec | str
     wrong = []
     for name, spec in expected.items():
         got = stored.get(name)
-        if isinstance(got, TensorSpec) and (got.shape != spec.shape or got.dtypes[0] not in spec.dtypes):
+        if isinstance(got, TensorSpec) and (
+            got.shape != spec.shape or got.dtypes[0] not in spec.dtypes
+        ):
             wrong.append(
                 f"{name} (is {list(got.shape)} {_dtype_name(got.dtypes[0])}, "
                 f"expected {list(spec.shape)} {_dtype_name(spec.dtypes[0])})"
             )
     problems = []
-    for label, names in (("missing", missing), ("unexpected", unexpected),
-                         ("unreadable", unreadable), ("mis-shaped", wrong)):
+    for label, names in (
+        ("missing", missing),
+        ("unexpected", unexpected),
+        ("unreadable", unreadable),
+        ("mis-shaped", wrong),
+    ):
         if names:
             problems.append(f"{len(names)} {label}: {_first(names)}")
     return problems
@@ -399,7 +415,9 @@ def _active_share(config: Drama3Config, name: str, spec: TensorSpec) -> float:
         return config.text.num_experts_per_tok / config.text.num_experts
     if name == "lm_head.weight":
         return len(config.main_candidate_ids) / spec.shape[0]
-    if name.endswith(("embed_tokens.weight", "semantic_embedding.weight", "codebook_embedding.weight")):
+    if name.endswith(
+        ("embed_tokens.weight", "semantic_embedding.weight", "codebook_embedding.weight")
+    ):
         return 1 / spec.shape[0]
     if name == "audio_decoder.codebook_embeddings.weight":
         return config.audio_decoder.num_codebooks / spec.shape[0]

@@ -97,11 +97,12 @@ def _require_float(section: dict, prefix: str, key: str, default: float | None =
     return float(value)
 
 
-def _require_equal(section: dict, prefix: str, key: str, expected: Any, default: Any = None) -> None:
+def _require_equal(
+    section: dict, prefix: str, key: str, expected: Any, default: Any = None
+) -> None:
     value = section.get(key, default)
     if value != expected:
         raise _fail(f"{prefix}{key}", f"must be {expected!r}, got {value!r}")
-
 
 
 def read_json_object(path: Path, what: str) -> dict:
@@ -220,7 +221,7 @@ class Drama3Config:
     raw: dict[str, object]
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Drama3Config":
+    def from_file(cls, path: str | Path) -> Drama3Config:
         """Read and validate `config.json` (or the one inside a model folder `path`).
 
         Raises CheckpointError when the file is missing, not JSON, or breaks a rule of docs/internals/model.md §1.
@@ -235,7 +236,7 @@ class Drama3Config:
             raise CheckpointError(str(error).replace("config.json:", f"{path}:", 1)) from None
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Drama3Config":
+    def from_dict(cls, data: dict) -> Drama3Config:
         """Validate a parsed `config.json` object (docs/internals/model.md §1); raises CheckpointError."""
         _check_top_level(data)
         text = _parse_text_config(data["text_config"])
@@ -286,7 +287,9 @@ class Drama3Config:
     def kv_bytes_per_frame(self, bytes_per_value: int = 2) -> int:
         """KV-cache bytes one frame row adds: (attention layers + tower layers) × K and V ×
         kv heads × head_dim × bytes (47,104 for Drama 3 in bf16), docs/internals/model.md §3.7."""
-        backbone = len(self.full_attention_layers) * self.text.num_key_value_heads * self.text.head_dim
+        backbone = (
+            len(self.full_attention_layers) * self.text.num_key_value_heads * self.text.head_dim
+        )
         tower = (
             self.audio_decoder.tower_layer_count
             * self.audio_decoder.n_local_heads
@@ -322,7 +325,9 @@ def _check_top_level(data: dict) -> None:
     _require_equal(data, "", "fish_schema_version", 1, default=1)
     if data.get("extra_samplable_token_ids"):
         raise _fail("extra_samplable_token_ids", "must be empty (only EOS and semantic tokens)")
-    if data.get("tie_word_embeddings", False) or data["text_config"].get("tie_word_embeddings", False):
+    if data.get("tie_word_embeddings", False) or data["text_config"].get(
+        "tie_word_embeddings", False
+    ):
         raise _fail("tie_word_embeddings", "must be false (lm_head is its own tensor)")
     _check_quantization(data.get("quantization_config"))
 
@@ -353,8 +358,10 @@ def _parse_text_config(section: dict) -> TextConfig:
     rope_theta, rotary_factor = _parse_rope(section)
     if ints["num_experts_per_tok"] > ints["num_experts"]:
         raise _fail(f"{prefix}num_experts_per_tok", "exceeds num_experts")
-    for heads, groups in (("num_attention_heads", "num_key_value_heads"),
-                          ("linear_num_value_heads", "linear_num_key_heads")):
+    for heads, groups in (
+        ("num_attention_heads", "num_key_value_heads"),
+        ("linear_num_value_heads", "linear_num_key_heads"),
+    ):
         if ints[heads] % ints[groups]:
             raise _fail(f"{prefix}{heads}", f"must be a multiple of {groups}")
     max_positions = section.get("max_position_embeddings")
@@ -376,7 +383,10 @@ def _check_layer_types(section: dict, num_layers: int) -> tuple[str, ...]:
     for index, kind in enumerate(layer_types):
         expected = _FULL if (index + 1) % 4 == 0 else _LINEAR
         if kind != expected:
-            raise _fail(key, f"[{index}] must be {expected!r} (every 4th layer is full attention), got {kind!r}")
+            raise _fail(
+                key,
+                f"[{index}] must be {expected!r} (every 4th layer is full attention), got {kind!r}",
+            )
     return tuple(layer_types)
 
 
@@ -393,12 +403,17 @@ def _parse_rope(section: dict) -> tuple[float, float]:
     if "mrope_section" in params:
         raise _fail(f"{prefix}rope_parameters.mrope_section", "must be absent (no M-RoPE)")
     theta = _require_float(params, f"{prefix}rope_parameters.", "rope_theta")
-    factor = _require_float(params, f"{prefix}rope_parameters.", "partial_rotary_factor", default=1.0)
+    factor = _require_float(
+        params, f"{prefix}rope_parameters.", "partial_rotary_factor", default=1.0
+    )
     for key, value in (("rope_theta", theta), ("partial_rotary_factor", factor)):
         if key in section and float(section[key]) != value:
             raise _fail(f"{prefix}{key}", f"must repeat rope_parameters.{key} ({value})")
     scaling = section.get("rope_scaling")
-    if scaling is not None and scaling.get("rope_type", scaling.get("type", "default")) != "default":
+    if (
+        scaling is not None
+        and scaling.get("rope_type", scaling.get("type", "default")) != "default"
+    ):
         raise _fail(f"{prefix}rope_scaling", "must be absent or repeat rope_parameters")
     if factor > 1.0:
         raise _fail(f"{prefix}rope_parameters.partial_rotary_factor", "must be at most 1")
@@ -416,7 +431,11 @@ def _parse_audio_decoder_config(section: dict, text: TextConfig) -> AudioDecoder
         ("n_head", text.num_attention_heads, "text_config.num_attention_heads"),
         ("n_local_heads", text.num_key_value_heads, "text_config.num_key_value_heads"),
         ("head_dim", text.head_dim, "text_config.head_dim"),
-        ("n_layer", ints["shared_enrichment_layers"], "audio_decoder_config.shared_enrichment_layers"),
+        (
+            "n_layer",
+            ints["shared_enrichment_layers"],
+            "audio_decoder_config.shared_enrichment_layers",
+        ),
         ("num_codebooks", NUM_CODEBOOKS, "the codec's 10 codebooks"),
         ("vocab_size", CODEBOOK_SIZE, "the semantic band size"),
         ("max_seq_len", ints["num_codebooks"] + 1, "num_codebooks + 1"),
@@ -464,17 +483,25 @@ def _parse_vq_placement(section: dict) -> tuple[str, int]:
         raise _fail(f"{prefix}vq_backbone_codebooks", f"must be an integer, got {count!r}")
     if placement == "backbone_partial":
         if not 1 <= count <= NUM_CODEBOOKS - 1:
-            raise _fail(f"{prefix}vq_backbone_codebooks", f"must be 1..9 for backbone_partial, got {count}")
+            raise _fail(
+                f"{prefix}vq_backbone_codebooks", f"must be 1..9 for backbone_partial, got {count}"
+            )
     elif placement == "mtp_shared_pre":
         if count != 0:
-            raise _fail(f"{prefix}vq_backbone_codebooks", f"must be 0 for mtp_shared_pre, got {count}")
+            raise _fail(
+                f"{prefix}vq_backbone_codebooks", f"must be 0 for mtp_shared_pre, got {count}"
+            )
     else:
-        raise _fail(f"{prefix}vq_feature_placement",
-                    f"must be 'backbone_partial' or 'mtp_shared_pre', got {placement!r}")
+        raise _fail(
+            f"{prefix}vq_feature_placement",
+            f"must be 'backbone_partial' or 'mtp_shared_pre', got {placement!r}",
+        )
     return placement, count
 
 
-def _parse_token_ids(data: dict, text: TextConfig, tower: AudioDecoderConfig) -> tuple[int, int, int]:
+def _parse_token_ids(
+    data: dict, text: TextConfig, tower: AudioDecoderConfig
+) -> tuple[int, int, int]:
     start = _require_int(data, "", "semantic_start_token_id", minimum=0)
     end = _require_int(data, "", "semantic_end_token_id", minimum=0)
     eos = _require_int(data, "", "eos_token_id", minimum=0)
@@ -487,7 +514,12 @@ def _parse_token_ids(data: dict, text: TextConfig, tower: AudioDecoderConfig) ->
     if start <= eos <= end:
         raise _fail("eos_token_id", f"({eos}) must lie outside the semantic band {start}..{end}")
     if text.vocab_size < end + 1:
-        raise _fail("text_config.vocab_size", f"({text.vocab_size}) must cover semantic_end_token_id ({end})")
+        raise _fail(
+            "text_config.vocab_size",
+            f"({text.vocab_size}) must cover semantic_end_token_id ({end})",
+        )
     if eos >= text.vocab_size:
-        raise _fail("eos_token_id", f"({eos}) must be below text_config.vocab_size ({text.vocab_size})")
+        raise _fail(
+            "eos_token_id", f"({eos}) must be below text_config.vocab_size ({text.vocab_size})"
+        )
     return start, end, eos

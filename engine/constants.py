@@ -1,4 +1,5 @@
-"""Fixed numbers and patterns of Drama 3 shared by every engine module (docs/internals/model.md §1, §4.1; docs/internals/codec.md).
+"""Fixed numbers and patterns of Drama 3 shared by every engine module (docs/internals/model.md §1,
+§4.1; docs/internals/codec.md).
 
 Audio: the S2 codec runs at 44,100 Hz mono; one code frame covers 2048 samples, so frames come at
 44,100 / 2048 ≈ 21.53 per second. Each frame holds 10 codes: codebook 0 (semantic, 4096

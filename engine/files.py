@@ -55,8 +55,9 @@ def stage_text(target: Path, text: str) -> Path:
     return stage_bytes(target, text.encode("utf-8"))
 
 
-def publish(staged: Sequence[tuple[Path, Path]], mode: int = FILE_MODE,
-            remove: Sequence[Path] = ()) -> None:
+def publish(
+    staged: Sequence[tuple[Path, Path]], mode: int = FILE_MODE, remove: Sequence[Path] = ()
+) -> None:
     """Switch a set of written temporaries into place as one step.
 
     Every temporary is given `mode` and fsynced first (so all renames happen after all
@@ -79,8 +80,9 @@ def publish(staged: Sequence[tuple[Path, Path]], mode: int = FILE_MODE,
                 undo.append((Path(path), _kept_aside(path), None))
                 os.unlink(path)
         for tmp, target in staged:
-            undo.append((Path(target), _kept_aside(target) if os.path.lexists(target) else None,
-                         Path(tmp)))
+            undo.append(
+                (Path(target), _kept_aside(target) if os.path.lexists(target) else None, Path(tmp))
+            )
             os.replace(tmp, target)
     except BaseException:
         _undo(undo)

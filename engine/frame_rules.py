@@ -25,7 +25,11 @@ class FrameRules:
     """
 
     def __init__(self, eos_id: int, semantic_start: int, band: int, stop_at_separator: bool):
-        self.eos_id, self.semantic_start, self.stop_at_separator = eos_id, semantic_start, stop_at_separator
+        self.eos_id, self.semantic_start, self.stop_at_separator = (
+            eos_id,
+            semantic_start,
+            stop_at_separator,
+        )
         self.band = range(semantic_start, semantic_start + band)
         self.kept: list[torch.Tensor] = []
         self.times: list[float] = []
@@ -59,7 +63,9 @@ class FrameRules:
 
     def codes(self, width: int) -> torch.Tensor:
         """The kept codes `[width, T]` int64 (`[width, 0]` when none)."""
-        return torch.stack(self.kept, dim=1) if self.kept else torch.zeros(width, 0, dtype=torch.long)
+        return (
+            torch.stack(self.kept, dim=1) if self.kept else torch.zeros(width, 0, dtype=torch.long)
+        )
 
     def _release(self) -> list[torch.Tensor]:
         if self._held is None:

@@ -1,4 +1,5 @@
-"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames (docs/internals/model.md §3.5-3.6, §4.4).
+"""Generation with Drama 3: load a model folder, prefill a prompt, decode frames
+(docs/internals/model.md §3.5-3.6, §4.4).
 
 `Drama3.load(folder)` reads the config, tokenizer, backbone and tower (the codec loads on first
 use). `model.generate(conversation, params, seed)` builds the prompt rows, prefills them in
@@ -45,7 +46,9 @@ from engine.tokenizer import Drama3Tokenizer
 from engine.tower import Tower, TowerCache
 
 PREFILL_CHUNK_ROWS = 256
-DENSE_COPY_SHARE = 0.25  # of available host memory for a CPU model's dense copies (packed, dequantised)
+DENSE_COPY_SHARE = (
+    0.25  # of available host memory for a CPU model's dense copies (packed, dequantised)
+)
 DEFAULT_CONTEXT_ROWS = 16_384  # SGLang-Omni's served context (docs/internals/model.md §1.5)
 BUDGET_FACTOR = 3.0  # frames allowed per expected frame of speech; >= 2 by contract
 MIN_BUDGET_FRAMES = 64  # about 3 s: short lines still get room for breaths and pauses
@@ -76,9 +79,13 @@ class DecodeState:
 
     def clone(self) -> DecodeState:
         """An independent deep copy (what the prefix cache stores and hands out)."""
-        return DecodeState(self.backbone_cache.clone(), self.tower_cache.clone(), self.rows,
-                           None if self.last_row is None else self.last_row.clone(),
-                           None if self.last_hidden is None else self.last_hidden.clone())
+        return DecodeState(
+            self.backbone_cache.clone(),
+            self.tower_cache.clone(),
+            self.rows,
+            None if self.last_row is None else self.last_row.clone(),
+            None if self.last_hidden is None else self.last_hidden.clone(),
+        )
 
 
 class Drama3:
@@ -89,8 +96,16 @@ class Drama3:
     together as a batch of many (`batch`).
     """
 
-    def __init__(self, config: Drama3Config, tokenizer: Drama3Tokenizer, backbone: Backbone, tower: Tower,
-                 folder: Path | None, device: torch.device, dtype: torch.dtype):
+    def __init__(
+        self,
+        config: Drama3Config,
+        tokenizer: Drama3Tokenizer,
+        backbone: Backbone,
+        tower: Tower,
+        folder: Path | None,
+        device: torch.device,
+        dtype: torch.dtype,
+    ):
         self.config = config
         self.tokenizer = tokenizer
         self.backbone = backbone
@@ -112,9 +127,14 @@ class Drama3:
     # ---- loading ---------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | Path, device: str | torch.device | None = None,
-             dtype: torch.dtype | None = None, gpu_memory: int | str | None = None,
-             offload: OffloadSettings | None = None) -> Drama3:
+    def load(
+        cls,
+        path: str | Path,
+        device: str | torch.device | None = None,
+        dtype: torch.dtype | None = None,
+        gpu_memory: int | str | None = None,
+        offload: OffloadSettings | None = None,
+    ) -> Drama3:
         """Load a model folder (config.json, tokenizer.json, safetensors shards; codec.pth later).
 
         device: default CUDA when available, else CPU. dtype: default bfloat16 on CUDA, float32
@@ -137,21 +157,29 @@ class Drama3:
         return cls.from_checkpoint(checkpoint, tokenizer, device, dtype, folder, offload)
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: Checkpoint, tokenizer: Drama3Tokenizer,
-                        device: str | torch.device | None = None, dtype: torch.dtype | None = None,
-                        folder: Path | None = None, offload: OffloadSettings | None = None) -> Drama3:
+    def from_checkpoint(
+        cls,
+        checkpoint: Checkpoint,
+        tokenizer: Drama3Tokenizer,
+        device: str | torch.device | None = None,
+        dtype: torch.dtype | None = None,
+        folder: Path | None = None,
+        offload: OffloadSettings | None = None,
+    ) -> Drama3:
         """Build from an opened checkpoint (or any object with its `config`, `names`,
         `load_tensor`, `tensors`, `load_rows` and `close`), e.g. random weights made on the device.
         Defaults and errors as `load`; without `folder` there is no codec. With `offload` the
         routed experts stay in host memory (`model.offload` counts the cache's hits and copies)
-        and frames decode in mode `eager` (the MoE layers read the chosen experts on the host). On the CPU, the dense weights of tower and backbone
+        and frames decode in mode `eager` (the MoE layers read the chosen experts on the host). On
+        the CPU, the dense weights of tower and backbone
         get packed copies for oneDNN (`engine.kernels.cpu_linear`) and resident experts are kept
         once dequantised, all within one budget of `dense_copy_budget()` bytes."""
         device, dtype = default_device(device, dtype)
         experts = None if offload is None else ExpertOffload(checkpoint, offload, device)
         backbone = Backbone.from_checkpoint(checkpoint, device=device, dtype=dtype, offload=experts)
-        tower = Tower.from_checkpoint(checkpoint, device=device, dtype=dtype,
-                                      codebook_table=backbone.codebook_embeddings)
+        tower = Tower.from_checkpoint(
+            checkpoint, device=device, dtype=dtype, codebook_table=backbone.codebook_embeddings
+        )
         model = cls(checkpoint.config, tokenizer, backbone, tower, folder, device, dtype)
         if device.type == "cpu":  # offloaded or not, so both give the same products
             budget = DenseBudget(dense_copy_budget())
@@ -181,36 +209,66 @@ class Drama3:
         """Default maximum frames for a conversation (see `default_frame_budget`)."""
         return default_frame_budget(conversation_text(conversation), prompt_rows, self.context_rows)
 
-    def request(self, conversation: Conversation, params: SamplingParams, seed: int,
-                max_frames: int | None = None, stop_at_separator: bool = False,
-                ignore_eos: bool = False) -> TakeRequest:
+    def request(
+        self,
+        conversation: Conversation,
+        params: SamplingParams,
+        seed: int,
+        max_frames: int | None = None,
+        stop_at_separator: bool = False,
+        ignore_eos: bool = False,
+    ) -> TakeRequest:
         """The `engine.take.TakeRequest` of one take (arguments as `generate`), what the decode
         loop serves. Raises EngineError as `generate` does."""
-        return TakeRequest.build(self, conversation, params, seed, max_frames, stop_at_separator, ignore_eos)
+        return TakeRequest.build(
+            self, conversation, params, seed, max_frames, stop_at_separator, ignore_eos
+        )
 
-    def stream(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
-               stop_at_separator: bool = False, timed: bool = False,
-               ignore_eos: bool = False) -> FrameStream:
+    def stream(
+        self,
+        conversation: Conversation,
+        params,
+        seed: int,
+        max_frames: int | None = None,
+        stop_at_separator: bool = False,
+        timed: bool = False,
+        ignore_eos: bool = False,
+    ) -> FrameStream:
         """Start a generation whose frames are yielded as the decode loop reads them.
 
         Iterate the returned `FrameStream` for codes `[10]` int64 per kept frame (a semantic:0
         frame is yielded one frame late, once it is known not to precede EOS); its `result` is
         the `Generation` afterwards. Arguments as `generate`.
         """
-        request = self.request(conversation, params, seed, max_frames, stop_at_separator, ignore_eos)
+        request = self.request(
+            conversation, params, seed, max_frames, stop_at_separator, ignore_eos
+        )
         return FrameStream(self, request, timed)
 
-    def stream_audio(self, conversation: Conversation, params, seed: int, chunk_frames: int = 8,
-                     max_frames: int | None = None) -> AudioStream:
+    def stream_audio(
+        self,
+        conversation: Conversation,
+        params,
+        seed: int,
+        chunk_frames: int = 8,
+        max_frames: int | None = None,
+    ) -> AudioStream:
         """Like `stream`, but yields decoded audio: float32 mono chunks of `chunk_frames` frames
         (`chunk_frames * 2048` samples at 44,100 Hz; the last chunk may be shorter), decoded by
         the codec's exact streaming decoder as frames arrive. `result.audio` holds the whole take.
         """
         return AudioStream(self, self.stream(conversation, params, seed, max_frames), chunk_frames)
 
-    def generate(self, conversation: Conversation, params, seed: int, max_frames: int | None = None,
-                 stop_at_separator: bool = False, timed: bool = False,
-                 ignore_eos: bool = False) -> Generation:
+    def generate(
+        self,
+        conversation: Conversation,
+        params,
+        seed: int,
+        max_frames: int | None = None,
+        stop_at_separator: bool = False,
+        timed: bool = False,
+        ignore_eos: bool = False,
+    ) -> Generation:
         """Generate one take (docs/internals/model.md §3.6).
 
         params: `engine.sampling.SamplingParams`; seed: keys the take's counter-based draws
@@ -223,8 +281,9 @@ class Drama3:
         EOS (benchmarks: run exactly `max_frames`).
         Raises EngineError for a prompt that leaves no room in the context.
         """
-        stream = self.stream(conversation, params, seed, max_frames, stop_at_separator, timed,
-                             ignore_eos)
+        stream = self.stream(
+            conversation, params, seed, max_frames, stop_at_separator, timed, ignore_eos
+        )
         for _ in stream:
             pass
         return stream.result
@@ -252,12 +311,16 @@ class Drama3:
         host memory (`offload`).
         """
         if mode not in DECODE_MODES:
-            raise EngineError(f"unknown decode mode {mode!r}; choose one of {', '.join(DECODE_MODES)}")
+            raise EngineError(
+                f"unknown decode mode {mode!r}; choose one of {', '.join(DECODE_MODES)}"
+            )
         if mode == "graph" and self.device.type != "cuda":
             raise EngineError("decode mode 'graph' needs a CUDA device")
         if self.offload is not None and mode == "graph":
-            raise EngineError("decode mode 'graph' cannot read the expert cache's choices; "
-                              "with experts in host memory use 'eager'")
+            raise EngineError(
+                "decode mode 'graph' cannot read the expert cache's choices; "
+                "with experts in host memory use 'eager'"
+            )
         self.decode_mode = mode
         self._batches.clear()
 
@@ -297,7 +360,7 @@ class Drama3:
         other work between chunks (the same maths in the same order): yields the next chunk's
         row count before running it."""
         for begin in range(0, rows.shape[0], PREFILL_CHUNK_ROWS):
-            chunk = rows[begin:begin + PREFILL_CHUNK_ROWS]
+            chunk = rows[begin : begin + PREFILL_CHUNK_ROWS]
             yield chunk.shape[0]
             with torch.no_grad():
                 self._prefill_chunk(state, chunk)
@@ -318,7 +381,9 @@ class Drama3:
     def step(self, state: DecodeState, row: torch.Tensor) -> None:
         """Feed one decoded row `[1, 1, 11]` to the backbone (the tower already holds its
         predecessor); `state.last_hidden` becomes its hidden state."""
-        embedded = self.backbone.embed_rows(row[0], without_host_read=True)  # one row: no any() read
+        embedded = self.backbone.embed_rows(
+            row[0], without_host_read=True
+        )  # one row: no any() read
         state.last_hidden = self.backbone(embedded, state.backbone_cache)[None]
         state.last_row = row
         state.rows += 1
@@ -334,7 +399,9 @@ class Drama3:
             except StopIteration as done:
                 return done.value
 
-    def start_state_steps(self, rows: torch.Tensor, split: int) -> Generator[int, None, DecodeState]:
+    def start_state_steps(
+        self, rows: torch.Tensor, split: int
+    ) -> Generator[int, None, DecodeState]:
         """`start_state` one prefill chunk per resumption: yields the next chunk's row count
         (`prefill_steps`) before running it and returns the state (`StopIteration.value`). The
         prefix cache is shared by every caller of the model."""
@@ -406,13 +473,15 @@ class AudioStream:
 
 # ---- helpers ---------------------------------------------------------------------------------
 
+
 def conversation_text(conversation: Conversation) -> str:
     """The text the take should speak: the line, or the scene's lines joined."""
     return conversation.text or " ".join(conversation.lines)
 
 
-def default_device(device: str | torch.device | None,
-                   dtype: torch.dtype | None) -> tuple[torch.device, torch.dtype]:
+def default_device(
+    device: str | torch.device | None, dtype: torch.dtype | None
+) -> tuple[torch.device, torch.dtype]:
     """(device, dtype) with the defaults filled in: CUDA when available, else the CPU; bfloat16
     on CUDA, float32 elsewhere."""
     device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
@@ -429,6 +498,8 @@ def default_frame_budget(text: str, prompt_rows: int, context_rows: int) -> int:
     expected_frames = expected_duration_s(text) * FRAMES_PER_SECOND
     room = context_rows - prompt_rows
     if room < math.ceil(2 * expected_frames):
-        raise EngineError(f"the prompt ({prompt_rows} rows) leaves {max(room, 0)} frames of the "
-                          f"{context_rows}-row context; the line needs about {math.ceil(2 * expected_frames)}")
+        raise EngineError(
+            f"the prompt ({prompt_rows} rows) leaves {max(room, 0)} frames of the "
+            f"{context_rows}-row context; the line needs about {math.ceil(2 * expected_frames)}"
+        )
     return min(room, max(MIN_BUDGET_FRAMES, math.ceil(BUDGET_FACTOR * expected_frames)))

@@ -59,16 +59,28 @@ class StepGraphs:
         if self.failed:
             self.fallback(stack)
             return
-        if self.owner is None or self.owner[0] is not stack.storage or self.owner[1] != stack.settings:
+        if (
+            self.owner is None
+            or self.owner[0] is not stack.storage
+            or self.owner[1] != stack.settings
+        ):
             self.graphs, self.owner = {}, (stack.storage, stack.settings)
         graph = self.graphs.get(stack.size)
         if graph is None:
             try:
                 self.pool = self.pool or self._new_pool()
-                graph = self.capture(lambda: self.runner(stack), stack.storage.tensors(), pool=self.pool)
-            except Exception as error:  # a GPU or torch build the capture has not met: keep decoding
-                warnings.warn(f"capturing the decode step failed ({type(error).__name__}: {error}); "
-                              "decoding with the uncompiled step from now on", RuntimeWarning)
+                graph = self.capture(
+                    lambda: self.runner(stack), stack.storage.tensors(), pool=self.pool
+                )
+            except (
+                Exception
+            ) as error:  # a GPU or torch build the capture has not met: keep decoding
+                warnings.warn(
+                    f"capturing the decode step failed ({type(error).__name__}: {error}); "
+                    "decoding with the uncompiled step from now on",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
                 self.failed = True
                 self.fallback(stack)
                 return

@@ -59,8 +59,20 @@ BASE_TOKENS = ("<|im_start|>", "<|im_end|>", "<|voice|>")
 
 # Unicode White_Space (str.strip() would also strip U+001C..U+001F, which are not).
 WHITE_SPACE = "".join(
-    chr(c) for c in (*range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
-                     0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+    chr(c)
+    for c in (
+        *range(0x09, 0x0E),
+        0x20,
+        0x85,
+        0xA0,
+        0x1680,
+        *range(0x2000, 0x200B),
+        0x2028,
+        0x2029,
+        0x202F,
+        0x205F,
+        0x3000,
+    )
 )
 _ANY_SPEAKER_MARK = re.compile(r"<\|speaker")
 _PHONEME_PAIR = re.compile(PHONEME_PAIR)
@@ -119,8 +131,10 @@ def check_text(text: str, where: str, phonemes: bool = False) -> None:
     for mark in _ANY_SPEAKER_MARK.finditer(text):
         tag = _SPEAKER_TAG.match(text, mark.start())
         if tag is None or int(tag.group(1)) > MAX_SPEAKER:
-            raise EngineError(f"{where}: speaker tags run from <|speaker:0|> to <|speaker:{MAX_SPEAKER}|> "
-                              f"without leading zeros; found {text[mark.start():mark.start() + 16]!r}")
+            raise EngineError(
+                f"{where}: speaker tags run from <|speaker:0|> to <|speaker:{MAX_SPEAKER}|> "
+                f"without leading zeros; found {text[mark.start() : mark.start() + 16]!r}"
+            )
     if not _SPEAKER_TAG.sub("", text).strip(WHITE_SPACE):
         raise EngineError(f"{where}: text is empty")
 
@@ -139,7 +153,7 @@ def split_leading_tag(text: str) -> tuple[str, str]:
     tag = _SPEAKER_TAG.match(body)
     if tag is None:
         return "", text
-    return tag.group(0), text[: len(text) - len(body)] + body[tag.end():]
+    return tag.group(0), text[: len(text) - len(body)] + body[tag.end() :]
 
 
 def _reference_transcript(transcript: str | None, speaker: int, where: str) -> str:
@@ -152,7 +166,9 @@ def _reference_transcript(transcript: str | None, speaker: int, where: str) -> s
         return f"{tag} {transcript}"
     found, rest = split_leading_tag(transcript)
     if found != tag:
-        raise EngineError(f"{where}: the transcript starts with {found} but the reference is speaker {speaker}")
+        raise EngineError(
+            f"{where}: the transcript starts with {found} but the reference is speaker {speaker}"
+        )
     return found + rest
 
 
@@ -181,7 +197,9 @@ def system_block(conversation: Conversation) -> list[Segment]:
     for speaker, description in conversation.descriptions:
         _check_speaker_index(speaker, "description")
         check_text(description, f"description of speaker {speaker}")
-        parts.append(STRINGS["character"].format(tag=f"<|speaker:{speaker}|>", description=description))
+        parts.append(
+            STRINGS["character"].format(tag=f"<|speaker:{speaker}|>", description=description)
+        )
     for n, reference in enumerate(references, 1):
         where = f"reference {n}"
         _check_speaker_index(reference.speaker, where)
@@ -202,8 +220,11 @@ def _context_turns(conversation: Conversation) -> list[Segment]:
         where = f"context turn {n}"
         check_text(exchange.text, where, phonemes=True)
         parts += _user_turn(with_speaker_tag(exchange.text))
-        parts += [STRINGS["assistant_voice"], _clip(exchange.clip, where, allow_empty=False),
-                  STRINGS["turn_end"]]
+        parts += [
+            STRINGS["assistant_voice"],
+            _clip(exchange.clip, where, allow_empty=False),
+            STRINGS["turn_end"],
+        ]
     return parts
 
 
@@ -213,7 +234,11 @@ def _target(conversation: Conversation) -> str:
 
 
 def _check_speaker_index(speaker, where: str) -> None:
-    if not isinstance(speaker, (int, np.integer)) or isinstance(speaker, bool) or not 0 <= speaker <= MAX_SPEAKER:
+    if (
+        not isinstance(speaker, (int, np.integer))
+        or isinstance(speaker, bool)
+        or not 0 <= speaker <= MAX_SPEAKER
+    ):
         raise EngineError(f"{where}: speaker index {speaker!r} is out of range 0..{MAX_SPEAKER}")
 
 
@@ -262,8 +287,14 @@ def _infill_body(conversation: Conversation) -> list[Segment]:
     empty = AudioClip(codes=np.zeros((NUM_CODEBOOKS, 0), np.int64))
     suffix = _clip(conversation.suffix or empty, "infill suffix", allow_empty=True)
     prefix = _clip(conversation.prefix or empty, "infill prefix", allow_empty=True)
-    return [*_user_turn(_target(conversation)), STRINGS["assistant_voice"],
-            STRINGS["fim_suffix"], suffix, STRINGS["fim_prefix"], prefix]
+    return [
+        *_user_turn(_target(conversation)),
+        STRINGS["assistant_voice"],
+        STRINGS["fim_suffix"],
+        suffix,
+        STRINGS["fim_prefix"],
+        prefix,
+    ]
 
 
 def _stream_body(conversation: Conversation) -> list[Segment]:
@@ -276,26 +307,75 @@ def _stream_body(conversation: Conversation) -> list[Segment]:
 
 # ---- the registry --------------------------------------------------------------------------
 
-LAYOUTS: dict[str, Layout] = {layout.name: layout for layout in (
-    Layout("clone", "reference-bracket-v1", _clone_body, frozenset({"text"})),
-    Layout("history", "reference-bracket-history-v1", _history_body, frozenset({"text", "context"})),
-    Layout("revise", "revise-note-provisional-v1", _revise_body, frozenset({"text", "context", "note"}),
-           provisional=True),
-    Layout("scene", "scene-separator-provisional-v1", _scene_body, frozenset({"lines", "descriptions"}),
-           tokens=(*BASE_TOKENS, STRINGS["audio_separator"]), samplable=(STRINGS["audio_separator"],),
-           provisional=True, hint="render the scene line by line (history) instead"),
-    Layout("infill", "infill-fim-provisional-v1", _infill_body, frozenset({"text", "prefix", "suffix"}),
-           tokens=(*BASE_TOKENS, STRINGS["fim_suffix"], STRINGS["fim_prefix"]), provisional=True),
-    Layout("stream", "stream-endofturn-provisional-v1", _stream_body, frozenset({"text", "context", "lookahead"}),
-           tokens=(*BASE_TOKENS, STRINGS["end_of_turn"]), provisional=True),
-)}
+LAYOUTS: dict[str, Layout] = {
+    layout.name: layout
+    for layout in (
+        Layout("clone", "reference-bracket-v1", _clone_body, frozenset({"text"})),
+        Layout(
+            "history", "reference-bracket-history-v1", _history_body, frozenset({"text", "context"})
+        ),
+        Layout(
+            "revise",
+            "revise-note-provisional-v1",
+            _revise_body,
+            frozenset({"text", "context", "note"}),
+            provisional=True,
+        ),
+        Layout(
+            "scene",
+            "scene-separator-provisional-v1",
+            _scene_body,
+            frozenset({"lines", "descriptions"}),
+            tokens=(*BASE_TOKENS, STRINGS["audio_separator"]),
+            samplable=(STRINGS["audio_separator"],),
+            provisional=True,
+            hint="render the scene line by line (history) instead",
+        ),
+        Layout(
+            "infill",
+            "infill-fim-provisional-v1",
+            _infill_body,
+            frozenset({"text", "prefix", "suffix"}),
+            tokens=(*BASE_TOKENS, STRINGS["fim_suffix"], STRINGS["fim_prefix"]),
+            provisional=True,
+        ),
+        Layout(
+            "stream",
+            "stream-endofturn-provisional-v1",
+            _stream_body,
+            frozenset({"text", "context", "lookahead"}),
+            tokens=(*BASE_TOKENS, STRINGS["end_of_turn"]),
+            provisional=True,
+        ),
+    )
+}
 
 # Written only by the prompt builder (docs/internals/model.md §4.1, plus every layout's own tokens): caller text
 # holding one would inject conversation structure or audio rows.
-STRUCTURAL_TOKENS = tuple(dict.fromkeys((
-    "<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:",
-    "<|endoftext|>", "<|pad|>", "<|audio_separator|>", "<|endofturn|>",
-    "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
-    STRINGS["phoneme_start"], STRINGS["phoneme_end"],
-    *(token for layout in LAYOUTS.values() for token in (*layout.tokens, *layout.samplable)),
-)))
+STRUCTURAL_TOKENS = tuple(
+    dict.fromkeys(
+        (
+            "<|im_start|>",
+            "<|im_end|>",
+            "<|voice|>",
+            "<|text|>",
+            "<|interleave|>",
+            "<|semantic:",
+            "<|endoftext|>",
+            "<|pad|>",
+            "<|audio_separator|>",
+            "<|endofturn|>",
+            "<|fim_prefix|>",
+            "<|fim_middle|>",
+            "<|fim_suffix|>",
+            "<|fim_pad|>",
+            STRINGS["phoneme_start"],
+            STRINGS["phoneme_end"],
+            *(
+                token
+                for layout in LAYOUTS.values()
+                for token in (*layout.tokens, *layout.samplable)
+            ),
+        )
+    )
+)

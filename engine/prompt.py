@@ -67,7 +67,9 @@ def build_prompt(conversation: Conversation, tokenizer) -> Prompt:
     if len(rows) < 2:
         raise EngineError(f"a prompt needs at least 2 rows; this one has {len(rows)}")
     system_rows = sum(len(block) for block in blocks[:system_parts])
-    return Prompt(rows, system_rows, layout.name, layout.version, extra_samplable_ids(conversation, tokenizer))
+    return Prompt(
+        rows, system_rows, layout.name, layout.version, extra_samplable_ids(conversation, tokenizer)
+    )
 
 
 def extra_samplable_ids(conversation: Conversation, tokenizer) -> tuple[int, ...]:
@@ -80,7 +82,9 @@ def extra_samplable_ids(conversation: Conversation, tokenizer) -> tuple[int, ...
         token_id = tokenizer.token_id(token)
         if token_id is None:
             hint = f"; {layout.hint}" if layout.hint else ""
-            raise EngineError(f"the {layout.name} layout needs a {token} token, and this tokenizer has none{hint}")
+            raise EngineError(
+                f"the {layout.name} layout needs a {token} token, and this tokenizer has none{hint}"
+            )
         ids.append(token_id)
     return tuple(ids)
 
@@ -99,10 +103,14 @@ def _build(conversation: Conversation) -> tuple[list[str | AudioClip], int]:
 
 def _refuse_unused_fields(conversation: Conversation, layout: Layout) -> None:
     given = {
-        "text": conversation.text != "", "context": bool(conversation.context),
-        "note": conversation.note is not None, "lines": bool(conversation.lines),
-        "descriptions": bool(conversation.descriptions), "prefix": conversation.prefix is not None,
-        "suffix": conversation.suffix is not None, "lookahead": conversation.lookahead is not None,
+        "text": conversation.text != "",
+        "context": bool(conversation.context),
+        "note": conversation.note is not None,
+        "lines": bool(conversation.lines),
+        "descriptions": bool(conversation.descriptions),
+        "prefix": conversation.prefix is not None,
+        "suffix": conversation.suffix is not None,
+        "lookahead": conversation.lookahead is not None,
     }
     unused = sorted(name for name, set_ in given.items() if set_ and name not in layout.fields)
     if unused:
@@ -115,7 +123,9 @@ def _refuse_unused_fields(conversation: Conversation, layout: Layout) -> None:
 def _require_layout_tokens(layout: Layout, tokenizer) -> None:
     for token in layout.tokens:
         if not tokenizer.has_token(token):
-            raise EngineError(f"the {layout.name} layout needs the token {token}, and this tokenizer has none")
+            raise EngineError(
+                f"the {layout.name} layout needs the token {token}, and this tokenizer has none"
+            )
 
 
 def _segment_rows(part: str | AudioClip, tokenizer, index: int) -> np.ndarray:
@@ -134,7 +144,9 @@ def _checked_codes(clip: AudioClip, tokenizer, where: str) -> np.ndarray:
         raise EngineError(f"{where}: the audio has no codes yet; encode it with the codec first")
     codes = np.asarray(clip.codes)
     if codes.ndim != 2 or codes.shape[0] != NUM_CODEBOOKS:
-        raise EngineError(f"{where}: codes must have shape [{NUM_CODEBOOKS}, T]; got {list(codes.shape)}")
+        raise EngineError(
+            f"{where}: codes must have shape [{NUM_CODEBOOKS}, T]; got {list(codes.shape)}"
+        )
     if not np.issubdtype(codes.dtype, np.integer):
         raise EngineError(f"{where}: codes must be integers; got {codes.dtype}")
     if codes.size and (codes.min() < 0 or codes.max() >= tokenizer.num_semantic):

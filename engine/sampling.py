@@ -21,8 +21,12 @@ import torch
 
 from engine.errors import EngineError
 
-MIN_TEMPERATURE = 1e-5  # temperature 0 is clamped here: effectively greedy (docs/internals/model.md §1.5)
-CODEBOOK_TOP_K = 30  # codebook heads never sample beyond the 30 best codes (docs/internals/model.md §1.5)
+MIN_TEMPERATURE = (
+    1e-5  # temperature 0 is clamped here: effectively greedy (docs/internals/model.md §1.5)
+)
+CODEBOOK_TOP_K = (
+    30  # codebook heads never sample beyond the 30 best codes (docs/internals/model.md §1.5)
+)
 NO_TOKEN = -1  # padding of the RAS window
 RAS_WINDOW = 16  # main tokens looked back on by RAS (docs/internals/model.md §3.6)
 
@@ -209,8 +213,10 @@ class PlannedDraws:
     def exponential(self, like: torch.Tensor) -> torch.Tensor:
         """The next planned draw `[B, k]` in `like`'s dtype."""
         if self.next >= len(self.draws) or self.draws[self.next].shape[-1] != like.shape[-1]:
-            raise EngineError(f"draw {self.next} of width {like.shape[-1]} was not planned "
-                              f"({[d.shape[-1] for d in self.draws]})")
+            raise EngineError(
+                f"draw {self.next} of width {like.shape[-1]} was not planned "
+                f"({[d.shape[-1] for d in self.draws]})"
+            )
         draw = self.draws[self.next]
         self.next += 1
         return draw.to(like.dtype)
@@ -225,8 +231,9 @@ def candidate_count(vocab: int, top_k: int | None) -> int:
 # ---- the primitive -------------------------------------------------------------------------
 
 
-def _ranked(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
-            keep_crossing: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def _ranked(
+    logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float, keep_crossing: bool
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(probs [B, k], ids [B, k], kept [B, k]) of the k best candidates in rank order.
     probs are measured on the full distribution of `logits` [B, V]."""
     scaled = logits.float() / max(temperature, MIN_TEMPERATURE)
@@ -247,8 +254,9 @@ def _ranked(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: 
     return probs, ids, kept
 
 
-def kept_mask(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
-              keep_crossing: bool) -> torch.Tensor:
+def kept_mask(
+    logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float, keep_crossing: bool
+) -> torch.Tensor:
     """Which candidates the primitive may draw: bool `[..., V]` for logits `[..., V]` (docs/internals/model.md §3.6)."""
     flat = logits.reshape(-1, logits.shape[-1])
     _, ids, kept = _ranked(flat, temperature, top_k, top_p, keep_crossing)
@@ -257,8 +265,14 @@ def kept_mask(logits: torch.Tensor, temperature: float, top_k: int | None, top_p
     return mask.reshape(logits.shape)
 
 
-def sample_top_k_top_p(logits: torch.Tensor, temperature: float, top_k: int | None, top_p: float,
-                       keep_crossing: bool, generator: torch.Generator | CounterRace | PlannedDraws | None) -> torch.Tensor:
+def sample_top_k_top_p(
+    logits: torch.Tensor,
+    temperature: float,
+    top_k: int | None,
+    top_p: float,
+    keep_crossing: bool,
+    generator: torch.Generator | CounterRace | PlannedDraws | None,
+) -> torch.Tensor:
     """One index per row of logits `[..., V]` → int64 `[...]`, drawn from the kept set of
     the primitive (docs/internals/model.md §3.6) in proportion to the renormalised probabilities.
     generator: a `torch.Generator` (or None: torch's default one) or a `CounterRace`."""
@@ -294,8 +308,14 @@ class MainCandidates:
     eos_id: int
 
     @classmethod
-    def build(cls, semantic_start: int, semantic_end: int, eos_id: int, extra_ids=(),
-              device: torch.device | str = "cpu") -> MainCandidates:
+    def build(
+        cls,
+        semantic_start: int,
+        semantic_end: int,
+        eos_id: int,
+        extra_ids=(),
+        device: torch.device | str = "cpu",
+    ) -> MainCandidates:
         """Candidates `{eos} ∪ {semantic band} ∪ extra_ids`. Raises `EngineError` when an extra
         id is EOS, in the band, or repeated."""
         extra = [int(i) for i in extra_ids]
@@ -310,9 +330,13 @@ class MainCandidates:
         return cls(ids, semantic_start, semantic_end, eos_id)
 
     @classmethod
-    def from_tokenizer(cls, tokenizer, extra_ids=(), device: torch.device | str = "cpu") -> MainCandidates:
+    def from_tokenizer(
+        cls, tokenizer, extra_ids=(), device: torch.device | str = "cpu"
+    ) -> MainCandidates:
         """Candidates of a `Drama3Tokenizer` (ids looked up there), plus `extra_ids`."""
-        return cls.build(tokenizer.semantic_start, tokenizer.semantic_end, tokenizer.eos_id, extra_ids, device)
+        return cls.build(
+            tokenizer.semantic_start, tokenizer.semantic_end, tokenizer.eos_id, extra_ids, device
+        )
 
     def is_semantic(self, token_ids: torch.Tensor) -> torch.Tensor:
         """Bool mask of ids in the semantic band, same shape as `token_ids`."""
@@ -322,16 +346,23 @@ class MainCandidates:
 def ras_window(main_tokens: torch.Tensor, window: int = RAS_WINDOW) -> torch.Tensor:
     """The last `window` main tokens of a sequence `[..., N]` (prompt rows included), left-padded
     with -1 to `[..., window]`: the `recent_main` argument of `sample_main`."""
-    recent = main_tokens[..., max(main_tokens.shape[-1] - window, 0):]
+    recent = main_tokens[..., max(main_tokens.shape[-1] - window, 0) :]
     padding = window - recent.shape[-1]
     if padding == 0:
         return recent.long()
-    pad = torch.full((*recent.shape[:-1], padding), NO_TOKEN, dtype=torch.int64, device=recent.device)
+    pad = torch.full(
+        (*recent.shape[:-1], padding), NO_TOKEN, dtype=torch.int64, device=recent.device
+    )
     return torch.cat([pad, recent.long()], dim=-1)
 
 
-def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: SamplingParams,
-                generator: torch.Generator | CounterRace | PlannedDraws | None, candidates: MainCandidates) -> torch.Tensor:
+def sample_main(
+    logits: torch.Tensor,
+    recent_main: torch.Tensor,
+    params: SamplingParams,
+    generator: torch.Generator | CounterRace | PlannedDraws | None,
+    candidates: MainCandidates,
+) -> torch.Tensor:
     """The main token of the next frame (docs/internals/model.md §3.6 step 1), as token ids int64 `[...]`.
 
     logits: `[..., C]` raw main-token logits ordered as `candidates.ids`.
@@ -340,16 +371,24 @@ def sample_main(logits: torch.Tensor, recent_main: torch.Tensor, params: Samplin
     the same way whichever is used. Raises `EngineError` on a logits/candidates size mismatch.
     """
     if logits.shape[-1] != candidates.ids.shape[0]:
-        raise EngineError(f"main-token logits have {logits.shape[-1]} entries; "
-                          f"the candidates are {candidates.ids.shape[0]}")
+        raise EngineError(
+            f"main-token logits have {logits.shape[-1]} entries; "
+            f"the candidates are {candidates.ids.shape[0]}"
+        )
     ids = candidates.ids.to(logits.device)
-    first = _lookup(ids, sample_top_k_top_p(logits, params.temperature, params.top_k, params.top_p, True,
-                                            generator))
-    retry = _lookup(ids, sample_top_k_top_p(logits, params.ras_temperature, params.ras_top_k, params.ras_top_p,
-                                            True, generator))
+    first = _lookup(
+        ids,
+        sample_top_k_top_p(logits, params.temperature, params.top_k, params.top_p, True, generator),
+    )
+    retry = _lookup(
+        ids,
+        sample_top_k_top_p(
+            logits, params.ras_temperature, params.ras_top_k, params.ras_top_p, True, generator
+        ),
+    )
     if params.ras_window == 0:
         return first
-    recent = recent_main[..., max(recent_main.shape[-1] - params.ras_window, 0):]
+    recent = recent_main[..., max(recent_main.shape[-1] - params.ras_window, 0) :]
     repeated = (recent.to(first.device) == first.unsqueeze(-1)).any(dim=-1)
     return torch.where(repeated & candidates.is_semantic(first), retry, first)
 
@@ -359,8 +398,13 @@ def _lookup(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return table.gather(0, index.reshape(-1)).reshape(index.shape)
 
 
-def sample_codebook(logits: torch.Tensor, params: SamplingParams,
-                    generator: torch.Generator | CounterRace | PlannedDraws | None) -> torch.Tensor:
+def sample_codebook(
+    logits: torch.Tensor,
+    params: SamplingParams,
+    generator: torch.Generator | CounterRace | PlannedDraws | None,
+) -> torch.Tensor:
     """One code per row of a codebook head's logits `[..., 4096]` → int64 `[...]`: the request's
     temperature and top-p, top-k min(top_k, 30), the crossing token dropped (docs/internals/model.md §3.6 step 3)."""
-    return sample_top_k_top_p(logits, params.temperature, params.codebook_k, params.top_p, False, generator)
+    return sample_top_k_top_p(
+        logits, params.temperature, params.codebook_k, params.top_p, False, generator
+    )

@@ -61,11 +61,17 @@ class SlotStack:
         self.position, self.tower_position = s.position[:size], s.tower_position[:size]
         self.visible, self.tower_visible = s.visible[:size], s.tower_visible[:size]
         self.backbone_states = [
-            SlotGDNState(a[:size], b[:size]) if kind == "gdn"
+            SlotGDNState(a[:size], b[:size])
+            if kind == "gdn"
             else SlotKVCache(a[:size], b[:size], self.position, self.visible, streams_axis=2)
-            for kind, a, b in s.backbone]
-        self.tower_cache = _TowerSlots([SlotKVCache(k[:size], v[:size], self.tower_position, self.tower_visible, 0)
-                                        for k, v in s.tower])
+            for kind, a, b in s.backbone
+        ]
+        self.tower_cache = _TowerSlots(
+            [
+                SlotKVCache(k[:size], v[:size], self.tower_position, self.tower_visible, 0)
+                for k, v in s.tower
+            ]
+        )
         self.hidden, self.row, self.recent = s.hidden[:size], s.row[:size], s.recent[:size]
         self.race = SlotRace(s.key[:size], s.counter[:size])
         self.live = s.live[:size]
@@ -101,8 +107,12 @@ class SlotStorage:
         def zeros(*shape, kind=dtype):
             return torch.zeros(*shape, dtype=kind, device=device)
 
-        self.position, self.tower_position, self.live = (zeros(slots, kind=torch.int64) for _ in range(3))
-        self.visible, self.tower_visible = (zeros(slots, capacity, kind=torch.bool) for _ in range(2))
+        self.position, self.tower_position, self.live = (
+            zeros(slots, kind=torch.int64) for _ in range(3)
+        )
+        self.visible, self.tower_visible = (
+            zeros(slots, capacity, kind=torch.bool) for _ in range(2)
+        )
         self.backbone = []
         for layer in model.backbone.layers:
             if layer.full_attention:
@@ -110,13 +120,24 @@ class SlotStorage:
                 self.backbone.append(("kv", zeros(*shape), zeros(*shape)))
             else:
                 state = layer.mixer.new_state()
-                self.backbone.append(("gdn", zeros(slots, *state.conv.shape),
-                                      zeros(slots, *state.recurrent.shape, kind=torch.float32)))
+                self.backbone.append(
+                    (
+                        "gdn",
+                        zeros(slots, *state.conv.shape),
+                        zeros(slots, *state.recurrent.shape, kind=torch.float32),
+                    )
+                )
         tower = model.tower.config
         shape = (slots, tower.n_local_heads, capacity, tower.head_dim)
         self.tower = [(zeros(*shape), zeros(*shape)) for _ in range(tower.tower_layer_count)]
-        self.hidden, self.row = zeros(slots, model.config.text.hidden_size), zeros(slots, 11, kind=torch.int64)
-        self.key, self.counter = zeros(slots, 2, kind=torch.int64), zeros(slots, 1, kind=torch.int64)
+        self.hidden, self.row = (
+            zeros(slots, model.config.text.hidden_size),
+            zeros(slots, 11, kind=torch.int64),
+        )
+        self.key, self.counter = (
+            zeros(slots, 2, kind=torch.int64),
+            zeros(slots, 1, kind=torch.int64),
+        )
         self.settings = settings
         self.configure(settings)
         self._stacks: dict[int, SlotStack] = {}
@@ -126,12 +147,21 @@ class SlotStorage:
         model, config = self.model, self.model.config
         self.settings = settings
         width = max(settings.params.ras_window, 1)
-        self.recent = torch.full((self.slots, width), NO_TOKEN, dtype=torch.int64, device=model.device)
+        self.recent = torch.full(
+            (self.slots, width), NO_TOKEN, dtype=torch.int64, device=model.device
+        )
         ids = model.backbone.candidate_token_ids(settings.extra_ids)
-        self.candidates = MainCandidates(ids, config.semantic_start_token_id, config.semantic_end_token_id,
-                                         config.eos_token_id)
-        self.blocked = (ids == config.eos_token_id) if settings.ignore_eos else torch.zeros_like(ids, dtype=torch.bool)
-        model.backbone.main_logits(self.hidden[:1], settings.extra_ids)  # loads the extra head rows now
+        self.candidates = MainCandidates(
+            ids, config.semantic_start_token_id, config.semantic_end_token_id, config.eos_token_id
+        )
+        self.blocked = (
+            (ids == config.eos_token_id)
+            if settings.ignore_eos
+            else torch.zeros_like(ids, dtype=torch.bool)
+        )
+        model.backbone.main_logits(
+            self.hidden[:1], settings.extra_ids
+        )  # loads the extra head rows now
         self.draw_widths = frame_draw_widths(settings.params, len(ids), model.tower.config)
         self._stacks = {}
 
@@ -143,8 +173,18 @@ class SlotStorage:
 
     def tensors(self) -> list[torch.Tensor]:
         """Every per-slot tensor (slot on dim 0)."""
-        tensors = [self.position, self.tower_position, self.live, self.visible, self.tower_visible, self.hidden,
-                   self.row, self.recent, self.key, self.counter]
+        tensors = [
+            self.position,
+            self.tower_position,
+            self.live,
+            self.visible,
+            self.tower_visible,
+            self.hidden,
+            self.row,
+            self.recent,
+            self.key,
+            self.counter,
+        ]
         for entry in (*self.backbone, *self.tower):
             tensors += list(entry[-2:])
         return tensors
@@ -164,8 +204,8 @@ class SlotStorage:
             if isinstance(source, GDNState):
                 first[slot], second[slot] = source.conv, source.recurrent
             else:
-                first[slot, :, :source.length] = source.keys[0, :, :source.length]
-                second[slot, :, :source.length] = source.values[0, :, :source.length]
+                first[slot, :, : source.length] = source.keys[0, :, : source.length]
+                second[slot, :, : source.length] = source.values[0, :, : source.length]
         self.hidden[slot] = state.last_hidden[0, 0]
         self.row[slot] = state.last_row[0, 0]
         self.recent[slot] = ras_window(prompt_main.to(self.recent.device), self.recent.shape[1])
@@ -186,7 +226,9 @@ class SlotStorage:
         """New storage of `slots` × `capacity` (capacity ≥ this one's) holding copies of slots
         `[0, live)`. Raises ValueError when `live` streams do not fit `slots`."""
         if live > slots or capacity < self.capacity:
-            raise ValueError(f"{live} streams of {self.capacity} rows do not fit {slots} × {capacity}")
+            raise ValueError(
+                f"{live} streams of {self.capacity} rows do not fit {slots} × {capacity}"
+            )
         bigger = SlotStorage(self.model, slots, capacity, self.settings)
         for old, new in zip(self.tensors(), bigger.tensors()):
             new[(slice(0, live), *(slice(0, n) for n in old.shape[1:]))] = old[:live]
@@ -197,8 +239,11 @@ def frame_draw_widths(params: SamplingParams, candidates: int, tower) -> list[in
     """The widths of one frame's draws in the order the step makes them: the main token's
     request and RAS retry over `candidates` main candidates, then one per residual codebook head
     (`tower`: the tower's config)."""
-    return [candidate_count(candidates, params.top_k), candidate_count(candidates, params.ras_top_k),
-            *[candidate_count(tower.vocab_size, params.codebook_k)] * tower.residual_layers]
+    return [
+        candidate_count(candidates, params.top_k),
+        candidate_count(candidates, params.ras_top_k),
+        *[candidate_count(tower.vocab_size, params.codebook_k)] * tower.residual_layers,
+    ]
 
 
 def decode_step(stack: SlotStack) -> None:
@@ -208,7 +253,9 @@ def decode_step(stack: SlotStack) -> None:
     one backbone step per slot at its position; live slots advance, padding slots do not."""
     model, params = stack.model, stack.settings.params
     backbone, tower = model.backbone, model.tower
-    logits = backbone.main_logits(stack.hidden, stack.settings.extra_ids).masked_fill(stack.blocked, float("-inf"))
+    logits = backbone.main_logits(stack.hidden, stack.settings.extra_ids).masked_fill(
+        stack.blocked, float("-inf")
+    )
     draws = stack.race.planned(stack.draw_widths)
     main = sample_main(logits, stack.recent, params, draws, stack.candidates)
 
@@ -216,13 +263,20 @@ def decode_step(stack: SlotStack) -> None:
         return sample_codebook(head_logits, params, draws)
 
     stack.tower_visible.scatter_(1, stack.tower_position[:, None], True)
-    codes = tower.decode_frame(stack.hidden[:, None], stack.row[:, None], main, stack.tower_cache, sample,
-                               stack.tower_position)
+    codes = tower.decode_frame(
+        stack.hidden[:, None],
+        stack.row[:, None],
+        main,
+        stack.tower_cache,
+        sample,
+        stack.tower_position,
+    )
     codes = torch.where(stack.candidates.is_semantic(main)[:, None], codes, torch.zeros_like(codes))
     row = torch.cat((main[:, None], codes), dim=1)
     stack.visible.scatter_(1, stack.position[:, None], True)
-    hidden = backbone.run_layers(backbone.embed_rows(row, without_host_read=True), stack.backbone_states,
-                                 stack.position)
+    hidden = backbone.run_layers(
+        backbone.embed_rows(row, without_host_read=True), stack.backbone_states, stack.position
+    )
     stack.hidden.copy_(hidden)
     stack.row.copy_(row)
     stack.recent.copy_(torch.cat((stack.recent[:, 1:], main[:, None]), dim=1))

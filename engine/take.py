@@ -72,20 +72,43 @@ class TakeRequest:
     codebooks: int = 10
 
     @classmethod
-    def build(cls, model, conversation: Conversation, params: SamplingParams, seed: int,
-              max_frames: int | None = None, stop_at_separator: bool = False,
-              ignore_eos: bool = False) -> TakeRequest:
+    def build(
+        cls,
+        model,
+        conversation: Conversation,
+        params: SamplingParams,
+        seed: int,
+        max_frames: int | None = None,
+        stop_at_separator: bool = False,
+        ignore_eos: bool = False,
+    ) -> TakeRequest:
         """The request of `conversation` for `model` (an `engine.generate.Drama3`): its prompt
         and its frame budget (default `model.frame_budget`). Raises EngineError for refused
         text, a malformed conversation, or a prompt and budget that do not fit the context."""
         prompt = model.build_prompt(conversation)
         rows = torch.as_tensor(prompt.rows, dtype=torch.long)
-        frames = model.frame_budget(conversation, rows.shape[0]) if max_frames is None else int(max_frames)
+        frames = (
+            model.frame_budget(conversation, rows.shape[0])
+            if max_frames is None
+            else int(max_frames)
+        )
         if frames < 1 or rows.shape[0] + frames > model.context_rows:
-            raise EngineError(f"max_frames {frames} with a {rows.shape[0]}-row prompt "
-                              f"does not fit the {model.context_rows}-row context")
-        return cls(rows, prompt.system_rows, prompt.version, tuple(prompt.extra_ids), frames, params, int(seed),
-                   stop_at_separator, ignore_eos, model.tower.config.num_codebooks)
+            raise EngineError(
+                f"max_frames {frames} with a {rows.shape[0]}-row prompt "
+                f"does not fit the {model.context_rows}-row context"
+            )
+        return cls(
+            rows,
+            prompt.system_rows,
+            prompt.version,
+            tuple(prompt.extra_ids),
+            frames,
+            params,
+            int(seed),
+            stop_at_separator,
+            ignore_eos,
+            model.tower.config.num_codebooks,
+        )
 
     @property
     def slot_rows(self) -> int:
@@ -95,13 +118,26 @@ class TakeRequest:
 
     def rules(self, model) -> FrameRules:
         """Fresh `FrameRules` (stop rules, kept frames) for this take on `model`."""
-        return FrameRules(model.eos_id, model.semantic_start, model.tower.config.vocab_size, self.stop_at_separator)
+        return FrameRules(
+            model.eos_id,
+            model.semantic_start,
+            model.tower.config.vocab_size,
+            self.stop_at_separator,
+        )
 
     def generation(self, rules: FrameRules, phase_s: dict[str, float] | None = None) -> Generation:
         """The `Generation` of this take once `rules` (its frames' `FrameRules`) has ended."""
-        return Generation(rules.codes(self.codebooks), rules.reason, rules.times,
-                          int(self.rows.shape[0]), self.seed, self.params, separator_frames=rules.separators,
-                          layout_version=self.layout_version, phase_s=dict(phase_s or {}))
+        return Generation(
+            rules.codes(self.codebooks),
+            rules.reason,
+            rules.times,
+            int(self.rows.shape[0]),
+            self.seed,
+            self.params,
+            separator_frames=rules.separators,
+            layout_version=self.layout_version,
+            phase_s=dict(phase_s or {}),
+        )
 
 
 class PhaseClock:

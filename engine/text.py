@@ -64,8 +64,11 @@ def expected_duration_s(text: str) -> float:
     pause a `[pause]`-like tag asks for; at least 0.6 s. Tags are not spoken and count only as
     pauses.
     """
-    pauses = sum(PAUSE_TAG_S.get(m.group()[1:-1].strip().lower(), 0.0)
-                 for m in TAG.finditer(text) if m.group().startswith("["))
+    pauses = sum(
+        PAUSE_TAG_S.get(m.group()[1:-1].strip().lower(), 0.0)
+        for m in TAG.finditer(text)
+        if m.group().startswith("[")
+    )
     words = spoken_text(text)
     han = len(_HAN.findall(words))
     kana = len(_KANA.findall(words)) - len(_SMALL_KANA.findall(words))
@@ -73,6 +76,10 @@ def expected_duration_s(text: str) -> float:
     small = len(_SMALL_KANA.findall(words))
     other = len(_SPOKEN.findall(words)) - han - kana - small - hangul
     punct = len(_PUNCT.findall(words))
-    speech_s = (han / HAN_PER_SECOND + kana / KANA_PER_SECOND + hangul / HANGUL_PER_SECOND
-                + other / CHARS_PER_SECOND)
+    speech_s = (
+        han / HAN_PER_SECOND
+        + kana / KANA_PER_SECOND
+        + hangul / HANGUL_PER_SECOND
+        + other / CHARS_PER_SECOND
+    )
     return max(MIN_EXPECTED_S, speech_s + punct * PAUSE_PER_PUNCT_S + pauses)

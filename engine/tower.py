@@ -77,25 +77,34 @@ class TowerAttention(nn.Module):
         self.q_norm = _norm(config.head_dim, config.norm_eps)
         self.k_norm = _norm(config.head_dim, config.norm_eps)
 
-    def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+    def project(
+        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]
+    ) -> tuple[torch.Tensor, ...]:
         """Queries, gates, keys and values of `x` `[B, T, dim]`: `[B, T, heads, head_dim]` each
         (kv heads for keys and values), q/k normalised and rotated by rope = (cos, sin) `[T,
         rotary_dim / 2]` float32 of the rows' positions."""
         config, (batch, steps, _) = self.config, x.shape
         q_width, kv_width = config.n_head * config.head_dim, config.n_local_heads * config.head_dim
         query_gate, keys, values = self.wqkv(x).split([2 * q_width, kv_width, kv_width], dim=-1)
-        query, gate = query_gate.view(batch, steps, config.n_head, 2 * config.head_dim).chunk(2, dim=-1)
+        query, gate = query_gate.view(batch, steps, config.n_head, 2 * config.head_dim).chunk(
+            2, dim=-1
+        )
         query = apply_interleaved_rope(self.q_norm(query), *rope)
         keys = keys.view(batch, steps, config.n_local_heads, config.head_dim)
         keys = apply_interleaved_rope(self.k_norm(keys), *rope)
         return query, gate, keys, values.view(batch, steps, config.n_local_heads, config.head_dim)
 
-    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-               cache: KVCache) -> torch.Tensor:
+    def attend(
+        self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, cache: KVCache
+    ) -> torch.Tensor:
         """Causal attention of the new rows over the cache plus themselves (stored in `cache`).
         Inputs as `project` returns them; output `[B, T, heads, head_dim]`."""
-        out = cache.attend(query.transpose(1, 2), keys.transpose(1, 2), values.transpose(1, 2),
-                           self.config.head_dim ** -0.5)
+        out = cache.attend(
+            query.transpose(1, 2),
+            keys.transpose(1, 2),
+            values.transpose(1, 2),
+            self.config.head_dim**-0.5,
+        )
         return out.transpose(1, 2)
 
     def output(self, attended: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
@@ -130,7 +139,9 @@ class TowerBlock(nn.Module):
         self.ffn_norm = _norm(config.dim, config.norm_eps)
         self.feed_forward = TowerFeedForward(config)
 
-    def project(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, ...]:
+    def project(
+        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor]
+    ) -> tuple[torch.Tensor, ...]:
         """`attention.project` of the normalised block input."""
         return self.attention.project(self.attention_norm(x), rope)
 
@@ -162,21 +173,32 @@ class TowerLayer(nn.Module):
         self._compiled: tuple | None = None
 
     @torch.compiler.nested_compile_region  # one compiled subgraph shared by the tower's layers
-    def forward(self, hidden: torch.Tensor, codes: torch.Tensor, semantic: torch.Tensor,
-                cache: KVCache, rope: tuple[torch.Tensor, torch.Tensor],
-                extra: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        hidden: torch.Tensor,
+        codes: torch.Tensor,
+        semantic: torch.Tensor,
+        cache: KVCache,
+        rope: tuple[torch.Tensor, torch.Tensor],
+        extra: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """hidden `[B, T, dim]`; codes `[B, T]` int64 (clamped to the table); semantic `[B, T]`
         bool (the labelling row is audio; else the code embedding is zero); extra `[B, T, dim]`
         added to the code embedding before `enorm`; rope: (cos, sin) of the rows' positions.
         Returns the normalised output `[B, T, dim]`.
         """
-        before, after = self._compiled if hidden.shape[1] == 1 and self._compiled else (
-            self._before_attention, self._after_attention)
+        before, after = (
+            self._compiled
+            if hidden.shape[1] == 1 and self._compiled
+            else (self._before_attention, self._after_attention)
+        )
         mixed, query, gate, keys, values = before(hidden, codes, semantic, extra, *rope)
         attended = self.transformer_layer.attention.attend(query, keys, values, cache)
         return after(mixed, attended, gate)
 
-    def _before_attention(self, hidden, codes, semantic, extra, cos, sin) -> tuple[torch.Tensor, ...]:
+    def _before_attention(
+        self, hidden, codes, semantic, extra, cos, sin
+    ) -> tuple[torch.Tensor, ...]:
         table = getattr(self, self.embedding_name)
         embedded = table(codes.clamp(0, self.codebook_size - 1))
         embedded = torch.where(semantic[..., None], embedded, torch.zeros_like(embedded))
@@ -191,8 +213,10 @@ class TowerLayer(nn.Module):
     def compile_decode_step(self) -> None:
         """Compile the fixed-shape parts of one-row steps with torch.compile (the attention
         over the growing cache stays eager)."""
-        self._compiled = (torch.compile(self._before_attention, dynamic=False),
-                          torch.compile(self._after_attention, dynamic=False))
+        self._compiled = (
+            torch.compile(self._before_attention, dynamic=False),
+            torch.compile(self._after_attention, dynamic=False),
+        )
 
 
 class Tower(nn.Module):
@@ -213,20 +237,30 @@ class Tower(nn.Module):
         super().__init__()
         self.config = config
         self.semantic_start = semantic_start
-        self.codebook_embeddings = nn.Embedding(config.vocab_size * config.num_codebooks, config.dim)
+        self.codebook_embeddings = nn.Embedding(
+            config.vocab_size * config.num_codebooks, config.dim
+        )
         self.shared_layers = nn.ModuleList(
-            TowerLayer(config, True) for _ in range(config.shared_enrichment_layers))
+            TowerLayer(config, True) for _ in range(config.shared_enrichment_layers)
+        )
         self.residual_layers = nn.ModuleList(
-            TowerLayer(config, False) for _ in range(config.residual_layers))
+            TowerLayer(config, False) for _ in range(config.residual_layers)
+        )
         self.heads = nn.ModuleList(
-            nn.Linear(config.dim, config.vocab_size, bias=False) for _ in range(config.residual_layers))
+            nn.Linear(config.dim, config.vocab_size, bias=False)
+            for _ in range(config.residual_layers)
+        )
 
     # ---- weights -------------------------------------------------------------------------
 
     @classmethod
-    def from_checkpoint(cls, checkpoint: Checkpoint, device: str | torch.device = "cpu",
-                        dtype: torch.dtype = torch.bfloat16,
-                        codebook_table: torch.Tensor | None = None) -> Tower:
+    def from_checkpoint(
+        cls,
+        checkpoint: Checkpoint,
+        device: str | torch.device = "cpu",
+        dtype: torch.dtype = torch.bfloat16,
+        codebook_table: torch.Tensor | None = None,
+    ) -> Tower:
         """Load the tower onto `device` in `dtype`, in eval mode without gradients; sizes from
         `checkpoint.config.audio_decoder`, wqkv re-ordered per head by the checkpoint's loader.
 
@@ -237,10 +271,16 @@ class Tower(nn.Module):
         config = checkpoint.config
         with torch.device("meta"):  # every parameter is assigned from the checkpoint below
             tower = cls(config.audio_decoder, config.semantic_start_token_id)
-        tensors = {name: checkpoint.load_tensor(name, device, dtype) for name in checkpoint.names()
-                   if name.startswith(tuple(CHECKPOINT_PREFIXES)) and name != CODEBOOK_EMBEDDINGS}
-        tensors[CODEBOOK_EMBEDDINGS] = (codebook_table if codebook_table is not None
-                                        else checkpoint.load_tensor(CODEBOOK_EMBEDDINGS, device, dtype))
+        tensors = {
+            name: checkpoint.load_tensor(name, device, dtype)
+            for name in checkpoint.names()
+            if name.startswith(tuple(CHECKPOINT_PREFIXES)) and name != CODEBOOK_EMBEDDINGS
+        }
+        tensors[CODEBOOK_EMBEDDINGS] = (
+            codebook_table
+            if codebook_table is not None
+            else checkpoint.load_tensor(CODEBOOK_EMBEDDINGS, device, dtype)
+        )
         tower.load_checkpoint_tensors(tensors)
         checkpoint.close()  # drop the shard mappings, as `Backbone.from_checkpoint` does
         return tower.eval().requires_grad_(False)
@@ -256,7 +296,7 @@ class Tower(nn.Module):
         for name, value in tensors.items():
             for old, new in CHECKPOINT_PREFIXES.items():
                 if name.startswith(old):
-                    state[new + name[len(old):]] = value
+                    state[new + name[len(old) :]] = value
         self.load_state_dict(state, strict=True, assign=True)
 
     def compile_decode(self) -> None:
@@ -273,42 +313,67 @@ class Tower(nn.Module):
 
     def is_semantic(self, tokens: torch.Tensor) -> torch.Tensor:
         """Bool mask of main tokens in the semantic band; same shape as `tokens`."""
-        return (tokens >= self.semantic_start) & (tokens < self.semantic_start + self.config.vocab_size)
+        return (tokens >= self.semantic_start) & (
+            tokens < self.semantic_start + self.config.vocab_size
+        )
 
     def code_sum(self, rows: torch.Tensor, first: int, end: int) -> torch.Tensor:
         """Σ_{k=first}^{end-1} CB[k·vocab_size + c_k] for rows `[B, T, 11]` -> `[B, T, dim]`."""
         size = self.config.vocab_size
-        codes = rows[..., 1 + first:1 + end].clamp(0, size - 1)
+        codes = rows[..., 1 + first : 1 + end].clamp(0, size - 1)
         offsets = torch.arange(first, end, device=rows.device) * size
         return self.codebook_embeddings(codes + offsets).sum(dim=-2)
 
     def extra_input(self, rows: torch.Tensor) -> torch.Tensor:
         """The codes the backbone did not see (B+1..9) of the current rows, summed, zero on text
         rows: `[B, T, dim]`, added in shared layer 0 only (docs/internals/model.md §3.5)."""
-        extra = self.code_sum(rows, 1 + self.config.vq_backbone_codebooks, self.config.num_codebooks)
-        return torch.where(self.is_semantic(rows[..., 0])[..., None], extra, torch.zeros_like(extra))
+        extra = self.code_sum(
+            rows, 1 + self.config.vq_backbone_codebooks, self.config.num_codebooks
+        )
+        return torch.where(
+            self.is_semantic(rows[..., 0])[..., None], extra, torch.zeros_like(extra)
+        )
 
     # ---- running -------------------------------------------------------------------------
 
-    def _rope(self, start: int, steps: int, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    def _rope(
+        self, start: int, steps: int, device: torch.device
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """(cos, sin) `[steps, rotary_dim / 2]` of positions start.., from a table that grows by
         doubling (every layer of a step shares it)."""
         table = getattr(self, "_rope_table", None)
         if table is None or table[0].shape[0] < start + steps or table[0].device != device:
             size = max(2 * (start + steps), 256)
-            table = rope_angles(torch.arange(size, device=device), self.config.rotary_dim, self.config.rope_base)
+            table = rope_angles(
+                torch.arange(size, device=device), self.config.rotary_dim, self.config.rope_base
+            )
             self._rope_table = table
-        return table[0][start:start + steps], table[1][start:start + steps]
+        return table[0][start : start + steps], table[1][start : start + steps]
 
-    def _enrich(self, hidden: torch.Tensor, c0: torch.Tensor, semantic: torch.Tensor,
-                rows: torch.Tensor, cache: TowerCache, rope) -> torch.Tensor:
+    def _enrich(
+        self,
+        hidden: torch.Tensor,
+        c0: torch.Tensor,
+        semantic: torch.Tensor,
+        rows: torch.Tensor,
+        cache: TowerCache,
+        rope,
+    ) -> torch.Tensor:
         extra = self.extra_input(rows).to(hidden.dtype)
         for index, layer in enumerate(self.shared_layers):
-            hidden = layer(hidden, c0, semantic, cache.layers[index], rope, extra if index == 0 else None)
+            hidden = layer(
+                hidden, c0, semantic, cache.layers[index], rope, extra if index == 0 else None
+            )
         return hidden
 
-    def prefill(self, hidden: torch.Tensor, rows: torch.Tensor, next_rows: torch.Tensor,
-                cache: TowerCache, with_logits: bool = False) -> torch.Tensor | None:
+    def prefill(
+        self,
+        hidden: torch.Tensor,
+        rows: torch.Tensor,
+        next_rows: torch.Tensor,
+        cache: TowerCache,
+        with_logits: bool = False,
+    ) -> torch.Tensor | None:
         """Teacher-forced pass over rows `[p, p + T)` with `p = cache.length` (docs/internals/model.md §3.5).
 
         hidden: `[B, T, dim]` backbone final-norm outputs of those rows; rows: `[B, T, 11]` the
@@ -322,14 +387,22 @@ class Tower(nn.Module):
         hidden = self._enrich(hidden, next_rows[..., 1], semantic, rows, cache, rope)
         offset, logits = len(self.shared_layers), []
         for index, layer in enumerate(self.residual_layers):
-            hidden = layer(hidden, next_rows[..., 1 + index], semantic, cache.layers[offset + index], rope)
+            hidden = layer(
+                hidden, next_rows[..., 1 + index], semantic, cache.layers[offset + index], rope
+            )
             if with_logits:
                 logits.append(self.heads[index](hidden).float())
         return torch.stack(logits, dim=-2) if with_logits else None
 
-    def decode_frame(self, hidden: torch.Tensor, row: torch.Tensor, main: torch.Tensor,
-                     cache: TowerCache, sample_codebook: SampleCodebook,
-                     position: torch.Tensor | None = None) -> torch.Tensor:
+    def decode_frame(
+        self,
+        hidden: torch.Tensor,
+        row: torch.Tensor,
+        main: torch.Tensor,
+        cache: TowerCache,
+        sample_codebook: SampleCodebook,
+        position: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Sample codebooks 1..9 of the next frame at position `cache.length` (docs/internals/model.md §3.6 step 3).
 
         hidden: `[B, 1, dim]` backbone output of the current row; row: `[B, 1, 11]` the current
@@ -346,11 +419,13 @@ class Tower(nn.Module):
             rope = self._rope(cache.length, 1, hidden.device)
         else:
             # [B, 1, rotary_dim / 2]: one position per stream (B streams in a batch, one row each)
-            rope = tuple(t[:, None] for t in rope_angles(position, self.config.rotary_dim, self.config.rope_base))
+            rope = tuple(
+                t[:, None]
+                for t in rope_angles(position, self.config.rotary_dim, self.config.rope_base)
+            )
         hidden = self._enrich(hidden, c0[:, None], semantic, row, cache, rope)
         codes, offset = [c0], len(self.shared_layers)
         for index, layer in enumerate(self.residual_layers):
             hidden = layer(hidden, codes[-1][:, None], semantic, cache.layers[offset + index], rope)
             codes.append(sample_codebook(self.heads[index](hidden[:, 0]).float(), index).long())
         return torch.stack(codes, dim=-1)
-

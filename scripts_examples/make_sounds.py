@@ -57,7 +57,7 @@ def clock(rng: np.random.Generator) -> np.ndarray:
     tick = rng.standard_normal(int(0.01 * RATE)) * decay(0.01, 0.002)
     for second in (0.0, 0.5, 1.0, 1.5):
         start = int(second * RATE)
-        out[start:start + tick.size] += tick
+        out[start : start + tick.size] += tick
     return 0.5 * out / np.abs(out).max()
 
 
@@ -67,8 +67,13 @@ def sting(rng: np.random.Generator) -> np.ndarray:
     return 0.5 * chord * decay(2.0, 0.6) / 4
 
 
-SOUNDS = {"rain.flac": rain, "door-slam.flac": door_slam, "thunder.flac": thunder,
-          "clock.flac": clock, "sting.flac": sting}
+SOUNDS = {
+    "rain.flac": rain,
+    "door-slam.flac": door_slam,
+    "thunder.flac": thunder,
+    "clock.flac": clock,
+    "sting.flac": sting,
+}
 
 
 def main(folder: Path) -> None:

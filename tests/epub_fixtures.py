@@ -20,7 +20,9 @@ def source_tree(name: str) -> Path:
     """The unpacked `src/` tree of a fixture production; skips the test when it is absent."""
     tree = EPUB_SOURCES / name / "src"
     if not (tree / "mimetype").is_file():
-        pytest.skip(f"shared EPUB fixtures not found at {EPUB_SOURCES} (they sit beside the clone in CI)")
+        pytest.skip(
+            f"shared EPUB fixtures not found at {EPUB_SOURCES} (they sit beside the clone in CI)"
+        )
     return tree
 
 
@@ -41,10 +43,14 @@ def write_epub(path: Path, opf_path: str, opf: str, files: dict[str, str]) -> Pa
     the package text `opf` and `files` (name in the zip → text)."""
     with zipfile.ZipFile(path, "w") as book:
         book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
-        book.writestr("META-INF/container.xml", (
-            '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
-            f'<rootfiles><rootfile full-path="{opf_path}" media-type="application/oebps-package+xml"/>'
-            '</rootfiles></container>'))
+        book.writestr(
+            "META-INF/container.xml",
+            (
+                '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">'
+                f'<rootfiles><rootfile full-path="{opf_path}" media-type="application/oebps-package+xml"/>'
+                "</rootfiles></container>"
+            ),
+        )
         book.writestr(opf_path, opf)
         for name, text in files.items():
             book.writestr(name, text)

@@ -36,7 +36,10 @@ def random_moe(d: int = 16, experts: int = 6, inter: int = 8, top_k: int = 2, se
     for e in range(experts):
         for proj, shape in shapes:
             q, s = quantize_fp8_blocks(torch.randn(*shape, generator=gen) * 0.3, (128, 128))
-            weights[f"experts.{e}.{proj}.weight"], weights[f"experts.{e}.{proj}.weight_scale_inv"] = q, s
+            (
+                weights[f"experts.{e}.{proj}.weight"],
+                weights[f"experts.{e}.{proj}.weight_scale_inv"],
+            ) = q, s
     for proj, shape in shapes:
         weights[f"shared_expert.{proj}.weight"] = torch.randn(*shape, generator=gen) * 0.3
     weights["shared_expert_gate.weight"] = torch.randn(1, d, generator=gen)
@@ -59,12 +62,12 @@ scenes:
 
 def write_script(folder: Path, texts, name="scene.yaml") -> Path:
     speakers = ["MARGOT", "DESMOND"]
-    lines = "".join(f"      - speaker: {speakers[i % 2]}\n        text: \"{t}\"\n"
-                    for i, t in enumerate(texts))
+    lines = "".join(
+        f'      - speaker: {speakers[i % 2]}\n        text: "{t}"\n' for i, t in enumerate(texts)
+    )
     path = folder / name
     path.write_text(TWO_VOICE_TEMPLATE.format(lines=lines), encoding="utf-8")
     return path
-
 
 
 def voice(seconds: float, f0: float = 150.0, level: float = 0.2) -> np.ndarray:
@@ -73,7 +76,6 @@ def voice(seconds: float, f0: float = 150.0, level: float = 0.2) -> np.ndarray:
     phase = 2 * np.pi * f0 * t
     wave = sum(np.sin(k * phase) / k for k in range(1, 6))
     return (level * wave * (0.5 + 0.5 * np.sin(2 * np.pi * 3 * t) ** 2)).astype(np.float32)
-
 
 
 class FakeBackend(BackendDefaults):
@@ -108,19 +110,17 @@ class FakeBackend(BackendDefaults):
         return Generation(audio, None, stop, {"fake": True})
 
 
-
 def render(path, backend, out=None, formats=(), **settings):
     script = load_script(str(path))
     store = TakeStore(out or path.with_suffix(".drama"))
-    report = render_script(script, store, backend, RenderSettings(**settings),
-                           mix=MixSettings(formats=formats))
+    report = render_script(
+        script, store, backend, RenderSettings(**settings), mix=MixSettings(formats=formats)
+    )
     return report, store
-
 
 
 def cues(store, scene="boathouse"):
     return json.loads((store.scene_dir(scene) / "mix.cues.json").read_text())
-
 
 
 def cue_rows(sheet):
@@ -142,7 +142,6 @@ def rendered_with_selection(tmp_path: Path, monkeypatch, contents: str) -> tuple
     selected = tmp_path / "scene.drama" / "boathouse" / "selected.json"
     selected.write_text(contents)
     return path, selected
-
 
 
 def mix_rows(folder: Path) -> tuple[dict, list[dict]]:
@@ -182,7 +181,6 @@ def render_with_edit_fake(tmp_path, monkeypatch, script_text, name):
     path.write_text(script_text, encoding="utf-8")
     assert main(["render", str(path)]) == 0
     return path, fake
-
 
 
 def edit_json(capsys, args):
@@ -242,15 +240,18 @@ def boathouse_script(first: str = "We leave at six.") -> str:
     return BOATHOUSE_TEMPLATE.format(first=first)
 
 
-
 def mix_segments(store, scene_id: str = "s1") -> dict:
     """line id -> (start in seconds, float32 samples of the line in `mix.wav`), from the cue sheet."""
     folder = store.scene_dir(scene_id)
     audio, _ = sf.read(folder / "mix.wav", dtype="float32")
     cues = json.loads((folder / "mix.cues.json").read_text())["cues"]
-    return {c["line"]: (c["start_s"], audio[round(c["start_s"] * SAMPLE_RATE): round(c["end_s"] * SAMPLE_RATE)])
-            for c in cues}
-
+    return {
+        c["line"]: (
+            c["start_s"],
+            audio[round(c["start_s"] * SAMPLE_RATE) : round(c["end_s"] * SAMPLE_RATE)],
+        )
+        for c in cues
+    }
 
 
 MIX_SETTINGS_TEMPLATE = """\
@@ -326,9 +327,11 @@ def kill_render_when(hold: str, folder: Path, args: list, ready, what: str) -> N
     import sys
 
     folder.mkdir(exist_ok=True)
-    child = subprocess.Popen([sys.executable, "-c", GATED_SCRATCH.format(hold=hold), str(folder),
-                              *map(str, args)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [sys.executable, "-c", GATED_SCRATCH.format(hold=hold), str(folder), *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for(ready, child, 600, what)
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
@@ -336,8 +339,11 @@ def kill_render_when(hold: str, folder: Path, args: list, ready, what: str) -> N
 
 def first_take_hashes(store, scene_id: str, line_ids) -> dict:
     """line id -> the WAV hash of its first take, for the lines that have one."""
-    return {line: store.takes(scene_id, line)[0].record.wav_sha256
-            for line in line_ids if store.takes(scene_id, line)}
+    return {
+        line: store.takes(scene_id, line)[0].record.wav_sha256
+        for line in line_ids
+        if store.takes(scene_id, line)
+    }
 
 
 def take_records(store: TakeStore, script) -> dict:
@@ -351,9 +357,15 @@ def take_records(store: TakeStore, script) -> dict:
                 codes = take.codes()
                 audio = hashlib.sha256(take.audio().tobytes()).hexdigest()  # (the WAV has a date)
                 found[(line.id, r["slot"], r["attempt"])] = (
-                    r["seed"], r["text"], r["display_text"], r["cache_key"], audio,
+                    r["seed"],
+                    r["text"],
+                    r["display_text"],
+                    r["cache_key"],
+                    audio,
                     hashlib.sha256(codes.tobytes()).hexdigest() if codes is not None else None,
-                    r["status"], r["stop_reason"])
+                    r["status"],
+                    r["stop_reason"],
+                )
             chosen = store.selected_take(scene.id, line.id)
             if chosen is not None:
                 found[(line.id, "selected")] = (chosen.record.slot, chosen.record.attempt)
@@ -370,7 +382,7 @@ def fountain_play(tmp_path, body, cast="cast:\n  ALGERNON: {}\n  JACK: {}\n"):
 
 def margot_scene(folder: Path, texts) -> Path:
     """`scene.yaml`: the boathouse scene with every line spoken by MARGOT."""
-    lines = "".join(f"      - speaker: MARGOT\n        text: \"{t}\"\n" for t in texts)
+    lines = "".join(f'      - speaker: MARGOT\n        text: "{t}"\n' for t in texts)
     path = folder / "scene.yaml"
     path.write_text(TWO_VOICE_TEMPLATE.format(lines=lines), encoding="utf-8")
     return path
@@ -391,7 +403,9 @@ def single_error_line(capsys) -> str:
     """The one line the command wrote to stderr, warnings and progress lines aside."""
     err = capsys.readouterr().err
     assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if not line.startswith(("drama: warning:", "drama: ["))]
+    lines = [
+        line for line in err.splitlines() if not line.startswith(("drama: warning:", "drama: ["))
+    ]
     assert len(lines) == 1, err
     return lines[0]
 
@@ -428,7 +442,8 @@ def rendered_with_sounds(tmp_path, monkeypatch, lines: str, *flags) -> tuple:
     sf.write(str(tmp_path / "rain.wav"), tone(0.7, freq=300, amplitude=0.05), SR, subtype="FLOAT")
     sf.write(str(tmp_path / "door.wav"), tone(0.4, freq=900, amplitude=0.2), SR, subtype="FLOAT")
     path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n"
-                    "    lines:\n" + lines)
+    path.write_text(
+        "cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s1\n    ambience: rain.wav\n    lines:\n" + lines
+    )
     assert main(["render", str(path), *flags]) == 0
     return path, tmp_path / "play.drama" / "s1"

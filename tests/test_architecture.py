@@ -32,10 +32,35 @@ ALLOWED = {
     "book": {"errors", "script", "compile", "takes", "qc", "mix"},
     "manuscript": {"errors", "script"},
     "plot": {"errors", "script", "compile", "takes", "qc", "mix", "edit"},
-    "commands": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render", "edit",
-                 "plot", "book", "manuscript"},
-    "studio": {"errors", "script", "compile", "backends", "takes", "qc", "mix", "render", "edit",
-               "plot", "book", "manuscript", "commands"},
+    "commands": {
+        "errors",
+        "script",
+        "compile",
+        "backends",
+        "takes",
+        "qc",
+        "mix",
+        "render",
+        "edit",
+        "plot",
+        "book",
+        "manuscript",
+    },
+    "studio": {
+        "errors",
+        "script",
+        "compile",
+        "backends",
+        "takes",
+        "qc",
+        "mix",
+        "render",
+        "edit",
+        "plot",
+        "book",
+        "manuscript",
+        "commands",
+    },
     "cli": {"errors", "commands", "studio", "__init__"},
     "__init__": set(),
 }
@@ -81,10 +106,12 @@ def test_every_module_has_a_stage():
 @pytest.mark.parametrize("path", DRAMA_MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_stage_imports_a_later_one(path):
     stage = stage_of(path)
-    backward = [f"{path.relative_to(ROOT)}:{line}: {stage} imports {module}"
-                for line, module in imported_modules(path)
-                if (target := imported_stage(module)) not in (None, stage, "__init__")
-                and target not in ALLOWED[stage]]
+    backward = [
+        f"{path.relative_to(ROOT)}:{line}: {stage} imports {module}"
+        for line, module in imported_modules(path)
+        if (target := imported_stage(module)) not in (None, stage, "__init__")
+        and target not in ALLOWED[stage]
+    ]
     assert backward == []
 
 
@@ -101,8 +128,10 @@ def import_graph(paths: list[Path]) -> dict[str, set[str]]:
     names = {module_name(path) for path in paths}
     graph = {}
     for path in paths:
-        targets = {module if module in names else module.rpartition(".")[0]
-                   for _, module in imported_modules(path)}
+        targets = {
+            module if module in names else module.rpartition(".")[0]
+            for _, module in imported_modules(path)
+        }
         graph[module_name(path)] = targets & names - {module_name(path)}
     return graph
 
@@ -111,8 +140,11 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The modules of each import cycle in `graph` (its strongly connected components of more
     than one module), sorted."""
     reaches = {module: _reached_from(module, graph) for module in graph}
-    cycles = {tuple(sorted(m for m in reaches[module] if module in reaches[m]))
-              for module in graph if module in reaches[module]}
+    cycles = {
+        tuple(sorted(m for m in reaches[module] if module in reaches[m]))
+        for module in graph
+        if module in reaches[module]
+    }
     return sorted(list(cycle) for cycle in cycles)
 
 
@@ -136,7 +168,9 @@ ACYCLIC_STAGES = ("manuscript", "book")
 @pytest.mark.parametrize("stage", ACYCLIC_STAGES)
 def test_the_modules_of_a_stage_import_each_other_without_a_cycle(stage):
     cycles = import_cycles(import_graph(DRAMA_MODULES))
-    assert [cycle for cycle in cycles if any(m.startswith(f"drama_cli.{stage}") for m in cycle)] == []
+    assert [
+        cycle for cycle in cycles if any(m.startswith(f"drama_cli.{stage}") for m in cycle)
+    ] == []
 
 
 def test_an_import_cycle_is_found():
@@ -149,16 +183,23 @@ def private_imports(path: Path) -> list[str]:
     project (drama_cli or engine) other than the file itself."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
-                and node.module.split(".")[0] in ("drama_cli", "engine"):
-            found += [f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{alias.name}"
-                      for alias in node.names
-                      if alias.name.startswith("_") and not alias.name.startswith("__")]
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.split(".")[0] in ("drama_cli", "engine")
+        ):
+            found += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {node.module}.{alias.name}"
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            ]
     return found
 
 
-@pytest.mark.parametrize("path", DRAMA_MODULES + ENGINE_MODULES,
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", DRAMA_MODULES + ENGINE_MODULES, ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_no_module_imports_another_modules_private_names(path):
     assert private_imports(path) == []
 
@@ -168,13 +209,18 @@ def test_the_engine_never_imports_the_cli(path):
     assert [module for _, module in imported_modules(path) if module.startswith("drama_cli")] == []
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "backends").rglob("*.py")),
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "backends").rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_backends_take_the_engines_public_names_from_engine(path):
     public = set(importlib.import_module("engine").__all__)
-    deep = [f"{path.relative_to(ROOT)}:{line}: {module}" for line, module in imported_modules(path)
-            if module.startswith("engine.") and module.rpartition(".")[0] != "engine"
-            and module.rpartition(".")[2] in public]
+    deep = [
+        f"{path.relative_to(ROOT)}:{line}: {module}"
+        for line, module in imported_modules(path)
+        if module.startswith("engine.")
+        and module.rpartition(".")[0] != "engine"
+        and module.rpartition(".")[2] in public
+    ]
     assert deep == []
 
 
@@ -212,9 +258,11 @@ def test_tests_import_names_from_their_defining_module(path):
         source = module_path(node.module)
         assert source is not None, f"{path.name}:{node.lineno}: no module {node.module}"
         defined = defined_names(source)
-        wrong += [f"{path.name}:{node.lineno}: {alias.name} is not defined in {node.module}"
-                  for alias in node.names
-                  if alias.name not in defined and module_path(f"{node.module}.{alias.name}") is None]
+        wrong += [
+            f"{path.name}:{node.lineno}: {alias.name} is not defined in {node.module}"
+            for alias in node.names
+            if alias.name not in defined and module_path(f"{node.module}.{alias.name}") is None
+        ]
     assert wrong == []
 
 
@@ -225,11 +273,13 @@ def test_no_test_imports_another_test_module(path):
     assert [m for m in imports if m.split(".")[0] in test_names or m.startswith("tests.")] == []
 
 
-
 # commands/__init__.py registers the verbs and engine/__init__.py is the engine's public entry
 # point; every other package file is its docstring alone
-PACKAGE_FILES = sorted(p for p in [*PACKAGE.rglob("__init__.py"), *(ROOT / "engine").rglob("*/__init__.py")]
-                       if p.parent not in (PACKAGE, PACKAGE / "commands"))
+PACKAGE_FILES = sorted(
+    p
+    for p in [*PACKAGE.rglob("__init__.py"), *(ROOT / "engine").rglob("*/__init__.py")]
+    if p.parent not in (PACKAGE, PACKAGE / "commands")
+)
 
 
 @pytest.mark.parametrize("path", PACKAGE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -243,8 +293,9 @@ IMPORT_REASONS = ("# lazy:", "# cycle:", "# optional:")
 
 
 def unexplained_function_imports(path: Path) -> list[str]:
-    """`file:line` of each group of consecutive imports inside a function whose first line ends
-    with no reason comment and has none on the line directly above it. A reason is a measured
+    """`file:line` of each group of consecutive imports inside a function whose first import
+    holds no reason comment (on any of its lines, as the formatter may wrap it) and has none on
+    the line directly above it. A reason is a measured
     start-up cost (`# lazy:`), an import cycle (`# cycle:`) or a package that may be absent
     (`# optional:`)."""
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -257,9 +308,11 @@ def unexplained_function_imports(path: Path) -> list[str]:
             for statement in block:
                 is_import = isinstance(statement, (ast.Import, ast.ImportFrom))
                 if is_import and not isinstance(previous, (ast.Import, ast.ImportFrom)):
-                    first, above = lines[statement.lineno - 1], lines[statement.lineno - 2].strip()
-                    if not any(reason in first for reason in IMPORT_REASONS) \
-                            and not above.startswith(IMPORT_REASONS):
+                    written = "\n".join(lines[statement.lineno - 1 : statement.end_lineno])
+                    above = lines[statement.lineno - 2].strip()
+                    if not any(
+                        reason in written for reason in IMPORT_REASONS
+                    ) and not above.startswith(IMPORT_REASONS):
                         found.append(f"{path.relative_to(ROOT)}:{statement.lineno}")
                 previous = statement
     return found
@@ -277,12 +330,16 @@ def statement_blocks(function: ast.AST) -> list[list[ast.stmt]]:
                 continue
             if name != "handlers":
                 blocks.append(block)
-            stack += [child for child in block
-                      if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+            stack += [
+                child
+                for child in block
+                if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            ]
     return blocks
 
 
-@pytest.mark.parametrize("path", DRAMA_MODULES + ENGINE_MODULES,
-                         ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", DRAMA_MODULES + ENGINE_MODULES, ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_an_import_inside_a_function_says_why_it_is_not_at_the_top(path):
     assert unexplained_function_imports(path) == []

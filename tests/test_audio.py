@@ -29,7 +29,7 @@ def test_a1_stereo_int16_reference_is_downmixed_in_float(tmp_path):
     n = RATE
     channel = np.empty(n, dtype=np.int16)
     channel[: n // 2] = -32760
-    channel[n // 2:] = np.round(16000 * np.sin(2 * np.pi * 440 * np.arange(n - n // 2) / RATE))
+    channel[n // 2 :] = np.round(16000 * np.sin(2 * np.pi * 440 * np.arange(n - n // 2) / RATE))
     stereo = np.stack([channel, channel], axis=1)
     path = tmp_path / "stereo.wav"
     sf.write(path, stereo, RATE, subtype="PCM_16")
@@ -68,10 +68,18 @@ def test_a4b_float_wav_values_are_kept_as_they_are(tmp_path):
     np.testing.assert_array_equal(load_audio(path), np.array([1.5, -2.0, 0.5], dtype=np.float32))
 
 
-@pytest.mark.parametrize("fmt,subtype,atol", [
-    ("WAV", "PCM_16", 1e-4), ("WAV", "PCM_24", 1e-6), ("WAV", "PCM_32", 1e-6),
-    ("WAV", "FLOAT", 0.0), ("WAV", "DOUBLE", 1e-7), ("FLAC", "PCM_16", 1e-4),
-    ("FLAC", "PCM_24", 1e-6)])
+@pytest.mark.parametrize(
+    "fmt,subtype,atol",
+    [
+        ("WAV", "PCM_16", 1e-4),
+        ("WAV", "PCM_24", 1e-6),
+        ("WAV", "PCM_32", 1e-6),
+        ("WAV", "FLOAT", 0.0),
+        ("WAV", "DOUBLE", 1e-7),
+        ("FLAC", "PCM_16", 1e-4),
+        ("FLAC", "PCM_24", 1e-6),
+    ],
+)
 def test_lossless_formats_read_to_the_same_samples(tmp_path, fmt, subtype, atol):
     signal = sine(0.25, RATE)
     path = tmp_path / f"clip.{fmt.lower()}"
@@ -95,14 +103,16 @@ def test_mp3_goes_through_ffmpeg_to_the_same_result(tmp_path):
     mp3 = tmp_path / "clip.mp3"
     signal = sine(1.0, 22_050, amplitude=0.4)
     sf.write(wav, np.stack([signal, signal], 1), 22_050, subtype="PCM_16")
-    subprocess.run([ffmpeg_path(), "-nostdin", "-v", "error", "-i", str(wav), "-b:a", "192k", str(mp3)],
-                   check=True)
+    subprocess.run(
+        [ffmpeg_path(), "-nostdin", "-v", "error", "-i", str(wav), "-b:a", "192k", str(mp3)],
+        check=True,
+    )
     loaded = load_audio(mp3)
     reference = load_audio(wav)
     assert loaded.dtype == np.float32 and abs(loaded.shape[0] - 44_100) <= 3000  # encoder padding
     assert abs(float(np.abs(loaded).max()) - 0.4) < 0.03
     lag = int(np.argmax(np.correlate(loaded[:8000], reference[2000:4000], mode="valid"))) - 2000
-    shifted = loaded[2000 + lag: 40_000 + lag]
+    shifted = loaded[2000 + lag : 40_000 + lag]
     assert np.corrcoef(shifted, reference[2000:40_000])[0, 1] > 0.99
 
 

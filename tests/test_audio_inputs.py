@@ -37,9 +37,11 @@ SR = 44_100
 
 def nan_file(path: Path, kind: str) -> Path:
     """A float WAV that is all NaN, holds one infinite sample, or holds no samples at all."""
-    audio = {"nan": np.full(SR, np.nan, np.float32),
-             "inf": np.where(np.arange(SR) == 100, np.inf, 0.01).astype(np.float32),
-             "empty": np.zeros(0, np.float32)}[kind]
+    audio = {
+        "nan": np.full(SR, np.nan, np.float32),
+        "inf": np.where(np.arange(SR) == 100, np.inf, 0.01).astype(np.float32),
+        "empty": np.zeros(0, np.float32),
+    }[kind]
     sf.write(str(path), audio, SR, subtype="FLOAT")
     return path
 
@@ -50,9 +52,14 @@ BAD_KINDS = ["nan", "inf", "empty"]
 @pytest.mark.parametrize("kind", BAD_KINDS)
 def test_inspect_clip_refuses_non_finite_and_empty_files(tmp_path, kind):
     verdict = inspect_clip(nan_file(tmp_path / "clip.wav", kind), None)
-    assert verdict.error == {"nan": "holds non-finite samples (NaN or infinity)",
-                             "inf": "holds non-finite samples (NaN or infinity)",
-                             "empty": "holds no audio samples"}[kind]
+    assert (
+        verdict.error
+        == {
+            "nan": "holds non-finite samples (NaN or infinity)",
+            "inf": "holds non-finite samples (NaN or infinity)",
+            "empty": "holds no audio samples",
+        }[kind]
+    )
 
 
 @pytest.mark.parametrize("kind", BAD_KINDS)
@@ -69,8 +76,10 @@ def test_check_refuses_a_bad_room_tone_file_naming_it(tmp_path, capsys, kind):
 def test_check_and_render_refuse_a_bad_reference_clip(tmp_path, capsys, kind):
     nan_file(tmp_path / "ref.wav", kind)
     path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
+        encoding="utf-8",
+    )
     assert main(["check", str(path)]) == 2
     assert f"{path}:3:12: reference clip 'ref.wav' of A holds" in capsys.readouterr().err
     with pytest.raises(ScriptError, match="reference clip 'ref.wav' of A holds"):
@@ -78,8 +87,7 @@ def test_check_and_render_refuse_a_bad_reference_clip(tmp_path, capsys, kind):
 
 
 @pytest.mark.parametrize("kind", BAD_KINDS)
-def test_render_refuses_a_bad_room_tone_flag_and_saves_nothing(tmp_path, monkeypatch, capsys,
-                                                               kind):
+def test_render_refuses_a_bad_room_tone_flag_and_saves_nothing(tmp_path, monkeypatch, capsys, kind):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
     bed = nan_file(tmp_path / "bed.wav", kind)
@@ -95,16 +103,21 @@ def test_mix_refuses_a_bad_room_tone_file(tmp_path, kind):
     sf.write(str(tmp_path / "a.wav"), voice(0.5), SR)
     bed = nan_file(tmp_path / "bed.wav", kind)
     with pytest.raises(AudioError, match=f"room tone file {bed}"):
-        mix_scene([MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1)],
-                  MixSettings(room_tone=bed), tmp_path / "w")
+        mix_scene(
+            [MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1)],
+            MixSettings(room_tone=bed),
+            tmp_path / "w",
+        )
     assert not list((tmp_path / "w").glob("*.wav")) and not list((tmp_path / "w").glob(".*"))
 
 
 def test_a_take_with_non_finite_samples_never_reaches_the_mix(tmp_path):
     sf.write(str(tmp_path / "a.wav"), voice(0.5), SR)
     nan_file(tmp_path / "b.wav", "inf")
-    entries = [MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1),
-               MixEntry("l2", "B", "Ho.", tmp_path / "b.wav", 1)]
+    entries = [
+        MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1),
+        MixEntry("l2", "B", "Ho.", tmp_path / "b.wav", 1),
+    ]
     with pytest.raises(AudioError, match=f"take {tmp_path / 'b.wav'} holds non-finite samples"):
         mix_scene(entries, MixSettings(), tmp_path / "w")
     assert not list((tmp_path / "w").iterdir())
@@ -121,7 +134,9 @@ def test_a_generation_with_nan_is_stored_without_it_and_flagged(tmp_path):
     assert report.exit_code == 1
     take = store.takes("boathouse", "boathouse-1")[0]
     assert np.isfinite(take.audio()).all() and take.audio()[150] == 0.0
-    assert any(c["name"] == "finite" and not c["passed"] for c in take.record.to_json()["checks"]["checks"])
+    assert any(
+        c["name"] == "finite" and not c["passed"] for c in take.record.to_json()["checks"]["checks"]
+    )
 
 
 def test_the_store_refuses_nothing_but_writes_only_finite_audio(tmp_path):
@@ -139,13 +154,22 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_check_refuses_a_named_pipe_as_a_reference_clip_without_opening_it(tmp_path):
     os.mkfifo(tmp_path / "ref.wav")  # nothing ever writes to it: opening it would wait forever
     path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
-                    encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "drama_cli.cli", "check", str(path)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    path.write_text(
+        "cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "drama_cli.cli", "check", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2, done.stderr
-    assert done.stderr.splitlines()[0] == (f"{path}:3:12: reference clip 'ref.wav' of A is not a regular file "
-                                           "(a named pipe, socket or device), not an audio file")
+    assert done.stderr.splitlines()[0] == (
+        f"{path}:3:12: reference clip 'ref.wav' of A is not a regular file "
+        "(a named pipe, socket or device), not an audio file"
+    )
 
 
 def wav_claiming_rate(path: Path, rate: int) -> Path:
@@ -159,14 +183,20 @@ def wav_claiming_rate(path: Path, rate: int) -> Path:
 
 
 @pytest.mark.parametrize("rate", [2_147_483_647, 1])
-def test_a_reference_clip_whose_header_claims_an_impossible_rate_is_refused_naming_the_rate(tmp_path, capsys, rate):
+def test_a_reference_clip_whose_header_claims_an_impossible_rate_is_refused_naming_the_rate(
+    tmp_path, capsys, rate
+):
     wav_claiming_rate(tmp_path / "ref.wav", rate)
     assert inspect_clip(tmp_path / "ref.wav").error == (
-        f"has a sample rate of {rate} Hz in its header, which is not a real rate (1,000..768,000 Hz)")
+        f"has a sample rate of {rate} Hz in its header, which is not a real rate (1,000..768,000 Hz)"
+    )
     path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "cast:\n  A:\n    voice: ref.wav\n    transcript: Hello.\nlines:\n  - A: Hi.\n",
+        encoding="utf-8",
+    )
     assert main(["check", str(path)]) == 2
     assert capsys.readouterr().err.splitlines()[0] == (
         f"{path}:3:12: reference clip 'ref.wav' of A has a sample rate of {rate} Hz in its header, which is not "
-        "a real rate (1,000..768,000 Hz) (export it again as a WAV or FLAC at a usual rate (44,100 or 48,000 Hz))")
+        "a real rate (1,000..768,000 Hz) (export it again as a WAV or FLAC at a usual rate (44,100 or 48,000 Hz))"
+    )

@@ -42,12 +42,16 @@ def test_embed_rows_follows_spec_formula(backbone, checkpoint):
     rows = frame_rows(config, 2, 2)
     rows[3, 2] = 5000  # out of range: clamped to 4095
     table = checkpoint.load_tensor(f"{BACKBONE_PREFIX}embed_tokens.weight", dtype=torch.float32)
-    codebooks = checkpoint.load_tensor("audio_decoder.codebook_embeddings.weight", dtype=torch.float32)
+    codebooks = checkpoint.load_tensor(
+        "audio_decoder.codebook_embeddings.weight", dtype=torch.float32
+    )
     got = backbone.embed_rows(rows)
     assert torch.equal(got[0], table[rows[0, 0]])
     expected = (table[rows[2, 0]] + codebooks[4096 + rows[2, 2]]) / math.sqrt(2)
     assert torch.allclose(got[2], expected, atol=1e-6)
-    assert torch.allclose(got[3], (table[rows[3, 0]] + codebooks[4096 + 4095]) / math.sqrt(2), atol=1e-6)
+    assert torch.allclose(
+        got[3], (table[rows[3, 0]] + codebooks[4096 + 4095]) / math.sqrt(2), atol=1e-6
+    )
     others = rows.clone()
     others[:, 3:] = (others[:, 3:] + 1) % 4096  # codes 2..9 reach the tower, not the backbone input
     others[:2, 1:] = 7  # text rows ignore their code columns

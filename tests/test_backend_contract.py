@@ -32,17 +32,34 @@ PACKAGE = Path(__file__).resolve().parents[1] / "drama_cli"
 
 def declared_members(protocol) -> set[str]:
     """The attributes and methods a protocol declares (dunders aside)."""
-    methods = {name for name, value in vars(protocol).items()
-               if callable(value) and not name.startswith("_")}
+    methods = {
+        name
+        for name, value in vars(protocol).items()
+        if callable(value) and not name.startswith("_")
+    }
     return set(protocol.__annotations__) | methods
 
 
 def test_the_protocol_declares_what_callers_use():
     assert declared_members(Backend) == {
-        "name", "scratch", "capabilities", "identity", "generate", "open_batch", "generate_scene",
-        "encode_audio", "decode_codes", "close"}
+        "name",
+        "scratch",
+        "capabilities",
+        "identity",
+        "generate",
+        "open_batch",
+        "generate_scene",
+        "encode_audio",
+        "decode_codes",
+        "close",
+    }
     assert {f for f in Capabilities.__dataclass_fields__} == {
-        "scene_layout", "codes", "infill", "streaming_frames", "batch_streams"}
+        "scene_layout",
+        "codes",
+        "infill",
+        "streaming_frames",
+        "batch_streams",
+    }
 
 
 @pytest.mark.parametrize("entry", BACKENDS, ids=lambda e: e.name)
@@ -97,9 +114,12 @@ def test_a_new_backend_is_one_registry_line(monkeypatch):
 
 def test_nothing_probes_a_backend_for_members():
     probe = re.compile(r"\b(hasattr|getattr)\((self\.)?backend\b")
-    found = [f"{path.relative_to(PACKAGE)}:{n}" for path in sorted(PACKAGE.rglob("*.py"))
-             for n, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if probe.search(row)]
+    found = [
+        f"{path.relative_to(PACKAGE)}:{n}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for n, row in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if probe.search(row)
+    ]
     assert found == []
 
 
@@ -138,11 +158,20 @@ def test_frame_progress_goes_through_the_generate_argument(tmp_path):
 
     path = write_script(tmp_path, ["We leave at six.", "Fine."])
     log = FrameLog()
-    report = render_script(load_script(str(path)), TakeStore(tmp_path / "p.drama"), StreamingFake(),
-                           RenderSettings(), log)
+    report = render_script(
+        load_script(str(path)),
+        TakeStore(tmp_path / "p.drama"),
+        StreamingFake(),
+        RenderSettings(),
+        log,
+    )
     assert report.exit_code == 0
-    assert log.seen == [("boathouse-1", 8, 100), ("boathouse-1", 16, 100),
-                        ("boathouse-2", 8, 100), ("boathouse-2", 16, 100)]
+    assert log.seen == [
+        ("boathouse-1", 8, 100),
+        ("boathouse-1", 16, 100),
+        ("boathouse-2", 8, 100),
+        ("boathouse-2", 16, 100),
+    ]
 
 
 def test_the_render_checks_each_generation_once(tmp_path, monkeypatch):

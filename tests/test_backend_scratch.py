@@ -32,11 +32,11 @@ def median_f0(audio, lo=60.0, hi=400.0):
     size = int(0.04 * SR)
     f0s = []
     for start in range(0, len(audio) - size, size):
-        frame = audio[start:start + size].astype(np.float64)
+        frame = audio[start : start + size].astype(np.float64)
         if rms(frame) < 0.05:
             continue
         frame = frame - frame.mean()
-        corr = np.correlate(frame, frame, "full")[size - 1:]
+        corr = np.correlate(frame, frame, "full")[size - 1 :]
         lag_lo, lag_hi = int(SR / hi), int(SR / lo)
         lag = lag_lo + int(np.argmax(corr[lag_lo:lag_hi]))
         if corr[lag] > 0.3 * corr[0]:
@@ -55,8 +55,10 @@ def test_voicings_are_stable_and_distinct():
 
 
 def test_segments_never_contain_tags():
-    segments = plan_segments("<|speaker:0|> [icy calm] Fine. [long pause] <angry>Out!</angry> "
-                             "[sighs] <whisper>go</whisper> <slow>now</slow> {x}")
+    segments = plan_segments(
+        "<|speaker:0|> [icy calm] Fine. [long pause] <angry>Out!</angry> "
+        "[sighs] <whisper>go</whisper> <slow>now</slow> {x}"
+    )
     spoken = " ".join(s.text for s in segments)
     for word in ("icy", "calm", "angry", "sighs", "pause", "whisper", "slow", "speaker", "<", "["):
         assert word not in spoken
@@ -88,7 +90,9 @@ def test_pause_whisper_and_slow_shape_the_audio(backend):
 
 
 def test_cast_members_differ_in_pitch_as_their_voicing_says(backend):
-    low, high = sorted(["JACK", "LADY BRACKNELL", "GWENDOLEN"], key=lambda n: voicing_for(n).pitch)[::2]
+    low, high = sorted(["JACK", "LADY BRACKNELL", "GWENDOLEN"], key=lambda n: voicing_for(n).pitch)[
+        ::2
+    ]
     text = "Well, I am so very glad to see you again."
     ratio = median_f0(backend.render_text(text, high)) / median_f0(backend.render_text(text, low))
     expected = voicing_for(high).pitch / voicing_for(low).pitch
@@ -99,8 +103,9 @@ def test_cast_members_differ_in_pitch_as_their_voicing_says(backend):
 def test_generate_returns_a_checked_labelled_44k_take(backend):
     assert isinstance(backend, Backend)
     text = "<|speaker:0|> I have never been so insulted in my life."
-    request = GenerationRequest("s1", "l1", "LADY BRACKNELL", text,
-                                Conversation("clone", text=text), seed=3)
+    request = GenerationRequest(
+        "s1", "l1", "LADY BRACKNELL", text, Conversation("clone", text=text), seed=3
+    )
     first = backend.generate(request)
     again = backend.generate(request)
     assert first.audio.dtype == np.float32 and first.audio.ndim == 1
@@ -109,8 +114,11 @@ def test_generate_returns_a_checked_labelled_44k_take(backend):
     assert checks.passed, checks.summary()
     assert first.info["scratch"] is True and first.codes is None and first.stop_reason == "eos"
     assert 1.0 < first.duration_s < 6.0
-    other = backend.generate(GenerationRequest("s1", "l1", "LADY BRACKNELL", text,
-                                               Conversation("clone", text=text), seed=4))
+    other = backend.generate(
+        GenerationRequest(
+            "s1", "l1", "LADY BRACKNELL", text, Conversation("clone", text=text), seed=4
+        )
+    )
     assert not np.array_equal(other.audio[:50_000], first.audio[:50_000])  # new seed, new take
     assert backend.identity()["engine"] == "scratch"
 

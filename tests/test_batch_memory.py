@@ -26,10 +26,14 @@ def full_config() -> Drama3Config:
 
 def test_slot_bytes_of_the_full_model_in_bfloat16():
     config = full_config()
-    memory = BatchMemory.for_model(SimpleNamespace(config=config, dtype=torch.bfloat16), budget=1 << 40)
+    memory = BatchMemory.for_model(
+        SimpleNamespace(config=config, dtype=torch.bfloat16), budget=1 << 40
+    )
     assert memory.kv_bytes_per_row == 47_104 + 2  # K and V of 10 + 13 layers, plus two mask bytes
     per_stream = memory.state_bytes
-    assert per_stream > config.gdn_state_bytes(2) and per_stream - config.gdn_state_bytes(2) < 16_384
+    assert (
+        per_stream > config.gdn_state_bytes(2) and per_stream - config.gdn_state_bytes(2) < 16_384
+    )
     assert memory.slot_bytes(4096) == 4096 * (47_104 + 2) + per_stream
 
 
@@ -70,7 +74,10 @@ def test_streams_that_do_not_fit_wait_and_decode_the_same(model):
     budget = memory.held(2, 512)  # two slots of 512 rows and the prefill reserve
     batch = EngineBatch(model, size=4, budget=budget)
     texts = ["Hi there.", "Yes.", "What time is it?", "No."]
-    keys = {batch.submit(model.request(line(text), GREEDY, 0, max_frames=6 + i)): i for i, text in enumerate(texts)}
+    keys = {
+        batch.submit(model.request(line(text), GREEDY, 0, max_frames=6 + i)): i
+        for i, text in enumerate(texts)
+    }
     results, most = {}, 0
     while batch.pending():
         results.update({keys[done.ticket]: done.generation for done in batch.step()})

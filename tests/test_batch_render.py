@@ -127,11 +127,12 @@ class BatchFake(BackendDefaults):
         audio = voice(frames * HOP_SAMPLES / 44_100, 110 + digest[1] % 90)
         if silent_first_attempt(request):
             audio = audio * 0
-        codes = np.frombuffer(digest * (frames * 10 // 32 + 1), np.uint8)[:frames * 10]
+        codes = np.frombuffer(digest * (frames * 10 // 32 + 1), np.uint8)[: frames * 10]
         with self._lock:
             self.active -= 1
-        return Generation(audio, codes.reshape(10, frames).astype(np.int64), "eos",
-                          {"frames": frames})
+        return Generation(
+            audio, codes.reshape(10, frames).astype(np.int64), "eos", {"frames": frames}
+        )
 
     def _context(self, request) -> tuple[str, list[str], dict]:
         """The files of the takes this request hears, and the scene's selections right now."""
@@ -152,10 +153,12 @@ def render_with(path: Path, backend, out: Path, **settings):
 def test_batch_4_and_batch_1_make_the_same_takes(tmp_path, mode):
     path = two_scenes(tmp_path)
     one, four = BatchFake(), BatchFake()
-    r1, s1, script = render_with(path, one, tmp_path / "one.drama", mode=mode, takes=2, seed=11,
-                                 batch=1)
-    r4, s4, _ = render_with(path, four, tmp_path / "four.drama", mode=mode, takes=2, seed=11,
-                            batch=4)
+    r1, s1, script = render_with(
+        path, one, tmp_path / "one.drama", mode=mode, takes=2, seed=11, batch=1
+    )
+    r4, s4, _ = render_with(
+        path, four, tmp_path / "four.drama", mode=mode, takes=2, seed=11, batch=4
+    )
     assert one.most_active == 1 and four.most_in_flight == 4
     records = take_records(s1, script)
     assert records == take_records(s4, script)
@@ -163,8 +166,9 @@ def test_batch_4_and_batch_1_make_the_same_takes(tmp_path, mode):
     takes = sorted(k for k in records if k[1] != "selected")
     assert len(takes) == 16 and [(k[0], k[2]) for k in takes if k[2]] == [("h2", 1), ("y1", 1)]
     assert {records[(line, "selected")] for line in ("h1", "h3")} == {(0, 0)}
-    assert [(x.line_id, x.status, x.calls) for x in r1.lines] == \
-        [(x.line_id, x.status, x.calls) for x in r4.lines]
+    assert [(x.line_id, x.status, x.calls) for x in r1.lines] == [
+        (x.line_id, x.status, x.calls) for x in r4.lines
+    ]
     assert [x.line_id for x in r4.lines] == ["h1", "h2", "h3", "h4", "y1", "y2", "y3"]
     assert sorted(one.started) == sorted(four.started)
     assert [s.scene_id for s in r4.scenes] == ["hall", "yard"]
@@ -174,10 +178,15 @@ def test_batch_4_and_batch_1_make_the_same_takes(tmp_path, mode):
 def test_a_batch_of_1_makes_the_calls_of_a_render_without_batches(tmp_path):
     path = two_scenes(tmp_path)
     backend = BatchFake()
-    report, store, script = render_with(path, backend, tmp_path / "p.drama", mode="clone",
-                                        takes=2, batch=1)
-    records = [t.record.to_json() for scene in script.scenes for line in scene.lines
-               for t in store.takes(scene.id, line.id)]
+    report, store, script = render_with(
+        path, backend, tmp_path / "p.drama", mode="clone", takes=2, batch=1
+    )
+    records = [
+        t.record.to_json()
+        for scene in script.scenes
+        for line in scene.lines
+        for t in store.takes(scene.id, line.id)
+    ]
     # script order: each line's slots in turn, each slot's retries before the next slot
     records.sort(key=lambda r: (r["scene_id"] == "yard", r["line_id"], r["slot"], r["attempt"]))
     assert backend.started == [(r["line_id"], r["seed"]) for r in records]
@@ -200,7 +209,7 @@ def test_history_chains_never_start_a_line_before_the_takes_it_hears(tmp_path):
     order = {scene.id: [line.id for line in scene.lines] for scene in script.scenes}
     for line_id, heard, selected in backend.context_seen:
         scene_id, _ = where(script, line_id)
-        earlier = order[scene_id][:order[scene_id].index(line_id)]
+        earlier = order[scene_id][: order[scene_id].index(line_id)]
         assert set(earlier) <= set(selected), (line_id, earlier, selected)  # all chosen already
         for wav in heard:
             assert Path(wav).exists()
@@ -237,8 +246,11 @@ class ChunkWatch(BatchFake):
 def test_the_chunks_of_a_long_line_run_in_order(tmp_path):
     long = " ".join(["The river was wide and the current strong that morning."] * 14)
     path = tmp_path / "long.yaml"
-    path.write_text(f"cast:\n  A: {{}}\n  B: {{}}\nscenes:\n  - id: s\n    lines:\n"
-                    f"      - A: \"{long}\"\n      - B: Short.\n", encoding="utf-8")
+    path.write_text(
+        f"cast:\n  A: {{}}\n  B: {{}}\nscenes:\n  - id: s\n    lines:\n"
+        f'      - A: "{long}"\n      - B: Short.\n',
+        encoding="utf-8",
+    )
     backend = ChunkWatch()
     report, store, _ = render_with(path, backend, tmp_path / "p.drama", mode="clone", batch=3)
     chunks = [r.conversation.meta["chunk"] for r in backend.requests if r.line_id == "s-1"]
@@ -246,19 +258,26 @@ def test_the_chunks_of_a_long_line_run_in_order(tmp_path):
     assert backend.overlaps == [] and backend.most_active == 2  # the short line ran beside it
     take = store.takes("s", "s-1")[0]
     assert len(take.record.to_json()["chunks"]) == len(chunks)
-    frames = [max(8, int(expected_duration_s(r.text) * 21.5)) for r in backend.requests
-              if r.line_id == "s-1"]
+    frames = [
+        max(8, int(expected_duration_s(r.text) * 21.5))
+        for r in backend.requests
+        if r.line_id == "s-1"
+    ]
     assert take.codes().shape[1] == sum(frames)
-    assert [c["start_s"] < c["end_s"] for c in take.record.to_json()["chunks"]] == [True] * len(chunks)
+    assert [c["start_s"] < c["end_s"] for c in take.record.to_json()["chunks"]] == [True] * len(
+        chunks
+    )
     assert report.exit_code == 0
 
 
 def test_takes_follow_slot_order_whatever_finishes_first(tmp_path):
     path = two_scenes(tmp_path)
-    _, s1, script = render_with(path, BatchFake(), tmp_path / "a.drama", mode="clone", takes=3,
-                                seed=4, batch=1)
-    _, s6, _ = render_with(path, BatchFake(), tmp_path / "b.drama", mode="clone", takes=3,
-                           seed=4, batch=6)
+    _, s1, script = render_with(
+        path, BatchFake(), tmp_path / "a.drama", mode="clone", takes=3, seed=4, batch=1
+    )
+    _, s6, _ = render_with(
+        path, BatchFake(), tmp_path / "b.drama", mode="clone", takes=3, seed=4, batch=6
+    )
     for scene in script.scenes:
         for line in scene.lines:
             one = s1.selected_take(scene.id, line.id).record.to_json()
@@ -275,8 +294,9 @@ class Refusing(BatchFake):
 
 def test_a_refused_stream_stops_its_line_only(tmp_path):
     path = two_scenes(tmp_path)
-    report, store, _ = render_with(path, Refusing(), tmp_path / "p.drama", mode="clone", takes=2,
-                                   batch=4)
+    report, store, _ = render_with(
+        path, Refusing(), tmp_path / "p.drama", mode="clone", takes=2, batch=4
+    )
     by_line = {x.line_id: x for x in report.lines}
     assert by_line["h2"].status == "failed" and "too long" in by_line["h2"].message
     assert store.takes("hall", "h2") == []
@@ -297,7 +317,9 @@ def test_serial_batch_runs_streams_in_the_order_submitted():
     batch = Echo().open_batch(8)
     assert isinstance(batch, SerialBatch) and batch.size == 8
     request = GenerationRequest("s", "l", "A", "x", Conversation("clone", text="x"))
-    tickets = [batch.submit(GenerationRequest(**{**request.__dict__, "seed": n})) for n in (1, 2, 3)]
+    tickets = [
+        batch.submit(GenerationRequest(**{**request.__dict__, "seed": n})) for n in (1, 2, 3)
+    ]
     assert calls == [] and batch.active() == 3  # nothing runs before it is asked for
     done = [batch.next_done() for _ in tickets]
     assert [d.ticket for d in done] == tickets and calls == [1, 2, 3]
@@ -354,8 +376,13 @@ class StreamLog(Progress):
 def test_progress_shows_active_streams(tmp_path, capsys, monkeypatch):
     log = StreamLog()
     script = load_script(str(two_scenes(tmp_path)))
-    render_script(script, TakeStore(tmp_path / "p.drama"), BatchFake(),
-                  RenderSettings(mode="clone", batch=4), log)
+    render_script(
+        script,
+        TakeStore(tmp_path / "p.drama"),
+        BatchFake(),
+        RenderSettings(mode="clone", batch=4),
+        log,
+    )
     assert max(active for active, _ in log.seen) == 4 and {s for _, s in log.seen} == {4}
     assert log.seen[-1] == (0, 4)
     monkeypatch.setattr("drama_cli.backends.registry.make_backend", lambda *a, **k: BatchFake())
@@ -379,10 +406,12 @@ def test_scratch_takes_are_the_same_whatever_the_batch(tmp_path):
     from drama_cli.backends.scratch import ScratchBackend
 
     path = two_scenes(tmp_path)
-    _, s1, script = render_with(path, ScratchBackend(), tmp_path / "a.drama", mode="clone",
-                                batch=1, seed=3)
-    _, s3, _ = render_with(path, ScratchBackend(), tmp_path / "b.drama", mode="clone",
-                           batch=3, seed=3)
+    _, s1, script = render_with(
+        path, ScratchBackend(), tmp_path / "a.drama", mode="clone", batch=1, seed=3
+    )
+    _, s3, _ = render_with(
+        path, ScratchBackend(), tmp_path / "b.drama", mode="clone", batch=3, seed=3
+    )
     assert take_records(s1, script) == take_records(s3, script)
 
 
@@ -394,14 +423,24 @@ def test_tiny_drama3_takes_are_the_same_with_batch_4_and_1(tiny_model, tmp_path,
     # Random weights never end a take: short budgets keep the test fast on a CPU.
     monkeypatch.setattr("engine.generate.Drama3.frame_budget", lambda self, c, rows: 6)
     path = tmp_path / "short.yaml"
-    path.write_text("cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s\n    lines:\n"
-                    "      - A: Go.\n      - B: No.\n", encoding="utf-8")
+    path.write_text(
+        "cast:\n  A: {}\n  B: {}\nscenes:\n  - id: s\n    lines:\n      - A: Go.\n      - B: No.\n",
+        encoding="utf-8",
+    )
     found = []
     for batch in (1, 4):
         backend = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
-        _, store, script = render_with(path, backend, tmp_path / f"b{batch}.drama", mode="clone",
-                                       takes=2, retries=0, seed=9, batch=batch,
-                                       sampling={"temperature": 0.0})
+        _, store, script = render_with(
+            path,
+            backend,
+            tmp_path / f"b{batch}.drama",
+            mode="clone",
+            takes=2,
+            retries=0,
+            seed=9,
+            batch=batch,
+            sampling={"temperature": 0.0},
+        )
         backend.close()
         found.append(take_records(store, script))
     assert found[0] == found[1]
@@ -412,8 +451,15 @@ def test_tiny_drama3_takes_are_the_same_with_batch_4_and_1(tiny_model, tmp_path,
 
 def test_kill_9_with_a_batch_in_flight_loses_and_repeats_no_take(tmp_path):
     pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
-    texts = ["We leave at six.", "Not without the oars.", "Then find them.", "They sank.",
-             "Then we swim.", "Fine.", "The water is cold."]
+    texts = [
+        "We leave at six.",
+        "Not without the oars.",
+        "Then find them.",
+        "They sank.",
+        "Then we swim.",
+        "Fine.",
+        "The water is cold.",
+    ]
     path = write_script(tmp_path, texts)
     project = tmp_path / "scene.drama"
     # A batch of 3 streams; lines 4 to 6 hold until the child is killed, so the kill lands
@@ -421,17 +467,35 @@ def test_kill_9_with_a_batch_in_flight_loses_and_repeats_no_take(tmp_path):
     held = tmp_path / "held"
     store = TakeStore(project)
     lines = [f"boathouse-{i}" for i in range(1, 8)]
-    kill_render_when("request.line_id in ('boathouse-4', 'boathouse-5', 'boathouse-6')", held,
-                     ["render", path, "--engine", "scratch", "--mode", "clone", "--batch", "3",
-                      "--out", project],
-                     lambda: len(list(held.iterdir())) == 3 and all(
-                         store.takes("boathouse", line) for line in lines[:3]), "a held batch")
+    kill_render_when(
+        "request.line_id in ('boathouse-4', 'boathouse-5', 'boathouse-6')",
+        held,
+        [
+            "render",
+            path,
+            "--engine",
+            "scratch",
+            "--mode",
+            "clone",
+            "--batch",
+            "3",
+            "--out",
+            project,
+        ],
+        lambda: (
+            len(list(held.iterdir())) == 3
+            and all(store.takes("boathouse", line) for line in lines[:3])
+        ),
+        "a held batch",
+    )
     done_before = first_take_hashes(store, "boathouse", lines)
     assert set(done_before) == set(lines[:3])
 
     from drama_cli.backends.scratch import ScratchBackend
-    report = render_script(load_script(str(path)), store, ScratchBackend(),
-                           RenderSettings(mode="clone", batch=3))
+
+    report = render_script(
+        load_script(str(path)), store, ScratchBackend(), RenderSettings(mode="clone", batch=3)
+    )
     assert {x.line_id for x in report.lines if x.status == "reused"} == set(done_before)
     assert report.calls == 4 and report.exit_code == 0
     for line in lines:
@@ -444,10 +508,12 @@ def test_kill_9_with_a_batch_in_flight_loses_and_repeats_no_take(tmp_path):
 
 def test_a_new_batch_size_renders_nothing_again(tmp_path):
     path = two_scenes(tmp_path)
-    first, _, _ = render_with(path, BatchFake(), tmp_path / "p.drama", mode="history", takes=2,
-                              batch=4)
-    again, _, _ = render_with(path, BatchFake(), tmp_path / "p.drama", mode="history", takes=2,
-                              batch=1)
+    first, _, _ = render_with(
+        path, BatchFake(), tmp_path / "p.drama", mode="history", takes=2, batch=4
+    )
+    again, _, _ = render_with(
+        path, BatchFake(), tmp_path / "p.drama", mode="history", takes=2, batch=1
+    )
     assert first.calls == 16 and again.calls == 0
     assert {x.status for x in again.lines} == {"reused"}
 
@@ -478,8 +544,11 @@ def test_ctrl_c_mid_batch_keeps_every_finished_take(tmp_path):
         render_with(path, Interrupted(), out, mode="clone", batch=3)
     store = TakeStore(out)
     where_ = {"hall": ["h1", "h2", "h3", "h4"], "yard": ["y1", "y2", "y3"]}
-    stored = {line: [t.status for t in store.takes(scene, line)]
-              for scene, lines in where_.items() for line in lines}
+    stored = {
+        line: [t.status for t in store.takes(scene, line)]
+        for scene, lines in where_.items()
+        for line in lines
+    }
     assert stored["h1"] == ["ok"] and stored["h2"] and stored["h3"] == []
     done = {line for line, statuses in stored.items() if "ok" in statuses}
     backend = BatchFake()

@@ -5,13 +5,13 @@ chapter marks."""
 
 from __future__ import annotations
 
-import sys
 import io
 import json
 import re
 import shutil
 import struct
 import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -38,8 +38,10 @@ from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
-LONG = ("The lantern swung in the wind while the old keeper climbed the stairs, counting each "
-        "step under his breath as he had done every night for forty years. ") * 3
+LONG = (
+    "The lantern swung in the wind while the old keeper climbed the stairs, counting each "
+    "step under his breath as he had done every night for forty years. "
+) * 3
 
 BOOK = f"""\
 title: The Lantern
@@ -71,17 +73,29 @@ chapters:
           - NARRATOR: Morning came over the water, grey and still.
           - ANNA: Nobody. Nobody at all.
 """
-FILES = ["00 Opening Credits.mp3", "01 Chapter One.mp3", "02 Chapter Two.mp3",
-         "03 Closing Credits.mp3"]
+FILES = [
+    "00 Opening Credits.mp3",
+    "01 Chapter One.mp3",
+    "02 Chapter Two.mp3",
+    "03 Closing Credits.mp3",
+]
 
 
 def _png(width: int = 2, height: int = 2) -> bytes:
     """A tiny valid PNG (grey), written here so the test needs no image library."""
+
     def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
     rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -102,28 +116,74 @@ def book(tmp_path_factory):
 def _astats(path: Path) -> dict:
     """Overall RMS level and peak level in dB from ffmpeg's astats, and the noise floor: the
     lowest RMS level of its 0.5 s windows (astats reset on every 22,050-sample frame)."""
-    done = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
-                           "astats=measure_perchannel=none", "-f", "null", "-"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            FFMPEG,
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(path),
+            "-af",
+            "astats=measure_perchannel=none",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     overall = done.stderr.split("Overall")[-1]
 
     def value(name):
         return float(re.search(rf"{name}:\s*(-?[\d.]+)", overall).group(1))
-    windows = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
-                              "asetnsamples=n=22050:p=0,astats=metadata=1:reset=1:"
-                              "measure_perchannel=none,ametadata=print:"
-                              "key=lavfi.astats.Overall.RMS_level", "-f", "null", "-"],
-                             capture_output=True, text=True, check=True).stderr
+
+    windows = subprocess.run(
+        [
+            FFMPEG,
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(path),
+            "-af",
+            "asetnsamples=n=22050:p=0,astats=metadata=1:reset=1:"
+            "measure_perchannel=none,ametadata=print:"
+            "key=lavfi.astats.Overall.RMS_level",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
     levels = [float(x) for x in re.findall(r"RMS_level=(-?[\d.]+)", windows)]
-    return {"rms": value("RMS level dB"), "peak": value("Peak level dB"),
-            "floor": min(levels[:-1])}  # the last frame is shorter than 0.5 s
+    return {
+        "rms": value("RMS level dB"),
+        "peak": value("Peak level dB"),
+        "floor": min(levels[:-1]),
+    }  # the last frame is shorter than 0.5 s
 
 
 def _speech_bounds(path: Path, duration: float) -> tuple[float, float]:
     """Seconds of quiet at the head and the tail, by ffmpeg's silencedetect at −50 dB."""
-    done = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
-                           "silencedetect=noise=-50dB:d=0.2", "-f", "null", "-"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            FFMPEG,
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(path),
+            "-af",
+            "silencedetect=noise=-50dB:d=0.2",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     starts = [float(x) for x in re.findall(r"silence_start: (-?[\d.]+)", done.stderr)]
     ends = [float(x) for x in re.findall(r"silence_end: ([\d.]+)", done.stderr)]
     head = ends[0] if starts and starts[0] <= 0.01 else 0.0
@@ -137,11 +197,17 @@ def test_the_book_folder_holds_every_deliverable(book):
     folder = path.with_suffix(".drama") / "book"
     assert code == 0, report["failures"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        FILES + ["Retail Sample.mp3", "The Lantern.m4b", "acx-report.json", "provenance.json"])
+        FILES + ["Retail Sample.mp3", "The Lantern.m4b", "acx-report.json", "provenance.json"]
+    )
     saved = json.loads((folder / "acx-report.json").read_text())
     assert saved["files"] == report["files"] and saved["passed"] is True
-    assert [row["file"] for row in report["files"]] == \
-        [FILES[0], FILES[1], "Retail Sample.mp3", FILES[2], FILES[3]]
+    assert [row["file"] for row in report["files"]] == [
+        FILES[0],
+        FILES[1],
+        "Retail Sample.mp3",
+        FILES[2],
+        FILES[3],
+    ]
     assert all(row["passed"] for row in report["files"])
 
 
@@ -153,7 +219,9 @@ def test_each_file_meets_acx_measured_by_ffmpeg_and_mutagen(book, name):
     info = MP3(str(mp3)).info
     assert (round(info.bitrate / 1000), info.sample_rate, info.channels) == (192, 44_100, 1)
     assert info.bitrate_mode == BitrateMode.CBR and row["cbr"]  # from LAME's Info tag
-    probe = subprocess.run([FFMPEG, "-hide_banner", "-i", str(mp3)], capture_output=True, text=True).stderr
+    probe = subprocess.run(
+        [FFMPEG, "-hide_banner", "-i", str(mp3)], capture_output=True, text=True
+    ).stderr
     assert re.search(r"Audio: mp3\b.*, 44100 Hz, mono, fltp, 192 kb/s", probe)
     stats = _astats(mp3)
     assert -23.0 <= stats["rms"] <= -18.0
@@ -198,8 +266,11 @@ def test_retail_sample_is_from_the_first_chapter(book):
 
 
 def _decode(path: Path) -> bytes:
-    return subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
-                           "-f", "wav", "-"], capture_output=True, check=True).stdout
+    return subprocess.run(
+        [FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path), "-f", "wav", "-"],
+        capture_output=True,
+        check=True,
+    ).stdout
 
 
 def test_m4b_has_chapter_marks_tags_and_cover(book):
@@ -217,8 +288,11 @@ def test_m4b_has_chapter_marks_tags_and_cover(book):
     assert m4b.tags["\xa9wrt"] == ["Sam Reader"] and m4b.tags["\xa9day"] == ["1901"]
     assert bytes(m4b.tags["covr"][0]) == _png()
     # ffmpeg reads the same marks
-    probe = subprocess.run([FFMPEG, "-hide_banner", "-i", str(folder / "The Lantern.m4b")],
-                           capture_output=True, text=True).stderr
+    probe = subprocess.run(
+        [FFMPEG, "-hide_banner", "-i", str(folder / "The Lantern.m4b")],
+        capture_output=True,
+        text=True,
+    ).stderr
     starts = [float(x) for x in re.findall(r"Chapter #0:\d+: start (\d+\.\d+)", probe)]
     assert np.allclose(starts, expected, atol=0.01)
     assert [c["title"] for c in report["m4b"]["chapters"]] == titles
@@ -239,12 +313,14 @@ def test_a_chapter_over_the_limit_fails_the_length_rule(book, tmp_path):
     shutil.copytree(path.with_suffix(".drama"), store.root)
     (store.root / "book" / ".work-killed").mkdir()  # what a killed run leaves
     (store.root / "book" / ".work-killed" / "chapters.ffmeta").write_text("x")
-    report = assemble_book(script, store, BookOptions(chapters=(1,), m4b=False, max_file_s=30.0,
-                                                      sample_s=60.0))
+    report = assemble_book(
+        script, store, BookOptions(chapters=(1,), m4b=False, max_file_s=30.0, sample_s=60.0)
+    )
     assert report.exit_code == 1
     assert report.failures == [
         f"01 Chapter One.mp3: length: {report.files[0].check.duration_s / 60:.1f} minutes long; "
-        "ACX takes at most 0.5 minutes per file: split the chapter"]
+        "ACX takes at most 0.5 minutes per file: split the chapter"
+    ]
     assert not list((store.root / "book").glob(".work-*"))
 
 
@@ -259,14 +335,17 @@ def test_one_chapter_to_stdout(book, capsysbinary):
     assert -23.0 <= rms <= -18.0 and np.isfinite(audio).all()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--chapter", "7"], "no chapter 7 in this script"),
-    (["--sample-from", "one"], "--sample-from must be CHAPTER[:SECONDS]"),
-    (["-o", "out.wav"], "-o takes only '-'"),
-    (["-o", "-"], "give exactly one --chapter N"),
-    (["--format", "flac"], "--format is the format of -o -"),
-    (["--chapter", "2", "-o", "-", "--json"], "with -o - stdout holds the chapter's audio"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--chapter", "7"], "no chapter 7 in this script"),
+        (["--sample-from", "one"], "--sample-from must be CHAPTER[:SECONDS]"),
+        (["-o", "out.wav"], "-o takes only '-'"),
+        (["-o", "-"], "give exactly one --chapter N"),
+        (["--format", "flac"], "--format is the format of -o -"),
+        (["--chapter", "2", "-o", "-", "--json"], "with -o - stdout holds the chapter's audio"),
+    ],
+)
 def test_bad_options_are_one_line_errors(book, capsys, args, message):
     path, _, _ = book
     assert main(["book", str(path), *args]) == 2
@@ -279,7 +358,9 @@ def test_a_chapter_piped_to_a_terminal_is_refused(book, capsysbinary, monkeypatc
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(["book", str(path), "--chapter", "2", "-o", "-"]) == 2
     out, err = capsysbinary.readouterr()
-    assert out == b"" and err.decode().startswith("drama: -o - writes audio to stdout, which is a terminal")
+    assert out == b"" and err.decode().startswith(
+        "drama: -o - writes audio to stdout, which is a terminal"
+    )
 
 
 def test_a_missing_cover_fails_before_rendering(tmp_path, monkeypatch, capsys):
@@ -304,11 +385,19 @@ def test_a_chapter_asked_for_twice_is_assembled_once(book):
 def test_judge_names_every_failed_rule():
     check = FileCheck("x.mp3", 7300.0, -25.0, -2.0, -55.0, 48_000, 128, 2, False, 0.2, 6.0)
     judge(check)
-    assert check.rules == {"format": False, "rms": False, "peak": False, "noise_floor": False,
-                           "head": False, "tail": False, "length": False}
+    assert check.rules == {
+        "format": False,
+        "rms": False,
+        "peak": False,
+        "noise_floor": False,
+        "head": False,
+        "tail": False,
+        "length": False,
+    }
     good = FileCheck("y.mp3", 600.0, -20.0, -3.5, -65.0, 44_100, 192, 1, True, 0.75, 2.5)
     assert judge(good).passed and judge(good, sample=True).problems == [
-        "length: a retail sample must last 1 to 5 minutes, this one 600.0 s"]
+        "length: a retail sample must last 1 to 5 minutes, this one 600.0 s"
+    ]
 
 
 def test_mp3_overshoot_above_minus_3_is_encoded_again_quieter(tmp_path):
@@ -316,20 +405,21 @@ def test_mp3_overshoot_above_minus_3_is_encoded_again_quieter(tmp_path):
     rate = 44_100
     b, a = scipy.signal.butter(4, 3000 / (rate / 2))
     loud = scipy.signal.lfilter(b, a, rng.standard_normal(8 * rate))
-    loud = np.clip(loud * 10 ** (-22 / 20) / np.sqrt(np.mean(loud ** 2)), -0.5, 0.5)
+    loud = np.clip(loud * 10 ** (-22 / 20) / np.sqrt(np.mean(loud**2)), -0.5, 0.5)
     t = np.arange(int(0.015 * rate)) / rate  # with the noise: speech RMS about −18.5 dB
     burst = 10 ** (-3.02 / 20) * np.sign(np.sin(2 * np.pi * 500 * t))  # square: MP3 overshoots it
     for second in range(8):
-        loud[second * rate:second * rate + burst.size] = burst
+        loud[second * rate : second * rate + burst.size] = burst
     bed = rng.standard_normal(int(3.25 * rate)) * 10 ** (-66 / 20)
-    master = np.concatenate([bed[: int(0.75 * rate)], loud, bed[int(0.75 * rate):]])
+    master = np.concatenate([bed[: int(0.75 * rate)], loud, bed[int(0.75 * rate) :]])
     first = tmp_path / "first.mp3"
     sf.write(tmp_path / "master.wav", master.astype(np.float32), rate, subtype="PCM_24")
     encode_book_mp3(tmp_path / "master.wav", first, {"title": "x", "track": "1/1"})
     assert _astats(first)["peak"] > -2.0  # encoded as it is, the peaks would fail
     target = tmp_path / "x.mp3"
-    check = encode_checked(tmp_path / "master.wav", target, {"title": "x", "track": "1/1"},
-                           FFMPEG, 7200.0, tmp_path)
+    check = encode_checked(
+        tmp_path / "master.wav", target, {"title": "x", "track": "1/1"}, FFMPEG, 7200.0, tmp_path
+    )
     stats = _astats(target)
     assert check.passed, check.problems
     assert stats["peak"] <= -3.0 and abs(stats["peak"] - check.peak_dbfs) <= 0.2
@@ -340,15 +430,19 @@ def test_a_two_chapter_scratch_book_end_to_end(tmp_path, capsys):
     """The scratch engine (CPU, bundled voice), two short chapters, no credits: every file
     passes ACX, is labelled SCRATCH, and the M4B has both chapter marks."""
     path = tmp_path / "scratch.yaml"
-    path.write_text("title: Two Doors\nnarrator: N\nbook:\n  author: Ada Finch\n"
-                    "  opening_credits: none\n  closing_credits: none\ncast:\n  N: {}\n"
-                    "chapters:\n  - title: The First Door\n    scenes:\n      - lines: [N: The first door was open.]\n"
-                    "  - title: The Second Door\n    scenes:\n      - lines: [N: The second door was shut.]\n",
-                    encoding="utf-8")
+    path.write_text(
+        "title: Two Doors\nnarrator: N\nbook:\n  author: Ada Finch\n"
+        "  opening_credits: none\n  closing_credits: none\ncast:\n  N: {}\n"
+        "chapters:\n  - title: The First Door\n    scenes:\n      - lines: [N: The first door was open.]\n"
+        "  - title: The Second Door\n    scenes:\n      - lines: [N: The second door was shut.]\n",
+        encoding="utf-8",
+    )
     assert main(["book", str(path), "--engine", "scratch", "--no-sample", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [(f["file"], f["passed"], f["scratch"]) for f in report["files"]] == [
-        ("01 The First Door.mp3", True, True), ("02 The Second Door.mp3", True, True)]
+        ("01 The First Door.mp3", True, True),
+        ("02 The Second Door.mp3", True, True),
+    ]
     folder = tmp_path / "scratch.drama" / "book"
     assert str(ID3(str(folder / "01 The First Door.mp3"))["TIT2"]) == "The First Door [SCRATCH]"
     for name in ("01 The First Door.mp3", "02 The Second Door.mp3"):
@@ -365,38 +459,65 @@ def test_a_run_stopped_before_the_end_leaves_the_earlier_book_whole(tmp_path, mo
     import drama_cli.book.assemble as assemble
 
     path = tmp_path / "two.yaml"
-    path.write_text("title: Two\nnarrator: N\nbook:\n  opening_credits: none\n  closing_credits: none\n"
-                    "cast:\n  N: {}\nchapters:\n  - title: One\n    scenes:\n      - lines: [N: First door.]\n"
-                    "  - title: Two\n    scenes:\n      - lines: [N: Second door.]\n", encoding="utf-8")
+    path.write_text(
+        "title: Two\nnarrator: N\nbook:\n  opening_credits: none\n  closing_credits: none\n"
+        "cast:\n  N: {}\nchapters:\n  - title: One\n    scenes:\n      - lines: [N: First door.]\n"
+        "  - title: Two\n    scenes:\n      - lines: [N: Second door.]\n",
+        encoding="utf-8",
+    )
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["book", str(path), "--no-sample"]) == 0
     folder = tmp_path / "two.drama" / "book"
     before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()}
-    assert sorted(before) == ["01 One.mp3", "02 Two.mp3", "Two.m4b", "acx-report.json", "provenance.json"]
+    assert sorted(before) == [
+        "01 One.mp3",
+        "02 Two.mp3",
+        "Two.m4b",
+        "acx-report.json",
+        "provenance.json",
+    ]
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(assemble, "write_m4b", killed)
     assert main(["book", str(path), "--sample-length", "60"]) == 130
     capsys.readouterr()
-    after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.iterdir()
-             if not p.name.startswith(".work-")}
+    after = {
+        p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in folder.iterdir()
+        if not p.name.startswith(".work-")
+    }
     assert after == before  # no file replaced, no retail sample added
 
 
-THREE = ("title: Three\nnarrator: N\nbook:\n  author: Ada Finch\ncast:\n  N: {}\nchapters:\n"
-         + "".join(f"  - title: Part {n}\n    scenes:\n      - lines: [N: Door number {n}.]\n"
-                   for n in (1, 2, 3)))
+THREE = (
+    "title: Three\nnarrator: N\nbook:\n  author: Ada Finch\ncast:\n  N: {}\nchapters:\n"
+    + "".join(
+        f"  - title: Part {n}\n    scenes:\n      - lines: [N: Door number {n}.]\n"
+        for n in (1, 2, 3)
+    )
+)
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--sample-length", "20"], "--sample-length must be between 60 and 300, not 20"),
-    (["--sample-length", "301"], "--sample-length must be between 60 and 300, not 301"),
-    (["--sample-from", "9"], "--sample-from 9: no chapter 9 in this script (chapters: 0 (Opening"),
-    (["--sample-from", "7:30", "--no-sample"], "--sample-from 7:30: no chapter 7 in this script"),
-])
-def test_sample_options_outside_the_book_fail_before_anything_is_voiced(tmp_path, monkeypatch, capsys,
-                                                                       args, message):
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--sample-length", "20"], "--sample-length must be between 60 and 300, not 20"),
+        (["--sample-length", "301"], "--sample-length must be between 60 and 300, not 301"),
+        (
+            ["--sample-from", "9"],
+            "--sample-from 9: no chapter 9 in this script (chapters: 0 (Opening",
+        ),
+        (
+            ["--sample-from", "7:30", "--no-sample"],
+            "--sample-from 7:30: no chapter 7 in this script",
+        ),
+    ],
+)
+def test_sample_options_outside_the_book_fail_before_anything_is_voiced(
+    tmp_path, monkeypatch, capsys, args, message
+):
     path = tmp_path / "three.yaml"
     path.write_text(THREE, encoding="utf-8")
     fake = FakeBackend()
@@ -407,16 +528,20 @@ def test_sample_options_outside_the_book_fail_before_anything_is_voiced(tmp_path
     assert fake.requests == []
 
 
-def test_a_sample_start_past_its_chapter_names_the_length_and_keeps_the_takes(tmp_path, monkeypatch,
-                                                                              capsys):
+def test_a_sample_start_past_its_chapter_names_the_length_and_keeps_the_takes(
+    tmp_path, monkeypatch, capsys
+):
     path = tmp_path / "three.yaml"
     path.write_text(THREE, encoding="utf-8")
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["book", str(path), "--no-m4b", "--sample-from", "2:9999"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert [line for line in err if "sample" in line] == err[-1:]  # one line, the last
-    match = re.fullmatch(r"drama: --sample-from 2:9999: chapter 2 \(Part 2\) lasts (\d+\.\d) s; give a "
-                         r"start before its end \(every rendered take is kept for the next run\)", err[-1])
+    match = re.fullmatch(
+        r"drama: --sample-from 2:9999: chapter 2 \(Part 2\) lasts (\d+\.\d) s; give a "
+        r"start before its end \(every rendered take is kept for the next run\)",
+        err[-1],
+    )
     assert match, err[-1]
     folder = tmp_path / "three.drama" / "book"
     assert sorted(p.name for p in folder.iterdir()) == []  # nothing published, no work folder left
@@ -448,11 +573,14 @@ def test_ctrl_c_says_what_was_kept_and_how_to_go_on(tmp_path, monkeypatch, capsy
         if call == 3:
             raise KeyboardInterrupt
         return voice(1.0), "eos"
+
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend(answer))
     assert main(["book", str(path), "--no-sample", "--no-m4b"]) == 130
     err = capsys.readouterr().err
-    assert "drama: interrupted: every finished take is kept and the book folder holds the files " \
-           "of the last complete run; run the same command again to continue" in err
+    assert (
+        "drama: interrupted: every finished take is kept and the book folder holds the files "
+        "of the last complete run; run the same command again to continue" in err
+    )
     again = FakeBackend()
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: again)
     assert main(["book", str(path), "--no-sample", "--no-m4b"]) == 0
@@ -462,20 +590,40 @@ def test_ctrl_c_says_what_was_kept_and_how_to_go_on(tmp_path, monkeypatch, capsy
 def _speech_rms(path: Path, head: float, tail: float) -> float:
     """RMS level in dB of the decoded file without `head` and `tail` seconds, by ffmpeg's astats."""
     duration = MP3(str(path)).info.length
-    done = subprocess.run([FFMPEG, "-hide_banner", "-nostats", "-i", str(path), "-af",
-                           f"atrim=start={head}:end={duration - tail},astats=measure_perchannel=none",
-                           "-f", "null", "-"], capture_output=True, text=True, check=True)
-    return float(re.search(r"RMS level dB:\s*(-?[\d.]+)", done.stderr.split("Overall")[-1]).group(1))
+    done = subprocess.run(
+        [
+            FFMPEG,
+            "-hide_banner",
+            "-nostats",
+            "-i",
+            str(path),
+            "-af",
+            f"atrim=start={head}:end={duration - tail},astats=measure_perchannel=none",
+            "-f",
+            "null",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(
+        re.search(r"RMS level dB:\s*(-?[\d.]+)", done.stderr.split("Overall")[-1]).group(1)
+    )
 
 
 def test_short_credits_and_a_one_line_chapter_reach_the_level(tmp_path, capsys):
     """A one-word opening credit and a one-line chapter are mostly room tone: their speech is
     brought to ACX's level, and the book's own files pass its checks."""
     path = tmp_path / "rep.yaml"
-    path.write_text("title: Rep\nnarrator: N\nbook: {}\ncast:\n  N: {}\n"
-                    "chapters:\n  - title: Part Two\n    scenes:\n      - lines: [N: Middle.]\n",
-                    encoding="utf-8")
-    assert main(["book", str(path), "--engine", "scratch", "--no-sample", "--no-m4b", "--json"]) == 0
+    path.write_text(
+        "title: Rep\nnarrator: N\nbook: {}\ncast:\n  N: {}\n"
+        "chapters:\n  - title: Part Two\n    scenes:\n      - lines: [N: Middle.]\n",
+        encoding="utf-8",
+    )
+    assert (
+        main(["book", str(path), "--engine", "scratch", "--no-sample", "--no-m4b", "--json"]) == 0
+    )
     report = json.loads(capsys.readouterr().out)
     rows = {f["file"]: f for f in report["files"]}
     assert list(rows) == ["00 Opening Credits.mp3", "01 Part Two.mp3", "02 Closing Credits.mp3"]
@@ -492,8 +640,9 @@ def test_short_credits_and_a_one_line_chapter_reach_the_level(tmp_path, capsys):
 
 def test_a_line_without_a_usable_take_stops_the_book_with_json(tmp_path, monkeypatch, capsys):
     path = tmp_path / "silent.yaml"
-    path.write_text("cast:\n  N: {}\nscenes:\n  - id: s1\n    lines:\n      - N: Quiet now.\n",
-                    encoding="utf-8")
+    path.write_text(
+        "cast:\n  N: {}\nscenes:\n  - id: s1\n    lines:\n      - N: Quiet now.\n", encoding="utf-8"
+    )
     silent = FakeBackend(answer=lambda request, n: (np.zeros(44_100, np.float32), "eos"))
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: silent)
     assert main(["book", str(path), "--json"]) == 1
@@ -505,16 +654,24 @@ def test_a_line_without_a_usable_take_stops_the_book_with_json(tmp_path, monkeyp
 
 def test_a_fountain_book_with_sections_as_chapters(tmp_path, monkeypatch, capsys):
     path = tmp_path / "lantern.fountain"
-    path.write_text("Title: The Lantern\nAuthor: Ada Finch\nNarrator: Sam Reader\n\n"
-                    "# Chapter One: Night\n\nINT. HALL - NIGHT\n\nThe wind blows.\n\nANNA\nWho is there?\n\n"
-                    "# Chapter Two: Day\n\nEXT. GARDEN - DAY\n\nANNA\nMorning.\n", encoding="utf-8")
-    (tmp_path / "lantern.cast.yaml").write_text("narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  ANNA: {}\n")
+    path.write_text(
+        "Title: The Lantern\nAuthor: Ada Finch\nNarrator: Sam Reader\n\n"
+        "# Chapter One: Night\n\nINT. HALL - NIGHT\n\nThe wind blows.\n\nANNA\nWho is there?\n\n"
+        "# Chapter Two: Day\n\nEXT. GARDEN - DAY\n\nANNA\nMorning.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "lantern.cast.yaml").write_text(
+        "narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  ANNA: {}\n"
+    )
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["book", str(path), "--no-sample", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [f["file"] for f in report["files"]] == [
-        "00 Opening Credits.mp3", "01 Chapter One- Night.mp3", "02 Chapter Two- Day.mp3",
-        "03 Closing Credits.mp3"]  # ':' is not allowed in file names everywhere
+        "00 Opening Credits.mp3",
+        "01 Chapter One- Night.mp3",
+        "02 Chapter Two- Day.mp3",
+        "03 Closing Credits.mp3",
+    ]  # ':' is not allowed in file names everywhere
     m4b = MP4(str(tmp_path / "lantern.drama" / "book" / "The Lantern.m4b"))
     assert [c.title for c in m4b.chapters][1:3] == ["Chapter One: Night", "Chapter Two: Day"]
     assert m4b.tags["\xa9ART"] == ["Ada Finch"] and m4b.tags["\xa9wrt"] == ["Sam Reader"]
@@ -524,9 +681,12 @@ def test_book_json_has_ok_and_exit_code(tmp_path, monkeypatch, capsys):
     import drama_cli.backends.registry as registry
 
     path = tmp_path / "door.yaml"
-    path.write_text("title: Door\nnarrator: N\nbook:\n  author: Ada Finch\n  opening_credits: none\n"
-                    "  closing_credits: none\ncast:\n  N: {}\nchapters:\n  - title: The Door\n"
-                    "    scenes:\n      - lines: [N: The door was open.]\n", encoding="utf-8")
+    path.write_text(
+        "title: Door\nnarrator: N\nbook:\n  author: Ada Finch\n  opening_credits: none\n"
+        "  closing_credits: none\ncast:\n  N: {}\nchapters:\n  - title: The Door\n"
+        "    scenes:\n      - lines: [N: The door was open.]\n",
+        encoding="utf-8",
+    )
     monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend())
     assert main(["book", str(path), "--no-sample", "--no-m4b", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -47,8 +47,11 @@ def _write(tmp_path, text, name="book.yaml"):
 
 
 def _lines(script):
-    return [(scene.id, line.id, line.speaker, line.text, line.generated)
-            for scene in script.scenes for line in scene.lines]
+    return [
+        (scene.id, line.id, line.speaker, line.text, line.generated)
+        for scene in script.scenes
+        for line in scene.lines
+    ]
 
 
 def test_yaml_chapters_credits_and_headings(tmp_path):
@@ -62,16 +65,26 @@ def test_yaml_chapters_credits_and_headings(tmp_path):
         (3, "Closing Credits", ["closing-credits"], "closing"),
     ]
     assert _lines(script) == [
-        ("opening-credits", "opening-credits-1", "N",
-         "Tiny Book: A Story, written by Jane Doe, narrated by Sam Reader.", True),
+        (
+            "opening-credits",
+            "opening-credits-1",
+            "N",
+            "Tiny Book: A Story, written by Jane Doe, narrated by Sam Reader.",
+            True,
+        ),
         ("scene-1", "scene-1-heading", "N", "Chapter One.", True),
         ("scene-1", "scene-1-1", "N", "It was a dark night.", False),
         ("scene-1", "scene-1-2", "A", "Who is there?", False),
         ("hall", "hall-1", "N", "The hall was empty.", False),
         ("dawn", "dawn-heading", "N", "Chapter Two.", True),
         ("dawn", "dawn-1", "N", "Morning came.", False),
-        ("closing-credits", "closing-credits-1", "N",
-         "This has been Tiny Book, written by Jane Doe, narrated by Sam Reader.", True),
+        (
+            "closing-credits",
+            "closing-credits-1",
+            "N",
+            "This has been Tiny Book, written by Jane Doe, narrated by Sam Reader.",
+            True,
+        ),
         ("closing-credits", "closing-credits-2", "N", "Copyright 2026 Jane Doe.", True),
         ("closing-credits", "closing-credits-3", "N", "The end.", True),
     ]
@@ -81,12 +94,27 @@ def test_yaml_chapters_credits_and_headings(tmp_path):
 
 
 def test_producer_credits_and_no_headings(tmp_path):
-    extra = ("  chapter_headings: false\n  opening_credits:\n    - A: Welcome, listener.\n"
-             "  closing_credits: none\n")
-    script = load_script(_write(tmp_path, BOOK.format(extra="").replace("  copyright: Copyright 2026 Jane Doe\n",
-                                                                        "  copyright: Copyright 2026 Jane Doe\n" + extra)))
+    extra = (
+        "  chapter_headings: false\n  opening_credits:\n    - A: Welcome, listener.\n"
+        "  closing_credits: none\n"
+    )
+    script = load_script(
+        _write(
+            tmp_path,
+            BOOK.format(extra="").replace(
+                "  copyright: Copyright 2026 Jane Doe\n",
+                "  copyright: Copyright 2026 Jane Doe\n" + extra,
+            ),
+        )
+    )
     assert [c.kind for c in script.chapters] == ["opening", "chapter", "chapter"]
-    assert _lines(script)[0] == ("opening-credits", "opening-credits-1", "A", "Welcome, listener.", False)
+    assert _lines(script)[0] == (
+        "opening-credits",
+        "opening-credits-1",
+        "A",
+        "Welcome, listener.",
+        False,
+    )
     assert not any(line.generated for line in script.lines())
     assert script.scenes[-1].id == "dawn"
 
@@ -112,7 +140,10 @@ scenes:
     script = load_script(_write(tmp_path, text))
     assert script.book is None
     assert [(c.number, c.title, c.scenes) for c in script.chapters] == [
-        (1, "One", ["a", "c"]), (2, "Two", ["b"]), (3, "Interlude", ["d"])]
+        (1, "One", ["a", "c"]),
+        (2, "Two", ["b"]),
+        (3, "Interlude", ["d"]),
+    ]
     assert not any(line.generated for line in script.lines())  # not a book: nothing added
 
 
@@ -136,25 +167,36 @@ chapters:
 """
     script = load_script(_write(tmp_path, text))
     assert [(c.number, c.title, c.scenes) for c in script.chapters] == [
-        (1, "Interlude", ["a"]), (2, "Part Two", ["b"]), (3, "Interlude", ["c"])]
+        (1, "Interlude", ["a"]),
+        (2, "Part Two", ["b"]),
+        (3, "Interlude", ["c"]),
+    ]
 
 
 def test_fountain_sections_with_the_same_title_stay_separate(tmp_path):
-    text = ("# Chapter One\n\nINT. HALL - NIGHT\n\nANNA\nFirst.\n\n"
-            "# Chapter Two\n\nINT. STAIRS - NIGHT\n\nANNA\nSecond.\n\n"
-            "# Chapter One\n\nEXT. GARDEN - DAY\n\nANNA\nThird.\n")
+    text = (
+        "# Chapter One\n\nINT. HALL - NIGHT\n\nANNA\nFirst.\n\n"
+        "# Chapter Two\n\nINT. STAIRS - NIGHT\n\nANNA\nSecond.\n\n"
+        "# Chapter One\n\nEXT. GARDEN - DAY\n\nANNA\nThird.\n"
+    )
     path = _write(tmp_path, text, "same.fountain")
     (tmp_path / "same.cast.yaml").write_text("cast:\n  ANNA: {}\n")
     script = load_script(path)
     assert [(c.number, c.title, c.scenes) for c in script.chapters] == [
-        (1, "Chapter One", ["scene-1"]), (2, "Chapter Two", ["scene-2"]),
-        (3, "Chapter One", ["scene-3"])]
+        (1, "Chapter One", ["scene-1"]),
+        (2, "Chapter Two", ["scene-2"]),
+        (3, "Chapter One", ["scene-3"]),
+    ]
 
 
 def test_a_chapter_with_an_empty_scene_list_is_a_located_error(tmp_path, capsys):
-    path = _write(tmp_path, BOOK.format(extra="").replace(
-        "  - title: Chapter Two\n    scenes:\n", "  - title: Chapter Two\n    scenes: []\n"
-        "  - title: Chapter Three\n    scenes:\n"))
+    path = _write(
+        tmp_path,
+        BOOK.format(extra="").replace(
+            "  - title: Chapter Two\n    scenes:\n",
+            "  - title: Chapter Two\n    scenes: []\n  - title: Chapter Three\n    scenes:\n",
+        ),
+    )
     with pytest.raises(ScriptError) as err:
         load_script(path)
     assert "chapter 'Chapter Two' has no scenes" in str(err.value)
@@ -166,7 +208,10 @@ def test_a_chapter_with_an_empty_scene_list_is_a_located_error(tmp_path, capsys)
 def test_a_script_without_chapters_is_one_chapter_per_scene(tmp_path):
     text = "cast:\n  N: {}\nscenes:\n  - id: x\n    lines: [N: One.]\n  - id: y\n    lines: [N: Two.]\n"
     script = load_script(_write(tmp_path, text))
-    assert [(c.number, c.title, c.scenes) for c in script.chapters] == [(1, "x", ["x"]), (2, "y", ["y"])]
+    assert [(c.number, c.title, c.scenes) for c in script.chapters] == [
+        (1, "x", ["x"]),
+        (2, "y", ["y"]),
+    ]
 
 
 FOUNTAIN = """\
@@ -202,10 +247,17 @@ Morning.
 
 def test_fountain_sections_are_chapters_and_the_title_page_is_the_book(tmp_path):
     path = _write(tmp_path, FOUNTAIN, "lantern.fountain")
-    (tmp_path / "lantern.cast.yaml").write_text("narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  ANNA: {}\n")
+    (tmp_path / "lantern.cast.yaml").write_text(
+        "narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  ANNA: {}\n"
+    )
     script = load_script(path)
     book = script.book
-    assert (book.title, book.author, book.narrator, book.year) == ("The Lantern", "Ada Finch", "Sam Reader", "1901")
+    assert (book.title, book.author, book.narrator, book.year) == (
+        "The Lantern",
+        "Ada Finch",
+        "Sam Reader",
+        "1901",
+    )
     assert [(c.title, c.scenes) for c in script.chapters] == [
         ("Opening Credits", ["opening-credits"]),
         ("Chapter 1: Night", ["scene-1", "scene-2"]),
@@ -214,9 +266,14 @@ def test_fountain_sections_are_chapters_and_the_title_page_is_the_book(tmp_path)
     ]
     first = script.scene("scene-1").lines
     assert (first[0].text, first[0].generated) == ("Chapter 1: Night.", True)
-    assert [line.text for line in first[1:]] == ["The wind blows.", "Who is there?"]  # narrated action kept
-    assert script.scene("opening-credits").lines[0].text == \
-        "The Lantern, written by Ada Finch, narrated by Sam Reader."
+    assert [line.text for line in first[1:]] == [
+        "The wind blows.",
+        "Who is there?",
+    ]  # narrated action kept
+    assert (
+        script.scene("opening-credits").lines[0].text
+        == "The Lantern, written by Ada Finch, narrated by Sam Reader."
+    )
 
 
 def test_fountain_without_a_narrator_key_stays_a_play(tmp_path):
@@ -228,12 +285,19 @@ def test_fountain_without_a_narrator_key_stays_a_play(tmp_path):
     assert not any(line.generated for line in script.lines())
 
 
-@pytest.mark.parametrize("change, message, line", [
-    (("narrator: N\n", ""), "spoken by the narrator, but the script names none", 3),
-    (("  year: \"2026\"\n", "  year: \"2026\"\n  opening_credits: maybe\n"), "opening_credits must be", 8),
-    (("chapters:\n", "scenes: []\nchapters:\n"), "use either 'chapters:' or 'scenes:'", 13),
-    (("  - title: Chapter Two\n", "  - title: \"\"\n"), "the chapter title is empty", 21),
-])
+@pytest.mark.parametrize(
+    "change, message, line",
+    [
+        (("narrator: N\n", ""), "spoken by the narrator, but the script names none", 3),
+        (
+            ('  year: "2026"\n', '  year: "2026"\n  opening_credits: maybe\n'),
+            "opening_credits must be",
+            8,
+        ),
+        (("chapters:\n", "scenes: []\nchapters:\n"), "use either 'chapters:' or 'scenes:'", 13),
+        (("  - title: Chapter Two\n", '  - title: ""\n'), "the chapter title is empty", 21),
+    ],
+)
 def test_bad_book_blocks_are_located_errors(tmp_path, capsys, change, message, line):
     path = _write(tmp_path, BOOK.format(extra="").replace(*change))
     with pytest.raises(ScriptError) as err:

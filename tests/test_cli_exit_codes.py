@@ -28,6 +28,7 @@ def project(tmp_path):
 
 # 1. drama mix: lines left out, missing selected.json
 
+
 def test_mix_exits_1_naming_a_line_left_out(tmp_path, monkeypatch, capsys):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
@@ -74,6 +75,7 @@ def test_mix_without_selection_file_ignores_takes_of_changed_text(tmp_path, monk
 
 # 2. one-line errors: plot outputs, binary cast files
 
+
 @pytest.mark.parametrize("target", ["out.txt", "noext", "folder"])
 def test_plot_to_an_unsupported_output_is_a_one_line_error(tmp_path, monkeypatch, capsys, target):
     fake_render(monkeypatch)
@@ -116,6 +118,7 @@ def test_a_binary_cast_file_is_a_script_error_naming_it(tmp_path, capsys, beside
 
 # 3. drama revise exit codes
 
+
 def _answering(monkeypatch, fake, shape):
     from drama_cli.backends.base import Generation
 
@@ -129,12 +132,16 @@ def _answering(monkeypatch, fake, shape):
     monkeypatch.setattr(fake, "generate", answer)
 
 
-@pytest.mark.parametrize("shape, code, status", [
-    (np.zeros_like, 1, "unusable"),
-    (lambda audio: np.clip(audio * 50, -1.0, 1.0), 3, "degraded"),
-])
-def test_revise_prints_failed_checks_and_exits_like_edit(short_project, capsys, monkeypatch,
-                                                        shape, code, status):
+@pytest.mark.parametrize(
+    "shape, code, status",
+    [
+        (np.zeros_like, 1, "unusable"),
+        (lambda audio: np.clip(audio * 50, -1.0, 1.0), 3, "degraded"),
+    ],
+)
+def test_revise_prints_failed_checks_and_exits_like_edit(
+    short_project, capsys, monkeypatch, shape, code, status
+):
     path, fake = short_project
     _answering(monkeypatch, fake, shape)
     got, result, err = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
@@ -147,7 +154,9 @@ def test_revise_prints_failed_checks_and_exits_like_edit(short_project, capsys, 
 def test_a_passing_revision_exits_0(short_project, capsys):
     path, _ = short_project
     got, result, err = edit_json(capsys, ["revise", str(path), "s1-2", "--note", "softer"])
-    assert got == 0 and result["takes"][0]["status"] == "ok" and result["takes"][0]["failures"] == []
+    assert (
+        got == 0 and result["takes"][0]["status"] == "ok" and result["takes"][0]["failures"] == []
+    )
 
 
 # 4. edit --replace with --span
@@ -186,23 +195,57 @@ def repeated_project(tmp_path, monkeypatch):
     return path
 
 
-def test_edit_replace_with_span_and_no_word_times_refuses_a_repeated_phrase(repeated_project,
-                                                                           capsys):
+def test_edit_replace_with_span_and_no_word_times_refuses_a_repeated_phrase(
+    repeated_project, capsys
+):
     capsys.readouterr()
-    assert main(["edit", str(repeated_project), "l1", "--replace", "no", "--with", "yes",
-                 "--span", "0.75:0.93", "--dry-run"]) == 2
+    assert (
+        main(
+            [
+                "edit",
+                str(repeated_project),
+                "l1",
+                "--replace",
+                "no",
+                "--with",
+                "yes",
+                "--span",
+                "0.75:0.93",
+                "--dry-run",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "occurs 2 times" in err and "Traceback" not in err
 
 
 def test_edit_replace_with_span_uses_word_times_and_dry_run_prints_both_lines(
-        repeated_project, capsys, monkeypatch):
+    repeated_project, capsys, monkeypatch
+):
     from drama_cli.script.spoken import Word
 
-    monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: [Word(*t) for t in TIMES])
+    monkeypatch.setattr(
+        "drama_cli.edit.project_edit.recognise_words", lambda audio: [Word(*t) for t in TIMES]
+    )
     capsys.readouterr()
-    assert main(["edit", str(repeated_project), "l1", "--replace", "no", "--with", "yes",
-                 "--span", "0.75:0.93", "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "edit",
+                str(repeated_project),
+                "l1",
+                "--replace",
+                "no",
+                "--with",
+                "yes",
+                "--span",
+                "0.75:0.93",
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "  old text: No, I said no.\n" in out and "  new text: No, I said yes.\n" in out
 
@@ -216,15 +259,16 @@ def test_a_recorded_room_tone_is_scaled_to_room_tone_db(tmp_path, monkeypatch):
 
     fake_render(monkeypatch)
     rng = np.random.default_rng(3)
-    sf.write(str(tmp_path / "bed.wav"), 0.3 * rng.standard_normal(30_000), 44_100,
-             subtype="FLOAT")  # about -10 dBFS RMS as recorded
+    sf.write(
+        str(tmp_path / "bed.wav"), 0.3 * rng.standard_normal(30_000), 44_100, subtype="FLOAT"
+    )  # about -10 dBFS RMS as recorded
     path = tmp_path / "mix.yaml"
     path.write_text(BED_SCRIPT, encoding="utf-8")
     assert main(["render", str(path)]) == 0
     _, rows = mix_rows(tmp_path / "mix.drama")
     audio, rate = sf.read(str(tmp_path / "mix.drama" / "boathouse" / "mix.wav"))
-    gap = audio[int((rows[0]["end_s"] + 0.1) * rate):int((rows[1]["start_s"] - 0.1) * rate)]
-    assert 20 * np.log10(np.sqrt(np.mean(gap ** 2))) == pytest.approx(-55.0, abs=0.5)
+    gap = audio[int((rows[0]["end_s"] + 0.1) * rate) : int((rows[1]["start_s"] - 0.1) * rate)]
+    assert 20 * np.log10(np.sqrt(np.mean(gap**2))) == pytest.approx(-55.0, abs=0.5)
 
 
 def test_a_silent_room_tone_recording_is_an_audio_error(tmp_path):
@@ -239,7 +283,9 @@ def test_a_silent_room_tone_recording_is_an_audio_error(tmp_path):
         mix_scene([MixEntry("l1", "A", "Hi.", tmp_path / "a.wav", 1)], settings, tmp_path / "w")
 
 
-def test_an_unusable_take_selected_by_hand_warns_and_its_mix_exits_1_naming_the_line(tmp_path, monkeypatch, capsys):
+def test_an_unusable_take_selected_by_hand_warns_and_its_mix_exits_1_naming_the_line(
+    tmp_path, monkeypatch, capsys
+):
     from fakes import FakeBackend, voice
 
     def runaway_first_line(request, call):
@@ -252,12 +298,19 @@ def test_an_unusable_take_selected_by_hand_warns_and_its_mix_exits_1_naming_the_
     capsys.readouterr()
     assert main(["takes", str(path), "--line", "boathouse-1", "--select", "1"]) == 0
     warning, selected = capsys.readouterr().err.strip().splitlines()
-    assert warning.startswith("drama: warning: take 1 of line boathouse-1 failed its checks (runaway")
+    assert warning.startswith(
+        "drama: warning: take 1 of line boathouse-1 failed its checks (runaway"
+    )
     assert warning.endswith("a mix with it exits 1")
-    assert selected == f"drama: selected take 1 of line boathouse-1; run drama mix {path} to put it in the scene's mix"
+    assert (
+        selected
+        == f"drama: selected take 1 of line boathouse-1; run drama mix {path} to put it in the scene's mix"
+    )
     assert main(["mix", str(path)]) == 1
     err = capsys.readouterr().err
     assert "unusable: line boathouse-1: take 1 failed its checks (runaway" in err
-    assert err.strip().endswith("1 line(s) voiced by a take whose checks failed: boathouse-1; render them "
-                                "again or choose a take with drama takes --select")
+    assert err.strip().endswith(
+        "1 line(s) voiced by a take whose checks failed: boathouse-1; render them "
+        "again or choose a take with drama takes --select"
+    )
     assert (project(tmp_path) / "mix.wav").exists()

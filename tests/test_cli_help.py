@@ -18,14 +18,19 @@ def _help(capsys, monkeypatch, columns: int, *args: str) -> str:
 
 
 @pytest.mark.parametrize("columns", [80, 120])
-@pytest.mark.parametrize("args, usage", [
-    (("render",), "Usage: drama render [OPTIONS] SCRIPT"),
-    (("revise",), "Usage: drama revise [OPTIONS] SCRIPT [LINE]"),
-    (("model", "info"), "Usage: drama model info [OPTIONS] PATH"),
-    ((), "Usage: drama [OPTIONS] COMMAND [ARGS]..."),
-])
+@pytest.mark.parametrize(
+    "args, usage",
+    [
+        (("render",), "Usage: drama render [OPTIONS] SCRIPT"),
+        (("revise",), "Usage: drama revise [OPTIONS] SCRIPT [LINE]"),
+        (("model", "info"), "Usage: drama model info [OPTIONS] PATH"),
+        ((), "Usage: drama [OPTIONS] COMMAND [ARGS]..."),
+    ],
+)
 def test_usage_names_arguments_in_capitals(capsys, monkeypatch, columns, args, usage):
-    usage_line = next(row for row in _help(capsys, monkeypatch, columns, *args).splitlines() if "Usage:" in row)
+    usage_line = next(
+        row for row in _help(capsys, monkeypatch, columns, *args).splitlines() if "Usage:" in row
+    )
     assert usage_line.strip() == usage
 
 
@@ -41,11 +46,18 @@ def test_flags_show_no_value_type(capsys, monkeypatch, columns, command):
 def test_values_are_named_as_a_cli_names_them_not_as_python_types(capsys, monkeypatch, command):
     text = _help(capsys, monkeypatch, 200, command)
     assert not re.search(r"<(str|int|float|list\[\w+\]|path)>", text)
-    rows = {row.split()[1]: row.split()[2] for row in text.splitlines()
-            if row.lstrip("│ ").startswith("--") and len(row.split()) > 2}
-    expected = {"render": {"--seed": "INTEGER", "--scene": "TEXT"}, "mix": {"--gap": "NUMBER"},
-                "book": {"--chapter": "INTEGER"}, "takes": {"--select": "INTEGER"},
-                "import": {"--narrator": "TEXT"}}[command]
+    rows = {
+        row.split()[1]: row.split()[2]
+        for row in text.splitlines()
+        if row.lstrip("│ ").startswith("--") and len(row.split()) > 2
+    }
+    expected = {
+        "render": {"--seed": "INTEGER", "--scene": "TEXT"},
+        "mix": {"--gap": "NUMBER"},
+        "book": {"--chapter": "INTEGER"},
+        "takes": {"--select": "INTEGER"},
+        "import": {"--narrator": "TEXT"},
+    }[command]
     assert {flag: rows.get(flag) for flag in expected} == expected
 
 
@@ -60,8 +72,11 @@ def test_a_shared_option_reads_the_same_in_every_command(capsys, monkeypatch):
         rows = _help(capsys, monkeypatch, 200, command).replace("│", " ").splitlines()
         return " ".join(next(row for row in rows if row.split()[:1] == [flag]).split()[1:])
 
-    for flag, commands in {"--model": ("render", "book", "revise", "edit"),
-                           "--gap": ("render", "mix"), "--cast": ("render", "check", "book")}.items():
+    for flag, commands in {
+        "--model": ("render", "book", "revise", "edit"),
+        "--gap": ("render", "mix"),
+        "--cast": ("render", "check", "book"),
+    }.items():
         assert len({line(command, flag) for command in commands}) == 1, flag
 
 
@@ -84,9 +99,13 @@ def test_the_preset_and_format_help_list_every_entry_of_their_tables(capsys, mon
 
 
 @pytest.mark.parametrize("verb, ids", [("mix", ["--scene", "s1"]), ("book", ["--chapter", "1"])])
-def test_book_and_mix_refuse_a_stream_format_with_one_message(tmp_path, capsys, monkeypatch, verb, ids):
+def test_book_and_mix_refuse_a_stream_format_with_one_message(
+    tmp_path, capsys, monkeypatch, verb, ids
+):
     monkeypatch.setattr("sys.stdout.isatty", lambda: False)
     script = tmp_path / "s.yaml"
     script.write_text("title: t\n", encoding="utf-8")
     assert main([verb, str(script), *ids, "-o", "-", "--format", "mp3"]) == 2
-    assert "-o - writes WAV or FLAC: give at most one --format, wav or flac" in capsys.readouterr().err
+    assert (
+        "-o - writes WAV or FLAC: give at most one --format, wav or flac" in capsys.readouterr().err
+    )

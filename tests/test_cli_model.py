@@ -28,7 +28,9 @@ def tiny(tmp_path_factory):
 @pytest.fixture
 def full_config_folder(tmp_path):
     # Real geometry; the tiny vocabulary keeps it fast (the figures do not depend on the ids).
-    (tmp_path / "config.json").write_text(json.dumps(preset_config_dict("full", build_tiny_tokenizer())))
+    (tmp_path / "config.json").write_text(
+        json.dumps(preset_config_dict("full", build_tiny_tokenizer()))
+    )
     return tmp_path
 
 
@@ -75,7 +77,9 @@ def test_verify_fails_on_a_folder_without_the_codec(tiny, tmp_path, capsys):
     assert main(["model", "verify", str(folder)]) == 1
     assert capsys.readouterr().err.strip() == f"drama: {folder}: the model folder has no codec.pth"
     assert main(["model", "verify", str(folder), "--json"]) == 1
-    assert json.loads(capsys.readouterr().out)["problems"] == [f"{folder}: the model folder has no codec.pth"]
+    assert json.loads(capsys.readouterr().out)["problems"] == [
+        f"{folder}: the model folder has no codec.pth"
+    ]
 
 
 def test_render_without_the_codec_stops_before_the_first_line_naming_it(tiny, tmp_path, capsys):
@@ -85,12 +89,24 @@ def test_render_without_the_codec_stops_before_the_first_line_naming_it(tiny, tm
     shutil.copytree(tiny, folder)
     (folder / "codec.pth").unlink()
     script = tmp_path / "play.yaml"
-    script.write_text("cast:\n  A: {}\nlines:\n  - A: Hello there.\n  - A: Again.\n", encoding="utf-8")
-    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", "cpu"]) == 2
-    errors = [row for row in capsys.readouterr().err.splitlines()
-              if not row.startswith(("drama: warning", "drama: rendering Drama 3 on the CPU"))]
-    assert errors == [f"drama: {folder}: the model folder has no codec.pth (drama model verify {folder} lists "
-                      "every problem; download the model again with drama model pull)"]
+    script.write_text(
+        "cast:\n  A: {}\nlines:\n  - A: Hello there.\n  - A: Again.\n", encoding="utf-8"
+    )
+    assert (
+        main(
+            ["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", "cpu"]
+        )
+        == 2
+    )
+    errors = [
+        row
+        for row in capsys.readouterr().err.splitlines()
+        if not row.startswith(("drama: warning", "drama: rendering Drama 3 on the CPU"))
+    ]
+    assert errors == [
+        f"drama: {folder}: the model folder has no codec.pth (drama model verify {folder} lists "
+        "every problem; download the model again with drama model pull)"
+    ]
     assert not list(tmp_path.glob("play.drama/**/*.wav"))
 
 
@@ -111,7 +127,9 @@ def test_verify_fails_when_tokenizer_ids_disagree(tiny, tmp_path, capsys):
     folder = tmp_path / "ids"
     shutil.copytree(tiny, folder)
     config = json.loads((folder / "config.json").read_text())
-    config["eos_token_id"] = config["eos_token_id"] + 1  # still outside the band, so the config is valid
+    config["eos_token_id"] = (
+        config["eos_token_id"] + 1
+    )  # still outside the band, so the config is valid
     (folder / "config.json").write_text(json.dumps(config))
     assert main(["model", "verify", str(folder)]) == 1
     assert "eos_token_id" in capsys.readouterr().err
@@ -127,25 +145,39 @@ def test_pull_rejects_bad_arguments(tmp_path, capsys):
 
 
 def _pull(env_extra: dict, tmp_path) -> subprocess.CompletedProcess:
-    env = {**os.environ, **env_extra, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_ETAG_TIMEOUT": "2",
-           "HF_HUB_DOWNLOAD_TIMEOUT": "2", "HF_HUB_DISABLE_TELEMETRY": "1"}
+    env = {
+        **os.environ,
+        **env_extra,
+        "HF_HOME": str(tmp_path / "hf"),
+        "HF_HUB_ETAG_TIMEOUT": "2",
+        "HF_HUB_DOWNLOAD_TIMEOUT": "2",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+    }
     return subprocess.run(
         [sys.executable, "-m", "drama_cli.cli", "model", "pull", "--dir", str(tmp_path / "model")],
-        capture_output=True, text=True, timeout=60, env=env, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=ROOT,
     )
 
 
 def test_pull_offline_gives_a_clear_error(tmp_path):
     result = _pull({"HF_HUB_OFFLINE": "1"}, tmp_path)
     assert result.returncode == 2
-    assert "cannot download fishaudio/drama-3@" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        "cannot download fishaudio/drama-3@" in result.stderr and "Traceback" not in result.stderr
+    )
 
 
 def test_pull_with_unreachable_endpoint_gives_a_clear_error(tmp_path):
     # Port 9 (discard) on localhost refuses at once: no real network access is attempted.
     result = _pull({"HF_HUB_OFFLINE": "0", "HF_ENDPOINT": "http://127.0.0.1:9"}, tmp_path)
     assert result.returncode == 2
-    assert "cannot download fishaudio/drama-3@" in result.stderr and "Traceback" not in result.stderr
+    assert (
+        "cannot download fishaudio/drama-3@" in result.stderr and "Traceback" not in result.stderr
+    )
 
 
 def test_model_verify_on_a_folder_that_is_no_model_is_bad_input(tmp_path, capsys):

@@ -30,7 +30,9 @@ scenes:
 @pytest.fixture(scope="module")
 def full_config(tmp_path_factory):
     folder = tmp_path_factory.mktemp("full-config")
-    (folder / "config.json").write_text(json.dumps(preset_config_dict("full", build_tiny_tokenizer())))
+    (folder / "config.json").write_text(
+        json.dumps(preset_config_dict("full", build_tiny_tokenizer()))
+    )
     return folder
 
 
@@ -41,8 +43,17 @@ def tiny(tmp_path_factory):
     return folder
 
 
-@pytest.mark.parametrize("text, size", [("24GB", 24 * 10**9), ("24GiB", 24 * 2**30), ("500MB", 500 * 10**6),
-                                        ("1.5 TB", 15 * 10**11), ("4096B", 4096), ("2kib", 2048)])
+@pytest.mark.parametrize(
+    "text, size",
+    [
+        ("24GB", 24 * 10**9),
+        ("24GiB", 24 * 2**30),
+        ("500MB", 500 * 10**6),
+        ("1.5 TB", 15 * 10**11),
+        ("4096B", 4096),
+        ("2kib", 2048),
+    ],
+)
 def test_sizes(text, size):
     assert parse_size(text) == size
 
@@ -58,9 +69,14 @@ def test_info_prints_the_plan_for_24gb(full_config, capsys):
     plan = json.loads(capsys.readouterr().out)["memory_plan"]
     assert plan["budget_bytes"] == 24 * 10**9 and plan["offloaded"] and plan["fits"]
     assert 8 <= plan["slots"] < 256 and plan["layers"] == 40
-    assert plan["expert_bytes"] == 3 * 512 * 2048 + 3 * 4 * 16 * 4  # fp8 weights and fp32 block scales
+    assert (
+        plan["expert_bytes"] == 3 * 512 * 2048 + 3 * 4 * 16 * 4
+    )  # fp8 weights and fp32 block scales
     assert 4e9 < plan["resident_bytes"] < 9e9
-    assert plan["resident_bytes"] + plan["reserve_bytes"] + plan["margin_bytes"] + plan["cache_bytes"] <= 24 * 10**9
+    assert (
+        plan["resident_bytes"] + plan["reserve_bytes"] + plan["margin_bytes"] + plan["cache_bytes"]
+        <= 24 * 10**9
+    )
     assert plan["kv_room_frames"] >= 16_384
     copied = plan["copied_bytes_per_frame"]
     assert copied["0.5"] == round(0.5 * 8 * 40 * plan["expert_bytes"])
@@ -70,13 +86,37 @@ def test_info_prints_the_plan_for_24gb(full_config, capsys):
 
 
 def test_info_plan_for_a_budget_that_holds_everything(full_config, capsys):
-    assert main(["model", "info", str(full_config), "--gpu-memory", "80GB", "--hit-rate", "0.9", "--json"]) == 0
+    assert (
+        main(
+            [
+                "model",
+                "info",
+                str(full_config),
+                "--gpu-memory",
+                "80GB",
+                "--hit-rate",
+                "0.9",
+                "--json",
+            ]
+        )
+        == 0
+    )
     plan = json.loads(capsys.readouterr().out)["memory_plan"]
-    assert plan["slots"] == 256 and not plan["offloaded"] and list(plan["copied_bytes_per_frame"]) == ["0.9"]
+    assert (
+        plan["slots"] == 256
+        and not plan["offloaded"]
+        and list(plan["copied_bytes_per_frame"]) == ["0.9"]
+    )
 
 
-@pytest.mark.parametrize("args", [["--gpu-memory", "lots"], ["--gpu-memory", "24GB", "--hit-rate", "2"],
-                                  ["--gpu-memory", "auto"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--gpu-memory", "lots"],
+        ["--gpu-memory", "24GB", "--hit-rate", "2"],
+        ["--gpu-memory", "auto"],
+    ],
+)
 def test_info_refuses_bad_options(full_config, capsys, monkeypatch, args):
     monkeypatch.setattr("torch.cuda.is_available", lambda: False)
     assert main(["model", "info", str(full_config), *args]) == 2
@@ -92,10 +132,24 @@ def test_plan_too_small_does_not_fit(full_config):
 def _render(tmp_path, tiny, *options):
     script = tmp_path / "short.yaml"
     script.write_text(SCRIPT)
-    return main(["render", str(script), "--engine", "drama3", "--model", str(tiny), "--retries", "0", *options])
+    return main(
+        [
+            "render",
+            str(script),
+            "--engine",
+            "drama3",
+            "--model",
+            str(tiny),
+            "--retries",
+            "0",
+            *options,
+        ]
+    )
 
 
-@pytest.mark.parametrize("room, words", [("some experts", "--gpu-memory"), ("nothing", "even with routed experts")])
+@pytest.mark.parametrize(
+    "room, words", [("some experts", "--gpu-memory"), ("nothing", "even with routed experts")]
+)
 def test_render_without_budget_says_what_it_needs(tmp_path, tiny, monkeypatch, capsys, room, words):
     config = Drama3Config.from_file(tiny / "config.json")
     plan = plan_memory(config, 10**12, 2, (tiny / "codec.pth").stat().st_size)
@@ -103,7 +157,9 @@ def test_render_without_budget_says_what_it_needs(tmp_path, tiny, monkeypatch, c
     monkeypatch.setattr("engine.offload.plan.device_free_bytes", lambda device: free)
     assert _render(tmp_path, tiny, "--device", "cuda") == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "the model needs" in err[0] and "are free" in err[0] and words in err[0]
+    assert (
+        len(err) == 1 and "the model needs" in err[0] and "are free" in err[0] and words in err[0]
+    )
 
 
 def test_render_with_a_budget_above_the_free_memory_is_refused(tmp_path, tiny, monkeypatch, capsys):
@@ -163,7 +219,9 @@ def test_model_info_hit_rate_without_a_plan_is_refused(tmp_path, monkeypatch, ca
     assert main(["model", "info", str(folder), "--hit-rate", "0.5", "--gpu-memory", "24GB"]) == 0
 
 
-@pytest.mark.parametrize("device, words", [("bogus", "not a torch device"), ("cuda", "not compiled with CUDA")])
+@pytest.mark.parametrize(
+    "device, words", [("bogus", "not a torch device"), ("cuda", "not compiled with CUDA")]
+)
 def test_drama3_bad_device_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, device, words):
     def no_cuda(device):
         raise AssertionError("Torch not compiled with CUDA enabled")
@@ -171,7 +229,21 @@ def test_drama3_bad_device_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
     monkeypatch.setattr("engine.offload.plan.device_free_bytes", no_cuda)
     folder = _config_folder(tmp_path / "model")
     script = write_script(tmp_path, ["Hello there."])
-    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", device]) == 2
+    assert (
+        main(
+            [
+                "render",
+                str(script),
+                "--engine",
+                "drama3",
+                "--model",
+                str(folder),
+                "--device",
+                device,
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert f"--device {device}: " in err and words in err and "Traceback" not in err
 
@@ -181,13 +253,17 @@ def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
 
     notices = []
     make_backend("scratch", notice=notices.append, gpu_memory="24GB")
-    assert notices == ["--gpu-memory has no effect on the scratch engine (it has no model weights to place)"]
+    assert notices == [
+        "--gpu-memory has no effect on the scratch engine (it has no model weights to place)"
+    ]
     notices.clear()
     make_backend("scratch", notice=notices.append)
     assert notices == []
     make_backend("scratch", "/no/such/folder", notice=notices.append, device="bogus", graph=False)
-    assert notices == [f"{option} has no effect on the scratch engine (it has no model weights to place)"
-                       for option in ("--model", "--device", "--no-graph")]
+    assert notices == [
+        f"{option} has no effect on the scratch engine (it has no model weights to place)"
+        for option in ("--model", "--device", "--no-graph")
+    ]
 
 
 def test_a_damaged_shard_stops_the_render_once_with_exit_2(tiny, tmp_path, capsys):
@@ -198,9 +274,17 @@ def test_a_damaged_shard_stops_the_render_once_with_exit_2(tiny, tmp_path, capsy
     shard = sorted(folder.glob("*.safetensors"))[-1]
     shard.write_bytes(shard.read_bytes()[:100])  # cut short: its header cannot be read
     script = write_script(tmp_path, ["Hello there.", "Goodbye now.", "Fine."])
-    assert main(["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", "cpu"]) == 2
-    err = [line for line in capsys.readouterr().err.splitlines()
-           if not line.startswith(("drama: warning", "drama: rendering Drama 3 on the CPU"))]
+    assert (
+        main(
+            ["render", str(script), "--engine", "drama3", "--model", str(folder), "--device", "cpu"]
+        )
+        == 2
+    )
+    err = [
+        line
+        for line in capsys.readouterr().err.splitlines()
+        if not line.startswith(("drama: warning", "drama: rendering Drama 3 on the CPU"))
+    ]
     assert len(err) == 1 and f"{shard}: cannot open shard" in err[0]
     assert f"drama model verify {folder}" in err[0]
     assert not list((tmp_path / "scene.drama").rglob("take-*"))

@@ -71,9 +71,16 @@ def test_a_scene_summary_names_the_mix_audio_file_when_no_wav_is_written(capsys)
     from drama_cli.mix.project_mix import SceneOutcome
 
     files = {"provenance": "p/s1/provenance.json", "mp3": "p/s1/mix.mp3", "flac": "p/s1/mix.flac"}
-    print_scene(results_console(), SceneOutcome("s1", files=files, duration_s=2.0,
-                                                loudness={"preset": "none", "loudness": {}}))
+    print_scene(
+        results_console(),
+        SceneOutcome(
+            "s1", files=files, duration_s=2.0, loudness={"preset": "none", "loudness": {}}
+        ),
+    )
     assert capsys.readouterr().out.startswith("scene s1: p/s1/mix.flac 2.0 s")
-    assert mix_audio_file({"provenance": "p/s1/provenance.json", "mp3": "p/s1/mix.mp3"}) == "p/s1/mix.mp3"
+    assert (
+        mix_audio_file({"provenance": "p/s1/provenance.json", "mp3": "p/s1/mix.mp3"})
+        == "p/s1/mix.mp3"
+    )
     assert mix_audio_file({"wav": "p/s1/mix.wav", "mp3": "p/s1/mix.mp3"}) == "p/s1/mix.wav"
     assert mix_audio_file({"provenance": "p/s1/provenance.json"}) is None

@@ -21,7 +21,8 @@ def _reference(capsys) -> str:
 def test_the_committed_cli_reference_is_up_to_date(capsys):
     committed = REFERENCE.read_text(encoding="utf-8")
     assert _reference(capsys) == committed, (
-        f"docs/reference/cli.md is stale; regenerate it with: {REGENERATE}")
+        f"docs/reference/cli.md is stale; regenerate it with: {REGENERATE}"
+    )
 
 
 def test_the_reference_has_every_visible_command_and_option(capsys):
@@ -29,7 +30,10 @@ def test_the_reference_has_every_visible_command_and_option(capsys):
     for command in ("drama render", "drama takes", "drama mix", "drama book", "drama model info"):
         assert f"## `{command}`" in text
     assert "```\ndrama render [OPTIONS] SCRIPT\n```" in text
-    assert "| `--gap` | `NUMBER` | Default pause between lines in the mix, seconds (0..60). |  |" in text
+    assert (
+        "| `--gap` | `NUMBER` | Default pause between lines in the mix, seconds (0..60). |  |"
+        in text
+    )
     assert "| `--sample` / `--no-sample` |  | Also write the retail sample. | `--sample` |" in text
     assert "cli-reference`\n" not in text  # the hidden command has no section
     assert "| `--output` |" not in text.split("## `drama plot`")[1].split("## ")[0]  # hidden option

@@ -83,22 +83,30 @@ def test_compile_shows_segments_tokens_and_rows(drama, examples, capsys):
     segments = first["conversations"][0]["segments"]
     audio = [s for s in segments if s["kind"] == "audio"]
     assert [s["rows"] for s in audio] == [65]  # 3 s at 44,100/2048 frames per second, rounded up
-    assert {"kind": "text", "text": "<|speaker:0|> Did you hear what I was playing, Lane?",
-            "count": segments[-3]["count"]} == segments[-3]
+    assert {
+        "kind": "text",
+        "text": "<|speaker:0|> Did you hear what I was playing, Lane?",
+        "count": segments[-3]["count"],
+    } == segments[-3]
     assert first["total"] == sum(s.get("count", 0) + s.get("rows", 0) for s in segments)
 
 
 def test_compile_counts_tokens_with_the_tokenizer(drama, tmp_path, capsys):
     pytest.importorskip("engine.tokenizer")
     path = tmp_path / "p.yaml"
-    path.write_text("lines:\n  - speaker: A\n    text: Promise me you won't tell her about the party tonight.\n"
-                    "cast:\n  A: {description: x}\n")
+    path.write_text(
+        "lines:\n  - speaker: A\n    text: Promise me you won't tell her about the party tonight.\n"
+        "cast:\n  A: {description: x}\n"
+    )
     assert drama(["compile", str(path), "--mode", "clone", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     if report["unit"] != "tokens":
         pytest.skip(f"no tokenizer here: {report['counting']}")
-    segment = [s for s in report["lines"][0]["conversations"][0]["segments"]
-               if s.get("text", "").startswith("<|speaker:0|> Promise")][0]
+    segment = [
+        s
+        for s in report["lines"][0]["conversations"][0]["segments"]
+        if s.get("text", "").startswith("<|speaker:0|> Promise")
+    ][0]
     assert segment["count"] == 13  # the launch article's count for this exact string
 
 

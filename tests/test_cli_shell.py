@@ -45,9 +45,14 @@ def test_help_paragraphs_are_one_line_each_so_they_never_break_mid_sentence():
     app = typer.Typer()
     register_all(app)
     helps = {info.name: info.help for info in app.registered_commands}
-    assert helps["compile"].split("\n\n")[1].startswith(
-        "Audio rows are estimated from reference durations at 44,100/2048 frames per second; the "
-        "total cost per line sums both.")
+    assert (
+        helps["compile"]
+        .split("\n\n")[1]
+        .startswith(
+            "Audio rows are estimated from reference durations at 44,100/2048 frames per second; the "
+            "total cost per line sums both."
+        )
+    )
     for name, text in helps.items():
         assert text and all("\n" not in paragraph for paragraph in text.split("\n\n")), name
 

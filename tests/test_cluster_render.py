@@ -79,8 +79,15 @@ def ray_cluster(tmp_path_factory):
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     cache = tmp_path_factory.mktemp("worker-cache")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={
-        "worker_process_setup_hook": worker_setup, "env_vars": {"XDG_CACHE_HOME": str(cache)}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={
+            "worker_process_setup_hook": worker_setup,
+            "env_vars": {"XDG_CACHE_HOME": str(cache)},
+        },
+    )
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
 
@@ -89,8 +96,9 @@ def short_script(folder: Path, texts: list[str]) -> Path:
     """A one-scene script, JACK (with a reference clip) and LANE taking turns."""
     (folder / "refs").mkdir(exist_ok=True)
     shutil.copy(EXAMPLES / "refs" / "jack.wav", folder / "refs" / "jack.wav")
-    lines = "".join(f"      - {'JACK' if i % 2 == 0 else 'LANE'}: {text}\n"
-                    for i, text in enumerate(texts))
+    lines = "".join(
+        f"      - {'JACK' if i % 2 == 0 else 'LANE'}: {text}\n" for i, text in enumerate(texts)
+    )
     path = folder / "short.yaml"
     path.write_text(SHORT.replace("LINES", lines), encoding="utf-8")
     return path
@@ -105,16 +113,22 @@ def takes_of(store: TakeStore, script) -> dict:
             for take in store.takes(scene.id, line.id):
                 r, codes = take.record.to_json(), take.codes()
                 found[(scene.id, line.id, r["slot"], r["attempt"])] = (
-                    r["seed"], r["text"], r["status"],
+                    r["seed"],
+                    r["text"],
+                    r["status"],
                     hashlib.sha256(take.audio().tobytes()).hexdigest(),
-                    None if codes is None else codes.tolist())
+                    None if codes is None else codes.tolist(),
+                )
     return found
 
 
 def counts(store: TakeStore, script) -> dict:
     """line id -> the number of takes stored for it."""
-    return {line.id: len(store.takes(scene.id, line.id))
-            for scene in script.scenes for line in scene.lines}
+    return {
+        line.id: len(store.takes(scene.id, line.id))
+        for scene in script.scenes
+        for line in scene.lines
+    }
 
 
 class KillOnFirstLine(Progress):
@@ -162,17 +176,25 @@ class TestScratchWorkers:
         assert takes_of(there, script) == takes_of(here, script)
         assert sum(w["units"] for w in backend.worker_stats()) >= report.calls
 
-    def test_a_worker_killed_mid_render_loses_and_repeats_no_take(self, backend, tmp_path,
-                                                                  monkeypatch):
-        texts = ["We leave at six.", "Not without the oars.", "Then find them.",
-                 "They sank.", "Then we swim.", "The water is cold."]
+    def test_a_worker_killed_mid_render_loses_and_repeats_no_take(
+        self, backend, tmp_path, monkeypatch
+    ):
+        texts = [
+            "We leave at six.",
+            "Not without the oars.",
+            "Then find them.",
+            "They sank.",
+            "Then we swim.",
+            "The water is cold.",
+        ]
         script = load_script(str(short_script(tmp_path, texts)))
         store = TakeStore(tmp_path / "p.drama")
         progress = KillOnFirstLine(backend)
         for slot in backend.pool.slots:  # two streams a worker, as a GPU engine's batch has
             monkeypatch.setattr(slot, "streams", 2)
-        report = render_script(script, store, backend,
-                               RenderSettings(mode="clone", mix=False, batch=4), progress)
+        report = render_script(
+            script, store, backend, RenderSettings(mode="clone", mix=False, batch=4), progress
+        )
         assert progress.killed is not None and progress.killed.restarts == 1
         assert progress.killed.failures >= 1  # it had streams in hand, voiced again elsewhere
         assert report.exit_code == 0 and {x.status for x in report.lines} == {"rendered"}
@@ -180,7 +202,6 @@ class TestScratchWorkers:
         for (scene, line, slot, attempt), facts in takes_of(store, script).items():
             assert (slot, attempt) == (0, 0)
             assert facts[0] == retry_seed(line_seed(0, scene, line), 0)
-
 
     def test_a_unit_that_fails_on_every_worker_fails_its_line(self, backend, tmp_path):
         texts = ["We leave at six.", f"{DOOMED} we are.", "Then we swim."]
@@ -197,16 +218,39 @@ class TestScratchWorkers:
 @pytest.mark.slow
 def test_a_killed_driver_resumes_with_only_the_missing_takes(ray_cluster, tmp_path, capsys):
     pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
-    texts = ["We leave at six.", "Not without the oars.", "Then find them.", "They sank.",
-             "Then we swim.", "Fine.", "The water is cold.", "Colder than last year."]
+    texts = [
+        "We leave at six.",
+        "Not without the oars.",
+        "Then find them.",
+        "They sank.",
+        "Then we swim.",
+        "Fine.",
+        "The water is cold.",
+        "Colder than last year.",
+    ]
     path = short_script(tmp_path, texts)
     project = tmp_path / "p.drama"
     store = TakeStore(project)
     script = load_script(str(path))
-    child = subprocess.Popen([sys.executable, "-c", DRIVER, "render", str(path),
-                              "--engine", "scratch", "--mode", "clone", "--out", str(project),
-                              "--cluster", ray_cluster],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            DRIVER,
+            "render",
+            str(path),
+            "--engine",
+            "scratch",
+            "--mode",
+            "clone",
+            "--out",
+            str(project),
+            "--cluster",
+            ray_cluster,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for(lambda: sum(counts(store, script).values()) >= 2, child, 300, "two takes")
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
@@ -214,8 +258,21 @@ def test_a_killed_driver_resumes_with_only_the_missing_takes(ray_cluster, tmp_pa
     assert 2 <= len(before) < len(texts)
     capsys.readouterr()
     # The rerun joins the module's Ray instance (this process is connected to it).
-    code = main(["render", str(path), "--engine", "scratch", "--mode", "clone", "--out",
-                 str(project), "--cluster", "local:2", "--json"])
+    code = main(
+        [
+            "render",
+            str(path),
+            "--engine",
+            "scratch",
+            "--mode",
+            "clone",
+            "--out",
+            str(project),
+            "--cluster",
+            "local:2",
+            "--json",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 0
     assert {x["line_id"] for x in report["lines"] if x["status"] == "reused"} == set(before)
@@ -224,19 +281,20 @@ def test_a_killed_driver_resumes_with_only_the_missing_takes(ray_cluster, tmp_pa
 
 
 @pytest.mark.slow
-def test_tiny_checkpoint_codes_are_the_same_on_the_cluster(ray_cluster, tiny_model, tmp_path,
-                                                             monkeypatch):
+def test_tiny_checkpoint_codes_are_the_same_on_the_cluster(
+    ray_cluster, tiny_model, tmp_path, monkeypatch
+):
     import torch
 
     from drama_cli.backends.drama3 import Drama3Backend
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr("engine.generate.Drama3.frame_budget",
-                        lambda self, conversation, rows: TINY_FRAMES)
+    monkeypatch.setattr(
+        "engine.generate.Drama3.frame_budget", lambda self, conversation, rows: TINY_FRAMES
+    )
     path = short_script(tmp_path, ["Go.", "No."])
     script = load_script(str(path))
-    settings = dict(mode="clone", mix=False, retries=0, seed=9,
-                    sampling={"temperature": 0.0})
+    settings = dict(mode="clone", mix=False, retries=0, seed=9, sampling={"temperature": 0.0})
     here, there = TakeStore(tmp_path / "here"), TakeStore(tmp_path / "there")
     local = Drama3Backend(tiny_model, device="cpu", cache_dir=tmp_path / "codes")
     threads = torch.get_num_threads()
@@ -252,15 +310,26 @@ def test_tiny_checkpoint_codes_are_the_same_on_the_cluster(ray_cluster, tiny_mod
         cluster.close()
     found, expected = takes_of(there, script), takes_of(here, script)
     assert len(found) == 2 and all(facts[4] for facts in found.values())  # codes in each take
-    assert {k: (v[0], v[1], v[4]) for k, v in found.items()} == \
-        {k: (v[0], v[1], v[4]) for k, v in expected.items()}
+    assert {k: (v[0], v[1], v[4]) for k, v in found.items()} == {
+        k: (v[0], v[1], v[4]) for k, v in expected.items()
+    }
 
 
 def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path, capsys):
     path = short_script(tmp_path, ["Go."])
     for value in ("127.0.0.1:1", "local:0", "no such host"):
-        code = main(["render", str(path), "--engine", "scratch", "--out",
-                     str(tmp_path / "p.drama"), "--cluster", value])
+        code = main(
+            [
+                "render",
+                str(path),
+                "--engine",
+                "scratch",
+                "--out",
+                str(tmp_path / "p.drama"),
+                "--cluster",
+                value,
+            ]
+        )
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1 and err[0].startswith("drama: --cluster ")
     with pytest.raises(UsageError):
@@ -279,9 +348,18 @@ def test_reference_files_travel_as_bytes_and_ray_stays_unimported(tmp_path):
     clip = tmp_path / "voice.wav"
     clip.write_bytes(b"RIFF-not-really-a-wav")
     coded = AudioClip(codes=np.zeros((10, 3), np.int64), path=str(tmp_path / "take.wav"))
-    request = GenerationRequest("s", "l", "A", "<|speaker:0|> Go.", Conversation(
-        "history", references=(Reference(0, "Hello.", AudioClip(path=str(clip))),),
-        context=(Exchange("<|speaker:0|> Hi.", coded),), text="<|speaker:0|> Go."))
+    request = GenerationRequest(
+        "s",
+        "l",
+        "A",
+        "<|speaker:0|> Go.",
+        Conversation(
+            "history",
+            references=(Reference(0, "Hello.", AudioClip(path=str(clip))),),
+            context=(Exchange("<|speaker:0|> Hi.", coded),),
+            text="<|speaker:0|> Go.",
+        ),
+    )
     assert files_to_ship(request) == [str(clip)]  # a clip with codes travels as its codes
     digest, data = read_clip(str(clip))
     folder = ClipFolder(tmp_path / "worker")
@@ -306,7 +384,9 @@ def test_a_local_cluster_sets_token_authentication_before_ray_is_imported(monkey
             return True
 
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
-    monkeypatch.setattr(pool, "import_ray", lambda: seen.append(os.environ.get("RAY_AUTH_MODE")) or Connected)
+    monkeypatch.setattr(
+        pool, "import_ray", lambda: seen.append(os.environ.get("RAY_AUTH_MODE")) or Connected
+    )
     assert pool.connect(parse_cluster("local:1")) is False
     assert seen == ["token"]  # the driver and the instance it starts agree on the mode
 
@@ -344,24 +424,48 @@ def test_cluster_auto_without_a_cluster_says_how_to_start_one(monkeypatch):
 
         @staticmethod
         def init(**kwargs):
-            raise ConnectionError("Could not find any running Ray instance. Please specify the one "
-                                  "to connect to by setting `--address` flag")
+            raise ConnectionError(
+                "Could not find any running Ray instance. Please specify the one "
+                "to connect to by setting `--address` flag"
+            )
 
     monkeypatch.setattr(pool, "import_ray", lambda: NoCluster)
     with pytest.raises(UsageError) as caught:
         pool.connect(ClusterTarget(address="auto"))
     message = str(caught.value)
-    assert "--cluster auto" in message and "ray start --head" in message and "`--address`" not in message
+    assert (
+        "--cluster auto" in message
+        and "ray start --head" in message
+        and "`--address`" not in message
+    )
 
 
 def test_cluster_worker_lines_count_one_unit_and_one_restart(capsys):
     from drama_cli.commands.render import _print_report
     from drama_cli.render.report import RenderReport
 
-    workers = [{"worker": 1, "node": "n", "streams": 1, "units": 1, "busy_s": 0.5, "wall_s": 0.5,
-                "failures": 0, "restarts": 1},
-               {"worker": 2, "node": "n", "streams": 1, "units": 2, "busy_s": 0.5, "wall_s": 0.5,
-                "failures": 0, "restarts": 0}]
+    workers = [
+        {
+            "worker": 1,
+            "node": "n",
+            "streams": 1,
+            "units": 1,
+            "busy_s": 0.5,
+            "wall_s": 0.5,
+            "failures": 0,
+            "restarts": 1,
+        },
+        {
+            "worker": 2,
+            "node": "n",
+            "streams": 1,
+            "units": 2,
+            "busy_s": 0.5,
+            "wall_s": 0.5,
+            "failures": 0,
+            "restarts": 0,
+        },
+    ]
     _print_report(RenderReport(engine="scratch", scratch=True, out="o", workers=workers))
     out = capsys.readouterr().out
     assert "1 unit, 0.5 s busy, 0 lost, 1 restart\n" in out
@@ -414,7 +518,9 @@ def test_second_ctrl_c_while_the_cluster_closes_still_shuts_ray_down(monkeypatch
             os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, while workers stop
             calls.append("pool closed")
 
-    monkeypatch.setitem(sys.modules, "ray", types.SimpleNamespace(shutdown=lambda: calls.append("shutdown")))
+    monkeypatch.setitem(
+        sys.modules, "ray", types.SimpleNamespace(shutdown=lambda: calls.append("shutdown"))
+    )
     backend = ClusterBackend.__new__(ClusterBackend)
     backend.pool, backend.owns_ray = Pool(), True
     with pytest.raises(KeyboardInterrupt):

@@ -40,6 +40,7 @@ def noise(n: int, seed: int = 0) -> torch.Tensor:
 
 # shapes and lengths (docs/internals/codec.md §2.1, §2.2)
 
+
 @pytest.mark.parametrize("n", [1, 2047, 2048, 2049, 5 * HOP, 5 * HOP + 1000])
 def test_code_and_audio_lengths_follow_the_padding_rule(codec, n):
     codes = codec.encode(noise(n))
@@ -68,6 +69,7 @@ def test_codes_depend_on_the_audio(codec):
 
 # causality (docs/internals/codec.md §2.3)
 
+
 def test_prefix_of_audio_encodes_to_prefix_of_codes(codec):
     audio = noise(40 * HOP + 555)
     full = codec.encode(audio)
@@ -79,8 +81,9 @@ def test_prefix_of_codes_decodes_to_prefix_of_audio(codec):
     codes = codec.encode(noise(40 * HOP))
     full = codec.decode(codes)
     for frames in (1, 13, 39):
-        torch.testing.assert_close(codec.decode(codes[:, :frames]), full[: frames * HOP],
-                                   atol=1e-5, rtol=0)
+        torch.testing.assert_close(
+            codec.decode(codes[:, :frames]), full[: frames * HOP], atol=1e-5, rtol=0
+        )
 
 
 @pytest.mark.parametrize("chunk_frames", [7, 40])
@@ -97,6 +100,7 @@ def test_long_clips_encode_in_chunks_like_one_pass(codec_dir, chunk_frames):
 
 # streaming (docs/internals/codec.md §2.3)
 
+
 @pytest.mark.parametrize("chunks", [[1] * 12, [3, 1, 8], [12], [5, 7]])
 def test_stream_equals_one_shot_decode(codec, chunks):
     codes = torch.randint(0, 4096, (10, sum(chunks)), generator=torch.Generator().manual_seed(5))
@@ -104,7 +108,7 @@ def test_stream_equals_one_shot_decode(codec, chunks):
     stream = codec.decode_stream()
     pieces, start = [], 0
     for size in chunks:
-        piece = stream.push(codes[:, start:start + size])
+        piece = stream.push(codes[:, start : start + size])
         assert piece.shape == (size * HOP,)
         pieces.append(piece)
         start += size
@@ -117,7 +121,7 @@ def test_stream_past_the_attention_window_equals_one_shot(codec):
     codes = codec.encode(noise(frames * HOP, 7))
     whole = codec.decode(codes)
     stream = codec.decode_stream()
-    pieces = [stream.push(codes[:, i:i + 50]) for i in range(0, frames, 50)]
+    pieces = [stream.push(codes[:, i : i + 50]) for i in range(0, frames, 50)]
     torch.testing.assert_close(torch.cat(pieces), whole, atol=2e-5, rtol=0)
 
 
@@ -131,7 +135,10 @@ def test_push_after_flush_is_refused(codec):
 
 # windowed attention
 
-@pytest.mark.parametrize("length,window,cached", [(10, 4, 0), (37, 8, 0), (9, 16, 0), (20, 6, 5), (3, 6, 5)])
+
+@pytest.mark.parametrize(
+    "length,window,cached", [(10, 4, 0), (37, 8, 0), (9, 16, 0), (20, 6, 5), (3, 6, 5)]
+)
 def test_windowed_attention_equals_dense_masked_attention(length, window, cached):
     gen = torch.Generator().manual_seed(length)
     q = torch.randn(2, 3, length, 8, generator=gen)
@@ -145,6 +152,7 @@ def test_windowed_attention_equals_dense_masked_attention(length, window, cached
 
 
 # decode input rules (docs/internals/codec.md §2.2)
+
 
 def test_residual_codes_are_clamped_to_1023_and_semantic_to_4095(codec):
     codes = torch.randint(0, 1024, (10, 6), generator=torch.Generator().manual_seed(9))
@@ -163,8 +171,15 @@ def test_fewer_codebooks_decode(codec):
     assert codec.decode(torch.zeros(1, 3, dtype=torch.long)).shape == (3 * HOP,)
 
 
-@pytest.mark.parametrize("codes", [torch.zeros(11, 2, dtype=torch.long), torch.zeros(10, dtype=torch.long),
-                                   torch.full((10, 2), -1), torch.zeros(10, 2)])
+@pytest.mark.parametrize(
+    "codes",
+    [
+        torch.zeros(11, 2, dtype=torch.long),
+        torch.zeros(10, dtype=torch.long),
+        torch.full((10, 2), -1),
+        torch.zeros(10, 2),
+    ],
+)
 def test_bad_codes_are_refused(codec, codes):
     with pytest.raises(EngineError):
         codec.decode(codes)
@@ -178,10 +193,16 @@ def test_bad_audio_is_refused(codec, audio):
 
 # checkpoint layout and loading (docs/internals/codec.md §1.6, §1.7, §3.1)
 
+
 def test_full_size_key_names_and_shapes_match_the_real_checkpoint():
-    rows = [line.split("\t") for line in KEY_TABLE.read_text().splitlines() if not line.startswith("#")]
-    learnable = {key: tuple(ast.literal_eval(shape)) for key, shape, _, note in rows
-                 if note.strip() == "learnable"}
+    rows = [
+        line.split("\t") for line in KEY_TABLE.read_text().splitlines() if not line.startswith("#")
+    ]
+    learnable = {
+        key: tuple(ast.literal_eval(shape))
+        for key, shape, _, note in rows
+        if note.strip() == "learnable"
+    }
     with torch.device("meta"):
         model = Codec(CodecConfig())
     assert len(rows) == 541 and len(learnable) == 535
@@ -223,12 +244,16 @@ def _legacy_style(state: dict) -> dict:
     return renamed
 
 
-@pytest.mark.parametrize("edit", [
-    _legacy_style,
-    lambda s: {"generator." + k: v for k, v in s.items()},
-    lambda s: {"state_dict": s},
-    lambda s: {k: v for k, v in s.items() if not k.endswith((".freqs_cis", ".causal_mask"))},
-], ids=["legacy-weight-norm", "generator-prefix", "state-dict-wrapper", "no-buffers"])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _legacy_style,
+        lambda s: {"generator." + k: v for k, v in s.items()},
+        lambda s: {"state_dict": s},
+        lambda s: {k: v for k, v in s.items() if not k.endswith((".freqs_cis", ".causal_mask"))},
+    ],
+    ids=["legacy-weight-norm", "generator-prefix", "state-dict-wrapper", "no-buffers"],
+)
 def test_accepted_checkpoint_forms_load_the_same_weights(codec_dir, codec, tmp_path, edit):
     other = Codec.load(_rewrite(codec_dir, tmp_path, edit))
     codes = torch.randint(0, 1024, (10, 4), generator=torch.Generator().manual_seed(0))

@@ -15,11 +15,15 @@ from engine.testing import codec_upstream as upstream
 from engine.testing.codec import write_random_codec
 
 if not upstream.available():
-    pytest.skip("fish-speech 0.1.0 / descript-audio-codec not installed (tests/oracles-no-deps.txt)",
-                allow_module_level=True)
+    pytest.skip(
+        "fish-speech 0.1.0 / descript-audio-codec not installed (tests/oracles-no-deps.txt)",
+        allow_module_level=True,
+    )
 
-pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-              pytest.mark.filterwarnings("ignore::FutureWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::FutureWarning"),
+]
 
 FRAMES = 150  # > 128, the quantizer window
 MAX_FLIP_RATE = 0.005  # near-tie code flips allowed, as a fraction of all codes
@@ -71,7 +75,7 @@ def test_streamed_audio_matches_upstream(pair):
     codec, oracle = pair
     codes = torch.randint(0, 4096, (10, FRAMES), generator=torch.Generator().manual_seed(3))
     stream = codec.decode_stream()
-    ours = torch.cat([stream.push(codes[:, i:i + 37]) for i in range(0, FRAMES, 37)])
+    ours = torch.cat([stream.push(codes[:, i : i + 37]) for i in range(0, FRAMES, 37)])
     with torch.inference_mode():
         theirs, _ = oracle.decode(codes[None], torch.tensor([FRAMES]))  # upstream clamps too
     torch.testing.assert_close(ours, theirs[0, 0], atol=2e-5, rtol=0)

@@ -59,28 +59,45 @@ def test_clone_mode_one_conversation_per_line_with_its_voices(tmp_path):
     third = plans[2].conversations[0]
     assert third.layout == "clone" and third.text == "<|speaker:1|> Three. <|speaker:0|> four."
     assert [(r.speaker, r.transcript) for r in third.references] == [
-        (0, "<|speaker:0|> I am Ana."), (1, "<|speaker:1|> I am Cy.")]
+        (0, "<|speaker:0|> I am Ana."),
+        (1, "<|speaker:1|> I am Cy."),
+    ]
     assert third.meta["line_id"] == "scene-1-3"
     assert third.references[0].clip.frames() == 44  # 2 s at 21.53 frames per second, rounded up
 
 
 def test_history_context_is_first_line_and_last_lines_with_known_audio(tmp_path):
     script = script_from(tmp_path, THREE)
-    takes = {"scene-1-1": AudioClip(duration_s=1.0), "scene-1-3": AudioClip(duration_s=1.5),
-             "scene-1-4": AudioClip(duration_s=1.0)}
+    takes = {
+        "scene-1-1": AudioClip(duration_s=1.0),
+        "scene-1-3": AudioClip(duration_s=1.5),
+        "scene-1-4": AudioClip(duration_s=1.0),
+    }
     plans = compile_scene(script, "scene-1", "history", takes=takes, clip_duration=seconds)
     assert plans[0].conversations[0].layout == "clone" and plans[0].conversations[0].context == ()
     last = plans[4].conversations[0]
     assert last.layout == "history"
-    assert [e.text for e in last.context] == ["<|speaker:0|> One.", "<|speaker:1|> Three. <|speaker:0|> four.",
-                                              "<|speaker:0|> Five."]
+    assert [e.text for e in last.context] == [
+        "<|speaker:0|> One.",
+        "<|speaker:1|> Three. <|speaker:0|> four.",
+        "<|speaker:0|> Five.",
+    ]
     assert set(plans[4].speakers) == {"ANA", "BEN", "CY"}
     assert [r.speaker for r in last.references] == [0, 1, 5]
     nothing = compile_scene(script, "scene-1", "history", clip_duration=seconds)
     assert all(p.conversations[0].context == () for p in nothing)
-    called = compile_scene(script, "scene-1", "history", takes=lambda line: takes.get(line.id),
-                           history_lines=1, clip_duration=seconds)
-    assert [e.text for e in called[4].conversations[0].context] == ["<|speaker:0|> One.", "<|speaker:0|> Five."]
+    called = compile_scene(
+        script,
+        "scene-1",
+        "history",
+        takes=lambda line: takes.get(line.id),
+        history_lines=1,
+        clip_duration=seconds,
+    )
+    assert [e.text for e in called[4].conversations[0].context] == [
+        "<|speaker:0|> One.",
+        "<|speaker:0|> Five.",
+    ]
 
 
 def test_scene_mode_one_shared_conversation_with_descriptions(tmp_path):
@@ -94,7 +111,9 @@ def test_scene_mode_one_shared_conversation_with_descriptions(tmp_path):
 
 
 def test_missing_transcript_and_reference_give_warnings(tmp_path):
-    script = script_from(tmp_path, "cast:\n  ANA: a.wav\n  BEN: {description: x}\nlines:\n  - ANA: Hi {BEN} yo.\n")
+    script = script_from(
+        tmp_path, "cast:\n  ANA: a.wav\n  BEN: {description: x}\nlines:\n  - ANA: Hi {BEN} yo.\n"
+    )
     plan = compile_scene(script, "scene-1", "clone", clip_duration=lambda p: None)[0]
     assert any("no transcript" in w for w in plan.warnings)
     assert any("BEN has no reference clip" in w for w in plan.warnings)
@@ -104,8 +123,11 @@ def test_missing_transcript_and_reference_give_warnings(tmp_path):
 
 def test_long_line_chunks_keep_tag_and_line_directions(tmp_path):
     long = " ".join(["This sentence is here to make the line long."] * 12)
-    script = script_from(tmp_path, f"cast:\n  ANA: a.wav\nlines:\n  - speaker: ANA\n    text: '[tired] {long}'\n"
-                                   "    note: slowly\n")
+    script = script_from(
+        tmp_path,
+        f"cast:\n  ANA: a.wav\nlines:\n  - speaker: ANA\n    text: '[tired] {long}'\n"
+        "    note: slowly\n",
+    )
     plan = compile_scene(script, "scene-1", "clone", max_chars=150, clip_duration=seconds)[0]
     assert len(plan.chunks) >= 3 and len(plan.conversations) == len(plan.chunks)
     assert all(c.startswith("<|speaker:0|> [slowly] [tired] This sentence") for c in plan.chunks)
@@ -152,9 +174,13 @@ def test_history_without_a_project_says_why_there_is_no_context(tmp_path, capsys
     path = write_script(tmp_path, TEXTS)
     report = compile_json(capsys, [str(path), "--mode", "history"])
     first, second = report["lines"][:2]
-    assert first["context"] == [] and first["context_note"] == "the scene's first line: nothing before it"
+    assert (
+        first["context"] == []
+        and first["context_note"] == "the scene's first line: nothing before it"
+    )
     assert second["context"] == [] and second["context_note"].startswith(
-        f"no rendered project at {tmp_path / 'scene.drama'}")
+        f"no rendered project at {tmp_path / 'scene.drama'}"
+    )
     assert report["totals"]["context_rows"] == 0
     capsys.readouterr()
     assert main(["compile", str(path), "--mode", "history"]) == 0
@@ -162,19 +188,27 @@ def test_history_without_a_project_says_why_there_is_no_context(tmp_path, capsys
     assert "  context: none (no rendered project at" in out
 
 
-def test_history_after_a_render_shows_the_context_rows_and_counts_them(tmp_path, monkeypatch, capsys):
+def test_history_after_a_render_shows_the_context_rows_and_counts_them(
+    tmp_path, monkeypatch, capsys
+):
     fake_render(monkeypatch, FakeBackend())
     path = write_script(tmp_path, TEXTS)
     assert main(["render", str(path)]) == 0
     store = TakeStore(tmp_path / "scene.drama")
-    rows = {i: math.ceil(store.selected_take("boathouse", f"boathouse-{i}").duration_s * FRAMES_PER_SECOND)
-            for i in (1, 2, 3)}
+    rows = {
+        i: math.ceil(
+            store.selected_take("boathouse", f"boathouse-{i}").duration_s * FRAMES_PER_SECOND
+        )
+        for i in (1, 2, 3)
+    }
     clone = compile_json(capsys, [str(path), "--mode", "clone"])
     report = compile_json(capsys, [str(path), "--mode", "history"])
     line4 = report["lines"][3]
-    assert line4["context"] == [{"line": "boathouse-1", "rows": rows[1]},
-                                {"line": "boathouse-2", "rows": rows[2]},
-                                {"line": "boathouse-3", "rows": rows[3]}]
+    assert line4["context"] == [
+        {"line": "boathouse-1", "rows": rows[1]},
+        {"line": "boathouse-2", "rows": rows[2]},
+        {"line": "boathouse-3", "rows": rows[3]},
+    ]
     assert line4["context_rows"] == rows[1] + rows[2] + rows[3]
     assert line4["conversations"][0]["layout"] == "history"
     assert line4["total_rows"] == clone["lines"][3]["total_rows"] + line4["context_rows"]
@@ -185,8 +219,10 @@ def test_history_after_a_render_shows_the_context_rows_and_counts_them(tmp_path,
     capsys.readouterr()
     assert main(["compile", str(path), "--mode", "history"]) == 0
     out = capsys.readouterr().out
-    assert (f"  context: boathouse-1 ({rows[1]} rows), boathouse-2 ({rows[2]} rows), "
-            f"boathouse-3 ({rows[3]} rows)") in out
+    assert (
+        f"  context: boathouse-1 ({rows[1]} rows), boathouse-2 ({rows[2]} rows), "
+        f"boathouse-3 ({rows[3]} rows)"
+    ) in out
     assert f"of them {expected_context} context rows from earlier takes" in out.splitlines()[-1]
 
 
@@ -201,14 +237,18 @@ def test_B1_reference_transcript_is_never_the_line(tmp_path):
     clip(tmp_path / "refs" / "uma.wav", 3.0)
     kai_text = "The harbour lights were already on when we arrived."
     (tmp_path / "refs" / "kai.txt").write_text(kai_text)
-    path = write_dedented(tmp_path, "b1.yaml", """\
+    path = write_dedented(
+        tmp_path,
+        "b1.yaml",
+        """\
         cast:
           UMA: refs/uma.wav
           KAI: refs/kai.wav
         lines:
           - UMA: Tell me where you hid it.
           - KAI: Under the third stair.
-        """)
+        """,
+    )
     script = load_script(path)
     for mode in ("clone", "history"):
         uma, kai = compile_scene(script, script.scenes[0], mode)
@@ -225,14 +265,18 @@ def test_B1_reference_transcript_is_never_the_line(tmp_path):
 
 @pytest.mark.case("B2")
 def test_B2_speaker_tokens_syntax_order_and_range(tmp_path):
-    path = write_dedented(tmp_path, "b2.yaml", """\
+    path = write_dedented(
+        tmp_path,
+        "b2.yaml",
+        """\
         cast: {ANA: a.wav, BEN: b.wav, CY: c.wav}
         lines:
           - ANA: One.
           - BEN: Two.
           - ANA: Three.
           - CY: Four.
-        """)
+        """,
+    )
     script = load_script(path)
     plans = compile_scene(script, script.scenes[0], "scene", clip_duration=lambda p: 2.0)
     conversation = plans[0].conversations[0]
@@ -241,14 +285,24 @@ def test_B2_speaker_tokens_syntax_order_and_range(tmp_path):
     tags = re.findall(r"<\|speaker:\d+\|>", joined)
     assert tags == ["<|speaker:0|>", "<|speaker:1|>", "<|speaker:0|>", "<|speaker:2|>"]
     assert [r.speaker for r in conversation.references] == [0, 1, 2]
-    assert [r.clip.path.rsplit("/", 1)[-1] for r in conversation.references] == ["a.wav", "b.wav", "c.wav"]
+    assert [r.clip.path.rsplit("/", 1)[-1] for r in conversation.references] == [
+        "a.wav",
+        "b.wav",
+        "c.wav",
+    ]
 
     with pytest.raises(ScriptError, match="not a speaker switch"):
         parse_directions("I said <speaker:1> twice")
 
     names = [f"P{i:02d}" for i in range(17)]
-    crowd = write_dedented(tmp_path, "crowd.yaml", "cast:\n" + "".join(f"  {n}: {n}.wav\n" for n in names)
-                  + "lines:\n" + "".join(f"  - {n}: Line {n}.\n" for n in names))
+    crowd = write_dedented(
+        tmp_path,
+        "crowd.yaml",
+        "cast:\n"
+        + "".join(f"  {n}: {n}.wav\n" for n in names)
+        + "lines:\n"
+        + "".join(f"  - {n}: Line {n}.\n" for n in names),
+    )
     script = load_script(crowd)
     for mode in ("scene", "clone"):
         plans = compile_scene(script, script.scenes[0], mode, clip_duration=lambda p: 2.0)
@@ -268,5 +322,7 @@ def test_compile_warns_of_a_reference_clip_render_would_refuse_as_too_long(tmp_p
     path.write_text('cast:\n  A: {voice: long.wav, transcript: "Hi."}\nlines:\n  - A: Hello.\n')
     script = load_script(str(path))
     (plan,) = compile_scene(script, script.scenes[0], "clone")
-    assert "reference long.wav of A is 61.0 s long: render refuses clips over 60 s " \
-           "(trim it to a shorter excerpt)" in plan.warnings
+    assert (
+        "reference long.wav of A is 61.0 s long: render refuses clips over 60 s "
+        "(trim it to a shorter excerpt)" in plan.warnings
+    )

@@ -84,6 +84,7 @@ def _set(path: str, value):
             node[int(last)] = value
         else:
             node[last] = value
+
     return mutate
 
 
@@ -96,7 +97,11 @@ VIOLATIONS = [
     ("text_config.mlp_layer_types.1", "dense", "text_config.mlp_layer_types"),
     ("text_config.hidden_size", _DELETE, "text_config.hidden_size"),
     ("text_config.rotary_interleaved", True, "text_config.rotary_interleaved"),
-    ("text_config.layernorm_zero_centered_gamma", False, "text_config.layernorm_zero_centered_gamma"),
+    (
+        "text_config.layernorm_zero_centered_gamma",
+        False,
+        "text_config.layernorm_zero_centered_gamma",
+    ),
     ("text_config.rope_parameters.rope_type", "yarn", "rope_parameters.rope_type"),
     ("text_config.rope_parameters.mrope_section", [11, 11, 10], "mrope_section"),
     ("text_config.rope_theta", 1.0, "text_config.rope_theta"),
@@ -111,13 +116,25 @@ VIOLATIONS = [
     ("audio_decoder_config.num_codebooks", 8, "audio_decoder_config.num_codebooks"),
     ("audio_decoder_config.max_seq_len", 12, "audio_decoder_config.max_seq_len"),
     ("audio_decoder_config.decoder_type", "plain", "audio_decoder_config.decoder_type"),
-    ("audio_decoder_config.attention_output_gate", False, "audio_decoder_config.attention_output_gate"),
+    (
+        "audio_decoder_config.attention_output_gate",
+        False,
+        "audio_decoder_config.attention_output_gate",
+    ),
     ("audio_decoder_config.use_moe", True, "audio_decoder_config.use_moe"),
     ("audio_decoder_config.window_size", 128, "audio_decoder_config.window_size"),
     ("audio_decoder_config.vq_feature_scope", "semantic", "audio_decoder_config.vq_feature_scope"),
     ("audio_decoder_config.vq_backbone_codebooks", 0, "audio_decoder_config.vq_backbone_codebooks"),
-    ("audio_decoder_config.vq_feature_placement", "elsewhere", "audio_decoder_config.vq_feature_placement"),
-    ("audio_decoder_config.mtp_spec", {"attention_variant": "sliding_window"}, "mtp_spec.attention_variant"),
+    (
+        "audio_decoder_config.vq_feature_placement",
+        "elsewhere",
+        "audio_decoder_config.vq_feature_placement",
+    ),
+    (
+        "audio_decoder_config.mtp_spec",
+        {"attention_variant": "sliding_window"},
+        "mtp_spec.attention_variant",
+    ),
     ("audio_decoder_config.intermediate_size", _DELETE, "audio_decoder_config.intermediate_size"),
     ("audio_encoder_config", {"model_type": "whisper"}, "audio_encoder_config"),
     ("speech_template_version", "v2", "speech_template_version"),
@@ -144,7 +161,9 @@ def test_each_rule_names_the_offending_key(tiny_dict, path, value, key):
 
 def test_mtp_shared_pre_placement_needs_zero_backbone_codebooks(tiny_dict):
     data = copy.deepcopy(tiny_dict)
-    data["audio_decoder_config"].update(vq_feature_placement="mtp_shared_pre", vq_backbone_codebooks=0)
+    data["audio_decoder_config"].update(
+        vq_feature_placement="mtp_shared_pre", vq_backbone_codebooks=0
+    )
     assert Drama3Config.from_dict(data).audio_decoder.vq_backbone_codebooks == 0
 
 

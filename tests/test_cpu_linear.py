@@ -22,17 +22,24 @@ from engine.layers.moe import DenseBudget
 from engine.sampling import SamplingParams
 from engine.testing.checkpoints import write_checkpoint
 
-pytestmark = pytest.mark.skipif(not packing_works(), reason="this torch build cannot pack weights for oneDNN")
+pytestmark = pytest.mark.skipif(
+    not packing_works(), reason="this torch build cannot pack weights for oneDNN"
+)
 
 
 @pytest.mark.parametrize("rows", [1, 2, 5, 8, 40])
 def test_a_packed_product_equals_f_linear(rows):
     generator = torch.Generator().manual_seed(rows)
-    weight, x = torch.randn(300, 96, generator=generator), torch.randn(rows, 96, generator=generator)
+    weight, x = (
+        torch.randn(300, 96, generator=generator),
+        torch.randn(rows, 96, generator=generator),
+    )
     packed = pack(weight)
     assert packed.is_mkldnn and packed.shape == weight.shape
     torch.testing.assert_close(packed_linear(x, packed), F.linear(x, weight), rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(product(x[None], packed), F.linear(x, weight)[None], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(
+        product(x[None], packed), F.linear(x, weight)[None], rtol=1e-5, atol=1e-5
+    )
     assert torch.equal(product(x, weight), F.linear(x, weight))  # a plain weight goes to F.linear
 
 
@@ -98,12 +105,19 @@ def test_a_cpu_model_packs_its_wide_weights_and_keeps_its_greedy_codes(folder, m
     model = Drama3.load(folder, device="cpu")
     assert all(isinstance(head, PackedLinear) for head in model.tower.heads)
     layer = model.backbone.layers[0]
-    assert set(layer.mixer.packed) == set(layer.mixer.PACKED) and set(layer.moe.packed) == set(layer.moe.PACKED)
+    assert set(layer.mixer.packed) == set(layer.mixer.PACKED) and set(layer.moe.packed) == set(
+        layer.moe.PACKED
+    )
     monkeypatch.setattr("engine.generate.dense_copy_budget", lambda: 0)
     plain = Drama3.load(folder, device="cpu")
     assert type(plain.tower.heads[0]) is nn.Linear and plain.backbone.layers[0].mixer.packed is None
     params = SamplingParams(temperature=0.0, ras_window=0)
-    for text in ("<|speaker:0|> Hello there.", "<|speaker:0|> A longer line, to give the prompt more rows."):
+    for text in (
+        "<|speaker:0|> Hello there.",
+        "<|speaker:0|> A longer line, to give the prompt more rows.",
+    ):
         conversation = Conversation(layout="clone", references=(), text=text)
         packed_codes = model.generate(conversation, params, seed=0, max_frames=12).codes
-        assert torch.equal(packed_codes, plain.generate(conversation, params, seed=0, max_frames=12).codes)
+        assert torch.equal(
+            packed_codes, plain.generate(conversation, params, seed=0, max_frames=12).codes
+        )

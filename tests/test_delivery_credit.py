@@ -49,7 +49,9 @@ chapters:
 
 @pytest.fixture(scope="module")
 def licensed_model(tiny_model):
-    (tiny_model / "LICENSE").write_text(f'# A TEST LICENSE\nKeep this attribution notice in a "Notice" file: "{NOTICE}"\n')
+    (tiny_model / "LICENSE").write_text(
+        f'# A TEST LICENSE\nKeep this attribution notice in a "Notice" file: "{NOTICE}"\n'
+    )
     return tiny_model
 
 
@@ -67,12 +69,17 @@ def rendered(licensed_model, tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(folder / "cache"))
         patch.setattr("engine.generate.Drama3.frame_budget", lambda self, c, rows: FRAMES)
-        patch.setattr("drama_cli.render.line.check_generation", lambda generation, text: CheckReport([]))
+        patch.setattr(
+            "drama_cli.render.line.check_generation", lambda generation, text: CheckReport([])
+        )
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
             assert main(["render", str(path), *drama3(licensed_model), "--format", "flac"]) == 0
-            assert main(["book", str(path), *drama3(licensed_model), "--no-sample"]) in (0, 1)  # ACX: too short
+            assert main(["book", str(path), *drama3(licensed_model), "--no-sample"]) in (
+                0,
+                1,
+            )  # ACX: too short
         finally:
             torch.set_num_threads(threads)
     return folder / "tiny.drama"
@@ -86,8 +93,9 @@ def test_a_drama3_scene_mix_carries_the_credit_and_its_provenance(rendered, lice
     assert sheet["credit"] == "Built with Fish Audio" and sheet["model_revisions"] == [revision]
     assert "credit=Built with Fish Audio" in FLAC(str(folder / "mix.flac"))["comment"][0]
     provenance = json.loads((folder / "provenance.json").read_text())
-    assert [(p["line"], p["take"], p["start_s"]) for p in provenance["lines"]] == \
-        [(c["line"], c["take"], c["start_s"]) for c in sheet["cues"]]
+    assert [(p["line"], p["take"], p["start_s"]) for p in provenance["lines"]] == [
+        (c["line"], c["take"], c["start_s"]) for c in sheet["cues"]
+    ]
     first, second = provenance["lines"]
     assert first["engine"] == "drama3" and first["model_revision"] == revision
     assert first["voice"] == {"voice_source": {"kind": "synthetic", "note": None}}
@@ -108,7 +116,9 @@ def test_a_drama3_book_is_tagged_and_has_its_notice(rendered, licensed_model):
     credit = f"Built with Fish Audio (drama3, model revision {model_revision(licensed_model)})"
     id3 = ID3(str(folder / "01 One.mp3"))
     assert id3.getall("COMM")[0].text == [credit]
-    assert str(id3["TXXX:CREDIT"]) == "Built with Fish Audio" and str(id3["TXXX:ENGINE"]) == "drama3"
+    assert (
+        str(id3["TXXX:CREDIT"]) == "Built with Fish Audio" and str(id3["TXXX:ENGINE"]) == "drama3"
+    )
     assert MP4(str(folder / "Tiny.m4b")).tags["\xa9cmt"] == [credit]
     notice = (folder / "NOTICE.txt").read_text()
     assert NOTICE in notice and "ANNA: consent given by Anna Example on 2026-11-02" in notice
@@ -119,7 +129,10 @@ def test_a_drama3_book_is_tagged_and_has_its_notice(rendered, licensed_model):
 
 def test_the_closing_credits_say_built_with_fish_audio_when_asked():
     assert "Built with Fish Audio." not in closing_credit_texts(Book(title="T"))
-    assert closing_credit_texts(Book(title="T", credit_engine=True))[-2:] == ["Built with Fish Audio.", "The end."]
+    assert closing_credit_texts(Book(title="T", credit_engine=True))[-2:] == [
+        "Built with Fish Audio.",
+        "The end.",
+    ]
 
 
 def test_takes_at_names_the_line_heard_at_a_second_of_a_chapter(rendered, capsys):
@@ -133,6 +146,8 @@ def test_takes_at_names_the_line_heard_at_a_second_of_a_chapter(rendered, capsys
     assert entry["voice"]["consent"]["by"] == "Anna Example"
     at = round(first["start_s"] + 0.01, 3)
     assert main(["takes", script, "--at", f"1:{at}"]) == 0
-    assert capsys.readouterr().out.startswith(f"chapter 1 (01 One.mp3) at {at:g} s: line hall-1, N, take 1 (drama3")
+    assert capsys.readouterr().out.startswith(
+        f"chapter 1 (01 One.mp3) at {at:g} s: line hall-1, N, take 1 (drama3"
+    )
     assert main(["takes", script, "--at", "7:1"]) == 2
     assert "no line of the book sounds there" in capsys.readouterr().err

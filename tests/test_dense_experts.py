@@ -25,11 +25,11 @@ def small_moe() -> SparseMoE:
 def test_kept_experts_give_the_same_bits_within_the_budget():
     moe = small_moe()
     x = torch.randn(9, D, generator=torch.Generator().manual_seed(1))
-    fresh_many, fresh_rows = moe(x), [moe(x[i:i + 1]) for i in range(3)]
+    fresh_many, fresh_rows = moe(x), [moe(x[i : i + 1]) for i in range(3)]
     budget = DenseBudget(2 * EXPERT_BYTES + EXPERT_BYTES // 2)  # room for two experts and a half
     moe.experts.keep_dense(budget)
     assert torch.equal(moe(x), fresh_many)
-    assert all(torch.equal(moe(x[i:i + 1]), row) for i, row in enumerate(fresh_rows))
+    assert all(torch.equal(moe(x[i : i + 1]), row) for i, row in enumerate(fresh_rows))
     assert budget.kept == 2 and budget.left == EXPERT_BYTES // 2
     kept = [place for place, _ in moe.experts._dense]
     assert moe.experts.expert(kept[0], torch.float32) is moe.experts.expert(kept[0], torch.float32)
@@ -39,7 +39,9 @@ def test_kept_experts_give_the_same_bits_within_the_budget():
 def test_a_kept_expert_holds_gate_and_up_stacked_as_dequantised():  # packed for oneDNN where it can
     moe = small_moe()
     moe.experts.keep_dense(DenseBudget(EXPERT_BYTES))
-    gate_up, down = (w.to_dense() if w.is_mkldnn else w for w in moe.experts.expert(3, torch.float32))
+    gate_up, down = (
+        w.to_dense() if w.is_mkldnn else w for w in moe.experts.expert(3, torch.float32)
+    )
     gate, up, expected_down = moe.experts.dequantized(torch.tensor([3]), torch.float32)
     assert torch.equal(gate_up, torch.cat((gate[0], up[0]))) and torch.equal(down, expected_down[0])
 
@@ -63,10 +65,15 @@ def tiny_folder(tmp_path_factory):
 def test_a_cpu_model_keeps_its_experts_and_takes_are_unchanged(tiny_folder):
     model = Drama3.load(tiny_folder, device="cpu")
     budgets = {id(layer.moe.experts.dense_budget) for layer in model.backbone.layers}
-    assert len(budgets) == 1 and model.backbone.layers[0].moe.experts.dense_budget is not None  # one, shared
+    assert (
+        len(budgets) == 1 and model.backbone.layers[0].moe.experts.dense_budget is not None
+    )  # one, shared
     codes = np.random.default_rng(2).integers(0, 4096, (10, 40)).astype(np.int64)
-    conversation = Conversation(layout="clone", references=(Reference(0, "A line.", AudioClip(codes=codes)),),
-                                text="<|speaker:0|> Another line to say.")
+    conversation = Conversation(
+        layout="clone",
+        references=(Reference(0, "A line.", AudioClip(codes=codes)),),
+        text="<|speaker:0|> Another line to say.",
+    )
     kept = model.generate(conversation, SamplingParams(), seed=5, max_frames=12)
     assert model.backbone.layers[0].moe.experts.dense_budget.kept > 0
     model.backbone.keep_dense_experts(None)

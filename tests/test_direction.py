@@ -47,23 +47,38 @@ def test_spans_concatenate_back_to_the_source():
 
 def test_scoped_tags_nest():
     assert kinds("<angry>a <whisper>b</whisper></angry>") == [
-        ("open", "angry"), ("open", "whisper"), ("close", "whisper"), ("close", "angry")]
+        ("open", "angry"),
+        ("open", "whisper"),
+        ("close", "whisper"),
+        ("close", "angry"),
+    ]
 
 
-@pytest.mark.parametrize("text, column, words", [
-    ("Hi <angry>Get out.", 4, "unclosed scoped tag <angry>"),
-    ("<angry><whisper>no</angry></whisper>", 19, "crosses <whisper>"),
-    ("no</angry>", 3, "without an open"),
-    ("Well [sighs", 6, "unclosed bracket"),
-    ("[[louder]]", 2, "bracket direction '[' inside another (opened at column 11): they do not nest"),
-    ("[a [b] c]", 4, "bracket direction '[' inside another (opened at column 11): they do not nest"),
-    ("Go {BOB", 4, "unclosed speaker switch"),
-    ("[]", 1, "empty bracket"),
-    ("Go {sfx} now.", 4, "{sfx} names no sound (it is not a speaker switch)"),
-    ("Go {Music} now.", 4, "{Music} names no sound (it is not a speaker switch)"),
-    ("Go {sound:   } now.", 4, "empty sound cue {sound:   }"),
-    ("Go do{sfx: x}or now.", 6, "sound cue {sfx: x} inside a word"),
-])
+@pytest.mark.parametrize(
+    "text, column, words",
+    [
+        ("Hi <angry>Get out.", 4, "unclosed scoped tag <angry>"),
+        ("<angry><whisper>no</angry></whisper>", 19, "crosses <whisper>"),
+        ("no</angry>", 3, "without an open"),
+        ("Well [sighs", 6, "unclosed bracket"),
+        (
+            "[[louder]]",
+            2,
+            "bracket direction '[' inside another (opened at column 11): they do not nest",
+        ),
+        (
+            "[a [b] c]",
+            4,
+            "bracket direction '[' inside another (opened at column 11): they do not nest",
+        ),
+        ("Go {BOB", 4, "unclosed speaker switch"),
+        ("[]", 1, "empty bracket"),
+        ("Go {sfx} now.", 4, "{sfx} names no sound (it is not a speaker switch)"),
+        ("Go {Music} now.", 4, "{Music} names no sound (it is not a speaker switch)"),
+        ("Go {sound:   } now.", 4, "empty sound cue {sound:   }"),
+        ("Go do{sfx: x}or now.", 6, "sound cue {sfx: x} inside a word"),
+    ],
+)
 def test_grammar_errors_carry_line_and_column(text, column, words):
     with pytest.raises(ScriptError) as info:
         parse_directions(text, WHERE)
@@ -77,8 +92,18 @@ def test_error_column_counts_lines_inside_multiline_text():
     assert (info.value.position.line, info.value.position.column) == (8, 8)
 
 
-@pytest.mark.parametrize("token", ["<|im_start|>", "<|im_end|>", "<|voice|>", "<|semantic:12|>", "<|text|>",
-                                   "<|interleave|>", "<|speaker:1|>"])
+@pytest.mark.parametrize(
+    "token",
+    [
+        "<|im_start|>",
+        "<|im_end|>",
+        "<|voice|>",
+        "<|semantic:12|>",
+        "<|text|>",
+        "<|interleave|>",
+        "<|speaker:1|>",
+    ],
+)
 def test_structural_and_raw_model_tokens_are_refused(token):
     with pytest.raises(ScriptError) as info:
         parse_directions(f"Say {token} this")
@@ -105,22 +130,35 @@ def test_other_angle_brackets_are_text():
 def test_render_tags_the_speaker_and_compiles_switches():
     spans = parse_directions("[warm] Hello there {BOB} <whisper>hi</whisper> back")
     text = render_spans(spans, 3, {"BOB": 7}.__getitem__, notes=["(to the room)"])
-    assert text == "<|speaker:3|> [to the room] [warm] Hello there. <|speaker:7|> <whisper>hi</whisper> back."
+    assert (
+        text
+        == "<|speaker:3|> [to the room] [warm] Hello there. <|speaker:7|> <whisper>hi</whisper> back."
+    )
 
 
 def test_a_star_between_numbers_is_kept_and_other_stars_are_removed():
-    assert clean_markup("It is 2*3*4 or 5 * 5, *really* **so**.") == "It is 2*3*4 or 5 * 5, really so."
+    assert (
+        clean_markup("It is 2*3*4 or 5 * 5, *really* **so**.") == "It is 2*3*4 or 5 * 5, really so."
+    )
 
 
 def test_a_switch_to_the_voice_already_speaking_changes_nothing():
     index_of = {"ANA": 0, "BOB": 7}.__getitem__
-    assert render_spans(parse_directions("Hi {ANA} there {BOB} yes {BOB} sir"), 0, index_of, speaker="ANA") == \
-        "<|speaker:0|> Hi there. <|speaker:7|> yes sir."
-    assert render_spans(parse_directions("{BOB} Hi {BOB} there"), 0, index_of, speaker="ANA") == \
-        "<|speaker:7|> Hi there."
+    assert (
+        render_spans(
+            parse_directions("Hi {ANA} there {BOB} yes {BOB} sir"), 0, index_of, speaker="ANA"
+        )
+        == "<|speaker:0|> Hi there. <|speaker:7|> yes sir."
+    )
+    assert (
+        render_spans(parse_directions("{BOB} Hi {BOB} there"), 0, index_of, speaker="ANA")
+        == "<|speaker:7|> Hi there."
+    )
     # every voice at one index (the words of a line): a switch to another voice still starts a part
-    assert render_spans(parse_directions("Hi {BOB} there"), 0, lambda name: 0, speaker="ANA") == \
-        "<|speaker:0|> Hi. <|speaker:0|> there."
+    assert (
+        render_spans(parse_directions("Hi {BOB} there"), 0, lambda name: 0, speaker="ANA")
+        == "<|speaker:0|> Hi. <|speaker:0|> there."
+    )
 
 
 def test_unknown_tags_pass_through_in_place_and_order():
@@ -135,11 +173,15 @@ def test_strict_mode_lists_unknown_tags_without_removing_them():
 
 
 def test_strict_mode_knows_only_drama_3_s_closed_list_of_paired_tags():
-    text = ("<whisper>a</whisper> <emphasis>b</emphasis> <soft>c</soft> <fast>d</fast> <slow>e</slow> "
-            "<stress>f</stress> <forceful>g</forceful> <angry>h</angry> <loud>i</loud> <french>j</french>")
+    text = (
+        "<whisper>a</whisper> <emphasis>b</emphasis> <soft>c</soft> <fast>d</fast> <slow>e</slow> "
+        "<stress>f</stress> <forceful>g</forceful> <angry>h</angry> <loud>i</loud> <french>j</french>"
+    )
     found = {span.value: why for span, why in unknown_tags(parse_directions(text))}
     assert set(found) == {"angry", "loud", "french"}
-    assert found["angry"].startswith("is not one of Drama 3's paired tags (emphasis, fast, forceful")
+    assert found["angry"].startswith(
+        "is not one of Drama 3's paired tags (emphasis, fast, forceful"
+    )
     assert found["french"] == "is a language tag, experimental in Drama 3"
 
 
@@ -161,22 +203,36 @@ def test_note_direction_forms():
 
 def test_normalize_keeps_hash_numbers_and_removes_heading_marks():
     assert clean_markup("## Scene #1 rule") == " Scene #1 rule"
-    assert clean_markup("“Quote” it’s") == "\"Quote\" it's"
+    assert clean_markup("“Quote” it’s") == '"Quote" it\'s'
 
 
 def test_end_punctuation_added_only_after_words():
     assert render_spans(parse_directions("Wait"), 0, None) == "<|speaker:0|> Wait."
     assert render_spans(parse_directions("Wait--"), 0, None) == "<|speaker:0|> Wait--"
     assert render_spans(parse_directions("Go [laughs]"), 0, None) == "<|speaker:0|> Go. [laughs]"
-    assert render_spans(parse_directions("<whisper>go</whisper>"), 0, None) == "<|speaker:0|> <whisper>go.</whisper>"
+    assert (
+        render_spans(parse_directions("<whisper>go</whisper>"), 0, None)
+        == "<|speaker:0|> <whisper>go.</whisper>"
+    )
 
 
 def test_prefix_form_for_models_without_paired_tags():
     assert to_prefix_form("<angry>Get out.</angry>") == "[angry] Get out."
 
 
-GRAMMAR_ALPHABET = list("ab .,!?[]{}<>/|:\n\t*#_~") + ["<whisper>", "</whisper>", "<angry>", "</angry>", "[sighs]",
-                                                      "{BOB}", "<|im_end|>", "<speaker:1>", "<|speaker:3|>", "🥲", "’"]
+GRAMMAR_ALPHABET = list("ab .,!?[]{}<>/|:\n\t*#_~") + [
+    "<whisper>",
+    "</whisper>",
+    "<angry>",
+    "</angry>",
+    "[sighs]",
+    "{BOB}",
+    "<|im_end|>",
+    "<speaker:1>",
+    "<|speaker:3|>",
+    "🥲",
+    "’",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -185,7 +241,9 @@ def test_random_text_parses_or_raises_a_located_script_error(text):
     try:
         spans = parse_directions(text, WHERE)
     except ScriptError as err:
-        assert err.position.file == "play.yaml" and err.position.line >= 7 and err.position.column >= 1
+        assert (
+            err.position.file == "play.yaml" and err.position.line >= 7 and err.position.column >= 1
+        )
         return
     assert "".join(s.text for s in spans) == text
     rendered = render_spans(spans, 2, lambda name: 4)
@@ -218,9 +276,13 @@ def test_every_model_token_of_a_line_is_listed_once():
     with pytest.raises(ScriptErrors) as info:
         parse_directions("a <|im_end|> b <|speaker:1|> c <| d <speaker:2> <b></b> e {X}")
     assert [(e.position.column, e.message.split(" is ")[0]) for e in info.value.errors] == [
-        (3, "structural model token '<|im_end|>'"), (16, "model token '<|speaker:1|>'"),
-        (32, "'<|' starts a model token and"), (37, "'<speaker:2>'"), (49, "scoped tag <b> has nothing inside"),
-        (59, "speaker switch {X} has nothing to say after it")]
+        (3, "structural model token '<|im_end|>'"),
+        (16, "model token '<|speaker:1|>'"),
+        (32, "'<|' starts a model token and"),
+        (37, "'<speaker:2>'"),
+        (49, "scoped tag <b> has nothing inside"),
+        (59, "speaker switch {X} has nothing to say after it"),
+    ]
 
 
 @pytest.mark.parametrize("text", ["a < b > c", "if x < y and y > z", "< whisper > is text"])
@@ -235,7 +297,11 @@ def test_the_documented_scoped_tag_still_needs_closing():
     from drama_cli.errors import ScriptError
     from drama_cli.script.direction import parse_directions
 
-    assert [s.kind for s in parse_directions("<whisper>Quiet.</whisper>")] == ["open", "text", "close"]
+    assert [s.kind for s in parse_directions("<whisper>Quiet.</whisper>")] == [
+        "open",
+        "text",
+        "close",
+    ]
     with pytest.raises(ScriptError, match="unclosed scoped tag <b>"):
         parse_directions("a <b> c")
 
@@ -243,7 +309,11 @@ def test_the_documented_scoped_tag_still_needs_closing():
 @pytest.mark.case("T2")
 def test_T2_free_form_directions_stay_in_place_and_strict_mode_warns(tmp_path):
     line = "[voice tight, holding back tears] I'm fine. [long exhale] Really."
-    path = write_dedented(tmp_path, "abe.yaml", f'cast:\n  ABE: refs/abe.wav\nlines:\n  - {{speaker: ABE, text: "{line}"}}\n')
+    path = write_dedented(
+        tmp_path,
+        "abe.yaml",
+        f'cast:\n  ABE: refs/abe.wav\nlines:\n  - {{speaker: ABE, text: "{line}"}}\n',
+    )
     script = load_script(path)
     plans = compile_scene(script, script.scenes[0], "clone", clip_duration=lambda p: 2.0)
     assert plans[0].conversations[0].text == "<|speaker:0|> " + line
@@ -268,11 +338,14 @@ def test_B4_text_normalised_before_the_model():
     assert render_spans(parse_directions("[sighs] Okay"), 0, None) == "<|speaker:0|> [sighs] Okay."
 
 
-@pytest.mark.parametrize("text, token, column", [
-    ("Hello <*|speaker:1|> there.", "<|speaker:1|>", 7),
-    ("I am <`|speaker:7|`> fine.", "<|speaker:7|>", 6),
-    ("Good **<|im_end|>** ok <~~|im_start|> no", "<|im_start|>", 24),
-])
+@pytest.mark.parametrize(
+    "text, token, column",
+    [
+        ("Hello <*|speaker:1|> there.", "<|speaker:1|>", 7),
+        ("I am <`|speaker:7|`> fine.", "<|speaker:7|>", 6),
+        ("Good **<|im_end|>** ok <~~|im_start|> no", "<|im_start|>", 24),
+    ],
+)
 def test_a_model_token_the_markup_clean_up_would_make_is_refused_at_its_place(text, token, column):
     with pytest.raises(ScriptError) as info:
         parse_directions(text, WHERE)
@@ -288,8 +361,15 @@ def test_markdown_around_plain_angle_brackets_is_still_text():
 def test_sent_text_keeps_the_compiler_s_own_tokens_and_locates_any_other_at_the_line():
     from drama_cli.script.direction import sent_text_errors
 
-    assert sent_text_errors("<|speaker:0|> Hi <|phoneme_start|>HH AY1<|phoneme_end|> there. "
-                            "<|speaker:1|> Yes.", WHERE) == []
+    assert (
+        sent_text_errors(
+            "<|speaker:0|> Hi <|phoneme_start|>HH AY1<|phoneme_end|> there. <|speaker:1|> Yes.",
+            WHERE,
+        )
+        == []
+    )
     errors = sent_text_errors("<|speaker:0|> Hi <|im_end|> there <|phoneme_end|>", WHERE)
-    assert [(e.position, e.message.split("'")[1]) for e in errors] == \
-        [(WHERE, "<|im_end|>"), (WHERE, "<|phoneme_end|>")]
+    assert [(e.position, e.message.split("'")[1]) for e in errors] == [
+        (WHERE, "<|im_end|>"),
+        (WHERE, "<|phoneme_end|>"),
+    ]

@@ -35,7 +35,12 @@ from engine.conversation import Conversation
 
 SR = SAMPLE_RATE
 GUARD = int(0.020 * SR)
-TIMINGS = [Word("we", 0.00, 0.30), Word("never", 0.30, 0.75), Word("said", 0.75, 1.20), Word("goodbye", 1.20, 2.00)]
+TIMINGS = [
+    Word("we", 0.00, 0.30),
+    Word("never", 0.30, 0.75),
+    Word("said", 0.75, 1.20),
+    Word("goodbye", 1.20, 2.00),
+]
 PITCHES = [220.0, 330.0, 440.0, 550.0]
 OLD = "We never said goodbye."
 
@@ -178,7 +183,9 @@ def test_m6_long_internal_silence_is_flagged():
 def test_short_pause_is_not_flagged():
     source = take_audio()
     plan = make_plan("We hardly ever said goodbye.", span_s=(0.30, 0.75))
-    outcome = run_infill(FakeInfill(source, middle_s=1.0, silence_s=0.3), BASE, plan, source, None, seed=0)
+    outcome = run_infill(
+        FakeInfill(source, middle_s=1.0, silence_s=0.3), BASE, plan, source, None, seed=0
+    )
     assert not outcome.splice.flagged
 
 
@@ -226,10 +233,20 @@ def test_span_of_last_word_reaches_the_take_end():
 
 
 def test_span_stays_inside_pauses_and_unheard_words_widen_it():
-    timed = [Word("we", 0.0, 0.2), Word("never", 0.5, 0.7), Word("said", 1.0, 1.2), Word("goodbye", 1.4, 2.0)]
+    timed = [
+        Word("we", 0.0, 0.2),
+        Word("never", 0.5, 0.7),
+        Word("said", 1.0, 1.2),
+        Word("goodbye", 1.4, 2.0),
+    ]
     plan = make_plan("We hardly ever said goodbye.", timed=timed)
     assert plan.span.requested_s == pytest.approx((0.45, 0.75))
-    misheard = [Word("we", 0.0, 0.2), Word("nether", 0.5, 0.7), Word("said", 1.0, 1.2), Word("goodbye", 1.4, 2.0)]
+    misheard = [
+        Word("we", 0.0, 0.2),
+        Word("nether", 0.5, 0.7),
+        Word("said", 1.0, 1.2),
+        Word("goodbye", 1.4, 2.0),
+    ]
     plan = make_plan("We hardly ever said goodbye.", timed=misheard)
     assert plan.span.requested_s == pytest.approx((0.2, 1.0))
 
@@ -298,14 +315,26 @@ def test_parse_span_seconds_and_frames():
 
 def test_text_operations():
     assert replace_words(OLD, "goodbye", "farewell") == "We never said farewell."
-    assert replace_words("We never, said goodbye.", "never said", "always said") == "We always said goodbye."
+    assert (
+        replace_words("We never, said goodbye.", "never said", "always said")
+        == "We always said goodbye."
+    )
     assert insert_after(OLD, "NEVER", "really") == "We never really said goodbye."
-    assert insert_at_word_index("[sighs] We never said goodbye.", 4, "again") == "[sighs] We never said goodbye again."
+    assert (
+        insert_at_word_index("[sighs] We never said goodbye.", 4, "again")
+        == "[sighs] We never said goodbye again."
+    )
     assert insert_at_word_index(OLD, 0, "Oh,") == "Oh, We never said goodbye."
     assert word_index_at(TIMINGS, 0.74) == 2 and word_index_at(TIMINGS, 1.9) == 4
 
 
-@pytest.mark.parametrize("op", [lambda: replace_words(OLD, "hello", "x", "s1-l2"), lambda: insert_after(OLD, "nev", "x", "s1-l2")])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda: replace_words(OLD, "hello", "x", "s1-l2"),
+        lambda: insert_after(OLD, "nev", "x", "s1-l2"),
+    ],
+)
 def test_words_not_in_the_line_are_usage_errors(op):
     with pytest.raises(UsageError, match="not in line s1-l2"):
         op()
@@ -314,10 +343,14 @@ def test_words_not_in_the_line_are_usage_errors(op):
 def test_an_insert_after_a_word_that_occurs_more_than_once_is_refused_with_the_occurrences():
     with pytest.raises(UsageError) as caught:
         insert_after("And then we went, and then we ran.", "then", "quickly", "s1-l2")
-    assert str(caught.value) == ("'then' occurs 2 times in line s1-l2 (1: And «then» we went, and; 2: went, "
-                                 "and «then» we ran.); give a longer --after phrase that occurs once, or --at SECONDS")
-    assert insert_after("And then we went, and then we ran.", "went, and then", "quickly") == \
-        "And then we went, and then quickly we ran."
+    assert str(caught.value) == (
+        "'then' occurs 2 times in line s1-l2 (1: And «then» we went, and; 2: went, "
+        "and «then» we ran.); give a longer --after phrase that occurs once, or --at SECONDS"
+    )
+    assert (
+        insert_after("And then we went, and then we ran.", "went, and then", "quickly")
+        == "And then we went, and then quickly we ran."
+    )
 
 
 # ------------------------------------------------------------------ conversation
@@ -330,7 +363,12 @@ def test_infill_conversation_carries_exact_prefix_and_suffix_codes():
     prefix, suffix = split_codes(codes, span)
     np.testing.assert_array_equal(prefix, codes[:, :6])
     np.testing.assert_array_equal(suffix, codes[:, 17:])
-    conv = infill_conversation(BASE, "<|speaker:0|> We hardly ever said goodbye.", AudioClip(codes=prefix), AudioClip(codes=suffix))
+    conv = infill_conversation(
+        BASE,
+        "<|speaker:0|> We hardly ever said goodbye.",
+        AudioClip(codes=prefix),
+        AudioClip(codes=suffix),
+    )
     assert conv.layout == "infill" and conv.text.endswith("hardly ever said goodbye.")
     assert conv.prefix.frames() == 6 and conv.suffix.frames() == 27
 
@@ -355,7 +393,10 @@ def test_run_infill_sends_full_new_transcript_with_speaker_tag_and_exact_codes()
 def test_span_from_real_word_timestamps_of_scratch_speech():
     import importlib.util
 
-    if importlib.util.find_spec("faster_whisper") is None or importlib.util.find_spec("piper") is None:
+    if (
+        importlib.util.find_spec("faster_whisper") is None
+        or importlib.util.find_spec("piper") is None
+    ):
         pytest.skip("needs the asr extra (faster-whisper) and piper-tts")
     from drama_cli.backends.base import GenerationRequest
     from drama_cli.backends.scratch import ScratchBackend
@@ -367,7 +408,12 @@ def test_span_from_real_word_timestamps_of_scratch_speech():
     timed = recognise_words(audio)
     if timed is None:
         pytest.skip("the asr extra's Whisper model is not installed")
-    plan = plan_edit("I never said goodbye to her, not once.", "I never said farewell to her, not once.", len(audio), timed)
+    plan = plan_edit(
+        "I never said goodbye to her, not once.",
+        "I never said farewell to her, not once.",
+        len(audio),
+        timed,
+    )
     assert plan.timings_source == "asr"
     assert plan.covered_words and "goodbye" in " ".join(plan.covered_words).lower()
     heard = {w.text.strip(".,").lower(): w for w in timed}
@@ -384,11 +430,15 @@ def test_new_text_is_compiled_like_the_line(tmp_path):
     from drama_cli.script.load import load_script
 
     path = tmp_path / "s.yaml"
-    path.write_text("cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
-                    "      - id: l1\n        speaker: ANNA\n        text: Fine.\n        note: wearily\n")
+    path.write_text(
+        "cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
+        "      - id: l1\n        speaker: ANNA\n        text: Fine.\n        note: wearily\n"
+    )
     script = load_script(path)
     line = script.lines()[0]
-    text = compile_line_text(script, line, "[sighs] Fine then", {3: "ANNA"}, "<|speaker:3|> [wearily] Fine.")
+    text = compile_line_text(
+        script, line, "[sighs] Fine then", {3: "ANNA"}, "<|speaker:3|> [wearily] Fine."
+    )
     assert text == "<|speaker:3|> [wearily] [sighs] Fine then."
 
 
@@ -397,36 +447,53 @@ def test_update_script_text_yaml_and_fountain_keep_a_backup(tmp_path):
     from drama_cli.script.load import load_script
 
     yaml_path = tmp_path / "s.yaml"
-    source = ("cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
-              "      - id: l1\n        speaker: ANNA\n        text: We never said goodbye.\n"
-              "      - id: l2\n        speaker: ANNA\n        text: Fine.\n")
+    source = (
+        "cast:\n  ANNA:\n    description: a\nscenes:\n  - id: s1\n    lines:\n"
+        "      - id: l1\n        speaker: ANNA\n        text: We never said goodbye.\n"
+        "      - id: l2\n        speaker: ANNA\n        text: Fine.\n"
+    )
     yaml_path.write_text(source)
     script = load_script(yaml_path)
     backup = update_script_text(script, script.lines()[1], "Fine.", 'Fine: "then".')
     assert backup.read_text() == source
     reread = load_script(yaml_path)
-    assert [l.text for l in reread.lines()] == ["We never said goodbye.", 'Fine: "then".']
+    assert [line.text for line in reread.lines()] == ["We never said goodbye.", 'Fine: "then".']
 
     fountain = tmp_path / "f.fountain"
-    fountain.write_text("INT. HOUSE - DAY\n\nANNA\nWe never said goodbye.\n\nANNA\nWe never said goodbye.\n")
+    fountain.write_text(
+        "INT. HOUSE - DAY\n\nANNA\nWe never said goodbye.\n\nANNA\nWe never said goodbye.\n"
+    )
     (tmp_path / "f.cast.yaml").write_text("cast:\n  ANNA:\n    description: a\n")
     script = load_script(fountain)
-    update_script_text(script, script.lines()[1], "We never said goodbye.", "We never said farewell.")
-    assert [l.text for l in load_script(fountain).lines()] == ["We never said goodbye.", "We never said farewell."]
+    update_script_text(
+        script, script.lines()[1], "We never said goodbye.", "We never said farewell."
+    )
+    assert [line.text for line in load_script(fountain).lines()] == [
+        "We never said goodbye.",
+        "We never said farewell.",
+    ]
     with pytest.raises(UsageError, match="edit it by hand"):
         update_script_text(script, script.lines()[0], "Not in the script.", "x")
 
 
-@pytest.mark.parametrize(("written", "updated"), [
-    ("  - B: plain # with comment\n", '  - B: "simple" # with comment\n'),
-    ('  - B: "plain # not a comment" # a comment\n', '  - B: "simple" # a comment\n'),
-    ("  - B: 'plain ''quoted'''   # a comment\n", '  - B: "simple"   # a comment\n'),
-    ("  - B: plain#no-space\n", '  - B: "simple"\n'),
-    ("  - speaker: B\n    text: plain   # a comment\n", '  - speaker: B\n    text: "simple"   # a comment\n'),
-    ('  - "B": We go now.\n  - speaker: B\n    text: We stay.\n',
-     '  - "B": "simple"\n  - speaker: B\n    text: We stay.\n'),  # a quoted speaker; the next line stays
-    ("  - 'B': We go now.\n", "  - 'B': \"simple\"\n"),
-])
+@pytest.mark.parametrize(
+    ("written", "updated"),
+    [
+        ("  - B: plain # with comment\n", '  - B: "simple" # with comment\n'),
+        ('  - B: "plain # not a comment" # a comment\n', '  - B: "simple" # a comment\n'),
+        ("  - B: 'plain ''quoted'''   # a comment\n", '  - B: "simple"   # a comment\n'),
+        ("  - B: plain#no-space\n", '  - B: "simple"\n'),
+        (
+            "  - speaker: B\n    text: plain   # a comment\n",
+            '  - speaker: B\n    text: "simple"   # a comment\n',
+        ),
+        (
+            '  - "B": We go now.\n  - speaker: B\n    text: We stay.\n',
+            '  - "B": "simple"\n  - speaker: B\n    text: We stay.\n',
+        ),  # a quoted speaker; the next line stays
+        ("  - 'B': We go now.\n", "  - 'B': \"simple\"\n"),
+    ],
+)
 def test_update_script_keeps_a_trailing_yaml_comment(tmp_path, written, updated):
     from drama_cli.edit.script_update import update_script_text
     from drama_cli.script.load import load_script
@@ -441,12 +508,17 @@ def test_update_script_keeps_a_trailing_yaml_comment(tmp_path, written, updated)
     assert load_script(path).lines()[0].text == "simple"
 
 
-@pytest.mark.parametrize("written", [
-    "  - {speaker: B, text: We go now., pause_after: -0.5}\n  - B: We stay.\n",
-    "  - {speaker: B, text: We go now.}\n  - speaker: B\n    text: We stay.\n",
-    "  - speaker: B\n    text: >-\n      We go\n      now.\n  - speaker: B\n    text: We stay.\n",
-])
-def test_update_script_refuses_a_line_it_cannot_rewrite_and_leaves_the_script_alone(tmp_path, written):
+@pytest.mark.parametrize(
+    "written",
+    [
+        "  - {speaker: B, text: We go now., pause_after: -0.5}\n  - B: We stay.\n",
+        "  - {speaker: B, text: We go now.}\n  - speaker: B\n    text: We stay.\n",
+        "  - speaker: B\n    text: >-\n      We go\n      now.\n  - speaker: B\n    text: We stay.\n",
+    ],
+)
+def test_update_script_refuses_a_line_it_cannot_rewrite_and_leaves_the_script_alone(
+    tmp_path, written
+):
     from drama_cli.edit.script_update import updated_script_text
     from drama_cli.script.load import load_script
 

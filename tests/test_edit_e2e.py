@@ -69,7 +69,13 @@ def segments(store, scene="case"):
     folder = store.scene_dir(scene)
     audio, _ = sf.read(folder / "mix.wav", dtype="float32")
     cues = json.loads((folder / "mix.cues.json").read_text())["cues"]
-    return {c["line"]: (round(c["start_s"] * SAMPLE_RATE), audio[round(c["start_s"] * SAMPLE_RATE) : round(c["end_s"] * SAMPLE_RATE)]) for c in cues}
+    return {
+        c["line"]: (
+            round(c["start_s"] * SAMPLE_RATE),
+            audio[round(c["start_s"] * SAMPLE_RATE) : round(c["end_s"] * SAMPLE_RATE)],
+        )
+        for c in cues
+    }
 
 
 def contains_block(rows: np.ndarray, block: np.ndarray) -> bool:
@@ -78,7 +84,9 @@ def contains_block(rows: np.ndarray, block: np.ndarray) -> bool:
     return any(np.array_equal(rows[i : i + n], block) for i in range(len(rows) - n + 1))
 
 
-def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_path, monkeypatch, capsys):
+def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(
+    model_folder, tmp_path, monkeypatch, capsys
+):
     from drama_cli.backends.drama3 import Drama3Backend
     from drama_cli.backends.drama3_batch import EngineStreamBatch
     from engine.prompt import build_prompt
@@ -112,7 +120,10 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
         assert main(["takes", str(path), "--line", line, "--select", "1"]) == 0
     assert main(["mix", str(path)]) == 1  # mixed as chosen; a take whose checks failed exits 1
     before = segments(store)
-    files = {line: store.selected_take("case", line).wav_path.read_bytes() for line in ("l1", "l2", "l3", "l4")}
+    files = {
+        line: store.selected_take("case", line).wav_path.read_bytes()
+        for line in ("l1", "l2", "l3", "l4")
+    }
     assert set(before) == {"l1", "l2", "l3", "l4"}
 
     # revise l2 with a note: one generation; the prompt rows hold the parent's codes and the note
@@ -127,10 +138,16 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     codes = parent.codes()
     audio_rows = np.concatenate([(codes[0] + semantic_start)[:, None], codes.T], axis=1)
     assert contains_block(prompt.rows, audio_rows)
-    note_ids = backend.model.tokenizer.encode("<|speaker:1|> [louder versus previous] Give it back at once.")
+    note_ids = backend.model.tokenizer.encode(
+        "<|speaker:1|> [louder versus previous] Give it back at once."
+    )
     assert contains_block(prompt.rows[:, :1], np.asarray(note_ids)[:, None])
     revised = store.selected_take("case", "l2")
-    assert revised.number == 2 and revised.record.parent_take == 1 and revised.record.to_json()["notes"] == ["louder"]
+    assert (
+        revised.number == 2
+        and revised.record.parent_take == 1
+        and revised.record.to_json()["notes"] == ["louder"]
+    )
     # Random weights: the revision may fail its checks; the exit code says how (as render's).
     assert code == {"ok": 0, "degraded": 3, "unusable": 1}[revised.record.status]
 
@@ -139,7 +156,19 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
     source = store.selected_take("case", "l3")
     source_audio = source.audio()
     end_s = round(0.75 * len(source_audio) / SAMPLE_RATE, 2)
-    code = main(["edit", str(path), "l3", "--text", "Tea is ready, sir.", "--span", f"0.40:{end_s}", "--select", *engine])
+    code = main(
+        [
+            "edit",
+            str(path),
+            "l3",
+            "--text",
+            "Tea is ready, sir.",
+            "--span",
+            f"0.40:{end_s}",
+            "--select",
+            *engine,
+        ]
+    )
     assert len(seen) == 1
     edited = store.selected_take("case", "l3")
     # Random weights: the middle may fail its checks; the exit code says how (as render's).
@@ -168,11 +197,15 @@ def test_render_revise_edit_mix_on_a_tiny_random_checkpoint(model_folder, tmp_pa
         assert store.selected_take("case", line).wav_path.read_bytes() == files[line]
         np.testing.assert_array_equal(after[line][1], before[line][1])
     assert after["l1"][0] == before["l1"][0]
-    shift = (len(after["l2"][1]) - len(before["l2"][1])) + (len(after["l3"][1]) - len(before["l3"][1]))
+    shift = (len(after["l2"][1]) - len(before["l2"][1])) + (
+        len(after["l3"][1]) - len(before["l3"][1])
+    )
     assert after["l4"][0] - before["l4"][0] == pytest.approx(shift, abs=2)
     for line in ("l2", "l3"):
         n = min(len(after[line][1]), len(before[line][1]))
-        assert not np.array_equal(after[line][1][:n], before[line][1][:n]) or len(after[line][1]) != len(before[line][1])
+        assert not np.array_equal(after[line][1][:n], before[line][1][:n]) or len(
+            after[line][1]
+        ) != len(before[line][1])
 
     # a later render renders nothing and keeps both new takes
     seen.clear()

@@ -29,8 +29,21 @@ scenes:
         speaker: LANE
         text: "You had my note?"
 """
-VOCABULARY = ["i", "didn't", "think", "it", "polite", "proper", "to", "listen", "sir", "you", "had",
-              "my", "note"]
+VOCABULARY = [
+    "i",
+    "didn't",
+    "think",
+    "it",
+    "polite",
+    "proper",
+    "to",
+    "listen",
+    "sir",
+    "you",
+    "had",
+    "my",
+    "note",
+]
 
 
 def word_pitch(word: str) -> float:
@@ -50,15 +63,20 @@ class WordTones(FakeBackend):
         pieces = []
         for word in spoken_words(request.text):
             t = np.arange(int(WORD_S * SR)) / SR
-            pieces += [(0.3 * np.sin(2 * np.pi * word_pitch(word) * t)).astype(np.float32),
-                       np.zeros(int(GAP_S * SR), np.float32)]
+            pieces += [
+                (0.3 * np.sin(2 * np.pi * word_pitch(word) * t)).astype(np.float32),
+                np.zeros(int(GAP_S * SR), np.float32),
+            ]
         return Generation(np.concatenate(pieces[:-1]), None, "eos", {})
 
 
 def hear(audio: np.ndarray) -> list[Word]:
     """The words a WordTones take says, with their times: each run of sound, named by its pitch."""
     win = int(0.005 * SR)
-    loud = [float(np.sqrt(np.mean(audio[i:i + win] ** 2))) > 0.02 for i in range(0, len(audio) - win + 1, win)]
+    loud = [
+        float(np.sqrt(np.mean(audio[i : i + win] ** 2))) > 0.02
+        for i in range(0, len(audio) - win + 1, win)
+    ]
     words, start = [], None
     for k, on in enumerate(loud + [False]):
         if on and start is None:
@@ -101,8 +119,12 @@ def test_scratch_edit_regenerates_the_whole_words_its_span_reaches(tones, capsys
     path, store, fake = tones
     words = {w.text: w for w in heard_words_timed(store, "lane")}
     span = f"{words['think'].start_s + 0.12:.3f}:{words['polite'].start_s + 0.1:.3f}"  # cuts 'think' and 'polite'
-    result, take, _ = edit_and_hear(capsys, ["edit", str(path), "lane", "--replace", "polite", "--with",
-                                             "proper", "--span", span], store, "lane")
+    result, take, _ = edit_and_hear(
+        capsys,
+        ["edit", str(path), "lane", "--replace", "polite", "--with", "proper", "--span", span],
+        store,
+        "lane",
+    )
     assert take.record.to_json()["edit"]["new_text"] == "I didn't think it proper to listen, sir."
     assert heard_words(take) == ["i", "didn't", "think", "it", "proper", "to", "listen", "sir"]
     assert spoken_words(fake.requests[0].text) == ["think", "it", "proper"]
@@ -113,28 +135,44 @@ def test_scratch_edit_regenerates_the_whole_words_its_span_reaches(tones, capsys
 def test_scratch_edit_span_that_would_snap_into_the_next_word_keeps_it(tones, capsys):
     path, store, fake = tones
     words = {w.text: w for w in heard_words_timed(store, "lane")}
-    span = f"{words['polite'].start_s:.3f}:{words['to'].start_s - 0.005:.3f}"  # ends 5 ms before 'to'
-    _, take, _ = edit_and_hear(capsys, ["edit", str(path), "lane", "--replace", "polite", "--with",
-                                        "proper", "--span", span], store, "lane")
+    span = (
+        f"{words['polite'].start_s:.3f}:{words['to'].start_s - 0.005:.3f}"  # ends 5 ms before 'to'
+    )
+    _, take, _ = edit_and_hear(
+        capsys,
+        ["edit", str(path), "lane", "--replace", "polite", "--with", "proper", "--span", span],
+        store,
+        "lane",
+    )
     assert heard_words(take) == ["i", "didn't", "think", "it", "proper", "to", "listen", "sir"]
     assert take.record.to_json()["edit"]["new_text"] == "I didn't think it proper to listen, sir."
 
 
 def test_scratch_deletion_says_and_records_the_text_without_the_word(tones, capsys):
     path, store, fake = tones
-    _, take, _ = edit_and_hear(capsys, ["edit", str(path), "note", "--replace", "note", "--with", ""],
-                               store, "note")
+    _, take, _ = edit_and_hear(
+        capsys, ["edit", str(path), "note", "--replace", "note", "--with", ""], store, "note"
+    )
     assert take.record.to_json()["edit"]["new_text"] == "You had my?"
     assert heard_words(take) == ["you", "had", "my"]
 
 
-def test_scratch_edit_without_word_times_voices_the_whole_line_and_says_so(tones, capsys, monkeypatch):
+def test_scratch_edit_without_word_times_voices_the_whole_line_and_says_so(
+    tones, capsys, monkeypatch
+):
     path, store, fake = tones
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: None)
-    result, take, err = edit_and_hear(capsys, ["edit", str(path), "lane", "--replace", "polite", "--with",
-                                               "proper", "--span", "0.5:1.5"], store, "lane")
+    result, take, err = edit_and_hear(
+        capsys,
+        ["edit", str(path), "lane", "--replace", "polite", "--with", "proper", "--span", "0.5:1.5"],
+        store,
+        "lane",
+    )
     assert "the whole line was voiced again with the new text" in err
-    assert result["takes"][0]["take"] == take.number and take.record.to_json()["edit"]["whole_line"] is True
+    assert (
+        result["takes"][0]["take"] == take.number
+        and take.record.to_json()["edit"]["whole_line"] is True
+    )
     assert heard_words(take) == ["i", "didn't", "think", "it", "proper", "to", "listen", "sir"]
     assert spoken_words(fake.requests[0].text) == heard_words(take)
     assert take.record.to_json()["edit"]["new_text"] == "I didn't think it proper to listen, sir."
@@ -148,6 +186,8 @@ def test_a_scratch_revision_says_that_the_note_is_not_read(tones, capsys):
     path, store, fake = tones
     capsys.readouterr()
     assert main(["revise", str(path), "note", "--note", "softer"]) == 0
-    assert ("drama: warning: the scratch engine does not read notes: each new take is the line voiced "
-            "again with another seed; render with drama3 to hear a note") in capsys.readouterr().err.splitlines()
+    assert (
+        "drama: warning: the scratch engine does not read notes: each new take is the line voiced "
+        "again with another seed; render with drama3 to hear a note"
+    ) in capsys.readouterr().err.splitlines()
     assert len(fake.requests) == 1

@@ -14,7 +14,9 @@ import engine
 @pytest.mark.parametrize("name", engine.__all__)
 def test_each_public_name_is_the_object_its_module_defines(name):
     module = engine.PUBLIC_NAMES[name]
-    value = getattr(__import__("engine", fromlist=[name]), name)  # what `from engine import name` runs
+    value = getattr(
+        __import__("engine", fromlist=[name]), name
+    )  # what `from engine import name` runs
     assert value is getattr(sys.modules[module], name)
     assert (value.__module__, value.__name__) == (module, name)
 
@@ -30,7 +32,11 @@ def test_an_unknown_name_is_an_attribute_error_and_submodules_still_import():
 
 
 def test_importing_engine_and_its_plain_data_loads_no_torch():
-    code = ("import sys, engine; engine.Conversation, engine.AudioClip, engine.EngineError; "
-            "print('torch' in sys.modules)")
-    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    code = (
+        "import sys, engine; engine.Conversation, engine.AudioClip, engine.EngineError; "
+        "print('torch' in sys.modules)"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    )
     assert found.stdout.strip() == "False", found.stderr

@@ -23,8 +23,12 @@ from engine.testing.reference_loop import reference_take
 
 GREEDY = SamplingParams(temperature=0.0, ras_window=0)
 SAMPLED = SamplingParams()
-TEXTS = ("Hi there.", "A much longer line than the others, to give this prompt more rows.", "Yes.",
-         "What time is it now, do you know?")
+TEXTS = (
+    "Hi there.",
+    "A much longer line than the others, to give this prompt more rows.",
+    "Yes.",
+    "What time is it now, do you know?",
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +62,9 @@ def run(batch: EngineBatch, streams: dict, joins: dict | None = None, params=GRE
         keys[batch.submit(batch.model.request(line(text), params, seed, max_frames=frames))] = key
     while batch.pending() or (joins and step <= max(joins)):
         for key, (text, seed, frames) in (joins or {}).get(step, {}).items():
-            keys[batch.submit(batch.model.request(line(text), params, seed, max_frames=frames))] = key
+            keys[batch.submit(batch.model.request(line(text), params, seed, max_frames=frames))] = (
+                key
+            )
         results.update({keys[done.ticket]: done.generation for done in batch.step()})
         step += 1
     return results
@@ -78,9 +84,14 @@ def test_greedy_codes_equal_each_streams_batch_1_run(model):
 def test_a_sampled_stream_depends_only_on_its_seed(model):
     mine = (TEXTS[1], 7, 14)
     one = run(EngineBatch(model, 1), {"x": mine}, params=SAMPLED)["x"]
-    first = run(EngineBatch(model, 4), {"a": (TEXTS[0], 1, 9), "x": mine, "c": (TEXTS[3], 3, 5)},
-                params=SAMPLED)["x"]
-    second = run(EngineBatch(model, 2), {"d": (TEXTS[2], 9, 16)}, {2: {"x": mine}}, params=SAMPLED)["x"]
+    first = run(
+        EngineBatch(model, 4),
+        {"a": (TEXTS[0], 1, 9), "x": mine, "c": (TEXTS[3], 3, 5)},
+        params=SAMPLED,
+    )["x"]
+    second = run(EngineBatch(model, 2), {"d": (TEXTS[2], 9, 16)}, {2: {"x": mine}}, params=SAMPLED)[
+        "x"
+    ]
     assert torch.equal(one.codes, first.codes) and torch.equal(one.codes, second.codes)
     other = run(EngineBatch(model, 1), {"x": (TEXTS[1], 8, 14)}, params=SAMPLED)["x"]
     assert not torch.equal(one.codes, other.codes)
@@ -91,20 +102,27 @@ def test_sampled_codes_equal_the_reference_for_the_same_counter_draws(model):
     batched = run(EngineBatch(model, 2), streams, params=SAMPLED)
     for key, (text, seed, frames) in streams.items():
         assert torch.equal(batched[key].codes, alone(model, text, SAMPLED, seed, frames).codes), key
-        assert torch.equal(batched[key].codes, model.generate(line(text), SAMPLED, seed, max_frames=frames).codes)
+        assert torch.equal(
+            batched[key].codes, model.generate(line(text), SAMPLED, seed, max_frames=frames).codes
+        )
 
 
 def test_prefill_is_chunked_between_decode_steps_through_the_prefix_cache(model, monkeypatch):
     model.clear_prefix_cache()
     chunks = []
     original = Drama3._prefill_chunk
-    monkeypatch.setattr(Drama3, "_prefill_chunk", lambda self, state, rows: (
-        chunks.append(rows.shape[0]), original(self, state, rows))[1])
+    monkeypatch.setattr(
+        Drama3,
+        "_prefill_chunk",
+        lambda self, state, rows: (chunks.append(rows.shape[0]), original(self, state, rows))[1],
+    )
     batch = EngineBatch(model, 4)
     batch.submit(model.request(line(TEXTS[0]), GREEDY, 0, max_frames=12))
     batch.step()  # the first stream joins at once and decodes its first frame
     chunks.clear()
-    long_a = batch.submit(model.request(line(TEXTS[2], reference_frames=300), GREEDY, 0, max_frames=4))
+    long_a = batch.submit(
+        model.request(line(TEXTS[2], reference_frames=300), GREEDY, 0, max_frames=4)
+    )
     frames = []
     while long_a not in [done.ticket for done in batch.step()]:
         frames.append(batch.live[0].frames if batch.live else None)
@@ -181,8 +199,12 @@ def test_an_eager_step_runs_the_live_slots_over_the_rows_they_reached(model):
     batch._runner = runner
     streams = {i: (text, 0, 4 + 2 * i) for i, text in enumerate(TEXTS[:3])}
     batched = run(batch, streams)
-    assert {size for size, _, _ in seen} == {1, 2, 3}  # three, then two, then one: never padded to 4
-    for size, furthest, spans in seen:
+    assert {size for size, _, _ in seen} == {
+        1,
+        2,
+        3,
+    }  # three, then two, then one: never padded to 4
+    for _size, furthest, spans in seen:
         (span,) = spans
         assert span % 128 == 0 and furthest < span <= batch.storage.capacity
     for key, (text, seed, frames) in streams.items():
@@ -219,11 +241,17 @@ def test_on_cuda_the_host_reads_each_step_a_step_late(model):
         batch, queued = EngineBatch(model, 2), []
         batch.read_lag = lag  # 1 is what a CUDA device gets
         launch = batch._launch
-        batch._launch = lambda batch=batch, launch=launch, queued=queued: (queued.append(len(batch._reads)),
-                                                                            launch())[1]
+        batch._launch = lambda batch=batch, launch=launch, queued=queued: (
+            queued.append(len(batch._reads)),
+            launch(),
+        )[1]
         runs[lag] = (run(batch, streams, params=SAMPLED), queued)
     (at_once, steps), (late, late_steps) = runs[0], runs[1]
-    assert set(steps) == {0} and late_steps[1:4] == [1, 1, 1]  # each step queued before the last is read
+    assert set(steps) == {0} and late_steps[1:4] == [
+        1,
+        1,
+        1,
+    ]  # each step queued before the last is read
     assert len(steps) <= len(late_steps) <= len(steps) + 1
     for key in streams:
         assert torch.equal(late[key].codes, at_once[key].codes), key
@@ -237,6 +265,8 @@ def test_captured_steps_give_the_eager_codes(tmp_path):
     eager = run(EngineBatch(gpu, 4, mode="eager"), streams)
     batch = EngineBatch(gpu, 4, mode="graph")
     captured = run(batch, streams)
-    assert batch.graphs is not None and len(batch.graphs.graphs) >= 2  # sizes 4, 2 and 1 as streams leave
+    assert (
+        batch.graphs is not None and len(batch.graphs.graphs) >= 2
+    )  # sizes 4, 2 and 1 as streams leave
     for key in streams:
         assert torch.equal(captured[key].codes, eager[key].codes), key

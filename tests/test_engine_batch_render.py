@@ -38,9 +38,30 @@ def short_takes(monkeypatch, tmp_path):
 
 
 def render(path, model, project, batch: int, takes: int = 2) -> int:
-    return main(["render", str(path), "--engine", "drama3", "--model", str(model), "--device", "cpu",
-                 "--mode", "clone", "--takes", str(takes), "--retries", "0", "--seed", "4", "--batch", str(batch),
-                 "--out", str(project)])
+    return main(
+        [
+            "render",
+            str(path),
+            "--engine",
+            "drama3",
+            "--model",
+            str(model),
+            "--device",
+            "cpu",
+            "--mode",
+            "clone",
+            "--takes",
+            str(takes),
+            "--retries",
+            "0",
+            "--seed",
+            "4",
+            "--batch",
+            str(batch),
+            "--out",
+            str(project),
+        ]
+    )
 
 
 def test_cli_batch_4_and_batch_1_store_the_same_takes(tiny_model, tmp_path):
@@ -65,7 +86,9 @@ def test_the_drama3_batch_returns_refused_requests_in_turn(tiny_model, tmp_path)
     assert isinstance(batch, EngineStreamBatch) and batch.size == 3
     conversation = Conversation(layout="clone", text="<|speaker:0|> Go.")
     good = batch.submit(GenerationRequest("s", "a", "A", "Go.", conversation, seed=1))
-    bad = batch.submit(GenerationRequest("s", "b", "A", "Go.", conversation, sampling={"top_p": 7}, seed=2))
+    bad = batch.submit(
+        GenerationRequest("s", "b", "A", "Go.", conversation, sampling={"top_p": 7}, seed=2)
+    )
     assert batch.active() == 2
     refused = batch.next_done()
     assert refused.ticket == bad and isinstance(refused.error, EngineError)
@@ -107,12 +130,39 @@ def test_kill_9_with_an_engine_batch_in_flight_loses_and_repeats_no_take(tiny_mo
     project, marks = tmp_path / "scene.drama", tmp_path / "marks"
     marks.mkdir()
     store, lines = TakeStore(project), [f"boathouse-{i}" for i in range(1, 6)]
-    args = ["render", path, "--engine", "drama3", "--model", tiny_model, "--device", "cpu", "--mode", "clone",
-            "--retries", "0", "--seed", "4", "--batch", "4", "--out", project]
+    args = [
+        "render",
+        path,
+        "--engine",
+        "drama3",
+        "--model",
+        tiny_model,
+        "--device",
+        "cpu",
+        "--mode",
+        "clone",
+        "--retries",
+        "0",
+        "--seed",
+        "4",
+        "--batch",
+        "4",
+        "--out",
+        project,
+    ]
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(HELD_RENDER.format(frames=FRAMES)),
-                              str(marks), *map(str, args)], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(HELD_RENDER.format(frames=FRAMES)),
+            str(marks),
+            *map(str, args),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wait_for(lambda: (marks / "held").exists(), child, 600, "a held batch")
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
@@ -125,20 +175,29 @@ def test_kill_9_with_an_engine_batch_in_flight_loses_and_repeats_no_take(tiny_mo
     resumed = take_records(store, script)
     assert resumed == take_records(TakeStore(fresh), script)  # nothing lost, nothing twice
     for line in lines:
-        assert [t.record.wav_sha256 for t in store.takes("boathouse", line)][:len(before[line])] == before[line]
+        assert [t.record.wav_sha256 for t in store.takes("boathouse", line)][
+            : len(before[line])
+        ] == before[line]
     assert not list(project.rglob("*.tmp"))
 
 
-def test_takes_of_the_generator_draw_release_render_again_under_a_new_identity(tiny_model, tmp_path, monkeypatch):
+def test_takes_of_the_generator_draw_release_render_again_under_a_new_identity(
+    tiny_model, tmp_path, monkeypatch
+):
     # The previous release drew one-stream CPU takes from a torch.Generator: the same --seed gave
     # other codes. Its identity had no `draws`, so its takes are not this engine's cache hits.
     path = write_script(tmp_path, TEXTS[:1])
     project = tmp_path / "scene.drama"
     current = Drama3Backend.identity
-    monkeypatch.setattr(Drama3Backend, "identity", lambda self: {"engine": "drama3", "revision": self._revision})
+    monkeypatch.setattr(
+        Drama3Backend, "identity", lambda self: {"engine": "drama3", "revision": self._revision}
+    )
     assert render(path, tiny_model, project, 1, takes=1) in (0, 1)
     monkeypatch.setattr(Drama3Backend, "identity", current)
     assert render(path, tiny_model, project, 1, takes=1) in (0, 1)
     takes = TakeStore(project).takes("boathouse", "boathouse-1")
-    assert [t.record.to_json()["engine_identity"].get("draws") for t in takes] == [None, "counter-v1"]
+    assert [t.record.to_json()["engine_identity"].get("draws") for t in takes] == [
+        None,
+        "counter-v1",
+    ]
     assert takes[0].record.cache_key != takes[1].record.cache_key

@@ -16,8 +16,11 @@ from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings
 from drama_cli.takes.store import TakeStore
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "scripts_examples"
-SCRIPTS = sorted(p for p in EXAMPLES.iterdir()
-                 if p.suffix in (".yaml", ".fountain") and not p.name.endswith(".cast.yaml"))
+SCRIPTS = sorted(
+    p
+    for p in EXAMPLES.iterdir()
+    if p.suffix in (".yaml", ".fountain") and not p.name.endswith(".cast.yaml")
+)
 SR = 44_100
 
 
@@ -63,8 +66,10 @@ def test_scratch_renders_every_example_and_passes_the_listen_check(scratch_rende
             assert check_silence(audio, SR).passed, take.wav_path
             assert 20 * np.log10(np.sqrt(np.mean(audio.astype(np.float64) ** 2))) > -40
             assert take.record.scratch is True and take.record.engine == "scratch"
-        gaps = sum(line.beat_s + (default_gap if line.pause_after_s is None else line.pause_after_s)
-                   for line in scene.lines[:-1])
+        gaps = sum(
+            line.beat_s + (default_gap if line.pause_after_s is None else line.pause_after_s)
+            for line in scene.lines[:-1]
+        )
         padding = layer_mix(MixSettings(), script=script, scene=scene).resolved()
         expected = sum(t.duration_s for t in takes) + gaps + padding.head_s + padding.tail_s
         mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
@@ -86,8 +91,12 @@ def test_scratch_render_again_reuses_every_take(scratch_renders, capsys):
     name = SCRIPTS[0].name
     code, project = scratch_renders[name]
     capsys.readouterr()
-    assert main(["render", str(EXAMPLES / name), "--engine", "scratch", "--out", str(project),
-                 "--json"]) == 0
+    assert (
+        main(
+            ["render", str(EXAMPLES / name), "--engine", "scratch", "--out", str(project), "--json"]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["backend_calls"] == 0 and report["counts"]["rendered"] == 0
     assert report["counts"]["reused"] == len(report["lines"]) > 0
@@ -100,24 +109,47 @@ def test_the_storm_clock_cue_starts_at_its_word_in_the_scratch_mix(scratch_rende
     sheet = json.loads((folder / "mix.cues.json").read_text())
     line = next(row for row in sheet["cues"] if row["line"] == "clock")
     take = sf.info(str(folder / line["take_path"]))
-    assert (code, take.samplerate, line["text"]) == \
-        (0, SR, "It is nearly midnight. Listen to that clock.")
+    assert (code, take.samplerate, line["text"]) == (
+        0,
+        SR,
+        "It is nearly midnight. Listen to that clock.",
+    )
     # no word or chunk times in a scratch take: in proportion, "that" at 33 of 44 characters
     at = round(line["start_s"] * SR) + round(take.frames * 33 / 44)
     clock = next(row for row in sheet["sounds"] if row["sound"] == "clock")
-    assert (clock["kind"], clock["gain_db"], clock["start_s"]) == ("effect", -6.0, round(at / SR, 6))
+    assert (clock["kind"], clock["gain_db"], clock["start_s"]) == (
+        "effect",
+        -6.0,
+        round(at / SR, 6),
+    )
 
 
-def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, capsys,
-                                                         monkeypatch):
+def test_drama3_tiny_checkpoint_renders_a_line_with_codes(
+    tiny_model, tmp_path, capsys, monkeypatch
+):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     script_path = EXAMPLES / "cigarette-case.yaml"
     script = load_script(str(script_path))
     scene = script.scenes[0]
     line = min(scene.lines, key=lambda x: len(x.text))
     project = tmp_path / "d3.drama"
-    code = main(["render", str(script_path), "--engine", "drama3", "--model", str(tiny_model),
-                 "--line", line.id, "--retries", "0", "--out", str(project), "--json"])
+    code = main(
+        [
+            "render",
+            str(script_path),
+            "--engine",
+            "drama3",
+            "--model",
+            str(tiny_model),
+            "--line",
+            line.id,
+            "--retries",
+            "0",
+            "--out",
+            str(project),
+            "--json",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     # Random weights never say end-of-speech: the take runs to its budget and is flagged.
     assert code in (0, 1, 3) and code == report["exit_code"]
@@ -132,8 +164,10 @@ def test_drama3_tiny_checkpoint_renders_a_line_with_codes(tiny_model, tmp_path, 
     assert list((tmp_path / "cache").rglob("*.npy"))  # references went through the codec cache
 
     # Whatever the checks said, a take chosen by hand is mixed.
-    assert main(["takes", str(script_path), "--out", str(project), "--line", line.id,
-                 "--select", "1"]) == 0
+    assert (
+        main(["takes", str(script_path), "--out", str(project), "--line", line.id, "--select", "1"])
+        == 0
+    )
     # The scene's other lines were never rendered: left out of the mix, so mix exits 1.
     assert main(["mix", str(script_path), "--out", str(project), "--scene", scene.id]) == 1
     mix, rate = sf.read(store.scene_dir(scene.id) / "mix.wav")
@@ -181,8 +215,11 @@ def test_drama3_backend_codec_helpers_and_clip_encoding(tiny_model, tmp_path):
     assert backend.decode_codes(codes).shape == (codes.shape[1] * 2048,)
     ref = EXAMPLES / "refs" / "jack.wav"
     conversation = Conversation(
-        "history", references=(Reference(0, "<|speaker:0|> Hi.", AudioClip(path=str(ref))),),
-        text="<|speaker:0|> Fine.", context=(Exchange("<|speaker:0|> Hi.", AudioClip(codes=codes)),))
+        "history",
+        references=(Reference(0, "<|speaker:0|> Hi.", AudioClip(path=str(ref))),),
+        text="<|speaker:0|> Fine.",
+        context=(Exchange("<|speaker:0|> Hi.", AudioClip(codes=codes)),),
+    )
     filled = backend.encode_clips(conversation)
     ref_codes = filled.references[0].clip.codes
     frames = int(np.ceil(sf.info(ref).frames / 2048))

@@ -180,8 +180,9 @@ def take_file(path: Path, seconds: float = 0.5) -> Path:
 
 def test_flac_scratch_mixes_carry_the_scratch_tag_like_wav(tmp_path):
     entry = MixEntry("l1", "A", "Hi.", take_file(tmp_path / "a.wav"), 1)
-    result = mix_scene([entry], MixSettings(metadata={"engine": "scratch", "scratch": True}),
-                       tmp_path / "scene")
+    result = mix_scene(
+        [entry], MixSettings(metadata={"engine": "scratch", "scratch": True}), tmp_path / "scene"
+    )
     paths = write_mix(result, tmp_path / "scene", ("wav", "flac"))
     for fmt in ("wav", "flac"):
         with sf.SoundFile(str(paths[fmt])) as audio:
@@ -211,8 +212,9 @@ def test_deliverables_are_renamed_together_with_the_cue_sheet_last(tmp_path, mon
 
 
 def test_a_missing_mp3_encoder_suggests_the_format_flag(monkeypatch):
-    monkeypatch.setitem(export.EXPORT_FORMATS, "mp3",
-                        export.ExportFormat("mp3", "MP3", None, lambda: None))
+    monkeypatch.setitem(
+        export.EXPORT_FORMATS, "mp3", export.ExportFormat("mp3", "MP3", None, lambda: None)
+    )
     with pytest.raises(RenderError) as err:
         export.require_encoder("mp3")
     assert "--format wav" in str(err.value) and "--out" not in str(err.value)

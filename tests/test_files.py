@@ -65,7 +65,9 @@ def test_publish_renames_only_after_every_file_is_written(tmp_path, monkeypatch)
     order = []
     real_fsync, real_replace = os.fsync, os.replace
     monkeypatch.setattr(files.os, "fsync", lambda fd: order.append("fsync") or real_fsync(fd))
-    monkeypatch.setattr(files.os, "replace", lambda a, b: order.append("replace") or real_replace(a, b))
+    monkeypatch.setattr(
+        files.os, "replace", lambda a, b: order.append("replace") or real_replace(a, b)
+    )
     files.publish(staged)
     assert order[:4] == ["fsync", "fsync", "replace", "replace"]
     assert [(tmp_path / n).read_text() for n in ("a", "b")] == ["a", "b"]
@@ -100,8 +102,10 @@ def test_no_ffmpeg_anywhere_is_none(tmp_path, monkeypatch):
 def test_publish_undoes_the_whole_step_when_one_rename_fails(tmp_path, monkeypatch):
     for name in ("a", "b", "old"):
         (tmp_path / name).write_text(f"{name} before")
-    staged = [(files.stage_text(tmp_path / name, f"{name} after"), tmp_path / name)
-              for name in ("a", "b", "c")]
+    staged = [
+        (files.stage_text(tmp_path / name, f"{name} after"), tmp_path / name)
+        for name in ("a", "b", "c")
+    ]
     real_replace = os.replace
 
     def failing(src, dst):
@@ -113,7 +117,10 @@ def test_publish_undoes_the_whole_step_when_one_rename_fails(tmp_path, monkeypat
     with pytest.raises(OSError, match="Input/output"):
         files.publish(staged, remove=[tmp_path / "old"])
     assert [(tmp_path / n).read_text() for n in ("a", "b", "old")] == [
-        "a before", "b before", "old before"]
+        "a before",
+        "b before",
+        "old before",
+    ]
     assert [tmp.read_text() for tmp, _ in staged] == ["a after", "b after", "c after"]
     assert names(tmp_path) == sorted(["a", "b", "old", *(tmp.name for tmp, _ in staged)])
     monkeypatch.setattr(files.os, "replace", real_replace)

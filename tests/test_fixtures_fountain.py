@@ -91,8 +91,12 @@ def test_headings_and_transitions_match_final_draft(name):
     script = ours(name)
     events = fdx_events(fixture(f"{name}.fdx"))
     elements = [e for s in script.scenes for e in s.elements if isinstance(e, Element)]
-    assert [flat(e.text) for e in elements if e.kind == "heading"] == [t for k, t, _ in events if k == "Scene Heading"]
-    assert [flat(e.text) for e in elements if e.kind == "transition"] == [t for k, t, _ in events if k == "Transition"]
+    assert [flat(e.text) for e in elements if e.kind == "heading"] == [
+        t for k, t, _ in events if k == "Scene Heading"
+    ]
+    assert [flat(e.text) for e in elements if e.kind == "transition"] == [
+        t for k, t, _ in events if k == "Transition"
+    ]
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
@@ -103,7 +107,9 @@ def test_dual_dialogue_matches_final_draft(name):
     assert got == expected
 
 
-@pytest.mark.parametrize("name", SCRIPTS + ["element-Dialogue", "element-DualDialogue", "element-Indenting"])
+@pytest.mark.parametrize(
+    "name", SCRIPTS + ["element-Dialogue", "element-DualDialogue", "element-Indenting"]
+)
 def test_speakers_and_headings_match_screenplain(name):
     import screenplain.parsers.fountain as oracle
     from screenplain.types import Dialog, DualDialog, Slug
@@ -115,7 +121,10 @@ def test_speakers_and_headings_match_screenplain(name):
         if isinstance(paragraph, Dialog):
             cues.append(name_key(str(paragraph.character)))
         elif isinstance(paragraph, DualDialog):
-            cues += [name_key(str(paragraph.left.character)), name_key(str(paragraph.right.character))]
+            cues += [
+                name_key(str(paragraph.left.character)),
+                name_key(str(paragraph.right.character)),
+            ]
             duals.append(cues[-1])
         elif isinstance(paragraph, Slug):
             slugs.append(flat(str(paragraph.line)))
@@ -123,7 +132,12 @@ def test_speakers_and_headings_match_screenplain(name):
     ours_cues = [name_key(line.speaker) for line in _first_line_per_cue(script)]
     assert ours_cues == cues
     assert [name_key(line.speaker) for line in script.lines() if line.overlap] == duals
-    headings = [flat(e.text) for s in script.scenes for e in s.elements if isinstance(e, Element) and e.kind == "heading"]
+    headings = [
+        flat(e.text)
+        for s in script.scenes
+        for e in s.elements
+        if isinstance(e, Element) and e.kind == "heading"
+    ]
     assert [h.upper() for h in headings] == [s.upper() for s in slugs]
 
 
@@ -144,27 +158,49 @@ def test_scene_headers_fixture_against_screenplain_with_one_documented_divergenc
     dialogs = [p for p in screenplay.paragraphs if isinstance(p, Dialog)]
     assert len(dialogs) == 1
     script = read_fountain(source, "element-SceneHeaders.fountain")
-    headings = [flat(e.text).upper() for s in script.scenes for e in s.elements
-                if isinstance(e, Element) and e.kind == "heading"]
+    headings = [
+        flat(e.text).upper()
+        for s in script.scenes
+        for e in s.elements
+        if isinstance(e, Element) and e.kind == "heading"
+    ]
     expected = slugs[:14] + ["INT. HOUSE - DAY", "EXT. HOUSE - DAY"] + slugs[14:]
     assert headings == expected
     assert script.lines() == []
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("element-Boneyard", ["A line of action.", "This is an boneyard."]),
-    ("element-MultilineAction", ["A normal line of action.",
-                                 "This is a multi-line block of Action. Made famous by the great WALTER HILL "
-                                 "but used by many other writers.", "A normal line of action."]),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("element-Boneyard", ["A line of action.", "This is an boneyard."]),
+        (
+            "element-MultilineAction",
+            [
+                "A normal line of action.",
+                "This is a multi-line block of Action. Made famous by the great WALTER HILL "
+                "but used by many other writers.",
+                "A normal line of action.",
+            ],
+        ),
+    ],
+)
 def test_action_fixtures(name, expected):
     script = ours(name)
-    actions = [flat(e.text) for s in script.scenes for e in s.elements if isinstance(e, Element) and e.kind == "action"]
+    actions = [
+        flat(e.text)
+        for s in script.scenes
+        for e in s.elements
+        if isinstance(e, Element) and e.kind == "action"
+    ]
     assert actions == expected
 
 
 def test_notes_fixture_keeps_notes_out_of_text():
     script = ours("element-Notes")
     elements = [e for s in script.scenes for e in s.elements]
-    assert [e.text for e in elements if e.kind == "note"] == ["A note.", "This line spans multiple lines.", "internal"]
+    assert [e.text for e in elements if e.kind == "note"] == [
+        "A note.",
+        "This line spans multiple lines.",
+        "internal",
+    ]
     assert [flat(e.text) for e in elements if e.kind == "action"] == ["A line.", "This is an note."]

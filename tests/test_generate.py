@@ -42,7 +42,9 @@ def script_main(monkeypatch, model: Drama3, tokens: list) -> None:
     queue = [model.semantic_start + t[1] if isinstance(t, tuple) else t for t in tokens]
 
     def scripted(logits, recent, params, generator, candidates):
-        drawn = sample_main(logits, recent, params, generator, candidates)  # keep the real call exercised
+        drawn = sample_main(
+            logits, recent, params, generator, candidates
+        )  # keep the real call exercised
         return torch.full_like(drawn, queue.pop(0))
 
     monkeypatch.setattr(step_module, "sample_main", scripted)
@@ -65,8 +67,9 @@ def test_incremental_decode_equals_full_recompute_over_32_frames(model):
             seen.append(head[0])
             return sample_codebook(head, params, generator)
 
-        codes = model.tower.decode_frame(state.last_hidden, state.last_row, main.view(1),
-                                         state.tower_cache, sample)[0]
+        codes = model.tower.decode_frame(
+            state.last_hidden, state.last_row, main.view(1), state.tower_cache, sample
+        )[0]
         head_logits.append(torch.stack(seen))
         row = torch.cat((main.view(1), codes))
         new_rows.append(row)
@@ -74,12 +77,20 @@ def test_incremental_decode_equals_full_recompute_over_32_frames(model):
     full = torch.cat((rows, torch.stack(new_rows)))
     hidden = model.backbone(model.backbone.embed_rows(full), model.backbone.new_cache())
     n = rows.shape[0]
-    expected_main = model.backbone.main_logits(hidden[n - 1:n + 31])
+    expected_main = model.backbone.main_logits(hidden[n - 1 : n + 31])
     assert torch.allclose(torch.stack(main_logits), expected_main, atol=1e-4, rtol=1e-4)
-    tower_logits = model.tower.prefill(hidden[None, :-1], full[None, :-1], full[None, 1:],
-                                       model.tower.new_cache(), with_logits=True)[0, n - 1:]
+    tower_logits = model.tower.prefill(
+        hidden[None, :-1],
+        full[None, :-1],
+        full[None, 1:],
+        model.tower.new_cache(),
+        with_logits=True,
+    )[0, n - 1 :]
     assert torch.allclose(torch.stack(head_logits), tower_logits, atol=1e-4, rtol=1e-4)
-    assert state.tower_cache.length == full.shape[0] - 1 and state.backbone_cache.length == full.shape[0]
+    assert (
+        state.tower_cache.length == full.shape[0] - 1
+        and state.backbone_cache.length == full.shape[0]
+    )
 
 
 def test_prefix_cache_reuse_is_bit_identical_to_recompute(model):
@@ -87,12 +98,15 @@ def test_prefix_cache_reuse_is_bit_identical_to_recompute(model):
     params = SamplingParams()
     first = model.generate(clone(), params, seed=5, max_frames=16)
     assert len(model._prefixes) == 1
-    reused = model.generate(clone("<|speaker:0|> Another line entirely."), params, seed=6, max_frames=16)
+    reused = model.generate(
+        clone("<|speaker:0|> Another line entirely."), params, seed=6, max_frames=16
+    )
     again = model.generate(clone(), params, seed=5, max_frames=16)  # the snapshot was not mutated
     model.use_prefix_cache = False
     try:
-        recomputed = model.generate(clone("<|speaker:0|> Another line entirely."), params, seed=6,
-                                    max_frames=16)
+        recomputed = model.generate(
+            clone("<|speaker:0|> Another line entirely."), params, seed=6, max_frames=16
+        )
     finally:
         model.use_prefix_cache = True
     assert len(model._prefixes) == 1
@@ -144,8 +158,11 @@ def test_eos_first_gives_an_empty_take(model, monkeypatch):
 
 def scene() -> Conversation:
     reference = Reference(0, "A short reference.", clip(12, 1))
-    return Conversation(layout="scene", references=(reference,),
-                        lines=("<|speaker:0|> First line.", "<|speaker:0|> Second line."))
+    return Conversation(
+        layout="scene",
+        references=(reference,),
+        lines=("<|speaker:0|> First line.", "<|speaker:0|> Second line."),
+    )
 
 
 def test_scene_separators_split_frames_or_stop(model, monkeypatch):
@@ -171,7 +188,9 @@ def test_default_budget_covers_twice_the_expected_duration_and_fits_the_context(
 
 @pytest.mark.case("M1")
 def test_budget_bounds_a_take_that_never_ends(model):
-    take = model.generate(clone("<|speaker:0|> Hi there."), SamplingParams(), seed=3, ignore_eos=True)
+    take = model.generate(
+        clone("<|speaker:0|> Hi there."), SamplingParams(), seed=3, ignore_eos=True
+    )
     expected = expected_duration_s("<|speaker:0|> Hi there.")
     assert take.stop_reason == "max_frames"
     assert take.frames == model.frame_budget(clone("<|speaker:0|> Hi there."), take.prompt_rows)
@@ -189,7 +208,9 @@ def test_stream_yields_the_frames_of_the_take(model):
 
 
 def test_a_timed_take_splits_prefill_and_decode(model):
-    take = model.generate(clone(), SamplingParams(), seed=9, max_frames=4, ignore_eos=True, timed=True)
+    take = model.generate(
+        clone(), SamplingParams(), seed=9, max_frames=4, ignore_eos=True, timed=True
+    )
     assert set(take.phase_s) == {"prefill", "decode"} and all(v > 0 for v in take.phase_s.values())
 
 

@@ -28,8 +28,14 @@ pytest.importorskip("triton")
 @pytest.fixture(scope="module")
 def report() -> dict:
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "engine.testing.kernels", "tiny"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.testing.kernels", "tiny"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -67,4 +73,6 @@ def test_the_comparison_refuses_to_run_compiled(monkeypatch):
 def test_expert_kernels_read_an_expert_cache_bit_for_bit(report, preset):
     differences = report[preset]["offload"]
     assert differences["copies"] > 0  # the cache really was filled from the host store
-    assert all(count == 0 for name, count in differences.items() if name.startswith("rows_")), differences
+    assert all(count == 0 for name, count in differences.items() if name.startswith("rows_")), (
+        differences
+    )

@@ -63,15 +63,22 @@ def _gdn_weights(d=16, kh=2, vh=4, kd=8, vd=8, seed=0):
     conv = 2 * kh * kd + vh * vd
     r = lambda *s: torch.randn(*s, generator=gen) * s[-1] ** -0.5  # noqa: E731
     return {
-        "in_proj_qkv.weight": r(conv, d), "in_proj_z.weight": r(vh * vd, d),
-        "in_proj_b.weight": r(vh, d), "in_proj_a.weight": r(vh, d), "conv1d.weight": r(conv, 1, 4),
-        "dt_bias": torch.randn(vh, generator=gen), "A_log": torch.rand(vh, generator=gen) + 0.5,
-        "norm.weight": 1 + 0.1 * torch.randn(vd, generator=gen), "out_proj.weight": r(d, vh * vd),
+        "in_proj_qkv.weight": r(conv, d),
+        "in_proj_z.weight": r(vh * vd, d),
+        "in_proj_b.weight": r(vh, d),
+        "in_proj_a.weight": r(vh, d),
+        "conv1d.weight": r(conv, 1, 4),
+        "dt_bias": torch.randn(vh, generator=gen),
+        "A_log": torch.rand(vh, generator=gen) + 0.5,
+        "norm.weight": 1 + 0.1 * torch.randn(vd, generator=gen),
+        "out_proj.weight": r(d, vh * vd),
     }
 
 
 def test_gated_deltanet_prefill_then_steps_equal_one_pass():
-    layer = GatedDeltaNet(_gdn_weights(), key_heads=2, key_dim=8, value_heads=4, value_dim=8, eps=1e-6)
+    layer = GatedDeltaNet(
+        _gdn_weights(), key_heads=2, key_dim=8, value_heads=4, value_dim=8, eps=1e-6
+    )
     x = torch.randn(90, 16, generator=torch.Generator().manual_seed(1))
     full = layer(x, layer.new_state())
     state = layer.new_state()
@@ -85,11 +92,22 @@ def test_fp8_block_dequantisation_matches_hand_computation():
     weight = (torch.randn(150, 260, generator=gen) * 50).to(torch.float8_e4m3fn)
     scale = torch.tensor([[0.5, 2.0, 0.25], [3.0, 1.0, 0.125]])
     got = dequantize_blocks(weight, scale, (128, 128), torch.float32)
-    for i, j in [(0, 0), (127, 127), (127, 128), (128, 0), (149, 259), (10, 200), (140, 255), (140, 256)]:
+    for i, j in [
+        (0, 0),
+        (127, 127),
+        (127, 128),
+        (128, 0),
+        (149, 259),
+        (10, 200),
+        (140, 255),
+        (140, 256),
+    ]:
         assert got[i, j].item() == float(weight[i, j].float()) * scale[i // 128, j // 128].item()
     assert torch.equal(got[:128, 128:256], weight[:128, 128:256].float() * 2.0)
     assert torch.equal(got[128:, 256:], weight[128:, 256:].float() * 0.125)
-    stacked = dequantize_blocks(weight[None].repeat(2, 1, 1), torch.stack((scale, 2 * scale)), (128, 128), torch.float32)
+    stacked = dequantize_blocks(
+        weight[None].repeat(2, 1, 1), torch.stack((scale, 2 * scale)), (128, 128), torch.float32
+    )
     assert torch.equal(stacked[1], 2 * got)
 
 
@@ -134,9 +152,15 @@ def test_rotate_half_rope_matches_transformers():
     modeling = pytest.importorskip("transformers.models.qwen3_5_moe.modeling_qwen3_5_moe")
     q, k = torch.randn(1, 4, 5, 32), torch.randn(1, 2, 5, 32)
     cos, sin = rope_angles(torch.arange(5), rotary_dim=8, theta=1e7)
-    ref_q, ref_k = modeling.apply_rotary_pos_emb(q, k, torch.cat((cos, cos), -1)[None], torch.cat((sin, sin), -1)[None])
-    assert torch.allclose(apply_rotate_half_rope(q[0].transpose(0, 1), cos, sin), ref_q[0].transpose(0, 1), atol=1e-6)
-    assert torch.allclose(apply_rotate_half_rope(k[0].transpose(0, 1), cos, sin), ref_k[0].transpose(0, 1), atol=1e-6)
+    ref_q, ref_k = modeling.apply_rotary_pos_emb(
+        q, k, torch.cat((cos, cos), -1)[None], torch.cat((sin, sin), -1)[None]
+    )
+    assert torch.allclose(
+        apply_rotate_half_rope(q[0].transpose(0, 1), cos, sin), ref_q[0].transpose(0, 1), atol=1e-6
+    )
+    assert torch.allclose(
+        apply_rotate_half_rope(k[0].transpose(0, 1), cos, sin), ref_k[0].transpose(0, 1), atol=1e-6
+    )
 
 
 def test_norms():
@@ -155,8 +179,15 @@ def test_moe_matches_a_dense_reference_and_one_row_path():
     silu = torch.nn.functional.silu
 
     def expert(e, row):
-        g, u, dn = (dequantize_blocks(w[f"experts.{e}.{p}.weight"], w[f"experts.{e}.{p}.weight_scale_inv"],
-                                      (128, 128), torch.float32) for p in ("gate_proj", "up_proj", "down_proj"))
+        g, u, dn = (
+            dequantize_blocks(
+                w[f"experts.{e}.{p}.weight"],
+                w[f"experts.{e}.{p}.weight_scale_inv"],
+                (128, 128),
+                torch.float32,
+            )
+            for p in ("gate_proj", "up_proj", "down_proj")
+        )
         return dn @ (silu(g @ row) * (u @ row))
 
     expected = []
@@ -165,7 +196,9 @@ def test_moe_matches_a_dense_reference_and_one_row_path():
         top, ids = probs.topk(2)
         routed = sum(t / top.sum() * expert(int(e), row) for t, e in zip(top, ids))
         shared = w["shared_expert.down_proj.weight"] @ (
-            silu(w["shared_expert.gate_proj.weight"] @ row) * (w["shared_expert.up_proj.weight"] @ row))
+            silu(w["shared_expert.gate_proj.weight"] @ row)
+            * (w["shared_expert.up_proj.weight"] @ row)
+        )
         expected.append(routed + torch.sigmoid(w["shared_expert_gate.weight"] @ row) * shared)
     expected = torch.stack(expected)
     assert torch.allclose(moe(x), expected, atol=1e-5)
@@ -182,8 +215,11 @@ def test_the_compiled_moe_step_keeps_routed_experts_in_fp8():
     x = torch.randn(1, d, generator=torch.Generator().manual_seed(3))
     compiled = torch.compile(moe, fullgraph=True, dynamic=False)
     out, codes = run_and_get_code(compiled, x)
-    allocations = [math.prod(int(n) for n in shape.split(",") if n.strip())
-                   for code in codes for shape in re.findall(r"empty_strided_cpu\(\(([^)]*)\)", code)]
+    allocations = [
+        math.prod(int(n) for n in shape.split(",") if n.strip())
+        for code in codes
+        for shape in re.findall(r"empty_strided_cpu\(\(([^)]*)\)", code)
+    ]
     assert allocations and max(allocations) < inter * d  # nothing the size of one expert's weight
     expected = moe(x)
     assert (out - expected).abs().max() <= 1e-5 * expected.abs().max()

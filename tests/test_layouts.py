@@ -63,35 +63,60 @@ def test_only_scene_lets_the_main_token_emit_the_separator(offline):
     assert extra_samplable_ids(conversation, offline) == (offline.token_id("<|audio_separator|>"),)
 
 
-@pytest.mark.parametrize("make", [lambda: get_layout("karaoke"), lambda: Conversation(layout="karaoke", text="Hi.")])
+@pytest.mark.parametrize(
+    "make", [lambda: get_layout("karaoke"), lambda: Conversation(layout="karaoke", text="Hi.")]
+)
 def test_an_unknown_layout_is_an_engine_error(make):
     with pytest.raises(EngineError) as raised:
         make()
-    assert str(raised.value) == ("unknown layout 'karaoke'; expected one of "
-                                 "clone, history, revise, scene, infill, stream")
+    assert str(raised.value) == (
+        "unknown layout 'karaoke'; expected one of clone, history, revise, scene, infill, stream"
+    )
     assert not isinstance(raised.value, ValueError)
 
 
 def _aside_body(conversation):
-    return [STRINGS["user_open"], with_speaker_tag(conversation.text), "<|speaker_change|>",
-            STRINGS["turn_end"], STRINGS["assistant_voice"]]
+    return [
+        STRINGS["user_open"],
+        with_speaker_tag(conversation.text),
+        "<|speaker_change|>",
+        STRINGS["turn_end"],
+        STRINGS["assistant_voice"],
+    ]
 
 
-ASIDE = Layout("aside", "aside-provisional-v1", _aside_body, frozenset({"text"}),
-               tokens=(*BASE_TOKENS, "<|speaker_change|>"), samplable=("<|speaker_change|>",),
-               provisional=True)
+ASIDE = Layout(
+    "aside",
+    "aside-provisional-v1",
+    _aside_body,
+    frozenset({"text"}),
+    tokens=(*BASE_TOKENS, "<|speaker_change|>"),
+    samplable=("<|speaker_change|>",),
+    provisional=True,
+)
 
 
 def test_a_new_layout_is_one_record(monkeypatch, tiny):
     monkeypatch.setattr(engine.layouts, "LAYOUTS", {**LAYOUTS, "aside": ASIDE})
     conversation = Conversation(layout="aside", text="Psst.")
     parts = segments(conversation)
-    assert parts == ["<|im_start|>system\n", "convert the provided text to speech", "<|im_end|>\n",
-                     "<|im_start|>user\n", "<|speaker:0|> Psst.", "<|speaker_change|>", "<|im_end|>\n",
-                     "<|im_start|>assistant\n<|voice|>"]
+    assert parts == [
+        "<|im_start|>system\n",
+        "convert the provided text to speech",
+        "<|im_end|>\n",
+        "<|im_start|>user\n",
+        "<|speaker:0|> Psst.",
+        "<|speaker_change|>",
+        "<|im_end|>\n",
+        "<|im_start|>assistant\n<|voice|>",
+    ]
     prompt = build_prompt(conversation, tiny)
     change = tiny.token_id("<|speaker_change|>")
-    assert (prompt.layout, prompt.version, prompt.extra_ids) == ("aside", "aside-provisional-v1", (change,))
+    assert (prompt.layout, prompt.version, prompt.extra_ids) == (
+        "aside",
+        "aside-provisional-v1",
+        (change,),
+    )
     assert (prompt.rows[:, 0] == change).sum() == 1
     with pytest.raises(EngineError, match="the aside layout does not use note"):
         segments(Conversation(layout="aside", text="Psst.", note="softer"))

@@ -179,15 +179,18 @@ def test_an_unknown_preset_is_refused_before_the_model_is_looked_for(tmp_path, m
     path = margot_scene(tmp_path, ["We leave at six."])
     assert main(["render", str(path), "--preset", "loud"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == ("drama: unknown loudness preset 'loud' "
-                           "(known: acx, acx-mp3, r128, podcast, none)")
+    assert err.strip() == (
+        "drama: unknown loudness preset 'loud' (known: acx, acx-mp3, r128, podcast, none)"
+    )
     assert not (tmp_path / "scene.drama").exists()
 
 
 def test_every_preset_the_error_lists_is_in_the_mixing_guide():
     from drama_cli.mix.presets import PRESETS
 
-    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "mixing.md").read_text(encoding="utf-8")
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "mixing.md").read_text(
+        encoding="utf-8"
+    )
     assert all(f"  | `{name}` |" in guide for name in PRESETS)
 
 
@@ -199,7 +202,7 @@ def test_preset_help_states_its_default(capsys):
 def scene_line(out: str) -> str:
     """The scene's summary line of a render's output (rich wraps it on narrow consoles)."""
     flat = " ".join(out.split())
-    return flat[flat.index("scene boathouse:"):]
+    return flat[flat.index("scene boathouse:") :]
 
 
 def test_the_acx_summary_reports_rms_and_noise_floor(tmp_path, monkeypatch, capsys):
@@ -213,7 +216,7 @@ def test_the_acx_summary_reports_rms_and_noise_floor(tmp_path, monkeypatch, caps
     assert -23.0 <= rms <= -18.0 and peak <= -3.0 and floor <= -60.0
     assert "LUFS" not in line
     audio, _ = sf.read(str(tmp_path / "scene.drama" / "boathouse" / "mix.wav"))
-    assert 20 * np.log10(np.sqrt(np.mean(audio ** 2))) == pytest.approx(rms, abs=0.06)
+    assert 20 * np.log10(np.sqrt(np.mean(audio**2))) == pytest.approx(rms, abs=0.06)
 
 
 def test_the_r128_summary_reports_lufs_and_true_peak(tmp_path, monkeypatch, capsys):
@@ -237,8 +240,9 @@ def preset_project(tmp_path: Path, preset: str, backend):
     path = tmp_path / "scene.yaml"
     path.write_text(boathouse_script(), encoding="utf-8")
     store = TakeStore(tmp_path / "scene.drama")
-    render_script(load_script(str(path)), store, backend,
-                  RenderSettings(), mix=MixSettings(preset=preset))
+    render_script(
+        load_script(str(path)), store, backend, RenderSettings(), mix=MixSettings(preset=preset)
+    )
     return path, store
 
 
@@ -268,8 +272,11 @@ def test_a_rebuild_that_would_leave_the_preset_range_normalises_the_scene_again(
     from drama_cli.script.load import load_script
 
     def answer(request, call):
-        loud = 0.9 if request.conversation is not None and \
-            request.conversation.layout == "revise" else 0.05
+        loud = (
+            0.9
+            if request.conversation is not None and request.conversation.layout == "revise"
+            else 0.05
+        )
         return voice(max(0.6, len(request.text) / 15), 150, loud), "eos"
 
     backend = FakeBackend(answer=answer)

@@ -146,8 +146,9 @@ def test_room_tone_fills_gaps_at_its_level(tmp_path):
 def test_room_tone_file_is_looped(tmp_path):
     bed = write(tmp_path / "bed.wav", tone(0.1, 100, 0.01))
     a = write(tmp_path / "a.wav", tone(0.2))
-    settings = MixSettings(gap_s=0, head_s=0.35, tail_s=0, room_tone=bed, room_tone_db=-50.0,
-                           wav_subtype="FLOAT")
+    settings = MixSettings(
+        gap_s=0, head_s=0.35, tail_s=0, room_tone=bed, room_tone_db=-50.0, wav_subtype="FLOAT"
+    )
     out = mix_scene([entry(a)], settings, tmp_path / "w").samples()
     loop = tone(0.1, 100, 0.01)
     scaled = loop * (10 ** (-50 / 20) / np.sqrt(np.mean(loop.astype(np.float64) ** 2)))
@@ -307,8 +308,8 @@ def test_script_mix_settings_apply_and_flags_win(tmp_path, monkeypatch, capsys):
     assert rows[0]["start_s"] == 0.0  # the scene's head
     assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(1.0, abs=1e-4)  # script gap
     audio, rate = sf.read(str(out / "boathouse" / "mix.wav"))
-    gap = audio[int((rows[0]["end_s"] + 0.3) * rate):int((rows[1]["start_s"] - 0.3) * rate)]
-    assert 0 < float(np.sqrt(np.mean(gap ** 2))) < 10 ** (-50 / 20)  # room tone, not silence
+    gap = audio[int((rows[0]["end_s"] + 0.3) * rate) : int((rows[1]["start_s"] - 0.3) * rate)]
+    assert 0 < float(np.sqrt(np.mean(gap**2))) < 10 ** (-50 / 20)  # room tone, not silence
     assert "digital silence" not in capsys.readouterr().out
     assert main(["mix", str(path), "--gap", "0.25", "--head", "0.5", "--tail", "2"]) == 0
     sheet, rows = mix_rows(out)
@@ -326,8 +327,9 @@ def test_compliance_issues_are_printed(tmp_path, monkeypatch, capsys):
     assert "digital silence" not in capsys.readouterr().out
 
 
-def test_mix_with_a_corrupt_selected_take_exits_1_naming_line_and_file(tmp_path, monkeypatch,
-                                                                        capsys):
+def test_mix_with_a_corrupt_selected_take_exits_1_naming_line_and_file(
+    tmp_path, monkeypatch, capsys
+):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
     assert main(["render", str(path)]) == 0
@@ -400,8 +402,23 @@ def scene_folder(tmp_path: Path) -> Path:
 def test_a_bare_render_keeps_the_saved_mix_settings(tmp_path, monkeypatch):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
-    assert main(["render", str(path), "--preset", "acx", "--format", "wav", "--format", "flac",
-                 "--gap", "0.8"]) == 0
+    assert (
+        main(
+            [
+                "render",
+                str(path),
+                "--preset",
+                "acx",
+                "--format",
+                "wav",
+                "--format",
+                "flac",
+                "--gap",
+                "0.8",
+            ]
+        )
+        == 0
+    )
     saved = {"formats": ["wav", "flac"], "options": {"preset": "acx", "gap_s": 0.8}}
     assert project_mix(tmp_path) == saved
     assert main(["render", str(path)]) == 0
@@ -409,8 +426,10 @@ def test_a_bare_render_keeps_the_saved_mix_settings(tmp_path, monkeypatch):
     sheet = json.loads((scene_folder(tmp_path) / "mix.cues.json").read_text())
     first, second = sheet["cues"]
     assert sheet["preset"] == "acx" and second["start_s"] - first["end_s"] == pytest.approx(0.8)
-    assert sf.info(str(scene_folder(tmp_path) / "mix.flac")).frames == \
-        sf.info(str(scene_folder(tmp_path) / "mix.wav")).frames
+    assert (
+        sf.info(str(scene_folder(tmp_path) / "mix.flac")).frames
+        == sf.info(str(scene_folder(tmp_path) / "mix.wav")).frames
+    )
     assert main(["mix", str(path)]) == 0
     assert project_mix(tmp_path) == saved
 
@@ -422,18 +441,27 @@ def test_a_remix_removes_formats_no_longer_asked_for(tmp_path, monkeypatch):
     assert (scene_folder(tmp_path) / "mix.flac").exists()
     assert main(["mix", str(path), "--format", "wav"]) == 0
     assert sorted(p.name for p in scene_folder(tmp_path).glob("mix.*")) == [
-        "mix.cues.json", "mix.labels.txt", "mix.srt", "mix.wav"]
+        "mix.cues.json",
+        "mix.labels.txt",
+        "mix.srt",
+        "mix.wav",
+    ]
     assert project_mix(tmp_path)["formats"] == ["wav"]
 
 
-def test_temporaries_of_interrupted_mixes_and_takes_are_removed_on_the_next_run(tmp_path,
-                                                                                monkeypatch):
+def test_temporaries_of_interrupted_mixes_and_takes_are_removed_on_the_next_run(
+    tmp_path, monkeypatch
+):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Fine then."])
     assert main(["render", str(path)]) == 0
     folder = scene_folder(tmp_path)
-    left = [folder / ".mix-k2j3h4.wav", folder / ".mix.flac.a1b2.tmp",
-            folder / ".mix.mp3.c3d4.tmp", folder / "boathouse-1" / ".take-002.wav.4242.tmp"]
+    left = [
+        folder / ".mix-k2j3h4.wav",
+        folder / ".mix.flac.a1b2.tmp",
+        folder / ".mix.mp3.c3d4.tmp",
+        folder / "boathouse-1" / ".take-002.wav.4242.tmp",
+    ]
     for temporary in left:
         temporary.write_bytes(b"x" * 100)
     assert main(["mix", str(path)]) == 0
@@ -476,7 +504,9 @@ Good.
 """
 
 
-@pytest.mark.parametrize("gap, flags", [(0.5, []), (0.2, ["--gap", "0.2"]), (1.5, ["--gap", "1.5"])])
+@pytest.mark.parametrize(
+    "gap, flags", [(0.5, []), (0.2, ["--gap", "0.2"]), (1.5, ["--gap", "1.5"])]
+)
 def test_a_fountain_beat_adds_its_pause_to_the_gap(tmp_path, monkeypatch, gap, flags):
     fake_render(monkeypatch)
     path = tmp_path / "scene.fountain"

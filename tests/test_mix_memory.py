@@ -30,13 +30,27 @@ def noise_file(path, seconds: float, seed: int):
 
 def peak_traced_mb(folder, minutes: float) -> float:
     """Traced peak (MB) of mixing `minutes` of lines under a bed, as a book chapter."""
-    take, rain, door = (noise_file(folder / name, seconds, seed) for name, seconds, seed in
-                        (("take.wav", TAKE_S, 1), ("rain.wav", 20.0, 2), ("door.wav", 1.0, 3)))
-    entries = [MixEntry(f"l{i}", "A", "Words.", take, 1) for i in range(int(minutes * 60 / (TAKE_S + 0.5)))]
-    sounds = (Sound(str(rain), "ambience", SoundAnchor(), loop=True, duck=True, name="rain"),
-              *(Sound(str(door), "effect", SoundAnchor(e.line_id, "end"), name="door")
-                for e in entries[::20]))
-    settings = MixSettings(scene_sounds=(SceneSounds(sounds, tuple(e.line_id for e in entries), 0.5, 1.0),))
+    take, rain, door = (
+        noise_file(folder / name, seconds, seed)
+        for name, seconds, seed in (
+            ("take.wav", TAKE_S, 1),
+            ("rain.wav", 20.0, 2),
+            ("door.wav", 1.0, 3),
+        )
+    )
+    entries = [
+        MixEntry(f"l{i}", "A", "Words.", take, 1) for i in range(int(minutes * 60 / (TAKE_S + 0.5)))
+    ]
+    sounds = (
+        Sound(str(rain), "ambience", SoundAnchor(), loop=True, duck=True, name="rain"),
+        *(
+            Sound(str(door), "effect", SoundAnchor(e.line_id, "end"), name="door")
+            for e in entries[::20]
+        ),
+    )
+    settings = MixSettings(
+        scene_sounds=(SceneSounds(sounds, tuple(e.line_id for e in entries), 0.5, 1.0),)
+    )
     tracemalloc.start()
     try:
         result = mix_scene(entries, settings, work_dir=folder / "mix")
@@ -62,7 +76,9 @@ def test_a_long_bed_costs_the_memory_of_a_short_one(tmp_path):
 
     def peak_mb(bed_s: float) -> float:
         bed = tmp_path / f"bed-{bed_s:g}.wav"
-        sf.write(str(bed), 0.05 * rng.standard_normal(int(bed_s * 48_000)), 48_000, subtype="PCM_16")
+        sf.write(
+            str(bed), 0.05 * rng.standard_normal(int(bed_s * 48_000)), 48_000, subtype="PCM_16"
+        )
         sounds = (Sound(str(bed), "ambience", SoundAnchor(), loop=True, duck=True, name="bed"),)
         tracemalloc.start()
         try:
@@ -85,8 +101,10 @@ def test_a_long_sound_read_in_blocks_is_the_sound_read_whole(tmp_path, rate):
     whole = read_take(path)
     stream = SoundStream(str(path), read_take)
     assert stream.whole is None and stream.size == whole.size
-    blocks = [stream.read(start, min(100_000, stream.size - start))
-              for start in range(0, stream.size, 100_000)]
+    blocks = [
+        stream.read(start, min(100_000, stream.size - start))
+        for start in range(0, stream.size, 100_000)
+    ]
     assert np.array_equal(np.concatenate(blocks), whole)
     assert np.array_equal(stream.read(1_000, 5_000), whole[1_000:6_000])  # a loop comes round
     stream.close()

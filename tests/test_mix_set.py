@@ -26,14 +26,18 @@ LINES = "      - A: We leave at six.\n      - B: Fine then.\n"
 def mixed(tmp_path, monkeypatch):
     """A scene of A and B under a rain bed, rendered with stems and a REAPER session:
     (script path, scene folder, {file name: bytes} of its set)."""
-    path, folder = rendered_with_sounds(tmp_path, monkeypatch, LINES, "--stems",
-                                        "--export-session", "rpp")
+    path, folder = rendered_with_sounds(
+        tmp_path, monkeypatch, LINES, "--stems", "--export-session", "rpp"
+    )
     return path, folder, contents(folder)
 
 
 def contents(folder) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())
-            if p.name.startswith("mix.") or p.name == "provenance.json"}
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(folder.iterdir())
+        if p.name.startswith("mix.") or p.name == "provenance.json"
+    }
 
 
 def test_a_mix_records_its_set_and_every_file_is_current(mixed):
@@ -41,8 +45,13 @@ def test_a_mix_records_its_set_and_every_file_is_current(mixed):
     state = set_state(folder, verify=True)
     assert state.complete and not state.stale and not state.missing
     assert sorted(state.current) == sorted(set(before) - {"mix.cues.json"})
-    assert {"mix.stem-a.wav", "mix.stem-b.wav", "mix.stem-music.wav", "mix.rpp",
-            "provenance.json"} <= set(state.current)
+    assert {
+        "mix.stem-a.wav",
+        "mix.stem-b.wav",
+        "mix.stem-music.wav",
+        "mix.rpp",
+        "provenance.json",
+    } <= set(state.current)
 
 
 def test_a_failed_switch_leaves_the_earlier_set_whole_and_a_rerun_completes_it(mixed, monkeypatch):
@@ -74,8 +83,14 @@ def test_files_of_the_earlier_set_that_the_new_one_lacks_are_removed(mixed):
     path.write_text(path.read_text().replace("      - B: Fine then.\n", ""))
     assert main(["mix", str(path), "--export-session", "none"]) == 0
     assert sorted(contents(folder)) == [
-        "mix.cues.json", "mix.labels.txt", "mix.srt", "mix.stem-a.wav", "mix.stem-music.wav",
-        "mix.wav", "provenance.json"]
+        "mix.cues.json",
+        "mix.labels.txt",
+        "mix.srt",
+        "mix.stem-a.wav",
+        "mix.stem-music.wav",
+        "mix.wav",
+        "provenance.json",
+    ]
     assert set_state(folder).complete
 
 
@@ -85,9 +100,11 @@ def test_a_file_left_by_another_run_is_stale(mixed):
     sf.write(str(folder / "mix.stem-a.wav"), np.zeros(10, np.float32), 44_100)
     state = set_state(folder)
     assert (state.stale, state.missing, state.complete) == (
-        ["mix.stem-a.wav", "mix.stem-ghost.wav"], [], False)
+        ["mix.stem-a.wav", "mix.stem-ghost.wav"],
+        [],
+        False,
+    )
     os.utime(folder / "mix.srt", ns=(1, 1))  # copied without its times: its bytes still count
     assert "mix.srt" in set_state(folder).current
     (folder / "mix.rpp").unlink()
     assert set_state(folder).missing == ["mix.rpp"]
-

@@ -14,8 +14,8 @@ from fakes import fake_render, voice, write_script
 
 from drama_cli.cli import main
 from drama_cli.errors import UsageError
-from drama_cli.mix.mix_set import set_state
 from drama_cli.mix.export import FORMATS
+from drama_cli.mix.mix_set import set_state
 from drama_cli.mix.options import layer_mix
 from drama_cli.script.load import load_script
 from drama_cli.script.mix_settings import (
@@ -58,19 +58,33 @@ def test_the_record_is_frozen_and_checked_when_made():
 
 
 def test_one_table_gives_the_script_keys_the_flags_ranges_and_defaults():
-    assert MIX_KEYS == ("room_tone", "room_tone_db", "gap", "head", "tail", "duck_db",
-                        "duck_attack", "duck_release")
+    assert MIX_KEYS == (
+        "room_tone",
+        "room_tone_db",
+        "gap",
+        "head",
+        "tail",
+        "duck_db",
+        "duck_attack",
+        "duck_release",
+    )
     assert flag_help("gap_s") == "Default pause between lines in the mix, seconds (0..60)."
     assert MIX_FIELDS["formats"].allowed == FORMATS
     assert (MIX_DEFAULTS.gap_s, MIX_DEFAULTS.head_s, MIX_DEFAULTS.tail_s) == (0.5, 0.5, 1.0)
-    assert (MIX_DEFAULTS.formats, MIX_DEFAULTS.preset, MIX_DEFAULTS.stems) == (("wav",), "none", False)
+    assert (MIX_DEFAULTS.formats, MIX_DEFAULTS.preset, MIX_DEFAULTS.stems) == (
+        ("wav",),
+        "none",
+        False,
+    )
     with pytest.raises(UsageError, match="ducking attack \\(s\\) must be between 0 and 10, not 11"):
         MixSettings(duck_attack_s=11.0)
 
 
 def test_a_layer_fills_only_what_the_one_above_leaves_unset():
     scene = MixSettings(room_tone="noise", room_tone_position="scene:3:12")
-    script = MixSettings(room_tone="tone.wav", room_tone_position="play:2:12", gap_s=0.8, head_s=0.2)
+    script = MixSettings(
+        room_tone="tone.wav", room_tone_position="play:2:12", gap_s=0.8, head_s=0.2
+    )
     merged = MixSettings(gap_s=0.1).over(scene).over(script)
     assert (merged.gap_s, merged.head_s, merged.room_tone) == (0.1, 0.2, "noise")
     assert merged.room_tone_position == "scene:3:12"  # the position goes with the room tone
@@ -135,7 +149,11 @@ def test_a_piped_mix_keeps_the_saved_formats_and_files(tmp_path, monkeypatch, ca
     assert main(["mix", str(path), "--scene", "boathouse", "-o", "-"]) == 0
     assert capsysbinary.readouterr().out[:4] == b"RIFF"
     assert json.loads((folder / "project.json").read_text())["mix"]["formats"] == ["flac"]
-    assert [p.name for p in sorted((folder / "boathouse").glob("mix.*")) if p.suffix in (".wav", ".flac")] == ["mix.flac"]
+    assert [
+        p.name
+        for p in sorted((folder / "boathouse").glob("mix.*"))
+        if p.suffix in (".wav", ".flac")
+    ] == ["mix.flac"]
     assert set_state(folder / "boathouse").complete  # the piped WAV was never part of the set
 
 
@@ -150,8 +168,10 @@ def test_a_mix_piped_to_a_terminal_is_refused_before_mixing(tmp_path, monkeypatc
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     assert main(["mix", str(path), "--scene", "boathouse", "-o", "-"]) == 2
     out, err = capsysbinary.readouterr()
-    assert out == b"" and err.decode() == ("drama: -o - writes audio to stdout, which is a terminal: "
-                                          "pipe it (| sox -t wav - out.ogg) or redirect it (> out.wav)\n")
+    assert out == b"" and err.decode() == (
+        "drama: -o - writes audio to stdout, which is a terminal: "
+        "pipe it (| sox -t wav - out.ogg) or redirect it (> out.wav)\n"
+    )
     assert (tmp_path / "scene.drama" / "boathouse" / "mix.cues.json").stat().st_mtime_ns == before
 
 
@@ -163,7 +183,9 @@ def test_room_tone_none_turns_off_a_saved_room_tone_and_is_kept(tmp_path, monkey
     assert main(["render", str(path), "--room-tone", "noise", "--gap", "1.0"]) == 0
     folder = tmp_path / "scene.drama"
     assert main(["mix", str(path), "--room-tone", "none"]) == 0
-    assert json.loads((folder / "project.json").read_text())["mix"]["options"]["room_tone"] == "none"
+    assert (
+        json.loads((folder / "project.json").read_text())["mix"]["options"]["room_tone"] == "none"
+    )
     audio, _ = sf.read(str(folder / "boathouse" / "mix.wav"))
     assert not audio[:1000].any()  # the head is digital silence again: no bed under it
     assert main(["mix", str(path)]) == 0
@@ -174,7 +196,10 @@ def test_room_tone_none_turns_off_a_saved_room_tone_and_is_kept(tmp_path, monkey
 def test_formats_and_sessions_given_twice_or_in_capitals_are_kept_once():
     given = MixSettings(formats=("flac", "FLAC", ".wav"), sessions=("otio", "otio", "rpp"))
     assert given.formats == ("flac", "wav") and given.sessions == ("otio", "rpp")
-    assert given.to_record() == {"formats": ["flac", "wav"], "options": {"sessions": ("otio", "rpp")}}
+    assert given.to_record() == {
+        "formats": ["flac", "wav"],
+        "options": {"sessions": ("otio", "rpp")},
+    }
 
 
 def test_a_piped_mix_gives_its_json_results_on_stderr(tmp_path, monkeypatch, capsysbinary):

@@ -37,7 +37,11 @@ HEAD_ATOL = 2e-3
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parity")
     # Experts of whole 128x128 FP8 blocks, the only shape mlx-audio's converter dequantises.
-    whole_blocks = {"hidden_size": 128, "moe_intermediate_size": 128, "shared_expert_intermediate_size": 128}
+    whole_blocks = {
+        "hidden_size": 128,
+        "moe_intermediate_size": 128,
+        "shared_expert_intermediate_size": 128,
+    }
     write_checkpoint(folder / "src", "tiny", seed=0, overrides=whole_blocks)
     exact_expert_scales(folder / "src")
     convert(folder / "src", folder / "mlx", codec=False)
@@ -86,7 +90,9 @@ def oracle_head_logits(oracle, hidden, rows: np.ndarray) -> np.ndarray:
     state = tower._enrich(hidden[:, :-1], labels[..., 1], semantic, frames, caches)
     logits = []
     for index, (layer, head) in enumerate(zip(tower.residual_layers, tower.codebook_heads)):
-        state = layer(state, labels[..., index + 1], semantic, caches[len(tower.shared_layers) + index])
+        state = layer(
+            state, labels[..., index + 1], semantic, caches[len(tower.shared_layers) + index]
+        )
         logits.append(head(state))
     return np.array(mx.stack(logits, axis=-2))[0]
 
@@ -97,12 +103,20 @@ def test_teacher_forced_logits_match_at_every_position(models):
     rows, prompt_rows = teacher_rows(model)
     hidden = model.backbone(model.backbone.embed_rows(rows), model.backbone.new_cache())
     ours_main = model.backbone.main_logits(hidden).numpy()
-    ours_heads = model.tower.prefill(hidden[None, :-1], rows[None, :-1], rows[None, 1:],
-                                     model.tower.new_cache(), with_logits=True)[0].numpy()
+    ours_heads = model.tower.prefill(
+        hidden[None, :-1],
+        rows[None, :-1],
+        rows[None, 1:],
+        model.tower.new_cache(),
+        with_logits=True,
+    )[0].numpy()
 
     rows_mx = rows.numpy().astype(np.int32)
-    oracle_hidden = oracle.backbone.model(None, cache=oracle.backbone.make_cache(),
-                                          input_embeddings=oracle._embed(mx.array(rows_mx[None])))
+    oracle_hidden = oracle.backbone.model(
+        None,
+        cache=oracle.backbone.make_cache(),
+        input_embeddings=oracle._embed(mx.array(rows_mx[None])),
+    )
     band_then_eos = np.array(oracle.semantic_head(oracle_hidden))[0]
     theirs_main = np.concatenate((band_then_eos[:, -1:], band_then_eos[:, :-1]), axis=1)
     theirs_heads = oracle_head_logits(oracle, oracle_hidden, rows_mx)
@@ -121,11 +135,20 @@ def test_greedy_decode_gives_identical_codes(models, monkeypatch):
     model, oracle = models
     prompt = model.build_prompt(conversation())
     model.clear_prefix_cache()
-    ours = model.generate(conversation(), SamplingParams(temperature=0.0, ras_top_k=1), seed=0, max_frames=8)
+    ours = model.generate(
+        conversation(), SamplingParams(temperature=0.0, ras_top_k=1), seed=0, max_frames=8
+    )
     # The RAS retry draw becomes greedy too, so repetitions cannot make the two diverge.
     monkeypatch.setattr(mlx_drama3, "RAS_TOP_K", 1)
-    frames = oracle._frames(mx.array(prompt.rows.astype(np.int32)), prompt.system_rows,
-                            mlx_drama3._Voice([]), 8, 0.0, None, 0.9)
+    frames = oracle._frames(
+        mx.array(prompt.rows.astype(np.int32)),
+        prompt.system_rows,
+        mlx_drama3._Voice([]),
+        8,
+        0.0,
+        None,
+        0.9,
+    )
     theirs = np.stack([np.array(frame) for frame in frames], axis=1)
     assert ours.codes.shape[1] == theirs.shape[1] == 8
     assert ours.codes.numpy().tolist() == theirs.tolist()

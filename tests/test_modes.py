@@ -49,5 +49,7 @@ def test_a_conversation_the_engine_refuses_is_one_line_and_exit_2(tmp_path, monk
     script = tmp_path / "p.yaml"
     script.write_text("cast:\n  ANA: a.wav\nlines:\n  - speaker: ANA\n    text: Hello.\n")
     assert cli.main(["compile", str(script), "--mode", "clone"]) == 2
-    assert capsys.readouterr().err == ("drama: unknown layout 'karaoke'; expected one of "
-                                       "clone, history, revise, scene, infill, stream\n")
+    assert capsys.readouterr().err == (
+        "drama: unknown layout 'karaoke'; expected one of "
+        "clone, history, revise, scene, infill, stream\n"
+    )

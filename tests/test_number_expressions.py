@@ -82,7 +82,11 @@ EXAMPLES = [
     ("en", "60 mph", "sixty miles per hour"),
     ("en", "call 555-0199", "call five five five zero one nine nine"),
     ("en", "agent 007", "agent zero zero seven"),
-    ("en", "ISBN 978-3-16-148410-0", "ISBN nine seven eight three one six one four eight four one zero zero"),
+    (
+        "en",
+        "ISBN 978-3-16-148410-0",
+        "ISBN nine seven eight three one six one four eight four one zero zero",
+    ),
     ("en", "Henry VIII", "Henry the Eighth"),
     ("en", "Act II", "Act Two"),
     ("fr", "Louis XIV", "Louis quatorze"),
@@ -114,84 +118,185 @@ def test_number_expressions_are_said_whole(language, written, said):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("de", "die 3. Klasse", "die dritte Klasse"),
-    ("de", "in der 3. Klasse", "in der dritten Klasse"),
-    ("de", "3. Platz", "dritter Platz"),
-    ("de", "am 3. und 4. Mai", "am dritten und vierten Mai"),
-    ("de", "vom 3. bis 5. Mai", "vom dritten bis fünften Mai"),
-    ("de", "ins 3. Jahr", "ins dritte Jahr"),
-    ("de", "für 1 Mann", "für einen Mann"),
-    ("de", "mit 1 Koffer und 1 Tasche", "mit einem Koffer und einer Tasche"),
-    ("de", "1 Uhr", "ein Uhr"),
-    ("de", "Es ist 1.", "Es ist eins."),
-    ("es", "21 de mayo", "veintiuno de mayo"),
-    ("es", "1 libra", "una libra"),
-    ("es", "£21", "veintiuna libras"),
-    ("es", "$21", "veintiún dólares"),
-    ("es", "200.000 personas", "doscientas mil personas"),
-    ("es", "la 1:15", "la una y quince"),
-    ("fr", "1 homme", "un homme"),
-    ("fr", "£1", "une livre"),
-    ("fr", "1 h", "une heure"),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("de", "die 3. Klasse", "die dritte Klasse"),
+        ("de", "in der 3. Klasse", "in der dritten Klasse"),
+        ("de", "3. Platz", "dritter Platz"),
+        ("de", "am 3. und 4. Mai", "am dritten und vierten Mai"),
+        ("de", "vom 3. bis 5. Mai", "vom dritten bis fünften Mai"),
+        ("de", "ins 3. Jahr", "ins dritte Jahr"),
+        ("de", "für 1 Mann", "für einen Mann"),
+        ("de", "mit 1 Koffer und 1 Tasche", "mit einem Koffer und einer Tasche"),
+        ("de", "1 Uhr", "ein Uhr"),
+        ("de", "Es ist 1.", "Es ist eins."),
+        ("es", "21 de mayo", "veintiuno de mayo"),
+        ("es", "1 libra", "una libra"),
+        ("es", "£21", "veintiuna libras"),
+        ("es", "$21", "veintiún dólares"),
+        ("es", "200.000 personas", "doscientas mil personas"),
+        ("es", "la 1:15", "la una y quince"),
+        ("fr", "1 homme", "un homme"),
+        ("fr", "£1", "une livre"),
+        ("fr", "1 h", "une heure"),
+    ],
+)
 def test_numbers_agree_with_the_words_around_them(language, written, said):
     assert normalise_text(written, language) == said
 
 
 def test_a_plain_english_date_is_read_only_when_the_order_is_certain():
     assert normalise_text("on 3/2/2003", "en") == "on 3/2/2003"
-    assert normalise_text("on 13/2/2003", "en") == "on the thirteenth of February two thousand and three"
+    assert (
+        normalise_text("on 13/2/2003", "en")
+        == "on the thirteenth of February two thousand and three"
+    )
     assert normalise_text("on 2/13/2003", "en") == "on February thirteenth two thousand and three"
 
 
-@pytest.mark.parametrize("language, written", [
-    ("en", "R2D2 and B2B"), ("en", "COVID-19"), ("en", "on 9/11"), ("de", "Es war 19.30."),
-    ("en", "the 32/13/2003 date"), ("en", "3:1.5.2"), ("en", "code 2024-117"), ("en", "1" + ",000" * 200),
-])
+@pytest.mark.parametrize(
+    "language, written",
+    [
+        ("en", "R2D2 and B2B"),
+        ("en", "COVID-19"),
+        ("en", "on 9/11"),
+        ("de", "Es war 19.30."),
+        ("en", "the 32/13/2003 date"),
+        ("en", "3:1.5.2"),
+        ("en", "code 2024-117"),
+        ("en", "1" + ",000" * 200),
+    ],
+)
 def test_what_no_form_takes_whole_is_left_exactly_as_written(language, written):
     assert normalise_text(written, language) == written
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("en", "won 3-1", "won three to one"),
-    ("en", "Invoice No. 2024-117", "Invoice number two zero two four one one seven"),
-    ("de", "Es steht 2:1.", "Es steht zwei zu eins."),
-    ("en", "at 10:15:30", "at ten fifteen and thirty seconds"),
-    ("en", "-3.5% and +2", "minus three point five percent and plus two"),
-    ("en", "$2.5 billion", "two point five billion dollars"),
-    ("es", "$5 millones", "cinco millones de dólares"),
-    ("fr", "5 M€", "cinq millions d'euros"),
-    ("de", "2,5 Mrd. €", "zwei Komma fünf Milliarden Euro"),
-    ("de", "dreieinhalb", "dreieinhalb"),
-    ("de", "3½ Stunden", "dreieinhalb Stunden"),
-    ("fr", "3½", "trois et demi"),
-    ("es", "3/4 taza", "tres cuartos de taza"),
-    ("en", "24/7", "twenty-four seven"),
-    ("de", "1 000 000 000 Sterne", "eine Milliarde Sterne"),
-    ("fr", "1 000 000 000 €", "un milliard d'euros"),
-    ("es", "$1.000.000", "un millón de dólares"),
-    ("en", "World War II", "World War Two"),
-    ("en", "then I left", "then I left"),
-    ("en", "Rocky II", "Rocky II"),
-    ("fr", "Le XXIe siècle. De plus, Ce Me", "Le vingt et unième siècle. De plus, Ce Me"),
-    ("en", "Elizabeth I", "Elizabeth the First"),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("en", "won 3-1", "won three to one"),
+        ("en", "Invoice No. 2024-117", "Invoice number two zero two four one one seven"),
+        ("de", "Es steht 2:1.", "Es steht zwei zu eins."),
+        ("en", "at 10:15:30", "at ten fifteen and thirty seconds"),
+        ("en", "-3.5% and +2", "minus three point five percent and plus two"),
+        ("en", "$2.5 billion", "two point five billion dollars"),
+        ("es", "$5 millones", "cinco millones de dólares"),
+        ("fr", "5 M€", "cinq millions d'euros"),
+        ("de", "2,5 Mrd. €", "zwei Komma fünf Milliarden Euro"),
+        ("de", "dreieinhalb", "dreieinhalb"),
+        ("de", "3½ Stunden", "dreieinhalb Stunden"),
+        ("fr", "3½", "trois et demi"),
+        ("es", "3/4 taza", "tres cuartos de taza"),
+        ("en", "24/7", "twenty-four seven"),
+        ("de", "1 000 000 000 Sterne", "eine Milliarde Sterne"),
+        ("fr", "1 000 000 000 €", "un milliard d'euros"),
+        ("es", "$1.000.000", "un millón de dólares"),
+        ("en", "World War II", "World War Two"),
+        ("en", "then I left", "then I left"),
+        ("en", "Rocky II", "Rocky II"),
+        ("fr", "Le XXIe siècle. De plus, Ce Me", "Le vingt et unième siècle. De plus, Ce Me"),
+        ("en", "Elizabeth I", "Elizabeth the First"),
+    ],
+)
 def test_more_forms_are_said_whole(language, written, said):
     assert normalise_text(written, language) == said
 
 
-_FRAGMENTS = ["1", "07", "12", "1,000", "1.000", "2 000", "3.25", "3,25", ".5", "10:00", "10:00:00", "2:45.5",
-              "p.m.", "am", "pm", "Uhr", "h", "$", "€", "£", "¥", "₩", "CHF", "USD", "million", "Mio.", "Mrd.",
-              "%", "km", "KG", "°C", "m²", "'", '"', "th", "st", "er", "e", "s", "º", "ª", ".", ",", ":", "/",
-              "-", "–", "½", "Mai", "Buch", "años", "femmes", "the", "am", "Dr.", "St.", "No.", "VIII", "(", ")",
-              "millions", "millones", "d'", "c. à s.", "c.c.", "cdas", "horas", "las", "tasses", "M€", "+ ", "'000",
-              "x", "’", "p", "C", "of", "a", "won", "March", "Dec", "Minute", "jährige", "Ausgleich", "hatte"]
+_FRAGMENTS = [
+    "1",
+    "07",
+    "12",
+    "1,000",
+    "1.000",
+    "2 000",
+    "3.25",
+    "3,25",
+    ".5",
+    "10:00",
+    "10:00:00",
+    "2:45.5",
+    "p.m.",
+    "am",
+    "pm",
+    "Uhr",
+    "h",
+    "$",
+    "€",
+    "£",
+    "¥",
+    "₩",
+    "CHF",
+    "USD",
+    "million",
+    "Mio.",
+    "Mrd.",
+    "%",
+    "km",
+    "KG",
+    "°C",
+    "m²",
+    "'",
+    '"',
+    "th",
+    "st",
+    "er",
+    "e",
+    "s",
+    "º",
+    "ª",
+    ".",
+    ",",
+    ":",
+    "/",
+    "-",
+    "–",
+    "½",
+    "Mai",
+    "Buch",
+    "años",
+    "femmes",
+    "the",
+    "am",
+    "Dr.",
+    "St.",
+    "No.",
+    "VIII",
+    "(",
+    ")",
+    "millions",
+    "millones",
+    "d'",
+    "c. à s.",
+    "c.c.",
+    "cdas",
+    "horas",
+    "las",
+    "tasses",
+    "M€",
+    "+ ",
+    "'000",
+    "x",
+    "’",
+    "p",
+    "C",
+    "of",
+    "a",
+    "won",
+    "March",
+    "Dec",
+    "Minute",
+    "jährige",
+    "Ausgleich",
+    "hatte",
+]
 
 
 def _random_text(rng) -> str:
-    parts = [rng.choice(_FRAGMENTS) if rng.random() < 0.7 else str(rng.randint(0, 99999))
-             for _ in range(rng.randint(1, 8))]
+    parts = [
+        rng.choice(_FRAGMENTS) if rng.random() < 0.7 else str(rng.randint(0, 99999))
+        for _ in range(rng.randint(1, 8))
+    ]
     return "".join(part + rng.choice(["", "", " ", " "]) for part in parts)
 
 
@@ -214,174 +319,215 @@ def test_no_output_joins_a_digit_to_a_word_or_leaves_a_separator_between_number_
                 assert not re.search(r"\d", said), (language, text, said)
                 assert not _separator_between_words(said), (language, text, said)
                 assert not (start and text[start - 1].isalnum()), (language, text, said)
-                assert not (end < len(text) and text[end].isalnum() and said[-1].isalnum()), (language, text, said)
+                assert not (end < len(text) and text[end].isalnum() and said[-1].isalnum()), (
+                    language,
+                    text,
+                    said,
+                )
             written = set(text.split())
             for token in out.split():
                 if re.search(r"\d", token):
                     assert token in written, (language, text, out)
 
 
-@pytest.mark.parametrize("language, written, said, listed", [
-    ("de", "Es kostete $5 million.", "Es kostete fünf Millionen Dollar.", "$5 million"),
-    ("de", "Es kostete $1 billion.", "Es kostete eine Milliarde Dollar.", "$1 billion"),
-    ("de", "Es kostete 5 million $.", "Es kostete fünf Millionen Dollar.", "5 million $"),
-    ("fr", "Il a coûté $2 billion.", "Il a coûté deux milliards de dollars.", "$2 billion"),
-    ("es", "Costó $5 million.", "Costó cinco millones de dólares.", "$5 million"),
-    ("es", "Costó $1 billion.", "Costó mil millones de dólares.", "$1 billion"),
-])
-def test_an_english_scale_word_after_an_amount_is_said_with_it_in_the_line_language(language, written, said, listed):
+@pytest.mark.parametrize(
+    "language, written, said, listed",
+    [
+        ("de", "Es kostete $5 million.", "Es kostete fünf Millionen Dollar.", "$5 million"),
+        ("de", "Es kostete $1 billion.", "Es kostete eine Milliarde Dollar.", "$1 billion"),
+        ("de", "Es kostete 5 million $.", "Es kostete fünf Millionen Dollar.", "5 million $"),
+        ("fr", "Il a coûté $2 billion.", "Il a coûté deux milliards de dollars.", "$2 billion"),
+        ("es", "Costó $5 million.", "Costó cinco millones de dólares.", "$5 million"),
+        ("es", "Costó $1 billion.", "Costó mil millones de dólares.", "$1 billion"),
+    ],
+)
+def test_an_english_scale_word_after_an_amount_is_said_with_it_in_the_line_language(
+    language, written, said, listed
+):
     assert normalise_text(written, language) == said
     assert [e.written for e in number_expressions(written, language)] == [listed]
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("en", "1990-95", "nineteen ninety to ninety-five"),
-    ("en", "1990–95", "nineteen ninety to ninety-five"),
-    ("de", "1990-95", "neunzehnhundertneunzig bis fünfundneunzig"),
-    ("fr", "1990–95", "mille neuf cent quatre-vingt-dix à quatre-vingt-quinze"),
-    ("es", "1990-95", "mil novecientos noventa a noventa y cinco"),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("en", "1990-95", "nineteen ninety to ninety-five"),
+        ("en", "1990–95", "nineteen ninety to ninety-five"),
+        ("de", "1990-95", "neunzehnhundertneunzig bis fünfundneunzig"),
+        ("fr", "1990–95", "mille neuf cent quatre-vingt-dix à quatre-vingt-quinze"),
+        ("es", "1990-95", "mil novecientos noventa a noventa y cinco"),
+    ],
+)
 def test_a_range_of_years_with_the_second_in_two_digits_is_read_as_years(language, written, said):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said, listed", [
-    ("en", "6' wide", "six feet wide", "6'"),
-    ("en", "6’ wide", "six feet wide", "6’"),
-    ("en", "'give me 5' he said", "'give me five' he said", "5"),
-    ("de", "6' breit", "6' breit", "6'"),
-])
+@pytest.mark.parametrize(
+    "language, written, said, listed",
+    [
+        ("en", "6' wide", "six feet wide", "6'"),
+        ("en", "6’ wide", "six feet wide", "6’"),
+        ("en", "'give me 5' he said", "'give me five' he said", "5"),
+        ("de", "6' breit", "6' breit", "6'"),
+    ],
+)
 def test_a_foot_mark_is_said_with_its_number_or_left_with_it(language, written, said, listed):
     assert normalise_text(written, language) == said
     assert [e.written for e in number_expressions(written, language)] == [listed]
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("fr", "3½ tasses", "trois tasses et demie"),
-    ("fr", "1 1/2 cuillère", "une cuillère et demie"),
-    ("fr", "2 1/2 litres", "deux litres et demi"),
-    ("fr", "1/2 litre", "un demi-litre"),
-    ("fr", "1/2 c.c. de sel", "une demi-cuillère à café de sel"),
-    ("fr", "1/4 litre", "un quart de litre"),
-    ("fr", "1/2 de la pâte", "un demi de la pâte"),
-    ("es", "1/2 taza", "media taza"),
-    ("es", "1/2 kilo", "medio kilo"),
-    ("es", "2 1/2 tazas", "dos tazas y media"),
-    ("es", "1 ½ litro", "un litro y medio"),
-    ("es", "2 ¾ tazas", "dos tazas y tres cuartos"),
-    ("es", "3/4 de taza", "tres cuartos de taza"),
-])
-def test_a_fraction_is_said_around_the_noun_it_measures_in_french_and_spanish(language, written, said):
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("fr", "3½ tasses", "trois tasses et demie"),
+        ("fr", "1 1/2 cuillère", "une cuillère et demie"),
+        ("fr", "2 1/2 litres", "deux litres et demi"),
+        ("fr", "1/2 litre", "un demi-litre"),
+        ("fr", "1/2 c.c. de sel", "une demi-cuillère à café de sel"),
+        ("fr", "1/4 litre", "un quart de litre"),
+        ("fr", "1/2 de la pâte", "un demi de la pâte"),
+        ("es", "1/2 taza", "media taza"),
+        ("es", "1/2 kilo", "medio kilo"),
+        ("es", "2 1/2 tazas", "dos tazas y media"),
+        ("es", "1 ½ litro", "un litro y medio"),
+        ("es", "2 ¾ tazas", "dos tazas y tres cuartos"),
+        ("es", "3/4 de taza", "tres cuartos de taza"),
+    ],
+)
+def test_a_fraction_is_said_around_the_noun_it_measures_in_french_and_spanish(
+    language, written, said
+):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("fr", "1 c. à soupe de sucre", "une cuillère à soupe de sucre"),
-    ("fr", "2 c. à café de sel", "deux cuillères à café de sel"),
-    ("fr", "3 c. à s. de lait", "trois cuillères à soupe de lait"),
-    ("fr", "1 c.à.s. de lait", "une cuillère à soupe de lait"),
-    ("fr", "1 c. à c. de sel", "une cuillère à café de sel"),
-    ("fr", "2 cs d'huile", "deux cuillères à soupe d'huile"),
-    ("fr", "1 C.S. de miel", "une cuillère à soupe de miel"),
-    ("fr", "une moto de 125 cc", "une moto de cent vingt-cinq cc"),
-    ("es", "1 cda. de aceite", "una cucharada de aceite"),
-    ("es", "2 cdas. de azúcar", "dos cucharadas de azúcar"),
-    ("es", "1 cdta. de sal", "una cucharadita de sal"),
-    ("es", "21 cdas de agua", "veintiuna cucharadas de agua"),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("fr", "1 c. à soupe de sucre", "une cuillère à soupe de sucre"),
+        ("fr", "2 c. à café de sel", "deux cuillères à café de sel"),
+        ("fr", "3 c. à s. de lait", "trois cuillères à soupe de lait"),
+        ("fr", "1 c.à.s. de lait", "une cuillère à soupe de lait"),
+        ("fr", "1 c. à c. de sel", "une cuillère à café de sel"),
+        ("fr", "2 cs d'huile", "deux cuillères à soupe d'huile"),
+        ("fr", "1 C.S. de miel", "une cuillère à soupe de miel"),
+        ("fr", "une moto de 125 cc", "une moto de cent vingt-cinq cc"),
+        ("es", "1 cda. de aceite", "una cucharada de aceite"),
+        ("es", "2 cdas. de azúcar", "dos cucharadas de azúcar"),
+        ("es", "1 cdta. de sal", "una cucharadita de sal"),
+        ("es", "21 cdas de agua", "veintiuna cucharadas de agua"),
+    ],
+)
 def test_recipe_spoons_are_said_in_full_and_the_count_agrees_with_them(language, written, said):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("fr", "3 millions d'habitants", "trois millions d'habitants"),
-    ("fr", "2 milliards de dollars", "deux milliards de dollars"),
-    ("fr", "1 million de personnes", "un million de personnes"),
-    ("fr", "1,5 million d'euros", "un million et demi d'euros"),
-    ("fr", "2,5 milliards d'euros", "deux milliards et demi d'euros"),
-    ("fr", "2,3 millions d'euros", "deux virgule trois millions d'euros"),
-    ("fr", "-53 millions d'euros", "moins cinquante-trois millions d'euros"),
-    ("fr", "1,5 M€", "un million et demi d'euros"),
-    ("fr", "1,2 million d'habitants", "un virgule deux million d'habitants"),
-    ("fr", "-2,5 milliards d'euros", "moins deux milliards et demi d'euros"),
-    ("fr", "$2,5 milliards", "deux milliards et demi de dollars"),
-    ("es", "3 millones de personas", "tres millones de personas"),
-    ("es", "21 millones de personas", "veintiún millones de personas"),
-    ("es", "1,5 millones de dólares", "un millón y medio de dólares"),
-    ("es", "2,25 millones", "dos coma veinticinco millones"),
-    ("es", "1 mil millones de euros", "mil millones de euros"),
-    ("es", "$1,5 millones", "un millón y medio de dólares"),
-    ("es", "-2,5 millones de euros", "menos dos millones y medio de euros"),
-])
-def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(language, written, said):
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("fr", "3 millions d'habitants", "trois millions d'habitants"),
+        ("fr", "2 milliards de dollars", "deux milliards de dollars"),
+        ("fr", "1 million de personnes", "un million de personnes"),
+        ("fr", "1,5 million d'euros", "un million et demi d'euros"),
+        ("fr", "2,5 milliards d'euros", "deux milliards et demi d'euros"),
+        ("fr", "2,3 millions d'euros", "deux virgule trois millions d'euros"),
+        ("fr", "-53 millions d'euros", "moins cinquante-trois millions d'euros"),
+        ("fr", "1,5 M€", "un million et demi d'euros"),
+        ("fr", "1,2 million d'habitants", "un virgule deux million d'habitants"),
+        ("fr", "-2,5 milliards d'euros", "moins deux milliards et demi d'euros"),
+        ("fr", "$2,5 milliards", "deux milliards et demi de dollars"),
+        ("es", "3 millones de personas", "tres millones de personas"),
+        ("es", "21 millones de personas", "veintiún millones de personas"),
+        ("es", "1,5 millones de dólares", "un millón y medio de dólares"),
+        ("es", "2,25 millones", "dos coma veinticinco millones"),
+        ("es", "1 mil millones de euros", "mil millones de euros"),
+        ("es", "$1,5 millones", "un millón y medio de dólares"),
+        ("es", "-2,5 millones de euros", "menos dos millones y medio de euros"),
+    ],
+)
+def test_a_count_of_millions_is_said_with_its_scale_word_in_french_and_spanish(
+    language, written, said
+):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("fr", "0,05", "zéro virgule zéro cinq"),
-    ("fr", "3,14159", "trois virgule un quatre un cinq neuf"),
-    ("es", "7,25", "siete coma veinticinco"),
-    ("fr", "hausse de + 3,7 %", "hausse de plus trois virgule sept pour cent"),
-    ("fr", "- 3 œufs", "- trois œufs"),
-    ("fr", "- 5 % de remise", "- cinq pour cent de remise"),
-    ("fr", "à 180 ° C", "à cent quatre-vingts degrés Celsius"),
-    ("es", "las 12.30 h", "las doce y treinta horas"),
-    ("fr", "grimpe d'1 %", "grimpe d'un pour cent"),
-    ("fr", "une hausse de 1,5 %", "une hausse d'un virgule cinq pour cent"),
-    ("fr", "moins que 1 fois", "moins qu'une fois"),
-    ("fr", "de 11 ans", "de onze ans"),
-    ("fr", "44'000 habitants", "quarante-quatre mille habitants"),
-    ("fr", "à 7h51", "à sept heures cinquante et une"),
-    ("fr", "au 31 rue Monge", "au trente et un rue Monge"),
-    ("fr", "1 place assise", "une place assise"),
-    ("fr", "chez Mme de Staël", "chez Madame de Staël"),
-    ("es", "la Sra. de García", "la señora de García"),
-    ("fr", "les années 80", "les années quatre-vingt"),
-    ("fr", "du 30/04 au 04/05", "du trente avril au quatre mai"),
-    ("fr", "le 2/3 des votants", "le deux tiers des votants"),
-    ("fr", "3,40 euros", "trois euros quarante"),
-    ("es", "2,50 euros", "dos euros con cincuenta"),
-    ("fr", "+20 points", "plus vingt points"),
-    ("fr", "Total HT : 35 €", "Total hors taxes : trente-cinq euros"),
-    ("es", "las 7,45 y las 9.30 horas", "las siete y cuarenta y cinco y las nueve y treinta horas"),
-    ("es", "un 7,45 %", "un siete coma cuarenta y cinco por ciento"),
-    ("es", "un 14'5%", "un catorce coma cinco por ciento"),
-    ("es", "sus 1383 páginas", "sus mil trescientas ochenta y tres páginas"),
-    ("es", "en 1383 hasta", "en mil trescientos ochenta y tres hasta"),
-    ("es", "a 120º C", "a ciento veinte grados Celsius"),
-    ("es", "3 tazas aprox.", "tres tazas aproximadamente."),
-    ("fr", "(62e).", "(soixante-deuxième)."),
-    ("en", "(5 km).", "(five kilometres)."),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("fr", "0,05", "zéro virgule zéro cinq"),
+        ("fr", "3,14159", "trois virgule un quatre un cinq neuf"),
+        ("es", "7,25", "siete coma veinticinco"),
+        ("fr", "hausse de + 3,7 %", "hausse de plus trois virgule sept pour cent"),
+        ("fr", "- 3 œufs", "- trois œufs"),
+        ("fr", "- 5 % de remise", "- cinq pour cent de remise"),
+        ("fr", "à 180 ° C", "à cent quatre-vingts degrés Celsius"),
+        ("es", "las 12.30 h", "las doce y treinta horas"),
+        ("fr", "grimpe d'1 %", "grimpe d'un pour cent"),
+        ("fr", "une hausse de 1,5 %", "une hausse d'un virgule cinq pour cent"),
+        ("fr", "moins que 1 fois", "moins qu'une fois"),
+        ("fr", "de 11 ans", "de onze ans"),
+        ("fr", "44'000 habitants", "quarante-quatre mille habitants"),
+        ("fr", "à 7h51", "à sept heures cinquante et une"),
+        ("fr", "au 31 rue Monge", "au trente et un rue Monge"),
+        ("fr", "1 place assise", "une place assise"),
+        ("fr", "chez Mme de Staël", "chez Madame de Staël"),
+        ("es", "la Sra. de García", "la señora de García"),
+        ("fr", "les années 80", "les années quatre-vingt"),
+        ("fr", "du 30/04 au 04/05", "du trente avril au quatre mai"),
+        ("fr", "le 2/3 des votants", "le deux tiers des votants"),
+        ("fr", "3,40 euros", "trois euros quarante"),
+        ("es", "2,50 euros", "dos euros con cincuenta"),
+        ("fr", "+20 points", "plus vingt points"),
+        ("fr", "Total HT : 35 €", "Total hors taxes : trente-cinq euros"),
+        (
+            "es",
+            "las 7,45 y las 9.30 horas",
+            "las siete y cuarenta y cinco y las nueve y treinta horas",
+        ),
+        ("es", "un 7,45 %", "un siete coma cuarenta y cinco por ciento"),
+        ("es", "un 14'5%", "un catorce coma cinco por ciento"),
+        ("es", "sus 1383 páginas", "sus mil trescientas ochenta y tres páginas"),
+        ("es", "en 1383 hasta", "en mil trescientos ochenta y tres hasta"),
+        ("es", "a 120º C", "a ciento veinte grados Celsius"),
+        ("es", "3 tazas aprox.", "tres tazas aproximadamente."),
+        ("fr", "(62e).", "(soixante-deuxième)."),
+        ("en", "(5 km).", "(five kilometres)."),
+    ],
+)
 def test_french_and_spanish_forms_from_real_texts(language, written, said):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("fr", "jusqu'à 22H", "jusqu'à vingt-deux heures"),
-    ("fr", "en 5 h 28 min 58 s", "en cinq heures vingt-huit minutes cinquante-huit secondes"),
-    ("fr", "il est à + 3 s", "il est à plus trois secondes"),
-    ("fr", "Grégoire XII et Adrien VI", "Grégoire douze et Adrien six"),
-    ("es", "Gregorio XIII", "Gregorio trece"),
-    ("fr", "le 08 mai", "le huit mai"),
-    ("es", "el 01 de febrero", "el uno de febrero"),
-    ("es", "el 05 de la lista", "el cero cinco de la lista"),
-    ("es", "desde la 1 de la tarde", "desde la una de la tarde"),
-    ("es", "de 16 cm. de diámetro", "de dieciséis centímetros de diámetro"),
-    ("es", "entre 36-39 grados", "entre treinta y seis y treinta y nueve grados"),
-    ("fr", "entre 5-10 jours", "entre cinq et dix jours"),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("fr", "jusqu'à 22H", "jusqu'à vingt-deux heures"),
+        ("fr", "en 5 h 28 min 58 s", "en cinq heures vingt-huit minutes cinquante-huit secondes"),
+        ("fr", "il est à + 3 s", "il est à plus trois secondes"),
+        ("fr", "Grégoire XII et Adrien VI", "Grégoire douze et Adrien six"),
+        ("es", "Gregorio XIII", "Gregorio trece"),
+        ("fr", "le 08 mai", "le huit mai"),
+        ("es", "el 01 de febrero", "el uno de febrero"),
+        ("es", "el 05 de la lista", "el cero cinco de la lista"),
+        ("es", "desde la 1 de la tarde", "desde la una de la tarde"),
+        ("es", "de 16 cm. de diámetro", "de dieciséis centímetros de diámetro"),
+        ("es", "entre 36-39 grados", "entre treinta y seis y treinta y nueve grados"),
+        ("fr", "entre 5-10 jours", "entre cinq et dix jours"),
+    ],
+)
 def test_french_and_spanish_times_days_and_ranges_from_real_texts(language, written, said):
     assert normalise_text(written, language) == said
 
 
-@pytest.mark.parametrize("language, written, said", [
-    ("en", "between 18-22 minutes", "between eighteen and twenty-two minutes"),
-    ("de", "zwischen 3-5 Tagen", "zwischen drei und fünf Tagen"),
-    ("fr", "entre 5-10 jours", "entre cinq et dix jours"),
-    ("es", "entre 36-39 grados", "entre treinta y seis y treinta y nueve grados"),
-    ("de", "von 3-5 Tagen", "von drei bis fünf Tagen"),
-])
+@pytest.mark.parametrize(
+    "language, written, said",
+    [
+        ("en", "between 18-22 minutes", "between eighteen and twenty-two minutes"),
+        ("de", "zwischen 3-5 Tagen", "zwischen drei und fünf Tagen"),
+        ("fr", "entre 5-10 jours", "entre cinq et dix jours"),
+        ("es", "entre 36-39 grados", "entre treinta y seis y treinta y nueve grados"),
+        ("de", "von 3-5 Tagen", "von drei bis fünf Tagen"),
+    ],
+)
 def test_a_range_after_between_is_joined_by_and_in_every_language(language, written, said):
     assert normalise_text(written, language) == said
 
@@ -461,8 +607,16 @@ SAID_AS_MEANT = [
     ("en", "See you on 3/4.", "See you on 3/4."),  # either way round: left as written
     ("en-US", "Add 3/4 cup.", "Add three quarters cup."),
     # English ranks and titles before a name
-    ("en", "Capt. Hastings and Sgt. Lewis met Lt. Col. Reid.", "Captain Hastings and Sergeant Lewis met Lieutenant Colonel Reid."),
-    ("en", "Det. Insp. Morse and Rev. Green climbed Mt. Everest.", "Detective Inspector Morse and Reverend Green climbed Mount Everest."),
+    (
+        "en",
+        "Capt. Hastings and Sgt. Lewis met Lt. Col. Reid.",
+        "Captain Hastings and Sergeant Lewis met Lieutenant Colonel Reid.",
+    ),
+    (
+        "en",
+        "Det. Insp. Morse and Rev. Green climbed Mt. Everest.",
+        "Detective Inspector Morse and Reverend Green climbed Mount Everest.",
+    ),
     ("en", "Read Gen. 1 and Col. 3.", "Read Gen. one and Col. three."),
     # a product written with *: never a markdown mark that joins the numbers
     ("en", "It is 5 * 5.", "It is five times five."),
@@ -496,8 +650,16 @@ SAID_AS_MEANT = [
     ("en", "In the year 1066 William came.", "In the year ten sixty-six William came."),
     ("en", "Around 1050 AD.", "Around ten fifty AD."),
     ("en", "Crowned AD 1066.", "Crowned AD ten sixty-six."),
-    ("en", "In the year 2525, if man is still alive", "In the year twenty-five twenty-five, if man is still alive"),
-    ("en", "They counted 2525 votes.", "They counted two thousand five hundred and twenty-five votes."),
+    (
+        "en",
+        "In the year 2525, if man is still alive",
+        "In the year twenty-five twenty-five, if man is still alive",
+    ),
+    (
+        "en",
+        "They counted 2525 votes.",
+        "They counted two thousand five hundred and twenty-five votes.",
+    ),
     ("en", "In AD 800 he was crowned.", "In AD eight hundred he was crowned."),
     ("en", "in 1066 pages", "in one thousand and sixty-six pages"),
     # an English fraction before a unit says the unit's name

@@ -25,9 +25,14 @@ FRAMES = 24
 
 def conversation() -> Conversation:
     rng = np.random.default_rng(1)
-    codes = np.concatenate([rng.integers(0, 4096, (1, 12)), rng.integers(0, 1024, (9, 12))]).astype(np.int64)
-    return Conversation(layout="clone", references=(Reference(0, "A short reference.", AudioClip(codes=codes)),),
-                        text=LINE)
+    codes = np.concatenate([rng.integers(0, 4096, (1, 12)), rng.integers(0, 1024, (9, 12))]).astype(
+        np.int64
+    )
+    return Conversation(
+        layout="clone",
+        references=(Reference(0, "A short reference.", AudioClip(codes=codes)),),
+        text=LINE,
+    )
 
 
 def preset_folder(factory, preset: str):
@@ -38,7 +43,9 @@ def preset_folder(factory, preset: str):
 
 def full_take(path):
     model = Drama3.load(path, device="cpu")
-    return model.generate(conversation(), SamplingParams(), seed=7, max_frames=FRAMES, ignore_eos=True).codes
+    return model.generate(
+        conversation(), SamplingParams(), seed=7, max_frames=FRAMES, ignore_eos=True
+    ).codes
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +66,9 @@ def small(tmp_path_factory):
 
 def take(folder, settings: OffloadSettings):
     model = Drama3.load(folder, device="cpu", offload=settings)
-    codes = model.generate(conversation(), SamplingParams(), seed=7, max_frames=FRAMES, ignore_eos=True).codes
+    codes = model.generate(
+        conversation(), SamplingParams(), seed=7, max_frames=FRAMES, ignore_eos=True
+    ).codes
     return model, codes
 
 
@@ -82,7 +91,10 @@ def check_budget(folder, reference, share: float, policy: str) -> None:
     counts = model.offload.counters()
     layers = len(model.offload.caches)
     assert model.offload.slots == slots
-    assert counts.misses == counts.copies and counts.bytes_copied == counts.copies * model.offload.store.expert_bytes
+    assert (
+        counts.misses == counts.copies
+        and counts.bytes_copied == counts.copies * model.offload.store.expert_bytes
+    )
     assert counts.hits + counts.misses > FRAMES * layers  # at least one lookup per layer and frame
     if slots == config_experts:
         assert counts.misses <= config_experts * layers and counts.evictions == 0
@@ -94,10 +106,17 @@ def test_with_all_experts_resident_nothing_is_copied_after_warm_up(folder, refer
     experts, _ = _experts(folder)
     model, codes = take(folder, OffloadSettings(experts))
     model.offload.reset_counters()
-    again = model.generate(conversation(), SamplingParams(), seed=7, max_frames=FRAMES, ignore_eos=True).codes
+    again = model.generate(
+        conversation(), SamplingParams(), seed=7, max_frames=FRAMES, ignore_eos=True
+    ).codes
     counts = model.offload.counters()
     assert torch.equal(again, reference) and torch.equal(codes, reference)
-    assert counts.misses == 0 and counts.bytes_copied == 0 and counts.hits > 0 and counts.hit_rate == 1.0
+    assert (
+        counts.misses == 0
+        and counts.bytes_copied == 0
+        and counts.hits > 0
+        and counts.hit_rate == 1.0
+    )
 
 
 def test_prefetch_keeps_the_codes_and_counts_its_copies(folder, reference):
@@ -116,8 +135,12 @@ def test_a_batch_of_streams_under_a_budget_decodes_the_resident_codes(folder):
 
     def batched(model):
         batch = EngineBatch(model, len(seeds))
-        tickets = {batch.submit(model.request(conversation(), SamplingParams(), seed, max_frames=8,
-                                              ignore_eos=True)): seed for seed in seeds}
+        tickets = {
+            batch.submit(
+                model.request(conversation(), SamplingParams(), seed, max_frames=8, ignore_eos=True)
+            ): seed
+            for seed in seeds
+        }
         return {tickets[done.ticket]: done.generation.codes for done in batch.run()}
 
     experts, top_k = _experts(folder)
@@ -145,10 +168,15 @@ def _experts(folder) -> tuple[int, int]:
 
 def _store(experts: int = 4) -> HostExpertStore:
     def expert(e):
-        return {"gate_proj": torch.full((2, 2), e, dtype=torch.float8_e4m3fn),
-                "gate_proj_scale": torch.ones(1, 1), "up_proj": torch.zeros(2, 2, dtype=torch.float8_e4m3fn),
-                "up_proj_scale": torch.ones(1, 1), "down_proj": torch.zeros(2, 2, dtype=torch.float8_e4m3fn),
-                "down_proj_scale": torch.ones(1, 1)}
+        return {
+            "gate_proj": torch.full((2, 2), e, dtype=torch.float8_e4m3fn),
+            "gate_proj_scale": torch.ones(1, 1),
+            "up_proj": torch.zeros(2, 2, dtype=torch.float8_e4m3fn),
+            "up_proj_scale": torch.ones(1, 1),
+            "down_proj": torch.zeros(2, 2, dtype=torch.float8_e4m3fn),
+            "down_proj_scale": torch.ones(1, 1),
+        }
+
     return HostExpertStore([[expert(e) for e in range(experts)]])
 
 
@@ -158,7 +186,9 @@ def _resident(cache: ExpertCache) -> set[int]:
 
 @pytest.mark.parametrize("policy, kept", [("lru", {2, 3}), ("lfu", {0, 3})])
 def test_eviction_policies(policy, kept):
-    cache = ExpertCache(_store(), 0, slots=2, top_k=1, block=(128, 128), device=torch.device("cpu"), policy=policy)
+    cache = ExpertCache(
+        _store(), 0, slots=2, top_k=1, block=(128, 128), device=torch.device("cpu"), policy=policy
+    )
     for expert in (0, 0, 1, 2, 3):  # 0 is used most; 2 and 3 most recently
         pool, places = cache.fetch(torch.tensor([expert]))
         assert int(pool.gate_proj[places[0], 0, 0].float()) == expert
@@ -174,14 +204,19 @@ def test_a_request_larger_than_the_cache_is_refused():
         cache.fetch(torch.tensor([0, 1, 2]))
 
 
-@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs Linux's /proc to see the mappings")
+@pytest.mark.skipif(
+    not Path("/proc/self/maps").exists(), reason="needs Linux's /proc to see the mappings"
+)
 def test_host_store_reads_the_experts_in_place_from_the_mapped_shards(folder):
     from engine.checkpoint import Checkpoint
 
     store = HostExpertStore.from_checkpoint(Checkpoint(folder))
     pointer = store.expert(0, 1)["down_proj"].data_ptr()
-    spans = [line.split()[0].split("-") for line in Path("/proc/self/maps").read_text().splitlines()
-             if line.endswith(".safetensors")]
+    spans = [
+        line.split()[0].split("-")
+        for line in Path("/proc/self/maps").read_text().splitlines()
+        if line.endswith(".safetensors")
+    ]
     assert any(int(start, 16) <= pointer < int(end, 16) for start, end in spans)
     assert not store.pinned and store.total_bytes == store.expert_bytes * 8 * 4
 

@@ -34,7 +34,11 @@ BLOCKS = [
 
 def rectangles(fig):
     ax = fig.axes[0]
-    return {p.get_label().removeprefix("block:"): p for p in ax.patches if isinstance(p, Rectangle) and p.get_label().startswith("block:")}
+    return {
+        p.get_label().removeprefix("block:"): p
+        for p in ax.patches
+        if isinstance(p, Rectangle) and p.get_label().startswith("block:")
+    }
 
 
 def test_scene_timeline_blocks_match_take_times_and_lanes(tmp_path):
@@ -82,7 +86,10 @@ def test_take_view_size_ruler_and_shaded_span(tmp_path):
 
 
 def test_helpers():
-    assert first_words("<|speaker:0|> [sighs] One two three four five six") == "One two three four five …"
+    assert (
+        first_words("<|speaker:0|> [sighs] One two three four five six")
+        == "One two three four five …"
+    )
     t = np.arange(SAMPLE_RATE) / SAMPLE_RATE
     loud = take_loudness((0.5 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32))
     quiet = take_loudness((0.05 * np.sin(2 * np.pi * 1000 * t)).astype(np.float32))
@@ -100,9 +107,16 @@ def dense_scene(count: int = 60) -> list[Block]:
     blocks, start = [], 0.0
     for n in range(count):
         seconds = float(rng.uniform(0.6, 4.0))
-        blocks.append(Block(f"scene-1-{n + 1}", ("JACK", "ALGERNON", "LANE")[int(rng.integers(3))],
-                            "Did you hear what I was playing, Lane?", start, start + seconds,
-                            float(rng.uniform(-35, -15))))
+        blocks.append(
+            Block(
+                f"scene-1-{n + 1}",
+                ("JACK", "ALGERNON", "LANE")[int(rng.integers(3))],
+                "Did you hear what I was playing, Lane?",
+                start,
+                start + seconds,
+                float(rng.uniform(-35, -15)),
+            )
+        )
         start += seconds + float(rng.uniform(-0.3, 1.2))
     return blocks
 
@@ -116,14 +130,16 @@ def test_scene_labels_do_not_overlap_and_name_every_block():
     renderer = FigureCanvasAgg(fig).get_renderer()
     boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
     for i, (text, box) in enumerate(boxes):
-        for other, other_box in boxes[i + 1:]:
+        for other, other_box in boxes[i + 1 :]:
             assert not box.overlaps(other_box), (text, other)
     frame = ax.get_window_extent(renderer)
     assert all(frame.x0 - 4 <= box.x0 and box.x1 <= frame.x1 + 4 for _, box in boxes)
     labels = [text for text, _ in boxes]
     lanes = list(dict.fromkeys(block.speaker for block in blocks))  # in order of first line
     for block in blocks:  # each block keeps at least its line id, in its own lane
-        (label,) = [t for t in ax.texts if t.get_text().split(":")[0].split(" (")[0] == block.line_id]
+        (label,) = [
+            t for t in ax.texts if t.get_text().split(":")[0].split(" (")[0] == block.line_id
+        ]
         lane = lanes.index(block.speaker)
         assert abs(label.get_position()[1] - lane) <= 0.35  # within the block's height
     assert sum(": Did you hear" in text for text in labels) >= 0.8 * len(blocks)
@@ -149,14 +165,18 @@ def test_plot_image_option_is_image_and_output_is_refused_clearly(tmp_path, monk
         assert main(["plot", str(path), "--scene", "boathouse", flag, str(picture)]) == 0
         assert picture.read_bytes()[:4] == b"\x89PNG"
     capsys.readouterr()
-    assert main(["plot", str(path), "--scene", "boathouse", "--output", str(tmp_path / "x.png")]) == 2
+    assert (
+        main(["plot", str(path), "--scene", "boathouse", "--output", str(tmp_path / "x.png")]) == 2
+    )
     err = single_error_line(capsys)
-    assert err == ("drama: --output is now --image (or -o): the picture to write; --out is the "
-                   "project folder")
+    assert err == (
+        "drama: --output is now --image (or -o): the picture to write; --out is the project folder"
+    )
     missing = tmp_path / "nowhere" / "deeper" / "x.png"
     assert main(["plot", str(path), "--scene", "boathouse", "-o", str(missing)]) == 2
-    assert single_error_line(capsys) == (f"drama: cannot write the picture to {missing}: there is no "
-                                         f"folder {missing.parent}")
+    assert single_error_line(capsys) == (
+        f"drama: cannot write the picture to {missing}: there is no folder {missing.parent}"
+    )
     assert not (tmp_path / "nowhere").exists()
     text = help_text(capsys, "plot")
     assert "-o, --image" in text or "--image -o" in text
@@ -168,8 +188,11 @@ def test_the_default_picture_name_stays_in_the_current_folder(tmp_path, monkeypa
     work = tmp_path / "a" / "b"
     work.mkdir(parents=True)
     path = work / "play.yaml"
-    path.write_text("cast:\n  A: {}\nscenes:\n  - id: ../../evil\n    lines:\n"
-                    "      - A: We leave at six.\n      - A: Fine.\n", encoding="utf-8")
+    path.write_text(
+        "cast:\n  A: {}\nscenes:\n  - id: ../../evil\n    lines:\n"
+        "      - A: We leave at six.\n      - A: Fine.\n",
+        encoding="utf-8",
+    )
     monkeypatch.chdir(work)
     assert main(["render", str(path)]) == 0
     capsys.readouterr()

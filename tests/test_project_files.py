@@ -56,12 +56,19 @@ def test_mix_and_takes_get_ordinary_permissions(tmp_path, monkeypatch):
     finally:
         os.umask(old)
     folder = tmp_path / "scene.drama" / "boathouse"
-    for file in ("mix.wav", "mix.flac", "mix.srt", "boathouse-1/take-001.wav",
-                 "boathouse-1/take-001.json"):
+    for file in (
+        "mix.wav",
+        "mix.flac",
+        "mix.srt",
+        "boathouse-1/take-001.wav",
+        "boathouse-1/take-001.json",
+    ):
         assert (folder / file).stat().st_mode & 0o777 == 0o644, file
 
 
-def test_read_only_project_folder_is_one_line_exit_2_even_with_nothing_to_render(tmp_path, monkeypatch, capsys):
+def test_read_only_project_folder_is_one_line_exit_2_even_with_nothing_to_render(
+    tmp_path, monkeypatch, capsys
+):
     import errno
     import os
 
@@ -80,8 +87,10 @@ def test_read_only_project_folder_is_one_line_exit_2_even_with_nothing_to_render
     assert main(["render", str(path)]) == 2
     err = single_error_line(capsys)
     lock = tmp_path / "scene.drama" / ".drama.lock"
-    assert err == (f"drama: cannot write {lock}: read-only file system "
-                   f"(make the project folder writable, or give --out FOLDER)")
+    assert err == (
+        f"drama: cannot write {lock}: read-only file system "
+        f"(make the project folder writable, or give --out FOLDER)"
+    )
 
 
 def test_full_disk_in_the_take_writer_keeps_finished_takes(tmp_path, monkeypatch, capsys):
@@ -105,8 +114,10 @@ def test_full_disk_in_the_take_writer_keeps_finished_takes(tmp_path, monkeypatch
     assert main(["render", str(path)]) == 2
     err = single_error_line(capsys)
     assert err.startswith("drama: cannot write ") and "boathouse-2" in err and "take-001.wav" in err
-    assert err.endswith(": no space left on device (free some space and run the command again; "
-                        "finished takes are kept)")
+    assert err.endswith(
+        ": no space left on device (free some space and run the command again; "
+        "finished takes are kept)"
+    )
     store = TakeStore(tmp_path / "scene.drama")
     assert [t.number for t in store.takes("boathouse", "boathouse-1")] == [1]
     assert store.takes("boathouse", "boathouse-2") == []
@@ -131,7 +142,10 @@ def test_full_disk_in_the_mix_is_one_line_exit_2_and_takes_stay(tmp_path, monkey
     assert err.startswith("drama: audio file error: Error writing ") and "mix" in err
     assert "(is the disk full or the folder read-only? finished takes are kept)" in err
     store = TakeStore(tmp_path / "scene.drama")
-    assert len(store.takes("boathouse", "boathouse-1")) == 1 and len(store.takes("boathouse", "boathouse-2")) == 1
+    assert (
+        len(store.takes("boathouse", "boathouse-1")) == 1
+        and len(store.takes("boathouse", "boathouse-2")) == 1
+    )
 
 
 def rendered_project(tmp_path, monkeypatch):
@@ -142,14 +156,18 @@ def rendered_project(tmp_path, monkeypatch):
     return path, tmp_path / "scene.drama"
 
 
-def test_a_take_record_of_the_wrong_shape_is_an_invalid_take_made_again_by_render(tmp_path, monkeypatch, capsys):
+def test_a_take_record_of_the_wrong_shape_is_an_invalid_take_made_again_by_render(
+    tmp_path, monkeypatch, capsys
+):
     import json
 
     path, project = rendered_project(tmp_path, monkeypatch)
     record = project / "boathouse" / "boathouse-1" / "take-001.json"
-    for content, problem in (("[]", "the record is a list, not a take record"),
-                             ("null", "the record is null, not a take record"),
-                             ('{"take": 1}', "the record has no samples, duration_s, wav_sha256")):
+    for content, problem in (
+        ("[]", "the record is a list, not a take record"),
+        ("null", "the record is null, not a take record"),
+        ('{"take": 1}', "the record has no samples, duration_s, wav_sha256"),
+    ):
         record.write_text(content)
         capsys.readouterr()
         assert main(["takes", str(path), "--line", "boathouse-1", "--json"]) == 0
@@ -168,31 +186,53 @@ def test_a_record_field_of_the_wrong_type_makes_the_take_invalid(tmp_path, monke
     record = project / "boathouse" / "boathouse-2" / "take-001.json"
     good = json.loads(record.read_text())
     for field, value, problem in (
-            ("duration_s", "long", "the record's duration_s is a string, not a whole number or a number"),
-            ("checks", [], "the record's checks is a list, not an object"),
-            ("edit", 3, "the record's edit is a whole number, not an object or null"),
-            ("samples", True, "the record's samples is true or false, not a whole number"),
-            ("chunks", [[]], "the record's chunks are not a list of timed items"),
-            ("asr", {"wer": "high"}, "the record's asr.wer is a string, not a whole number or a number or null")):
+        (
+            "duration_s",
+            "long",
+            "the record's duration_s is a string, not a whole number or a number",
+        ),
+        ("checks", [], "the record's checks is a list, not an object"),
+        ("edit", 3, "the record's edit is a whole number, not an object or null"),
+        ("samples", True, "the record's samples is true or false, not a whole number"),
+        ("chunks", [[]], "the record's chunks are not a list of timed items"),
+        (
+            "asr",
+            {"wer": "high"},
+            "the record's asr.wer is a string, not a whole number or a number or null",
+        ),
+    ):
         record.write_text(json.dumps({**good, field: value}))
         capsys.readouterr()
         assert main(["mix", str(path)]) == 1
-        assert f"line boathouse-2: take 1 ({record.with_suffix('.wav')}): {problem}" in one_error_line(capsys)
+        assert (
+            f"line boathouse-2: take 1 ({record.with_suffix('.wav')}): {problem}"
+            in one_error_line(capsys)
+        )
         assert TakeStore(project).scan("boathouse", "boathouse-2").invalid == {1: problem}
 
 
 DAMAGED = "fix it, or delete it (the next render writes it again; saved mix settings are lost)"
 
 
-def test_a_project_file_of_the_wrong_shape_stops_every_command_with_one_line_and_is_kept(tmp_path, monkeypatch, capsys):
+def test_a_project_file_of_the_wrong_shape_stops_every_command_with_one_line_and_is_kept(
+    tmp_path, monkeypatch, capsys
+):
     path, project = rendered_project(tmp_path, monkeypatch)
     info = project / "project.json"
-    verbs = (["takes"], ["mix"], ["render"], ["compile"], ["revise", "boathouse-1", "--note", "x"],
-             ["plot", "--scene", "boathouse"])
-    for content, problem in (("[]", "it holds a list, not a project record"),
-                             ("null", "it holds null, not a project record"),
-                             ('{"script": 5}', "script is a whole number, not a string"),
-                             ('{"script": "scene.yaml",\n "seed": }', "2:10: Expecting value")):
+    verbs = (
+        ["takes"],
+        ["mix"],
+        ["render"],
+        ["compile"],
+        ["revise", "boathouse-1", "--note", "x"],
+        ["plot", "--scene", "boathouse"],
+    )
+    for content, problem in (
+        ("[]", "it holds a list, not a project record"),
+        ("null", "it holds null, not a project record"),
+        ('{"script": 5}', "script is a whole number, not a string"),
+        ('{"script": "scene.yaml",\n "seed": }', "2:10: Expecting value"),
+    ):
         info.write_text(content)
         for verb in verbs if content == "[]" else verbs[:-1]:  # plot once: it loads matplotlib
             capsys.readouterr()
@@ -202,18 +242,22 @@ def test_a_project_file_of_the_wrong_shape_stops_every_command_with_one_line_and
             assert info.read_text() == content
 
 
-def test_saved_mix_settings_that_cannot_be_used_name_the_project_file(tmp_path, monkeypatch, capsys):
+def test_saved_mix_settings_that_cannot_be_used_name_the_project_file(
+    tmp_path, monkeypatch, capsys
+):
     import json
 
     path, project = rendered_project(tmp_path, monkeypatch)
     info = project / "project.json"
     saved = json.loads(info.read_text())
-    for mix, problem in (({"options": {"gap_s": "nan"}}, "--gap must be a finite number, not 'nan'"),
-                         ({"options": {"preset": 3}}, "the preset must be text, not 3"),
-                         ({"options": {"preset": "loud"}}, "unknown loudness preset 'loud'"),
-                         ({"options": {"room_tone": 5}}, "the room tone must be text, not 5"),
-                         ({"formats": ["ogg"]}, "unsupported audio format 'ogg'"),
-                         ({"formats": "wav"}, "mix.formats is a string, not a list of format names")):
+    for mix, problem in (
+        ({"options": {"gap_s": "nan"}}, "--gap must be a finite number, not 'nan'"),
+        ({"options": {"preset": 3}}, "the preset must be text, not 3"),
+        ({"options": {"preset": "loud"}}, "unknown loudness preset 'loud'"),
+        ({"options": {"room_tone": 5}}, "the room tone must be text, not 5"),
+        ({"formats": ["ogg"]}, "unsupported audio format 'ogg'"),
+        ({"formats": "wav"}, "mix.formats is a string, not a list of format names"),
+    ):
         content = json.dumps({**saved, "mix": mix})
         info.write_text(content)
         for verb in ("mix", "render"):
@@ -229,21 +273,31 @@ def test_an_empty_out_is_refused_not_taken_for_the_default(tmp_path, monkeypatch
     path = write_script(tmp_path, ["We leave at six."])
     for verb in ("render", "takes", "mix"):
         assert main([verb, str(path), "--out", ""]) == 2
-        assert single_error_line(capsys) == (f"drama: --out is empty: give the project folder, or omit "
-                                             f"--out to use {tmp_path / 'scene.drama'}")
+        assert single_error_line(capsys) == (
+            f"drama: --out is empty: give the project folder, or omit "
+            f"--out to use {tmp_path / 'scene.drama'}"
+        )
     assert not (tmp_path / "scene.drama").exists()
 
 
 def test_a_room_tone_that_is_a_folder_or_a_device_says_so(tmp_path, monkeypatch, capsys):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six."])
-    for tone, what in ((str(tmp_path), "is a folder"), ("/dev/zero", "is not a regular file"),
-                       (str(tmp_path / "none.wav"), "no such file")):
+    for tone, what in (
+        (str(tmp_path), "is a folder"),
+        ("/dev/zero", "is not a regular file"),
+        (str(tmp_path / "none.wav"), "no such file"),
+    ):
         assert main(["render", str(path), "--room-tone", tone]) == 2
-        assert single_error_line(capsys) == f"drama: --room-tone {tone}: {what} (give a WAV/FLAC file, 'noise' or 'none')"
+        assert (
+            single_error_line(capsys)
+            == f"drama: --room-tone {tone}: {what} (give a WAV/FLAC file, 'noise' or 'none')"
+        )
 
 
-def test_a_selected_record_of_the_wrong_shape_under_another_id_is_no_moved_take(tmp_path, monkeypatch, capsys):
+def test_a_selected_record_of_the_wrong_shape_under_another_id_is_no_moved_take(
+    tmp_path, monkeypatch, capsys
+):
     import json
 
     from fakes import margot_scene

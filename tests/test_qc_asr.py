@@ -151,7 +151,9 @@ def test_asr_threshold_out_of_range_is_refused(tmp_path, monkeypatch, capsys, va
     fake_render(monkeypatch, fake)
     path = margot_scene(tmp_path, ["We leave at six."])
     assert main(["render", str(path), "--asr-threshold", value]) == 2
-    assert f"--asr-threshold must be between 0 and 1, not {float(value):g}" in capsys.readouterr().err
+    assert (
+        f"--asr-threshold must be between 0 and 1, not {float(value):g}" in capsys.readouterr().err
+    )
     assert fake.requests == []
 
 
@@ -189,7 +191,10 @@ def test_the_check_fails_a_local_run_under_the_overall_threshold_and_says_where(
     fake_recogniser(monkeypatch, line.replace(" ".join(WORDS[10:18]), "a b c d e f g h"))
     result, record = asr_take_check()("<|speaker:0|> " + line, np.zeros(100, np.float32))
     assert record["asr"]["wer"] < qc.DEFAULT_THRESHOLD and not result.passed
-    assert result.message == f"8 words in a row differ: the line says {' '.join(WORDS[10:18])!r}, the take 'a b c d e f g h'"
+    assert (
+        result.message
+        == f"8 words in a row differ: the line says {' '.join(WORDS[10:18])!r}, the take 'a b c d e f g h'"
+    )
 
 
 def test_a_transcript_is_read_with_the_compiler_s_number_rules(monkeypatch):

@@ -20,8 +20,10 @@ from engine.text import expected_duration_s
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-LEFT_OUT = ("drama model pull",  # downloads the model: the walk goes on without it
-            "drama studio")  # serves until Ctrl-C
+LEFT_OUT = (
+    "drama model pull",  # downloads the model: the walk goes on without it
+    "drama studio",
+)  # serves until Ctrl-C
 
 
 def readme_blocks(kind: str) -> list[str]:
@@ -54,14 +56,20 @@ def newcomer(tmp_path, monkeypatch):
     scratch voice that answers at once."""
     from drama_cli.backends.scratch import ScratchBackend
 
-    shutil.copytree(ROOT / "scripts_examples", tmp_path / "scripts_examples",
-                    ignore=shutil.ignore_patterns("*.drama"))
+    shutil.copytree(
+        ROOT / "scripts_examples",
+        tmp_path / "scripts_examples",
+        ignore=shutil.ignore_patterns("*.drama"),
+    )
     (tmp_path / "tea.yaml").write_text(readme_blocks("yaml")[0], encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DRAMA_MODEL", raising=False)
     monkeypatch.setattr("drama_cli.backends.registry._cached_model", lambda: None)
-    monkeypatch.setattr(ScratchBackend, "synthesize",
-                        lambda self, text, voicing, seed=0: voice(0.4 * expected_duration_s(text)))
+    monkeypatch.setattr(
+        ScratchBackend,
+        "synthesize",
+        lambda self, text, voicing, seed=0: voice(0.4 * expected_duration_s(text)),
+    )
     return tmp_path
 
 

@@ -47,8 +47,9 @@ def test_fresh_render_stores_selects_and_mixes(tmp_path):
     rows = cue_rows(cues(store))
     assert [r["line"] for r in rows] == ["boathouse-1", "boathouse-2", "boathouse-3"]
     mix, rate = sf.read(store.scene_dir("boathouse") / "mix.wav")
-    total_takes = sum(t.duration_s for line in selections
-                      for t in [store.selected_take("boathouse", line)])
+    total_takes = sum(
+        t.duration_s for line in selections for t in [store.selected_take("boathouse", line)]
+    )
     assert rate == SR and len(mix) / SR > total_takes
     assert json.loads(store.project_path.read_text())["engine"]["engine"] == "fake"
 
@@ -152,7 +153,10 @@ def test_user_selection_survives_a_render_and_is_dropped_when_the_line_changes(t
     select_take(script, store, "boathouse-1", 2)
     render(path, FakeBackend(), takes=2)
     assert store.selections("boathouse")["boathouse-1"] == {
-        "take": 2, "cache_key": store.takes("boathouse", "boathouse-1")[1].cache_key, "by": "user"}
+        "take": 2,
+        "cache_key": store.takes("boathouse", "boathouse-1")[1].cache_key,
+        "by": "user",
+    }
     assert cue_rows(cues(store))[0]["take"] == 2
     with pytest.raises(UsageError):
         select_take(script, store, "boathouse-1", 9)
@@ -168,10 +172,14 @@ def test_a_held_lock_refuses_a_second_render(tmp_path):
     with store.lock():
         import subprocess  # noqa: E401
         import sys
-        code = ("import sys\nfrom drama_cli.cli import main\n"
-                "sys.exit(main(['render', sys.argv[1], '--engine', 'scratch']))")
-        result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
-                                text=True)
+
+        code = (
+            "import sys\nfrom drama_cli.cli import main\n"
+            "sys.exit(main(['render', sys.argv[1], '--engine', 'scratch']))"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(path)], capture_output=True, text=True
+        )
     assert result.returncode == 2 and "in use" in result.stderr
     assert "Traceback" not in result.stderr
     assert backend.requests == [] and not list(store.root.rglob("take-*.wav"))
@@ -183,8 +191,7 @@ def test_cli_json_report_and_exit_codes(tmp_path, monkeypatch, capsys):
 
     path = write_script(tmp_path, ["We leave at six now.", "Fine then."])
     clipped = lambda request, n: (np.clip(voice(1.2) * 30, -1, 1), "eos")  # noqa: E731
-    monkeypatch.setattr(registry, "make_backend",
-                        lambda *a, **k: FakeBackend(answer=clipped))
+    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend(answer=clipped))
     assert main(["render", str(path), "--json", "--retries", "0"]) == 3
     report = json.loads(capsys.readouterr().out)
     assert report["counts"]["degraded"] == 2 and report["exit_code"] == 3
@@ -231,21 +238,32 @@ def test_labels_and_subtitles_have_no_markup(tmp_path):
 
 def test_kill_9_mid_render_loses_no_finished_take_and_resumes(tmp_path):
     pytest.importorskip("piper", reason="the scratch engine needs piper-tts")
-    texts = ["We leave at six.", "Not without the oars.", "Then find them.", "They sank.",
-             "Then we swim.", "Fine."]
+    texts = [
+        "We leave at six.",
+        "Not without the oars.",
+        "Then find them.",
+        "They sank.",
+        "Then we swim.",
+        "Fine.",
+    ]
     path = write_script(tmp_path, texts)
     project = tmp_path / "scene.drama"
     # The child holds its third line's generation (retries of a line do not count), so the
     # kill always lands mid-render (two lines finished, four not), however slow the machine is.
     held = tmp_path / "held"
-    kill_render_when("len(set(calls)) > 2", held,
-                     ["render", path, "--engine", "scratch", "--out", project],
-                     lambda: any(held.iterdir()), "third generation")
+    kill_render_when(
+        "len(set(calls)) > 2",
+        held,
+        ["render", path, "--engine", "scratch", "--out", project],
+        lambda: any(held.iterdir()),
+        "third generation",
+    )
     store = TakeStore(project)
     done_before = first_take_hashes(store, "boathouse", (f"boathouse-{i}" for i in range(1, 7)))
     assert set(done_before) == {"boathouse-1", "boathouse-2"}
 
     from drama_cli.backends.scratch import ScratchBackend
+
     report = render_script(load_script(str(path)), store, ScratchBackend(), RenderSettings())
     reused = {x.line_id for x in report.lines if x.status == "reused"}
     assert reused == set(done_before)
@@ -263,17 +281,32 @@ def test_a_failing_extra_check_retries_and_is_stored(tmp_path):
     def picky(text, audio):
         calls.append(text)
         ok = len(calls) % 2 == 0  # every second attempt passes
-        return (CheckResult("asr", ok, 0.1 if ok else 0.9, 0.25, "wer", "degraded",
-                            "" if ok else "heard something else"),
-                {"asr": {"wer": 0.1 if ok else 0.9, "transcript": "x"}})
+        return (
+            CheckResult(
+                "asr",
+                ok,
+                0.1 if ok else 0.9,
+                0.25,
+                "wer",
+                "degraded",
+                "" if ok else "heard something else",
+            ),
+            {"asr": {"wer": 0.1 if ok else 0.9, "transcript": "x"}},
+        )
 
     path = write_script(tmp_path, ["We leave at six.", "Fine."])
     backend = FakeBackend()
     report, store = render(path, backend, checks=[picky])
     assert len(backend.requests) == 4 and report.exit_code == 0
     first, second = store.takes("boathouse", "boathouse-1")
-    assert first.record.to_json()["asr"]["wer"] == 0.9 and "asr" in first.record.to_json()["checks"]["failures"]
-    assert second.record.to_json()["checks"]["passed"] and store.selected_take("boathouse", "boathouse-1").number == 2
+    assert (
+        first.record.to_json()["asr"]["wer"] == 0.9
+        and "asr" in first.record.to_json()["checks"]["failures"]
+    )
+    assert (
+        second.record.to_json()["checks"]["passed"]
+        and store.selected_take("boathouse", "boathouse-1").number == 2
+    )
 
 
 def test_qc_asr_on_scratch_takes_gives_a_low_wer(tmp_path, capsys):
@@ -285,8 +318,10 @@ def test_qc_asr_on_scratch_takes_gives_a_low_wer(tmp_path, capsys):
         qc.require_asr()
     except Exception as err:
         pytest.skip(f"speech recognition unavailable: {err}")
-    path = write_script(tmp_path, ["We leave the harbour at six tomorrow morning.",
-                                   "Not without the oars, we don't."])
+    path = write_script(
+        tmp_path,
+        ["We leave the harbour at six tomorrow morning.", "Not without the oars, we don't."],
+    )
     assert main(["render", str(path), "--engine", "scratch", "--qc", "asr", "--json"]) == 0
     capsys.readouterr()
     assert main(["takes", str(path), "--json"]) == 0
@@ -400,8 +435,13 @@ def test_scene_mode_falls_back_to_history_when_the_output_does_not_split(tmp_pat
     backend = SceneFake(split=False)
     notices = []
     script = load_script(str(path))
-    report = render_script(script, TakeStore(tmp_path / "p.drama"), backend,
-                           RenderSettings(mode="scene"), notice=notices.append)
+    report = render_script(
+        script,
+        TakeStore(tmp_path / "p.drama"),
+        backend,
+        RenderSettings(mode="scene"),
+        notice=notices.append,
+    )
     assert len(backend.scene_requests) == 1
     assert [r.conversation.layout for r in backend.requests] == ["clone", "history"]
     assert any("history mode" in n for n in notices)
@@ -409,13 +449,28 @@ def test_scene_mode_falls_back_to_history_when_the_output_does_not_split(tmp_pat
     assert report.new_takes == {"boathouse-1": [1], "boathouse-2": [1]}
     plain = FakeBackend()
     notices.clear()
-    render_script(script, TakeStore(tmp_path / "q.drama"), plain, RenderSettings(mode="scene"),
-                  notice=notices.append)
+    render_script(
+        script,
+        TakeStore(tmp_path / "q.drama"),
+        plain,
+        RenderSettings(mode="scene"),
+        notice=notices.append,
+    )
     assert len(plain.requests) == 2 and "history mode" in notices[0]
 
 
-@pytest.mark.parametrize("flag", ["--gap=nan", "--gap=inf", "--gap=-0.5", "--gap=61",
-                                  "--head=-1", "--tail=nan", "--asr-threshold=nan"])
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--gap=nan",
+        "--gap=inf",
+        "--gap=-0.5",
+        "--gap=61",
+        "--head=-1",
+        "--tail=nan",
+        "--asr-threshold=nan",
+    ],
+)
 def test_render_refuses_float_options_out_of_range(tmp_path, monkeypatch, capsys, flag):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six."])
@@ -474,8 +529,13 @@ def test_m1_cli_reports_the_line_and_exits_non_zero(tmp_path, monkeypatch, capsy
     from drama_cli.cli import main
 
     path = write_script(tmp_path, ["Hi there."])
-    monkeypatch.setattr(registry, "make_backend", lambda *a, **k: FakeBackend(
-        answer=lambda r, n: (np.zeros(47 * SR, np.float32) + voice(47.0), "length")))
+    monkeypatch.setattr(
+        registry,
+        "make_backend",
+        lambda *a, **k: FakeBackend(
+            answer=lambda r, n: (np.zeros(47 * SR, np.float32) + voice(47.0), "length")
+        ),
+    )
     assert main(["render", str(path)]) == 1
     err = capsys.readouterr().err
     assert "boathouse-1" in err and "failed" in err and "Traceback" not in err
@@ -483,8 +543,14 @@ def test_m1_cli_reports_the_line_and_exits_non_zero(tmp_path, monkeypatch, capsy
 
 @pytest.mark.case("C2")
 def test_c2_resume_after_a_crash_renders_only_what_is_missing(tmp_path):
-    texts = ["We leave at six.", "Not without the oars.", "Then find them.",
-             "They sank.", "Then we swim.", "Fine."]
+    texts = [
+        "We leave at six.",
+        "Not without the oars.",
+        "Then find them.",
+        "They sank.",
+        "Then we swim.",
+        "Fine.",
+    ]
     path = write_script(tmp_path, texts)
     crashing = FakeBackend(fail_on=4)
     with pytest.raises(RuntimeError):
@@ -540,8 +606,9 @@ def test_c4_render_keeps_a_revised_take_and_renders_nothing_else(tmp_path):
         old_start, new_start = (round(c[i]["start_s"] * SR) for c in (first_cues, new_cues))
         length = round((first_cues[i]["end_s"] - first_cues[i]["start_s"]) * SR)
         # No loudness preset: the segments come through sample-identical, line 3 only shifted.
-        assert np.array_equal(first_mix[old_start:old_start + length],
-                              new_mix[new_start:new_start + length])
+        assert np.array_equal(
+            first_mix[old_start : old_start + length], new_mix[new_start : new_start + length]
+        )
     assert new_cues[2]["start_s"] > first_cues[2]["start_s"]  # the longer v2 shifts line 3
 
 
@@ -551,8 +618,7 @@ def test_a7_missing_mp3_encoder_stops_before_any_backend_call(tmp_path, monkeypa
 
     def no_encoder(fmt):
         if fmt == "mp3":
-            raise RenderError("cannot write MP3: no ffmpeg with libmp3lame found; "
-                              "use --format wav")
+            raise RenderError("cannot write MP3: no ffmpeg with libmp3lame found; use --format wav")
         return None
 
     monkeypatch.setattr(export, "require_encoder", no_encoder)
@@ -592,6 +658,11 @@ def test_a7_with_the_bundled_encoder_the_mp3_is_real(tmp_path):
     _, store = render(path, FakeBackend(), formats=("wav", "mp3"))
     data = (store.scene_dir("boathouse") / "mix.mp3").read_bytes()
     if data[:3] == b"ID3":
-        size = ((data[6] & 0x7F) << 21) | ((data[7] & 0x7F) << 14) | ((data[8] & 0x7F) << 7) | (data[9] & 0x7F)
-        data = data[10 + size:]
+        size = (
+            ((data[6] & 0x7F) << 21)
+            | ((data[7] & 0x7F) << 14)
+            | ((data[8] & 0x7F) << 7)
+            | (data[9] & 0x7F)
+        )
+        data = data[10 + size :]
     assert len(data) > 1000 and data[0] == 0xFF and (data[1] & 0xE0) == 0xE0

@@ -42,8 +42,11 @@ class CountingStore:
 
 
 def long_scene(tmp_path: Path, count: int):
-    rows = "\n".join(f"      - {{id: l{i}, speaker: {'ANNA' if i % 2 else 'BEN'}, "
-                     f"text: This is line number {i} of a long scene.}}" for i in range(count))
+    rows = "\n".join(
+        f"      - {{id: l{i}, speaker: {'ANNA' if i % 2 else 'BEN'}, "
+        f"text: This is line number {i} of a long scene.}}"
+        for i in range(count)
+    )
     path = tmp_path / "long.yaml"
     path.write_text(f"cast:\n  ANNA: {{}}\n  BEN: {{}}\nscenes:\n  - id: s\n    lines:\n{rows}\n")
     script = load_script(str(path))
@@ -64,7 +67,8 @@ def test_history_planning_reads_only_context_takes(tmp_path):
     assert [e.text.split("> ", 1)[1] for e in last.context] == [
         "This is line number zero of a long scene.",
         "This is line number two hundred and ninety-seven of a long scene.",
-        "This is line number two hundred and ninety-eight of a long scene."]
+        "This is line number two hundred and ninety-eight of a long scene.",
+    ]
 
 
 def test_planning_a_2000_line_scene_in_history_mode_is_linear(tmp_path, monkeypatch):
@@ -77,6 +81,7 @@ def test_planning_a_2000_line_scene_in_history_mode_is_linear(tmp_path, monkeypa
         def counted(self, *args, _original=original, _name=name, **kwargs):
             calls[_name] += 1
             return _original(self, *args, **kwargs)
+
         monkeypatch.setattr(SceneCompiler, name, counted)
     script, scene = long_scene(tmp_path, LINES)
     store = CountingStore()
@@ -91,7 +96,8 @@ def test_planning_a_2000_line_scene_in_history_mode_is_linear(tmp_path, monkeypa
 def test_history_mode_says_once_why_a_line_has_no_context(tmp_path, monkeypatch, capsys):
 
     silent_first = lambda request, n: (  # noqa: E731
-        (np.zeros(44_100, np.float32), "eos") if n == 1 else (voice(1.0), "eos"))
+        (np.zeros(44_100, np.float32), "eos") if n == 1 else (voice(1.0), "eos")
+    )
     fake_render(monkeypatch, FakeBackend(answer=silent_first))
     path = write_script(tmp_path, ["We leave at six.", "Fine then.", "Go now."])
     assert main(["render", str(path), "--retries", "0"]) == 1

@@ -36,7 +36,11 @@ from engine.constants import SAMPLE_RATE
 from engine.conversation import Conversation
 
 SCENE = "s1"
-LINES = {"l1": "<|speaker:0|> We leave at six.", "l2": "<|speaker:1|> Not without the oars.", "l3": "<|speaker:0|> Fine."}
+LINES = {
+    "l1": "<|speaker:0|> We leave at six.",
+    "l2": "<|speaker:1|> Not without the oars.",
+    "l3": "<|speaker:0|> Fine.",
+}
 
 
 class FakeBackend(BackendDefaults):
@@ -63,7 +67,9 @@ class FakeBackend(BackendDefaults):
 
 def base_request(line_id: str, seed: int = 0) -> GenerationRequest:
     conv = Conversation(layout="clone", text=LINES[line_id])
-    return GenerationRequest(SCENE, line_id, "ANNA", LINES[line_id], conv, "clone-v1", {"temperature": 0.8}, seed)
+    return GenerationRequest(
+        SCENE, line_id, "ANNA", LINES[line_id], conv, "clone-v1", {"temperature": 0.8}, seed
+    )
 
 
 def rendered(tmp_path):
@@ -72,7 +78,13 @@ def rendered(tmp_path):
     for k, line_id in enumerate(LINES):
         request = base_request(line_id, seed=k)
         gen = backend.generate(request)
-        take = store.add_take(SCENE, line_id, gen.audio, {"cache_key": f"key-{line_id}", "seed": k, "text": LINES[line_id]}, gen.codes)
+        take = store.add_take(
+            SCENE,
+            line_id,
+            gen.audio,
+            {"cache_key": f"key-{line_id}", "seed": k, "text": LINES[line_id]},
+            gen.codes,
+        )
         store.select(SCENE, line_id, take)
     return store
 
@@ -99,13 +111,19 @@ def test_c4_revise_makes_one_call_keeps_v1_and_leaves_other_takes_alone(tmp_path
     assert conv.layout == "revise" and conv.note == "angrier, shorter versus previous"
     assert conv.text == LINES["l2"]
     (context,) = conv.context
-    np.testing.assert_array_equal(context.clip.codes, result.parent.codes())  # the parent's exact codes
+    np.testing.assert_array_equal(
+        context.clip.codes, result.parent.codes()
+    )  # the parent's exact codes
     assert context.text == LINES["l2"]
     takes = store.takes(SCENE, "l2")
     assert [t.number for t in takes] == [1, 2]  # v1 kept, v2 new
     assert store.selected_take(SCENE, "l2").number == 2
     new = takes[1].record.to_json()
-    assert new["parent_take"] == 1 and new["note"] == "angrier, shorter" and new["notes"] == ["angrier, shorter"]
+    assert (
+        new["parent_take"] == 1
+        and new["note"] == "angrier, shorter"
+        and new["notes"] == ["angrier, shorter"]
+    )
     assert new["cache_key"] == "key-l2" and new["layout"] == "revise"
     assert new["seed"] == child_seed(takes[0].record.seed, 2) != takes[0].record.seed
     for line in ("l1", "l3"):
@@ -120,8 +138,14 @@ def test_notes_chain_and_context_holds_the_chain(tmp_path):
     backend = FakeBackend()
     second = revise_line(backend, store, base_request("l2"), "but slower", select=True).takes[0]
     conv = backend.requests[0].conversation
-    assert [c.text for c in conv.context] == [LINES["l2"], "<|speaker:1|> [angrier versus previous] Not without the oars."]
-    assert second.record.to_json()["notes"] == ["angrier", "but slower"] and second.record.parent_take == 2
+    assert [c.text for c in conv.context] == [
+        LINES["l2"],
+        "<|speaker:1|> [angrier versus previous] Not without the oars.",
+    ]
+    assert (
+        second.record.to_json()["notes"] == ["angrier", "but slower"]
+        and second.record.parent_take == 2
+    )
     chain = revision_chain(store, SCENE, "l2", second)
     assert [t.number for t in chain] == [1, 2, 3]
 
@@ -130,7 +154,9 @@ def test_from_take_and_several_takes_each_one_call(tmp_path):
     store = rendered(tmp_path)
     revise_line(FakeBackend(), store, base_request("l2"), "angrier", select=True)
     backend = FakeBackend()
-    result = revise_line(backend, store, base_request("l2"), "warmer", takes=3, seed=40, from_take=1)
+    result = revise_line(
+        backend, store, base_request("l2"), "warmer", takes=3, seed=40, from_take=1
+    )
     assert len(backend.requests) == 3 and [r.seed for r in backend.requests] == [40, 41, 42]
     assert [t.record.parent_take for t in result.takes] == [1, 1, 1]
     assert all(len(r.conversation.context) == 1 for r in backend.requests)
@@ -191,8 +217,9 @@ def rendered_project(tmp_path, settings=None, text=SCRIPT, mix=None):
     script = load_script(path)
     store = TakeStore(tmp_path / "scene.drama")
     backend = FakeBackend()
-    report = render_script(script, store, backend, settings or RenderSettings(),
-                           **({"mix": mix} if mix else {}))
+    report = render_script(
+        script, store, backend, settings or RenderSettings(), **({"mix": mix} if mix else {})
+    )
     assert report.calls == 3
     return path, script, store, backend
 
@@ -205,14 +232,20 @@ def test_c4_revise_select_remixes_and_a_later_render_makes_no_calls(tmp_path):
     from drama_cli.takes.jobs import RenderSettings
 
     path, script, store, backend = rendered_project(tmp_path)
-    files_before = {line: store.selected_take("s1", line).wav_path.read_bytes() for line in ("l1", "l2", "l3")}
+    files_before = {
+        line: store.selected_take("s1", line).wav_path.read_bytes() for line in ("l1", "l2", "l3")
+    }
     mix_before = mix_segments(store)
 
     backend.requests.clear()
     summary = revise_in_project(script, store, backend, "l2", "angrier, shorter", select=True)
     assert len(backend.requests) == 1  # exactly one generation, no other line rendered
     assert backend.requests[0].conversation.layout == "revise"
-    assert summary["parent_take"] == 1 and summary["takes"][0]["take"] == 2 and summary["selected"] == 2
+    assert (
+        summary["parent_take"] == 1
+        and summary["takes"][0]["take"] == 2
+        and summary["selected"] == 2
+    )
     assert [t.number for t in store.takes("s1", "l2")] == [1, 2]  # v1 kept
 
     mix_after = mix_segments(store)
@@ -239,7 +272,10 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
 
     flags = MixSettings(gap_s=1.25, preset="none", formats=("wav", "flac"))
     _, script, store, backend = rendered_project(tmp_path, RenderSettings(), mix=flags)
-    assert store.project()["mix"] == {"formats": ["wav", "flac"], "options": {"gap_s": 1.25, "preset": "none"}}
+    assert store.project()["mix"] == {
+        "formats": ["wav", "flac"],
+        "options": {"gap_s": 1.25, "preset": "none"},
+    }
     before = mix_segments(store)
     gap = before["l2"][0] - (before["l1"][0] + len(before["l1"][1]) / SAMPLE_RATE)
     assert gap == pytest.approx(1.25, abs=1e-3)
@@ -256,7 +292,10 @@ def test_revise_select_keeps_the_render_mix_settings(tmp_path):
     # `drama mix` keeps them too unless told otherwise, and then remembers the new gap
     (store.scene_dir("s1") / "mix.flac").unlink()
     remix(script, store, script.scenes)
-    assert mix_segments(store)["l2"][0] == before["l2"][0] and (store.scene_dir("s1") / "mix.flac").exists()
+    assert (
+        mix_segments(store)["l2"][0] == before["l2"][0]
+        and (store.scene_dir("s1") / "mix.flac").exists()
+    )
     remix(script, store, script.scenes, MixSettings(gap_s=0.25))
     assert store.project()["mix"]["options"] == {"gap_s": 0.25, "preset": "none"}
     revise_in_project(script, store, backend, "l1", "softer", select=True)
@@ -272,7 +311,12 @@ def test_revise_from_script_applies_new_notes_once(tmp_path):
     from drama_cli.takes.jobs import RenderSettings
 
     path, _, store, backend = rendered_project(tmp_path)
-    path.write_text(SCRIPT.replace("        text: Not without the oars.\n", "        text: Not without the oars.\n        notes: [louder]\n"))
+    path.write_text(
+        SCRIPT.replace(
+            "        text: Not without the oars.\n",
+            "        text: Not without the oars.\n        notes: [louder]\n",
+        )
+    )
     script = load_script(path)
     assert script_notes(script) == [("l2", "louder")]
     backend.requests.clear()
@@ -289,8 +333,10 @@ def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
     from drama_cli.edit.revise import revise_from_script
     from drama_cli.script.load import load_script
 
-    noted = SCRIPT.replace("        text: Not without the oars.\n",
-                           "        text: Not without the oars.\n        note: tired\n        notes: [louder]\n")
+    noted = SCRIPT.replace(
+        "        text: Not without the oars.\n",
+        "        text: Not without the oars.\n        note: tired\n        notes: [louder]\n",
+    )
     path, _, store, backend = rendered_project(tmp_path, text=noted)
     first = [r.conversation.text for r in backend.requests if "oars" in r.conversation.text]
     assert len(first) == 1 and "[tired]" in first[0] and "louder" not in first[0]
@@ -298,18 +344,25 @@ def test_script_notes_are_not_rendered_and_director_note_is(tmp_path):
     done = revise_from_script(load_script(path), store, backend)
     assert [d["line"] for d in done] == ["l2"] and len(backend.requests) == 1
     assert backend.requests[0].conversation.note == "louder versus previous"
-    assert revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
+    assert (
+        revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
+    )
 
 
 def test_a_script_note_equal_to_the_director_note_is_still_applied(tmp_path):
     from drama_cli.edit.revise import revise_from_script
     from drama_cli.script.load import load_script
 
-    noted = SCRIPT.replace("        text: Fine.\n", "        text: Fine.\n        note: louder\n        notes: [louder]\n")
+    noted = SCRIPT.replace(
+        "        text: Fine.\n",
+        "        text: Fine.\n        note: louder\n        notes: [louder]\n",
+    )
     path, _, store, backend = rendered_project(tmp_path, text=noted)
     backend.requests.clear()
     assert [d["line"] for d in revise_from_script(load_script(path), store, backend)] == ["l3"]
-    assert revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
+    assert (
+        revise_from_script(load_script(path), store, backend) == [] and len(backend.requests) == 1
+    )
 
 
 def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
@@ -319,7 +372,9 @@ def test_fountain_notes_attached_to_a_line_are_script_notes(tmp_path):
     (tmp_path / "f.fountain").write_text(
         "INT. BOATHOUSE - NIGHT\n\nMARGOT\nWe leave at six. [[quieter, tired]]\n\nDESMOND\nNot without the oars.\n"
     )
-    (tmp_path / "f.cast.yaml").write_text("cast:\n  MARGOT:\n    description: x\n  DESMOND:\n    description: y\n")
+    (tmp_path / "f.cast.yaml").write_text(
+        "cast:\n  MARGOT:\n    description: x\n  DESMOND:\n    description: y\n"
+    )
     script = load_script(tmp_path / "f.fountain")
     assert script_notes(script) == [(script.lines()[0].id, "quieter, tired")]
 
@@ -329,13 +384,17 @@ def test_revision_records_a_prompt_hash_that_follows_the_prompt(tmp_path):
     first = revise_line(FakeBackend(), store, base_request("l2"), "louder").takes[0]
     second = revise_line(FakeBackend(), store, base_request("l2"), "louder", from_take=1).takes[0]
     third = revise_line(FakeBackend(), store, base_request("l2"), "softer", from_take=1).takes[0]
-    assert first.record.to_json()["prompt_hash"] and first.record.to_json()["prompt_hash"] == second.record.to_json()["prompt_hash"]
+    assert (
+        first.record.to_json()["prompt_hash"]
+        and first.record.to_json()["prompt_hash"] == second.record.to_json()["prompt_hash"]
+    )
     assert third.record.to_json()["prompt_hash"] != first.record.to_json()["prompt_hash"]
 
 
 @pytest.mark.parametrize("note", ["<|im_end|>", "softer <|speaker:1|>", "<|speaker:99|> loud"])
-def test_revise_refuses_a_note_with_model_tokens_before_the_backend(tmp_path, monkeypatch,
-                                                                     capsys, note):
+def test_revise_refuses_a_note_with_model_tokens_before_the_backend(
+    tmp_path, monkeypatch, capsys, note
+):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six."])
     assert main(["render", str(path)]) == 0
@@ -367,7 +426,9 @@ def test_revise_select_keeps_the_script_mix_settings(tmp_path, monkeypatch, caps
     assert rows[1]["start_s"] - rows[0]["end_s"] == pytest.approx(1.0, abs=1e-4)
 
 
-def test_a_take_selected_by_revise_survives_a_render_in_another_mode_and_back(tmp_path, monkeypatch):
+def test_a_take_selected_by_revise_survives_a_render_in_another_mode_and_back(
+    tmp_path, monkeypatch
+):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Not without the oars."])
     assert main(["render", str(path)]) == 0
@@ -379,9 +440,9 @@ def test_a_take_selected_by_revise_survives_a_render_in_another_mode_and_back(tm
 
 
 def test_revise_from_script_with_no_new_notes_loads_no_engine(tmp_path, monkeypatch, capsys):
-    import drama_cli.backends.registry as registry
     from fakes import fake_render, write_script
 
+    import drama_cli.backends.registry as registry
     from drama_cli.cli import main
 
     fake_render(monkeypatch)
@@ -394,9 +455,16 @@ def test_revise_from_script_with_no_new_notes_loads_no_engine(tmp_path, monkeypa
     assert capsys.readouterr().out.strip() == "no new notes in the script" and made == []
 
 
-@pytest.mark.parametrize("command", [["revise", "boathouse-1", "--note", "warmer"],
-                                     ["edit", "boathouse-1", "--insert", "now", "--at", "0.2"]])
-def test_a_damaged_from_take_is_named_as_damaged_not_missing(tmp_path, monkeypatch, capsys, command):
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["revise", "boathouse-1", "--note", "warmer"],
+        ["edit", "boathouse-1", "--insert", "now", "--at", "0.2"],
+    ],
+)
+def test_a_damaged_from_take_is_named_as_damaged_not_missing(
+    tmp_path, monkeypatch, capsys, command
+):
     from fakes import fake_render, write_script
 
     fake_render(monkeypatch)
@@ -406,4 +474,5 @@ def test_a_damaged_from_take_is_named_as_damaged_not_missing(tmp_path, monkeypat
     capsys.readouterr()
     assert main([command[0], str(path), *command[1:], "--from-take", "1"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        "drama: take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV (usable takes: 2)")
+        "drama: take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV (usable takes: 2)"
+    )

@@ -30,7 +30,9 @@ def kept(logits, **kwargs):
 
 @pytest.fixture
 def candidates():
-    return MainCandidates.build(SEMANTIC_START, SEMANTIC_START + CODES - 1, EOS, extra_ids=[SEPARATOR])
+    return MainCandidates.build(
+        SEMANTIC_START, SEMANTIC_START + CODES - 1, EOS, extra_ids=[SEPARATOR]
+    )
 
 
 def test_crossing_token_kept_for_main_dropped_for_codebooks():
@@ -112,8 +114,12 @@ def test_greedy_survives_huge_logits():
 def split_draws(logits, params, seed):
     """The first and the RAS draw exactly as `sample_main` runs them on one generator."""
     generator = make_generator(seed)
-    first = sample_top_k_top_p(logits, params.temperature, params.top_k, params.top_p, True, generator)
-    retry = sample_top_k_top_p(logits, params.ras_temperature, params.ras_top_k, params.ras_top_p, True, generator)
+    first = sample_top_k_top_p(
+        logits, params.temperature, params.top_k, params.top_p, True, generator
+    )
+    retry = sample_top_k_top_p(
+        logits, params.ras_temperature, params.ras_top_k, params.ras_top_p, True, generator
+    )
     return first, retry
 
 
@@ -143,7 +149,10 @@ def test_ras_keeps_a_new_semantic_token(candidates):
     logits = peaked_logits(candidates, SEMANTIC_START + 7)
     recent = ras_window(torch.tensor([SEMANTIC_START + 6, SEMANTIC_START + 8]))
     for seed in range(10):
-        assert sample_main(logits, recent, params, make_generator(seed), candidates) == SEMANTIC_START + 7
+        assert (
+            sample_main(logits, recent, params, make_generator(seed), candidates)
+            == SEMANTIC_START + 7
+        )
 
 
 @pytest.mark.parametrize("token", [EOS, SEPARATOR])
@@ -160,13 +169,20 @@ def test_ras_window_is_the_last_16_main_tokens(candidates):
     logits = peaked_logits(candidates, SEMANTIC_START + 7)
     old_repeat = torch.tensor([SEMANTIC_START + 7] + [SEMANTIC_START + 1] * 16)
     assert ras_window(old_repeat).tolist() == [SEMANTIC_START + 1] * 16
-    assert sample_main(logits, ras_window(old_repeat), params, make_generator(0), candidates) == SEMANTIC_START + 7
+    assert (
+        sample_main(logits, ras_window(old_repeat), params, make_generator(0), candidates)
+        == SEMANTIC_START + 7
+    )
     # A longer window passed in is cut to the last `ras_window` tokens.
-    assert sample_main(logits, old_repeat, params, make_generator(0), candidates) == SEMANTIC_START + 7
+    assert (
+        sample_main(logits, old_repeat, params, make_generator(0), candidates) == SEMANTIC_START + 7
+    )
     short = ras_window(torch.tensor([SEMANTIC_START + 7]))
     assert short.tolist() == [-1] * 15 + [SEMANTIC_START + 7]
     first, retry = split_draws(logits, params, 3)
-    assert sample_main(logits, short, params, make_generator(3), candidates) == candidates.ids[retry]
+    assert (
+        sample_main(logits, short, params, make_generator(3), candidates) == candidates.ids[retry]
+    )
 
 
 def test_both_draws_always_run(candidates):
@@ -194,8 +210,11 @@ def test_same_seed_same_tokens_and_different_seeds_differ(candidates):
 
     def run(seed):
         generator = make_generator(seed)
-        return [sample_main(logits, recent, params, generator, candidates).tolist()
-                + sample_codebook(heads, params, generator).tolist() for _ in range(5)]
+        return [
+            sample_main(logits, recent, params, generator, candidates).tolist()
+            + sample_codebook(heads, params, generator).tolist()
+            for _ in range(5)
+        ]
 
     assert run(11) == run(11)
     assert run(11) != run(12)
@@ -212,12 +231,20 @@ def test_batched_rows_are_sampled_independently(candidates):
 def test_candidates_layout_and_checks(candidates):
     ids = candidates.ids.tolist()
     assert ids == [EOS, *range(SEMANTIC_START, SEMANTIC_START + CODES), SEPARATOR]
-    assert candidates.is_semantic(torch.tensor([EOS, SEMANTIC_START, SEMANTIC_START + CODES])).tolist() == [False, True, False]
+    assert candidates.is_semantic(
+        torch.tensor([EOS, SEMANTIC_START, SEMANTIC_START + CODES])
+    ).tolist() == [False, True, False]
     for bad in ([EOS], [SEMANTIC_START + 3], [SEPARATOR, SEPARATOR]):
         with pytest.raises(EngineError):
             MainCandidates.build(SEMANTIC_START, SEMANTIC_START + CODES - 1, EOS, extra_ids=bad)
     with pytest.raises(EngineError, match="candidates"):
-        sample_main(torch.zeros(5), ras_window(torch.tensor([1])), SamplingParams(), make_generator(0), candidates)
+        sample_main(
+            torch.zeros(5),
+            ras_window(torch.tensor([1])),
+            SamplingParams(),
+            make_generator(0),
+            candidates,
+        )
 
 
 def test_candidates_from_the_tokenizer():
@@ -232,12 +259,33 @@ def test_candidates_from_the_tokenizer():
 
 def test_params_defaults_and_validation():
     params = SamplingParams()
-    assert (params.temperature, params.top_p, params.top_k, params.codebook_top_k) == (1.0, 0.9, None, 30)
-    assert (params.ras_window, params.ras_temperature, params.ras_top_k, params.ras_top_p) == (16, 1.0, 30, 0.95)
+    assert (params.temperature, params.top_p, params.top_k, params.codebook_top_k) == (
+        1.0,
+        0.9,
+        None,
+        30,
+    )
+    assert (params.ras_window, params.ras_temperature, params.ras_top_k, params.ras_top_p) == (
+        16,
+        1.0,
+        30,
+        0.95,
+    )
     assert SamplingParams.from_dict(params.to_dict()) == params
-    bad = [dict(temperature=-0.1), dict(temperature=float("nan")), dict(temperature=float("inf")),
-           dict(top_p=0.0), dict(top_p=1.5), dict(top_k=0), dict(top_k=2.5), dict(top_k=True),
-           dict(codebook_top_k=0), dict(ras_window=-1), dict(ras_top_p=0), dict(temperature="1")]
+    bad = [
+        dict(temperature=-0.1),
+        dict(temperature=float("nan")),
+        dict(temperature=float("inf")),
+        dict(top_p=0.0),
+        dict(top_p=1.5),
+        dict(top_k=0),
+        dict(top_k=2.5),
+        dict(top_k=True),
+        dict(codebook_top_k=0),
+        dict(ras_window=-1),
+        dict(ras_top_p=0),
+        dict(temperature="1"),
+    ]
     for values in bad:
         with pytest.raises(EngineError):
             SamplingParams(**values)
@@ -272,7 +320,9 @@ def test_kept_sets_match_mlx_audio(monkeypatch):
         top_k = [None, 30, 5, 1][trial % 4]
         top_p = float(rng.choice([0.1, 0.5, 0.9, 0.95, 1.0]))
         crossing = bool(trial % 2)
-        drama3.sample_top_k_top_p(mx.array(logits[None]), temperature, top_k, top_p, keep_crossing=crossing)
+        drama3.sample_top_k_top_p(
+            mx.array(logits[None]), temperature, top_k, top_p, keep_crossing=crossing
+        )
         theirs = captured["values"][0]
         ours = kept_mask(torch.from_numpy(logits), temperature, top_k, top_p, crossing)
         assert ours.sum() == np.isfinite(theirs).sum(), (trial, temperature, top_k, top_p, crossing)
@@ -287,11 +337,15 @@ def test_cuda_matches_itself_and_the_cpu_kept_sets(candidates):
     logits = torch.randn(4, len(candidates.ids), generator=torch.Generator().manual_seed(5))
     recent = ras_window(torch.zeros(4, 0, dtype=torch.int64))
     cuda = logits.cuda()
-    cuda_candidates = MainCandidates.build(SEMANTIC_START, SEMANTIC_START + CODES - 1, EOS, [SEPARATOR], device="cuda")
+    cuda_candidates = MainCandidates.build(
+        SEMANTIC_START, SEMANTIC_START + CODES - 1, EOS, [SEPARATOR], device="cuda"
+    )
     first = sample_main(cuda, recent.cuda(), params, make_generator(4, "cuda"), cuda_candidates)
     again = sample_main(cuda, recent.cuda(), params, make_generator(4, "cuda"), cuda_candidates)
     assert torch.equal(first, again)
-    assert torch.equal(kept_mask(cuda, 1.0, None, 0.9, True).cpu(), kept_mask(logits, 1.0, None, 0.9, True))
+    assert torch.equal(
+        kept_mask(cuda, 1.0, None, 0.9, True).cpu(), kept_mask(logits, 1.0, None, 0.9, True)
+    )
 
 
 from hypothesis import given, settings  # noqa: E402
@@ -299,10 +353,17 @@ from hypothesis import strategies as st
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31), vocab=st.integers(2, 300), temperature=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
-       top_k=st.one_of(st.none(), st.integers(1, 40)), top_p=st.floats(0.05, 1.0), crossing=st.booleans())
-def test_kept_set_is_a_rank_prefix_holding_the_best_and_draws_stay_inside(seed, vocab, temperature, top_k, top_p,
-                                                                          crossing):
+@given(
+    seed=st.integers(0, 2**31),
+    vocab=st.integers(2, 300),
+    temperature=st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+    top_k=st.one_of(st.none(), st.integers(1, 40)),
+    top_p=st.floats(0.05, 1.0),
+    crossing=st.booleans(),
+)
+def test_kept_set_is_a_rank_prefix_holding_the_best_and_draws_stay_inside(
+    seed, vocab, temperature, top_k, top_p, crossing
+):
     logits = torch.randn(vocab, generator=torch.Generator().manual_seed(seed)) * 4
     mask = kept_mask(logits, temperature, top_k, top_p, crossing)
     order = torch.sort(logits, descending=True, stable=True).indices
@@ -311,5 +372,7 @@ def test_kept_set_is_a_rank_prefix_holding_the_best_and_draws_stay_inside(seed, 
     assert ranked[:count].all() and not ranked[count:].any()
     assert mask[logits.argmax()]
     assert count <= (vocab if top_k is None else min(top_k, vocab))
-    draws = sample_top_k_top_p(logits.repeat(64, 1), temperature, top_k, top_p, crossing, make_generator(seed))
+    draws = sample_top_k_top_p(
+        logits.repeat(64, 1), temperature, top_k, top_p, crossing, make_generator(seed)
+    )
     assert mask[draws].all()

@@ -36,12 +36,26 @@ def test_title_page_with_continuation_lines():
 
         INT. DECK - NIGHT
         """)
-    assert script.title_page == {"Title": "Night Ferry", "Author": "A. Writer", "Contact": "1 Quay Road\nHarbour Town"}
+    assert script.title_page == {
+        "Title": "Night Ferry",
+        "Author": "A. Writer",
+        "Contact": "1 Quay Road\nHarbour Town",
+    }
     assert script.title == "Night Ferry"
 
 
-@pytest.mark.parametrize("heading", ["INT. HOUSE - DAY", "ext. house", "EST. CITY", "INT./EXT. CAR", "I/E TRAIN",
-                                     ".KITCHEN", "INT HOUSE DAY"])
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "INT. HOUSE - DAY",
+        "ext. house",
+        "EST. CITY",
+        "INT./EXT. CAR",
+        "I/E TRAIN",
+        ".KITCHEN",
+        "INT HOUSE DAY",
+    ],
+)
 def test_scene_headings(heading):
     script = read(f"{heading}\n\nA line.\n")
     assert script.scenes[0].title == heading.lstrip(".")
@@ -49,8 +63,10 @@ def test_scene_headings(heading):
 
 def test_scene_numbers_become_ids():
     script = read("INT. A - DAY #12A#\n\nX.\n\nINT. B - DAY\n\nY.\n")
-    assert [(s.id, s.number, s.title) for s in script.scenes] == [("scene-12A", "12A", "INT. A - DAY"),
-                                                                 ("scene-2", None, "INT. B - DAY")]
+    assert [(s.id, s.number, s.title) for s in script.scenes] == [
+        ("scene-12A", "12A", "INT. A - DAY"),
+        ("scene-2", None, "INT. B - DAY"),
+    ]
 
 
 def test_duplicate_scene_numbers_are_errors_at_the_number_never_renumbered():
@@ -58,7 +74,8 @@ def test_duplicate_scene_numbers_are_errors_at_the_number_never_renumbered():
         read("INT. A #5#\n\nX.\n\nINT. B #5#\n\nY.\n\nINT. C #2#\n\nZ.\n")
     errors = getattr(info.value, "errors", [info.value])
     assert [(e.message, e.position.line, e.position.column) for e in errors] == [
-        ("duplicate scene number #5# (first at line 1)", 5, 8)]
+        ("duplicate scene number #5# (first at line 1)", 5, 8)
+    ]
     assert errors[0].hint == "give each scene its own number"
 
 
@@ -66,11 +83,16 @@ def test_a_scene_number_that_is_an_automatic_id_is_an_error_naming_both_headings
     with pytest.raises(ScriptError) as info:
         read("INT. A\n\nX.\n\nINT. B\n\nY.\n\nINT. C #2#\n\nZ.\n")
     assert (info.value.message, info.value.position.line, info.value.position.column) == (
-        "scene number #2# is the automatic id of the unnumbered heading at line 5", 9, 8)
+        "scene number #2# is the automatic id of the unnumbered heading at line 5",
+        9,
+        8,
+    )
     with pytest.raises(ScriptError) as info:
         read("INT. A #2#\n\nX.\n\nINT. B\n\nY.\n")
     assert (info.value.message, info.value.position.line) == (
-        "this heading's automatic id scene-2 is the number of the heading at line 1", 5)
+        "this heading's automatic id scene-2 is the number of the heading at line 1",
+        5,
+    )
 
 
 def test_not_a_heading():
@@ -101,9 +123,25 @@ def test_structure_elements_are_kept():
         """)
     assert len(script.scenes) == 1 and script.scenes[0].id == "scene-1"
     room = script.scenes[0]
-    assert kinds(room) == ["section", "section", "synopsis", "heading", "centered", "lyric", "action",
-                           "transition", "transition", "page_break"]
-    assert [e.text for e in room.elements[4:9]] == ["THE END", "Sing a song", "SHOUTED ACTION", "CUT TO:", "FADE OUT"]
+    assert kinds(room) == [
+        "section",
+        "section",
+        "synopsis",
+        "heading",
+        "centered",
+        "lyric",
+        "action",
+        "transition",
+        "transition",
+        "page_break",
+    ]
+    assert [e.text for e in room.elements[4:9]] == [
+        "THE END",
+        "Sing a song",
+        "SHOUTED ACTION",
+        "CUT TO:",
+        "FADE OUT",
+    ]
     assert [e.depth for e in room.elements[:2]] == [1, 2]
 
 
@@ -116,7 +154,10 @@ def test_parentheticals_become_notes_and_split_speech():
         Good.
         """)
     lines = script.scenes[0].lines
-    assert [(line.text, line.notes) for line in lines] == [("Is he asleep?", ["whispering"]), ("Good.", ["to Tom"])]
+    assert [(line.text, line.notes) for line in lines] == [
+        ("Is he asleep?", ["whispering"]),
+        ("Good.", ["to Tom"]),
+    ]
 
 
 def test_a_parenthetical_not_alone_on_its_row_is_spoken_with_a_warning():
@@ -134,7 +175,11 @@ def test_a_parenthetical_not_alone_on_its_row_is_spoken_with_a_warning():
         """)
     lines = script.scenes[0].lines
     assert [line.text for line in lines] == ["(whispering\nCome in!", "(aside) Quite.", "Good."]
-    found = [(w.position.line, w.position.column, w.message) for w in script.warnings if "parenthetical" in w.message]
+    found = [
+        (w.position.line, w.position.column, w.message)
+        for w in script.warnings
+        if "parenthetical" in w.message
+    ]
     assert [(row, column) for row, column, _ in found] == [(2, 1), (6, 1)]
     assert "'(whispering' of HOLMES (line scene-0-1) is not closed" in found[0][2]
     assert "'(aside) Quite.' of WATSON (line scene-0-2) has words after it" in found[1][2]
@@ -182,14 +227,17 @@ def test_unclosed_boneyard_and_note_are_located_errors():
         read("ANA\nHi [[oops\n")
 
 
-@pytest.mark.parametrize(("text", "where", "code"), [
-    ("ANA\nHel\x07lo.\n", (2, 4), 0x07),
-    ("ANA\nSee \x1b]0;owned\x07 this.\n", (2, 5), 0x1B),
-    ("AN\x1bA\nHi.\n", (1, 3), 0x1B),
-    ("Title: A\x9bB\n\nANA\nHi.\n", (1, 9), 0x9B),
-    ("ANA\nHi. [[note \x08 here]]\n", (2, 12), 0x08),
-    ("/* boneyard\n\x0c */\nANA\nHi.\n", (2, 1), 0x0C),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "code"),
+    [
+        ("ANA\nHel\x07lo.\n", (2, 4), 0x07),
+        ("ANA\nSee \x1b]0;owned\x07 this.\n", (2, 5), 0x1B),
+        ("AN\x1bA\nHi.\n", (1, 3), 0x1B),
+        ("Title: A\x9bB\n\nANA\nHi.\n", (1, 9), 0x9B),
+        ("ANA\nHi. [[note \x08 here]]\n", (2, 12), 0x08),
+        ("/* boneyard\n\x0c */\nANA\nHi.\n", (2, 1), 0x0C),
+    ],
+)
 def test_a_control_character_in_fountain_is_one_located_error_at_its_column(text, where, code):
     with pytest.raises(ScriptError) as info:
         read(text)
@@ -197,27 +245,36 @@ def test_a_control_character_in_fountain_is_one_located_error_at_its_column(text
     assert (info.value.position.line, info.value.position.column) == where
 
 
-def test_the_check_command_refuses_a_fountain_control_character_without_printing_it(tmp_path, capsys):
+def test_the_check_command_refuses_a_fountain_control_character_without_printing_it(
+    tmp_path, capsys
+):
     path = fountain_play(tmp_path, "INT. ROOM\n\nALGERNON\nTitle \x1b]0;owned\x07 now.\n")
     assert main(["check", str(path)]) == 2
     err = one_error_line(capsys)
-    assert err.splitlines()[0] == (f"{path}:4:7: control character U+001B in the script "
-                                   "(remove it: a script holds no control characters)")
+    assert err.splitlines()[0] == (
+        f"{path}:4:7: control character U+001B in the script "
+        "(remove it: a script holds no control characters)"
+    )
     assert "\x1b" not in err and "\x07" not in err
 
 
 def test_a_control_character_in_the_cast_file_is_located_in_that_file(tmp_path):
-    path = fountain_play(tmp_path, "ALGERNON\nHi.\n", cast="cast:\n  ALGERNON: {description: \"x\x07\"}\n")
+    path = fountain_play(
+        tmp_path, "ALGERNON\nHi.\n", cast='cast:\n  ALGERNON: {description: "x\x07"}\n'
+    )
     with pytest.raises(ScriptError) as info:
         load_script(path)
-    assert str(info.value).startswith(f"{tmp_path / 'play.cast.yaml'}:2:29: control character U+0007")
+    assert str(info.value).startswith(
+        f"{tmp_path / 'play.cast.yaml'}:2:29: control character U+0007"
+    )
 
 
 def test_cast_file_beside_the_script_and_cast_option(tmp_path):
     (tmp_path / "play.fountain").write_text("ALGY\nHello.\n\nERNEST (V.O.)\nHi.\n")
     (tmp_path / "play.cast.yaml").write_text(
         "narrator: NARR\ncast:\n  ALGERNON:\n    voice: refs/a.wav\n    aliases: [ALGY]\n"
-        "  JACK:\n    voice: refs/j.wav\n    aliases: [ERNEST]\n  NARR: refs/n.wav\n")
+        "  JACK:\n    voice: refs/j.wav\n    aliases: [ERNEST]\n  NARR: refs/n.wav\n"
+    )
     script = load_script(tmp_path / "play.fountain")
     assert [line.speaker for line in script.lines()] == ["ALGERNON", "JACK"]
     assert script.narrator == "NARR"
@@ -240,10 +297,21 @@ def test_narrator_voices_action(tmp_path):
     (tmp_path / "p.cast.yaml").write_text("narrator: N\ncast:\n  ANA: a.wav\n  N: n.wav\n")
     lines = load_script(tmp_path / "p.fountain").lines()
     assert [(line.id, line.speaker, line.kind) for line in lines] == [
-        ("scene-1-a1", "N", "action"), ("scene-1-1", "ANA", "dialogue")]
+        ("scene-1-a1", "N", "action"),
+        ("scene-1-1", "ANA", "dialogue"),
+    ]
 
 
-FOUNTAIN_ALPHABET = list("ABab .()^@!#=~>< \n\n[]/*:_-'") + ["INT. ", "[[", "]]", "/*", "*/", "  \n", "\r\n", "\ufeff"]
+FOUNTAIN_ALPHABET = list("ABab .()^@!#=~>< \n\n[]/*:_-'") + [
+    "INT. ",
+    "[[",
+    "]]",
+    "/*",
+    "*/",
+    "  \n",
+    "\r\n",
+    "\ufeff",
+]
 
 
 @settings(max_examples=150, deadline=None)
@@ -252,7 +320,11 @@ def test_random_fountain_gives_a_script_or_a_located_script_error(text):
     try:
         script = read_fountain(text, "r.fountain")
     except ScriptError as err:
-        assert err.position.file == "r.fountain" and err.position.line >= 1 and err.position.column >= 1
+        assert (
+            err.position.file == "r.fountain"
+            and err.position.line >= 1
+            and err.position.column >= 1
+        )
     else:
         for line in script.lines():
             assert isinstance(line, Line) and line.text.strip()
@@ -276,24 +348,39 @@ def test_beat_before_the_words_pauses_after_the_previous_line():
 def test_a_lone_cue_is_warned_about_and_not_narrated(tmp_path, after):
     from drama_cli.script.load import load_script
 
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nWho is it?\n\nHolmes looks up.\n\nHOLMES" + after,
-                     cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\nWATSON\nWho is it?\n\nHolmes looks up.\n\nHOLMES" + after,
+        cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n",
+    )
     script = load_script(path)
     assert [(line.speaker, line.text) for line in script.lines()] == [
-        ("WATSON", "Who is it?"), ("NARRATOR", "Holmes looks up.")]
+        ("WATSON", "Who is it?"),
+        ("NARRATOR", "Holmes looks up."),
+    ]
     lone = [w for w in script.warnings if "has no dialogue" in w.message]
     assert [(str(w.position), w.message) for w in lone] == [
-        (f"{path}:8:1", "character cue 'HOLMES' (HOLMES) has no dialogue after it, so nothing is spoken "
-                        "for it: write the speech on the line after the cue, or remove the cue")]
+        (
+            f"{path}:8:1",
+            "character cue 'HOLMES' (HOLMES) has no dialogue after it, so nothing is spoken "
+            "for it: write the speech on the line after the cue, or remove the cue",
+        )
+    ]
 
 
 def test_a_capitalised_action_line_that_names_no_one_is_still_narrated(tmp_path):
     from drama_cli.script.load import load_script
 
-    path = fountain_play(tmp_path, "INT. HALL - NIGHT\n\nBANG!\n\n!HOLMES\n",
-                     cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. HALL - NIGHT\n\nBANG!\n\n!HOLMES\n",
+        cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n",
+    )
     script = load_script(path)
-    assert [line.text for line in script.lines()] == ["BANG!", "HOLMES"]  # forced action stays action
+    assert [line.text for line in script.lines()] == [
+        "BANG!",
+        "HOLMES",
+    ]  # forced action stays action
     assert not [w for w in script.warnings if "has no dialogue" in w.message]
 
 
@@ -302,7 +389,14 @@ def test_fountain_with_only_a_title_page_is_nothing_to_render(tmp_path, capsys):
     script.write_text("Title: A Scandal in Bohemia\nAuthor: A. Conan Doyle\n")
     (tmp_path / "title.cast.yaml").write_text(CAST)
     for verb in ("check", "render"):
-        assert main([verb, str(script), "--engine", "scratch"] if verb == "render" else [verb, str(script)]) == 2
+        assert (
+            main(
+                [verb, str(script), "--engine", "scratch"]
+                if verb == "render"
+                else [verb, str(script)]
+            )
+            == 2
+        )
         err = one_error_line(capsys)
         assert f"{script}:1:1: nothing to render: the script has no lines" in err
     assert not (tmp_path / "title.drama").exists()
@@ -317,17 +411,22 @@ def test_fountain_with_only_action_and_no_narrator_says_why_nothing_is_spoken(tm
     assert "nothing to render" in err and "narrator" in err
 
 
-def test_fountain_dialogue_line_that_is_a_cast_name_warns_about_a_missing_blank_line(tmp_path, capsys):
+def test_fountain_dialogue_line_that_is_a_cast_name_warns_about_a_missing_blank_line(
+    tmp_path, capsys
+):
     script = tmp_path / "door.fountain"
-    script.write_text("INT. BAKER STREET - NIGHT\n\nHOLMES\nCome in!\nWATSON\nThank you.\n\n"
-                      "WATSON\nNO\nMORE!\n")
+    script.write_text(
+        "INT. BAKER STREET - NIGHT\n\nHOLMES\nCome in!\nWATSON\nThank you.\n\nWATSON\nNO\nMORE!\n"
+    )
     (tmp_path / "door.cast.yaml").write_text(CAST)
     assert main(["check", str(script)]) == 0
     out = capsys.readouterr()
     warnings = [w for w in out.err.splitlines() if "blank line" in w]
-    assert warnings == [f"warning: {script}:5:1: dialogue line 'WATSON' of HOLMES (line scene-1-1) is a cast "
-                        f"member's name: Fountain reads it as dialogue; if it is WATSON's cue, put a blank "
-                        f"line before it"]
+    assert warnings == [
+        f"warning: {script}:5:1: dialogue line 'WATSON' of HOLMES (line scene-1-1) is a cast "
+        f"member's name: Fountain reads it as dialogue; if it is WATSON's cue, put a blank "
+        f"line before it"
+    ]
 
 
 def cast_file(folder, stem, names):
@@ -340,15 +439,23 @@ def request_strings(plans):
     strings = []
     for plan in plans:
         for conversation in plan.conversations:
-            strings += [conversation.text, *conversation.lines, *(e.text for e in conversation.context)]
+            strings += [
+                conversation.text,
+                *conversation.lines,
+                *(e.text for e in conversation.context),
+            ]
             strings += [r.transcript or "" for r in conversation.references]
             strings += [d for _, d in conversation.descriptions]
     return strings
 
 
 def all_modes(script):
-    return [plan for scene in script.scenes for mode in ("clone", "history", "scene")
-            for plan in compile_scene(script, scene, mode, clip_duration=lambda path: 3.0)]
+    return [
+        plan
+        for scene in script.scenes
+        for mode in ("clone", "history", "scene")
+        for plan in compile_scene(script, scene, mode, clip_duration=lambda path: 3.0)
+    ]
 
 
 CUES = """\
@@ -417,7 +524,9 @@ def test_F2_names_with_punctuation_and_digits_are_cues(tmp_path):
     lines = script.lines()
     assert [line.speaker for line in lines] == speakers
     assert lines[5].extensions == ["as the PRIEST"]
-    actions = [e.text for e in script.scenes[0].elements if isinstance(e, Element) and e.kind == "action"]
+    actions = [
+        e.text for e in script.scenes[0].elements if isinstance(e, Element) and e.kind == "action"
+    ]
     assert actions == ["1984\nThe clock on the wall stops."]
     forced = read_fountain(textwrap.dedent(text).replace("1984", "@1984"), "dock.fountain")
     assert forced.lines()[-1].speaker == "1984"
@@ -426,18 +535,29 @@ def test_F2_names_with_punctuation_and_digits_are_cues(tmp_path):
     assert [line.speaker for line in load_script(path).lines()] == speakers
 
 
-F3_A = (b"\xef\xbb\xbfTitle: Night Ferry\r\nAuthor: A. Writer\r\n\r\nINT. FERRY DECK - NIGHT\r\n\r\n"
-        b"CAPTAIN\r\nHold the rope.\r\n")
+F3_A = (
+    b"\xef\xbb\xbfTitle: Night Ferry\r\nAuthor: A. Writer\r\n\r\nINT. FERRY DECK - NIGHT\r\n\r\n"
+    b"CAPTAIN\r\nHold the rope.\r\n"
+)
 
 
 def shape(script):
-    return (script.title_page,
-            [[(type(e).__name__, e.kind, e.text, getattr(e, "speaker", None)) for e in s.elements] for s in script.scenes])
+    return (
+        script.title_page,
+        [
+            [(type(e).__name__, e.kind, e.text, getattr(e, "speaker", None)) for e in s.elements]
+            for s in script.scenes
+        ],
+    )
 
 
 @pytest.mark.case("F3")
 def test_F3_bom_and_crlf_read_like_lf(tmp_path):
-    variants = {"a": F3_A, "b": F3_A[3:].replace(b"\r\n", b"\n"), "c": b"\xef\xbb\xbfINT. FERRY DECK - NIGHT\n\nCAPTAIN\nHold the rope.\n"}
+    variants = {
+        "a": F3_A,
+        "b": F3_A[3:].replace(b"\r\n", b"\n"),
+        "c": b"\xef\xbb\xbfINT. FERRY DECK - NIGHT\n\nCAPTAIN\nHold the rope.\n",
+    }
     scripts = {}
     for name, data in variants.items():
         (tmp_path / f"{name}.fountain").write_bytes(data)
@@ -456,7 +576,10 @@ def test_F3_bom_and_crlf_read_like_lf(tmp_path):
 
 @pytest.mark.case("F5")
 def test_F5_notes_and_boneyard_never_reach_the_model(tmp_path):
-    path = write_dedented(tmp_path, "green.fountain", """\
+    path = write_dedented(
+        tmp_path,
+        "green.fountain",
+        """\
         INT. GREENHOUSE - DAY
 
         LENA
@@ -472,16 +595,21 @@ def test_F5_notes_and_boneyard_never_reach_the_model(tmp_path):
 
         OTTO
         They died anyway. /* alt: They're fine. */
-        """)
+        """,
+    )
     cast_file(tmp_path, "green", ["LENA", "OTTO"])
     script = load_script(path)
     plans = compile_scene(script, script.scenes[0], "clone")
     assert [(p.line.speaker, p.text) for p in plans] == [
-        ("LENA", "<|speaker:0|> I planted them last spring."), ("OTTO", "<|speaker:1|> They died anyway.")]
+        ("LENA", "<|speaker:0|> I planted them last spring."),
+        ("OTTO", "<|speaker:1|> They died anyway."),
+    ]
     sent = " ".join(request_strings(all_modes(script)))
     for word in ("check", "tulips", "note one", "note two", "You never told me", "fine"):
         assert word not in sent
-    notes = [e.text for e in script.scenes[0].elements if isinstance(e, Element) and e.kind == "note"]
+    notes = [
+        e.text for e in script.scenes[0].elements if isinstance(e, Element) and e.kind == "note"
+    ]
     assert notes == ["check: tulips or lilies?", "note one", "note two"]
     assert script.lines()[0].remarks == ["check: tulips or lilies?"]
     assert all(line.pause_after_s is None for line in script.lines())
@@ -489,7 +617,10 @@ def test_F5_notes_and_boneyard_never_reach_the_model(tmp_path):
 
 @pytest.mark.case("T1")
 def test_T1_parentheticals_become_directions_and_a_pause(tmp_path):
-    path = write_dedented(tmp_path, "hall.fountain", """\
+    path = write_dedented(
+        tmp_path,
+        "hall.fountain",
+        """\
         INT. HALLWAY - NIGHT
 
         IVY
@@ -497,7 +628,8 @@ def test_T1_parentheticals_become_directions_and_a_pause(tmp_path):
         Is he asleep?
         (beat)
         Good. Then we go.
-        """)
+        """,
+    )
     cast_file(tmp_path, "hall", ["IVY"])
     script = load_script(path)
     plans = compile_scene(script, script.scenes[0], "clone")
@@ -514,15 +646,23 @@ def spoken(tmp_path, body):
     """The model text of every line of a Fountain play (cast ANA and a narrator), in order."""
     path = fountain_play(tmp_path, body, cast="narrator: N\ncast:\n  ANA: {}\n  N: {}\n")
     script = load_script(path)
-    return [plan.text for scene in script.scenes for plan in compile_scene(script, scene, mode="clone")]
+    return [
+        plan.text for scene in script.scenes for plan in compile_scene(script, scene, mode="clone")
+    ]
 
 
-@pytest.mark.parametrize("body, said", [
-    ("ANA\nOne /* hidden /* nested */ Ignored. */ two.\n", "One two."),
-    ("ANA\nOne.\n\n/* ANA\nHidden.\n/* inner */\nStill hidden.\n*/\n\nANA\nTwo.\n", "One. | Two."),
-    ("ANA\nOne /* across\n\nANA\nthe cue */ two.\n", "One two."),
-    ("ANA\nSay \\/\\* this.\n", "Say /* this."),
-])
+@pytest.mark.parametrize(
+    "body, said",
+    [
+        ("ANA\nOne /* hidden /* nested */ Ignored. */ two.\n", "One two."),
+        (
+            "ANA\nOne.\n\n/* ANA\nHidden.\n/* inner */\nStill hidden.\n*/\n\nANA\nTwo.\n",
+            "One. | Two.",
+        ),
+        ("ANA\nOne /* across\n\nANA\nthe cue */ two.\n", "One two."),
+        ("ANA\nSay \\/\\* this.\n", "Say /* this."),
+    ],
+)
 def test_boneyards_nest_and_hide_everything_inside(tmp_path, body, said):
     texts = spoken(tmp_path, "INT. ROOM - DAY\n\n" + body)
     assert " | ".join(t.split("> ", 1)[1] for t in texts) == said
@@ -535,14 +675,17 @@ def test_an_unclosed_nested_boneyard_is_located_at_its_outer_opener():
     assert "unclosed boneyard" in info.value.message
 
 
-@pytest.mark.parametrize("written, said", [
-    ("Escape\\_escape.", "Escape_escape."),
-    ("5 \\* 5 is 25.", "five * five is twenty-five."),
-    ("\\*\\*not bold\\*\\*.", "**not bold**."),
-    ("Under\\_score and \\_lead.", "Under_score and _lead."),
-    ("A back\\\\slash.", "A back\\slash."),
-    ("Bang \\! and at \\@ and tilde \\~ too.", "Bang! and at @ and tilde ~ too."),
-])
+@pytest.mark.parametrize(
+    "written, said",
+    [
+        ("Escape\\_escape.", "Escape_escape."),
+        ("5 \\* 5 is 25.", "five * five is twenty-five."),
+        ("\\*\\*not bold\\*\\*.", "**not bold**."),
+        ("Under\\_score and \\_lead.", "Under_score and _lead."),
+        ("A back\\\\slash.", "A back\\slash."),
+        ("Bang \\! and at \\@ and tilde \\~ too.", "Bang! and at @ and tilde ~ too."),
+    ],
+)
 def test_backslash_escapes_keep_their_character(tmp_path, written, said):
     (text,) = spoken(tmp_path, f"INT. ROOM - DAY\n\nANA\n{written}\n")
     assert text == f"<|speaker:0|> {said}"
@@ -550,36 +693,59 @@ def test_backslash_escapes_keep_their_character(tmp_path, written, said):
 
 @pytest.mark.parametrize("marks", ["...", "\u2014", "\u2014 \u2014", "\u2026"])
 def test_punctuation_only_action_is_a_pause_after_the_line_before(tmp_path, marks):
-    path = fountain_play(tmp_path, f"INT. ROOM - DAY\n\nA door opens.\n\n{marks}\n\nANA\nHello.\n",
-                         cast="narrator: N\ncast:\n  ANA: {}\n  N: {}\n")
+    path = fountain_play(
+        tmp_path,
+        f"INT. ROOM - DAY\n\nA door opens.\n\n{marks}\n\nANA\nHello.\n",
+        cast="narrator: N\ncast:\n  ANA: {}\n  N: {}\n",
+    )
     script = load_script(path)
     lines = script.scenes[0].lines
-    assert [(line.speaker, line.text) for line in lines] == [("N", "A door opens."), ("ANA", "Hello.")]
+    assert [(line.speaker, line.text) for line in lines] == [
+        ("N", "A door opens."),
+        ("ANA", "Hello."),
+    ]
     assert lines[0].beat_s > 0
     assert any("has no words: a pause" in w.message for w in script.warnings)
 
 
-@pytest.mark.parametrize("body, row", [
-    ("HOLMES: Come in, Watson.\n", "HOLMES: Come in, Watson."),
-    ("HOLMES:\nCome in, Watson.\n", "HOLMES:"),
-    ("Holmes (V.O.): Come in.\n", "Holmes (V.O.): Come in."),
-    ("Holmes\nCome in, Watson.\n", "Holmes"),
-])
+@pytest.mark.parametrize(
+    "body, row",
+    [
+        ("HOLMES: Come in, Watson.\n", "HOLMES: Come in, Watson."),
+        ("HOLMES:\nCome in, Watson.\n", "HOLMES:"),
+        ("Holmes (V.O.): Come in.\n", "Holmes (V.O.): Come in."),
+        ("Holmes\nCome in, Watson.\n", "Holmes"),
+    ],
+)
 def test_action_that_opens_with_a_cast_name_not_as_a_cue_is_warned_about(tmp_path, body, row):
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\n" + body,
-                         cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\n" + body,
+        cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n",
+    )
     script = load_script(path)
-    assert [line.speaker for line in script.lines()] == ["WATSON", "NARRATOR"]  # still action, as the spec says
+    assert [line.speaker for line in script.lines()] == [
+        "WATSON",
+        "NARRATOR",
+    ]  # still action, as the spec says
     warned = [(str(w.position), w.message) for w in script.warnings if "opens with" in w.message]
-    assert warned == [(f"{path}:6:1", f"action {row!r} opens with HOLMES's name, but Fountain reads it as "
-                                      "action, not as a cue: write the cue in capitals on a row of its own "
-                                      "(HOLMES) and the speech on the rows under it")]
+    assert warned == [
+        (
+            f"{path}:6:1",
+            f"action {row!r} opens with HOLMES's name, but Fountain reads it as "
+            "action, not as a cue: write the cue in capitals on a row of its own "
+            "(HOLMES) and the speech on the rows under it",
+        )
+    ]
 
 
 def test_action_that_mentions_a_cast_name_later_or_is_forced_is_not_warned_about(tmp_path):
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\nHolmes looks up: nothing.\n\n"
-                                   "!HOLMES: a sign on the door\n\nNote: Holmes is tired.\n",
-                         cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\nHolmes looks up: nothing.\n\n"
+        "!HOLMES: a sign on the door\n\nNote: Holmes is tired.\n",
+        cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n",
+    )
     script = load_script(path)
     assert not [w for w in script.warnings if "opens with" in w.message]
 
@@ -592,53 +758,88 @@ def test_fountain_of_name_colon_speeches_says_how_to_write_a_cue(tmp_path, capsy
     assert one_error_line(capsys).splitlines()[0] == (
         f"{script}:1:1: nothing to render: the script has no lines (its 2 action paragraphs are spoken "
         "only when the cast names a narrator (narrator: NAME); a speech needs its character cue in "
-        "capitals on a row of its own, not 'NAME: speech')")
+        "capitals on a row of its own, not 'NAME: speech')"
+    )
 
 
 @pytest.mark.parametrize("speech, row", [("Who is it?\n(laughing)\n", 8), ("(laughing)\n", 7)])
 def test_a_parenthetical_with_no_words_after_it_is_warned_about(tmp_path, speech, row):
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\nHOLMES\n" + speech,
-                         cast="cast:\n  HOLMES: {}\n  WATSON: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\nWATSON\nHello?\n\nHOLMES\n" + speech,
+        cast="cast:\n  HOLMES: {}\n  WATSON: {}\n",
+    )
     script = load_script(path)
-    warned = [(str(w.position), w.message) for w in script.warnings if "no words after it" in w.message]
-    assert warned == [(f"{path}:{row}:1", "parenthetical '(laughing)' of HOLMES has no words after it, so it "
-                                              "directs nothing: put it before the words it directs, or write it "
-                                              "in the speech as a tag ([laughing])")]
+    warned = [
+        (str(w.position), w.message) for w in script.warnings if "no words after it" in w.message
+    ]
+    assert warned == [
+        (
+            f"{path}:{row}:1",
+            "parenthetical '(laughing)' of HOLMES has no words after it, so it "
+            "directs nothing: put it before the words it directs, or write it "
+            "in the speech as a tag ([laughing])",
+        )
+    ]
 
 
 def test_a_beat_after_the_words_is_not_warned_about(tmp_path):
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nHOLMES\nWho is it?\n(beat)\n",
-                         cast="cast:\n  HOLMES: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\nHOLMES\nWho is it?\n(beat)\n",
+        cast="cast:\n  HOLMES: {}\n",
+    )
     script = load_script(path)
     assert script.lines()[0].beat_s == 0.5
     assert not [w for w in script.warnings if "no words after it" in w.message]
 
 
 def test_a_cue_with_a_curly_apostrophe_is_the_cast_member_written_with_a_straight_one(tmp_path):
-    path = fountain_play(tmp_path, "INT. KITCHEN - DAY\n\nMRS. O\u2019BRIEN\nTea?\n\nO\u2018NEILL\nPlease.\n",
-                         cast="cast:\n  MRS. O'BRIEN: {}\n  O'NEILL: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. KITCHEN - DAY\n\nMRS. O\u2019BRIEN\nTea?\n\nO\u2018NEILL\nPlease.\n",
+        cast="cast:\n  MRS. O'BRIEN: {}\n  O'NEILL: {}\n",
+    )
     assert [line.speaker for line in load_script(path).lines()] == ["MRS. O'BRIEN", "O'NEILL"]
 
 
 def test_a_cue_inside_action_without_a_blank_line_before_it_is_warned_about(tmp_path):
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\nHolmes enters.\nWATSON\nHello?\n\nHOLMES\nSit.\n",
-                         cast="cast:\n  HOLMES: {}\n  WATSON: {}\n")
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\nHolmes enters.\nWATSON\nHello?\n\nHOLMES\nSit.\n",
+        cast="cast:\n  HOLMES: {}\n  WATSON: {}\n",
+    )
     script = load_script(path)
     assert [line.speaker for line in script.lines()] == ["HOLMES"]  # the spec reads it as action
     warned = [(str(w.position), w.message) for w in script.warnings if "blank line" in w.message]
-    assert warned == [(f"{path}:4:1", "character cue 'WATSON' (WATSON) is inside action, so Fountain reads it "
-                                      "and the speech under it as action: put a blank line before it")]
+    assert warned == [
+        (
+            f"{path}:4:1",
+            "character cue 'WATSON' (WATSON) is inside action, so Fountain reads it "
+            "and the speech under it as action: put a blank line before it",
+        )
+    ]
 
 
 @pytest.mark.parametrize("before", ["", "WATSON\nHello?\n\nHolmes looks up.\n\n"])
-def test_dual_dialogue_with_no_speech_right_before_it_is_warned_about_and_not_overlapped(tmp_path, before):
-    path = fountain_play(tmp_path, "INT. BAKER STREET - DAY\n\n" + before + "HOLMES ^\nCome in.\n",
-                         cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n")
+def test_dual_dialogue_with_no_speech_right_before_it_is_warned_about_and_not_overlapped(
+    tmp_path, before
+):
+    path = fountain_play(
+        tmp_path,
+        "INT. BAKER STREET - DAY\n\n" + before + "HOLMES ^\nCome in.\n",
+        cast="narrator: NARRATOR\ncast:\n  NARRATOR: {}\n  HOLMES: {}\n  WATSON: {}\n",
+    )
     script = load_script(path)
     holmes = [line for line in script.lines() if line.speaker == "HOLMES"]
     assert [line.overlap for line in holmes] == [False]
     row = 3 + before.count("\n")
     warned = [(str(w.position), w.message) for w in script.warnings if "dual dialogue" in w.message]
-    assert warned == [(f"{path}:{row}:1", "dual dialogue '^' on HOLMES's cue has no speech right before it to "
-                                          "speak with, so it is an ordinary speech: put it right after the "
-                                          "speech it goes with")]
+    assert warned == [
+        (
+            f"{path}:{row}:1",
+            "dual dialogue '^' on HOLMES's cue has no speech right before it to "
+            "speak with, so it is an ordinary speech: put it right after the "
+            "speech it goes with",
+        )
+    ]

@@ -22,16 +22,99 @@ from engine.prompt import segments
 
 SCRIPTS = 120  # about 10 s on one core
 
-WORDS = ["Hello", "there", "we", "leave", "at", "six", "3", "$20.50", "1999", "10:30", "50%", "Dr.",
-         "naïve", "nai\u0308ve", "Zoë", "Zoe\u0308", "東京", "—", "...", "…", "!", "?", ",", "'", '"', "Hermione"]
-MARKUP = ["[sighs]", "[icy calm]", "<whisper>soft</whisper>", "{B}", "*bold*", "**x**", "_u_",
-          "`code`", "~~gone~~", "# head", "\\*", "\\_", "\\\\", "\U0001F600", ":x:", "[red]", "a < b",
-          "<emphasis>yes</emphasis>"]
-JUNK = ["<|im_end|>", "<*|speaker:1|>", "<`|speaker:7|`>", "<_|im_start|_>", "<|", "<speaker:1>",
-        "<|speaker:99|>", "<**|voice|**>", "<|phoneme_start|>HH<|phoneme_end|>", "[", "{", "<whisper>",
-        "</soft>", "{}", "[]", "/*", "*/", "[[", "]]", "\t", "\x00", "\ufeff", "(", ")", "@", "^", "~",
-        "!", ">", "<", "=", "===", "#", ".INT", "INT.", "CUT TO:", "\\", "\r\n", "\x07", "\x1b]0;title\x07",
-        "\x9b", "\u2028", "\ud800"]  # a lone surrogate: a YAML escape (`"\\ud800"`), in Fountain an ESC
+WORDS = [
+    "Hello",
+    "there",
+    "we",
+    "leave",
+    "at",
+    "six",
+    "3",
+    "$20.50",
+    "1999",
+    "10:30",
+    "50%",
+    "Dr.",
+    "naïve",
+    "nai\u0308ve",
+    "Zoë",
+    "Zoe\u0308",
+    "東京",
+    "—",
+    "...",
+    "…",
+    "!",
+    "?",
+    ",",
+    "'",
+    '"',
+    "Hermione",
+]
+MARKUP = [
+    "[sighs]",
+    "[icy calm]",
+    "<whisper>soft</whisper>",
+    "{B}",
+    "*bold*",
+    "**x**",
+    "_u_",
+    "`code`",
+    "~~gone~~",
+    "# head",
+    "\\*",
+    "\\_",
+    "\\\\",
+    "\U0001f600",
+    ":x:",
+    "[red]",
+    "a < b",
+    "<emphasis>yes</emphasis>",
+]
+JUNK = [
+    "<|im_end|>",
+    "<*|speaker:1|>",
+    "<`|speaker:7|`>",
+    "<_|im_start|_>",
+    "<|",
+    "<speaker:1>",
+    "<|speaker:99|>",
+    "<**|voice|**>",
+    "<|phoneme_start|>HH<|phoneme_end|>",
+    "[",
+    "{",
+    "<whisper>",
+    "</soft>",
+    "{}",
+    "[]",
+    "/*",
+    "*/",
+    "[[",
+    "]]",
+    "\t",
+    "\x00",
+    "\ufeff",
+    "(",
+    ")",
+    "@",
+    "^",
+    "~",
+    "!",
+    ">",
+    "<",
+    "=",
+    "===",
+    "#",
+    ".INT",
+    "INT.",
+    "CUT TO:",
+    "\\",
+    "\r\n",
+    "\x07",
+    "\x1b]0;title\x07",
+    "\x9b",
+    "\u2028",
+    "\ud800",
+]  # a lone surrogate: a YAML escape (`"\\ud800"`), in Fountain an ESC
 
 
 def written(text: str, form: str) -> str:
@@ -63,7 +146,10 @@ def yaml_script(rng: random.Random) -> str:
             item = {"action": phrase(rng)}
         lines.append("  - " + json.dumps(item, ensure_ascii=False))
     description = json.dumps(phrase(rng), ensure_ascii=False)
-    head = f"narrator: B\ncast:\n  A: {{description: {description}}}\n  B: {{}}\nlexicon:\n  Hermione: her-MY-oh-nee\n  Zoë: ZOH-ee\n"
+    head = (
+        f"narrator: B\ncast:\n  A: {{description: {description}}}\n  B: {{}}\n"
+        "lexicon:\n  Hermione: her-MY-oh-nee\n  Zoë: ZOH-ee\n"
+    )
     body = "lines:\n" + "\n".join(lines) + "\n"
     if rng.random() < 0.15:
         body += rng.choice(JUNK + ["  - : :", "scenes: 3", "  -"]) + "\n"
@@ -90,7 +176,9 @@ def fountain_script(rng: random.Random) -> str:
 
 def assert_located(errors: list[ScriptError], paths: tuple[str, ...]) -> None:
     for err in errors:
-        assert re.match(rf"^({'|'.join(re.escape(p) for p in paths)}):\d+:\d+: ", str(err)), str(err)
+        assert re.match(rf"^({'|'.join(re.escape(p) for p in paths)}):\d+:\d+: ", str(err)), str(
+            err
+        )
 
 
 def assert_compiled_clean(script) -> None:
@@ -104,7 +192,9 @@ def assert_compiled_clean(script) -> None:
             for conversation in plan.conversations:
                 segments(conversation)
                 conversation.text.encode("utf-8")
-                assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", conversation.text), repr(conversation.text)
+                assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", conversation.text), repr(
+                    conversation.text
+                )
                 assert sent_text_errors(conversation.text) == [], conversation.text
 
 
@@ -143,5 +233,7 @@ def test_the_check_command_answers_generated_scripts_with_located_lines(tmp_path
         err = capsys.readouterr().err.strip().splitlines()
         assert code in (0, 2), err
         problems = [row for row in err if not row.startswith(("drama: ", "warning: "))]
-        assert all(row.startswith(f"{path}:") and re.match(r"^.+:\d+:\d+: ", row) for row in problems), err
+        assert all(
+            row.startswith(f"{path}:") and re.match(r"^.+:\d+:\d+: ", row) for row in problems
+        ), err
         assert code == 0 or problems, err

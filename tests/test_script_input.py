@@ -23,7 +23,10 @@ def test_binary_stdin_is_not_utf8_like_a_file(tmp_path, monkeypatch, capsys):
     (tmp_path / "c.yaml").write_text("cast:\n  A: {}\n")
     _stdin(monkeypatch, b"INT. ROOM\n\n\xff\xfe\x00\x81 binary\n")
     assert main(["check", "-", "--cast", str(tmp_path / "c.yaml")]) == 2
-    assert capsys.readouterr().err.splitlines()[0] == "<stdin>:3:1: the script is not UTF-8 text (save the file as UTF-8)"
+    assert (
+        capsys.readouterr().err.splitlines()[0]
+        == "<stdin>:3:1: the script is not UTF-8 text (save the file as UTF-8)"
+    )
 
 
 def test_empty_stdin_says_the_script_is_empty(monkeypatch, capsys):
@@ -37,7 +40,10 @@ def test_fountain_on_stdin_without_a_cast_asks_for_cast_not_a_stdin_file(monkeyp
     assert main(["check", "-"]) == 2
     err = one_error_line(capsys)
     assert "<stdin>.cast.yaml" not in err and "stdin.cast.yaml" not in err
-    assert "<stdin>:1:1: no cast file for this script (a script read from stdin needs --cast FILE)" in err
+    assert (
+        "<stdin>:1:1: no cast file for this script (a script read from stdin needs --cast FILE)"
+        in err
+    )
 
 
 def test_fountain_on_stdin_with_a_cast_reads(tmp_path, monkeypatch, capsys):
@@ -59,16 +65,24 @@ def test_yaml_in_a_txt_file_is_read_as_yaml(tmp_path):
 def test_empty_cast_option_names_cast(tmp_path, capsys, verb):
     path = fountain_play(tmp_path, "INT. FLAT - DAY\n\nALGERNON\nHello.\n")
     assert main([verb, str(path), "--cast", ""]) == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == "drama: --cast is empty: give the cast file (YAML)"
+    assert (
+        capsys.readouterr().err.strip().splitlines()[-1]
+        == "drama: --cast is empty: give the cast file (YAML)"
+    )
     assert main([verb, str(path), "--cast", str(tmp_path)]) == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1] == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"
+    assert (
+        capsys.readouterr().err.strip().splitlines()[-1]
+        == f"drama: --cast {tmp_path} is a folder: give the cast file (YAML)"
+    )
 
 
 def test_a_nul_byte_is_reported_at_its_own_column(tmp_path, capsys):
     path = tmp_path / "play.yaml"
     path.write_bytes(b"cast:\n  A: {}\nscenes:\n  - id: s\n    lines:\n      - A: Hel\x00lo\n")
     assert main(["check", str(path)]) == 2
-    assert capsys.readouterr().err.splitlines()[0].startswith(f"{path}:6:15: the script is not text")
+    assert (
+        capsys.readouterr().err.splitlines()[0].startswith(f"{path}:6:15: the script is not text")
+    )
 
 
 def test_a_script_reached_by_a_link_finds_its_clips_and_cast_beside_the_file_it_points_to(tmp_path):
@@ -81,7 +95,9 @@ def test_a_script_reached_by_a_link_finds_its_clips_and_cast_beside_the_file_it_
     (real / "refs").mkdir(parents=True)
     sf.write(real / "refs" / "a.wav", np.zeros(44_100, np.float32), 44_100)
     (real / "night.fountain").write_text("INT. ROOM\n\nA\nHello there.\n")
-    (real / "night.cast.yaml").write_text("cast:\n  A:\n    voice: refs/a.wav\n    transcript: Hi.\n")
+    (real / "night.cast.yaml").write_text(
+        "cast:\n  A:\n    voice: refs/a.wav\n    transcript: Hi.\n"
+    )
     link = tmp_path / "elsewhere" / "night.fountain"
     link.parent.mkdir()
     link.symlink_to(real / "night.fountain")
@@ -90,10 +106,15 @@ def test_a_script_reached_by_a_link_finds_its_clips_and_cast_beside_the_file_it_
     assert (Path(script.base_dir) / clip.path).resolve() == (real / "refs" / "a.wav").resolve()
 
 
-def test_a_second_script_piped_into_the_same_folder_is_refused_without_out(tmp_path, monkeypatch, capsys):
+def test_a_second_script_piped_into_the_same_folder_is_refused_without_out(
+    tmp_path, monkeypatch, capsys
+):
     fake_render(monkeypatch)
     monkeypatch.chdir(tmp_path)
-    first, second = b"cast:\n  A: {}\nlines:\n  - A: One.\n", b"cast:\n  A: {}\nlines:\n  - A: Two.\n"
+    first, second = (
+        b"cast:\n  A: {}\nlines:\n  - A: One.\n",
+        b"cast:\n  A: {}\nlines:\n  - A: Two.\n",
+    )
     _stdin(monkeypatch, first)
     assert main(["render", "-"]) == 0
     _stdin(monkeypatch, first)
@@ -104,6 +125,7 @@ def test_a_second_script_piped_into_the_same_folder_is_refused_without_out(tmp_p
     assert capsys.readouterr().err.strip() == (
         "drama: stdin.drama holds the project of another script read from stdin (or of an earlier "
         "version of this one); give --out FOLDER: a new folder for another script, --out "
-        "stdin.drama to go on with this project")
+        "stdin.drama to go on with this project"
+    )
     _stdin(monkeypatch, second)
     assert main(["render", "-", "--out", "two.drama"]) == 0

@@ -64,19 +64,35 @@ def test_every_field_is_read():
     script = read(FULL)
     assert script.title == "Test play" and script.narrator == "NED"
     ana = script.cast["ANA"]
-    assert (ana.speaker_index, ana.aliases, ana.description, ana.lang) == (3, ["ANNIE", "A."], "The lead.", "no")
+    assert (ana.speaker_index, ana.aliases, ana.description, ana.lang) == (
+        3,
+        ["ANNIE", "A."],
+        "The lead.",
+        "no",
+    )
     assert ana.references[0].path == "refs/ana.wav" and ana.references[0].transcript == "I am Ana."
     assert [(c.path, c.transcript) for c in script.cast["BEN"].references] == [
-        ("refs/ben1.wav", "One."), ("refs/ben2.wav", None)]
+        ("refs/ben1.wav", "One."),
+        ("refs/ben2.wav", None),
+    ]
     scene = script.scenes[0]
     assert (scene.id, scene.title, scene.direction) == ("opening", "The opening", "Night, rain.")
     assert [line.id for line in scene.lines] == ["opening-1", "ben-hi", "opening-3"]
     ben = scene.lines[1]
-    assert (ben.text, ben.notes, ben.pause_after_s, ben.overlap) == ("[sighs] Hi.", ["tired"], 0.5, True)
+    assert (ben.text, ben.notes, ben.pause_after_s, ben.overlap) == (
+        "[sighs] Hi.",
+        ["tired"],
+        0.5,
+        True,
+    )
     # `notes:` are revision notes for `drama revise --from-script`, not render directions
     assert scene.lines[2].remarks == ["quiet", "slow"] and scene.lines[2].notes == []
     assert scene.lines[2].text == "Yes"
-    assert [e.kind for e in scene.elements if not hasattr(e, "speaker")] == ["direction", "action", "note"]
+    assert [e.kind for e in scene.elements if not hasattr(e, "speaker")] == [
+        "direction",
+        "action",
+        "note",
+    ]
 
 
 def test_positions_point_at_the_line():
@@ -121,7 +137,10 @@ def test_duplicate_line_ids_are_errors():
 def test_ids_that_differ_only_in_case_are_errors_since_they_would_share_a_folder():
     with pytest.raises(ScriptError) as info:
         read("lines:\n  - {speaker: A, text: a, id: A-B}\n  - {speaker: A, text: b, id: a-b}\n")
-    assert (info.value.message, info.value.position.line) == ("line ids 'A-B' and 'a-b' differ only in case", 3)
+    assert (info.value.message, info.value.position.line) == (
+        "line ids 'A-B' and 'a-b' differ only in case",
+        3,
+    )
     assert "case-insensitive file system" in info.value.hint
 
 
@@ -140,19 +159,32 @@ def test_a_lone_surrogate_escape_in_a_line_is_an_invalid_character_at_its_escape
         capsys.readouterr()
         assert main([*command, str(path)]) == 2
         err = one_error_line(capsys)
-        assert err.splitlines()[0].removeprefix("drama: ") == (f"{path}:4:9: invalid character U+D800 (a lone surrogate) in the script "
-                                       "(remove it: a surrogate is half of a character and cannot be written as text)")
+        assert err.splitlines()[0].removeprefix("drama: ") == (
+            f"{path}:4:9: invalid character U+D800 (a lone surrogate) in the script "
+            "(remove it: a surrogate is half of a character and cannot be written as text)"
+        )
 
 
 def test_a_lone_surrogate_in_a_cast_name_is_refused_before_anything_prints_it(tmp_path, capsys):
     path = tmp_path / "play.yaml"
     path.write_text('cast:\n  "Zo\\udcebe": {}\nlines:\n  - A: Hi\n', encoding="utf-8")
     assert main(["check", str(path)]) == 2
-    assert one_error_line(capsys).splitlines()[0].startswith(f"{path}:2:6: invalid character U+DCEB")
+    assert (
+        one_error_line(capsys).splitlines()[0].startswith(f"{path}:2:6: invalid character U+DCEB")
+    )
 
 
-@pytest.mark.parametrize(("escape", "code"), [("\\a", 0x07), ("\\e", 0x1B), ("\\x9b", 0x9B),
-                                              ("\\u0007", 0x07), ("\\U0000001b", 0x1B), ("\\r", 0x0D)])
+@pytest.mark.parametrize(
+    ("escape", "code"),
+    [
+        ("\\a", 0x07),
+        ("\\e", 0x1B),
+        ("\\x9b", 0x9B),
+        ("\\u0007", 0x07),
+        ("\\U0000001b", 0x1B),
+        ("\\r", 0x0D),
+    ],
+)
 def test_a_control_character_written_as_an_escape_is_located_at_the_escape(escape, code):
     with pytest.raises(ScriptError) as info:
         read(f'lines:\n  - speaker: A\n    text: "a\\\\b {escape}c"\n')
@@ -166,12 +198,18 @@ def test_an_escaped_backslash_before_letters_is_no_control_character():
 
 
 def test_a_control_character_in_a_lexicon_file_is_located_in_that_file(tmp_path):
-    (tmp_path / "names.lexicon.yaml").write_text('lexicon:\n  Zoe: "zo\\x1b]0;x"\n', encoding="utf-8")
+    (tmp_path / "names.lexicon.yaml").write_text(
+        'lexicon:\n  Zoe: "zo\\x1b]0;x"\n', encoding="utf-8"
+    )
     path = tmp_path / "play.yaml"
-    path.write_text("lexicons: [names.lexicon.yaml]\ncast:\n  A: {}\nlines:\n  - A: Zoe\n", encoding="utf-8")
+    path.write_text(
+        "lexicons: [names.lexicon.yaml]\ncast:\n  A: {}\nlines:\n  - A: Zoe\n", encoding="utf-8"
+    )
     with pytest.raises(ScriptError) as info:
         load_script(path)
-    assert str(info.value).startswith(f"{tmp_path / 'names.lexicon.yaml'}:2:11: control character U+001B")
+    assert str(info.value).startswith(
+        f"{tmp_path / 'names.lexicon.yaml'}:2:11: control character U+001B"
+    )
 
 
 def test_a_control_character_in_a_transcript_beside_a_clip_is_located_in_that_file(tmp_path):
@@ -194,7 +232,9 @@ def test_bad_pause_and_speaker_index_are_located():
 def test_transcript_sidecar_file_is_read(tmp_path):
     (tmp_path / "refs").mkdir()
     (tmp_path / "refs" / "kai.txt").write_text("The harbour lights were on.\n")
-    script = read_yaml("cast:\n  KAI: refs/kai.wav\nlines:\n  - KAI: Hi.\n", "p.yaml", base_dir=str(tmp_path))
+    script = read_yaml(
+        "cast:\n  KAI: refs/kai.wav\nlines:\n  - KAI: Hi.\n", "p.yaml", base_dir=str(tmp_path)
+    )
     assert script.cast["KAI"].references[0].transcript == "The harbour lights were on."
 
 
@@ -215,7 +255,10 @@ def test_crlf_and_bom_read_like_lf(tmp_path):
     body = "cast:\n  A: a.wav\nlines:\n  - A: Hi.\n"
     (tmp_path / "a.yaml").write_bytes(b"\xef\xbb\xbf" + body.replace("\n", "\r\n").encode())
     (tmp_path / "b.yaml").write_text(body)
-    assert load_script(tmp_path / "a.yaml").lines()[0].text == load_script(tmp_path / "b.yaml").lines()[0].text
+    assert (
+        load_script(tmp_path / "a.yaml").lines()[0].text
+        == load_script(tmp_path / "b.yaml").lines()[0].text
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -245,9 +288,15 @@ def test_script_guide_yaml_example_reads():
     guide = Path(__file__).resolve().parents[1] / "docs" / "guide" / "scripts.md"
     if not guide.is_file():
         pytest.skip("docs/guide/scripts.md not found")
-    section = guide.read_text().split("<!-- script-format:start -->")[1].split("<!-- script-format:end -->")[0]
+    section = (
+        guide.read_text()
+        .split("<!-- script-format:start -->")[1]
+        .split("<!-- script-format:end -->")[0]
+    )
     example = section.split("```yaml\n")[1].split("```")[0]
-    script = read_yaml(example.replace("narrator: NARRATOR", "narrator: LANE"), "guide.yaml", base_dir=".")
+    script = read_yaml(
+        example.replace("narrator: NARRATOR", "narrator: LANE"), "guide.yaml", base_dir="."
+    )
     assert [line.id for line in script.lines()] == ["morning-room-1", "lane-polite"]
     assert script.cast["ALGERNON"].speaker_index == 0
     assert len(script.cast["JACK"].references) == 2
@@ -261,8 +310,13 @@ def test_direction_errors_in_block_scalars_point_at_the_content_line():
 
 def test_more_than_sixteen_voices_in_one_line_is_an_error(tmp_path):
     names = [f"V{i}" for i in range(17)]
-    text = "cast:\n" + "".join(f"  {n}: {n}.wav\n" for n in names) + "lines:\n  - V0: a " + \
-        " ".join(f"{{{n}}} b" for n in names[1:]) + "\n"
+    text = (
+        "cast:\n"
+        + "".join(f"  {n}: {n}.wav\n" for n in names)
+        + "lines:\n  - V0: a "
+        + " ".join(f"{{{n}}} b" for n in names[1:])
+        + "\n"
+    )
     (tmp_path / "p.yaml").write_text(text)
     with pytest.raises(ScriptError, match="17 voices") as info:
         load_script(tmp_path / "p.yaml")
@@ -278,7 +332,7 @@ def test_yaml_without_lines_is_nothing_to_render(tmp_path, capsys):
 
 def test_yaml_unclosed_quote_is_reported_where_it_opens(tmp_path, capsys):
     script = tmp_path / "quote.yaml"
-    script.write_text("cast:\n  A: {}\nlines:\n  - A: \"Hello there\n  - A: Fine.\n")
+    script.write_text('cast:\n  A: {}\nlines:\n  - A: "Hello there\n  - A: Fine.\n')
     assert main(["check", str(script)]) == 2
     err = one_error_line(capsys)
     assert err.splitlines()[0].startswith(f"{script}:4:8: unclosed quote")
@@ -290,7 +344,9 @@ def test_deeply_nested_yaml_is_bad_input_not_a_crash(tmp_path, capsys, kind):
     if kind == "brackets":
         script.write_text(CAST + "scenes: " + "[" * 5000 + "\n")
     else:
-        script.write_text(CAST + "scenes:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(3000)))
+        script.write_text(
+            CAST + "scenes:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(3000))
+        )
     assert main(["check", str(script)]) == 2
     err = one_error_line(capsys)
     assert f"{script}:" in err and "nested too deeply" in err
@@ -298,7 +354,10 @@ def test_deeply_nested_yaml_is_bad_input_not_a_crash(tmp_path, capsys, kind):
 
 @pytest.mark.case("Y1")
 def test_Y1_scalars_stay_exact_source_strings(tmp_path):
-    path = write_dedented(tmp_path, "ferry.yaml", """\
+    path = write_dedented(
+        tmp_path,
+        "ferry.yaml",
+        """\
         cast:
           INGRID:
             voice: refs/ingrid.wav
@@ -319,23 +378,49 @@ def test_Y1_scalars_stay_exact_source_strings(tmp_path):
             text: [sighs]
           - speaker: INGRID
             text: #1 rule, never look back
-        """)
+        """,
+    )
     script = load_script(path)
     assert script.cast["INGRID"].lang == "no" and script.cast["TOM"].lang == "en"
     assert [line.text for line in script.lines()] == [
-        "Are you coming?", "No", "Yes", "Null", "[sighs]", "#1 rule, never look back"]
+        "Are you coming?",
+        "No",
+        "Yes",
+        "Null",
+        "[sighs]",
+        "#1 rule, never look back",
+    ]
     plans = compile_scene(script, script.scenes[0], "clone", clip_duration=lambda p: 2.0)
     assert plans[5].text == "<|speaker:1|> #1 rule, never look back."
     assert any("#1 rule" in w.message and w.position.line == 20 for w in script.warnings)
 
 
 Y3_FILES = {
-    "a.yaml": ("lines:\n  - speaker: ROSA\n    text: First take of the line.\n    text: Second take of the line.\n",
-               4, "duplicate key 'text'", "keep one"),
+    "a.yaml": (
+        "lines:\n  - speaker: ROSA\n    text: First take of the line.\n    text: Second take of the line.\n",
+        4,
+        "duplicate key 'text'",
+        "keep one",
+    ),
     "b.yaml": ("lines:\n\t- {speaker: ROSA, text: Hi.}\n", 2, "tab", "spaces"),
-    "c.yaml": ("lines:\n  - speaker: ROSA\n    text: [sighs] Fine, have it your way.\n", 3, "YAML cannot read", "quotes"),
-    "d.yaml": ("lines:\n  - speaker: ROSA\n    text: *waves* Over here!\n", 3, "YAML cannot read", "quotes"),
-    "e.yaml": ("lines:\n  - speaker: ROSA\n    text: Wait: you knew?\n", 3, "YAML cannot read", "quotes"),
+    "c.yaml": (
+        "lines:\n  - speaker: ROSA\n    text: [sighs] Fine, have it your way.\n",
+        3,
+        "YAML cannot read",
+        "quotes",
+    ),
+    "d.yaml": (
+        "lines:\n  - speaker: ROSA\n    text: *waves* Over here!\n",
+        3,
+        "YAML cannot read",
+        "quotes",
+    ),
+    "e.yaml": (
+        "lines:\n  - speaker: ROSA\n    text: Wait: you knew?\n",
+        3,
+        "YAML cannot read",
+        "quotes",
+    ),
 }
 
 
@@ -360,13 +445,22 @@ def test_Y3_yaml_errors_are_loud_and_located(tmp_path, name, capsys, monkeypatch
 
 def test_yaml_merge_keys_share_settings_and_own_keys_win(tmp_path):
     path = tmp_path / "play.yaml"
-    path.write_text("cast:\n  A: &base {description: calm, lang: en}\n  B:\n    <<: *base\n"
-                    "    description: wry\n  C: {<<: [*base], aliases: [Cee]}\nlines:\n"
-                    "  - &line {speaker: A, text: Hello.}\n  - {<<: *line, speaker: B}\n  - C: Hi.\n")
+    path.write_text(
+        "cast:\n  A: &base {description: calm, lang: en}\n  B:\n    <<: *base\n"
+        "    description: wry\n  C: {<<: [*base], aliases: [Cee]}\nlines:\n"
+        "  - &line {speaker: A, text: Hello.}\n  - {<<: *line, speaker: B}\n  - C: Hi.\n"
+    )
     script = load_script(str(path))
-    assert [(m.name, m.description, m.lang, m.aliases) for m in script.cast.values()] == \
-        [("A", "calm", "en", []), ("B", "wry", "en", []), ("C", "calm", "en", ["Cee"])]
-    assert [(line.speaker, line.text) for line in script.lines()] == [("A", "Hello."), ("B", "Hello."), ("C", "Hi.")]
+    assert [(m.name, m.description, m.lang, m.aliases) for m in script.cast.values()] == [
+        ("A", "calm", "en", []),
+        ("B", "wry", "en", []),
+        ("C", "calm", "en", ["Cee"]),
+    ]
+    assert [(line.speaker, line.text) for line in script.lines()] == [
+        ("A", "Hello."),
+        ("B", "Hello."),
+        ("C", "Hi."),
+    ]
 
 
 def test_every_code_fence_of_the_docs_stands_alone_and_is_closed():
@@ -375,22 +469,36 @@ def test_every_code_fence_of_the_docs_stands_alone_and_is_closed():
     if not (root / "docs" / "guide" / "scripts.md").is_file():
         pytest.skip("docs/ not found")
     for page in pages:
-        fences = [(n, row.strip()) for n, row in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
-                  if row.lstrip().startswith("```")]
+        fences = [
+            (n, row.strip())
+            for n, row in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+            if row.lstrip().startswith("```")
+        ]
         stray = [f"{page.name}:{n}" for n, row in fences if not re.fullmatch(r"```[\w+-]*", row)]
         assert stray == [] and len(fences) % 2 == 0, (page.name, stray, len(fences))
 
 
-@pytest.mark.parametrize("name, aliases, written", [
-    ('""', "[]", "cast name ''"), ('"(V.O.)"', "[]", "cast name '(V.O.)'"), ("ANA", '["  "]', "alias '  '"),
-    ("ANA", '["@"]', "alias '@'")])
-def test_a_cast_name_or_alias_with_nothing_to_match_is_an_error(tmp_path, capsys, name, aliases, written):
+@pytest.mark.parametrize(
+    "name, aliases, written",
+    [
+        ('""', "[]", "cast name ''"),
+        ('"(V.O.)"', "[]", "cast name '(V.O.)'"),
+        ("ANA", '["  "]', "alias '  '"),
+        ("ANA", '["@"]', "alias '@'"),
+    ],
+)
+def test_a_cast_name_or_alias_with_nothing_to_match_is_an_error(
+    tmp_path, capsys, name, aliases, written
+):
     script = tmp_path / "p.yaml"
-    script.write_text(f"cast:\n  {name}: {{aliases: {aliases}}}\n  BEN: {{}}\nlines:\n  - BEN: Hello.\n")
+    script.write_text(
+        f"cast:\n  {name}: {{aliases: {aliases}}}\n  BEN: {{}}\nlines:\n  - BEN: Hello.\n"
+    )
     assert main(["check", str(script)]) == 2
     assert one_error_line(capsys).splitlines()[0] == (
         f"{script}:2:3: {written} has nothing a line could call it by (give it a letter or digit "
-        "outside extensions such as (V.O.))")
+        "outside extensions such as (V.O.))"
+    )
 
 
 def read_warned(folder: Path, lines: str):
@@ -401,27 +509,49 @@ def read_warned(folder: Path, lines: str):
 
 
 def test_a_yaml_line_that_opens_with_a_parenthetical_is_warned_about(tmp_path):
-    script, warned = read_warned(tmp_path, '  - ANA: (softly) Come in.\n'
-                                           '  - ANA: "(He was wrong, of course, and everyone in the room knew it.) Yes."\n'
-                                           '  - ANA: Come in (softly).\n')
+    script, warned = read_warned(
+        tmp_path,
+        "  - ANA: (softly) Come in.\n"
+        '  - ANA: "(He was wrong, of course, and everyone in the room knew it.) Yes."\n'
+        "  - ANA: Come in (softly).\n",
+    )
     assert script.lines()[0].text == "(softly) Come in."  # sent as written
     assert warned == [
-        (f"{tmp_path / 'p.yaml'}:4:10", "the line opens with '(softly)', which a YAML script speaks as words: "
-                                        "write it as a direction, [softly] or note: softly")]
+        (
+            f"{tmp_path / 'p.yaml'}:4:10",
+            "the line opens with '(softly)', which a YAML script speaks as words: "
+            "write it as a direction, [softly] or note: softly",
+        )
+    ]
 
 
 def test_text_cut_short_by_a_hash_word_is_warned_about_and_a_spaced_comment_is_not(tmp_path):
-    script, warned = read_warned(tmp_path, "  - ANA: We are #1 here.\n"
-                                           "  - ANA: Did you hear?   # a comment for the writer\n")
-    assert [line.text for line in script.lines()] == ["We are", "Did you hear?"]  # as YAML reads them
+    script, warned = read_warned(
+        tmp_path, "  - ANA: We are #1 here.\n  - ANA: Did you hear?   # a comment for the writer\n"
+    )
+    assert [line.text for line in script.lines()] == [
+        "We are",
+        "Did you hear?",
+    ]  # as YAML reads them
     assert warned == [
-        (f"{tmp_path / 'p.yaml'}:4:10", "text 'We are' stops before '#1 here.', which YAML reads as a comment "
-                                        "(quote the text to keep it, or write the comment as '# ...')")]
+        (
+            f"{tmp_path / 'p.yaml'}:4:10",
+            "text 'We are' stops before '#1 here.', which YAML reads as a comment "
+            "(quote the text to keep it, or write the comment as '# ...')",
+        )
+    ]
 
 
 def test_overlap_on_a_scenes_first_line_is_warned_about(tmp_path):
-    _, warned = read_warned(tmp_path, "  - speaker: ANA\n    text: Hello.\n    overlap: true\n"
-                                      "  - speaker: ANA\n    text: Again.\n    overlap: true\n")
+    _, warned = read_warned(
+        tmp_path,
+        "  - speaker: ANA\n    text: Hello.\n    overlap: true\n"
+        "  - speaker: ANA\n    text: Again.\n    overlap: true\n",
+    )
     assert warned == [
-        (f"{tmp_path / 'p.yaml'}:6:14", "overlap: true on the scene's first line overlaps nothing: it starts "
-                                        "the scene as any first line does")]
+        (
+            f"{tmp_path / 'p.yaml'}:6:14",
+            "overlap: true on the scene's first line overlaps nothing: it starts "
+            "the scene as any first line does",
+        )
+    ]

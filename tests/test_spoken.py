@@ -47,5 +47,10 @@ def test_the_wer_says_numbers_as_the_compiler_writes_them():
 
 def test_a_word_keeps_its_times_and_confidence():
     heard = Word("Hello", 0.12345, 0.5, 0.98765)
-    assert heard.to_dict() == {"text": "Hello", "start_s": 0.123, "end_s": 0.5, "probability": 0.988}
+    assert heard.to_dict() == {
+        "text": "Hello",
+        "start_s": 0.123,
+        "end_s": 0.5,
+        "probability": 0.988,
+    }
     assert Word("Hello", 0.0, 0.5).probability is None

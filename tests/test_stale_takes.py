@@ -97,8 +97,21 @@ def test_an_edit_with_select_puts_its_new_words_in_the_sidecars(tmp_path, monkey
     path = tmp_path / "scene.yaml"
     path.write_text(boathouse_script("We never said goodbye."))
     assert main(["render", str(path)]) == 0
-    assert main(["edit", str(path), "l1", "--text", "We hardly ever said goodbye.",
-                 "--span", "0.30:0.75", "--select"]) == 0
+    assert (
+        main(
+            [
+                "edit",
+                str(path),
+                "l1",
+                "--text",
+                "We hardly ever said goodbye.",
+                "--span",
+                "0.30:0.75",
+                "--select",
+            ]
+        )
+        == 0
+    )
     folder = tmp_path / "scene.drama" / "s1"
     labels, srt, cue_texts = sidecars(folder)
     assert labels[0] == "MARGOT: We hardly ever said goodbye."
@@ -110,15 +123,18 @@ def test_an_edit_with_select_puts_its_new_words_in_the_sidecars(tmp_path, monkey
     assert [t["stale"] for t in rows[0]["takes"]] == [False, False]
 
 
-def test_render_line_and_mix_scene_follow_one_rule_for_lines_left_out(tmp_path, monkeypatch,
-                                                                      capsys):
+def test_render_line_and_mix_scene_follow_one_rule_for_lines_left_out(
+    tmp_path, monkeypatch, capsys
+):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["We leave at six.", "Not without the oars.", "Fine."])
     capsys.readouterr()
     assert main(["render", str(path), "--line", "boathouse-2"]) == 1
     err = capsys.readouterr().err
-    assert "2 line(s) left out of a mix or voiced by a take made for older text: " \
-           "boathouse-1, boathouse-3" in err
+    assert (
+        "2 line(s) left out of a mix or voiced by a take made for older text: "
+        "boathouse-1, boathouse-3" in err
+    )
     assert main(["mix", str(path), "--scene", "boathouse"]) == 1
     assert "2 line(s) left out of the mix: boathouse-1, boathouse-3" in capsys.readouterr().err
     assert main(["render", str(path)]) == 0
@@ -138,8 +154,9 @@ def test_render_keeps_a_stale_take_when_told_to_and_still_flags_it(changed, caps
     assert main(["render", str(path), "--keep", "nope"]) == 2
 
 
-def test_a_take_made_with_numbers_as_written_is_not_stale_in_a_later_mix(tmp_path, monkeypatch,
-                                                                          capsys):
+def test_a_take_made_with_numbers_as_written_is_not_stale_in_a_later_mix(
+    tmp_path, monkeypatch, capsys
+):
     fake_render(monkeypatch)
     path = write_script(tmp_path, ["Meet me at 6.", "Fine then."])
     assert main(["render", str(path), "--no-normalize"]) == 0
@@ -162,18 +179,24 @@ def test_a_take_recorded_without_its_number_setting_is_judged_by_its_words(tmp_p
     assert main(["mix", str(path)]) == 1
 
 
-def test_removing_a_line_names_the_ids_that_hold_the_later_lines_takes(tmp_path, monkeypatch, capsys):
+def test_removing_a_line_names_the_ids_that_hold_the_later_lines_takes(
+    tmp_path, monkeypatch, capsys
+):
     from fakes import fake_render
 
     fake_render(monkeypatch)
-    path = margot_scene(tmp_path, ["We leave at six.", "Bring the oars.", "The river is high.", "Fine."])
+    path = margot_scene(
+        tmp_path, ["We leave at six.", "Bring the oars.", "The river is high.", "Fine."]
+    )
     assert main(["render", str(path)]) == 0
     margot_scene(tmp_path, ["We leave at six.", "The river is high.", "Fine."])  # line 2 removed
     capsys.readouterr()
     assert main(["mix", str(path)]) == 1  # the moved lines' takes are stale: nothing changes
     err = capsys.readouterr().err
-    assert ("line boathouse-2: takes under boathouse-3 were made for this text; the ids moved "
-            "when a line was removed or added — give lines explicit ids") in err
+    assert (
+        "line boathouse-2: takes under boathouse-3 were made for this text; the ids moved "
+        "when a line was removed or added — give lines explicit ids"
+    ) in err
     assert "line boathouse-3: takes under boathouse-4 were made for this text" in err
     assert "line boathouse-1: takes under" not in err
     assert main(["render", str(path)]) == 0  # a render adopts the takes made for the text exactly

@@ -15,11 +15,11 @@ from engine.conversation import Conversation
 from engine.errors import EngineError
 from engine.generate import Drama3
 from engine.graphs import StepGraphs
-from engine.testing.graphs import ReplayedStep
 from engine.sampling import CounterRace, SamplingParams, SlotRace, kept_mask, sample_top_k_top_p
 from engine.step import decode_step
 from engine.testing.checkpoints import write_checkpoint
 from engine.testing.dispatch import OpCounter
+from engine.testing.graphs import ReplayedStep
 from engine.testing.reference_loop import reference_take
 
 GREEDY = SamplingParams(temperature=0.0, ras_window=0)  # RAS would redraw at temperature 1
@@ -40,7 +40,9 @@ def take(model: Drama3, params=GREEDY, seed: int = 0, frames: int = 16, text: st
     return model.generate(line(text), params, seed=seed, max_frames=frames, ignore_eos=True)
 
 
-def reference(model: Drama3, params=GREEDY, seed: int = 0, frames: int = 16, text: str = "Hi there"):
+def reference(
+    model: Drama3, params=GREEDY, seed: int = 0, frames: int = 16, text: str = "Hi there"
+):
     return reference_take(model, model.request(line(text), params, seed, frames, ignore_eos=True))
 
 
@@ -89,8 +91,10 @@ def test_the_step_traces_as_one_graph(model):
 @pytest.mark.slow
 def test_no_recompiles_over_64_frames_and_same_codes(model):
     """Sampled, not greedy: the compiled step must also draw the same counter-based noise."""
-    expected, stack = loaded_stack(model, SamplingParams(), padded=True), loaded_stack(model, SamplingParams(),
-                                                                                        padded=True)
+    expected, stack = (
+        loaded_stack(model, SamplingParams(), padded=True),
+        loaded_stack(model, SamplingParams(), padded=True),
+    )
     torch._dynamo.reset()
     counters.clear()
     compiled = torch.compile(decode_step, fullgraph=True, dynamic=False, backend="aot_eager")
@@ -121,9 +125,12 @@ def test_counter_draws_follow_the_generator_sampler():
     logits = torch.randn(64, generator=torch.Generator().manual_seed(0)) * 1.5
     draws = 4000
     race, generator = CounterRace(123), torch.Generator().manual_seed(123)
-    counter_codes = torch.stack([sample_top_k_top_p(logits, 1.0, None, 0.9, True, race) for _ in range(draws)])
-    generator_codes = torch.stack([sample_top_k_top_p(logits, 1.0, None, 0.9, True, generator)
-                                   for _ in range(draws)])
+    counter_codes = torch.stack(
+        [sample_top_k_top_p(logits, 1.0, None, 0.9, True, race) for _ in range(draws)]
+    )
+    generator_codes = torch.stack(
+        [sample_top_k_top_p(logits, 1.0, None, 0.9, True, generator) for _ in range(draws)]
+    )
     a = torch.bincount(counter_codes, minlength=64).double()
     b = torch.bincount(generator_codes, minlength=64).double()
     used = (a + b) > 0
@@ -148,7 +155,9 @@ def test_counter_race_draws_exponential_variates():
     steps = torch.arange(1, n + 1, dtype=torch.double) / n
     distance = torch.maximum(steps - uniform, uniform - (steps - 1 / n)).max().item()
     assert distance < 1.95 / n**0.5  # the 0.1 % critical value
-    successive = torch.corrcoef(torch.stack((draws[:-1].flatten(), draws[1:].flatten())))[0, 1].item()
+    successive = torch.corrcoef(torch.stack((draws[:-1].flatten(), draws[1:].flatten())))[
+        0, 1
+    ].item()
     assert abs(successive) < 0.05  # calls do not repeat or echo each other
     assert int(race.counter) == 20
 
@@ -162,13 +171,19 @@ def test_a_frames_planned_draws_equal_the_draws_made_one_call_at_a_time():
     draws = planned.planned(widths)
     for width, want in zip(widths, expected):
         assert torch.equal(draws.exponential(torch.empty(3, width)), want)
-    assert torch.equal(planned.counter, one_by_one.counter) and planned.counter[:, 0].tolist() == [11, 6, 15]
+    assert torch.equal(planned.counter, one_by_one.counter) and planned.counter[:, 0].tolist() == [
+        11,
+        6,
+        15,
+    ]
     with pytest.raises(EngineError, match="not planned"):
         draws.exponential(torch.empty(3, 30))
 
 
 def test_planned_draws_refuse_a_width_the_plan_does_not_hold():
-    draws = SlotRace(torch.tensor([SlotRace.key_of(1)]), torch.zeros(1, 1, dtype=torch.int64)).planned([30, 30])
+    draws = SlotRace(
+        torch.tensor([SlotRace.key_of(1)]), torch.zeros(1, 1, dtype=torch.int64)
+    ).planned([30, 30])
     with pytest.raises(EngineError, match="draw 0 of width 31"):
         draws.exponential(torch.empty(1, 31))
 
@@ -191,8 +206,10 @@ def test_no_graph_reaches_the_drama3_backend(tmp_path):
 
 
 def run_streams(batch: EngineBatch, model: Drama3, streams: dict) -> dict:
-    tickets = {batch.submit(model.request(line(text), GREEDY, 0, frames)): key
-               for key, (text, frames) in streams.items()}
+    tickets = {
+        batch.submit(model.request(line(text), GREEDY, 0, frames)): key
+        for key, (text, frames) in streams.items()
+    }
     return {tickets[done.ticket]: done.generation for done in batch.run()}
 
 
@@ -208,11 +225,19 @@ def test_graphs_are_captured_once_per_padded_size_in_one_pool(model):
         return ReplayedStep(step)
 
     batch, sizes = EngineBatch(model, 4), []
-    batch._padded = True  # as graph mode runs: padded sizes over the whole slot (uncompiled on the CPU)
-    batch.graphs = StepGraphs(lambda stack: (sizes.append(stack.size), decode_step(stack)), decode_step, capture,
-                              pool=lambda: "pool")
+    batch._padded = (
+        True  # as graph mode runs: padded sizes over the whole slot (uncompiled on the CPU)
+    )
+    batch.graphs = StepGraphs(
+        lambda stack: (sizes.append(stack.size), decode_step(stack)),
+        decode_step,
+        capture,
+        pool=lambda: "pool",
+    )
     results = run_streams(batch, model, STREAMS)
-    assert sorted(batch.graphs.graphs) == sorted(set(sizes)) and 4 in sizes  # three streams run as four slots
+    assert (
+        sorted(batch.graphs.graphs) == sorted(set(sizes)) and 4 in sizes
+    )  # three streams run as four slots
     assert len(captured) == len(set(sizes)) and set(pools) == {"pool"}  # each size captured once
     for key, (text, frames) in STREAMS.items():
         alone = reference_take(model, model.request(line(text), GREEDY, 0, frames))
@@ -221,7 +246,9 @@ def test_graphs_are_captured_once_per_padded_size_in_one_pool(model):
 
 def test_a_failed_capture_warns_and_keeps_decoding(model):
     batch = EngineBatch(model, 2)
-    batch.graphs = StepGraphs(decode_step, decode_step)  # the real capture: no CUDA here, so it fails
+    batch.graphs = StepGraphs(
+        decode_step, decode_step
+    )  # the real capture: no CUDA here, so it fails
     with pytest.warns(RuntimeWarning, match="capturing the decode step failed"):
         results = run_streams(batch, model, {"a": STREAMS["a"]})
     assert batch.graphs.failed

@@ -54,8 +54,9 @@ def rendered(tmp_path_factory, scratch):
     folder = tmp_path_factory.mktemp("studio-rendered")
     path = folder / "short.yaml"
     path.write_text(SHORT_SCRIPT, encoding="utf-8")
-    render_script(load_script(str(path)), TakeStore(folder / "short.drama"), scratch,
-                  RenderSettings())
+    render_script(
+        load_script(str(path)), TakeStore(folder / "short.drama"), scratch, RenderSettings()
+    )
     return folder
 
 
@@ -107,7 +108,9 @@ def test_the_line_view_lists_takes_without_paths(studio):
     _, client, _ = studio
     view = client.get("/api/line", params={"id": "s1-2"}).json()
     assert view["line"]["speaker"] == "B"
-    assert [(t["take"], t["selected"], t["engine"]) for t in view["takes"]] == [(1, True, "scratch")]
+    assert [(t["take"], t["selected"], t["engine"]) for t in view["takes"]] == [
+        (1, True, "scratch")
+    ]
     assert "file" not in view["takes"][0]
     assert view["takes"][0]["duration_s"] > 0.5
 
@@ -132,8 +135,9 @@ def test_peaks_hold_the_lowest_and_highest_sample_of_each_column():
 def test_a_selection_made_in_the_studio_is_the_one_the_command_line_lists(studio, capsys):
     _, client, path = studio
     assert client.get("/api/script").status_code == 200  # every scene judged once
-    job = client.post("/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1},
-                      headers=ORIGIN).json()
+    job = client.post(
+        "/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1}, headers=ORIGIN
+    ).json()
     assert wait_for_job(client, job["id"])["takes"] == [2]
     answer = client.post("/api/select", json={"line": "s1-1", "take": 2}, headers=ORIGIN)
     assert answer.status_code == 200
@@ -144,27 +148,39 @@ def test_a_selection_made_in_the_studio_is_the_one_the_command_line_lists(studio
     assert main(["takes", str(path), "--line", "s1-1", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)[0]["takes"]
     assert [t["take"] for t in listed if t["selected"]] == [2]
-    assert json.loads((path.parent / "short.drama" / "s1" / "selected.json").read_text()
-                      )["lines"]["s1-1"]["by"] == "user"
+    assert (
+        json.loads((path.parent / "short.drama" / "s1" / "selected.json").read_text())["lines"][
+            "s1-1"
+        ]["by"]
+        == "user"
+    )
 
 
 def test_a_revise_job_makes_new_takes_with_the_note(studio):
     _, client, _ = studio
-    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-2", "takes": 2,
-                                         "note": "softer"}, headers=ORIGIN).json()
+    job = client.post(
+        "/api/jobs",
+        json={"kind": "revise", "line": "s1-2", "takes": 2, "note": "softer"},
+        headers=ORIGIN,
+    ).json()
     finished = wait_for_job(client, job["id"])
     assert (finished["state"], finished["takes"], finished["done"]) == ("done", [2, 3], 2)
     takes = client.get("/api/line", params={"id": "s1-2"}).json()["takes"]
-    assert [(t["take"], t["note"], t["parent_take"]) for t in takes][1:] == [(2, "softer", 1),
-                                                                             (3, "softer", 1)]
+    assert [(t["take"], t["note"], t["parent_take"]) for t in takes][1:] == [
+        (2, "softer", 1),
+        (3, "softer", 1),
+    ]
 
 
 def test_an_edit_job_voices_the_new_text(studio, monkeypatch):
     _, client, _ = studio
     heard = [Word("Indeed", 0.0, 0.3), Word("I", 0.3, 0.45), Word("do.", 0.45, 0.8)]
     monkeypatch.setattr("drama_cli.edit.project_edit.recognise_words", lambda audio: heard)
-    job = client.post("/api/jobs", json={"kind": "edit", "line": "s1-1",
-                                         "text": "Indeed I never do."}, headers=ORIGIN).json()
+    job = client.post(
+        "/api/jobs",
+        json={"kind": "edit", "line": "s1-1", "text": "Indeed I never do."},
+        headers=ORIGIN,
+    ).json()
     finished = wait_for_job(client, job["id"])
     assert (finished["state"], finished["takes"], finished["error"]) == ("done", [2], "")
     take = client.get("/api/line", params={"id": "s1-1"}).json()["takes"][1]
@@ -174,8 +190,9 @@ def test_an_edit_job_voices_the_new_text(studio, monkeypatch):
 def test_a_cancelled_job_stops_before_its_next_take(studio):
     served, client, _ = studio
     served.worker.submit("revise", "s1-1", {"note": "first"}, 1)  # keeps the worker busy
-    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-2", "note": "x"},
-                      headers=ORIGIN).json()
+    job = client.post(
+        "/api/jobs", json={"kind": "revise", "line": "s1-2", "note": "x"}, headers=ORIGIN
+    ).json()
     assert client.post(f"/api/jobs/{job['id']}/cancel", headers=ORIGIN).status_code == 200
     finished = wait_for_job(client, job["id"])
     assert (finished["state"], finished["takes"]) == ("cancelled", [])
@@ -183,10 +200,12 @@ def test_a_cancelled_job_stops_before_its_next_take(studio):
 
 def test_a_bad_action_is_refused_before_it_is_queued(studio):
     _, client, _ = studio
-    for body, message in (({"kind": "revise", "line": "s1-1"}, "revise needs a note"),
-                          ({"kind": "render", "line": "s1-1", "takes": 0}, "--takes must be"),
-                          ({"kind": "render", "line": "nope"}, "no line 'nope'"),
-                          ({"kind": "delete", "line": "s1-1"}, "unknown action")):
+    for body, message in (
+        ({"kind": "revise", "line": "s1-1"}, "revise needs a note"),
+        ({"kind": "render", "line": "s1-1", "takes": 0}, "--takes must be"),
+        ({"kind": "render", "line": "nope"}, "no line 'nope'"),
+        ({"kind": "delete", "line": "s1-1"}, "unknown action"),
+    ):
         answer = client.post("/api/jobs", json=body, headers=ORIGIN)
         assert answer.status_code == 400 and message in answer.json()["error"]
     assert client.get("/api/changes").json()["jobs"] == []
@@ -217,8 +236,9 @@ def test_an_oversized_request_is_refused(studio):
     assert answer.status_code == 413
 
 
-@pytest.mark.parametrize("line, take", [("../../etc", "1"), ("s1-1", "../take-001"),
-                                        ("/etc/passwd", "1"), ("s1-1", "7")])
+@pytest.mark.parametrize(
+    "line, take", [("../../etc", "1"), ("s1-1", "../take-001"), ("/etc/passwd", "1"), ("s1-1", "7")]
+)
 def test_audio_is_never_served_by_a_path_from_the_request(studio, line, take):
     _, client, _ = studio
     answer = client.get("/api/audio", params={"line": line, "take": take})
@@ -246,8 +266,9 @@ def test_the_fingerprint_changes_when_a_take_is_added(studio):
     _, client, _ = studio
     before = client.get("/api/changes").json()["changes"]
     time.sleep(0.01)
-    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "again"},
-                      headers=ORIGIN).json()
+    job = client.post(
+        "/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "again"}, headers=ORIGIN
+    ).json()
     wait_for_job(client, job["id"])
     assert client.get("/api/changes").json()["changes"] != before
 
@@ -261,15 +282,18 @@ def test_the_scene_view_lays_out_the_mix_timeline(studio):
     assert view["mixed"] is True and view["mix_outdated"] is False
     assert view["mix_stale_files"] == []
     (path.parent / "short.drama" / "s1" / "mix.stem-gone.wav").write_bytes(b"left by a killed run")
-    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_stale_files"] == ["mix.stem-gone.wav"]
+    assert client.get("/api/scene", params={"id": "s1"}).json()["mix_stale_files"] == [
+        "mix.stem-gone.wav"
+    ]
     assert client.get("/api/mix", params={"scene": "s1"}).content[:4] == b"RIFF"
     assert client.get("/api/scene", params={"id": "nope"}).status_code == 400
 
 
 def test_a_mix_job_mixes_the_scene_again_after_a_selection(studio):
     _, client, path = studio
-    job = client.post("/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "slower"},
-                      headers=ORIGIN).json()
+    job = client.post(
+        "/api/jobs", json={"kind": "revise", "line": "s1-1", "note": "slower"}, headers=ORIGIN
+    ).json()
     wait_for_job(client, job["id"])
     time.sleep(0.01)
     client.post("/api/select", json={"line": "s1-1", "take": 2}, headers=ORIGIN)
@@ -311,8 +335,17 @@ def test_a_project_with_no_takes_yet_is_shown_with_every_line_needing_one(tmp_pa
     served = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
     client = TestClient(make_app(served, TOKEN))
     view = client.get("/api/script", params={"token": TOKEN}).json()
-    assert view["counts"] == {"lines": 2, "current": 0, "stale": 0, "unusable": 0, "none": 2,
-                              "degraded": 0, "failed": 0, "wer_over": 0, "attention": 2}
+    assert view["counts"] == {
+        "lines": 2,
+        "current": 0,
+        "stale": 0,
+        "unusable": 0,
+        "none": 2,
+        "degraded": 0,
+        "failed": 0,
+        "wer_over": 0,
+        "attention": 2,
+    }
     assert client.get("/api/line", params={"id": "s1-1"}).json()["takes"] == []
     assert client.get("/api/scene", params={"id": "s1"}).json()["blocks"] == []
     assert client.get("/api/changes").status_code == 200
@@ -355,7 +388,9 @@ def test_a_script_file_gone_while_the_page_is_open_is_reported_not_an_error(stud
     for route in ("/api/script", "/api/line?id=s1-1", "/api/scene?id=s1"):
         answer = client.get(route)
         assert answer.status_code == 400
-        assert answer.json()["error"] == f"{path}:1:1: cannot read script: No such file or directory"
+        assert (
+            answer.json()["error"] == f"{path}:1:1: cannot read script: No such file or directory"
+        )
     path.write_text(SHORT_SCRIPT, encoding="utf-8")
     assert client.get("/api/line?id=s1-1").status_code == 200
 
@@ -406,8 +441,9 @@ def test_a_script_changed_while_a_scene_is_judged_shows_at_the_next_look(tmp_pat
     monkeypatch.setattr(views, "scene_selection", judged_while_the_file_changes)
     views.script_view(project)
     chapters = views.script_view(project)["chapters"]
-    assert [scene["lines"][0]["parts"][0]["text"] for chapter in chapters
-            for scene in chapter["scenes"]] == ["First.", "Changed."]
+    assert [
+        scene["lines"][0]["parts"][0]["text"] for chapter in chapters for scene in chapter["scenes"]
+    ] == ["First.", "Changed."]
 
 
 def test_two_selections_at_once_from_the_page_both_succeed(studio, monkeypatch):
@@ -421,9 +457,16 @@ def test_two_selections_at_once_from_the_page_both_succeed(studio, monkeypatch):
 
     monkeypatch.setattr(store, "select", slow_select)
     answers = []
-    threads = [threading.Thread(target=lambda line=line: answers.append(client.post(
-        "/api/select", json={"line": line, "take": 1}, headers=ORIGIN).status_code))
-        for line in ("s1-1", "s1-2")]
+    threads = [
+        threading.Thread(
+            target=lambda line=line: answers.append(
+                client.post(
+                    "/api/select", json={"line": line, "take": 1}, headers=ORIGIN
+                ).status_code
+            )
+        )
+        for line in ("s1-1", "s1-2")
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -454,14 +497,20 @@ def test_a_selection_while_the_studio_makes_takes_is_made_when_that_job_is_done(
         store.write_selections("s1", {})
         answer = busy.select("s1-1", 1)
         assert (answer["after"], answer["queued"]["kind"], answer["queued"]["state"]) == (
-            "revise of s1-2", "select", "queued")
+            "revise of s1-2",
+            "select",
+            "queued",
+        )
         assert "s1-1" not in store.selections("s1")
         release.set()
         deadline = time.monotonic() + 20
         while busy.worker.busy() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert [job.state for job in busy.worker.jobs()] == ["done", "done"]
-        assert (store.selections("s1")["s1-1"]["take"], store.selections("s1")["s1-1"]["by"]) == (1, "user")
+        assert (store.selections("s1")["s1-1"]["take"], store.selections("s1")["s1-1"]["by"]) == (
+            1,
+            "user",
+        )
     finally:
         release.set()
         busy.worker.stop()

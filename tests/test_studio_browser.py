@@ -37,7 +37,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
-    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)")
+    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)",
+)
 TOKEN = "browser-test-token"
 
 
@@ -51,12 +52,14 @@ def served(tmp_path_factory):
     path = folder / "short.yaml"
     path.write_text(SHORT_SCRIPT, encoding="utf-8")
     scratch = make_backend(engine="scratch", model=None, device=None, gpu_memory=None)
-    render_script(load_script(str(path)), TakeStore(folder / "short.drama"), scratch,
-                  RenderSettings())
+    render_script(
+        load_script(str(path)), TakeStore(folder / "short.drama"), scratch, RenderSettings()
+    )
     studio = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
     listener = open_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(make_app(studio, TOKEN), log_level="warning",
-                                           lifespan="off"))
+    server = uvicorn.Server(
+        uvicorn.Config(make_app(studio, TOKEN), log_level="warning", lifespan="off")
+    )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}", path
@@ -72,8 +75,14 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--autoplay-policy=no-user-gesture-required", "--window-size=1280,800"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--autoplay-policy=no-user-gesture-required",
+        "--window-size=1280,800",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
     yield driver
@@ -84,7 +93,8 @@ def wait(browser, condition, what, timeout_s=20.0):
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(browser, timeout_s, poll_frequency=0.05).until(
-        lambda driver: condition(driver), message=what)
+        lambda driver: condition(driver), message=what
+    )
 
 
 def press(browser, keys):
@@ -95,18 +105,23 @@ def press(browser, keys):
 
 def statuses(browser):
     return browser.execute_script(
-        "return [...document.querySelectorAll('nav li')].map(li => [li.dataset.line, li.dataset.status])")
+        "return [...document.querySelectorAll('nav li')].map(li => [li.dataset.line, li.dataset.status])"
+    )
 
 
 def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served, browser, capsys):
     url, path = served
     browser.get(f"{url}/?token={TOKEN}")
-    wait(browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "current"]], "script view")
+    wait(
+        browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "current"]], "script view"
+    )
     assert "token" not in browser.current_url  # kept in the cookie, not in the address bar
     wait(browser, lambda d: d.find_elements("css selector", "#take-1 canvas.wave"), "line view")
 
     press(browser, " ")  # play the selected take of the first line
-    ended = "const a = document.querySelector('audio[data-take=\"1\"]'); return [a.duration, a.ended]"
+    ended = (
+        "const a = document.querySelector('audio[data-take=\"1\"]'); return [a.duration, a.ended]"
+    )
     duration, _ = wait(browser, lambda d: (r := d.execute_script(ended))[1] and r, "take 1 ends")
     assert duration > 0.3
 
@@ -114,10 +129,15 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     wait(browser, lambda d: d.find_element("id", "action-text").is_displayed(), "revise dialog")
     browser.find_element("id", "action-text").send_keys("softer, almost a whisper")
     browser.find_element("id", "action-ok").click()
-    wait(browser, lambda d: d.find_elements("id", "take-2"), "the revised take in the list",
-         timeout_s=30)
+    wait(
+        browser,
+        lambda d: d.find_elements("id", "take-2"),
+        "the revised take in the list",
+        timeout_s=30,
+    )
     assert "softer, almost a whisper" in browser.execute_script(
-        "return document.getElementById('take-2').textContent")
+        "return document.getElementById('take-2').textContent"
+    )
     if os.environ.get("DRAMA_STUDIO_SCREENSHOT"):
         browser.save_screenshot(os.environ["DRAMA_STUDIO_SCREENSHOT"])
 
@@ -132,10 +152,15 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
     changed = "We always said <img src=x onerror=alert(1)> goodbye."
     path.write_text(SHORT_SCRIPT.replace("We never said goodbye.", changed))
     os.utime(path, ns=(time.time_ns() + 10**9,) * 2)
-    wait(browser, lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "stale"]],
-         "the changed line shown as stale")
-    shown = "return [document.querySelector('li[data-line=\"s1-2\"] .text').textContent, " \
-            "document.querySelectorAll('nav img').length]"
+    wait(
+        browser,
+        lambda d: statuses(d) == [["s1-1", "current"], ["s1-2", "stale"]],
+        "the changed line shown as stale",
+    )
+    shown = (
+        "return [document.querySelector('li[data-line=\"s1-2\"] .text').textContent, "
+        "document.querySelectorAll('nav img').length]"
+    )
     assert browser.execute_script(shown) == [changed, 0]  # the line's text as text, never HTML
 
     press(browser, "s")  # the scene view: one block per line on the mix timeline
@@ -150,7 +175,11 @@ def test_the_page_plays_revises_selects_by_keyboard_and_shows_stale_lines(served
             String(url).startsWith('/api/line') ? 800 : 0)).then(() => realFetch(url, ...rest));
         showLine(state.current);""")
     press(browser, "s")
-    wait(browser, lambda d: d.execute_script(blocks) == ["s1-1", "s1-2"], "the scene view asked for last")
+    wait(
+        browser,
+        lambda d: d.execute_script(blocks) == ["s1-1", "s1-2"],
+        "the scene view asked for last",
+    )
     time.sleep(1.2)  # the slow line view has answered by now
     assert browser.execute_script(blocks) == ["s1-1", "s1-2"]
     assert browser.execute_script("return state.view") == "scene"
@@ -162,7 +191,9 @@ def open_page(served, browser, ready="state.line !== null"):
     wait(browser, lambda d: d.execute_script(f"return {ready}"), f"the page: {ready}")
 
 
-def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over_it(served, browser):
+def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over_it(
+    served, browser
+):
     open_page(served, browser, "state.line && state.line.line.id === 's1-1'")
     browser.execute_script("""
         window.drawn = [];
@@ -174,7 +205,9 @@ def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over
                 .then(() => realFetch(url, ...rest)).then((r) => { window.answered = true; return r; });
         select(1);
         showLine('s1-2');""")
-    wait(browser, lambda d: d.execute_script("return window.answered"), "the slow selection's answer")
+    wait(
+        browser, lambda d: d.execute_script("return window.answered"), "the slow selection's answer"
+    )
     time.sleep(0.2)
     assert set(browser.execute_script("return drawn")) == {"s1-2"}
     sources = "return [...document.querySelectorAll('#line audio')].map(a => a.src.split('?')[1])"
@@ -182,8 +215,10 @@ def test_a_selection_answering_after_the_next_line_was_opened_does_not_draw_over
 
 
 def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
-    drawn = "return document.querySelectorAll('#line canvas.wave').length > 0 && " \
-            "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
+    drawn = (
+        "return document.querySelectorAll('#line canvas.wave').length > 0 && "
+        "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)"
+    )
     open_page(served, browser, drawn.removeprefix("return "))
     browser.execute_script("""
         window.asked = [];
@@ -191,7 +226,9 @@ def test_a_line_drawn_again_fetches_no_waveform_it_already_has(served, browser):
         const realFetch = window.fetch;
         window.fetch = (url, ...rest) => { asked.push(String(url)); return realFetch(url, ...rest); };
         showLine(state.current);""")
-    wait(browser, lambda d: d.execute_script("return state.line !== before"), "the line drawn again")
+    wait(
+        browser, lambda d: d.execute_script("return state.line !== before"), "the line drawn again"
+    )
     assert browser.execute_script(drawn)
     assert [u for u in browser.execute_script("return asked") if "/api/peaks" in u] == []
 
@@ -210,16 +247,25 @@ def test_a_line_opened_from_the_scene_view_plays_its_own_takes(served, browser):
         window.fetch = (url, ...rest) => { asked.push(String(url)); return realFetch(url, ...rest); };""")
     press(browser, "1")  # the takes listed are of another line: nothing is selected
     message = "return document.getElementById('message').textContent"
-    wait(browser, lambda d: d.execute_script(message) == "select takes in the line view (s)",
-         "selecting refused in the scene view")
+    wait(
+        browser,
+        lambda d: d.execute_script(message) == "select takes in the line view (s)",
+        "selecting refused in the scene view",
+    )
     assert not [url for url in browser.execute_script("return asked") if "/api/select" in url]
     press(browser, "e")  # an edit would be prefilled from the other line's words
-    wait(browser, lambda d: d.execute_script(message) == "render, revise and edit in the line view (s)",
-         "editing refused in the scene view")
+    wait(
+        browser,
+        lambda d: d.execute_script(message) == "render, revise and edit in the line view (s)",
+        "editing refused in the scene view",
+    )
     assert not browser.find_element("id", "action").is_displayed()
     press(browser, "s")  # back to the line: the one clicked
-    wait(browser, lambda d: d.execute_script("return state.view === 'line' && state.line.line.id") == "s1-2",
-         "line s1-2")
+    wait(
+        browser,
+        lambda d: d.execute_script("return state.view === 'line' && state.line.line.id") == "s1-2",
+        "line s1-2",
+    )
     shown = browser.execute_script(sources)
     assert shown and all("line=s1-2" in source for source in shown)
 
@@ -232,9 +278,15 @@ def test_the_action_dialog_takes_no_longer_text_than_the_server_accepts(served, 
     for key in ("r", "e"):
         press(browser, key)
         wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog")
-        longest[key] = browser.execute_script("return document.getElementById('action-text').maxLength")
+        longest[key] = browser.execute_script(
+            "return document.getElementById('action-text').maxLength"
+        )
         press(browser, Keys.ESCAPE)
-        wait(browser, lambda d: not d.find_element("id", "action").is_displayed(), "the dialog closed")
+        wait(
+            browser,
+            lambda d: not d.find_element("id", "action").is_displayed(),
+            "the dialog closed",
+        )
     assert longest == {"r": MAX_NOTE_CHARS, "e": MAX_TEXT_CHARS}
 
 
@@ -248,12 +300,22 @@ def test_the_keys_work_after_the_attention_filter_was_clicked(served, browser):
 
 
 def test_no_waveform_is_drawn_again_while_nothing_plays(served, browser):
-    open_page(served, browser, "state.line !== null && "
-              "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)")
+    open_page(
+        served,
+        browser,
+        "state.line !== null && "
+        "[...document.querySelectorAll('#line canvas.wave')].every(c => c.peaks)",
+    )
     browser.execute_script(
-        "document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })")
-    wait(browser, lambda d: d.execute_script(
-        "return [...document.querySelectorAll('#line audio')].every(a => a.duration > 0)"), "durations")
+        "document.querySelectorAll('#line audio').forEach(a => { a.preload = 'metadata'; })"
+    )
+    wait(
+        browser,
+        lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#line audio')].every(a => a.duration > 0)"
+        ),
+        "durations",
+    )
     browser.execute_script("""
         window.draws = 0;
         const realDrawWave = drawWave;
@@ -274,13 +336,24 @@ def test_a_line_of_many_takes_loads_only_the_waveforms_in_view_and_no_audio(serv
     try:
         open_page(served, browser)
         browser.execute_script("showLine('s1-2')")
-        wait(browser, lambda d: d.execute_script(
-            "return document.querySelectorAll('#line canvas.wave').length") == 40, "40 takes listed")
-        wait(browser, lambda d: d.execute_script("return state.peaks.size") > 0, "the first waveforms")
+        wait(
+            browser,
+            lambda d: (
+                d.execute_script("return document.querySelectorAll('#line canvas.wave').length")
+                == 40
+            ),
+            "40 takes listed",
+        )
+        wait(
+            browser,
+            lambda d: d.execute_script("return state.peaks.size") > 0,
+            "the first waveforms",
+        )
         time.sleep(0.3)
         asked = browser.execute_script(
             "return performance.getEntriesByType('resource').map(r => r.name)"
-            ".filter(n => n.includes('s1-2'))")
+            ".filter(n => n.includes('s1-2'))"
+        )
         assert 0 < len([name for name in asked if "/api/peaks" in name]) < 15
         assert [name for name in asked if "/api/audio" in name] == []
     finally:
@@ -302,7 +375,9 @@ def test_a_note_refused_by_the_server_is_there_when_the_dialog_opens_again(serve
     wait(browser, lambda d: d.execute_script(message) == "project is in use", "the refusal")
     press(browser, "r")
     wait(browser, lambda d: d.find_element("id", "action").is_displayed(), "the dialog again")
-    assert browser.find_element("id", "action-text").get_attribute("value") == "warmer, with a smile"
+    assert (
+        browser.find_element("id", "action-text").get_attribute("value") == "warmer, with a smile"
+    )
     browser.find_element("css selector", "button[value=cancel]").click()
 
 
@@ -329,8 +404,10 @@ def test_space_in_the_scene_view_plays_the_mix_not_a_take(served, browser):
     press(browser, "s")
     wait(browser, lambda d: d.find_elements("id", "mix"), "the scene's mix")
     press(browser, " ")
-    playing = "return [!document.getElementById('mix').paused, " \
-              "[...state.audio.values()].some(a => !a.paused)]"
+    playing = (
+        "return [!document.getElementById('mix').paused, "
+        "[...state.audio.values()].some(a => !a.paused)]"
+    )
     wait(browser, lambda d: d.execute_script(playing)[0], "the mix playing")
     assert browser.execute_script(playing) == [True, False]
     press(browser, " ")
@@ -344,9 +421,14 @@ def test_the_a_b_keys_in_the_scene_view_leave_it_shown(served, browser):
     wait(browser, lambda d: d.find_elements("css selector", ".block"), "the scene timeline")
     for key in ("a", "x"):
         press(browser, key)
-        wait(browser, lambda d: d.execute_script(
-            "return document.getElementById('message').textContent") == "A/B works in the line view (s)",
-            "A/B refused in the scene view")
+        wait(
+            browser,
+            lambda d: (
+                d.execute_script("return document.getElementById('message').textContent")
+                == "A/B works in the line view (s)"
+            ),
+            "A/B refused in the scene view",
+        )
         browser.execute_script("document.getElementById('message').textContent = ''")
     assert browser.find_elements("css selector", ".block")
     assert not browser.find_elements("css selector", "#line canvas.wave")

@@ -53,10 +53,14 @@ def test_a_bad_script_is_reported_with_its_position(tmp_path, capsys):
 
 
 def test_the_server_answers_its_link_and_stops_on_ctrl_c_with_exit_130(script):
-    child = subprocess.Popen([sys.executable, "-m", "drama_cli.cli", "studio", str(script),
-                              "--no-open"], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    child = subprocess.Popen(
+        [sys.executable, "-m", "drama_cli.cli", "studio", str(script), "--no-open"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         first = child.stdout.readline()
         assert first.startswith("drama studio: http://127.0.0.1:")
@@ -75,13 +79,20 @@ def test_the_server_answers_its_link_and_stops_on_ctrl_c_with_exit_130(script):
 
 
 @pytest.mark.parametrize("when", ["at the link", "while serving"])
-def test_ctrl_c_stops_the_studio_with_exit_130_even_when_it_started_with_sigint_ignored(script, when):
+def test_ctrl_c_stops_the_studio_with_exit_130_even_when_it_started_with_sigint_ignored(
+    script, when
+):
     # A background job (or a test runner's worker) starts with SIGINT ignored; uvicorn hands the
     # signal back to the handler it found, so the exit once depended on how the process began.
-    child = subprocess.Popen([sys.executable, "-m", "drama_cli.cli", "studio", str(script), "--no-open"],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    child = subprocess.Popen(
+        [sys.executable, "-m", "drama_cli.cli", "studio", str(script), "--no-open"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         url = child.stdout.readline().split(": ", 1)[1].strip()
         if when == "while serving":  # the page answers: uvicorn holds SIGINT now
@@ -90,7 +101,8 @@ def test_ctrl_c_stops_the_studio_with_exit_130_even_when_it_started_with_sigint_
         child.send_signal(signal.SIGINT)
         assert child.wait(timeout=15) == 130
         assert child.stderr.read().strip().splitlines()[-1] == (
-            "drama: interrupted: every take and selection made in the studio is kept")
+            "drama: interrupted: every take and selection made in the studio is kept"
+        )
     finally:
         if child.poll() is None:
             child.kill()
@@ -101,25 +113,39 @@ def test_an_empty_host_is_refused_rather_than_serving_every_interface(script, ca
     assert "--host needs an address" in single_error_line(capsys)
 
 
-@pytest.mark.parametrize("host, url", [("127.0.0.1", "http://127.0.0.1:8765/?token=T"),
-                                       ("::1", "http://[::1]:8765/?token=T")])
+@pytest.mark.parametrize(
+    "host, url",
+    [("127.0.0.1", "http://127.0.0.1:8765/?token=T"), ("::1", "http://[::1]:8765/?token=T")],
+)
 def test_the_printed_link_is_a_valid_url_for_ipv4_and_ipv6_hosts(host, url):
     assert page_url(host, 8765, "T") == url
 
 
-def test_a_project_folder_that_cannot_be_made_is_refused_before_serving(script, tmp_path,
-                                                                      capsys, monkeypatch):
-    monkeypatch.setattr("drama_cli.studio.command.serve",
-                        lambda app, listener: pytest.fail("served a project it cannot write"))
+def test_a_project_folder_that_cannot_be_made_is_refused_before_serving(
+    script, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setattr(
+        "drama_cli.studio.command.serve",
+        lambda app, listener: pytest.fail("served a project it cannot write"),
+    )
     blocked = tmp_path / "a-file"
     blocked.write_text("")
     assert main(["studio", str(script), "--no-open", "--out", str(blocked / "project")]) == 2
-    assert single_error_line(capsys) == (f"drama: cannot create project folder {blocked / 'project'}: "
-                                         "Not a directory")
+    assert single_error_line(capsys) == (
+        f"drama: cannot create project folder {blocked / 'project'}: Not a directory"
+    )
 
 
-@pytest.mark.parametrize("host, local", [("127.0.0.1", True), ("::1", True), ("localhost", True),
-                                         ("0.0.0.0", False), ("192.168.1.5", False),
-                                         ("studio.example", False)])
+@pytest.mark.parametrize(
+    "host, local",
+    [
+        ("127.0.0.1", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("192.168.1.5", False),
+        ("studio.example", False),
+    ],
+)
 def test_only_an_address_other_machines_can_reach_is_warned_about(host, local):
     assert is_loopback(host) is local

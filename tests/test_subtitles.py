@@ -40,12 +40,14 @@ def parse_srt(text: str) -> list[tuple[float, float, list[str]]]:
     return entries
 
 
-def test_a_long_narration_is_split_into_readable_subtitles_at_chunk_joins(tmp_path,
-                                                                        monkeypatch):
+def test_a_long_narration_is_split_into_readable_subtitles_at_chunk_joins(tmp_path, monkeypatch):
     fake_render(monkeypatch)
     path = tmp_path / "book.yaml"
-    path.write_text("cast:\n  NARRATOR: {}\nscenes:\n  - id: ch1\n    lines:\n"
-                    f"      - NARRATOR: \"{LONG}\"\n      - NARRATOR: Short.\n", encoding="utf-8")
+    path.write_text(
+        "cast:\n  NARRATOR: {}\nscenes:\n  - id: ch1\n    lines:\n"
+        f'      - NARRATOR: "{LONG}"\n      - NARRATOR: Short.\n',
+        encoding="utf-8",
+    )
     assert main(["render", str(path)]) == 0
     folder = tmp_path / "book.drama" / "ch1"
     entries = parse_srt((folder / "mix.srt").read_text())
@@ -60,8 +62,9 @@ def test_a_long_narration_is_split_into_readable_subtitles_at_chunk_joins(tmp_pa
     assert words[0] == "NARRATOR:" and " ".join(words[1:]) == LONG
     assert inside[0][0] == pytest.approx(long_cue["start_s"], abs=0.001)
     assert inside[-1][1] == pytest.approx(long_cue["end_s"], abs=0.001)
-    take = json.loads(next((tmp_path / "book.drama" / "ch1").glob("ch1-1/take-001.json"))
-                      .read_text())
+    take = json.loads(
+        next((tmp_path / "book.drama" / "ch1").glob("ch1-1/take-001.json")).read_text()
+    )
     joins = [long_cue["start_s"] + chunk["start_s"] for chunk in take["chunks"][1:]]
     assert len(joins) == 3
     starts = [start for start, _, _ in inside]
@@ -87,8 +90,9 @@ def test_word_times_from_speech_recognition_time_the_splits():
     cue = Cue("l1", "ANNA", text, 1, "take.wav", 0, end, words=heard)
     entries = parse_srt(export.srt_text([cue]))
     boundary = [start for start, _, _ in entries if start > 0]
-    assert times[first][0] == pytest.approx(min(boundary, key=lambda s: abs(s - times[first][0])),
-                                            abs=0.001)
+    assert times[first][0] == pytest.approx(
+        min(boundary, key=lambda s: abs(s - times[first][0])), abs=0.001
+    )
     for start, stop, rows in entries:
         assert stop - start <= 7.0 and len(rows) <= 2 and all(len(row) <= 42 for row in rows)
     for start, _, rows in entries[1:]:

@@ -7,24 +7,56 @@ from drama_cli.takes.record import record_problem
 from drama_cli.takes.store import TakeStore
 from drama_cli.takes.take_record import AdoptedFrom, TakeChecks, TakeRecord
 
-OLD_RECORD = {"take": 1, "samples": 4410, "duration_s": 0.1, "wav_sha256": "ab" * 32,
-              "text": "<|speaker:0|> Hello there.", "seed": 7}  # before slots, checks, normalize
+OLD_RECORD = {
+    "take": 1,
+    "samples": 4410,
+    "duration_s": 0.1,
+    "wav_sha256": "ab" * 32,
+    "text": "<|speaker:0|> Hello there.",
+    "seed": 7,
+}  # before slots, checks, normalize
 
 NEW_RECORD = {
-    **OLD_RECORD, "slot": None, "attempt": 2, "normalize": True, "speaker": "ANNA",
-    "notes": ["louder"], "parent_take": 1, "engine": "scratch", "scratch": True,
-    "checks": {"passed": False, "severity": "degraded", "failures": ["asr"],
-               "checks": [{"name": "asr", "passed": False, "message": "WER 0.5"}]},
-    "asr": {"wer": 0.5, "threshold": 0.2, "transcript": "hello there",
-            "words": [{"text": "Hello", "start_s": 0.01, "end_s": 0.04, "probability": 0.9},
-                      {"text": "there.", "start_s": 0.05, "end_s": 0.09, "probability": None}]},
-    "edit": {"old_text": "Hi there.", "new_text": "Hello there.", "span_s": [0.0, 0.04],
-             "covered_words": ["Hi"], "middle_s": [0.0, 0.05], "flagged": True,
-             "head_fade_samples": 441},
-    "chunks": [{"text": "Hello", "start_s": 0.0, "end_s": 0.04},
-               {"text": "there.", "start_s": 0.05, "end_s": 0.1}],
+    **OLD_RECORD,
+    "slot": None,
+    "attempt": 2,
+    "normalize": True,
+    "speaker": "ANNA",
+    "notes": ["louder"],
+    "parent_take": 1,
+    "engine": "scratch",
+    "scratch": True,
+    "checks": {
+        "passed": False,
+        "severity": "degraded",
+        "failures": ["asr"],
+        "checks": [{"name": "asr", "passed": False, "message": "WER 0.5"}],
+    },
+    "asr": {
+        "wer": 0.5,
+        "threshold": 0.2,
+        "transcript": "hello there",
+        "words": [
+            {"text": "Hello", "start_s": 0.01, "end_s": 0.04, "probability": 0.9},
+            {"text": "there.", "start_s": 0.05, "end_s": 0.09, "probability": None},
+        ],
+    },
+    "edit": {
+        "old_text": "Hi there.",
+        "new_text": "Hello there.",
+        "span_s": [0.0, 0.04],
+        "covered_words": ["Hi"],
+        "middle_s": [0.0, 0.05],
+        "flagged": True,
+        "head_fade_samples": 441,
+    },
+    "chunks": [
+        {"text": "Hello", "start_s": 0.0, "end_s": 0.04},
+        {"text": "there.", "start_s": 0.05, "end_s": 0.1},
+    ],
     "adopted_from": {"line": "s1-2", "take": 3},
-    "backend_info": {"frames": 12}, "created": "2026-01-01T00:00:00+00:00",
+    "backend_info": {"frames": 12},
+    "created": "2026-01-01T00:00:00+00:00",
 }
 
 
@@ -40,10 +72,23 @@ def test_a_record_written_before_slots_checks_and_number_settings_reads_as_it_al
 def test_a_record_reads_every_field_it_types_and_writes_back_the_same_json():
     assert record_problem(NEW_RECORD) is None
     record = TakeRecord.from_json(NEW_RECORD)
-    assert (record.slot, record.attempt, record.notes, record.parent_take) == (None, 2, ("louder",), 1)
-    assert (record.checks.severity, record.checks.failures, record.checks.passed) == ("degraded", ("asr",), False)
+    assert (record.slot, record.attempt, record.notes, record.parent_take) == (
+        None,
+        2,
+        ("louder",),
+        1,
+    )
+    assert (record.checks.severity, record.checks.failures, record.checks.passed) == (
+        "degraded",
+        ("asr",),
+        False,
+    )
     assert record.asr.words == (Word("Hello", 0.01, 0.04, 0.9), Word("there.", 0.05, 0.09))
-    assert (record.edit.new_text, record.edit.middle_s, record.edit.flagged) == ("Hello there.", (0.0, 0.05), True)
+    assert (record.edit.new_text, record.edit.middle_s, record.edit.flagged) == (
+        "Hello there.",
+        (0.0, 0.05),
+        True,
+    )
     assert record.chunks == (("Hello", 0.0, 0.04), ("there.", 0.05, 0.1))
     assert record.adopted_from == AdoptedFrom("s1-2", 3)
     assert json.dumps(record.to_json(), sort_keys=True) == json.dumps(NEW_RECORD, sort_keys=True)

@@ -34,10 +34,22 @@ def tone(seconds=0.5, freq=220.0):
     return (0.3 * np.sin(2 * np.pi * freq * t)).astype(np.float32)
 
 
-@pytest.mark.parametrize("name", [
-    "../../etc/passwd", "NINA / THE DOUBLE", "..", ".", "", "Älskling", "日本語", "CON",
-    "a" * 300, "scene 1: the hall", "GUARD #2",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../../etc/passwd",
+        "NINA / THE DOUBLE",
+        "..",
+        ".",
+        "",
+        "Älskling",
+        "日本語",
+        "CON",
+        "a" * 300,
+        "scene 1: the hall",
+        "GUARD #2",
+    ],
+)
 def test_safe_name_cannot_escape_and_is_plain(tmp_path, name):
     safe = safe_name(name)
     assert safe and safe not in {".", ".."} and "/" not in safe and "\\" not in safe
@@ -138,16 +150,20 @@ def test_stable_hash_orders_keys_and_hashes_arrays():
 
 def test_lock_excludes_a_second_process_and_frees_on_exit(tmp_path):
     store = TakeStore(tmp_path)
-    code = ("import sys; from drama_cli.takes.store import TakeStore\n"
-            "try:\n    TakeStore(sys.argv[1]).lock().__enter__()\nexcept Exception as e:\n"
-            "    print(type(e).__name__, e); sys.exit(3)\n")
+    code = (
+        "import sys; from drama_cli.takes.store import TakeStore\n"
+        "try:\n    TakeStore(sys.argv[1]).lock().__enter__()\nexcept Exception as e:\n"
+        "    print(type(e).__name__, e); sys.exit(3)\n"
+    )
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     with store.lock():
-        busy = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                              text=True, env=env)
+        busy = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env
+        )
         assert busy.returncode == 3 and "RenderError" in busy.stdout and "in use" in busy.stdout
-    free = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                          text=True, env=env)
+    free = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env
+    )
     assert free.returncode == 0, free.stdout
 
 
@@ -206,8 +222,10 @@ def test_selecting_a_corrupt_take_says_it_is_unusable_and_why(tmp_path, monkeypa
     capsys.readouterr()
     assert main(["takes", str(path), "--line", "boathouse-1", "--select", "1"]) == 2
     err = capsys.readouterr().err
-    assert ("take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV "
-            "(usable takes: none)") in err
+    assert (
+        "take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV "
+        "(usable takes: none)"
+    ) in err
     assert "has no take 1" not in err
 
 
@@ -226,9 +244,11 @@ def test_takes_beyond_the_bound_is_bad_input_before_any_work(tmp_path, monkeypat
     fake = FakeBackend()
     fake_render(monkeypatch, fake)
     path = write_script(tmp_path, ["We leave at six.", "Fine."])
-    args = {"render": ["render", str(path)],
-            "revise": ["revise", str(path), "boathouse-1", "--note", "softer"],
-            "edit": ["edit", str(path), "boathouse-1", "--text", "We go at six.", "--span", "0.1:0.5"]}[verb]
+    args = {
+        "render": ["render", str(path)],
+        "revise": ["revise", str(path), "boathouse-1", "--note", "softer"],
+        "edit": ["edit", str(path), "boathouse-1", "--text", "We go at six.", "--span", "0.1:0.5"],
+    }[verb]
     assert main(args + ["--takes", "1000000"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"drama: --takes must be between 1 and {MAX_NEW_TAKES}, got 1000000"
@@ -283,4 +303,5 @@ def test_selecting_a_take_names_a_mix_command_that_runs_as_written(tmp_path, mon
     assert main(["takes", str(path), "--out", out, "--line", "boathouse-1", "--select", "1"]) == 0
     assert capsys.readouterr().err.strip() == (
         f"drama: selected take 1 of line boathouse-1; run drama mix '{path}' --out '{out}' to put it in "
-        "the scene's mix")
+        "the scene's mix"
+    )

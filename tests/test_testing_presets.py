@@ -99,7 +99,10 @@ def test_full_config_only_has_the_provisional_real_ids(tmp_path):
     # The offline Qwen3.5 tokenizer (252,288 ids) is built once and cached.
     result = subprocess.run(
         [sys.executable, "-m", "engine.testing", "full", str(tmp_path / "full"), "--config-only"],
-        capture_output=True, text=True, timeout=300, cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[1],
     )
     assert result.returncode == 0, result.stderr
     config = Drama3Config.from_file(tmp_path / "full")
@@ -113,7 +116,11 @@ def test_unknown_preset_is_refused(tmp_path):
         write_checkpoint(tmp_path, "huge")
 
 
-WHOLE_BLOCKS = {"hidden_size": 128, "moe_intermediate_size": 128, "shared_expert_intermediate_size": 128}
+WHOLE_BLOCKS = {
+    "hidden_size": 128,
+    "moe_intermediate_size": 128,
+    "shared_expert_intermediate_size": 128,
+}
 
 
 def test_overrides_change_the_preset_sizes_and_the_written_tensors(tmp_path):

@@ -48,13 +48,21 @@ def test_offline_pieces_of_the_article_line(offline):
 
 
 def test_offline_special_ids_follow_the_spec_appendix(offline):
-    assert (offline.token_id("<|endoftext|>"), offline.im_start_id, offline.eos_id) == (248044, 248045, 248046)
+    assert (offline.token_id("<|endoftext|>"), offline.im_start_id, offline.eos_id) == (
+        248044,
+        248045,
+        248046,
+    )
     assert offline.token_id("<|fim_prefix|>") == 248060
     assert offline.token_id("<|fim_suffix|>") == 248062
     assert offline.token_id("<|audio_pad|>") == 248076
     assert offline.token_id("<|pad|>") == 248077
     assert offline.token_id("<|phoneme_start|>") == 248078
-    assert [offline.token_id(t) for t in ("<|text|>", "<|voice|>", "<|interleave|>")] == [248080, 248081, 248082]
+    assert [offline.token_id(t) for t in ("<|text|>", "<|voice|>", "<|interleave|>")] == [
+        248080,
+        248081,
+        248082,
+    ]
     assert [offline.speaker_id(k) for k in (0, 15)] == [248083, 248098]
     assert (offline.semantic_start, offline.semantic_end) == (248192, 252287)
     assert offline.num_semantic == 4096
@@ -198,7 +206,9 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=st.text(max_size=40))
 def test_offline_matches_tiktoken_on_random_text(offline, tiktoken_qwen, text):
     """Plain text only: Drama 3's added tokens are unknown to Qwen3.5's tiktoken encoder."""

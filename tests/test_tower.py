@@ -16,9 +16,18 @@ from engine.tower import CHECKPOINT_PREFIXES, Tower
 
 SEMANTIC_START = 50
 CONFIG = {
-    "dim": 64, "n_head": 4, "n_local_heads": 2, "head_dim": 32, "intermediate_size": 96,
-    "vocab_size": 16, "num_codebooks": 4, "shared_enrichment_layers": 2,
-    "vq_backbone_codebooks": 1, "norm_eps": 1e-6, "rope_base": 1e4, "rotary_percent": 0.25,
+    "dim": 64,
+    "n_head": 4,
+    "n_local_heads": 2,
+    "head_dim": 32,
+    "intermediate_size": 96,
+    "vocab_size": 16,
+    "num_codebooks": 4,
+    "shared_enrichment_layers": 2,
+    "vq_backbone_codebooks": 1,
+    "norm_eps": 1e-6,
+    "rope_base": 1e4,
+    "rotary_percent": 0.25,
 }
 
 
@@ -26,8 +35,11 @@ def geometry(config: dict) -> AudioDecoderConfig:
     """An `audio_decoder_config` with `config`'s sizes (n_layer, max_seq_len and the placement
     follow from them)."""
     return AudioDecoderConfig(
-        **config, n_layer=config["shared_enrichment_layers"], max_seq_len=config["num_codebooks"] + 1,
-        vq_feature_placement="backbone_partial")
+        **config,
+        n_layer=config["shared_enrichment_layers"],
+        max_seq_len=config["num_codebooks"] + 1,
+        vq_feature_placement="backbone_partial",
+    )
 
 
 GEO = geometry(CONFIG)
@@ -46,7 +58,7 @@ def checkpoint_tensors(seed: int = 0) -> dict[str, torch.Tensor]:
         else:
             value = torch.randn(param.shape, generator=gen) / math.sqrt(param.shape[-1])
         prefix = next(p for p in to_file if name.startswith(p))
-        out[to_file[prefix] + name[len(prefix):]] = value
+        out[to_file[prefix] + name[len(prefix) :]] = value
     return out
 
 
@@ -62,14 +74,16 @@ def torch_tower(tensors: dict[str, torch.Tensor]) -> Tower:
 
 def mlx_tower(tensors: dict[str, torch.Tensor]) -> MlxTower:
     """mlx-audio's tower with the same weights, renamed and shifted as its converter does."""
-    tower = MlxTower(TowerConfig.from_dict(CONFIG), SEMANTIC_START, SEMANTIC_START + GEO.vocab_size - 1)
+    tower = MlxTower(
+        TowerConfig.from_dict(CONFIG), SEMANTIC_START, SEMANTIC_START + GEO.vocab_size - 1
+    )
     weights = []
     for name, value in tensors.items():
         if name.startswith("audio_decoder_mtp.heads."):
-            out = "codebook_heads." + name[len("audio_decoder_mtp.heads."):]
+            out = "codebook_heads." + name[len("audio_decoder_mtp.heads.") :]
         else:
             old = next(p for p in TOWER_PREFIXES if name.startswith(p))
-            out = TOWER_PREFIXES[old].removeprefix("tower.") + name[len(old):]
+            out = TOWER_PREFIXES[old].removeprefix("tower.") + name[len(old) :]
         array = mx.array(value.numpy())
         if TOWER_NORMS.search(out):
             array = array + 1.0
@@ -89,12 +103,21 @@ def random_rows(steps: int, seed: int, audio_from: int = 3) -> torch.Tensor:
     return rows
 
 
-def teacher_logits(tower: Tower, hidden: torch.Tensor, rows: torch.Tensor, chunk: int) -> torch.Tensor:
+def teacher_logits(
+    tower: Tower, hidden: torch.Tensor, rows: torch.Tensor, chunk: int
+) -> torch.Tensor:
     cache, out = tower.new_cache(), []
     for begin in range(0, rows.shape[1] - 1, chunk):
         end = min(begin + chunk, rows.shape[1] - 1)
-        out.append(tower.prefill(hidden[:, begin:end], rows[:, begin:end], rows[:, begin + 1:end + 1],
-                                 cache, with_logits=True))
+        out.append(
+            tower.prefill(
+                hidden[:, begin:end],
+                rows[:, begin:end],
+                rows[:, begin + 1 : end + 1],
+                cache,
+                with_logits=True,
+            )
+        )
     return torch.cat(out, dim=1)
 
 
@@ -105,7 +128,9 @@ def mlx_teacher_logits(tower: MlxTower, hidden: torch.Tensor, rows: torch.Tensor
     state = tower._enrich(state, next_frames[..., 1], semantic, frames, caches)
     logits = []
     for index, (layer, head) in enumerate(zip(tower.residual_layers, tower.codebook_heads)):
-        state = layer(state, next_frames[..., index + 1], semantic, caches[len(tower.shared_layers) + index])
+        state = layer(
+            state, next_frames[..., index + 1], semantic, caches[len(tower.shared_layers) + index]
+        )
         logits.append(head(state))
     return np.array(mx.stack(logits, axis=-2))
 
@@ -131,17 +156,26 @@ def test_greedy_frames_match_mlx():
     rows = random_rows(8, seed=6)
     cache, mlx_cache = ours.new_cache(), theirs.make_cache()
     ours.prefill(hidden[:, :7], rows[:, :7], rows[:, 1:8], cache)
-    theirs.prefill(mx.array(hidden[:, :7].numpy()), mx.array(rows[:, :7].numpy()),
-                   mx.array(rows[:, 1:8].numpy()), mlx_cache)
+    theirs.prefill(
+        mx.array(hidden[:, :7].numpy()),
+        mx.array(rows[:, :7].numpy()),
+        mx.array(rows[:, 1:8].numpy()),
+        mlx_cache,
+    )
     row = rows[:, 7:8]
     for step in range(8):
         main = torch.tensor([SEMANTIC_START + (3 * step) % GEO.vocab_size])
-        state = hidden[:, 7 + step:8 + step]
+        state = hidden[:, 7 + step : 8 + step]
         codes = ours.decode_frame(state, row, main, cache, lambda logits, i: logits.argmax(-1))
         c0 = mx.array((main - SEMANTIC_START).numpy())[:, None]
         expected = theirs.residual_codes(
-            mx.array(state.numpy()), c0, mx.array([[True]]), mx.array(row.numpy()), mlx_cache,
-            lambda logits: mx.argmax(logits[:, 0], axis=-1)[:, None])
+            mx.array(state.numpy()),
+            c0,
+            mx.array([[True]]),
+            mx.array(row.numpy()),
+            mlx_cache,
+            lambda logits: mx.argmax(logits[:, 0], axis=-1)[:, None],
+        )
         expected = np.array(mx.concatenate(expected, axis=-1))[0]
         assert codes[0].tolist() == expected.tolist()
         row = torch.cat([main, codes[0]])[None, None]
@@ -188,8 +222,13 @@ def test_extra_sum_uses_codes_past_the_backbone_of_audio_rows_only():
 
     def head_logits(row: torch.Tensor) -> torch.Tensor:
         seen = []
-        tower.decode_frame(hidden[:, 6:7], row, rows[0, 7, :1], cache.clone(),
-                           lambda logits, i: seen.append(logits) or logits.argmax(-1))
+        tower.decode_frame(
+            hidden[:, 6:7],
+            row,
+            rows[0, 7, :1],
+            cache.clone(),
+            lambda logits, i: seen.append(logits) or logits.argmax(-1),
+        )
         return torch.stack(seen)
 
     def edited(column: int, text: bool = False) -> torch.Tensor:
@@ -201,9 +240,14 @@ def test_extra_sum_uses_codes_past_the_backbone_of_audio_rows_only():
 
     base = head_logits(rows[:, 6:7])
     assert not torch.allclose(head_logits(edited(3)), base)  # code 2 enters shared layer 0
-    assert torch.equal(head_logits(edited(2)), base)  # code 1 reaches the tower via the backbone only
+    assert torch.equal(
+        head_logits(edited(2)), base
+    )  # code 1 reaches the tower via the backbone only
     text_row = edited(3, text=True)
-    assert torch.equal(head_logits(text_row), head_logits(torch.cat([text_row[..., :1], 0 * text_row[..., 1:]], -1)))
+    assert torch.equal(
+        head_logits(text_row),
+        head_logits(torch.cat([text_row[..., :1], 0 * text_row[..., 1:]], -1)),
+    )
 
 
 def test_per_head_wqkv_interleaves_query_and_gate_rows():

@@ -18,9 +18,10 @@ threads, for backends whose `generate` may run concurrently.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -43,6 +44,7 @@ def every_few_frames(on_frames: FrameCallback | None) -> FrameCallback | None:
     def report(frames: int, budget: int) -> None:
         if frames % FRAME_REPORT_EVERY == 0:
             on_frames(frames, budget)
+
     return report
 
 
@@ -156,8 +158,7 @@ class StreamBatch(Protocol):
 
     size: int
 
-    def submit(self, request: GenerationRequest,
-               on_frames: FrameCallback | None = None) -> int: ...
+    def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int: ...
 
     def active(self) -> int: ...
 
@@ -195,13 +196,15 @@ class Backend(Protocol):
 
     def identity(self) -> dict: ...
 
-    def generate(self, request: GenerationRequest,
-                 on_frames: FrameCallback | None = None) -> Generation: ...
+    def generate(
+        self, request: GenerationRequest, on_frames: FrameCallback | None = None
+    ) -> Generation: ...
 
     def open_batch(self, size: int) -> StreamBatch: ...
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str],
-                       on_frames: FrameCallback | None = None) -> list[Generation] | None: ...
+    def generate_scene(
+        self, request: GenerationRequest, texts: list[str], on_frames: FrameCallback | None = None
+    ) -> list[Generation] | None: ...
 
     def encode_audio(self, audio: np.ndarray) -> np.ndarray: ...
 
@@ -228,8 +231,9 @@ class BackendDefaults:
         """One stream at a time, in the order submitted (`SerialBatch`), whatever `size`."""
         return SerialBatch(self, size)
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str],
-                       on_frames: FrameCallback | None = None) -> list[Generation] | None:
+    def generate_scene(
+        self, request: GenerationRequest, texts: list[str], on_frames: FrameCallback | None = None
+    ) -> list[Generation] | None:
         """Not supported (no `capabilities.scene_layout`): raises EngineError."""
         raise EngineError(f"the {self.name} engine cannot voice a whole scene at once")
 

@@ -5,7 +5,8 @@ The model folder comes from `--model`, `$DRAMA_MODEL` or the huggingface_hub cac
 the full model on a CPU takes minutes per line. Reference clips and earlier takes given only as
 files are encoded with the model's codec through a content-hashed `ReferenceCache`, so each clip
 is encoded once. Torch is imported inside the functions that need it: `drama model verify` and
-`drama model accept-license` load this module for its folder checks alone. The engine's stop reasons reach take records in the render layer's words
+`drama model accept-license` load this module for its folder checks alone. The engine's stop reasons
+reach take records in the render layer's words
 (`ENGINE_STOP_REASONS`).
 """
 
@@ -14,8 +15,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from platformdirs import user_cache_dir
@@ -37,8 +39,10 @@ from engine.config import Drama3Config
 if TYPE_CHECKING:
     from drama_cli.backends.registry import BackendOptions
 
-CPU_WARNING = ("rendering Drama 3 on the CPU: the full model is impractical there (minutes per "
-               "line); use a CUDA GPU, or --engine scratch for a timing draft")
+CPU_WARNING = (
+    "rendering Drama 3 on the CPU: the full model is impractical there (minutes per "
+    "line); use a CUDA GPU, or --engine scratch for a timing draft"
+)
 REVISION_FILES = ("config.json", "model.safetensors.index.json", "tokenizer.json")
 # The engine's stop reasons (`engine.generate.STOP_REASONS`) in the render layer's vocabulary
 # (`drama_cli.qc.take_checks.STOP_REASONS`): take records say `length` for the frame budget.
@@ -48,8 +52,10 @@ ENGINE_STOP_REASONS = {"eos": "eos", "max_frames": "length", "separator": "separ
 # `torch.Generator`, so the same `--seed` gave other codes; their identity has no `draws`.
 DRAWS = "counter-v1"
 CUDA_BATCH_STREAMS = 16  # `drama render --batch` default on a CUDA device
-GRAPH_NOTICE = ("compiling the CUDA-graph decode step on the first take (a minute or so; "
-                "compiled code is cached for later renders; --no-graph to skip)")
+GRAPH_NOTICE = (
+    "compiling the CUDA-graph decode step on the first take (a minute or so; "
+    "compiled code is cached for later renders; --no-graph to skip)"
+)
 
 
 def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) -> None:
@@ -63,7 +69,9 @@ def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) ->
     try:
         resolved, dtype = default_device(device, None)
     except RuntimeError:
-        raise UsageError(f"--device {device}: not a torch device (e.g. cuda, cuda:1 or cpu)") from None
+        raise UsageError(
+            f"--device {device}: not a torch device (e.g. cuda, cuda:1 or cpu)"
+        ) from None
     if resolved.type != "cuda" and gpu_memory is None:
         return
     try:
@@ -87,8 +95,10 @@ def _load_model(folder: Path, device: str, gpu_memory: int | str | None):
     except ModelDoesNotFit as err:
         raise UsageError(str(err)) from None
     except CheckpointError as err:
-        raise UsageError(f"{err} (drama model verify {folder} lists every problem; "
-                         f"download the model again with drama model pull)") from None
+        raise UsageError(
+            f"{err} (drama model verify {folder} lists every problem; "
+            f"download the model again with drama model pull)"
+        ) from None
 
 
 def missing_model_files(folder: Path) -> list[str]:
@@ -98,8 +108,11 @@ def missing_model_files(folder: Path) -> list[str]:
     from engine.checkpoint import INDEX_FILE  # lazy: torch, 1 s at start-up
     from engine.codec.loading import CHECKPOINT_FILE
 
-    return [name for name in ("config.json", INDEX_FILE, "tokenizer.json", CHECKPOINT_FILE)
-            if not (Path(folder) / name).is_file()]
+    return [
+        name
+        for name in ("config.json", INDEX_FILE, "tokenizer.json", CHECKPOINT_FILE)
+        if not (Path(folder) / name).is_file()
+    ]
 
 
 def check_model_folder(folder: Path) -> None:
@@ -151,8 +164,9 @@ class BatchCapabilities:
 
     def __get__(self, backend, owner) -> Capabilities:
         streams = CUDA_BATCH_STREAMS if backend is not None and backend.on_cuda() else 1
-        return Capabilities(scene_layout=True, codes=True, infill=True, streaming_frames=True,
-                            batch_streams=streams)
+        return Capabilities(
+            scene_layout=True, codes=True, infill=True, streaming_frames=True, batch_streams=streams
+        )
 
 
 class Drama3Backend(BackendDefaults):
@@ -170,10 +184,15 @@ class Drama3Backend(BackendDefaults):
 
         return torch.cuda.is_available()
 
-    def __init__(self, folder: str | Path, device: str | None = None,
-                 notice: Callable[[str], None] = lambda message: None,
-                 cache_dir: str | Path | None = None, graph: bool = True,
-                 gpu_memory: int | str | None = None):
+    def __init__(
+        self,
+        folder: str | Path,
+        device: str | None = None,
+        notice: Callable[[str], None] = lambda message: None,
+        cache_dir: str | Path | None = None,
+        graph: bool = True,
+        gpu_memory: int | str | None = None,
+    ):
         self.folder = Path(folder)
         self.graph = graph
         self.device = device
@@ -189,8 +208,13 @@ class Drama3Backend(BackendDefaults):
     def from_options(cls, options: BackendOptions) -> Drama3Backend:
         """The backend `--engine drama3` gets (`drama_cli.backends.registry.BackendOptions`:
         the model folder found, the device, the notice callback)."""
-        return cls(options.model_folder, device=options.device, notice=options.notice, graph=options.graph,
-                   gpu_memory=options.gpu_memory)
+        return cls(
+            options.model_folder,
+            device=options.device,
+            notice=options.notice,
+            graph=options.graph,
+            gpu_memory=options.gpu_memory,
+        )
 
     def identity(self) -> dict:
         """Engine name, model revision and the draw scheme (part of every cache key; the
@@ -211,8 +235,10 @@ class Drama3Backend(BackendDefaults):
                 self.notice(CPU_WARNING)
             self._model = _load_model(self.folder, device, self.gpu_memory)
             if self._model.offload is not None:
-                self.notice(f"keeping {self._model.offload.slots} of {self._model.config.text.num_experts} routed "
-                            "experts per layer on the device (--gpu-memory), the rest in host memory")
+                self.notice(
+                    f"keeping {self._model.offload.slots} of {self._model.config.text.num_experts} routed "
+                    "experts per layer on the device (--gpu-memory), the rest in host memory"
+                )
             elif self._model.device.type == "cuda":
                 if self.graph:
                     self.notice(GRAPH_NOTICE)
@@ -256,13 +282,19 @@ class Drama3Backend(BackendDefaults):
         (references, context takes, infill prefix and suffix). Raises AudioError for a file
         that cannot be read."""
         self._load()
-        references = tuple(dataclasses.replace(r, clip=self._codes_of(r.clip))
-                           for r in conversation.references)
-        context = tuple(dataclasses.replace(e, clip=self._codes_of(e.clip))
-                        for e in conversation.context)
-        return dataclasses.replace(conversation, references=references, context=context,
-                                   prefix=self._codes_of(conversation.prefix),
-                                   suffix=self._codes_of(conversation.suffix))
+        references = tuple(
+            dataclasses.replace(r, clip=self._codes_of(r.clip)) for r in conversation.references
+        )
+        context = tuple(
+            dataclasses.replace(e, clip=self._codes_of(e.clip)) for e in conversation.context
+        )
+        return dataclasses.replace(
+            conversation,
+            references=references,
+            context=context,
+            prefix=self._codes_of(conversation.prefix),
+            suffix=self._codes_of(conversation.suffix),
+        )
 
     def engine_request(self, request: GenerationRequest):
         """The request as the engine takes it: (its conversation with every clip encoded,
@@ -270,7 +302,9 @@ class Drama3Backend(BackendDefaults):
         sampling settings out of range."""
         from engine import SamplingParams  # lazy: torch, 1 s at start-up
 
-        return self.encode_clips(request.conversation), SamplingParams.from_dict(dict(request.sampling))
+        return self.encode_clips(request.conversation), SamplingParams.from_dict(
+            dict(request.sampling)
+        )
 
     def _stream(self, model, request: GenerationRequest, on_frames: FrameCallback | None):
         """Generate the request's codes with the loaded `model` (its decode loop, a batch of
@@ -284,8 +318,9 @@ class Drama3Backend(BackendDefaults):
                 report(count, stream.max_frames)
         return stream.result
 
-    def generate(self, request: GenerationRequest,
-                 on_frames: FrameCallback | None = None) -> Generation:
+    def generate(
+        self, request: GenerationRequest, on_frames: FrameCallback | None = None
+    ) -> Generation:
         """One take: generate codes and decode them.
 
         `request.sampling` holds `engine.sampling.SamplingParams` fields (empty: defaults).
@@ -305,10 +340,15 @@ class Drama3Backend(BackendDefaults):
         codes = result.codes.cpu().numpy().astype(np.int64)
         audio = model.decode(result.codes) if codes.shape[1] else np.zeros(0, np.float32)
         stop = stop_reason(result.stop_reason)
-        info = {"engine": "drama3", "model_folder": self.folder.name, "frames": int(codes.shape[1]),
-                "prompt_rows": int(result.prompt_rows), "device": str(model.device),
-                "seconds": round(time.perf_counter() - started, 3),
-                "engine_stop_reason": result.stop_reason}
+        info = {
+            "engine": "drama3",
+            "model_folder": self.folder.name,
+            "frames": int(codes.shape[1]),
+            "prompt_rows": int(result.prompt_rows),
+            "device": str(model.device),
+            "seconds": round(time.perf_counter() - started, 3),
+            "engine_stop_reason": result.stop_reason,
+        }
         return Generation(np.asarray(audio, np.float32), codes, stop, info)
 
     def open_batch(self, size: int) -> StreamBatch:
@@ -316,8 +356,9 @@ class Drama3Backend(BackendDefaults):
         through `drama_cli.backends.drama3_batch.EngineStreamBatch`), whatever the size."""
         return EngineStreamBatch(self, max(size, 1))
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str],
-                       on_frames: FrameCallback | None = None) -> list[Generation] | None:
+    def generate_scene(
+        self, request: GenerationRequest, texts: list[str], on_frames: FrameCallback | None = None
+    ) -> list[Generation] | None:
         """`scene` layout: voice a group of lines in one generation and split the codes at the
         `<|audio_separator|>` frames into one take per line (`docs/internals/layouts.md`, provisional).
 
@@ -339,12 +380,19 @@ class Drama3Backend(BackendDefaults):
         generations = []
         for number, (start, end) in enumerate(zip(bounds, bounds[1:])):
             piece = codes[:, start:end]
-            audio = model.decode(torch.as_tensor(piece)) if piece.shape[1] else np.zeros(0, np.float32)
+            audio = (
+                model.decode(torch.as_tensor(piece)) if piece.shape[1] else np.zeros(0, np.float32)
+            )
             last = number == len(texts) - 1
             stop = stop_reason(result.stop_reason) if last else "separator"
-            info = {"engine": "drama3", "frames": int(piece.shape[1]), "scene_part": number,
-                    "prompt_rows": int(result.prompt_rows), "device": str(model.device),
-                    "seconds": round(time.perf_counter() - started, 3)}
+            info = {
+                "engine": "drama3",
+                "frames": int(piece.shape[1]),
+                "scene_part": number,
+                "prompt_rows": int(result.prompt_rows),
+                "device": str(model.device),
+                "seconds": round(time.perf_counter() - started, 3),
+            }
             generations.append(Generation(np.asarray(audio, np.float32), piece, stop, info))
         return generations
 

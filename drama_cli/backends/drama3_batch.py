@@ -31,8 +31,12 @@ class EngineStreamBatch:
 
         self.backend, self.size = backend, size
         self._engine = EngineBatch(backend.model, size)
-        self._tickets: dict[int, tuple[int, float]] = {}  # engine ticket -> (ticket, perf_counter at submit)
-        self._done: deque = deque()  # refused StreamDones and finished engine streams (`engine.batch.Finished`)
+        self._tickets: dict[
+            int, tuple[int, float]
+        ] = {}  # engine ticket -> (ticket, perf_counter at submit)
+        self._done: deque = (
+            deque()
+        )  # refused StreamDones and finished engine streams (`engine.batch.Finished`)
         self._count = 0
 
     def submit(self, request: GenerationRequest, on_frames: FrameCallback | None = None) -> int:
@@ -72,4 +76,3 @@ class EngineStreamBatch:
         self._tickets.clear()
         self._done.clear()
         self._engine = None
-

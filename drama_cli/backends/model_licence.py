@@ -25,8 +25,10 @@ NOTICE_FILES = ("NOTICE", "NOTICE.txt", "NOTICE.md")
 ACCEPTANCE_FILE = "drama-license-acceptance.json"
 FRONT_MATTER_KEYS = ("license", "license_name", "license_link")
 # The notice quoted after the words "attribution notice" and a colon, in straight or curly quotes.
-QUOTED_NOTICE = re.compile(r"attribution notice[^:]{0,200}:\s*[\"\u201c]([^\"\u201d]{10,600})[\"\u201d]",
-                           re.IGNORECASE | re.DOTALL)
+QUOTED_NOTICE = re.compile(
+    r"attribution notice[^:]{0,200}:\s*[\"\u201c]([^\"\u201d]{10,600})[\"\u201d]",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,17 @@ class FolderLicence:
 
     def as_dict(self) -> dict:
         """Plain JSON data: the fields above (paths as text) plus `accepted` and `acceptance`."""
-        return {"license_file": str(self.licence_file) if self.licence_file else None,
-                "sha256": self.sha256, "title": self.title, "dated": self.dated,
-                "readme_front_matter": dict(self.front_matter),
-                "disagreements": list(self.disagreements), "notice_text": self.notice_text,
-                "accepted": self.accepted(), "acceptance": self.acceptance()}
+        return {
+            "license_file": str(self.licence_file) if self.licence_file else None,
+            "sha256": self.sha256,
+            "title": self.title,
+            "dated": self.dated,
+            "readme_front_matter": dict(self.front_matter),
+            "disagreements": list(self.disagreements),
+            "notice_text": self.notice_text,
+            "accepted": self.accepted(),
+            "acceptance": self.acceptance(),
+        }
 
 
 def read_folder_licence(folder: str | Path) -> FolderLicence:
@@ -76,10 +84,19 @@ def read_folder_licence(folder: str | Path) -> FolderLicence:
     text = _read_text(licence_path)
     front = front_matter(_read_text(folder / README_FILE) or "")
     title, dated = _heading(text or "")
-    licence = FolderLicence(folder, licence_path if text is not None else None,
-                            file_sha256(licence_path) if text is not None else None, title, dated, front)
-    return dataclasses.replace(licence, disagreements=tuple(_disagreements(licence)),
-                               notice_text=_notice(text or "", folder))
+    licence = FolderLicence(
+        folder,
+        licence_path if text is not None else None,
+        file_sha256(licence_path) if text is not None else None,
+        title,
+        dated,
+        front,
+    )
+    return dataclasses.replace(
+        licence,
+        disagreements=tuple(_disagreements(licence)),
+        notice_text=_notice(text or "", folder),
+    )
 
 
 def _read_text(path: Path) -> str | None:
@@ -130,11 +147,15 @@ def _disagreements(licence: FolderLicence) -> list[str]:
     found = []
     name, link = licence.front_matter.get("license_name"), licence.front_matter.get("license_link")
     if licence.licence_file is None and (name or link):
-        found.append(f"the README front matter names a licence but the folder has no {LICENSE_FILE} file")
+        found.append(
+            f"the README front matter names a licence but the folder has no {LICENSE_FILE} file"
+        )
     if link and "://" not in link and not (licence.folder / link).is_file():
         found.append(f"the README front matter links {link}, which the folder does not contain")
     if name and licence.title and slug(name) != slug(licence.title):
-        found.append(f"the README front matter names {name!r} but {LICENSE_FILE} is {licence.title!r}")
+        found.append(
+            f"the README front matter names {name!r} but {LICENSE_FILE} is {licence.title!r}"
+        )
     return found
 
 
@@ -159,15 +180,22 @@ def read_acceptance(folder: str | Path) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def record_acceptance(licence: FolderLicence, revision: str, how: str,
-                      now: dt.datetime | None = None) -> dict:
+def record_acceptance(
+    licence: FolderLicence, revision: str, how: str, now: dt.datetime | None = None
+) -> dict:
     """Write the acceptance of `licence` into its folder: the LICENSE's SHA-256, the time
     (UTC, ISO 8601), the model revision and `how` it was accepted (e.g. `--accept-license`).
     Returns the record. Raises ValueError when the folder has no LICENSE to accept."""
     if licence.sha256 is None:
         raise ValueError(f"{licence.folder} has no {LICENSE_FILE} to accept")
     moment = (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-    record = {"license_file": LICENSE_FILE, "license_sha256": licence.sha256, "license_title": licence.title,
-              "accepted_at": moment.strftime("%Y-%m-%dT%H:%M:%SZ"), "revision": revision, "how": how}
+    record = {
+        "license_file": LICENSE_FILE,
+        "license_sha256": licence.sha256,
+        "license_title": licence.title,
+        "accepted_at": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "revision": revision,
+        "how": how,
+    }
     write_text_atomic(licence.folder / ACCEPTANCE_FILE, json.dumps(record, indent=2) + "\n")
     return record

@@ -72,7 +72,9 @@ def _read(path: Path, max_seconds: float | None) -> tuple[np.ndarray, int]:
         raise AudioError(f"{path}: unreadable audio ({exc}); installing ffmpeg may help") from exc
 
 
-def _read_with_soundfile(source: Path, shown: Path, max_seconds: float | None) -> tuple[np.ndarray, int]:
+def _read_with_soundfile(
+    source: Path, shown: Path, max_seconds: float | None
+) -> tuple[np.ndarray, int]:
     with sf.SoundFile(source) as handle:
         if handle.frames > 0:  # a known length: refuse before reading the samples
             _check_length(shown, handle.frames / handle.samplerate, max_seconds)
@@ -84,11 +86,25 @@ def _read_with_ffmpeg(path: Path, ffmpeg: str, max_seconds: float | None) -> tup
     """Decode with ffmpeg into a 32-bit float WAV (rate and channels kept), then soundfile."""
     with tempfile.TemporaryDirectory() as scratch:
         wav = Path(scratch) / "decoded.wav"
-        command = [ffmpeg, "-nostdin", "-v", "error", "-i", str(path),
-                   "-vn", "-c:a", "pcm_f32le", "-f", "wav", str(wav)]
+        command = [
+            ffmpeg,
+            "-nostdin",
+            "-v",
+            "error",
+            "-i",
+            str(path),
+            "-vn",
+            "-c:a",
+            "pcm_f32le",
+            "-f",
+            "wav",
+            str(wav),
+        ]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0 or not wav.exists():
-            reason = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "ffmpeg failed"
+            reason = (
+                result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "ffmpeg failed"
+            )
             raise AudioError(f"{path}: unreadable audio ({reason})")
         try:
             return _read_with_soundfile(wav, path, max_seconds)
@@ -98,8 +114,10 @@ def _read_with_ffmpeg(path: Path, ffmpeg: str, max_seconds: float | None) -> tup
 
 def _check_length(path: Path, seconds: float, max_seconds: float | None) -> None:
     if max_seconds is not None and seconds > max_seconds:
-        raise AudioError(f"{path}: clip is {seconds:.1f} s long, over the {max_seconds:g} s limit "
-                         "for reference audio; trim it")
+        raise AudioError(
+            f"{path}: clip is {seconds:.1f} s long, over the {max_seconds:g} s limit "
+            "for reference audio; trim it"
+        )
 
 
 class ReferenceCache:
@@ -155,7 +173,6 @@ def codec_fingerprint(codec) -> str:
         digest.update(sample.tobytes())
     codec._fingerprint = digest.hexdigest()[:16]
     return codec._fingerprint
-
 
 
 def _read_codes(entry: Path) -> torch.Tensor | None:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from drama_cli.errors import UsageError
 
@@ -41,7 +42,9 @@ class BackendOptions:
     device: str | None = None
     notice: Callable[[str], None] = field(default=lambda message: None)
     graph: bool = True  # drama3 on CUDA: decode with the captured frame step (False: --no-graph)
-    gpu_memory: int | str | None = None  # drama3: device budget in bytes, "auto", or None (--gpu-memory)
+    gpu_memory: int | str | None = (
+        None  # drama3: device budget in bytes, "auto", or None (--gpu-memory)
+    )
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,17 @@ class BackendEntry:
 
 
 BACKENDS = (
-    BackendEntry("scratch", "CPU timing draft with piper-tts (no model needed)",
-                 "drama_cli.backends.scratch:ScratchBackend"),
-    BackendEntry("drama3", "the Drama 3 model (CUDA GPU; CPU works but takes minutes per line)",
-                 "drama_cli.backends.drama3:Drama3Backend", needs_model=True),
+    BackendEntry(
+        "scratch",
+        "CPU timing draft with piper-tts (no model needed)",
+        "drama_cli.backends.scratch:ScratchBackend",
+    ),
+    BackendEntry(
+        "drama3",
+        "the Drama 3 model (CUDA GPU; CPU works but takes minutes per line)",
+        "drama_cli.backends.drama3:Drama3Backend",
+        needs_model=True,
+    ),
 )
 
 
@@ -135,9 +145,14 @@ def find_model(explicit: str | os.PathLike | None = None) -> Path | None:
     return _cached_model()
 
 
-def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
-                 notice: Callable[[str], None] = lambda message: None,
-                 device: str | None = None, graph: bool = True, gpu_memory: str | None = None) -> Backend:
+def make_backend(
+    engine: str = AUTO,
+    model: str | os.PathLike | None = None,
+    notice: Callable[[str], None] = lambda message: None,
+    device: str | None = None,
+    graph: bool = True,
+    gpu_memory: str | None = None,
+) -> Backend:
     """Build the backend for `--engine` (`auto` or a registered name).
 
     notice: receives one-line messages for the user (the auto fallback to scratch, the CPU
@@ -151,19 +166,33 @@ def make_backend(engine: str = AUTO, model: str | os.PathLike | None = None,
     folder = find_model(model) if entry is None or entry.needs_model else None
     if entry is None:
         if folder is None:
-            notice("no Drama 3 model found (--model, $DRAMA_MODEL or the Hugging Face cache); "
-                   "rendering a scratch timing draft")
+            notice(
+                "no Drama 3 model found (--model, $DRAMA_MODEL or the Hugging Face cache); "
+                "rendering a scratch timing draft"
+            )
         entry = backend_entry(AUTO_WITH_MODEL if folder is not None else AUTO_WITHOUT_MODEL)
     if entry.needs_model and folder is None:
-        raise UsageError(f"--engine {entry.name} needs a model folder: pass --model PATH or set "
-                         f"{MODEL_ENV}")
+        raise UsageError(
+            f"--engine {entry.name} needs a model folder: pass --model PATH or set {MODEL_ENV}"
+        )
     if not entry.needs_model:
-        ignored = [option for option, given in (("--model", model is not None), ("--device", device is not None),
-                                                ("--gpu-memory", budget is not None), ("--no-graph", not graph))
-                   if given]
+        ignored = [
+            option
+            for option, given in (
+                ("--model", model is not None),
+                ("--device", device is not None),
+                ("--gpu-memory", budget is not None),
+                ("--no-graph", not graph),
+            )
+            if given
+        ]
         for option in ignored:
-            notice(f"{option} has no effect on the {entry.name} engine (it has no model weights to place)")
-    return entry.create(BackendOptions(folder if entry.needs_model else None, device, notice, graph, budget))
+            notice(
+                f"{option} has no effect on the {entry.name} engine (it has no model weights to place)"
+            )
+    return entry.create(
+        BackendOptions(folder if entry.needs_model else None, device, notice, graph, budget)
+    )
 
 
 def parse_gpu_memory(text: str | None) -> int | str | None:

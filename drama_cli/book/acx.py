@@ -91,30 +91,48 @@ def judge(check: FileCheck, max_s: float = MAX_FILE_S, sample: bool = False) -> 
     low, high = RMS_RANGE_DB
     level = check.rms_db if check.speech_rms_db is None else check.speech_rms_db
     rules = {
-        "format": (check.cbr and check.bitrate_kbps == BITRATE_KBPS
-                   and check.sample_rate_hz == SAMPLE_RATE_HZ and check.channels == CHANNELS,
-                   f"format is {check.bitrate_kbps} kbps {'CBR' if check.cbr else 'VBR'}, "
-                   f"{check.sample_rate_hz} Hz, {check.channels} channel(s); ACX needs "
-                   f"{BITRATE_KBPS} kbps CBR, {SAMPLE_RATE_HZ} Hz, mono"),
-        "rms": (low <= level <= high,
-                f"RMS {level:.1f} dB{'' if check.speech_rms_db is None else ' (over the speech)'} "
-                f"is outside {low:g}…{high:g} dB"),
-        "peak": (check.peak_dbfs <= PEAK_MAX_DBFS,
-                 f"peak {check.peak_dbfs:.2f} dBFS is above {PEAK_MAX_DBFS:g} dBFS"),
-        "noise_floor": (check.noise_floor_db is not None and check.noise_floor_db <= NOISE_FLOOR_MAX_DB,
-                        f"noise floor {_db(check.noise_floor_db)} dB is above {NOISE_FLOOR_MAX_DB:g} dB"),
+        "format": (
+            check.cbr
+            and check.bitrate_kbps == BITRATE_KBPS
+            and check.sample_rate_hz == SAMPLE_RATE_HZ
+            and check.channels == CHANNELS,
+            f"format is {check.bitrate_kbps} kbps {'CBR' if check.cbr else 'VBR'}, "
+            f"{check.sample_rate_hz} Hz, {check.channels} channel(s); ACX needs "
+            f"{BITRATE_KBPS} kbps CBR, {SAMPLE_RATE_HZ} Hz, mono",
+        ),
+        "rms": (
+            low <= level <= high,
+            f"RMS {level:.1f} dB{'' if check.speech_rms_db is None else ' (over the speech)'} "
+            f"is outside {low:g}…{high:g} dB",
+        ),
+        "peak": (
+            check.peak_dbfs <= PEAK_MAX_DBFS,
+            f"peak {check.peak_dbfs:.2f} dBFS is above {PEAK_MAX_DBFS:g} dBFS",
+        ),
+        "noise_floor": (
+            check.noise_floor_db is not None and check.noise_floor_db <= NOISE_FLOOR_MAX_DB,
+            f"noise floor {_db(check.noise_floor_db)} dB is above {NOISE_FLOOR_MAX_DB:g} dB",
+        ),
     }
     if sample:
-        rules["length"] = (SAMPLE_RANGE_S[0] <= check.duration_s <= SAMPLE_RANGE_S[1],
-                           f"a retail sample must last 1 to 5 minutes, this one {check.duration_s:.1f} s")
+        rules["length"] = (
+            SAMPLE_RANGE_S[0] <= check.duration_s <= SAMPLE_RANGE_S[1],
+            f"a retail sample must last 1 to 5 minutes, this one {check.duration_s:.1f} s",
+        )
     else:
-        rules["head"] = (HEAD_RANGE_S[0] <= check.head_s <= HEAD_RANGE_S[1],
-                         f"{check.head_s:.2f} s of room tone at the head, ACX needs 0.5–1 s")
-        rules["tail"] = (TAIL_RANGE_S[0] <= check.tail_s <= TAIL_RANGE_S[1],
-                         f"{check.tail_s:.2f} s of room tone at the tail, ACX needs 1–5 s")
-        rules["length"] = (check.duration_s <= max_s,
-                           f"{check.duration_s / 60:.1f} minutes long; ACX takes at most "
-                           f"{max_s / 60:g} minutes per file: split the chapter")
+        rules["head"] = (
+            HEAD_RANGE_S[0] <= check.head_s <= HEAD_RANGE_S[1],
+            f"{check.head_s:.2f} s of room tone at the head, ACX needs 0.5–1 s",
+        )
+        rules["tail"] = (
+            TAIL_RANGE_S[0] <= check.tail_s <= TAIL_RANGE_S[1],
+            f"{check.tail_s:.2f} s of room tone at the tail, ACX needs 1–5 s",
+        )
+        rules["length"] = (
+            check.duration_s <= max_s,
+            f"{check.duration_s / 60:.1f} minutes long; ACX takes at most "
+            f"{max_s / 60:g} minutes per file: split the chapter",
+        )
     check.rules = {name: ok for name, (ok, _) in rules.items()}
     check.problems = [f"{name}: {why}" for name, (ok, why) in rules.items() if not ok]
     return check
@@ -143,10 +161,20 @@ def measure_file(path: Path, ffmpeg: str) -> FileCheck:
     first, last = onset.first, onset.last
     head = (first if first is not None else total) / SAMPLE_RATE_HZ
     tail = (total - last if last is not None else total) / SAMPLE_RATE_HZ
-    return FileCheck(str(path), report.duration_s, report.rms_db, report.peak_dbfs,
-                     report.noise_floor_db, info["sample_rate_hz"], info["bitrate_kbps"],
-                     info["channels"], info["cbr"], head, tail,
-                     onset.speech_rms_db() if first is not None else report.rms_db)
+    return FileCheck(
+        str(path),
+        report.duration_s,
+        report.rms_db,
+        report.peak_dbfs,
+        report.noise_floor_db,
+        info["sample_rate_hz"],
+        info["bitrate_kbps"],
+        info["channels"],
+        info["cbr"],
+        head,
+        tail,
+        onset.speech_rms_db() if first is not None else report.rms_db,
+    )
 
 
 def stream_info(path: Path) -> dict:
@@ -159,18 +187,39 @@ def stream_info(path: Path) -> dict:
     if audio is None:
         raise RenderError(f"cannot read {Path(path).name}: not an audio file mutagen knows")
     # LAME's Info tag says CBR; a file that cannot say (no Info or Xing header) is not taken as CBR
-    cbr = isinstance(audio, MP3) and audio.info.bitrate_mode == BitrateMode.CBR \
+    cbr = (
+        isinstance(audio, MP3)
+        and audio.info.bitrate_mode == BitrateMode.CBR
         and not audio.info.sketchy
-    return {"sample_rate_hz": int(audio.info.sample_rate), "channels": int(audio.info.channels),
-            "bitrate_kbps": int(round(audio.info.bitrate / 1000)), "cbr": bool(cbr)}
+    )
+    return {
+        "sample_rate_hz": int(audio.info.sample_rate),
+        "channels": int(audio.info.channels),
+        "bitrate_kbps": int(round(audio.info.bitrate / 1000)),
+        "cbr": bool(cbr),
+    }
 
 
 def decode_blocks(path: Path, ffmpeg: str):
     """Yield the decoded audio of `path` as float32 mono blocks at 44.1 kHz (ffmpeg streams it;
     at most DECODE_BLOCK_SAMPLES samples are held). Raises RenderError when ffmpeg fails or a
     sample is not finite."""
-    command = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", str(path),
-               "-f", "f32le", "-ac", "1", "-ar", str(SAMPLE_RATE_HZ), "-"]
+    command = [
+        ffmpeg,
+        "-nostdin",
+        "-hide_banner",
+        "-loglevel",
+        "error",
+        "-i",
+        str(path),
+        "-f",
+        "f32le",
+        "-ac",
+        "1",
+        "-ar",
+        str(SAMPLE_RATE_HZ),
+        "-",
+    ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         while True:
@@ -212,11 +261,13 @@ class OnsetTracker:
         whole = data.size // self.window
         start = self.samples - self._pending.size
         self.samples += block.size
-        self._pending = data[whole * self.window:]
+        self._pending = data[whole * self.window :]
         if whole == 0:
             return
-        power = np.mean(np.square(data[: whole * self.window].reshape(whole, self.window),
-                                  dtype=np.float64), axis=1)
+        power = np.mean(
+            np.square(data[: whole * self.window].reshape(whole, self.window), dtype=np.float64),
+            axis=1,
+        )
         loud = np.flatnonzero(power > self.threshold)
         energy = np.cumsum(power) * self.window
         if loud.size:
@@ -234,7 +285,9 @@ class OnsetTracker:
         return db_from_power((self._energy_last - self._energy_first) / (self.last - self.first))
 
 
-def quiet_ends_s(audio: np.ndarray, rate: int = SAMPLE_RATE_HZ, below_db: float = 30.0) -> tuple[float, float]:
+def quiet_ends_s(
+    audio: np.ndarray, rate: int = SAMPLE_RATE_HZ, below_db: float = 30.0
+) -> tuple[float, float]:
     """Seconds of quiet at the start and end of a take `[samples]`: 10 ms windows more than
     `below_db` under the take's own RMS (a take's level is not yet the book's). (0, 0) for
     silence."""

@@ -65,8 +65,8 @@ from drama_cli.mix.export import (
     encode_mp3,
     require_encoder,
 )
-from drama_cli.mix.presets import get_preset
 from drama_cli.mix.options import layer_mix, scene_sounds
+from drama_cli.mix.presets import get_preset
 from drama_cli.mix.project_mix import (
     CREDITED_ENGINES,
     credit_text,
@@ -131,9 +131,14 @@ class BookFile:
 
     def to_dict(self) -> dict:
         """JSON-ready row of the report."""
-        return {"number": self.number, "title": self.title, "kind": self.kind,
-                "file": self.path.name, "scratch": self.scratch,
-                **{k: v for k, v in self.check.to_dict().items() if k != "file"}}
+        return {
+            "number": self.number,
+            "title": self.title,
+            "kind": self.kind,
+            "file": self.path.name,
+            "scratch": self.scratch,
+            **{k: v for k, v in self.check.to_dict().items() if k != "file"},
+        }
 
 
 @dataclass
@@ -157,9 +162,14 @@ class BookReport:
 
     def to_dict(self) -> dict:
         """The `acx-report.json` content."""
-        return {"folder": str(self.folder), "passed": not self.failures,
-                "files": [f.to_dict() for f in self.files], "m4b": self.m4b,
-                "failures": self.failures, "notes": list(self.notes)}
+        return {
+            "folder": str(self.folder),
+            "passed": not self.failures,
+            "files": [f.to_dict() for f in self.files],
+            "m4b": self.m4b,
+            "failures": self.failures,
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)
@@ -184,7 +194,9 @@ class BookOptions:
 
 def file_name(chapter, width: int = 2) -> str:
     """`NN Title.mp3`, the title made safe for every file system."""
-    return f"{chapter.number:0{width}d} {safe_title(chapter.title, f'Chapter {chapter.number}')}.mp3"
+    return (
+        f"{chapter.number:0{width}d} {safe_title(chapter.title, f'Chapter {chapter.number}')}.mp3"
+    )
 
 
 def parse_sample_from(value: str | None) -> tuple[int, float] | None:
@@ -253,8 +265,9 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
         if scene_entries:
             chosen += current
             if entries:  # a longer pause between scenes
-                entries[-1] = dataclasses.replace(entries[-1], pause_after_s=max(
-                    SCENE_BREAK_S, entries[-1].pause_after_s or 0.0))
+                entries[-1] = dataclasses.replace(
+                    entries[-1], pause_after_s=max(SCENE_BREAK_S, entries[-1].pause_after_s or 0.0)
+                )
             entries += scene_entries
             sounds.append(scene_sounds_in_chapter(script, scene, scene_entries, saved))
     if missing or stale or unusable:
@@ -262,26 +275,40 @@ def mix_chapter(script, store: TakeStore, chapter, work_dir: Path) -> tuple[Path
     if not entries:
         raise UsageError(f"chapter {chapter.number} ({chapter.title}) has no lines to read")
     facts = engines_used(chosen)
-    options = layer_mix(MixSettings(), script=script, scene=script.scene(chapter.scenes[0])).options()
-    settings = chapter_settings(entries, options, chapter.number, {"chapter": chapter.number, **facts})
+    options = layer_mix(
+        MixSettings(), script=script, scene=script.scene(chapter.scenes[0])
+    ).options()
+    settings = chapter_settings(
+        entries, options, chapter.number, {"chapter": chapter.number, **facts}
+    )
     settings = dataclasses.replace(settings, scene_sounds=tuple(s for s in sounds if s.sounds))
     result = mix_scene(entries, settings, work_dir=work_dir)
-    return result.audio_path, {**result.summary(), **facts,
-                               "provenance": mix_provenance(script, result.cues, chosen)}
+    return result.audio_path, {
+        **result.summary(),
+        **facts,
+        "provenance": mix_provenance(script, result.cues, chosen),
+    }
 
 
-def scene_sounds_in_chapter(script, scene, entries, saved: MixSettings = MixSettings()) -> SceneSounds:
+def scene_sounds_in_chapter(
+    script, scene, entries, saved: MixSettings = MixSettings()
+) -> SceneSounds:
     """A scene's effects and beds (`scene_sounds`) as a chapter mixes them: on the scene's own
     clock, with the head and tail padding `drama mix` gives the scene (the project's `saved`
     settings over the scene's and the script's mix keys, `layer_mix`), so each sound keeps its
     place against the lines."""
     options = layer_mix(MixSettings(), saved, script=script, scene=scene).options()
-    return SceneSounds(scene_sounds(script, scene), tuple(entry.line_id for entry in entries),
-                       options.get("head_s", MIX_DEFAULTS.head_s),
-                       options.get("tail_s", MIX_DEFAULTS.tail_s))
+    return SceneSounds(
+        scene_sounds(script, scene),
+        tuple(entry.line_id for entry in entries),
+        options.get("head_s", MIX_DEFAULTS.head_s),
+        options.get("tail_s", MIX_DEFAULTS.tail_s),
+    )
 
 
-def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | None = None) -> MixSettings:
+def chapter_settings(
+    entries, options: dict, seed: int = 0, metadata: dict | None = None
+) -> MixSettings:
     """The `MixSettings` of a chapter: the script's gap, ducking and room-tone recording
     (`options`, MixSettings field names), a generated room tone otherwise, at most ROOM_TONE_DB, the
     preset BOOK_PRESET, and head and tail padding that bring the room tone before the first
@@ -289,14 +316,23 @@ def chapter_settings(entries, options: dict, seed: int = 0, metadata: dict | Non
     hold (`quiet_ends_s`)."""
     lead, _ = quiet_ends_s(read_take(entries[0].take_path))
     _, trail = quiet_ends_s(read_take(entries[-1].take_path))
-    ducking = {key: options[key] for key in ("duck_db", "duck_attack_s", "duck_release_s")
-               if key in options}
+    ducking = {
+        key: options[key]
+        for key in ("duck_db", "duck_attack_s", "duck_release_s")
+        if key in options
+    }
     settings = MixSettings(
-        **ducking, gap_s=options.get("gap_s", MIX_DEFAULTS.gap_s),
-        head_s=max(0.0, HEAD_S - lead), tail_s=max(0.0, TAIL_S - trail),
+        **ducking,
+        gap_s=options.get("gap_s", MIX_DEFAULTS.gap_s),
+        head_s=max(0.0, HEAD_S - lead),
+        tail_s=max(0.0, TAIL_S - trail),
         room_tone=options.get("room_tone") or "noise",
         room_tone_db=min(options.get("room_tone_db", ROOM_TONE_DB), ROOM_TONE_DB),
-        preset=BOOK_PRESET, formats=("wav",), seed=seed, metadata=dict(metadata or {}))
+        preset=BOOK_PRESET,
+        formats=("wav",),
+        seed=seed,
+        metadata=dict(metadata or {}),
+    )
     return dataclasses.replace(settings, target_db=level_target_db(entries, settings, lead, trail))
 
 
@@ -325,8 +361,15 @@ def encode_book_mp3(master: Path, target: Path, tags: dict) -> Path:
     return target
 
 
-def encode_checked(master: Path, target: Path, tags: dict, ffmpeg: str, max_file_s: float,
-                   work_dir: Path, sample: bool = False) -> FileCheck:
+def encode_checked(
+    master: Path,
+    target: Path,
+    tags: dict,
+    ffmpeg: str,
+    max_file_s: float,
+    work_dir: Path,
+    sample: bool = False,
+) -> FileCheck:
     """Encode and judge a chapter; while only its decoded peaks are over ACX's −3 dBFS (MP3
     encoding lifts some peaks above the master's true peaks), lower the master by the excess
     plus PEAK_MARGIN_DB and encode again, at most PEAK_RETRIES times. Returns the check of the
@@ -377,8 +420,12 @@ def write_id3(path: Path, tags: dict) -> None:
         id3.add(TXXX(encoding=3, desc=name, text=value))
     if tags.get("year"):
         id3.add(TDRC(encoding=3, text=tags["year"]))
-    for frame, key in ((TCOM, "composer"), (TPUB, "publisher"), (TLAN, "language"),
-                       (TCOP, "copyright")):
+    for frame, key in (
+        (TCOM, "composer"),
+        (TPUB, "publisher"),
+        (TLAN, "language"),
+        (TCOP, "copyright"),
+    ):
         if tags.get(key):
             id3.add(frame(encoding=3, text=tags[key]))
     id3.save(str(path), v2_version=3)
@@ -387,8 +434,10 @@ def write_id3(path: Path, tags: dict) -> None:
 def book_facts(summaries: list[dict]) -> dict:
     """The `engines_used` facts of a whole book from its chapters' mix summaries: engines and
     model revisions merged, `credit` when any chapter has it."""
-    facts = {"engines": sorted({e for s in summaries for e in s.get("engines", ())}),
-             "model_revisions": sorted({r for s in summaries for r in s.get("model_revisions", ())})}
+    facts = {
+        "engines": sorted({e for s in summaries for e in s.get("engines", ())}),
+        "model_revisions": sorted({r for s in summaries for r in s.get("model_revisions", ())}),
+    }
     credits = [s["credit"] for s in summaries if s.get("credit")]
     return {**facts, "credit": credits[0]} if credits else facts
 
@@ -399,12 +448,19 @@ def credit_tags(facts: dict) -> dict:
     voiced any of it, else {}."""
     if not facts.get("credit"):
         return {}
-    return {"CREDIT": facts["credit"], "ENGINE": ", ".join(e for e in facts["engines"] if e in CREDITED_ENGINES),
-            "MODEL_REVISION": ", ".join(facts.get("model_revisions") or ())}
+    return {
+        "CREDIT": facts["credit"],
+        "ENGINE": ", ".join(e for e in facts["engines"] if e in CREDITED_ENGINES),
+        "MODEL_REVISION": ", ".join(facts.get("model_revisions") or ()),
+    }
 
 
-def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions(),
-                  notice: Callable[[str], None] = lambda message: None) -> BookReport:
+def assemble_book(
+    script,
+    store: TakeStore,
+    options: BookOptions = BookOptions(),
+    notice: Callable[[str], None] = lambda message: None,
+) -> BookReport:
     """Assemble the book of a rendered `script` into `<project>/book/` (see the module doc).
 
     Writes each chapter's MP3, the retail sample, `<Title>.m4b` (when `options.m4b` and every
@@ -416,7 +472,9 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
     ffmpeg = require_encoder("mp3")
     chapters = pick_chapters(script, options.chapters)
     book = script.book
-    title = (book.title if book and book.title else None) or script.title or Path(script.source).stem
+    title = (
+        (book.title if book and book.title else None) or script.title or Path(script.source).stem
+    )
     author = book.author if book else None
     width = max(2, len(str(max(c.number for c in script.chapters))))
     folder = store.root / BOOK_FOLDER
@@ -424,7 +482,9 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
     report = BookReport(folder)
     sample_chapter, sample_start = options.sample_from or (_first_story_chapter(script), 0.0)
     check_sample_options(script, options.sample_from, options.sample_s)
-    existing = {path.name for path in folder.glob("*.mp3")} | {path.name for path in folder.glob("*.m4b")}
+    existing = {path.name for path in folder.glob("*.mp3")} | {
+        path.name for path in folder.glob("*.m4b")
+    }
     written: list[str] = []
     staged: list[tuple[Path, Path]] = []  # (written in the work folder, its place in the book)
     masters: list[tuple[object, Path]] = []
@@ -440,41 +500,81 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
             if options.sample and chapter.number == sample_chapter:
                 check_sample_start(master, chapter, sample_start)  # before encoding anything more
             any_scratch |= summary["scratch"]
-            report.notes += [f"{name}: sound {sound} left out: {why}" for sound, why in zip(
-                summary.get("sounds_left_out", ()), summary.get("sounds_left_out_reasons", ()))]
+            report.notes += [
+                f"{name}: sound {sound} left out: {why}"
+                for sound, why in zip(
+                    summary.get("sounds_left_out", ()), summary.get("sounds_left_out_reasons", ())
+                )
+            ]
             summaries.append(summary)
-            tags = {"title": _labelled(chapter.title, summary["scratch"]), "album": title,
-                    "artist": author or "", "track": f"{script.chapters.index(chapter) + 1}/{len(script.chapters)}",
-                    "comment": "; ".join(filter(None, [SCRATCH_BANNER if summary["scratch"] else None,
-                                                       credit_text(summary)])) or None,
-                    "extra": credit_tags(summary),
-                    **({"year": book.year, "composer": book.narrator, "publisher": book.publisher,
-                        "language": book.language, "copyright": book.copyright} if book else {})}
+            tags = {
+                "title": _labelled(chapter.title, summary["scratch"]),
+                "album": title,
+                "artist": author or "",
+                "track": f"{script.chapters.index(chapter) + 1}/{len(script.chapters)}",
+                "comment": "; ".join(
+                    filter(
+                        None, [SCRATCH_BANNER if summary["scratch"] else None, credit_text(summary)]
+                    )
+                )
+                or None,
+                "extra": credit_tags(summary),
+                **(
+                    {
+                        "year": book.year,
+                        "composer": book.narrator,
+                        "publisher": book.publisher,
+                        "language": book.language,
+                        "copyright": book.copyright,
+                    }
+                    if book
+                    else {}
+                ),
+            }
             target = folder / name
             check = encode_checked(master, work / name, tags, ffmpeg, options.max_file_s, work)
             staged.append((work / name, target))
             written.append(name)
-            report.files.append(BookFile(chapter.number, chapter.title, chapter.kind, target,
-                                         check, summary["scratch"]))
-            notice(f"book: [{index}/{len(chapters)}] {name}: {check.duration_s:.1f} s, "
-                   + ("passes ACX" if check.passed else "; ".join(check.problems)))
+            report.files.append(
+                BookFile(
+                    chapter.number, chapter.title, chapter.kind, target, check, summary["scratch"]
+                )
+            )
+            notice(
+                f"book: [{index}/{len(chapters)}] {name}: {check.duration_s:.1f} s, "
+                + ("passes ACX" if check.passed else "; ".join(check.problems))
+            )
             if options.sample and chapter.number == sample_chapter:
                 sample = folder / "Retail Sample.mp3"
-                sample_tags = {**tags, "title": _labelled(f"{title} (retail sample)", summary["scratch"]),
-                               "track": "0"}
+                sample_tags = {
+                    **tags,
+                    "title": _labelled(f"{title} (retail sample)", summary["scratch"]),
+                    "track": "0",
+                }
                 cut = cut_sample(master, sample_start, options.sample_s, work)
-                check = encode_checked(cut, work / sample.name, sample_tags, ffmpeg,
-                                       options.max_file_s, work, True)
+                check = encode_checked(
+                    cut, work / sample.name, sample_tags, ffmpeg, options.max_file_s, work, True
+                )
                 staged.append((work / sample.name, sample))
                 written.append(sample.name)
-                report.files.append(BookFile(chapter.number, "Retail Sample", "sample", sample,
-                                             check, summary["scratch"]))
+                report.files.append(
+                    BookFile(
+                        chapter.number, "Retail Sample", "sample", sample, check, summary["scratch"]
+                    )
+                )
             masters.append((chapter, master))
         if options.m4b and len(chapters) == len(script.chapters):
             target = folder / m4b_name(title)
             notice(f"book: writing {target.name}")
-            report.m4b = write_m4b(masters, work / target.name, script, title, any_scratch, ffmpeg,
-                                   credit_text(book_facts(summaries)))
+            report.m4b = write_m4b(
+                masters,
+                work / target.name,
+                script,
+                title,
+                any_scratch,
+                ffmpeg,
+                credit_text(book_facts(summaries)),
+            )
             staged.append((work / target.name, target))
             written.append(target.name)
             starts = {row["number"]: row["start_s"] for row in report.m4b["chapters"]}
@@ -482,14 +582,18 @@ def assemble_book(script, store: TakeStore, options: BookOptions = BookOptions()
                 if book_file.kind != "sample":
                     book_file.start_s = starts.get(book_file.number)
         facts = book_facts(summaries)
-        chapters_provenance = [{"chapter": f.number, "file": f.path.name, "lines": s["provenance"]}
-                               for f, s in zip([f for f in report.files if f.kind != "sample"], summaries)]
-        (work / PROVENANCE_NAME).write_text(_json({"title": title, **facts, "chapters": chapters_provenance}),
-                                            encoding="utf-8")
+        chapters_provenance = [
+            {"chapter": f.number, "file": f.path.name, "lines": s["provenance"]}
+            for f, s in zip([f for f in report.files if f.kind != "sample"], summaries)
+        ]
+        (work / PROVENANCE_NAME).write_text(
+            _json({"title": title, **facts, "chapters": chapters_provenance}), encoding="utf-8"
+        )
         staged.append((work / PROVENANCE_NAME, folder / PROVENANCE_NAME))
         if facts.get("credit"):
-            (work / NOTICE_NAME).write_text(notice_file_text(script, facts, options.licence_notice),
-                                            encoding="utf-8")
+            (work / NOTICE_NAME).write_text(
+                notice_file_text(script, facts, options.licence_notice), encoding="utf-8"
+            )
             staged.append((work / NOTICE_NAME, folder / NOTICE_NAME))
             if options.licence_notice is None:
                 report.notes.append(f"{NOTICE_NAME}: {MISSING_NOTICE}")
@@ -520,4 +624,3 @@ def _labelled(title: str, scratch: bool) -> str:
 
 def _json(data: dict) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-

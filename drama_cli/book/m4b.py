@@ -48,8 +48,14 @@ def chapter_marks(masters) -> list[dict]:
     for chapter, path in masters:
         info = sf.info(str(path))
         end = start + info.frames
-        marks.append({"number": chapter.number, "title": chapter.title,
-                      "start_s": start / info.samplerate, "end_s": end / info.samplerate})
+        marks.append(
+            {
+                "number": chapter.number,
+                "title": chapter.title,
+                "start_s": start / info.samplerate,
+                "end_s": end / info.samplerate,
+            }
+        )
         start = end
     return marks
 
@@ -58,8 +64,14 @@ def metadata_text(marks: list[dict], title: str) -> str:
     """The FFMETADATA file: the title, then one [CHAPTER] per mark in milliseconds."""
     rows = [";FFMETADATA1", f"title={_escape(title)}", ""]
     for mark in marks:
-        rows += ["[CHAPTER]", "TIMEBASE=1/1000", f"START={round(mark['start_s'] * 1000)}",
-                 f"END={round(mark['end_s'] * 1000)}", f"title={_escape(mark['title'])}", ""]
+        rows += [
+            "[CHAPTER]",
+            "TIMEBASE=1/1000",
+            f"START={round(mark['start_s'] * 1000)}",
+            f"END={round(mark['end_s'] * 1000)}",
+            f"title={_escape(mark['title'])}",
+            "",
+        ]
     return "\n".join(rows)
 
 
@@ -86,8 +98,9 @@ def _image_format(path: Path) -> str | None:
     return None
 
 
-def write_m4b(masters, target: Path, script, title: str, scratch: bool, ffmpeg: str,
-              credit: str | None = None) -> dict:
+def write_m4b(
+    masters, target: Path, script, title: str, scratch: bool, ffmpeg: str, credit: str | None = None
+) -> dict:
     """Encode the chapter masters [(chapter, wav path)] into `target` (AAC-LC mono at
     M4B_BITRATE_KBPS), with chapter marks, tags and cover, atomically. Returns the file,
     its duration and the marks (`chapter_marks`). credit: the comment's credit line, or None.
@@ -95,29 +108,70 @@ def write_m4b(masters, target: Path, script, title: str, scratch: bool, ffmpeg: 
     marks = chapter_marks(masters)
     work = Path(masters[0][1]).parent
     listing = work / "chapters.ffconcat"
-    listing.write_text("ffconcat version 1.0\n" + "".join(
-        f"file '{Path(path).name}'\n" for _, path in masters), encoding="utf-8")
+    listing.write_text(
+        "ffconcat version 1.0\n" + "".join(f"file '{Path(path).name}'\n" for _, path in masters),
+        encoding="utf-8",
+    )
     meta = work / "chapters.ffmeta"
     meta.write_text(metadata_text(marks, title), encoding="utf-8")
     with atomic_path(target) as tmp:
-        command = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-                   "-f", "concat", "-safe", "0", "-i", str(listing),
-                   "-f", "ffmetadata", "-i", str(meta),
-                   "-map", "0:a", "-map_metadata", "1", "-map_chapters", "1",
-                   "-c:a", "aac", "-b:a", f"{M4B_BITRATE_KBPS}k", "-ac", "1", "-ar", "44100",
-                   "-movflags", "+faststart", "-brand", "M4B ", "-f", "mp4", str(tmp)]
+        command = [
+            ffmpeg,
+            "-nostdin",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-y",
+            "-f",
+            "concat",
+            "-safe",
+            "0",
+            "-i",
+            str(listing),
+            "-f",
+            "ffmetadata",
+            "-i",
+            str(meta),
+            "-map",
+            "0:a",
+            "-map_metadata",
+            "1",
+            "-map_chapters",
+            "1",
+            "-c:a",
+            "aac",
+            "-b:a",
+            f"{M4B_BITRATE_KBPS}k",
+            "-ac",
+            "1",
+            "-ar",
+            "44100",
+            "-movflags",
+            "+faststart",
+            "-brand",
+            "M4B ",
+            "-f",
+            "mp4",
+            str(tmp),
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             detail = done.stderr.strip().splitlines()[-1:] or ["no message"]
             raise RenderError(f"M4B encoding of {target.name} failed: {detail[0]}")
         write_mp4_tags(tmp, script, title, scratch, credit)
-    return {"file": target.name, "duration_s": round(marks[-1]["end_s"], 3),
-            "bitrate_kbps": M4B_BITRATE_KBPS,
-            "chapters": [{**m, "start_s": round(m["start_s"], 3), "end_s": round(m["end_s"], 3)}
-                         for m in marks]}
+    return {
+        "file": target.name,
+        "duration_s": round(marks[-1]["end_s"], 3),
+        "bitrate_kbps": M4B_BITRATE_KBPS,
+        "chapters": [
+            {**m, "start_s": round(m["start_s"], 3), "end_s": round(m["end_s"], 3)} for m in marks
+        ],
+    }
 
 
-def write_mp4_tags(path: Path, script, title: str, scratch: bool, credit: str | None = None) -> None:
+def write_mp4_tags(
+    path: Path, script, title: str, scratch: bool, credit: str | None = None
+) -> None:
     """Title, album, author (artist and album artist), narrator (composer), year, genre,
     copyright, a comment holding the SCRATCH banner when any take is a draft and `credit`
     (`drama_cli.mix.project_mix.credit_text`) when given, and the cover, with mutagen."""
@@ -133,9 +187,13 @@ def write_mp4_tags(path: Path, script, title: str, scratch: bool, credit: str | 
     tags["\xa9alb"] = [title]
     tags["\xa9gen"] = ["Audiobook"]
     if book is not None:
-        for atom, value in (("\xa9ART", book.author), ("aART", book.author),
-                            ("\xa9wrt", book.narrator), ("\xa9day", book.year),
-                            ("cprt", book.copyright)):
+        for atom, value in (
+            ("\xa9ART", book.author),
+            ("aART", book.author),
+            ("\xa9wrt", book.narrator),
+            ("\xa9day", book.year),
+            ("cprt", book.copyright),
+        ):
             if value:
                 tags[atom] = [value]
     comment = "; ".join(filter(None, [SCRATCH_BANNER if scratch else None, credit]))

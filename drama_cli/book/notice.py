@@ -5,8 +5,10 @@ what: each speaking cast member with the consent or voice source the cast record
 from __future__ import annotations
 
 NOTICE_NAME = "NOTICE.txt"
-MISSING_NOTICE = ("The notice text of the model's licence could not be read from a model folder; "
-                  "copy it here from the LICENSE file that came with the model.")
+MISSING_NOTICE = (
+    "The notice text of the model's licence could not be read from a model folder; "
+    "copy it here from the LICENSE file that came with the model."
+)
 
 
 def notice_file_text(script, facts: dict, licence_notice: str | None) -> str:
@@ -14,9 +16,16 @@ def notice_file_text(script, facts: dict, licence_notice: str | None) -> str:
     (`drama_cli.book.assemble.book_facts`: `credit`, `engines`, `model_revisions`).
     licence_notice: the notice text from the model folder (`drama_cli.backends.model_licence`), or None."""
     revisions = ", ".join(facts.get("model_revisions") or ()) or "unknown"
-    lines = [f"{facts['credit']}.", "",
-             f"Voiced with the Drama 3 model (engine drama3, model revision {revisions}).", "",
-             "Notice of the model's licence:", licence_notice or MISSING_NOTICE, "", "Voices:"]
+    lines = [
+        f"{facts['credit']}.",
+        "",
+        f"Voiced with the Drama 3 model (engine drama3, model revision {revisions}).",
+        "",
+        "Notice of the model's licence:",
+        licence_notice or MISSING_NOTICE,
+        "",
+        "Voices:",
+    ]
     speaking = {name for line in script.lines() for name in line.speakers()}
     for member in script.cast.values():
         if member.name in speaking:
@@ -30,7 +39,10 @@ def voice_line(member) -> str:
     parts = []
     if member.consent is not None:
         consent = member.consent
-        parts.append(f"consent given by {consent.by} on {consent.on}" + (f" ({consent.note})" if consent.note else ""))
+        parts.append(
+            f"consent given by {consent.by} on {consent.on}"
+            + (f" ({consent.note})" if consent.note else "")
+        )
     if member.voice_source is not None:
         source = member.voice_source
         parts.append(f"voice source: {source.kind}" + (f" ({source.note})" if source.note else ""))

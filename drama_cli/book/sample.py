@@ -19,9 +19,11 @@ def check_sample_start(master: Path, chapter, start_s: float) -> None:
     info = sf.info(str(master))
     length_s = info.frames / info.samplerate
     if int(round(start_s * info.samplerate)) >= info.frames:
-        raise UsageError(f"--sample-from {spelled_sample_from((chapter.number, start_s))}: chapter "
-                         f"{chapter.number} ({chapter.title}) lasts {length_s:.1f} s; give a start "
-                         "before its end (every rendered take is kept for the next run)")
+        raise UsageError(
+            f"--sample-from {spelled_sample_from((chapter.number, start_s))}: chapter "
+            f"{chapter.number} ({chapter.title}) lasts {length_s:.1f} s; give a start "
+            "before its end (every rendered take is kept for the next run)"
+        )
 
 
 def cut_sample(master: Path, start_s: float, length_s: float, work_dir: Path) -> Path:

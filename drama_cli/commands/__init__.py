@@ -11,8 +11,20 @@ from typer.core import TyperCommand
 from drama_cli.commands.help_style import TidyHelpCommand
 
 # One module per command (a group: `model`), registered in this order.
-COMMAND_MODULES = ("check", "compile", "model", "render", "takes", "mix", "revise", "edit", "plot",
-                   "book", "import_", "reference")
+COMMAND_MODULES = (
+    "check",
+    "compile",
+    "model",
+    "render",
+    "takes",
+    "mix",
+    "revise",
+    "edit",
+    "plot",
+    "book",
+    "import_",
+    "reference",
+)
 
 
 def register_all(app: typer.Typer, views=()) -> None:

@@ -6,11 +6,11 @@ import json
 import shutil
 import tempfile
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
 from drama_cli.backends import registry  # called through the module: tests replace make_backend
+from drama_cli.backends.model_licence import read_folder_licence
 from drama_cli.book.m4b import cover_path
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_project, script_info
@@ -27,64 +27,107 @@ from drama_cli.commands.output import (
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import BookChecksFailed, DramaError, TakesNeedReview, UsageError, error_report
 from drama_cli.mix.export import encode_flac, require_encoder
-from drama_cli.backends.model_licence import read_folder_licence
 
 
 @opt.BACKEND.into("backend")
 def book_command(
     script: str = opt.SCRIPT,
-    chapter: Optional[List[int]] = typer.Option(None, "--chapter", help="Chapter number to assemble (repeatable; default: all)."),
-    sample_from: Optional[str] = typer.Option(None, "--sample-from", help="Retail sample start: CHAPTER[:SECONDS] (default: the first chapter after the credits, from its start)."),
-    sample_length: float = typer.Option(180.0, "--sample-length", help="Retail sample length, seconds (ACX: 60..300)."),
+    chapter: list[int] | None = typer.Option(
+        None, "--chapter", help="Chapter number to assemble (repeatable; default: all)."
+    ),
+    sample_from: str | None = typer.Option(
+        None,
+        "--sample-from",
+        help="Retail sample start: CHAPTER[:SECONDS] (default: the first chapter after the credits, from its start).",
+    ),
+    sample_length: float = typer.Option(
+        180.0, "--sample-length", help="Retail sample length, seconds (ACX: 60..300)."
+    ),
     sample: bool = typer.Option(True, "--sample/--no-sample", help="Also write the retail sample."),
-    m4b: bool = typer.Option(True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."),
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': write the one --chapter as audio to stdout instead of the book folder."),
-    formats: Optional[List[str]] = typer.Option(None, "--format", help=f"Audio format for -o -: {STDOUT_FORMATS[0]} (default) or {', '.join(STDOUT_FORMATS[1:])}."),
+    m4b: bool = typer.Option(
+        True, "--m4b/--no-m4b", help="Also write <Title>.m4b with chapter marks."
+    ),
+    output: str | None = typer.Option(
+        None,
+        "-o",
+        "--output",
+        help="'-': write the one --chapter as audio to stdout instead of the book folder.",
+    ),
+    formats: list[str] | None = typer.Option(
+        None,
+        "--format",
+        help=f"Audio format for -o -: {STDOUT_FORMATS[0]} (default) or {', '.join(STDOUT_FORMATS[1:])}.",
+    ),
     backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
     seed: int = opt.BASE_SEED,
-    out: Optional[str] = opt.OUT,
-    cast: Optional[str] = opt.CAST,
+    out: str | None = opt.OUT,
+    cast: str | None = opt.CAST,
     as_json: bool = opt.JSON,
 ) -> None:
     """Render what is missing, then write <project>/book/: one ACX MP3 per chapter and the
     credits, a retail sample, <Title>.m4b and acx-report.json. Exits 1 when a file fails an
     ACX check (the message names the file and the rule)."""
-    from drama_cli.book.assemble import BookOptions, chapter_scenes, parse_sample_from  # lazy: scipy, 1 s at start-up
+    from drama_cli.book.assemble import (  # lazy: scipy, 1 s at start-up
+        BookOptions,
+        chapter_scenes,
+        parse_sample_from,
+    )
 
     streamed = _stream_format(output, formats, as_json)
-    options = BookOptions(chapters=tuple(chapter or ()), sample_from=parse_sample_from(sample_from),
-                          sample_s=sample_length, sample=sample, m4b=m4b,
-                          licence_notice=_licence_notice(backend["model"]))
+    options = BookOptions(
+        chapters=tuple(chapter or ()),
+        sample_from=parse_sample_from(sample_from),
+        sample_s=sample_length,
+        sample=sample,
+        m4b=m4b,
+        licence_notice=_licence_notice(backend["model"]),
+    )
     loaded = load_checked(script, cast)
     chapters = _checked_chapters(loaded, options, streamed)
     store = render_project(script, out, loaded)
-    render_report = _render(loaded, script, store, chapter_scenes(loaded, chapters), backend, seed, cast)
-    report = _deliver(loaded, store, options, render_report, (chapters[0], streamed) if streamed else None, as_json)
+    render_report = _render(
+        loaded, script, store, chapter_scenes(loaded, chapters), backend, seed, cast
+    )
+    report = _deliver(
+        loaded,
+        store,
+        options,
+        render_report,
+        (chapters[0], streamed) if streamed else None,
+        as_json,
+    )
     if report is not None:
         _report_book(report, render_report, as_json)
 
 
-def _stream_format(output: Optional[str], formats: Optional[List[str]], as_json: bool) -> Optional[str]:
+def _stream_format(output: str | None, formats: list[str] | None, as_json: bool) -> str | None:
     """The format `-o -` streams the chapter in, None without `-o`. Raises UsageError for
     another `-o`, a `--format` without `-o -` or one it cannot stream, `--json` with `-o -`,
     and audio bound for a terminal."""
     if output not in (None, "-"):
         raise UsageError("-o takes only '-' (stdout); the book is written to <project>/book/")
     if formats and output != "-":
-        raise UsageError("--format is the format of -o -; the book folder holds MP3 chapters and an M4B")
+        raise UsageError(
+            "--format is the format of -o -; the book folder holds MP3 chapters and an M4B"
+        )
     if output is None:
         return None
     streamed = stdout_format(formats)
     if as_json:
-        raise UsageError("--json reports the book folder; with -o - stdout holds the chapter's audio")
+        raise UsageError(
+            "--json reports the book folder; with -o - stdout holds the chapter's audio"
+        )
     refuse_audio_to_terminal()
     return streamed
 
 
-def _checked_chapters(loaded, options, streamed: Optional[str]) -> list:
+def _checked_chapters(loaded, options, streamed: str | None) -> list:
     """The chapters to assemble, once everything that would stop the book after hours of
     rendering is known to be fine: one chapter for `-o -`, the sample, the cover, an MP3 encoder."""
-    from drama_cli.book.assemble import check_sample_options, pick_chapters  # lazy: scipy, 1 s at start-up
+    from drama_cli.book.assemble import (  # lazy: scipy, 1 s at start-up
+        check_sample_options,
+        pick_chapters,
+    )
 
     chapters = pick_chapters(loaded, options.chapters)
     if streamed and len(chapters) != 1:
@@ -95,7 +138,7 @@ def _checked_chapters(loaded, options, streamed: Optional[str]) -> list:
     return chapters
 
 
-def _deliver(loaded, store, options, render_report, stream: Optional[tuple], as_json: bool):
+def _deliver(loaded, store, options, render_report, stream: tuple | None, as_json: bool):
     """Assemble the book (its `BookReport`), or with `stream` (chapter, format) copy that one
     chapter to stdout (None). Raises TakesNeedReview when a line has no usable take."""
     from drama_cli.book.assemble import assemble_book  # lazy: scipy, 1 s at start-up
@@ -121,7 +164,13 @@ def _report_book(report, render_report, as_json: bool) -> None:
         notice(f"note: {note}")
     if as_json:
         code = 1 if report.failures else render_report.exit_code
-        print(json.dumps({"ok": code == 0, "exit_code": code} | report.to_dict(), indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"ok": code == 0, "exit_code": code} | report.to_dict(),
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         _print_book(report)
     if render_report.scratch and not as_json:
@@ -132,14 +181,14 @@ def _report_book(report, render_report, as_json: bool) -> None:
         raise TakesNeedReview(render_report)
 
 
-def _licence_notice(model: Optional[str]) -> Optional[str]:
+def _licence_notice(model: str | None) -> str | None:
     """The notice text of the model's licence from the model folder `--model` (or the usual
     places) names, for NOTICE.txt; None when there is no folder or no notice in it."""
     folder = registry.find_model(model)
     return read_folder_licence(folder).notice_text if folder is not None else None
 
 
-def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: Optional[str] = None):
+def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: str | None = None):
     """Render the lines of `scenes` that have no take yet (as `drama render`, without scene
     mixes) with the engine of the `BACKEND` group's values `backend`; `cast`: the `--cast` file,
     recorded with the project."""
@@ -158,8 +207,15 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     engine = registry.make_backend(**backend, notice=notice_once)
     notice_before_render(store.root, engine.name, backend["model"], notice_once)
     try:
-        return render_script(loaded, store, engine, settings, stderr_progress(),
-                             script_info(loaded, script, cast), notice=notice_once)
+        return render_script(
+            loaded,
+            store,
+            engine,
+            settings,
+            stderr_progress(),
+            script_info(loaded, script, cast),
+            notice=notice_once,
+        )
     finally:
         engine.close()
 
@@ -175,6 +231,7 @@ def say_once(notice):
                 return
             said.add(message)
         notice(message)
+
     return say
 
 
@@ -199,18 +256,36 @@ def _print_book(report) -> None:
     from rich.table import Table  # lazy: 14 ms at start-up, for the commands that print tables
 
     table = Table(title=f"drama book: {report.folder}", title_justify="left")
-    for column in ("file", "seconds", "RMS dB", "speech RMS", "peak dBFS", "noise dB", "Hz",
-                   "kbps", "head s", "tail s", "ACX"):
+    for column in (
+        "file",
+        "seconds",
+        "RMS dB",
+        "speech RMS",
+        "peak dBFS",
+        "noise dB",
+        "Hz",
+        "kbps",
+        "head s",
+        "tail s",
+        "ACX",
+    ):
         table.add_column(column)
     for row in (f.to_dict() for f in report.files):
         failed = [name for name, ok in row["rules"].items() if not ok]
         speech = row["speech_rms_db"]
-        table.add_row(row["file"], f"{row['duration_s']:.2f}", f"{row['rms_db']:.1f}",
-                      "n/a" if speech is None else f"{speech:.1f}", f"{row['peak_dbfs']:.2f}",
-                      "n/a" if row["noise_floor_db"] is None else f"{row['noise_floor_db']:.1f}",
-                      str(row["sample_rate_hz"]), f"{row['bitrate_kbps']}{'' if row['cbr'] else ' VBR'}",
-                      f"{row['head_s']:.2f}", f"{row['tail_s']:.2f}",
-                      "pass" if not failed else "FAIL: " + ", ".join(failed))
+        table.add_row(
+            row["file"],
+            f"{row['duration_s']:.2f}",
+            f"{row['rms_db']:.1f}",
+            "n/a" if speech is None else f"{speech:.1f}",
+            f"{row['peak_dbfs']:.2f}",
+            "n/a" if row["noise_floor_db"] is None else f"{row['noise_floor_db']:.1f}",
+            str(row["sample_rate_hz"]),
+            f"{row['bitrate_kbps']}{'' if row['cbr'] else ' VBR'}",
+            f"{row['head_s']:.2f}",
+            f"{row['tail_s']:.2f}",
+            "pass" if not failed else "FAIL: " + ", ".join(failed),
+        )
     console = results_console()
     console.print(table)
     if report.m4b:

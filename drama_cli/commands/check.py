@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
 
 import typer
 
@@ -26,12 +25,42 @@ from drama_cli.script.problems import all_errors
 
 def check(
     script: str = opt.SCRIPT,
-    cast: Optional[str] = opt.CAST,
-    strict_tags: bool = typer.Option(False, "--strict-tags", help="Warn about tags outside the known vocabulary (never drops them)."),
-    words: bool = typer.Option(False, "--words", help="List the words of English lines that neither the pronouncing dictionary nor the lexicon knows, with counts and where each is first written."),
-    numbers: bool = typer.Option(False, "--numbers", help="List every number expression and abbreviation with where it is written, what will be said, and what is left as written."),
-    engine: str = typer.Option("drama3", "--engine", help="The engine the script is checked for: drama3 (also auto) clones the cast's reference clips, so a speaking cast member with a clip and neither consent: nor voice_source: is a warning; scratch skips that check."),
-    strict_consent: bool = typer.Option(False, "--strict-consent", help="Make a missing consent: or voice_source: an error (exit 2) instead of a warning."),
+    cast: str | None = opt.CAST,
+    strict_tags: bool = typer.Option(
+        False,
+        "--strict-tags",
+        help="Warn about tags outside the known vocabulary (never drops them).",
+    ),
+    words: bool = typer.Option(
+        False,
+        "--words",
+        help=(
+            "List the words of English lines that neither the pronouncing dictionary nor the"
+            " lexicon knows, with counts and where each is first written."
+        ),
+    ),
+    numbers: bool = typer.Option(
+        False,
+        "--numbers",
+        help=(
+            "List every number expression and abbreviation with where it is written, what will"
+            " be said, and what is left as written."
+        ),
+    ),
+    engine: str = typer.Option(
+        "drama3",
+        "--engine",
+        help=(
+            "The engine the script is checked for: drama3 (also auto) clones the cast's reference"
+            " clips, so a speaking cast member with a clip and neither consent: nor voice_source:"
+            " is a warning; scratch skips that check."
+        ),
+    ),
+    strict_consent: bool = typer.Option(
+        False,
+        "--strict-consent",
+        help="Make a missing consent: or voice_source: an error (exit 2) instead of a warning.",
+    ),
     as_json: bool = opt.JSON,
 ) -> None:
     """Parse, resolve and validate a script; print cast, scenes, line counts and warnings.
@@ -39,14 +68,29 @@ def check(
     Exit 0 when the script is usable, 2 with `file:line:col: message` lines when it is not.
     """
     # lazy: yaml and the script reader, 80 ms at start-up
-    from drama_cli.compile.normalise import normalised_pieces, number_expressions, script_token_errors
+    from drama_cli.compile.normalise import (
+        normalised_pieces,
+        number_expressions,
+        script_token_errors,
+    )
     from drama_cli.script.check import check_script
 
-    clones = engine == "auto" or backend_entry(engine).needs_model  # an engine with weights clones the clips
+    clones = (
+        engine == "auto" or backend_entry(engine).needs_model
+    )  # an engine with weights clones the clips
     try:
-        report = check_script(script, cast, strict_tags=strict_tags, words=words, pieces=normalised_pieces,
-                              expressions=number_expressions, numbers=numbers, clones=clones,
-                              strict_consent=strict_consent, sent=script_token_errors)
+        report = check_script(
+            script,
+            cast,
+            strict_tags=strict_tags,
+            words=words,
+            pieces=normalised_pieces,
+            expressions=number_expressions,
+            numbers=numbers,
+            clones=clones,
+            strict_consent=strict_consent,
+            sent=script_token_errors,
+        )
     except ScriptError as err:
         _fail(all_errors(err), as_json)
     report.errors += _cover_errors(report.script)
@@ -74,12 +118,16 @@ def _fail(errors: list[ScriptError], as_json: bool) -> None:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     for err in errors:
         print(str(err), file=sys.stderr)
-    raise CheckFailed(f"{len(errors)} error{'s' if len(errors) != 1 else ''} in {errors[0].position.file}")
+    raise CheckFailed(
+        f"{len(errors)} error{'s' if len(errors) != 1 else ''} in {errors[0].position.file}"
+    )
 
 
 def _print_check(report) -> None:
     script = report.script
-    print(f"{script.source}: {script.format} script" + (f" \"{script.title}\"" if script.title else ""))
+    print(
+        f"{script.source}: {script.format} script" + (f' "{script.title}"' if script.title else "")
+    )
     print("cast:")
     for member in script.cast.values():
         index = "auto" if member.speaker_index is None else str(member.speaker_index)
@@ -101,7 +149,9 @@ def _print_check(report) -> None:
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if report.unknown_words is not None:
-        print(f"words not in the pronouncing dictionary nor the lexicon: {len(report.unknown_words)}")
+        print(
+            f"words not in the pronouncing dictionary nor the lexicon: {len(report.unknown_words)}"
+        )
         for word in report.unknown_words:
             print(f"  {word.word:<20} {word.count:>4}  {word.position or ''}")
     if report.numbers is not None:

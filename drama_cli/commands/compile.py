@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,12 +16,18 @@ from drama_cli.takes.project import open_project
 
 def compile_(
     script: str = opt.SCRIPT,
-    cast: Optional[str] = opt.CAST,
-    scene: Optional[str] = typer.Option(None, "--scene", help="Only this scene id."),
+    cast: str | None = opt.CAST,
+    scene: str | None = typer.Option(None, "--scene", help="Only this scene id."),
     mode: str = opt.MODE,
     max_chars: int = opt.MAX_CHARS,
-    model: Optional[Path] = typer.Option(None, "--model", help="Model folder whose tokenizer.json counts tokens."),
-    out: Optional[str] = typer.Option(None, "--out", help="Project folder whose takes history mode shows as context (default: <script>.drama beside it)."),
+    model: Path | None = typer.Option(
+        None, "--model", help="Model folder whose tokenizer.json counts tokens."
+    ),
+    out: str | None = typer.Option(
+        None,
+        "--out",
+        help="Project folder whose takes history mode shows as context (default: <script>.drama beside it).",
+    ),
     no_normalize: bool = opt.NO_NORMALIZE,
     as_json: bool = opt.JSON,
 ) -> None:
@@ -44,22 +49,25 @@ def compile_(
         known = ", ".join(s.id for s in loaded.scenes)
         raise UsageError(f"no scene {scene!r} in {loaded.source}; scenes: {known}")
     takes, no_takes = _project_takes(script, out) if mode == "history" else (None, None)
-    report = compile_report(loaded, mode, scene, max_chars=max_chars, model_folder=model,
-                            takes=takes, no_takes=no_takes)
+    report = compile_report(
+        loaded, mode, scene, max_chars=max_chars, model_folder=model, takes=takes, no_takes=no_takes
+    )
     if as_json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return
     _print_compile(report)
 
 
-def _project_takes(script: str, out: Optional[str]):
+def _project_takes(script: str, out: str | None):
     """(take lookup, None) for the script's rendered project, or (None, why there is none)."""
     from drama_cli.takes.scene_selection import context_clip  # lazy: yaml, 70 ms at start-up
 
     store = open_project(script, out)
     if not store.project_path.exists():
-        return None, (f"no rendered project at {store.root}: a first render gives each line the "
-                      f"takes made for the lines before it in that run")
+        return None, (
+            f"no rendered project at {store.root}: a first render gives each line the "
+            f"takes made for the lines before it in that run"
+        )
     return (lambda scene_id, line: context_clip(store, scene_id, line.id)), None
 
 
@@ -68,8 +76,10 @@ def _print_compile(report: dict) -> None:
     for line in report["lines"]:
         speakers = ", ".join(f"{name}={k}" for name, k in line["speakers"].items())
         text_part = line["total"] - line["total_rows"]
-        print(f"\n{line['id']}  {line['speaker']}  [{speakers}]  prompt {line['total']} rows: "
-              f"{text_part} {report['unit']} + {line['total_rows']} audio")
+        print(
+            f"\n{line['id']}  {line['speaker']}  [{speakers}]  prompt {line['total']} rows: "
+            f"{text_part} {report['unit']} + {line['total_rows']} audio"
+        )
         for warning in line["warnings"]:
             print(f"  warning: {warning}")
         if line.get("lexicon"):
@@ -81,18 +91,31 @@ def _print_compile(report: dict) -> None:
             print(f"  context: {heard or 'none (' + line['context_note'] + ')'}")
         for n, conversation in enumerate(line["conversations"], 1):
             if conversation.get("shared_with"):
-                print(f"  conversation {n} ({conversation['layout']}): shared with {conversation['shared_with']}")
+                print(
+                    f"  conversation {n} ({conversation['layout']}): shared with {conversation['shared_with']}"
+                )
                 continue
-            print(f"  conversation {n} ({conversation['layout']}): {conversation['text_count']} {report['unit']}"
-                  f" + {conversation['rows']} audio rows")
+            print(
+                f"  conversation {n} ({conversation['layout']}): {conversation['text_count']} {report['unit']}"
+                f" + {conversation['rows']} audio rows"
+            )
             for segment in conversation["segments"]:
                 if segment["kind"] == "audio":
                     print(f"    {segment['rows']:>6} rows  audio {segment['source']}")
                 else:
-                    print(f"    {segment['count']:>6} {report['unit']:<6} {json.dumps(segment['text'], ensure_ascii=False)}")
+                    print(
+                        f"    {segment['count']:>6} {report['unit']:<6} "
+                        f"{json.dumps(segment['text'], ensure_ascii=False)}"
+                    )
     totals = report["totals"]
-    context = f" (of them {totals['context_rows']} context rows from earlier takes)" if report["mode"] == "history" else ""
-    print(f"\ntotal: {totals['lines']} lines, {totals['text']} {report['unit']} + {totals['rows']} audio rows{context}")
+    context = (
+        f" (of them {totals['context_rows']} context rows from earlier takes)"
+        if report["mode"] == "history"
+        else ""
+    )
+    print(
+        f"\ntotal: {totals['lines']} lines, {totals['text']} {report['unit']} + {totals['rows']} audio rows{context}"
+    )
 
 
 def register(app: typer.Typer) -> None:

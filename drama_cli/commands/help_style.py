@@ -27,8 +27,14 @@ class _TidyHelp:
         return option
 
 
-VALUE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": "PATH",
-               "file": "FILE", "directory": "FOLDER"}
+VALUE_NAMES = {
+    "str": "TEXT",
+    "int": "INTEGER",
+    "float": "NUMBER",
+    "path": "PATH",
+    "file": "FILE",
+    "directory": "FOLDER",
+}
 
 
 def _name_value(param) -> None:
@@ -66,7 +72,11 @@ class TidyHelpCommand(_TidyHelp, TyperCommand):
     def collect_usage_pieces(self, ctx) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
-            pieces += [usage_name(param)] if isinstance(param, TyperArgument) else param.get_usage_pieces(ctx)
+            pieces += (
+                [usage_name(param)]
+                if isinstance(param, TyperArgument)
+                else param.get_usage_pieces(ctx)
+            )
         return pieces
 
 

@@ -4,7 +4,6 @@ its warnings printed, and the render settings."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from drama_cli.commands.output import notice
 from drama_cli.errors import ScriptError
@@ -12,7 +11,7 @@ from drama_cli.takes.project import check_stdin_owner, open_project
 from engine.files import file_sha256
 
 
-def load_checked(script: str, cast: Optional[str]):
+def load_checked(script: str, cast: str | None):
     """The script, its warnings printed; a bad script raises its first problem, saying how many
     more `drama check` lists."""
     # lazy: yaml and the script reader, 80 ms at start-up
@@ -31,7 +30,9 @@ def load_checked(script: str, cast: Optional[str]):
 def render_settings(scenes, lines, **fields):
     """RenderSettings for the ids given and other `RenderSettings` fields. Raises UsageError
     for a value out of range."""
-    from drama_cli.takes.jobs import RenderSettings  # lazy: yaml and the script reader, 80 ms at start-up
+    from drama_cli.takes.jobs import (
+        RenderSettings,  # lazy: yaml and the script reader, 80 ms at start-up
+    )
 
     settings = RenderSettings(scenes=tuple(scenes or ()), lines=tuple(lines or ()), **fields)
     settings.validate()

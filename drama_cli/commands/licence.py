@@ -7,15 +7,20 @@ describes only the licence it names."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import typer
 
 from drama_cli.backends import registry
+from drama_cli.backends.model_licence import (
+    FolderLicence,
+    read_folder_licence,
+    record_acceptance,
+    slug,
+)
 from drama_cli.errors import UsageError
 from engine.files import write_text_atomic
-from drama_cli.backends.model_licence import FolderLicence, read_folder_licence, record_acceptance, slug
 
 SUMMARISED = "fish-audio-community-license"  # the licence SUMMARY describes, as `model_licence.slug` gives it
 SUMMARY = (
@@ -27,7 +32,7 @@ SUMMARY = (
     "no removing watermarks;",
     "no using the model or its outputs to train other speech or foundation models;",
     "what you distribute carries a notice file with the licence's notice text and the words "
-    "\"Built with Fish Audio\".",
+    '"Built with Fish Audio".',
 )
 NOTICE_MARKER = ".license-notice"  # in a project folder: the render notice was shown there
 
@@ -36,8 +41,11 @@ def summary_lines(licence: FolderLicence) -> list[str]:
     """The licence as `model pull` shows it: its name and full-text path, our summary when the
     LICENSE is the licence it describes (else a line saying to read it in full), and each way
     the README front matter disagrees with it."""
-    lines = [f"licence: {licence.title or 'untitled'}" + (f" ({licence.dated})" if licence.dated else ""),
-             f"full text: {licence.licence_file}"]
+    lines = [
+        f"licence: {licence.title or 'untitled'}"
+        + (f" ({licence.dated})" if licence.dated else ""),
+        f"full text: {licence.licence_file}",
+    ]
     if licence.title and slug(licence.title).startswith(SUMMARISED):
         lines.append("in short (the LICENSE file is what binds; this is drama's summary):")
         lines += [f"  - {item}" for item in SUMMARY]
@@ -55,13 +63,20 @@ def acceptance_text(licence: FolderLicence) -> str:
     if licence.accepted():
         return f"accepted {record.get('accepted_at')} (revision {record.get('revision')}, {record.get('how')})"
     if record:
-        return (f"accepted {record.get('accepted_at')} for another LICENSE (its SHA-256 differs): "
-                f"run `drama model accept-license {licence.folder}`")
+        return (
+            f"accepted {record.get('accepted_at')} for another LICENSE (its SHA-256 differs): "
+            f"run `drama model accept-license {licence.folder}`"
+        )
     return f"not accepted: run `drama model accept-license {licence.folder}`"
 
 
-def settle_acceptance(licence: FolderLicence, revision: str, accept: bool, what: str,
-                      ask: Callable[[str], bool] | None = None) -> dict | None:
+def settle_acceptance(
+    licence: FolderLicence,
+    revision: str,
+    accept: bool,
+    what: str,
+    ask: Callable[[str], bool] | None = None,
+) -> dict | None:
     """Make sure the folder's LICENSE is accepted before the weights come: nothing to do when
     it already is, a note on stderr when there is no LICENSE; else print the summary on stderr and record the
     acceptance given by `accept` (`--accept-license`) or by `ask` (a yes on a terminal).
@@ -69,7 +84,10 @@ def settle_acceptance(licence: FolderLicence, revision: str, accept: bool, what:
     what: the model named in messages (`fishaudio/drama-3@REV`). Returns the new record, or
     None when none was written. Raises UsageError (exit 2) when it is not accepted."""
     if licence.licence_file is None:
-        print(f"drama: note: {what} has no LICENSE file; there is no licence to accept", file=sys.stderr)
+        print(
+            f"drama: note: {what} has no LICENSE file; there is no licence to accept",
+            file=sys.stderr,
+        )
         return None
     if licence.accepted():
         return None
@@ -79,8 +97,10 @@ def settle_acceptance(licence: FolderLicence, revision: str, accept: bool, what:
         return record_acceptance(licence, revision, "--accept-license")
     if ask is not None and ask(f"Accept the licence of {what}?"):
         return record_acceptance(licence, revision, "answered yes on a terminal")
-    raise UsageError(f"the licence of {what} is not accepted: read {licence.licence_file}, then run "
-                     "again with --accept-license (nothing else was downloaded)")
+    raise UsageError(
+        f"the licence of {what} is not accepted: read {licence.licence_file}, then run "
+        "again with --accept-license (nothing else was downloaded)"
+    )
 
 
 def terminal_question() -> Callable[[str], bool] | None:
@@ -90,8 +110,9 @@ def terminal_question() -> Callable[[str], bool] | None:
     return lambda question: typer.confirm(question, default=False, err=True)
 
 
-def notice_once_per_project(project: Path, model_folder: Path | None,
-                            notice: Callable[[str], None]) -> bool:
+def notice_once_per_project(
+    project: Path, model_folder: Path | None, notice: Callable[[str], None]
+) -> bool:
     """Before a render with `model_folder`: when its LICENSE was never accepted, pass one line
     to `notice`, once per project folder (a `NOTICE_MARKER` file there remembers it). Returns
     whether the notice was given."""
@@ -101,14 +122,17 @@ def notice_once_per_project(project: Path, model_folder: Path | None,
     marker = Path(project) / NOTICE_MARKER
     if licence.licence_file is None or licence.accepted() or marker.exists():
         return False
-    notice(f"the licence of the model in {model_folder} was never accepted: read its LICENSE and run "
-           f"`drama model accept-license {model_folder}` (shown once per project)")
+    notice(
+        f"the licence of the model in {model_folder} was never accepted: read its LICENSE and run "
+        f"`drama model accept-license {model_folder}` (shown once per project)"
+    )
     write_text_atomic(marker, f"{licence.sha256}\n")
     return True
 
 
-def notice_before_render(project: Path, engine_name: str, model: str | None,
-                         notice: Callable[[str], None]) -> bool:
+def notice_before_render(
+    project: Path, engine_name: str, model: str | None, notice: Callable[[str], None]
+) -> bool:
     """`notice_once_per_project` for a render with the engine named `engine_name` and the
     `--model` flag `model`: only drama3 has a model folder (found as
     `drama_cli.backends.registry.find_model` finds it on this machine; with `--cluster`, the

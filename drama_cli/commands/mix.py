@@ -6,7 +6,6 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -27,11 +26,19 @@ from drama_cli.mix.export import mix_audio_file
 @opt.MIX.into("mix")
 def mix_command(
     script: str = opt.SCRIPT,
-    scene: Optional[List[str]] = opt.SCENES,
-    out: Optional[str] = opt.OUT,
-    cast: Optional[str] = opt.CAST,
+    scene: list[str] | None = opt.SCENES,
+    out: str | None = opt.OUT,
+    cast: str | None = opt.CAST,
     mix: dict = None,  # the MIX group's options: --format, --preset, --gap, --room-tone, --head, --tail
-    output: Optional[str] = typer.Option(None, "-o", "--output", help="'-': also write the one --scene's mix to stdout (WAV, or FLAC with --format flac); results then go to stderr."),
+    output: str | None = typer.Option(
+        None,
+        "-o",
+        "--output",
+        help=(
+            "'-': also write the one --scene's mix to stdout (WAV, or FLAC with --format flac);"
+            " results then go to stderr."
+        ),
+    ),
     as_json: bool = opt.JSON,
 ) -> None:
     """Mix scenes again from their selected takes, without rendering (the render's mix
@@ -43,8 +50,12 @@ def mix_command(
     streamed = _stdout_format(output, scene, mix["formats"])
     loaded = load_checked(script, cast)
     store = rendered_store(script, out)
-    flags = opt.mix_flags(**{**mix, "formats": None} if streamed else mix)  # a stream's format is no setting
-    scenes = remix(loaded, store, pick_scenes(loaded, render_settings(scene, None)), flags, streamed)
+    flags = opt.mix_flags(
+        **{**mix, "formats": None} if streamed else mix
+    )  # a stream's format is no setting
+    scenes = remix(
+        loaded, store, pick_scenes(loaded, render_settings(scene, None)), flags, streamed
+    )
     if streamed and scenes and scenes[0].files.get(streamed):
         audio_to_stdout(Path(scenes[0].files[streamed]))
         _drop_unsaved(store, flags, scenes[0], streamed)
@@ -55,8 +66,10 @@ def mix_command(
 def _print_mixes(scenes: list, as_json: bool, streamed: str | None) -> None:
     """Each scene's mix (`print_scene`), or JSON; on stderr when the mix itself went to stdout."""
     if as_json:
-        print(json.dumps([dataclasses.asdict(s) for s in scenes], indent=2),
-              file=sys.stderr if streamed else sys.stdout)
+        print(
+            json.dumps([dataclasses.asdict(s) for s in scenes], indent=2),
+            file=sys.stderr if streamed else sys.stdout,
+        )
     else:
         console = results_console(stderr=bool(streamed))
         for outcome in scenes:
@@ -84,7 +97,7 @@ def _drop_unsaved(store, flags, outcome, streamed: str) -> None:
         Path(outcome.files.pop(streamed)).unlink(missing_ok=True)
 
 
-def _stdout_format(output: Optional[str], scenes, formats) -> str | None:
+def _stdout_format(output: str | None, scenes, formats) -> str | None:
     """The format `-o -` streams (`wav` unless --format flac), None without `-o`. UsageError
     for another -o, for anything but exactly one --scene, or a format that is not wav or flac."""
     if output is None:
@@ -117,8 +130,10 @@ def print_scene(console, scene) -> None:
     beds = scene.loudness.get("speech_to_bed_db")
     level += f", speech {beds:.1f} dB over the beds" if beds is not None else ""
     left_out = f"; left out: {', '.join(scene.missing)}" if scene.missing else ""
-    console.print(f"scene {scene.scene_id}: {mix_audio_file(scene.files) or ''}"
-                  f" {scene.duration_s:.1f} s, {level}{left_out}")
+    console.print(
+        f"scene {scene.scene_id}: {mix_audio_file(scene.files) or ''}"
+        f" {scene.duration_s:.1f} s, {level}{left_out}"
+    )
     names = scene.loudness.get("sounds_left_out", [])
     reasons = scene.loudness.get("sounds_left_out_reasons", [NOT_IN_MIX] * len(names))
     for name, why in zip(names, reasons):  # cue sheets from before the reasons: NOT_IN_MIX

@@ -6,13 +6,15 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Optional
 
 import platformdirs
 import typer
 
+from drama_cli.backends.model_licence import LICENSE_FILE, README_FILE, read_folder_licence
 from drama_cli.backends.registry import parse_gpu_memory
-from drama_cli.commands import licence as licence_terms  # through the module: tests replace terminal_question
+from drama_cli.commands import (
+    licence as licence_terms,  # through the module: tests replace terminal_question
+)
 from drama_cli.commands import options as opt
 from drama_cli.commands.help_style import TidyHelpGroup
 from drama_cli.commands.licence import acceptance_text, settle_acceptance
@@ -22,20 +24,31 @@ from drama_cli.errors import (
     UsageError,
 )
 from engine.errors import CheckpointError
-from drama_cli.backends.model_licence import LICENSE_FILE, README_FILE, read_folder_licence
 
 REPO_ID = "fishaudio/drama-3"
 # The 2026-10-29 re-release (docs/internals/model.md §2); pinned so a pull always yields the same files.
 DEFAULT_REVISION = "78e5ab7"
 
-MODEL_PATH = typer.Argument(..., help="A model folder, or a folder (or file) holding only config.json.")
-PLAN_GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Plan the model for this much device memory (e.g. 24GB, "
-                               "24GiB, 500MB; default: what the GPU has free, when there is one).")
-HIT_RATE = typer.Option(None, "--hit-rate", help="Expert cache hit rate (0..1) for the bytes copied per frame "
-                        "(default: a few rates).")
+MODEL_PATH = typer.Argument(
+    ..., help="A model folder, or a folder (or file) holding only config.json."
+)
+PLAN_GPU_MEMORY = typer.Option(
+    None,
+    "--gpu-memory",
+    help="Plan the model for this much device memory (e.g. 24GB, "
+    "24GiB, 500MB; default: what the GPU has free, when there is one).",
+)
+HIT_RATE = typer.Option(
+    None,
+    "--hit-rate",
+    help="Expert cache hit rate (0..1) for the bytes copied per frame (default: a few rates).",
+)
 
-model_app = typer.Typer(help="Inspect, verify and download Drama 3 model folders.", no_args_is_help=True,
-                        cls=TidyHelpGroup)
+model_app = typer.Typer(
+    help="Inspect, verify and download Drama 3 model folders.",
+    no_args_is_help=True,
+    cls=TidyHelpGroup,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -44,8 +57,12 @@ def register(app: typer.Typer) -> None:
 
 
 @model_app.command("info")
-def info(path: Path = MODEL_PATH, as_json: bool = opt.JSON, gpu_memory: Optional[str] = PLAN_GPU_MEMORY,
-         hit_rate: Optional[float] = HIT_RATE) -> None:
+def info(
+    path: Path = MODEL_PATH,
+    as_json: bool = opt.JSON,
+    gpu_memory: str | None = PLAN_GPU_MEMORY,
+    hit_rate: float | None = HIT_RATE,
+) -> None:
     """Print sizes of a model: parameters (total, active per frame), bytes of weights read per
     frame, KV-cache bytes per frame and Gated DeltaNet state per stream (bf16 activations);
     with a GPU memory budget, the plan: resident bytes, expert cache slots per layer, KV room
@@ -86,9 +103,17 @@ def info(path: Path = MODEL_PATH, as_json: bool = opt.JSON, gpu_memory: Optional
 def _print_licence(licence) -> None:
     front = licence.front_matter
     readme = ", ".join(f"{key} {value}" for key, value in front.items()) or "no licence keys"
-    rows = [("licence", f"{licence.title} ({licence.licence_file})" if licence.licence_file else "no LICENSE file"),
-            ("README", readme), *[("disagrees", text) for text in licence.disagreements],
-            ("accepted", acceptance_text(licence))]
+    rows = [
+        (
+            "licence",
+            f"{licence.title} ({licence.licence_file})"
+            if licence.licence_file
+            else "no LICENSE file",
+        ),
+        ("README", readme),
+        *[("disagrees", text) for text in licence.disagreements],
+        ("accepted", acceptance_text(licence)),
+    ]
     _print_rows(rows)
 
 
@@ -101,16 +126,31 @@ def _print_rows(rows: list[tuple[str, str]]) -> None:
 def _print_info(s: dict) -> None:
     rows = [
         ("model", s["path"]),
-        ("layers", f"{s['layers']} backbone ({s['full_attention_layers']} gated attention, "
-                   f"{s['layers'] - s['full_attention_layers']} Gated DeltaNet), {s['tower_layers']} tower"),
+        (
+            "layers",
+            f"{s['layers']} backbone ({s['full_attention_layers']} gated attention, "
+            f"{s['layers'] - s['full_attention_layers']} Gated DeltaNet), {s['tower_layers']} tower",
+        ),
         ("experts", f"{s['experts']} routed, {s['experts_per_token']} per token + 1 shared"),
-        ("vocabulary", f"{s['vocab_size']:,} ids; semantic {s['semantic_band'][0]}..{s['semantic_band'][1]}, "
-                       f"eos {s['eos_token_id']}"),
-        ("parameters", f"{_count(s['params_total'])} total, {_count(s['params_active'])} active per frame "
-                       f"(backbone {_count(s['params_active_backbone'])}, tower {_count(s['params_active_tower'])})"),
-        ("weights", f"{_bytes(s['weight_bytes_total'])} stored, {_bytes(s['weight_bytes_per_frame'])} read per frame"),
+        (
+            "vocabulary",
+            f"{s['vocab_size']:,} ids; semantic {s['semantic_band'][0]}..{s['semantic_band'][1]}, "
+            f"eos {s['eos_token_id']}",
+        ),
+        (
+            "parameters",
+            f"{_count(s['params_total'])} total, {_count(s['params_active'])} active per frame "
+            f"(backbone {_count(s['params_active_backbone'])}, tower {_count(s['params_active_tower'])})",
+        ),
+        (
+            "weights",
+            f"{_bytes(s['weight_bytes_total'])} stored, {_bytes(s['weight_bytes_per_frame'])} read per frame",
+        ),
         ("KV cache", f"{s['kv_bytes_per_frame']:,} bytes per frame (bf16)"),
-        ("GDN state", f"{s['gdn_state_bytes']:,} bytes per stream ({_bytes(s['gdn_state_bytes'])})"),
+        (
+            "GDN state",
+            f"{s['gdn_state_bytes']:,} bytes per stream ({_bytes(s['gdn_state_bytes'])})",
+        ),
     ]
     _print_rows(rows)
 
@@ -128,16 +168,29 @@ def memory_plan(config, path: Path, gpu_memory: str | None, hit_rate: float | No
     if not given:
         budget = _free_gpu_bytes()
     if budget is None and gpu_memory is not None:
-        raise UsageError("--gpu-memory auto plans against a CUDA GPU's free memory and there is none; give a size")
+        raise UsageError(
+            "--gpu-memory auto plans against a CUDA GPU's free memory and there is none; give a size"
+        )
     if budget is None and hit_rate is not None:
-        raise UsageError("--hit-rate applies to a memory plan and there is no CUDA GPU to plan "
-                         "against; give --gpu-memory SIZE")
+        raise UsageError(
+            "--hit-rate applies to a memory plan and there is no CUDA GPU to plan "
+            "against; give --gpu-memory SIZE"
+        )
     if budget is None:
         return None
     plan = plan_memory(config, budget, 2, codec_file_bytes(path if path.is_dir() else None))
-    rates = [hit_rate] if hit_rate is not None else sorted({round(plan.uniform_hit_rate, 4), 0.5, 0.8, 0.9})
-    return {**plan.as_dict(), "gpu_memory_source": "--gpu-memory" if given else "free GPU memory",
-            "copied_bytes_per_frame": {f"{rate:g}": plan.copied_bytes_per_frame(rate) for rate in rates}}
+    rates = (
+        [hit_rate]
+        if hit_rate is not None
+        else sorted({round(plan.uniform_hit_rate, 4), 0.5, 0.8, 0.9})
+    )
+    return {
+        **plan.as_dict(),
+        "gpu_memory_source": "--gpu-memory" if given else "free GPU memory",
+        "copied_bytes_per_frame": {
+            f"{rate:g}": plan.copied_bytes_per_frame(rate) for rate in rates
+        },
+    }
 
 
 def _free_gpu_bytes() -> int | None:
@@ -150,21 +203,40 @@ def _free_gpu_bytes() -> int | None:
 
 
 def _print_plan(p: dict) -> None:
-    slots = (f"all {p['num_experts']} experts per layer resident, nothing in host memory" if not p["offloaded"] else
-             f"{p['slots']} of {p['num_experts']} experts per layer ({_bytes(p['cache_bytes'])}); the other "
-             f"{p['num_experts'] - p['slots']} in host memory")
-    copies = "; ".join(f"{_bytes(v)} at {float(k):.0%} hits" for k, v in p["copied_bytes_per_frame"].items())
+    slots = (
+        f"all {p['num_experts']} experts per layer resident, nothing in host memory"
+        if not p["offloaded"]
+        else f"{p['slots']} of {p['num_experts']} experts per layer ({_bytes(p['cache_bytes'])}); the other "
+        f"{p['num_experts'] - p['slots']} in host memory"
+    )
+    copies = "; ".join(
+        f"{_bytes(v)} at {float(k):.0%} hits" for k, v in p["copied_bytes_per_frame"].items()
+    )
     rows = [
         ("GPU budget", f"{_bytes(p['budget_bytes'])} ({p['gpu_memory_source']})"),
-        ("resident", f"{_bytes(p['resident_bytes'])}: every weight but the routed experts (with codec.pth "
-                     "when the folder has it)"),
-        ("reserve", f"{_bytes(p['reserve_bytes'])}: KV for 16,384 rows, Gated DeltaNet state, prefill "
-                    f"activations; margin {_bytes(p['margin_bytes'])}"),
-        ("expert cache", slots if p["fits"] else f"does not fit: needs at least {_bytes(p['minimum_bytes'])} "
-                                                  f"({p['top_k']} experts per layer)"),
+        (
+            "resident",
+            f"{_bytes(p['resident_bytes'])}: every weight but the routed experts (with codec.pth "
+            "when the folder has it)",
+        ),
+        (
+            "reserve",
+            f"{_bytes(p['reserve_bytes'])}: KV for 16,384 rows, Gated DeltaNet state, prefill "
+            f"activations; margin {_bytes(p['margin_bytes'])}",
+        ),
+        (
+            "expert cache",
+            slots
+            if p["fits"]
+            else f"does not fit: needs at least {_bytes(p['minimum_bytes'])} "
+            f"({p['top_k']} experts per layer)",
+        ),
         ("KV room", f"{p['kv_room_frames']:,} frames at batch 1"),
         ("copied/frame", copies if p["offloaded"] else "nothing (all experts resident)"),
-        ("full residency", f"needs {_bytes(p['full_bytes'])}; one expert is {p['expert_bytes']:,} bytes"),
+        (
+            "full residency",
+            f"needs {_bytes(p['full_bytes'])}; one expert is {p['expert_bytes']:,} bytes",
+        ),
     ]
     _print_rows(rows)
 
@@ -190,7 +262,9 @@ def verify(path: Path = MODEL_PATH, as_json: bool = opt.JSON) -> None:
     """Check a model folder: every file the engine reads is there (codec.pth included); every
     shard the index names exists and holds the tensors it claims with the shapes and dtypes the
     config implies; the tokenizer's ids agree with the config. Exit 1 on any mismatch."""
-    from drama_cli.backends.drama3 import missing_model_files  # lazy: the drama3 backend, 50 ms at start-up
+    from drama_cli.backends.drama3 import (
+        missing_model_files,  # lazy: the drama3 backend, 50 ms at start-up
+    )
     from engine.checkpoint import Checkpoint  # lazy: torch, 1.5 s at start-up
 
     if not path.is_dir():
@@ -200,14 +274,20 @@ def verify(path: Path = MODEL_PATH, as_json: bool = opt.JSON) -> None:
     problems, notes, facts = [], [], {}
     try:
         checkpoint = Checkpoint(path)
-        facts = {"tensors": len(checkpoint.expected), "shards": len(set(checkpoint.weight_map.values()))}
+        facts = {
+            "tensors": len(checkpoint.expected),
+            "shards": len(set(checkpoint.weight_map.values())),
+        }
         checkpoint.verify()
     except CheckpointError as err:
         problems.append(str(err))
     else:
         problems += _tokenizer_problems(path, checkpoint.config)
-    problems += [f"{path}: the model folder has no {name}" for name in missing_model_files(path)
-                 if not any(name in problem for problem in problems)]  # not said already
+    problems += [
+        f"{path}: the model folder has no {name}"
+        for name in missing_model_files(path)
+        if not any(name in problem for problem in problems)
+    ]  # not said already
     _report_verify(path, problems, notes, facts, as_json)
 
 
@@ -218,36 +298,66 @@ def _tokenizer_problems(path: Path, config) -> list[str]:
         tokenizer = Drama3Tokenizer.from_folder(path)
     except CheckpointError as err:
         return [str(err)]
-    pairs = (("semantic_start_token_id", "<|semantic:0|>", tokenizer.semantic_start),
-             ("semantic_end_token_id", "<|semantic:4095|>", tokenizer.token_id("<|semantic:4095|>")),
-             ("eos_token_id", "<|im_end|>", tokenizer.eos_id))
-    return [f"config.json: {key} is {getattr(config, key)} but tokenizer.json has {token} at {got}"
-            for key, token, got in pairs if getattr(config, key) != got]
+    pairs = (
+        ("semantic_start_token_id", "<|semantic:0|>", tokenizer.semantic_start),
+        ("semantic_end_token_id", "<|semantic:4095|>", tokenizer.token_id("<|semantic:4095|>")),
+        ("eos_token_id", "<|im_end|>", tokenizer.eos_id),
+    )
+    return [
+        f"config.json: {key} is {getattr(config, key)} but tokenizer.json has {token} at {got}"
+        for key, token, got in pairs
+        if getattr(config, key) != got
+    ]
 
 
-def _report_verify(path: Path, problems: list[str], notes: list[str], facts: dict, as_json: bool) -> None:
+def _report_verify(
+    path: Path, problems: list[str], notes: list[str], facts: dict, as_json: bool
+) -> None:
     if as_json:
-        print(json.dumps({"path": str(path), "ok": not problems, "problems": problems, "notes": notes, **facts},
-                         indent=2))
+        print(
+            json.dumps(
+                {
+                    "path": str(path),
+                    "ok": not problems,
+                    "problems": problems,
+                    "notes": notes,
+                    **facts,
+                },
+                indent=2,
+            )
+        )
     else:
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
         for problem in problems[1:]:
             print(f"drama: {problem}", file=sys.stderr)
         if not problems:
-            print(f"ok: {path}: {facts['tensors']} tensors in {facts['shards']} shards match config.json; "
-                  "tokenizer ids agree")
+            print(
+                f"ok: {path}: {facts['tensors']} tensors in {facts['shards']} shards match config.json; "
+                "tokenizer ids agree"
+            )
     if problems:
-        raise ModelCheckFailed(problems[0] if not as_json else f"{path}: {len(problems)} problem(s), see the JSON report")
+        raise ModelCheckFailed(
+            problems[0]
+            if not as_json
+            else f"{path}: {len(problems)} problem(s), see the JSON report"
+        )
 
 
 @model_app.command("pull")
 def pull(
-    revision: str = typer.Option(DEFAULT_REVISION, "--revision", help="Hub revision (commit, tag or branch)."),
-    folder: Optional[Path] = typer.Option(None, "--dir", help="Target folder (default: the user data folder)."),
+    revision: str = typer.Option(
+        DEFAULT_REVISION, "--revision", help="Hub revision (commit, tag or branch)."
+    ),
+    folder: Path | None = typer.Option(
+        None, "--dir", help="Target folder (default: the user data folder)."
+    ),
     accept_license: bool = typer.Option(
-        False, "--accept-license", help="Accept the model's licence (its LICENSE file, summarised before the "
-                                        "download) without being asked; needed the first time when not on a terminal."),
+        False,
+        "--accept-license",
+        help="Accept the model's licence (its LICENSE file, summarised before the "
+        "download) without being asked; needed the first time when not on a terminal.",
+    ),
     as_json: bool = opt.JSON,
 ) -> None:
     """Download fishaudio/drama-3 at a pinned revision with huggingface_hub (resumable; a
@@ -265,17 +375,29 @@ def pull(
     settle_acceptance(licence, revision, accept_license, what, licence_terms.terminal_question())
     local = _download(revision, folder)
     if as_json:
-        print(json.dumps({"repo": REPO_ID, "revision": revision, "path": str(local),
-                          "license": read_folder_licence(local).as_dict()}))
+        print(
+            json.dumps(
+                {
+                    "repo": REPO_ID,
+                    "revision": revision,
+                    "path": str(local),
+                    "license": read_folder_licence(local).as_dict(),
+                }
+            )
+        )
     else:
         print(local)
 
 
 @model_app.command("accept-license")
-def accept_license_command(path: Path = typer.Argument(..., help="A model folder holding LICENSE.")) -> None:
+def accept_license_command(
+    path: Path = typer.Argument(..., help="A model folder holding LICENSE."),
+) -> None:
     """Show the summary of a model folder's licence and record its acceptance there (for a
     folder not downloaded with `drama model pull`, or after its LICENSE changed)."""
-    from drama_cli.backends.drama3 import model_revision  # lazy: the drama3 backend, 50 ms at start-up
+    from drama_cli.backends.drama3 import (
+        model_revision,  # lazy: the drama3 backend, 50 ms at start-up
+    )
 
     if not path.is_dir():
         raise UsageError(f"{path}: not a model folder")
@@ -287,7 +409,11 @@ def accept_license_command(path: Path = typer.Argument(..., help="A model folder
 
 
 def _default_folder(revision: str) -> Path:
-    return Path(platformdirs.user_data_dir("drama")) / "models" / f"drama-3-{revision.replace('/', '-')}"
+    return (
+        Path(platformdirs.user_data_dir("drama"))
+        / "models"
+        / f"drama-3-{revision.replace('/', '-')}"
+    )
 
 
 def _download(revision: str, folder: Path, files: list[str] | None = None) -> Path:
@@ -299,7 +425,9 @@ def _download(revision: str, folder: Path, files: list[str] | None = None) -> Pa
     if not sys.stderr.isatty():
         disable_progress_bars()
     try:
-        return Path(snapshot_download(REPO_ID, revision=revision, local_dir=folder, allow_patterns=files))
+        return Path(
+            snapshot_download(REPO_ID, revision=revision, local_dir=folder, allow_patterns=files)
+        )
     except Exception as err:  # the hub raises many types (offline, HTTP, connection, disk)
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise ModelPullError(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from typer.models import OptionInfo
 
@@ -23,6 +24,7 @@ class OptionGroup:
 
     def into(self, name: str) -> Callable[[Callable], Callable]:
         """A decorator giving a command this group in place of its parameter `name`."""
+
         def add(command: Callable) -> Callable:
             signature = inspect.signature(command, eval_str=True)
             params = []
@@ -37,8 +39,11 @@ class OptionGroup:
             run.__signature__ = signature.replace(parameters=params)
             run.__annotations__ = {p.name: p.annotation for p in params}
             return run
+
         return add
 
     def _parameters(self, kind) -> list[inspect.Parameter]:
-        return [inspect.Parameter(key, kind, default=option, annotation=annotation)
-                for key, (annotation, option) in self.options.items()]
+        return [
+            inspect.Parameter(key, kind, default=option, annotation=annotation)
+            for key, (annotation, option) in self.options.items()
+        ]

@@ -2,9 +2,11 @@
 their names and help read the same everywhere, and the option groups some commands take
 together (`MIX`, `BACKEND`, `PROJECT_BACKEND`)."""
 
+# ruff: noqa: UP045 (the option groups' types are read by typer at run time, as Optional[...])
+
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Optional
 
 import typer
 
@@ -19,15 +21,25 @@ SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for st
 SCRIPT_FILE = typer.Argument(..., help="Script file (.yaml or .fountain).")
 OUT = typer.Option(None, help="Project folder (default: <script>.drama beside it).")
 CAST = typer.Option(None, help="Cast file (YAML); default <script>.cast.yaml for Fountain.")
-PROJECT_CAST = typer.Option(None, "--cast", help="Cast file (YAML); default: the one the project was rendered "
-                            "with, else <script>.cast.yaml for Fountain.")
+PROJECT_CAST = typer.Option(
+    None,
+    "--cast",
+    help="Cast file (YAML); default: the one the project was rendered "
+    "with, else <script>.cast.yaml for Fountain.",
+)
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")
 MODE = typer.Option(DEFAULT_MODE, help=mode_help())
-MAX_CHARS = typer.Option(300, "--max-chars", help="Chunk cap in characters: a longer line is cut "
-                                                   "into chunks voiced one after another (at least 40).")
-NO_NORMALIZE = typer.Option(False, "--no-normalize", help="Send numbers and symbols as written (no number words).")
+MAX_CHARS = typer.Option(
+    300,
+    "--max-chars",
+    help="Chunk cap in characters: a longer line is cut "
+    "into chunks voiced one after another (at least 40).",
+)
+NO_NORMALIZE = typer.Option(
+    False, "--no-normalize", help="Send numbers and symbols as written (no number words)."
+)
 
 # The mix settings' help, units and ranges come from their table (`MIX_FIELDS`).
 FORMATS = typer.Option(None, "--format", help=flag_help("formats"))
@@ -44,45 +56,80 @@ ENGINE = typer.Option("auto", help=engine_help())
 ENGINE_OF_PROJECT = typer.Option(None, help=engine_help(" (default: the project's)"))
 MODEL = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache).")
 DEVICE = typer.Option(None, help="Torch device for drama3 (default: cuda if present).")
-GPU_MEMORY = typer.Option(None, "--gpu-memory", help="Device memory drama3 may use, e.g. 24GB, 24GiB or auto "
-                          "(what the GPU has free); routed experts that do not fit stay in host memory.")
-FROM_TAKE = typer.Option(None, "--from-take", help="Take to start from (default: the selected one).")
+GPU_MEMORY = typer.Option(
+    None,
+    "--gpu-memory",
+    help="Device memory drama3 may use, e.g. 24GB, 24GiB or auto "
+    "(what the GPU has free); routed experts that do not fit stay in host memory.",
+)
+FROM_TAKE = typer.Option(
+    None, "--from-take", help="Take to start from (default: the selected one)."
+)
 NEW_TAKES = typer.Option(1, help="New takes to make (one generation each).")
 
 
-def _seed_in_range(seed: Optional[int]) -> Optional[int]:
+def _seed_in_range(seed: int | None) -> int | None:
     """Refuse a seed out of range while the arguments are parsed, before any model loads."""
-    from drama_cli.takes.jobs import check_seed  # lazy: yaml and the script reader, 80 ms at start-up
+    from drama_cli.takes.jobs import (
+        check_seed,  # lazy: yaml and the script reader, 80 ms at start-up
+    )
 
     return seed if seed is None else check_seed(seed)
 
 
-NEW_SEED = typer.Option(None, callback=_seed_in_range,
-                        help="Seed of the first new take, 0 to 2^31-1 (the next takes add 1 each).")
-BASE_SEED = typer.Option(0, callback=_seed_in_range,
-                         help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
-                              "so keep seeds far apart (1000, 2000).")
-KEEP_STALE = typer.Option(False, "--keep", help="Work from the take even when the script's line changed "
-                          "since it was made (a stale take).")
-SELECT = typer.Option(False, "--select", help="Select the first new take and rebuild the scene mix.")
+NEW_SEED = typer.Option(
+    None,
+    callback=_seed_in_range,
+    help="Seed of the first new take, 0 to 2^31-1 (the next takes add 1 each).",
+)
+BASE_SEED = typer.Option(
+    0,
+    callback=_seed_in_range,
+    help="Base seed, 0 to 2^31-1; each line adds a stable offset and each take 1, "
+    "so keep seeds far apart (1000, 2000).",
+)
+KEEP_STALE = typer.Option(
+    False,
+    "--keep",
+    help="Work from the take even when the script's line changed since it was made (a stale take).",
+)
+SELECT = typer.Option(
+    False, "--select", help="Select the first new take and rebuild the scene mix."
+)
 
 # The mix settings a command may override (render, mix); parsed by `mix_flags`.
-MIX = OptionGroup(formats=(Optional[List[str]], FORMATS), preset=(Optional[str], PRESET),
-                  gap=(Optional[float], GAP), room_tone=(Optional[str], ROOM_TONE),
-                  head=(Optional[float], HEAD), tail=(Optional[float], TAIL),
-                  stems=(Optional[bool], STEMS),
-                  export_session=(Optional[List[str]], EXPORT_SESSION))
+MIX = OptionGroup(
+    formats=(Optional[list[str]], FORMATS),
+    preset=(Optional[str], PRESET),
+    gap=(Optional[float], GAP),
+    room_tone=(Optional[str], ROOM_TONE),
+    head=(Optional[float], HEAD),
+    tail=(Optional[float], TAIL),
+    stems=(Optional[bool], STEMS),
+    export_session=(Optional[list[str]], EXPORT_SESSION),
+)
 
-_PLACEMENT = {"model": (Optional[str], MODEL), "device": (Optional[str], DEVICE),
-              "gpu_memory": (Optional[str], GPU_MEMORY)}
+_PLACEMENT = {
+    "model": (Optional[str], MODEL),
+    "device": (Optional[str], DEVICE),
+    "gpu_memory": (Optional[str], GPU_MEMORY),
+}
 # The engine and where its model goes, as `make_backend` takes them (render, book).
 BACKEND = OptionGroup(engine=(str, ENGINE), **_PLACEMENT)
 # The same for a project already rendered: the engine defaults to the project's (revise, edit).
 PROJECT_BACKEND = OptionGroup(engine=(Optional[str], ENGINE_OF_PROJECT), **_PLACEMENT)
 
 
-def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, tail=None,
-              stems=None, export_session=None):
+def mix_flags(
+    formats=None,
+    preset=None,
+    gap=None,
+    room_tone=None,
+    head=None,
+    tail=None,
+    stems=None,
+    export_session=None,
+):
     """The `MIX` group as one `drama_cli.script.mix_settings.MixSettings` (None: not given).
     Raises UsageError for an unknown preset, a missing or unusable room-tone file or a value
     out of range (a gap, head or tail not in 0..60 s)."""
@@ -90,7 +137,15 @@ def mix_flags(formats=None, preset=None, gap=None, room_tone=None, head=None, ta
 
     if preset is not None:
         get_preset(preset)  # an unknown preset is refused before any model is looked for
-    return MixSettings(formats=tuple(formats or ()), preset=preset, gap_s=gap, head_s=head,
-                       tail_s=tail, room_tone=cli_room_tone(room_tone), stems=stems,
-                       sessions=tuple(name for name in export_session if name != "none")
-                       if export_session else None).checked()
+    return MixSettings(
+        formats=tuple(formats or ()),
+        preset=preset,
+        gap_s=gap,
+        head_s=head,
+        tail_s=tail,
+        room_tone=cli_room_tone(room_tone),
+        stems=stems,
+        sessions=tuple(name for name in export_session if name != "none")
+        if export_session
+        else None,
+    ).checked()

@@ -35,8 +35,10 @@ def refuse_audio_to_terminal() -> None:
     """Raise UsageError when stdout is a terminal: `-o -` audio belongs in a pipe or a file,
     and bytes of audio would only garble the terminal. Called before any work is done."""
     if sys.stdout.isatty():
-        raise UsageError("-o - writes audio to stdout, which is a terminal: pipe it "
-                         "(| sox -t wav - out.ogg) or redirect it (> out.wav)")
+        raise UsageError(
+            "-o - writes audio to stdout, which is a terminal: pipe it "
+            "(| sox -t wav - out.ogg) or redirect it (> out.wav)"
+        )
 
 
 def audio_to_stdout(path: Path) -> None:
@@ -55,6 +57,8 @@ def stdout_format(formats: Sequence[str] | None) -> str:
     Raises UsageError for more than one or one not in STDOUT_FORMATS."""
     kinds = [f.lower().lstrip(".") for f in formats or STDOUT_FORMATS[:1]]
     if len(kinds) != 1 or kinds[0] not in STDOUT_FORMATS:
-        raise UsageError(f"-o - writes {' or '.join(f.upper() for f in STDOUT_FORMATS)}: give at most one "
-                         f"--format, {' or '.join(STDOUT_FORMATS)}")
+        raise UsageError(
+            f"-o - writes {' or '.join(f.upper() for f in STDOUT_FORMATS)}: give at most one "
+            f"--format, {' or '.join(STDOUT_FORMATS)}"
+        )
     return kinds[0]

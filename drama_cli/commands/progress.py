@@ -17,7 +17,11 @@ def time_left(elapsed: float, paced: int, remaining: int) -> str:
     seconds = round(elapsed / paced * remaining)
     minutes, seconds = divmod(seconds, 60)
     hours, minutes = divmod(minutes, 60)
-    parts = [f"{value} {unit}" for value, unit in ((hours, "h"), (minutes, "min"), (seconds, "s")) if value]
+    parts = [
+        f"{value} {unit}"
+        for value, unit in ((hours, "h"), (minutes, "min"), (seconds, "s"))
+        if value
+    ]
     return f"about {' '.join(parts[:2]) or '0 s'} left"
 
 
@@ -56,10 +60,15 @@ class RichProgress:
             TimeElapsedColumn,
         )
 
-        self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                             MofNCompleteColumn(), TimeElapsedColumn(),
-                             TextColumn("{task.fields[left]}", markup=False),
-                             console=results_console(stderr=True), transient=True)
+        self._bar = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[left]}", markup=False),
+            console=results_console(stderr=True),
+            transient=True,
+        )
         self._pace = Pace(clock)
         self._task = None
         self._frames = None
@@ -90,7 +99,9 @@ class RichProgress:
             self._bar.update(self._frames, completed=0)
         self._retries += bool(attempt)
         suffix = f" (retry {attempt}; {self._retries} in all)" if attempt else ""
-        self._bar.update(self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}")
+        self._bar.update(
+            self._task, description=f"{job.line_id} {job.speaker} take {slot + 1}{suffix}"
+        )
 
     def done(self, outcome):
         self._bar.update(self._task, advance=1, left=self._pace.line_done(outcome.status))
@@ -139,8 +150,11 @@ class LineLog:
         retries = self._retries.pop(outcome.line_id, 0)
         after = [f"{retries} retr{'y' if retries == 1 else 'ies'}"] * bool(retries)
         after += [left] if left else []
-        notice(f"[{self._pace.done}/{self._pace.total}] {outcome.line_id} {outcome.speaker}: {outcome.status}{take}{problem}"
-               f"{''.join('; ' + part for part in after)}{self._streams}")
+        notice(
+            f"[{self._pace.done}/{self._pace.total}] {outcome.line_id} {outcome.speaker}: "
+            f"{outcome.status}{take}{problem}"
+            f"{''.join('; ' + part for part in after)}{self._streams}"
+        )
 
     def finish(self):
         pass

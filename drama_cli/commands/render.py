@@ -8,17 +8,16 @@ bars only when stderr is a terminal.
 from __future__ import annotations
 
 import json
-from typing import List, Optional
 
 import typer
 
+from drama_cli.backends import registry  # called through the module: tests replace make_backend
 from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_project, render_settings, script_info
+from drama_cli.commands.licence import notice_before_render
 from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
-from drama_cli.backends import registry  # called through the module: tests replace make_backend
-from drama_cli.commands.licence import notice_before_render
 from drama_cli.errors import ScriptError, TakesNeedReview, UsageError
 from drama_cli.qc.take_checks import asr_take_check
 from drama_cli.script.mix_settings import check_number
@@ -28,43 +27,92 @@ from drama_cli.script.mix_settings import check_number
 @opt.BACKEND.into("backend")
 def render_command(
     script: str = opt.SCRIPT,
-    scene: Optional[List[str]] = opt.SCENES,
-    line: Optional[List[str]] = opt.LINES,
+    scene: list[str] | None = opt.SCENES,
+    line: list[str] | None = opt.LINES,
     mode: str = opt.MODE,
     takes: int = typer.Option(1, help="Passing takes wanted per line."),
     seed: int = opt.BASE_SEED,
     retries: int = typer.Option(2, help="Extra attempts when a take fails its checks (0..100)."),
     backend: dict = None,  # the BACKEND group's options: --engine, --model, --device, --gpu-memory
-    out: Optional[str] = opt.OUT,
-    cast: Optional[str] = opt.CAST,
+    out: str | None = opt.OUT,
+    cast: str | None = opt.CAST,
     mix: dict = None,  # the MIX group's options: --format, --preset, --gap, --room-tone, --head, --tail
-    qc: Optional[str] = typer.Option(None, help="Extra take check: asr (speech recognition)."),
-    asr_model: Optional[str] = typer.Option(None, help="CTranslate2 Whisper model folder for --qc asr."),
-    asr_threshold: Optional[float] = typer.Option(None, help="Highest word error rate --qc asr accepts (default 0.25)."),
-    batch: Optional[int] = typer.Option(None, "--batch", help="Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the CPU, the CPU cores for scratch; with --cluster, every worker's share added up); 1 renders one take at a time, in script order."),
+    qc: str | None = typer.Option(None, help="Extra take check: asr (speech recognition)."),
+    asr_model: str | None = typer.Option(
+        None, help="CTranslate2 Whisper model folder for --qc asr."
+    ),
+    asr_threshold: float | None = typer.Option(
+        None, help="Highest word error rate --qc asr accepts (default 0.25)."
+    ),
+    batch: int | None = typer.Option(
+        None,
+        "--batch",
+        help=(
+            "Streams voiced together (default: the engine's: for drama3 16 on CUDA and 1 on the"
+            " CPU, the CPU cores for scratch; with --cluster, every worker's share added up);"
+            " 1 renders one take at a time, in script order."
+        ),
+    ),
     max_chars: int = opt.MAX_CHARS,
-    keep: Optional[List[str]] = typer.Option(None, "--keep", help="Line id whose selected take stays as it is even when the script changed since (reported stale; repeatable)."),
+    keep: list[str] | None = typer.Option(
+        None,
+        "--keep",
+        help=(
+            "Line id whose selected take stays as it is even when the script changed since"
+            " (reported stale; repeatable)."
+        ),
+    ),
     no_normalize: bool = opt.NO_NORMALIZE,
     as_json: bool = opt.JSON,
-    no_graph: bool = typer.Option(False, "--no-graph", help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step."),
-    cluster: Optional[str] = typer.Option(None, "--cluster", help="Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto, HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.[cluster]'."),
+    no_graph: bool = typer.Option(
+        False,
+        "--no-graph",
+        help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step.",
+    ),
+    cluster: str | None = typer.Option(
+        None,
+        "--cluster",
+        help=(
+            "Render on a Ray cluster: local[:N] (workers on this machine) or its address (auto,"
+            " HOST:PORT, ray://HOST:PORT); needs the cluster extra: pip install -e '.[cluster]'."
+        ),
+    ),
 ) -> None:
     """Render what is missing, select a take per line, mix each scene."""
     from drama_cli.render import scheduler  # lazy: scipy, 1 s at start-up
 
-    settings = render_settings(scene, line, mode=mode, takes=takes, seed=seed, retries=retries,
-                               batch=batch, keep=tuple(keep or ()), max_chars=max_chars)
+    settings = render_settings(
+        scene,
+        line,
+        mode=mode,
+        takes=takes,
+        seed=seed,
+        retries=retries,
+        batch=batch,
+        keep=tuple(keep or ()),
+        max_chars=max_chars,
+    )
     flags = opt.mix_flags(**mix)
     _check_asr_threshold(asr_threshold, qc)
-    loaded = _load_for_render(script, cast, no_normalize, settings, room_tones=flags.room_tone is None)
+    loaded = _load_for_render(
+        script, cast, no_normalize, settings, room_tones=flags.room_tone is None
+    )
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
     store = render_project(script, out, loaded)
     engine = _backend(cluster, backend, not no_graph)
     notice_before_render(store.root, engine.name, backend["model"], notice)
     try:
-        report = scheduler.render_script(loaded, store, engine, settings, stderr_progress(name_new_takes=True),
-                                         script_info(loaded, script, cast), notice=notice, mix=flags)
+        report = scheduler.render_script(
+            loaded,
+            store,
+            engine,
+            settings,
+            stderr_progress(name_new_takes=True),
+            script_info(loaded, script, cast),
+            notice=notice,
+            mix=flags,
+        )
     finally:
         engine.close()
     if cluster is not None:
@@ -72,12 +120,14 @@ def render_command(
     _print_render(report, as_json)
 
 
-def _check_asr_threshold(threshold: Optional[float], qc: Optional[str]) -> None:
+def _check_asr_threshold(threshold: float | None, qc: str | None) -> None:
     """UsageError for an `--asr-threshold` out of 0..1 or without `--qc asr`."""
     if threshold is not None:
         check_number("--asr-threshold", threshold, 0.0, 1.0)
         if qc is None:
-            raise UsageError("--asr-threshold is the limit of the speech-recognition check; add --qc asr")
+            raise UsageError(
+                "--asr-threshold is the limit of the speech-recognition check; add --qc asr"
+            )
 
 
 def _print_render(report, as_json: bool) -> None:
@@ -92,7 +142,9 @@ def _print_render(report, as_json: bool) -> None:
         raise TakesNeedReview(report)
 
 
-def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, settings, room_tones: bool = True):
+def _load_for_render(
+    script: str, cast: str | None, no_normalize: bool, settings, room_tones: bool = True
+):
     """The script (`load_checked`) with `--no-normalize` applied, its references and the
     sounds of the scenes `settings` renders (and mixes) checked, and their room tones unless
     `room_tones` is False (`--room-tone` overrides them)."""
@@ -112,7 +164,7 @@ def _load_for_render(script: str, cast: Optional[str], no_normalize: bool, setti
     return loaded
 
 
-def _backend(cluster: Optional[str], flags: dict, graph: bool):
+def _backend(cluster: str | None, flags: dict, graph: bool):
     """The render's backend from the `BACKEND` group's `flags`: built here, or, with
     `--cluster`, one worker per slot of the Ray cluster, each building it on its node
     (`drama_cli.backends.cluster`)."""
@@ -120,13 +172,16 @@ def _backend(cluster: Optional[str], flags: dict, graph: bool):
         return registry.make_backend(**flags, notice=notice, graph=graph)
     if flags["gpu_memory"] is not None:
         raise UsageError("--gpu-memory applies to a render on this machine, not with --cluster")
-    from drama_cli.backends.cluster.backend import make_cluster_backend  # lazy: the cluster's modules, 20 ms
+    from drama_cli.backends.cluster.backend import (
+        make_cluster_backend,  # lazy: the cluster's modules, 20 ms
+    )
 
-    return make_cluster_backend(cluster, flags["engine"], flags["model"], flags["device"], graph,
-                                notice=notice)
+    return make_cluster_backend(
+        cluster, flags["engine"], flags["model"], flags["device"], graph, notice=notice
+    )
 
 
-def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], loaded) -> list:
+def _qc_checks(kind: str, asr_model: str | None, threshold: float | None, loaded) -> list:
     """The extra take checks of `--qc` (speech recognition, its transcripts read with the
     number rules of the script's language, as the compiler writes the line)."""
     # lazy: yaml and the script reader, 80 ms at start-up
@@ -138,7 +193,9 @@ def _qc_checks(kind: str, asr_model: Optional[str], threshold: Optional[float], 
     if threshold is not None:
         check_number("--asr-threshold", threshold, 0.0, 1.0)
     language = speaker_language(loaded, "")
-    return [asr_take_check(asr_model, threshold, said=lambda heard: normalise_text(heard, language))]
+    return [
+        asr_take_check(asr_model, threshold, said=lambda heard: normalise_text(heard, language))
+    ]
 
 
 def _print_report(report) -> None:
@@ -157,36 +214,51 @@ def _print_report(report) -> None:
     scenes = {line.scene_id for line in report.lines}
     if len(scenes) == 1:
         title += f"; scene {next(iter(scenes))}"
-    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False,
-                  show_edge=False)
+    table = Table(
+        title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False
+    )
     columns = ["scene"] * (len(scenes) > 1) + ["line", "speaker", "status", "take", "new", "s"]
     rows = []
     for line in report.lines:
         made = ", ".join(map(str, report.new_takes.get(line.line_id, []))) or "-"
-        values = {"scene": line.scene_id, "line": line.line_id, "speaker": line.speaker,
-                  "status": line.status, "take": str(line.take or "-"), "new": made,
-                  "s": f"{line.duration_s:.2f}"}
+        values = {
+            "scene": line.scene_id,
+            "line": line.line_id,
+            "speaker": line.speaker,
+            "status": line.status,
+            "take": str(line.take or "-"),
+            "new": made,
+            "s": f"{line.duration_s:.2f}",
+        }
         rows.append([values[column] for column in columns] + [(line.message or line.text)[:60]])
     for n, column in enumerate(columns):
         if column in ("scene", "line"):  # long ids fold onto a second row, never cut
             table.add_column(column, overflow="fold")
         else:
-            table.add_column(column, no_wrap=True, justify="right" if column == "s" else "left",
-                             min_width=max([len(column)] + [len(row[n]) for row in rows]))
+            table.add_column(
+                column,
+                no_wrap=True,
+                justify="right" if column == "s" else "left",
+                min_width=max([len(column)] + [len(row[n]) for row in rows]),
+            )
     table.add_column("text / problem", overflow="fold", ratio=1, min_width=12)
     for row in rows:
         table.add_row(*row)
     console.print(table)
     total = sum(line.duration_s for line in report.lines)
-    console.print(f"lines: rendered {report.count('rendered')}, reused {report.count('reused')}, "
-                  f"degraded {report.count('degraded')}, failed {report.count('failed')}; "
-                  f"{new_takes_text(report.new_takes)}; {total:.1f} s of selected takes; "
-                  f"{report.calls} backend calls; project {report.out}")
+    console.print(
+        f"lines: rendered {report.count('rendered')}, reused {report.count('reused')}, "
+        f"degraded {report.count('degraded')}, failed {report.count('failed')}; "
+        f"{new_takes_text(report.new_takes)}; {total:.1f} s of selected takes; "
+        f"{report.calls} backend calls; project {report.out}"
+    )
     for worker in report.workers:
         units, restarts = worker["units"], worker["restarts"]
-        console.print(f"worker {worker['worker']} on {worker['node']}: {units} unit{'s' * (units != 1)}, "
-                      f"{worker['busy_s']:.1f} s busy, {worker['failures']} lost, "
-                      f"{restarts} restart{'s' * (restarts != 1)}")
+        console.print(
+            f"worker {worker['worker']} on {worker['node']}: {units} unit{'s' * (units != 1)}, "
+            f"{worker['busy_s']:.1f} s busy, {worker['failures']} lost, "
+            f"{restarts} restart{'s' * (restarts != 1)}"
+        )
     for scene in report.scenes:
         print_scene(console, scene)
 

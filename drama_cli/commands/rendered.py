@@ -7,7 +7,6 @@ Results go to stdout (text, or JSON with `--json`); notices to stderr.
 from __future__ import annotations
 
 import json
-from typing import Optional
 
 import typer
 
@@ -20,10 +19,12 @@ from drama_cli.mix.export import mix_audio_file
 from drama_cli.takes.project import open_project
 
 
-def load_rendered(script: str, cast: Optional[str] = None, out: Optional[str] = None):
+def load_rendered(script: str, cast: str | None = None, out: str | None = None):
     """The script, read with `cast`, else with the cast file its project was rendered with
     (`recorded_cast`), else with the one beside it."""
-    from drama_cli.script.load import load_script  # lazy: yaml and the script reader, 80 ms at start-up
+    from drama_cli.script.load import (
+        load_script,  # lazy: yaml and the script reader, 80 ms at start-up
+    )
 
     if script == "-":
         raise UsageError("revise, edit and plot need a script file (they read its project folder)")
@@ -35,7 +36,7 @@ def load_rendered(script: str, cast: Optional[str] = None, out: Optional[str] = 
     return loaded
 
 
-def rendered_store(script: str, out: Optional[str]):
+def rendered_store(script: str, out: str | None):
     """The script's project; UsageError when it was never rendered."""
     store = open_project(script, out)
     if not store.project_path.exists():
@@ -67,10 +68,14 @@ def takes_lines(summary: dict) -> list[str]:
     rows = []
     for take in summary.get("takes", []):
         flag = "  FLAGGED: long silence in the edit" if take.get("flagged") else ""
-        rows.append(f"  take {take['take']}: {take['duration_s']:.2f} s, seed {take['seed']}  {take['file']}{flag}")
+        rows.append(
+            f"  take {take['take']}: {take['duration_s']:.2f} s, seed {take['seed']}  {take['file']}{flag}"
+        )
     if summary.get("selected"):
         mix = summary.get("mix") or {}
-        rows.append(f"  selected take {summary['selected']}; mix {mix_audio_file(mix.get('files') or {}) or 'rebuilt'}")
+        rows.append(
+            f"  selected take {summary['selected']}; mix {mix_audio_file(mix.get('files') or {}) or 'rebuilt'}"
+        )
     return rows
 
 
@@ -86,6 +91,8 @@ def exit_for_takes(summaries: list[dict]) -> None:
     for summary in summaries:
         for take in summary.get("takes", []):
             if take.get("failures"):
-                notice(f"{summary['line']} take {take['take']} ({take['status']}): "
-                       f"{'; '.join(take['failures'])}")
+                notice(
+                    f"{summary['line']} take {take['take']} ({take['status']}): "
+                    f"{'; '.join(take['failures'])}"
+                )
     raise typer.Exit(code)

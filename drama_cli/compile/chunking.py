@@ -1,6 +1,7 @@
 """Long-line chunking: cut a line's model text into pieces a single generation voices well.
 
-docs/internals/model.md §4.2 and cases M3, M4, T4 (docs/internals/bug-cases.md). Cuts happen only at whitespace outside markup (`<|...|>`,
+docs/internals/model.md §4.2 and cases M3, M4, T4 (docs/internals/bug-cases.md). Cuts happen only at
+whitespace outside markup (`<|...|>`,
 `<tag>`, `</tag>`, `[...]`) and never right after a point tag (it stays with the words it
 precedes), preferring, in order:
 
@@ -44,8 +45,12 @@ _CLOSERS = "\"')]”’»"
 SENTENCE, CLAUSE, SPACE = 0, 1, 2
 
 
-def split_text(text: str, max_chars: int = DEFAULT_MAX_CHARS, per_sentence: bool = False,
-               min_tail_chars: int = DEFAULT_MIN_TAIL_CHARS) -> list[str]:
+def split_text(
+    text: str,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    per_sentence: bool = False,
+    min_tail_chars: int = DEFAULT_MIN_TAIL_CHARS,
+) -> list[str]:
     """Cut speaker-tagged model text into chunks (rules in the module docstring).
 
     text: one line's model text, e.g. `<|speaker:0|> Dr. Okafor met ...`; untagged text is
@@ -54,7 +59,9 @@ def split_text(text: str, max_chars: int = DEFAULT_MAX_CHARS, per_sentence: bool
     Raises ValueError when `max_chars` is below MIN_MAX_CHARS (40).
     """
     if max_chars < MIN_MAX_CHARS:
-        raise ValueError(f"chunk cap {max_chars} is below the minimum of {MIN_MAX_CHARS} characters")
+        raise ValueError(
+            f"chunk cap {max_chars} is below the minimum of {MIN_MAX_CHARS} characters"
+        )
     text = text.strip()
     if not text:
         return []
@@ -118,7 +125,9 @@ def _level_at(text: str, index: int) -> int:
 def _real_sentence_end(text: str, end: int, index: int) -> bool:
     """False after titles (`Dr.`), initials (`A.`) and dotted abbreviations before lower case."""
     word_start = end
-    while word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in ">]":
+    while (
+        word_start > 0 and not text[word_start - 1].isspace() and text[word_start - 1] not in ">]"
+    ):
         word_start -= 1
     word = text[word_start:end]
     if not word.endswith(".") or word.endswith(".."):
@@ -128,7 +137,7 @@ def _real_sentence_end(text: str, end: int, index: int) -> bool:
         return False
     if len(stem) == 1 and stem.isalpha() and stem.isupper():
         return False
-    following = text[index + 1:index + 2]
+    following = text[index + 1 : index + 2]
     if "." in stem and following and not following.isupper():
         return False
     return True
@@ -221,7 +230,7 @@ def _retag(pieces: list[str]) -> list[str]:
         lead = SPEAKER_TAG.match(body)
         if lead:
             speaker = lead.group()
-            body = body[lead.end():].lstrip()
+            body = body[lead.end() :].lstrip()
         for match in _TAG_OR_SCOPE.finditer(piece):
             if match.group().startswith("<|"):
                 speaker = match.group()
@@ -231,7 +240,7 @@ def _retag(pieces: list[str]) -> list[str]:
             else:
                 open_tags.append(match.group("name"))
         close = "".join(f"</{name}>" for name in reversed(open_tags))
-        prefix = (lead.group() if lead else _current_prefix(chunks, speaker, piece))
+        prefix = lead.group() if lead else _current_prefix(chunks, speaker, piece)
         body = reopen + body + close
         chunks.append(f"{prefix} {body}" if prefix else body)
     return chunks

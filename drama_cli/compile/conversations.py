@@ -70,10 +70,16 @@ class LinePlan:
     numbers: list[str] = field(default_factory=list)
 
 
-def compile_scene(script: Script, scene: Scene | str, mode: str = DEFAULT_MODE, *,
-                  takes: TakeSource = None, history_lines: int = DEFAULT_HISTORY_LINES,
-                  max_chars: int = DEFAULT_MAX_CHARS,
-                  clip_duration: Callable[[str], float | None] | None = None) -> list[LinePlan]:
+def compile_scene(
+    script: Script,
+    scene: Scene | str,
+    mode: str = DEFAULT_MODE,
+    *,
+    takes: TakeSource = None,
+    history_lines: int = DEFAULT_HISTORY_LINES,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    clip_duration: Callable[[str], float | None] | None = None,
+) -> list[LinePlan]:
     """Compile `scene` (a Scene or its id) of a resolved `script` into one LinePlan per line.
 
     takes: earlier takes' audio, as a mapping line id -> AudioClip or a callable Line -> AudioClip
@@ -107,9 +113,14 @@ def check_references(script: Script) -> None:
             where = clip.position or member.position or SourcePosition(script.source, 1, 1)
             verdict = inspect_clip(path, MAX_REFERENCE_S, silence=False, min_s=MIN_REFERENCE_S)
             if verdict.error:
-                hint = "record it or fix the path (relative to the script's folder)" \
-                    if verdict.error == "does not exist" else None
-                raise ScriptError(f"reference clip {clip.path!r} of {member.name} {verdict.error}", where, hint)
+                hint = (
+                    "record it or fix the path (relative to the script's folder)"
+                    if verdict.error == "does not exist"
+                    else None
+                )
+                raise ScriptError(
+                    f"reference clip {clip.path!r} of {member.name} {verdict.error}", where, hint
+                )
 
 
 def _take_lookup(takes: TakeSource) -> Callable[[Line], AudioClip | None]:
@@ -129,25 +140,39 @@ class SceneCompiler:
     costs time linear in its length.
     """
 
-    def __init__(self, script: Script, scene: Scene, takes: TakeSource = None,
-                 clip_duration: Callable[[str], float | None] | None = None):
+    def __init__(
+        self,
+        script: Script,
+        scene: Scene,
+        takes: TakeSource = None,
+        clip_duration: Callable[[str], float | None] | None = None,
+    ):
         self.script, self.scene = script, scene
         self.take_of = _take_lookup(takes)
         self.clip_duration = clip_duration or reference_duration
         voices = [name for line in scene.lines for name in line.speakers()]
         self.scene_voices = list(dict.fromkeys(voices))
-        self.scene_map = assign_indices(self.scene_voices, script.cast) \
-            if len(self.scene_voices) <= NUM_SPEAKERS else None
+        self.scene_map = (
+            assign_indices(self.scene_voices, script.cast)
+            if len(self.scene_voices) <= NUM_SPEAKERS
+            else None
+        )
         self._durations: dict[str, float | None] = {}
         self._spoken: dict[int, SpokenLine] = {}
         self._told: set[str] = set()
 
-    def plans(self, mode: str, history_lines: int = DEFAULT_HISTORY_LINES,
-              max_chars: int = DEFAULT_MAX_CHARS) -> list[LinePlan]:
+    def plans(
+        self,
+        mode: str,
+        history_lines: int = DEFAULT_HISTORY_LINES,
+        max_chars: int = DEFAULT_MAX_CHARS,
+    ) -> list[LinePlan]:
         """The plan of every line of the scene in `mode`."""
         if mode == "scene":
             return self.scene_plans()
-        return [self.line_plan(i, mode, history_lines, max_chars) for i in range(len(self.scene.lines))]
+        return [
+            self.line_plan(i, mode, history_lines, max_chars) for i in range(len(self.scene.lines))
+        ]
 
     def speaker_map(self, lines: list[Line]) -> dict[str, int]:
         """Speaker indices of the voices in `lines`: the scene map restricted to them, or a map of
@@ -178,8 +203,13 @@ class SceneCompiler:
 
     def render(self, line: Line, speakers: dict[str, int]) -> str:
         """The line's full model text under `speakers`."""
-        return render_spans(self.spoken(line).spans, speakers[line.speaker], speakers.__getitem__, line.notes,
-                            line.speaker)
+        return render_spans(
+            self.spoken(line).spans,
+            speakers[line.speaker],
+            speakers.__getitem__,
+            line.notes,
+            line.speaker,
+        )
 
     def chunks(self, line: Line, speakers: dict[str, int], max_chars: int) -> list[str]:
         """The line cut by `split_text`; its notes and style prefix direct the whole line, so
@@ -189,14 +219,19 @@ class SceneCompiler:
             # the style prefix is all the line's own speaker says (`[sighs]`): it is the cue itself
             return split_text(self.render(line, speakers), max_chars)
         spans = self.spoken(line).spans
-        prefix = " ".join([note_direction(note) for note in line.notes if note_direction(note)]
-                          + [span.text for span in spans if span.kind == "style"])
-        body = render_spans([s for s in spans if s.kind != "style"], k, speakers.__getitem__,
-                            speaker=line.speaker)
+        prefix = " ".join(
+            [note_direction(note) for note in line.notes if note_direction(note)]
+            + [span.text for span in spans if span.kind == "style"]
+        )
+        body = render_spans(
+            [s for s in spans if s.kind != "style"], k, speakers.__getitem__, speaker=line.speaker
+        )
         chunks = split_text(body, max_chars)
         tag = f"<|speaker:{k}|> "
         if prefix:
-            chunks = [tag + prefix + " " + c[len(tag):] if c.startswith(tag) else c for c in chunks]
+            chunks = [
+                tag + prefix + " " + c[len(tag) :] if c.startswith(tag) else c for c in chunks
+            ]
         return chunks
 
     def references(self, speakers: dict[str, int], warnings: list[str]) -> tuple[Reference, ...]:
@@ -214,23 +249,37 @@ class SceneCompiler:
                 if self._durations[path] is None:
                     warnings.append(f"reference {clip.path} of {name} is missing or unreadable")
                 elif self._durations[path] > MAX_REFERENCE_S:
-                    warnings.append(f"reference {clip.path} of {name} is {self._durations[path]:.1f} s long: "
-                                    f"render refuses clips over {MAX_REFERENCE_S:g} s (trim it to a shorter excerpt)")
+                    warnings.append(
+                        f"reference {clip.path} of {name} is {self._durations[path]:.1f} s long: "
+                        f"render refuses clips over {MAX_REFERENCE_S:g} s (trim it to a shorter excerpt)"
+                    )
                 transcript = None
                 if clip.transcript and clip.transcript.strip():
                     transcript = f"<|speaker:{k}|> " + " ".join(clip.transcript.split())
                 else:
-                    warnings.append(f"reference {clip.path} of {name} has no transcript; sent without text "
-                                    "(add 'transcript:' to the cast)")
-                refs.append(Reference(k, transcript, AudioClip(path=path, duration_s=self._durations[path])))
+                    warnings.append(
+                        f"reference {clip.path} of {name} has no transcript; sent without text "
+                        "(add 'transcript:' to the cast)"
+                    )
+                refs.append(
+                    Reference(k, transcript, AudioClip(path=path, duration_s=self._durations[path]))
+                )
         return tuple(refs)
 
-    def line_plan(self, index: int, mode: str, history_lines: int = DEFAULT_HISTORY_LINES,
-                  max_chars: int = DEFAULT_MAX_CHARS) -> LinePlan:
+    def line_plan(
+        self,
+        index: int,
+        mode: str,
+        history_lines: int = DEFAULT_HISTORY_LINES,
+        max_chars: int = DEFAULT_MAX_CHARS,
+    ) -> LinePlan:
         """The plan of line `index` in `clone` or `history` mode: one conversation per chunk."""
         line = self.scene.lines[index]
         context_lines = self.context(index, history_lines) if mode == "history" else []
-        while self.scene_map is None and len(_voices([line] + [c for c, _ in context_lines])) > NUM_SPEAKERS:
+        while (
+            self.scene_map is None
+            and len(_voices([line] + [c for c, _ in context_lines])) > NUM_SPEAKERS
+        ):
             context_lines.pop(0)  # a crowd scene: keep the most recent context that fits 16 voices
         speakers = self.speaker_map([line] + [c for c, _ in context_lines])
         warnings: list[str] = self.notices(line)
@@ -240,14 +289,33 @@ class SceneCompiler:
         context = tuple(Exchange(self.render(c, speakers), clip) for c, clip in context_lines)
         layout = MODES["history"].layout if context else MODES["clone"].layout
         conversations = [
-            Conversation(layout, references=references, text=chunk, context=context,
-                         meta={"line_id": line.id, "chunk": n, "chunks": len(chunks), "mode": mode,
-                               "context_lines": [c.id for c, _ in context_lines]})
+            Conversation(
+                layout,
+                references=references,
+                text=chunk,
+                context=context,
+                meta={
+                    "line_id": line.id,
+                    "chunk": n,
+                    "chunks": len(chunks),
+                    "mode": mode,
+                    "context_lines": [c.id for c, _ in context_lines],
+                },
+            )
             for n, chunk in enumerate(chunks)
         ]
-        return LinePlan(line, self.scene.id, mode, text, chunks, conversations, speakers, warnings,
-                        lexicon=[entry.describe() for entry in self.spoken(line).entries],
-                        numbers=[f"{written} → {said}" for written, said in self.spoken(line).rewrites])
+        return LinePlan(
+            line,
+            self.scene.id,
+            mode,
+            text,
+            chunks,
+            conversations,
+            speakers,
+            warnings,
+            lexicon=[entry.describe() for entry in self.spoken(line).entries],
+            numbers=[f"{written} → {said}" for written, said in self.spoken(line).rewrites],
+        )
 
     def context(self, index: int, history_lines: int) -> list[tuple[Line, AudioClip]]:
         """The scene's first line and the last `history_lines` lines before `index`, with audio."""
@@ -268,15 +336,33 @@ class SceneCompiler:
             warnings: list[str] = []
             references = self.references(speakers, warnings)
             texts = [self.render(line, speakers) for line in lines]
-            descriptions = tuple((k, self.script.cast[name].description) for name, k in speakers.items()
-                                 if name in self.script.cast and self.script.cast[name].description)
-            conversation = Conversation(MODES["scene"].layout, references=references,
-                                        lines=tuple(texts), descriptions=descriptions,
-                                        meta={"group": group, "line_ids": [line.id for line in lines]})
+            descriptions = tuple(
+                (k, self.script.cast[name].description)
+                for name, k in speakers.items()
+                if name in self.script.cast and self.script.cast[name].description
+            )
+            conversation = Conversation(
+                MODES["scene"].layout,
+                references=references,
+                lines=tuple(texts),
+                descriptions=descriptions,
+                meta={"group": group, "line_ids": [line.id for line in lines]},
+            )
             for line, text in zip(lines, texts):
-                plans.append(LinePlan(line, self.scene.id, "scene", text, [text], [conversation],
-                                      speakers, self.notices(line) + warnings, group,
-                                      [entry.describe() for entry in self.spoken(line).entries]))
+                plans.append(
+                    LinePlan(
+                        line,
+                        self.scene.id,
+                        "scene",
+                        text,
+                        [text],
+                        [conversation],
+                        speakers,
+                        self.notices(line) + warnings,
+                        group,
+                        [entry.describe() for entry in self.spoken(line).entries],
+                    )
+                )
         return plans
 
 

@@ -19,7 +19,9 @@ from engine.conversation import Conversation
 
 @functools.lru_cache(maxsize=1)
 def _offline_tokenizer():
-    from engine.tokenizer import Drama3Tokenizer  # lazy: tokenizers, 25 ms at start-up (drama --help loads this module)
+    from engine.tokenizer import (
+        Drama3Tokenizer,  # lazy: tokenizers, 25 ms at start-up (drama --help loads this module)
+    )
 
     return Drama3Tokenizer.offline()
 
@@ -28,9 +30,13 @@ def text_counter(model_folder: Path | None = None) -> tuple[Callable[[str], int]
     """(count function, unit, description): tokens when a tokenizer is available, else characters.
     The offline tokenizer is built once per process."""
     try:
-        from engine.tokenizer import Drama3Tokenizer  # lazy: tokenizers, 25 ms at start-up (drama --help loads this module)
+        from engine.tokenizer import (
+            Drama3Tokenizer,  # lazy: tokenizers, 25 ms at start-up (drama --help loads this module)
+        )
 
-        tokenizer = Drama3Tokenizer.from_folder(model_folder) if model_folder else _offline_tokenizer()
+        tokenizer = (
+            Drama3Tokenizer.from_folder(model_folder) if model_folder else _offline_tokenizer()
+        )
     except Exception as err:  # any failure to build a tokenizer falls back to characters
         if model_folder:
             raise
@@ -38,9 +44,16 @@ def text_counter(model_folder: Path | None = None) -> tuple[Callable[[str], int]
     return (lambda text: len(tokenizer.encode(text))), "tokens", f"tokens ({tokenizer.source})"
 
 
-def compile_report(script, mode: str, scene_id: str | None = None, max_chars: int = 300,
-                   model_folder: Path | None = None, counter: tuple | None = None,
-                   takes: Callable | None = None, no_takes: str | None = None) -> dict:
+def compile_report(
+    script,
+    mode: str,
+    scene_id: str | None = None,
+    max_chars: int = 300,
+    model_folder: Path | None = None,
+    counter: tuple | None = None,
+    takes: Callable | None = None,
+    no_takes: str | None = None,
+) -> dict:
     """Compile the scenes (or one) and describe every conversation as plain JSON data.
 
     takes: `(scene id, Line) -> AudioClip | None`, the earlier take a line lends as `history`
@@ -54,7 +67,9 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
     (context rows included), context_rows, total.
     Raises EngineError when the engine's layout builder refuses a conversation.
     """
-    from drama_cli.compile.conversations import compile_scene  # lazy: yaml and the script reader, 80 ms at start-up
+    from drama_cli.compile.conversations import (
+        compile_scene,  # lazy: yaml and the script reader, 80 ms at start-up
+    )
 
     count, unit, description = counter or text_counter(model_folder)
     scenes = [s for s in script.scenes if scene_id is None or s.id == scene_id]
@@ -66,15 +81,27 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
             conversations = []
             for conversation in plan.conversations:
                 if id(conversation) in seen:
-                    conversations.append({"layout": conversation.layout, "shared_with": seen[id(conversation)],
-                                          "cost": 0, "segments": []})
+                    conversations.append(
+                        {
+                            "layout": conversation.layout,
+                            "shared_with": seen[id(conversation)],
+                            "cost": 0,
+                            "segments": [],
+                        }
+                    )
                     continue
                 seen[id(conversation)] = plan.line.id
                 conversations.append(describe_conversation(conversation, count))
             entry = {
-                "id": plan.line.id, "scene": plan.scene_id, "speaker": plan.line.speaker,
-                "text": plan.text, "chunks": plan.chunks, "speakers": plan.speakers,
-                "warnings": plan.warnings, "lexicon": plan.lexicon, "numbers": plan.numbers,
+                "id": plan.line.id,
+                "scene": plan.scene_id,
+                "speaker": plan.line.speaker,
+                "text": plan.text,
+                "chunks": plan.chunks,
+                "speakers": plan.speakers,
+                "warnings": plan.warnings,
+                "lexicon": plan.lexicon,
+                "numbers": plan.numbers,
                 "conversations": conversations,
                 "total": sum(c["cost"] for c in conversations),
                 "total_rows": sum(c.get("rows", 0) for c in conversations),
@@ -84,10 +111,21 @@ def compile_report(script, mode: str, scene_id: str | None = None, max_chars: in
             lines.append(entry)
     text = sum(line["total"] - line["total_rows"] for line in lines)
     rows = sum(line["total_rows"] for line in lines)
-    totals = {"lines": len(lines), "text": text, "rows": rows,
-              "context_rows": sum(line.get("context_rows", 0) for line in lines), "total": text + rows}
-    return {"mode": mode, "unit": unit, "counting": description,
-            "frames_per_second": FRAMES_PER_SECOND, "lines": lines, "totals": totals}
+    totals = {
+        "lines": len(lines),
+        "text": text,
+        "rows": rows,
+        "context_rows": sum(line.get("context_rows", 0) for line in lines),
+        "total": text + rows,
+    }
+    return {
+        "mode": mode,
+        "unit": unit,
+        "counting": description,
+        "frames_per_second": FRAMES_PER_SECOND,
+        "lines": lines,
+        "totals": totals,
+    }
 
 
 def _context(plan, scene, no_takes: str | None) -> dict:
@@ -114,17 +152,30 @@ def _context(plan, scene, no_takes: str | None) -> dict:
 def describe_conversation(conversation: Conversation, count: Callable[[str], int]) -> dict:
     """Segments of one conversation (`engine.prompt.segments`) with counts; `cost` sums text
     counts and audio rows; `rows` is the audio rows alone."""
-    from engine.prompt import segments  # lazy: engine.prompt, 2 ms at start-up (drama --help loads this module)
+    from engine.prompt import (
+        segments,  # lazy: engine.prompt, 2 ms at start-up (drama --help loads this module)
+    )
 
     described = []
     for segment in segments(conversation):
         if isinstance(segment, AudioClip):
             known = segment.codes is not None or segment.duration_s is not None
-            described.append({"kind": "audio", "rows": segment.frames(), "estimated": segment.codes is None,
-                              "source": (segment.path or "codes") + ("" if known else " (duration unknown)")})
+            described.append(
+                {
+                    "kind": "audio",
+                    "rows": segment.frames(),
+                    "estimated": segment.codes is None,
+                    "source": (segment.path or "codes") + ("" if known else " (duration unknown)"),
+                }
+            )
         else:
             described.append({"kind": "text", "text": segment, "count": count(segment)})
     rows = sum(s["rows"] for s in described if s["kind"] == "audio")
     text = sum(s["count"] for s in described if s["kind"] == "text")
-    return {"layout": conversation.layout, "segments": described, "rows": rows, "text_count": text,
-            "cost": rows + text}
+    return {
+        "layout": conversation.layout,
+        "segments": described,
+        "rows": rows,
+        "text_count": text,
+        "cost": rows + text,
+    }

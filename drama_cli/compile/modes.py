@@ -28,12 +28,19 @@ class Mode:
     default: bool = False
 
 
-MODES: dict[str, Mode] = {mode.name: mode for mode in (
-    Mode("clone", "clone", "each line on its own"),
-    Mode("history", "history", "each line hears the scene's first line and the last two takes",
-         default=True),
-    Mode("scene", "scene", "the whole scene in one request per group of lines (provisional)"),
-)}
+MODES: dict[str, Mode] = {
+    mode.name: mode
+    for mode in (
+        Mode("clone", "clone", "each line on its own"),
+        Mode(
+            "history",
+            "history",
+            "each line hears the scene's first line and the last two takes",
+            default=True,
+        ),
+        Mode("scene", "scene", "the whole scene in one request per group of lines (provisional)"),
+    )
+}
 
 DEFAULT_MODE = next(mode.name for mode in MODES.values() if mode.default)
 

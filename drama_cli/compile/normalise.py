@@ -50,8 +50,11 @@ class Normaliser:
         written (`Expression.said` None)."""
         numbers = self.recogniser.expressions(text)
         taken = [(e.start, e.end) for e in numbers]
-        words = [e for e in abbreviations(text, self.language)
-                 if not any(a < e.end and e.start < b for a, b in taken)]
+        words = [
+            e
+            for e in abbreviations(text, self.language)
+            if not any(a < e.end and e.start < b for a, b in taken)
+        ]
         return sorted(numbers + words, key=lambda e: e.start)
 
     def __call__(self, text: str) -> str:
@@ -67,7 +70,7 @@ class Normaliser:
             if expression.said is None:
                 continue
             if expression.start > last:
-                result.append((last, expression.start, text[last:expression.start]))
+                result.append((last, expression.start, text[last : expression.start]))
             result.append((expression.start, expression.end, expression.said))
             last = expression.end
         if last < len(text):
@@ -160,7 +163,7 @@ def spoken_line(script: Script, line: Line, normalize: bool = True) -> SpokenLin
         language = text_language(script, speaker, span.text, line.lang) if normalize else ""
         pieces, last = [], 0
         for match in matches.get(id(span), []):
-            pieces.append(_normalised(span.text[last:match.start], language, said))
+            pieces.append(_normalised(span.text[last : match.start], language, said))
             pieces.append(said_for(match.entry))
             if match.entry not in said.entries:
                 said.entries.append(match.entry)
@@ -171,20 +174,28 @@ def spoken_line(script: Script, line: Line, normalize: bool = True) -> SpokenLin
     return said
 
 
-def sent_token_errors(script: Script, line: Line, spoken: SpokenLine | None = None) -> list[ScriptError]:
+def sent_token_errors(
+    script: Script, line: Line, spoken: SpokenLine | None = None
+) -> list[ScriptError]:
     """The model tokens the line's text holds once its lexicon entries, number rules and markup
     clean-up have run (`direction.sent_text_errors`), located at the line; [] for a clean line.
     `spoken`: the line's `spoken_line`, when already made."""
     spoken = spoken or spoken_line(script, line)
-    return sent_text_errors(render_spans(spoken.spans, 0, lambda name: 0, line.notes, line.speaker), line.position)
+    return sent_text_errors(
+        render_spans(spoken.spans, 0, lambda name: 0, line.notes, line.speaker), line.position
+    )
 
 
 def script_token_errors(script: Script) -> list[ScriptError]:
     """`sent_token_errors` of every line of `script` that could form a model token, in script
     order. A token needs a `|`, which no lexicon respelling and no number rule writes, so a line
     whose text and notes hold none is skipped (most lines: `check` stays fast)."""
-    return [err for line in script.lines() if "|" in line.text or any("|" in n for n in line.notes)
-            for err in sent_token_errors(script, line)]
+    return [
+        err
+        for line in script.lines()
+        if "|" in line.text or any("|" in n for n in line.notes)
+        for err in sent_token_errors(script, line)
+    ]
 
 
 def said_for(entry: LexiconEntry) -> str:
@@ -211,5 +222,7 @@ def _normalised(text: str, language: str, line: SpokenLine) -> str:
 
 def unsupported_notice(language: str) -> str:
     """The one-time notice for numbers in a language without rules."""
-    return (f"numbers in {language} lines are sent as written: number and symbol rules cover "
-            f"{', '.join(LANGUAGES)}")
+    return (
+        f"numbers in {language} lines are sent as written: number and symbol rules cover "
+        f"{', '.join(LANGUAGES)}"
+    )

@@ -5,8 +5,9 @@ timings of a take from offline speech recognition when the `asr` extra is instal
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -49,7 +50,9 @@ class EditOutcome:
 
 
 def source_codes(
-    take_codes: np.ndarray | None, audio: np.ndarray, encode: Callable[[np.ndarray], np.ndarray] | None
+    take_codes: np.ndarray | None,
+    audio: np.ndarray,
+    encode: Callable[[np.ndarray], np.ndarray] | None,
 ) -> np.ndarray | None:
     """The codes `[10, T]` of a source take: the stored ones (drama3 takes keep them exactly),
     else the codec's encoding of its audio, else None (a backend that works on audio only)."""
@@ -102,7 +105,9 @@ def run_infill(
     result = splice(audio, plan.span, generated, fade_s)
     notes = []
     if result.flagged:
-        notes.append(f"edited middle has a {result.longest_silence_s:.2f} s silence (over {SILENCE_FLAG_S:.1f} s)")
+        notes.append(
+            f"edited middle has a {result.longest_silence_s:.2f} s silence (over {SILENCE_FLAG_S:.1f} s)"
+        )
     return EditOutcome(result, conversation, seed, continuation, notes)
 
 
@@ -143,7 +148,13 @@ class BackendInfill:
     (`words`), or the whole compiled line when `words` is None.
     """
 
-    def __init__(self, backend, base_request, words: str | None, decode: Callable[[np.ndarray], np.ndarray] | None = None):
+    def __init__(
+        self,
+        backend,
+        base_request,
+        words: str | None,
+        decode: Callable[[np.ndarray], np.ndarray] | None = None,
+    ):
         self.backend, self.base, self.words, self.decode = backend, base_request, words, decode
         self.calls = 0
         self.last = None  # the backend's Generation of the latest call
@@ -161,7 +172,9 @@ class BackendInfill:
         prefix = conversation.prefix.codes if conversation.prefix is not None else None
         suffix = conversation.suffix.codes if conversation.suffix is not None else None
         if codes is None or self.decode is None or prefix is None:
-            return Generated(np.asarray(generation.audio, np.float32), 0, len(generation.audio), codes)
+            return Generated(
+                np.asarray(generation.audio, np.float32), 0, len(generation.audio), codes
+            )
         suffix = suffix if suffix is not None else np.zeros((NUM_CODEBOOKS, 0), np.int64)
         audio = np.asarray(self.decode(np.concatenate([prefix, codes, suffix], axis=1)), np.float32)
         start = prefix.shape[1] * HOP_SAMPLES

@@ -8,8 +8,8 @@ Codes are `[10, T]` int64.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -64,8 +64,10 @@ def parse_span(value: str, frames: bool = False) -> tuple[float, float]:
     if start > end:
         raise UsageError(f"bad span {value!r}: start is after end")
     if start == end:
-        raise UsageError(f"bad span {value!r}: it is empty; give START < END (to add words at one "
-                         f"point, use --insert WORDS --at T)")
+        raise UsageError(
+            f"bad span {value!r}: it is empty; give START < END (to add words at one "
+            f"point, use --insert WORDS --at T)"
+        )
     if start < 0:
         raise UsageError(f"bad span {value!r}: starts before the take (times count from 0)")
     return start, end
@@ -157,7 +159,9 @@ def plan_edit(
     if span_s is None:
         change = diff_words(old_words, spoken_words(new_text))
         if change is None:
-            raise UsageError("the new text has the same words as the take; give --span to re-voice a part")
+            raise UsageError(
+                "the new text has the same words as the take; give --span to re-voice a part"
+            )
         if timed is None:
             raise UsageError(
                 f"word times need speech recognition ({INSTALL_COMMAND}); "
@@ -168,7 +172,11 @@ def plan_edit(
     else:
         source = "span"
     snap_span(span_s[0], span_s[1], take_samples)  # validates the span as given
-    region = whole_word_region(old_text, new_text, timed, span_s, duration_s, words_only) if timed else None
+    region = (
+        whole_word_region(old_text, new_text, timed, span_s, duration_s, words_only)
+        if timed
+        else None
+    )
     middle, whole_line = None, False
     if region is not None:
         span_s = (region.start_s, region.end_s)
@@ -189,7 +197,9 @@ def split_codes(codes: np.ndarray, span: FrameSpan) -> tuple[np.ndarray, np.ndar
     codes = np.asarray(codes)
     if codes.ndim != 2 or codes.shape[0] != NUM_CODEBOOKS:
         raise UsageError(f"take codes have shape {codes.shape}; expected [{NUM_CODEBOOKS}, T]")
-    return codes[:, : span.start_frame].astype(np.int64), codes[:, span.end_frame :].astype(np.int64)
+    return codes[:, : span.start_frame].astype(np.int64), codes[:, span.end_frame :].astype(
+        np.int64
+    )
 
 
 def infill_conversation(

@@ -19,8 +19,8 @@ all in `drama_cli.edit`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -70,9 +70,11 @@ from drama_cli.takes.store import check_new_takes
 from engine.constants import SAMPLE_RATE
 from engine.layouts import get_layout
 
-WHOLE_LINE_NOTE = ("this engine voices an edit from its words alone and the take has no word times "
-                   f"(speech recognition: {INSTALL_COMMAND}), so the whole line was voiced "
-                   "again with the new text")
+WHOLE_LINE_NOTE = (
+    "this engine voices an edit from its words alone and the take has no word times "
+    f"(speech recognition: {INSTALL_COMMAND}), so the whole line was voiced "
+    "again with the new text"
+)
 
 
 @dataclass(frozen=True)
@@ -103,15 +105,20 @@ class EditForm:
             raise UsageError("--at and --span cannot be combined")
         if self.insert is None and (self.at_s is not None or self.after is not None):
             raise UsageError("--at and --after go with --insert")
-        for value, name in ((self.insert, "--insert"), (self.replace_new, "--with"), (self.text, "--text")):
+        for value, name in (
+            (self.insert, "--insert"),
+            (self.replace_new, "--with"),
+            (self.text, "--text"),
+        ):
             if value is not None and not value.strip() and name != "--with":
                 raise UsageError(f"{name} needs words")
         if self.at_s is not None and not math.isfinite(self.at_s):
             raise UsageError(f"--at must be a finite number of seconds, not {self.at_s!r}")
 
 
-def new_text_and_span(form: EditForm, old_text: str, line_id: str, take_samples: int,
-                      timed: Sequence[Word] | None) -> tuple[str, tuple[float, float] | None]:
+def new_text_and_span(
+    form: EditForm, old_text: str, line_id: str, take_samples: int, timed: Sequence[Word] | None
+) -> tuple[str, tuple[float, float] | None]:
     """The line's new text and the span given directly (`--at`, `--span`), if any.
     Raises UsageError for a word `--after`/`--replace` cannot find or a malformed span."""
     duration_s = take_samples / SAMPLE_RATE
@@ -121,9 +128,14 @@ def new_text_and_span(form: EditForm, old_text: str, line_id: str, take_samples:
     if form.insert is not None:
         shown = timed if timed is not None else estimate_timings(spoken_words(old_text), duration_s)
         snap_span(form.at_s, form.at_s, take_samples)  # validates --at against the take
-        return insert_at_word_index(old_text, word_index_at(shown, form.at_s), form.insert), (form.at_s, form.at_s)
+        return insert_at_word_index(old_text, word_index_at(shown, form.at_s), form.insert), (
+            form.at_s,
+            form.at_s,
+        )
     if form.replace_old is not None and span is not None:
-        return replace_in_span(old_text, form.replace_old, form.replace_new, span, timed, line_id), span
+        return replace_in_span(
+            old_text, form.replace_old, form.replace_new, span, timed, line_id
+        ), span
     if form.replace_old is not None:
         return replace_words(old_text, form.replace_old, form.replace_new, line_id), span
     return form.text.strip(), span
@@ -134,9 +146,16 @@ def spoken_text_of(take, line_text: str) -> str:
     return (take.record.edit.new_text if take.record.edit else None) or line_text
 
 
-def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_take: int | None = None,
-                    recognise: Callable[[np.ndarray], list[Word] | None] | None = None,
-                    keep: bool = False):
+def plan_in_project(
+    script,
+    store,
+    backend,
+    line_id: str,
+    form: EditForm,
+    from_take: int | None = None,
+    recognise: Callable[[np.ndarray], list[Word] | None] | None = None,
+    keep: bool = False,
+):
     """Everything decided before generating: (planned line, source take, its audio, the plan).
     Speech recognition (when installed) gives the take's word times: they place the span of a
     changed word, snap any span outward to whole words, and tell which occurrence of a
@@ -152,13 +171,20 @@ def plan_in_project(script, store, backend, line_id: str, form: EditForm, from_t
     audio = source.audio()
     old_text = spoken_text_of(source, planned.line.text)
     if form.replace_old is not None and form.span is None:
-        replace_words(old_text, form.replace_old, form.replace_new, line_id)  # refuse before listening
+        replace_words(
+            old_text, form.replace_old, form.replace_new, line_id
+        )  # refuse before listening
     recognise = recognise or recognise_words
-    timed = recognise(audio)  # word times place the edit on whole words (None without the asr extra)
+    timed = recognise(
+        audio
+    )  # word times place the edit on whole words (None without the asr extra)
     new_text, span_s = new_text_and_span(form, old_text, line_id, len(audio), timed)
-    compile_line_text(script, planned.line, new_text, planned.request.speaker_names, planned.request.text)
-    plan = plan_edit(old_text, new_text, len(audio), timed, span_s,
-                     words_only=not backend.capabilities.infill)
+    compile_line_text(
+        script, planned.line, new_text, planned.request.speaker_names, planned.request.text
+    )
+    plan = plan_edit(
+        old_text, new_text, len(audio), timed, span_s, words_only=not backend.capabilities.infill
+    )
     return planned, source, audio, plan
 
 
@@ -180,8 +206,9 @@ def compile_line_text(script, line, new_text: str, speaker_names: dict, base_tex
     except ScriptError as err:
         raise UsageError(f"the edited text {new_text!r}: {err.message}") from None
     try:
-        return render_spans(spoken.spans, index_of[line.speaker], index_of.__getitem__, line.notes,
-                            line.speaker)
+        return render_spans(
+            spoken.spans, index_of[line.speaker], index_of.__getitem__, line.notes, line.speaker
+        )
     except KeyError:
         return tagged_text(base_text, new_text)
 
@@ -218,7 +245,10 @@ def edit_record(source, plan: EditPlan, outcome: EditOutcome, request, backend, 
             "middle_text": plan.middle_text,
             "whole_line": plan.whole_line,
             "middle_samples": [splice_.middle_start, splice_.middle_end],
-            "middle_s": [round(splice_.middle_start / SAMPLE_RATE, 6), round(splice_.middle_end / SAMPLE_RATE, 6)],
+            "middle_s": [
+                round(splice_.middle_start / SAMPLE_RATE, 6),
+                round(splice_.middle_end / SAMPLE_RATE, 6),
+            ],
             "head_fade_samples": splice_.head_fade,
             "tail_fade_samples": splice_.tail_fade,
             "longest_silence_s": round(splice_.longest_silence_s, 3),
@@ -250,19 +280,36 @@ def plan_summary(planned, source, plan: EditPlan) -> dict:
     }
 
 
-def edit_in_project(script, store, backend, planned, source, audio, plan: EditPlan, takes: int = 1,
-                    seed: int | None = None, select: bool = False, update_script: bool = False) -> dict:
+def edit_in_project(
+    script,
+    store,
+    backend,
+    planned,
+    source,
+    audio,
+    plan: EditPlan,
+    takes: int = 1,
+    seed: int | None = None,
+    select: bool = False,
+    update_script: bool = False,
+) -> dict:
     """Generate `takes` edited takes of a planned edit (one backend call each; two when a
     final-word edit is refused and retried as a continuation), store them with their parent
     take and edit record, optionally rewrite the script's line text (`update_script`, atomic,
     with a backup) and select the first new take and mix its scene again (`select`).
     Returns a JSON-ready summary. Raises UsageError for takes outside 1..100, RenderError from the backend."""
     check_new_takes(takes)
-    new_script = updated_script_text(script, planned.line, plan.old_text, plan.new_text) if update_script else None
+    new_script = (
+        updated_script_text(script, planned.line, plan.old_text, plan.new_text)
+        if update_script
+        else None
+    )
     encode, decode = engine_codec(backend)
     codes = source_codes(source.codes(), audio, encode)
     base = planned.request.conversation
-    model_text = compile_line_text(script, planned.line, plan.new_text, planned.request.speaker_names, base.text)
+    model_text = compile_line_text(
+        script, planned.line, plan.new_text, planned.request.speaker_names, base.text
+    )
     base = replace(base, text=model_text)
     request = replace(planned.request, text=model_text, layout_version=get_layout("infill").version)
     runner = BackendInfill(backend, request, middle_words(plan), decode)
@@ -276,7 +323,9 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
     key = planned.cache_key
     with store.lock():
         if update_script:
-            backup = update_script_text(script, planned.line, plan.old_text, plan.new_text, new_script)
+            backup = update_script_text(
+                script, planned.line, plan.old_text, plan.new_text, new_script
+            )
             key = plan_line(load_script(script.source), store, backend, planned.line.id).cache_key
         made = []
         for outcome in outcomes:
@@ -287,7 +336,11 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
             if codes is not None and middle is not None:
                 prefix, suffix = split_codes(codes, plan.span)
                 new_codes = np.concatenate([prefix, np.asarray(middle, np.int64), suffix], axis=1)
-            made.append(store.add_take(planned.scene.id, planned.line.id, outcome.splice.audio, record, new_codes))
+            made.append(
+                store.add_take(
+                    planned.scene.id, planned.line.id, outcome.splice.audio, record, new_codes
+                )
+            )
         if select:
             store.select(planned.scene.id, planned.line.id, made[0], by="user")
             mix = remix_scene(store, planned.scene, script=script)
@@ -295,15 +348,22 @@ def edit_in_project(script, store, backend, planned, source, audio, plan: EditPl
             mix = None
     return {
         **plan_summary(planned, source, plan),
-        "takes": [{"take": t.number, "seed": t.record.seed, "duration_s": t.duration_s,
-                   "flagged": t.record.edit.flagged, "file": str(t.wav_path),
-                   "status": t.record.status or "ok",
-                   "failures": failed_checks(t.record)} for t in made],
+        "takes": [
+            {
+                "take": t.number,
+                "seed": t.record.seed,
+                "duration_s": t.duration_s,
+                "flagged": t.record.edit.flagged,
+                "file": str(t.wav_path),
+                "status": t.record.status or "ok",
+                "failures": failed_checks(t.record),
+            }
+            for t in made
+        ],
         "backend_calls": runner.calls,
         "selected": made[0].number if select else None,
         "script_backup": str(backup) if backup else None,
         "mix": mix,
-        "notes": ([WHOLE_LINE_NOTE] if plan.whole_line else []) + [n for o in outcomes for n in o.notes],
+        "notes": ([WHOLE_LINE_NOTE] if plan.whole_line else [])
+        + [n for o in outcomes for n in o.notes],
     }
-
-

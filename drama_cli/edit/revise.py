@@ -36,7 +36,9 @@ from engine.layouts import STRINGS, check_text, get_layout, split_leading_tag
 from engine.prompt import segments
 
 MAX_CONTEXT_TAKES = 3  # earlier takes kept in the prompt: the chain's most recent ones
-RELATIVE_SUFFIX = " versus previous"  # docs/internals/layouts.md: the note reads against the earlier take
+RELATIVE_SUFFIX = (
+    " versus previous"  # docs/internals/layouts.md: the note reads against the earlier take
+)
 
 
 def clean_note(note: str) -> str:
@@ -81,9 +83,16 @@ def prompt_hash(conversation: Conversation) -> str | None:
         parts = segments(conversation)
     except EngineError:
         return None
-    return stable_hash([p if isinstance(p, str) else
-                        {"codes": np.asarray(p.codes)} if p.codes is not None else
-                        {"file": p.path, "duration_s": p.duration_s} for p in parts])
+    return stable_hash(
+        [
+            p
+            if isinstance(p, str)
+            else {"codes": np.asarray(p.codes)}
+            if p.codes is not None
+            else {"file": p.path, "duration_s": p.duration_s}
+            for p in parts
+        ]
+    )
 
 
 def start_take(store: TakeStore, scene_id: str, line_id: str, from_take: int | None = None) -> Take:
@@ -107,9 +116,11 @@ def refuse_stale(script, store: TakeStore, scene_id: str, line, take: Take, keep
     say the old words, or an edit would lay the new words over the old audio."""
     if keep or not is_stale(script, store, scene_id, line, take):
         return
-    raise UsageError(f"line {line.id!r}: {stale_note(take, line)}; render the line again "
-                     f"({command_text('render', script.source, store.root, '--line', line.id)}), or pass "
-                     "--keep to work from the old take anyway")
+    raise UsageError(
+        f"line {line.id!r}: {stale_note(take, line)}; render the line again "
+        f"({command_text('render', script.source, store.root, '--line', line.id)}), or pass "
+        "--keep to work from the old take anyway"
+    )
 
 
 def revision_chain(store: TakeStore, scene_id: str, line_id: str, take: Take) -> list[Take]:
@@ -159,8 +170,15 @@ def revise_conversation(base: Conversation, chain: list[Take], note: str) -> Con
     )
 
 
-def revision_record(parent: Take, note: str, request: GenerationRequest, generation: Generation,
-                    checks: CheckReport, backend: Backend, key: str | None = None) -> dict:
+def revision_record(
+    parent: Take,
+    note: str,
+    request: GenerationRequest,
+    generation: Generation,
+    checks: CheckReport,
+    backend: Backend,
+    key: str | None = None,
+) -> dict:
     """The record of a revised take (`checks`: the signal checks on `generation`), in the form
     `drama_cli.render.line.take_record` writes, plus
     the revision's facts: its parent take, the note, the chain of notes, the user text sent
@@ -207,16 +225,25 @@ class Revision:
     takes: list[Take]
 
 
-def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, note: str,
-                takes: int = 1, seed: int | None = None, from_take: int | None = None,
-                select: bool = False, key: str | None = None) -> Revision:
+def revise_line(
+    backend: Backend,
+    store: TakeStore,
+    base: GenerationRequest,
+    note: str,
+    takes: int = 1,
+    seed: int | None = None,
+    from_take: int | None = None,
+    select: bool = False,
+    key: str | None = None,
+) -> Revision:
     """Revise one line: exactly one `backend.generate` call per requested take.
 
     base: the line's ordinary request (scene/line ids, speaker-tagged text, compiled
     conversation, sampling); its conversation gives the references and text. The new takes
     are stored with their parent and note; with `select`, the first new take becomes the
     line's selected take (`by: "user"`). Seeds: `seed`, `seed + 1`, ... (default:
-    `new_take_seeds`, derived from the parent's seed and each new take's number). `key`: the cache key to record (default: the parent's).
+    `new_take_seeds`, derived from the parent's seed and each new take's number). `key`: the cache
+    key to record (default: the parent's).
     Raises UsageError for an empty note, takes outside 1..100 or a missing take.
     """
     check_new_takes(takes)
@@ -232,8 +259,12 @@ def revise_line(backend: Backend, store: TakeStore, base: GenerationRequest, not
         generation = backend.generate(request)
         checks = check_generation(generation, request.text)
         record = revision_record(parent, note, request, generation, checks, backend, key)
-        record["slot"] = free_render_slot(store, base.scene_id, base.line_id, key or parent.cache_key)
-        made.append(store.add_take(base.scene_id, base.line_id, generation.audio, record, generation.codes))
+        record["slot"] = free_render_slot(
+            store, base.scene_id, base.line_id, key or parent.cache_key
+        )
+        made.append(
+            store.add_take(base.scene_id, base.line_id, generation.audio, record, generation.codes)
+        )
     if select:
         store.select(base.scene_id, base.line_id, made[0], by="user")
     return Revision(parent, made)
@@ -246,8 +277,9 @@ def child_seed(parent_seed: int, take_number: int) -> int:
     return value if value != parent_seed else value ^ 1
 
 
-def new_take_seeds(store: TakeStore, scene_id: str, line_id: str, parent: Take, count: int,
-                   seed: int | None = None) -> list[int]:
+def new_take_seeds(
+    store: TakeStore, scene_id: str, line_id: str, parent: Take, count: int, seed: int | None = None
+) -> list[int]:
     """Seeds of the next `count` takes of a line made from `parent` (a revision or an edit):
     `seed`, `seed + 1`, ... (mod 2^31) when given, else `child_seed(parent seed, take number)` for the
     numbers the takes will get, so a second revision never repeats the first one's seed."""
@@ -284,7 +316,9 @@ class LinePlanned:
     cache_key: str
 
 
-def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings=None) -> LinePlanned:
+def plan_line(
+    script, store: TakeStore, backend: Backend, line_id: str, settings=None
+) -> LinePlanned:
     """Compile one line as the render would (`drama_cli.takes.jobs.ScenePlanner`) and compute its
     cache key. The request's conversation holds the references and the whole line's text
     (long lines are not chunked for revisions and edits). Raises UsageError for an unknown line."""
@@ -293,12 +327,23 @@ def plan_line(script, store: TakeStore, backend: Backend, line_id: str, settings
     job = ScenePlanner(script, scene, settings, store).job(index)
     key = cache_key(job, backend.identity(), settings, ReferenceHasher())
     references = job.chunks[0].references if job.chunks else ()
-    base = Conversation(layout="clone", references=references, text=job.text,
-                        meta={"line_id": line.id, "scene_id": scene.id})
-    request = GenerationRequest(scene_id=scene.id, line_id=line.id, speaker=job.speaker, text=job.text,
-                                conversation=base, layout_version=get_layout("revise").version,
-                                sampling=dict(settings.sampling), seed=0,
-                                speaker_names=dict(job.speaker_names))
+    base = Conversation(
+        layout="clone",
+        references=references,
+        text=job.text,
+        meta={"line_id": line.id, "scene_id": scene.id},
+    )
+    request = GenerationRequest(
+        scene_id=scene.id,
+        line_id=line.id,
+        speaker=job.speaker,
+        text=job.text,
+        conversation=base,
+        layout_version=get_layout("revise").version,
+        sampling=dict(settings.sampling),
+        seed=0,
+        speaker_names=dict(job.speaker_names),
+    )
     return LinePlanned(scene, line, request, key)
 
 
@@ -306,13 +351,24 @@ def remix_scene(store: TakeStore, scene, script) -> dict:
     """Mix `scene` again from its selections with the project's saved mix settings
     (`drama_cli.mix.project_mix.mix_scene_from_store`), so a rebuilt mix sounds like the
     render's; returns the JSON-ready scene outcome (files, duration, loudness)."""
-    outcome = mix_scene_from_store(store, script, scene, project_mix(store), project_metadata(store))
+    outcome = mix_scene_from_store(
+        store, script, scene, project_mix(store), project_metadata(store)
+    )
     return asdict(outcome)
 
 
-def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, note: str,
-                      takes: int = 1, seed: int | None = None, from_take: int | None = None,
-                      select: bool = False, keep: bool = False) -> dict:
+def revise_in_project(
+    script,
+    store: TakeStore,
+    backend: Backend,
+    line_id: str,
+    note: str,
+    takes: int = 1,
+    seed: int | None = None,
+    from_take: int | None = None,
+    select: bool = False,
+    keep: bool = False,
+) -> dict:
     """`drama revise SCRIPT LINE --note ...`: revise one line under the project lock; with
     `select`, make the first new take the line's selection and mix its scene again (other
     lines' takes are untouched, so their audio in the mix is unchanged; later lines shift).
@@ -324,8 +380,17 @@ def revise_in_project(script, store: TakeStore, backend: Backend, line_id: str, 
         planned = plan_line(script, store, backend, line_id)
         parent = start_take(store, planned.scene.id, line_id, from_take)
         refuse_stale(script, store, planned.scene.id, planned.line, parent, keep)
-        result = revise_line(backend, store, planned.request, note, takes, seed, from_take,
-                             select=select, key=planned.cache_key)
+        result = revise_line(
+            backend,
+            store,
+            planned.request,
+            note,
+            takes,
+            seed,
+            from_take,
+            select=select,
+            key=planned.cache_key,
+        )
         mix = remix_scene(store, planned.scene, script=script) if select else None
     return _summary(planned, result, note, mix)
 
@@ -336,10 +401,18 @@ def _summary(planned: LinePlanned, result: Revision, note: str, mix: dict | None
         "line": planned.line.id,
         "note": clean_note(note),
         "parent_take": result.parent.number,
-        "takes": [{"take": t.number, "seed": t.record.seed, "duration_s": t.duration_s,
-                   "status": t.status, "notes": None if t.record.notes is None else list(t.record.notes), "file": str(t.wav_path),
-                   "failures": failed_checks(t.record)}
-                  for t in result.takes],
+        "takes": [
+            {
+                "take": t.number,
+                "seed": t.record.seed,
+                "duration_s": t.duration_s,
+                "status": t.status,
+                "notes": None if t.record.notes is None else list(t.record.notes),
+                "file": str(t.wav_path),
+                "failures": failed_checks(t.record),
+            }
+            for t in result.takes
+        ],
         "selected": result.takes[0].number if mix is not None else None,
         "mix": mix,
     }
@@ -376,8 +449,14 @@ def pending_script_notes(script, store: TakeStore) -> list[tuple[str, str]]:
     return pending
 
 
-def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | None = None,
-                       select: bool = True, pending: list[tuple[str, str]] | None = None) -> list[dict]:
+def revise_from_script(
+    script,
+    store: TakeStore,
+    backend: Backend,
+    seed: int | None = None,
+    select: bool = True,
+    pending: list[tuple[str, str]] | None = None,
+) -> list[dict]:
     """`drama revise SCRIPT --from-script`: revise every line whose script notes its selected
     take does not answer yet (one call per such line; running it again does nothing), then
     mix each touched scene once. `pending`: those notes (`pending_script_notes`), when already
@@ -387,8 +466,17 @@ def revise_from_script(script, store: TakeStore, backend: Backend, seed: int | N
         scene, _, _ = find_line(script, line_id)
         with store.lock():
             planned = plan_line(script, store, backend, line_id)
-            result = revise_line(backend, store, planned.request, note, 1, seed, None,
-                                 select=select, key=planned.cache_key)
+            result = revise_line(
+                backend,
+                store,
+                planned.request,
+                note,
+                1,
+                seed,
+                None,
+                select=select,
+                key=planned.cache_key,
+            )
         scenes[scene.id] = scene
         done.append(_summary(planned, result, note, {} if select else None))
     if select:

@@ -15,7 +15,9 @@ from drama_cli.script.yaml_format import read_yaml
 from engine.files import write_text_atomic
 
 # `- SPEAKER: text`, the speaker plain or quoted
-_SHORT_LINE = re.compile(r"^(\s*-\s+(\"[^\"\n]*\"|'[^'\n]*'|[^\s:#\"'{\[][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$")
+_SHORT_LINE = re.compile(
+    r"^(\s*-\s+(\"[^\"\n]*\"|'[^'\n]*'|[^\s:#\"'{\[][^:#\n]*?):[ \t]+)(\S.*?)[ \t]*\r?\n?$"
+)
 
 
 _LINE_KEYS = {"speaker", "text", "id", "note", "notes", "pause_after", "overlap", "direction"}
@@ -31,14 +33,14 @@ def _scalar_length(value: str) -> int:
                 at += 2
                 continue
             if value[at] == quote:
-                if quote == "'" and value[at + 1:at + 2] == "'":
+                if quote == "'" and value[at + 1 : at + 2] == "'":
                     at += 2
                     continue
                 return at + 1
             at += 1
         return len(value.rstrip())
     comment = re.search(r"[ \t]#", value)
-    return len((value[:comment.start()] if comment else value).rstrip())
+    return len((value[: comment.start()] if comment else value).rstrip())
 
 
 def _short_yaml_value(source_line: str, old_text: str) -> tuple[int, int] | None:
@@ -90,7 +92,9 @@ def updated_script_text(script, line, old_text: str, new_text: str) -> str:
     return updated
 
 
-def _check_rewrite(script, line_id: str, source: str, updated: str, old_text: str, new_text: str) -> None:
+def _check_rewrite(
+    script, line_id: str, source: str, updated: str, old_text: str, new_text: str
+) -> None:
     """Raise UsageError unless `updated` reads as `source` with only line `line_id`'s text
     changed: to `new_text` (YAML), or with `old_text` replaced by it (Fountain)."""
     read = read_yaml if script.format == "yaml" else read_fountain
@@ -100,14 +104,20 @@ def _check_rewrite(script, line_id: str, source: str, updated: str, old_text: st
 
     expected = texts(source)
     if line_id in expected:
-        expected[line_id] = new_text if script.format == "yaml" else expected[line_id].replace(old_text, new_text, 1)
+        expected[line_id] = (
+            new_text
+            if script.format == "yaml"
+            else expected[line_id].replace(old_text, new_text, 1)
+        )
     try:
         found = texts(updated)
     except ScriptError:
         found = None
     if found != expected:
-        raise UsageError(f"cannot update the text of line {line_id} in {script.source}: its form (a flow "
-                         "mapping, a multi-line value) is not one --update-script rewrites; edit it by hand")
+        raise UsageError(
+            f"cannot update the text of line {line_id} in {script.source}: its form (a flow "
+            "mapping, a multi-line value) is not one --update-script rewrites; edit it by hand"
+        )
 
 
 def update_script_text(script, line, old_text: str, new_text: str, updated: str | None = None):
@@ -119,7 +129,7 @@ def update_script_text(script, line, old_text: str, new_text: str, updated: str 
     if updated is None:
         updated = updated_script_text(script, line, old_text, new_text)
     path = Path(script.source)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
     backup = path.with_name(f"{path.name}.{stamp}.bak")
     shutil.copy2(path, backup)
     write_text_atomic(path, updated, mode=stat.S_IMODE(path.stat().st_mode))  # its own permissions

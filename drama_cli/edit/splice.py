@@ -8,8 +8,8 @@ Audio is float32 mono `[samples]` at 44,100 Hz.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -85,7 +85,9 @@ def _fade(out_from: np.ndarray, in_to: np.ndarray, curve: Callable) -> np.ndarra
     return (out_from * down + in_to * up).astype(np.float32)
 
 
-def splice(source: np.ndarray, span: FrameSpan, generated: Generated, fade_s: float = FADE_S) -> SpliceResult:
+def splice(
+    source: np.ndarray, span: FrameSpan, generated: Generated, fade_s: float = FADE_S
+) -> SpliceResult:
     """Join the source take's samples before the span, the generated middle and the source's
     samples after the span.
 
@@ -110,7 +112,9 @@ def splice(source: np.ndarray, span: FrameSpan, generated: Generated, fade_s: fl
     if a > 0:
         if ms >= fade and a >= fade:  # fade before the span, into the decoder's continuation
             head_fade = fade
-            head = np.concatenate([src[: a - fade], _fade(src[a - fade : a], gen[ms - fade : ms], _linear)])
+            head = np.concatenate(
+                [src[: a - fade], _fade(src[a - fade : a], gen[ms - fade : ms], _linear)]
+            )
         else:  # fade inside the span from the old audio into the middle
             head_fade = min(fade, b - a, len(middle) // 2)
             middle[:head_fade] = _fade(src[a : a + head_fade], middle[:head_fade], _equal_power)
@@ -118,16 +122,22 @@ def splice(source: np.ndarray, span: FrameSpan, generated: Generated, fade_s: fl
     if b < len(src):
         if len(gen) - me >= fade and len(src) - b >= fade:
             tail_fade = fade
-            tail = np.concatenate([_fade(gen[me : me + fade], src[b : b + fade], _linear), src[b + fade :]])
+            tail = np.concatenate(
+                [_fade(gen[me : me + fade], src[b : b + fade], _linear), src[b + fade :]]
+            )
         else:
             tail_fade = min(fade, b - a - head_fade, len(middle) - head_fade)
             tail_fade = max(tail_fade, 0)
             if tail_fade:
-                middle[-tail_fade:] = _fade(middle[-tail_fade:], src[b - tail_fade : b], _equal_power)
+                middle[-tail_fade:] = _fade(
+                    middle[-tail_fade:], src[b - tail_fade : b], _equal_power
+                )
     audio = np.concatenate([head, middle, tail]).astype(np.float32)
     longest = longest_silence_s(middle, src)
     flagged = longest > SILENCE_FLAG_S and longest > longest_silence_s(src[a:b], src) + 0.05
-    return SpliceResult(audio, len(head), len(head) + len(middle), head_fade, tail_fade, longest, flagged)
+    return SpliceResult(
+        audio, len(head), len(head) + len(middle), head_fade, tail_fade, longest, flagged
+    )
 
 
 def longest_silence_s(audio: np.ndarray, reference: np.ndarray | None = None) -> float:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -41,7 +41,10 @@ def diff_words(old_words: Sequence[str], new_words: Sequence[str]) -> WordChange
     if not changes:
         return None
     return WordChange(
-        old_start=changes[0][1], old_end=changes[-1][2], new_start=changes[0][3], new_end=changes[-1][4]
+        old_start=changes[0][1],
+        old_end=changes[-1][2],
+        new_start=changes[0][3],
+        new_end=changes[-1][4],
     )
 
 
@@ -115,8 +118,14 @@ class WordRegion:
     new_words: tuple[str, ...]
 
 
-def whole_word_region(old_text: str, new_text: str, timed: Sequence[Word], span_s: tuple[float, float],
-                      duration_s: float, at_least_one_word: bool = False) -> WordRegion | None:
+def whole_word_region(
+    old_text: str,
+    new_text: str,
+    timed: Sequence[Word],
+    span_s: tuple[float, float],
+    duration_s: float,
+    at_least_one_word: bool = False,
+) -> WordRegion | None:
     """The words an edit must regenerate so that no word is cut: every word of the take that
     the span reaches into (by more than `MIN_OVERLAP_S`) and every changed word; an edge word
     the recogniser did not hear reaches to the heard word beside it (or the take's start or end).
@@ -133,8 +142,11 @@ def whole_word_region(old_text: str, new_text: str, timed: Sequence[Word], span_
     if not any(aligned):
         return None
     start, end = span_s
-    touched = [i for i, w in enumerate(aligned)
-               if w is not None and min(end, w.end_s) - max(start, w.start_s) > MIN_OVERLAP_S]
+    touched = [
+        i
+        for i, w in enumerate(aligned)
+        if w is not None and min(end, w.end_s) - max(start, w.start_s) > MIN_OVERLAP_S
+    ]
     change = diff_words(old, [normalise_word(t) for t in tokens])
     if touched or change:
         a = min(touched + ([change.old_start] if change else []))
@@ -156,7 +168,7 @@ def whole_word_region(old_text: str, new_text: str, timed: Sequence[Word], span_
     start_s, end_s = max(lo, start_s), min(hi, end_s)
     if end_s < start_s:  # an insertion point inside a word: the boundary beside it
         start_s = end_s = min(max(start, lo), hi)
-    return WordRegion(a, b, start_s, end_s, tuple(tokens[a:b + delta]))
+    return WordRegion(a, b, start_s, end_s, tuple(tokens[a : b + delta]))
 
 
 def words_in_span(timed: Sequence[Word], start_s: float, end_s: float) -> list[str]:
@@ -173,7 +185,9 @@ def _phrase_pattern(phrase: str) -> re.Pattern:
     words = [re.escape(w) for w in phrase.split()]
     if not words:
         raise UsageError("empty word or phrase")
-    return re.compile(r"(?<![\w'])" + r"[\s,;:.!?\u2014-]+".join(words) + r"(?![\w'])", re.IGNORECASE)
+    return re.compile(
+        r"(?<![\w'])" + r"[\s,;:.!?\u2014-]+".join(words) + r"(?![\w'])", re.IGNORECASE
+    )
 
 
 def replace_words(text: str, old: str, new: str, line_id: str = "") -> str:
@@ -184,8 +198,13 @@ def replace_words(text: str, old: str, new: str, line_id: str = "") -> str:
     if not matches:
         raise UsageError(f"{old!r} is not in line {line_id or '?'}: {text!r}")
     if len(matches) > 1:
-        raise ambiguous_phrase(text, old, matches, line_id, "give --span START:END around the one to "
-                               "replace, or a longer phrase that occurs once")
+        raise ambiguous_phrase(
+            text,
+            old,
+            matches,
+            line_id,
+            "give --span START:END around the one to replace, or a longer phrase that occurs once",
+        )
     return replace_match(text, matches[0], new)
 
 
@@ -200,8 +219,9 @@ def replace_match(text: str, match: re.Match, new: str) -> str:
     return before + (after if not after[:1].isspace() else " " + after.lstrip())
 
 
-def ambiguous_phrase(text: str, phrase: str, matches: Sequence[re.Match], line_id: str,
-                     advice: str) -> UsageError:
+def ambiguous_phrase(
+    text: str, phrase: str, matches: Sequence[re.Match], line_id: str, advice: str
+) -> UsageError:
     """The error for a phrase that occurs more than once: each occurrence numbered and marked
     «…», with up to two words before it and three after, then `advice`."""
     shown = []
@@ -213,8 +233,10 @@ def ambiguous_phrase(text: str, phrase: str, matches: Sequence[re.Match], line_i
         if after and not rest[0].isspace():  # punctuation right after the phrase stays with it
             mark, after = mark + after[0], after[1:]
         shown.append(f"{n}: " + " ".join([*before, mark, *after[:3]]))
-    return UsageError(f"{phrase!r} occurs {len(matches)} times in line {line_id or '?'} "
-                      f"({'; '.join(shown)}); {advice}")
+    return UsageError(
+        f"{phrase!r} occurs {len(matches)} times in line {line_id or '?'} "
+        f"({'; '.join(shown)}); {advice}"
+    )
 
 
 def phrase_matches(text: str, phrase: str) -> list[re.Match]:
@@ -222,8 +244,14 @@ def phrase_matches(text: str, phrase: str) -> list[re.Match]:
     return list(_phrase_pattern(phrase).finditer(text))
 
 
-def replace_in_span(text: str, old: str, new: str, span_s: tuple[float, float],
-                    timed: Sequence[Word] | None, line_id: str = "") -> str:
+def replace_in_span(
+    text: str,
+    old: str,
+    new: str,
+    span_s: tuple[float, float],
+    timed: Sequence[Word] | None,
+    line_id: str = "",
+) -> str:
     """The line text with the occurrence of the phrase `old` that lies inside `span_s`
     (seconds in the take) replaced by `new`.
 
@@ -237,15 +265,20 @@ def replace_in_span(text: str, old: str, new: str, span_s: tuple[float, float],
         return replace_words(text, old, new, line_id)
     chosen = _occurrence_in_span(text, matches, span_s, timed) if timed else None
     if chosen is None:
-        why = "no word times to tell which is inside the span" if not timed else \
-            "none of them is heard inside the span"
-        raise ambiguous_phrase(text, old, matches, line_id,
-                               f"{why}; give a longer --replace phrase that occurs once")
+        why = (
+            "no word times to tell which is inside the span"
+            if not timed
+            else "none of them is heard inside the span"
+        )
+        raise ambiguous_phrase(
+            text, old, matches, line_id, f"{why}; give a longer --replace phrase that occurs once"
+        )
     return replace_match(text, chosen, new)
 
 
-def _occurrence_in_span(text: str, matches: Sequence[re.Match], span_s: tuple[float, float],
-                        timed: Sequence[Word]) -> re.Match | None:
+def _occurrence_in_span(
+    text: str, matches: Sequence[re.Match], span_s: tuple[float, float], timed: Sequence[Word]
+) -> re.Match | None:
     aligned = align_timings(spoken_words(text), timed)
     best, best_overlap = None, 0.0
     for match in matches:
@@ -267,8 +300,13 @@ def insert_after(text: str, anchor: str, words: str, line_id: str = "") -> str:
     if not matches:
         raise UsageError(f"{anchor!r} is not in line {line_id or '?'}: {text!r}")
     if len(matches) > 1:
-        raise ambiguous_phrase(text, anchor, matches, line_id,
-                               "give a longer --after phrase that occurs once, or --at SECONDS")
+        raise ambiguous_phrase(
+            text,
+            anchor,
+            matches,
+            line_id,
+            "give a longer --after phrase that occurs once, or --at SECONDS",
+        )
     return text[: matches[0].end()] + " " + words.strip() + text[matches[0].end() :]
 
 
@@ -276,7 +314,9 @@ def insert_at_word_index(text: str, index: int, words: str) -> str:
     """The line text with `words` inserted before spoken word number `index` (0-based); an
     index past the last word appends after it, before the line's closing punctuation.
     Direction tags stay where they are."""
-    tokens = [m for m in re.finditer(r"\S+", text) if normalise_word(LINE_MARKUP.sub("", m.group()))]
+    tokens = [
+        m for m in re.finditer(r"\S+", text) if normalise_word(LINE_MARKUP.sub("", m.group()))
+    ]
     if not tokens:
         return (text.rstrip() + " " + words.strip()).strip()
     if index < len(tokens):
@@ -290,7 +330,11 @@ def insert_at_word_index(text: str, index: int, words: str) -> str:
 def word_index_at(timed: Sequence[Word], at_s: float) -> int:
     """The index of the word boundary nearest to `at_s` seconds: 0 before the first word,
     len(timed) after the last."""
-    boundaries = [timed[0].start_s] + [
-        0.5 * (a.end_s + b.start_s) for a, b in zip(timed[:-1], timed[1:])
-    ] + [timed[-1].end_s] if timed else [0.0]
+    boundaries = (
+        [timed[0].start_s]
+        + [0.5 * (a.end_s + b.start_s) for a, b in zip(timed[:-1], timed[1:])]
+        + [timed[-1].end_s]
+        if timed
+        else [0.0]
+    )
     return int(np.argmin([abs(b - at_s) for b in boundaries]))

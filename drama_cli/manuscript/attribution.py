@@ -37,7 +37,9 @@ _VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NA
 # Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
 # earlier paragraphs takes a speaker found so, never one guessed from the conversation.
 _TOLD = ("tag", "narrator", "pronoun", "same paragraph")
-_ON_SOMEONE = re.compile(rf"\b(?:to|with|at|on)\s+{NAME}")  # "she turned to Tom": Tom is spoken to, not speaking
+_ON_SOMEONE = re.compile(
+    rf"\b(?:to|with|at|on)\s+{NAME}"
+)  # "she turned to Tom": Tom is spoken to, not speaking
 _PRONOUN_OF = {"m": "he", "f": "she"}  # a gender's pronoun in a speech tag
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
@@ -64,7 +66,9 @@ class AttributionOptions:
         self.dashes = dashed >= 5 and dashed > sum(bool(QUOTE.search(p)) for p in paragraphs)
         self.names = book_names(paragraphs)
         self.genders = book_genders(paragraphs, self.names)
-        self.narrated = {word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))}
+        self.narrated = {
+            word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))
+        }
 
 
 @dataclass
@@ -76,12 +80,18 @@ class _Conversation:
     recent: list[tuple[str, str]] = field(default_factory=list)  # (speaker, gender), newest last
     known: set[str] = field(default_factory=set)
     addressed: str | None = None  # whom the last quote addressed by name
-    open_speech: list[ImportedLine] = field(default_factory=list)  # lines of a speech going on in the next paragraph
-    narrated: list[str] = field(default_factory=list)  # names in the narration paragraph just before
+    open_speech: list[ImportedLine] = field(
+        default_factory=list
+    )  # lines of a speech going on in the next paragraph
+    narrated: list[str] = field(
+        default_factory=list
+    )  # names in the narration paragraph just before
     last_tagged: bool = False  # the last paragraph's quotes had a speech tag
 
 
-def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tuple[list[ImportedLine], Counter]:
+def attribute_chapter(
+    paragraphs: list[str], options: AttributionOptions
+) -> tuple[list[ImportedLine], Counter]:
     """The chapter's lines (narration, and quotes with their speakers) and its counts:
     'quotes' and each rule's name (quote pieces), 'unattributed' (script lines) and 'said I'
     (quote pieces tagged "I said" left without a speaker, for want of `narrator_is`)."""
@@ -113,7 +123,9 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
             stats["quotes"] += 1
             if quote.rule:
                 stats[quote.rule] += 1
-            stats["said I"] += quote.pronoun == "i" and not quote.speaker  # --narrator-is would place it
+            stats["said I"] += (
+                quote.pronoun == "i" and not quote.speaker
+            )  # --narrator-is would place it
         spoken = _paragraph_lines(pieces, options.keep_tags)
         if continued and quotes[0].rule in _TOLD and continued[0].rule not in _TOLD:
             for line in continued:  # the speech's speaker, told in a later paragraph of it
@@ -126,7 +138,9 @@ def attribute_chapter(paragraphs: list[str], options: AttributionOptions) -> tup
     return lines, +stats
 
 
-def _open_speech(pieces: list[Piece], spoken: list[ImportedLine], continued: list[ImportedLine]) -> list[ImportedLine]:
+def _open_speech(
+    pieces: list[Piece], spoken: list[ImportedLine], continued: list[ImportedLine]
+) -> list[ImportedLine]:
     """The lines of the speech a paragraph leaves open (its last quote never closes), with
     those of the paragraphs before it that the speech began in; [] when it closes."""
     if not pieces[-1].open:
@@ -135,8 +149,9 @@ def _open_speech(pieces: list[Piece], spoken: list[ImportedLine], continued: lis
     return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
 
 
-def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: AttributionOptions,
-                         context: bool = True) -> None:
+def _attribute_paragraph(
+    pieces: list[Piece], talk: _Conversation, options: AttributionOptions, context: bool = True
+) -> None:
     """Give the paragraph's quotes their speakers: tags first, then (with `context`; not in a
     speech going on from the paragraph before) beats, vocatives and turn-taking."""
     for index, piece in enumerate(pieces):
@@ -155,10 +170,17 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
     quotes = [p for p in pieces if p.kind == "quote"]
     named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
     named_tag = named_tag and not any(q.pronoun for q in quotes)
-    if context and not speakers and not named_tag:  # "said her mother" names someone unnamed: left alone
+    if (
+        context and not speakers and not named_tag
+    ):  # "said her mother" names someone unnamed: left alone
         speaker, rule = _by_context(pieces, talk, options.names)
         pronouns = {q.pronoun for q in quotes if q.pronoun}
-        if speaker and pronouns and pronouns != {_PRONOUN_OF.get(gender_of(speaker, options.genders), pronouns.copy().pop())}:
+        if (
+            speaker
+            and pronouns
+            and pronouns
+            != {_PRONOUN_OF.get(gender_of(speaker, options.genders), pronouns.copy().pop())}
+        ):
             speaker = rule = None  # "she said" for a man
         for piece in quotes:
             piece.speaker, piece.rule = speaker, rule
@@ -177,7 +199,9 @@ def _attribute_paragraph(pieces: list[Piece], talk: _Conversation, options: Attr
     talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
 
 
-def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions) -> None:
+def _by_tag(
+    piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions
+) -> None:
     name = tag_name(after, before, options.names)
     if name:
         piece.speaker, piece.rule = name, "tag"
@@ -192,13 +216,19 @@ def _by_tag(piece: Piece, after: str, before: str, talk: _Conversation, options:
             piece.speaker, piece.rule = found, "pronoun"
 
 
-def _by_pronoun(gender: str, before: str, talk: _Conversation, options: AttributionOptions) -> str | None:
+def _by_pronoun(
+    gender: str, before: str, talk: _Conversation, options: AttributionOptions
+) -> str | None:
     """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
     of these that holds someone of that gender decides; two there leave it unresolved."""
     narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
-    for pool in ([talk.addressed] if talk.addressed else [], narrated, [who for who, _ in talk.recent]):
+    for pool in (
+        [talk.addressed] if talk.addressed else [],
+        narrated,
+        [who for who, _ in talk.recent],
+    ):
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
             return fitting.pop() if len(fitting) == 1 else None
@@ -213,9 +243,14 @@ def _within_paragraph(pieces: list[Piece], options: AttributionOptions) -> None:
         source = None
         for piece in pieces:
             if piece.kind == "narration" and not piece.text.strip():
-                source = None  # quote upon quote ("I was going to—" "Don't," said Tom.): two speakers
-            elif piece.kind == "narration" and not piece.tag and \
-                    set(names_in(piece.text, options.names)) - {source and source.speaker}:
+                source = (
+                    None  # quote upon quote ("I was going to—" "Don't," said Tom.): two speakers
+                )
+            elif (
+                piece.kind == "narration"
+                and not piece.tag
+                and set(names_in(piece.text, options.names)) - {source and source.speaker}
+            ):
                 source = None
             elif piece.kind == "quote":
                 if piece.speaker:
@@ -234,10 +269,16 @@ def _may_share(quote: Piece, source: Piece, genders: dict[str, str]) -> bool:
     return source.pronoun is None and gender is not None and quote.pronoun == _PRONOUN_OF[gender]
 
 
-def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None) -> tuple[str | None, str | None]:
+def _by_context(
+    pieces: list[Piece], talk: _Conversation, names: set[str] | None
+) -> tuple[str | None, str | None]:
     """The speaker of a paragraph whose quotes have no tag: a beat, a vocative, turn-taking."""
-    named = {name for piece in pieces if piece.kind == "narration" and not piece.tag
-             for name in names_in(piece.text, names)}
+    named = {
+        name
+        for piece in pieces
+        if piece.kind == "narration" and not piece.tag
+        for name in names_in(piece.text, names)
+    }
     beat = named & talk.known
     if len(beat) == 1 and len(named) == 1:
         return beat.pop(), "beat"
@@ -246,8 +287,12 @@ def _by_context(pieces: list[Piece], talk: _Conversation, names: set[str] | None
     previous = talk.turns[-1] if talk.turns else None
     if talk.addressed and not same_person(talk.addressed, previous):
         return talk.addressed, "vocative"
-    if len(talk.turns) >= 2 and talk.turns[-2] and talk.turns[-2] != previous \
-            and (previous or not talk.last_tagged):
+    if (
+        len(talk.turns) >= 2
+        and talk.turns[-2]
+        and talk.turns[-2] != previous
+        and (previous or not talk.last_tagged)
+    ):
         return talk.turns[-2], "turn-taking"  # A, B, A; or A, an untagged reply, A
     return None, None
 
@@ -257,10 +302,13 @@ def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOpt
     for quote in quotes:
         for match in _VOCATIVE.finditer(quote.text):
             name = match.group(1)
-            if match.start() == 0 and quote.text[match.end():].strip() in (".", "!", "?", ""):
+            if match.start() == 0 and quote.text[match.end() :].strip() in (".", "!", "?", ""):
                 continue  # "Bingley." answers, "Mr. Darcy!" exclaims: no one is spoken to
-            if is_name(name, options.names) and not same_person(name.upper(), speaker) \
-                    and (not options.narrated or name.split()[-1] in options.narrated):
+            if (
+                is_name(name, options.names)
+                and not same_person(name.upper(), speaker)
+                and (not options.narrated or name.split()[-1] in options.narrated)
+            ):
                 return name.upper()
     return None
 
@@ -277,14 +325,20 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
         tags.clear()
 
     open_quote: ImportedLine | None = None
-    pronoun = None  # the pronoun tag of the open quote: "she said" and "he replied" are two speeches
+    pronoun = (
+        None  # the pronoun tag of the open quote: "she said" and "he replied" are two speeches
+    )
     ended = False  # the last tag ended its sentence
     for piece in pieces:
         text = piece.text.strip()
         if piece.kind == "quote":
             speaker = piece.speaker or UNATTRIBUTED
-            if open_quote and open_quote.speaker == speaker and (speaker != UNATTRIBUTED or tags) \
-                    and piece.pronoun in (None, pronoun):
+            if (
+                open_quote
+                and open_quote.speaker == speaker
+                and (speaker != UNATTRIBUTED or tags)
+                and piece.pronoun in (None, pronoun)
+            ):
                 open_quote.text = _joined(open_quote.text, text, ended)
                 continue
             flush_tags()
@@ -333,7 +387,10 @@ def same_person(one: str | None, other: str | None) -> bool:
     if one == other:
         return True
     a, b = one.split(), other.split()
-    if FAMILIAR.get(one.lower(), "").upper() == other or FAMILIAR.get(other.lower(), "").upper() == one:
+    if (
+        FAMILIAR.get(one.lower(), "").upper() == other
+        or FAMILIAR.get(other.lower(), "").upper() == one
+    ):
         return True
     return (len(a) == 1 and a[0] in b[1:]) or (len(b) == 1 and b[0] in a[1:])
 

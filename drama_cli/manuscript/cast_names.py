@@ -13,22 +13,96 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-TITLES = {"mr", "mrs", "ms", "miss", "master", "lady", "lord", "sir", "dame", "rev", "reverend",
-          "canon", "hon", "dr", "doctor", "captain", "capt", "colonel", "col", "major", "general",
-          "professor", "prof", "father", "mother", "sister", "brother", "madame", "monsieur",
-          "mademoiselle", "count", "countess", "duke", "duchess", "king", "queen", "prince",
-          "princess", "the", "of"}
-POST_NOMINALS = re.compile(r"^(?:[A-Z]\.\s?)+$|^(?:J\.\s?P|D\.\s?D|M\.\s?P|K\.\s?C|Q\.\s?C|Bart|Esq|M\.\s?D)\.?$")
+TITLES = {
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "master",
+    "lady",
+    "lord",
+    "sir",
+    "dame",
+    "rev",
+    "reverend",
+    "canon",
+    "hon",
+    "dr",
+    "doctor",
+    "captain",
+    "capt",
+    "colonel",
+    "col",
+    "major",
+    "general",
+    "professor",
+    "prof",
+    "father",
+    "mother",
+    "sister",
+    "brother",
+    "madame",
+    "monsieur",
+    "mademoiselle",
+    "count",
+    "countess",
+    "duke",
+    "duchess",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "the",
+    "of",
+}
+POST_NOMINALS = re.compile(
+    r"^(?:[A-Z]\.\s?)+$|^(?:J\.\s?P|D\.\s?D|M\.\s?P|K\.\s?C|Q\.\s?C|Bart|Esq|M\.\s?D)\.?$"
+)
 # Familiar forms of English given names, as plays use them in speech headings.
-FAMILIAR = {"jack": "john", "johnny": "john", "algy": "algernon", "bill": "william", "will": "william",
-            "billy": "william", "bob": "robert", "rob": "robert", "dick": "richard", "ned": "edward",
-            "ted": "edward", "harry": "henry", "hal": "henry", "tom": "thomas", "jim": "james",
-            "jamie": "james", "sam": "samuel", "ben": "benjamin", "fred": "frederick", "charlie":
-            "charles", "kate": "katherine", "kitty": "catherine", "bess": "elizabeth", "betty":
-            "elizabeth", "lizzy": "elizabeth", "lizzie": "elizabeth", "eliza": "elizabeth", "beth": "elizabeth", "peggy":
-            "margaret", "meg": "margaret", "molly": "mary", "polly": "mary", "nell": "eleanor",
-            "nan": "anne", "nancy": "anne", "sukey": "susan", "sue": "susan", "tony": "anthony",
-            "nick": "nicholas", "pip": "philip", "toby": "tobias", "kit": "christopher"}
+FAMILIAR = {
+    "jack": "john",
+    "johnny": "john",
+    "algy": "algernon",
+    "bill": "william",
+    "will": "william",
+    "billy": "william",
+    "bob": "robert",
+    "rob": "robert",
+    "dick": "richard",
+    "ned": "edward",
+    "ted": "edward",
+    "harry": "henry",
+    "hal": "henry",
+    "tom": "thomas",
+    "jim": "james",
+    "jamie": "james",
+    "sam": "samuel",
+    "ben": "benjamin",
+    "fred": "frederick",
+    "charlie": "charles",
+    "kate": "katherine",
+    "kitty": "catherine",
+    "bess": "elizabeth",
+    "betty": "elizabeth",
+    "lizzy": "elizabeth",
+    "lizzie": "elizabeth",
+    "eliza": "elizabeth",
+    "beth": "elizabeth",
+    "peggy": "margaret",
+    "meg": "margaret",
+    "molly": "mary",
+    "polly": "mary",
+    "nell": "eleanor",
+    "nan": "anne",
+    "nancy": "anne",
+    "sukey": "susan",
+    "sue": "susan",
+    "tony": "anthony",
+    "nick": "nicholas",
+    "pip": "philip",
+    "toby": "tobias",
+    "kit": "christopher",
+}
 
 
 @dataclass
@@ -73,14 +147,23 @@ def resolve(name: str, entries: list[CastEntry]) -> CastEntry | None:
     words, titles = words_of(name)
     if not words:
         words, titles = sorted(titles), set()  # a name that is only a title ("The Duke")
-    found = [entry for entry in entries
-             if all(any(_word_matches(word, theirs) for theirs in entry.words + sorted(entry.titles))
-                    for word in words)
-             and (not titles or not entry.titles or titles & entry.titles)]
+    found = [
+        entry
+        for entry in entries
+        if all(
+            any(_word_matches(word, theirs) for theirs in entry.words + sorted(entry.titles))
+            for word in words
+        )
+        and (not titles or not entry.titles or titles & entry.titles)
+    ]
     return found[0] if len(found) == 1 else None
 
 
 def split_joint(name: str) -> list[str]:
     """The speakers of a joint heading ("Jack and Algernon" → both), else [name]."""
-    parts = [part.strip() for part in re.split(r"\s*(?:,|&|\band\b)\s*", name, flags=re.I) if part.strip()]
+    parts = [
+        part.strip()
+        for part in re.split(r"\s*(?:,|&|\band\b)\s*", name, flags=re.I)
+        if part.strip()
+    ]
     return parts if len(parts) > 1 else [name]

@@ -33,12 +33,51 @@ from dataclasses import dataclass
 
 from drama_cli.manuscript.cast_names import FAMILIAR
 
-SPEECH_VERBS = ("said", "says", "asked", "asks", "cried", "replied", "answered", "returned",
-                "whispered", "shouted", "called", "continued", "remarked", "exclaimed", "observed",
-                "muttered", "added", "began", "repeated", "murmured", "told", "demanded", "snapped",
-                "rejoined", "resumed", "inquired", "enquired", "responded", "retorted", "urged",
-                "interrupted", "declared", "explained", "pursued", "thought", "went on",
-                "persisted", "protested", "sighed", "laughed", "insisted", "suggested", "admitted")
+SPEECH_VERBS = (
+    "said",
+    "says",
+    "asked",
+    "asks",
+    "cried",
+    "replied",
+    "answered",
+    "returned",
+    "whispered",
+    "shouted",
+    "called",
+    "continued",
+    "remarked",
+    "exclaimed",
+    "observed",
+    "muttered",
+    "added",
+    "began",
+    "repeated",
+    "murmured",
+    "told",
+    "demanded",
+    "snapped",
+    "rejoined",
+    "resumed",
+    "inquired",
+    "enquired",
+    "responded",
+    "retorted",
+    "urged",
+    "interrupted",
+    "declared",
+    "explained",
+    "pursued",
+    "thought",
+    "went on",
+    "persisted",
+    "protested",
+    "sighed",
+    "laughed",
+    "insisted",
+    "suggested",
+    "admitted",
+)
 TITLED = r"(?:Mr|Mrs|Ms|Miss|Dr|Sir|Lady|Lord|Captain|Colonel|Professor|General|Madam)\b\.?"
 MALE_TITLES = {"MR", "SIR", "LORD", "CAPTAIN", "COLONEL", "GENERAL", "DR", "PROFESSOR"}
 FEMALE_TITLES = {"MRS", "MISS", "LADY", "MS", "MADAM"}
@@ -52,14 +91,22 @@ _ADVERB = r"(?:\w+ly\s+)?"
 # Right after a quote, a verb beside a name is a tag, whatever the verb ("hissed Holmes",
 # "Holmes hissed").
 _INVERTED_VERB = rf"(?:{VERBS}|[a-z]{{3,}}ed)"
-_AFTER = [re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
-          re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}{_INVERTED_VERB}\b")]  # Holmes said
-_AFTER_PRONOUN = [re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
-                  re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b")]
-_BEFORE = [re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
-           re.compile(rf"\b(?:{VERBS})\s+{NAME}[\s,:—–-]*$")]
-_BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
-                   re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$")]
+_AFTER = [
+    re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
+    re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}{_INVERTED_VERB}\b"),
+]  # Holmes said
+_AFTER_PRONOUN = [
+    re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
+    re.compile(rf"^[\s,;:—–-]*{PRONOUN}\s+{_ADVERB}(?:{VERBS})\b"),
+]
+_BEFORE = [
+    re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
+    re.compile(rf"\b(?:{VERBS})\s+{NAME}[\s,:—–-]*$"),
+]
+_BEFORE_PRONOUN = [
+    re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
+    re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$"),
+]
 # Double quotes (curly or straight), guillemets (« French », »German«), and single quotes
 # (curly or straight) that open after a space or the start and close before a space,
 # punctuation or the end: an apostrophe between letters (don't, don’t) or of a plural
@@ -67,22 +114,82 @@ _BEFORE_PRONOUN = [re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]
 # (Holmes' hat) opens nothing.
 # A quote never holds its own opening mark, so a paragraph of marks that never close is read
 # in linear time.
-QUOTE = re.compile(r"“([^“”]*)”|\"([^\"]*)\"|«\s*([^«»]*?)\s*»|»([^«»]*)«"
-                   r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w)|(?<=s)’(?=\s+[a-z]))+?)(?:(?<!s)’|(?<=s)’(?!\s+[a-z]))(?![\w’])"
-                   r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w)|(?<=s)'(?=\s+[a-z]))+?)(?:(?<!s)'|(?<=s)'(?!\s+[a-z]))(?![\w'])")
+QUOTE = re.compile(
+    r"“([^“”]*)”|\"([^\"]*)\"|«\s*([^«»]*?)\s*»|»([^«»]*)«"
+    r"|(?<![\w‘’'])‘((?:[^‘’]|(?<=\w)’(?=\w)|(?<=s)’(?=\s+[a-z]))+?)(?:(?<!s)’|(?<=s)’(?!\s+[a-z]))(?![\w’])"
+    r"|(?<![\w'’])'((?:[^']|(?<=\w)'(?=\w)|(?<=s)'(?=\s+[a-z]))+?)(?:(?<!s)'|(?<=s)'(?!\s+[a-z]))(?![\w'])"
+)
 # A paragraph opening with an em dash or a quotation dash, as some books mark speech.
 DASH_SPEECH = re.compile(r"^\s*[—―]\s*(?=\S)")
 _INSIDE_SENTENCE = re.compile(r"[,.!?…;:—–]")  # a quote holding none of these reads as a title
-NOT_A_NAME = {"The", "He", "She", "It", "They", "We", "I", "You", "His", "Her", "This", "That",
-              "Then", "But", "And", "When", "What", "Yes", "No", "Oh", "Well", "There", "Here",
-              "So", "Now", "If", "As", "At", "In", "On", "My", "Your", "Our", "Their", "Why", "How",
-              "Ah", "Aye", "Nay", "Alas", "Pray", "Indeed", "God", "Heaven", "Heavens", "Dear", "Good", "La", "Lord"}
+NOT_A_NAME = {
+    "The",
+    "He",
+    "She",
+    "It",
+    "They",
+    "We",
+    "I",
+    "You",
+    "His",
+    "Her",
+    "This",
+    "That",
+    "Then",
+    "But",
+    "And",
+    "When",
+    "What",
+    "Yes",
+    "No",
+    "Oh",
+    "Well",
+    "There",
+    "Here",
+    "So",
+    "Now",
+    "If",
+    "As",
+    "At",
+    "In",
+    "On",
+    "My",
+    "Your",
+    "Our",
+    "Their",
+    "Why",
+    "How",
+    "Ah",
+    "Aye",
+    "Nay",
+    "Alas",
+    "Pray",
+    "Indeed",
+    "God",
+    "Heaven",
+    "Heavens",
+    "Dear",
+    "Good",
+    "La",
+    "Lord",
+}
 _NAMES_IN = re.compile(rf"\b{NAME}")
 _NAME_WORD = re.compile(NAME_WORD)
 _WORD = re.compile(rf"{NAME_WORD}|[^\W\d_]+")  # a name's word, or any other word
 _TITLE_WORD = re.compile(rf"\b{TITLED}")
-_TAG_CLAUSE = re.compile(rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b")
-RULES = ("tag", "narrator", "continued", "pronoun", "same paragraph", "beat", "vocative", "turn-taking")
+_TAG_CLAUSE = re.compile(
+    rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b"
+)
+RULES = (
+    "tag",
+    "narrator",
+    "continued",
+    "pronoun",
+    "same paragraph",
+    "beat",
+    "vocative",
+    "turn-taking",
+)
 
 
 @dataclass
@@ -113,7 +220,7 @@ def pieces_of(paragraph: str, dashes: bool = False) -> list[Piece]:
     last = 0
     for match in QUOTE.finditer(paragraph, 0, end):
         quote = next(group for group in match.groups() if group is not None)
-        before, after = paragraph[last:match.start()], paragraph[match.end():]
+        before, after = paragraph[last : match.start()], paragraph[match.end() :]
         titled = _quoted_words(quote, before, after)
         narration = before + (match.group(0) if titled else "")
         if pieces and pieces[-1].kind == "narration":
@@ -128,7 +235,7 @@ def pieces_of(paragraph: str, dashes: bool = False) -> list[Piece]:
     else:
         pieces.append(Piece("narration", paragraph[last:end]))
     if opened is not None:
-        pieces.append(Piece("quote", paragraph[opened + 1:].strip(), open=True))
+        pieces.append(Piece("quote", paragraph[opened + 1 :].strip(), open=True))
     return pieces
 
 
@@ -137,11 +244,15 @@ def _dash_pieces(text: str) -> list[Piece]:
     tag after its comma or sentence mark, the tag, and what follows it, speech again when it
     opens with a dash, else narration."""
     for mark in re.finditer(r"(?<=[,.!?…])\s+", text):
-        after = text[mark.end():]
+        after = text[mark.end() :]
         clause = re.match(r"[^.!?—―]*[.!?]?", after).group(0)
         if (tag_name(" " + after, "") or tag_pronoun(" " + after, "")) and is_tag_only(clause):
-            pieces = [Piece("narration", ""), Piece("quote", text[:mark.start()]), Piece("narration", " " + clause)]
-            rest = after[len(clause):].strip()
+            pieces = [
+                Piece("narration", ""),
+                Piece("quote", text[: mark.start()]),
+                Piece("narration", " " + clause),
+            ]
+            rest = after[len(clause) :].strip()
             if DASH_SPEECH.match(rest):
                 pieces.append(Piece("quote", DASH_SPEECH.sub("", rest, count=1)))
             elif rest:
@@ -156,7 +267,7 @@ def _open_quote_at(paragraph: str) -> int | None:
     at = paragraph.rfind("“")
     if at < 0 or "”" in paragraph[at:]:
         at = paragraph.rfind('"') if paragraph.count('"') % 2 else -1
-    opens = at >= 0 and (at == 0 or not paragraph[at - 1].isalnum()) and paragraph[at + 1:].strip()
+    opens = at >= 0 and (at == 0 or not paragraph[at - 1].isalnum()) and paragraph[at + 1 :].strip()
     return at if opens else None
 
 
@@ -167,8 +278,12 @@ def _quoted_words(quote: str, before: str, after: str) -> bool:
         return False
     if re.search(rf"\b(?:{VERBS})\W*$", before) or re.match(rf"\W*(?:\w+\s+)?(?:{VERBS})\b", after):
         return False  # he said "yes": speech
-    return bool(before.strip()) and not before.rstrip().endswith((".", "!", "?", ":", "…")) \
-        and bool(after.strip()) and not after.lstrip().startswith((",", ";", ":", "—", "–"))
+    return (
+        bool(before.strip())
+        and not before.rstrip().endswith((".", "!", "?", ":", "…"))
+        and bool(after.strip())
+        and not after.lstrip().startswith((",", ";", ":", "—", "–"))
+    )
 
 
 def is_name(name: str, names: set[str] | None = None) -> bool:
@@ -262,20 +377,26 @@ def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[s
             title = gender_of(name, {})
             if title and len(name.split()) > 1:
                 titled.setdefault(name.split()[-1], Counter())[title] += 1
-            following = re.findall(r"\w+", paragraph[match.end():match.end() + 60].lower())[:6]
+            following = re.findall(r"\w+", paragraph[match.end() : match.end() + 60].lower())[:6]
             he = sum(word in ("he", "his", "him", "himself") for word in following)
             she = sum(word in ("she", "her", "hers", "herself") for word in following)
             if he != she:
                 counts.setdefault(name, Counter())["m" if he > she else "f"] += 1
-    genders = {name: top for name, top in
-               ((name, _majority(count, 3, 4)) for name, count in titled.items()) if top}
-    genders |= {name: top for name, top in
-                ((name, _majority(count, 3, 2)) for name, count in counts.items()) if top}
+    genders = {
+        name: top
+        for name, top in ((name, _majority(count, 3, 4)) for name, count in titled.items())
+        if top
+    }
+    genders |= {
+        name: top
+        for name, top in ((name, _majority(count, 3, 2)) for name, count in counts.items())
+        if top
+    }
     return genders
 
 
 def _majority(count: Counter, least: int, ratio: int) -> str | None:
     """The most counted key when it was counted at least `least` times and `ratio` times as
     often as all the others together, else None."""
-    (top, n), = count.most_common(1)
+    ((top, n),) = count.most_common(1)
     return top if n >= least and n >= ratio * (sum(count.values()) - n) else None

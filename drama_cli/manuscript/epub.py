@@ -24,24 +24,72 @@ from xml.etree import ElementTree
 
 from drama_cli.errors import UsageError
 
-NS = {"c": "urn:oasis:names:tc:opendocument:xmlns:container", "opf": "http://www.idpf.org/2007/opf",
-      "dc": "http://purl.org/dc/elements/1.1/", "ncx": "http://www.daisy.org/z3986/2005/ncx/",
-      "x": "http://www.w3.org/1999/xhtml"}
+NS = {
+    "c": "urn:oasis:names:tc:opendocument:xmlns:container",
+    "opf": "http://www.idpf.org/2007/opf",
+    "dc": "http://purl.org/dc/elements/1.1/",
+    "ncx": "http://www.daisy.org/z3986/2005/ncx/",
+    "x": "http://www.w3.org/1999/xhtml",
+}
 EPUB_TYPE = "{http://www.idpf.org/2007/ops}type"
 # epub:type values of whole documents or sections a narrator never reads, and their report name.
-MATTER = {"titlepage": "title page", "halftitlepage": "half-title page", "imprint": "imprint",
-          "colophon": "colophon", "copyright-page": "copyright page", "toc": "table of contents",
-          "loi": "list of illustrations", "lot": "list of tables", "index": "index",
-          "se:uncopyright": "uncopyright", "endnotes": "endnotes", "footnotes": "footnotes",
-          "rearnotes": "endnotes", "landmarks": "table of contents"}
+MATTER = {
+    "titlepage": "title page",
+    "halftitlepage": "half-title page",
+    "imprint": "imprint",
+    "colophon": "colophon",
+    "copyright-page": "copyright page",
+    "toc": "table of contents",
+    "loi": "list of illustrations",
+    "lot": "list of tables",
+    "index": "index",
+    "se:uncopyright": "uncopyright",
+    "endnotes": "endnotes",
+    "footnotes": "footnotes",
+    "rearnotes": "endnotes",
+    "landmarks": "table of contents",
+}
 # Inline or block marks left out wherever they are, by epub:type, and their report name.
-DROPPED_TYPES = {"noteref": "note reference", "pagebreak": "page-break marker",
-                 "footnote": "footnote", "endnote": "endnote", "rearnote": "endnote", "backlink": ""}
-DROPPED_TAGS = {"aside": "aside", "nav": "navigation", "figure": "figure", "script": None,
-                "style": None, "head": None}
+DROPPED_TYPES = {
+    "noteref": "note reference",
+    "pagebreak": "page-break marker",
+    "footnote": "footnote",
+    "endnote": "endnote",
+    "rearnote": "endnote",
+    "backlink": "",
+}
+DROPPED_TAGS = {
+    "aside": "aside",
+    "nav": "navigation",
+    "figure": "figure",
+    "script": None,
+    "style": None,
+    "head": None,
+}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6", "hgroup"}
-BLOCKS = {"p", "li", "dd", "dt", "blockquote", "div", "section", "article", "table", "tr",
-          "td", "th", "ul", "ol", "dl", "tbody", "thead", "header", "footer", "main", "body"}
+BLOCKS = {
+    "p",
+    "li",
+    "dd",
+    "dt",
+    "blockquote",
+    "div",
+    "section",
+    "article",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "ul",
+    "ol",
+    "dl",
+    "tbody",
+    "thead",
+    "header",
+    "footer",
+    "main",
+    "body",
+}
 
 
 def local(tag) -> str:
@@ -98,6 +146,7 @@ def text_of(element, left_out: Counter | None = None) -> str:
             for child in node:
                 walk(child)
         parts.append(node.tail or "")
+
     walk(element)
     parts[-1] = ""  # the element's own tail is not its text
     return " ".join("".join(parts).translate(INVISIBLE).split())
@@ -127,12 +176,16 @@ class Epub:
         opf_path = rootfile.get("full-path")
         opf = self._xml(book, opf_path)
         base = posixpath.dirname(opf_path)
-        self.metadata = {key: " ".join((opf.findtext(f".//dc:{key}", default="", namespaces=NS)).split()) or None
-                         for key in ("title", "creator", "language", "publisher", "rights")}
+        self.metadata = {
+            key: " ".join((opf.findtext(f".//dc:{key}", default="", namespaces=NS)).split()) or None
+            for key in ("title", "creator", "language", "publisher", "rights")
+        }
         manifest = opf.find("opf:manifest", NS)
         spine = opf.find("opf:spine", NS)
         if manifest is None or spine is None:
-            raise UsageError(f"cannot read {self.path.name}: its package file has no manifest or spine")
+            raise UsageError(
+                f"cannot read {self.path.name}: its package file has no manifest or spine"
+            )
         items = {item.get("id"): item for item in manifest}
         read = [items[ref.get("idref")] for ref in spine if ref.get("idref") in items]
         hrefs = [unquote(item.get("href", "")) for item in read if _is_document(item)]
@@ -149,9 +202,12 @@ class Epub:
             return ElementTree.fromstring(data)
         except ElementTree.ParseError as err:
             line, column = err.position
-            kind = "XHTML" if name.lower().endswith(("html", "htm")) else "XML"  # a page, or the container, package, NCX
-            raise UsageError(f"cannot read {self.path.name}: {name}:{line}:{column + 1}: "
-                             f"not well-formed {kind}") from None
+            kind = (
+                "XHTML" if name.lower().endswith(("html", "htm")) else "XML"
+            )  # a page, or the container, package, NCX
+            raise UsageError(
+                f"cannot read {self.path.name}: {name}:{line}:{column + 1}: not well-formed {kind}"
+            ) from None
 
     def _toc(self, book, base: str, items) -> dict[str, str]:
         """Document href → title from the EPUB 3 navigation document or the EPUB 2 NCX."""
@@ -161,8 +217,11 @@ class Epub:
                 href = unquote(item.get("href", ""))
                 nav = self._xml(book, posixpath.join(base, href))
                 for link in nav.iter(f"{{{NS['x']}}}a"):
-                    target = posixpath.normpath(posixpath.join(posixpath.dirname(href),
-                                                               unquote(link.get("href", "").split("#")[0])))
+                    target = posixpath.normpath(
+                        posixpath.join(
+                            posixpath.dirname(href), unquote(link.get("href", "").split("#")[0])
+                        )
+                    )
                     toc.setdefault(target, " ".join("".join(link.itertext()).split()))
                 return toc
         for item in items:
@@ -214,5 +273,8 @@ def bodies(epub: Epub, left_out: Counter):
 
 def is_play(epub: Epub) -> bool:
     """True when a document has speech rows: a table cell marked `z3998:persona`."""
-    return any(local(cell.tag) == "td" and "z3998:persona" in epub_types(cell)
-               for _, root in epub.documents for cell in root.iter())
+    return any(
+        local(cell.tag) == "td" and "z3998:persona" in epub_types(cell)
+        for _, root in epub.documents
+        for cell in root.iter()
+    )

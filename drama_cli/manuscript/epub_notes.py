@@ -12,8 +12,12 @@ NOTES = ("drop", "chapter-end")
 def note_texts(epub: Epub) -> dict[str, str]:
     """Note id → its words, for every note of the book (`epub:type` endnote, footnote or
     rearnote with an id), back links left out."""
-    return {note.get("id"): _words_inside(note) for _, root in epub.documents for note in root.iter()
-            if note.get("id") and epub_types(note) & NOTE_TYPES}
+    return {
+        note.get("id"): _words_inside(note)
+        for _, root in epub.documents
+        for note in root.iter()
+        if note.get("id") and epub_types(note) & NOTE_TYPES
+    }
 
 
 def _words_inside(note) -> str:
@@ -23,7 +27,7 @@ def _words_inside(note) -> str:
 
 
 def chapter_notes(body, notes: dict[str, str]) -> list[str]:
-    """"Note 1: …" paragraphs for the note references in `body`, in order; a reference to a
+    """ "Note 1: …" paragraphs for the note references in `body`, in order; a reference to a
     note the book does not hold is skipped."""
     read = []
     for ref in body.iter():

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from collections import Counter
 
-from drama_cli.manuscript.epub import BLOCKS, HEADINGS, Epub, bodies, epub_types, left_out_here, local, text_of
+from drama_cli.manuscript.epub import (
+    BLOCKS,
+    HEADINGS,
+    Epub,
+    bodies,
+    epub_types,
+    left_out_here,
+    local,
+    text_of,
+)
 from drama_cli.manuscript.epub_notes import chapter_notes, note_texts
 from drama_cli.manuscript.headings import spoken_heading
 from drama_cli.manuscript.imported import BREAK, ImportedChapter, Manuscript
@@ -29,7 +38,9 @@ def read_novel(epub: Epub, manuscript: Manuscript, with_notes: bool) -> None:
         for index, (heading, paragraphs) in enumerate(reader.chapters):
             title = heading if index or not name else name
             if title:
-                manuscript.chapters.append(ImportedChapter(spoken_heading(title, reader.kinds[index])))
+                manuscript.chapters.append(
+                    ImportedChapter(spoken_heading(title, reader.kinds[index]))
+                )
             elif not manuscript.chapters:
                 before_first += paragraphs
                 continue

@@ -22,7 +22,9 @@ def spoken_heading(heading: str, kind: str = "chapter") -> str:
     if value is None or value >= 400 or (label is None and rest and not mark):
         return heading
     word = num2words(value).title().replace(" And ", " and ")
-    return f"{(label or kind).capitalize()} {word}" + (f": {rest.lstrip(':. ')}" if rest.lstrip(":. ") else "")
+    return f"{(label or kind).capitalize()} {word}" + (
+        f": {rest.lstrip(':. ')}" if rest.lstrip(":. ") else ""
+    )
 
 
 def roman_value(numeral: str) -> int | None:
@@ -34,5 +36,7 @@ def roman_value(numeral: str) -> int | None:
     total = 0
     for index, char in enumerate(numeral):
         value = values[char]
-        total += -value if index + 1 < len(numeral) and values[numeral[index + 1]] > value else value
+        total += (
+            -value if index + 1 < len(numeral) and values[numeral[index + 1]] > value else value
+        )
     return total

@@ -20,8 +20,12 @@ from drama_cli.manuscript.imported import BREAK, OPENING, ImportedChapter, Manus
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 _FOOTNOTE_DEFINITION = re.compile(r"^\[\^[^\]]+\]:")
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]]+\]")
-_SKIPPED_BLOCKS = {"table_open": ("table", "table_close"), "fence": ("code block", None),
-                   "code_block": ("code block", None), "html_block": ("HTML", None)}
+_SKIPPED_BLOCKS = {
+    "table_open": ("table", "table_close"),
+    "fence": ("code block", None),
+    "code_block": ("code block", None),
+    "html_block": ("HTML", None),
+}
 
 
 def front_matter(text: str, left_out: Counter) -> tuple[str, dict[str, str]]:
@@ -31,7 +35,7 @@ def front_matter(text: str, left_out: Counter) -> tuple[str, dict[str, str]]:
         return text, {}
     left_out["front matter"] += 1
     pairs = dict(re.findall(r"^(\w+):[ \t]*[\"']?(.*?)[\"']?[ \t]*$", match.group(1), re.M))
-    return text[match.end():], {key.lower(): value for key, value in pairs.items() if value}
+    return text[match.end() :], {key.lower(): value for key, value in pairs.items() if value}
 
 
 def read_markdown(text: str, stem: str, chapter_level: int | None = None) -> Manuscript:
@@ -41,12 +45,18 @@ def read_markdown(text: str, stem: str, chapter_level: int | None = None) -> Man
     text, meta = front_matter(text, left_out)
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open"]
-    level = chapter_level or (1 if levels.count(1) > 1 or (levels and min(levels) == 1 and 2 not in levels) else 2)
-    manuscript = Manuscript(meta.get("title") or stem, meta.get("author"), [ImportedChapter(OPENING)], left_out=left_out)
+    level = chapter_level or (
+        1 if levels.count(1) > 1 or (levels and min(levels) == 1 and 2 not in levels) else 2
+    )
+    manuscript = Manuscript(
+        meta.get("title") or stem, meta.get("author"), [ImportedChapter(OPENING)], left_out=left_out
+    )
     heading_title = _walk(tokens, level, manuscript)
     if heading_title and "title" not in meta:
         manuscript.title = heading_title
-    if len(manuscript.chapters) > 1 and not any(p != BREAK for p in manuscript.chapters[0].paragraphs):
+    if len(manuscript.chapters) > 1 and not any(
+        p != BREAK for p in manuscript.chapters[0].paragraphs
+    ):
         manuscript.chapters.pop(0)
     return manuscript
 
@@ -74,7 +84,11 @@ def _walk(tokens, level: int, manuscript: Manuscript) -> str | None:
             elif depth == 1 and title is None:
                 title = words
             else:
-                left_out["heading above the chapter level" if depth < level else "heading below the chapter level"] += 1
+                left_out[
+                    "heading above the chapter level"
+                    if depth < level
+                    else "heading below the chapter level"
+                ] += 1
             index += 2
         elif token.type == "inline" and _FOOTNOTE_DEFINITION.match(token.content):
             left_out["footnote"] += 1
@@ -97,7 +111,9 @@ def _inline_text(token, left_out: Counter) -> str:
             left_out["image"] += 1
         elif child.type == "html_inline":
             left_out["HTML"] += 1
-            parts.append(" " if re.match(r"<br\b", child.content, re.I) else "")  # a line break parts words
+            parts.append(
+                " " if re.match(r"<br\b", child.content, re.I) else ""
+            )  # a line break parts words
     words = "".join(parts)
     words, count = _FOOTNOTE_REFERENCE.subn("", words)
     if count:

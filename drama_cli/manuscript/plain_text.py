@@ -14,9 +14,11 @@ import re
 from collections import Counter
 
 ORNAMENT = re.compile(r"^[\s*⁂·•~#=_-]+$")
-_NUMBER_WORD = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
-                "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
-                "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last")
+_NUMBER_WORD = (
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|"
+    "sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|"
+    "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last"
+)
 _NUMBER = rf"(?:\d+|[IVXLCDM]+|[ivxlcdm]+|(?i:(?:the\s+)?(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*))"
 # A chapter heading line: "Chapter", "Book" or "Part" and a number, alone or with a title after a
 # mark or a capital ("CHAPTER I. The Lamp", "Part One—The Rain", "Chapter 3 The Turn"), or a
@@ -24,12 +26,16 @@ _NUMBER = rf"(?:\d+|[IVXLCDM]+|[ivxlcdm]+|(?i:(?:the\s+)?(?:{_NUMBER_WORD})(?:[\
 CHAPTER_LINE = re.compile(
     rf"^\s*(?:(?:[Cc]hapter|CHAPTER|[Bb]ook|BOOK|[Pp]art|PART)\s+{_NUMBER}"
     r"|(?i:prologue|epilogue|interlude|afterword|foreword|preface|introduction))"
-    r"(?:\s*$|\s*[.:—–-]|\s+[A-Z0-9“\"‘'(]).*$")
+    r"(?:\s*$|\s*[.:—–-]|\s+[A-Z0-9“\"‘'(]).*$"
+)
 # A heading that is only a number ("IV.", "12"): a chapter where the text has two or more.
 NUMERAL_LINE = re.compile(r"^\s*(?:[IVXLCDM]+|\d{1,3})\.?\s*$")
 _CONTENTS = re.compile(r"^\s*(?:table of\s+)?contents\.?\s*$", re.I)
 _FURNITURE = {
-    "transcriber's note": re.compile(r"^\s*\[?\s*transcriber[’']?s?[’']?\s+notes?\b|^\s*(?:produced|prepared) by\b|^\s*e-?text prepared by\b", re.I),
+    "transcriber's note": re.compile(
+        r"^\s*\[?\s*transcriber[’']?s?[’']?\s+notes?\b|^\s*(?:produced|prepared) by\b|^\s*e-?text prepared by\b",
+        re.I,
+    ),
     "edition line": re.compile(r"^\s*(?:\w+\s+){0,2}edition\.?\s*$", re.I),
     "illustration": re.compile(r"^\s*\[Illustration[^\]]*\]\s*$", re.I),
     "footnote": re.compile(r"^\s*\[Footnote\b[^\]]*\]\s*$", re.I | re.S),
@@ -49,7 +55,9 @@ def heading_key(row: str) -> str:
 def contents_entries(blocks: list[list[str]]) -> set[int]:
     """Indexes of the blocks that are the contents list: blocks of chapter-heading rows whose
     headings all appear again in a later block, and the "Contents" line before them."""
-    later: Counter = Counter(heading_key(row) for rows in blocks for row in rows if CHAPTER_LINE.match(row))
+    later: Counter = Counter(
+        heading_key(row) for rows in blocks for row in rows if CHAPTER_LINE.match(row)
+    )
     found = set()
     for index, rows in enumerate(blocks):
         listed = rows and all(CHAPTER_LINE.match(row) and len(row.strip()) <= 80 for row in rows)

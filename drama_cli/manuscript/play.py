@@ -46,14 +46,58 @@ STAGE_DIRECTION = "z3998:stage-direction"
 PERSONA = "z3998:persona"
 DRAMATIS = "z3998:dramatis-personae"
 # Words that qualify a manner without being one ("very sweetly", "rather shy and confidingly").
-_MANNER_FILLERS = {"very", "rather", "quite", "somewhat", "more", "most", "still", "and", "but",
-                   "a", "little", "bit", "too", "so", "almost", "half"}
+_MANNER_FILLERS = {
+    "very",
+    "rather",
+    "quite",
+    "somewhat",
+    "more",
+    "most",
+    "still",
+    "and",
+    "but",
+    "a",
+    "little",
+    "bit",
+    "too",
+    "so",
+    "almost",
+    "half",
+}
 # Participles and adjectives of voice or mood that direct how a line is said, not what is done.
-_MANNER_WORDS = {"laughing", "smiling", "sighing", "sobbing", "weeping", "crying", "stammering",
-                 "whispering", "shouting", "frowning", "surprised", "astounded", "amazed",
-                 "shocked", "crushed", "indignant", "angry", "puzzled", "shy", "bored", "hurt",
-                 "amused", "annoyed", "nervous", "sad", "cheerful", "excited", "coldly", "aside",
-                 "earnestly", "eagerly"}
+_MANNER_WORDS = {
+    "laughing",
+    "smiling",
+    "sighing",
+    "sobbing",
+    "weeping",
+    "crying",
+    "stammering",
+    "whispering",
+    "shouting",
+    "frowning",
+    "surprised",
+    "astounded",
+    "amazed",
+    "shocked",
+    "crushed",
+    "indignant",
+    "angry",
+    "puzzled",
+    "shy",
+    "bored",
+    "hurt",
+    "amused",
+    "annoyed",
+    "nervous",
+    "sad",
+    "cheerful",
+    "excited",
+    "coldly",
+    "aside",
+    "earnestly",
+    "eagerly",
+}
 
 
 def manner_note(direction: str) -> str | None:
@@ -65,8 +109,11 @@ def manner_note(direction: str) -> str | None:
         return None
     phrase = " ".join(words)
     spoken = re.fullmatch(r"in an? (?:[\w’']+ ){0,2}(?:voice|manner|tone|whisper)", phrase)
-    plain = len(words) <= 4 and all(w.endswith("ly") or w in _MANNER_WORDS or w in _MANNER_FILLERS for w in words) \
+    plain = (
+        len(words) <= 4
+        and all(w.endswith("ly") or w in _MANNER_WORDS or w in _MANNER_FILLERS for w in words)
         and not all(w in _MANNER_FILLERS for w in words)
+    )
     return phrase if spoken or plain else None
 
 
@@ -79,8 +126,13 @@ def read_play(epub: Epub, manuscript: Manuscript, directions: str) -> None:
     finish_play(manuscript, reader.entries, reader.labels, reader.chapters, directions)
 
 
-def finish_play(manuscript: Manuscript, entries: list[CastEntry], labels: Counter,
-                chapters: list[ImportedChapter], directions: str) -> None:
+def finish_play(
+    manuscript: Manuscript,
+    entries: list[CastEntry],
+    labels: Counter,
+    chapters: list[ImportedChapter],
+    directions: str,
+) -> None:
     """Fill `manuscript` from a play as read: `chapters` whose scenes hold raw items
     ((label, [(kind, words)]) for a speech, (None, words) for a direction), the dramatis
     personae `entries` and the count of each speech label. Resolves the speakers, sets the
@@ -91,7 +143,9 @@ def finish_play(manuscript: Manuscript, entries: list[CastEntry], labels: Counte
         for scene in chapter.scenes:
             scene.lines = [line for raw in scene.lines for line in _lines(raw, keys)]
             if directions == "drop":
-                manuscript.left_out["stage direction"] += sum(line.speaker is None for line in scene.lines)
+                manuscript.left_out["stage direction"] += sum(
+                    line.speaker is None for line in scene.lines
+                )
                 scene.lines = [line for line in scene.lines if line.speaker is not None]
         chapter.scenes = [scene for scene in chapter.scenes if scene.lines]
     manuscript.chapters = [c for c in chapters if c.scenes]
@@ -124,7 +178,9 @@ class _PlayReader:
             elif name == "tr":
                 self._row(child)
             elif name in ("section", "article", "div", "table", "tbody", "thead", "body", "header"):
-                nested = name in ("section", "article") and any(local(c.tag) in HEADINGS for c in child)
+                nested = name in ("section", "article") and any(
+                    local(c.tag) in HEADINGS for c in child
+                )
                 self._walk(child, depth + 1 if nested else depth)
             else:
                 words = text_of(child, self.left_out)
@@ -143,7 +199,9 @@ class _PlayReader:
         if not words:
             return
         if depth <= 1 or not self.chapters:
-            self.chapters.append(ImportedChapter(spoken_heading(words, "act"), scenes=[ImportedScene(None)]))
+            self.chapters.append(
+                ImportedChapter(spoken_heading(words, "act"), scenes=[ImportedScene(None)])
+            )
         else:
             scenes = self.chapters[-1].scenes
             title = spoken_heading(words, "scene")
@@ -201,8 +259,13 @@ def speech_segments(cell, left_out: Counter) -> list[tuple[str, str]]:
                     add("speech", " ")
                 walk(child)
             add("speech", child.tail or "")
+
     walk(cell)
-    return [(kind, " ".join(words.translate(INVISIBLE).split())) for kind, words in segments if words.strip()]
+    return [
+        (kind, " ".join(words.translate(INVISIBLE).split()))
+        for kind, words in segments
+        if words.strip()
+    ]
 
 
 def _cast_keys(entries: list[CastEntry], labels: Counter) -> tuple[dict[str, list[str]], list[str]]:
@@ -217,11 +280,19 @@ def _cast_keys(entries: list[CastEntry], labels: Counter) -> tuple[dict[str, lis
         resolved[label] = [entry] if entry else [resolve(part, entries) or part for part in parts]
         for who in resolved[label]:
             if isinstance(who, CastEntry):
-                by_entry.setdefault(id(who), Counter())[label if entry else _part_label(who, parts, entries)] += labels[label]
-    entry_key = {id(e): name_key(by_entry[id(e)].most_common(1)[0][0]) if id(e) in by_entry else name_key(e.name)
-                 for e in entries}
-    keys = {label: [entry_key[id(who)] if isinstance(who, CastEntry) else name_key(who) for who in whos]
-            for label, whos in resolved.items()}
+                by_entry.setdefault(id(who), Counter())[
+                    label if entry else _part_label(who, parts, entries)
+                ] += labels[label]
+    entry_key = {
+        id(e): name_key(by_entry[id(e)].most_common(1)[0][0])
+        if id(e) in by_entry
+        else name_key(e.name)
+        for e in entries
+    }
+    keys = {
+        label: [entry_key[id(who)] if isinstance(who, CastEntry) else name_key(who) for who in whos]
+        for label, whos in resolved.items()
+    }
     return keys, [entry_key[id(e)] for e in entries]
 
 
@@ -229,7 +300,9 @@ def _part_label(entry: CastEntry, parts: list[str], entries: list[CastEntry]) ->
     return next(part for part in parts if resolve(part, entries) is entry)
 
 
-def _cast(entries: list[CastEntry], entry_keys: list[str], keys: dict[str, list[str]]) -> dict[str, str | None]:
+def _cast(
+    entries: list[CastEntry], entry_keys: list[str], keys: dict[str, list[str]]
+) -> dict[str, str | None]:
     """Cast key → description: dramatis personae first, in their order, then the other speakers
     by their first row. The description is the entry's ("Butler"), or the whole entry where the
     key is not the entry's name ("JACK": "John Worthing, J. P.")."""
@@ -260,6 +333,8 @@ def _lines(raw, keys: dict[str, list[str]]) -> list[ImportedLine]:
                 lines.append(ImportedLine(None, words))
             continue
         for number, speaker in enumerate(speakers):
-            lines.append(ImportedLine(speaker, words, note=note, overlap=number > 0, rule="persona"))
+            lines.append(
+                ImportedLine(speaker, words, note=note, overlap=number > 0, rule="persona")
+            )
         note = None
     return lines

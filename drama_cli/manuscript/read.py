@@ -39,12 +39,16 @@ from drama_cli.manuscript.writer import ImportReport, script_yaml
 from drama_cli.script.resolve import name_key
 
 SUFFIXES = (".txt", ".md", ".markdown", ".epub")
-SCRIPT_KINDS = ("yaml", "fountain")  # what `drama import --to` writes; a Fountain play comes with its cast file
+SCRIPT_KINDS = (
+    "yaml",
+    "fountain",
+)  # what `drama import --to` writes; a Fountain play comes with its cast file
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int | None = None,
-                    notes: str = "drop") -> Manuscript:
+def read_manuscript(
+    path: Path, directions: str = "narrate", chapter_level: int | None = None, notes: str = "drop"
+) -> Manuscript:
     """Read a `.txt`, `.md` or `.epub` manuscript, or `-`: stdin, an EPUB when it is a zip,
     else Markdown when a line is a `#` heading, else plain text (`directions`: a play's stage
     directions, 'narrate' or 'drop'; `chapter_level`: the Markdown heading level of chapters;
@@ -56,15 +60,24 @@ def read_manuscript(path: Path, directions: str = "narrate", chapter_level: int 
         return _read_stdin(directions, chapter_level, notes)
     suffix = path.suffix.lower()
     if suffix in (".fountain", ".yaml", ".yml"):
-        raise UsageError(f"{path.name} is already a script: drama check, compile and render read it as it is")
+        raise UsageError(
+            f"{path.name} is already a script: drama check, compile and render read it as it is"
+        )
     if suffix not in SUFFIXES:
-        raise UsageError(f"cannot import {path.name}: a manuscript is .txt, .md or .epub (save it as one of those)")
+        raise UsageError(
+            f"cannot import {path.name}: a manuscript is .txt, .md or .epub (save it as one of those)"
+        )
     try:
         if suffix == ".epub":
             manuscript = read_epub(path, directions, notes)
         else:
-            manuscript = _read_words(_decoded(path.read_bytes(), str(path)), path.stem, suffix == ".txt",
-                                     directions, chapter_level)
+            manuscript = _read_words(
+                _decoded(path.read_bytes(), str(path)),
+                path.stem,
+                suffix == ".txt",
+                directions,
+                chapter_level,
+            )
     except IsADirectoryError:
         raise UsageError(f"cannot read {path}: it is a folder") from None
     except OSError as err:
@@ -78,8 +91,14 @@ def read_epub(path: Path, directions: str = "narrate", notes: str = "drop") -> M
     end); metadata from the OPF. Raises UsageError for a broken package."""
     epub = Epub(path)
     meta = epub.metadata
-    manuscript = Manuscript(meta["title"] or path.stem, meta["creator"], [], language=meta["language"],
-                            publisher=meta["publisher"], rights=meta["rights"])
+    manuscript = Manuscript(
+        meta["title"] or path.stem,
+        meta["creator"],
+        [],
+        language=meta["language"],
+        publisher=meta["publisher"],
+        rights=meta["rights"],
+    )
     if is_play(epub):
         read_play(epub, manuscript, directions)
     else:
@@ -92,9 +111,16 @@ def _as_text_play(manuscript: Manuscript, directions: str) -> None:
     """A book without Standard Ebooks' play semantics whose paragraphs are speeches
     ("LANE. Yes, sir.", as plain-text plays print them) is read as a play (`manuscript.text_play`),
     each chapter's title a row before its paragraphs ("Act One" opens an act)."""
-    if not is_text_play([p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]):
+    if not is_text_play(
+        [p for chapter in manuscript.chapters for p in chapter.paragraphs if p != BREAK]
+    ):
         return
-    blocks = [[row] for chapter in manuscript.chapters for row in (chapter.title, *chapter.paragraphs) if row != BREAK]
+    blocks = [
+        [row]
+        for chapter in manuscript.chapters
+        for row in (chapter.title, *chapter.paragraphs)
+        if row != BREAK
+    ]
     manuscript.chapters = []
     read_text_play(blocks, manuscript, directions)
 
@@ -104,13 +130,17 @@ def _read_stdin(directions: str, chapter_level: int | None, notes: str) -> Manus
     if data.startswith(b"PK\x03\x04"):
         with tempfile.TemporaryDirectory(prefix="drama-import-") as folder:
             (Path(folder) / "stdin.epub").write_bytes(data)
-            return _with_paragraphs(read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin")
+            return _with_paragraphs(
+                read_epub(Path(folder) / "stdin.epub", directions, notes), "stdin"
+            )
     text = _decoded(data, "stdin")
     plain = not re.search(r"^#{1,6}[ \t]+\S", text, re.M)
     return _with_paragraphs(_read_words(text, "stdin", plain, directions, chapter_level), "stdin")
 
 
-def _read_words(text: str, stem: str, plain: bool, directions: str, chapter_level: int | None) -> Manuscript:
+def _read_words(
+    text: str, stem: str, plain: bool, directions: str, chapter_level: int | None
+) -> Manuscript:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _read_text(text, stem, directions) if plain else read_markdown(text, stem, chapter_level)
 
@@ -125,11 +155,13 @@ def _decoded(data: bytes, label: str) -> str:
         else:
             text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raw = data[:err.start]
+        raw = data[: err.start]
         line = raw.count(b"\n") + 1
         column = err.start - (raw.rfind(b"\n") + 1) + 1
-        raise UsageError(f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
-                         "save the manuscript as UTF-8") from None
+        raise UsageError(
+            f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
+            "save the manuscript as UTF-8"
+        ) from None
     return _CONTROL.sub(" ", text)
 
 
@@ -153,19 +185,23 @@ def _strip_gutenberg(text: str) -> tuple[str, dict, Counter]:
         if match:
             header[key.lower()] = match.group(1).strip()
             if not start:
-                text = text[:match.start()] + text[match.end() + 1:]
+                text = text[: match.start()] + text[match.end() + 1 :]
                 left_out[f"{key.lower()} line"] += 1
     if start:
-        text = text[start.end():end.start() if end else None]
+        text = text[start.end() : end.start() if end else None]
     return text, header, left_out
 
 
 def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     text, header, header_lines = _strip_gutenberg(text)
-    manuscript = Manuscript(header.get("title") or stem, header.get("author"), [ImportedChapter(OPENING)])
+    manuscript = Manuscript(
+        header.get("title") or stem, header.get("author"), [ImportedChapter(OPENING)]
+    )
     manuscript.left_out.update(header_lines)
     chapters, left_out = manuscript.chapters, manuscript.left_out
-    blocks = [[row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)]
+    blocks = [
+        [row for row in block.split("\n") if row.strip()] for block in re.split(r"\n\s*\n", text)
+    ]
     if _lines_are_paragraphs(blocks):
         blocks = [[row] for rows in blocks for row in rows]
     play = with_cue_marks(blocks)
@@ -211,22 +247,30 @@ def _lines_are_paragraphs(blocks: list[list[str]]) -> bool:
     wrapped = [row for rows in blocks if len(rows) > 1 for row in rows]
     if not wrapped:
         return False
-    return len([rows for rows in blocks if rows]) == 1 or 5 * sum(len(row) > 100 for row in wrapped) >= len(wrapped)
+    return len([rows for rows in blocks if rows]) == 1 or 5 * sum(
+        len(row) > 100 for row in wrapped
+    ) >= len(wrapped)
 
 
 def _is_subtitle(row: str) -> bool:
     """True for a chapter's title in capitals on the line under its heading ("THE LAMP.")."""
     words = row.strip().rstrip(".")
-    return 0 < len(words) <= 60 and words == words.upper() and bool(re.search(r"[A-Z]{2}", words)) \
-        and not CHAPTER_LINE.match(words) and not ORNAMENT.fullmatch(words)
+    return (
+        0 < len(words) <= 60
+        and words == words.upper()
+        and bool(re.search(r"[A-Z]{2}", words))
+        and not CHAPTER_LINE.match(words)
+        and not ORNAMENT.fullmatch(words)
+    )
 
 
 def _title_case(heading: str) -> str:
     """`CHAPTER I.` → `Chapter I`: a shouted heading in title case, roman numerals kept."""
     if heading != heading.upper():
         return heading
-    return " ".join(word if re.fullmatch(r"[IVXLCDM]+", word) else word.capitalize()
-                    for word in heading.split())
+    return " ".join(
+        word if re.fullmatch(r"[IVXLCDM]+", word) else word.capitalize() for word in heading.split()
+    )
 
 
 @dataclass(frozen=True)
@@ -241,10 +285,21 @@ class ImportedScript:
     chapters: int
 
 
-def import_script(path: Path, to: str = "yaml", *, narrator: str | None = None, title: str | None = None,
-                  author: str | None = None, dialogue: bool = False, narrator_is: str | None = None,
-                  keep_tags: bool = True, directions: str = "narrate", chapter_level: int | None = None,
-                  notes: str = "drop", notice: Callable[[str], None] = print) -> ImportedScript:
+def import_script(
+    path: Path,
+    to: str = "yaml",
+    *,
+    narrator: str | None = None,
+    title: str | None = None,
+    author: str | None = None,
+    dialogue: bool = False,
+    narrator_is: str | None = None,
+    keep_tags: bool = True,
+    directions: str = "narrate",
+    chapter_level: int | None = None,
+    notes: str = "drop",
+    notice: Callable[[str], None] = print,
+) -> ImportedScript:
     """`drama import`: read the manuscript `path` (`read_manuscript`) and write it as a script
     of kind `to` (one of SCRIPT_KINDS), titled `title` and by `author` when given, with the
     quotes as lines of their speakers with `dialogue` (`narrator_is`: who says "said I";
@@ -253,12 +308,16 @@ def import_script(path: Path, to: str = "yaml", *, narrator: str | None = None, 
     book = read_manuscript(path, directions, chapter_level, notes)
     source = "stdin" if str(path) == "-" else Path(path).name
     if directions == "drop" and not book.is_play:
-        raise UsageError(f"--directions drop is for a play's stage directions; {source} is read as a novel")
+        raise UsageError(
+            f"--directions drop is for a play's stage directions; {source} is read as a novel"
+        )
     book.title = " ".join(title.split()) if title and title.strip() else book.title
     if book.title == "stdin" and source == "stdin":
         notice("import: the manuscript names no title, so the book is titled stdin; give --title")
     book.author = " ".join(author.split()) if author and author.strip() else book.author
-    options = AttributionOptions(narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags)
+    options = AttributionOptions(
+        narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags
+    )
     text, report = script_yaml(book, narrator, dialogue, source, options)
     if to == "fountain" and not book.is_play:
         raise UsageError(f"--to fountain writes plays; {source} is read as a novel (write YAML)")

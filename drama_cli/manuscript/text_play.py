@@ -24,25 +24,46 @@ from drama_cli.manuscript.play import finish_play
 _NAME_ROW = re.compile(r"^\s*[A-Z][A-Z’'. -]{0,30}[A-Z]\s*$")
 _CUE = re.compile(r"^([A-Z][A-Z’'. -]{0,30}[A-Z])(?:\.|:)\s+(\S.*)$", re.S)
 _DIRECTION = re.compile(r"\[([^\]]+)\]|\(([^)]+)\)|(?<!\w)_([^_]+)_(?!\w)")
-_ACT = re.compile(r"^\s*(act|scene)\s+([ivxlcdm]+|\d+|one|two|three|four|five|six|seven)\b[.:]?\s*(.*)$", re.I)
+_ACT = re.compile(
+    r"^\s*(act|scene)\s+([ivxlcdm]+|\d+|one|two|three|four|five|six|seven)\b[.:]?\s*(.*)$", re.I
+)
 _ORDINAL = re.compile(r"^\s*(first|second|third|fourth|fifth)\s+(act|scene)\b\.?\s*$", re.I)
 # Labels a play prints like a speaker's cue that name no one: "SCENE: A room." is a direction.
-_SETTING_LABELS = {"Scene", "The Scene", "Setting", "Place", "Time", "Period", "Note", "Enter", "Exit",
-                   "Exeunt", "Curtain", "Act"}
+_SETTING_LABELS = {
+    "Scene",
+    "The Scene",
+    "Setting",
+    "Place",
+    "Time",
+    "Period",
+    "Note",
+    "Enter",
+    "Exit",
+    "Exeunt",
+    "Curtain",
+    "Act",
+}
 _WORDS = ("one", "two", "three", "four", "five", "six", "seven")
 _ORDINALS = {"first": "One", "second": "Two", "third": "Three", "fourth": "Four", "fifth": "Five"}
-_CAST_HEADING = re.compile(r"^\s*(?:dramatis person(?:ae|æ)|(?:the )?persons of the play|characters|the persons)\s*[.:]?\s*$", re.I)
+_CAST_HEADING = re.compile(
+    r"^\s*(?:dramatis person(?:ae|æ)|(?:the )?persons of the play|characters|the persons)\s*[.:]?\s*$",
+    re.I,
+)
 
 
 def with_cue_marks(blocks: list[list[str]]) -> list[list[str]]:
     """The text's blocks with a speaker's name alone above the speech ("LANE" over "Yes,
     sir.", as modern scripts print it) given the full stop of the Gutenberg form ("LANE.");
     act, scene, chapter and cast headings are left as they are."""
+
     def marked(rows: list[str]) -> list[str]:
         first = rows[0] if len(rows) > 1 else ""
-        if not _NAME_ROW.match(first) or any(p.match(first) for p in (_ACT, _ORDINAL, _CAST_HEADING, CHAPTER_LINE)):
+        if not _NAME_ROW.match(first) or any(
+            p.match(first) for p in (_ACT, _ORDINAL, _CAST_HEADING, CHAPTER_LINE)
+        ):
             return rows
         return [first.strip() + ".", *rows[1:]]
+
     return [marked(rows) for rows in blocks]
 
 
@@ -56,7 +77,10 @@ def segments(text: str) -> list[tuple[str, str]]:
     """A speech as ('speech' | 'direction', words) segments in order."""
     found, last = [], 0
     for match in _DIRECTION.finditer(text):
-        found += [("speech", text[last:match.start()]), ("direction", next(g for g in match.groups() if g))]
+        found += [
+            ("speech", text[last : match.start()]),
+            ("direction", next(g for g in match.groups() if g)),
+        ]
         last = match.end()
     found.append(("speech", text[last:]))
     return [(kind, " ".join(words.split())) for kind, words in found if words.strip(" .,;:")]
@@ -94,7 +118,9 @@ def read_text_play(blocks: list[list[str]], manuscript: Manuscript, directions: 
 
 def _open(chapters: list[ImportedChapter], act, row: str) -> None:
     label, number, rest = act.group(1).capitalize(), act.group(2), act.group(3).strip(" .")
-    title = spoken_heading(f"{label} {number.capitalize() if number.isalpha() and number.lower() in _WORDS else number.upper()}")
+    title = spoken_heading(
+        f"{label} {number.capitalize() if number.isalpha() and number.lower() in _WORDS else number.upper()}"
+    )
     title += f": {rest}" if rest else ""
     if act.group(1).lower() == "act" or not chapters:
         chapters.append(ImportedChapter(title, scenes=[ImportedScene(None)]))

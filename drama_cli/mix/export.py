@@ -61,8 +61,9 @@ def _mp3(source_wav: Path, target: Path, settings) -> Path:
 EXPORT_FORMATS = {
     "wav": ExportFormat("wav", "WAV, 24-bit PCM by default (the master)"),
     "flac": ExportFormat("flac", "FLAC, lossless", _flac),
-    "mp3": ExportFormat("mp3", f"MP3, {MP3_BITRATE_KBPS} kbps CBR (needs ffmpeg)", _mp3,
-                        lambda: find_mp3_encoder()),  # looked up when called
+    "mp3": ExportFormat(
+        "mp3", f"MP3, {MP3_BITRATE_KBPS} kbps CBR (needs ffmpeg)", _mp3, lambda: find_mp3_encoder()
+    ),  # looked up when called
 }
 FORMATS = tuple(EXPORT_FORMATS)
 
@@ -124,12 +125,18 @@ def _point_pydub_at(encoder: str) -> None:
     """Let pydub, if used elsewhere in the process, find the same encoder."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # pydub warns at import (no ffmpeg on PATH, audioop)
-        from pydub import AudioSegment  # lazy: pydub (every command loads this module), 6 ms at start-up
+        from pydub import (
+            AudioSegment,  # lazy: pydub (every command loads this module), 6 ms at start-up
+        )
     AudioSegment.converter = encoder
 
 
 def open_wav_writer(
-    path: Path, subtype: str, rate: int, total_samples: int, comment: str | None = None,
+    path: Path,
+    subtype: str,
+    rate: int,
+    total_samples: int,
+    comment: str | None = None,
     title: str | None = None,
 ) -> sf.SoundFile:
     """Open a mono WAV for block writes; RF64 when the data would overflow a RIFF header.
@@ -269,8 +276,9 @@ _CLAUSE_END = (",", ";", ":", "—", "–", "-")
 
 
 def _wrapped(text: str) -> list[str]:
-    return textwrap.wrap(text, SUBTITLE_LINE_CHARS, break_long_words=False,
-                         break_on_hyphens=False) or [""]
+    return textwrap.wrap(
+        text, SUBTITLE_LINE_CHARS, break_long_words=False, break_on_hyphens=False
+    ) or [""]
 
 
 def _word_times(cue) -> list[tuple[str, float, float]]:
@@ -280,7 +288,10 @@ def _word_times(cue) -> list[tuple[str, float, float]]:
     offset = cue.start_s
     words = str(cue.text).split()
     if getattr(cue, "words", ()) and len(cue.words) == len(words):
-        return [(word, offset + heard.start_s, offset + heard.end_s) for word, heard in zip(words, cue.words)]
+        return [
+            (word, offset + heard.start_s, offset + heard.end_s)
+            for word, heard in zip(words, cue.words)
+        ]
     segments = getattr(cue, "segments", ()) or ((cue.text, 0.0, cue.end_s - cue.start_s),)
     timed = []
     for text, start, end in segments:
@@ -335,15 +346,24 @@ def subtitle_pieces(cue) -> list[tuple[str, float, float]]:
         return [(label.strip(), cue.start_s, cue.end_s)]
 
     def span(lo: int, hi: int) -> tuple[float, float]:
-        return (cue.start_s if lo == 0 else timed[lo][1],
-                cue.end_s if hi == len(timed) else timed[hi][1])
+        return (
+            cue.start_s if lo == 0 else timed[lo][1],
+            cue.end_s if hi == len(timed) else timed[hi][1],
+        )
 
     bounds = sorted({0, len(timed), *_chunk_starts(cue, timed)})
     ranges = []
     for lo, hi in zip(bounds, bounds[1:]):
         ranges += _split_words(timed, lo, hi, label if lo == 0 else "", span)
-    return [("\n".join(_wrapped((label if lo == 0 else "") + " ".join(w for w, _, _ in timed[lo:hi]))),
-             *span(lo, hi)) for lo, hi in ranges]
+    return [
+        (
+            "\n".join(
+                _wrapped((label if lo == 0 else "") + " ".join(w for w, _, _ in timed[lo:hi]))
+            ),
+            *span(lo, hi),
+        )
+        for lo, hi in ranges
+    ]
 
 
 def srt_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -> str:
@@ -360,18 +380,28 @@ def srt_text(cues: Sequence, banner: str | None = None, sounds: Sequence = ()) -
         end = first if first >= 0.5 else BANNER_S
         entries.append((_one_line(banner), 0.0, end))
     spoken = [piece for cue in cues for piece in subtitle_pieces(cue)]
-    effects = [(f"[{_one_line(s.name)}]", s.start_s,
-                 min(max(s.end_s, s.start_s + EFFECT_CAPTION_MIN_S), s.start_s + BANNER_S))
-               for s in sounds if s.kind == "effect"]
+    effects = [
+        (
+            f"[{_one_line(s.name)}]",
+            s.start_s,
+            min(max(s.end_s, s.start_s + EFFECT_CAPTION_MIN_S), s.start_s + BANNER_S),
+        )
+        for s in sounds
+        if s.kind == "effect"
+    ]
     entries += sorted(spoken + effects, key=lambda entry: entry[1]) if effects else spoken
-    return "\n".join(f"{index}\n{_srt_span(start, end)}\n{text.replace('-->', '->')}\n"
-                     for index, (text, start, end) in enumerate(entries, start=1))
+    return "\n".join(
+        f"{index}\n{_srt_span(start, end)}\n{text.replace('-->', '->')}\n"
+        for index, (text, start, end) in enumerate(entries, start=1)
+    )
 
 
 def _srt_span(start: float, end: float) -> str:
     """`START --> END`, END at least a millisecond after START once both are rounded."""
     first = int(round(start * 1000))
-    return f"{_srt_time(first / 1000)} --> {_srt_time(max(int(round(end * 1000)), first + 1) / 1000)}"
+    return (
+        f"{_srt_time(first / 1000)} --> {_srt_time(max(int(round(end * 1000)), first + 1) / 1000)}"
+    )
 
 
 def cue_sheet_text(cues: Sequence, summary: dict, base: Path | None = None) -> str:

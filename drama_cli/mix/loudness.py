@@ -295,13 +295,17 @@ def level_text(preset_name: str, loudness: dict) -> str:
     `LoudnessReport.to_dict()`: `acx` is judged on RMS, so it reads `RMS -20.0 dB, peak -3.2
     dBFS, noise floor -65.1 dB`; the LUFS presets give integrated loudness and true peak
     (`-23.0 LUFS, true peak -1.6 dBTP`); `none` gives LUFS and the sample peak."""
+
     def db(key: str) -> str:
         value = loudness.get(key)
         return "n/a" if value is None else f"{value:.1f}"
 
     preset = get_preset(preset_name)
-    lufs = "no loudness (silence)" if loudness.get("integrated_lufs") is None else \
-        f"{db('integrated_lufs')} LUFS"
+    lufs = (
+        "no loudness (silence)"
+        if loudness.get("integrated_lufs") is None
+        else f"{db('integrated_lufs')} LUFS"
+    )
     if preset.measure == "rms":
         text = f"RMS {db('rms_db')} dB, peak {db('peak_dbfs')} dBFS"
         return text + f", noise floor {db('noise_floor_db')} dB"

@@ -37,8 +37,11 @@ def set_record(staged: Iterable[tuple[Path, Path]]) -> dict:
     rows = {}
     for tmp, target in staged:
         stat = os.stat(tmp)
-        rows[Path(target).name] = {"bytes": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                                   "sha256": file_sha256(tmp)}
+        rows[Path(target).name] = {
+            "bytes": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "sha256": file_sha256(tmp),
+        }
     return {"files": dict(sorted(rows.items()))}
 
 

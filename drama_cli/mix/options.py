@@ -20,8 +20,13 @@ def cli_room_tone(value: str | None) -> str | None:
         return value
     path = Path(value)
     if not path.is_file():
-        what = ("is a folder" if path.is_dir() else "is not a regular file" if path.exists()
-                else "no such file")
+        what = (
+            "is a folder"
+            if path.is_dir()
+            else "is not a regular file"
+            if path.exists()
+            else "no such file"
+        )
         raise UsageError(f"--room-tone {value}: {what} (give a WAV/FLAC file, 'noise' or 'none')")
     return str(path.resolve())
 
@@ -46,13 +51,18 @@ def scene_sounds(script, scene) -> tuple:
     no line's cache key holds them, so changing one never renders a take again. Raises
     ScriptError at the sound's place in the script when its file is missing or not audio."""
     base = Path(script.base_dir or ".") if script is not None else Path(".")
-    sounds = tuple(dataclasses.replace(sound, path=str((base / sound.path).resolve()))
-                   for sound in getattr(scene, "sounds", ()))
+    sounds = tuple(
+        dataclasses.replace(sound, path=str((base / sound.path).resolve()))
+        for sound in getattr(scene, "sounds", ())
+    )
     for written, sound in zip(getattr(scene, "sounds", ()), sounds):
         problem = audio_file_problem(sound.path)
         if problem is not None:  # moved or replaced since `drama check`
-            raise ScriptError(f"sound {written.path!r} {problem}", written.file_position or written.position,
-                              "record it or fix the path, then mix again")
+            raise ScriptError(
+                f"sound {written.path!r} {problem}",
+                written.file_position or written.position,
+                "record it or fix the path, then mix again",
+            )
     return sounds
 
 
@@ -66,8 +76,9 @@ def check_mix_files(script, scenes, room_tones: bool = True) -> None:
         raise errors[0]
 
 
-def layer_mix(flags: MixSettings, project: MixSettings | None = None, script=None,
-              scene=None) -> MixSettings:
+def layer_mix(
+    flags: MixSettings, project: MixSettings | None = None, script=None, scene=None
+) -> MixSettings:
     """The mix settings of `scene`: `flags` over the `project`'s saved settings over the
     scene's and the script's own (`script_settings`); formats default to DEFAULT_FORMATS.
     What no layer gives stays None, so the defaults apply (`MixSettings.resolved`)."""

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field, replace
 
 from drama_cli.errors import UsageError
 from drama_cli.mix import export
-from drama_cli.mix.presets import get_preset
 from drama_cli.mix.options import layer_mix, scene_sounds
+from drama_cli.mix.presets import get_preset
 from drama_cli.mix.provenance import PROVENANCE_NAME, mix_provenance, provenance_text
 from drama_cli.mix.session import stage_sessions
 from drama_cli.mix.stems import stage_stems
@@ -32,6 +32,7 @@ from drama_cli.takes.store import TakeStore
 from engine.files import stage_text
 
 CREDITED_ENGINES = ("drama3",)  # engines whose takes carry ENGINE_CREDIT in what is delivered
+
 
 @dataclass
 class SceneOutcome:
@@ -75,9 +76,19 @@ def mix_entry(choice: LineChoice) -> MixEntry:
     """The `MixEntry` of a line and its chosen take: the take's own words for the sidecars and
     their timing, the line's pause, beat and overlap for the timeline."""
     line, take = choice.line, choice.take
-    return MixEntry(line.id, line.speaker, choice.text, take.wav_path, take.number,
-                    line.pause_after_s, line.overlap, beat_s=line.beat_s,
-                    segments=choice.segments, words=choice.words, pauses=tuple(line.pauses))
+    return MixEntry(
+        line.id,
+        line.speaker,
+        choice.text,
+        take.wav_path,
+        take.number,
+        line.pause_after_s,
+        line.overlap,
+        beat_s=line.beat_s,
+        segments=choice.segments,
+        words=choice.words,
+        pauses=tuple(line.pauses),
+    )
 
 
 def engines_used(choices: list[LineChoice]) -> dict:
@@ -86,13 +97,22 @@ def engines_used(choices: list[LineChoice]) -> dict:
     when any take is Drama 3's (CREDITED_ENGINES), `credit` (ENGINE_CREDIT) and
     `model_revisions` (those takes' model revisions, sorted)."""
     scratch_lines = [choice.line.id for choice in choices if choice.scratch]
-    facts = {"scratch": bool(scratch_lines), "scratch_lines": scratch_lines,
-             "lines": len(choices), "engines": sorted({choice.engine for choice in choices})}
+    facts = {
+        "scratch": bool(scratch_lines),
+        "scratch_lines": scratch_lines,
+        "lines": len(choices),
+        "engines": sorted({choice.engine for choice in choices}),
+    }
     credited = [choice for choice in choices if choice.engine in CREDITED_ENGINES]
     if credited:
         facts["credit"] = ENGINE_CREDIT
-        facts["model_revisions"] = sorted({str(choice.take.record.model_revision)
-                                           for choice in credited if choice.take is not None})
+        facts["model_revisions"] = sorted(
+            {
+                str(choice.take.record.model_revision)
+                for choice in credited
+                if choice.take is not None
+            }
+        )
     return facts
 
 
@@ -112,8 +132,10 @@ def engines_note(metadata: dict) -> str:
     if not 0 < count < total:
         return ""
     others = ", ".join(e for e in metadata.get("engines", []) if e != "scratch")
-    return (f"this mix combines {count} scratch take(s) ({', '.join(metadata['scratch_lines'])})"
-            f" with {total - count} take(s) of {others}")
+    return (
+        f"this mix combines {count} scratch take(s) ({', '.join(metadata['scratch_lines'])})"
+        f" with {total - count} take(s) of {others}"
+    )
 
 
 def require_encoders(formats) -> None:
@@ -135,16 +157,24 @@ def outcome_of(selection: SceneSelection) -> SceneOutcome:
             outcome.stale_takes.append(f"line {line_id}: {choice.stale}")
             outcome.stale_lines.append(line_id)
         if choice.failed_checks:
-            outcome.unusable_takes.append(f"line {line_id}: take {choice.take.number} failed its "
-                                          f"checks ({choice.take.failures_text}), selected by hand")
+            outcome.unusable_takes.append(
+                f"line {line_id}: take {choice.take.number} failed its "
+                f"checks ({choice.take.failures_text}), selected by hand"
+            )
             outcome.unusable_lines.append(line_id)
         if choice.moved:
             outcome.moved.append(choice.moved)
     return outcome
 
 
-def mix_scene_from_store(store: TakeStore, script, scene, mix: MixSettings,
-                         metadata: dict | None = None, transient: tuple[str, ...] = ()) -> SceneOutcome:
+def mix_scene_from_store(
+    store: TakeStore,
+    script,
+    scene,
+    mix: MixSettings,
+    metadata: dict | None = None,
+    transient: tuple[str, ...] = (),
+) -> SceneOutcome:
     """Mix a scene from its selected takes into `<out>/<scene>/mix.*` with sidecars, stems,
     sessions and `provenance.json` (`drama_cli.mix.provenance`), as one set (`write_scene_set`).
     transient: formats written for this run only (a pipe), left out of the set.
@@ -159,18 +189,29 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixSettings,
     outcome = outcome_of(selection)
     mixed = [choice for choice in selection.lines if choice.mixable]
     if not mixed:
-        outcome.skipped = ("the scene has no spoken lines" if not scene.lines
-                           else "no line of the scene has a usable take")
+        outcome.skipped = (
+            "the scene has no spoken lines"
+            if not scene.lines
+            else "no line of the scene has a usable take"
+        )
         outcome.stale = sorted(str(p) for p in store.scene_dir(scene.id).glob("mix.*"))
         return outcome
     layered = layer_mix(mix, script=script, scene=scene)
     options = layered.settings_options()
     options.setdefault("hold_gain_db", held_gain(store, scene.id, options.get("preset", "none")))
-    settings = MixSettings(formats=layered.formats, **options, sounds=scene_sounds(script, scene),
-                           metadata={**(metadata or {}), **engines_used(mixed),
-                                     "scene": scene.id, "missing_lines": list(outcome.missing),
-                                     "stale_lines": list(outcome.stale_lines),
-                                     "unusable_lines": list(outcome.unusable_lines)})
+    settings = MixSettings(
+        formats=layered.formats,
+        **options,
+        sounds=scene_sounds(script, scene),
+        metadata={
+            **(metadata or {}),
+            **engines_used(mixed),
+            "scene": scene.id,
+            "missing_lines": list(outcome.missing),
+            "stale_lines": list(outcome.stale_lines),
+            "unusable_lines": list(outcome.unusable_lines),
+        },
+    )
     outcome.engines_note = engines_note(settings.metadata)
     folder = store.scene_dir(scene.id)
     result = mix_scene([mix_entry(choice) for choice in mixed], settings, work_dir=folder)
@@ -181,8 +222,9 @@ def mix_scene_from_store(store: TakeStore, script, scene, mix: MixSettings,
     return outcome
 
 
-def write_scene_set(script, scene_id: str, mixed: list[LineChoice], result, folder,
-                    transient: tuple[str, ...] = ()) -> dict:
+def write_scene_set(
+    script, scene_id: str, mixed: list[LineChoice], result, folder, transient: tuple[str, ...] = ()
+) -> dict:
     """Write a mixed scene's files into its `folder` as one set (`drama_cli.mix.mix_set`): the
     mix and its sidecars (`write_mix`; `transient` formats left out of the set's record),
     `provenance.json`, and the stems and DAW sessions its settings ask for; files of an earlier
@@ -190,9 +232,13 @@ def write_scene_set(script, scene_id: str, mixed: list[LineChoice], result, fold
     the rendering are removed and the earlier set stays whole. Returns {kind: path}."""
     extra: dict = {}
     try:
-        provenance = provenance_text({"scene": scene_id, **engines_used(mixed)},
-                                     mix_provenance(script, result.cues, mixed))
-        extra["provenance"] = (stage_text(folder / PROVENANCE_NAME, provenance), folder / PROVENANCE_NAME)
+        provenance = provenance_text(
+            {"scene": scene_id, **engines_used(mixed)}, mix_provenance(script, result.cues, mixed)
+        )
+        extra["provenance"] = (
+            stage_text(folder / PROVENANCE_NAME, provenance),
+            folder / PROVENANCE_NAME,
+        )
         if result.settings.stems:
             extra.update(stage_stems(result, folder))
         extra.update(stage_sessions(result, folder, result.settings.sessions))
@@ -209,7 +255,9 @@ def held_gain(store: TakeStore, scene_id: str, preset: str) -> float | None:
     `preset`: a rebuild applies it again so that lines that did not change keep their samples
     (`MixSettings.hold_gain_db`). None when there is none to hold."""
     try:
-        sheet = json.loads((store.scene_dir(scene_id) / "mix.cues.json").read_text(encoding="utf-8"))
+        sheet = json.loads(
+            (store.scene_dir(scene_id) / "mix.cues.json").read_text(encoding="utf-8")
+        )
     except (OSError, ValueError):
         return None
     if not isinstance(sheet, dict) or sheet.get("preset") != preset:
@@ -237,8 +285,10 @@ def saved_mix(store: TakeStore) -> MixSettings:
         if saved.preset is not None:
             get_preset(saved.preset)
     except UsageError as err:
-        raise UsageError(f"{store.project_path}: saved mix settings: {err}; fix them there, or "
-                         f"delete the file's \"mix\" entry") from None
+        raise UsageError(
+            f"{store.project_path}: saved mix settings: {err}; fix them there, or "
+            f'delete the file\'s "mix" entry'
+        ) from None
     return saved
 
 
@@ -246,19 +296,30 @@ def project_metadata(store: TakeStore) -> dict:
     """Cue-sheet fields from `project.json`: the engine the project was rendered with and
     whether it was a scratch draft."""
     project = store.project()
-    return {"engine": (project.get("engine") or {}).get("engine"),
-            "scratch": bool(project.get("scratch", False))}
+    return {
+        "engine": (project.get("engine") or {}).get("engine"),
+        "scratch": bool(project.get("scratch", False)),
+    }
 
 
-def remix(script, store: TakeStore, scenes: list, flags: MixSettings = MixSettings(),
-          streamed: str | None = None) -> list[SceneOutcome]:
+def remix(
+    script,
+    store: TakeStore,
+    scenes: list,
+    flags: MixSettings = MixSettings(),
+    streamed: str | None = None,
+) -> list[SceneOutcome]:
     """Mix `scenes` again from their current selections, without rendering, with the
     project's saved mix settings under `flags` (the result is saved as the project's mix
     settings). A scene without `selected.json` gets each line's first passing take for the
     current script (`select_first_passing`). streamed: a format also written for a pipe
     (`wav`, `flac`); it is not saved as a setting."""
     saved = project_mix(store, flags)
-    mix = replace(saved, formats=tuple(dict.fromkeys([*saved.formats, streamed]))) if streamed else saved
+    mix = (
+        replace(saved, formats=tuple(dict.fromkeys([*saved.formats, streamed])))
+        if streamed
+        else saved
+    )
     transient = (streamed,) if streamed and streamed not in saved.formats else ()
     require_encoders(mix.formats)
     metadata = project_metadata(store)

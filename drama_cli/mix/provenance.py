@@ -25,9 +25,18 @@ def mix_provenance(script, cues, choices) -> list[dict]:
     for cue in cues:
         choice = by_line.get(cue.line_id)
         record = choice.take.record if choice else TakeRecord()
-        entries.append({"line": cue.line_id, "speaker": cue.speaker, "start_s": round(cue.start_s, 6),
-                        "end_s": round(cue.end_s, 6), "take": cue.take,
-                        **take_provenance(script, choice.line.speaker if choice else cue.speaker, record, hashes)})
+        entries.append(
+            {
+                "line": cue.line_id,
+                "speaker": cue.speaker,
+                "start_s": round(cue.start_s, 6),
+                "end_s": round(cue.end_s, 6),
+                "take": cue.take,
+                **take_provenance(
+                    script, choice.line.speaker if choice else cue.speaker, record, hashes
+                ),
+            }
+        )
     return entries
 
 

@@ -49,16 +49,29 @@ def session_tracks(result: MixResult, folder: Path) -> list[tuple[str, list[Sess
     music when the scene has them), each with its clips in order of start."""
     tracks: dict[str, list[SessionClip]] = {}
     for cue in result.cues:
-        take = SoundCue(cue.line_id, _relative(cue.take_path, folder), "line", cue.start_sample,
-                        cue.end_sample, 10.0 ** (cue.gain_db / 20.0))
+        take = SoundCue(
+            cue.line_id,
+            _relative(cue.take_path, folder),
+            "line",
+            cue.start_sample,
+            cue.end_sample,
+            10.0 ** (cue.gain_db / 20.0),
+        )
         tracks.setdefault(cue.speaker, []).append(
-            SessionClip(take, take_length_samples(cue.take_path)))
+            SessionClip(take, take_length_samples(cue.take_path))
+        )
     for stem in (EFFECTS, MUSIC):
         for sound in (s for s in result.sounds if s.stem == stem):
-            tracks.setdefault(stem, []).append(SessionClip(
-                replace(sound, path=_relative(sound.path, folder)), take_length_samples(sound.path)))
-    return [(name, sorted(clips, key=lambda clip: clip.cue.start_sample))
-            for name, clips in tracks.items()]
+            tracks.setdefault(stem, []).append(
+                SessionClip(
+                    replace(sound, path=_relative(sound.path, folder)),
+                    take_length_samples(sound.path),
+                )
+            )
+    return [
+        (name, sorted(clips, key=lambda clip: clip.cue.start_sample))
+        for name, clips in tracks.items()
+    ]
 
 
 def _relative(path: str | Path, folder: Path) -> str:
@@ -91,9 +104,12 @@ def otio_text(tracks: list[tuple[str, list[SessionClip]]], total: int) -> str:
     """An OpenTimelineIO timeline (JSON text) of `tracks`: one audio track per lane of each
     (clips that overlap on one track go on a second lane, `NAME 2`), gaps between clips, a
     looped clip repeated until its end. Rates are 44,100 Hz."""
+
     def span(start: int, length: int):
-        return otio.opentime.TimeRange(otio.opentime.RationalTime(start, SAMPLE_RATE),
-                                       otio.opentime.RationalTime(length, SAMPLE_RATE))
+        return otio.opentime.TimeRange(
+            otio.opentime.RationalTime(start, SAMPLE_RATE),
+            otio.opentime.RationalTime(length, SAMPLE_RATE),
+        )
 
     timeline = otio.schema.Timeline(name="scene")
     timeline.global_start_time = otio.opentime.RationalTime(0, SAMPLE_RATE)
@@ -106,11 +122,23 @@ def otio_text(tracks: list[tuple[str, list[SessionClip]]], total: int) -> str:
                     track.append(otio.schema.Gap(source_range=span(0, start - cursor)))
                 cue = clip.cue
                 reference = otio.schema.ExternalReference(
-                    target_url=cue.path, available_range=span(0, clip.file_length))
-                track.append(otio.schema.Clip(
-                    name=cue.name, media_reference=reference, source_range=span(offset, length),
-                    metadata={"drama": {"gain": cue.gain, "fade_in_samples": cue.fade_in,
-                                        "fade_out_samples": cue.fade_out, "loop": cue.loop}}))
+                    target_url=cue.path, available_range=span(0, clip.file_length)
+                )
+                track.append(
+                    otio.schema.Clip(
+                        name=cue.name,
+                        media_reference=reference,
+                        source_range=span(offset, length),
+                        metadata={
+                            "drama": {
+                                "gain": cue.gain,
+                                "fade_in_samples": cue.fade_in,
+                                "fade_out_samples": cue.fade_out,
+                                "loop": cue.loop,
+                            }
+                        },
+                    )
+                )
                 cursor = start + length
         if total > cursor:
             track.append(otio.schema.Gap(source_range=span(0, total - cursor)))
@@ -124,13 +152,16 @@ def _lanes(tracks) -> list[tuple[str, list[SessionClip]]]:
     for name, clips in tracks:
         lanes: list[list[SessionClip]] = []
         for clip in clips:
-            lane = next((lane for lane in lanes
-                         if lane[-1].cue.end_sample <= clip.cue.start_sample), None)
+            lane = next(
+                (lane for lane in lanes if lane[-1].cue.end_sample <= clip.cue.start_sample), None
+            )
             if lane is None:
                 lanes.append(lane := [])
             lane.append(clip)
-        out += [(name if number == 0 else f"{name} {number + 1}", lane)
-                for number, lane in enumerate(lanes)]
+        out += [
+            (name if number == 0 else f"{name} {number + 1}", lane)
+            for number, lane in enumerate(lanes)
+        ]
     return out
 
 
@@ -139,26 +170,33 @@ def _pieces(clip: SessionClip) -> list[tuple[int, int, int]]:
     start = clip.cue.start_sample
     if not clip.cue.loop or clip.file_length <= 0:
         return [(start, 0, clip.length)]
-    return [(start + done, 0, min(clip.file_length, clip.length - done))
-            for done in range(0, clip.length, clip.file_length)]
+    return [
+        (start + done, 0, min(clip.file_length, clip.length - done))
+        for done in range(0, clip.length, clip.file_length)
+    ]
 
 
 def rpp_text(tracks: list[tuple[str, list[SessionClip]]]) -> str:
     """A REAPER project (`.rpp` text): one track per character, effects and music, one item per
     clip at its position (seconds, to the sample), with volume, fades and looping."""
-    rows = ["<REAPER_PROJECT 0.1 \"6.0\" 0", f"  SAMPLERATE {SAMPLE_RATE} 0 0"]
+    rows = ['<REAPER_PROJECT 0.1 "6.0" 0', f"  SAMPLERATE {SAMPLE_RATE} 0 0"]
     for name, clips in tracks:
         rows += ["  <TRACK", f"    NAME {_quoted(name)}"]
         for cue in (clip.cue for clip in clips):
-            rows += ["    <ITEM", f"      POSITION {cue.start_s:.10f}",
-                     f"      LENGTH {cue.end_s - cue.start_s:.10f}",
-                     f"      LOOP {int(cue.loop)}",
-                     f"      FADEIN 1 {cue.fade_in / SAMPLE_RATE:.10f} 0",
-                     f"      FADEOUT 1 {cue.fade_out / SAMPLE_RATE:.10f} 0",
-                     f"      VOLPAN {cue.gain:.10f} 0 1 -1",
-                     f"      NAME {_quoted(cue.name)}",
-                     "      <SOURCE WAVE" if cue.path.lower().endswith(".wav") else "      <SOURCE FLAC",
-                     f"        FILE {_quoted(cue.path)}", "      >", "    >"]
+            rows += [
+                "    <ITEM",
+                f"      POSITION {cue.start_s:.10f}",
+                f"      LENGTH {cue.end_s - cue.start_s:.10f}",
+                f"      LOOP {int(cue.loop)}",
+                f"      FADEIN 1 {cue.fade_in / SAMPLE_RATE:.10f} 0",
+                f"      FADEOUT 1 {cue.fade_out / SAMPLE_RATE:.10f} 0",
+                f"      VOLPAN {cue.gain:.10f} 0 1 -1",
+                f"      NAME {_quoted(cue.name)}",
+                "      <SOURCE WAVE" if cue.path.lower().endswith(".wav") else "      <SOURCE FLAC",
+                f"        FILE {_quoted(cue.path)}",
+                "      >",
+                "    >",
+            ]
         rows.append("  >")
     rows.append(">")
     return "\n".join(rows) + "\n"

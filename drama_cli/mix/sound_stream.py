@@ -43,7 +43,9 @@ class SoundStream:
         if self.whole is not None:
             self.size = self.whole.size
         if self.size == 0:
-            raise AudioError(f"sound {path} holds no samples (`drama check` lists the script's sounds)")
+            raise AudioError(
+                f"sound {path} holds no samples (`drama check` lists the script's sounds)"
+            )
         self.handle: sf.SoundFile | None = None
         self.resampler = None
         self.buffer = np.zeros(0, np.float32)  # resampled samples from `buffer_start` on
@@ -54,15 +56,17 @@ class SoundStream:
         """float32 `[count]` samples `[offset, offset + count)`, 0 <= offset, offset + count <=
         size (zeros where resampling gives a sample or two fewer than `size`)."""
         if self.whole is not None:
-            block = self.whole[offset:offset + count]
+            block = self.whole[offset : offset + count]
         elif self.rate == SAMPLE_RATE:
             self._open().seek(offset)
             block = mono(self.handle.read(count, dtype="float32", always_2d=True))
         else:
             block = self._resampled(offset, count)
         if not np.isfinite(block).all():
-            raise AudioError(f"sound {self.path} holds non-finite samples "
-                             "(`drama check` lists the script's sounds)")
+            raise AudioError(
+                f"sound {self.path} holds non-finite samples "
+                "(`drama check` lists the script's sounds)"
+            )
         return block
 
     def close(self) -> None:
@@ -79,8 +83,9 @@ class SoundStream:
     def _resampled(self, offset: int, count: int) -> np.ndarray:
         if self.resampler is None or offset < self.buffer_start:  # first read, or a loop again
             self._open().seek(0)
-            self.resampler = soxr.ResampleStream(self.rate, SAMPLE_RATE, 1, dtype="float32",
-                                                 quality="HQ")
+            self.resampler = soxr.ResampleStream(
+                self.rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ"
+            )
             self.buffer, self.buffer_start, self.finished = np.zeros(0, np.float32), 0, False
         while self.buffer_start + self.buffer.size < offset + count and not self.finished:
             frames = self.handle.read(READ_FRAMES, dtype="float32", always_2d=True)
@@ -91,8 +96,8 @@ class SoundStream:
             self.buffer, self.buffer_start = self.buffer[skip:], self.buffer_start + skip
         lo = offset - self.buffer_start
         block = np.zeros(count, np.float32)
-        available = self.buffer[lo:lo + count]
-        block[:available.size] = available
+        available = self.buffer[lo : lo + count]
+        block[: available.size] = available
         return block
 
 

@@ -27,8 +27,11 @@ from engine.constants import SAMPLE_RATE
 from engine.errors import AudioError
 
 EFFECTS, MUSIC = "effects", "music"  # the two sound stems: effects, and music with ambience
-DUCK_DB, DUCK_ATTACK_S, DUCK_RELEASE_S = (MIX_DEFAULTS.duck_db, MIX_DEFAULTS.duck_attack_s,
-                                         MIX_DEFAULTS.duck_release_s)
+DUCK_DB, DUCK_ATTACK_S, DUCK_RELEASE_S = (
+    MIX_DEFAULTS.duck_db,
+    MIX_DEFAULTS.duck_attack_s,
+    MIX_DEFAULTS.duck_release_s,
+)
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,16 @@ class SoundCue(SampleSpan):
 
     def to_dict(self) -> dict:
         """The cue-sheet row: sound name, kind, start/end in seconds, file, loop and duck."""
-        return {"sound": self.name, "kind": self.kind, "start_s": round(self.start_s, 6),
-                "end_s": round(self.end_s, 6), "file": Path(self.path).name,
-                "gain_db": round(20 * math.log10(self.gain), 2) if self.gain > 0 else None,
-                "loop": self.loop, "duck": self.duck}
+        return {
+            "sound": self.name,
+            "kind": self.kind,
+            "start_s": round(self.start_s, 6),
+            "end_s": round(self.end_s, 6),
+            "file": Path(self.path).name,
+            "gain_db": round(20 * math.log10(self.gain), 2) if self.gain > 0 else None,
+            "loop": self.loop,
+            "duck": self.duck,
+        }
 
 
 NOT_IN_MIX = "the line it is anchored to is not in the mix"
@@ -69,8 +78,9 @@ ENDS_BEFORE_START = "its until: comes before its start"
 STARTS_AFTER_END = "it would start after the end of the mix"
 
 
-def place_sounds(sounds: Sequence[Sound], lines: dict, total: int,
-                 length_of: Callable[[str], int]) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
+def place_sounds(
+    sounds: Sequence[Sound], lines: dict, total: int, length_of: Callable[[str], int]
+) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
     """Place `sounds` (paths absolute) on a scene whose lines are `lines` (line id -> where its
     take sits: `start_sample`, `end_sample`, and for cues inside a line `text`, `words` and
     `segments`, a `timeline.Cue`) and which lasts `total` samples.
@@ -97,14 +107,29 @@ def place_sounds(sounds: Sequence[Sound], lines: dict, total: int,
         if length is not None:
             end = min(end, start + length)
         if end <= start:
-            left_out.append((sound.name, ENDS_BEFORE_START if stop is not None and stop <= start
-                             else STARTS_AFTER_END))
+            left_out.append(
+                (
+                    sound.name,
+                    ENDS_BEFORE_START if stop is not None and stop <= start else STARTS_AFTER_END,
+                )
+            )
             continue
         if sound.loop and stop is None:
             open_loops.append(len(placed))
-        placed.append(SoundCue(sound.name, sound.path, sound.kind, start, end,
-                               10.0 ** (sound.gain_db / 20.0), seconds_to_samples(sound.fade_in_s),
-                               seconds_to_samples(sound.fade_out_s), sound.loop, sound.duck))
+        placed.append(
+            SoundCue(
+                sound.name,
+                sound.path,
+                sound.kind,
+                start,
+                end,
+                10.0 ** (sound.gain_db / 20.0),
+                seconds_to_samples(sound.fade_in_s),
+                seconds_to_samples(sound.fade_out_s),
+                sound.loop,
+                sound.duck,
+            )
+        )
         end_of_scene = max(end_of_scene, end)
     for index in open_loops:
         placed[index] = replace(placed[index], end_sample=end_of_scene)
@@ -128,9 +153,9 @@ class SceneSounds:
     tail_s: float
 
 
-def place_scene_sounds(scenes: Sequence[SceneSounds], lines: dict, total: int,
-                       length_of: Callable[[str], int]
-                       ) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
+def place_scene_sounds(
+    scenes: Sequence[SceneSounds], lines: dict, total: int, length_of: Callable[[str], int]
+) -> tuple[list[SoundCue], list[tuple[str, str]], int]:
     """Place the sounds of each of `scenes` on a mix whose lines are `lines` (line id -> where
     its take sits, as `place_sounds` takes them) and which lasts `total` samples, each scene's
     as `place_sounds` places them in a mix of that scene alone, moved to where the scene sits.
@@ -147,13 +172,21 @@ def place_scene_sounds(scenes: Sequence[SceneSounds], lines: dict, total: int,
         if not own:
             left_out += [(sound.name, NOT_IN_MIX) for sound in scene.sounds]
             continue
-        origin = max(0, min(cue.start_sample for cue in own.values()) - seconds_to_samples(scene.head_s))
+        origin = max(
+            0, min(cue.start_sample for cue in own.values()) - seconds_to_samples(scene.head_s)
+        )
         end = max(cue.end_sample for cue in own.values()) + seconds_to_samples(scene.tail_s)
-        local = {line: replace(cue, start_sample=cue.start_sample - origin, end_sample=cue.end_sample - origin)
-                 for line, cue in own.items()}
+        local = {
+            line: replace(
+                cue, start_sample=cue.start_sample - origin, end_sample=cue.end_sample - origin
+            )
+            for line, cue in own.items()
+        }
         cues, missed, scene_end = place_sounds(scene.sounds, local, end - origin, length_of)
-        placed += [replace(cue, start_sample=cue.start_sample + origin,
-                           end_sample=cue.end_sample + origin) for cue in cues]
+        placed += [
+            replace(cue, start_sample=cue.start_sample + origin, end_sample=cue.end_sample + origin)
+            for cue in cues
+        ]
         left_out += missed
         total = max(total, origin + scene_end)
     return placed, left_out, total
@@ -164,8 +197,9 @@ def _sound_file(read: Callable, path: str):
     try:
         return read(path)
     except AudioError as err:
-        raise AudioError(f"cannot read sound {path} (`drama check` checks the script's "
-                         f"sounds): {err}") from err
+        raise AudioError(
+            f"cannot read sound {path} (`drama check` checks the script's sounds): {err}"
+        ) from err
 
 
 def _resolve(anchor: SoundAnchor, lines: dict, total: int) -> int | None:
@@ -198,12 +232,21 @@ class DuckEnvelope:
     asked for in order (`gains`), starting from sample 0.
     """
 
-    def __init__(self, speech: Sequence[tuple[int, int]], depth_db: float = DUCK_DB,
-                 attack_s: float = DUCK_ATTACK_S, release_s: float = DUCK_RELEASE_S):
-        if not all(math.isfinite(v) for v in (depth_db, attack_s, release_s)) or depth_db > 0 \
-                or min(attack_s, release_s) < 0:
-            raise UsageError("ducking needs a depth of 0 dB or less and attack and release "
-                             "times of 0 s or more")
+    def __init__(
+        self,
+        speech: Sequence[tuple[int, int]],
+        depth_db: float = DUCK_DB,
+        attack_s: float = DUCK_ATTACK_S,
+        release_s: float = DUCK_RELEASE_S,
+    ):
+        if (
+            not all(math.isfinite(v) for v in (depth_db, attack_s, release_s))
+            or depth_db > 0
+            or min(attack_s, release_s) < 0
+        ):
+            raise UsageError(
+                "ducking needs a depth of 0 dB or less and attack and release times of 0 s or more"
+            )
         self.floor = 10.0 ** (depth_db / 20.0)
         self.attack = max(attack_s * SAMPLE_RATE, 1e-9)
         self.release = max(release_s * SAMPLE_RATE, 1e-9)
@@ -222,7 +265,7 @@ class DuckEnvelope:
             target = self.floor if on else 1.0
             tau = self.attack if target < self.gain else self.release
             steps = np.arange(1, n + 1, dtype=np.float64)
-            out[done:done + n] = target + (self.gain - target) * np.exp(-steps / tau)
+            out[done : done + n] = target + (self.gain - target) * np.exp(-steps / tau)
             self.gain = float(out[done + n - 1])
             done += n
         return out.astype(np.float32)
@@ -253,8 +296,9 @@ class SoundBus:
     applied). Blocks must be asked for in order. `read` reads a whole file as float32 mono at
     44,100 Hz (`timeline.read_take`), for short sounds (`SoundStream`)."""
 
-    def __init__(self, cues: Sequence[SoundCue], duck: DuckEnvelope,
-                 read: Callable[[str], np.ndarray]):
+    def __init__(
+        self, cues: Sequence[SoundCue], duck: DuckEnvelope, read: Callable[[str], np.ndarray]
+    ):
         self.cues = sorted(cues, key=lambda cue: cue.start_sample)
         self.duck = duck
         self.read = read
@@ -275,8 +319,8 @@ class SoundBus:
             if hi > lo:
                 piece = _piece(cue, self.active[index], lo, hi)
                 if cue.duck:
-                    piece *= ducking[lo - start:hi - start]
-                blocks[cue.stem][lo - start:hi - start] += piece
+                    piece *= ducking[lo - start : hi - start]
+                blocks[cue.stem][lo - start : hi - start] += piece
             if cue.end_sample <= stop:
                 self.active.pop(index).close()
         return blocks
@@ -297,7 +341,7 @@ def _piece(cue: SoundCue, audio: SoundStream, lo: int, hi: int) -> np.ndarray:
         elif offset >= audio.size:
             break
         take = min(count - done, audio.size - offset)
-        piece[done:done + take] = audio.read(offset, take)
+        piece[done : done + take] = audio.read(offset, take)
         done += take
     piece *= np.float32(cue.gain)
     length = cue.end_sample - cue.start_sample
@@ -328,13 +372,15 @@ class SpeechToBed:
         stop = start + voice.size
         while self.index < len(self.spans) and self.spans[self.index][1] <= start:
             self.index += 1
-        for lo, hi in self.spans[self.index:]:
+        for lo, hi in self.spans[self.index :]:
             if lo >= stop:
                 break
             lo, hi = max(lo, start), min(hi, stop)
             if hi > lo:
-                self.voice += float(np.sum(np.square(voice[lo - start:hi - start], dtype=np.float64)))
-                self.bed += float(np.sum(np.square(bed[lo - start:hi - start], dtype=np.float64)))
+                self.voice += float(
+                    np.sum(np.square(voice[lo - start : hi - start], dtype=np.float64))
+                )
+                self.bed += float(np.sum(np.square(bed[lo - start : hi - start], dtype=np.float64)))
 
     @property
     def level_db(self) -> float | None:

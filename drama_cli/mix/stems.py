@@ -82,11 +82,22 @@ def stage_stems(result: MixResult, folder: str | Path) -> dict[str, tuple[Path, 
     staged = {part: files.staged_path(target) for part, target in targets.items()}
     try:
         with ExitStack() as stack:
-            writers = {part: stack.enter_context(sf.SoundFile(
-                str(staged[part]), "w", SAMPLE_RATE, 1, result.settings.wav_subtype, format="WAV"))
-                for part in parts}
-            for start, blocks in timeline_parts(result.cues, result.total_samples, result.sounds,
-                                                result.settings, by_speaker=True):
+            writers = {
+                part: stack.enter_context(
+                    sf.SoundFile(
+                        str(staged[part]),
+                        "w",
+                        SAMPLE_RATE,
+                        1,
+                        result.settings.wav_subtype,
+                        format="WAV",
+                    )
+                )
+                for part in parts
+            }
+            for start, blocks in timeline_parts(
+                result.cues, result.total_samples, result.sounds, result.settings, by_speaker=True
+            ):
                 size = min(BLOCK_SAMPLES, result.total_samples - start)
                 for part, writer in writers.items():
                     block = blocks.get(part, np.zeros(size, np.float32))

@@ -165,7 +165,9 @@ class Cue(SampleSpan):
             "take_file": Path(self.take_path).name,
         }
         if self.pauses:
-            row["pauses_after"] = [{"text": text, "seconds": seconds} for text, seconds in self.pauses]
+            row["pauses_after"] = [
+                {"text": text, "seconds": seconds} for text, seconds in self.pauses
+            ]
         if base is not None:
             row["take_path"] = Path(
                 os.path.relpath(Path(self.take_path).resolve(), Path(base).resolve())
@@ -228,11 +230,16 @@ class MixResult:
             "limiter_reduction_db": round(self.limiter_reduction_db, 2),
             "issues": list(self.issues),
             "wav_subtype": self.settings.wav_subtype,
-            **({"sounds": [sound.to_dict() for sound in self.sounds],
-                "sounds_left_out": list(self.sounds_left_out),
-                "sounds_left_out_reasons": list(self.sounds_left_out_reasons),
-                "speech_to_bed_db": self.speech_to_bed_db}
-               if self.sounds or self.sounds_left_out else {}),
+            **(
+                {
+                    "sounds": [sound.to_dict() for sound in self.sounds],
+                    "sounds_left_out": list(self.sounds_left_out),
+                    "sounds_left_out_reasons": list(self.sounds_left_out_reasons),
+                    "speech_to_bed_db": self.speech_to_bed_db,
+                }
+                if self.sounds or self.sounds_left_out
+                else {}
+            ),
             **self.settings.metadata,
         }
 
@@ -275,8 +282,9 @@ def plan_timeline(entries: Sequence[MixEntry], settings: MixSettings) -> tuple[l
     cursor = seconds_to_samples(settings.head_s)
     last_end = cursor
     for entry in entries:
-        if not all(math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db,
-                                              entry.beat_s)):
+        if not all(
+            math.isfinite(v) for v in (entry.pause_after_s or 0.0, entry.gain_db, entry.beat_s)
+        ):
             raise UsageError(f"line {entry.line_id}: pause and gain must be finite numbers")
         length = take_length_samples(entry.take_path)
         start = cues[-1].start_sample if (entry.overlaps_previous and cues) else cursor
@@ -349,9 +357,13 @@ class RoomTone:
             done += piece
 
 
-def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
-                   settings: MixSettings = MIX_DEFAULTS, by_speaker: bool = False
-                   ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+def timeline_parts(
+    cues: list[Cue],
+    total: int,
+    sounds: Sequence[SoundCue] = (),
+    settings: MixSettings = MIX_DEFAULTS,
+    by_speaker: bool = False,
+) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
     """Yield (first sample, parts) for BLOCK_SAMPLES blocks, in order: parts maps "voice" (or,
     with `by_speaker`, each speaker's name) to the float32 sum of those takes, and the sound
     stems (`drama_cli.mix.sounds.SoundBus`) to theirs when there are `sounds`.
@@ -363,20 +375,27 @@ def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
     order = sorted(range(len(cues)), key=lambda i: cues[i].start_sample)
     next_index = 0
     active: dict[int, np.ndarray] = {}
-    duck = DuckEnvelope([(c.start_sample, c.end_sample) for c in cues], settings.duck_db,
-                        settings.duck_attack_s, settings.duck_release_s)
+    duck = DuckEnvelope(
+        [(c.start_sample, c.end_sample) for c in cues],
+        settings.duck_db,
+        settings.duck_attack_s,
+        settings.duck_release_s,
+    )
     bus = SoundBus(sounds, duck, read_take) if sounds else None
     for start in range(0, total, BLOCK_SAMPLES):
         stop = min(start + BLOCK_SAMPLES, total)
-        parts: dict[str, np.ndarray] = {} if by_speaker else {"voice": np.zeros(stop - start, np.float32)}
+        parts: dict[str, np.ndarray] = (
+            {} if by_speaker else {"voice": np.zeros(stop - start, np.float32)}
+        )
         while next_index < len(order) and cues[order[next_index]].start_sample < stop:
             cue = cues[order[next_index]]
             active[order[next_index]] = _load_cue_audio(cue)
             next_index += 1
         for cue_index in list(active):
             cue = cues[cue_index]
-            block = parts.setdefault(cue.speaker if by_speaker else "voice",
-                                     np.zeros(stop - start, np.float32))
+            block = parts.setdefault(
+                cue.speaker if by_speaker else "voice", np.zeros(stop - start, np.float32)
+            )
             _add_overlap(block, start, cue, active[cue_index])
             if cue.end_sample <= stop:
                 del active[cue_index]
@@ -385,9 +404,13 @@ def timeline_parts(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
         yield start, parts
 
 
-def _timeline_blocks(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (),
-                     settings: MixSettings = MIX_DEFAULTS, meter: SpeechToBed | None = None
-                     ) -> Iterator[tuple[int, np.ndarray]]:
+def _timeline_blocks(
+    cues: list[Cue],
+    total: int,
+    sounds: Sequence[SoundCue] = (),
+    settings: MixSettings = MIX_DEFAULTS,
+    meter: SpeechToBed | None = None,
+) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (first sample, float32 sum of the takes and sounds) for BLOCK_SAMPLES blocks;
     `meter` is fed the voices and the beds."""
     for start, parts in timeline_parts(cues, total, sounds, settings):
@@ -402,8 +425,10 @@ def _timeline_blocks(cues: list[Cue], total: int, sounds: Sequence[SoundCue] = (
 def _load_cue_audio(cue: Cue) -> np.ndarray:
     audio = read_take(cue.take_path)
     if not np.isfinite(audio).all():
-        raise AudioError(f"take {cue.take_path} holds non-finite samples (NaN or infinity); "
-                         f"select another take of line {cue.line_id}")
+        raise AudioError(
+            f"take {cue.take_path} holds non-finite samples (NaN or infinity); "
+            f"select another take of line {cue.line_id}"
+        )
     length = cue.end_sample - cue.start_sample
     audio = audio[:length] if audio.size >= length else np.pad(audio, (0, length - audio.size))
     if cue.gain_db:
@@ -448,8 +473,9 @@ def mix_scene(
     cues, total = plan_timeline(entries, settings)
     lines = {cue.line_id: cue for cue in cues}
     sounds, left_out, total = place_sounds(settings.sounds, lines, total, take_length_samples)
-    in_scenes, left_in_scenes, total = place_scene_sounds(settings.scene_sounds, lines, total,
-                                                          take_length_samples)
+    in_scenes, left_in_scenes, total = place_scene_sounds(
+        settings.scene_sounds, lines, total, take_length_samples
+    )
     sounds, left_out = sounds + in_scenes, left_out + left_in_scenes
     tone = RoomTone(settings.room_tone, settings.room_tone_db, settings.seed)
 
@@ -461,7 +487,9 @@ def mix_scene(
             raw_meter.feed(block)
         measured = raw_meter.report()
     held = settings.hold_gain_db is not None and preset.target_db is not None
-    gain_db = settings.hold_gain_db if held else (preset_gain_db(preset, measured) if measured else 0.0)
+    gain_db = (
+        settings.hold_gain_db if held else (preset_gain_db(preset, measured) if measured else 0.0)
+    )
 
     folder = Path(work_dir) if work_dir else Path(tempfile.mkdtemp(prefix="drama-mix-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -469,14 +497,32 @@ def mix_scene(
     os.chmod(audio_path, files.FILE_MODE)  # staged 0600; a mix is an ordinary file
     try:
         if held:
-            loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
-                                             audio_path, None if measured else beds)
+            loudness, reduction_db = _render(
+                cues,
+                sounds,
+                total,
+                tone,
+                gain_db,
+                preset,
+                settings,
+                audio_path,
+                None if measured else beds,
+            )
             if not within_preset_range(preset, loudness):
                 held, gain_db = False, preset_gain_db(preset, measured)
         tried: list[tuple[float, LoudnessReport]] = []
         for _ in range(0 if held else MAKEUP_PASSES + 1):
-            loudness, reduction_db = _render(cues, sounds, total, tone, gain_db, preset, settings,
-                                             audio_path, None if measured or tried else beds)
+            loudness, reduction_db = _render(
+                cues,
+                sounds,
+                total,
+                tone,
+                gain_db,
+                preset,
+                settings,
+                audio_path,
+                None if measured or tried else beds,
+            )
             tried.append((gain_db, loudness))
             makeup = _makeup_gain_db(preset, tried)
             if makeup == 0.0:
@@ -573,8 +619,11 @@ def _write_processed(block: np.ndarray, writer: sf.SoundFile, meter: LoudnessMet
 
 
 def write_mix(
-    result: MixResult, folder: str | Path, formats: Sequence[str] | None = None,
-    extra: dict[str, tuple[Path, Path]] | None = None, transient: Sequence[str] = (),
+    result: MixResult,
+    folder: str | Path,
+    formats: Sequence[str] | None = None,
+    extra: dict[str, tuple[Path, Path]] | None = None,
+    transient: Sequence[str] = (),
 ) -> dict[str, Path]:
     """Move a mixed scene into `folder` as `mix.<fmt>` files plus its sidecars, as one set
     (`drama_cli.mix.mix_set`).
@@ -608,19 +657,24 @@ def write_mix(
         _stage_audio(result, folder, wanted, staged)
         banner = scratch_banner(result.settings.metadata)
         for kind, suffix, text in (
-                ("labels", "labels.txt", export.labels_text(result.cues, banner, result.sounds)),
-                ("srt", "srt", export.srt_text(result.cues, banner, result.sounds))):
+            ("labels", "labels.txt", export.labels_text(result.cues, banner, result.sounds)),
+            ("srt", "srt", export.srt_text(result.cues, banner, result.sounds)),
+        ):
             target = folder / f"{MIX_BASENAME}.{suffix}"
             staged[kind] = (files.stage_text(target, text), target)
         kept = [pair for kind, pair in staged.items() if kind not in transient]
         summary = {**result.summary(), SET_KEY: set_record(kept)}
         cues = folder / CUE_SHEET_NAME
-        staged["cues"] = (files.stage_text(cues, export.cue_sheet_text(result.cues, summary,
-                                                                      base=folder)), cues)
+        staged["cues"] = (
+            files.stage_text(cues, export.cue_sheet_text(result.cues, summary, base=folder)),
+            cues,
+        )
         order = [kind for kind in staged if kind != "cues"] + ["cues"]
         targets = {target for _tmp, target in staged.values()}
-        files.publish([staged[kind] for kind in order],
-                      remove=[path for path in set_paths(folder) if path not in targets])
+        files.publish(
+            [staged[kind] for kind in order],
+            remove=[path for path in set_paths(folder) if path not in targets],
+        )
     except BaseException:
         for tmp, _target in staged.values():
             if tmp != result.audio_path:
@@ -635,8 +689,9 @@ def write_mix(
     return {kind: target for kind, (_tmp, target) in staged.items()}
 
 
-def _stage_audio(result: MixResult, folder: Path, wanted: list[str],
-                 staged: dict[str, tuple[Path, Path]]) -> None:
+def _stage_audio(
+    result: MixResult, folder: Path, wanted: list[str], staged: dict[str, tuple[Path, Path]]
+) -> None:
     """Stage `mix.<fmt>` for each wanted format into `staged`: the encoded copies first (they
     read the rendering that the WAV becomes), then the WAV."""
     for fmt in wanted:

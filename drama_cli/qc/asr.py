@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import soundfile as sf
@@ -69,7 +69,9 @@ def require_asr(model_path: str | Path | None = None) -> Path:
 
 @functools.lru_cache(maxsize=2)
 def _load_model(folder: str):
-    from faster_whisper import WhisperModel  # optional: faster-whisper (the asr extra), checked by require_asr
+    from faster_whisper import (
+        WhisperModel,  # optional: faster-whisper (the asr extra), checked by require_asr
+    )
 
     threads = int(os.environ.get("OMP_NUM_THREADS", "0") or 0)
     return WhisperModel(folder, device="cpu", compute_type="int8", cpu_threads=threads)
@@ -139,7 +141,13 @@ def align_words(ref: list[str], hyp: list[str]) -> list[tuple[str, int | None, i
     for i, ref_word in enumerate(ref, start=1):
         row = [i]
         for j, hyp_word in enumerate(hyp, start=1):
-            row.append(min(table[i - 1][j - 1] + (ref_word != hyp_word), table[i - 1][j] + 1, row[j - 1] + 1))
+            row.append(
+                min(
+                    table[i - 1][j - 1] + (ref_word != hyp_word),
+                    table[i - 1][j] + 1,
+                    row[j - 1] + 1,
+                )
+            )
         table.append(row)
     ops, i, j = [], len(ref), len(hyp)
     while i or j:
@@ -169,8 +177,11 @@ def longest_divergence(reference: str, hypothesis: str) -> dict | None:
         best, run = (run if len(run) > len(best) else best), []
     if not best:
         return None
-    return {"words": len(best), "expected": " ".join(ref[i] for _, i, _ in best if i is not None),
-            "heard": " ".join(hyp[j] for _, _, j in best if j is not None)}
+    return {
+        "words": len(best),
+        "expected": " ".join(ref[i] for _, i, _ in best if i is not None),
+        "heard": " ".join(hyp[j] for _, _, j in best if j is not None),
+    }
 
 
 def asr_check(

@@ -95,12 +95,12 @@ class CheckReport:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "CheckReport":
+    def from_dict(cls, data: dict) -> CheckReport:
         """Inverse of `to_dict` (as stored in a take record)."""
         return cls.from_results(data.get("checks", []))
 
     @classmethod
-    def from_results(cls, results) -> "CheckReport":
+    def from_results(cls, results) -> CheckReport:
         """The report of stored check results (`to_dict()["checks"]`: one object each)."""
         return cls([CheckResult(**c) for c in results])
 
@@ -116,7 +116,11 @@ def _frame_rms(audio: np.ndarray, sample_rate: int, window_s: float = 0.02) -> n
     size = max(1, int(round(window_s * sample_rate)))
     count = len(audio) // size
     if count == 0:
-        return np.sqrt(np.mean(np.square(audio, dtype=np.float64), keepdims=True)) if len(audio) else np.zeros(1)
+        return (
+            np.sqrt(np.mean(np.square(audio, dtype=np.float64), keepdims=True))
+            if len(audio)
+            else np.zeros(1)
+        )
     frames = audio[: count * size].astype(np.float64).reshape(count, size)
     return np.sqrt(np.mean(frames * frames, axis=1))
 
@@ -128,8 +132,15 @@ def _db(value: float) -> float:
 def check_finite(audio: np.ndarray) -> CheckResult:
     """Fails when any sample is NaN or infinite (a numerical fault upstream)."""
     bad = int(np.count_nonzero(~np.isfinite(audio)))
-    return CheckResult("finite", bad == 0, bad, 0, "samples", UNUSABLE,
-                       "" if bad == 0 else f"{bad} non-finite samples")
+    return CheckResult(
+        "finite",
+        bad == 0,
+        bad,
+        0,
+        "samples",
+        UNUSABLE,
+        "" if bad == 0 else f"{bad} non-finite samples",
+    )
 
 
 def check_silence(audio: np.ndarray, sample_rate: int) -> CheckResult:
@@ -144,8 +155,14 @@ def check_silence(audio: np.ndarray, sample_rate: int) -> CheckResult:
     floor = max(peak * 10 ** (SILENCE_FLOOR_DB / 20), 10 ** (ABSOLUTE_SILENCE_DBFS / 20))
     active = float(np.mean(rms > floor)) if rms.size else 0.0
     ok = active >= MIN_ACTIVE_FRACTION
-    msg = "" if ok else (f"only {active:.0%} of the take has speech energy"
-                         + (f" (loudest 20 ms at {_db(peak):.0f} dBFS)" if peak > 0 else " (digital silence)"))
+    msg = (
+        ""
+        if ok
+        else (
+            f"only {active:.0%} of the take has speech energy"
+            + (f" (loudest 20 ms at {_db(peak):.0f} dBFS)" if peak > 0 else " (digital silence)")
+        )
+    )
     return CheckResult("silence", ok, active, MIN_ACTIVE_FRACTION, "fraction", UNUSABLE, msg)
 
 
@@ -160,8 +177,15 @@ def check_runaway(duration_s: float, text: str, stop_reason: str | None = None) 
     expected = expected_duration_s(text)
     ratio = duration_s / expected
     if stop_reason in STOP_WITHOUT_EOS:
-        return CheckResult("runaway", False, ratio, RUNAWAY_FACTOR, "ratio", UNUSABLE,
-                           f"stopped at the frame budget without end of speech ({duration_s:.1f} s)")
+        return CheckResult(
+            "runaway",
+            False,
+            ratio,
+            RUNAWAY_FACTOR,
+            "ratio",
+            UNUSABLE,
+            f"stopped at the frame budget without end of speech ({duration_s:.1f} s)",
+        )
     ok = ratio <= RUNAWAY_FACTOR
     msg = "" if ok else f"{duration_s:.1f} s is {ratio:.1f}x the expected {expected:.1f} s"
     return CheckResult("runaway", ok, ratio, RUNAWAY_FACTOR, "ratio", UNUSABLE, msg)
@@ -211,8 +235,9 @@ def check_clipping(audio: np.ndarray) -> CheckResult:
     return CheckResult("clipping", ok, clipped, MAX_CLIPPED_FRACTION, "fraction", DEGRADED, msg)
 
 
-def check_take(audio: np.ndarray, sample_rate: int, text: str,
-               stop_reason: str | None = None) -> CheckReport:
+def check_take(
+    audio: np.ndarray, sample_rate: int, text: str, stop_reason: str | None = None
+) -> CheckReport:
     """Run every signal check on one take.
 
     audio: float32 mono `[samples]`; sample_rate in Hz; text: the line as sent (tags allowed);
@@ -223,11 +248,13 @@ def check_take(audio: np.ndarray, sample_rate: int, text: str,
     if audio.ndim != 1:
         raise ValueError(f"expected mono audio [samples], got shape {audio.shape}")
     duration_s = len(audio) / float(sample_rate)
-    return CheckReport([
-        check_finite(audio),
-        check_silence(audio, sample_rate),
-        check_runaway(duration_s, text, stop_reason),
-        check_short(duration_s, text),
-        check_noise(audio, sample_rate),
-        check_clipping(audio),
-    ])
+    return CheckReport(
+        [
+            check_finite(audio),
+            check_silence(audio, sample_rate),
+            check_runaway(duration_s, text, stop_reason),
+            check_short(duration_s, text),
+            check_noise(audio, sample_rate),
+            check_clipping(audio),
+        ]
+    )

@@ -11,7 +11,7 @@ Stop reasons (`STOP_REASONS`, the `stop_reason` of a take record):
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -64,8 +64,11 @@ def failed_checks(record) -> list[str]:
     return failed
 
 
-def asr_take_check(model_path: str | None = None, threshold: float | None = None,
-                   said: Callable[[str], str] | None = None):
+def asr_take_check(
+    model_path: str | None = None,
+    threshold: float | None = None,
+    said: Callable[[str], str] | None = None,
+):
     """The speech-recognition check (`drama_cli.qc.asr.asr_check`) as an extra take check for
     a render: a callable `(text, audio) -> (CheckResult, record fields)` giving the WER of the
     take's transcript (through `said`, the compiler's number rules) against the line's spoken
@@ -75,7 +78,9 @@ def asr_take_check(model_path: str | None = None, threshold: float | None = None
     `asr` = {wer, transcript, threshold, divergence, model, words}. Raises
     AsrUnavailableError (a UsageError) at once when the `asr` extra or its model is missing.
     """
-    from drama_cli.qc import asr as qc  # lazy: soxr, 0.13 s at start-up (drama --help loads this module)
+    from drama_cli.qc import (
+        asr as qc,  # lazy: soxr, 0.13 s at start-up (drama --help loads this module)
+    )
 
     folder = qc.require_asr(model_path)
     limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold
@@ -83,12 +88,25 @@ def asr_take_check(model_path: str | None = None, threshold: float | None = None
     def check(text: str, audio: np.ndarray):
         found = qc.asr_check(audio, spoken_text(text), limit, folder, said=said)
         run = found["divergence"]
-        message = "" if found["passed"] else (
-            f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}"
-            if found["wer"] > limit else
-            f"{run['words']} words in a row differ: the line says {run['expected']!r}, the take {run['heard']!r}")
-        result = CheckResult("asr", bool(found["passed"]), float(found["wer"]), float(limit),
-                             "wer", DEGRADED, message)
+        message = (
+            ""
+            if found["passed"]
+            else (
+                f"WER {found['wer']:.2f} over {limit:.2f}: heard {found['transcript']!r}"
+                if found["wer"] > limit
+                else f"{run['words']} words in a row differ: the line says {run['expected']!r}, "
+                f"the take {run['heard']!r}"
+            )
+        )
+        result = CheckResult(
+            "asr",
+            bool(found["passed"]),
+            float(found["wer"]),
+            float(limit),
+            "wer",
+            DEGRADED,
+            message,
+        )
         return result, {"asr": found}
 
     return check

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from drama_cli.backends.base import Backend, Generation, GenerationRequest, StreamBatch, StreamDone
 from drama_cli.render.line import (
@@ -93,9 +93,17 @@ class LineQueue:
     engine refused it); other errors and Ctrl-C propagate, every finished take stored.
     """
 
-    def __init__(self, store: TakeStore, backend: Backend, settings: RenderSettings,
-                 identity: dict, hasher: ReferenceHasher, progress: Progress, size: int,
-                 scene_done: Callable[[int], None] = lambda scene_number: None):
+    def __init__(
+        self,
+        store: TakeStore,
+        backend: Backend,
+        settings: RenderSettings,
+        identity: dict,
+        hasher: ReferenceHasher,
+        progress: Progress,
+        size: int,
+        scene_done: Callable[[int], None] = lambda scene_number: None,
+    ):
         self.store, self.backend, self.settings = store, backend, settings
         self.identity, self.hasher, self.progress, self.size = identity, hasher, progress, size
         self.scene_done = scene_done
@@ -157,8 +165,9 @@ class LineQueue:
         self._conclude_if_done(line)
 
     def _queue_attempt(self, line: _Line, slot: int, number: int, base: int) -> None:
-        attempt = _Attempt(line, slot, number, retry_seed(base + slot, number),
-                           line_pieces(line.job, self.backend))
+        attempt = _Attempt(
+            line, slot, number, retry_seed(base + slot, number), line_pieces(line.job, self.backend)
+        )
         line.queued += 1
         self._push((*line.entry.order, slot, number), attempt)
 
@@ -177,14 +186,22 @@ class LineQueue:
         job = attempt.line.job
         conversation, text = attempt.pieces[len(attempt.parts)]
         request = GenerationRequest(
-            scene_id=job.scene_id, line_id=job.line_id, speaker=job.speaker, text=text,
-            conversation=conversation, layout_version=job.layout_version,
-            sampling=dict(self.settings.sampling), seed=attempt.seed,
-            speaker_names=dict(job.speaker_names))
+            scene_id=job.scene_id,
+            line_id=job.line_id,
+            speaker=job.speaker,
+            text=text,
+            conversation=conversation,
+            layout_version=job.layout_version,
+            sampling=dict(self.settings.sampling),
+            seed=attempt.seed,
+            speaker_names=dict(job.speaker_names),
+        )
         on_frames = None
         if self.backend.capabilities.streaming_frames:
+
             def on_frames(frames: int, budget: int) -> None:
                 self.progress.frames(job, frames, budget)
+
         self._tickets[batch.submit(request, on_frames)] = attempt
 
     def _finish(self, done: StreamDone, batch: StreamBatch) -> None:
@@ -205,8 +222,18 @@ class LineQueue:
         """Check and store a finished attempt; queue the slot's retry when it failed."""
         line = attempt.line
         generation, checks = join_and_check(attempt.parts, attempt.pieces, line.job)
-        take = store_attempt(line.job, generation, checks, line.key, self.store, self.backend,
-                             self.settings, attempt.slot, attempt.number, attempt.seed)
+        take = store_attempt(
+            line.job,
+            generation,
+            checks,
+            line.key,
+            self.store,
+            self.backend,
+            self.settings,
+            attempt.slot,
+            attempt.number,
+            attempt.seed,
+        )
         line.slots[attempt.slot].append(take)
         line.new_takes.append(take.number)
         line.running -= 1
@@ -221,8 +248,9 @@ class LineQueue:
         if line.done or line.running or (line.queued and not line.refused):
             return
         line.done = True
-        outcome = conclude_line(line.job, line.key, self.store, line.calls, line.refused,
-                                new_takes=line.new_takes)
+        outcome = conclude_line(
+            line.job, line.key, self.store, line.calls, line.refused, new_takes=line.new_takes
+        )
         self.progress.done(outcome)
         self._concluded(line.entry, line.rest, outcome)
 

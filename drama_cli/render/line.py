@@ -79,8 +79,9 @@ def line_pieces(job: LineJob, backend: Backend) -> list[tuple]:
     return pieces
 
 
-def join_and_check(parts: list[Generation], pieces: list[tuple],
-                   job: LineJob) -> tuple[Generation, CheckReport]:
+def join_and_check(
+    parts: list[Generation], pieces: list[tuple], job: LineJob
+) -> tuple[Generation, CheckReport]:
     """Join the generations of an attempt's chunks (`line_pieces`) into one take and run the
     signal checks on it once: (the take, its checks).
 
@@ -113,15 +114,25 @@ def join_chunks(parts: list[Generation]) -> Generation:
     stop = next((s for s in stops if s != EOS), EOS)
     spans, start = [], 0
     for part in parts:
-        spans.append([round(start / SAMPLE_RATE, 6), round((start + part.audio.size) / SAMPLE_RATE, 6)])
+        spans.append(
+            [round(start / SAMPLE_RATE, 6), round((start + part.audio.size) / SAMPLE_RATE, 6)]
+        )
         start += part.audio.size + (0 if codes is not None else int(CHUNK_GAP_S * SAMPLE_RATE))
     info = {**parts[0].info, "chunks": len(parts), "chunk_spans_s": spans}
     return Generation(audio, codes, stop, info)
 
 
-def take_record(job: LineJob, generation: Generation, checks: CheckReport, key: str,
-                settings: RenderSettings, backend: Backend, slot: int, attempt: int,
-                seed: int) -> dict:
+def take_record(
+    job: LineJob,
+    generation: Generation,
+    checks: CheckReport,
+    key: str,
+    settings: RenderSettings,
+    backend: Backend,
+    slot: int,
+    attempt: int,
+    seed: int,
+) -> dict:
     """The JSON record of a take (docs/internals/architecture.md: the model text, whether it says numbers
     as words, the words shown in labels and subtitles, seed, layout and version, sampling
     params, prompt hash, note, parent take, checks, duration, engine and model revision, cache
@@ -155,12 +166,15 @@ def chunk_record(job: LineJob, generation: Generation) -> list[dict]:
     spans = generation.info.get("chunk_spans_s") or []
     if len(job.chunks) < 2 or len(spans) != len(job.chunks):
         return []
-    return [{"text": spoken_text(chunk.text or job.text), "start_s": a, "end_s": b}
-            for chunk, (a, b) in zip(job.chunks, spans)]
+    return [
+        {"text": spoken_text(chunk.text or job.text), "start_s": a, "end_s": b}
+        for chunk, (a, b) in zip(job.chunks, spans)
+    ]
 
 
-def apply_extra_checks(generation: Generation, job: LineJob, report: CheckReport,
-                       checks: list) -> tuple[CheckReport, dict]:
+def apply_extra_checks(
+    generation: Generation, job: LineJob, report: CheckReport, checks: list
+) -> tuple[CheckReport, dict]:
     """Run extra checks (`RenderSettings.checks`) on a generation: (`report` with their
     results added, their record fields, e.g. `{"asr": {"wer": .., ...}}`)."""
     fields: dict = {}
@@ -181,9 +195,18 @@ def slot_done(attempts: list[Take], retries: int) -> bool:
     return any(take_passed(t) for t in attempts) or len(attempts) >= retries + 1
 
 
-def store_attempt(job: LineJob, generation: Generation, checks: CheckReport, key: str,
-                  store: TakeStore, backend: Backend, settings: RenderSettings, slot: int,
-                  attempt: int, seed: int) -> Take:
+def store_attempt(
+    job: LineJob,
+    generation: Generation,
+    checks: CheckReport,
+    key: str,
+    store: TakeStore,
+    backend: Backend,
+    settings: RenderSettings,
+    slot: int,
+    attempt: int,
+    seed: int,
+) -> Take:
     """Run the extra checks (e.g. ASR) on a generation whose signal `checks` ran, and store it
     as the slot's next take.
 
@@ -218,22 +241,40 @@ def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, 
     return None, "failed"
 
 
-def conclude_line(job: LineJob, key: str, store: TakeStore, calls: int,
-                  refused: str | None = None, fresh: bool | None = None,
-                  new_takes: list[int] | None = None) -> LineOutcome:
+def conclude_line(
+    job: LineJob,
+    key: str,
+    store: TakeStore,
+    calls: int,
+    refused: str | None = None,
+    fresh: bool | None = None,
+    new_takes: list[int] | None = None,
+) -> LineOutcome:
     """Choose a line's take after rendering, record the selection and build its outcome
     (`rendered` when new takes were made (`fresh`, default: `calls` > 0), `reused`,
     `degraded` or `failed`; `new_takes`: the numbers of the takes this render stored for the
     line); a failed line loses its stale selection so that old audio never stays in the mix."""
     fresh = calls > 0 if fresh is None else fresh
     take, status = choose_take(store, job, key)
-    outcome = LineOutcome(job.scene_id, job.line_id, job.speaker, job.display_text or job.text,
-                          status, calls=calls, new_takes=sorted(new_takes or []))
+    outcome = LineOutcome(
+        job.scene_id,
+        job.line_id,
+        job.speaker,
+        job.display_text or job.text,
+        status,
+        calls=calls,
+        new_takes=sorted(new_takes or []),
+    )
     if take is None:
         last = store.takes(job.scene_id, job.line_id, key)
-        reason = CheckReport.from_results(last[-1].record.checks.results).summary() if last else "no take"
-        outcome.message = f"engine refused the line: {refused}" if refused else \
-            f"no usable take: {reason}"
+        reason = (
+            CheckReport.from_results(last[-1].record.checks.results).summary()
+            if last
+            else "no take"
+        )
+        outcome.message = (
+            f"engine refused the line: {refused}" if refused else f"no usable take: {reason}"
+        )
         lines = store.selections(job.scene_id)
         if lines.pop(job.line_id, None) is not None:  # a stale take must not stay in the mix
             store.write_selections(job.scene_id, lines)

@@ -16,7 +16,9 @@ def pick_scenes(script, settings: RenderSettings) -> list:
         if unknown:
             raise UsageError(f"no scene {unknown[0]!r} (scenes: {', '.join(known)})")
         scenes = [s for s in scenes if s.id in settings.scenes]
-    unknown_kept = [i for i in settings.keep if i not in {line.id for s in scenes for line in s.lines}]
+    unknown_kept = [
+        i for i in settings.keep if i not in {line.id for s in scenes for line in s.lines}
+    ]
     if unknown_kept:
         raise UsageError(f"--keep {unknown_kept[0]}: no such line in the chosen scenes")
     if settings.lines:

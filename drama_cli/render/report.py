@@ -81,11 +81,16 @@ class RenderReport:
     def to_dict(self) -> dict:
         """JSON-ready form of the report (the CLI's `--json`)."""
         return {
-            "engine": self.engine, "scratch": self.scratch, "out": self.out,
-            "exit_code": self.exit_code, "backend_calls": self.calls,
+            "engine": self.engine,
+            "scratch": self.scratch,
+            "out": self.out,
+            "exit_code": self.exit_code,
+            "backend_calls": self.calls,
             "left_out": self.left_out,
-            "counts": {**{s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
-                       "new_takes": self.made},
+            "counts": {
+                **{s: self.count(s) for s in ("rendered", "reused", "degraded", "failed")},
+                "new_takes": self.made,
+            },
             "new_takes": self.new_takes,
             "lines": [line_dict(x) for x in self.lines],
             "scenes": [dataclasses.asdict(x) for x in self.scenes],
@@ -101,12 +106,15 @@ def line_dict(outcome: LineOutcome) -> dict:
     return row
 
 
-def new_takes_by_line(scenes: list,
-                      made: dict[tuple[str, str], list[int]]) -> dict[str, list[int]]:
+def new_takes_by_line(scenes: list, made: dict[tuple[str, str], list[int]]) -> dict[str, list[int]]:
     """line id -> numbers of the takes a render stored, in script order (the lines of
     `scenes`), lines with none left out; made: (scene id, line id) -> take numbers."""
-    return {line.id: sorted(made[scene.id, line.id]) for scene in scenes for line in scene.lines
-            if made.get((scene.id, line.id))}
+    return {
+        line.id: sorted(made[scene.id, line.id])
+        for scene in scenes
+        for line in scene.lines
+        if made.get((scene.id, line.id))
+    }
 
 
 def outcome_takes(outcomes: list[LineOutcome]) -> dict[tuple[str, str], list[int]]:
@@ -119,6 +127,9 @@ def new_takes_text(made: dict[str, list[int]], most: int = 8) -> str:
     count = sum(len(numbers) for numbers in made.values())
     if not count:
         return "no new takes"
-    named = [f"{line}: take {', '.join(map(str, numbers))}" for line, numbers in list(made.items())[:most]]
+    named = [
+        f"{line}: take {', '.join(map(str, numbers))}"
+        for line, numbers in list(made.items())[:most]
+    ]
     more = f"; {len(made) - most} more lines" if len(made) > most else ""
     return f"{count} new take{'s' if count != 1 else ''} ({'; '.join(named)}{more})"

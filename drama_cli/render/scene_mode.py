@@ -30,9 +30,14 @@ from drama_cli.takes.store import Take, TakeStore
 from engine.errors import EngineError
 
 
-def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, identity: dict,
-                      hasher: ReferenceHasher, progress: Progress
-                      ) -> tuple[list[LineOutcome], dict[tuple[str, str], list[int]]]:
+def render_scene_mode(
+    planner: ScenePlanner,
+    wanted: set,
+    backend: Backend,
+    identity: dict,
+    hasher: ReferenceHasher,
+    progress: Progress,
+) -> tuple[list[LineOutcome], dict[tuple[str, str], list[int]]]:
     """Render the wanted lines of a scene in `scene` mode, one group conversation at a time:
     (the wanted lines' outcomes, (scene id, line id) -> numbers of the takes stored for the
     group's other lines, which its conversation voices too).
@@ -55,13 +60,19 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
         keys = {job.line_id: cache_key(job, identity, settings, hasher) for job in group}
         for job in todo:
             progress.line(job)
-        calls, made, problem = render_scene_group(group, keys, store, backend, settings,
-                                                  progress)
-        unwanted_takes.update({(job.scene_id, job.line_id): made[job.line_id] for job in group
-                               if job.line_id in made and job.line_id not in wanted})
+        calls, made, problem = render_scene_group(group, keys, store, backend, settings, progress)
+        unwanted_takes.update(
+            {
+                (job.scene_id, job.line_id): made[job.line_id]
+                for job in group
+                if job.line_id in made and job.line_id not in wanted
+            }
+        )
         if problem:
-            planner.notice(f"scene {group[0].scene_id}, lines {group[0].line_id}..."
-                           f"{group[-1].line_id}: {problem}; rendering them in history mode")
+            planner.notice(
+                f"scene {group[0].scene_id}, lines {group[0].line_id}..."
+                f"{group[-1].line_id}: {problem}; rendering them in history mode"
+            )
             fallback = _history_fallback(planner, todo, backend, identity, hasher, progress)
             fallback[0].calls += calls  # the scene attempt that did not split
             for outcome in fallback:  # takes of scene attempts before the one that did not split
@@ -69,8 +80,14 @@ def render_scene_mode(planner: "ScenePlanner", wanted: set, backend: Backend, id
             outcomes += fallback
             continue
         for n, job in enumerate(todo):
-            outcome = conclude_line(job, keys[job.line_id], store, calls if n == 0 else 0,
-                                    fresh=job.line_id in made, new_takes=made.get(job.line_id))
+            outcome = conclude_line(
+                job,
+                keys[job.line_id],
+                store,
+                calls if n == 0 else 0,
+                fresh=job.line_id in made,
+                new_takes=made.get(job.line_id),
+            )
             progress.done(outcome)
             outcomes.append(outcome)
     return outcomes, unwanted_takes
@@ -83,8 +100,14 @@ def _groups(jobs: list[LineJob]) -> list[list[LineJob]]:
     return list(groups.values())
 
 
-def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backend: Backend,
-                       settings: RenderSettings, progress: Progress):
+def render_scene_group(
+    group: list[LineJob],
+    keys: dict,
+    store: TakeStore,
+    backend: Backend,
+    settings: RenderSettings,
+    progress: Progress,
+):
     """Voice one group of lines with its scene conversation until every line has a passing
     take (at most `1 + retries` attempts, seeds from the group's first line).
 
@@ -92,9 +115,13 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
     new takes), problem): problem is None, or why the group must fall back to history mode
     (the output did not split into the group's lines, or the engine refused the layout).
     """
+
     def pending_lines():
-        return [job for job in group
-                if not slot_done(_slot_attempts(store, job, keys[job.line_id]), settings.retries)]
+        return [
+            job
+            for job in group
+            if not slot_done(_slot_attempts(store, job, keys[job.line_id]), settings.retries)
+        ]
 
     pending = pending_lines()
     calls, new_takes = 0, {}
@@ -105,10 +132,16 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
     for attempt in range(first_attempt, settings.retries + 1):
         seed = retry_seed(line_seed(settings.seed, first.scene_id, first.line_id), attempt)
         request = GenerationRequest(
-            scene_id=first.scene_id, line_id=first.line_id, speaker=first.speaker,
-            text="\n".join(job.text for job in group), conversation=first.group_conversation,
-            layout_version=first.layout_version, sampling=dict(settings.sampling), seed=seed,
-            speaker_names=dict(first.speaker_names))
+            scene_id=first.scene_id,
+            line_id=first.line_id,
+            speaker=first.speaker,
+            text="\n".join(job.text for job in group),
+            conversation=first.group_conversation,
+            layout_version=first.layout_version,
+            sampling=dict(settings.sampling),
+            seed=seed,
+            speaker_names=dict(first.speaker_names),
+        )
         progress.attempt(first, 0, attempt, seed)
         calls += 1
         try:
@@ -119,9 +152,18 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
             return calls, new_takes, f"the output did not split into {len(group)} lines"
         for job, generation in zip(group, generations):
             if job in pending:
-                take = store_attempt(job, generation, check_generation(generation, job.text),
-                                     keys[job.line_id], store, backend, settings, 0, attempt,
-                                     seed)
+                take = store_attempt(
+                    job,
+                    generation,
+                    check_generation(generation, job.text),
+                    keys[job.line_id],
+                    store,
+                    backend,
+                    settings,
+                    0,
+                    attempt,
+                    seed,
+                )
                 new_takes.setdefault(job.line_id, []).append(take.number)
         pending = pending_lines()
         if not pending:
@@ -130,18 +172,24 @@ def render_scene_group(group: list[LineJob], keys: dict, store: TakeStore, backe
 
 
 def _slot_attempts(store: TakeStore, job: LineJob, key: str, slot: int = 0) -> list[Take]:
-    return [t for t in store.takes(job.scene_id, job.line_id, key)
-            if t.slot == slot]
+    return [t for t in store.takes(job.scene_id, job.line_id, key) if t.slot == slot]
 
 
-def _history_fallback(planner: "ScenePlanner", jobs: list[LineJob], backend: Backend,
-                      identity: dict, hasher: ReferenceHasher,
-                      progress: Progress) -> list[LineOutcome]:
+def _history_fallback(
+    planner: ScenePlanner,
+    jobs: list[LineJob],
+    backend: Backend,
+    identity: dict,
+    hasher: ReferenceHasher,
+    progress: Progress,
+) -> list[LineOutcome]:
     settings = dataclasses.replace(planner.settings, mode="history")
     history = ScenePlanner(planner.script, planner.scene, settings, planner.store, planner.notice)
     history._told = planner._told  # warnings already shown stay shown once
     index = {line.id: i for i, line in enumerate(planner.scene.lines)}
-    chain = [LineEntry((0, index[job.line_id]), lambda i=index[job.line_id]: history.job(i))
-             for job in jobs]
+    chain = [
+        LineEntry((0, index[job.line_id]), lambda i=index[job.line_id]: history.job(i))
+        for job in jobs
+    ]
     queue = LineQueue(planner.store, backend, settings, identity, hasher, progress, size=1)
     return queue.run([chain])

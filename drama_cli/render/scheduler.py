@@ -19,7 +19,7 @@ seeds and cache keys are `drama_cli.takes.jobs`; the checks on a take and its st
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 from drama_cli.backends.base import Backend
 from drama_cli.errors import UsageError
@@ -48,14 +48,21 @@ from drama_cli.takes.selection import (
 from drama_cli.takes.store import TakeStore
 
 
-def render_script(script, store: TakeStore, backend: Backend, settings: RenderSettings,
-                  progress: Progress | None = None, project_info: dict | None = None,
-                  notice: Callable[[str], None] = lambda message: None,
-                  mix: MixSettings = MixSettings()) -> RenderReport:
+def render_script(
+    script,
+    store: TakeStore,
+    backend: Backend,
+    settings: RenderSettings,
+    progress: Progress | None = None,
+    project_info: dict | None = None,
+    notice: Callable[[str], None] = lambda message: None,
+    mix: MixSettings = MixSettings(),
+) -> RenderReport:
     """Render the selected scenes and lines of `script` into `store`, then mix each scene.
 
     script: a resolved `Script`. mix: the command's mix flags; what they do not give comes
-    from the project's saved settings (`project_mix`), and the result is saved again. Checks the export encoders before the first backend call
+    from the project's saved settings (`project_mix`), and the result is saved again. Checks the
+    export encoders before the first backend call
     (case A7) and holds the project lock for the whole render. Raises UsageError for unknown
     scene or line ids, RenderError when the project is locked or an encoder is missing;
     backend errors and Ctrl-C propagate after every finished take is stored.
@@ -70,38 +77,60 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
     if settings.mix:
         require_encoders(mix.formats)
     identity = backend.identity()
-    report = RenderReport(identity.get("engine", backend.name), bool(backend.scratch),
-                          str(store.root), kept=tuple(settings.keep))
+    report = RenderReport(
+        identity.get("engine", backend.name),
+        bool(backend.scratch),
+        str(store.root),
+        kept=tuple(settings.keep),
+    )
     hasher = ReferenceHasher()
     mixes: dict[int, SceneOutcome] = {}
     other_takes: dict[tuple[str, str], list[int]] = {}  # takes of lines with no outcome
 
     def scene_done(number: int) -> None:  # every wanted line of scene `number` has its take
         if settings.mix:
-            mixes[number] = mix_scene_from_store(store, script, scenes[number], mix, {
-                "engine": report.engine, "scratch": report.scratch})
+            mixes[number] = mix_scene_from_store(
+                store,
+                script,
+                scenes[number],
+                mix,
+                {"engine": report.engine, "scratch": report.scratch},
+            )
 
     with store.lock():
-        store.write_project({**(project_info or {}), "engine": identity,
-                             "scratch": bool(backend.scratch), "mode": settings.mode,
-                             "sampling": settings.sampling, "seed": settings.seed,
-                             "max_chars": settings.max_chars,
-                             "mix": mix.to_record()})
+        store.write_project(
+            {
+                **(project_info or {}),
+                "engine": identity,
+                "scratch": bool(backend.scratch),
+                "mode": settings.mode,
+                "sampling": settings.sampling,
+                "seed": settings.seed,
+                "max_chars": settings.max_chars,
+                "mix": mix.to_record(),
+            }
+        )
         progress.start(sum(len(wanted_lines(s, settings)) for s in scenes))
         try:
             if settings.mode == "scene":
                 for number, scene in enumerate(scenes):
                     planner = ScenePlanner(script, scene, settings, store, notice)
                     outcomes, unwanted_takes = render_scene_mode(
-                        planner, set(wanted_lines(scene, settings)), backend, identity, hasher,
-                        progress)
+                        planner,
+                        set(wanted_lines(scene, settings)),
+                        backend,
+                        identity,
+                        hasher,
+                        progress,
+                    )
                     report.lines += outcomes
                     other_takes.update(unwanted_takes)
                     scene_done(number)
             else:
                 size = settings.batch or backend.capabilities.batch_streams
-                queue = LineQueue(store, backend, settings, identity, hasher, progress, size,
-                                  scene_done)
+                queue = LineQueue(
+                    store, backend, settings, identity, hasher, progress, size, scene_done
+                )
                 report.lines += queue.run(line_chains(script, scenes, settings, store, notice))
                 for number, scene in enumerate(scenes):
                     if not wanted_lines(scene, settings):  # no line to wait for
@@ -113,8 +142,9 @@ def render_script(script, store: TakeStore, backend: Backend, settings: RenderSe
     return report
 
 
-def line_chains(script, scenes: list, settings: RenderSettings, store: TakeStore,
-                notice: Callable[[str], None]) -> list[list[LineEntry]]:
+def line_chains(
+    script, scenes: list, settings: RenderSettings, store: TakeStore, notice: Callable[[str], None]
+) -> list[list[LineEntry]]:
     """The wanted lines of `scenes` as chains for the work queue (`drama_cli.render.batch`):
     in `history` mode one chain per scene (a line hears the takes selected before it), in
     other modes one chain per line. A line opens as its `--keep` outcome when it is kept, else
@@ -124,16 +154,30 @@ def line_chains(script, scenes: list, settings: RenderSettings, store: TakeStore
         planner = ScenePlanner(script, scene, settings, store, notice)
         wanted = set(wanted_lines(scene, settings))
         moved = MovedTakes(script, store, scene)
-        entries = [LineEntry((number, index), lambda p=planner, s=scene, i=index, line=line:
-                             open_line(p, s, i, line, settings, store, notice, moved))
-                   for index, line in enumerate(scene.lines) if line.id in wanted]
+        entries = [
+            LineEntry(
+                (number, index),
+                lambda p=planner, s=scene, i=index, line=line, m=moved: open_line(
+                    p, s, i, line, settings, store, notice, m
+                ),
+            )
+            for index, line in enumerate(scene.lines)
+            if line.id in wanted
+        ]
         chains += [entries] if settings.mode == "history" else [[e] for e in entries]
     return chains
 
 
-def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSettings,
-              store: TakeStore, notice: Callable[[str], None],
-              moved: MovedTakes | None = None) -> LineJob | LineOutcome:
+def open_line(
+    planner: ScenePlanner,
+    scene,
+    index: int,
+    line,
+    settings: RenderSettings,
+    store: TakeStore,
+    notice: Callable[[str], None],
+    moved: MovedTakes | None = None,
+) -> LineJob | LineOutcome:
     """A line when the work queue reaches it: the outcome of a line kept with `--keep` (when
     it has a usable selected take), else its job, compiled now (`ScenePlanner.job`); a note
     first when its selected take is stale, and when takes for its text lie under an id that
@@ -150,8 +194,10 @@ def open_line(planner: ScenePlanner, scene, index: int, line, settings: RenderSe
             pass
         else:
             if copies:  # none when they were adopted before
-                notice(f"note: line {line.id}: adopted takes {', '.join(map(str, copies))} of {holders[0]}, "
-                       f"made for this text (the ids moved when a line was removed or added)")
+                notice(
+                    f"note: line {line.id}: adopted takes {', '.join(map(str, copies))} of {holders[0]}, "
+                    f"made for this text (the ids moved when a line was removed or added)"
+                )
             return planner.job(index)
     tell_stale(script, store, scene, line, notice)
     if holders:
@@ -178,8 +224,17 @@ def kept_outcome(script, store: TakeStore, scene, line) -> LineOutcome | None:
     message = "kept as asked"
     if is_stale(script, store, scene.id, line, take):
         message += f": {stale_note(take, line)}"
-    return LineOutcome(scene.id, line.id, line.speaker, take_text(take, line), "reused",
-                       take.number, take.duration_s, 0, message)
+    return LineOutcome(
+        scene.id,
+        line.id,
+        line.speaker,
+        take_text(take, line),
+        "reused",
+        take.number,
+        take.duration_s,
+        0,
+        message,
+    )
 
 
 def tell_stale(script, store: TakeStore, scene, line, notice: Callable[[str], None]) -> None:
@@ -187,5 +242,7 @@ def tell_stale(script, store: TakeStore, scene, line, notice: Callable[[str], No
     makes a new take for it (`--keep LINE` would keep it)."""
     take = store.selected_take(scene.id, line.id)
     if take is not None and is_stale(script, store, scene.id, line, take):
-        notice(f"note: line {line.id}: {stale_note(take, line)}; rendering it again "
-               f"(--keep {line.id} keeps it)")
+        notice(
+            f"note: line {line.id}: {stale_note(take, line)}; rendering it again "
+            f"(--keep {line.id} keeps it)"
+        )

@@ -22,9 +22,24 @@ from drama_cli.script.direction import parse_directions
 from drama_cli.script.document import Book, Chapter, Line, Scene, Script, Warning_
 from drama_cli.script.yaml_scenes import read_lines, read_scene
 
-BOOK_TEXT_KEYS = ("title", "subtitle", "author", "narrator", "publisher", "year", "language",
-                  "cover", "copyright")
-BOOK_KEYS = (*BOOK_TEXT_KEYS, "opening_credits", "closing_credits", "chapter_headings", "credit_engine")
+BOOK_TEXT_KEYS = (
+    "title",
+    "subtitle",
+    "author",
+    "narrator",
+    "publisher",
+    "year",
+    "language",
+    "cover",
+    "copyright",
+)
+BOOK_KEYS = (
+    *BOOK_TEXT_KEYS,
+    "opening_credits",
+    "closing_credits",
+    "chapter_headings",
+    "credit_engine",
+)
 # What the Drama 3 licence asks delivered work to show (docs/internals/model-licence.md); also
 # spoken in the generated closing credits with `credit_engine: true`.
 ENGINE_CREDIT = "Built with Fish Audio"
@@ -37,10 +52,18 @@ HEADING_PAUSE_S = 1.5  # silence after a chapter title read aloud, seconds
 # its lines is a warning at the line, for the producer to give it its speaker.
 UNATTRIBUTED = "UNATTRIBUTED"
 # Fountain title-page keys that fill the book block (lower case) -> Book field.
-TITLE_PAGE_FIELDS = {"title": "title", "subtitle": "subtitle", "author": "author",
-                     "authors": "author", "narrator": "narrator", "publisher": "publisher",
-                     "year": "year", "language": "language", "cover": "cover",
-                     "copyright": "copyright"}
+TITLE_PAGE_FIELDS = {
+    "title": "title",
+    "subtitle": "subtitle",
+    "author": "author",
+    "authors": "author",
+    "narrator": "narrator",
+    "publisher": "publisher",
+    "year": "year",
+    "language": "language",
+    "cover": "cover",
+    "copyright": "copyright",
+}
 
 
 def read_book_node(reader, node) -> Book:
@@ -64,7 +87,9 @@ def read_book_node(reader, node) -> Book:
 
 def _read_credits(reader, book: Book, key: str, node) -> None:
     if isinstance(node, SequenceNode):
-        scene = Scene(id=OPENING_ID if key == "opening_credits" else CLOSING_ID, position=reader.at(node))
+        scene = Scene(
+            id=OPENING_ID if key == "opening_credits" else CLOSING_ID, position=reader.at(node)
+        )
         read_lines(reader, node, scene)
         setattr(book, key, "lines")
         setattr(book, key.replace("credits", "lines"), list(scene.elements))
@@ -72,8 +97,11 @@ def _read_credits(reader, book: Book, key: str, node) -> None:
     value = reader.scalar(node, key).strip().lower()
     value = {"off": "none", "false": "none", "no": "none", "auto": "generated"}.get(value, value)
     if value not in CREDIT_CHOICES:
-        raise reader.error(f"{key} must be 'generated', 'none' or a list of lines, got {value!r}", node,
-                           "write the credits as lines ('- NARRATOR: ...') or 'generated'")
+        raise reader.error(
+            f"{key} must be 'generated', 'none' or a list of lines, got {value!r}",
+            node,
+            "write the credits as lines ('- NARRATOR: ...') or 'generated'",
+        )
     setattr(book, key, value)
 
 
@@ -82,8 +110,11 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
     Scenes are numbered on from `first_number` (default ids `scene-N`). Raises ScriptError at
     the node for a chapter that is not a mapping with a title and scenes."""
     if not isinstance(node, SequenceNode):
-        raise reader.error("'chapters' must be a list of chapters", node,
-                           "start each chapter with '- title: ...' and give it 'scenes:'")
+        raise reader.error(
+            "'chapters' must be a list of chapters",
+            node,
+            "start each chapter with '- title: ...' and give it 'scenes:'",
+        )
     scenes: list[Scene] = []
     for entry, chapter_node in enumerate(node.value, start=1):
         fields = reader.mapping(chapter_node, CHAPTER_KEYS, "a chapter")
@@ -94,11 +125,17 @@ def read_chapters_node(reader, node, first_number: int = 1) -> list[Scene]:
             raise reader.error("the chapter title is empty", fields["title"][1])
         if "scenes" not in fields or not isinstance(fields["scenes"][1], SequenceNode):
             where = fields["scenes"][1] if "scenes" in fields else chapter_node
-            raise reader.error(f"chapter {title!r} needs a list of scenes", where,
-                               "give it 'scenes:' with '- id: ...' items")
+            raise reader.error(
+                f"chapter {title!r} needs a list of scenes",
+                where,
+                "give it 'scenes:' with '- id: ...' items",
+            )
         if not fields["scenes"][1].value:
-            raise reader.error(f"chapter {title!r} has no scenes", fields["scenes"][1],
-                               "give it at least one scene ('- lines: ...'), or remove the chapter")
+            raise reader.error(
+                f"chapter {title!r} has no scenes",
+                fields["scenes"][1],
+                "give it at least one scene ('- lines: ...'), or remove the chapter",
+            )
         for scene_node in fields["scenes"][1].value:
             with reader.problems.collect():
                 scene = read_scene(reader, scene_node, first_number + len(scenes))
@@ -187,11 +224,15 @@ def finish_book(script: Script) -> Script:
         chapters.append(Chapter(0, OPENING_TITLE, [OPENING_ID], "opening"))
     first = len(chapters)  # chapters count from 1, after the opening credits (0)
     for index, (title, scenes) in enumerate(groups, start=1):
-        chapters.append(Chapter(first + index - (1 if first else 0), title,
-                                [scene.id for scene in scenes]))
+        chapters.append(
+            Chapter(first + index - (1 if first else 0), title, [scene.id for scene in scenes])
+        )
     if book is not None and script.scenes and script.scenes[-1].id == CLOSING_ID:
-        chapters.append(Chapter(chapters[-1].number + 1 if chapters else 1, CLOSING_TITLE,
-                                [CLOSING_ID], "closing"))
+        chapters.append(
+            Chapter(
+                chapters[-1].number + 1 if chapters else 1, CLOSING_TITLE, [CLOSING_ID], "closing"
+            )
+        )
     script.chapters = chapters
     script.warnings += unattributed_warnings(script)
     return script
@@ -199,14 +240,21 @@ def finish_book(script: Script) -> Script:
 
 def unattributed_warnings(script: Script) -> list[Warning_]:
     """One warning per line spoken by UNATTRIBUTED, at the line, quoting its text."""
-    return [Warning_(f"line {line.id} has no speaker yet ({UNATTRIBUTED}): {_excerpt(line.text)}; "
-                     "give it its speaker", line.position)
-            for scene in script.scenes for line in scene.lines if line.speaker == UNATTRIBUTED]
+    return [
+        Warning_(
+            f"line {line.id} has no speaker yet ({UNATTRIBUTED}): {_excerpt(line.text)}; "
+            "give it its speaker",
+            line.position,
+        )
+        for scene in script.scenes
+        for line in scene.lines
+        if line.speaker == UNATTRIBUTED
+    ]
 
 
 def _excerpt(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
-    return f'"{text}"' if len(text) <= limit else f'"{text[:limit - 1]}…"'
+    return f'"{text}"' if len(text) <= limit else f'"{text[: limit - 1]}…"'
 
 
 def _fountain_chapters(script: Script) -> None:
@@ -239,8 +287,11 @@ def _chapter_groups(scenes: list[Scene]) -> list[tuple[str, list[Scene]]]:
     groups: dict[tuple, list[Scene]] = {}
     order: list[tuple[str, list[Scene]]] = []
     for scene in scenes:
-        key = ("entry", scene.chapter_entry) if scene.chapter_entry is not None \
+        key = (
+            ("entry", scene.chapter_entry)
+            if scene.chapter_entry is not None
             else ("title", scene.chapter)
+        )
         if scene.chapter is None:
             order.append((scene.title or scene.id, [scene]))
         elif key in groups:
@@ -255,16 +306,18 @@ def _narrator(script: Script, what: str) -> str:
     if script.narrator:
         return script.narrator
     where = script.book.position if script.book else SourcePosition(script.source, 1, 1)
-    raise ScriptError(f"{what} is spoken by the narrator, but the script names none", where,
-                      "add 'narrator: NAME' (a cast member), or turn it off in the book block "
-                      "(opening_credits: none, closing_credits: none, chapter_headings: false)")
+    raise ScriptError(
+        f"{what} is spoken by the narrator, but the script names none",
+        where,
+        "add 'narrator: NAME' (a cast member), or turn it off in the book block "
+        "(opening_credits: none, closing_credits: none, chapter_headings: false)",
+    )
 
 
 def _generated_line(script: Script, line_id: str, text: str, what: str) -> Line:
     speaker = _narrator(script, what)
     where = script.book.position if script.book else SourcePosition(script.source, 1, 1)
-    line = Line(id=line_id, speaker=speaker, text=text, cue=speaker, position=where,
-                generated=True)
+    line = Line(id=line_id, speaker=speaker, text=text, cue=speaker, position=where, generated=True)
     line.spans = parse_directions(text, where)
     return line
 
@@ -283,8 +336,11 @@ def _credits_scene(script: Script, book: Book, which: str) -> Scene | None:
         return None
     scene_id = OPENING_ID if which == "opening" else CLOSING_ID
     if any(scene.id == scene_id for scene in script.scenes):
-        raise ScriptError(f"scene id {scene_id!r} is kept for the book's credits",
-                          script.scene(scene_id).position, "give the scene another id")
+        raise ScriptError(
+            f"scene id {scene_id!r} is kept for the book's credits",
+            script.scene(scene_id).position,
+            "give the scene another id",
+        )
     title = OPENING_TITLE if which == "opening" else CLOSING_TITLE
     scene = Scene(id=scene_id, title=title, position=book.position)
     if mode == "lines":
@@ -292,8 +348,11 @@ def _credits_scene(script: Script, book: Book, which: str) -> Scene | None:
         scene.lines = [entry for entry in scene.elements if isinstance(entry, Line)]
         return scene
     fallback = script.title
-    texts = [opening_credit_text(book, fallback)] if which == "opening" \
+    texts = (
+        [opening_credit_text(book, fallback)]
+        if which == "opening"
         else closing_credit_texts(book, fallback)
+    )
     for number, text in enumerate(texts, start=1):
         line = _generated_line(script, f"{scene_id}-{number}", text, f"the {title.lower()}")
         _check_free_line_id(script, line.id)
@@ -306,5 +365,8 @@ def _check_free_line_id(script: Script, line_id: str) -> None:
     for scene in script.scenes:
         for line in scene.lines:
             if line.id == line_id and not line.generated:
-                raise ScriptError(f"line id {line_id!r} is kept for the book's generated lines",
-                                  line.position, "give the line another id")
+                raise ScriptError(
+                    f"line id {line_id!r} is kept for the book's generated lines",
+                    line.position,
+                    "give the line another id",
+                )

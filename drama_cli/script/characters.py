@@ -25,8 +25,11 @@ def character_error(character: str, where: SourcePosition) -> ScriptError:
     """The located error for one refused character (`control character U+0007 in the script`)."""
     code = ord(character)
     if 0xD800 <= code <= 0xDFFF:
-        return ScriptError(f"invalid character U+{code:04X} (a lone surrogate) in the script", where,
-                           "remove it: a surrogate is half of a character and cannot be written as text")
+        return ScriptError(
+            f"invalid character U+{code:04X} (a lone surrogate) in the script",
+            where,
+            "remove it: a surrogate is half of a character and cannot be written as text",
+        )
     return ScriptError(f"control character U+{code:04X} in the script", where, HINT)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,43 +36,85 @@ class CheckReport:
     def to_json(self) -> dict:
         """The report as plain JSON data (the `--json` output)."""
         script = self.script
-        return {
-            "ok": not self.errors,
-            "exit_code": 2 if self.errors else 0,
-            "source": script.source,
-            "format": script.format,
-            "title": script.title,
-            "narrator": script.narrator,
-            "cast": [{"name": m.name, "speaker_index": m.speaker_index, "aliases": m.aliases,
-                      "references": [{"path": c.path, "transcript": c.transcript} for c in m.references],
-                      **(m.voice_record() or {})}
-                     for m in script.cast.values()],
-            "scenes": [{"id": s.id, "title": s.title, "lines": len(s.lines),
-                        "line_ids": [line.id for line in s.lines], "chapter": s.chapter,
+        return (
+            {
+                "ok": not self.errors,
+                "exit_code": 2 if self.errors else 0,
+                "source": script.source,
+                "format": script.format,
+                "title": script.title,
+                "narrator": script.narrator,
+                "cast": [
+                    {
+                        "name": m.name,
+                        "speaker_index": m.speaker_index,
+                        "aliases": m.aliases,
+                        "references": [
+                            {"path": c.path, "transcript": c.transcript} for c in m.references
+                        ],
+                        **(m.voice_record() or {}),
+                    }
+                    for m in script.cast.values()
+                ],
+                "scenes": [
+                    {
+                        "id": s.id,
+                        "title": s.title,
+                        "lines": len(s.lines),
+                        "line_ids": [line.id for line in s.lines],
+                        "chapter": s.chapter,
                         "generated_lines": [line.id for line in s.lines if line.generated],
-                        "sounds": [{"name": sound.name, "path": sound.path, "kind": sound.kind}
-                                   for sound in s.sounds]}
-                       for s in script.scenes],
-            "chapters": [{"number": c.number, "title": c.title, "kind": c.kind, "scenes": c.scenes}
-                         for c in script.chapters],
-            "warnings": [_warning_json(w) for w in self.warnings],
-        } | ({"unknown_words": [w.to_json() for w in self.unknown_words]}
-             if self.unknown_words is not None else {}) \
-            | ({"numbers": [row.to_json() for row in self.numbers]} if self.numbers is not None else {})
+                        "sounds": [
+                            {"name": sound.name, "path": sound.path, "kind": sound.kind}
+                            for sound in s.sounds
+                        ],
+                    }
+                    for s in script.scenes
+                ],
+                "chapters": [
+                    {"number": c.number, "title": c.title, "kind": c.kind, "scenes": c.scenes}
+                    for c in script.chapters
+                ],
+                "warnings": [_warning_json(w) for w in self.warnings],
+            }
+            | (
+                {"unknown_words": [w.to_json() for w in self.unknown_words]}
+                if self.unknown_words is not None
+                else {}
+            )
+            | (
+                {"numbers": [row.to_json() for row in self.numbers]}
+                if self.numbers is not None
+                else {}
+            )
+        )
 
 
 def _warning_json(warning: Warning_) -> dict:
     """A warning as JSON data: message, file, line and column like an error (None when it has no
     place), and `position` as `file:line:col` text."""
     where = warning.position
-    return {"message": warning.message, "file": where.file if where else None,
-            "line": where.line if where else None, "column": where.column if where else None,
-            "position": str(where) if where else None}
+    return {
+        "message": warning.message,
+        "file": where.file if where else None,
+        "line": where.line if where else None,
+        "column": where.column if where else None,
+        "position": str(where) if where else None,
+    }
 
 
-def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = False,
-                 words: bool = False, pieces=None, expressions=None, numbers: bool = False,
-                 clones: bool = True, strict_consent: bool = False, sent=None) -> CheckReport:
+def check_script(
+    path: str,
+    cast: str | Path | None = None,
+    strict_tags: bool = False,
+    words: bool = False,
+    pieces=None,
+    expressions=None,
+    numbers: bool = False,
+    clones: bool = True,
+    strict_consent: bool = False,
+    sent=None,
+) -> CheckReport:
     """Load and validate a script. Raises ScriptError for a script that cannot be read (ScriptErrors,
     see `problems`, when several lines are wrong); reference clips that are missing, directories,
     unreadable, empty, hold non-finite samples or are longer than 60 s, and room-tone clips with
@@ -107,17 +148,27 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
             report.warnings.append(Warning_(f"{member.name} has no reference clip", where))
         for clip in member.references:
             position = clip.position or where
-            _check_clip(report, Path(script.base_dir, clip.path), f"reference clip {clip.path!r} of {member.name}",
-                        position, MAX_REFERENCE_S, min_s=MIN_REFERENCE_S)
+            _check_clip(
+                report,
+                Path(script.base_dir, clip.path),
+                f"reference clip {clip.path!r} of {member.name}",
+                position,
+                MAX_REFERENCE_S,
+                min_s=MIN_REFERENCE_S,
+            )
             if not clip.transcript:
-                report.warnings.append(Warning_(f"reference {clip.path} of {member.name} has no transcript", position))
+                report.warnings.append(
+                    Warning_(f"reference {clip.path} of {member.name} has no transcript", position)
+                )
     _check_room_tones(report, script, script.scenes)
     _check_sounds(report, script)
     report.warnings += lexicon_warnings(script)
     used = {name for line in script.lines() for name in line.speakers()}
     for name in script.cast:
         if name not in used:
-            report.warnings.append(Warning_(f"cast member {name} has no lines", script.cast[name].position))
+            report.warnings.append(
+                Warning_(f"cast member {name} has no lines", script.cast[name].position)
+            )
     if clones:
         _check_consent(report, used, strict_consent)
     if script.book is not None:
@@ -126,8 +177,14 @@ def check_script(path: str, cast: str | Path | None = None, strict_tags: bool = 
     if strict_tags:
         report.warnings += _unknown_tag_warnings(script)
     # in source order: the script's own file first, then the cast file and others
-    report.errors.sort(key=lambda err: (err.position.file != script.source, err.position.file,
-                                        err.position.line, err.position.column))
+    report.errors.sort(
+        key=lambda err: (
+            err.position.file != script.source,
+            err.position.file,
+            err.position.line,
+            err.position.column,
+        )
+    )
     return report
 
 
@@ -147,8 +204,14 @@ def _check_room_tones(report: CheckReport, script, scenes) -> None:
     """The room-tone clip of the script's top level and of each of `scenes`, where one is given."""
     for mix in [script.mix] + [scene.mix for scene in scenes]:
         if mix is not None and mix.room_tone not in (None, "noise"):
-            _check_clip(report, Path(script.base_dir, mix.room_tone), f"room tone {mix.room_tone!r}",
-                        mix.room_tone_position, None, silence_refused=True)
+            _check_clip(
+                report,
+                Path(script.base_dir, mix.room_tone),
+                f"room tone {mix.room_tone!r}",
+                mix.room_tone_position,
+                None,
+                silence_refused=True,
+            )
 
 
 def _check_sounds(report: CheckReport, script, scenes=None) -> None:
@@ -156,18 +219,31 @@ def _check_sounds(report: CheckReport, script, scenes=None) -> None:
     `sounds:` table entry no cue uses, as a sound played once), a table entry once however
     many cues use it."""
     checked = set()
-    sounds = [(s.path, s.loop, s.file_position or s.position)
-              for scene in (script.scenes if scenes is None else scenes) for s in scene.sounds]
+    sounds = [
+        (s.path, s.loop, s.file_position or s.position)
+        for scene in (script.scenes if scenes is None else scenes)
+        for s in scene.sounds
+    ]
     used = {str(where) for _, _, where in sounds}
-    sounds += [(entry[0], False, entry[2]) for entry in script.sounds.values()
-               if scenes is None and entry is not None and str(entry[2]) not in used]
+    sounds += [
+        (entry[0], False, entry[2])
+        for entry in script.sounds.values()
+        if scenes is None and entry is not None and str(entry[2]) not in used
+    ]
     for path, loop, where in sounds:
         if (path, loop, str(where)) in checked:
             continue
         checked.add((path, loop, str(where)))
         file = Path(script.base_dir, path)
-        _check_clip(report, file, f"sound {path!r}", where, None, inspect_sound(file, loop),
-                    relative_to="the cast file" if where and where.file != script.source else "the script")
+        _check_clip(
+            report,
+            file,
+            f"sound {path!r}",
+            where,
+            None,
+            inspect_sound(file, loop),
+            relative_to="the cast file" if where and where.file != script.source else "the script",
+        )
 
 
 _SPACED_TAG = re.compile(rf"<(/?)(?:({TAG_NAME})\s+|(?<=/)\s+({TAG_NAME})\s*)>")  # not `a < b > c`
@@ -181,9 +257,13 @@ def _spaced_tag_warnings(script) -> list[Warning_]:
         for span in line.spans:
             for match in _SPACED_TAG.finditer(span.text) if span.kind == "text" else ():
                 tag = f"<{match.group(1)}{match.group(2) or match.group(3)}>"
-                warnings.append(Warning_(
-                    f"line {line.id}: {match.group()!r} has a space inside, so it is sent as text, not as a "
-                    f"tag (write {tag})", source_position(rows, line, match.group(), span.column + match.start())))
+                warnings.append(
+                    Warning_(
+                        f"line {line.id}: {match.group()!r} has a space inside, so it is sent as text, not as a "
+                        f"tag (write {tag})",
+                        source_position(rows, line, match.group(), span.column + match.start()),
+                    )
+                )
     return warnings
 
 
@@ -192,12 +272,19 @@ def _unknown_tag_warnings(script) -> list[Warning_]:
     rows, warnings = source_rows(script), []
     for line in script.lines():
         for span, why in unknown_tags(line.spans):
-            warnings.append(Warning_(f"line {line.id}: tag {span.text} {why} (kept as written)",
-                                     source_position(rows, line, span.text, span.column)))
+            warnings.append(
+                Warning_(
+                    f"line {line.id}: tag {span.text} {why} (kept as written)",
+                    source_position(rows, line, span.text, span.column),
+                )
+            )
     return warnings
 
 
-CONSENT_HINT = "add 'consent: {by: NAME, on: YYYY-MM-DD}' or 'voice_source: own|licensed|synthetic|public-domain-recording'"
+CONSENT_HINT = (
+    "add 'consent: {by: NAME, on: YYYY-MM-DD}' or "
+    "'voice_source: own|licensed|synthetic|public-domain-recording'"
+)
 
 
 def _check_consent(report: CheckReport, used: set[str], strict: bool) -> None:
@@ -232,7 +319,9 @@ def with_check_count(err: ScriptError, path: str, cast: str | Path | None = None
     if more < 1:
         return first
     hint = f"and {more} more problem{'s' if more != 1 else ''}: `drama check` lists them all"
-    return ScriptError(first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint)
+    return ScriptError(
+        first.message, first.position, f"{first.hint}; {hint}" if first.hint else hint
+    )
 
 
 ACX_LONGEST_PAUSE_S = 5.0  # longer silences inside a chapter pull its RMS under ACX's -23 dB
@@ -240,16 +329,30 @@ ACX_LONGEST_PAUSE_S = 5.0  # longer silences inside a chapter pull its RMS under
 
 def _long_pauses(script) -> list[Warning_]:
     """A warning at each line of a book whose `pause_after` is longer than ACX_LONGEST_PAUSE_S."""
-    return [Warning_(f"line {line.id}: pause_after {line.pause_after_s:g} s is a long silence for an "
-                     f"audiobook: ACX measures a chapter's RMS over its silences too, and a pause over "
-                     f"{ACX_LONGEST_PAUSE_S:g} s can pull it under -23 dB (drama book then fails the "
-                     "RMS rule)", line.position)
-            for line in script.lines() if (line.pause_after_s or 0.0) > ACX_LONGEST_PAUSE_S]
+    return [
+        Warning_(
+            f"line {line.id}: pause_after {line.pause_after_s:g} s is a long silence for an "
+            f"audiobook: ACX measures a chapter's RMS over its silences too, and a pause over "
+            f"{ACX_LONGEST_PAUSE_S:g} s can pull it under -23 dB (drama book then fails the "
+            "RMS rule)",
+            line.position,
+        )
+        for line in script.lines()
+        if (line.pause_after_s or 0.0) > ACX_LONGEST_PAUSE_S
+    ]
 
 
-def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: float | None,
-                verdict=None, min_s: float = 0.0, silence_refused: bool = False,
-                relative_to: str = "the script") -> None:
+def _check_clip(
+    report: CheckReport,
+    full: Path,
+    what: str,
+    position,
+    max_s: float | None,
+    verdict=None,
+    min_s: float = 0.0,
+    silence_refused: bool = False,
+    relative_to: str = "the script",
+) -> None:
     """Add the clip's error (located at `position`) or warning to `report`; `verdict`: the
     clip's `ClipVerdict` when already made (else `inspect_clip(full, max_s, min_s=min_s)`); with
     `silence_refused` (room tone: the mixer cannot set the level of silence) a silent clip is
@@ -259,12 +362,19 @@ def _check_clip(report: CheckReport, full: Path, what: str, position, max_s: flo
     if silence_refused and verdict.warning:
         verdict.error, verdict.warning = verdict.warning, None
     if verdict.error:
-        hint = f"record it or fix the path (relative to {relative_to})" if verdict.error == "does not exist" else \
-            "give a longer recording (a few seconds of clear speech)" if "needs at least" in verdict.error else \
-            "trim it to a shorter excerpt" if verdict.error.endswith(" s") else \
-            "export it again as a WAV or FLAC that holds the recording" if "samples" in verdict.error else \
-            "export it again as a WAV or FLAC at a usual rate (44,100 or 48,000 Hz)" if "real rate" in verdict.error \
+        hint = (
+            f"record it or fix the path (relative to {relative_to})"
+            if verdict.error == "does not exist"
+            else "give a longer recording (a few seconds of clear speech)"
+            if "needs at least" in verdict.error
+            else "trim it to a shorter excerpt"
+            if verdict.error.endswith(" s")
+            else "export it again as a WAV or FLAC that holds the recording"
+            if "samples" in verdict.error
+            else "export it again as a WAV or FLAC at a usual rate (44,100 or 48,000 Hz)"
+            if "real rate" in verdict.error
             else None
+        )
         report.errors.append(ScriptError(f"{what} {verdict.error}", position, hint))
     elif verdict.warning:
         report.warnings.append(Warning_(f"{what} {verdict.warning}", position))

@@ -13,7 +13,9 @@ SOUND_RATES = (8_000, 192_000)  # sample rates a sound may have (resampled to 44
 MIN_LOOP_S = 0.05  # a shorter loop is a buzz, not a bed
 MIN_REFERENCE_S = HOP_SAMPLES / SAMPLE_RATE  # one codec frame: a shorter clip encodes to no codes
 REAL_RATES = (1_000, 768_000)  # every sample rate audio is recorded at; a header outside is broken
-SILENT_PEAK = 2.0 ** -15  # one 16-bit step: a clip no louder is silence (anti-phase stereo leaves one)
+SILENT_PEAK = (
+    2.0**-15
+)  # one 16-bit step: a clip no louder is silence (anti-phase stereo leaves one)
 
 
 @dataclass
@@ -31,8 +33,12 @@ class ClipVerdict:
     sample_rate: int | None = None
 
 
-def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silence: bool = True,
-                 min_s: float = 0.0) -> ClipVerdict:
+def inspect_clip(
+    path: str | Path,
+    max_s: float | None = MAX_REFERENCE_S,
+    silence: bool = True,
+    min_s: float = 0.0,
+) -> ClipVerdict:
     """Look at the audio file `path`: exists, is a file, is readable audio (soundfile), holds at
     least one sample, every sample finite (no NaN or infinity), is at most `max_s` seconds long
     (None: any length) and at least `min_s` (MIN_REFERENCE_S for a reference clip), and (with
@@ -51,8 +57,10 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     info = soundfile.info(str(path))
     duration_s = info.frames / info.samplerate
     if max_s is not None and duration_s > max_s:
-        return ClipVerdict(error=f"is {duration_s:.1f} s long; the engine takes at most {max_s:g} s",
-                           duration_s=duration_s)
+        return ClipVerdict(
+            error=f"is {duration_s:.1f} s long; the engine takes at most {max_s:g} s",
+            duration_s=duration_s,
+        )
     scan = _scan_samples(path)
     if scan is None:
         return ClipVerdict(error="is not readable audio")
@@ -60,15 +68,24 @@ def inspect_clip(path: str | Path, max_s: float | None = MAX_REFERENCE_S, silenc
     if not samples:
         return ClipVerdict(error="holds no audio samples", duration_s=duration_s)
     if not finite:
-        return ClipVerdict(error="holds non-finite samples (NaN or infinity)", duration_s=duration_s)
+        return ClipVerdict(
+            error="holds non-finite samples (NaN or infinity)", duration_s=duration_s
+        )
     if duration_s < min_s:
-        return ClipVerdict(error=f"is {duration_s:.3f} s long; the engine needs at least {min_s:.3f} s "
-                                 f"(one codec frame)", duration_s=duration_s)
+        return ClipVerdict(
+            error=f"is {duration_s:.3f} s long; the engine needs at least {min_s:.3f} s "
+            f"(one codec frame)",
+            duration_s=duration_s,
+        )
     if silence and silent:
-        why = "no sample louder than one 16-bit step" if info.channels == 1 else \
-            "its channels cancel once mixed to mono, as the engine and the mixer hear it"
-        return ClipVerdict(warning=f"is silent ({why})", duration_s=duration_s,
-                           sample_rate=info.samplerate)
+        why = (
+            "no sample louder than one 16-bit step"
+            if info.channels == 1
+            else "its channels cancel once mixed to mono, as the engine and the mixer hear it"
+        )
+        return ClipVerdict(
+            warning=f"is silent ({why})", duration_s=duration_s, sample_rate=info.samplerate
+        )
     return ClipVerdict(duration_s=duration_s, sample_rate=info.samplerate)
 
 
@@ -108,8 +125,10 @@ def inspect_sound(path: str | Path, loop: bool) -> ClipVerdict:
     if not low <= verdict.sample_rate <= high:
         verdict.error = f"has a sample rate of {verdict.sample_rate} Hz; use {low}..{high} Hz"
     elif loop and verdict.duration_s < MIN_LOOP_S:
-        verdict.error = f"is {verdict.duration_s * 1000:.0f} ms long, too short to loop " \
-                        f"(at least {MIN_LOOP_S * 1000:.0f} ms)"
+        verdict.error = (
+            f"is {verdict.duration_s * 1000:.0f} ms long, too short to loop "
+            f"(at least {MIN_LOOP_S * 1000:.0f} ms)"
+        )
     return verdict
 
 
@@ -142,7 +161,9 @@ def _read_samples(path: Path) -> tuple[int, bool, bool] | None:
         for block in soundfile.blocks(str(path), blocksize=65536, dtype="float32", always_2d=True):
             frames += block.shape[0]
             finite = finite and bool(np.isfinite(block).all())
-            silent = silent and not np.any(np.abs(block.mean(axis=1)) > SILENT_PEAK)  # as mixed to mono
+            silent = silent and not np.any(
+                np.abs(block.mean(axis=1)) > SILENT_PEAK
+            )  # as mixed to mono
     except (RuntimeError, OSError, ValueError):
         return None
     return frames, finite, silent

@@ -43,7 +43,14 @@ _MODEL_TOKEN = re.compile(r"<\|[^<>\n]{0,40}?\|>")
 _PSEUDO_SPEAKER = re.compile(r"<\s*/?\s*speaker\s*[:=_ ]?\s*\d*\s*/?\s*>", re.IGNORECASE)
 _SCOPED = re.compile(SCOPED_TAG_PARTS)  # the documented syntax only: `a < b > c` is text
 _MARKUP_START = re.compile(r"[\[{<]")
-_STRUCTURAL = ("<|im_start|>", "<|im_end|>", "<|voice|>", "<|text|>", "<|interleave|>", "<|semantic:")
+_STRUCTURAL = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|voice|>",
+    "<|text|>",
+    "<|interleave|>",
+    "<|semantic:",
+)
 
 SWITCH_HINT = "write {NAME} to switch the voice mid-line"
 SOUND_CUE_PREFIX = r"SFX|SOUND|MUSIC"  # a sound cue's kinds, inside a line and on a Fountain row
@@ -58,21 +65,30 @@ CUE_HINT = "write {sfx: NAME} with NAME from the sounds: table"
 # * paired: one of the scoped tags Fish documents for Drama 3, a closed list;
 # * language: a scoped language tag (`<french>…</french>`), documented as experimental.
 _TAG_ROWS = (
-    ("known event", """
+    (
+        "known event",
+        """
         laughs laugh laughing chuckles chuckle giggles sighs sigh gasps gasp breath breathes
         inhale exhale coughs cough clears-throat sniffs sobs crying cries screams pause
-        short-pause long-pause groans moans yawns"""),
-    ("known", """
+        short-pause long-pause groans moans yawns""",
+    ),
+    (
+        "known",
+        """
         shouting shouts yelling whispers whispering softly loud angry sad happy excited surprised
         scared nervous calm serious sarcastic break long-break hesitation hesitant tired sleepy
-        gentle warm cold icy tense panicked relieved singing humming murmurs mumbles"""),
+        gentle warm cold icy tense panicked relieved singing humming murmurs mumbles""",
+    ),
     ("known paired", "whisper soft emphasis"),
     ("paired", "fast slow stress forceful"),
     ("known language", "french german spanish italian japanese chinese english"),
-    ("event", """
+    (
+        "event",
+        """
         giggle clears-his-throat clears-her-throat sniff sob sneezes sneeze yawn groan moan
         inhales exhales breathing hiccups gulps gulp scoffs scoff snorts snort scream whistles
-        whistle hums grunts grunt swallows sniffles long-exhale deep-breath sharp-inhale beat"""),
+        whistle hums grunts grunt swallows sniffles long-exhale deep-breath sharp-inhale beat""",
+    ),
 )
 
 
@@ -136,27 +152,57 @@ def model_token_errors(text: str, where: SourcePosition | None = None) -> list[S
     masked = text
     for match in _MODEL_TOKEN.finditer(text):
         kind = "structural model token" if match.group().startswith(_STRUCTURAL) else "model token"
-        found.append((match.start(), ScriptError(f"{kind} {match.group()!r} is not allowed in script text",
-                                                 _at(where, text, match.start()),
-                                                 SWITCH_HINT if "speaker" in match.group() else "remove it")))
-        masked = masked[:match.start()] + " " * len(match.group()) + masked[match.end():]
+        found.append(
+            (
+                match.start(),
+                ScriptError(
+                    f"{kind} {match.group()!r} is not allowed in script text",
+                    _at(where, text, match.start()),
+                    SWITCH_HINT if "speaker" in match.group() else "remove it",
+                ),
+            )
+        )
+        masked = masked[: match.start()] + " " * len(match.group()) + masked[match.end() :]
     for prefix in _STRUCTURAL:
         for index in _find_all(masked, prefix):
-            found.append((index, ScriptError(f"structural model token {prefix!r} is not allowed in script text",
-                                             _at(where, text, index))))
-            masked = masked[:index] + " " * len(prefix) + masked[index + len(prefix):]
+            found.append(
+                (
+                    index,
+                    ScriptError(
+                        f"structural model token {prefix!r} is not allowed in script text",
+                        _at(where, text, index),
+                    ),
+                )
+            )
+            masked = masked[:index] + " " * len(prefix) + masked[index + len(prefix) :]
     for index in _find_all(masked, "<|"):
-        found.append((index, ScriptError("'<|' starts a model token and is not allowed in script text",
-                                         _at(where, text, index), "write it as '< |' if you mean the characters")))
+        found.append(
+            (
+                index,
+                ScriptError(
+                    "'<|' starts a model token and is not allowed in script text",
+                    _at(where, text, index),
+                    "write it as '< |' if you mean the characters",
+                ),
+            )
+        )
     for match in _PSEUDO_SPEAKER.finditer(masked):
-        found.append((match.start(), ScriptError(f"{match.group()!r} is not a speaker switch",
-                                                 _at(where, text, match.start()),
-                                                 SWITCH_HINT + ", or remove the angle brackets")))
+        found.append(
+            (
+                match.start(),
+                ScriptError(
+                    f"{match.group()!r} is not a speaker switch",
+                    _at(where, text, match.start()),
+                    SWITCH_HINT + ", or remove the angle brackets",
+                ),
+            )
+        )
     return [err for _, err in sorted(found, key=lambda item: item[0])]
 
 
-def _cleaned_token_errors(spans: list[Span], text: str, where: SourcePosition | None,
-                          found: list[ScriptError]) -> list[ScriptError]:
+def _cleaned_token_errors(
+    spans: list[Span], text: str, where: SourcePosition | None, found: list[ScriptError]
+) -> list[ScriptError]:
     """The model tokens the markup clean-up would make in `text`'s words (`<*|speaker:1|>`
     sends `<|speaker:1|>`), located at their `<` in `text` (the clean-up removes no `<`);
     tokens already in `found` are not repeated."""
@@ -168,9 +214,11 @@ def _cleaned_token_errors(spans: list[Span], text: str, where: SourcePosition | 
         openings = [span.column + i for i in _find_all(span.text, "<")]
         cleaned = clean_markup(span.text)
         for err in model_token_errors(cleaned, SourcePosition("", 1, 1)):
-            at = _at(where, text, openings[cleaned[:err.position.column - 1].count("<")])
+            at = _at(where, text, openings[cleaned[: err.position.column - 1].count("<")])
             if (at.line, at.column) not in reported:
-                errors.append(ScriptError(f"{err.message} once its markdown is removed", at, err.hint))
+                errors.append(
+                    ScriptError(f"{err.message} once its markdown is removed", at, err.hint)
+                )
     return errors
 
 
@@ -179,10 +227,14 @@ def sent_text_errors(text: str, where: SourcePosition | None = None) -> list[Scr
     itself (speaker tags `<|speaker:N|>` and lexicon pronunciations between the phoneme tokens),
     as ScriptErrors located at `where` (the place the text came from)."""
     mine = re.sub(PHONEME_PAIR, " ", SPEAKER_TAG.sub(" ", text))
-    return [ScriptError(err.message.replace("in script text", "in the text sent for this line"),
-                        where or err.position,
-                        "the lexicon, the number rules or the markup clean-up made it: change the words around it")
-            for err in model_token_errors(mine)]
+    return [
+        ScriptError(
+            err.message.replace("in script text", "in the text sent for this line"),
+            where or err.position,
+            "the lexicon, the number rules or the markup clean-up made it: change the words around it",
+        )
+        for err in model_token_errors(mine)
+    ]
 
 
 def _find_all(text: str, part: str) -> list[int]:
@@ -236,14 +288,20 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
         if char == "[":
             end = _closing(text, i, "[", "]", where, "bracket direction")
             flush(i)
-            content = text[i + 1:end].strip()
+            content = text[i + 1 : end].strip()
             if not content:
-                raise ScriptError("empty bracket direction '[]'", _at(where, text, i),
-                                  "write the direction inside the brackets or remove them")
+                raise ScriptError(
+                    "empty bracket direction '[]'",
+                    _at(where, text, i),
+                    "write the direction inside the brackets or remove them",
+                )
             leading = not any(s.kind in ("text", "switch") and s.text.strip() for s in spans)
-            kind = "style" if leading and not any(s.kind == "style" for s in spans) \
-                and not is_event(content) else "tag"
-            spans.append(Span(kind, text[i:end + 1], " ".join(content.split()), i))
+            kind = (
+                "style"
+                if leading and not any(s.kind == "style" for s in spans) and not is_event(content)
+                else "tag"
+            )
+            spans.append(Span(kind, text[i : end + 1], " ".join(content.split()), i))
             i = buffer_start = end + 1
             continue
         if char == "{":
@@ -254,13 +312,24 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
                 spans.append(_sound_cue(cue, text, i, end, where))
                 i = buffer_start = end + 1
                 continue
-            name = " ".join(text[i + 1:end].split())
+            name = " ".join(text[i + 1 : end].split())
             if not name:
                 raise ScriptError("empty speaker switch '{}'", _at(where, text, i), SWITCH_HINT)
             if open_tags:
-                raise ScriptError(f"speaker switch {{{name}}} inside <{open_tags[-1].value}>",
-                                  _at(where, text, i), f"close </{open_tags[-1].value}> before the switch")
-            spans.append(Span("switch", text[i:end + 1], name, i, position=_at(where, text, i) if where else None))
+                raise ScriptError(
+                    f"speaker switch {{{name}}} inside <{open_tags[-1].value}>",
+                    _at(where, text, i),
+                    f"close </{open_tags[-1].value}> before the switch",
+                )
+            spans.append(
+                Span(
+                    "switch",
+                    text[i : end + 1],
+                    name,
+                    i,
+                    position=_at(where, text, i) if where else None,
+                )
+            )
             i = buffer_start = end + 1
             continue
         if char == "<":
@@ -281,8 +350,11 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
     flush(len(text))
     if open_tags:
         tag = open_tags[-1]
-        raise ScriptError(f"unclosed scoped tag <{tag.value}>", _at(where, text, tag.column),
-                          f"add </{tag.value}> where the manner ends")
+        raise ScriptError(
+            f"unclosed scoped tag <{tag.value}>",
+            _at(where, text, tag.column),
+            f"add </{tag.value}> where the manner ends",
+        )
     _check_something_to_say(spans, text, where, errors)
     return spans
 
@@ -290,16 +362,22 @@ def _parse_spans(text: str, where: SourcePosition | None, errors: list[ScriptErr
 def _sound_cue(cue: re.Match, text: str, start: int, end: int, where) -> Span:
     """The `sound` span of the cue `text[start:end + 1]` (`{sfx: NAME}`): value NAME, position
     where the `{` is. Raises ScriptError for a cue without a name or inside a word."""
-    written = text[start:end + 1]
+    written = text[start : end + 1]
     if cue.group("name") is None:
-        raise ScriptError(f"{written} names no sound (it is not a speaker switch)",
-                          _at(where, text, start), CUE_HINT)
+        raise ScriptError(
+            f"{written} names no sound (it is not a speaker switch)",
+            _at(where, text, start),
+            CUE_HINT,
+        )
     name = " ".join(cue.group("name").split())
     if not name:
         raise ScriptError(f"empty sound cue {written}", _at(where, text, start), CUE_HINT)
     if start > 0 and end + 1 < len(text) and (text[start - 1] + text[end + 1]).isalnum():
-        raise ScriptError(f"sound cue {written} inside a word", _at(where, text, start),
-                          "put a space before or after it: a cue starts at a word")
+        raise ScriptError(
+            f"sound cue {written} inside a word",
+            _at(where, text, start),
+            "put a space before or after it: a cue starts at a word",
+        )
     return Span("sound", written, name, start, position=_at(where, text, start))
 
 
@@ -318,21 +396,31 @@ def _check_something_to_say(spans: list[Span], text: str, where, errors: list[Sc
     if not any(has_content(span) for span in spans):
         empty = next((span for span in spans if span.kind == "open"), None)
         if empty is not None:
-            raise ScriptError(f"scoped tag <{empty.value}> has nothing inside", _at(where, text, empty.column),
-                              f"write the words to speak between <{empty.value}> and </{empty.value}>")
-        raise ScriptError("the line has nothing to say", _at(where, text, 0), "write the words to speak")
+            raise ScriptError(
+                f"scoped tag <{empty.value}> has nothing inside",
+                _at(where, text, empty.column),
+                f"write the words to speak between <{empty.value}> and </{empty.value}>",
+            )
+        raise ScriptError(
+            "the line has nothing to say", _at(where, text, 0), "write the words to speak"
+        )
     errors.extend(_empty_scopes(spans, text, where))
     for index, span in enumerate(spans):
         if span.kind != "switch":
             continue
         following = []
-        for later in spans[index + 1:]:
+        for later in spans[index + 1 :]:
             if later.kind == "switch":
                 break
             following.append(later)
         if not any(has_content(later) for later in following):
-            errors.append(ScriptError(f"speaker switch {span.text} has nothing to say after it",
-                                      _at(where, text, span.column), "write the words after the switch, or remove it"))
+            errors.append(
+                ScriptError(
+                    f"speaker switch {span.text} has nothing to say after it",
+                    _at(where, text, span.column),
+                    "write the words after the switch, or remove it",
+                )
+            )
 
 
 def _empty_scopes(spans: list[Span], text: str, where) -> list[ScriptError]:
@@ -345,10 +433,14 @@ def _empty_scopes(spans: list[Span], text: str, where) -> list[ScriptError]:
         elif span.kind == "close" and stack:
             opened, filled = stack.pop()
             if not filled:
-                empty.append(ScriptError(f"scoped tag <{opened.value}> has nothing inside",
-                                         _at(where, text, opened.column),
-                                         f"write the words to speak between <{opened.value}> and "
-                                         f"</{opened.value}>, or remove the tags"))
+                empty.append(
+                    ScriptError(
+                        f"scoped tag <{opened.value}> has nothing inside",
+                        _at(where, text, opened.column),
+                        f"write the words to speak between <{opened.value}> and "
+                        f"</{opened.value}>, or remove the tags",
+                    )
+                )
             if stack:
                 stack[-1] = (stack[-1][0], True)
         elif has_content(span) and stack:
@@ -364,27 +456,39 @@ def _closing(text: str, start: int, opener: str, closer: str, where, what: str) 
         if text[j] == closer:
             return j
         if text[j] == opener:
-            raise ScriptError(f"{what} {opener!r} inside another (opened at column "
-                              f"{_at(where, text, start).column}): "
-                              f"they do not nest", _at(where, text, j),
-                              f"close the first with {closer!r} before opening another; a revision "
-                              f"note is `notes:` in YAML and [[note]] on a line of its own in Fountain")
+            raise ScriptError(
+                f"{what} {opener!r} inside another (opened at column "
+                f"{_at(where, text, start).column}): "
+                f"they do not nest",
+                _at(where, text, j),
+                f"close the first with {closer!r} before opening another; a revision "
+                f"note is `notes:` in YAML and [[note]] on a line of its own in Fountain",
+            )
         if text[j] == "\n":
             break
-    raise ScriptError(f"unclosed {what} {opener!r}", _at(where, text, start),
-                      f"close it with {closer!r} on the same line (no nesting)")
+    raise ScriptError(
+        f"unclosed {what} {opener!r}",
+        _at(where, text, start),
+        f"close it with {closer!r} on the same line (no nesting)",
+    )
 
 
 def _close_scope(open_tags: list[Span], name: str, text: str, offset: int, where) -> None:
     """Pop the innermost open tag if it is `name`; raise ScriptError for crossed or stray closes."""
     if not open_tags:
-        raise ScriptError(f"closing tag </{name}> without an open <{name}>", _at(where, text, offset),
-                          f"add <{name}> where the manner starts, or remove </{name}>")
+        raise ScriptError(
+            f"closing tag </{name}> without an open <{name}>",
+            _at(where, text, offset),
+            f"add <{name}> where the manner starts, or remove </{name}>",
+        )
     top = open_tags[-1]
     if top.value != name:
         opened = _at(where, text, top.column)
-        raise ScriptError(f"closing tag </{name}> crosses <{top.value}> opened at {opened.line}:{opened.column}",
-                          _at(where, text, offset), f"close </{top.value}> first: tags must nest")
+        raise ScriptError(
+            f"closing tag </{name}> crosses <{top.value}> opened at {opened.line}:{opened.column}",
+            _at(where, text, offset),
+            f"close </{top.value}> first: tags must nest",
+        )
     open_tags.pop()
 
 
@@ -401,10 +505,25 @@ def note_direction(note: str) -> str:
     return f"[{body}]" if body else ""
 
 
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-                         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-                         "\u00ab": '"', "\u00bb": '"'})
-_MARKDOWN = re.compile(r"\*+(?!\s?\d)|(?<!\d)(?<!\d\s)\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)")
+_QUOTES = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201b": "'",
+        "\u2032": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\u201f": '"',
+        "\u2033": '"',
+        "\u00ab": '"',
+        "\u00bb": '"',
+    }
+)
+_MARKDOWN = re.compile(
+    r"\*+(?!\s?\d)|(?<!\d)(?<!\d\s)\*+|`+|~~|_{2,}|(?<![\w])_(?=\w)|(?<=\w)_(?![\w])|#{2,}|(?:(?<=\s)|^)#(?=\s|$)"
+)
 MARKDOWN_MARKS = "*`~_#"  # the characters the markup clean-up removes; `\\*` keeps one
 _MARKDOWN_MARK = re.compile(r"[*`~_#]")  # a character every _MARKDOWN match starts with
 _ESCAPED_MARK = re.compile(r"\\([*`~_#\\])")
@@ -426,7 +545,8 @@ def _is_emoji(char: str) -> bool:
 def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
     (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings; a `*` between numbers, `2*3`, is kept) and
-    emoji removed, whitespace runs and line breaks collapsed to one space. A mark escaped with a backslash (`5 \\* 5`, `\\_`, `\\\\`)
+    emoji removed, whitespace runs and line breaks collapsed to one space. A mark escaped with a
+    backslash (`5 \\* 5`, `\\_`, `\\\\`)
     is kept as the character, without the backslash. Leading/trailing spaces are kept as one space so spans join.
     """
     text = text.translate(_QUOTES)
@@ -442,8 +562,13 @@ def clean_markup(text: str) -> str:
     return _WHITESPACE.sub(" ", text)
 
 
-def render_spans(spans: Iterable[Span], speaker_index: int, index_of: Callable[[str], int],
-                 notes: Iterable[str] = (), speaker: str | None = None) -> str:
+def render_spans(
+    spans: Iterable[Span],
+    speaker_index: int,
+    index_of: Callable[[str], int],
+    notes: Iterable[str] = (),
+    speaker: str | None = None,
+) -> str:
     """The model text of a line: `<|speaker:k|> [note] text ...` with switches as speaker tags.
 
     speaker_index: k of the line's speaker. index_of: speaker index of a switch target (canonical
@@ -509,8 +634,10 @@ def _add_end_punctuation(segment: list[str]) -> None:
         if not stripped:
             continue
         if _END_PUNCT_NEEDED.search(stripped):
-            full_stop = "。" if _CJK_END.search(stripped) else "."  # Chinese and Japanese end with 。
-            segment[index] = stripped + full_stop + piece[len(stripped):]
+            full_stop = (
+                "。" if _CJK_END.search(stripped) else "."
+            )  # Chinese and Japanese end with 。
+            segment[index] = stripped + full_stop + piece[len(stripped) :]
         return
 
 
@@ -535,7 +662,9 @@ def unknown_tags(spans: Iterable[Span]) -> list[tuple[Span, str]]:
         elif span.kind == "open" and span.value in LANGUAGE_TAGS:
             result.append((span, "is a language tag, experimental in Drama 3"))
         elif span.kind == "open" and span.value not in PAIRED_TAGS:
-            result.append((span, f"is not one of Drama 3's paired tags ({', '.join(sorted(PAIRED_TAGS))})"))
+            result.append(
+                (span, f"is not one of Drama 3's paired tags ({', '.join(sorted(PAIRED_TAGS))})")
+            )
     return result
 
 
@@ -580,7 +709,6 @@ def cue_word(spans: list[Span], cue: Span) -> int:
     `spans`) starts at: the word after it, or the word it touches when no space stands on
     either side of it (`left{sfx: door},`); the number of words when none follows."""
     at = next(n for n, span in enumerate(spans) if span is cue)
-    before, after = _shown(spans[:at]), _shown(spans[at + 1:])
+    before, after = _shown(spans[:at]), _shown(spans[at + 1 :])
     glued = before[-1:].strip() and after[:1].strip()
     return len(before.split()) - (1 if glued else 0)
-

@@ -286,7 +286,9 @@ class DialogueNumbers:
     so numbering a scene of n lines costs O(n) instead of O(n²)."""
 
     def __init__(self):
-        self._counted: dict[int, tuple[int, int]] = {}  # id(scene) -> (lines seen, dialogue among them)
+        self._counted: dict[
+            int, tuple[int, int]
+        ] = {}  # id(scene) -> (lines seen, dialogue among them)
 
     def next(self, scene: Scene) -> int:
         """1 + the number of `scene.lines` of kind `dialogue`."""

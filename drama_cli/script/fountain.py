@@ -47,22 +47,52 @@ from drama_cli.script.problems import Problems
 from drama_cli.script.resolve import name_key
 
 PAUSE_S = 0.5
-_TITLE_KEYS = ("title", "credit", "author", "authors", "source", "draft date", "date", "contact",
-               "copyright", "notes", "revision", "format", "font",
-               # book keys (drama_cli.script.book)
-               "subtitle", "narrator", "publisher", "year", "language", "cover", "credits",
-               "chapter headings")
+_TITLE_KEYS = (
+    "title",
+    "credit",
+    "author",
+    "authors",
+    "source",
+    "draft date",
+    "date",
+    "contact",
+    "copyright",
+    "notes",
+    "revision",
+    "format",
+    "font",
+    # book keys (drama_cli.script.book)
+    "subtitle",
+    "narrator",
+    "publisher",
+    "year",
+    "language",
+    "cover",
+    "credits",
+    "chapter headings",
+)
 _HEADING = re.compile(r"^(?:int\.?/ext|int|ext|est|i/e)(?:\.|\s)", re.IGNORECASE)
 _SCENE_NUMBER = re.compile(r"\s*#([\w.-]+)#\s*$")
 _TRANSITION = re.compile(r"^[^a-z]*TO:$")
 _EXTENSION = re.compile(r"\(([^()]*)\)")
-_PAUSE_WORDS = {"beat", "pause", "a beat", "long beat", "long pause", "short pause", "beat.", "pause."}
+_PAUSE_WORDS = {
+    "beat",
+    "pause",
+    "a beat",
+    "long beat",
+    "long pause",
+    "short pause",
+    "beat.",
+    "pause.",
+}
 # Parentheses of a parenthetical: ASCII, or full width as Chinese and Japanese scripts write them.
 _PAREN_PAIRS = (("(", ")"), ("\uff08", "\uff09"))
 # The start of a scene heading as screenplays in Russian, Chinese and Japanese write it: Fountain
 # does not take these as headings unless forced with '.', so `drama check` hints at forcing them.
-_OTHER_SCRIPT_HEADING = re.compile(r"^(?:ИНТ|НАТ|ЭКСТ|ИНТ\./НАТ|内景|外景|内/外景|内外景|室内|屋外|内|外)"
-                                   r"(?:[.．。:：/]|\s)")
+_OTHER_SCRIPT_HEADING = re.compile(
+    r"^(?:ИНТ|НАТ|ЭКСТ|ИНТ\./НАТ|内景|外景|内/外景|内外景|室内|屋外|内|外)"
+    r"(?:[.．。:：/]|\s)"
+)
 _SENTINEL = "\x01"
 
 
@@ -74,8 +104,12 @@ class _Row:
     text: str
 
 
-def read_fountain(source: str, path: str = "<script>", base_dir: str | None = None,
-                  problems: Problems | None = None) -> Script:
+def read_fountain(
+    source: str,
+    path: str = "<script>",
+    base_dir: str | None = None,
+    problems: Problems | None = None,
+) -> Script:
     """Read Fountain text into a Script with an empty cast (speakers unresolved).
 
     source: the file's text. path: the name used in positions. base_dir: folder for reference
@@ -90,10 +124,16 @@ def read_fountain(source: str, path: str = "<script>", base_dir: str | None = No
     refuse_control_characters(text, path)
     text = text.replace("\ufeff", "")
     text, notes = _remove_boneyard_and_notes(text, path)
-    rows = [_Row(n, line.replace(_SENTINEL, "")) for n, line in enumerate(text.split("\n"), start=1)
-            if not (_SENTINEL in line and not line.replace(_SENTINEL, "").strip())]
-    script = Script(source=path, base_dir=base_dir if base_dir is not None else os.path.dirname(path) or ".",
-                    format="fountain")
+    rows = [
+        _Row(n, line.replace(_SENTINEL, ""))
+        for n, line in enumerate(text.split("\n"), start=1)
+        if not (_SENTINEL in line and not line.replace(_SENTINEL, "").strip())
+    ]
+    script = Script(
+        source=path,
+        base_dir=base_dir if base_dir is not None else os.path.dirname(path) or ".",
+        format="fountain",
+    )
     rows = _read_title_page(rows, script)
     builder = _Builder(script, path, notes)
     for block in _blocks(rows):
@@ -113,7 +153,9 @@ def _remove_boneyard_and_notes(text: str, path: str) -> tuple[str, list[Element]
     notes: list[Element] = []
 
     def position(index: int) -> SourcePosition:
-        return SourcePosition(path, text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index))
+        return SourcePosition(
+            path, text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
+        )
 
     def blank(part: str) -> str:
         return _SENTINEL + part.count("\n") * ("\n" + _SENTINEL)
@@ -128,8 +170,8 @@ def _remove_boneyard_and_notes(text: str, path: str) -> tuple[str, list[Element]
         end = text.find("]]", begin + 2)
         if end < 0:
             raise ScriptError("unclosed note [[", position(begin), "close it with ]]")
-        notes.append(Element("note", " ".join(text[begin + 2:end].split()), position(begin)))
-        pieces += [text[start:begin], blank(text[begin:end + 2])]
+        notes.append(Element("note", " ".join(text[begin + 2 : end].split()), position(begin)))
+        pieces += [text[start:begin], blank(text[begin : end + 2])]
         start = end + 2
     return "".join(pieces) + text[start:], notes
 
@@ -148,8 +190,13 @@ def _boneyards(text: str, position) -> list[tuple[int, int]]:
             if depth == 0:
                 found.append((opened, match.end()))
     if depth:
-        raise ScriptError("unclosed boneyard /*", position(opened),
-                          f"close it with */ ({depth} left open: boneyards nest)" if depth > 1 else "close it with */")
+        raise ScriptError(
+            "unclosed boneyard /*",
+            position(opened),
+            f"close it with */ ({depth} left open: boneyards nest)"
+            if depth > 1
+            else "close it with */",
+        )
     return found
 
 
@@ -183,8 +230,10 @@ def _check_language(script: Script, row: _Row, match: re.Match) -> None:
     label = match.group(2).strip()
     if label and not is_language_label(label, LANGUAGE_NAMES):
         column = match.start(2) + len(match.group(2)) - len(match.group(2).lstrip()) + 1
-        raise ScriptError(f"Language {label!r} is not a language tag such as en, en-GB or de",
-                          SourcePosition(script.source, row.number, column))
+        raise ScriptError(
+            f"Language {label!r} is not a language tag such as en, en-GB or de",
+            SourcePosition(script.source, row.number, column),
+        )
 
 
 def _title_key(line: str) -> re.Match | None:
@@ -230,7 +279,9 @@ def parse_cue(line: str) -> tuple[str, list[str], bool] | None:
         return None
     if not name:
         return None
-    if not forced and (not any(c.isalpha() for c in name) or name != name.upper() or name.endswith(":")):
+    if not forced and (
+        not any(c.isalpha() for c in name) or name != name.upper() or name.endswith(":")
+    ):
         return None
     return name, extensions, dual
 
@@ -272,16 +323,20 @@ class _Builder:
     def _flush_notes(self, before_line: int, before_column: int | None = None) -> None:
         """Place the pending notes that start on source lines up to `before_line` (on that
         line, only those starting at or before `before_column` when given)."""
+
         def due(note: Element) -> bool:
             line, column = note.position.line, note.position.column
-            return line < before_line or (line == before_line and (
-                before_column is None or column <= before_column))
+            return line < before_line or (
+                line == before_line and (before_column is None or column <= before_column)
+            )
 
         while self.pending_notes and due(self.pending_notes[0]):
             note = self.pending_notes.pop(0)
             scene = self.scene or self.current(_Row(note.position.line, ""))
-            cue = sound_cue(note.text, SourcePosition(note.position.file, note.position.line,
-                                                      note.position.column + 2))
+            cue = sound_cue(
+                note.text,
+                SourcePosition(note.position.file, note.position.line, note.position.column + 2),
+            )
             if cue is not None:
                 scene.elements.append(cue[0])
                 scene.sounds.append(cue[1])
@@ -316,12 +371,16 @@ class _Builder:
         elif (text.startswith(".") and not text.startswith("..")) or _HEADING.match(text):
             self._heading(first, text[1:] if text.startswith(".") else text)
         elif text.startswith(">") and text.endswith("<"):
-            self.add(Element("centered", _strip_emphasis(text[1:-1].strip()), self.at(first)), first)
+            self.add(
+                Element("centered", _strip_emphasis(text[1:-1].strip()), self.at(first)), first
+            )
         elif text.startswith(">") or (_TRANSITION.match(text) and len(rows) == 1):
             self.add(Element("transition", text.lstrip(">").strip(), self.at(first)), first)
         elif text.startswith("~"):
             self.add(Element("lyric", _strip_emphasis(text[1:].strip()), self.at(first)), first)
-        elif not text.startswith("!") and len(rows) > 1 and parse_cue(text) and rows[1].text.strip():
+        elif (
+            not text.startswith("!") and len(rows) > 1 and parse_cue(text) and rows[1].text.strip()
+        ):
             self._dialogue(rows)
             return []
         else:
@@ -332,7 +391,7 @@ class _Builder:
         number = None
         match = _SCENE_NUMBER.search(text)
         if match:
-            number, text = match.group(1), text[:match.start()]
+            number, text = match.group(1), text[: match.start()]
         self.scene_count += 1
         scene_id = f"scene-{number}" if number else f"scene-{self.scene_count}"
         first = next((s for s in self.script.scenes if s.id == scene_id), None)
@@ -352,16 +411,24 @@ class _Builder:
         the Nth heading)."""
         where = f"line {first.position.line}"
         if number is None:
-            return ScriptError(f"this heading's automatic id scene-{self.scene_count} is the number "
-                               f"of the heading at {where}", self.at_text(row),
-                               "number this heading too (#N# at the end of the heading)")
+            return ScriptError(
+                f"this heading's automatic id scene-{self.scene_count} is the number "
+                f"of the heading at {where}",
+                self.at_text(row),
+                "number this heading too (#N# at the end of the heading)",
+            )
         column = row.text.rfind(f"#{number}#") + 1
         if first.number is None:
-            return ScriptError(f"scene number #{number}# is the automatic id of the unnumbered "
-                               f"heading at {where}", self.at(row, column),
-                               "number that heading too, or give this one another number")
-        return ScriptError(f"duplicate scene number #{number}# (first at {where})", self.at(row, column),
-                           "give each scene its own number")
+            return ScriptError(
+                f"scene number #{number}# is the automatic id of the unnumbered heading at {where}",
+                self.at(row, column),
+                "number that heading too, or give this one another number",
+            )
+        return ScriptError(
+            f"duplicate scene number #{number}# (first at {where})",
+            self.at(row, column),
+            "give each scene its own number",
+        )
 
     def _action(self, rows: list[_Row]) -> list[_Row]:
         """Action runs until a line that starts another single-line element (heading, transition...)."""
@@ -372,10 +439,14 @@ class _Builder:
                 break
             taken.append(row)
         if len(taken) == 1 and _OTHER_SCRIPT_HEADING.match(taken[0].text.strip()):
-            self.script.warnings.append(Warning_(
-                f"{taken[0].text.strip()!r} reads like a scene heading, but Fountain takes only INT, EXT, "
-                "EST, INT./EXT. and I/E as headings, so it is read as action: to make it a scene "
-                f"heading, force it with a leading '.' (.{taken[0].text.strip()})", self.at(taken[0])))
+            self.script.warnings.append(
+                Warning_(
+                    f"{taken[0].text.strip()!r} reads like a scene heading, but Fountain takes only INT, EXT, "
+                    "EST, INT./EXT. and I/E as headings, so it is read as action: to make it a scene "
+                    f"heading, force it with a leading '.' (.{taken[0].text.strip()})",
+                    self.at(taken[0]),
+                )
+            )
         cue = sound_cue(taken[0].text, self.at(taken[0])) if len(taken) == 1 else None
         if cue is not None:
             self.add(cue[0], taken[0])
@@ -389,11 +460,14 @@ class _Builder:
         self.last_dialogue = None  # dual dialogue pairs speeches with nothing between them
         if not forced:
             self.script.action_openings.append((element.position, taken[0].text.strip()))
-        self.script.buried_cues += [(self.at_text(row), row.text.strip()) for row in taken[1:-1]
-                                    if parse_cue(row.text) and not row.text.strip().startswith("@")]
+        self.script.buried_cues += [
+            (self.at_text(row), row.text.strip())
+            for row in taken[1:-1]
+            if parse_cue(row.text) and not row.text.strip().startswith("@")
+        ]
         if len(taken) == 1 and not forced and parse_cue(taken[0].text.strip()):
             self.script.lone_cues.append(element)
-        return rows[len(taken):]
+        return rows[len(taken) :]
 
     def _dialogue(self, rows: list[_Row]) -> None:
         cue_row = rows[0]
@@ -413,7 +487,9 @@ class _Builder:
                 if pause and scene.lines:  # a beat before the words: silence after the line before
                     scene.lines[-1].beat_s += PAUSE_S
                 elif notes:
-                    scene.elements.append(Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row)))
+                    scene.elements.append(
+                        Element("parenthetical", f"({'; '.join(notes)})", self.at(cue_row))
+                    )
                     self._warn_unperformed_notes(notes, rows, name)
                 continue
             words_at = self.at_text(text_rows[0])  # a note before the words comes before the line
@@ -429,29 +505,46 @@ class _Builder:
                 first_line.overlap = True
                 first_line.pair = self.last_dialogue.id
             elif dual:
-                self.script.warnings.append(Warning_(
-                    f"dual dialogue '^' on {name}'s cue has no speech right before it to speak with, so it "
-                    f"is an ordinary speech: put it right after the speech it goes with", self.at_text(cue_row)))
+                self.script.warnings.append(
+                    Warning_(
+                        f"dual dialogue '^' on {name}'s cue has no speech right before it to speak with, so it "
+                        f"is an ordinary speech: put it right after the speech it goes with",
+                        self.at_text(cue_row),
+                    )
+                )
             self.last_dialogue = first_line
         self._flush_notes(rows[-1].number)
 
-    def _line(self, scene: Scene, name: str, extensions: list[str], notes: list[str],
-              text_rows: list[_Row], cue_row: _Row) -> Line:
+    def _line(
+        self,
+        scene: Scene,
+        name: str,
+        extensions: list[str],
+        notes: list[str],
+        text_rows: list[_Row],
+        cue_row: _Row,
+    ) -> Line:
         number = self.numbers.next(scene)
         lyric = all(r.text.strip().startswith("~") for r in text_rows if r.text.strip())
         text = _speech_text(text_rows)
         first = text_rows[0]
         where = self.at_text(first)
-        line = Line(id=f"{scene.id}-{number}", speaker=name, text=text, cue=name, extensions=list(extensions),
-                    notes=notes + (["singing"] if lyric else []), position=where,
-                    cue_position=self.at_text(cue_row))
+        line = Line(
+            id=f"{scene.id}-{number}",
+            speaker=name,
+            text=text,
+            cue=name,
+            extensions=list(extensions),
+            notes=notes + (["singing"] if lyric else []),
+            position=where,
+            cue_position=self.at_text(cue_row),
+        )
         line.remarks = [n.text for n in self.notes_between(cue_row.number, text_rows[-1].number)]
         line.spans = parse_directions(text, where)
         self._warn_open_parentheticals(text_rows, line)
         for row in text_rows[1:]:
             if parse_cue(row.text) and not row.text.strip().startswith("@"):
-                self.script.cue_like_rows.append((self.at_text(row),
-                                                  row.text.strip(), line))
+                self.script.cue_like_rows.append((self.at_text(row), row.text.strip(), line))
         scene.lines.append(line)
         scene.elements.append(line)
         return line
@@ -461,9 +554,13 @@ class _Builder:
         before the words it directs, so these direct nothing."""
         row = next(r for r in reversed(rows) if _is_parenthetical(r.text.strip()))
         note = "; ".join(notes)
-        self.script.warnings.append(Warning_(
-            f"parenthetical '({note})' of {speaker} has no words after it, so it directs nothing: put it "
-            f"before the words it directs, or write it in the speech as a tag ([{note}])", self.at_text(row)))
+        self.script.warnings.append(
+            Warning_(
+                f"parenthetical '({note})' of {speaker} has no words after it, so it directs nothing: put it "
+                f"before the words it directs, or write it in the speech as a tag ([{note}])",
+                self.at_text(row),
+            )
+        )
 
     def _warn_open_parentheticals(self, text_rows: list[_Row], line: Line) -> None:
         """Warn of a dialogue row that opens a parenthetical without ending it on that row: the
@@ -473,11 +570,17 @@ class _Builder:
             opening = next((b for a, b in _PAREN_PAIRS if stripped.startswith(a)), None)
             if opening is None:
                 continue
-            why = "is not closed" if opening not in stripped else "has words after it on the same row"
-            self.script.warnings.append(Warning_(
-                f"parenthetical {stripped!r} of {line.speaker} (line {line.id}) {why}, so Fountain "
-                f"reads the row as dialogue and the direction would be spoken: put the whole "
-                f"parenthetical, closed, on a row of its own", self.at_text(row)))
+            why = (
+                "is not closed" if opening not in stripped else "has words after it on the same row"
+            )
+            self.script.warnings.append(
+                Warning_(
+                    f"parenthetical {stripped!r} of {line.speaker} (line {line.id}) {why}, so Fountain "
+                    f"reads the row as dialogue and the direction would be spoken: put the whole "
+                    f"parenthetical, closed, on a row of its own",
+                    self.at_text(row),
+                )
+            )
 
     def notes_between(self, first: int, last: int) -> list[Element]:
         """Writer's notes that start on source lines first..last."""
@@ -488,8 +591,10 @@ class _Builder:
 
 def _speech_text(rows: list[_Row]) -> str:
     """The words of a stretch of speech: rows stripped, lyric marks and emphasis removed."""
-    return "\n".join(_strip_emphasis(r.text.strip().lstrip("~").strip(), spoken=True) if r.text.strip() else ""
-                     for r in rows).strip()
+    return "\n".join(
+        _strip_emphasis(r.text.strip().lstrip("~").strip(), spoken=True) if r.text.strip() else ""
+        for r in rows
+    ).strip()
 
 
 def _speech_parts(rows: list[_Row]) -> list[tuple[list[str], list[_Row], bool]]:
@@ -550,37 +655,54 @@ def cue_like_warnings(script: Script) -> list[Warning_]:
     with a cast member's name not written as a cue (`Holmes` over a speech, `HOLMES: Come in.`),
     or holds a cast member's cue with no blank line before it: the spec reads it as action, which
     stays action."""
-    names = {name_key(written): member.name for member in script.cast.values()
-             for written in [member.name, *member.aliases]}
+    names = {
+        name_key(written): member.name
+        for member in script.cast.values()
+        for written in [member.name, *member.aliases]
+    }
     warnings = []
     for element in script.lone_cues:
         name = parse_cue(element.text)
         member = names.get(name_key(name[0])) if name else None
         if member is not None:
             element.kind = "cue"  # not action: never narrated
-            warnings.append(Warning_(
-                f"character cue {element.text!r} ({member}) has no dialogue after it, so nothing "
-                f"is spoken for it: write the speech on the line after the cue, or remove the cue",
-                element.position))
+            warnings.append(
+                Warning_(
+                    f"character cue {element.text!r} ({member}) has no dialogue after it, so nothing "
+                    f"is spoken for it: write the speech on the line after the cue, or remove the cue",
+                    element.position,
+                )
+            )
     for position, row, line in script.cue_like_rows:
         member = names.get(name_key(row))
         if member is not None:
-            warnings.append(Warning_(
-                f"dialogue line {row!r} of {line.speaker} (line {line.id}) is a cast member's name: "
-                f"Fountain reads it as dialogue; if it is {member}'s cue, put a blank line before it",
-                position))
+            warnings.append(
+                Warning_(
+                    f"dialogue line {row!r} of {line.speaker} (line {line.id}) is a cast member's name: "
+                    f"Fountain reads it as dialogue; if it is {member}'s cue, put a blank line before it",
+                    position,
+                )
+            )
     for position, row in script.buried_cues:
         member = names.get(name_key(row))
         if member is not None:
-            warnings.append(Warning_(
-                f"character cue {row!r} ({member}) is inside action, so Fountain reads it and the "
-                f"speech under it as action: put a blank line before it", position))
+            warnings.append(
+                Warning_(
+                    f"character cue {row!r} ({member}) is inside action, so Fountain reads it and the "
+                    f"speech under it as action: put a blank line before it",
+                    position,
+                )
+            )
     for position, row in script.action_openings:
         head, colon, _ = row.partition(":")
         member = names.get(name_key(head if colon else row))
         if member is not None and (colon or row != row.upper()):
-            warnings.append(Warning_(
-                f"action {row!r} opens with {member}'s name, but Fountain reads it as action, not "
-                f"as a cue: write the cue in capitals on a row of its own ({member.upper()}) and the "
-                f"speech on the rows under it", position))
+            warnings.append(
+                Warning_(
+                    f"action {row!r} opens with {member}'s name, but Fountain reads it as action, not "
+                    f"as a cue: write the cue in capitals on a row of its own ({member.upper()}) and the "
+                    f"speech on the rows under it",
+                    position,
+                )
+            )
     return warnings

@@ -32,8 +32,14 @@ def sound_cue(text: str, position: SourcePosition) -> tuple[Element, Sound] | No
     music = match.group("prefix").upper() == "MUSIC"
     offset = len(text) - len(text.lstrip()) + match.start("name")
     where = SourcePosition(position.file, position.line, position.column + offset)
-    sound = Sound("", "music" if music else "effect", loop=music, duck=music,
-                  name=match.group("name"), position=where)
+    sound = Sound(
+        "",
+        "music" if music else "effect",
+        loop=music,
+        duck=music,
+        name=match.group("name"),
+        position=where,
+    )
     return Element("sound", text.strip(), position), sound
 
 
@@ -45,12 +51,21 @@ def resolve_sound_cues(script: Script) -> list[ScriptError]:
     errors = []
     for scene in script.scenes:
         for sound, previous in _cues_after_lines(scene):
-            sound.start = SoundAnchor(previous.id if previous else None,
-                                      "end" if previous else "start", 0.0, sound.position)
+            sound.start = SoundAnchor(
+                previous.id if previous else None,
+                "end" if previous else "start",
+                0.0,
+                sound.position,
+            )
             if not sound.name:
-                errors.append(ScriptError("empty sound cue (no name after the colon)", sound.position,
-                                          "write SFX: NAME, SOUND: NAME or MUSIC: NAME with NAME "
-                                          "from the cast file's sounds: table"))
+                errors.append(
+                    ScriptError(
+                        "empty sound cue (no name after the colon)",
+                        sound.position,
+                        "write SFX: NAME, SOUND: NAME or MUSIC: NAME with NAME "
+                        "from the cast file's sounds: table",
+                    )
+                )
                 continue
             missing = give_file(script, sound)
             if missing is not None:
@@ -91,9 +106,14 @@ def spoken_cue_warnings(script: Script) -> list[Warning_]:
             for offset, row in enumerate(line.text.split("\n")):
                 match = CUE.fullmatch(row.strip())
                 if match and match.group("name") in script.sounds:
-                    where = SourcePosition(line.position.file, line.position.line + offset,
-                                           line.position.column)
-                    warnings.append(Warning_(
-                        f"row {row.strip()!r} of {line.speaker} (line {line.id}) is spoken as words: to "
-                        f"play the sound {match.group('name')}, put a blank line before the row", where))
+                    where = SourcePosition(
+                        line.position.file, line.position.line + offset, line.position.column
+                    )
+                    warnings.append(
+                        Warning_(
+                            f"row {row.strip()!r} of {line.speaker} (line {line.id}) is spoken as words: to "
+                            f"play the sound {match.group('name')}, put a blank line before the row",
+                            where,
+                        )
+                    )
     return warnings

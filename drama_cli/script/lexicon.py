@@ -99,7 +99,10 @@ def declared_language(script: Script, name: str) -> str | None:
     `Language:`); None when none gives one."""
     member = script.cast.get(name)
     book = script.book.language if script.book else None
-    title_page = next((value for key, value in script.title_page.items() if key.strip().lower() == "language"), None)
+    title_page = next(
+        (value for key, value in script.title_page.items() if key.strip().lower() == "language"),
+        None,
+    )
     for label in (member.lang if member else None, script.language, book, title_page):
         if label is not None and label.strip():
             return label.strip()
@@ -108,7 +111,8 @@ def declared_language(script: Script, name: str) -> str | None:
 
 def text_language(script: Script, name: str, text: str, line_lang: str | None = None) -> str:
     """The language label a text span spoken by `name` is said in: the line's own `lang:`
-    (`line_lang`), else the declared one (`declared_language`), unless the span is written in another writing system than the Latin
+    (`line_lang`), else the declared one (`declared_language`), unless the span is written in
+    another writing system than the Latin
     alphabet (`writing.written_language`: Japanese, Chinese, Russian…) while the declared one is
     written in Latin letters; what the writing shows also decides when nothing is declared; else
     English."""
@@ -147,20 +151,27 @@ class Lexicon:
         for entry in self.entries:
             if entry.lang in (None, language) and entry.key not in chosen:
                 chosen[entry.key] = entry
-        return sorted(chosen.values(), key=lambda e: (-len(" ".join(e.term.split())), not e.case_sensitive,
-                                                      e.lang is None))
+        return sorted(
+            chosen.values(),
+            key=lambda e: (-len(" ".join(e.term.split())), not e.case_sensitive, e.lang is None),
+        )
 
     def find(self, text: str, language: str) -> list[LexiconMatch]:
         """Non-overlapping matches in `text`, left to right; at each place the longest term wins."""
         if language not in self._patterns:
             entries = self.active(language)
             alternatives = [f"(?P<e{n}>{_term_pattern(e)})" for n, e in enumerate(entries)]
-            pattern = re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if entries else None
+            pattern = (
+                re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if entries else None
+            )
             self._patterns[language] = (pattern, entries)
         pattern, entries = self._patterns[language]
         if pattern is None:
             return []
-        return [LexiconMatch(m.start(), m.end(), entries[int(m.lastgroup[1:])]) for m in pattern.finditer(text)]
+        return [
+            LexiconMatch(m.start(), m.end(), entries[int(m.lastgroup[1:])])
+            for m in pattern.finditer(text)
+        ]
 
 
 def _term_pattern(entry: LexiconEntry) -> str:
@@ -194,8 +205,11 @@ def line_matches(script: Script, line: Line) -> list[tuple[Span, LexiconMatch]]:
     if not script.lexicon:
         return []
     lexicon = script_lexicon(script)
-    return [(span, match) for span, language in text_spans_with_language(script, line)
-            for match in lexicon.find(span.text, language)]
+    return [
+        (span, match)
+        for span, language in text_spans_with_language(script, line)
+        for match in lexicon.find(span.text, language)
+    ]
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -206,7 +220,9 @@ def read_language_keys(reader: YamlReader, fields: dict, base: Path, script: Scr
     or a Fountain script's cast file), added to `script`."""
     script.lexicon += read_lexicon_keys(reader, fields, base)
     if "language" in fields:
-        label = read_language_label(reader, fields["language"][1], "language")  # `en-GB` kept: dates read by it
+        label = read_language_label(
+            reader, fields["language"][1], "language"
+        )  # `en-GB` kept: dates read by it
         script.language = label or script.language
     if "normalize" in fields:
         script.normalize = reader.boolean(fields["normalize"][1], "normalize")
@@ -251,19 +267,38 @@ def _read_entry(reader, term: str, key_node, value_node) -> LexiconEntry:
         fields = reader.mapping(value_node, ENTRY_KEYS, f"lexicon entry {term!r}")
     said = [key for key in ("respelling", "phonemes") if key in fields]
     if len(said) != 1:
-        raise reader.error(f"lexicon entry {term!r} needs exactly one of 'respelling' or 'phonemes'",
-                           value_node, 'write e.g. Hermione: her-MY-oh-nee or Hermione: {phonemes: "HH ER0 M AY1 AH0 N IY0"}')
+        raise reader.error(
+            f"lexicon entry {term!r} needs exactly one of 'respelling' or 'phonemes'",
+            value_node,
+            'write e.g. Hermione: her-MY-oh-nee or Hermione: {phonemes: "HH ER0 M AY1 AH0 N IY0"}',
+        )
     value_node = fields[said[0]][1]
     value = " ".join(reader.scalar(value_node, said[0]).split())
     value_at = _value_start(reader, value_node)
     _check_value(value, said[0], term, value_at)
-    case = reader.scalar(fields["case"][1], "case").strip().lower() if "case" in fields else "insensitive"
+    case = (
+        reader.scalar(fields["case"][1], "case").strip().lower()
+        if "case" in fields
+        else "insensitive"
+    )
     if case not in ("sensitive", "insensitive"):
-        raise reader.error(f"case must be 'sensitive' or 'insensitive', got {case!r}", fields["case"][1])
-    lang = language_code(read_language_label(reader, fields["lang"][1], "lang")) if "lang" in fields else None
-    return LexiconEntry(term=term, respelling=value if said[0] == "respelling" else None,
-                        phonemes=value if said[0] == "phonemes" else None, lang=lang,
-                        case_sensitive=case == "sensitive", position=where, value_position=value_at)
+        raise reader.error(
+            f"case must be 'sensitive' or 'insensitive', got {case!r}", fields["case"][1]
+        )
+    lang = (
+        language_code(read_language_label(reader, fields["lang"][1], "lang"))
+        if "lang" in fields
+        else None
+    )
+    return LexiconEntry(
+        term=term,
+        respelling=value if said[0] == "respelling" else None,
+        phonemes=value if said[0] == "phonemes" else None,
+        lang=lang,
+        case_sensitive=case == "sensitive",
+        position=where,
+        value_position=value_at,
+    )
 
 
 def read_lexicon_file(path: Path, where: SourcePosition) -> list[LexiconEntry]:
@@ -273,10 +308,15 @@ def read_lexicon_file(path: Path, where: SourcePosition) -> list[LexiconEntry]:
     try:
         source = path.read_text(encoding="utf-8-sig")
     except OSError as err:
-        raise ScriptError(f"cannot read lexicon file {path.name}: {err.strerror}", where,
-                          f"write the path relative to the script; shared lexicons are named *{LEXICON_SUFFIX}") from None
+        raise ScriptError(
+            f"cannot read lexicon file {path.name}: {err.strerror}",
+            where,
+            f"write the path relative to the script; shared lexicons are named *{LEXICON_SUFFIX}",
+        ) from None
     except UnicodeDecodeError:
-        raise ScriptError(f"lexicon file {path.name} is not UTF-8 text", where, "save the file as UTF-8") from None
+        raise ScriptError(
+            f"lexicon file {path.name} is not UTF-8 text", where, "save the file as UTF-8"
+        ) from None
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     reader = YamlReader(source, str(path))
     root = compose(source, str(path))
@@ -299,11 +339,18 @@ def _value_start(reader, node) -> SourcePosition:
 
 def _check_term(term: str, where: SourcePosition) -> None:
     if not re.search(r"\w", term):
-        raise ScriptError(f"lexicon term {term!r} has no letters or digits", where, "write the word as it appears in lines")
+        raise ScriptError(
+            f"lexicon term {term!r} has no letters or digits",
+            where,
+            "write the word as it appears in lines",
+        )
     for index, char in enumerate(term):
         if char in _MARKUP_CHARS:
-            raise ScriptError(f"lexicon term {term!r} holds {char!r}: tags and switches are never matched",
-                              SourcePosition(where.file, where.line, where.column + index), "write the words only")
+            raise ScriptError(
+                f"lexicon term {term!r} holds {char!r}: tags and switches are never matched",
+                SourcePosition(where.file, where.line, where.column + index),
+                "write the words only",
+            )
 
 
 def _check_value(value: str, kind: str, term: str, where: SourcePosition) -> None:
@@ -312,9 +359,11 @@ def _check_value(value: str, kind: str, term: str, where: SourcePosition) -> Non
     check_model_tokens(value, where)
     for index, char in enumerate(value):
         if char in _MARKUP_CHARS:
-            raise ScriptError(f"the {kind} of {term!r} holds {char!r}; write plain text",
-                              SourcePosition(where.file, where.line, where.column + index),
-                              "tags belong in the line, not in the lexicon")
+            raise ScriptError(
+                f"the {kind} of {term!r} holds {char!r}; write plain text",
+                SourcePosition(where.file, where.line, where.column + index),
+                "tags belong in the line, not in the lexicon",
+            )
 
 
 # ---- checks -------------------------------------------------------------------------------
@@ -342,16 +391,29 @@ def lexicon_warnings(script: Script) -> list[Warning_]:
     used = {id(match.entry) for line in script.lines() for _, match in line_matches(script, line)}
     for entry in script.lexicon:
         if id(entry) not in used:
-            warnings.append(Warning_(f"lexicon entry {entry.term!r} is not used by any line", entry.position))
+            warnings.append(
+                Warning_(f"lexicon entry {entry.term!r} is not used by any line", entry.position)
+            )
         language = entry.lang or language_code(script.language) or DEFAULT_LANGUAGE
         if entry.phonemes is not None and language == DEFAULT_LANGUAGE:
             for offset, symbol in invalid_arpabet(entry.phonemes):
                 where = entry.value_position
-                at = SourcePosition(where.file, where.line, where.column + offset) if where else None
-                hint = ("add the stress digit 0, 1 or 2" if symbol.upper() in ARPABET_VOWELS
-                        else "ARPAbet symbols are upper case, e.g. AH0 or HH" if symbol.upper() != symbol
-                        else "see docs/guide/pronunciation.md for the symbol set")
-                warnings.append(Warning_(f"lexicon entry {entry.term!r}: {symbol!r} is not an ARPAbet symbol ({hint})", at))
+                at = (
+                    SourcePosition(where.file, where.line, where.column + offset) if where else None
+                )
+                hint = (
+                    "add the stress digit 0, 1 or 2"
+                    if symbol.upper() in ARPABET_VOWELS
+                    else "ARPAbet symbols are upper case, e.g. AH0 or HH"
+                    if symbol.upper() != symbol
+                    else "see docs/guide/pronunciation.md for the symbol set"
+                )
+                warnings.append(
+                    Warning_(
+                        f"lexicon entry {entry.term!r}: {symbol!r} is not an ARPAbet symbol ({hint})",
+                        at,
+                    )
+                )
     warnings += _overlaps(script.lexicon)
     return warnings
 
@@ -363,13 +425,23 @@ def _overlaps(entries: list[LexiconEntry]) -> list[Warning_]:
             if later.lang not in (None, earlier.lang) and earlier.lang is not None:
                 continue
             if later.key == earlier.key:
-                warnings.append(Warning_(f"lexicon entry {later.term!r} repeats the entry at {earlier.position}, "
-                                         "which is the one used", later.position))
+                warnings.append(
+                    Warning_(
+                        f"lexicon entry {later.term!r} repeats the entry at {earlier.position}, "
+                        "which is the one used",
+                        later.position,
+                    )
+                )
                 continue
             short, long_ = sorted((earlier, later), key=lambda e: len(e.term))
             if Lexicon([short]).find(long_.term, short.lang or DEFAULT_LANGUAGE):
-                warnings.append(Warning_(f"lexicon entries {long_.term!r} and {short.term!r} overlap: where "
-                                         f"{long_.term!r} is written it wins", later.position))
+                warnings.append(
+                    Warning_(
+                        f"lexicon entries {long_.term!r} and {short.term!r} overlap: where "
+                        f"{long_.term!r} is written it wins",
+                        later.position,
+                    )
+                )
     return warnings
 
 

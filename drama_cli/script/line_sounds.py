@@ -41,5 +41,7 @@ def line_cue(line: Line, span: Span) -> Sound:
     brace = span.position or line.position or SourcePosition("<text>", 1, 1)
     _, sound = sound_cue(span.text[1:-1], SourcePosition(brace.file, brace.line, brace.column + 1))
     sound.name = span.value
-    sound.start = SoundAnchor(line.id, "start", 0.0, sound.position, word=cue_word(line.spans, span))
+    sound.start = SoundAnchor(
+        line.id, "start", 0.0, sound.position, word=cue_word(line.spans, span)
+    )
     return sound

@@ -24,8 +24,12 @@ YAML_SUFFIXES = (".yaml", ".yml")
 FOUNTAIN_SUFFIXES = (".fountain", ".spmd")  # any other name is read by its content, like stdin
 
 
-def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolve: bool = True,
-                problems: Problems | None = None) -> Script:
+def load_script(
+    path_or_dash: str | Path,
+    cast: str | Path | None = None,
+    resolve: bool = True,
+    problems: Problems | None = None,
+) -> Script:
     """Read, parse and (by default) resolve a script.
 
     path_or_dash: a `.yaml`/`.yml` or `.fountain` file, or "-" to read stdin; stdin and files
@@ -46,12 +50,17 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
     name, text, base = _read_source(path_or_dash)
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise ScriptError("the script is empty", SourcePosition(name, 1, 1),
-                          "write a YAML script (cast: and scenes:) or a Fountain screenplay (see docs/guide/scripts.md)")
+        raise ScriptError(
+            "the script is empty",
+            SourcePosition(name, 1, 1),
+            "write a YAML script (cast: and scenes:) or a Fountain screenplay (see docs/guide/scripts.md)",
+        )
     if _is_yaml(name, text):
         script = read_yaml(text, name, base_dir=str(base), problems=problems)
     else:
-        from drama_cli.script.fountain import read_fountain  # lazy: the Fountain reader, 7 ms at start-up (drama check of a YAML script)
+        from drama_cli.script.fountain import (
+            read_fountain,  # lazy: the Fountain reader, 7 ms at start-up (drama check of a YAML script)
+        )
 
         script = read_fountain(text, name, base_dir=str(base), problems=problems)
     script.text_sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -61,7 +70,9 @@ def load_script(path_or_dash: str | Path, cast: str | Path | None = None, resolv
         with problems.collect():
             problems.errors.extend(add_cast_sounds(script, cast_path))
     if script.format == "fountain":
-        from drama_cli.script.fountain import cue_like_warnings  # lazy: the Fountain reader, 7 ms at start-up (drama check of a YAML script)
+        from drama_cli.script.fountain import (
+            cue_like_warnings,  # lazy: the Fountain reader, 7 ms at start-up (drama check of a YAML script)
+        )
 
         script.warnings.extend(cue_like_warnings(script))
     with problems.collect():
@@ -90,17 +101,23 @@ def _check_something_to_render(script: Script) -> None:
     """Raise ScriptError (at 1:1) when no scene has a line: there would be nothing to render."""
     if any(scene.lines for scene in script.scenes):
         return
-    actions = sum(1 for scene in script.scenes for e in scene.elements if getattr(e, "kind", "") == "action")
+    actions = sum(
+        1 for scene in script.scenes for e in scene.elements if getattr(e, "kind", "") == "action"
+    )
     if actions and not script.narrator:
-        hint = (f"its {actions} action paragraph{'s are' if actions != 1 else ' is'} spoken only when "
-                f"the cast names a narrator (narrator: NAME)")
+        hint = (
+            f"its {actions} action paragraph{'s are' if actions != 1 else ' is'} spoken only when "
+            f"the cast names a narrator (narrator: NAME)"
+        )
         if script.format == "fountain":
             hint += "; a speech needs its character cue in capitals on a row of its own, not 'NAME: speech'"
     elif script.format == "fountain":
         hint = "write a character cue in capitals, then its dialogue on the next line"
     else:
         hint = "give each scene 'lines:', e.g. '- ALGERNON: Did you hear what I was playing?'"
-    raise ScriptError("nothing to render: the script has no lines", SourcePosition(script.source, 1, 1), hint)
+    raise ScriptError(
+        "nothing to render: the script has no lines", SourcePosition(script.source, 1, 1), hint
+    )
 
 
 def _read_source(path_or_dash: str | Path) -> tuple[str, str, Path]:
@@ -113,7 +130,9 @@ def _read_source(path_or_dash: str | Path) -> tuple[str, str, Path]:
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise ScriptError(f"cannot read script: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
+        raise ScriptError(
+            f"cannot read script: {err.strerror}", SourcePosition(str(path), 1, 1)
+        ) from None
     return str(path), _decode(data, str(path)), script_folder(path)
 
 
@@ -129,14 +148,18 @@ def _decode(data: bytes, name: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        raise ScriptError("the script is not UTF-8 text", SourcePosition(name, line, 1),
-                          "save the file as UTF-8") from None
+        line = data[: err.start].count(b"\n") + 1
+        raise ScriptError(
+            "the script is not UTF-8 text", SourcePosition(name, line, 1), "save the file as UTF-8"
+        ) from None
     if "\x00" in text:
-        before = text[:text.index("\x00")]
+        before = text[: text.index("\x00")]
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
-        raise ScriptError("the script is not text (it holds NUL bytes)", SourcePosition(name, line, column),
-                          "give a YAML or Fountain script saved as UTF-8 text")
+        raise ScriptError(
+            "the script is not text (it holds NUL bytes)",
+            SourcePosition(name, line, column),
+            "give a YAML or Fountain script saved as UTF-8 text",
+        )
     return text
 
 
@@ -169,10 +192,15 @@ def _attach_cast(script: Script, name: str, cast: str | Path | None) -> Path:
         raise UsageError("--cast is empty: give the cast file (YAML)")
     if cast is not None and Path(cast).is_dir():
         raise UsageError(f"--cast {cast} is a folder: give the cast file (YAML)")
-    cast_path = Path(cast) if cast is not None else (cast_file_for(name) if name != "<stdin>" else None)
+    cast_path = (
+        Path(cast) if cast is not None else (cast_file_for(name) if name != "<stdin>" else None)
+    )
     if cast_path is None:
-        hint = ("a script read from stdin needs --cast FILE" if name == "<stdin>" else
-                f"write {Path(name).stem}.cast.yaml beside it, or pass --cast FILE")
+        hint = (
+            "a script read from stdin needs --cast FILE"
+            if name == "<stdin>"
+            else f"write {Path(name).stem}.cast.yaml beside it, or pass --cast FILE"
+        )
         raise ScriptError("no cast file for this script", SourcePosition(name, 1, 1), hint)
     members, narrator, warnings = read_cast_file(cast_path)
     for member in members.values():

@@ -39,35 +39,121 @@ class MixField:
     help: str = ""
 
 
-MIX_FIELDS = {setting.name: setting for setting in (
-    MixField("formats", None, "--format", ("wav",), allowed=("wav", "flac", "mp3"),
-             help="Mix format: wav, flac, mp3 (repeatable)."),
-    MixField("preset", None, "--preset", "none",
-             help="(default: the project's saved preset, else none)."),
-    MixField("room_tone", "room_tone", "--room-tone", None,
-             help="Bed under the mix: 'noise', a room-tone file (WAV/FLAC), or 'none' (no bed, "
-                  "over a saved or scripted one)."),
-    MixField("room_tone_db", "room_tone_db", "room tone level (dBFS)", -65.0, "dBFS RMS",
-             -120.0, 0.0, help="Level of the room tone"),
-    MixField("gap_s", "gap", "--gap", 0.5, "seconds", 0.0, 60.0,
-             help="Default pause between lines in the mix"),
-    MixField("head_s", "head", "--head", 0.5, "seconds", 0.0, 60.0,
-             help="Silence before the first line of a scene mix"),
-    MixField("tail_s", "tail", "--tail", 1.0, "seconds", 0.0, 60.0,
-             help="Silence after the last line of a scene mix"),
-    MixField("duck_db", "duck_db", "ducking depth (dB)", -12.0, "dB", -60.0, 0.0,
-             help="How far ducked beds go down under dialogue"),
-    MixField("duck_attack_s", "duck_attack", "ducking attack (s)", 0.05, "seconds", 0.0, 10.0,
-             help="How fast ducked beds go down"),
-    MixField("duck_release_s", "duck_release", "ducking release (s)", 0.4, "seconds", 0.0, 10.0,
-             help="How fast ducked beds come back up"),
-    MixField("stems", None, "--stems", False,
-             help="Also write mix.stem-*.wav beside each mix: one per character, effects, music "
-                  "and room tone, summing to the mix (kept with the project)."),
-    MixField("sessions", None, "--export-session", (), allowed=("otio", "rpp"),
-             help="Also write a DAW session beside each mix: otio (OpenTimelineIO) or rpp "
-                  "(REAPER) (repeatable; kept with the project; none: stop writing them)."),
-)}
+MIX_FIELDS = {
+    setting.name: setting
+    for setting in (
+        MixField(
+            "formats",
+            None,
+            "--format",
+            ("wav",),
+            allowed=("wav", "flac", "mp3"),
+            help="Mix format: wav, flac, mp3 (repeatable).",
+        ),
+        MixField(
+            "preset",
+            None,
+            "--preset",
+            "none",
+            help="(default: the project's saved preset, else none).",
+        ),
+        MixField(
+            "room_tone",
+            "room_tone",
+            "--room-tone",
+            None,
+            help="Bed under the mix: 'noise', a room-tone file (WAV/FLAC), or 'none' (no bed, "
+            "over a saved or scripted one).",
+        ),
+        MixField(
+            "room_tone_db",
+            "room_tone_db",
+            "room tone level (dBFS)",
+            -65.0,
+            "dBFS RMS",
+            -120.0,
+            0.0,
+            help="Level of the room tone",
+        ),
+        MixField(
+            "gap_s",
+            "gap",
+            "--gap",
+            0.5,
+            "seconds",
+            0.0,
+            60.0,
+            help="Default pause between lines in the mix",
+        ),
+        MixField(
+            "head_s",
+            "head",
+            "--head",
+            0.5,
+            "seconds",
+            0.0,
+            60.0,
+            help="Silence before the first line of a scene mix",
+        ),
+        MixField(
+            "tail_s",
+            "tail",
+            "--tail",
+            1.0,
+            "seconds",
+            0.0,
+            60.0,
+            help="Silence after the last line of a scene mix",
+        ),
+        MixField(
+            "duck_db",
+            "duck_db",
+            "ducking depth (dB)",
+            -12.0,
+            "dB",
+            -60.0,
+            0.0,
+            help="How far ducked beds go down under dialogue",
+        ),
+        MixField(
+            "duck_attack_s",
+            "duck_attack",
+            "ducking attack (s)",
+            0.05,
+            "seconds",
+            0.0,
+            10.0,
+            help="How fast ducked beds go down",
+        ),
+        MixField(
+            "duck_release_s",
+            "duck_release",
+            "ducking release (s)",
+            0.4,
+            "seconds",
+            0.0,
+            10.0,
+            help="How fast ducked beds come back up",
+        ),
+        MixField(
+            "stems",
+            None,
+            "--stems",
+            False,
+            help="Also write mix.stem-*.wav beside each mix: one per character, effects, music "
+            "and room tone, summing to the mix (kept with the project).",
+        ),
+        MixField(
+            "sessions",
+            None,
+            "--export-session",
+            (),
+            allowed=("otio", "rpp"),
+            help="Also write a DAW session beside each mix: otio (OpenTimelineIO) or rpp "
+            "(REAPER) (repeatable; kept with the project; none: stop writing them).",
+        ),
+    )
+}
 # The settings a layer gives besides formats, in the order a project keeps them and a
 # script's keys are listed.
 OPTION_FIELDS = tuple(name for name in MIX_FIELDS if name != "formats")
@@ -143,11 +229,15 @@ class MixSettings:
 
     def __post_init__(self) -> None:
         # each once, in the order first given (`--format FLAC --format flac` is one format)
-        object.__setattr__(self, "formats", tuple(dict.fromkeys(check_format(name)
-                                                                for name in self.formats or ())))
+        object.__setattr__(
+            self, "formats", tuple(dict.fromkeys(check_format(name) for name in self.formats or ()))
+        )
         if self.sessions is not None:
-            object.__setattr__(self, "sessions", tuple(dict.fromkeys(check_session_format(name)
-                                                                     for name in self.sessions)))
+            object.__setattr__(
+                self,
+                "sessions",
+                tuple(dict.fromkeys(check_session_format(name) for name in self.sessions)),
+            )
         for key in ("preset", "room_tone"):
             value = getattr(self, key)
             if value is not None and not isinstance(value, (str, os.PathLike)):
@@ -173,13 +263,20 @@ class MixSettings:
         if under is None:
             return self
         tone_from = self if self.room_tone is not None else under
-        return dataclasses.replace(under, formats=self.formats or under.formats, **self.options(),
-                                   room_tone_position=tone_from.room_tone_position)
+        return dataclasses.replace(
+            under,
+            formats=self.formats or under.formats,
+            **self.options(),
+            room_tone_position=tone_from.room_tone_position,
+        )
 
     def resolved(self) -> MixSettings:
         """These settings with what no layer gave taken from MIX_FIELDS' defaults."""
-        unset = {name: setting.default for name, setting in MIX_FIELDS.items()
-                 if getattr(self, name) is None or getattr(self, name) == ()}
+        unset = {
+            name: setting.default
+            for name, setting in MIX_FIELDS.items()
+            if getattr(self, name) is None or getattr(self, name) == ()
+        }
         return dataclasses.replace(self, **unset) if unset else self
 
     def checked(self) -> MixSettings:
@@ -190,8 +287,10 @@ class MixSettings:
         if self.room_tone is not None and str(self.room_tone) not in ("noise", NO_ROOM_TONE):
             verdict = inspect_clip(self.room_tone, None, silence=False)
             if verdict.error:
-                raise UsageError(f"room tone file {self.room_tone} {verdict.error} (give a WAV/FLAC "
-                                 f"file, 'noise' or 'none')")
+                raise UsageError(
+                    f"room tone file {self.room_tone} {verdict.error} (give a WAV/FLAC "
+                    f"file, 'noise' or 'none')"
+                )
         return self
 
     def to_record(self) -> dict:
@@ -204,9 +303,10 @@ class MixSettings:
         Raises UsageError for saved values out of range or an unusable room-tone file."""
         record = record if isinstance(record, dict) else {}
         options = record.get("options") if isinstance(record.get("options"), dict) else {}
-        return cls(formats=tuple(record.get("formats") or ()),
-                   **{key: options[key] for key in OPTION_FIELDS if options.get(key) is not None}
-                   ).checked()
+        return cls(
+            formats=tuple(record.get("formats") or ()),
+            **{key: options[key] for key in OPTION_FIELDS if options.get(key) is not None},
+        ).checked()
 
 
 def check_number(name: str, value: float, low: float, high: float) -> float:

@@ -37,12 +37,21 @@ class NumberRow:
 
     def to_json(self) -> dict:
         """The row as JSON data; `position` as `file:line:col` text."""
-        return {"written": self.written, "said": self.said, "left_as_written": self.said is None,
-                "why": self.why or None, "form": self.form, "language": self.language, "line": self.line,
-                "position": str(self.position) if self.position else None}
+        return {
+            "written": self.written,
+            "said": self.said,
+            "left_as_written": self.said is None,
+            "why": self.why or None,
+            "form": self.form,
+            "language": self.language,
+            "line": self.line,
+            "position": str(self.position) if self.position else None,
+        }
 
 
-def number_rows(script: Script, expressions: Expressions, listed: bool = True) -> tuple[list[NumberRow], list[Warning_]]:
+def number_rows(
+    script: Script, expressions: Expressions, listed: bool = True
+) -> tuple[list[NumberRow], list[Warning_]]:
     """The number expressions of every line whose normalisation is on, in script order (only
     those of text with digits unless `listed`), and one warning per line with digits in a
     language that has no number rules."""
@@ -66,12 +75,31 @@ def number_rows(script: Script, expressions: Expressions, listed: bool = True) -
                     unsupported.append(language_code(language) or language)
                 continue
             for expression in found:
-                if any(key == id(span) and a < expression.end and expression.start < b for key, a, b in covered):
+                if any(
+                    key == id(span) and a < expression.end and expression.start < b
+                    for key, a, b in covered
+                ):
                     continue
-                where = source_position(source, line, expression.written, span.column + expression.start)
-                rows.append(NumberRow(expression.written, expression.said, expression.why, expression.form,
-                                      language, line.id, where))
+                where = source_position(
+                    source, line, expression.written, span.column + expression.start
+                )
+                rows.append(
+                    NumberRow(
+                        expression.written,
+                        expression.said,
+                        expression.why,
+                        expression.form,
+                        language,
+                        line.id,
+                        where,
+                    )
+                )
         for language in dict.fromkeys(unsupported):
-            warnings.append(Warning_(f"line {line.id}: digits in a {language} line are sent as written: "
-                                     f"number rules cover English, German, French and Spanish", line.position))
+            warnings.append(
+                Warning_(
+                    f"line {line.id}: digits in a {language} line are sent as written: "
+                    f"number rules cover English, German, French and Spanish",
+                    line.position,
+                )
+            )
     return rows, warnings

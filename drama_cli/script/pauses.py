@@ -58,15 +58,21 @@ def take_out_pauses(script: Script) -> None:
             if kept:
                 kept[-1].beat_s += seconds
                 kept[-1].pauses.append((shown, seconds))
-                message = (f"line {line.id} ({shown!r}) has no words: a pause of {seconds:g} s after "
-                           f"line {kept[-1].id}, not sent to the engine")
+                message = (
+                    f"line {line.id} ({shown!r}) has no words: a pause of {seconds:g} s after "
+                    f"line {kept[-1].id}, not sent to the engine"
+                )
             else:
-                message = (f"line {line.id} ({shown!r}) has no words and opens the scene: left out "
-                           "(give the scene 'head:' for silence before its first line)")
+                message = (
+                    f"line {line.id} ({shown!r}) has no words and opens the scene: left out "
+                    "(give the scene 'head:' for silence before its first line)"
+                )
             script.warnings.append(Warning_(message, line.position))
             _move_cues(scene, line, kept[-1] if kept else None)
-            scene.elements = [Element("pause", shown, line.position) if element is line else element
-                              for element in scene.elements]
+            scene.elements = [
+                Element("pause", shown, line.position) if element is line else element
+                for element in scene.elements
+            ]
         scene.lines = kept
 
 
@@ -75,5 +81,9 @@ def _move_cues(scene, pause: Line, before: Line | None) -> None:
     start when there is none), as the pause does."""
     for sound in scene.sounds:
         if sound.start.line == pause.id:
-            sound.start = SoundAnchor(before.id if before else None, "end" if before else "start",
-                                      0.0, sound.start.position)
+            sound.start = SoundAnchor(
+                before.id if before else None,
+                "end" if before else "start",
+                0.0,
+                sound.start.position,
+            )

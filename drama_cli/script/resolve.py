@@ -47,14 +47,18 @@ class CastIndex:
                 key = name_key(written)
                 if not key:
                     kind = "cast name" if written == member.name else "alias"
-                    raise ScriptError(f"{kind} {written!r} has nothing a line could call it by",
-                                      member.position or SourcePosition("<cast>", 1, 1),
-                                      "give it a letter or digit outside extensions such as (V.O.)")
+                    raise ScriptError(
+                        f"{kind} {written!r} has nothing a line could call it by",
+                        member.position or SourcePosition("<cast>", 1, 1),
+                        "give it a letter or digit outside extensions such as (V.O.)",
+                    )
                 owner = self.by_key.get(key)
                 if owner is not None and owner != member.name:
-                    raise ScriptError(f"name {written!r} is used by both {owner} and {member.name}",
-                                      member.position or SourcePosition("<cast>", 1, 1),
-                                      "names and aliases must be unique")
+                    raise ScriptError(
+                        f"name {written!r} is used by both {owner} and {member.name}",
+                        member.position or SourcePosition("<cast>", 1, 1),
+                        "names and aliases must be unique",
+                    )
                 self.by_key[key] = member.name
 
     def resolve(self, written: str, where: SourcePosition | None) -> str:
@@ -65,7 +69,9 @@ class CastIndex:
         close = difflib.get_close_matches(key, list(self.by_key), n=1, cutoff=0.5)
         hint = f"did you mean {self.by_key[close[0]]}?" if close else None
         hint = (hint + " " if hint else "") + "add the name to the cast or as an alias"
-        raise ScriptError(f"unknown speaker {written.strip()!r}", where or SourcePosition("<script>", 1, 1), hint)
+        raise ScriptError(
+            f"unknown speaker {written.strip()!r}", where or SourcePosition("<script>", 1, 1), hint
+        )
 
 
 def resolve_speakers(script: Script, problems: Problems | None = None) -> Script:
@@ -102,8 +108,12 @@ def _resolve_line(line: Line, index: CastIndex, sounds: dict) -> None:
     if unknown:
         raise unknown[0] if len(unknown) == 1 else ScriptErrors(unknown)
     if len(line.speakers()) > NUM_SPEAKERS:
-        raise ScriptError(f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
-                          f"{NUM_SPEAKERS}", line.position, "split it into several lines")
+        raise ScriptError(
+            f"line {line.id} has {len(line.speakers())} voices; one line holds at most "
+            f"{NUM_SPEAKERS}",
+            line.position,
+            "split it into several lines",
+        )
 
 
 def _switch_target(span, index: CastIndex, sounds: dict, where) -> str:
@@ -114,8 +124,11 @@ def _switch_target(span, index: CastIndex, sounds: dict, where) -> str:
     except ScriptError as err:
         if span.value not in sounds:
             raise
-        raise ScriptError(err.message, err.position, f"{span.text} switches the voice; "
-                          f"a sound cue is written {{sfx: {span.value}}}") from None
+        raise ScriptError(
+            err.message,
+            err.position,
+            f"{span.text} switches the voice; a sound cue is written {{sfx: {span.value}}}",
+        ) from None
 
 
 @contextmanager
@@ -137,7 +150,9 @@ def check_fixed_indices(script: Script) -> None:
         if not 0 <= k < NUM_SPEAKERS:
             raise ScriptError(f"speaker index {k} of {member.name} is outside 0..15", where)
         if k in seen:
-            raise ScriptError(f"speaker index {k} is given to both {seen[k]} and {member.name}", where)
+            raise ScriptError(
+                f"speaker index {k} is given to both {seen[k]} and {member.name}", where
+            )
         seen[k] = member.name
 
 
@@ -178,8 +193,14 @@ def add_narration(script: Script) -> Script:
                     lines.append(entry)
             elif isinstance(entry, Element) and entry.kind == "action" and entry.text.strip():
                 actions += 1
-                line = Line(id=f"{scene.id}-a{actions}", speaker=script.narrator, text=entry.text,
-                            cue=script.narrator, kind="action", position=entry.position)
+                line = Line(
+                    id=f"{scene.id}-a{actions}",
+                    speaker=script.narrator,
+                    text=entry.text,
+                    cue=script.narrator,
+                    kind="action",
+                    position=entry.position,
+                )
                 line.spans = parse_directions(entry.text, entry.position)
                 lines.append(line)
         scene.lines = lines

@@ -21,8 +21,9 @@ from drama_cli.script.problems import Problems
 from drama_cli.script.yaml_reader import YamlReader, compose
 
 TABLE_KEYS = ("file", "gain_db")
-TABLE_PATH_HINT = "write the path of a sound file (WAV, FLAC, OGG, MP3), relative to the file " \
-                  "holding the table"
+TABLE_PATH_HINT = (
+    "write the path of a sound file (WAV, FLAC, OGG, MP3), relative to the file holding the table"
+)
 
 SoundEntry = tuple[str, float, SourcePosition]  # file, gain dB, where the file is named
 
@@ -81,7 +82,7 @@ def add_cast_sounds(script: Script, cast_path: str | Path) -> list[ScriptError]:
 
 
 def _meant(name: str, table: dict) -> str:
-    """"did you mean NAME? …" for the table's name closest to `name` (case aside), else ''."""
+    """ "did you mean NAME? …" for the table's name closest to `name` (case aside), else ''."""
     by_key = {known.casefold(): known for known in table}
     close = difflib.get_close_matches(name.casefold(), list(by_key), n=1, cutoff=0.75)
     return f"did you mean {by_key[close[0]]}? sound names match exactly; " if close else ""
@@ -95,10 +96,15 @@ def give_file(script: Script, sound: Sound) -> ScriptError | None:
     if sound.name not in script.sounds:
         known = ", ".join(sorted(script.sounds)) or "none"
         holder = "the cast file" if script.format == "fountain" else "the script or its cast file"
-        table = "the cast file's sounds: table" if script.format == "fountain" else "the sounds: table"
-        return ScriptError(f"no sound named {sound.name!r} in {table}", sound.position,
-                           f"{_meant(sound.name, script.sounds)}add '{sound.name}: FILE' under 'sounds:' "
-                           f"in {holder}, FILE relative to that file (known: {known})")
+        table = (
+            "the cast file's sounds: table" if script.format == "fountain" else "the sounds: table"
+        )
+        return ScriptError(
+            f"no sound named {sound.name!r} in {table}",
+            sound.position,
+            f"{_meant(sound.name, script.sounds)}add '{sound.name}: FILE' under 'sounds:' "
+            f"in {holder}, FILE relative to that file (known: {known})",
+        )
     entry = script.sounds[sound.name]
     if entry is not None:
         sound.path, sound.gain_db, sound.file_position = entry

@@ -36,11 +36,15 @@ class Word:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Word":
+    def from_dict(cls, data: dict) -> Word:
         """The word of a `to_dict` object (a take record's `asr.words`)."""
         probability = data.get("probability")
-        return cls(str(data.get("text", "")), float(data["start_s"]), float(data["end_s"]),
-                   None if probability is None else float(probability))
+        return cls(
+            str(data.get("text", "")),
+            float(data["start_s"]),
+            float(data["end_s"]),
+            None if probability is None else float(probability),
+        )
 
 
 def model_words(text: str) -> str:

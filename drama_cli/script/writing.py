@@ -9,12 +9,27 @@ from __future__ import annotations
 
 import unicodedata
 
-_SYSTEMS = (("HIRAGANA", "ja"), ("KATAKANA", "ja"), ("HANGUL", "ko"), ("CJK", "zh"), ("CYRILLIC", "ru"),
-            ("ARABIC", "ar"), ("HEBREW", "he"), ("GREEK", "el"), ("THAI", "th"), ("DEVANAGARI", "hi"),
-            ("BENGALI", "bn"), ("TAMIL", "ta"), ("GEORGIAN", "ka"), ("ARMENIAN", "hy"))
+_SYSTEMS = (
+    ("HIRAGANA", "ja"),
+    ("KATAKANA", "ja"),
+    ("HANGUL", "ko"),
+    ("CJK", "zh"),
+    ("CYRILLIC", "ru"),
+    ("ARABIC", "ar"),
+    ("HEBREW", "he"),
+    ("GREEK", "el"),
+    ("THAI", "th"),
+    ("DEVANAGARI", "hi"),
+    ("BENGALI", "bn"),
+    ("TAMIL", "ta"),
+    ("GEORGIAN", "ka"),
+    ("ARMENIAN", "hy"),
+)
 
-LATIN_LANGUAGES = frozenset("en de fr es it pt nl sv da no nb nn fi pl cs sk sl hr ro hu tr ca eu gl ga cy is "
-                            "et lv lt sq id ms vi tl sw".split())  # written in the Latin alphabet
+LATIN_LANGUAGES = frozenset(
+    "en de fr es it pt nl sv da no nb nn fi pl cs sk sl hr ro hu tr ca eu gl ga cy is "
+    "et lv lt sq id ms vi tl sw".split()
+)  # written in the Latin alphabet
 
 
 def written_language(text: str) -> str | None:

@@ -36,18 +36,46 @@ from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
 from drama_cli.script.yaml_sounds import check_anchors
 
-SCRIPT_KEYS = ("title", "cast", "narrator", "scenes", "lines", "description", "book", "chapters",
-               *MIX_KEYS, "lexicon", "lexicons", "language", "normalize", "sounds")
-MEMBER_KEYS = ("voice", "reference", "transcript", "references", "description", "speaker", "aliases", "lang",
-               "consent", "voice_source")
+SCRIPT_KEYS = (
+    "title",
+    "cast",
+    "narrator",
+    "scenes",
+    "lines",
+    "description",
+    "book",
+    "chapters",
+    *MIX_KEYS,
+    "lexicon",
+    "lexicons",
+    "language",
+    "normalize",
+    "sounds",
+)
+MEMBER_KEYS = (
+    "voice",
+    "reference",
+    "transcript",
+    "references",
+    "description",
+    "speaker",
+    "aliases",
+    "lang",
+    "consent",
+    "voice_source",
+)
 CLIP_KEYS = ("audio", "path", "transcript")
 CONSENT_KEYS = ("by", "on", "note")
 SOURCE_KEYS = ("kind", "note")
 LANGUAGE_KEYS = ("lexicon", "lexicons", "language", "normalize")  # drama_cli.script.lexicon
 
 
-def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
-              problems: Problems | None = None) -> Script:
+def read_yaml(
+    source: str,
+    path: str = "<script>",
+    base_dir: str | None = None,
+    problems: Problems | None = None,
+) -> Script:
     """Read a YAML script (format in docs/guide/scripts.md) into a Script, speakers unresolved.
 
     source: the file's text. path: the name used in positions. base_dir: folder that reference
@@ -61,8 +89,11 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     reader = YamlReader(source, path, problems)
     root = compose(source, path)
     if root is None:
-        raise ScriptError("the script is empty", SourcePosition(path, 1, 1),
-                          "start with 'cast:' and 'scenes:' (see docs/guide/scripts.md)")
+        raise ScriptError(
+            "the script is empty",
+            SourcePosition(path, 1, 1),
+            "start with 'cast:' and 'scenes:' (see docs/guide/scripts.md)",
+        )
     top = reader.mapping(root, SCRIPT_KEYS, "the script")
     base = Path(base_dir) if base_dir is not None else Path(path).parent
     script = Script(source=path, base_dir=str(base), format="yaml")
@@ -83,14 +114,19 @@ def read_yaml(source: str, path: str = "<script>", base_dir: str | None = None,
     if "scenes" in top and "lines" in top:
         raise reader.error("use either 'scenes:' or top-level 'lines:', not both", top["lines"][0])
     if "chapters" in top and ("scenes" in top or "lines" in top):
-        raise reader.error("use either 'chapters:' or 'scenes:', not both", top["chapters"][0],
-                           "put each scene under its chapter, or give scenes 'chapter: TITLE'")
+        raise reader.error(
+            "use either 'chapters:' or 'scenes:', not both",
+            top["chapters"][0],
+            "put each scene under its chapter, or give scenes 'chapter: TITLE'",
+        )
     if "chapters" in top:
         script.scenes.extend(read_chapters_node(reader, top["chapters"][1]))
     if "scenes" in top:
         node = top["scenes"][1]
         if not isinstance(node, SequenceNode):
-            raise reader.error("'scenes' must be a list of scenes", node, "start each scene with '- id: ...'")
+            raise reader.error(
+                "'scenes' must be a list of scenes", node, "start each scene with '- id: ...'"
+            )
         for number, scene_node in enumerate(node.value, start=1):
             with problems.collect():
                 script.scenes.append(read_scene(reader, scene_node, number))
@@ -119,7 +155,9 @@ def read_cast_node(reader: YamlReader, node: Node, base: Path) -> dict[str, Cast
     return members
 
 
-def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base: Path) -> CastMember:
+def _read_member(
+    reader: YamlReader, name: str, key_node: Node, node: Node, base: Path
+) -> CastMember:
     member = CastMember(name=name, position=reader.at(key_node))
     if isinstance(node, ScalarNode):
         if node.value:
@@ -132,11 +170,15 @@ def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base
             path = reader.scalar(fields[key][1], key)
             member.references.append(_clip(reader, path, transcript, fields[key][1], base))
     if "transcript" in fields and not member.references:
-        raise reader.error("a transcript needs its audio: add 'voice: refs/<name>.wav'", fields["transcript"][0])
+        raise reader.error(
+            "a transcript needs its audio: add 'voice: refs/<name>.wav'", fields["transcript"][0]
+        )
     if "references" in fields:
         refs = fields["references"][1]
         if not isinstance(refs, SequenceNode):
-            raise reader.error("'references' must be a list", refs, "write '- audio: refs/x.wav' items")
+            raise reader.error(
+                "'references' must be a list", refs, "write '- audio: refs/x.wav' items"
+            )
         for item in refs.value:
             member.references.append(_read_clip(reader, item, base))
     if "description" in fields:
@@ -146,7 +188,9 @@ def _read_member(reader: YamlReader, name: str, key_node: Node, node: Node, base
         with reader.problems.collect():  # listed with the lines' problems; the member stays
             index = reader.integer(fields["speaker"][1], "speaker index")
             if not 0 <= index <= 15:
-                raise reader.error(f"speaker index must be 0..15, got {index}", fields["speaker"][1])
+                raise reader.error(
+                    f"speaker index must be 0..15, got {index}", fields["speaker"][1]
+                )
             member.speaker_index = index
     if "aliases" in fields:
         member.aliases = reader.string_list(fields["aliases"][1], "alias")
@@ -172,21 +216,32 @@ def _read_consent(reader: YamlReader, node: Node, name: str) -> Consent:
     try:
         dt.date.fromisoformat(on)
     except ValueError:
-        raise reader.error(f"consent date {on!r} of {name} is not a date", fields["on"][1],
-                           "write it as YYYY-MM-DD") from None
+        raise reader.error(
+            f"consent date {on!r} of {name} is not a date",
+            fields["on"][1],
+            "write it as YYYY-MM-DD",
+        ) from None
     note = reader.text(fields["note"][1], "note") if "note" in fields else None
     return Consent(reader.text(fields["by"][1], "by").strip(), on, note)
 
 
 def _read_voice_source(reader: YamlReader, node: Node, name: str) -> VoiceSource:
     """`voice_source: KIND` or `voice_source: {kind: KIND, note: TEXT}`, KIND one of VOICE_SOURCES."""
-    fields = {} if isinstance(node, ScalarNode) else reader.mapping(node, SOURCE_KEYS, f"voice_source of {name}")
+    fields = (
+        {}
+        if isinstance(node, ScalarNode)
+        else reader.mapping(node, SOURCE_KEYS, f"voice_source of {name}")
+    )
     kind_node = node if isinstance(node, ScalarNode) else fields.get("kind", (None, None))[1]
     if kind_node is None:
-        raise reader.error(f"voice_source of {name} needs 'kind'", node, f"one of {', '.join(VOICE_SOURCES)}")
+        raise reader.error(
+            f"voice_source of {name} needs 'kind'", node, f"one of {', '.join(VOICE_SOURCES)}"
+        )
     kind = reader.scalar(kind_node, "voice_source").strip()
     if kind not in VOICE_SOURCES:
-        raise reader.error(f"voice_source {kind!r} of {name} is not one of {', '.join(VOICE_SOURCES)}", kind_node)
+        raise reader.error(
+            f"voice_source {kind!r} of {name} is not one of {', '.join(VOICE_SOURCES)}", kind_node
+        )
     note = reader.text(fields["note"][1], "note") if "note" in fields else None
     return VoiceSource(kind, note)
 
@@ -198,7 +253,13 @@ def _read_clip(reader: YamlReader, node: Node, base: Path) -> ReferenceClip:
     key = "audio" if "audio" in fields else "path" if "path" in fields else None
     if key is None:
         raise reader.error("a reference needs 'audio: <file>'", node)
-    return _clip(reader, reader.scalar(fields[key][1], key), _transcript(reader, fields), fields[key][1], base)
+    return _clip(
+        reader,
+        reader.scalar(fields[key][1], key),
+        _transcript(reader, fields),
+        fields[key][1],
+        base,
+    )
 
 
 def _transcript(reader: YamlReader, fields: dict) -> str | None:
@@ -213,13 +274,17 @@ def _transcript(reader: YamlReader, fields: dict) -> str | None:
     return transcript
 
 
-def _clip(reader: YamlReader, path: str, transcript: str | None, node: Node, base: Path) -> ReferenceClip:
+def _clip(
+    reader: YamlReader, path: str, transcript: str | None, node: Node, base: Path
+) -> ReferenceClip:
     """A reference clip; without a transcript, `<clip>.txt` beside the audio is read if present
     (refused, at the clip's path, when it holds a model token)."""
     if transcript is None:
         sidecar = (base / path).with_suffix(".txt")
         if sidecar.is_file():
-            written = sidecar.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+            written = (
+                sidecar.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+            )
             refuse_control_characters(written, str(sidecar))
             transcript = written.strip() or None
             if transcript is not None:
@@ -247,12 +312,17 @@ def _check_new_id(kind: str, id_: str, position, seen: dict[str, str], problems:
     if earlier is None:
         seen[id_.casefold()] = id_
     elif earlier == id_:
-        problems.errors.append(ScriptError(f"duplicate {kind} id {id_!r}", position,
-                                           f"give each {kind} its own id"))
+        problems.errors.append(
+            ScriptError(f"duplicate {kind} id {id_!r}", position, f"give each {kind} its own id")
+        )
     else:
-        problems.errors.append(ScriptError(
-            f"{kind} ids {earlier!r} and {id_!r} differ only in case", position,
-            f"give each {kind} an id of its own (they would share a folder on a case-insensitive file system)"))
+        problems.errors.append(
+            ScriptError(
+                f"{kind} ids {earlier!r} and {id_!r} differ only in case",
+                position,
+                f"give each {kind} an id of its own (they would share a folder on a case-insensitive file system)",
+            )
+        )
 
 
 def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None, list[Warning_]]:
@@ -264,11 +334,16 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
     try:
         source = path.read_text(encoding="utf-8-sig")
     except OSError as err:
-        raise ScriptError(f"cannot read cast file: {err.strerror}", SourcePosition(str(path), 1, 1)) from None
+        raise ScriptError(
+            f"cannot read cast file: {err.strerror}", SourcePosition(str(path), 1, 1)
+        ) from None
     except UnicodeDecodeError as err:
-        line = path.read_bytes()[:err.start].count(b"\n") + 1
-        raise ScriptError("the cast file is not UTF-8 text", SourcePosition(str(path), line, 1),
-                          "save the file as UTF-8") from None
+        line = path.read_bytes()[: err.start].count(b"\n") + 1
+        raise ScriptError(
+            "the cast file is not UTF-8 text",
+            SourcePosition(str(path), line, 1),
+            "save the file as UTF-8",
+        ) from None
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     reader = YamlReader(source, str(path))
     root = compose(source, str(path))
@@ -277,10 +352,15 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
     top = reader.mapping(root, None, "the cast file")
     narrator = None
     if "sounds" in top and "cast" not in top:
-        raise reader.error("a cast file with a 'sounds:' table lists its members under 'cast:'",
-                           top["sounds"][0], "put the members under 'cast:' beside 'sounds:'")
+        raise reader.error(
+            "a cast file with a 'sounds:' table lists its members under 'cast:'",
+            top["sounds"][0],
+            "put the members under 'cast:' beside 'sounds:'",
+        )
     if "cast" in top:
-        reader.mapping(root, ("cast", "narrator", "title", "sounds", *LANGUAGE_KEYS), "the cast file")
+        reader.mapping(
+            root, ("cast", "narrator", "title", "sounds", *LANGUAGE_KEYS), "the cast file"
+        )
         narrator = reader.scalar(top["narrator"][1], "narrator") if "narrator" in top else None
         members = read_cast_node(reader, top["cast"][1], path.parent)
     else:

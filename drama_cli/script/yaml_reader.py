@@ -53,14 +53,18 @@ class YamlReader:
             return SourcePosition(where.file, where.line, where.column + 1)
         if style in ("|", ">") and node.start_mark.line + 1 < len(self.lines):
             content = self.lines[node.start_mark.line + 1]
-            return SourcePosition(where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1)
+            return SourcePosition(
+                where.file, where.line + 1, len(content) - len(content.lstrip(" ")) + 1
+            )
         return where
 
     def error(self, message: str, node: Node, hint: str | None = None) -> ScriptError:
         """A ScriptError located at `node`."""
         return ScriptError(message, self.at(node), hint)
 
-    def mapping(self, node: Node, allowed: tuple[str, ...] | None, what: str) -> dict[str, tuple[Node, Node]]:
+    def mapping(
+        self, node: Node, allowed: tuple[str, ...] | None, what: str
+    ) -> dict[str, tuple[Node, Node]]:
         """Keys of a mapping node -> (key node, value node); duplicates and unknown keys raise.
         A YAML merge key (`<<: *base`, or a list of aliases) adds the keys of the mappings it
         names that the mapping does not set itself."""
@@ -70,18 +74,25 @@ class YamlReader:
         merged: dict[str, tuple[Node, Node]] = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                for base in value_node.value if isinstance(value_node, SequenceNode) else [value_node]:
+                for base in (
+                    value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+                ):
                     for key, pair in self.mapping(base, allowed, what).items():
                         merged.setdefault(key, pair)
                 continue
             key = self.scalar(key_node, "key")
             if key in result:
                 first = result[key][0].start_mark.line + 1
-                raise self.error(f"duplicate key {key!r} (first at line {first})", key_node,
-                                 "keep one: each key may appear once in a mapping")
+                raise self.error(
+                    f"duplicate key {key!r} (first at line {first})",
+                    key_node,
+                    "keep one: each key may appear once in a mapping",
+                )
             if allowed is not None and key not in allowed:
                 close = difflib.get_close_matches(key, allowed, n=1)
-                hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
+                hint = (
+                    f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(allowed)}"
+                )
                 raise self.error(f"unknown key {key!r} in {what}", key_node, hint)
             result[key] = (key_node, value_node)
         return {**merged, **result}
@@ -101,19 +112,23 @@ class YamlReader:
                 self._warn_cut_by_comment(node, what)
             return node.value
         if isinstance(node, SequenceNode) and node.flow_style:
-            return self.source[node.start_mark.index:node.end_mark.index]
+            return self.source[node.start_mark.index : node.end_mark.index]
         raise self.error(f"{what} must be text, not a list or mapping", node, QUOTE_HINT)
 
     def _recover_comment(self, node: Node, what: str) -> str | None:
         line = self.lines[node.start_mark.line]
-        rest = line[node.start_mark.column:]
+        rest = line[node.start_mark.column :]
         match = re.search(r"(?:^|\s)(#.*)$", rest)
         if not match:
             return None
         recovered = match.group(1).rstrip()
-        self.warnings.append(Warning_(
-            f"{what} {recovered!r} starts with '#', which YAML reads as a comment; "
-            "taken as the text (quote it to silence this warning)", self.at(node)))
+        self.warnings.append(
+            Warning_(
+                f"{what} {recovered!r} starts with '#', which YAML reads as a comment; "
+                "taken as the text (quote it to silence this warning)",
+                self.at(node),
+            )
+        )
         return recovered
 
     def _warn_cut_by_comment(self, node: Node, what: str) -> None:
@@ -123,11 +138,15 @@ class YamlReader:
         end = node.end_mark
         if end.line >= len(self.lines):
             return
-        match = _COMMENT_AFTER.match(self.lines[end.line][end.column:])
+        match = _COMMENT_AFTER.match(self.lines[end.line][end.column :])
         if match:
-            self.warnings.append(Warning_(
-                f"{what} {node.value!r} stops before {match.group(1).rstrip()!r}, which YAML reads as a "
-                "comment (quote the text to keep it, or write the comment as '# ...')", self.at(node)))
+            self.warnings.append(
+                Warning_(
+                    f"{what} {node.value!r} stops before {match.group(1).rstrip()!r}, which YAML reads as a "
+                    "comment (quote the text to keep it, or write the comment as '# ...')",
+                    self.at(node),
+                )
+            )
 
     def integer(self, node: Node, what: str) -> int:
         """A whole number from a scalar; raises ScriptError otherwise."""
@@ -148,7 +167,9 @@ class YamlReader:
         number = float(match.group(1))
         number = number / 1000 if match.group(2) == "ms" else number
         if not low <= number <= high:
-            raise self.error(f"{what} must be between {low:g} and {high:g} seconds, got {number:g}", node)
+            raise self.error(
+                f"{what} must be between {low:g} and {high:g} seconds, got {number:g}", node
+            )
         return number
 
     def number(self, node: Node, what: str, low: float, high: float) -> float:
@@ -179,11 +200,25 @@ class YamlReader:
         return [part.strip() for part in self.scalar(node, what).split(",") if part.strip()]
 
 
-_TAB_INDENT = re.compile(r"^ *\t[^\n]*\S", re.MULTILINE)  # a tab in the indentation of a line with text
+_TAB_INDENT = re.compile(
+    r"^ *\t[^\n]*\S", re.MULTILINE
+)  # a tab in the indentation of a line with text
 # A backslash escape of a double-quoted scalar, read one after another (so `\\` is one escape).
 _ESCAPE = re.compile(r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.DOTALL)
-_NAMED_ESCAPES = {"0": "\x00", "a": "\x07", "b": "\x08", "t": "\t", "n": "\n", "v": "\x0b", "f": "\x0c",
-                  "r": "\r", "e": "\x1b", "N": "\x85", "L": "\u2028", "P": "\u2029"}
+_NAMED_ESCAPES = {
+    "0": "\x00",
+    "a": "\x07",
+    "b": "\x08",
+    "t": "\t",
+    "n": "\n",
+    "v": "\x0b",
+    "f": "\x0c",
+    "r": "\r",
+    "e": "\x1b",
+    "N": "\x85",
+    "L": "\u2028",
+    "P": "\u2029",
+}
 
 
 def compose(source: str, path: str) -> Node | None:
@@ -205,8 +240,11 @@ def _compose(source: str, path: str) -> Node | None:
     if tab is not None:
         number = source.count("\n", 0, tab.start()) + 1
         column = tab.group().index("\t") + 1
-        raise ScriptError("tab in indentation", SourcePosition(path, number, column),
-                          "YAML indents with spaces: replace the tab with spaces")
+        raise ScriptError(
+            "tab in indentation",
+            SourcePosition(path, number, column),
+            "YAML indents with spaces: replace the tab with spaces",
+        )
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None and not source.startswith("\ufeff"):  # libyaml counts marks after a BOM
         try:
@@ -217,19 +255,36 @@ def _compose(source: str, path: str) -> Node | None:
         return yaml.compose(source, Loader=yaml.SafeLoader)
     except RecursionError:
         line, column = _deepest_point(source)
-        raise ScriptError("YAML nested too deeply to read", SourcePosition(path, line, column),
-                          "a script needs only a few levels: check the brackets and indentation "
-                          "from here") from None
+        raise ScriptError(
+            "YAML nested too deeply to read",
+            SourcePosition(path, line, column),
+            "a script needs only a few levels: check the brackets and indentation from here",
+        ) from None
     except yaml.MarkedYAMLError as err:
         if "quoted scalar" in (err.context or "") and err.context_mark is not None:
-            mark = err.context_mark  # an unclosed quote: report where it opens, not where the file ends
-            raise ScriptError("unclosed quote", SourcePosition(path, mark.line + 1, mark.column + 1),
-                              f"close it with {source[mark.index]} on the same value") from None
+            mark = (
+                err.context_mark
+            )  # an unclosed quote: report where it opens, not where the file ends
+            raise ScriptError(
+                "unclosed quote",
+                SourcePosition(path, mark.line + 1, mark.column + 1),
+                f"close it with {source[mark.index]} on the same value",
+            ) from None
         mark = err.problem_mark or err.context_mark
-        where = SourcePosition(path, mark.line + 1, mark.column + 1) if mark else SourcePosition(path, 1, 1)
+        where = (
+            SourcePosition(path, mark.line + 1, mark.column + 1)
+            if mark
+            else SourcePosition(path, 1, 1)
+        )
         problem = err.problem or err.context or "unreadable YAML"
-        hint = "replace the tab with spaces" if "\\t" in problem or "\t" in problem else (
-            QUOTE_HINT + "; values that start with [ { * & ! @ ` % or hold ': ' or ' #' need quotes")
+        hint = (
+            "replace the tab with spaces"
+            if "\\t" in problem or "\t" in problem
+            else (
+                QUOTE_HINT
+                + "; values that start with [ { * & ! @ ` % or hold ': ' or ' #' need quotes"
+            )
+        )
         raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
     except yaml.YAMLError as err:
         raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None
@@ -247,7 +302,9 @@ def _refuse_escaped_characters(root: Node | None, source: str, path: str) -> Non
         if isinstance(node, ScalarNode):
             found = BAD_IN_VALUE.search(node.value)
             if found is not None:
-                raise character_error(found.group(), _escape_position(node, found.group(), source, path))
+                raise character_error(
+                    found.group(), _escape_position(node, found.group(), source, path)
+                )
         elif isinstance(node, SequenceNode):
             stack.extend(reversed(node.value))
         elif isinstance(node, MappingNode):

@@ -15,8 +15,18 @@ from drama_cli.errors import ScriptError, SourcePosition
 from drama_cli.script.document import Scene, Sound, SoundAnchor
 from drama_cli.script.yaml_reader import YamlReader
 
-SOUND_KEYS = ("sound", "name", "at", "after", "until", "gain_db", "fade_in", "fade_out", "loop",
-              "duck")
+SOUND_KEYS = (
+    "sound",
+    "name",
+    "at",
+    "after",
+    "until",
+    "gain_db",
+    "fade_in",
+    "fade_out",
+    "loop",
+    "duck",
+)
 MUSIC_KEYS = ("music", *SOUND_KEYS[1:])
 BED_KEYS = ("file", *SOUND_KEYS[1:])
 BED_KINDS = ("music", "ambience")
@@ -24,14 +34,19 @@ MAX_FADE_S = 600.0
 GAIN_DB_RANGE = (-120.0, 24.0)
 MAX_ANCHOR_S = 24 * 3600.0  # seconds on a scene's clock, and offsets from a line
 SCENE_START, SCENE_END = "scene-start", "scene-end"
-ANCHOR_HINT = "write a line id (with 'start' or 'end'), 'scene-start', 'scene-end' or seconds, " \
-              "e.g. 'at: s1-2 end + 0.5' or 'at: 12.0'"
+ANCHOR_HINT = (
+    "write a line id (with 'start' or 'end'), 'scene-start', 'scene-end' or seconds, "
+    "e.g. 'at: s1-2 end + 0.5' or 'at: 12.0'"
+)
 _SECONDS = r"(?:\d+(?:\.\d*)?|\.\d+)"
-_ANCHOR = re.compile(rf"(?P<ref>\S+?)(?:\s+(?P<edge>start|end))?"
-                     rf"(?:\s+(?P<sign>[+-])\s*(?P<offset>{_SECONDS})\s*(?P<unit>ms|s)?)?")
+_ANCHOR = re.compile(
+    rf"(?P<ref>\S+?)(?:\s+(?P<edge>start|end))?"
+    rf"(?:\s+(?P<sign>[+-])\s*(?P<offset>{_SECONDS})\s*(?P<unit>ms|s)?)?"
+)
 _CLOCK = re.compile(rf"(?P<offset>{_SECONDS})\s*(?P<unit>ms|s)?")
-_NUMBER = re.compile(rf"[+-]?(?:{_SECONDS}(?:e[+-]?\d+)?|inf(?:inity)?|nan)\s*(?:ms|s)?",
-                     re.IGNORECASE)  # what a reader takes for seconds but the clock refuses
+_NUMBER = re.compile(
+    rf"[+-]?(?:{_SECONDS}(?:e[+-]?\d+)?|inf(?:inity)?|nan)\s*(?:ms|s)?", re.IGNORECASE
+)  # what a reader takes for seconds but the clock refuses
 
 
 def is_sound_item(fields: dict) -> bool:
@@ -47,8 +62,16 @@ def read_sound_item(reader: YamlReader, node: MappingNode, scene: Scene) -> Soun
     fields = reader.mapping(node, MUSIC_KEYS if music else SOUND_KEYS, "a sound")
     previous = scene.lines[-1].id if scene.lines else None
     default = SoundAnchor(previous, "end" if previous else "start", 0.0, reader.at(node))
-    return _read_sound(reader, node, fields, "music" if music else "sound",
-                       "music" if music else "effect", default, loop=False, duck=music)
+    return _read_sound(
+        reader,
+        node,
+        fields,
+        "music" if music else "sound",
+        "music" if music else "effect",
+        default,
+        loop=False,
+        duck=music,
+    )
 
 
 def read_beds(reader: YamlReader, fields: dict[str, tuple[Node, Node]]) -> list[Sound]:
@@ -70,19 +93,41 @@ def _read_bed(reader: YamlReader, node: Node, kind: str) -> Sound:
     start = SoundAnchor(None, "start", 0.0, reader.at(node))
     if isinstance(node, ScalarNode):
         path = _path(reader, node)
-        return Sound(path, kind, start, loop=True, duck=True, name=PurePath(path).stem,
-                     position=reader.at(node))
+        return Sound(
+            path,
+            kind,
+            start,
+            loop=True,
+            duck=True,
+            name=PurePath(path).stem,
+            position=reader.at(node),
+        )
     fields = reader.mapping(node, BED_KEYS, f"the {kind} bed")
     if "file" not in fields:
         raise reader.error(f"the {kind} bed has no file", node, "add 'file: sounds/NAME.wav'")
     return _read_sound(reader, node, fields, "file", kind, start, loop=True, duck=True)
 
 
-def _read_sound(reader: YamlReader, node: Node, fields: dict, file_key: str, kind: str,
-                start: SoundAnchor, loop: bool, duck: bool) -> Sound:
+def _read_sound(
+    reader: YamlReader,
+    node: Node,
+    fields: dict,
+    file_key: str,
+    kind: str,
+    start: SoundAnchor,
+    loop: bool,
+    duck: bool,
+) -> Sound:
     path = _path(reader, fields[file_key][1])
-    sound = Sound(path, kind, start, loop=loop, duck=duck, name=_name(reader, fields, path),
-                  position=reader.at(node))
+    sound = Sound(
+        path,
+        kind,
+        start,
+        loop=loop,
+        duck=duck,
+        name=_name(reader, fields, path),
+        position=reader.at(node),
+    )
     if "at" in fields and "after" in fields:
         raise reader.error("give 'at:' or 'after:', not both", fields["after"][0])
     if "at" in fields:
@@ -112,15 +157,20 @@ def _name(reader: YamlReader, fields: dict, path: str) -> str:
         return PurePath(path).stem
     name = " ".join(reader.scalar(fields["name"][1], "name").split())
     if not name:
-        raise reader.error("the sound's name is empty", fields["name"][1], "write a short name, "
-                           "e.g. 'name: door-slam', or leave the key out")
+        raise reader.error(
+            "the sound's name is empty",
+            fields["name"][1],
+            "write a short name, e.g. 'name: door-slam', or leave the key out",
+        )
     return name
 
 
 def _path(reader: YamlReader, node: Node) -> str:
     path = reader.scalar(node, "sound file").strip()
     if not path:
-        raise reader.error("the sound file is empty", node, "write the path of a sound file (WAV, FLAC, OGG, MP3)")
+        raise reader.error(
+            "the sound file is empty", node, "write the path of a sound file (WAV, FLAC, OGG, MP3)"
+        )
     return path
 
 
@@ -135,8 +185,9 @@ def read_anchor(reader: YamlReader, node: Node, edge: str) -> SoundAnchor:
     if clock:
         return SoundAnchor(None, "start", _in_range(_seconds(clock), text, where), where)
     if _NUMBER.fullmatch(text):
-        raise ScriptError(f"the anchor {text} is not a time on the scene's clock", where,
-                          _RANGE_HINT)
+        raise ScriptError(
+            f"the anchor {text} is not a time on the scene's clock", where, _RANGE_HINT
+        )
     match = _ANCHOR.fullmatch(text)
     if not match:
         raise ScriptError(f"cannot read the anchor {text!r}", where, ANCHOR_HINT)
@@ -149,8 +200,10 @@ def read_anchor(reader: YamlReader, node: Node, edge: str) -> SoundAnchor:
     return SoundAnchor(ref, match.group("edge") or edge, offset, where)
 
 
-_RANGE_HINT = f"write seconds from 0 to {MAX_ANCHOR_S:.0f} (24 h) from the scene's start, or " \
-              "an offset from a line, e.g. 'at: s1-2 start - 5'"
+_RANGE_HINT = (
+    f"write seconds from 0 to {MAX_ANCHOR_S:.0f} (24 h) from the scene's start, or "
+    "an offset from a line, e.g. 'at: s1-2 start - 5'"
+)
 
 
 def _in_range(seconds: float, text: str, where: SourcePosition) -> float:
@@ -171,15 +224,28 @@ def check_anchors(scene: Scene) -> list[ScriptError]:
     have (sounds are placed on one scene's timeline), and at each `until:` that surely comes
     before its sound's start (`until_before_start`)."""
     ids = {line.id for line in scene.lines}
-    errors = [ScriptError(f"sound {sound.name}: no line {anchor.line!r} in scene {scene.id}",
-                          anchor.position, "anchor it to a line of this scene")
-              for sound in scene.sounds for anchor in sound.anchors() if anchor.line not in ids]
+    errors = [
+        ScriptError(
+            f"sound {sound.name}: no line {anchor.line!r} in scene {scene.id}",
+            anchor.position,
+            "anchor it to a line of this scene",
+        )
+        for sound in scene.sounds
+        for anchor in sound.anchors()
+        if anchor.line not in ids
+    ]
     if errors:
         return errors
-    return [ScriptError(f"sound {sound.name}: until {_label(sound.until)} before the sound "
-                        f"starts (at {_label(sound.start)})", sound.until.position,
-                        "stop it at a line or time after its start")
-            for sound in scene.sounds if until_before_start(scene, sound)]
+    return [
+        ScriptError(
+            f"sound {sound.name}: until {_label(sound.until)} before the sound "
+            f"starts (at {_label(sound.start)})",
+            sound.until.position,
+            "stop it at a line or time after its start",
+        )
+        for sound in scene.sounds
+        if until_before_start(scene, sound)
+    ]
 
 
 def until_before_start(scene: Scene, sound: Sound) -> bool:
@@ -195,7 +261,7 @@ def until_before_start(scene: Scene, sound: Sound) -> bool:
     first, last = index[until.line], index[start.line]
     if first == last:
         return until.edge == "start" or start.edge == "end"
-    return first < last and not any(line.overlap for line in scene.lines[first + 1:last + 1])
+    return first < last and not any(line.overlap for line in scene.lines[first + 1 : last + 1])
 
 
 def _label(anchor: SoundAnchor) -> str:

@@ -34,7 +34,10 @@ def check_params(kind: str, params: dict) -> int:
     from_take = params.get("from_take")
     if from_take is not None and (not isinstance(from_take, int) or isinstance(from_take, bool)):
         raise UsageError("from_take must be a take number")
-    for name, needed, limit in (("note", "revise", MAX_NOTE_CHARS), ("text", "edit", MAX_TEXT_CHARS)):
+    for name, needed, limit in (
+        ("note", "revise", MAX_NOTE_CHARS),
+        ("text", "edit", MAX_TEXT_CHARS),
+    ):
         value = params.get(name)
         if kind == needed and (not isinstance(value, str) or not value.strip()):
             raise UsageError(f"{kind} needs {'a note' if name == 'note' else 'the new text'}")
@@ -78,8 +81,13 @@ def run_action(project, backend, job: Job) -> None:
     `project` with `backend`; fills `job.takes` with the numbers of the takes made. Raises
     UsageError for a bad request, RenderError when the project is locked by another process,
     JobCancelled when cancelled."""
-    {"render": render_again, "revise": revise_takes, "edit": edit_takes,
-     "mix": mix_again, "select": select_after}[job.kind](project, backend, job)
+    {
+        "render": render_again,
+        "revise": revise_takes,
+        "edit": edit_takes,
+        "mix": mix_again,
+        "select": select_after,
+    }[job.kind](project, backend, job)
 
 
 def render_again(project, backend, job: Job) -> None:
@@ -91,13 +99,19 @@ def render_again(project, backend, job: Job) -> None:
 
     script, store = project.script(), project.store
     planned = plan_line(script, store, backend, job.line)
-    filled = {t.slot for t in store.takes(planned.scene.id, planned.line.id,
-                                                        planned.cache_key)}
+    filled = {t.slot for t in store.takes(planned.scene.id, planned.line.id, planned.cache_key)}
     slots = 1 + max((s for s in filled if isinstance(s, int)), default=-1)
-    settings = dataclasses.replace(project_settings(store), lines=(planned.line.id,),
-                                   takes=slots + job.total)
-    report = render_script(script, store, backend, settings, JobProgress(job),
-                           script_info(script, str(project.script_path)))
+    settings = dataclasses.replace(
+        project_settings(store), lines=(planned.line.id,), takes=slots + job.total
+    )
+    report = render_script(
+        script,
+        store,
+        backend,
+        settings,
+        JobProgress(job),
+        script_info(script, str(project.script_path)),
+    )
     job.takes += report.new_takes.get(planned.line.id, [])
 
 
@@ -109,8 +123,16 @@ def revise_takes(project, backend, job: Job) -> None:
     for number in range(job.total):
         job.check()
         job.message = f"revising take {number + 1} of {job.total}"
-        summary = revise_in_project(project.script(), project.store, backend, job.line,
-                                    job.params["note"], 1, None, job.params.get("from_take"))
+        summary = revise_in_project(
+            project.script(),
+            project.store,
+            backend,
+            job.line,
+            job.params["note"],
+            1,
+            None,
+            job.params.get("from_take"),
+        )
         job.takes += [take["take"] for take in summary["takes"]]
         job.done = number + 1
 
@@ -123,8 +145,9 @@ def edit_takes(project, backend, job: Job) -> None:
 
     script, store = project.script(), project.store
     form = EditForm(text=job.params["text"])
-    planned, source, audio, plan = plan_in_project(script, store, backend, job.line, form,
-                                                   job.params.get("from_take"))
+    planned, source, audio, plan = plan_in_project(
+        script, store, backend, job.line, form, job.params.get("from_take")
+    )
     for number in range(job.total):
         job.check()
         job.message = f"editing take {source.number}: take {number + 1} of {job.total}"

@@ -51,10 +51,13 @@ STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
 TAKE_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit also passes "²"
 NO_STORE = {"Cache-Control": "no-store"}
 # The page runs only its own script, is never framed by another site, and loads nothing else.
-PAGE_HEADERS = {**NO_STORE, "X-Content-Type-Options": "nosniff",
-                "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-                                           "object-src 'none'; base-uri 'none'; "
-                                           "frame-ancestors 'none'; form-action 'self'"}
+PAGE_HEADERS = {
+    **NO_STORE,
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'",
+}
 
 
 class Studio:
@@ -131,12 +134,16 @@ def make_app(studio: Studio, token: str) -> Starlette:
         def read():
             take = find_take(studio.project, request.query_params)
             return {"duration_s": take.duration_s, "peaks": take_peaks(take.wav_path)}
+
         return await answer(read)
 
     async def changes(request):
         def read():
-            return {"changes": studio.project.changes(),
-                    "jobs": [job.to_dict() for job in studio.worker.jobs()]}
+            return {
+                "changes": studio.project.changes(),
+                "jobs": [job.to_dict() for job in studio.worker.jobs()],
+            }
+
         return await answer(read)
 
     async def select(request):
@@ -145,6 +152,7 @@ def make_app(studio: Studio, token: str) -> Starlette:
             if not isinstance(number, int) or isinstance(number, bool):
                 raise UsageError("take must be a take number")
             return studio.select(str(body.get("line", "")), number)
+
         return await answer_body(request, write)
 
     async def jobs(request):
@@ -154,6 +162,7 @@ def make_app(studio: Studio, token: str) -> Starlette:
             check_target(studio.project, kind, line_id)
             params = {key: body[key] for key in ("note", "text", "from_take") if key in body}
             return studio.worker.submit(kind, line_id, params, total).to_dict()
+
         return await answer_body(request, queue)
 
     async def cancel(request):
@@ -165,13 +174,21 @@ def make_app(studio: Studio, token: str) -> Starlette:
     async def no_icon(request):
         return Response(status_code=204)
 
-    routes = [Route("/", page), Route("/static/{name}", static), Route("/favicon.ico", no_icon),
-              Route("/api/script", script), Route("/api/line", line),
-              Route("/api/audio", audio), Route("/api/peaks", peaks),
-              Route("/api/scene", scene), Route("/api/mix", mix),
-              Route("/api/changes", changes), Route("/api/select", select, methods=["POST"]),
-              Route("/api/jobs", jobs, methods=["POST"]),
-              Route("/api/jobs/{job:int}/cancel", cancel, methods=["POST"])]
+    routes = [
+        Route("/", page),
+        Route("/static/{name}", static),
+        Route("/favicon.ico", no_icon),
+        Route("/api/script", script),
+        Route("/api/line", line),
+        Route("/api/audio", audio),
+        Route("/api/peaks", peaks),
+        Route("/api/scene", scene),
+        Route("/api/mix", mix),
+        Route("/api/changes", changes),
+        Route("/api/select", select, methods=["POST"]),
+        Route("/api/jobs", jobs, methods=["POST"]),
+        Route("/api/jobs/{job:int}/cancel", cancel, methods=["POST"]),
+    ]
     return Starlette(routes=routes, middleware=[Middleware(TokenGuard, token=token)])
 
 

@@ -26,11 +26,16 @@ def studio_command(
     out: str | None = opt.OUT,
     cast: str | None = opt.CAST,
     port: int = typer.Option(0, help="Port to serve on (default: a free one)."),
-    host: str = typer.Option(LOCAL_HOST, help="Address to serve on; anything but a loopback "
-                                              "address (127.0.0.1, ::1) lets other machines "
-                                              "reach the page (the link's token still guards "
-                                              "it)."),
-    no_open: bool = typer.Option(False, "--no-open", help="Print the link without opening a browser."),
+    host: str = typer.Option(
+        LOCAL_HOST,
+        help="Address to serve on; anything but a loopback "
+        "address (127.0.0.1, ::1) lets other machines "
+        "reach the page (the link's token still guards "
+        "it).",
+    ),
+    no_open: bool = typer.Option(
+        False, "--no-open", help="Print the link without opening a browser."
+    ),
     backend: dict = None,  # the PROJECT_BACKEND group's options: --engine, --model, --device, --gpu-memory
 ) -> None:
     """Listen to, compare, select, revise and edit takes in a web page on this machine. Prints
@@ -54,8 +59,10 @@ def studio_command(
     listener = open_socket(host, port)
     url = page_url(host, listener.getsockname()[1], token)
     if not is_loopback(host):
-        notice(f"warning: serving on {host}: anyone who can reach it and has the link can change "
-               "this project")
+        notice(
+            f"warning: serving on {host}: anyone who can reach it and has the link can change "
+            "this project"
+        )
     before = signal.signal(signal.SIGINT, signal.default_int_handler)  # see `serve`
     try:
         print(f"drama studio: {url}", flush=True)
@@ -72,7 +79,9 @@ def studio_command(
 def warm_up(project) -> None:
     """Judge every line once, then import what the line and scene views need, while the
     browser opens, so the first page waits for neither. A problem shows on the page instead."""
-    from drama_cli.studio.views import script_view  # lazy: the script reader (yaml), 50 ms at start-up
+    from drama_cli.studio.views import (
+        script_view,  # lazy: the script reader (yaml), 50 ms at start-up
+    )
 
     try:
         script_view(project)

@@ -50,9 +50,17 @@ class Job:
 
     def to_dict(self) -> dict:
         """The job as the page reads it."""
-        return {"id": self.id, "kind": self.kind, "line": self.line, "state": self.state,
-                "done": self.done, "total": self.total, "message": self.message,
-                "takes": list(self.takes), "error": self.error}
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "line": self.line,
+            "state": self.state,
+            "done": self.done,
+            "total": self.total,
+            "message": self.message,
+            "takes": list(self.takes),
+            "error": self.error,
+        }
 
 
 class Worker:

@@ -104,8 +104,11 @@ class StudioProject:
         stamps = [self._stat(folder / "selected.json")]
         try:
             with os.scandir(folder) as lines:
-                stamps += sorted(entry.stat(follow_symlinks=False).st_mtime_ns for entry in lines
-                                 if entry.is_dir(follow_symlinks=False))
+                stamps += sorted(
+                    entry.stat(follow_symlinks=False).st_mtime_ns
+                    for entry in lines
+                    if entry.is_dir(follow_symlinks=False)
+                )
         except OSError:  # no takes yet
             pass
         return ":".join(map(str, stamps))

@@ -21,8 +21,17 @@ from drama_cli.takes.store import Take
 from drama_cli.takes.take_record import TakeAsr, TakeRecord
 from engine.text import spoken_text
 
-COUNTED = ("lines", "current", "stale", "unusable", "none", "degraded", "failed", "wer_over",
-           "attention")
+COUNTED = (
+    "lines",
+    "current",
+    "stale",
+    "unusable",
+    "none",
+    "degraded",
+    "failed",
+    "wer_over",
+    "attention",
+)
 PEAK_BUCKETS = 800  # columns of a drawn waveform; the page scales them to its width
 
 
@@ -54,15 +63,23 @@ def line_state(script, choice: LineChoice) -> dict:
     wer = asr.wer
     threshold = DEFAULT_THRESHOLD if asr.threshold is None else asr.threshold
     failures = list(record.checks.failures)
-    state = {"id": line.id, "speaker": line.speaker, "parts": text_parts(line),
-             "said": said_text(script, line), "status": choice.status,
-             "take": take.number if take is not None else None,
-             "degraded": take is not None and take.status == "degraded",
-             "failed": bool(failures), "failures": failures, "wer": wer,
-             "wer_over": wer is not None and wer > threshold,
-             "problem": choice.problem or choice.stale or choice.moved}
-    state["attention"] = (choice.status != CURRENT or state["degraded"] or state["failed"]
-                          or state["wer_over"])
+    state = {
+        "id": line.id,
+        "speaker": line.speaker,
+        "parts": text_parts(line),
+        "said": said_text(script, line),
+        "status": choice.status,
+        "take": take.number if take is not None else None,
+        "degraded": take is not None and take.status == "degraded",
+        "failed": bool(failures),
+        "failures": failures,
+        "wer": wer,
+        "wer_over": wer is not None and wer > threshold,
+        "problem": choice.problem or choice.stale or choice.moved,
+    }
+    state["attention"] = (
+        choice.status != CURRENT or state["degraded"] or state["failed"] or state["wer_over"]
+    )
     return state
 
 
@@ -111,8 +128,9 @@ def line_view(project, line_id: str) -> dict:
     mode) and word timings when known. Raises UsageError for an unknown line."""
     script, store = project.script(), project.store
     scene, line = project.find_scene_line(line_id)
-    choice = line_choice(script, store, scene.id, line, store.selections(scene.id),
-                         MovedTakes(script, store, scene))
+    choice = line_choice(
+        script, store, scene.id, line, store.selections(scene.id), MovedTakes(script, store, scene)
+    )
     rows = list_takes(script, store, [scene], (line.id,))
     takes = {take.number: take for take in store.scan(scene.id, line.id).valid}
     listed = []
@@ -122,8 +140,12 @@ def line_view(project, line_id: str) -> dict:
         if take is not None:
             row.update(take_origin(take))
         listed.append(row)
-    return {"scene": scene.id, "scene_title": scene.title, "line": line_state(script, choice),
-            "takes": listed}
+    return {
+        "scene": scene.id,
+        "scene_title": scene.title,
+        "line": line_state(script, choice),
+        "takes": listed,
+    }
 
 
 def take_origin(take: Take) -> dict:
@@ -131,9 +153,16 @@ def take_origin(take: Take) -> dict:
     was made with, the render mode and slot, and its word times `[[start s, end s, word]]`
     from speech recognition when that ran."""
     record = take.record
-    words = [[word.start_s, word.end_s, word.text] for word in (record.asr.words if record.asr else ())]
-    return {"model_revision": record.model_revision, "layout_version": record.layout_version,
-            "mode": record.mode, "slot": record.slot, "words": words}
+    words = [
+        [word.start_s, word.end_s, word.text] for word in (record.asr.words if record.asr else ())
+    ]
+    return {
+        "model_revision": record.model_revision,
+        "layout_version": record.layout_version,
+        "mode": record.mode,
+        "slot": record.slot,
+        "words": words,
+    }
 
 
 def peaks(audio: np.ndarray, buckets: int = PEAK_BUCKETS) -> list[list[float]]:
@@ -168,15 +197,31 @@ def scene_view(project, scene_id: str) -> dict:
         blocks, total = [], None
     folder = store.scene_dir(scene.id)
     mix, cues, chosen = (folder / name for name in ("mix.wav", "mix.cues.json", "selected.json"))
-    outdated = mix.exists() and chosen.exists() and (
-        not cues.exists() or chosen.stat().st_mtime_ns > cues.stat().st_mtime_ns)
-    return {"scene": scene.id, "title": scene.title,
-            "blocks": [{"line": b.line_id, "speaker": b.speaker, "text": b.text,
-                        "start_s": b.start_s, "end_s": b.end_s} for b in blocks],
-            "total_s": total or max((b.end_s for b in blocks), default=0.0),
-            "gaps": gaps(blocks), "overlaps": overlaps(blocks),
-            "mixed": mix.exists(), "mix_outdated": outdated,
-            "mix_stale_files": stale_mix_files(folder) if mix.exists() else []}
+    outdated = (
+        mix.exists()
+        and chosen.exists()
+        and (not cues.exists() or chosen.stat().st_mtime_ns > cues.stat().st_mtime_ns)
+    )
+    return {
+        "scene": scene.id,
+        "title": scene.title,
+        "blocks": [
+            {
+                "line": b.line_id,
+                "speaker": b.speaker,
+                "text": b.text,
+                "start_s": b.start_s,
+                "end_s": b.end_s,
+            }
+            for b in blocks
+        ],
+        "total_s": total or max((b.end_s for b in blocks), default=0.0),
+        "gaps": gaps(blocks),
+        "overlaps": overlaps(blocks),
+        "mixed": mix.exists(),
+        "mix_outdated": outdated,
+        "mix_stale_files": stale_mix_files(folder) if mix.exists() else [],
+    }
 
 
 def stale_mix_files(folder) -> list[str]:

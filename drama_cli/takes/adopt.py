@@ -13,7 +13,9 @@ from drama_cli.takes.selection import made_for
 from drama_cli.takes.store import Take, TakeStore
 
 
-def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool = False) -> dict[int, int]:
+def adopt_takes(
+    script, store: TakeStore, old_id: str, new_id: str, locked: bool = False
+) -> dict[int, int]:
     """Copy every valid take under line id `old_id` to line `new_id` of the script (same
     scene), in number order; returns {old take number: new take number}.
 
@@ -26,7 +28,9 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
     """
     if old_id == new_id:
         raise UsageError("--adopt needs two different line ids: OLD NEW")
-    scene, line = next(((s, l) for s in script.scenes for l in s.lines if l.id == new_id), (None, None))
+    scene, line = next(
+        ((s, each) for s in script.scenes for each in s.lines if each.id == new_id), (None, None)
+    )
     if line is None:
         raise UsageError(f"no line {new_id!r} in the script")
     takes = store.scan(scene.id, old_id).valid
@@ -34,8 +38,10 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
         raise UsageError(f"scene {scene.id} has no takes under line id {old_id!r}")
     other = next((t for t in takes if t.record.speaker not in (None, line.speaker)), None)
     if other is not None:
-        raise UsageError(f"line {old_id}: its takes are spoken by {other.record.speaker}, line {new_id} by "
-                         f"{line.speaker}; takes are adopted only for the same speaker")
+        raise UsageError(
+            f"line {old_id}: its takes are spoken by {other.record.speaker}, line {new_id} by "
+            f"{line.speaker}; takes are adopted only for the same speaker"
+        )
     key = line_key(script, store, scene, line)
     done = _copied_before(store, scene.id, old_id, new_id)
     copies: dict[int, int] = {}
@@ -44,7 +50,9 @@ def adopt_takes(script, store: TakeStore, old_id: str, new_id: str, locked: bool
             if take.number in done:
                 continue
             record = _copy_record(script, line, old_id, take, key, {**done, **copies})
-            copies[take.number] = store.add_take(scene.id, new_id, take.audio(), record, take.codes()).number
+            copies[take.number] = store.add_take(
+                scene.id, new_id, take.audio(), record, take.codes()
+            ).number
         picked = store.selections(scene.id).get(old_id, {}).get("take")
         copy = store.take(scene.id, new_id, copies[picked]) if picked in copies else None
         if copy is not None and copy.cache_key == key:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, MIN_MAX_CHARS
 from drama_cli.compile.conversations import SceneCompiler
@@ -28,7 +28,7 @@ from engine.layouts import get_layout
 KEY_VERSION = 1
 MAX_RETRIES = 100  # extra attempts per take slot (--retries): bounded like --takes
 MAX_BATCH = 256  # streams one render voices together (--batch)
-MAX_SEED = 2 ** 31 - 1  # take seeds are taken mod 2^31, so a larger base seed would alias
+MAX_SEED = 2**31 - 1  # take seeds are taken mod 2^31, so a larger base seed would alias
 RETRY_SEED_STRIDE = 100_003
 # an extra take check: (text, audio [samples]) -> (its `CheckResult`, fields for the take record)
 TakeCheck = Callable[[str, object], tuple[object, dict[str, object]]]
@@ -84,7 +84,9 @@ def check_max_chars(max_chars: int) -> int:
     """`max_chars` when it is a chunk cap that cuts between words (at least MIN_MAX_CHARS);
     else UsageError (the `--max-chars` of render and compile)."""
     if max_chars < MIN_MAX_CHARS:
-        raise UsageError(f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}")
+        raise UsageError(
+            f"--max-chars must be at least {MIN_MAX_CHARS} characters, got {max_chars}"
+        )
     return max_chars
 
 
@@ -129,12 +131,12 @@ def line_seed(base_seed: int, scene_id: str, line_id: str) -> int:
     """The seed of slot 0 of a line: base seed plus a stable CRC-32 of the scene and line ids
     (mod 2^31). Slots add 0, 1, … and retries multiples of 100,003, so base seeds closer than
     the takes of a line share takes: keep base seeds far apart (1000, 2000, …)."""
-    return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode("utf-8"))) % (2 ** 31)
+    return (base_seed + zlib.crc32(f"{scene_id}/{line_id}".encode())) % (2**31)
 
 
 def retry_seed(first_seed: int, attempt_index: int) -> int:
     """Seed of retry `attempt_index` (0 = the first attempt): first_seed + 100003 * index, mod 2^31."""
-    return (first_seed + RETRY_SEED_STRIDE * attempt_index) % (2 ** 31)
+    return (first_seed + RETRY_SEED_STRIDE * attempt_index) % (2**31)
 
 
 # LineJob and RenderSettings fields left out of cache keys, with the reason each does not
@@ -152,8 +154,10 @@ JOB_NOT_IN_KEY = {
 }
 JOB_KEY_NAMES = {"group_conversation": "group"}  # the name keys were first written with
 SETTINGS_NOT_IN_KEY = {
-    "scenes": "which scenes render", "lines": "which lines render",
-    "takes": "how many takes", "retries": "how many attempts",
+    "scenes": "which scenes render",
+    "lines": "which lines render",
+    "takes": "how many takes",
+    "retries": "how many attempts",
     "seed": "replaced by the line's own seed (`line_seed`)",
     "mix": "mix only",
     "checks": "judge takes after they are made",
@@ -163,19 +167,22 @@ SETTINGS_NOT_IN_KEY = {
 }
 
 
-def cache_key(job: LineJob, backend_identity: dict, settings: RenderSettings,
-              hasher: ReferenceHasher) -> str:
+def cache_key(
+    job: LineJob, backend_identity: dict, settings: RenderSettings, hasher: ReferenceHasher
+) -> str:
     """Hash of everything that shapes a line's audio: the engine identity, the line's own seed,
     and every field of the job and the settings not listed in `JOB_NOT_IN_KEY` or
     `SETTINGS_NOT_IN_KEY` (text, directions and note in the conversations, voices, layout and
     version, speaker names, mode, sampling parameters)."""
-    return stable_hash({
-        "key_version": KEY_VERSION,
-        "engine": backend_identity,
-        **dataclass_identity(settings, hasher, SETTINGS_NOT_IN_KEY),
-        **dataclass_identity(job, hasher, JOB_NOT_IN_KEY, JOB_KEY_NAMES),
-        "seed": line_seed(settings.seed, job.scene_id, job.line_id),
-    })
+    return stable_hash(
+        {
+            "key_version": KEY_VERSION,
+            "engine": backend_identity,
+            **dataclass_identity(settings, hasher, SETTINGS_NOT_IN_KEY),
+            **dataclass_identity(job, hasher, JOB_NOT_IN_KEY, JOB_KEY_NAMES),
+            "seed": line_seed(settings.seed, job.scene_id, job.line_id),
+        }
+    )
 
 
 class ScenePlanner:
@@ -187,8 +194,14 @@ class ScenePlanner:
     length. Reference durations are read once per file.
     """
 
-    def __init__(self, script, scene, settings: RenderSettings, store: TakeStore,
-                 notice: Callable[[str], None] = lambda message: None):
+    def __init__(
+        self,
+        script,
+        scene,
+        settings: RenderSettings,
+        store: TakeStore,
+        notice: Callable[[str], None] = lambda message: None,
+    ):
         self.script, self.scene, self.settings, self.store = script, scene, settings, store
         self.notice = notice
         self._plans = None
@@ -208,8 +221,10 @@ class ScenePlanner:
 
     def jobs(self) -> list[LineJob]:
         """Every line's LineJob as compiled now."""
-        return [self._job(plan) for plan in self._compiler.plans(self.settings.mode,
-                                                                 max_chars=self.settings.max_chars)]
+        return [
+            self._job(plan)
+            for plan in self._compiler.plans(self.settings.mode, max_chars=self.settings.max_chars)
+        ]
 
     def _job(self, plan) -> LineJob:
         for warning in plan.warnings:
@@ -226,17 +241,23 @@ class ScenePlanner:
         if plan.mode != "history" or not clone or plan.line is first or "clone" in self._told:
             return
         self._told.add("clone")
-        self.notice(f"note: scene {self.scene.id}: line {plan.line.id} is voiced without earlier "
-                    f"lines as context (clone): no earlier line of the scene has a usable take "
-                    f"yet; history context starts once one has")
+        self.notice(
+            f"note: scene {self.scene.id}: line {plan.line.id} is voiced without earlier "
+            f"lines as context (clone): no earlier line of the scene has a usable take "
+            f"yet; history context starts once one has"
+        )
 
 
 def project_settings(store: TakeStore) -> RenderSettings:
     """The render settings the project was last rendered with (`project.json`: mode, sampling,
     seed, chunk cap), so that a line compiles and hashes as it did at render time."""
     info = store.project()
-    return RenderSettings(mode=info.get("mode", "history"), sampling=dict(info.get("sampling") or {}),
-                          seed=int(info.get("seed", 0)), max_chars=info.get("max_chars", DEFAULT_MAX_CHARS))
+    return RenderSettings(
+        mode=info.get("mode", "history"),
+        sampling=dict(info.get("sampling") or {}),
+        seed=int(info.get("seed", 0)),
+        max_chars=info.get("max_chars", DEFAULT_MAX_CHARS),
+    )
 
 
 def line_key(script, store: TakeStore, scene, line) -> str:
@@ -261,11 +282,18 @@ def job_from_plan(plan, normalize: bool = True) -> LineJob:
     else:
         chunks = list(plan.conversations)
     return LineJob(
-        scene_id=plan.scene_id, line_id=line.id, speaker=line.speaker, text=plan.text,
-        chunks=chunks, layout_version=get_layout(layout).version,
-        speaker_names={k: name for name, k in plan.speakers.items()}, note=line.note,
-        pause_after_s=line.pause_after_s, overlap=line.overlap,
-        display_text=display_text(line), group=plan.group if group else None,
-        group_conversation=group, normalize=normalize and line.normalize)
-
-
+        scene_id=plan.scene_id,
+        line_id=line.id,
+        speaker=line.speaker,
+        text=plan.text,
+        chunks=chunks,
+        layout_version=get_layout(layout).version,
+        speaker_names={k: name for name, k in plan.speakers.items()},
+        note=line.note,
+        pause_after_s=line.pause_after_s,
+        overlap=line.overlap,
+        display_text=display_text(line),
+        group=plan.group if group else None,
+        group_conversation=group,
+        normalize=normalize and line.normalize,
+    )

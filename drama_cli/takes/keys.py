@@ -28,16 +28,20 @@ def stable_hash(value) -> str:
 
 
 def _canonical(value) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=json_default,
-                      ensure_ascii=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), default=json_default, ensure_ascii=False
+    )
 
 
 def json_default(value):
     """`json.dumps` default for values in cache keys and records: numpy arrays by dtype, shape
     and SHA-256 of their bytes, numpy scalars as numbers, Paths as text, sets sorted."""
     if isinstance(value, np.ndarray):
-        return {"ndarray": str(value.dtype), "shape": list(value.shape),
-                "sha256": hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()}
+        return {
+            "ndarray": str(value.dtype),
+            "shape": list(value.shape),
+            "sha256": hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest(),
+        }
     if isinstance(value, (np.integer, np.floating)):
         return value.item()
     if isinstance(value, Path):
@@ -80,16 +84,23 @@ CONVERSATION_NOT_IN_KEY = {
 }
 
 
-def dataclass_identity(value, hasher: ReferenceHasher, not_in_key: Mapping[str, str],
-                       names: Mapping[str, str] | None = None) -> dict:
+def dataclass_identity(
+    value,
+    hasher: ReferenceHasher,
+    not_in_key: Mapping[str, str],
+    names: Mapping[str, str] | None = None,
+) -> dict:
     """The cache-key form of a dataclass instance: every field except those in `not_in_key`
     (field name -> why it does not shape audio), so a new field is part of the key by default.
 
     Values are converted by `key_value`; `names` renames fields in the key (field -> key name).
     """
     names = names or {}
-    return {names.get(f.name, f.name): key_value(getattr(value, f.name), hasher)
-            for f in dataclasses.fields(value) if f.name not in not_in_key}
+    return {
+        names.get(f.name, f.name): key_value(getattr(value, f.name), hasher)
+        for f in dataclasses.fields(value)
+        if f.name not in not_in_key
+    }
 
 
 def key_value(value, hasher: ReferenceHasher):
@@ -114,5 +125,3 @@ def conversation_identity(conversation: Conversation, hasher: ReferenceHasher) -
     `Conversation` but those in `CONVERSATION_NOT_IN_KEY` (references by transcript, speaker
     and audio content)."""
     return dataclass_identity(conversation, hasher, CONVERSATION_NOT_IN_KEY)
-
-

@@ -35,8 +35,9 @@ def open_project(script: str, out: str | None, create: bool = False) -> TakeStor
     different script (suggesting `--out`).
     """
     if out is not None and not out.strip():
-        raise UsageError("--out is empty: give the project folder, or omit --out to use "
-                         f"{default_out(script)}")
+        raise UsageError(
+            f"--out is empty: give the project folder, or omit --out to use {default_out(script)}"
+        )
     root = Path(out) if out is not None else default_out(script)
     if root.exists() and not root.is_dir():
         raise UsageError(f"project folder {root} is an existing file; give --out a folder")
@@ -44,8 +45,7 @@ def open_project(script: str, out: str | None, create: bool = False) -> TakeStor
         try:
             root.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise UsageError(f"cannot create project folder {root}: "
-                             f"{err.strerror or err}") from err
+            raise UsageError(f"cannot create project folder {root}: {err.strerror or err}") from err
     store = TakeStore(root)
     check_owner(store, script)
     return store
@@ -56,10 +56,15 @@ def check_stdin_owner(store: TakeStore, text_sha256: str) -> None:
     another text read from stdin than the one whose SHA-256 is `text_sha256`: two scripts piped
     in one folder would otherwise share their takes. An explicit `--out` is never checked."""
     recorded = store.project()
-    if recorded.get("script") in ("<stdin>", "-") and recorded.get("script_sha256") not in (None, text_sha256):
-        raise UsageError(f"{store.root} holds the project of another script read from stdin (or of "
-                         "an earlier version of this one); give --out FOLDER: a new folder for "
-                         f"another script, --out {store.root} to go on with this project")
+    if recorded.get("script") in ("<stdin>", "-") and recorded.get("script_sha256") not in (
+        None,
+        text_sha256,
+    ):
+        raise UsageError(
+            f"{store.root} holds the project of another script read from stdin (or of "
+            "an earlier version of this one); give --out FOLDER: a new folder for "
+            f"another script, --out {store.root} to go on with this project"
+        )
 
 
 def check_owner(store: TakeStore, script: str) -> None:
@@ -72,5 +77,7 @@ def check_owner(store: TakeStore, script: str) -> None:
     if not recorded or recorded == "-" or script == "-":
         return
     if Path(recorded).name != Path(script).name:
-        raise UsageError(f"{store.root} holds the project of {recorded}, not {script}; "
-                         f"give this script its own folder with --out")
+        raise UsageError(
+            f"{store.root} holds the project of {recorded}, not {script}; "
+            f"give this script its own folder with --out"
+        )

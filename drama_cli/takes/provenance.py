@@ -10,8 +10,18 @@ from pathlib import Path
 from drama_cli.takes.keys import ReferenceHasher
 from drama_cli.takes.take_record import TakeRecord
 
-TAKE_FIELDS = ("engine", "model_revision", "seed", "mode", "layout", "layout_version", "sampling", "cache_key",
-               "wav_sha256", "scratch")
+TAKE_FIELDS = (
+    "engine",
+    "model_revision",
+    "seed",
+    "mode",
+    "layout",
+    "layout_version",
+    "sampling",
+    "cache_key",
+    "wav_sha256",
+    "scratch",
+)
 
 
 def take_provenance(script, speaker: str, record: TakeRecord, hashes: ReferenceHasher) -> dict:
@@ -19,7 +29,12 @@ def take_provenance(script, speaker: str, record: TakeRecord, hashes: ReferenceH
     its `record`, the speaker's reference clips `[{path (as the cast writes it), sha256}]`
     (`missing:PATH` for a file that is gone) and its `voice` record."""
     member = script.cast.get(speaker)
-    references = [{"path": clip.path, "sha256": hashes(str(Path(script.base_dir, clip.path)))}
-                  for clip in (member.references if member else ())]
-    return {**{name: getattr(record, name) for name in TAKE_FIELDS}, "references": references,
-            "voice": member.voice_record() if member else None}
+    references = [
+        {"path": clip.path, "sha256": hashes(str(Path(script.base_dir, clip.path)))}
+        for clip in (member.references if member else ())
+    ]
+    return {
+        **{name: getattr(record, name) for name in TAKE_FIELDS},
+        "references": references,
+        "voice": member.voice_record() if member else None,
+    }

@@ -28,11 +28,21 @@ def prunable_takes(store: TakeStore, scenes: list, line_ids=()) -> list[PrunedTa
     found = []
     for scene, line, scan, picked in scanned_lines(store, scenes, line_ids):
         kept = {t.record.parent_take for t in scan.valid} | {picked}
-        failed = {t.number: f"unusable: {t.failures_text}" for t in scan.valid if t.status == "unusable"}
+        failed = {
+            t.number: f"unusable: {t.failures_text}" for t in scan.valid if t.status == "unusable"
+        }
         failed.update({n: f"invalid: {why}" for n, why in scan.invalid.items()})
-        found += [PrunedTake(scene.id, line.id, number, reason,
-                             tuple(str(p) for p in store.take_files(scene.id, line.id, number)))
-                  for number, reason in sorted(failed.items()) if number not in kept]
+        found += [
+            PrunedTake(
+                scene.id,
+                line.id,
+                number,
+                reason,
+                tuple(str(p) for p in store.take_files(scene.id, line.id, number)),
+            )
+            for number, reason in sorted(failed.items())
+            if number not in kept
+        ]
     return found
 
 

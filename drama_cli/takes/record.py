@@ -14,21 +14,45 @@ _NONE = type(None)
 REQUIRED_FIELDS = ("take", "samples", "duration_s", "wav_sha256")  # the store writes these
 
 FIELD_TYPES: dict[str, tuple] = {
-    "take": (int,), "samples": (int,), "seed": (int, _NONE), "slot": (int, _NONE),
+    "take": (int,),
+    "samples": (int,),
+    "seed": (int, _NONE),
+    "slot": (int, _NONE),
     "attempt": (int,),
-    "parent_take": (int, _NONE), "duration_s": _NUMBER, "cache_key": (str, _NONE),
-    "wav_sha256": (str,), "codes_sha256": (str, _NONE), "has_codes": (bool,),
-    "scratch": (bool,), "normalize": (bool,), "text": (str,), "display_text": (str, _NONE),
-    "speaker": (str, _NONE), "note": (str, _NONE), "prompt_text": (str, _NONE),
-    "notes": (list, _NONE), "checks": (dict,), "edit": (dict, _NONE), "asr": (dict, _NONE),
-    "chunks": (list, _NONE), "engine": (str,), "status": (str,),
+    "parent_take": (int, _NONE),
+    "duration_s": _NUMBER,
+    "cache_key": (str, _NONE),
+    "wav_sha256": (str,),
+    "codes_sha256": (str, _NONE),
+    "has_codes": (bool,),
+    "scratch": (bool,),
+    "normalize": (bool,),
+    "text": (str,),
+    "display_text": (str, _NONE),
+    "speaker": (str, _NONE),
+    "note": (str, _NONE),
+    "prompt_text": (str, _NONE),
+    "notes": (list, _NONE),
+    "checks": (dict,),
+    "edit": (dict, _NONE),
+    "asr": (dict, _NONE),
+    "chunks": (list, _NONE),
+    "engine": (str,),
+    "status": (str,),
 }
 # inside "asr": read as numbers wherever a take's WER is shown
 ASR_FIELD_TYPES: dict[str, tuple] = {"wer": (*_NUMBER, _NONE), "threshold": (*_NUMBER, _NONE)}
 SEVERITIES = ("ok", "degraded", "unusable")
 
-_JSON_NAMES = {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
-               list: "a list", dict: "an object", _NONE: "null"}
+_JSON_NAMES = {
+    int: "a whole number",
+    float: "a number",
+    str: "a string",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+    _NONE: "null",
+}
 
 
 def record_problem(record) -> str | None:
@@ -55,7 +79,8 @@ def record_problem(record) -> str | None:
         if name in asr and not _is_a(asr[name], types):
             return f"the record's {_wrong_type(f'asr.{name}', asr[name], types)}"
     return _timed_items_problem("chunks", record.get("chunks")) or _timed_items_problem(
-        "asr words", asr.get("words"))
+        "asr words", asr.get("words")
+    )
 
 
 def _timed_items_problem(name: str, items) -> str | None:
@@ -64,16 +89,25 @@ def _timed_items_problem(name: str, items) -> str | None:
     if items is None:
         return None
     if not isinstance(items, list) or not all(
-            isinstance(item, dict) and all(_is_a(item.get(key), _NUMBER) for key in ("start_s", "end_s"))
-            for item in items):
+        isinstance(item, dict)
+        and all(_is_a(item.get(key), _NUMBER) for key in ("start_s", "end_s"))
+        for item in items
+    ):
         return f"the record's {name} are not a list of timed items"
     return None
 
 
 PROJECT_FIELD_TYPES: dict[str, tuple] = {
-    "script": (str,), "script_sha256": (str, _NONE), "title": (str, _NONE), "engine": (dict,),
-    "scratch": (bool,), "mode": (str,), "sampling": (dict, _NONE), "seed": (int,),
-    "mix": (dict, _NONE), "max_chars": (int,),
+    "script": (str,),
+    "script_sha256": (str, _NONE),
+    "title": (str, _NONE),
+    "engine": (dict,),
+    "scratch": (bool,),
+    "mode": (str,),
+    "sampling": (dict, _NONE),
+    "seed": (int,),
+    "mix": (dict, _NONE),
+    "max_chars": (int,),
 }
 
 
@@ -89,8 +123,9 @@ def project_problem(info) -> str | None:
             return _wrong_type(name, info[name], types)
     mix = info.get("mix") or {}
     formats = mix.get("formats")
-    if formats is not None and not (isinstance(formats, list)
-                                    and all(isinstance(name, str) for name in formats)):
+    if formats is not None and not (
+        isinstance(formats, list) and all(isinstance(name, str) for name in formats)
+    ):
         return f"mix.formats is {_json_name(formats)}, not a list of format names"
     if mix.get("options") is not None and not isinstance(mix["options"], dict):
         return _wrong_type("mix.options", mix["options"], (dict,))
@@ -111,5 +146,7 @@ def _is_a(value, types: tuple) -> bool:
 def _json_name(value) -> str:
     if isinstance(value, bool):
         return "true or false"
-    return next((name for kind, name in _JSON_NAMES.items() if isinstance(value, kind)),
-                type(value).__name__)
+    return next(
+        (name for kind, name in _JSON_NAMES.items() if isinstance(value, kind)),
+        type(value).__name__,
+    )

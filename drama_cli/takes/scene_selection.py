@@ -72,8 +72,9 @@ class SceneSelection:
         return [choice for choice in self.lines if choice.status in statuses]
 
 
-def mixable(store: TakeStore, scene_id: str, line_id: str, take: Take,
-            chosen: dict | None = None) -> bool:
+def mixable(
+    store: TakeStore, scene_id: str, line_id: str, take: Take, chosen: dict | None = None
+) -> bool:
     """A selected take goes into mixes and context unless it is unusable and was not chosen
     by hand. chosen: the scene's `selections`, when read already."""
     if take.status != "unusable":
@@ -87,26 +88,34 @@ def scene_selection(script, store: TakeStore, scene) -> SceneSelection:
     Raises UsageError when `selected.json` is corrupt (`TakeStore.selections`)."""
     chosen = store.selections(scene.id)
     moved = MovedTakes(script, store, scene)
-    return SceneSelection(scene.id, tuple(line_choice(script, store, scene.id, line, chosen, moved)
-                                          for line in scene.lines))
+    return SceneSelection(
+        scene.id,
+        tuple(line_choice(script, store, scene.id, line, chosen, moved) for line in scene.lines),
+    )
 
 
-def line_choice(script, store: TakeStore, scene_id: str, line, chosen: dict,
-                moved: MovedTakes) -> LineChoice:
+def line_choice(
+    script, store: TakeStore, scene_id: str, line, chosen: dict, moved: MovedTakes
+) -> LineChoice:
     """The `LineChoice` of one line (`scene_selection`); chosen: the scene's selections."""
     take, problem = store.selected_with_problem(scene_id, line.id, chosen)
     if take is None or problem:
         return LineChoice(line, None, NONE, problem=problem or "", moved=moved.note(line) or "")
     text = take_text(take, line)
     segments, words = take_timing(take, text)
-    facts = dict(text=text, segments=segments, words=words,
-                 engine="unknown" if take.record.engine is None else str(take.record.engine),
-                 scratch=bool(take.record.scratch))
+    facts = dict(
+        text=text,
+        segments=segments,
+        words=words,
+        engine="unknown" if take.record.engine is None else str(take.record.engine),
+        scratch=bool(take.record.scratch),
+    )
     if not mixable(store, scene_id, line.id, take, chosen):
         return LineChoice(line, take, UNUSABLE, moved=moved.note(line) or "", **facts)
     if is_stale(script, store, scene_id, line, take):
-        return LineChoice(line, take, STALE, stale=stale_note(take, line),
-                          moved=moved.note(line) or "", **facts)
+        return LineChoice(
+            line, take, STALE, stale=stale_note(take, line), moved=moved.note(line) or "", **facts
+        )
     return LineChoice(line, take, CURRENT, **facts)
 
 

@@ -43,7 +43,9 @@ def take_text(take: Take, line=None) -> str:
     return words or (display_text(line) if line is not None else "")
 
 
-def take_timing(take: Take, text: str) -> tuple[tuple[tuple[str, float, float], ...], tuple[Word, ...]]:
+def take_timing(
+    take: Take, text: str
+) -> tuple[tuple[tuple[str, float, float], ...], tuple[Word, ...]]:
     """What times a take's words, for subtitles: (its chunks as (text, start s, end s) when it
     was made of several whose words are `text`'s, its speech-recognition words when there is
     one per word of `text`); each empty when unknown."""
@@ -96,8 +98,11 @@ def made_for_written_line(line, record: TakeRecord) -> bool:
     if said == wanted:
         return True
     recorded = " ".join((record.display_text or "").split())
-    return bool(recorded) and recorded == " ".join(display_text(line).split()) \
+    return (
+        bool(recorded)
+        and recorded == " ".join(display_text(line).split())
         and _markup(said) == _markup(wanted)
+    )
 
 
 def is_stale(script, store: TakeStore, scene_id: str, line, take: Take) -> bool:
@@ -116,8 +121,7 @@ def stale_note(take: Take, line) -> str:
     setting) were older."""
     said, shown = take_text(take, line), display_text(line)
     if said == shown:
-        return (f"take {take.number} was made for older directions or pronunciations of "
-                f"{said!r}")
+        return f"take {take.number} was made for older directions or pronunciations of {said!r}"
     return f"take {take.number} was made for older text ({said!r}); the script now says {shown!r}"
 
 
@@ -160,8 +164,11 @@ class MovedTakes:
         lines = {other.id: other for other in self.scene.lines}
         found = []
         for line_id, take in self._selected():
-            if line_id == line.id or take.record.speaker != line.speaker \
-                    or not made_for(self.script, line, take.record):
+            if (
+                line_id == line.id
+                or take.record.speaker != line.speaker
+                or not made_for(self.script, line, take.record)
+            ):
                 continue
             now = lines.get(line_id)
             if now is None or is_stale(self.script, self.store, self.scene.id, now, take):
@@ -173,9 +180,11 @@ class MovedTakes:
         holders = self.holders(line)
         if not holders:
             return None
-        return (f"line {line.id}: takes under {', '.join(holders)} were made for this text; the "
-                f"ids moved when a line was removed or added — give lines explicit ids to keep "
-                f"them stable")
+        return (
+            f"line {line.id}: takes under {', '.join(holders)} were made for this text; the "
+            f"ids moved when a line was removed or added — give lines explicit ids to keep "
+            f"them stable"
+        )
 
 
 def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict]:
@@ -190,15 +199,27 @@ def list_takes(script, store: TakeStore, scenes: list, line_ids=()) -> list[dict
     rows = []
     hashes = ReferenceHasher()
     for scene, line, scan, picked in scanned_lines(store, scenes, line_ids):
-        takes = [{**_take_row(t, t.number == picked), "text": take_text(t, line),
-                  "stale": is_stale(script, store, scene.id, line, t),
-                  "provenance": take_provenance(script, line.speaker, t.record, hashes)}
-                 for t in scan.valid]
-        takes += [{"take": n, "status": "invalid", "problem": why}
-                  for n, why in scan.invalid.items()]
-        rows.append({"scene": scene.id, "line": line.id, "speaker": line.speaker,
-                     "text": display_text(line),
-                     "takes": sorted(takes, key=lambda row: row["take"])})
+        takes = [
+            {
+                **_take_row(t, t.number == picked),
+                "text": take_text(t, line),
+                "stale": is_stale(script, store, scene.id, line, t),
+                "provenance": take_provenance(script, line.speaker, t.record, hashes),
+            }
+            for t in scan.valid
+        ]
+        takes += [
+            {"take": n, "status": "invalid", "problem": why} for n, why in scan.invalid.items()
+        ]
+        rows.append(
+            {
+                "scene": scene.id,
+                "line": line.id,
+                "speaker": line.speaker,
+                "text": display_text(line),
+                "takes": sorted(takes, key=lambda row: row["take"]),
+            }
+        )
     return rows
 
 
@@ -210,23 +231,45 @@ def scanned_lines(store: TakeStore, scenes: list, line_ids=()):
         chosen = store.selections(scene.id)
         for line in scene.lines:
             if not line_ids or line.id in line_ids:
-                yield scene, line, store.scan(scene.id, line.id), chosen.get(line.id, {}).get("take")
+                yield (
+                    scene,
+                    line,
+                    store.scan(scene.id, line.id),
+                    chosen.get(line.id, {}).get("take"),
+                )
 
 
 def _take_row(take: Take, selected: bool) -> dict:
     record = take.record
     asr = record.asr or TakeAsr()
-    return {"take": take.number, "selected": selected, "status": take.status,
-            "duration_s": take.duration_s, "seed": record.seed,
-            "engine": "" if record.engine is None else record.engine,
-            "scratch": bool(record.scratch), "failures": list(record.checks.failures),
-            "note": record.note, "notes": _list_or_none(record.notes),
-            "parent_take": record.parent_take, "edit": edit_summary(record),
-            "wer": asr.wer, "transcript": asr.transcript, "file": str(take.wav_path)}
+    return {
+        "take": take.number,
+        "selected": selected,
+        "status": take.status,
+        "duration_s": take.duration_s,
+        "seed": record.seed,
+        "engine": "" if record.engine is None else record.engine,
+        "scratch": bool(record.scratch),
+        "failures": list(record.checks.failures),
+        "note": record.note,
+        "notes": _list_or_none(record.notes),
+        "parent_take": record.parent_take,
+        "edit": edit_summary(record),
+        "wer": asr.wer,
+        "transcript": asr.transcript,
+        "file": str(take.wav_path),
+    }
 
 
-EDIT_FIELDS = ("old_text", "new_text", "span_s", "covered_words", "middle_text", "whole_line",
-               "flagged")  # what `drama takes` shows of an edit (the record keeps more)
+EDIT_FIELDS = (
+    "old_text",
+    "new_text",
+    "span_s",
+    "covered_words",
+    "middle_text",
+    "whole_line",
+    "flagged",
+)  # what `drama takes` shows of an edit (the record keeps more)
 
 
 def edit_summary(record: TakeRecord) -> dict | None:
@@ -237,8 +280,10 @@ def edit_summary(record: TakeRecord) -> dict | None:
     edit = record.edit
     if edit is None:
         return None
-    return {name: _list_or_none(value) if isinstance(value, tuple) else value
-            for name, value in ((name, getattr(edit, name)) for name in EDIT_FIELDS)}
+    return {
+        name: _list_or_none(value) if isinstance(value, tuple) else value
+        for name, value in ((name, getattr(edit, name)) for name in EDIT_FIELDS)
+    }
 
 
 def _list_or_none(items: tuple | None) -> list | None:
@@ -269,7 +314,9 @@ def numbered_take(store: TakeStore, scene_id: str, line_id: str, number: int) ->
     if number not in valid:
         have = ", ".join(map(str, valid)) or "none"
         if number in found.invalid:
-            raise UsageError(f"take {number} of line {line_id!r} is unusable: {found.invalid[number]} "
-                             f"(usable takes: {have})")
+            raise UsageError(
+                f"take {number} of line {line_id!r} is unusable: {found.invalid[number]} "
+                f"(usable takes: {have})"
+            )
         raise UsageError(f"line {line_id!r} has no take {number} (takes: {have})")
     return valid[number]

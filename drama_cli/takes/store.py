@@ -10,7 +10,8 @@ Layout on disk (docs/internals/architecture.md, "The project folder a render wri
 
 Every file is written to a temporary name in the same folder, fsynced and then linked into
 place (`engine.files.write_new_file`), so a crash (Ctrl-C, kill -9, power cut) leaves either a
-whole file or none; no take file is ever overwritten. The JSON record is written last and names the SHA-256 of the WAV, so a take
+whole file or none; no take file is ever overwritten. The JSON record is written last and names the
+SHA-256 of the WAV, so a take
 whose audio is truncated or altered is detected and ignored (and rendered again).
 """
 
@@ -37,17 +38,27 @@ from drama_cli.takes.take_record import TakeRecord
 from engine.constants import SAMPLE_RATE
 from engine.files import file_sha256, write_bytes_atomic, write_new_file
 
-TAKE_PATTERN = re.compile(r"^take-(\d{3,})\.(wav|json|codes\.npy)$")  # older projects may hold take-1000
+TAKE_PATTERN = re.compile(
+    r"^take-(\d{3,})\.(wav|json|codes\.npy)$"
+)  # older projects may hold take-1000
 MAX_TAKE_NUMBER = 999  # take-001 ... take-999: names sort in number order
 MAX_NEW_TAKES = 100  # takes one command may ask for (--takes)
 LOCK_NAME = ".drama.lock"
 TEMPORARY_PATTERNS = (".*.tmp", ".mix-*.wav")  # what writers use until a file is complete
 STORE_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
-             *(f"lpt{i}" for i in range(1, 10))}
+_RESERVED = {
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    *(f"com{i}" for i in range(1, 10)),
+    *(f"lpt{i}" for i in range(1, 10)),
+}
 MAX_NAME_CHARS = 60
-_DAMAGED_PROJECT = "fix it, or delete it (the next render writes it again; saved mix settings are lost)"
+_DAMAGED_PROJECT = (
+    "fix it, or delete it (the next render writes it again; saved mix settings are lost)"
+)
 
 
 def safe_name(name: str) -> str:
@@ -80,8 +91,9 @@ def check_new_takes(takes: int) -> None:
 def wav_bytes(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> bytes:
     """Encode float32 mono audio `[samples]` as a 32-bit float WAV (exact, no rescaling)."""
     buffer = io.BytesIO()
-    sf.write(buffer, np.asarray(audio, dtype=np.float32), sample_rate, format="WAV",
-             subtype="FLOAT")
+    sf.write(
+        buffer, np.asarray(audio, dtype=np.float32), sample_rate, format="WAV", subtype="FLOAT"
+    )
     return buffer.getvalue()
 
 
@@ -164,7 +176,9 @@ class Take:
     def failures_text(self) -> str:
         """The failed checks of the take joined by `; ` (`runaway: ...`), else `unusable` for an
         unusable take without them, else ""."""
-        return "; ".join(self.record.checks.failures) or ("unusable" if self.status == "unusable" else "")
+        return "; ".join(self.record.checks.failures) or (
+            "unusable" if self.status == "unusable" else ""
+        )
 
     def audio(self) -> np.ndarray:
         """The take's audio, float32 mono `[samples]` at 44,100 Hz."""
@@ -214,7 +228,7 @@ class ProjectLock:
         self._fd: int | None = None
         self._on_acquire = on_acquire
 
-    def __enter__(self) -> "ProjectLock":
+    def __enter__(self) -> ProjectLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -226,8 +240,9 @@ class ProjectLock:
         except OSError:
             os.close(fd)
             holder = self.path.read_text(errors="replace").strip() or "another process"
-            raise RenderError(f"project {self.path.parent} is in use by {holder}; "
-                              "wait for that render to finish") from None
+            raise RenderError(
+                f"project {self.path.parent} is in use by {holder}; wait for that render to finish"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()}".encode())
         self._fd = fd
@@ -349,8 +364,14 @@ class TakeStore:
         for path in self.take_files(scene_id, line_id, number):
             path.unlink(missing_ok=True)
 
-    def add_take(self, scene_id: str, line_id: str, audio: np.ndarray, record: dict,
-                 codes: np.ndarray | None = None) -> Take:
+    def add_take(
+        self,
+        scene_id: str,
+        line_id: str,
+        audio: np.ndarray,
+        record: dict,
+        codes: np.ndarray | None = None,
+    ) -> Take:
         """Store a new take under the next free number and return it.
 
         audio: float32 mono `[samples]` at 44,100 Hz; codes: `[10, T]` int64 or None;
@@ -378,9 +399,11 @@ class TakeStore:
         number = self.scan(scene_id, line_id).next_number
         while True:
             if number > MAX_TAKE_NUMBER:
-                raise RenderError(f"line {line_id!r} has take {MAX_TAKE_NUMBER}, the last take number; "
-                                  f"move takes you no longer need out of {self.line_dir(scene_id, line_id)} "
-                                  f"and renumber them, or give the line a new id")
+                raise RenderError(
+                    f"line {line_id!r} has take {MAX_TAKE_NUMBER}, the last take number; "
+                    f"move takes you no longer need out of {self.line_dir(scene_id, line_id)} "
+                    f"and renumber them, or give the line a new id"
+                )
             take = Take(number, self.line_dir(scene_id, line_id))
             try:
                 if codes_data is not None:
@@ -401,7 +424,7 @@ class TakeStore:
             "has_codes": codes_data is not None,
             "codes_sha256": hashlib.sha256(codes_data).hexdigest() if codes_data else None,
             "non_finite_samples": non_finite,
-            "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "store_version": STORE_VERSION,
         }
         payload = _pretty(written)
@@ -441,12 +464,14 @@ class TakeStore:
         try:
             lines = json.loads(path.read_text(encoding="utf-8")).get("lines", {})
             if not isinstance(lines, dict) or not all(
-                    isinstance(entry, dict) and isinstance(entry.get("take"), int)
-                    for entry in lines.values()):
+                isinstance(entry, dict) and isinstance(entry.get("take"), int)
+                for entry in lines.values()
+            ):
                 raise ValueError("no take number per line")
         except (OSError, ValueError, AttributeError) as err:
-            raise UsageError(f"{path} is corrupt ({err}); fix it, or delete it to select "
-                             f"the passing takes again") from err
+            raise UsageError(
+                f"{path} is corrupt ({err}); fix it, or delete it to select the passing takes again"
+            ) from err
         return lines
 
     def select(self, scene_id: str, line_id: str, take: Take, by: str = "auto") -> None:
@@ -457,16 +482,18 @@ class TakeStore:
 
     def write_selections(self, scene_id: str, lines: dict[str, dict]) -> None:
         """Replace a scene's selections with `lines` (same form as `selections`)."""
-        write_bytes_atomic(self.selection_path(scene_id),
-                           _pretty({"scene_id": scene_id, "lines": lines}))
+        write_bytes_atomic(
+            self.selection_path(scene_id), _pretty({"scene_id": scene_id, "lines": lines})
+        )
 
     def selection_problem(self, scene_id: str, line_id: str) -> str | None:
         """Why the selected take of a line cannot be used (missing record, truncated WAV,
         hash mismatch, ...) with the take's file; None when fine or nothing is selected."""
         return self.selected_with_problem(scene_id, line_id)[1]
 
-    def selected_with_problem(self, scene_id: str, line_id: str,
-                              chosen: dict | None = None) -> tuple[Take | None, str | None]:
+    def selected_with_problem(
+        self, scene_id: str, line_id: str, chosen: dict | None = None
+    ) -> tuple[Take | None, str | None]:
         """(the selected take of a line, why it cannot be used): (None, None) when nothing is
         selected, (take, None) when it is valid. chosen: the scene's `selections`, when read
         already."""
@@ -499,7 +526,9 @@ class TakeStore:
         except FileNotFoundError:
             return {}
         except json.JSONDecodeError as err:
-            raise UsageError(f"{path}:{err.lineno}:{err.colno}: {err.msg}; {_DAMAGED_PROJECT}") from None
+            raise UsageError(
+                f"{path}:{err.lineno}:{err.colno}: {err.msg}; {_DAMAGED_PROJECT}"
+            ) from None
         except (OSError, ValueError) as err:
             raise UsageError(f"{path}: cannot be read ({err}); {_DAMAGED_PROJECT}") from None
         problem = project_problem(info)
@@ -513,7 +542,6 @@ class TakeStore:
 
 
 def _pretty(value) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True, default=json_default,
-                       ensure_ascii=False) + "\n").encode("utf-8")
-
-
+    return (
+        json.dumps(value, indent=2, sort_keys=True, default=json_default, ensure_ascii=False) + "\n"
+    ).encode("utf-8")

@@ -28,10 +28,13 @@ class TakeChecks:
     results: tuple[JsonObject, ...] = ()
 
     @classmethod
-    def from_json(cls, data: JsonObject) -> "TakeChecks":
-        return cls(passed=bool(data.get("passed", True)), severity=str(data.get("severity", "ok")),
-                   failures=tuple(data.get("failures") or ()),
-                   results=tuple(data.get("checks") or ()))
+    def from_json(cls, data: JsonObject) -> TakeChecks:
+        return cls(
+            passed=bool(data.get("passed", True)),
+            severity=str(data.get("severity", "ok")),
+            failures=tuple(data.get("failures") or ()),
+            results=tuple(data.get("checks") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -45,10 +48,13 @@ class TakeAsr:
     words: tuple[Word, ...] = ()
 
     @classmethod
-    def from_json(cls, data: JsonObject) -> "TakeAsr":
-        return cls(wer=data.get("wer"), threshold=data.get("threshold"),
-                   transcript=data.get("transcript"),
-                   words=tuple(Word.from_dict(word) for word in data.get("words") or ()))
+    def from_json(cls, data: JsonObject) -> TakeAsr:
+        return cls(
+            wer=data.get("wer"),
+            threshold=data.get("threshold"),
+            transcript=data.get("transcript"),
+            words=tuple(Word.from_dict(word) for word in data.get("words") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -68,12 +74,17 @@ class TakeEdit:
     flagged: bool | None = None
 
     @classmethod
-    def from_json(cls, data: JsonObject) -> "TakeEdit":
-        return cls(old_text=data.get("old_text"), new_text=data.get("new_text"),
-                   span_s=_tuple_or_none(data.get("span_s")),
-                   covered_words=_tuple_or_none(data.get("covered_words")),
-                   middle_text=data.get("middle_text"), middle_s=_tuple_or_none(data.get("middle_s")),
-                   whole_line=data.get("whole_line"), flagged=data.get("flagged"))
+    def from_json(cls, data: JsonObject) -> TakeEdit:
+        return cls(
+            old_text=data.get("old_text"),
+            new_text=data.get("new_text"),
+            span_s=_tuple_or_none(data.get("span_s")),
+            covered_words=_tuple_or_none(data.get("covered_words")),
+            middle_text=data.get("middle_text"),
+            middle_s=_tuple_or_none(data.get("middle_s")),
+            whole_line=data.get("whole_line"),
+            flagged=data.get("flagged"),
+        )
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ class TakeRecord:
     json: JsonObject = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_json(cls, data: JsonObject) -> "TakeRecord":
+    def from_json(cls, data: JsonObject) -> TakeRecord:
         """The record of a parsed `take-NNN.json` that `record_problem` accepted."""
         asr, edit, adopted = data.get("asr"), data.get("edit"), data.get("adopted_from")
         return cls(
@@ -136,10 +147,13 @@ class TakeRecord:
             checks=TakeChecks.from_json(data.get("checks") or {}),
             asr=TakeAsr.from_json(asr) if isinstance(asr, dict) else None,
             edit=TakeEdit.from_json(edit) if isinstance(edit, dict) else None,
-            chunks=tuple((str(c.get("text", "")), float(c["start_s"]), float(c["end_s"]))
-                         for c in data.get("chunks") or ()),
+            chunks=tuple(
+                (str(c.get("text", "")), float(c["start_s"]), float(c["end_s"]))
+                for c in data.get("chunks") or ()
+            ),
             adopted_from=AdoptedFrom(adopted.get("line"), adopted.get("take"))
-            if isinstance(adopted, dict) else None,
+            if isinstance(adopted, dict)
+            else None,
             json=copy.deepcopy(data),
         )
 
@@ -148,10 +162,32 @@ class TakeRecord:
         return copy.deepcopy(self.json)
 
 
-_PLAIN_FIELDS = ("take", "samples", "wav_sha256", "codes_sha256", "has_codes", "seed", "slot",
-                 "attempt", "parent_take", "cache_key", "engine", "model_revision", "scratch",
-                 "mode", "layout", "layout_version", "sampling", "normalize", "speaker", "text",
-                 "display_text", "prompt_text", "note", "status")  # stored as read
+_PLAIN_FIELDS = (
+    "take",
+    "samples",
+    "wav_sha256",
+    "codes_sha256",
+    "has_codes",
+    "seed",
+    "slot",
+    "attempt",
+    "parent_take",
+    "cache_key",
+    "engine",
+    "model_revision",
+    "scratch",
+    "mode",
+    "layout",
+    "layout_version",
+    "sampling",
+    "normalize",
+    "speaker",
+    "text",
+    "display_text",
+    "prompt_text",
+    "note",
+    "status",
+)  # stored as read
 
 
 def _tuple_or_none(items) -> tuple | None:

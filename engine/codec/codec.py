@@ -41,8 +41,12 @@ class Codec(nn.Module):
         self.encode_chunk_frames = ENCODE_CHUNK_FRAMES
 
     @classmethod
-    def load(cls, path: str | Path, device: str | torch.device = "cpu",
-             dtype: torch.dtype = torch.float32) -> "Codec":
+    def load(
+        cls,
+        path: str | Path,
+        device: str | torch.device = "cpu",
+        dtype: torch.dtype = torch.float32,
+    ) -> Codec:
         """Load `codec.pth` (the file, or the folder holding it) strictly, weight norm folded.
 
         The config is `codec_config.json` beside the file when present, else the released
@@ -95,8 +99,10 @@ class Codec(nn.Module):
         if audio.shape[-1] <= chunk:
             return self.quantizer.encode(self.encoder(audio))[0].cpu()
         state: dict = {}
-        codes = [self.quantizer.encode(self.encoder(audio[..., start:start + chunk], state), state)
-                 for start in range(0, audio.shape[-1], chunk)]
+        codes = [
+            self.quantizer.encode(self.encoder(audio[..., start : start + chunk], state), state)
+            for start in range(0, audio.shape[-1], chunk)
+        ]
         return torch.cat(codes, dim=-1)[0].cpu()
 
     @torch.inference_mode()

@@ -73,7 +73,7 @@ class CodecConfig:
         return json.dumps(asdict(self), indent=2) + "\n"
 
     @classmethod
-    def from_dict(cls, data: dict) -> "CodecConfig":
+    def from_dict(cls, data: dict) -> CodecConfig:
         """Build from a dict; raises CheckpointError on unknown keys or bad values."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
@@ -85,7 +85,7 @@ class CodecConfig:
         return config
 
     @classmethod
-    def for_folder(cls, folder: Path) -> "CodecConfig":
+    def for_folder(cls, folder: Path) -> CodecConfig:
         """The config of the codec in `folder`: its `codec_config.json`, else the real one."""
         path = Path(folder) / CONFIG_FILE
         if not path.exists():

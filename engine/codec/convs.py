@@ -75,7 +75,7 @@ def _left_context(owner: nn.Module, x: Tensor, state: dict, size: int) -> Tensor
     if history is None:
         history = x.new_zeros(*x.shape[:-1], size)
     joined = torch.cat([history, x], dim=-1)
-    state[owner] = joined[..., joined.shape[-1] - size:]
+    state[owner] = joined[..., joined.shape[-1] - size :]
     return joined
 
 
@@ -87,8 +87,16 @@ class CausalConv1d(nn.Module):
     layer keeps the last (k-1)d+1-s input samples as the left context of the next chunk.
     """
 
-    def __init__(self, c_in: int, c_out: int, kernel: int, stride: int = 1,
-                 dilation: int = 1, groups: int = 1, weight_norm: str | None = "parametrizations"):
+    def __init__(
+        self,
+        c_in: int,
+        c_out: int,
+        kernel: int,
+        stride: int = 1,
+        dilation: int = 1,
+        groups: int = 1,
+        weight_norm: str | None = "parametrizations",
+    ):
         super().__init__()
         self.conv = nn.Conv1d(c_in, c_out, kernel, stride=stride, dilation=dilation, groups=groups)
         self.conv.weight_norm_style = weight_norm
@@ -116,11 +124,24 @@ class CausalConv1d(nn.Module):
             # a pointwise conv is a matmul over the channels-last rows
             return planes_of(F.linear(rows_of(x), weight[:, :, 0, 0], self.conv.bias))
         if x.shape[1] == 1:  # a mono input has no channel layout; the 1-D conv is faster
-            y = F.conv1d(x[:, :, 0], self.conv.weight, self.conv.bias, stride=self.stride,
-                         padding=pad, dilation=self.dilation)
+            y = F.conv1d(
+                x[:, :, 0],
+                self.conv.weight,
+                self.conv.bias,
+                stride=self.stride,
+                padding=pad,
+                dilation=self.dilation,
+            )
             return to_planes(y)
-        y = F.conv2d(x, weight, self.conv.bias, stride=(1, self.stride),
-                     padding=(0, pad), dilation=(1, self.dilation), groups=self.groups)
+        y = F.conv2d(
+            x,
+            weight,
+            self.conv.bias,
+            stride=(1, self.stride),
+            padding=(0, pad),
+            dilation=(1, self.dilation),
+            groups=self.groups,
+        )
         return y.contiguous(memory_format=torch.channels_last)
 
 
@@ -154,11 +175,19 @@ class CausalConvTranspose1d(nn.Module):
     `[B, C_in, 1, L] -> [B, C_out, 1, L*s]`. Streaming keeps the last m-1 input frames.
     """
 
-    def __init__(self, c_in: int, c_out: int, kernel: int, stride: int,
-                 weight_norm: str | None = "parametrizations"):
+    def __init__(
+        self,
+        c_in: int,
+        c_out: int,
+        kernel: int,
+        stride: int,
+        weight_norm: str | None = "parametrizations",
+    ):
         super().__init__()
         if kernel % stride:
-            raise ValueError("a causal transposed conv needs a kernel that is a multiple of its stride")
+            raise ValueError(
+                "a causal transposed conv needs a kernel that is a multiple of its stride"
+            )
         self.conv = nn.ConvTranspose1d(c_in, c_out, kernel, stride=stride)
         self.conv.weight_norm_style = weight_norm
         self.stride, self.taps = stride, kernel // stride

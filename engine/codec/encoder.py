@@ -19,9 +19,18 @@ class EncoderBlock(nn.Module):
         layers = [ResidualUnit(half, d) for d in (1, 3, 9)]
         layers += [Snake(half), CausalConv1d(half, dim, 2 * stride, stride=stride)]
         if n_layers:
-            layers.append(WindowedTransformer(
-                dim, n_layers, dim // config.head_dim, config.head_dim, 3 * dim,
-                config.encoder_window, config.rope_base, config.norm_eps))
+            layers.append(
+                WindowedTransformer(
+                    dim,
+                    n_layers,
+                    dim // config.head_dim,
+                    config.head_dim,
+                    3 * dim,
+                    config.encoder_window,
+                    config.rope_base,
+                    config.norm_eps,
+                )
+            )
         self.block = nn.Sequential(*layers)
 
     def forward(self, x: Tensor, state: State = None) -> Tensor:

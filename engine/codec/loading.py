@@ -48,7 +48,9 @@ def read_state_dict(path: Path) -> dict[str, Tensor]:
     if not isinstance(data, dict) or not all(isinstance(v, Tensor) for v in data.values()):
         raise CheckpointError(f"{path}: expected a dict of tensors")
     if any("generator." in key for key in data):
-        data = {key.replace("generator.", "", 1): v for key, v in data.items() if "generator." in key}
+        data = {
+            key.replace("generator.", "", 1): v for key, v in data.items() if "generator." in key
+        }
     return {key: v for key, v in data.items() if not key.endswith(DROPPED_SUFFIXES)}
 
 
@@ -62,13 +64,26 @@ def check_and_fold(state: dict[str, Tensor], model: nn.Module, path: Path) -> di
     expected = checkpoint_shapes(model)
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
-    wrong = sorted(f"{k} {tuple(state[k].shape)} (expected {expected[k]})"
-                   for k in set(state) & set(expected) if tuple(state[k].shape) != expected[k])
-    problems = [_listing(label, names) for label, names in
-                (("missing", missing), ("unexpected", unexpected), ("wrong shape", wrong)) if names]
+    wrong = sorted(
+        f"{k} {tuple(state[k].shape)} (expected {expected[k]})"
+        for k in set(state) & set(expected)
+        if tuple(state[k].shape) != expected[k]
+    )
+    problems = [
+        _listing(label, names)
+        for label, names in (
+            ("missing", missing),
+            ("unexpected", unexpected),
+            ("wrong shape", wrong),
+        )
+        if names
+    ]
     if problems:
-        hint = "" if (path.parent / "codec_config.json").exists() else \
-            " (a shrunken codec needs its codec_config.json beside codec.pth)"
+        hint = (
+            ""
+            if (path.parent / "codec_config.json").exists()
+            else " (a shrunken codec needs its codec_config.json beside codec.pth)"
+        )
         raise CheckpointError(f"{path}: codec weights do not match{hint}: " + "; ".join(problems))
     return fold(state, normed)
 

@@ -48,8 +48,11 @@ class VectorQuantizer(nn.Module):
         batch, dim, length = z_e.shape
         vectors = F.normalize(z_e.transpose(1, 2).reshape(batch * length, dim))
         rows = F.normalize(self.codebook.weight)
-        distance = (vectors.pow(2).sum(1, keepdim=True) - 2 * vectors @ rows.t()
-                    + rows.pow(2).sum(1, keepdim=True).t())
+        distance = (
+            vectors.pow(2).sum(1, keepdim=True)
+            - 2 * vectors @ rows.t()
+            + rows.pow(2).sum(1, keepdim=True).t()
+        )
         codes = (-distance).max(1)[1].view(batch, length)
         z_q = self.codebook(codes).transpose(1, 2)
         return codes, self.out_proj(z_e + (z_q - z_e))
@@ -65,7 +68,8 @@ class ResidualQuantizer(nn.Module):
     def __init__(self, latent_dim: int, n_codebooks: int, size: int, dim: int):
         super().__init__()
         self.quantizers = nn.ModuleList(
-            VectorQuantizer(latent_dim, size, dim) for _ in range(n_codebooks))
+            VectorQuantizer(latent_dim, size, dim) for _ in range(n_codebooks)
+        )
 
     def quantize(self, z: Tensor) -> tuple[Tensor, Tensor]:
         """`z [B, latent, T]` -> (codes `[B, N, T]`, sum of quantized vectors `[B, latent, T]`)."""
@@ -87,8 +91,15 @@ class ResidualQuantizer(nn.Module):
 
 def _transformer(config: CodecConfig) -> WindowedTransformer:
     return WindowedTransformer(
-        config.latent_dim, config.quantizer_layers, config.quantizer_heads, config.head_dim,
-        config.quantizer_intermediate, config.quantizer_window, config.rope_base, config.norm_eps)
+        config.latent_dim,
+        config.quantizer_layers,
+        config.quantizer_heads,
+        config.head_dim,
+        config.quantizer_intermediate,
+        config.quantizer_window,
+        config.rope_base,
+        config.norm_eps,
+    )
 
 
 class DownsampleQuantizer(nn.Module):
@@ -98,15 +109,27 @@ class DownsampleQuantizer(nn.Module):
         super().__init__()
         dim = config.latent_dim
         self.semantic_quantizer = ResidualQuantizer(
-            dim, 1, config.semantic_codebook_size, config.codebook_dim)
+            dim, 1, config.semantic_codebook_size, config.codebook_dim
+        )
         self.quantizer = ResidualQuantizer(
-            dim, config.residual_codebooks, config.codebook_size, config.codebook_dim)
-        self.downsample = nn.Sequential(*(
-            nn.Sequential(CausalConv1d(dim, dim, f, stride=f, weight_norm=None), ConvNeXtBlock(dim))
-            for f in config.downsample_factors))
-        self.upsample = nn.Sequential(*(
-            nn.Sequential(CausalConvTranspose1d(dim, dim, f, f, weight_norm=None), ConvNeXtBlock(dim))
-            for f in reversed(config.downsample_factors)))
+            dim, config.residual_codebooks, config.codebook_size, config.codebook_dim
+        )
+        self.downsample = nn.Sequential(
+            *(
+                nn.Sequential(
+                    CausalConv1d(dim, dim, f, stride=f, weight_norm=None), ConvNeXtBlock(dim)
+                )
+                for f in config.downsample_factors
+            )
+        )
+        self.upsample = nn.Sequential(
+            *(
+                nn.Sequential(
+                    CausalConvTranspose1d(dim, dim, f, f, weight_norm=None), ConvNeXtBlock(dim)
+                )
+                for f in reversed(config.downsample_factors)
+            )
+        )
         self.pre_module = _transformer(config)
         self.post_module = _transformer(config)
 

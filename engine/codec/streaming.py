@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 class DecodeStream:
     """Stateful decoder of one stream; get one from `Codec.decode_stream()`."""
 
-    def __init__(self, codec: "Codec"):
+    def __init__(self, codec: Codec):
         self.codec = codec
         self.state: dict = {}
         self.frames = 0

@@ -44,7 +44,7 @@ class RotaryTable:
 
     def __init__(self, head_dim: int, base: float):
         exponents = torch.arange(0, head_dim, 2, device="cpu")[: head_dim // 2].float() / head_dim
-        self.freqs = 1.0 / (base ** exponents)
+        self.freqs = 1.0 / (base**exponents)
         self.table = torch.empty(0, head_dim // 2, 2, dtype=torch.bfloat16, device="cpu")
 
     def get(self, start: int, length: int, device: torch.device) -> Tensor:
@@ -87,13 +87,20 @@ def windowed_attention(q: Tensor, k: Tensor, v: Tensor, window: int) -> Tensor:
         k_start = max(0, start + offset - window + 1)
         k_stop = stop + offset
         mask = _window_mask(start + offset, stop + offset, k_start, k_stop, window, q.device)
-        outputs.append(F.scaled_dot_product_attention(
-            q[:, :, start:stop], k[:, :, k_start:k_stop], v[:, :, k_start:k_stop], attn_mask=mask))
+        outputs.append(
+            F.scaled_dot_product_attention(
+                q[:, :, start:stop],
+                k[:, :, k_start:k_stop],
+                v[:, :, k_start:k_stop],
+                attn_mask=mask,
+            )
+        )
     return outputs[0] if len(outputs) == 1 else torch.cat(outputs, dim=2)
 
 
-def _window_mask(q_start: int, q_stop: int, k_start: int, k_stop: int, window: int,
-                 device: torch.device) -> Tensor:
+def _window_mask(
+    q_start: int, q_stop: int, k_start: int, k_stop: int, window: int, device: torch.device
+) -> Tensor:
     """Boolean `[Tq, Tk]` mask (True = attend) for absolute query/key index ranges."""
     q_pos = torch.arange(q_start, q_stop, device=device)[:, None]
     k_pos = torch.arange(k_start, k_stop, device=device)[None, :]
@@ -127,7 +134,10 @@ class Attention(nn.Module):
             k = torch.cat([cached[0], k], dim=2)
             v = torch.cat([cached[1], v], dim=2)
         keep = self.window - 1
-        state[self] = (k[:, :, -keep:] if keep else k[:, :, :0], v[:, :, -keep:] if keep else v[:, :, :0])
+        state[self] = (
+            k[:, :, -keep:] if keep else k[:, :, :0],
+            v[:, :, -keep:] if keep else v[:, :, :0],
+        )
         return k, v
 
 
@@ -182,11 +192,21 @@ class WindowedTransformer(nn.Module):
     and continue from the previous chunk when streaming.
     """
 
-    def __init__(self, dim: int, n_layers: int, n_heads: int, head_dim: int, hidden: int,
-                 window: int, rope_base: float, eps: float):
+    def __init__(
+        self,
+        dim: int,
+        n_layers: int,
+        n_heads: int,
+        head_dim: int,
+        hidden: int,
+        window: int,
+        rope_base: float,
+        eps: float,
+    ):
         super().__init__()
         self.layers = nn.ModuleList(
-            TransformerBlock(dim, n_heads, head_dim, hidden, window, eps) for _ in range(n_layers))
+            TransformerBlock(dim, n_heads, head_dim, hidden, window, eps) for _ in range(n_layers)
+        )
         self.norm = RMSNorm(dim, eps)
         self.rotary = RotaryTable(head_dim, rope_base)
 

@@ -14,17 +14,25 @@ import torch
 from torch import Tensor, nn
 
 STYLES = {
-    "parametrizations": (".parametrizations.weight.original0", ".parametrizations.weight.original1"),
+    "parametrizations": (
+        ".parametrizations.weight.original0",
+        ".parametrizations.weight.original1",
+    ),
     "legacy": (".weight_g", ".weight_v"),
 }
-_PAIR_KEY = re.compile(r"^(?P<module>.+?)(?:\.parametrizations\.weight\.original(?P<new>[01])"
-                       r"|\.weight_(?P<old>[gv]))$")
+_PAIR_KEY = re.compile(
+    r"^(?P<module>.+?)(?:\.parametrizations\.weight\.original(?P<new>[01])"
+    r"|\.weight_(?P<old>[gv]))$"
+)
 
 
 def weight_normed_modules(model: nn.Module) -> dict[str, str]:
     """Names of the weight-normed convs of `model` -> their checkpoint key style."""
-    return {name: module.weight_norm_style for name, module in model.named_modules()
-            if getattr(module, "weight_norm_style", None)}
+    return {
+        name: module.weight_norm_style
+        for name, module in model.named_modules()
+        if getattr(module, "weight_norm_style", None)
+    }
 
 
 def checkpoint_shapes(model: nn.Module) -> dict[str, tuple[int, ...]]:

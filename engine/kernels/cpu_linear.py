@@ -35,18 +35,27 @@ def packing_works() -> bool:
         got = packed_linear(rows, torch.ops.mkldnn._reorder_linear_weight(weight))
     except (AttributeError, RuntimeError, NotImplementedError):
         return False
-    return torch.allclose(got, F.linear(rows, weight), rtol=SELF_TEST_TOLERANCE, atol=SELF_TEST_TOLERANCE)
+    return torch.allclose(
+        got, F.linear(rows, weight), rtol=SELF_TEST_TOLERANCE, atol=SELF_TEST_TOLERANCE
+    )
 
 
 def packable(weight: torch.Tensor) -> bool:
     """True when `weight` is a float32 CPU matrix and packing works in this build."""
-    return weight.dim() == 2 and weight.dtype == torch.float32 and weight.device.type == "cpu" and packing_works()
+    return (
+        weight.dim() == 2
+        and weight.dtype == torch.float32
+        and weight.device.type == "cpu"
+        and packing_works()
+    )
 
 
 def pack(weight: torch.Tensor) -> torch.Tensor | None:
     """A packed copy of `weight` `[out, in]` for `packed_linear`, or None when it is not
     `packable`."""
-    return torch.ops.mkldnn._reorder_linear_weight(weight.contiguous()) if packable(weight) else None
+    return (
+        torch.ops.mkldnn._reorder_linear_weight(weight.contiguous()) if packable(weight) else None
+    )
 
 
 def packed_linear(x: torch.Tensor, packed: torch.Tensor) -> torch.Tensor:
@@ -116,8 +125,11 @@ def pack_linears(root: nn.Module, take: Callable[[int], bool]) -> int:
     """Replace each bias-free float32 CPU `nn.Linear` under `root` by a `PackedLinear`, while
     `take(bytes)` grants the packed copy's bytes (largest weights first, since they gain the
     most). Returns how many were packed."""
-    found = [(name, module) for name, module in root.named_modules()
-             if type(module) is nn.Linear and module.bias is None]
+    found = [
+        (name, module)
+        for name, module in root.named_modules()
+        if type(module) is nn.Linear and module.bias is None
+    ]
     found.sort(key=lambda item: -item[1].weight.numel())
     packed_count = 0
     for name, module in found:
@@ -130,5 +142,14 @@ def pack_linears(root: nn.Module, take: Callable[[int], bool]) -> int:
     return packed_count
 
 
-__all__ = ["PackedLinear", "PackedWeights", "pack", "pack_linears", "packable", "packed_linear", "packed_or_plain",
-           "packing_works", "product"]
+__all__ = [
+    "PackedLinear",
+    "PackedWeights",
+    "pack",
+    "pack_linears",
+    "packable",
+    "packed_linear",
+    "packed_or_plain",
+    "packing_works",
+    "product",
+]

@@ -33,7 +33,13 @@ except ImportError:  # the engine runs without triton; callers check `available(
 
 MAX_ROWS = 16  # decode rows the kernels are meant for (more rows: the grouped prefill path)
 FIXED_CONFIG = {"BLOCK_OUT": 32, "BLOCK_IN": 64}  # the interpreter's configuration
-TUNED_CONFIGS = ((32, 128, 4), (64, 128, 4), (16, 128, 2), (64, 64, 4), (128, 128, 8))  # out, in, warps
+TUNED_CONFIGS = (
+    (32, 128, 4),
+    (64, 128, 4),
+    (16, 128, 2),
+    (64, 64, 4),
+    (128, 128, 8),
+)  # out, in, warps
 
 
 def interpreting() -> bool:
@@ -49,9 +55,23 @@ def available(device: torch.device) -> bool:
 
 if triton is not None:
 
-    def _gate_up_kernel(x_ptr, ids_ptr, gate_ptr, up_ptr, gate_scale_ptr, up_scale_ptr, hidden_ptr,
-                        top_k, dim, inter, scale_rows, scale_cols,
-                        SCALE_BLOCK: tl.constexpr, BLOCK_OUT: tl.constexpr, BLOCK_IN: tl.constexpr):
+    def _gate_up_kernel(
+        x_ptr,
+        ids_ptr,
+        gate_ptr,
+        up_ptr,
+        gate_scale_ptr,
+        up_scale_ptr,
+        hidden_ptr,
+        top_k,
+        dim,
+        inter,
+        scale_rows,
+        scale_cols,
+        SCALE_BLOCK: tl.constexpr,
+        BLOCK_OUT: tl.constexpr,
+        BLOCK_IN: tl.constexpr,
+    ):
         pair = tl.program_id(0)  # row * top_k + slot
         out_block = tl.program_id(1)
         row = pair // top_k
@@ -61,7 +81,9 @@ if triton is not None:
         gate_acc = tl.zeros((BLOCK_OUT,), dtype=tl.float32)
         up_acc = tl.zeros((BLOCK_OUT,), dtype=tl.float32)
         weight_base = expert * inter * dim
-        scale_base = expert * scale_rows * scale_cols + (out_block * BLOCK_OUT // SCALE_BLOCK) * scale_cols
+        scale_base = (
+            expert * scale_rows * scale_cols + (out_block * BLOCK_OUT // SCALE_BLOCK) * scale_cols
+        )
         for start in range(0, dim, BLOCK_IN):
             ins = start + tl.arange(0, BLOCK_IN)
             in_ok = ins < dim
@@ -71,14 +93,29 @@ if triton is not None:
             gate = tl.load(gate_ptr + offsets, mask=ok, other=0.0).to(tl.float32)
             up = tl.load(up_ptr + offsets, mask=ok, other=0.0).to(tl.float32)
             column = start // SCALE_BLOCK
-            gate_acc += tl.sum(gate * x[None, :], axis=1) * tl.load(gate_scale_ptr + scale_base + column)
+            gate_acc += tl.sum(gate * x[None, :], axis=1) * tl.load(
+                gate_scale_ptr + scale_base + column
+            )
             up_acc += tl.sum(up * x[None, :], axis=1) * tl.load(up_scale_ptr + scale_base + column)
         hidden = gate_acc / (1.0 + tl.exp(-gate_acc)) * up_acc
         tl.store(hidden_ptr + pair * inter + outs, hidden, mask=out_ok)
 
-    def _down_kernel(hidden_ptr, ids_ptr, weights_ptr, down_ptr, down_scale_ptr, out_ptr,
-                     top_k, dim, inter, scale_rows, scale_cols,
-                     SCALE_BLOCK: tl.constexpr, BLOCK_OUT: tl.constexpr, BLOCK_IN: tl.constexpr):
+    def _down_kernel(
+        hidden_ptr,
+        ids_ptr,
+        weights_ptr,
+        down_ptr,
+        down_scale_ptr,
+        out_ptr,
+        top_k,
+        dim,
+        inter,
+        scale_rows,
+        scale_cols,
+        SCALE_BLOCK: tl.constexpr,
+        BLOCK_OUT: tl.constexpr,
+        BLOCK_IN: tl.constexpr,
+    ):
         row = tl.program_id(0)
         out_block = tl.program_id(1)
         outs = out_block * BLOCK_OUT + tl.arange(0, BLOCK_OUT)
@@ -89,16 +126,22 @@ if triton is not None:
             expert = tl.load(ids_ptr + pair).to(tl.int64)
             routing = tl.load(weights_ptr + pair).to(tl.float32)
             weight_base = expert * dim * inter
-            scale_base = expert * scale_rows * scale_cols + (out_block * BLOCK_OUT // SCALE_BLOCK) * scale_cols
+            scale_base = (
+                expert * scale_rows * scale_cols
+                + (out_block * BLOCK_OUT // SCALE_BLOCK) * scale_cols
+            )
             part = tl.zeros((BLOCK_OUT,), dtype=tl.float32)
             for start in range(0, inter, BLOCK_IN):
                 ins = start + tl.arange(0, BLOCK_IN)
                 in_ok = ins < inter
                 hidden = tl.load(hidden_ptr + pair * inter + ins, mask=in_ok, other=0.0)
                 offsets = weight_base + outs[:, None] * inter + ins[None, :]
-                down = tl.load(down_ptr + offsets, mask=out_ok[:, None] & in_ok[None, :], other=0.0).to(tl.float32)
-                part += tl.sum(down * hidden[None, :], axis=1) * tl.load(down_scale_ptr + scale_base
-                                                                          + start // SCALE_BLOCK)
+                down = tl.load(
+                    down_ptr + offsets, mask=out_ok[:, None] & in_ok[None, :], other=0.0
+                ).to(tl.float32)
+                part += tl.sum(down * hidden[None, :], axis=1) * tl.load(
+                    down_scale_ptr + scale_base + start // SCALE_BLOCK
+                )
             acc += routing * part
         tl.store(out_ptr + row * dim + outs, acc.to(out_ptr.dtype.element_ty), mask=out_ok)
 
@@ -117,8 +160,10 @@ def build_kernel(cache: dict, body, fixed_config: dict, configs) -> tuple:
     if key not in cache:
         kernel = triton.jit(body)
         if not interpret:
-            tuned = [triton.Config({"BLOCK_OUT": o, "BLOCK_IN": i}, num_warps=w, **extra)
-                     for o, i, w, extra in configs]
+            tuned = [
+                triton.Config({"BLOCK_OUT": o, "BLOCK_IN": i}, num_warps=w, **extra)
+                for o, i, w, extra in configs
+            ]
             kernel = triton.autotune(tuned, key=["dim", "inter"])(kernel)
         cache[key] = kernel
     return cache[key], dict(fixed_config) if interpret else {}
@@ -126,23 +171,36 @@ def build_kernel(cache: dict, body, fixed_config: dict, configs) -> tuple:
 
 def _kernel(name: str):
     """(kernel, launch constants) of the decode kernel `name` (`build_kernel`)."""
-    return build_kernel(_BUILT, _BODIES[name], FIXED_CONFIG, [(o, i, w, {}) for o, i, w in TUNED_CONFIGS])
+    return build_kernel(
+        _BUILT, _BODIES[name], FIXED_CONFIG, [(o, i, w, {}) for o, i, w in TUNED_CONFIGS]
+    )
 
 
 def _check(x, ids, gate, gate_scale, block: int) -> None:
     if triton is None:
         raise RuntimeError("triton is not installed")
     if x.ndim != 2 or ids.shape[0] != x.shape[0] or x.shape[0] > MAX_ROWS:
-        raise ValueError(f"expected x [N <= {MAX_ROWS}, D] and ids [N, k]; got {tuple(x.shape)}, {tuple(ids.shape)}")
+        raise ValueError(
+            f"expected x [N <= {MAX_ROWS}, D] and ids [N, k]; got {tuple(x.shape)}, {tuple(ids.shape)}"
+        )
     if gate.dtype != torch.float8_e4m3fn or gate_scale.dtype != torch.float32:
         raise ValueError("expected float8_e4m3fn weights with float32 block scales")
     if block % FIXED_CONFIG["BLOCK_IN"] or any(block % o or block % i for o, i, _ in TUNED_CONFIGS):
         raise ValueError(f"scale block {block} must be a multiple of every tile size")
 
 
-def fp8_experts_rows_triton(x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, gate: torch.Tensor,
-                            up: torch.Tensor, down: torch.Tensor, gate_scale: torch.Tensor, up_scale: torch.Tensor,
-                            down_scale: torch.Tensor, block: int = 128) -> torch.Tensor:
+def fp8_experts_rows_triton(
+    x: torch.Tensor,
+    weights: torch.Tensor,
+    ids: torch.Tensor,
+    gate: torch.Tensor,
+    up: torch.Tensor,
+    down: torch.Tensor,
+    gate_scale: torch.Tensor,
+    up_scale: torch.Tensor,
+    down_scale: torch.Tensor,
+    block: int = 128,
+) -> torch.Tensor:
     """Σ_s weights[n, s] · SwiGLU_{ids[n, s]}(x_n) for decode rows, in two Triton launches.
 
     x: `[N, D]` (N ≤ 16) any float dtype; weights: `[N, k]` routing weights; ids: `[N, k]`
@@ -160,22 +218,58 @@ def fp8_experts_rows_triton(x: torch.Tensor, weights: torch.Tensor, ids: torch.T
     out = torch.empty(rows, dim, dtype=x.dtype, device=x.device)
     kernel, config = _kernel("gate_up")
     kernel[lambda meta: (rows * top_k, triton.cdiv(inter, meta["BLOCK_OUT"]))](
-        x, ids, gate, up, gate_scale, up_scale, hidden, top_k, dim, inter,
-        gate_scale.shape[1], gate_scale.shape[2], SCALE_BLOCK=block, **config)
+        x,
+        ids,
+        gate,
+        up,
+        gate_scale,
+        up_scale,
+        hidden,
+        top_k,
+        dim,
+        inter,
+        gate_scale.shape[1],
+        gate_scale.shape[2],
+        SCALE_BLOCK=block,
+        **config,
+    )
     kernel, config = _kernel("down")
     kernel[lambda meta: (rows, triton.cdiv(dim, meta["BLOCK_OUT"]))](
-        hidden, ids, weights, down, down_scale, out, top_k, dim, inter,
-        down_scale.shape[1], down_scale.shape[2], SCALE_BLOCK=block, **config)
+        hidden,
+        ids,
+        weights,
+        down,
+        down_scale,
+        out,
+        top_k,
+        dim,
+        inter,
+        down_scale.shape[1],
+        down_scale.shape[2],
+        SCALE_BLOCK=block,
+        **config,
+    )
     return out
 
 
 @torch.library.custom_op("drama::fp8_experts_rows", mutates_args=())
-def fp8_experts_rows(x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, gate: torch.Tensor,
-                     up: torch.Tensor, down: torch.Tensor, gate_scale: torch.Tensor, up_scale: torch.Tensor,
-                     down_scale: torch.Tensor, block: int) -> torch.Tensor:
+def fp8_experts_rows(
+    x: torch.Tensor,
+    weights: torch.Tensor,
+    ids: torch.Tensor,
+    gate: torch.Tensor,
+    up: torch.Tensor,
+    down: torch.Tensor,
+    gate_scale: torch.Tensor,
+    up_scale: torch.Tensor,
+    down_scale: torch.Tensor,
+    block: int,
+) -> torch.Tensor:
     """`fp8_experts_rows_triton` as a torch custom op (opaque to torch.compile, capturable in a
     CUDA graph). Arguments, result and errors as there."""
-    return fp8_experts_rows_triton(x, weights, ids, gate, up, down, gate_scale, up_scale, down_scale, block)
+    return fp8_experts_rows_triton(
+        x, weights, ids, gate, up, down, gate_scale, up_scale, down_scale, block
+    )
 
 
 @fp8_experts_rows.register_fake

@@ -27,8 +27,15 @@ def fla_kernels():
 
 
 @torch.library.custom_op("drama::gated_delta_step", mutates_args=("state",))
-def gated_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch.Tensor, beta: torch.Tensor,
-                     state: torch.Tensor, scale: float) -> torch.Tensor:
+def gated_delta_step(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    g: torch.Tensor,
+    beta: torch.Tensor,
+    state: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
     """T tokens of the gated delta rule from `state`, fused (q and k L2-normalised in the kernel).
 
     q, k: `[T, H, key_dim]` (heads already repeated to the value heads); v: `[T, H, value_dim]`;
@@ -40,8 +47,16 @@ def gated_delta_step(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, g: torch
     if kernels is None:
         raise RuntimeError("flash-linear-attention is not importable")
     out, final = kernels[1](
-        q[None], k[None], v[None], g=g[None], beta=beta[None].to(v.dtype), scale=scale,
-        initial_state=state[None], output_final_state=True, use_qk_l2norm_in_kernel=True)
+        q[None],
+        k[None],
+        v[None],
+        g=g[None],
+        beta=beta[None].to(v.dtype),
+        scale=scale,
+        initial_state=state[None],
+        output_final_state=True,
+        use_qk_l2norm_in_kernel=True,
+    )
     state.copy_(final[0])
     return out[0]
 

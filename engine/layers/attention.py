@@ -17,7 +17,9 @@ from engine.layers.norms import ZeroCentredRMSNorm
 from engine.layers.rope import apply_rotate_half_rope
 
 
-def causal_gqa_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float) -> torch.Tensor:
+def causal_gqa_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float
+) -> torch.Tensor:
     """Causal grouped-query attention of N new rows over T cached rows (the last N are the new),
     for one stream: `causal_attention` without the batch axis.
 
@@ -38,7 +40,9 @@ class GatedAttention(PackedWeights, nn.Module):
 
     PACKED = ("q_proj", "k_proj", "v_proj", "o_proj")
 
-    def __init__(self, weights: dict[str, torch.Tensor], heads: int, kv_heads: int, head_dim: int, eps: float):
+    def __init__(
+        self, weights: dict[str, torch.Tensor], heads: int, kv_heads: int, head_dim: int, eps: float
+    ):
         super().__init__()
         for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
             self.register_buffer(name, weights[f"{name}.weight"])
@@ -50,15 +54,23 @@ class GatedAttention(PackedWeights, nn.Module):
         """An empty KV cache for one stream, room for `capacity` rows before it grows."""
         return KVCache(capacity)
 
-    def forward(self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], cache: KVCache) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, rope: tuple[torch.Tensor, torch.Tensor], cache: KVCache
+    ) -> torch.Tensor:
         """x `[N, D]` -> `[N, D]` in x's dtype; appends the rows' keys and values to `cache`."""
         n = x.shape[0]
-        query, gate = self.dense(x, "q_proj").view(n, self.heads, 2 * self.head_dim).chunk(2, dim=-1)
+        query, gate = (
+            self.dense(x, "q_proj").view(n, self.heads, 2 * self.head_dim).chunk(2, dim=-1)
+        )
         key = self.dense(x, "k_proj").view(n, self.kv_heads, self.head_dim)
         value = self.dense(x, "v_proj").view(n, self.kv_heads, self.head_dim)
         query = apply_rotate_half_rope(self.q_norm(query), *rope)
         key = apply_rotate_half_rope(self.k_norm(key), *rope)
-        out = cache.attend(query.transpose(0, 1)[None], key.transpose(0, 1)[None], value.transpose(0, 1)[None],
-                           self.head_dim**-0.5)[0].transpose(0, 1)
+        out = cache.attend(
+            query.transpose(0, 1)[None],
+            key.transpose(0, 1)[None],
+            value.transpose(0, 1)[None],
+            self.head_dim**-0.5,
+        )[0].transpose(0, 1)
         out = out * torch.sigmoid(gate)
         return self.dense(out.reshape(n, -1), "o_proj")

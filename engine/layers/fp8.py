@@ -58,7 +58,9 @@ def dequantize_blocks(
         values, scale = _scaled_half(weight), scale * _FP16_FROM_E4M3
     if rows % block[0] == 0 and cols % block[1] == 0:
         expanded = values.float()  # a fresh tensor: scaled in place, block by block
-        grid = expanded.unflatten(-1, (cols // block[1], block[1])).unflatten(-3, (rows // block[0], block[0]))
+        grid = expanded.unflatten(-1, (cols // block[1], block[1])).unflatten(
+            -3, (rows // block[0], block[0])
+        )
         grid.mul_(scale[..., :, None, :, None])
         return expanded.to(dtype)
     scale = scale.repeat_interleave(block[0], dim=-2)[..., :rows, :]

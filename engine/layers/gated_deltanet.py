@@ -40,7 +40,7 @@ class GDNState:
     conv: torch.Tensor
     recurrent: torch.Tensor
 
-    def clone(self) -> "GDNState":
+    def clone(self) -> GDNState:
         """An independent copy (for prefix caches)."""
         return GDNState(self.conv.clone(), self.recurrent.clone())
 
@@ -83,15 +83,22 @@ def chunked_gated_delta_rule(q, k, v, g, beta, state, chunk_size: int = CHUNK_SI
     length = q.shape[0]
     pad = (-length) % chunk_size
     # [H, chunks, C, d]; padded tokens have k = v = 0 and g = 0, so they change nothing.
-    q, k, v = (F.pad(x, (0, 0, 0, 0, 0, pad)).transpose(0, 1).unflatten(1, (-1, chunk_size)) for x in (q, k, v))
-    g, beta = (F.pad(x, (0, 0, 0, pad)).transpose(0, 1).unflatten(1, (-1, chunk_size)) for x in (g, beta))
+    q, k, v = (
+        F.pad(x, (0, 0, 0, 0, 0, pad)).transpose(0, 1).unflatten(1, (-1, chunk_size))
+        for x in (q, k, v)
+    )
+    g, beta = (
+        F.pad(x, (0, 0, 0, pad)).transpose(0, 1).unflatten(1, (-1, chunk_size)) for x in (g, beta)
+    )
     gamma = g.cumsum(-1)
     causal = torch.ones(chunk_size, chunk_size, dtype=torch.bool, device=q.device).tril()
     gaps = (gamma[..., :, None] - gamma[..., None, :]).masked_fill(~causal, float("-inf")).exp()
     strict = gaps.masked_fill(torch.eye(chunk_size, dtype=torch.bool, device=q.device), 0.0)
     lower = beta[..., :, None] * (k @ k.transpose(-1, -2)) * strict
     system = lower + torch.eye(chunk_size, device=q.device)
-    values = torch.linalg.solve_triangular(system, beta[..., None] * v, upper=False, unitriangular=True)
+    values = torch.linalg.solve_triangular(
+        system, beta[..., None] * v, upper=False, unitriangular=True
+    )
     decayed_keys = torch.linalg.solve_triangular(
         system, (beta * gamma.exp())[..., None] * k, upper=False, unitriangular=True
     )
@@ -102,7 +109,9 @@ def chunked_gated_delta_rule(q, k, v, g, beta, state, chunk_size: int = CHUNK_SI
     for c in range(q.shape[1]):
         delta = values[:, c] - decayed_keys[:, c] @ state
         outputs[:, c] = q_decayed[:, c] @ state + intra[:, c] @ delta
-        state = state * gamma[:, c, -1].exp()[:, None, None] + k_to_end[:, c].transpose(-1, -2) @ delta
+        state = (
+            state * gamma[:, c, -1].exp()[:, None, None] + k_to_end[:, c].transpose(-1, -2) @ delta
+        )
     outputs = outputs.flatten(1, 2).transpose(0, 1)[:length]
     return outputs, state
 
@@ -118,8 +127,15 @@ class GatedDeltaNet(PackedWeights, nn.Module):
 
     PACKED = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj")
 
-    def __init__(self, weights: dict[str, torch.Tensor], key_heads: int, key_dim: int,
-                 value_heads: int, value_dim: int, eps: float):
+    def __init__(
+        self,
+        weights: dict[str, torch.Tensor],
+        key_heads: int,
+        key_dim: int,
+        value_heads: int,
+        value_dim: int,
+        eps: float,
+    ):
         super().__init__()
         for name in ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "out_proj"):
             self.register_buffer(name, weights[f"{name}.weight"])
@@ -138,7 +154,9 @@ class GatedDeltaNet(PackedWeights, nn.Module):
         device, dtype = self.conv_weight.device, self.conv_weight.dtype
         return GDNState(
             torch.zeros(channels, kernel - 1, device=device, dtype=dtype),
-            torch.zeros(self.value_heads, self.key_dim, self.value_dim, device=device, dtype=torch.float32),
+            torch.zeros(
+                self.value_heads, self.key_dim, self.value_dim, device=device, dtype=torch.float32
+            ),
         )
 
     def forward(self, x: torch.Tensor, state: GDNState) -> torch.Tensor:
@@ -149,7 +167,9 @@ class GatedDeltaNet(PackedWeights, nn.Module):
             return self.step_streams(x, state)
         n = x.shape[0]
         mixed = self._causal_conv(self.dense(x, "in_proj_qkv"), state)
-        q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
+        q, k, v = mixed.split(
+            (self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1
+        )
         q, k = (t.unflatten(-1, (self.key_heads, self.key_dim)) for t in (q, k))
         v = v.unflatten(-1, (self.value_heads, self.value_dim))
         beta = torch.sigmoid(self.dense(x, "in_proj_b").float())
@@ -192,9 +212,15 @@ class GatedDeltaNet(PackedWeights, nn.Module):
         if q.shape[0] == 1:
             return gated_delta_step(q, k, v, g, beta, state.recurrent, self.key_dim**-0.5)
         out, final = kernels[0](
-            q[None], k[None], v[None], g=g[None], beta=beta[None].to(v.dtype),
-            scale=self.key_dim**-0.5, initial_state=state.recurrent[None],
-            output_final_state=True, use_qk_l2norm_in_kernel=True,
+            q[None],
+            k[None],
+            v[None],
+            g=g[None],
+            beta=beta[None].to(v.dtype),
+            scale=self.key_dim**-0.5,
+            initial_state=state.recurrent[None],
+            output_final_state=True,
+            use_qk_l2norm_in_kernel=True,
         )
         state.recurrent.copy_(final[0])
         return out[0]
@@ -206,7 +232,9 @@ class GatedDeltaNet(PackedWeights, nn.Module):
         window = torch.cat((state.conv, mixed[:, :, None]), dim=2)  # [B, C, K]
         state.conv.copy_(window[:, :, 1:])
         mixed = F.silu((window * self.conv_weight).sum(-1))
-        q, k, v = mixed.split((self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1)
+        q, k, v = mixed.split(
+            (self.key_heads * self.key_dim,) * 2 + (self.value_heads * self.value_dim,), -1
+        )
         q, k = (t.unflatten(-1, (self.key_heads, self.key_dim)) for t in (q, k))
         v = v.unflatten(-1, (self.value_heads, self.value_dim)).float()
         beta = torch.sigmoid(self.dense(x, "in_proj_b").float())

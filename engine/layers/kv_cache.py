@@ -32,12 +32,14 @@ class KVCache:
         if self.keys is None or end > self.keys.shape[2]:
             held = self.capacity if self.keys is None else 2 * self.keys.shape[2]
             self._grow(keys, max(end, held))
-        self.keys[:, :, self.length:end] = keys
-        self.values[:, :, self.length:end] = values
+        self.keys[:, :, self.length : end] = keys
+        self.values[:, :, self.length : end] = values
         self.length = end
         return self.keys[:, :, :end], self.values[:, :, :end]
 
-    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+    def attend(
+        self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float
+    ) -> torch.Tensor:
         """Append the new rows' keys and values `[B, kv_heads, T, head_dim]` and return the
         causal attention of their queries `[B, heads, T, head_dim]` over every row held
         (`causal_attention`): `[B, heads, T, head_dim]`."""
@@ -48,8 +50,8 @@ class KVCache:
         shape = (like.shape[0], like.shape[1], capacity, like.shape[3])
         keys, values = like.new_empty(shape), like.new_empty(shape)
         if self.keys is not None:
-            keys[:, :, :self.length] = self.keys[:, :, :self.length]
-            values[:, :, :self.length] = self.values[:, :, :self.length]
+            keys[:, :, : self.length] = self.keys[:, :, : self.length]
+            values[:, :, : self.length] = self.values[:, :, : self.length]
         self.keys, self.values = keys, values
 
     def clone(self) -> KVCache:
@@ -71,31 +73,46 @@ class StaticKVCache:
     too, True for rows `[0, position]` (the caller sets row `position` before the step).
     """
 
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor, position: torch.Tensor,
-                 visible: torch.Tensor):
+    def __init__(
+        self,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        position: torch.Tensor,
+        visible: torch.Tensor,
+    ):
         self.keys, self.values, self.position, self.visible = keys, values, position, visible
 
     @classmethod
-    def from_cache(cls, cache: KVCache, capacity: int, position: torch.Tensor,
-                   visible: torch.Tensor) -> StaticKVCache:
+    def from_cache(
+        cls, cache: KVCache, capacity: int, position: torch.Tensor, visible: torch.Tensor
+    ) -> StaticKVCache:
         """A static copy of a filled `KVCache` with room for `capacity` rows.
         Raises ValueError when the cache is empty or holds more than `capacity` rows."""
         if cache.keys is None or cache.length > capacity:
-            raise ValueError(f"a static cache of {capacity} rows cannot hold this cache ({cache.length} rows)")
+            raise ValueError(
+                f"a static cache of {capacity} rows cannot hold this cache ({cache.length} rows)"
+            )
         shape = (*cache.keys.shape[:2], capacity, cache.keys.shape[3])
         keys, values = cache.keys.new_zeros(shape), cache.values.new_zeros(shape)
-        keys[:, :, :cache.length] = cache.keys[:, :, :cache.length]
-        values[:, :, :cache.length] = cache.values[:, :, :cache.length]
+        keys[:, :, : cache.length] = cache.keys[:, :, : cache.length]
+        values[:, :, : cache.length] = cache.values[:, :, : cache.length]
         return cls(keys, values, position, visible)
 
-    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+    def attend(
+        self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float
+    ) -> torch.Tensor:
         """Write one new row `[B, kv_heads, 1, head_dim]` at `position` and attend its query
         `[B, heads, 1, head_dim]` over rows `[0, position]`: `[B, heads, 1, head_dim]`."""
         self.keys.index_copy_(2, self.position, keys)
         self.values.index_copy_(2, self.position, values)
         return F.scaled_dot_product_attention(
-            query, self.keys, self.values, attn_mask=self.visible.view(1, 1, 1, -1), scale=scale,
-            enable_gqa=query.shape[1] != self.keys.shape[1])
+            query,
+            self.keys,
+            self.values,
+            attn_mask=self.visible.view(1, 1, 1, -1),
+            scale=scale,
+            enable_gqa=query.shape[1] != self.keys.shape[1],
+        )
 
 
 def causal_mask(start: int, steps: int, device: torch.device | str) -> torch.Tensor:
@@ -105,8 +122,9 @@ def causal_mask(start: int, steps: int, device: torch.device | str) -> torch.Ten
     return torch.arange(start + steps, device=device)[None, :] <= rows
 
 
-def causal_attention(query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor,
-                     scale: float) -> torch.Tensor:
+def causal_attention(
+    query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float
+) -> torch.Tensor:
     """Causal grouped-query attention of T new rows over S cached rows, the last T being the new.
 
     query: `[B, heads, T, head_dim]`; keys, values: `[B, kv_heads, S, head_dim]` (as `KVCache.append`
@@ -119,8 +137,14 @@ def causal_attention(query: torch.Tensor, keys: torch.Tensor, values: torch.Tens
     start = total - steps
     mask = causal_mask(start, steps, query.device) if steps > 1 and start > 0 else None
     return F.scaled_dot_product_attention(
-        query, keys, values, attn_mask=mask, is_causal=steps > 1 and start == 0, scale=scale,
-        enable_gqa=query.shape[1] != keys.shape[1])
+        query,
+        keys,
+        values,
+        attn_mask=mask,
+        is_causal=steps > 1 and start == 0,
+        scale=scale,
+        enable_gqa=query.shape[1] != keys.shape[1],
+    )
 
 
 class SlotKVCache:
@@ -137,13 +161,21 @@ class SlotKVCache:
     (masked rows add nothing, so the result is the same but for rounding).
     """
 
-    def __init__(self, keys: torch.Tensor, values: torch.Tensor, position: torch.Tensor,
-                 visible: torch.Tensor, streams_axis: int):
+    def __init__(
+        self,
+        keys: torch.Tensor,
+        values: torch.Tensor,
+        position: torch.Tensor,
+        visible: torch.Tensor,
+        streams_axis: int,
+    ):
         self.keys, self.values, self.position, self.visible = keys, values, position, visible
         self.streams_axis = streams_axis
         self.span: int | None = None
 
-    def attend(self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float) -> torch.Tensor:
+    def attend(
+        self, query: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scale: float
+    ) -> torch.Tensor:
         """Write each stream's new key and value at its slot's position and attend its query
         over its slot's visible rows. Inputs and output laid out as `streams_axis` says."""
         if self.streams_axis == 2:
@@ -153,6 +185,11 @@ class SlotKVCache:
         self.values.scatter_(2, index, values)
         rows = slice(None, self.span)
         out = F.scaled_dot_product_attention(
-            query, self.keys[:, :, rows], self.values[:, :, rows], attn_mask=self.visible[:, None, None, rows],
-            scale=scale, enable_gqa=query.shape[1] != self.keys.shape[1])
+            query,
+            self.keys[:, :, rows],
+            self.values[:, :, rows],
+            attn_mask=self.visible[:, None, None, rows],
+            scale=scale,
+            enable_gqa=query.shape[1] != self.keys.shape[1],
+        )
         return out.transpose(0, 2) if self.streams_axis == 2 else out

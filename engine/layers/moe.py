@@ -71,7 +71,9 @@ class FP8Experts(nn.Module):
         super().__init__()
         for proj in _PROJECTIONS:
             stacked = torch.stack([weights[f"{e}.{proj}.weight"] for e in range(num_experts)])
-            scales = torch.stack([weights[f"{e}.{proj}.weight_scale_inv"].float() for e in range(num_experts)])
+            scales = torch.stack(
+                [weights[f"{e}.{proj}.weight_scale_inv"].float() for e in range(num_experts)]
+            )
             self.register_buffer(proj, stacked)
             self.register_buffer(f"{proj}_scale", scales)
         self.block = block
@@ -84,15 +86,18 @@ class FP8Experts(nn.Module):
         self._dense: dict[tuple[int, torch.dtype], tuple[torch.Tensor, ...]] = {}
 
     @classmethod
-    def empty(cls, slots: int, like: dict[str, torch.Tensor], block: tuple[int, int],
-              device: torch.device) -> "FP8Experts":
+    def empty(
+        cls, slots: int, like: dict[str, torch.Tensor], block: tuple[int, int], device: torch.device
+    ) -> FP8Experts:
         """A pool of `slots` zeroed experts shaped like the one expert `like` ({"gate_proj": …,
         "gate_proj_scale": …, …}: each [out, in] float8_e4m3fn or its fp32 scales)."""
         pool = cls.__new__(cls)
         nn.Module.__init__(pool)
         for name in tensor_names():
             tensor = like[name]
-            pool.register_buffer(name, torch.zeros((slots, *tensor.shape), dtype=tensor.dtype, device=device))
+            pool.register_buffer(
+                name, torch.zeros((slots, *tensor.shape), dtype=tensor.dtype, device=device)
+            )
         pool.block = block
         pool.keep_dense(None)  # its slots are refilled, so nothing dequantised may be kept
         return pool
@@ -102,7 +107,7 @@ class FP8Experts(nn.Module):
         """Experts held at once (all of them)."""
         return self.gate_proj.shape[0]
 
-    def fetch(self, ids: torch.Tensor) -> tuple["FP8Experts", torch.Tensor]:
+    def fetch(self, ids: torch.Tensor) -> tuple[FP8Experts, torch.Tensor]:
         """(the stacked experts, the place of each id in them): here `(self, ids)`."""
         return self, ids
 
@@ -112,7 +117,9 @@ class FP8Experts(nn.Module):
     def dequantized(self, ids: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
         """(gate [k, I, D], up [k, I, D], down [k, D, I]) of experts `ids` [k] in `dtype`."""
         return tuple(
-            dequantize_blocks(getattr(self, p)[ids], getattr(self, f"{p}_scale")[ids], self.block, dtype)
+            dequantize_blocks(
+                getattr(self, p)[ids], getattr(self, f"{p}_scale")[ids], self.block, dtype
+            )
             for p in _PROJECTIONS
         )
 
@@ -124,8 +131,12 @@ class FP8Experts(nn.Module):
         kept = self._dense.get((place, dtype))
         if kept is not None:
             return kept
-        gate, up, down = (dequantize_blocks(getattr(self, p)[place], getattr(self, f"{p}_scale")[place],
-                                            self.block, dtype) for p in _PROJECTIONS)
+        gate, up, down = (
+            dequantize_blocks(
+                getattr(self, p)[place], getattr(self, f"{p}_scale")[place], self.block, dtype
+            )
+            for p in _PROJECTIONS
+        )
         weights = tuple(packed_or_plain(w) for w in (torch.cat((gate, up)), down))
         size = sum(w.numel() * w.element_size() for w in weights)
         if self.dense_budget is not None and self.dense_budget.take(size):
@@ -133,7 +144,9 @@ class FP8Experts(nn.Module):
         return weights
 
 
-def _one_row_compiled(x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, e: FP8Experts) -> torch.Tensor:
+def _one_row_compiled(
+    x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, e: FP8Experts
+) -> torch.Tensor:
     """The k routed experts of one row inside a compiled graph, as batched matrix-vector
     products over the picked experts dequantised together: the compiler fuses each product with
     the dequantisation, so the step reads the FP8 weights once and never writes their float32
@@ -178,12 +191,22 @@ class SparseMoE(PackedWeights, nn.Module):
 
     PACKED = ("router", "shared_gate_proj", "shared_up_proj", "shared_down_proj", "shared_gate")
 
-    def __init__(self, weights: dict[str, torch.Tensor], num_experts: int, top_k: int, block: tuple[int, int],
-                 experts: nn.Module | None = None):
+    def __init__(
+        self,
+        weights: dict[str, torch.Tensor],
+        num_experts: int,
+        top_k: int,
+        block: tuple[int, int],
+        experts: nn.Module | None = None,
+    ):
         super().__init__()
         self.register_buffer("router", weights["gate.weight"])
         if experts is None:
-            routed = {k.removeprefix("experts."): v for k, v in weights.items() if k.startswith("experts.")}
+            routed = {
+                k.removeprefix("experts."): v
+                for k, v in weights.items()
+                if k.startswith("experts.")
+            }
             experts = FP8Experts(routed, num_experts, block)
         self.experts = experts
         for proj in _PROJECTIONS:
@@ -205,11 +228,15 @@ class SparseMoE(PackedWeights, nn.Module):
         weights, ids = self.route(x)
         self.experts.prefetch_next(x)
         routed = self._routed(x, weights, ids)
-        shared = self.dense(F.silu(self.dense(x, "shared_gate_proj")) * self.dense(x, "shared_up_proj"),
-                            "shared_down_proj")
+        shared = self.dense(
+            F.silu(self.dense(x, "shared_gate_proj")) * self.dense(x, "shared_up_proj"),
+            "shared_down_proj",
+        )
         return routed + torch.sigmoid(self.dense(x, "shared_gate")) * shared
 
-    def _routed(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, path=None) -> torch.Tensor:
+    def _routed(
+        self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, path=None
+    ) -> torch.Tensor:
         """The routed experts' sum, row chunk by row chunk when the source holds fewer experts
         than the rows use (each row's result does not depend on the other rows). path: one of
         the `_…_rows` methods (default: the one the device and row count call for)."""
@@ -229,25 +256,49 @@ class SparseMoE(PackedWeights, nn.Module):
             return self._fused_rows if x.shape[0] <= kernels.MAX_ROWS else self._grouped_rows
         return self._one_row if x.shape[0] == 1 else self._many_rows
 
-    def _fused_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
-                   e: FP8Experts | None = None) -> torch.Tensor:
+    def _fused_rows(
+        self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, e: FP8Experts | None = None
+    ) -> torch.Tensor:
         """The routed experts of up to 16 rows in two Triton launches reading the FP8 weights
         and block scales directly (`engine.kernels.fp8_experts`). ids index `e` (default: the
         resident experts)."""
         e = self.experts if e is None else e
-        return kernels.fp8_experts_rows(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale,
-                                        e.up_proj_scale, e.down_proj_scale, e.block[0])
+        return kernels.fp8_experts_rows(
+            x,
+            weights,
+            ids,
+            e.gate_proj,
+            e.up_proj,
+            e.down_proj,
+            e.gate_proj_scale,
+            e.up_proj_scale,
+            e.down_proj_scale,
+            e.block[0],
+        )
 
-    def _grouped_rows(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
-                     e: FP8Experts | None = None) -> torch.Tensor:
+    def _grouped_rows(
+        self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, e: FP8Experts | None = None
+    ) -> torch.Tensor:
         """The routed experts of many rows (prefill): rows grouped by expert, then two grouped
         Triton matmuls reading the FP8 weights and block scales directly
         (`engine.kernels.fp8_grouped`). ids index `e` (default: the resident experts)."""
         e = self.experts if e is None else e
-        return fp8_grouped.fp8_experts_grouped(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj,
-                                               e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
+        return fp8_grouped.fp8_experts_grouped(
+            x,
+            weights,
+            ids,
+            e.gate_proj,
+            e.up_proj,
+            e.down_proj,
+            e.gate_proj_scale,
+            e.up_proj_scale,
+            e.down_proj_scale,
+            e.block[0],
+        )
 
-    def _grouped_by_expert_group(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    def _grouped_by_expert_group(
+        self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor
+    ) -> torch.Tensor:
         """The grouped kernels over a cache smaller than the experts the rows use: the (row,
         slot) pairs of each group of at most `slots` experts (ascending ids) go through
         `fp8_grouped.fp8_expert_parts` once the group is resident, and the parts are summed over
@@ -258,12 +309,22 @@ class SparseMoE(PackedWeights, nn.Module):
             chosen = torch.isin(flat, group).nonzero()[:, 0]
             e, places = self.experts.fetch(flat[chosen])
             parts[chosen] = fp8_grouped.fp8_expert_parts(
-                x[chosen // top_k], weights.reshape(-1)[chosen, None], places[:, None], e.gate_proj, e.up_proj,
-                e.down_proj, e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
+                x[chosen // top_k],
+                weights.reshape(-1)[chosen, None],
+                places[:, None],
+                e.gate_proj,
+                e.up_proj,
+                e.down_proj,
+                e.gate_proj_scale,
+                e.up_proj_scale,
+                e.down_proj_scale,
+                e.block[0],
+            )
         return parts.view(x.shape[0], top_k, x.shape[1]).sum(1).to(x.dtype)
 
-    def _one_row(self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor,
-                e: FP8Experts | None = None) -> torch.Tensor:
+    def _one_row(
+        self, x: torch.Tensor, weights: torch.Tensor, ids: torch.Tensor, e: FP8Experts | None = None
+    ) -> torch.Tensor:
         """The k routed experts of one row, summed in routing order. Eagerly each is fetched by
         place, so kept copies serve it; inside a compiled graph `_one_row_compiled` runs instead
         (reading `ids` on the host would break the graph)."""
@@ -286,8 +347,10 @@ class SparseMoE(PackedWeights, nn.Module):
         parts, scale = x[rows], weights.reshape(-1)[order, None]
         bounds = [0, *counts.cumsum(0).tolist()]
         for first in range(0, len(experts), self.experts.slots):
-            pool, places = self.experts.fetch(experts[first:first + self.experts.slots])
+            pool, places = self.experts.fetch(experts[first : first + self.experts.slots])
             for index, place in enumerate(places.tolist(), start=first):
                 pairs = slice(bounds[index], bounds[index + 1])
-                parts[pairs] = stacked_swiglu(parts[pairs], *pool.expert(place, x.dtype)) * scale[pairs]
+                parts[pairs] = (
+                    stacked_swiglu(parts[pairs], *pool.expert(place, x.dtype)) * scale[pairs]
+                )
         return torch.zeros_like(x).index_add_(0, rows, parts)

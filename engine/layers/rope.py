@@ -10,12 +10,16 @@ from __future__ import annotations
 import torch
 
 
-def rope_angles(positions: torch.Tensor, rotary_dim: int, theta: float) -> tuple[torch.Tensor, torch.Tensor]:
+def rope_angles(
+    positions: torch.Tensor, rotary_dim: int, theta: float
+) -> tuple[torch.Tensor, torch.Tensor]:
     """cos and sin of position × inv_freq. positions: [N] int (absolute row indices).
 
     Returns two fp32 tensors [N, rotary_dim / 2].
     """
-    exponents = torch.arange(0, rotary_dim, 2, dtype=torch.float32, device=positions.device) / rotary_dim
+    exponents = (
+        torch.arange(0, rotary_dim, 2, dtype=torch.float32, device=positions.device) / rotary_dim
+    )
     inv_freq = 1.0 / (theta**exponents)
     angles = positions.float()[:, None] * inv_freq[None, :]
     return angles.cos(), angles.sin()

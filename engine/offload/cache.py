@@ -49,8 +49,10 @@ class CacheCounters:
         lookups = self.hits + self.misses
         return self.hits / lookups if lookups else 1.0
 
-    def __add__(self, other: "CacheCounters") -> "CacheCounters":
-        return CacheCounters(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+    def __add__(self, other: CacheCounters) -> CacheCounters:
+        return CacheCounters(
+            *(getattr(self, f.name) + getattr(other, f.name) for f in fields(self))
+        )
 
     def as_dict(self) -> dict:
         """The counts and `hit_rate` as a plain dict."""
@@ -64,15 +66,28 @@ class ExpertCache(nn.Module):
     must fit at once); more slots than experts are cut to the expert count.
     """
 
-    def __init__(self, store, layer: int, slots: int, top_k: int, block: tuple[int, int],
-                 device: torch.device, policy: str = "lru", copier: SlotCopier | None = None):
+    def __init__(
+        self,
+        store,
+        layer: int,
+        slots: int,
+        top_k: int,
+        block: tuple[int, int],
+        device: torch.device,
+        policy: str = "lru",
+        copier: SlotCopier | None = None,
+    ):
         super().__init__()
         experts = len(store.layers[layer])
         if policy not in POLICIES:
-            raise ValueError(f"unknown eviction policy {policy!r}; choose one of {', '.join(POLICIES)}")
+            raise ValueError(
+                f"unknown eviction policy {policy!r}; choose one of {', '.join(POLICIES)}"
+            )
         if slots < top_k:
-            raise ValueError(f"an expert cache needs at least {top_k} slots per layer (the experts of one "
-                             f"token); got {slots}")
+            raise ValueError(
+                f"an expert cache needs at least {top_k} slots per layer (the experts of one "
+                f"token); got {slots}"
+            )
         self.store, self.layer, self.policy, self.top_k = store, layer, policy, top_k
         self.pool = FP8Experts.empty(min(slots, experts), store.expert(layer, 0), block, device)
         self.register_buffer("table", torch.full((experts,), -1, dtype=torch.long, device=device))
@@ -95,7 +110,9 @@ class ExpertCache(nn.Module):
         they hold more distinct experts than `slots`."""
         wanted = ids.unique().tolist()
         if len(wanted) > self.slots:
-            raise ValueError(f"{len(wanted)} distinct experts requested but the cache holds {self.slots}")
+            raise ValueError(
+                f"{len(wanted)} distinct experts requested but the cache holds {self.slots}"
+            )
         missing = [e for e in wanted if e not in self._resident]
         self.counters.hits += len(wanted) - len(missing)
         self.counters.misses += len(missing)
@@ -118,7 +135,7 @@ class ExpertCache(nn.Module):
         self._prefetched.update(missing)
         self._admit(missing, set(wanted))
 
-    def link_next(self, router: torch.Tensor, cache: "ExpertCache") -> None:
+    def link_next(self, router: torch.Tensor, cache: ExpertCache) -> None:
         """Prefetch for the following layer (its `router` [E', D] and cache) on each forward."""
         self._next = (router, cache)
 
@@ -150,7 +167,9 @@ class ExpertCache(nn.Module):
             self._resident.move_to_end(expert)
         if changed:
             keys = torch.tensor(list(changed), dtype=torch.long)
-            self.table[keys.to(self.table.device)] = torch.tensor(list(changed.values())).to(self.table.device)
+            self.table[keys.to(self.table.device)] = torch.tensor(list(changed.values())).to(
+                self.table.device
+            )
 
     def _victims(self, count: int, protected: set[int]) -> list[int]:
         if count <= 0:

@@ -23,7 +23,9 @@ class OffloadSettings:
 
     def __post_init__(self):
         if self.policy not in POLICIES:
-            raise ValueError(f"unknown eviction policy {self.policy!r}; choose one of {', '.join(POLICIES)}")
+            raise ValueError(
+                f"unknown eviction policy {self.policy!r}; choose one of {', '.join(POLICIES)}"
+            )
 
 
 class ExpertOffload:
@@ -39,17 +41,26 @@ class ExpertOffload:
         self.device = torch.device(device)
         self.config = checkpoint.config
         if settings.slots < self.config.text.num_experts_per_tok:
-            raise ValueError(f"an expert cache needs at least {self.config.text.num_experts_per_tok} slots "
-                             f"per layer (the experts of one token); got {settings.slots}")
+            raise ValueError(
+                f"an expert cache needs at least {self.config.text.num_experts_per_tok} slots "
+                f"per layer (the experts of one token); got {settings.slots}"
+            )
         self.store = HostExpertStore.from_checkpoint(checkpoint, pin=self.device.type == "cuda")
         self._stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
         self.caches: list[ExpertCache] = []
 
     def cache(self, layer: int) -> ExpertCache:
         """A new (empty) cache for backbone layer `layer`."""
-        cache = ExpertCache(self.store, layer, self.settings.slots, self.config.text.num_experts_per_tok,
-                            self.config.weight_block_size, self.device, self.settings.policy,
-                            SlotCopier(self.device, self._stream))
+        cache = ExpertCache(
+            self.store,
+            layer,
+            self.settings.slots,
+            self.config.text.num_experts_per_tok,
+            self.config.weight_block_size,
+            self.device,
+            self.settings.policy,
+            SlotCopier(self.device, self._stream),
+        )
         self.caches.append(cache)
         return cache
 
@@ -63,7 +74,11 @@ class ExpertOffload:
     @property
     def slots(self) -> int:
         """Experts held per layer on the device."""
-        return self.caches[0].slots if self.caches else min(self.settings.slots, self.config.text.num_experts)
+        return (
+            self.caches[0].slots
+            if self.caches
+            else min(self.settings.slots, self.config.text.num_experts)
+        )
 
     def counters(self) -> CacheCounters:
         """The counts of all layers' caches, summed."""

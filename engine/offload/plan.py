@@ -81,19 +81,34 @@ class MemoryPlan:
 
     def as_dict(self) -> dict:
         """The plan's fields and derived figures as a plain dict."""
-        return {**asdict(self), "cache_bytes": self.cache_bytes, "offloaded": self.offloaded,
-                "fits": self.fits, "uniform_hit_rate": self.uniform_hit_rate}
+        return {
+            **asdict(self),
+            "cache_bytes": self.cache_bytes,
+            "offloaded": self.offloaded,
+            "fits": self.fits,
+            "uniform_hit_rate": self.uniform_hit_rate,
+        }
 
 
-def plan_memory(config: Drama3Config, budget_bytes: int, value_bytes: int = 2, codec_bytes: int = 0,
-                margin_bytes: int = MARGIN_BYTES, context_rows: int = CONTEXT_ROWS) -> MemoryPlan:
+def plan_memory(
+    config: Drama3Config,
+    budget_bytes: int,
+    value_bytes: int = 2,
+    codec_bytes: int = 0,
+    margin_bytes: int = MARGIN_BYTES,
+    context_rows: int = CONTEXT_ROWS,
+) -> MemoryPlan:
     """Split `budget_bytes` for `config` with activations of `value_bytes` bytes (2: bf16).
 
     codec_bytes: the codec's weights (`codec_file_bytes`). The expert cache takes whole experts
     per layer from what is left after resident weights, reserve and margin; the KV room counts
     what remains after the cache.
     """
-    layers, experts, top_k = config.num_layers, config.text.num_experts, config.text.num_experts_per_tok
+    layers, experts, top_k = (
+        config.num_layers,
+        config.text.num_experts,
+        config.text.num_experts_per_tok,
+    )
     resident, expert = _weight_bytes(config, value_bytes)
     resident += codec_bytes
     kv_frame = config.kv_bytes_per_frame(value_bytes)
@@ -103,10 +118,20 @@ def plan_memory(config: Drama3Config, budget_bytes: int, value_bytes: int = 2, c
     slots = max(0, min(experts, (budget_bytes - fixed) // (layers * expert)))
     free_for_kv = budget_bytes - resident - working - margin_bytes - slots * layers * expert
     return MemoryPlan(
-        budget_bytes=budget_bytes, resident_bytes=resident, reserve_bytes=reserve, margin_bytes=margin_bytes,
-        expert_bytes=expert, layers=layers, num_experts=experts, top_k=top_k, slots=slots,
-        kv_bytes_per_frame=kv_frame, kv_room_frames=max(0, free_for_kv // kv_frame),
-        full_bytes=fixed + experts * layers * expert, minimum_bytes=fixed + top_k * layers * expert)
+        budget_bytes=budget_bytes,
+        resident_bytes=resident,
+        reserve_bytes=reserve,
+        margin_bytes=margin_bytes,
+        expert_bytes=expert,
+        layers=layers,
+        num_experts=experts,
+        top_k=top_k,
+        slots=slots,
+        kv_bytes_per_frame=kv_frame,
+        kv_room_frames=max(0, free_for_kv // kv_frame),
+        full_bytes=fixed + experts * layers * expert,
+        minimum_bytes=fixed + top_k * layers * expert,
+    )
 
 
 def _weight_bytes(config: Drama3Config, value_bytes: int) -> tuple[int, int]:
@@ -140,8 +165,14 @@ def codec_file_bytes(folder: str | Path | None) -> int:
     return path.stat().st_size if path is not None and path.is_file() else 0
 
 
-def offload_settings(config: Drama3Config, folder, device: torch.device, dtype: torch.dtype,
-                     gpu_memory: int | str | None, policy: str = "lru") -> OffloadSettings | None:
+def offload_settings(
+    config: Drama3Config,
+    folder,
+    device: torch.device,
+    dtype: torch.dtype,
+    gpu_memory: int | str | None,
+    policy: str = "lru",
+) -> OffloadSettings | None:
     """The offload a load needs on `device`: None for full residency, else the cache size the
     plan gives. gpu_memory: a budget in bytes, `"auto"` (the device's free memory), or None
     (full residency; checked against free memory on CUDA).
@@ -155,22 +186,28 @@ def offload_settings(config: Drama3Config, folder, device: torch.device, dtype: 
     if gpu_memory is None and free is None:
         return None
     if isinstance(gpu_memory, str) and gpu_memory != "auto":
-        raise ValueError(f"gpu_memory must be a number of bytes, 'auto' or None; got {gpu_memory!r}")
+        raise ValueError(
+            f"gpu_memory must be a number of bytes, 'auto' or None; got {gpu_memory!r}"
+        )
     budget = gpu_memory if isinstance(gpu_memory, int) else free
     if budget is None:
         return None
     if free is not None and budget > free:
-        raise ModelDoesNotFit(f"a GPU memory budget of {format_size(budget)} is more than the "
-                              f"{format_size(free)} free on {device}; give at most --gpu-memory "
-                              f"{free // 10**9}GB, or auto")
+        raise ModelDoesNotFit(
+            f"a GPU memory budget of {format_size(budget)} is more than the "
+            f"{format_size(free)} free on {device}; give at most --gpu-memory "
+            f"{free // 10**9}GB, or auto"
+        )
     margin = MARGIN_BYTES if device.type == "cuda" else 0  # a CPU "device" is a simulated pool
     plan = plan_memory(config, budget, dtype.itemsize, codec_file_bytes(folder), margin)
     if gpu_memory is None and plan.offloaded:
         raise ModelDoesNotFit(_no_room(plan, device, free))
     if not plan.fits:
-        raise ModelDoesNotFit(f"a GPU memory budget of {format_size(budget)} cannot hold the model: it needs at "
-                              f"least {format_size(plan.minimum_bytes)} ({plan.top_k} experts per layer on the "
-                              f"device), {format_size(plan.full_bytes)} with every expert resident")
+        raise ModelDoesNotFit(
+            f"a GPU memory budget of {format_size(budget)} cannot hold the model: it needs at "
+            f"least {format_size(plan.minimum_bytes)} ({plan.top_k} experts per layer on the "
+            f"device), {format_size(plan.full_bytes)} with every expert resident"
+        )
     if not plan.offloaded:
         return None
     return OffloadSettings(plan.slots, policy, prefetch=device.type == "cuda")
@@ -180,5 +217,7 @@ def _no_room(plan: MemoryPlan, device: torch.device, free: int) -> str:
     needs = f"the model needs {format_size(plan.full_bytes)} on {device} but {format_size(free)} are free"
     if not plan.fits:
         return f"{needs}, and even with routed experts in host memory it needs {format_size(plan.minimum_bytes)}"
-    return (f"{needs}; pass --gpu-memory {free // 10**9}GB to keep the routed experts in host memory "
-            f"({plan.slots} of {plan.num_experts} per layer on the device)")
+    return (
+        f"{needs}; pass --gpu-memory {free // 10**9}GB to keep the routed experts in host memory "
+        f"({plan.slots} of {plan.num_experts} per layer on the device)"
+    )

@@ -7,8 +7,17 @@ import re
 
 import torch
 
-_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+_UNITS = {
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+    "KIB": 2**10,
+    "MIB": 2**20,
+    "GIB": 2**30,
+    "TIB": 2**40,
+}
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 
 
@@ -19,8 +28,10 @@ def parse_size(text: str) -> int:
     match = _SIZE.fullmatch(text)
     unit = match.group(2).upper() if match else None
     if unit not in _UNITS:
-        raise ValueError(f"{text!r} is not a memory size; write e.g. 24GB, 24GiB or 500MB "
-                         "(units B, KB, MB, GB, TB or KiB, MiB, GiB, TiB)")
+        raise ValueError(
+            f"{text!r} is not a memory size; write e.g. 24GB, 24GiB or 500MB "
+            "(units B, KB, MB, GB, TB or KiB, MiB, GiB, TiB)"
+        )
     size = int(float(match.group(1)) * _UNITS[unit])
     if size <= 0:
         raise ValueError(f"{text!r}: the memory size must be more than zero")

@@ -17,8 +17,13 @@ from engine.checkpoint import BACKBONE_PREFIX
 from engine.layers.moe import tensor_names
 
 # Pool tensor name -> checkpoint tensor name suffix under `…mlp.experts.E.`.
-_FILE_NAMES = {name: (name.removesuffix("_scale") + (".weight_scale_inv" if name.endswith("_scale") else ".weight"))
-               for name in tensor_names()}
+_FILE_NAMES = {
+    name: (
+        name.removesuffix("_scale")
+        + (".weight_scale_inv" if name.endswith("_scale") else ".weight")
+    )
+    for name in tensor_names()
+}
 
 
 class HostExpertStore:
@@ -36,20 +41,25 @@ class HostExpertStore:
         self.expert_bytes = sum(t.numel() * t.element_size() for t in first.values())
 
     @classmethod
-    def from_checkpoint(cls, checkpoint, pin: bool = False) -> "HostExpertStore":
+    def from_checkpoint(cls, checkpoint, pin: bool = False) -> HostExpertStore:
         """Every routed expert of `checkpoint` (an `engine.checkpoint.Checkpoint` or any object
         with its `config` and `load_tensor`). pin: copy each layer once into pinned buffers
         (for CUDA); when the host cannot pin that much, a RuntimeWarning says so and the
         mapped tensors are kept. Raises CheckpointError for a missing expert tensor."""
         text = checkpoint.config.text
-        layers = [[_read_expert(checkpoint, layer, e) for e in range(text.num_experts)]
-                  for layer in range(text.num_hidden_layers)]
+        layers = [
+            [_read_expert(checkpoint, layer, e) for e in range(text.num_experts)]
+            for layer in range(text.num_hidden_layers)
+        ]
         if pin:
             try:
                 return cls([_pinned(experts) for experts in layers], pinned=True)
             except RuntimeError as err:
-                warnings.warn(f"cannot pin the routed experts in host memory ({err}); copies will be slower",
-                              RuntimeWarning, stacklevel=2)
+                warnings.warn(
+                    f"cannot pin the routed experts in host memory ({err}); copies will be slower",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
         return cls(layers)
 
     def expert(self, layer: int, expert: int) -> dict[str, torch.Tensor]:
@@ -64,13 +74,17 @@ class HostExpertStore:
 
 def _read_expert(checkpoint, layer: int, expert: int) -> dict[str, torch.Tensor]:
     prefix = f"{BACKBONE_PREFIX}layers.{layer}.mlp.experts.{expert}."
-    return {name: checkpoint.load_tensor(prefix + suffix, "cpu") for name, suffix in _FILE_NAMES.items()}
+    return {
+        name: checkpoint.load_tensor(prefix + suffix, "cpu") for name, suffix in _FILE_NAMES.items()
+    }
 
 
 def _pinned(experts: list[dict[str, torch.Tensor]]) -> list[dict[str, torch.Tensor]]:
     """The experts of one layer copied into pinned stacked buffers [E, ...], as views."""
-    stacks = {name: torch.empty((len(experts), *t.shape), dtype=t.dtype, pin_memory=True)
-              for name, t in experts[0].items()}
+    stacks = {
+        name: torch.empty((len(experts), *t.shape), dtype=t.dtype, pin_memory=True)
+        for name, t in experts[0].items()
+    }
     for index, expert in enumerate(experts):
         for name, tensor in expert.items():
             stacks[name][index].copy_(tensor)

@@ -46,19 +46,36 @@ from engine.tokenizer import Drama3Tokenizer, build_tiny_tokenizer, save_tokeniz
 FP8_MAX = 448.0  # largest finite float8_e4m3fn value
 
 
-def _geometry(hidden: int, layers: int, heads: tuple[int, int], head_dim: int, experts: tuple[int, int],
-              expert_width: int, linear_heads: tuple[int, int], linear_head_dim: int, tower_width: int,
-              shard_bytes: int) -> dict[str, int]:
+def _geometry(
+    hidden: int,
+    layers: int,
+    heads: tuple[int, int],
+    head_dim: int,
+    experts: tuple[int, int],
+    expert_width: int,
+    linear_heads: tuple[int, int],
+    linear_head_dim: int,
+    tower_width: int,
+    shard_bytes: int,
+) -> dict[str, int]:
     """One preset's sizes under their config.json names (heads: query, key/value; experts:
     routed, per token; linear_heads: Gated DeltaNet key, value), plus the tower width and the
     shard size in bytes."""
     return dict(
-        hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads[0],
-        num_key_value_heads=heads[1], head_dim=head_dim, num_experts=experts[0],
-        num_experts_per_tok=experts[1], moe_intermediate_size=expert_width,
-        shared_expert_intermediate_size=expert_width, linear_num_key_heads=linear_heads[0],
-        linear_num_value_heads=linear_heads[1], linear_key_head_dim=linear_head_dim,
-        linear_value_head_dim=linear_head_dim, tower_intermediate_size=tower_width,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads[0],
+        num_key_value_heads=heads[1],
+        head_dim=head_dim,
+        num_experts=experts[0],
+        num_experts_per_tok=experts[1],
+        moe_intermediate_size=expert_width,
+        shared_expert_intermediate_size=expert_width,
+        linear_num_key_heads=linear_heads[0],
+        linear_num_value_heads=linear_heads[1],
+        linear_key_head_dim=linear_head_dim,
+        linear_value_head_dim=linear_head_dim,
+        tower_intermediate_size=tower_width,
         shard_bytes=shard_bytes,
     )
 
@@ -88,8 +105,12 @@ def preset_geometry(preset: str, overrides: Mapping[str, int] | None = None) -> 
     overrides = dict(overrides or {})
     unknown = sorted(set(overrides) - set(GEOMETRY_KEYS))
     if unknown:
-        raise ValueError(f"unknown geometry keys {', '.join(unknown)}; known: {', '.join(GEOMETRY_KEYS)}")
-    bad = sorted(k for k, v in overrides.items() if isinstance(v, bool) or not isinstance(v, int) or v < 1)
+        raise ValueError(
+            f"unknown geometry keys {', '.join(unknown)}; known: {', '.join(GEOMETRY_KEYS)}"
+        )
+    bad = sorted(
+        k for k, v in overrides.items() if isinstance(v, bool) or not isinstance(v, int) or v < 1
+    )
     if bad:
         raise ValueError(f"geometry overrides must be positive integers: {', '.join(bad)}")
     return {**_GEOMETRY[preset], **overrides}
@@ -103,7 +124,9 @@ def preset_tokenizer(preset: str):
     return build_tiny_tokenizer()
 
 
-def preset_config_dict(preset: str, tokenizer=None, overrides: Mapping[str, int] | None = None) -> dict:
+def preset_config_dict(
+    preset: str, tokenizer=None, overrides: Mapping[str, int] | None = None
+) -> dict:
     """The `config.json` object of a preset, with the token ids of `tokenizer` (built with
     `preset_tokenizer` when None) and the sizes of `preset_geometry(preset, overrides)`.
     Raises ValueError for an unknown preset or a bad override."""
@@ -116,43 +139,78 @@ def preset_config_dict(preset: str, tokenizer=None, overrides: Mapping[str, int]
         vocab_size=tokenizer.get_vocab_size(),
         linear_conv_kernel_dim=4,
         rms_norm_eps=1e-6,
-        layer_types=["full_attention" if (i + 1) % 4 == 0 else "linear_attention" for i in range(layers)],
+        layer_types=[
+            "full_attention" if (i + 1) % 4 == 0 else "linear_attention" for i in range(layers)
+        ],
         mlp_layer_types=["moe"] * layers,
         rope_parameters={"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25},
         max_position_embeddings=262144,
-        rotary_interleaved=False, use_qk_norm=True, attn_output_gate=True,
-        layernorm_zero_centered_gamma=True, shared_expert_gate=True, hidden_act="silu",
+        rotary_interleaved=False,
+        use_qk_norm=True,
+        attn_output_gate=True,
+        layernorm_zero_centered_gamma=True,
+        shared_expert_gate=True,
+        hidden_act="silu",
         tie_word_embeddings=False,
     )
     tower = {
-        "model_type": "fish_qwen3_audio_decoder", "decoder_type": "codebook_mtp_shared",
-        "dim": g["hidden_size"], "text_dim": g["hidden_size"],
-        "n_head": g["num_attention_heads"], "n_local_heads": g["num_key_value_heads"],
-        "head_dim": g["head_dim"], "n_layer": 4, "shared_enrichment_layers": 4,
-        "num_codebooks": NUM_CODEBOOKS, "vocab_size": CODEBOOK_SIZE, "max_seq_len": NUM_CODEBOOKS + 1,
-        "intermediate_size": g["tower_intermediate_size"], "norm_eps": 1e-6, "rope_base": 1e7,
-        "rotary_percent": 0.25, "rotary_interleaved": True, "attention_qk_norm": False,
-        "attention_output_gate": True, "layernorm_zero_centered_gamma": True,
-        "vq_feature_scope": "all_vq", "vq_feature_placement": "backbone_partial",
-        "vq_backbone_codebooks": 1, "mtp_spec": None, "use_moe": False, "dropout": 0.0,
+        "model_type": "fish_qwen3_audio_decoder",
+        "decoder_type": "codebook_mtp_shared",
+        "dim": g["hidden_size"],
+        "text_dim": g["hidden_size"],
+        "n_head": g["num_attention_heads"],
+        "n_local_heads": g["num_key_value_heads"],
+        "head_dim": g["head_dim"],
+        "n_layer": 4,
+        "shared_enrichment_layers": 4,
+        "num_codebooks": NUM_CODEBOOKS,
+        "vocab_size": CODEBOOK_SIZE,
+        "max_seq_len": NUM_CODEBOOKS + 1,
+        "intermediate_size": g["tower_intermediate_size"],
+        "norm_eps": 1e-6,
+        "rope_base": 1e7,
+        "rotary_percent": 0.25,
+        "rotary_interleaved": True,
+        "attention_qk_norm": False,
+        "attention_output_gate": True,
+        "layernorm_zero_centered_gamma": True,
+        "vq_feature_scope": "all_vq",
+        "vq_feature_placement": "backbone_partial",
+        "vq_backbone_codebooks": 1,
+        "mtp_spec": None,
+        "use_moe": False,
+        "dropout": 0.0,
     }
     return {
-        "model_type": "fish_omni", "architectures": ["FishOmniModel"],
-        "text_config": text, "audio_decoder_config": tower,
+        "model_type": "fish_omni",
+        "architectures": ["FishOmniModel"],
+        "text_config": text,
+        "audio_decoder_config": tower,
         "semantic_start_token_id": tokenizer.token_to_id("<|semantic:0|>"),
         "semantic_end_token_id": tokenizer.token_to_id("<|semantic:4095|>"),
         "eos_token_id": tokenizer.token_to_id("<|im_end|>"),
-        "speech_template_version": "reference-bracket-v1", "fish_schema_version": 1,
+        "speech_template_version": "reference-bracket-v1",
+        "fish_schema_version": 1,
         "extra_samplable_token_ids": [],
-        "quantization_config": {"quant_method": "bsgemm-moe", "activation_scheme": "dynamic",
-                                "weight_block_size": [128, 128]},
-        "tie_word_embeddings": False, "dtype": "bfloat16",
+        "quantization_config": {
+            "quant_method": "bsgemm-moe",
+            "activation_scheme": "dynamic",
+            "weight_block_size": [128, 128],
+        },
+        "tie_word_embeddings": False,
+        "dtype": "bfloat16",
     }
 
 
-def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
-                     config_only: bool = False, with_codec: bool = True, device: str = "cpu",
-                     overrides: Mapping[str, int] | None = None) -> dict:
+def write_checkpoint(
+    folder: str | Path,
+    preset: str = "tiny",
+    seed: int = 0,
+    config_only: bool = False,
+    with_codec: bool = True,
+    device: str = "cpu",
+    overrides: Mapping[str, int] | None = None,
+) -> dict:
     """Write a complete random model folder for `preset` into `folder` (created if needed);
     `with_codec=False` skips `codec.pth` (backbone-only tests); `device="cuda"` draws the
     random values on the GPU (much faster for `full`; different values from CPU draws);
@@ -170,8 +228,16 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     data = preset_config_dict(preset, tokenizer, overrides)
     (folder / "config.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     save_tokenizer(tokenizer, folder / "tokenizer.json")
-    summary = {"folder": str(folder), "preset": preset, "seed": seed, "overrides": dict(overrides or {}),
-               "files": ["config.json", "tokenizer.json"], "tensors": 0, "bytes": 0, "notes": []}
+    summary = {
+        "folder": str(folder),
+        "preset": preset,
+        "seed": seed,
+        "overrides": dict(overrides or {}),
+        "files": ["config.json", "tokenizer.json"],
+        "tensors": 0,
+        "bytes": 0,
+        "notes": [],
+    }
     if config_only:
         return summary
     config = Drama3Config.from_dict(data)
@@ -180,7 +246,9 @@ def write_checkpoint(folder: str | Path, preset: str = "tiny", seed: int = 0,
     weight_map = {}
     for number, names in enumerate(shards, start=1):
         shard = f"model-{number:05d}-of-{len(shards):05d}.safetensors"
-        tensors = {name: random_tensor(name, specs[name], seed, config, device).cpu() for name in names}
+        tensors = {
+            name: random_tensor(name, specs[name], seed, config, device).cpu() for name in names
+        }
         save_file(tensors, str(folder / shard), metadata={"format": "pt"})
         weight_map.update({name: shard for name in names})
         summary["files"].append(shard)
@@ -217,8 +285,9 @@ def _generator(name: str, seed: int, device: str = "cpu") -> torch.Generator:
     return torch.Generator(device).manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
 
 
-def random_tensor(name: str, spec: TensorSpec, seed: int, config: Drama3Config,
-                  device: str = "cpu") -> torch.Tensor:
+def random_tensor(
+    name: str, spec: TensorSpec, seed: int, config: Drama3Config, device: str = "cpu"
+) -> torch.Tensor:
     """The random value of one checkpoint tensor, drawn and returned on `device`, deterministic
     in (name, seed) for a given device (CUDA draws differ from CPU draws but are as reproducible).
 
@@ -262,7 +331,9 @@ def _values_by_role(name: str, shape: tuple[int, ...], gen: torch.Generator) -> 
     return _randn(gen, shape) * shape[-1] ** -0.5  # linear and conv weights: fan-in scaling
 
 
-def quantize_fp8_blocks(weight: torch.Tensor, block: tuple[int, int]) -> tuple[torch.Tensor, torch.Tensor]:
+def quantize_fp8_blocks(
+    weight: torch.Tensor, block: tuple[int, int]
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Block-FP8 quantisation: weight [rows, cols] float → (float8_e4m3fn [rows, cols], fp32
     scales [ceil(rows/b0), ceil(cols/b1)]) with weight ≈ fp8 × scale per block; each block's
     largest magnitude maps to 448."""
@@ -279,19 +350,36 @@ def quantize_fp8_blocks(weight: torch.Tensor, block: tuple[int, int]) -> tuple[t
 def main(argv: list[str] | None = None) -> int:
     """`python -m engine.testing PRESET DIR [--seed S] [--config-only] [--device D] [--set KEY=INT]`;
     prints the summary. Returns the exit status (argparse exits with 2 on bad arguments)."""
-    parser = argparse.ArgumentParser(prog="python -m engine.testing", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.testing", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("preset", choices=PRESETS)
     parser.add_argument("folder", type=Path)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--config-only", action="store_true",
-                        help="write only config.json and tokenizer.json")
-    parser.add_argument("--device", default="cpu", help="where to draw the random values (cpu, cuda)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=INT", type=_override,
-                        help=f"change one size of the preset ({', '.join(GEOMETRY_KEYS)})")
+    parser.add_argument(
+        "--config-only", action="store_true", help="write only config.json and tokenizer.json"
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="where to draw the random values (cpu, cuda)"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=INT",
+        type=_override,
+        help=f"change one size of the preset ({', '.join(GEOMETRY_KEYS)})",
+    )
     args = parser.parse_args(argv)
     try:
-        summary = write_checkpoint(args.folder, args.preset, args.seed, args.config_only,
-                                   device=args.device, overrides=dict(args.set))
+        summary = write_checkpoint(
+            args.folder,
+            args.preset,
+            args.seed,
+            args.config_only,
+            device=args.device,
+            overrides=dict(args.set),
+        )
     except ValueError as err:
         parser.error(str(err))
     print(json.dumps(summary, indent=2))

@@ -51,17 +51,23 @@ def random_checkpoint(config: CodecConfig, seed: int) -> dict[str, Tensor]:
     with torch.device("meta"):
         model = Codec(config)
     generator = torch.Generator().manual_seed(seed)
-    transposed = {f"{name}.weight" for name, module in model.named_modules()
-                  if isinstance(module, nn.ConvTranspose1d)}
-    folded = {key: _random_tensor(key, tuple(t.shape), generator, key in transposed)
-              for key, t in model.state_dict().items()}
+    transposed = {
+        f"{name}.weight"
+        for name, module in model.named_modules()
+        if isinstance(module, nn.ConvTranspose1d)
+    }
+    folded = {
+        key: _random_tensor(key, tuple(t.shape), generator, key in transposed)
+        for key, t in model.state_dict().items()
+    }
     state = unfold(folded, weight_normed_modules(model))
     state.update(_leftover_buffers(config))
     return state
 
 
-def _random_tensor(key: str, shape: tuple[int, ...], generator: torch.Generator,
-                   transposed: bool) -> Tensor:
+def _random_tensor(
+    key: str, shape: tuple[int, ...], generator: torch.Generator, transposed: bool
+) -> Tensor:
     """Values of a plausible scale for each kind of parameter, so signals stay in range."""
     leaf = key.rsplit(".", 1)[-1]
 
@@ -90,11 +96,15 @@ def _leftover_buffers(config: CodecConfig) -> dict[str, Tensor]:
     """The S1-era RoPE tables and causal masks that `codec.pth` carries (docs/internals/codec.md §1.6)."""
     full = config == CodecConfig()
     buffers = {}
-    owners = [f"encoder.block.{i + 1}.block.5"
-              for i, n in enumerate(config.encoder_transformer_layers) if n]
+    owners = [
+        f"encoder.block.{i + 1}.block.5"
+        for i, n in enumerate(config.encoder_transformer_layers)
+        if n
+    ]
     for owner in owners + ["quantizer.pre_module", "quantizer.post_module"]:
         size = (16_384 if owner.startswith("encoder") else 4_096) if full else 64
-        buffers[f"{owner}.freqs_cis"] = torch.zeros(size, config.head_dim // 2, 2, dtype=torch.bfloat16)
+        buffers[f"{owner}.freqs_cis"] = torch.zeros(
+            size, config.head_dim // 2, 2, dtype=torch.bfloat16
+        )
         buffers[f"{owner}.causal_mask"] = torch.ones(size, size, dtype=torch.bool).tril()
     return buffers
-

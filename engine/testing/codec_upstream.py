@@ -21,11 +21,14 @@ from engine.codec.config import CodecConfig
 
 def available() -> bool:
     """True when fish-speech 0.1.0 and descript-audio-codec are installed."""
-    return all(importlib.util.find_spec(name) is not None for name in ("fish_speech", "dac", "einops"))
+    return all(
+        importlib.util.find_spec(name) is not None for name in ("fish_speech", "dac", "einops")
+    )
 
 
-def build(config: CodecConfig, encoder_positions: int = 16_384,
-          quantizer_positions: int = 4_096) -> nn.Module:
+def build(
+    config: CodecConfig, encoder_positions: int = 16_384, quantizer_positions: int = 4_096
+) -> nn.Module:
     """The upstream `DAC` with `config`'s shapes, random weights, in eval mode.
 
     encoder_positions / quantizer_positions: the RoPE table sizes (the longest sequence each
@@ -40,34 +43,57 @@ def build(config: CodecConfig, encoder_positions: int = 16_384,
         for name in stubbed:
             sys.modules.pop(name, None)
     args = functools.partial(
-        dac_module.ModelArgs, block_size=encoder_positions, n_local_heads=-1,
-        head_dim=config.head_dim, rope_base=config.rope_base, norm_eps=config.norm_eps,
-        channels_first=True)
+        dac_module.ModelArgs,
+        block_size=encoder_positions,
+        n_local_heads=-1,
+        head_dim=config.head_dim,
+        rope_base=config.rope_base,
+        norm_eps=config.norm_eps,
+        channels_first=True,
+    )
 
     def quantizer_transformer() -> nn.Module:
         model_args = dac_module.ModelArgs(
-            block_size=quantizer_positions, n_layer=config.quantizer_layers,
-            n_head=config.quantizer_heads, dim=config.latent_dim,
-            intermediate_size=config.quantizer_intermediate, n_local_heads=-1,
-            head_dim=config.head_dim, rope_base=config.rope_base, norm_eps=config.norm_eps,
-            channels_first=True)
+            block_size=quantizer_positions,
+            n_layer=config.quantizer_layers,
+            n_head=config.quantizer_heads,
+            dim=config.latent_dim,
+            intermediate_size=config.quantizer_intermediate,
+            n_local_heads=-1,
+            head_dim=config.head_dim,
+            rope_base=config.rope_base,
+            norm_eps=config.norm_eps,
+            channels_first=True,
+        )
         return dac_module.WindowLimitedTransformer(
-            causal=True, window_size=config.quantizer_window, input_dim=config.latent_dim,
-            config=model_args)
+            causal=True,
+            window_size=config.quantizer_window,
+            input_dim=config.latent_dim,
+            config=model_args,
+        )
 
     quantizer = rvq.DownsampleResidualVectorQuantize(
-        input_dim=config.latent_dim, n_codebooks=config.residual_codebooks,
-        codebook_size=config.codebook_size, codebook_dim=config.codebook_dim,
+        input_dim=config.latent_dim,
+        n_codebooks=config.residual_codebooks,
+        codebook_size=config.codebook_size,
+        codebook_dim=config.codebook_dim,
         semantic_codebook_size=config.semantic_codebook_size,
         downsample_factor=list(config.downsample_factors),
-        pre_module=quantizer_transformer(), post_module=quantizer_transformer())
+        pre_module=quantizer_transformer(),
+        post_module=quantizer_transformer(),
+    )
     model = dac_module.DAC(
-        encoder_dim=config.encoder_dim, encoder_rates=list(config.encoder_rates),
-        decoder_dim=config.decoder_dim, decoder_rates=list(config.decoder_rates),
-        quantizer=quantizer, sample_rate=config.sample_rate, causal=True,
+        encoder_dim=config.encoder_dim,
+        encoder_rates=list(config.encoder_rates),
+        decoder_dim=config.decoder_dim,
+        decoder_rates=list(config.decoder_rates),
+        quantizer=quantizer,
+        sample_rate=config.sample_rate,
+        causal=True,
         encoder_transformer_layers=list(config.encoder_transformer_layers),
         decoder_transformer_layers=[0] * len(config.decoder_rates),
-        transformer_general_config=args)
+        transformer_general_config=args,
+    )
     return model.eval().requires_grad_(False)
 
 
@@ -81,8 +107,9 @@ def load_weights(model: nn.Module, state: dict[str, Tensor]) -> None:
     result = model.load_state_dict(learnable, strict=False)
     missing = [k for k in result.missing_keys if not k.endswith((".freqs_cis", ".causal_mask"))]
     if missing or result.unexpected_keys:
-        raise ValueError(f"upstream key mismatch: missing {missing[:5]}, "
-                         f"unexpected {result.unexpected_keys[:5]}")
+        raise ValueError(
+            f"upstream key mismatch: missing {missing[:5]}, unexpected {result.unexpected_keys[:5]}"
+        )
 
 
 def _install_stubs() -> list[str]:

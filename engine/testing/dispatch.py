@@ -14,8 +14,17 @@ from collections import Counter
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-SYNC_OPS = ("_local_scalar_dense", "nonzero", "_unique", "_unique2", "unique_dim", "unique_consecutive",
-            "masked_select", "is_nonzero", "equal")
+SYNC_OPS = (
+    "_local_scalar_dense",
+    "nonzero",
+    "_unique",
+    "_unique2",
+    "unique_dim",
+    "unique_consecutive",
+    "masked_select",
+    "is_nonzero",
+    "equal",
+)
 
 
 class OpCounter(TorchDispatchMode):

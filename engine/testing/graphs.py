@@ -17,8 +17,9 @@ class ReplayedStep:
         self.replay = step
 
 
-def replay_capture(step: Callable[[], None], mutable: list[torch.Tensor], warmup: int = 2,
-                   pool=None) -> ReplayedStep:
+def replay_capture(
+    step: Callable[[], None], mutable: list[torch.Tensor], warmup: int = 2, pool=None
+) -> ReplayedStep:
     """`engine.graphs.capture_step` without CUDA: nothing runs now (a real capture leaves the
     state as before too); `mutable` and `pool` are accepted and unused."""
     return ReplayedStep(step)

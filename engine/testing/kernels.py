@@ -44,7 +44,9 @@ TOLERANCE = 2e-5
 BF16_TOLERANCE = 0.05
 
 
-def layer_weights(preset: str, prefix: str, device: str = "cpu") -> tuple[Drama3Config, dict[str, torch.Tensor]]:
+def layer_weights(
+    preset: str, prefix: str, device: str = "cpu"
+) -> tuple[Drama3Config, dict[str, torch.Tensor]]:
     """The random checkpoint tensors of `preset` under `prefix` (relative to the backbone's
     layer prefix, e.g. `layers.0.mlp.`), prefix stripped, on `device` (drawn on the CPU, so the
     values are the same on every device); FP8 experts as stored, the rest float32."""
@@ -54,7 +56,9 @@ def layer_weights(preset: str, prefix: str, device: str = "cpu") -> tuple[Drama3
     for name, spec in specs.items():
         if name.startswith(full):
             value = random_tensor(name, spec, 0, config)
-            weights[name[len(full):]] = (value if is_routed_expert(name) else value.float()).to(device)
+            weights[name[len(full) :]] = (value if is_routed_expert(name) else value.float()).to(
+                device
+            )
     return config, weights
 
 
@@ -71,8 +75,14 @@ def preset_gated_deltanet(preset: str, device: str = "cpu") -> GatedDeltaNet:
     """Layer 0's Gated DeltaNet mixer of `preset` on `device` (float32)."""
     config, weights = layer_weights(preset, "layers.0.linear_attn.", device)
     t = config.text
-    return GatedDeltaNet(weights, t.linear_num_key_heads, t.linear_key_head_dim, t.linear_num_value_heads,
-                         t.linear_value_head_dim, t.rms_norm_eps)
+    return GatedDeltaNet(
+        weights,
+        t.linear_num_key_heads,
+        t.linear_key_head_dim,
+        t.linear_num_value_heads,
+        t.linear_value_head_dim,
+        t.rms_norm_eps,
+    )
 
 
 def random_rows(rows: int, width: int, seed: int, device: str) -> torch.Tensor:
@@ -89,8 +99,18 @@ def expert_errors(preset: str, device: str = "cpu") -> dict[str, float]:
         x = random_rows(rows, moe.router.shape[1], rows, device)
         weights, ids = moe.route(x)
         reference = moe._one_row(x, weights, ids) if rows == 1 else moe._many_rows(x, weights, ids)
-        out = fp8_experts_rows(x, weights, ids, e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale,
-                               e.up_proj_scale, e.down_proj_scale, e.block[0])
+        out = fp8_experts_rows(
+            x,
+            weights,
+            ids,
+            e.gate_proj,
+            e.up_proj,
+            e.down_proj,
+            e.gate_proj_scale,
+            e.up_proj_scale,
+            e.down_proj_scale,
+            e.block[0],
+        )
         errors[f"rows_{rows}"] = (out - reference).abs().max().item()
         scale = max(scale, reference.abs().max().item())
     return {**errors, "scale": scale}
@@ -103,7 +123,15 @@ def prefill_errors(preset: str, device: str = "cpu") -> dict[str, float]:
     Raises RuntimeError when the kernel returns another dtype than its input's."""
     moe, errors, scale = preset_moe(preset, device), {}, 0.0
     e = moe.experts
-    experts = (e.gate_proj, e.up_proj, e.down_proj, e.gate_proj_scale, e.up_proj_scale, e.down_proj_scale, e.block[0])
+    experts = (
+        e.gate_proj,
+        e.up_proj,
+        e.down_proj,
+        e.gate_proj_scale,
+        e.up_proj_scale,
+        e.down_proj_scale,
+        e.block[0],
+    )
     for rows in PREFILL_ROWS:
         x = random_rows(rows, moe.router.shape[1], 100 + rows, device)
         weights, ids = moe.route(x)
@@ -126,22 +154,37 @@ def offload_differences(preset: str, rows_list: tuple[int, ...] = (1, 5, 16, 17)
     up to 16 rows (rows chunked so each chunk's experts fit), grouped kernels above (pairs
     computed group of experts by group). 0 everywhere means the cache changes no bit."""
     moe = preset_moe(preset)
-    experts = [{name: getattr(moe.experts, name)[e] for name in tensor_names()} for e in range(moe.num_experts)]
-    cache = ExpertCache(HostExpertStore([experts]), 0, max(moe.top_k, moe.num_experts // 2), moe.top_k, moe.block,
-                        torch.device("cpu"))
+    experts = [
+        {name: getattr(moe.experts, name)[e] for name in tensor_names()}
+        for e in range(moe.num_experts)
+    ]
+    cache = ExpertCache(
+        HostExpertStore([experts]),
+        0,
+        max(moe.top_k, moe.num_experts // 2),
+        moe.top_k,
+        moe.block,
+        torch.device("cpu"),
+    )
     _, weights = layer_weights(preset, "layers.0.mlp.")
     cached = SparseMoE(weights, moe.num_experts, moe.top_k, moe.block, experts=cache)
     differences = {}
     for rows in rows_list:
-        x = torch.randn(rows, moe.router.shape[1], generator=torch.Generator().manual_seed(200 + rows))
+        x = torch.randn(
+            rows, moe.router.shape[1], generator=torch.Generator().manual_seed(200 + rows)
+        )
         routing, ids = moe.route(x)
         path = "_fused_rows" if rows <= 16 else "_grouped_rows"
         full = moe._routed(x, routing, ids, getattr(moe, path))
-        differences[f"rows_{rows}"] = int((cached._routed(x, routing, ids, getattr(cached, path)) != full).sum())
+        differences[f"rows_{rows}"] = int(
+            (cached._routed(x, routing, ids, getattr(cached, path)) != full).sum()
+        )
     return {**differences, "copies": cache.counters.copies}
 
 
-def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4, device: str = "cpu") -> dict[str, float]:
+def gated_delta_errors(
+    preset: str, prompt_rows: int = 7, steps: int = 4, device: str = "cpu"
+) -> dict[str, float]:
     """After a `prompt_rows` prefill, `steps` one-row steps through the torch recurrent rule and
     through the fused kernel (`GatedDeltaNet._delta_rule_fla`): max |difference| of outputs and of
     the final recurrent states, and the states' largest magnitude."""
@@ -160,26 +203,38 @@ def gated_delta_errors(preset: str, prompt_rows: int = 7, steps: int = 4, device
         expected = mixer(x, reference)
         mixer._fla = kernels  # route the delta rule through the kernels for this call only
         original = mixer._delta_rule
-        mixer._delta_rule = lambda q, k, v, g, beta, state: mixer._delta_rule_fla(kernels, q, k, v, g, beta, state)
+        mixer._delta_rule = lambda q, k, v, g, beta, state: mixer._delta_rule_fla(
+            kernels, q, k, v, g, beta, state
+        )
         try:
             got = mixer(x, fused)
         finally:
             mixer._delta_rule = original
         output_error = max(output_error, (got - expected).abs().max().item())
-    return {"output": output_error, "state": (fused.recurrent - reference.recurrent).abs().max().item(),
-            "state_scale": reference.recurrent.abs().max().item()}
+    return {
+        "output": output_error,
+        "state": (fused.recurrent - reference.recurrent).abs().max().item(),
+        "state_scale": reference.recurrent.abs().max().item(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print `{preset: {"experts": {...}, "prefill": {...}, "gated_delta": {...}, "offload": {...}}}` for the presets given
-    (default tiny and small). Returns 2 without `TRITON_INTERPRET=1`."""
+    """Print `{preset: {"experts": {...}, "prefill": {...}, "gated_delta": {...}, "offload": {...}}}`
+    for the presets given (default tiny and small). Returns 2 without `TRITON_INTERPRET=1`."""
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("set TRITON_INTERPRET=1 before starting Python", file=sys.stderr)
         return 2
     presets = (argv if argv is not None else sys.argv[1:]) or ["tiny", "small"]
     torch.set_num_threads(1)
-    report = {p: {"experts": expert_errors(p), "prefill": prefill_errors(p), "gated_delta": gated_delta_errors(p),
-                  "offload": offload_differences(p)} for p in presets}
+    report = {
+        p: {
+            "experts": expert_errors(p),
+            "prefill": prefill_errors(p),
+            "gated_delta": gated_delta_errors(p),
+            "offload": offload_differences(p),
+        }
+        for p in presets
+    }
     print(json.dumps(report))
     return 0
 

@@ -40,25 +40,45 @@ class RandomCheckpoint:
             value = value.to(dtype)
         return value.to(device) if device is not None else value
 
-    def tensors(self, prefix: str, device=None, dtype: torch.dtype | None = None) -> dict[str, torch.Tensor]:
+    def tensors(
+        self, prefix: str, device=None, dtype: torch.dtype | None = None
+    ) -> dict[str, torch.Tensor]:
         """Every tensor whose name starts with `prefix`, keyed by the rest of its name."""
-        return {n[len(prefix):]: self.load_tensor(n, device, dtype) for n in self.specs if n.startswith(prefix)}
+        return {
+            n[len(prefix) :]: self.load_tensor(n, device, dtype)
+            for n in self.specs
+            if n.startswith(prefix)
+        }
 
-    def load_rows(self, name: str, rows: list[int], device=None, dtype: torch.dtype | None = None) -> torch.Tensor:
+    def load_rows(
+        self, name: str, rows: list[int], device=None, dtype: torch.dtype | None = None
+    ) -> torch.Tensor:
         """Rows `rows` of a 2-D tensor (e.g. `lm_head.weight`), as `load_tensor` gives them."""
-        return self.load_tensor(name, device, dtype)[torch.tensor(rows, device=device or self.device)]
+        return self.load_tensor(name, device, dtype)[
+            torch.tensor(rows, device=device or self.device)
+        ]
 
 
-def random_model(preset: str, device: str | torch.device, dtype: torch.dtype | None = None, seed: int = 0,
-                 offload=None):
+def random_model(
+    preset: str,
+    device: str | torch.device,
+    dtype: torch.dtype | None = None,
+    seed: int = 0,
+    offload=None,
+):
     """A `engine.generate.Drama3` of `preset` with random weights drawn on `device` (no codec).
     dtype: default bfloat16 on CUDA, float32 on the CPU; offload: `engine.offload.offload.OffloadSettings`
     to keep the routed experts in host memory behind a cache. Raises ValueError for an unknown
     preset."""
     tokenizer = preset_tokenizer(preset)
     config = Drama3Config.from_dict(preset_config_dict(preset, tokenizer))
-    return Drama3.from_checkpoint(RandomCheckpoint(config, device, seed), Drama3Tokenizer(tokenizer), device, dtype,
-                                  offload=offload)
+    return Drama3.from_checkpoint(
+        RandomCheckpoint(config, device, seed),
+        Drama3Tokenizer(tokenizer),
+        device,
+        dtype,
+        offload=offload,
+    )
 
 
 __all__ = ["RandomCheckpoint", "random_model"]

@@ -40,8 +40,9 @@ def reference_take(model, request: TakeRequest) -> Generation:
         if token == model.eos_id:
             rules.push(token, None, time.perf_counter() - started)
             break
-        codes = model.tower.decode_frame(state.last_hidden, state.last_row, main.view(1), state.tower_cache,
-                                         sampler.codebook)[0]
+        codes = model.tower.decode_frame(
+            state.last_hidden, state.last_row, main.view(1), state.tower_cache, sampler.codebook
+        )[0]
         if token not in band:
             codes = torch.zeros_like(codes)
         rules.push(token, codes.cpu(), time.perf_counter() - started)
@@ -61,10 +62,13 @@ class _Sampler:
         self.race = CounterRace(request.seed, model.device)
         config = model.config
         ids = model.backbone.candidate_token_ids(self.extra_ids)
-        self.candidates = MainCandidates(ids, config.semantic_start_token_id, config.semantic_end_token_id,
-                                         config.eos_token_id)
+        self.candidates = MainCandidates(
+            ids, config.semantic_start_token_id, config.semantic_end_token_id, config.eos_token_id
+        )
         self.blocked = (ids == config.eos_token_id) if request.ignore_eos else None
-        self.recent = ras_window(request.rows[:, 0].to(model.device), max(self.params.ras_window, 1))
+        self.recent = ras_window(
+            request.rows[:, 0].to(model.device), max(self.params.ras_window, 1)
+        )
 
     def main(self, hidden: torch.Tensor) -> torch.Tensor:
         """The next main token id (0-d int64 tensor) from the backbone hidden `[1, 1, dim]`."""

@@ -34,24 +34,30 @@ class ClusterTarget:
 
 def parse_cluster(value: str) -> ClusterTarget:
     """The target of `--cluster VALUE`. Raises UsageError for `local:` with a count that is
-    not a positive whole number or is more than this machine's cores, an empty value, or a `HOST:PORT` that is malformed."""
+    not a positive whole number or is more than this machine's cores, an empty value, or a
+    `HOST:PORT` that is malformed."""
     value = value.strip()
     if value == LOCAL:
         return ClusterTarget()
     if value.startswith(LOCAL + ":"):
-        count = value[len(LOCAL) + 1:]
+        count = value[len(LOCAL) + 1 :]
         if not count.isdigit() or int(count) < 1:
-            raise UsageError(f"--cluster {value}: local:N needs a whole number of workers, 1 or more")
+            raise UsageError(
+                f"--cluster {value}: local:N needs a whole number of workers, 1 or more"
+            )
         cores = os.cpu_count() or 1
         if int(count) > cores:
-            raise UsageError(f"--cluster {value}: this machine has {cores} cores, and a local worker "
-                             f"needs one; give local:{cores} or fewer")
+            raise UsageError(
+                f"--cluster {value}: this machine has {cores} cores, and a local worker "
+                f"needs one; give local:{cores} or fewer"
+            )
         return ClusterTarget(workers=int(count))
     if value == "auto":
         return ClusterTarget(address=value)
     if not _HOST_PORT.match(value) or not 0 < int(value.rsplit(":", 1)[1]) < 65536:
-        raise UsageError(f"--cluster {value!r}: give local, local:N, auto, HOST:PORT or "
-                         f"ray://HOST:PORT")
+        raise UsageError(
+            f"--cluster {value!r}: give local, local:N, auto, HOST:PORT or ray://HOST:PORT"
+        )
     return ClusterTarget(address=value)
 
 
@@ -67,4 +73,6 @@ def check_reachable(target: ClusterTarget, timeout_s: float = PROBE_TIMEOUT_S) -
         socket.create_connection((host, port), timeout=timeout_s).close()
     except OSError as err:
         reason = err.strerror or type(err).__name__
-        raise UsageError(f"--cluster {target.address}: no Ray head answers there ({reason})") from None
+        raise UsageError(
+            f"--cluster {target.address}: no Ray head answers there ({reason})"
+        ) from None

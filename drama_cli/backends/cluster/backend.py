@@ -12,7 +12,7 @@ batch).
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -44,8 +44,11 @@ class ClusterBackend(BackendDefaults):
         self.pool, self.owns_ray = pool, owns_ray
         self.name, self.scratch = facts["name"], facts["scratch"]
         self._identity = dict(facts["identity"])
-        self.capabilities = dataclasses.replace(facts["capabilities"], streaming_frames=False,
-                                                batch_streams=sum(s.streams for s in pool.slots))
+        self.capabilities = dataclasses.replace(
+            facts["capabilities"],
+            streaming_frames=False,
+            batch_streams=sum(s.streams for s in pool.slots),
+        )
         self._shipper = ClipShipper()
 
     def identity(self) -> dict:
@@ -67,14 +70,16 @@ class ClusterBackend(BackendDefaults):
             raise done.error
         return done.generation
 
-    def generate(self, request: GenerationRequest,
-                 on_frames: FrameCallback | None = None) -> Generation:
+    def generate(
+        self, request: GenerationRequest, on_frames: FrameCallback | None = None
+    ) -> Generation:
         """One attempt on some worker. Raises EngineError when the engine refuses it or it
         failed on every worker it was tried on."""
         return self._one(Unit("generate", request))
 
-    def generate_scene(self, request: GenerationRequest, texts: list[str],
-                       on_frames: FrameCallback | None = None) -> list[Generation] | None:
+    def generate_scene(
+        self, request: GenerationRequest, texts: list[str], on_frames: FrameCallback | None = None
+    ) -> list[Generation] | None:
         """A scene group on some worker (`Backend.generate_scene`). Raises EngineError as
         `generate`."""
         return self._one(Unit("generate_scene", request, (texts,)))
@@ -114,9 +119,14 @@ class ClusterBackend(BackendDefaults):
                 ray.shutdown()
 
 
-def make_cluster_backend(cluster: str, engine: str = "auto", model: str | None = None,
-                         device: str | None = None, graph: bool = True,
-                         notice: Callable[[str], None] = lambda message: None) -> ClusterBackend:
+def make_cluster_backend(
+    cluster: str,
+    engine: str = "auto",
+    model: str | None = None,
+    device: str | None = None,
+    graph: bool = True,
+    notice: Callable[[str], None] = lambda message: None,
+) -> ClusterBackend:
     """Connect to `--cluster VALUE` (`address.parse_cluster`), start one worker per slot with
     `engine`, `model`, `device` and `graph` resolved on its node, and return the backend.
     Raises UsageError for a bad value, an unknown engine, a cluster that cannot be reached, Ray not installed, a

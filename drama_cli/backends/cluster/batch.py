@@ -46,8 +46,13 @@ class ClusterBatch:
     flight at once (more wait here for room on a worker). tries: workers a unit may fail on
     before it is given up. on_frames is never called (no frame progress across the network)."""
 
-    def __init__(self, pool: WorkerPool, size: int, shipper: ClipShipper | None = None,
-                 tries: int | None = None):
+    def __init__(
+        self,
+        pool: WorkerPool,
+        size: int,
+        shipper: ClipShipper | None = None,
+        tries: int | None = None,
+    ):
         self.pool, self.size = pool, size
         self.shipper = shipper or ClipShipper()
         self.tries = tries or max(2, len(pool.slots))
@@ -161,8 +166,14 @@ class ClusterBatch:
             if len(unit.problems) >= self.tries:
                 self._waiting.remove(ticket)
                 self._units.pop(ticket)
-                self._ready.append(StreamDone(ticket, error=EngineError(
-                    f"failed on {len(unit.problems)} workers; last: {problem}")))
+                self._ready.append(
+                    StreamDone(
+                        ticket,
+                        error=EngineError(
+                            f"failed on {len(unit.problems)} workers; last: {problem}"
+                        ),
+                    )
+                )
 
     def close(self) -> None:
         """Drop the units not handed back yet: each worker that had some in hand drops them

@@ -59,8 +59,10 @@ class ClipFolder:
     def localise(self, request: GenerationRequest, digests: dict[str, str]) -> GenerationRequest:
         """The request with each shipped clip's path (a key of `digests`, path -> SHA-256)
         pointing at the copy here. Raises KeyError for a clip that was not sent."""
-        local = {path: str(self.folder / f"{digest}{Path(path).suffix}")
-                 for path, digest in digests.items()}
+        local = {
+            path: str(self.folder / f"{digest}{Path(path).suffix}")
+            for path, digest in digests.items()
+        }
 
         def moved(clip: AudioClip | None) -> AudioClip | None:
             if clip is None or clip.codes is not None or not clip.path:
@@ -72,9 +74,13 @@ class ClipFolder:
             return request
         conversation = dataclasses.replace(
             conversation,
-            references=tuple(dataclasses.replace(r, clip=moved(r.clip)) for r in conversation.references),
+            references=tuple(
+                dataclasses.replace(r, clip=moved(r.clip)) for r in conversation.references
+            ),
             context=tuple(dataclasses.replace(e, clip=moved(e.clip)) for e in conversation.context),
-            prefix=moved(conversation.prefix), suffix=moved(conversation.suffix))
+            prefix=moved(conversation.prefix),
+            suffix=moved(conversation.suffix),
+        )
         return dataclasses.replace(request, conversation=conversation)
 
 
@@ -95,6 +101,8 @@ class ClipShipper:
                 try:
                     digest, data = read_clip(path)
                 except OSError as err:
-                    raise EngineError(f"cannot read the clip {path}: {err.strerror or err}") from None
+                    raise EngineError(
+                        f"cannot read the clip {path}: {err.strerror or err}"
+                    ) from None
                 self._sent[path] = (digest, ray.put(data))
         return {path: self._sent[path] for path in files_to_ship(request)}

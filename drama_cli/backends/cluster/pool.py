@@ -13,7 +13,7 @@ import logging
 import os
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
 from drama_cli.backends.cluster.slot import Slot
@@ -60,8 +60,10 @@ def connect(target: ClusterTarget) -> bool:
         first = (str(err).strip().splitlines() or [type(err).__name__])[0]
         where = target.address or "local"
         if target.address == "auto" and isinstance(err, ConnectionError):
-            raise UsageError("--cluster auto: this machine has joined no Ray cluster (start one with "
-                             "ray start --head, or give the head's HOST:PORT)") from None
+            raise UsageError(
+                "--cluster auto: this machine has joined no Ray cluster (start one with "
+                "ray start --head, or give the head's HOST:PORT)"
+            ) from None
         raise UsageError(f"--cluster {where}: cannot join the Ray cluster: {first}") from None
     return True
 
@@ -105,9 +107,16 @@ class WorkerPool:
     backend (the message names the node) or the workers disagree on the engine. The workers'
     one-line notices go to `notice`, each message once, with the node that said it first."""
 
-    def __init__(self, count: int, resources: dict, engine: str, model: str | None,
-                 device: str | None, graph: bool = True,
-                 notice: Callable[[str], None] = lambda message: None):
+    def __init__(
+        self,
+        count: int,
+        resources: dict,
+        engine: str,
+        model: str | None,
+        device: str | None,
+        graph: bool = True,
+        notice: Callable[[str], None] = lambda message: None,
+    ):
         self.resources, self.args = resources, (engine, model, device, graph)
         self.slots = [Slot(number) for number in range(1, count + 1)]
         self.facts: dict = {}
@@ -141,12 +150,15 @@ class WorkerPool:
         for slot in self.slots:
             slot.actor = self._new_actor()
         try:
-            described = ray.get([slot.actor.describe.remote() for slot in self.slots],
-                                timeout=START_TIMEOUT_S)
+            described = ray.get(
+                [slot.actor.describe.remote() for slot in self.slots], timeout=START_TIMEOUT_S
+            )
         except ray.exceptions.GetTimeoutError:
-            raise UsageError(f"{len(self.slots)} workers of {self.resources} each did not start "
-                             f"within {START_TIMEOUT_S:.0f} s: the cluster has no room for them "
-                             f"(ray status shows what is free)") from None
+            raise UsageError(
+                f"{len(self.slots)} workers of {self.resources} each did not start "
+                f"within {START_TIMEOUT_S:.0f} s: the cluster has no room for them "
+                f"(ray status shows what is free)"
+            ) from None
         for slot, facts in zip(self.slots, described):
             slot.node = facts["node"]
             if facts["error"]:

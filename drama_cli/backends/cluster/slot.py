@@ -40,7 +40,13 @@ class Slot:
 
     def stats(self) -> dict:
         """Counts and times for the render report (seconds rounded to ms)."""
-        return {"worker": self.number, "node": self.node, "streams": self.streams,
-                "units": self.units, "busy_s": round(self.busy_s, 3),
-                "wall_s": round(self.wall_s, 3), "failures": self.failures,
-                "restarts": self.restarts}
+        return {
+            "worker": self.number,
+            "node": self.node,
+            "streams": self.streams,
+            "units": self.units,
+            "busy_s": round(self.busy_s, 3),
+            "wall_s": round(self.wall_s, 3),
+            "failures": self.failures,
+            "restarts": self.restarts,
+        }

@@ -51,24 +51,32 @@ class BackendWorker:
         self._own: dict[int, tuple] = {}  # batch ticket -> (driver ticket, started at)
         self._direct: deque = deque()  # scene groups: (ticket, request, texts)
         try:
-            self.backend = make_backend(engine, model, notice=self.notices.append,
-                                        device=device, graph=graph)
+            self.backend = make_backend(
+                engine, model, notice=self.notices.append, device=device, graph=graph
+            )
         except (DramaError, EngineError) as err:
             self.error = f"worker on node {self.node}: {err}"
 
     def describe(self) -> dict:
         """Node, process id, notices so far and, when the backend could not be built, the
         error; else the backend's name, scratch flag, capabilities and identity."""
-        facts = {"node": self.node, "pid": os.getpid(), "error": self.error,
-                 "notices": self._fresh_notices()}
+        facts = {
+            "node": self.node,
+            "pid": os.getpid(),
+            "error": self.error,
+            "notices": self._fresh_notices(),
+        }
         if self.backend is not None:
-            facts.update(name=self.backend.name, scratch=bool(self.backend.scratch),
-                         capabilities=self.backend.capabilities,
-                         identity=self.backend.identity())
+            facts.update(
+                name=self.backend.name,
+                scratch=bool(self.backend.scratch),
+                capabilities=self.backend.capabilities,
+                identity=self.backend.identity(),
+            )
         return facts
 
     def _fresh_notices(self) -> list[str]:
-        fresh, self._told = self.notices[self._told:], len(self.notices)
+        fresh, self._told = self.notices[self._told :], len(self.notices)
         return fresh
 
     def _local(self, request: GenerationRequest, clips: dict) -> GenerationRequest:

@@ -19,29 +19,97 @@ from drama_cli.compile.numbers.recognise import Expression
 from drama_cli.script.spoken import number_words
 
 _TITLES = {
-    "en": {"Dr.": "Doctor", "Dr": "Doctor", "Mr.": "Mister", "Mr": "Mister", "Mrs.": "Missus", "Mrs": "Missus",
-           "Ms.": "Miz", "Prof.": "Professor", "Capt.": "Captain", "Lt.": "Lieutenant", "Sgt.": "Sergeant",
-           "Col.": "Colonel", "Gen.": "General", "Cpl.": "Corporal", "Det.": "Detective", "Insp.": "Inspector",
-           "Rev.": "Reverend", "Mt.": "Mount"},
+    "en": {
+        "Dr.": "Doctor",
+        "Dr": "Doctor",
+        "Mr.": "Mister",
+        "Mr": "Mister",
+        "Mrs.": "Missus",
+        "Mrs": "Missus",
+        "Ms.": "Miz",
+        "Prof.": "Professor",
+        "Capt.": "Captain",
+        "Lt.": "Lieutenant",
+        "Sgt.": "Sergeant",
+        "Col.": "Colonel",
+        "Gen.": "General",
+        "Cpl.": "Corporal",
+        "Det.": "Detective",
+        "Insp.": "Inspector",
+        "Rev.": "Reverend",
+        "Mt.": "Mount",
+    },
     "de": {"Dr.": "Doktor", "Prof.": "Professor", "Hr.": "Herr", "Fr.": "Frau"},
-    "fr": {"M.": "Monsieur", "Mme": "Madame", "Mmes": "Mesdames", "Mlle": "Mademoiselle", "MM.": "Messieurs",
-           "Dr": "Docteur", "Dr.": "Docteur", "Pr": "Professeur"},
-    "es": {"Sr.": "señor", "Sra.": "señora", "Srta.": "señorita", "Dr.": "doctor", "Dra.": "doctora",
-           "D.": "don", "Dña.": "doña"},
+    "fr": {
+        "M.": "Monsieur",
+        "Mme": "Madame",
+        "Mmes": "Mesdames",
+        "Mlle": "Mademoiselle",
+        "MM.": "Messieurs",
+        "Dr": "Docteur",
+        "Dr.": "Docteur",
+        "Pr": "Professeur",
+    },
+    "es": {
+        "Sr.": "señor",
+        "Sra.": "señora",
+        "Srta.": "señorita",
+        "Dr.": "doctor",
+        "Dra.": "doctora",
+        "D.": "don",
+        "Dña.": "doña",
+    },
 }
 _ANYWHERE = {
-    "en": {"e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
-           "approx.": "approximately",
-           "incl.": "including", "excl.": "excluding",
-           "Ref.": "Reference", "ref.": "reference"},
-    "de": {"z. B.": "zum Beispiel", "z.B.": "zum Beispiel", "usw.": "und so weiter", "bzw.": "beziehungsweise",
-           "d. h.": "das heißt", "d.h.": "das heißt", "ca.": "circa", "MwSt.": "Mehrwertsteuer",
-           "inkl.": "inklusive", "zzgl.": "zuzüglich", "exkl.": "exklusive", "Str.": "Straße", "Nr.": "Nummer"},
-    "fr": {"etc.": "et cetera", "p. ex.": "par exemple", "c.-à-d.": "c'est-à-dire", "av.": "avenue",
-           "bd": "boulevard", "n°": "numéro", "Réf.": "Référence",
-           "réf.": "référence", "HT": "hors taxes"},
-    "es": {"etc.": "etcétera", "Ud.": "usted", "Uds.": "ustedes", "p. ej.": "por ejemplo", "núm.": "número", "pág.": "página", "Avda.": "avenida",
-           "c/": "calle", "aprox.": "aproximadamente"},
+    "en": {
+        "e.g.": "for example",
+        "i.e.": "that is",
+        "etc.": "et cetera",
+        "vs.": "versus",
+        "vs": "versus",
+        "approx.": "approximately",
+        "incl.": "including",
+        "excl.": "excluding",
+        "Ref.": "Reference",
+        "ref.": "reference",
+    },
+    "de": {
+        "z. B.": "zum Beispiel",
+        "z.B.": "zum Beispiel",
+        "usw.": "und so weiter",
+        "bzw.": "beziehungsweise",
+        "d. h.": "das heißt",
+        "d.h.": "das heißt",
+        "ca.": "circa",
+        "MwSt.": "Mehrwertsteuer",
+        "inkl.": "inklusive",
+        "zzgl.": "zuzüglich",
+        "exkl.": "exklusive",
+        "Str.": "Straße",
+        "Nr.": "Nummer",
+    },
+    "fr": {
+        "etc.": "et cetera",
+        "p. ex.": "par exemple",
+        "c.-à-d.": "c'est-à-dire",
+        "av.": "avenue",
+        "bd": "boulevard",
+        "n°": "numéro",
+        "Réf.": "Référence",
+        "réf.": "référence",
+        "HT": "hors taxes",
+    },
+    "es": {
+        "etc.": "etcétera",
+        "Ud.": "usted",
+        "Uds.": "ustedes",
+        "p. ej.": "por ejemplo",
+        "núm.": "número",
+        "pág.": "página",
+        "Avda.": "avenida",
+        "c/": "calle",
+        "aprox.": "aproximadamente",
+    },
 }
 _PART_WORDS = {
     "en": "Act Chapter Part Book Scene Volume Section Round Level World War Episode Season Article Canto",
@@ -58,19 +126,27 @@ _REGNAL_NAMES = frozenset(
     "Napoléon Napoleon Charlemagne Gustav Gustavus Olaf Christian Frederik Haakon Harald Magnus Victor Umberto "
     "Vittorio Ramesses Ptolemy Constantine Justinian Sancho Jaime Jacques Guillaume Robert David "
     "Kenneth Duncan Alexandre Nicolas Pierre Carol Sigismund Casimir Ladislaus Wenceslaus Béla Andrew "
-    "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split())
+    "Andreas Georg Johann Joseph Josef Jorge Manuel Sebastián Sebastian Baudouin Albert Ludovico".split()
+)
 _ROMANCE_REGNAL_NAMES = frozenset(
     "Adrien Grégoire Benoît Léon Pie Clément Innocent Urbain Sixte Célestin Alphonse Édouard Frédéric Gustave "
-    "Amédée Ramiro Gregorio Benedicto León Pío Clemente Inocencio Urbano Pablo Sixto Ordoño Bermudo".split())
+    "Amédée Ramiro Gregorio Benedicto León Pío Clemente Inocencio Urbano Pablo Sixto Ordoño Bermudo".split()
+)
 _ROMAN = re.compile(r"(?=[MDCLXVI])M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})")
 _ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
 
 
 def abbreviations(text: str, language: str) -> list[Expression]:
     """Every abbreviation and read Roman numeral of `text`, said, in order."""
-    found = [*_abbreviated(text, language), *_street_suffix(text, language), *_roman(text, language),
-             *_french_roman_ordinal(text, language), *_spoons(text, language), *_month_before_day(text, language),
-             *_degree_scale(text, language)]
+    found = [
+        *_abbreviated(text, language),
+        *_street_suffix(text, language),
+        *_roman(text, language),
+        *_french_roman_ordinal(text, language),
+        *_spoons(text, language),
+        *_month_before_day(text, language),
+        *_degree_scale(text, language),
+    ]
     found.sort(key=lambda e: e.start)
     result: list[Expression] = []
     for expression in found:
@@ -85,8 +161,11 @@ def _table(language: str) -> tuple[dict[str, str], re.Pattern]:
     table = _TITLES.get(language, {}) | _ANYWHERE.get(language, {})
     if language == "en":
         table = table | {"St.": "", "St": ""}
-    pattern = re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
-                         + r")(?![\w])")
+    pattern = re.compile(
+        r"(?<![\w.])(?:"
+        + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+        + r")(?![\w])"
+    )
     return table, pattern
 
 
@@ -95,14 +174,19 @@ def _abbreviated(text: str, language: str):
     table, pattern = _table(language)
     for match in pattern.finditer(text):
         written = match.group()
-        after = text[match.end():]
-        if written in titles and not re.match(r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y|de|del)\s+[A-ZÀ-Ý]|d['’][A-ZÀ-Ý])", after):
+        after = text[match.end() :]
+        if written in titles and not re.match(
+            r"\s+(?:[A-ZÀ-Ý]|(?:and|&|und|et|y|de|del)\s+[A-ZÀ-Ý]|d['’][A-ZÀ-Ý])", after
+        ):
             continue  # a title stands before a name
         said = table[written] or _saint_or_street(text, match)
-        if written[0].isupper() and re.search(r"(?:^|[.!?¿¡]\s*)$", text[:match.start()]):
+        if written[0].isupper() and re.search(r"(?:^|[.!?¿¡]\s*)$", text[: match.start()]):
             said = said[0].upper() + said[1:]  # a sentence's first word
-        if written.endswith(".") and written not in titles and \
-                (not after.strip() or (written in _CAN_END and re.match(r"\s+[A-ZÀ-Ý]", after))):
+        if (
+            written.endswith(".")
+            and written not in titles
+            and (not after.strip() or (written in _CAN_END and re.match(r"\s+[A-ZÀ-Ý]", after)))
+        ):
             said += "."
         yield Expression(match.start(), match.end(), written, said, "abbreviation")
 
@@ -112,7 +196,9 @@ def _street_suffix(text: str, language: str):
     if language != "de":
         return
     for match in re.finditer(r"(?<=\w)(str|nr)\.", text):
-        said = {"str": "straße", "nr": "nummer"}[match.group(1)] + ("." if not text[match.end():].strip() else "")
+        said = {"str": "straße", "nr": "nummer"}[match.group(1)] + (
+            "." if not text[match.end() :].strip() else ""
+        )
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
@@ -127,9 +213,11 @@ def _spoons(text: str, language: str):
         return
     for match in _SPOON.finditer(text):
         kind = "soupe" if match.group(1) in ("soupe", "s.") else "café"
-        count = re.search(r"(\d+)(?:[.,]\d+)?\s*$", text[:match.start()])
+        count = re.search(r"(\d+)(?:[.,]\d+)?\s*$", text[: match.start()])
         spoon = "cuillères" if count and int(count.group(1)) >= 2 else "cuillère"
-        said = f"{spoon} à {kind}" + ("." if match.group().endswith(".") and not text[match.end():].strip() else "")
+        said = f"{spoon} à {kind}" + (
+            "." if match.group().endswith(".") and not text[match.end() :].strip() else ""
+        )
         yield Expression(match.start(), match.end(), match.group(), said, "abbreviation")
 
 
@@ -160,10 +248,12 @@ def _degree_scale(text: str, language: str):
 
 def _saint_or_street(text: str, match: re.Match) -> str:
     """`St.` before a capitalised name that no capitalised word precedes is Saint, else Street."""
-    before = text[:match.start()].rstrip()
-    after_name = re.match(r"\s+[A-Z]", text[match.end():])
+    before = text[: match.start()].rstrip()
+    after_name = re.match(r"\s+[A-Z]", text[match.end() :])
     previous = re.search(r"(\w+)$", before)
-    if after_name and not (previous and (previous.group(1)[0].isupper() or previous.group(1)[0].isdigit())):
+    if after_name and not (
+        previous and (previous.group(1)[0].isupper() or previous.group(1)[0].isdigit())
+    ):
         return "Saint"
     return "Street"
 
@@ -178,15 +268,23 @@ def _roman(text: str, language: str):
         start = match.start(2)
         end = match.end(3) if language == "de" else match.end(2)
         if word in parts and value <= 50:
-            end = match.end(2)  # `Kapitel IV.`: a part's number is no ordinal; the dot ends the sentence
+            end = match.end(
+                2
+            )  # `Kapitel IV.`: a part's number is no ordinal; the dot ends the sentence
             said = number_words(value, language)
             said = said.capitalize() if language in ("en", "de") else said
-        elif _regnal_name(word, language) and (numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")):
+        elif _regnal_name(word, language) and (
+            numeral != "I" or language != "en" or word in ("Elizabeth", "Charles")
+        ):
             said = _regnal(value, language, match.group(3), _case_before(text, match.start(), word))
             if said is None:
                 continue
             following = text[end:].split()
-            if match.group(3) and end == match.end(3) and (not following or german_sentence_start(following[0])):
+            if (
+                match.group(3)
+                and end == match.end(3)
+                and (not following or german_sentence_start(following[0]))
+            ):
                 said += "."  # `… Ludwig XIII.`: the numeral's dot also ends the sentence
         else:
             continue
@@ -202,8 +300,11 @@ def _french_roman_ordinal(text: str, language: str):
         if not _ROMAN.fullmatch(numeral) or (len(numeral) == 1 and numeral not in "IVX"):
             continue  # `Le`, `De`, `Ce`, `Me` are words
         value = _roman_value(numeral)
-        said = ("première" if match.group(2) == "re" else "premier") if value == 1 else \
-            number_words(value, language, "ordinal")
+        said = (
+            ("première" if match.group(2) == "re" else "premier")
+            if value == 1
+            else number_words(value, language, "ordinal")
+        )
         yield Expression(match.start(), match.end(), match.group(), said, "roman numeral")
 
 
@@ -211,7 +312,9 @@ def _regnal_name(word: str, language: str) -> bool:
     """A regnal name, in German also in the genitive (`Ludwigs XIV.`)."""
     if language in ("fr", "es") and word in _ROMANCE_REGNAL_NAMES:
         return True
-    return word in _REGNAL_NAMES or (language == "de" and word.endswith("s") and word[:-1] in _REGNAL_NAMES)
+    return word in _REGNAL_NAMES or (
+        language == "de" and word.endswith("s") and word[:-1] in _REGNAL_NAMES
+    )
 
 
 def _case_before(text: str, start: int, name: str) -> str:
@@ -226,8 +329,10 @@ def _case_before(text: str, start: int, name: str) -> str:
     return german_case(words)
 
 
-_TITLES_OF_RULERS = frozenset("könig königin kaiser kaiserin papst herzog herzogin fürst kurfürst zar "
-                              "zarin prinz prinzessin graf markgraf franz karl".split())
+_TITLES_OF_RULERS = frozenset(
+    "könig königin kaiser kaiserin papst herzog herzogin fürst kurfürst zar "
+    "zarin prinz prinzessin graf markgraf franz karl".split()
+)
 _DE_REGNAL_ARTICLE = {"nom": "der", "acc": "den", "dat": "dem", "gen": "des"}
 
 

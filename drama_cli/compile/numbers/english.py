@@ -26,17 +26,33 @@ from drama_cli.compile.numbers.words import Context, Words, written_whole
 _GAME_WORDS = frozenset(
     "won win wins winning beat beats beaten lost lose loses losing drew draw draws drawn tied tie ties level "
     "levelled leveled led lead leads leading trailed trailing victory victories defeat defeats loss win "
-    "result results score scored scoreline match game final thrashing rout halftime half-time".split())
+    "result results score scored scoreline match game final thrashing rout halftime half-time".split()
+)
 _DETERMINERS = frozenset("a an".split())
 _MONEY_DETERMINERS = _DETERMINERS | frozenset("the its their his her our my your this that".split())
 _NOT_NOUNS = frozenset(
     "of in on at to for from by with into onto per each a an the and or but than as if when while that "
     "which who this these those it he she they we you i me him her them us is was are were be been has "
-    "had have do does did will would can could should may might must last next until till through".split())
-_TEMPERATURE_WORDS = frozenset("at to oven bake baking heat heated preheat preheated temperature temperatures "
-                               "cool warm reduce reduced reach reached hit".split())
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")
+    "had have do does did will would can could should may might must last next until till through".split()
+)
+_TEMPERATURE_WORDS = frozenset(
+    "at to oven bake baking heat heated preheat preheated temperature temperatures "
+    "cool warm reduce reduced reach reached hit".split()
+)
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 def is_game(context: Context) -> bool:
@@ -59,7 +75,8 @@ def score(w: Words, a: int, b: int, context: Context) -> str | None:
 _COUNTED_IN_MILLIONS = frozenset(
     "people users viewers customers subscribers visitors fans votes voters copies jobs homes "
     "households residents children adults deaths cases downloads views followers listeners readers "
-    "passengers tourists members workers refugees patients students animals trees".split())
+    "passengers tourists members workers refugees patients students animals trees".split()
+)
 
 
 def millions_of(unit: str, context: Context) -> bool:
@@ -82,11 +99,16 @@ def early_year(value: int | None, context: Context) -> bool:
         return before == "year"
     if value is None or not 1010 <= value < 1100:
         return False
-    return before in ("year", "ad") or context.noun in _ERAS or \
-        (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
+    return (
+        before in ("year", "ad")
+        or context.noun in _ERAS
+        or (before in _BEFORE_A_YEAR and not context.noun[:1].islower())
+    )
 
 
-def measured(w: Words, whole: int, numerator: int, denominator: int, singular: str, plural: str) -> str | None:
+def measured(
+    w: Words, whole: int, numerator: int, denominator: int, singular: str, plural: str
+) -> str | None:
     """A fraction before a unit: `2 1/2 kg` "two and a half kilograms", `½ tsp` "half a
     teaspoon", `3/4 tsp` "three quarters of a teaspoon"; `whole` is 0 when there is none."""
     if whole:
@@ -114,12 +136,19 @@ def attributive(context: Context, money: bool = False) -> bool:
     """Whether an amount (`money`) or a measure stands as an adjective before a noun."""
     determiners = _MONEY_DETERMINERS if money else _DETERMINERS
     noun = context.noun
-    return bool(determiners & set(context.before[-2:])) and noun[:1].isalpha() and \
-        noun.lower() not in _NOT_NOUNS and not noun.isupper()
+    return (
+        bool(determiners & set(context.before[-2:]))
+        and noun[:1].isalpha()
+        and noun.lower() not in _NOT_NOUNS
+        and not noun.isupper()
+    )
 
 
-ABBREVIATED_MONTHS = {month[:4] if month == "september" else month[:3]: month.capitalize()
-                      for month in MONTHS if month != "may"} | {"sep": "September"}
+ABBREVIATED_MONTHS = {
+    month[:4] if month == "september" else month[:3]: month.capitalize()
+    for month in MONTHS
+    if month != "may"
+} | {"sep": "September"}
 
 
 def is_month(word: str) -> bool:
@@ -133,7 +162,11 @@ def day_of_month(w: Words, value: int, context: Context) -> str | None:
     if not 1 <= value <= 31:
         return None
     noun = context.noun.lower()
-    if context.before and is_month(context.before[-1]) and (not noun or noun[0].isdigit() or noun in _NOT_NOUNS):
+    if (
+        context.before
+        and is_month(context.before[-1])
+        and (not noun or noun[0].isdigit() or noun in _NOT_NOUNS)
+    ):
         return w.ordinal(value)  # not `In March 12 people died`
     if is_month(context.noun.lower()):
         return day_before_month(w.ordinal(value), context)
@@ -141,7 +174,7 @@ def day_of_month(w: Words, value: int, context: Context) -> str | None:
 
 
 def day_before_month(ordinal: str, context: Context) -> str:
-    """"the fifteenth of" before a month name ("the" left out after a written `the`)."""
+    """ "the fifteenth of" before a month name ("the" left out after a written `the`)."""
     lead = "" if context.before and context.before[-1] == "the" else "the "
     return f"{lead}{ordinal} of"
 
@@ -160,12 +193,14 @@ def day_range(w: Words, a: int, b: int, context: Context) -> str | None:
 def forms(number: str) -> list[tuple[str, str, Callable[[re.Match, Words, Context], str | None]]]:
     """English forms the other languages do not write, as `forms.forms` lists them (name,
     pattern, say): `’89`, `11-of-19`, `70p`, `180C`, `3x`, `50-50`. `number`: the language's number pattern."""
-    return [("year", r"’(?P<y>\d{2})", _short_year),
-            ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
-            ("amount", rf"{number}p", _pence),
-            ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature),
-            ("multiple", rf"{number}[x×]", _times),
-            ("odds", r"50[-–/]50", _even_odds)]
+    return [
+        ("year", r"’(?P<y>\d{2})", _short_year),
+        ("pair", r"(?P<a>\d+)-of-(?P<b>\d+)", _of_pair),
+        ("amount", rf"{number}p", _pence),
+        ("unit", r"(?P<int>\d{1,3})(?P<unit>[CF])", _temperature),
+        ("multiple", rf"{number}[x×]", _times),
+        ("odds", r"50[-–/]50", _even_odds),
+    ]
 
 
 def _short_year(match: re.Match, w: Words, context: Context) -> str | None:

@@ -22,13 +22,13 @@ from drama_cli.compile.numbers.rules import (
 )
 from drama_cli.compile.numbers.times import (
     MERIDIEM,
+    minute_words,
     say_clock_after_clock_word,
     say_clock_before_range,
     say_date,
     say_day_and_month,
-    say_military_digits,
-    minute_words,
     say_duration,
+    say_military_digits,
     say_minutes_and_seconds,
     say_time,
 )
@@ -43,8 +43,10 @@ def number_pattern(rules: LanguageRules, name: str = "") -> str:
     decimal mark); `.5` has no whole part."""
     group = "|".join(re.escape(g) for g in rules.groups)
     mark = re.escape(rules.decimal)
-    return (rf"(?={mark}?\d)(?P<int{name}>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)?"
-            rf"(?:{mark}(?P<frac{name}>\d+))?")
+    return (
+        rf"(?={mark}?\d)(?P<int{name}>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)?"
+        rf"(?:{mark}(?P<frac{name}>\d+))?"
+    )
 
 
 def _alternatives(words) -> str:
@@ -53,8 +55,10 @@ def _alternatives(words) -> str:
 
 def _units(rules: LanguageRules) -> str:
     """Unit symbols; those of two letters or more also in any case (`12KG`)."""
-    return "|".join(f"(?i:{re.escape(u)})" if len(u) > 1 and u.isalpha() and u.islower() else re.escape(u)
-                    for u in sorted(rules.units, key=len, reverse=True))
+    return "|".join(
+        f"(?i:{re.escape(u)})" if len(u) > 1 and u.isalpha() and u.islower() else re.escape(u)
+        for u in sorted(rules.units, key=len, reverse=True)
+    )
 
 
 # ---- ranges, fractions, decades, ordinals ---------------------------------------------------
@@ -62,14 +66,27 @@ def _units(rules: LanguageRules) -> str:
 
 def _range(match: re.Match, w: Words, context: Context) -> str | None:
     first, second = match.group("a"), match.group("b")
-    if (first[0] == "0" and len(first) > 1) or (second[0] == "0" and len(second) > 1) or \
-            (len(first) == 3 and len(second) == 4) or len(second) > 4 or len(first) > 4:
+    if (
+        (first[0] == "0" and len(first) > 1)
+        or (second[0] == "0" and len(second) > 1)
+        or (len(first) == 3 and len(second) == 4)
+        or len(second) > 4
+        or len(first) > 4
+    ):
         return None
     a, b = int(first), int(second)
-    game = english.score(w, a, b, context) if w.language == "en" and max(len(first), len(second)) <= 3 else None
+    game = (
+        english.score(w, a, b, context)
+        if w.language == "en" and max(len(first), len(second)) <= 3
+        else None
+    )
     if game is not None and not match.groupdict().get("unit") and not match.groupdict().get("pct"):
         return game
-    days = english.day_range(w, a, b, context) if w.language == "en" and not match.groupdict().get("unit") else None
+    days = (
+        english.day_range(w, a, b, context)
+        if w.language == "en" and not match.groupdict().get("unit")
+        else None
+    )
     if days is not None:
         return days
     to = _range_word(w, context)
@@ -90,7 +107,12 @@ def _range(match: re.Match, w: Words, context: Context) -> str | None:
     return said
 
 
-_BETWEEN_AND = {"en": ("between", "and"), "de": ("zwischen", "und"), "fr": ("entre", "et"), "es": ("entre", "y")}
+_BETWEEN_AND = {
+    "en": ("between", "and"),
+    "de": ("zwischen", "und"),
+    "fr": ("entre", "et"),
+    "es": ("entre", "y"),
+}
 
 
 def _range_word(w: Words, context: Context) -> str:
@@ -112,7 +134,9 @@ def _fraction(match: re.Match, w: Words, context: Context) -> str | None:
         numerator, denominator = int(parts["n"]), int(parts["d"])
         if (numerator, denominator) == (24, 7):
             return f"{w.cardinal(24)} {w.cardinal(7)}"
-        if not (numerator < denominator and (denominator <= 10 or denominator in (12, 16, 32, 64, 100))):
+        if not (
+            numerator < denominator and (denominator <= 10 or denominator in (12, 16, 32, 64, 100))
+        ):
             return None
     if parts.get("w"):
         return w.mixed(int(parts["w"]), numerator, denominator)
@@ -137,7 +161,9 @@ def _measured(match: re.Match, w: Words, context: Context) -> str | None:
         if w.language == "en":
             return english.measured(w, whole, numerator, denominator, singular, plural)
         if w.language == "de":
-            return _german_measured(w, whole, numerator, denominator, (singular, plural, gender), context)
+            return _german_measured(
+                w, whole, numerator, denominator, (singular, plural, gender), context
+            )
         noun = singular if whole <= 1 else plural
     else:
         noun, gender = parts["noun"], w.gender(parts["noun"])
@@ -146,8 +172,9 @@ def _measured(match: re.Match, w: Words, context: Context) -> str | None:
     return w.measured(whole, numerator, denominator, noun, gender)
 
 
-def _german_measured(w: Words, whole: int, numerator: int, denominator: int, unit: tuple,
-                     context: Context) -> str | None:
+def _german_measured(
+    w: Words, whole: int, numerator: int, denominator: int, unit: tuple, context: Context
+) -> str | None:
     """`2 1/2 kg` "zweieinhalb Kilogramm", `1/2 kg` "ein halbes Kilogramm" (the half agreeing
     with the unit), `3/4 l` "drei Viertel Liter". `unit`: (singular, plural, gender)."""
     singular, plural, gender = unit
@@ -164,8 +191,11 @@ def _day_month(match: re.Match, w: Words, context: Context) -> str | None:
     """`du 30/04`, `el 3/5`: a day and month without a year, read only after a word that
     introduces a date (a bare `1/2` is a fraction)."""
     day, month = int(match.group("d")), int(match.group("mo"))
-    if not (context.before and context.before[-1] in _DATE_BEFORE[w.language]) or \
-            not (1 <= day <= 31 and 1 <= month <= 12) or re.match(r"d(?:e|es|el|u)?$|d['’]", context.noun.lower()):
+    if (
+        not (context.before and context.before[-1] in _DATE_BEFORE[w.language])
+        or not (1 <= day <= 31 and 1 <= month <= 12)
+        or re.match(r"d(?:e|es|el|u)?$|d['’]", context.noun.lower())
+    ):
         return None  # `le 1/4 de finale` is a fraction
     return w.date(day, month, None, context)
 
@@ -176,11 +206,17 @@ def _padded_day(match: re.Match, w: Words, context: Context) -> str | None:
     month = context.after if w.language == "es" and context.noun == "de" else context.noun
     if month.lower() not in w.rules.months:
         return None
-    return "premier" if w.language == "fr" and match.group("d") == "1" else w.cardinal(int(match.group("d")))
+    return (
+        "premier"
+        if w.language == "fr" and match.group("d") == "1"
+        else w.cardinal(int(match.group("d")))
+    )
 
 
-_DATE_BEFORE = {"fr": frozenset("du au le dès depuis jusqu'au".split()),
-                "es": frozenset("el del al desde hasta".split())}
+_DATE_BEFORE = {
+    "fr": frozenset("du au le dès depuis jusqu'au".split()),
+    "es": frozenset("el del al desde hasta".split()),
+}
 
 
 def _decade(match: re.Match, w: Words, context: Context) -> str | None:
@@ -221,8 +257,12 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
         if suffix in ("er",):
             return w.ordinal(value, "m", context, before_noun=True)
         feminine = suffix in ("ª", "a")
-        return w.ordinal(value, "f" if feminine else gender if gender == "m" else None, context,
-                         before_noun=bool(context.noun) and gender == "m")
+        return w.ordinal(
+            value,
+            "f" if feminine else gender if gender == "m" else None,
+            context,
+            before_noun=bool(context.noun) and gender == "m",
+        )
     if english.is_month(context.noun.lower()):
         return english.day_before_month(w.ordinal(value), context)
     return w.ordinal(value)
@@ -242,7 +282,9 @@ def _amount(match: re.Match, w: Words, context: Context) -> str | None:
     if scale:
         number = scaled_number(w, value, frac, scale)
         return f"{sign}{number}{_of(w, number, units)}{units}"
-    if value is None or (value == 0 and frac and len(frac) == 2 and int(frac)):  # `$.73`, `$0.50`: cents only
+    if value is None or (
+        value == 0 and frac and len(frac) == 2 and int(frac)
+    ):  # `$.73`, `$0.50`: cents only
         c = int(frac) if frac and len(frac) == 2 else 0
         return f"{sign}{w.cardinal(c, 'm')} {cent if c == 1 else cents}" if c else None
     number = w.cardinal(value, gender)
@@ -265,24 +307,38 @@ def scaled_number(w: Words, value: int | None, frac: str | None, scale: str) -> 
     single = value == 1 and not frac
     if single and (one.startswith("mil ") or (power == 3 and w.language in ("fr", "es"))):
         return one  # "mil millones", "mille", "mil": never "un mil"
-    if w.language in ("fr", "es") and frac == "5" and value and power > 3 and not one.startswith("mil "):
+    if (
+        w.language in ("fr", "es")
+        and frac == "5"
+        and value
+        and power > 3
+        and not one.startswith("mil ")
+    ):
         return f"{w.cardinal(value, 'm')} {one if value == 1 else many} {AND_A_HALF[w.language]}"
     gender = "f" if w.language == "de" and one.startswith(("Milli", "Billi")) else "m"
     number = w.decimal(value, frac, gender)
     if power == 3 and w.language == "de" and not frac:
         return number + one  # "fünftausend"
-    word = scale if w.language == "fr" and frac and scale in (one, many) else one if single else many
+    word = (
+        scale if w.language == "fr" and frac and scale in (one, many) else one if single else many
+    )
     return f"{number} {word}"
 
 
 def _of(w: Words, number: str, noun: str) -> str:
     """What joins a number ending in a scale noun to the noun counted: " de " in French and
     Spanish (" d'" before a vowel: "un million d'euros"); a space otherwise."""
-    if not re.search(r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?(?: et demi| y medio)?$",
-                     number):
+    if not re.search(
+        r"(?:million|milliard|millón|millones|billón|billones|mil millones)s?(?: et demi| y medio)?$",
+        number,
+    ):
         return " "
     of = w.rules.scale_of
-    return " d'" if of == " de " and w.language == "fr" and re.match(r"[aeiouéèêh]", noun, re.I) else of
+    return (
+        " d'"
+        if of == " de " and w.language == "fr" and re.match(r"[aeiouéèêh]", noun, re.I)
+        else of
+    )
 
 
 def _percent(match: re.Match, w: Words, context: Context) -> str | None:
@@ -307,7 +363,9 @@ def _unit_key(rules: LanguageRules, written: str) -> str:
 
 
 def _feet(match: re.Match, w: Words, context: Context) -> str | None:
-    names = {"en": ("foot", "feet", "inch", "inches"), "de": ("Fuß", "Fuß", "Zoll", "Zoll")}.get(w.language)
+    names = {"en": ("foot", "feet", "inch", "inches"), "de": ("Fuß", "Fuß", "Zoll", "Zoll")}.get(
+        w.language
+    )
     if names is None:
         return None
     feet, inches = int(match.group("ft")), match.group("inch")
@@ -331,8 +389,9 @@ def _currency_word(match: re.Match, w: Words, context: Context) -> str | None:
     frac = match.group("frac")
     if frac is None or len(frac) != 2:
         return None
-    unit, units, _, _, gender = next(names for names in w.rules.currencies.values()
-                                     if match.group("cur") in names[:2])
+    unit, units, _, _, gender = next(
+        names for names in w.rules.currencies.values() if match.group("cur") in names[:2]
+    )
     value, cents = written_whole(match), int(frac)
     said = f"{w.cardinal(value, gender)} {unit if value == 1 else units}"
     if cents:
@@ -352,7 +411,10 @@ def _clock_mark(match: re.Match, w: Words, context: Context) -> str | None:
     """Spanish `las 7,45`, `9.30 horas`: a time written with a comma or a point, read as one
     only after `las`/`la` or before `horas` (otherwise it is a decimal); `9,00` says "nueve"
     either way."""
-    marked = context.noun.lower() in ("horas", "h", "hrs") or context.before[-1:] in (["las"], ["la"])
+    marked = context.noun.lower() in ("horas", "h", "hrs") or context.before[-1:] in (
+        ["las"],
+        ["la"],
+    )
     if not marked and match.group("m") != "00":
         return None
     return say_time(match, w, context) + (" horas" if match.group("hs") else "")
@@ -371,7 +433,9 @@ def _spaced_sign(match: re.Match, w: Words, context: Context) -> str | None:
     (at the start of a line it is a list's dash)."""
     if not context.before:
         return None
-    return _unit(match, w, context) if match.groupdict().get("unit") else _percent(match, w, context)
+    return (
+        _unit(match, w, context) if match.groupdict().get("unit") else _percent(match, w, context)
+    )
 
 
 def _digits(match: re.Match, w: Words, context: Context) -> str | None:
@@ -391,14 +455,26 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     value = written_whole(match)
     if whole and whole.isdigit() and len(whole) > 9:
         return w.digits(whole)
-    if whole and whole.isdigit() and len(whole) == 4 and not frac and not match.group("neg") \
-            and YEAR_RANGE[0] <= value <= YEAR_RANGE[1] \
-            and not (w.language == "es" and listed_gender(context.noun, w.language)):
+    if (
+        whole
+        and whole.isdigit()
+        and len(whole) == 4
+        and not frac
+        and not match.group("neg")
+        and YEAR_RANGE[0] <= value <= YEAR_RANGE[1]
+        and not (w.language == "es" and listed_gender(context.noun, w.language))
+    ):
         return _decade_word(w, w.year(value), context)  # `1383 páginas` is a count, not a year
     if not frac and context.before[-1:] == ["années"]:
         return _decade_word(w, w.cardinal(value), context)
-    if w.language == "en" and whole and whole.isdigit() and not frac and not match.group("neg") \
-            and english.early_year(value, context):
+    if (
+        w.language == "en"
+        and whole
+        and whole.isdigit()
+        and not frac
+        and not match.group("neg")
+        and english.early_year(value, context)
+    ):
         return w.year(value)  # `in 1066`: "ten sixty-six"
     if w.language == "en" and english.dialled(whole, context):
         return w.digits(whole)  # `Call 911`: "nine one one"
@@ -424,20 +500,28 @@ def _signed(match: re.Match, w: Words, said: str) -> str:
     return f"{w.rules.plus if sign == '+' else w.rules.minus} {said}"
 
 
-def _romance_forms(rules: LanguageRules, number: str, units: str, fractions: str) -> list[tuple[str, str, Say]]:
+def _romance_forms(
+    rules: LanguageRules, number: str, units: str, fractions: str
+) -> list[tuple[str, str, Say]]:
     """The forms French and Spanish share: a fraction with what it measures, a day and month,
     a scale word, cents before a currency name, a plus sign."""
-    fraction = rf"(?:(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?(?P<v>[{fractions}]))"
+    fraction = (
+        rf"(?:(?:(?P<w>\d+)\s)?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?(?P<v>[{fractions}]))"
+    )
     scales = _alternatives(k for k in rules.scales if k[0].islower())
-    names = _alternatives({name for names in rules.currencies.values() for name in names[:2] if " " not in name})
-    return [("fraction", rf"{fraction}\s?(?P<unit>{units})", _measured),
-            ("fraction", rf"{fraction}\s(?P<noun>[^\W\d_]{{2,}})", _measured),
-            ("date", r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})", _day_month),
-            ("date", r"0(?P<d>[1-9])", _padded_day),
-            ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
-            ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
-            ("number", rf"{number}\s(?P<noun>[^\W\d_]{{2,}})", _millions_of),
-            ("number", rf"(?P<neg>\+){number}", _plus)]
+    names = _alternatives(
+        {name for names in rules.currencies.values() for name in names[:2] if " " not in name}
+    )
+    return [
+        ("fraction", rf"{fraction}\s?(?P<unit>{units})", _measured),
+        ("fraction", rf"{fraction}\s(?P<noun>[^\W\d_]{{2,}})", _measured),
+        ("date", r"(?P<d>\d{1,2})/(?P<mo>\d{1,2})", _day_month),
+        ("date", r"0(?P<d>[1-9])", _padded_day),
+        ("number", rf"(?P<neg>[-−+])?{number}\s(?P<scale>{scales})", _scaled),
+        ("amount", rf"{number}\s(?P<cur>{names})", _currency_word),
+        ("number", rf"{number}\s(?P<noun>[^\W\d_]{{2,}})", _millions_of),
+        ("number", rf"(?P<neg>\+){number}", _plus),
+    ]
 
 
 def _millions_of(match: re.Match, w: Words, context: Context) -> str | None:
@@ -459,7 +543,9 @@ def _dimensions(match: re.Match, w: Words, context: Context) -> str | None:
     sides = [w.decimal(written_whole(match, n), match.group(f"frac{n}")) for n in "ab"]
     said = f" {_TIMES[w.language]} ".join(sides)
     unit, tail = match.group("unit"), match.group("tail")
-    return said + (f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else "")
+    return said + (
+        f" {w.rules.units[_unit_key(w.rules, unit)][1]}" if unit else f"-{tail}" if tail else ""
+    )
 
 
 _PRODUCT = {"en": "times", "de": "mal", "fr": "fois", "es": "por"}  # `3 * 4`
@@ -468,7 +554,9 @@ _TIMES_SIGN = re.compile(r"\s?\*\s?")
 
 def _product(match: re.Match, w: Words, context: Context) -> str | None:
     """`5 * 5`, `2*3*4`: "five times five", "drei mal vier" (the `*` is never a markdown mark)."""
-    return f" {_PRODUCT[w.language]} ".join(w.cardinal(int(n)) for n in _TIMES_SIGN.split(match.group(0)))
+    return f" {_PRODUCT[w.language]} ".join(
+        w.cardinal(int(n)) for n in _TIMES_SIGN.split(match.group(0))
+    )
 
 
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
@@ -484,9 +572,13 @@ def _hours_and_minutes(match: re.Match, w: Words, context: Context) -> str | Non
     """`2:26 Stunden`: "zwei Stunden und sechsundzwanzig Minuten"; `2:01:39 Stunden`: "zwei
     Stunden, eine Minute und neununddreißig Sekunden"."""
     counts = [int(match.group("h")), int(match.group("m")), int(match.group("s") or 0)]
-    said = [f"{w.cardinal(n, 'f')} {one if n == 1 else many}"
-            for n, (one, many) in zip(counts, [("Stunde", "Stunden"), ("Minute", "Minuten"), ("Sekunde", "Sekunden")])
-            if n]
+    said = [
+        f"{w.cardinal(n, 'f')} {one if n == 1 else many}"
+        for n, (one, many) in zip(
+            counts, [("Stunde", "Stunden"), ("Minute", "Minuten"), ("Sekunde", "Sekunden")]
+        )
+        if n
+    ]
     return ", ".join(said[:-1]) + f" {w.rules.and_word} {said[-1]}" if len(said) > 1 else said[0]
 
 
@@ -510,63 +602,109 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     grouped = rf"(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"  # `#1,161`
     sides = rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"  # `2 x 8`
     found: list[tuple[str, str, Say]] = [
-        ("duration", rf"(?P<mi>\d{{1,3}}):(?P<s>[0-5]\d)\s?{minute_words(language)}", say_minutes_and_seconds),
-        ("time", r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
-                 + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""), say_time),
+        (
+            "duration",
+            rf"(?P<mi>\d{{1,3}}):(?P<s>[0-5]\d)\s?{minute_words(language)}",
+            say_minutes_and_seconds,
+        ),
+        (
+            "time",
+            r"(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?"
+            + {"en": rf"(?:\s?(?P<mer>{MERIDIEM}))?", "de": r"(?:\sUhr)?"}.get(language, ""),
+            say_time,
+        ),
         ("duration", r"(?P<mi>\d{1,3}):(?P<s>[0-5]\d)[.,](?P<f>\d+)", say_duration),
         ("date", r"(?P<d>\d{1,2})\.(?P<mo>\d{1,2})\.(?P<y>\d{4})", say_date),
         ("date", r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})", say_date),
         ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>\d{4})", say_date),
-        ("range", rf"(?P<a>\d+)(?:[-‐–]|\s[–-]\s)(?P<b>\d+)(?:\s?(?P<unit>{units})|\s?(?P<pct>%))?", _range),
+        (
+            "range",
+            rf"(?P<a>\d+)(?:[-‐–]|\s[–-]\s)(?P<b>\d+)(?:\s?(?P<unit>{units})|\s?(?P<pct>%))?",
+            _range,
+        ),
         ("score", r"(?P<a>\d{1,2}):(?P<b>\d{1,2})", _score),
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
         ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
         ("product", r"\d+(?:\s?\*\s?\d+)+", _product),
-        ("amount", rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?", _amount),
-        ("amount", rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})", _amount),
+        (
+            "amount",
+            rf"(?P<neg>[-−])?(?P<sym>{symbols})\s?{number}(?:\s?(?P<scale>{amount_scales}))?",
+            _amount,
+        ),
+        (
+            "amount",
+            rf"(?P<neg>[-−])?{number}(?:\s?(?P<scale>{amount_scales}))?\s?(?P<sym>{symbols})",
+            _amount,
+        ),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
-        ("digits", r"0\d+(?:-\d+|\s\d{3,})*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+", _digits),
-        ("number sign", rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
-         _number_sign),
+        (
+            "digits",
+            r"0\d+(?:-\d+|\s\d{3,})*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+",
+            _digits,
+        ),
+        (
+            "number sign",
+            rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
+            _number_sign,
+        ),
         ("number", rf"{sign}{number}", _plain),
     ]
     if foreign:  # `5 million Menschen`: an English scale word said in the line's language
         found.insert(-1, ("number", rf"{number}\s(?P<scale>{_alternatives(foreign)})", _scaled))
-    measured = ("fraction", rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
-                            rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})", _measured)  # `2 1/2 kg`
+    measured = (
+        "fraction",
+        rf"(?:(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)|(?:(?P<w2>\d+)\s?)?"
+        rf"(?P<v>[{fractions}]))\s?(?P<unit>{units})",
+        _measured,
+    )  # `2 1/2 kg`
     if language == "en":
-        found[1:1] = [("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})", say_day_and_month),
-                      ("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
-                      ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
-                      ("time", r"(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s(?:hours|hrs)", say_military_digits),
-                      ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
-                      ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
-                      ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
-                      ("length", r"(?P<ft>\d+)\s?ft\s(?P<inch>\d+)\s?in", _feet),  # `6ft 2in`
-                      measured,
-                      *english.forms(number)]
+        found[1:1] = [
+            ("date", r"(?P<a>\d{1,2})/(?P<b>\d{1,2})", say_day_and_month),
+            ("time", rf"(?P<h>\d{{1,2}})(?:\.(?P<m>\d{{2}}))?\s?(?P<mer>{MERIDIEM})", say_time),
+            ("time", r"(?P<h>\d{1,2})\.(?P<m>[0-5]\d)", say_clock_after_clock_word),
+            ("time", r"(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)\s(?:hours|hrs)", say_military_digits),
+            ("decade", r"(?:['’]|(?P<c>\d{2}))?(?P<t>\d)0['’]?s", _decade),
+            ("ordinal", rf"{number_pattern(rules)}(?P<suf>st|nd|rd|th)", _ordinal),
+            ("length", r"(?P<ft>\d+)['’′](?:(?P<inch>\d+)(?:\"|”|″|'')?)?", _feet),
+            ("length", r"(?P<ft>\d+)\s?ft\s(?P<inch>\d+)\s?in", _feet),  # `6ft 2in`
+            measured,
+            *english.forms(number),
+        ]
     elif language == "de":
-        found[1:1] = [("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
-                      ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
-                      ("time", r"(?P<h>\d{1,2})\.(?P<m>\d{2})", say_clock_before_range),
-                      ("duration", r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?\sStunden", _hours_and_minutes),
-                      measured,
-                      ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
-                      ("ordinal", r"(?P<int>\d+)\.", _ordinal),
-                      ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),
-                      ("number", rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
-                       _scaled)]
+        found[1:1] = [
+            ("time", r"(?P<h>\d{1,2})(?:[.:](?P<m>\d{2}))?\sUhr", say_time),
+            ("time", r"(?P<a>\d{1,2}[.:]\d{2})[-–](?P<b>\d{1,2}[.:]\d{2})\sUhr", _clock_range),
+            ("time", r"(?P<h>\d{1,2})\.(?P<m>\d{2})", say_clock_before_range),
+            (
+                "duration",
+                r"(?P<h>\d{1,2}):(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?\sStunden",
+                _hours_and_minutes,
+            ),
+            measured,
+            ("decade", r"(?P<c>\d{2})?(?P<t>\d)0er", _decade),
+            ("ordinal", r"(?P<int>\d+)\.", _ordinal),
+            ("ordinal", r"(?P<int>\d+)\.(?P<noun>[A-ZÄÖÜ](?:[^\W\d]|-)*)", _joined_ordinal),
+            (
+                "number",
+                rf"{number}\s?(?P<scale>{_alternatives(k for k in rules.scales if '.' in k)})",
+                _scaled,
+            ),
+        ]
     elif language == "fr":
-        found[1:1] = [("time", r"(?P<h>\d{1,2})\s?[hH](?:\s?(?P<m>\d{2}))?", _french_clock),
-                      ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal),
-                      ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _spaced_sign),
-                      ("unit", rf"(?P<neg>[-−+])\s{number}\s?(?P<unit>{units})", _spaced_sign),
-                      *_romance_forms(rules, number, units, fractions)]
+        found[1:1] = [
+            ("time", r"(?P<h>\d{1,2})\s?[hH](?:\s?(?P<m>\d{2}))?", _french_clock),
+            ("ordinal", r"(?P<int>\d+)(?P<suf>er|re|ère|e|ème|eme|nde|nd|de|d)", _ordinal),
+            ("percent", rf"(?P<neg>[-−+])\s{number}\s?%", _spaced_sign),
+            ("unit", rf"(?P<neg>[-−+])\s{number}\s?(?P<unit>{units})", _spaced_sign),
+            *_romance_forms(rules, number, units, fractions),
+        ]
     else:
-        found[1:1] = [("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal),
-                      ("time", r"(?P<h>\d{1,2})[.,](?P<m>[0-5]\d)(?:\s?(?P<hs>h))?", _clock_mark),
-                      ("percent", r"(?P<neg>[-−])?(?P<int>\d+)['’](?P<frac>\d{1,2})\s?%", _percent),
-                      *_romance_forms(rules, number, units, fractions)]
+        found[1:1] = [
+            ("ordinal", r"(?P<int>\d+)(?P<suf>\.?º|\.?ª|\.er|er|\.[oa])", _ordinal),
+            ("time", r"(?P<h>\d{1,2})[.,](?P<m>[0-5]\d)(?:\s?(?P<hs>h))?", _clock_mark),
+            ("percent", r"(?P<neg>[-−])?(?P<int>\d+)['’](?P<frac>\d{1,2})\s?%", _percent),
+            *_romance_forms(rules, number, units, fractions),
+        ]
     return [(name, re.compile(pattern), say) for name, pattern, say in found]

@@ -12,21 +12,37 @@ from __future__ import annotations
 
 import re
 
-_DE_DATIVE = frozenset("mit von zu aus bei nach seit gegenüber ab in an auf über unter vor hinter neben zwischen "
-                       "dem einem am im vom zum beim zur".split())
+_DE_DATIVE = frozenset(
+    "mit von zu aus bei nach seit gegenüber ab in an auf über unter vor hinter neben zwischen "
+    "dem einem am im vom zum beim zur".split()
+)
 _DE_ACCUSATIVE = frozenset("für durch gegen ohne um bis den einen ins ans aufs".split())
-_DE_WEAK_EN = frozenset("am im vom zum beim zur dem den des einem einen eines einer "
-                        "seinen seinem seiner seines ihren ihrem ihrer ihres meinen meinem meiner meines deinen deinem deiner deines unseren unserem unserer unseres euren eurem eurer eures keinen keinem keiner keines".split())
-_DE_WEAK_E = frozenset("ins ans aufs der die das dieser diese dieses jeder jede jedes seine ihre meine deine unsere eure keine".split())
+_DE_WEAK_EN = frozenset(
+    "am im vom zum beim zur dem den des einem einen eines einer "
+    "seinen seinem seiner seines ihren ihrem ihrer ihres meinen meinem meiner meines "
+    "deinen deinem deiner deines unseren unserem unserer unseres euren eurem eurer eures "
+    "keinen keinem keiner keines".split()
+)
+_DE_WEAK_E = frozenset(
+    "ins ans aufs der die das dieser diese dieses jeder jede jedes seine ihre meine deine unsere eure keine".split()
+)
 # Nouns a number labels rather than counts (`Nummer 1`, `Formel 1`, `Gleis 1`): `1` is "eins".
-DE_LABELS = frozenset("nummer nr platz rang gleis linie formel band teil kapitel seite zimmer bahnsteig "
-                      "haus tor kanal folge runde stufe".split())
+DE_LABELS = frozenset(
+    "nummer nr platz rang gleis linie formel band teil kapitel seite zimmer bahnsteig "
+    "haus tor kanal folge runde stufe".split()
+)
 _DE_PREPOSITIONS = _DE_DATIVE | _DE_ACCUSATIVE
 # Words that start a sentence and are never nouns: after `4.` or `IV.` the dot is a full stop.
-_DE_SENTENCE_STARTS = _DE_PREPOSITIONS | _DE_WEAK_EN | _DE_WEAK_E | frozenset(
-    "ich du er sie es wir ihr man ein eine dann da dort hier so und aber doch denn oder als wenn "
-    "weil dass ob wie was wer wo warum nun jetzt heute gestern danach später erst noch nicht nie "
-    "auch schon ja nein".split())
+_DE_SENTENCE_STARTS = (
+    _DE_PREPOSITIONS
+    | _DE_WEAK_EN
+    | _DE_WEAK_E
+    | frozenset(
+        "ich du er sie es wir ihr man ein eine dann da dort hier so und aber doch denn oder als wenn "
+        "weil dass ob wie was wer wo warum nun jetzt heute gestern danach später erst noch nicht nie "
+        "auch schon ja nein".split()
+    )
+)
 # Verb forms that take an object in the accusative (`Er hatte 1 Bruder` → "einen Bruder"): the
 # commonest transitive verbs in the present and simple past. A number right after one is read as
 # its object; where it is the subject after an inverted verb (`Dann kaufte 1 Mann ein Auto`) this
@@ -42,13 +58,27 @@ _DE_TRANSITIVE = frozenset(
     "brachte brachten gewinne gewinnt gewinnen gewann gewannen verliere verliert verlieren verlor "
     "verloren erzielt erzielen erzielte erzielten schoss schossen holt holen holte holten baut bauen "
     "baute bauten kostet kosten kostete kosteten zahlt zahlen zahlte zahlten bezahlt bezahlte "
-    "bezahlten hält halten hielt hielten mag mochte braucht".split())
-_DE_WEEKDAYS = frozenset("montag dienstag mittwoch donnerstag freitag samstag sonntag sonnabend".split())
-_DE_ONE = {("nom", "m"): "ein", ("nom", "n"): "ein", ("nom", "f"): "eine",
-           ("acc", "m"): "einen", ("acc", "n"): "ein", ("acc", "f"): "eine",
-           ("dat", "m"): "einem", ("dat", "n"): "einem", ("dat", "f"): "einer"}
-_DE_STRONG_BY_CASE = {"nom": {"m": "er", "f": "e", "n": "es"}, "acc": {"m": "en", "f": "e", "n": "es"},
-                      "dat": {"m": "em", "f": "er", "n": "em"}}
+    "bezahlten hält halten hielt hielten mag mochte braucht".split()
+)
+_DE_WEEKDAYS = frozenset(
+    "montag dienstag mittwoch donnerstag freitag samstag sonntag sonnabend".split()
+)
+_DE_ONE = {
+    ("nom", "m"): "ein",
+    ("nom", "n"): "ein",
+    ("nom", "f"): "eine",
+    ("acc", "m"): "einen",
+    ("acc", "n"): "ein",
+    ("acc", "f"): "eine",
+    ("dat", "m"): "einem",
+    ("dat", "n"): "einem",
+    ("dat", "f"): "einer",
+}
+_DE_STRONG_BY_CASE = {
+    "nom": {"m": "er", "f": "e", "n": "es"},
+    "acc": {"m": "en", "f": "e", "n": "es"},
+    "dat": {"m": "em", "f": "er", "n": "em"},
+}
 
 
 def german_sentence_start(word: str) -> bool:
@@ -58,7 +88,7 @@ def german_sentence_start(word: str) -> bool:
 
 
 def german_case(before: list[str]) -> str:
-    """"nom", "acc" or "dat": the case the words before a number (nearest last, lower case) call
+    """ "nom", "acc" or "dat": the case the words before a number (nearest last, lower case) call
     for; a preposition decides, two-way prepositions read as dative (where, not whither). After
     `und`/`oder` the preposition before the pair's first member counts (`mit 1 Koffer und 1 Tasche`)."""
     near = before[-4:] if before and before[-1] in ("und", "oder", "sowie") else before[-2:]
@@ -80,7 +110,9 @@ def german_half(before: list[str], gender: str | None) -> str:
     halben", "einem halben"… as the words `before` call for."""
     case = german_case(before)
     one = _DE_ONE[(case, gender or "n")]
-    ending = "en" if one in ("einen", "einem", "einer") else _DE_STRONG_BY_CASE["nom"][gender or "n"]
+    ending = (
+        "en" if one in ("einen", "einem", "einer") else _DE_STRONG_BY_CASE["nom"][gender or "n"]
+    )
     return f"{one} halb{ending}"
 
 
@@ -88,14 +120,23 @@ def _adjective_after_article(before: list[str]) -> bool:
     """Whether the last word before an ordinal is an adjective after an article or contraction."""
     last, article = before[-1], before[-2]
     known = _DE_WEAK_EN | _DE_WEAK_E | _DE_PREPOSITIONS
-    return last not in known and last.endswith(("e", "en", "er", "es", "em")) and article in _DE_WEAK_EN | _DE_WEAK_E
+    return (
+        last not in known
+        and last.endswith(("e", "en", "er", "es", "em"))
+        and article in _DE_WEAK_EN | _DE_WEAK_E
+    )
 
 
 def german_adjective_gender(adjective: str, case: str) -> str | None:
     """The gender an adjective's ending shows after `ein` (`1 gestrichener Esslöffel`): -er
     masculine, -es neuter, -e feminine, -en masculine in the accusative; None where it does not
     tell (the dative)."""
-    for ending, gender in (("er", "m"), ("es", "n"), ("en", "m" if case == "acc" else None), ("e", "f")):
+    for ending, gender in (
+        ("er", "m"),
+        ("es", "n"),
+        ("en", "m" if case == "acc" else None),
+        ("e", "f"),
+    ):
         if adjective.endswith(ending):
             return gender if case != "dat" or ending not in ("en",) else None
     return None
@@ -112,7 +153,7 @@ def german_ordinal(stem: str, before: list[str], gender: str | None) -> str:
         before = before[:-1]
     if before and before[-1] in ("und", "oder", "bis", "sowie"):  # `am 3. und 4. Mai`: as the first
         first = [i for i, w in enumerate(before[:-1]) if w in _DE_WEAK_EN | _DE_WEAK_E]
-        before = before[:first[-1] + 1] if first else before
+        before = before[: first[-1] + 1] if first else before
     last = before[-1] if before else ""
     if last == "der":
         return base + ("en" if len(before) > 1 and before[-2] in _DE_PREPOSITIONS else "e")

@@ -78,24 +78,34 @@ class Recogniser:
         at that word."""
         if self.words.language != "fr" or expression.said is None:
             return expression
-        before = french_elision(text[free_from:expression.start], expression.said)
+        before = french_elision(text[free_from : expression.start], expression.said)
         if before is None:
             return expression
         start, said = free_from + before[0], before[1] + expression.said
-        return Expression(start, expression.end, text[start:expression.end], said, expression.form, expression.why)
+        return Expression(
+            start,
+            expression.end,
+            text[start : expression.end],
+            said,
+            expression.form,
+            expression.why,
+        )
 
     def _starts(self, text: str, tokens, i: int) -> bool:
-        word = text[tokens[i][0]:tokens[i][1]]
+        word = text[tokens[i][0] : tokens[i][1]]
         if _NUMERIC.search(word):
             return True
         bare = word.strip(_OPENERS)
-        return bare in self.starters and i + 1 < len(tokens) and \
-            bool(re.match(r"\d", text[tokens[i + 1][0]:tokens[i + 1][1]]))
+        return (
+            bare in self.starters
+            and i + 1 < len(tokens)
+            and bool(re.match(r"\d", text[tokens[i + 1][0] : tokens[i + 1][1]]))
+        )
 
     def _expression(self, text: str, tokens, i: int) -> tuple[Expression | None, int]:
         """The expression starting at word `i` and how many words it takes."""
         start = tokens[i][0]
-        word = text[start:tokens[i][1]]
+        word = text[start : tokens[i][1]]
         lead = len(word) - len(word.lstrip(_OPENERS))
         if lead and word[lead - 1] in "'’" and re.match(r"\d0s\b", word[lead:]):
             lead -= 1  # `'90s`
@@ -107,22 +117,31 @@ class Recogniser:
         groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
         while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
             groups += 1
-        if i + 1 < len(tokens) and text[tokens[i + 1][0]:tokens[i + 1][1]] in ("x", "×", "ft"):
+        if i + 1 < len(tokens) and text[tokens[i + 1][0] : tokens[i + 1][1]] in ("x", "×", "ft"):
             groups += 1  # `2 x 8 cm`: the sign between two sides; `6 ft 2 in`: feet, then inches
         for extra in range(min(_EXTRA_WORDS + groups, len(tokens) - 1 - i), -1, -1):
-            if any(_trail(text[a:b]) for a, b in tokens[i:i + extra]):
+            if any(_trail(text[a:b]) for a, b in tokens[i : i + extra]):
                 continue  # punctuation inside: not one expression
-            end = tokens[i + extra][1] - len(_trail(text[tokens[i + extra][0]:tokens[i + extra][1]]))
+            end = tokens[i + extra][1] - len(
+                _trail(text[tokens[i + extra][0] : tokens[i + extra][1]])
+            )
             if end <= start:
                 continue
             for stop in _stops(text, end):
                 context = self._context(text, tokens, i, i + extra, stop)
                 said = self._say(text[start:stop], context)
                 if said is not None:
-                    if said[1].endswith(".") and text[stop:stop + 1] == ".":
+                    if said[1].endswith(".") and text[stop : stop + 1] == ".":
                         stop += 1  # `pm.` ending a sentence: said "p.m." ends it
-                    elif text[stop - 1] == "." and not said[1].endswith(".") and not text[stop:].strip():
-                        said = said[0], said[1] + "."  # `10 Min.` ending the text: the dot ends it too
+                    elif (
+                        text[stop - 1] == "."
+                        and not said[1].endswith(".")
+                        and not text[stop:].strip()
+                    ):
+                        said = (
+                            said[0],
+                            said[1] + ".",
+                        )  # `10 Min.` ending the text: the dot ends it too
                     return Expression(start, stop, text[start:stop], said[1], said[0]), extra + 1
                 compound = _COMPOUND.fullmatch(text, start, stop) if extra else None
                 if compound:  # `5 1/2-inch`: the whole number and the fraction are one number
@@ -135,17 +154,23 @@ class Recogniser:
             return None, 1
         if _foot_mark(text, end):
             end += 1
-            return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
+            return Expression(
+                start, end, text[start:end], None, "unknown", self._why(text[start:end])
+            ), 1
         pair = self._pair(text[start:end], self._context(text, tokens, i, i, end))
         if pair is not None:
-            end += 1 if pair.endswith(".") and text[end:end + 1] == "." else 0
+            end += 1 if pair.endswith(".") and text[end : end + 1] == "." else 0
             return Expression(start, end, text[start:end], pair, "range"), 1
         compound = _COMPOUND.fullmatch(text, start, end)
         if compound:  # `19th-century`, `9-inch`: the number said, the word after the hyphen kept
-            expression = self._compound(text, compound, Context(self._context(text, tokens, i, i, end).before))
+            expression = self._compound(
+                text, compound, Context(self._context(text, tokens, i, i, end).before)
+            )
             if expression is not None:
                 return expression, 1
-        return Expression(start, end, text[start:end], None, "unknown", self._why(text[start:end])), 1
+        return Expression(
+            start, end, text[start:end], None, "unknown", self._why(text[start:end])
+        ), 1
 
     def _compound(self, text: str, compound: re.Match, context: Context) -> Expression | None:
         """`a 500-rupee note`: the number's words joined by hyphens ("five-hundred-rupee"); in
@@ -157,10 +182,16 @@ class Recogniser:
         if said is None:
             return None
         words = said[1]
-        if self.words.language in ("en", "de") and not re.search(rf"\d{re.escape(self.words.rules.decimal)}\d", number):
-            words = words.replace(" ", "-")  # a decimal keeps its spaces: "seven point one-magnitude"
+        if self.words.language in ("en", "de") and not re.search(
+            rf"\d{re.escape(self.words.rules.decimal)}\d", number
+        ):
+            words = words.replace(
+                " ", "-"
+            )  # a decimal keeps its spaces: "seven point one-magnitude"
         if self.words.language == "de" and compound.group(2)[0].islower():
-            return Expression(start, compound.end(), compound.group(0), words + compound.group(2), said[0])
+            return Expression(
+                start, compound.end(), compound.group(0), words + compound.group(2), said[0]
+            )
         return Expression(start, start + len(number), number, words, said[0])
 
     def _why(self, written: str) -> str:
@@ -197,7 +228,7 @@ class Recogniser:
         return None
 
     def _context(self, text: str, tokens, first: int, last: int, stop: int) -> Context:
-        before = [_bare(text[a:b]).lower() for a, b in tokens[max(0, first - 4):first]]
+        before = [_bare(text[a:b]).lower() for a, b in tokens[max(0, first - 4) : first]]
         noun = after = ""
         after_end = tokens[last][1]
         if stop == after_end and last + 1 < len(tokens):
@@ -214,7 +245,7 @@ def _stops(text: str, end: int) -> tuple[int, ...]:
     one shorter without a final dot."""
     if _foot_mark(text, end):
         return (end + 1,)
-    if end < len(text) and text[end] in "\"″”":
+    if end < len(text) and text[end] in '"″”':
         return end + 1, end
     return (end, end - 1) if text[end - 1] == "." else (end,)
 
@@ -234,7 +265,7 @@ def _trail(word: str) -> str:
     core = word.rstrip(_CLOSERS)
     if len(core) > 1 and core.endswith(".") and core[-2] in _CLOSERS:
         core = core[:-1].rstrip(_CLOSERS)
-    return word[len(core):]
+    return word[len(core) :]
 
 
 def _bare(word: str) -> str:

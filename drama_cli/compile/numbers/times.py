@@ -7,12 +7,24 @@ import re
 from drama_cli.compile.numbers.words import LEFT_AS_WRITTEN, Context, Words
 
 MERIDIEM = r"(?i:a\.m\.?|p\.m\.?|am|pm)"
-_CLOCK_WORDS = {"en": ("minute", "minutes", "second", "seconds"), "de": ("Minute", "Minuten", "Sekunde", "Sekunden"),
-                "fr": ("minute", "minutes", "seconde", "secondes"), "es": ("minuto", "minutos", "segundo", "segundos")}
-_HOUR_WORDS = {"en": ("hour", "hours"), "de": ("Stunde", "Stunden"), "fr": ("heure", "heures"),
-               "es": ("hora", "horas")}
-_CLOCK_BEFORE = {"en": {"at", "by", "from", "until", "till", "to"}, "de": {"um", "bis", "ab", "von", "gegen"},
-                 "fr": {"à", "vers", "de", "dès"}, "es": {"a", "las", "la", "hacia", "desde", "hasta"}}  # a clock time after these
+_CLOCK_WORDS = {
+    "en": ("minute", "minutes", "second", "seconds"),
+    "de": ("Minute", "Minuten", "Sekunde", "Sekunden"),
+    "fr": ("minute", "minutes", "seconde", "secondes"),
+    "es": ("minuto", "minutos", "segundo", "segundos"),
+}
+_HOUR_WORDS = {
+    "en": ("hour", "hours"),
+    "de": ("Stunde", "Stunden"),
+    "fr": ("heure", "heures"),
+    "es": ("hora", "horas"),
+}
+_CLOCK_BEFORE = {
+    "en": {"at", "by", "from", "until", "till", "to"},
+    "de": {"um", "bis", "ab", "von", "gegen"},
+    "fr": {"à", "vers", "de", "dès"},
+    "es": {"a", "las", "la", "hacia", "desde", "hasta"},
+}  # a clock time after these
 
 
 _MILITARY_HOURS = ("hours", "hrs")
@@ -28,10 +40,19 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
     hours, minutes = int(match.group("h")), int(match.group("m") or 0)
     seconds = int(match.groupdict().get("s") or 0)
     meridiem = (match.groupdict().get("mer") or "").lower()
-    if hours > 24 or minutes > 59 or (meridiem and not 1 <= hours <= 12) or (hours == 24 and minutes):
+    if (
+        hours > 24
+        or minutes > 59
+        or (meridiem and not 1 <= hours <= 12)
+        or (hours == 24 and minutes)
+    ):
         return None
-    if match.groupdict().get("s") and not meridiem and "Uhr" not in match.group(0) and \
-            not _after_clock_word(context, w.language):
+    if (
+        match.groupdict().get("s")
+        and not meridiem
+        and "Uhr" not in match.group(0)
+        and not _after_clock_word(context, w.language)
+    ):
         return _hours_minutes_seconds(w, hours, minutes, seconds)  # a race time: `2:03:59`
     said = _clock(w, hours, minutes, meridiem)
     if w.language == "en" and not meridiem and context.noun.lower() in _MILITARY_HOURS:
@@ -40,7 +61,9 @@ def say_time(match: re.Match, w: Words, context: Context) -> str | None:
         said = "zero hundred"
     if seconds:
         _, _, second, second_plural = _CLOCK_WORDS[w.language]
-        said += f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
+        said += (
+            f" {w.rules.and_word} {w.cardinal(seconds)} {second if seconds == 1 else second_plural}"
+        )
     if meridiem:
         said += f" {w.rules.meridiem[meridiem]}"
     return said
@@ -84,14 +107,20 @@ def _hours_minutes_seconds(w: Words, hours: int, minutes: int, seconds: int) -> 
     """A duration written `H:MM:SS`: "two hours three minutes fifty-nine seconds"."""
     minute, minutes_word, second, seconds_word = _CLOCK_WORDS[w.language]
     hour, hours_word = _HOUR_WORDS[w.language]
-    parts = [(hours, hour, hours_word, "f" if w.language in ("fr", "es", "de") else None),
-             (minutes, minute, minutes_word, "f" if w.language in ("fr", "de") else "m"),
-             (seconds, second, seconds_word, "f" if w.language in ("fr", "de") else "m")]
-    return " ".join(f"{w.cardinal(n, gender)} {one if n == 1 else many}" for n, one, many, gender in parts if n)
+    parts = [
+        (hours, hour, hours_word, "f" if w.language in ("fr", "es", "de") else None),
+        (minutes, minute, minutes_word, "f" if w.language in ("fr", "de") else "m"),
+        (seconds, second, seconds_word, "f" if w.language in ("fr", "de") else "m"),
+    ]
+    return " ".join(
+        f"{w.cardinal(n, gender)} {one if n == 1 else many}" for n, one, many, gender in parts if n
+    )
 
 
 def _clock(w: Words, hours: int, minutes: int, meridiem: str) -> str:
-    minute = w.cardinal(minutes, "f" if w.language == "fr" else None)  # "sept heures cinquante et une"
+    minute = w.cardinal(
+        minutes, "f" if w.language == "fr" else None
+    )  # "sept heures cinquante et une"
     if w.language == "en":
         hour = w.cardinal(hours)
         if hours == minutes == 0 and not meridiem:
@@ -126,10 +155,14 @@ def say_duration(match: re.Match, w: Words, context: Context) -> str | None:
     minute, minute_plural, _, second_plural = _CLOCK_WORDS[w.language]
     seconds_said = w.decimal(seconds, match.group("f"))
     if context.noun.lower() in {word.lower() for word in _CLOCK_WORDS[w.language]}:
-        return f"{w.cardinal(minutes)} {seconds_said}"  # `1:45,3 Minuten`: the unit is written after
+        return (
+            f"{w.cardinal(minutes)} {seconds_said}"  # `1:45,3 Minuten`: the unit is written after
+        )
     gender = "m" if w.language == "es" else "f"
-    return (f"{w.cardinal(minutes, gender)} {minute if minutes == 1 else minute_plural} "
-            f"{seconds_said} {second_plural}")
+    return (
+        f"{w.cardinal(minutes, gender)} {minute if minutes == 1 else minute_plural} "
+        f"{seconds_said} {second_plural}"
+    )
 
 
 _DATE_BEFORE = frozenset("on by until till from since before after".split())

@@ -57,7 +57,9 @@ class Words:
         """The gender of `word` as a noun, or None."""
         return noun_gender(word, self.language)
 
-    def cardinal(self, value: int, gender: str | None = None, context: Context | None = None) -> str:
+    def cardinal(
+        self, value: int, gender: str | None = None, context: Context | None = None
+    ) -> str:
         """`value` in words, agreeing with a noun of `gender` (German also with the case the
         words before call for; only `1` changes there)."""
         if value < 0:
@@ -66,7 +68,11 @@ class Words:
         if gender is None:
             return said
         if self.language == "de":
-            return grammar.german_one(context.before if context else [], gender) if value == 1 else said
+            return (
+                grammar.german_one(context.before if context else [], gender)
+                if value == 1
+                else said
+            )
         if self.language == "es":
             return grammar.spanish_gender(said, gender)
         if self.language == "fr":
@@ -80,19 +86,40 @@ class Words:
         gender = self.gender(context.noun) if context.noun else None
         if context.noun.lower() in STREET_WORDS.get(self.language, ()):
             gender = None  # a house number
-        if self.language == "de" and value == 1 and context.before and context.before[-1] in grammar.DE_LABELS:
+        if (
+            self.language == "de"
+            and value == 1
+            and context.before
+            and context.before[-1] in grammar.DE_LABELS
+        ):
             return number_words(value, "de")  # `Nummer 1 Novak Djokovic`: a label, "eins"
-        if self.language == "de" and value == 1 and context.noun[:1].islower() and context.after[:1].isupper():
-            gender = self.gender(context.after) or \
-                grammar.german_adjective_gender(context.noun, grammar.german_case(context.before))
+        if (
+            self.language == "de"
+            and value == 1
+            and context.noun[:1].islower()
+            and context.after[:1].isupper()
+        ):
+            gender = self.gender(context.after) or grammar.german_adjective_gender(
+                context.noun, grammar.german_case(context.before)
+            )
         if gender is None and self.language == "de" and value == 1 and context.noun[:1].isupper():
             gender = "n"
-        if gender is None and self.language == "es" and value == 1 and context.before[-1:] == ["la"]:
+        if (
+            gender is None
+            and self.language == "es"
+            and value == 1
+            and context.before[-1:] == ["la"]
+        ):
             gender = "f"  # `desde la 1 de la tarde`: the hour, "la una"
         return self.cardinal(value, gender, context)
 
-    def ordinal(self, value: int, gender: str | None = None, context: Context | None = None,
-                before_noun: bool = False) -> str:
+    def ordinal(
+        self,
+        value: int,
+        gender: str | None = None,
+        context: Context | None = None,
+        before_noun: bool = False,
+    ) -> str:
         """`value` as an ordinal agreeing with its noun (`gender`) and, in German, the case."""
         said = number_words(value, self.language, "ordinal")
         if self.language == "de":
@@ -111,8 +138,13 @@ class Words:
         """Each digit said on its own ("zero zero seven"); other characters are gaps."""
         return " ".join(number_words(int(c), self.language) for c in text if c.isdigit())
 
-    def decimal(self, whole: int | None, frac: str | None, gender: str | None = None,
-                context: Context | None = None) -> str:
+    def decimal(
+        self,
+        whole: int | None,
+        frac: str | None,
+        gender: str | None = None,
+        context: Context | None = None,
+    ) -> str:
         """A number with a decimal part: the whole part (`None` for `.5`), the mark's word and
         each digit after it."""
         said = "" if whole is None else self.cardinal(whole, gender if not frac else None, context)
@@ -142,8 +174,13 @@ class Words:
             return None
         else:
             ordinal = number_words(denominator, self.language, "ordinal")
-            name = ordinal[:-1].capitalize() + "el" if self.language == "de" else \
-                ordinal if numerator == 1 else ordinal + "s"
+            name = (
+                ordinal[:-1].capitalize() + "el"
+                if self.language == "de"
+                else ordinal
+                if numerator == 1
+                else ordinal + "s"
+            )
         if self.language == "de" and denominator == 2 and numerator != 1:
             name = "Halbe"
         one = {"en": "one", "de": "ein", "fr": "un", "es": "un"}[self.language]
@@ -155,14 +192,18 @@ class Words:
         if (numerator, denominator) == (1, 2):
             half, whole_said = AND_A_HALF[self.language], self.cardinal(whole)
             if self.language == "de":  # `1 ½`: "eineinhalb", not "einseinhalb"
-                return (whole_said.removesuffix("s") if whole_said.endswith("eins") else whole_said) + half
+                return (
+                    whole_said.removesuffix("s") if whole_said.endswith("eins") else whole_said
+                ) + half
             return f"{whole_said} {half}"
         part = self.fraction(numerator, denominator)
         if part is not None and self.language == "en" and numerator == 1:
             part = "a" + part.removeprefix("one")  # "two and a quarter"
         return None if part is None else f"{self.cardinal(whole)} {self.rules.and_word} {part}"
 
-    def measured(self, whole: int, numerator: int, denominator: int, noun: str, gender: str | None) -> str | None:
+    def measured(
+        self, whole: int, numerator: int, denominator: int, noun: str, gender: str | None
+    ) -> str | None:
         """A fraction before the noun it measures, in French or Spanish word order: `1/2 taza` →
         "media taza", `2 1/2 tazas` → "dos tazas y media", `3½ tasses` → "trois tasses et demie",
         `1/2 sachet` → "un demi-sachet", `1/4 litre` → "un quart de litre". `whole` is 0 when
@@ -171,7 +212,9 @@ class Words:
             return None
         feminine = gender == "f"
         if (numerator, denominator) == (1, 2):
-            half = {"fr": ("demie", "demi"), "es": ("media", "medio")}[self.language][0 if feminine else 1]
+            half = {"fr": ("demie", "demi"), "es": ("media", "medio")}[self.language][
+                0 if feminine else 1
+            ]
             if whole:
                 return f"{self.cardinal(whole, gender)} {noun} {self.rules.and_word} {half}"
             if self.language == "fr":
@@ -189,7 +232,9 @@ class Words:
         """The name of month `number` (1-12)."""
         return self.rules.months[number - 1]
 
-    def date(self, day: int, month: int, year: int | None, context: Context, month_first: bool = False) -> str:
+    def date(
+        self, day: int, month: int, year: int | None, context: Context, month_first: bool = False
+    ) -> str:
         """A date in the language's spoken order; English says the month first when
         `month_first` (as en-US writes it)."""
         name = self.month(month)
