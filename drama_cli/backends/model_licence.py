@@ -48,7 +48,7 @@ class FolderLicence:
     sha256: str | None = None
     title: str | None = None
     dated: str | None = None
-    front_matter: dict = field(default_factory=dict)
+    front_matter: dict[str, object] = field(default_factory=dict)
     disagreements: tuple[str, ...] = ()
     notice_text: str | None = None
 

@@ -221,11 +221,13 @@ class MixSettings:
     wav_subtype: str = "PCM_24"
     mp3_bitrate_kbps: int = 192
     seed: int = 0
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     hold_gain_db: float | None = None
     target_db: float | None = None
-    sounds: tuple = ()
-    scene_sounds: tuple = ()
+    # a scene's `document.Sound`s (document.py imports this module) and the mix stage's
+    # `SceneSounds`, one per scene
+    sounds: tuple[object, ...] = ()
+    scene_sounds: tuple[object, ...] = ()
 
     def __post_init__(self) -> None:
         # each once, in the order first given (`--format FLAC --format flac` is one format)
