@@ -134,7 +134,7 @@ class FakeSpeechServer:
         self._barrier = threading.Barrier(count, timeout=10)
 
     def app(self) -> Starlette:
-        """The starlette app, wrapped to count the requests in flight."""
+        """The starlette app."""
         routes = [Route("/v1/models", self._models, methods=["GET"])]
         routes.append(Route("/health", lambda request: Response("ok"), methods=["GET"]))
         if self.style == "fish":
@@ -146,21 +146,7 @@ class FakeSpeechServer:
             routes.append(Route("/v1/audio/speech", self._speech, methods=["POST"]))
         if self.style == "llama":
             routes.append(Route("/tts", self._speech, methods=["POST"]))
-        inner = Starlette(routes=routes)
-
-        async def counted(scope, receive, send):
-            if scope["type"] != "http":
-                return await inner(scope, receive, send)
-            with self._lock:
-                self.in_flight += 1
-                self.most_in_flight = max(self.most_in_flight, self.in_flight)
-            try:
-                await inner(scope, receive, send)
-            finally:
-                with self._lock:
-                    self.in_flight -= 1
-
-        return counted
+        return Starlette(routes=routes)
 
     async def _models(self, request: Request) -> Response:
         item = {"id": self.model_id, "object": "model", "version": self.model_version}
@@ -170,7 +156,30 @@ class FakeSpeechServer:
         body = envelope(style or ENVELOPE_OF[self.style], status, message)
         return JSONResponse(body, status_code=status, headers=headers)
 
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
     async def _speech(self, request: Request) -> Response:
+        """A speech request, counted in flight from its arrival until just before the last
+        piece of its answer leaves (so a client that starts the next request on reading it
+        never sees one too many)."""
+        self._enter()
+        try:
+            response = await self._answer(request)
+        except BaseException:
+            self._leave()
+            raise
+        if not isinstance(response, StreamingResponse):
+            self._leave()
+        return response
+
+    async def _answer(self, request: Request) -> Response:
         raw = await request.body()
         headers = {name.lower(): value for name, value in request.headers.items()}
         body = decode_body(headers.get("content-type", ""), raw)
@@ -249,8 +258,11 @@ class FakeSpeechServer:
 
     async def _paced(self, pieces: list[bytes], fault: Fault):
         for number, piece in enumerate(pieces):
+            stall = fault.kind == "stall" and number == 0
+            if stall or number == len(pieces) - 1:
+                self._leave()
             yield piece
-            if fault.kind == "stall" and number == 0:
+            if stall:
                 self.stalled.set()
                 await anyio.to_thread.run_sync(self.released.wait)
                 return
