@@ -231,3 +231,21 @@ def error_report(err: BaseException | str, exit_code: int) -> dict:
 
 class JobCancelled(DramaError):
     """A studio job stopped because its producer cancelled it; every take it finished is kept."""
+
+
+class ServerError(RenderError):
+    """A speech server that did not serve a request, in one line naming the server (its origin,
+    never a credential) and the cause; the API key never appears in it.
+
+    cause: `unreachable` (connection refused, unknown host), `timeout` (no answer, or a stream
+    that stopped sending), `key` (401/403), `payment` (402), `busy` (429/5xx after the retries,
+    or a wait longer than allowed), `refused` (another 4xx: the server's own message), `format`
+    (an unexpected content type, a missing or wrong sample rate, unreadable audio), `truncated`
+    (a stream cut short), `model` (the answer was voiced by another model), `request` (a
+    request this server's wire format cannot carry). status: the HTTP status, or None.
+    """
+
+    def __init__(self, message: str, cause: str, status: int | None = None):
+        super().__init__(message)
+        self.cause = cause
+        self.status = status
