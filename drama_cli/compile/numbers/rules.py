@@ -233,7 +233,7 @@ _CODES = {
 LANGUAGES: dict[str, LanguageRules] = {
     "en": LanguageRules(
         decimal=".",
-        groups=(",",),
+        groups=(",", *SPACES),  # `1 000 000 dollars`: a space groups thousands too
         point="point",
         percent="percent",
         minus="minus",
