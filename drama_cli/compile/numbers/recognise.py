@@ -28,6 +28,9 @@ _NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
 _COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d](?:[^\W\d]|-)*)")  # no digit after the hyphen
 _PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
 _GROUP = re.compile(r"\d{3}")
+# Letters written raised after an ordinal (`1ᵉʳ`, `2ᵉ`, `1ʳᵉ`, `1.ᵒ`), read as the plain letters;
+# one character for one, so positions in the text stay as they are.
+_SUPERSCRIPT = str.maketrans("ᵃᵈᵉʰᵐⁿᵒʳˢᵗ", "adehmnorst")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
 # Digit groups after a space that may continue one number (`1 000 000 000 000`); a longer run of
 # three-digit words is a table of numbers, each read on its own.
@@ -226,6 +229,7 @@ class Recogniser:
         return f"{first[1]} {self.words.rules.range_word} {second[1]}"
 
     def _say(self, candidate: str, context: Context) -> tuple[str, str] | None:
+        candidate = candidate.translate(_SUPERSCRIPT)  # `1ᵉʳ`, `2ᵉ`, `1.ᵉʳ`: as `1er`, `2e`
         for name, pattern, say in self.forms:
             match = pattern.fullmatch(candidate)
             if match is None:
