@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
+from drama_cli.compile.numbers.codes import IDENTIFIER, MODEL_WORDS, code_digits, say_identifier
 from drama_cli.compile.numbers.grammar import german_half, german_sentence_start
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
@@ -507,6 +508,14 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     if (
         whole
         and whole.isdigit()
+        and not frac
+        and context.before[-1:]
+        and (context.before[-1] in MODEL_WORDS)
+    ):
+        return code_digits(w, whole)  # `Boeing 737`, `flight 447`: a name, not a quantity
+    if (
+        whole
+        and whole.isdigit()
         and len(whole) == 4
         and not frac
         and not match.group("neg")
@@ -699,6 +708,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
             rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
             _number_sign,
         ),
+        ("identifier", IDENTIFIER, say_identifier),
         ("number", rf"{sign}{number}", _plain),
     ]
     if foreign:  # `5 million Menschen`: an English scale word said in the line's language
