@@ -617,6 +617,68 @@ def _product(match: re.Match, w: Words, context: Context) -> str | None:
     )
 
 
+_OPERATORS = {
+    "en": {
+        "+": "plus",
+        "-": "minus",
+        "−": "minus",
+        "*": "times",
+        "×": "times",
+        "/": "divided by",
+        "÷": "divided by",
+        "=": "equals",
+    },
+    "de": {
+        "+": "plus",
+        "-": "minus",
+        "−": "minus",
+        "*": "mal",
+        "×": "mal",
+        "/": "geteilt durch",
+        "÷": "geteilt durch",
+        "=": "gleich",
+    },
+    "fr": {
+        "+": "plus",
+        "-": "moins",
+        "−": "moins",
+        "*": "fois",
+        "×": "fois",
+        "/": "divisé par",
+        "÷": "divisé par",
+        "=": "égale",
+    },
+    "es": {
+        "+": "más",
+        "-": "menos",
+        "−": "menos",
+        "*": "por",
+        "×": "por",
+        "/": "entre",
+        "÷": "entre",
+        "=": "igual a",
+    },
+}
+_OPERAND = r"\d+(?:[.,]\d+)?"
+EQUATION = rf"{_OPERAND}(?:\s?[-−+*×/÷]\s?{_OPERAND})+\s?=\s?[-−]?{_OPERAND}"
+
+
+def _equation(match: re.Match, w: Words, context: Context) -> str | None:
+    """`2+2=4`, `3*4=12`, `10/2=5`: each number and sign said ("two plus two equals four",
+    "zwei plus zwei gleich vier", "deux plus deux égale quatre", "dos más dos igual a cuatro");
+    a number with the other language's decimal mark is not read (None)."""
+    said = []
+    for part in re.findall(rf"{_OPERAND}|[-−+*×/÷=]", match.group(0)):
+        if part[0].isdigit():
+            whole, _, frac = part.partition(w.rules.decimal)
+            if not whole.isdigit() or (frac and not frac.isdigit()):
+                return None
+            said.append(w.decimal(int(whole), frac or None))
+        else:
+            said.append(_OPERATORS[w.language][part])
+    return " ".join(said)
+
+
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
     """`23:42-03:28 Uhr`: two clock times, the `Uhr` said with each."""
     times = []
@@ -684,6 +746,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
         ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
+        ("equation", EQUATION, _equation),
         ("product", r"\d+(?:\s?\*\s?\d+)+", _product),
         (
             "amount",

@@ -77,6 +77,7 @@ _EN_UNITS = {
     "°": ("degree", "degrees", "m"),
     "kWh": ("kilowatt hour", "kilowatt hours", "m"),
     "ft": ("foot", "feet", "m"),
+    "in.": ("inch", "inches", "m"),  # with its dot: `12 in the box` is no measure
     "lb": ("pound", "pounds", "m"),
     "lbs": ("pound", "pounds", "m"),
     "oz": ("ounce", "ounces", "m"),
