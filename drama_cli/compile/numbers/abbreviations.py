@@ -276,7 +276,7 @@ def _saint_or_street(text: str, match: re.Match) -> str:
 
 
 def _roman(text: str, language: str):
-    parts = set(_PART_WORDS.get(language, "").split())
+    parts = {word.lower() for word in _PART_WORDS.get(language, "").split()}
     for match in re.finditer(r"(?<![\w.])([\wÀ-ÿ]+)\s+([MDCLXVI]+)(\.?)(?![\w])", text):
         word, numeral = match.group(1), match.group(2)
         if not _ROMAN.fullmatch(numeral):
@@ -284,7 +284,8 @@ def _roman(text: str, language: str):
         value = _roman_value(numeral)
         start = match.start(2)
         end = match.end(3) if language == "de" else match.end(2)
-        if word in parts and value <= 50:
+        if word.lower() in parts and (word[0].isupper() or word == "siglo") and value <= 50:
+            # `Act III`, a heading in capitals `CHAPTER II.`, `KAPITEL IV`
             end = match.end(
                 2
             )  # `Kapitel IV.`: a part's number is no ordinal; the dot ends the sentence
