@@ -238,13 +238,13 @@ def test_the_script_language_label_decides_how_a_date_reads(tmp_path):
 
 
 def test_check_numbers_lists_each_expression_said_or_left_with_its_place(tmp_path, drama, capsys):
-    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. R2D2 paid $5 million.\n  - YUKI: 2025年。\n")
+    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. r2d2 paid $5 million.\n  - YUKI: 2025年。\n")
     assert drama(["check", str(path), "--numbers"]) == 0
     captured = capsys.readouterr()
     assert "number expressions: 3, 1 left as written" in captured.out
     assert f"  {path}:7:13: 10:00:00 p.m. → ten p.m." in captured.out
     assert (
-        f"  {path}:7:27: R2D2 → left as written (no number form of the language takes it whole)"
+        f"  {path}:7:27: r2d2 → left as written (no number form of the language takes it whole)"
         in captured.out
     )
     assert f"  {path}:7:37: $5 million → five million dollars" in captured.out
@@ -256,7 +256,7 @@ def test_check_numbers_lists_each_expression_said_or_left_with_its_place(tmp_pat
     rows = json.loads(capsys.readouterr().out)["numbers"]
     assert [(r["written"], r["said"], r["form"], r["position"]) for r in rows] == [
         ("10:00:00 p.m.", "ten p.m.", "time", f"{path}:7:13"),
-        ("R2D2", None, "unknown", f"{path}:7:27"),
+        ("r2d2", None, "unknown", f"{path}:7:27"),
         ("$5 million", "five million dollars", "amount", f"{path}:7:37"),
     ]
 
@@ -335,7 +335,7 @@ def test_check_refuses_a_fountain_title_page_language_that_is_not_a_language_tag
 def test_check_numbers_on_stdin_places_each_expression_at_its_own_column(
     tmp_path, drama, capsys, monkeypatch
 ):
-    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. R2D2 paid $5 million.\n")
+    path = write(tmp_path, "  - ANN: At 10:00:00 p.m. r2d2 paid $5 million.\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr("sys.stdin", io.StringIO(path.read_text(encoding="utf-8")))
     assert drama(["check", "-", "--numbers", "--json"]) == 0

@@ -200,7 +200,7 @@ def test_an_english_day_next_to_a_month_name_is_an_ordinal(written, said):
         ("almost 1-1/2 hours earlier", "almost one and a half hours earlier"),
         ("a 2 x 3 m rug", "a two by three metres rug"),
         ("Bake at 180C (gas 5).", "Bake at one hundred and eighty degrees Celsius (gas five)."),
-        ("She lives in Flat 12C.", "She lives in Flat 12C."),
+        ("She lives in Flat 12C.", "She lives in Flat twelve C."),
         ("Meringues need 2 - 3hrs.", "Meringues need two to three hours."),
         ("Bake for 18-23 mins.", "Bake for eighteen to twenty-three minutes."),
         (

@@ -221,6 +221,19 @@ def test_chinese_fountain(tmp_path):
     assert len(hints(script)) == 1 and f"{path}:6:1: '外景。街道 — 日'" in hints(script)[0]
 
 
+@pytest.mark.parametrize("heading", ["INT。台所 — 朝", "EXT．街道 — 日", "int。公寓 — 夜"])
+def test_a_latin_heading_with_a_full_width_stop_gets_a_located_hint(tmp_path, heading):
+    path = fountain(
+        tmp_path, "ja", JAPANESE.replace("室内。台所 — 朝", heading), ["ハナコ", "タロウ"]
+    )
+    script = load_script(str(path))
+    assert hints(script) == [
+        f"{path}:6:1: '{heading}' reads like a scene heading, but Fountain takes only "
+        "INT, EXT, EST, INT./EXT. and I/E as headings, so it is read as action: to make "
+        f"it a scene heading, force it with a leading '.' (.{heading})"
+    ]
+
+
 def test_russian_fountain(tmp_path):
     path = fountain(tmp_path, "ru", RUSSIAN, ["АННА", "БОРИС"])
     script = load_script(str(path))

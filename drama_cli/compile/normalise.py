@@ -15,6 +15,7 @@ and the compiler says so once.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field, replace
 
@@ -49,12 +50,12 @@ class Normaliser:
         """The number expressions and abbreviations of `text` in order, each said or left as
         written (`Expression.said` None)."""
         numbers = self.recogniser.expressions(text)
-        taken = [(e.start, e.end) for e in numbers]
-        words = [
-            e
-            for e in abbreviations(text, self.language)
-            if not any(a < e.end and e.start < b for a, b in taken)
-        ]
+        starts = [e.start for e in numbers]  # in order, none overlapping
+        words = []
+        for e in abbreviations(text, self.language):
+            k = bisect.bisect_left(starts, e.end)  # the numbers starting before it ends
+            if k == 0 or numbers[k - 1].end <= e.start:
+                words.append(e)
         return sorted(numbers + words, key=lambda e: e.start)
 
     def __call__(self, text: str) -> str:

@@ -89,9 +89,11 @@ _PAUSE_WORDS = {
 _PAREN_PAIRS = (("(", ")"), ("\uff08", "\uff09"))
 # The start of a scene heading as screenplays in Russian, Chinese and Japanese write it: Fountain
 # does not take these as headings unless forced with '.', so `drama check` hints at forcing them.
+# Latin `INT。`/`EXT．` with a full-width stop, as Japanese and Chinese scripts type them, too.
 _OTHER_SCRIPT_HEADING = re.compile(
     r"^(?:ИНТ|НАТ|ЭКСТ|ИНТ\./НАТ|内景|外景|内/外景|内外景|室内|屋外|内|外)"
     r"(?:[.．。:：/]|\s)"
+    r"|^(?i:int\.?/ext|int|ext|est|i/e)[．。：]"
 )
 _SENTINEL = "\x01"
 

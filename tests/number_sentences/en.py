@@ -351,7 +351,7 @@ ROWS = [
         "The vote was held on 11/03/2020.",
         "The vote was held on 11/03/2020.",
     ),
-    ("news", "written here", "GDP grew 2.1% in Q3.", "GDP grew two point one percent in Q3."),
+    ("news", "written here", "GDP grew 2.1% in Q3.", "GDP grew two point one percent in Q three."),
     (
         "news",
         "written here",
@@ -501,7 +501,12 @@ ROWS = [
         "She turned 21 on 4/15/1990.",
         "She turned twenty-one on April fifteenth nineteen ninety.",
     ),
-    ("novel", "written here", "They met at 221B Baker Street.", "They met at 221B Baker Street."),
+    (
+        "novel",
+        "written here",
+        "They met at 221B Baker Street.",
+        "They met at two twenty-one B Baker Street.",
+    ),
     ("invoice", "written here", "Balance: -$45.00.", "Balance: minus forty-five dollars."),
     ("invoice", "written here", "VAT 20% incl.", "VAT twenty percent including."),
     (

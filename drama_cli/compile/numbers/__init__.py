@@ -6,6 +6,8 @@ unit, scale word and currency; a time; a date; a range; a fraction) and says it,
 exactly as written and says why. `words` says the parts with `num2words` (cardinals, ordinals,
 years) and adds what `num2words` lacks: German case endings, Spanish and French gender and
 apocope (`grammar`, with the noun genders of `nouns`). `english` holds what only English says
-(game scores, amounts used as adjectives, days next to month names). `rules` holds each
-language's tables.
+(game scores, amounts used as adjectives, days next to month names). `codes` says
+identifiers of capitals and digits (`221B`, `COVID-19`, `Boeing 737`) as announcers do. `rules`
+holds each language's tables. A run of three-digit groups longer than one number's is a table,
+each number read alone, and the whole is linear in the length of the line.
 """

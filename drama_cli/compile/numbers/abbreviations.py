@@ -155,6 +155,23 @@ def abbreviations(text: str, language: str) -> list[Expression]:
     return result
 
 
+_WINDOW = 120  # characters before an abbreviation that decide how it is said
+
+
+def _before(text: str, start: int) -> str:
+    """The text just before `start` (at most `_WINDOW` characters): looking back no further
+    keeps a line of many abbreviations linear in its length."""
+    return text[max(0, start - _WINDOW) : start]
+
+
+def _sentence_start(text: str, start: int) -> bool:
+    """Whether `start` begins the text or a sentence (after `.`, `!`, `?`, `¿`, `¡`)."""
+    before = _before(text, start).rstrip()
+    if not before:
+        return start <= _WINDOW or not text[:start].strip()
+    return before[-1] in ".!?¿¡"
+
+
 @functools.cache
 def _table(language: str) -> tuple[dict[str, str], re.Pattern]:
     """The abbreviations of `language` (`St.` said by `_saint_or_street`) and their pattern."""
@@ -180,7 +197,7 @@ def _abbreviated(text: str, language: str):
         ):
             continue  # a title stands before a name
         said = table[written] or _saint_or_street(text, match)
-        if written[0].isupper() and re.search(r"(?:^|[.!?¿¡]\s*)$", text[: match.start()]):
+        if written[0].isupper() and _sentence_start(text, match.start()):
             said = said[0].upper() + said[1:]  # a sentence's first word
         if (
             written.endswith(".")
@@ -213,7 +230,7 @@ def _spoons(text: str, language: str):
         return
     for match in _SPOON.finditer(text):
         kind = "soupe" if match.group(1) in ("soupe", "s.") else "café"
-        count = re.search(r"(\d+)(?:[.,]\d+)?\s*$", text[: match.start()])
+        count = re.search(r"(\d+)(?:[.,]\d+)?\s*$", _before(text, match.start()))
         spoon = "cuillères" if count and int(count.group(1)) >= 2 else "cuillère"
         said = f"{spoon} à {kind}" + (
             "." if match.group().endswith(".") and not text[match.end() :].strip() else ""
@@ -248,7 +265,7 @@ def _degree_scale(text: str, language: str):
 
 def _saint_or_street(text: str, match: re.Match) -> str:
     """`St.` before a capitalised name that no capitalised word precedes is Saint, else Street."""
-    before = text[: match.start()].rstrip()
+    before = _before(text, match.start()).rstrip()
     after_name = re.match(r"\s+[A-Z]", text[match.end() :])
     previous = re.search(r"(\w+)$", before)
     if after_name and not (
@@ -259,7 +276,7 @@ def _saint_or_street(text: str, match: re.Match) -> str:
 
 
 def _roman(text: str, language: str):
-    parts = set(_PART_WORDS.get(language, "").split())
+    parts = {word.lower() for word in _PART_WORDS.get(language, "").split()}
     for match in re.finditer(r"(?<![\w.])([\wÀ-ÿ]+)\s+([MDCLXVI]+)(\.?)(?![\w])", text):
         word, numeral = match.group(1), match.group(2)
         if not _ROMAN.fullmatch(numeral):
@@ -267,7 +284,8 @@ def _roman(text: str, language: str):
         value = _roman_value(numeral)
         start = match.start(2)
         end = match.end(3) if language == "de" else match.end(2)
-        if word in parts and value <= 50:
+        if word.lower() in parts and (word[0].isupper() or word == "siglo") and value <= 50:
+            # `Act III`, a heading in capitals `CHAPTER II.`, `KAPITEL IV`
             end = match.end(
                 2
             )  # `Kapitel IV.`: a part's number is no ordinal; the dot ends the sentence
@@ -323,7 +341,7 @@ def _case_before(text: str, start: int, name: str) -> str:
     left out."""
     if name.endswith("s") and name[:-1] in _REGNAL_NAMES:
         return "gen"
-    words = [w.strip(".,;:!?()\"'„“").lower() for w in text[:start].split()]
+    words = [w.strip(".,;:!?()\"'„“").lower() for w in _before(text, start).split()]
     while words and words[-1] in _TITLES_OF_RULERS:
         words.pop()
     return german_case(words)

@@ -35,6 +35,7 @@ _NOT_NOUNS = frozenset(
     "which who this these those it he she they we you i me him her them us is was are were be been has "
     "had have do does did will would can could should may might must last next until till through".split()
 )
+_DIMENSIONS = frozenset("wide long deep high tall thick across away apart".split())
 _TEMPERATURE_WORDS = frozenset(
     "at to oven bake baking heat heated preheat preheated temperature temperatures "
     "cool warm reduce reduced reach reached hit".split()
@@ -136,6 +137,12 @@ def attributive(context: Context, money: bool = False) -> bool:
     """Whether an amount (`money`) or a measure stands as an adjective before a noun."""
     determiners = _MONEY_DETERMINERS if money else _DETERMINERS
     noun = context.noun
+    if (
+        noun.lower() in _DIMENSIONS
+        and context.before[-1:]
+        and context.before[-1] not in determiners
+    ):
+        return False  # `a board 12 in. wide`: the measure follows its noun
     return (
         bool(determiners & set(context.before[-2:]))
         and noun[:1].isalpha()

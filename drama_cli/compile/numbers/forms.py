@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from drama_cli.compile.numbers import english
+from drama_cli.compile.numbers.codes import IDENTIFIER, MODEL_WORDS, code_digits, say_identifier
 from drama_cli.compile.numbers.grammar import german_half, german_sentence_start
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
@@ -32,7 +33,13 @@ from drama_cli.compile.numbers.times import (
     say_minutes_and_seconds,
     say_time,
 )
-from drama_cli.compile.numbers.words import AND_A_HALF, Context, Words, written_whole
+from drama_cli.compile.numbers.words import (
+    AND_A_HALF,
+    LEFT_AS_WRITTEN,
+    Context,
+    Words,
+    written_whole,
+)
 from drama_cli.script.spoken import number_words
 
 Say = Callable[[re.Match, Words, Context], "str | None"]
@@ -122,7 +129,29 @@ def _range_word(w: Words, context: Context) -> str:
     return joined if between and context.before[-1:] == [between] else w.rules.range_word
 
 
+# Words around `H:MM` that make it a clock time: one no clock can show (`24:45 Uhr`) is left as
+# written rather than read as a score.
+_CLOCK_NOUNS = frozenset("uhr h hrs hours horas hs heures o'clock".split())
+_CLOCK_BEFORE = {
+    "en": frozenset("at by until till".split()),
+    "de": frozenset("um gegen ab".split()),
+    "fr": frozenset("à vers dès".split()),
+    "es": frozenset("las la".split()),
+}
+
+
 def _score(match: re.Match, w: Words, context: Context) -> str | None:
+    """`2:1`, German `24:25` (handball): a score, "two to one", "vierundzwanzig zu
+    fünfundzwanzig"; a pair in a clock's place (`um 24:45 Uhr`, `at 25:10`, and in English any
+    `H:MM` outside a game) is no time either, and is left as written."""
+    if (
+        context.noun.lower() in _CLOCK_NOUNS
+        or context.before[-1:]
+        and (context.before[-1] in _CLOCK_BEFORE[w.language])
+    ):
+        return LEFT_AS_WRITTEN
+    if w.language == "en" and len(match.group("b")) == 2 and not english.is_game(context):
+        return LEFT_AS_WRITTEN
     return f"{w.cardinal(int(match.group('a')))} {w.rules.score_word} {w.cardinal(int(match.group('b')))}"
 
 
@@ -238,6 +267,8 @@ def _ordinal(match: re.Match, w: Words, context: Context) -> str | None:
     value, suffix = written_whole(match), (match.groupdict().get("suf") or "").lstrip(".")
     if value is None or match.groupdict().get("frac"):
         return None
+    if match.group("int").startswith("00"):
+        return LEFT_AS_WRITTEN  # `001.º`: a code, no ordinal (`05. Dezember` is a day)
     gender = w.gender(context.noun) if context.noun else None
     if w.language == "de":
         if not context.noun or german_sentence_start(context.noun):
@@ -438,6 +469,25 @@ def _spaced_sign(match: re.Match, w: Words, context: Context) -> str | None:
     )
 
 
+def _day_list(match: re.Match, w: Words, context: Context) -> str | None:
+    """`17-18-19 juin`, `7/8/9 June`: days of one month joined by dashes, said as a list of days
+    ("dix-sept, dix-huit et dix-neuf juin", "the seventeenth, eighteenth and nineteenth of June");
+    never digit by digit. German writes days with dots, so there it is left as written."""
+    if context.noun.lower().rstrip(".") not in {m.lower() for m in w.rules.months} | (
+        set(english.ABBREVIATED_MONTHS) if w.language == "en" else set()
+    ):
+        return None
+    days = [int(d) for d in re.split(r"[-/]", match.group(0))]
+    if not all(1 <= d <= 31 for d in days) or w.language == "de":
+        return LEFT_AS_WRITTEN
+    if w.language == "en":
+        said = [w.ordinal(d) for d in days]
+        lead = "" if context.before[-1:] == ["the"] else "the "
+        return f"{lead}{', '.join(said[:-1])} {w.rules.and_word} {said[-1]} of"
+    said = ["premier" if w.language == "fr" and d == 1 else w.cardinal(d) for d in days]
+    return f"{', '.join(said[:-1])} {w.rules.and_word} {said[-1]}"
+
+
 def _digits(match: re.Match, w: Words, context: Context) -> str | None:
     text = match.group(0)
     lead = f"{w.rules.plus} " if text.startswith("+") else ""
@@ -455,6 +505,14 @@ def _plain(match: re.Match, w: Words, context: Context) -> str | None:
     value = written_whole(match)
     if whole and whole.isdigit() and len(whole) > 9:
         return w.digits(whole)
+    if (
+        whole
+        and whole.isdigit()
+        and not frac
+        and context.before[-1:]
+        and (context.before[-1] in MODEL_WORDS)
+    ):
+        return code_digits(w, whole)  # `Boeing 737`, `flight 447`: a name, not a quantity
     if (
         whole
         and whole.isdigit()
@@ -559,6 +617,68 @@ def _product(match: re.Match, w: Words, context: Context) -> str | None:
     )
 
 
+_OPERATORS = {
+    "en": {
+        "+": "plus",
+        "-": "minus",
+        "−": "minus",
+        "*": "times",
+        "×": "times",
+        "/": "divided by",
+        "÷": "divided by",
+        "=": "equals",
+    },
+    "de": {
+        "+": "plus",
+        "-": "minus",
+        "−": "minus",
+        "*": "mal",
+        "×": "mal",
+        "/": "geteilt durch",
+        "÷": "geteilt durch",
+        "=": "gleich",
+    },
+    "fr": {
+        "+": "plus",
+        "-": "moins",
+        "−": "moins",
+        "*": "fois",
+        "×": "fois",
+        "/": "divisé par",
+        "÷": "divisé par",
+        "=": "égale",
+    },
+    "es": {
+        "+": "más",
+        "-": "menos",
+        "−": "menos",
+        "*": "por",
+        "×": "por",
+        "/": "entre",
+        "÷": "entre",
+        "=": "igual a",
+    },
+}
+_OPERAND = r"\d+(?:[.,]\d+)?"
+EQUATION = rf"{_OPERAND}(?:\s?[-−+*×/÷]\s?{_OPERAND})+\s?=\s?[-−]?{_OPERAND}"
+
+
+def _equation(match: re.Match, w: Words, context: Context) -> str | None:
+    """`2+2=4`, `3*4=12`, `10/2=5`: each number and sign said ("two plus two equals four",
+    "zwei plus zwei gleich vier", "deux plus deux égale quatre", "dos más dos igual a cuatro");
+    a number with the other language's decimal mark is not read (None)."""
+    said = []
+    for part in re.findall(rf"{_OPERAND}|[-−+*×/÷=]", match.group(0)):
+        if part[0].isdigit():
+            whole, _, frac = part.partition(w.rules.decimal)
+            if not whole.isdigit() or (frac and not frac.isdigit()):
+                return None
+            said.append(w.decimal(int(whole), frac or None))
+        else:
+            said.append(_OPERATORS[w.language][part])
+    return " ".join(said)
+
+
 def _clock_range(match: re.Match, w: Words, context: Context) -> str | None:
     """`23:42-03:28 Uhr`: two clock times, the `Uhr` said with each."""
     times = []
@@ -626,6 +746,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ("fraction", r"(?:(?P<w>\d+)[\s-])?(?P<n>\d+)/(?P<d>\d+)", _fraction),
         ("fraction", rf"(?:(?P<w>\d+)\s?)?(?P<v>[{fractions}])", _fraction),
         ("dimensions", rf"{sides}(?:\s?(?P<unit>{units})|-(?P<tail>[^\W\d]+))?", _dimensions),
+        ("equation", EQUATION, _equation),
         ("product", r"\d+(?:\s?\*\s?\d+)+", _product),
         (
             "amount",
@@ -639,6 +760,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
         ),
         ("percent", rf"{sign}{number}\s?%", _percent),
         ("unit", rf"{sign}{number}\s?(?P<unit>{units})", _unit),
+        ("date", r"\d{1,2}(?:-\d{1,2}){2,}", _day_list),
         (
             "digits",
             r"0\d+(?:-\d+|\s\d{3,})*|\+\d+(?:[-\s.]\d+)*|\d+(?:-\d+){2,}|\d{3}-\d{4}|\d+(?:-0\d+)+",
@@ -649,6 +771,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
             rf"(?:{_alternatives(rules.number_marks)})\s?{grouped}(?P<code>(?:[-/.]\d+)+)?",
             _number_sign,
         ),
+        ("identifier", IDENTIFIER, say_identifier),
         ("number", rf"{sign}{number}", _plain),
     ]
     if foreign:  # `5 million Menschen`: an English scale word said in the line's language

@@ -11,6 +11,8 @@ form takes whole is left as written, with the reason, never half said.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -26,7 +28,13 @@ _NUMERIC = re.compile(rf"\d|[{''.join(VULGAR_FRACTIONS)}]")
 _COMPOUND = re.compile(r"(.*\d[^-]*)-([^\W\d](?:[^\W\d]|-)*)")  # no digit after the hyphen
 _PAIR = re.compile(r"([^-–]*\d[^-–]*)[-–]([^-–]*\d[^-–]*)")
 _GROUP = re.compile(r"\d{3}")
+# Letters written raised after an ordinal (`1ᵉʳ`, `2ᵉ`, `1ʳᵉ`, `1.ᵒ`), read as the plain letters;
+# one character for one, so positions in the text stay as they are.
+_SUPERSCRIPT = str.maketrans("ᵃᵈᵉʰᵐⁿᵒʳˢᵗ", "adehmnorst")
 _EXTRA_WORDS = 2  # words after the first that one expression may take
+# Digit groups after a space that may continue one number (`1 000 000 000 000`); a longer run of
+# three-digit words is a table of numbers, each read on its own.
+_MAX_GROUPS = 4
 _ELIDED = {"fr": re.compile(r"(?:[dlDL]|[Qq]u|[Jj]usqu)['’](?=\d)")}
 
 
@@ -60,13 +68,18 @@ class Recogniser:
     def expressions(self, text: str) -> list[Expression]:
         """Every number expression of `text`, in order, none overlapping."""
         tokens = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+        runs, table = _group_runs(text, tokens)
         found: list[Expression] = []
         i = 0
         while i < len(tokens):
             if not self._starts(text, tokens, i):
                 i += 1
                 continue
-            expression, used = self._expression(text, tokens, i)
+            if table[i]:  # one number of a table: never joined to the next group
+                groups = -1 if i + 1 < len(tokens) and table[i + 1] else 0
+            else:
+                groups = runs[i + 1] if i + 1 < len(tokens) else 0
+            expression, used = self._expression(text, tokens, i, groups)
             if expression is not None:
                 found.append(self._elided(text, expression, found[-1].end if found else 0))
             i += used
@@ -102,8 +115,10 @@ class Recogniser:
             and bool(re.match(r"\d", text[tokens[i + 1][0] : tokens[i + 1][1]]))
         )
 
-    def _expression(self, text: str, tokens, i: int) -> tuple[Expression | None, int]:
-        """The expression starting at word `i` and how many words it takes."""
+    def _expression(self, text: str, tokens, i: int, groups: int) -> tuple[Expression | None, int]:
+        """The expression starting at word `i` and how many words it takes. `groups`: how many
+        three-digit words after it may be groups of the same number; -1 when the next word is
+        another number of a table, so the expression is this word alone."""
         start = tokens[i][0]
         word = text[start : tokens[i][1]]
         lead = len(word) - len(word.lstrip(_OPENERS))
@@ -114,12 +129,13 @@ class Recogniser:
         if article:
             lead = article.end()  # French `d'1 %`: the number after the article
         start += lead
-        groups = 0  # `1 000 000 000`: digit groups after a space are words of the same number
-        while i + groups + 1 < len(tokens) and _GROUP.fullmatch(text, *tokens[i + groups + 1]):
-            groups += 1
-        if i + 1 < len(tokens) and text[tokens[i + 1][0] : tokens[i + 1][1]] in ("x", "×", "ft"):
-            groups += 1  # `2 x 8 cm`: the sign between two sides; `6 ft 2 in`: feet, then inches
-        for extra in range(min(_EXTRA_WORDS + groups, len(tokens) - 1 - i), -1, -1):
+        if groups < 0:
+            limit = 0
+        elif i + 1 < len(tokens) and text[tokens[i + 1][0] : tokens[i + 1][1]] in ("x", "×", "ft"):
+            limit = _EXTRA_WORDS + groups + 1  # `2 x 8 cm`: the sign; `6 ft 2 in`: feet, inches
+        else:
+            limit = _EXTRA_WORDS + groups  # `1 000 000 000`: groups are words of one number
+        for extra in range(min(limit, len(tokens) - 1 - i), -1, -1):
             if any(_trail(text[a:b]) for a, b in tokens[i : i + extra]):
                 continue  # punctuation inside: not one expression
             end = tokens[i + extra][1] - len(
@@ -213,6 +229,7 @@ class Recogniser:
         return f"{first[1]} {self.words.rules.range_word} {second[1]}"
 
     def _say(self, candidate: str, context: Context) -> tuple[str, str] | None:
+        candidate = candidate.translate(_SUPERSCRIPT)  # `1ᵉʳ`, `2ᵉ`, `1.ᵉʳ`: as `1er`, `2e`
         for name, pattern, say in self.forms:
             match = pattern.fullmatch(candidate)
             if match is None:
@@ -239,6 +256,32 @@ class Recogniser:
         return Context(before, noun, after)
 
 
+def _group_runs(text: str, tokens) -> tuple[list[int], list[bool]]:
+    """For each word, how many three-digit words follow from it on (at most `_MAX_GROUPS` + 1),
+    and whether it belongs to a table: a run of more three-digit words than one number's groups,
+    with the number before the run. One pass from the end: linear in the number of words."""
+    count = len(tokens)
+    runs = [0] * (count + 1)
+    for j in range(count - 1, -1, -1):
+        if _GROUP.fullmatch(text, *tokens[j]):
+            runs[j] = min(runs[j + 1] + 1, _MAX_GROUPS + 2)
+    table = [False] * (count + 1)
+    j = 0
+    while j < count:
+        if not runs[j]:
+            j += 1
+            continue
+        end = j
+        while end < count and runs[end]:
+            end += 1
+        leader = j > 0 and bool(_NUMERIC.search(text, *tokens[j - 1]))
+        if end - j + leader > _MAX_GROUPS + 1:
+            for k in range(j - leader, end):
+                table[k] = True
+        j = end
+    return runs, table
+
+
 def _stops(text: str, end: int) -> tuple[int, ...]:
     """Where an expression ending at `end` (closing punctuation left out) may stop: one further
     for an inch mark (`5'11"`) or only there for a foot mark (`6'`: said with it or not at all),
@@ -255,8 +298,17 @@ def _foot_mark(text: str, end: int) -> bool:
     quote closing one opened before it (`'give me 5'`)."""
     if end >= len(text) or not text[end - 1].isdigit() or text[end] not in "'’′":
         return False
-    opened = len(re.findall(r"(?:^|(?<=\s))['‘]", text[:end]))
-    return text[end] == "′" or opened % 2 == 0
+    if text[end] == "′":
+        return True
+    opened = _opening_quotes(text)
+    return bisect.bisect_left(opened, end) % 2 == 0
+
+
+@functools.lru_cache(maxsize=8)
+def _opening_quotes(text: str) -> list[int]:
+    """Where `text` opens a single quote (at its start or after white space), in order; found
+    once per text so that many foot marks in one line stay linear."""
+    return [m.start() for m in re.finditer(r"(?:^|(?<=\s))['‘]", text)]
 
 
 def _trail(word: str) -> str:

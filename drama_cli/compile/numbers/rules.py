@@ -77,6 +77,7 @@ _EN_UNITS = {
     "°": ("degree", "degrees", "m"),
     "kWh": ("kilowatt hour", "kilowatt hours", "m"),
     "ft": ("foot", "feet", "m"),
+    "in.": ("inch", "inches", "m"),  # with its dot: `12 in the box` is no measure
     "lb": ("pound", "pounds", "m"),
     "lbs": ("pound", "pounds", "m"),
     "oz": ("ounce", "ounces", "m"),
@@ -233,7 +234,7 @@ _CODES = {
 LANGUAGES: dict[str, LanguageRules] = {
     "en": LanguageRules(
         decimal=".",
-        groups=(",",),
+        groups=(",", *SPACES),  # `1 000 000 dollars`: a space groups thousands too
         point="point",
         percent="percent",
         minus="minus",
@@ -320,6 +321,9 @@ LANGUAGES: dict[str, LanguageRules] = {
             "Milliarde": (9, "Milliarde", "Milliarden"),
             "Milliarden": (9, "Milliarde", "Milliarden"),
             "Mrd.": (9, "Milliarde", "Milliarden"),
+            "Billion": (12, "Billion", "Billionen"),
+            "Billionen": (12, "Billion", "Billionen"),
+            "Bio.": (12, "Billion", "Billionen"),
         },
         scale_of=" ",
         amount_joiner=" und ",
@@ -427,6 +431,8 @@ LANGUAGES: dict[str, LanguageRules] = {
             "millón": (6, "millón", "millones"),
             "millones": (6, "millón", "millones"),
             "mil millones": (9, "mil millones", "mil millones"),
+            "billón": (12, "billón", "billones"),
+            "billones": (12, "billón", "billones"),
             "M": (6, "millón", "millones"),
         },
         scale_of=" de ",
