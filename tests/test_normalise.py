@@ -341,3 +341,14 @@ def test_check_numbers_on_stdin_places_each_expression_at_its_own_column(
     assert drama(["check", "-", "--numbers", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["numbers"]
     assert [r["position"] for r in rows] == ["<stdin>:7:13", "<stdin>:7:27", "<stdin>:7:37"]
+
+
+def test_two_english_numbers_side_by_side_stay_two_while_spaced_millions_group():
+    assert normalise_text("The scores of 120 135 and 140 were posted.", "en") == (
+        "The scores of one hundred and twenty one hundred and thirty-five and one hundred and "
+        "forty were posted."
+    )
+    assert normalise_text("He paid 1 000 000 dollars.", "en") == "He paid one million dollars."
+    assert normalise_text("Über 17 000 Fans sahen das Endspiel.", "de") == (
+        "Über siebzehntausend Fans sahen das Endspiel."
+    )

@@ -17,6 +17,7 @@ from drama_cli.compile.numbers.grammar import german_half, german_sentence_start
 from drama_cli.compile.numbers.nouns import listed_gender
 from drama_cli.compile.numbers.rules import (
     FOREIGN_SCALES,
+    SPACES,
     VULGAR_FRACTIONS,
     YEAR_RANGE,
     LanguageRules,
@@ -48,12 +49,23 @@ Say = Callable[[re.Match, Words, Context], "str | None"]
 def number_pattern(rules: LanguageRules, name: str = "") -> str:
     """A number as the language writes it: groups `int{name}`, `frac{name}` (digits after the
     decimal mark); `.5` has no whole part."""
-    group = "|".join(re.escape(g) for g in rules.groups)
     mark = re.escape(rules.decimal)
     return (
-        rf"(?={mark}?\d)(?P<int{name}>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)?"
-        rf"(?:{mark}(?P<frac{name}>\d+))?"
+        rf"(?={mark}?\d)(?P<int{name}>{grouped_digits(rules)}|\d+)?(?:{mark}(?P<frac{name}>\d+))?"
     )
+
+
+def grouped_digits(rules: LanguageRules) -> str:
+    """A whole number written in thousands groups. Languages with a decimal comma group with a
+    space as readily as with their mark (`17 000 Fans`); elsewhere (English) spaced groups count
+    only from two on (`1 000 000 dollars`), so that two numbers side by side (`scores of 120
+    135`) stay two."""
+    if rules.groups[0] in SPACES or rules.decimal == ",":
+        return rf"\d{{1,3}}(?:(?:{_alternatives(rules.groups)})\d{{3}})+"
+    marks = [g for g in rules.groups if g not in SPACES]
+    spaces = [g for g in rules.groups if g in SPACES]
+    spaced = rf"|\d{{1,3}}(?:(?:{_alternatives(spaces)})\d{{3}}){{2,}}" if spaces else ""
+    return rf"\d{{1,3}}(?:(?:{_alternatives(marks)})\d{{3}})+{spaced}"
 
 
 def _alternatives(words) -> str:
@@ -718,8 +730,7 @@ def forms(language: str, rules: LanguageRules) -> list[tuple[str, re.Pattern, Sa
     amount_scales = _alternatives(set(rules.scales) | set(foreign))
     units = _units(rules)
     fractions = "".join(VULGAR_FRACTIONS)
-    group = "|".join(re.escape(g) for g in rules.groups)
-    grouped = rf"(?P<int>\d{{1,3}}(?:(?:{group})\d{{3}})+|\d+)"  # `#1,161`
+    grouped = rf"(?P<int>{grouped_digits(rules)}|\d+)"  # `#1,161`
     sides = rf"{number_pattern(rules, 'a')}\s?[x×]\s?{number_pattern(rules, 'b')}"  # `2 x 8`
     found: list[tuple[str, str, Say]] = [
         (
