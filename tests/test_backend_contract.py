@@ -45,6 +45,8 @@ def test_the_protocol_declares_what_callers_use():
         "name",
         "scratch",
         "capabilities",
+        "options_type",
+        "options",
         "identity",
         "generate",
         "open_batch",
@@ -59,6 +61,13 @@ def test_the_protocol_declares_what_callers_use():
         "infill",
         "streaming_frames",
         "batch_streams",
+        "layouts",
+        "codes_in",
+        "multi_speaker",
+        "streaming",
+        "drama3_model",
+        "network",
+        "local_gpu",
     }
 
 

@@ -265,8 +265,11 @@ def test_a_cluster_render_gives_the_licence_notice_as_a_local_one_does(
     class Stop(Exception):
         pass
 
+    from drama_cli.backends.base import Capabilities
+
     class ClusterEngine:
         name = "drama3"
+        capabilities = Capabilities(drama3_model=True, local_gpu=True)
 
         def close(self):
             pass
@@ -276,7 +279,7 @@ def test_a_cluster_render_gives_the_licence_notice_as_a_local_one_does(
 
     folder = _model_folder(tmp_path / "model")
     monkeypatch.setenv("DRAMA_MODEL", str(folder))
-    monkeypatch.setattr(render_command, "_backend", lambda cluster, flags, graph: ClusterEngine())
+    monkeypatch.setattr(render_command, "_backend", lambda cluster, flags: ClusterEngine())
     monkeypatch.setattr(scheduler, "render_script", stop)
     script = tmp_path / "s.yaml"
     script.write_text("cast:\n  A: {}\nlines:\n  - A: Hello.\n")

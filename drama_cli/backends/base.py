@@ -124,7 +124,8 @@ class Capabilities:
         `drama render --batch` (1: one at a time, today's order).
     layouts: the conversation layouts it voices (`engine.layouts.LAYOUTS` names: clone,
         history, revise, scene, infill, stream); the render checks a plan against them before
-        any take is made (`drama_cli.render.plan.layout_for_backend`).
+        any take is made (`drama_cli.render.plan.layout_for_backend`). None (the default):
+        clone and history, with scene and infill when `scene_layout` and `infill` say so.
     codes_in: it takes clips as codec codes `[10, T]` (references, context, infill prefix and
         suffix); without it a clip travels as audio.
     multi_speaker: one request may hold several speakers (`<|speaker:k|>` with k > 0).
@@ -141,7 +142,7 @@ class Capabilities:
     infill: bool = False
     streaming_frames: bool = False
     batch_streams: int = 1
-    layouts: frozenset[str] = frozenset({"clone", "history"})
+    layouts: frozenset[str] | None = None
     codes_in: bool = False
     multi_speaker: bool = True
     streaming: bool = False
@@ -150,6 +151,10 @@ class Capabilities:
     local_gpu: bool = False
 
     def __post_init__(self):
+        if self.layouts is None:  # the default: clone and history, and what the flags say
+            flagged = {"scene": self.scene_layout, "infill": self.infill}
+            derived = {"clone", "history"} | {name for name, given in flagged.items() if given}
+            object.__setattr__(self, "layouts", frozenset(derived))
         unknown = set(self.layouts) - LAYOUT_NAMES
         if unknown:
             raise ValueError(f"unknown layouts {sorted(unknown)}; known: {sorted(LAYOUT_NAMES)}")
@@ -263,8 +268,11 @@ class StreamBatch(Protocol):
 class Backend(Protocol):
     """A take generator.
 
-    name: `scratch`, `drama3`, ... (the `--engine` value); scratch: True for timing drafts
-        (labelled in every output); capabilities: what it can do besides `generate`.
+    name: the `--engine` value; scratch: True for timing drafts (labelled in every output);
+        capabilities: what it can do besides `generate`, and its facts (`Capabilities`).
+    options_type: its own options record, a frozen dataclass whose fields are made with
+        `backend_option` (each a command-line flag); `NoOptions` when it takes none.
+        options: the instance it was built with (saved with the project, `persist` fields).
     identity(): what about the engine shapes its audio (engine name, version, model revision);
         it is part of every cache key, so a new model renders lines again.
     generate(request, on_frames=None): one attempt; `on_frames(frames, budget)` is called with
@@ -285,6 +293,8 @@ class Backend(Protocol):
     name: str
     scratch: bool
     capabilities: Capabilities
+    options_type: type
+    options: object
 
     def identity(self) -> dict: ...
 
@@ -313,6 +323,7 @@ class BackendDefaults:
     scratch = False
     capabilities = Capabilities()
     options_type: type = NoOptions  # the backend's own options record (`backend_option` fields)
+    options: object = NoOptions()  # the record it was built with
 
     @classmethod
     def from_options(cls, options: BackendOptions) -> BackendDefaults:

@@ -19,7 +19,10 @@ _BAND_HZ = (400.0, 1200.0)  # narrow band: breath colour, spectral flatness well
 def breath_placeholder(seed: int = 0, seconds: float = BREATH_S) -> np.ndarray:
     """Quiet shaped breath noise: float32 mono `[round(seconds * 44100)]` at 44,100 Hz,
     peak BREATH_PEAK (about -14 dBFS). Same seed, same samples."""
-    from scipy.signal import butter, sosfilt  # lazy: scipy, 0.8 s at start-up (`--help` lists scratch's options)
+    from scipy.signal import (
+        butter,
+        sosfilt,
+    )  # lazy: scipy, 0.8 s at start-up (`--help` lists scratch's options)
 
     count = int(round(seconds * SAMPLE_RATE))
     rng = np.random.default_rng(seed)

@@ -192,11 +192,15 @@ def option_table() -> dict[str, tuple[OptionFlag, object, tuple[str, ...]]]:
     for entry in BACKENDS:
         for name, (flag, default) in option_flags(entry.options_type).items():
             if flags.setdefault(flag.flag, name) != name:
-                raise TypeError(f"{flag.flag} is declared as two fields: {flags[flag.flag]}, {name}")
+                raise TypeError(
+                    f"{flag.flag} is declared as two fields: {flags[flag.flag]}, {name}"
+                )
             if name in table:
                 known, known_default, takers = table[name]
                 if (known, known_default) != (flag, default):
-                    raise TypeError(f"{flag.flag} is declared differently by {takers[0]} and {entry.name}")
+                    raise TypeError(
+                        f"{flag.flag} is declared differently by {takers[0]} and {entry.name}"
+                    )
                 table[name] = (known, known_default, (*takers, entry.name))
             else:
                 table[name] = (flag, default, (entry.name,))
@@ -304,10 +308,10 @@ def own_options(
 
 def persisted_options(backend: Backend) -> dict[str, object]:
     """The options of a built backend to save with the project (`project.json`,
-    "engine_options"): every field of its options record (`backend.options`, when it keeps
-    one) whose `OptionFlag.persist` is True and whose value is not its default."""
-    own = getattr(backend, "options", None)
-    if own is None or not is_dataclass(own):
+    "engine_options"): every field of its options record (`backend.options`) whose
+    `OptionFlag.persist` is True and whose value is not its default."""
+    own = backend.options
+    if not is_dataclass(own):
         return {}
     saved = {}
     for name, (flag, default) in option_flags(type(own)).items():

@@ -104,7 +104,6 @@ MIX = OptionGroup(
 )
 
 
-
 def backend_option_params() -> dict:
     """The command line's backend options: one per field of the registered backends' options
     records (`drama_cli.backends.registry.option_table`; a flag several backends share, once),

@@ -3,8 +3,8 @@ workers (Ray actors, `pool`) each hold one backend, and its batch (`ClusterBatch
 the render's streams. The render layer drives it like any backend, so planning, cache keys,
 the take store, selection and resume stay on the producer's machine as they are.
 
-Its name, scratch flag, identity (part of every cache key) and capabilities are its workers'
-(every worker must run the same engine and model); it reports no frame progress, and its
+Its name, scratch flag, options record, identity (part of every cache key) and capabilities
+are its workers' (every worker must run the same engine and model); it reports no frame progress, and its
 default batch is the sum of its workers' streams (one per CPU worker; a GPU worker's engine
 batch).
 """
@@ -43,6 +43,8 @@ class ClusterBackend(BackendDefaults):
         facts = pool.facts
         self.pool, self.owns_ray = pool, owns_ray
         self.name, self.scratch = facts["name"], facts["scratch"]
+        self.options = facts["options"]  # the workers' options record (saved with the project)
+        self.options_type = type(self.options)
         self._identity = dict(facts["identity"])
         self.capabilities = dataclasses.replace(
             facts["capabilities"],

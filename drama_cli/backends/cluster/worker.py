@@ -57,7 +57,8 @@ class BackendWorker:
 
     def describe(self) -> dict:
         """Node, process id, notices so far and, when the backend could not be built, the
-        error; else the backend's name, scratch flag, capabilities and identity."""
+        error; else the backend's name, scratch flag, capabilities, options record and
+        identity."""
         facts = {
             "node": self.node,
             "pid": os.getpid(),
@@ -69,6 +70,7 @@ class BackendWorker:
                 name=self.backend.name,
                 scratch=bool(self.backend.scratch),
                 capabilities=self.backend.capabilities,
+                options=self.backend.options,
                 identity=self.backend.identity(),
             )
         return facts
