@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from drama_cli.backends.registry import BACKENDS
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "drama_cli"
 
@@ -343,3 +345,80 @@ def statement_blocks(function: ast.AST) -> list[list[ast.stmt]]:
 )
 def test_an_import_inside_a_function_says_why_it_is_not_at_the_top(path):
     assert unexplained_function_imports(path) == []
+
+
+BACKEND_NAMES = {entry.name for entry in BACKENDS}
+# Where a string equal to a backend's name is a record field, not a backend: a key of a dict
+# literal or of a subscript, the key given to `.get` / `.pop` / `.setdefault`, or an entry of
+# a module-level tuple of field names (a name ending in FIELDS).
+KEY_METHODS = {"get", "pop", "setdefault"}
+
+
+def backend_name_literals(path: Path) -> list[str]:
+    """`module:line: 'name'` for every string literal of `path` equal to a registered backend's
+    name, where it names a backend (see `test_only_a_backends_own_module_names_it`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    allowed: set[int] = set()  # ids of the constants that are field names or allowed here
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            allowed |= {id(key) for key in node.keys if key is not None}
+        elif isinstance(node, ast.Subscript):
+            allowed.add(id(node.slice))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in KEY_METHODS
+            and node.args
+        ):
+            allowed.add(id(node.args[0]))
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Tuple):
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            if any(n.endswith("FIELDS") for n in names) or names == ["LEGACY_DRAMA3_MODEL_ENGINES"]:
+                allowed |= {id(item) for item in node.value.elts}
+        elif (  # the registry's one line per backend: BackendEntry("name", ...)
+            path == PACKAGE / "backends" / "registry.py"
+            and isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "BackendEntry"
+            and node.args
+        ):
+            allowed.add(id(node.args[0]))
+    return [
+        f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and node.value in BACKEND_NAMES
+        and id(node) not in allowed
+    ]
+
+
+def own_backend_modules(path: Path) -> bool:
+    """A backend's own module (`drama_cli/backends/NAME.py`) or one of its helpers
+    (`NAME_*.py`)."""
+    if path.parent != PACKAGE / "backends":
+        return False
+    return any(path.stem == name or path.stem.startswith(f"{name}_") for name in BACKEND_NAMES)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        p
+        for p in [*DRAMA_MODULES, *sorted((ROOT / "engine").rglob("*.py"))]
+        if not own_backend_modules(p)
+    ],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_only_a_backends_own_module_names_it(path):
+    """Adding a backend is its module plus one line in the registry: no other module of
+    `drama_cli/` or `engine/` holds a string literal equal to a registered backend's name
+    (`"drama3"`, `"scratch"`), so nothing decides what a backend is or does by its name; they
+    read `Capabilities` instead. Allowed: the backend's own module `drama_cli/backends/NAME.py`
+    and its helpers `NAME_*.py`; the name as the first argument of its `BackendEntry` line in
+    `drama_cli/backends/registry.py`; the same word as the name of a record field (the take
+    record's `scratch` flag): a key of a dict literal or subscript, the key given to `.get`,
+    `.pop` or `.setdefault`, an entry of a module-level tuple named `*FIELDS`; and
+    `LEGACY_DRAMA3_MODEL_ENGINES` (`drama_cli/takes/take_record.py`), the one place that reads
+    take records written before they said whether the Drama 3 model voiced them. Docstrings,
+    comments and tests are not checked."""
+    assert backend_name_literals(path) == []

@@ -4,7 +4,9 @@ stop reasons reach take records in the render layer's vocabulary."""
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import pickle
 import re
 from pathlib import Path
 
@@ -12,19 +14,26 @@ import numpy as np
 import pytest
 from fakes import FakeBackend, render, voice, write_script
 
-from drama_cli.backends.base import Backend, Capabilities, Generation
+from drama_cli.backends.base import Backend, Capabilities, Generation, backend_option
 from drama_cli.backends.drama3 import ENGINE_STOP_REASONS, stop_reason
 from drama_cli.backends.registry import (
     BACKENDS,
+    BackendChoice,
     BackendEntry,
     BackendOptions,
+    auto_entry,
     engine_help,
     engine_names,
     make_backend,
+    option_table,
+    persisted_options,
 )
 from drama_cli.backends.scratch import ScratchBackend
+from drama_cli.errors import UsageError
 from drama_cli.qc.take_checks import STOP_REASONS
 from drama_cli.render.line import Progress
+from drama_cli.render.plan import layout_for_backend
+from drama_cli.takes.take_record import TakeRecord
 from engine.errors import EngineError
 
 PACKAGE = Path(__file__).resolve().parents[1] / "drama_cli"
@@ -45,6 +54,8 @@ def test_the_protocol_declares_what_callers_use():
         "name",
         "scratch",
         "capabilities",
+        "options_type",
+        "options",
         "identity",
         "generate",
         "open_batch",
@@ -59,6 +70,13 @@ def test_the_protocol_declares_what_callers_use():
         "infill",
         "streaming_frames",
         "batch_streams",
+        "layouts",
+        "codes_in",
+        "multi_speaker",
+        "streaming",
+        "drama3_model",
+        "network",
+        "local_gpu",
     }
 
 
@@ -192,3 +210,85 @@ def test_the_render_checks_each_generation_once(tmp_path, monkeypatch):
     takes = store.takes("boathouse", "boathouse-1")
     assert len(backend.requests) == 2 == len(checked) == len(takes)
     assert [t.status for t in takes] == ["unusable", "ok"] and report.exit_code == 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerOptions:
+    """The options record a server backend would declare."""
+
+    server: str | None = backend_option(None, "--server", "The server's URL.")
+    timeout_s: float = backend_option(
+        60.0, "--timeout", "Seconds to wait for one answer.", parse=float, kind=float
+    )
+
+
+class ServerFake(FakeBackend):
+    """A backend that takes `--server` and `--timeout` and voices clone only."""
+
+    name = "serverfake"
+    options_type = ServerOptions
+    capabilities = Capabilities(layouts=frozenset({"clone"}), network=True)
+
+    @classmethod
+    def from_options(cls, options):
+        backend = cls()
+        backend.options = options.own
+        return backend
+
+
+def with_server_fake(monkeypatch):
+    entry = BackendEntry("serverfake", "a server double", "test_backend_contract:ServerFake")
+    monkeypatch.setattr("drama_cli.backends.registry.BACKENDS", (*BACKENDS, entry))
+
+
+def test_a_backend_declares_its_options_and_the_command_line_offers_them(monkeypatch):
+    with_server_fake(monkeypatch)
+    table = option_table()
+    assert table["server"][0].flag == "--server" and table["server"][2] == ("serverfake",)
+    assert table["gpu_memory"][2] == ("drama3",)
+    backend = make_backend("serverfake", server="http://127.0.0.1:1", timeout_s="5")
+    assert backend.options == ServerOptions(server="http://127.0.0.1:1", timeout_s=5.0)
+    assert persisted_options(backend) == {"server": "http://127.0.0.1:1", "timeout_s": 5.0}
+    with pytest.raises(UsageError) as refused:
+        make_backend("scratch", server="http://127.0.0.1:1")
+    assert str(refused.value) == (
+        "--server is not an option of the scratch engine (it is an option of serverfake)"
+    )
+
+
+def test_a_backend_choice_travels_as_one_plain_record():
+    choice = BackendChoice("drama3", "/models/d3", "cuda:1", {"graph": False})
+    assert pickle.loads(pickle.dumps(choice)) == choice
+
+
+def test_auto_never_picks_a_backend_that_needs_the_network(monkeypatch):
+    with_server_fake(monkeypatch)
+    assert auto_entry(False).capabilities.network is False
+    assert auto_entry(False).needs_model is False
+    assert auto_entry(True).capabilities.drama3_model is True
+
+
+def test_a_layout_the_backend_lacks_falls_back_or_is_refused_in_one_line():
+    clone_only = Capabilities(layouts=frozenset({"clone"}))
+    assert layout_for_backend(clone_only, "srv", "clone") == ("clone", [])
+    assert layout_for_backend(clone_only, "srv", "history") == (
+        "clone",
+        [
+            "the srv engine does not voice a line in the context of the ones before; using clone mode"
+        ],
+    )
+    assert layout_for_backend(clone_only, "srv", "scene")[0] == "clone"
+    assert layout_for_backend(Capabilities(scene_layout=True), "x", "scene") == ("scene", [])
+    with pytest.raises(UsageError, match="^the srv engine cannot revise a take"):
+        layout_for_backend(clone_only, "srv", "revise")
+    with pytest.raises(UsageError, match=r"^the srv engine cannot regenerate the middle"):
+        layout_for_backend(clone_only, "srv", "infill")
+    with pytest.raises(ValueError, match="unknown layouts"):
+        Capabilities(layouts=frozenset({"duet"}))
+
+
+def test_a_take_record_says_whether_the_drama3_model_voiced_it():
+    assert TakeRecord.from_json({"drama3_model": True, "engine": "srv"}).by_drama3_model
+    assert not TakeRecord.from_json({"drama3_model": False, "engine": "drama3"}).by_drama3_model
+    assert TakeRecord.from_json({"engine": "drama3"}).by_drama3_model  # written before the fact
+    assert not TakeRecord.from_json({"engine": "scratch"}).by_drama3_model

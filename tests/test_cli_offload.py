@@ -248,22 +248,30 @@ def test_drama3_bad_device_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys,
     assert f"--device {device}: " in err and words in err and "Traceback" not in err
 
 
-def test_gpu_memory_with_the_scratch_engine_says_it_has_no_effect():
-    from drama_cli.backends.registry import make_backend
+def test_gpu_memory_with_the_scratch_engine_is_refused_naming_both(monkeypatch):
+    from drama_cli.backends.registry import MODEL_ENV, make_backend
+    from drama_cli.errors import UsageError
 
     notices = []
-    make_backend("scratch", notice=notices.append, gpu_memory="24GB")
-    assert notices == [
-        "--gpu-memory has no effect on the scratch engine (it has no model weights to place)"
-    ]
-    notices.clear()
+    with pytest.raises(UsageError) as refused:
+        make_backend("scratch", notice=notices.append, gpu_memory="24GB")
+    assert str(refused.value) == (
+        "--gpu-memory is not an option of the scratch engine (it is an option of drama3)"
+    )
+    with pytest.raises(UsageError, match="^--no-graph is not an option of the scratch engine"):
+        make_backend("scratch", notice=notices.append, graph=False)
     make_backend("scratch", notice=notices.append)
     assert notices == []
-    make_backend("scratch", "/no/such/folder", notice=notices.append, device="bogus", graph=False)
+    make_backend("scratch", "/no/such/folder", notice=notices.append, device="bogus")
     assert notices == [
         f"{option} has no effect on the scratch engine (it has no model weights to place)"
-        for option in ("--model", "--device", "--no-graph")
+        for option in ("--model", "--device")
     ]
+    notices.clear()
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    monkeypatch.setattr("drama_cli.backends.registry._cached_model", lambda: None)
+    make_backend("auto", notice=notices.append, gpu_memory="24GB")  # auto fell back to scratch
+    assert notices[1:] == ["--gpu-memory has no effect on the scratch engine"]
 
 
 def test_a_damaged_shard_stops_the_render_once_with_exit_2(tiny, tmp_path, capsys):

@@ -227,14 +227,21 @@ def test_the_render_notice_is_given_once_per_project(tmp_path):
     assert notice_once_per_project(tmp_path / "three", folder, heard.append) is False
 
 
-def test_only_a_drama3_render_looks_for_the_model_licence(tmp_path, monkeypatch):
+def test_only_a_render_by_the_drama3_model_looks_for_the_model_licence(tmp_path, monkeypatch):
+    from drama_cli.backends.base import Capabilities
     from drama_cli.commands.licence import notice_before_render
+
+    class Engine:  # what the notice reads of a backend: its capabilities
+        def __init__(self, **facts):
+            self.capabilities = Capabilities(**facts)
 
     folder = _model_folder(tmp_path / "model")
     monkeypatch.setenv("DRAMA_MODEL", str(folder))
     heard: list[str] = []
-    assert notice_before_render(tmp_path, "scratch", None, heard.append) is False
-    assert notice_before_render(tmp_path, "drama3", None, heard.append) is True
+    assert notice_before_render(tmp_path, Engine(), None, heard.append) is False
+    served = Engine(drama3_model=True, network=True)  # the model on a server: no folder here
+    assert notice_before_render(tmp_path, served, None, heard.append) is False
+    assert notice_before_render(tmp_path, Engine(drama3_model=True), None, heard.append) is True
     assert heard == [
         f"the licence of the model in {folder} was never accepted: read its LICENSE and run "
         f"`drama model accept-license {folder}` (shown once per project)"
@@ -258,8 +265,11 @@ def test_a_cluster_render_gives_the_licence_notice_as_a_local_one_does(
     class Stop(Exception):
         pass
 
+    from drama_cli.backends.base import Capabilities
+
     class ClusterEngine:
         name = "drama3"
+        capabilities = Capabilities(drama3_model=True, local_gpu=True)
 
         def close(self):
             pass
@@ -269,7 +279,7 @@ def test_a_cluster_render_gives_the_licence_notice_as_a_local_one_does(
 
     folder = _model_folder(tmp_path / "model")
     monkeypatch.setenv("DRAMA_MODEL", str(folder))
-    monkeypatch.setattr(render_command, "_backend", lambda cluster, flags, graph: ClusterEngine())
+    monkeypatch.setattr(render_command, "_backend", lambda cluster, flags: ClusterEngine())
     monkeypatch.setattr(scheduler, "render_script", stop)
     script = tmp_path / "s.yaml"
     script.write_text("cast:\n  A: {}\nlines:\n  - A: Hello.\n")

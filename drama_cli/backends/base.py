@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
@@ -105,19 +105,36 @@ class Generation:
         return len(self.audio) / SAMPLE_RATE
 
 
+LAYOUT_NAMES = frozenset({"clone", "history", "revise", "scene", "infill", "stream"})
+
+
 @dataclass(frozen=True)
 class Capabilities:
-    """What a backend can do besides `generate`; callers read these flags, never probe methods.
+    """What a backend can do besides `generate`, and the facts about it that other stages act
+    on; callers read these, never probe methods or compare a backend's name.
 
     scene_layout: `generate_scene` voices a whole `scene` conversation (else `--mode scene`
         renders in history mode).
-    codes: its takes carry codec codes, and `encode_audio` / `decode_codes` work (edits keep
-        the take's own codes around the new middle).
+    codes: its takes carry codec codes (codes out), and `encode_audio` / `decode_codes` work
+        (edits keep the take's own codes around the new middle).
     infill: it voices `infill` conversations (the new middle between the take's prefix and
         suffix); without it an edit asks it to speak only the new words.
     streaming_frames: `generate` reports frame progress through its `on_frames` argument.
     batch_streams: how many streams `open_batch` voices together well; the default of
         `drama render --batch` (1: one at a time, today's order).
+    layouts: the conversation layouts it voices (`engine.layouts.LAYOUTS` names: clone,
+        history, revise, scene, infill, stream); the render checks a plan against them before
+        any take is made (`drama_cli.render.plan.layout_for_backend`). None (the default):
+        clone and history, with scene and infill when `scene_layout` and `infill` say so.
+    codes_in: it takes clips as codec codes `[10, T]` (references, context, infill prefix and
+        suffix); without it a clip travels as audio.
+    multi_speaker: one request may hold several speakers (`<|speaker:k|>` with k > 0).
+    streaming: its audio arrives while it is made (a server's streamed answer), not at the end.
+    drama3_model: it runs the Drama 3 model, so the model licence's credit, notice and the
+        cast's consent checks apply to its takes.
+    network: it reaches another machine (a server) to voice a take.
+    local_gpu: it runs a model on this machine's GPU when there is one (a cluster worker of it
+        then holds one GPU).
     """
 
     scene_layout: bool = False
@@ -125,6 +142,86 @@ class Capabilities:
     infill: bool = False
     streaming_frames: bool = False
     batch_streams: int = 1
+    layouts: frozenset[str] | None = None
+    codes_in: bool = False
+    multi_speaker: bool = True
+    streaming: bool = False
+    drama3_model: bool = False
+    network: bool = False
+    local_gpu: bool = False
+
+    def __post_init__(self):
+        if self.layouts is None:  # the default: clone and history, and what the flags say
+            flagged = {"scene": self.scene_layout, "infill": self.infill}
+            derived = {"clone", "history"} | {name for name, given in flagged.items() if given}
+            object.__setattr__(self, "layouts", frozenset(derived))
+        unknown = set(self.layouts) - LAYOUT_NAMES
+        if unknown:
+            raise ValueError(f"unknown layouts {sorted(unknown)}; known: {sorted(LAYOUT_NAMES)}")
+        if self.scene_layout and "scene" not in self.layouts:
+            raise ValueError("scene_layout needs 'scene' in layouts")
+        if self.infill and "infill" not in self.layouts:
+            raise ValueError("infill needs 'infill' in layouts")
+
+    @property
+    def codes_out(self) -> bool:
+        """Its takes carry codec codes (the same fact as `codes`)."""
+        return self.codes
+
+
+OPTION_KEY = "drama_option"  # where a backend option field keeps its `OptionFlag`
+
+
+@dataclass(frozen=True)
+class OptionFlag:
+    """How one field of a backend's options record becomes a command-line option.
+
+    flag: the option (`--server`, `--gpu-memory`; a switch: `--no-graph`). Backends that share
+        a flag declare it with the same field name, help, kind and default; the command line
+        then offers it once.
+    help: the option's help text (one sentence or two).
+    parse: turns the text given on the command line (or saved in the project) into the field's
+        value; raises UsageError, one line, for a bad value. None: the text is the value.
+    switch: the option takes no value; given, the field takes the opposite of its default.
+    kind: the type the command line reads before `parse` (str, int, float).
+    persist: the value is saved with the project (`project.json`, "engine_options") and used
+        again by `drama revise` / `drama edit`. Never True for a secret: a secret is never an
+        option value at all, only the name of the environment variable that holds it.
+    cluster: the value travels to `--cluster` workers (False: it only makes sense on this
+        machine, and `--cluster` refuses it).
+    """
+
+    flag: str
+    help: str
+    parse: Callable[[str], object] | None = None
+    switch: bool = False
+    kind: type = str
+    persist: bool = True
+    cluster: bool = True
+
+
+def backend_option(default: object, flag: str, help: str, **facts) -> object:
+    """A field of a backend's options record (a frozen dataclass) that the command line sets
+    with `flag`: `server: str | None = backend_option(None, "--server", "Server URL.")`.
+    `facts` are `OptionFlag`'s other fields (parse, switch, kind, persist, cluster)."""
+    return field(default=default, metadata={OPTION_KEY: OptionFlag(flag, help, **facts)})
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """The options record of a backend that takes no options of its own."""
+
+
+def option_flags(options_type: type) -> dict[str, tuple[OptionFlag, object]]:
+    """{field name: (its `OptionFlag`, its default)} of a backend's options record type, in
+    declaration order. Raises TypeError for a field without a flag (every field is an option)."""
+    flags = {}
+    for item in fields(options_type):
+        flag = item.metadata.get(OPTION_KEY)
+        if flag is None:
+            raise TypeError(f"{options_type.__name__}.{item.name} is not a backend_option")
+        flags[item.name] = (flag, item.default)
+    return flags
 
 
 @dataclass
@@ -171,8 +268,11 @@ class StreamBatch(Protocol):
 class Backend(Protocol):
     """A take generator.
 
-    name: `scratch`, `drama3`, ... (the `--engine` value); scratch: True for timing drafts
-        (labelled in every output); capabilities: what it can do besides `generate`.
+    name: the `--engine` value; scratch: True for timing drafts (labelled in every output);
+        capabilities: what it can do besides `generate`, and its facts (`Capabilities`).
+    options_type: its own options record, a frozen dataclass whose fields are made with
+        `backend_option` (each a command-line flag); `NoOptions` when it takes none.
+        options: the instance it was built with (saved with the project, `persist` fields).
     identity(): what about the engine shapes its audio (engine name, version, model revision);
         it is part of every cache key, so a new model renders lines again.
     generate(request, on_frames=None): one attempt; `on_frames(frames, budget)` is called with
@@ -193,6 +293,8 @@ class Backend(Protocol):
     name: str
     scratch: bool
     capabilities: Capabilities
+    options_type: type
+    options: object
 
     def identity(self) -> dict: ...
 
@@ -220,11 +322,14 @@ class BackendDefaults:
     name = "unnamed"
     scratch = False
     capabilities = Capabilities()
+    options_type: type = NoOptions  # the backend's own options record (`backend_option` fields)
+    options: object = NoOptions()  # the record it was built with
 
     @classmethod
     def from_options(cls, options: BackendOptions) -> BackendDefaults:
         """Build the backend for `drama_cli.backends.registry.make_backend` from its
-        `BackendOptions` (model folder, device, notice); this default takes none of them."""
+        `BackendOptions` (model folder, device, notice, and `options.own`, an instance of
+        `options_type`); this default takes none of them."""
         return cls()
 
     def open_batch(self, size: int) -> StreamBatch:

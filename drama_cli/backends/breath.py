@@ -8,7 +8,6 @@ passes the signal checks (enough active frames, not white-noise flat, no clippin
 from __future__ import annotations
 
 import numpy as np
-from scipy.signal import butter, sosfilt
 
 from engine.constants import SAMPLE_RATE
 
@@ -20,6 +19,11 @@ _BAND_HZ = (400.0, 1200.0)  # narrow band: breath colour, spectral flatness well
 def breath_placeholder(seed: int = 0, seconds: float = BREATH_S) -> np.ndarray:
     """Quiet shaped breath noise: float32 mono `[round(seconds * 44100)]` at 44,100 Hz,
     peak BREATH_PEAK (about -14 dBFS). Same seed, same samples."""
+    from scipy.signal import (
+        butter,
+        sosfilt,
+    )  # lazy: scipy, 0.8 s at start-up (`--help` lists scratch's options)
+
     count = int(round(seconds * SAMPLE_RATE))
     rng = np.random.default_rng(seed)
     noise = rng.standard_normal(count + SAMPLE_RATE // 10)

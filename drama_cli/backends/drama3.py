@@ -23,12 +23,14 @@ import numpy as np
 from platformdirs import user_cache_dir
 
 from drama_cli.backends.base import (
+    LAYOUT_NAMES,
     BackendDefaults,
     Capabilities,
     FrameCallback,
     Generation,
     GenerationRequest,
     StreamBatch,
+    backend_option,
     every_few_frames,
 )
 from drama_cli.backends.drama3_batch import EngineStreamBatch
@@ -56,6 +58,44 @@ GRAPH_NOTICE = (
     "compiling the CUDA-graph decode step on the first take (a minute or so; "
     "compiled code is cached for later renders; --no-graph to skip)"
 )
+
+
+def parse_gpu_memory(text: str | None) -> int | str | None:
+    """`--gpu-memory` as the engine takes it: bytes, "auto", or None when not given. Raises
+    UsageError for anything else."""
+    if text is None or text.strip().lower() == "auto":
+        return None if text is None else "auto"
+    from engine.offload.sizes import parse_size  # lazy: torch, 1 s at start-up
+
+    try:
+        return parse_size(text)
+    except ValueError as err:
+        raise UsageError(f"--gpu-memory {err}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Drama3Options:
+    """The drama3 backend's own options (`Drama3Backend.options_type`).
+
+    graph: on CUDA, decode with the captured frame step (False: `--no-graph`, eagerly).
+    gpu_memory: the device memory budget in bytes, "auto" (what the GPU has free), or None (the
+        whole model on the device); routed experts that do not fit stay in host memory.
+    """
+
+    graph: bool = backend_option(
+        True,
+        "--no-graph",
+        "On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step.",
+        switch=True,
+    )
+    gpu_memory: int | str | None = backend_option(
+        None,
+        "--gpu-memory",
+        "Device memory drama3 may use, e.g. 24GB, 24GiB or auto (what the GPU has free);"
+        " routed experts that do not fit stay in host memory.",
+        parse=parse_gpu_memory,
+        cluster=False,
+    )
 
 
 def check_fit(folder: Path, device: str | None, gpu_memory: int | str | None) -> None:
@@ -165,7 +205,15 @@ class BatchCapabilities:
     def __get__(self, backend, owner) -> Capabilities:
         streams = CUDA_BATCH_STREAMS if backend is not None and backend.on_cuda() else 1
         return Capabilities(
-            scene_layout=True, codes=True, infill=True, streaming_frames=True, batch_streams=streams
+            scene_layout=True,
+            codes=True,
+            infill=True,
+            streaming_frames=True,
+            batch_streams=streams,
+            layouts=LAYOUT_NAMES,
+            codes_in=True,
+            drama3_model=True,
+            local_gpu=True,
         )
 
 
@@ -175,6 +223,7 @@ class Drama3Backend(BackendDefaults):
     name = "drama3"
     scratch = False
     capabilities = BatchCapabilities()
+    options_type = Drama3Options
 
     def on_cuda(self) -> bool:
         """Whether the model runs (or will run) on a CUDA device."""
@@ -197,6 +246,7 @@ class Drama3Backend(BackendDefaults):
         self.graph = graph
         self.device = device
         self.gpu_memory = gpu_memory
+        self.options = Drama3Options(graph=graph, gpu_memory=gpu_memory)
         check_fit(self.folder, device, gpu_memory)
         self.notice = notice
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -207,13 +257,14 @@ class Drama3Backend(BackendDefaults):
     @classmethod
     def from_options(cls, options: BackendOptions) -> Drama3Backend:
         """The backend `--engine drama3` gets (`drama_cli.backends.registry.BackendOptions`:
-        the model folder found, the device, the notice callback)."""
+        the model folder found, the device, the notice callback, its `Drama3Options`)."""
+        own = options.own if options.own is not None else Drama3Options()
         return cls(
             options.model_folder,
             device=options.device,
             notice=options.notice,
-            graph=options.graph,
-            gpu_memory=options.gpu_memory,
+            graph=own.graph,
+            gpu_memory=own.gpu_memory,
         )
 
     def identity(self) -> dict:

@@ -1,14 +1,20 @@
 """The backends `--engine` can name, and the choice between them.
 
 One `BackendEntry` per backend in `BACKENDS`: its name, a one-line description, where its class
-lives (imported on first use: scratch needs piper, drama3 torch) and whether it is built from a
-Drama 3 model folder. The class declares the backend's `capabilities` and builds it with
-`from_options(BackendOptions)`. A new backend is one new module and one line in `BACKENDS`;
-`--engine` choices and help come from here (`engine_names`, `engine_help`).
+lives (imported on first use) and whether it is built from a Drama 3 model folder. The class
+declares the backend's `capabilities`, its options record (`options_type`, fields made with
+`drama_cli.backends.base.backend_option`) and builds it with `from_options(BackendOptions)`.
+A new backend is one new module and one line in `BACKENDS`; `--engine` choices and help come
+from here (`engine_names`, `engine_help`), and the command line's backend options from the
+options records (`option_table`). Only the lines of `BACKENDS` name a backend.
 
-`--engine auto` picks `drama3` when a model folder is found (`--model PATH`, the `DRAMA_MODEL`
-environment variable, or the huggingface_hub cache of `fishaudio/drama-3`), else `scratch`
-with a one-line notice.
+A backend's settings travel as one `BackendChoice` (engine, `--model`, `--device`, the backend
+options given) from the command line to `build_backend`, here or on a cluster worker.
+
+`--engine auto` picks the first backend built from a model folder when one is found
+(`--model PATH`, the `DRAMA_MODEL` environment variable, or the huggingface_hub cache of
+`fishaudio/drama-3`), else the first that needs neither a model nor the network, with a
+one-line notice (`auto_entry`).
 """
 
 from __future__ import annotations
@@ -16,35 +22,51 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from drama_cli.backends.base import OptionFlag, option_flags
 from drama_cli.errors import UsageError
 
-if TYPE_CHECKING:  # the contract pulls in numpy; `--help` needs only the names here
+if TYPE_CHECKING:
     from drama_cli.backends.base import Backend, Capabilities
 
 AUTO = "auto"
-AUTO_WITH_MODEL = "drama3"  # what `auto` picks when a model folder is found
-AUTO_WITHOUT_MODEL = "scratch"  # ... and when none is
 HF_REPO = "fishaudio/drama-3"
 MODEL_ENV = "DRAMA_MODEL"
 
 
 @dataclass(frozen=True)
+class BackendChoice:
+    """Which backend to build and with what, as plain data: the one record that carries a
+    backend's settings from the command line through the render and the cluster pool to each
+    worker (it pickles), and is saved with the project without its secrets (there are none in
+    it: a key is only ever named by the environment variable that holds it).
+
+    engine: `auto` or a registered name. model, device: the common `--model` and `--device`
+    (None: not given). options: the backend options given, by field name of the backends'
+    options records (`option_table`): the text given on the command line (parsed by the chosen
+    backend's `OptionFlag.parse` when it is built), or for a switch the value it sets.
+    """
+
+    engine: str = AUTO
+    model: str | None = None
+    device: str | None = None
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class BackendOptions:
     """What `make_backend` hands a backend's `from_options`: the model folder (for backends
-    that need one), the torch device (None: the backend's default) and where one-line notices
-    for the user go."""
+    that need one), the torch device (None: the backend's default), where one-line notices
+    for the user go, and `own`: the backend's own options record (an instance of its class's
+    `options_type`, every field at its default unless given)."""
 
     model_folder: Path | None = None
     device: str | None = None
     notice: Callable[[str], None] = field(default=lambda message: None)
-    graph: bool = True  # drama3 on CUDA: decode with the captured frame step (False: --no-graph)
-    gpu_memory: int | str | None = (
-        None  # drama3: device budget in bytes, "auto", or None (--gpu-memory)
-    )
+    own: object = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +92,11 @@ class BackendEntry:
     def capabilities(self) -> Capabilities:
         """What the backend can do besides `generate` (declared by its class)."""
         return self.backend_class().capabilities
+
+    @property
+    def options_type(self) -> type:
+        """The backend's options record type (declared by its class: `options_type`)."""
+        return self.backend_class().options_type
 
     def create(self, options: BackendOptions) -> Backend:
         """A new backend built from `options`."""
@@ -145,64 +172,150 @@ def find_model(explicit: str | os.PathLike | None = None) -> Path | None:
     return _cached_model()
 
 
+def auto_entry(model_found: bool) -> BackendEntry:
+    """What `--engine auto` picks: when a model folder is found, the first registered backend
+    that is built from one and runs on this machine (no network); else the first that needs
+    neither a model folder nor the network."""
+    for entry in BACKENDS:
+        if entry.needs_model == model_found and not entry.capabilities.network:
+            return entry
+    raise LookupError("no registered backend fits --engine auto")  # a registry without one
+
+
+def option_table() -> dict[str, tuple[OptionFlag, object, tuple[str, ...]]]:
+    """Every backend option of the registered backends, by field name: (its `OptionFlag`, its
+    default, the names of the backends that take it), in registry and declaration order. A
+    flag several backends declare is one entry. Raises TypeError when two backends declare the
+    same field or flag differently (the command line could not offer it once)."""
+    table: dict[str, tuple[OptionFlag, object, tuple[str, ...]]] = {}
+    flags: dict[str, str] = {}
+    for entry in BACKENDS:
+        for name, (flag, default) in option_flags(entry.options_type).items():
+            if flags.setdefault(flag.flag, name) != name:
+                raise TypeError(
+                    f"{flag.flag} is declared as two fields: {flags[flag.flag]}, {name}"
+                )
+            if name in table:
+                known, known_default, takers = table[name]
+                if (known, known_default) != (flag, default):
+                    raise TypeError(
+                        f"{flag.flag} is declared differently by {takers[0]} and {entry.name}"
+                    )
+                table[name] = (known, known_default, (*takers, entry.name))
+            else:
+                table[name] = (flag, default, (entry.name,))
+    return table
+
+
+def given_options(values: dict[str, object]) -> dict[str, object]:
+    """The backend options actually given among `values` (field values by field name, as
+    `option_table` names them; a switch's value is the one it sets): those neither None nor the
+    option's default. Raises UsageError for a name no backend declares."""
+    table = option_table()
+    given = {}
+    for name, value in values.items():
+        if name not in table:
+            raise UsageError(f"no engine takes an option {name!r}")
+        _, default, _ = table[name]
+        if value is not None and value != default:
+            given[name] = value
+    return given
+
+
 def make_backend(
-    engine: str = AUTO,
+    engine: str | BackendChoice = AUTO,
     model: str | os.PathLike | None = None,
     notice: Callable[[str], None] = lambda message: None,
     device: str | None = None,
-    graph: bool = True,
-    gpu_memory: str | None = None,
+    **options: object,
 ) -> Backend:
-    """Build the backend for `--engine` (`auto` or a registered name).
+    """Build the backend for `--engine` (`auto` or a registered name) with `--model`,
+    `--device` and the backend options `options` (by field name, e.g. `gpu_memory="24GB"`,
+    `graph=False`; None or the default: not given), or the one a `BackendChoice` names (then
+    the other arguments but `notice` are ignored). See `build_backend`; the commands call this
+    function (tests replace it)."""
+    if isinstance(engine, BackendChoice):
+        return build_backend(engine, notice)
+    return build_backend(
+        BackendChoice(
+            engine, None if model is None else str(model), device, given_options(options)
+        ),
+        notice,
+    )
 
-    notice: receives one-line messages for the user (the auto fallback to scratch, the CPU
-    warning of drama3, and each of `--model`, `--device`, `--gpu-memory` and `--no-graph` that an
-    engine without weights ignores). Raises UsageError for an unknown engine, for a backend that needs
-    a model folder when none is found, or for a `gpu_memory` that is not a size (`24GB`,
-    `24GiB`, `500MB`) or `auto`. graph: False decodes drama3 eagerly on CUDA (`--no-graph`).
+
+def build_backend(
+    choice: BackendChoice, notice: Callable[[str], None] = lambda message: None
+) -> Backend:
+    """Build the backend `choice` names.
+
+    notice: receives one-line messages for the user (the auto fallback to scratch, a backend's
+    own notices, and each of `--model`, `--device` and the backend options given that the
+    engine `auto` picked does not take). Raises UsageError (one line) for an unknown engine,
+    for a backend that needs a model folder when none is found, for a backend option the
+    engine named by `--engine` does not take (naming both), or for a bad option value.
     """
-    budget = parse_gpu_memory(gpu_memory)
-    entry = None if engine == AUTO else backend_entry(engine)
-    folder = find_model(model) if entry is None or entry.needs_model else None
+    entry = None if choice.engine == AUTO else backend_entry(choice.engine)
+    folder = find_model(choice.model) if entry is None or entry.needs_model else None
     if entry is None:
         if folder is None:
             notice(
                 "no Drama 3 model found (--model, $DRAMA_MODEL or the Hugging Face cache); "
                 "rendering a scratch timing draft"
             )
-        entry = backend_entry(AUTO_WITH_MODEL if folder is not None else AUTO_WITHOUT_MODEL)
+        entry = auto_entry(folder is not None)
     if entry.needs_model and folder is None:
         raise UsageError(
             f"--engine {entry.name} needs a model folder: pass --model PATH or set {MODEL_ENV}"
         )
+    own = own_options(entry, choice, notice)
     if not entry.needs_model:
-        ignored = [
-            option
-            for option, given in (
-                ("--model", model is not None),
-                ("--device", device is not None),
-                ("--gpu-memory", budget is not None),
-                ("--no-graph", not graph),
-            )
-            if given
-        ]
-        for option in ignored:
-            notice(
-                f"{option} has no effect on the {entry.name} engine (it has no model weights to place)"
-            )
+        for option, given in (("--model", choice.model), ("--device", choice.device)):
+            if given is not None:
+                notice(
+                    f"{option} has no effect on the {entry.name} engine "
+                    "(it has no model weights to place)"
+                )
     return entry.create(
-        BackendOptions(folder if entry.needs_model else None, device, notice, graph, budget)
+        BackendOptions(folder if entry.needs_model else None, choice.device, notice, own)
     )
 
 
-def parse_gpu_memory(text: str | None) -> int | str | None:
-    """`--gpu-memory` as the engine takes it: bytes, "auto", or None when not given. Raises
-    UsageError for anything else."""
-    if text is None or text.strip().lower() == "auto":
-        return None if text is None else "auto"
-    from engine.offload.sizes import parse_size  # lazy: torch, 1 s at start-up
+def own_options(
+    entry: BackendEntry, choice: BackendChoice, notice: Callable[[str], None]
+) -> object:
+    """The options record of `entry`'s backend from the options `choice` gives: each parsed
+    with its `OptionFlag.parse`; one the backend does not take is refused (UsageError naming
+    the flag and the engine) when `--engine` named it, and said to have no effect when `auto`
+    picked it."""
+    own_flags = option_flags(entry.options_type)
+    table = option_table()
+    values = {}
+    for name, value in choice.options.items():
+        if name not in own_flags:
+            flag, _, takers = table[name]
+            if choice.engine == AUTO:
+                notice(f"{flag.flag} has no effect on the {entry.name} engine")
+                continue
+            raise UsageError(
+                f"{flag.flag} is not an option of the {entry.name} engine "
+                f"(it is an option of {', '.join(takers)})"
+            )
+        flag, _ = own_flags[name]
+        values[name] = flag.parse(value) if flag.parse and isinstance(value, str) else value
+    return entry.options_type(**values)
 
-    try:
-        return parse_size(text)
-    except ValueError as err:
-        raise UsageError(f"--gpu-memory {err}") from None
+
+def persisted_options(backend: Backend) -> dict[str, object]:
+    """The options of a built backend to save with the project (`project.json`,
+    "engine_options"): every field of its options record (`backend.options`) whose
+    `OptionFlag.persist` is True and whose value is not its default."""
+    own = backend.options
+    if not is_dataclass(own):
+        return {}
+    saved = {}
+    for name, (flag, default) in option_flags(type(own)).items():
+        value = getattr(own, name)
+        if flag.persist and value != default:
+            saved[name] = value
+    return saved

@@ -22,6 +22,7 @@ import numpy as np
 import soxr
 
 from drama_cli.backends.base import (
+    LAYOUT_NAMES,
     BackendDefaults,
     Capabilities,
     FrameCallback,
@@ -163,7 +164,11 @@ class ScratchBackend(BackendDefaults):
 
     name = "scratch"
     scratch = True
-    capabilities = Capabilities(scene_layout=True, batch_streams=os.cpu_count() or 1)
+    capabilities = Capabilities(
+        scene_layout=True,
+        batch_streams=os.cpu_count() or 1,
+        layouts=LAYOUT_NAMES - {"infill"},  # it speaks every request's text; an edit, the new words
+    )
 
     def __init__(self) -> None:
         self._voice = None

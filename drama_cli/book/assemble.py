@@ -68,7 +68,6 @@ from drama_cli.mix.export import (
 from drama_cli.mix.options import layer_mix, scene_sounds
 from drama_cli.mix.presets import get_preset
 from drama_cli.mix.project_mix import (
-    CREDITED_ENGINES,
     credit_text,
     engines_used,
     mix_entry,
@@ -436,6 +435,7 @@ def book_facts(summaries: list[dict]) -> dict:
     model revisions merged, `credit` when any chapter has it."""
     facts = {
         "engines": sorted({e for s in summaries for e in s.get("engines", ())}),
+        "credited_engines": sorted({e for s in summaries for e in s.get("credited_engines", ())}),
         "model_revisions": sorted({r for s in summaries for r in s.get("model_revisions", ())}),
     }
     credits = [s["credit"] for s in summaries if s.get("credit")]
@@ -450,7 +450,7 @@ def credit_tags(facts: dict) -> dict:
         return {}
     return {
         "CREDIT": facts["credit"],
-        "ENGINE": ", ".join(e for e in facts["engines"] if e in CREDITED_ENGINES),
+        "ENGINE": ", ".join(facts.get("credited_engines") or ()),
         "MODEL_REVISION": ", ".join(facts.get("model_revisions") or ()),
     }
 

@@ -13,13 +13,14 @@ MISSING_NOTICE = (
 
 def notice_file_text(script, facts: dict, licence_notice: str | None) -> str:
     """The text of NOTICE.txt for a book of `script` whose takes have `facts`
-    (`drama_cli.book.assemble.book_facts`: `credit`, `engines`, `model_revisions`).
+    (`drama_cli.book.assemble.book_facts`: `credit`, `credited_engines`, `model_revisions`).
     licence_notice: the notice text from the model folder (`drama_cli.backends.model_licence`), or None."""
     revisions = ", ".join(facts.get("model_revisions") or ()) or "unknown"
+    engines = ", ".join(facts.get("credited_engines") or ()) or "unknown"
     lines = [
         f"{facts['credit']}.",
         "",
-        f"Voiced with the Drama 3 model (engine drama3, model revision {revisions}).",
+        f"Voiced with the Drama 3 model (engine {engines}, model revision {revisions}).",
         "",
         "Notice of the model's licence:",
         licence_notice or MISSING_NOTICE,

@@ -204,8 +204,8 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     settings.validate()
     check_mix_files(loaded, pick_scenes(loaded, settings))
     notice_once = say_once(notice)
-    engine = registry.make_backend(**backend, notice=notice_once)
-    notice_before_render(store.root, engine.name, backend["model"], notice_once)
+    engine = registry.make_backend(opt.backend_choice(backend), notice=notice_once)
+    notice_before_render(store.root, engine, backend["model"], notice_once)
     try:
         return render_script(
             loaded,

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from drama_cli.backends.registry import backend_entry
+from drama_cli.backends.registry import AUTO, backend_entry, engine_help
 from drama_cli.book.m4b import cover_path
 from drama_cli.book.notice import voice_line
 from drama_cli.commands import options as opt
@@ -48,12 +48,13 @@ def check(
         ),
     ),
     engine: str = typer.Option(
-        "drama3",
+        "auto",
         "--engine",
         help=(
-            "The engine the script is checked for: drama3 (also auto) clones the cast's reference"
-            " clips, so a speaking cast member with a clip and neither consent: nor voice_source:"
-            " is a warning; scratch skips that check."
+            f"The engine the script is checked for ({engine_help()[:-1]}): one that runs the Drama"
+            " 3 model (and auto) clones the cast's reference clips, so a speaking cast member with"
+            " a clip and neither consent: nor voice_source: is a warning; the others skip that"
+            " check."
         ),
     ),
     strict_consent: bool = typer.Option(
@@ -75,9 +76,8 @@ def check(
     )
     from drama_cli.script.check import check_script
 
-    clones = (
-        engine == "auto" or backend_entry(engine).needs_model
-    )  # an engine with weights clones the clips
+    # an engine that runs the Drama 3 model clones the clips; auto may pick one
+    clones = engine == AUTO or backend_entry(engine).capabilities.drama3_model
     try:
         report = check_script(
             script,

@@ -131,12 +131,13 @@ def notice_once_per_project(
 
 
 def notice_before_render(
-    project: Path, engine_name: str, model: str | None, notice: Callable[[str], None]
+    project: Path, backend, model: str | None, notice: Callable[[str], None]
 ) -> bool:
-    """`notice_once_per_project` for a render with the engine named `engine_name` and the
-    `--model` flag `model`: only drama3 has a model folder (found as
-    `drama_cli.backends.registry.find_model` finds it on this machine; with `--cluster`, the
-    folder the workers read when the cluster shares it). Returns whether a notice was given."""
-    if engine_name != "drama3":
+    """`notice_once_per_project` for a render with `backend` and the `--model` flag `model`:
+    only a backend that runs the Drama 3 model from a folder on this machine
+    (`capabilities.drama3_model` without `capabilities.network`) has one (found as
+    `drama_cli.backends.registry.find_model` finds it; with `--cluster`, the folder the workers
+    read when the cluster shares it). Returns whether a notice was given."""
+    if not backend.capabilities.drama3_model or backend.capabilities.network:
         return False
     return notice_once_per_project(project, registry.find_model(model), notice)

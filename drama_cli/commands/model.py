@@ -10,8 +10,8 @@ from pathlib import Path
 import platformdirs
 import typer
 
+from drama_cli.backends.drama3 import parse_gpu_memory
 from drama_cli.backends.model_licence import LICENSE_FILE, README_FILE, read_folder_licence
-from drama_cli.backends.registry import parse_gpu_memory
 from drama_cli.commands import (
     licence as licence_terms,  # through the module: tests replace terminal_question
 )

@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from drama_cli.backends.registry import engine_help
+from drama_cli.backends.registry import BackendChoice, engine_help, option_table
 from drama_cli.commands.option_group import OptionGroup
 from drama_cli.compile.modes import DEFAULT_MODE, mode_help
 from drama_cli.mix.presets import PRESETS, get_preset
@@ -56,12 +56,6 @@ ENGINE = typer.Option("auto", help=engine_help())
 ENGINE_OF_PROJECT = typer.Option(None, help=engine_help(" (default: the project's)"))
 MODEL = typer.Option(None, help="Drama 3 model folder (else $DRAMA_MODEL or the HF cache).")
 DEVICE = typer.Option(None, help="Torch device for drama3 (default: cuda if present).")
-GPU_MEMORY = typer.Option(
-    None,
-    "--gpu-memory",
-    help="Device memory drama3 may use, e.g. 24GB, 24GiB or auto "
-    "(what the GPU has free); routed experts that do not fit stay in host memory.",
-)
 FROM_TAKE = typer.Option(
     None, "--from-take", help="Take to start from (default: the selected one)."
 )
@@ -109,12 +103,45 @@ MIX = OptionGroup(
     export_session=(Optional[list[str]], EXPORT_SESSION),
 )
 
+
+def backend_option_params() -> dict:
+    """The command line's backend options: one per field of the registered backends' options
+    records (`drama_cli.backends.registry.option_table`; a flag several backends share, once),
+    as `OptionGroup` entries by field name. A switch is a bool flag (False: not given); any
+    other option reads its `kind` and defaults to None (not given)."""
+    params = {}
+    for name, (flag, _default, _takers) in option_table().items():
+        if flag.switch:
+            params[name] = (bool, typer.Option(False, flag.flag, help=flag.help))
+        else:
+            params[name] = (Optional[flag.kind], typer.Option(None, flag.flag, help=flag.help))
+    return params
+
+
+def backend_choice(flags: dict, engine: str | None = None) -> BackendChoice:
+    """The `BACKEND` or `PROJECT_BACKEND` group's `flags` as the `BackendChoice` they make:
+    `engine` (default: `flags["engine"]`), `--model`, `--device` and the backend options given
+    (a switch given sets the opposite of its default; an option not given is left out)."""
+    given = {}
+    for name, (flag, default, _takers) in option_table().items():
+        value = flags.get(name)
+        if flag.switch:
+            if value:
+                given[name] = not default
+        elif value is not None:
+            given[name] = value
+    return BackendChoice(
+        engine or flags["engine"] or "auto", flags.get("model"), flags.get("device"), given
+    )
+
+
 _PLACEMENT = {
     "model": (Optional[str], MODEL),
     "device": (Optional[str], DEVICE),
-    "gpu_memory": (Optional[str], GPU_MEMORY),
+    **backend_option_params(),
 }
-# The engine and where its model goes, as `make_backend` takes them (render, book).
+# The engine, where its model goes and the backends' own options, as `backend_choice` reads
+# them (render, book).
 BACKEND = OptionGroup(engine=(str, ENGINE), **_PLACEMENT)
 # The same for a project already rendered: the engine defaults to the project's (revise, edit).
 PROJECT_BACKEND = OptionGroup(engine=(Optional[str], ENGINE_OF_PROJECT), **_PLACEMENT)

@@ -64,11 +64,6 @@ def render_command(
     ),
     no_normalize: bool = opt.NO_NORMALIZE,
     as_json: bool = opt.JSON,
-    no_graph: bool = typer.Option(
-        False,
-        "--no-graph",
-        help="On CUDA, decode drama3 frames eagerly instead of replaying the captured frame step.",
-    ),
     cluster: str | None = typer.Option(
         None,
         "--cluster",
@@ -100,8 +95,8 @@ def render_command(
     if qc is not None:
         settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
     store = render_project(script, out, loaded)
-    engine = _backend(cluster, backend, not no_graph)
-    notice_before_render(store.root, engine.name, backend["model"], notice)
+    engine = _backend(cluster, backend)
+    notice_before_render(store.root, engine, backend["model"], notice)
     try:
         report = scheduler.render_script(
             loaded,
@@ -164,21 +159,25 @@ def _load_for_render(
     return loaded
 
 
-def _backend(cluster: str | None, flags: dict, graph: bool):
-    """The render's backend from the `BACKEND` group's `flags`: built here, or, with
-    `--cluster`, one worker per slot of the Ray cluster, each building it on its node
-    (`drama_cli.backends.cluster`)."""
+def _backend(cluster: str | None, flags: dict):
+    """The render's backend from the `BACKEND` group's `flags` (one `BackendChoice`): built
+    here, or, with `--cluster`, one worker per slot of the Ray cluster, each building it on its
+    node (`drama_cli.backends.cluster`); a backend option that only makes sense on this machine
+    (`OptionFlag.cluster` False) is refused with `--cluster`."""
+    choice = opt.backend_choice(flags)
     if cluster is None:
-        return registry.make_backend(**flags, notice=notice, graph=graph)
-    if flags["gpu_memory"] is not None:
-        raise UsageError("--gpu-memory applies to a render on this machine, not with --cluster")
+        return registry.make_backend(choice, notice=notice)
+    table = registry.option_table()
+    for name in choice.options:
+        if not table[name][0].cluster:
+            raise UsageError(
+                f"{table[name][0].flag} applies to a render on this machine, not with --cluster"
+            )
     from drama_cli.backends.cluster.backend import (
         make_cluster_backend,  # lazy: the cluster's modules, 20 ms
     )
 
-    return make_cluster_backend(
-        cluster, flags["engine"], flags["model"], flags["device"], graph, notice=notice
-    )
+    return make_cluster_backend(cluster, choice, notice=notice)
 
 
 def _qc_checks(kind: str, asr_model: str | None, threshold: float | None, loaded) -> list:

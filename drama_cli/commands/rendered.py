@@ -6,11 +6,13 @@ Results go to stdout (text, or JSON with `--json`); notices to stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import typer
 
 from drama_cli.backends import registry  # called through the module: tests replace make_backend
+from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import recorded_cast
 from drama_cli.commands.licence import notice_before_render
 from drama_cli.commands.output import notice
@@ -46,12 +48,19 @@ def rendered_store(script: str, out: str | None):
 
 def project_backend(store, flags: dict):
     """The backend of the `PROJECT_BACKEND` group's `flags`: the engine the project was
-    rendered with, unless `--engine` says otherwise (with the licence notice of a render,
+    rendered with, unless `--engine` says otherwise, with the backend options saved with the
+    project (`project.json`, "engine_options") under those given now when it is that engine
+    (with the licence notice of a render,
     `drama_cli.commands.licence.notice_before_render`)."""
-    recorded = (store.project().get("engine") or {}).get("engine")
+    project = store.project()
+    recorded = (project.get("engine") or {}).get("engine")
     name = flags["engine"] or (recorded if recorded in registry.backend_names() else registry.AUTO)
-    backend = registry.make_backend(**{**flags, "engine": name}, notice=notice)
-    notice_before_render(store.root, backend.name, flags["model"], notice)
+    choice = opt.backend_choice(flags, name)
+    if name == recorded:
+        saved = project.get("engine_options") or {}
+        choice = dataclasses.replace(choice, options={**saved, **choice.options})
+    backend = registry.make_backend(choice, notice=notice)
+    notice_before_render(store.root, backend, flags["model"], notice)
     return backend
 
 

@@ -31,8 +31,6 @@ from drama_cli.takes.scene_selection import (
 from drama_cli.takes.store import TakeStore
 from engine.files import stage_text
 
-CREDITED_ENGINES = ("drama3",)  # engines whose takes carry ENGINE_CREDIT in what is delivered
-
 
 @dataclass
 class SceneOutcome:
@@ -93,8 +91,10 @@ def mix_entry(choice: LineChoice) -> MixEntry:
 
 def engines_used(choices: list[LineChoice]) -> dict:
     """Cue-sheet fields saying which takes of a mix are scratch drafts: `scratch` (any),
-    `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used); and
-    when any take is Drama 3's (CREDITED_ENGINES), `credit` (ENGINE_CREDIT) and
+    `scratch_lines` (their line ids), `lines` (takes in the mix), `engines` (names used),
+    `scratch_engines` (the engines of the scratch takes, when there are any); and
+    when the Drama 3 model voiced any take (`LineChoice.drama3_model`), `credit`
+    (ENGINE_CREDIT), `credited_engines` (the engines of those takes, sorted) and
     `model_revisions` (those takes' model revisions, sorted)."""
     scratch_lines = [choice.line.id for choice in choices if choice.scratch]
     facts = {
@@ -103,9 +103,12 @@ def engines_used(choices: list[LineChoice]) -> dict:
         "lines": len(choices),
         "engines": sorted({choice.engine for choice in choices}),
     }
-    credited = [choice for choice in choices if choice.engine in CREDITED_ENGINES]
+    if scratch_lines:
+        facts["scratch_engines"] = sorted({c.engine for c in choices if c.scratch})
+    credited = [choice for choice in choices if choice.drama3_model]
     if credited:
         facts["credit"] = ENGINE_CREDIT
+        facts["credited_engines"] = sorted({choice.engine for choice in credited})
         facts["model_revisions"] = sorted(
             {
                 str(choice.take.record.model_revision)
@@ -121,7 +124,7 @@ def credit_text(facts: dict) -> str | None:
     `Built with Fish Audio (drama3, model revision R)`; None when no take is Drama 3's."""
     if not facts.get("credit"):
         return None
-    engines = ", ".join(e for e in facts.get("engines", ()) if e in CREDITED_ENGINES)
+    engines = ", ".join(facts.get("credited_engines") or ())
     revisions = ", ".join(facts.get("model_revisions") or ()) or "unknown"
     return f"{facts['credit']} ({engines}, model revision {revisions})"
 
@@ -131,7 +134,8 @@ def engines_note(metadata: dict) -> str:
     count, total = len(metadata.get("scratch_lines") or []), int(metadata.get("lines") or 0)
     if not 0 < count < total:
         return ""
-    others = ", ".join(e for e in metadata.get("engines", []) if e != "scratch")
+    drafts = set(metadata.get("scratch_engines") or ())
+    others = ", ".join(e for e in metadata.get("engines", []) if e not in drafts)
     return (
         f"this mix combines {count} scratch take(s) ({', '.join(metadata['scratch_lines'])})"
         f" with {total - count} take(s) of {others}"

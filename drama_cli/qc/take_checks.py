@@ -40,7 +40,8 @@ def check_generation(generation, text: str) -> CheckReport:
 def outcome_fields(checks: CheckReport, stop_reason: str, backend) -> dict:
     """The record fields every take shares (rendered, revised or edited) about how it came out
     and what made it: checks, status, needs_review, stop reason, engine, model revision,
-    engine identity, scratch. backend: the `Backend` that voiced it."""
+    engine identity, scratch, whether the Drama 3 model voiced it (`drama3_model`, from the
+    backend's capabilities). backend: the `Backend` that voiced it."""
     identity = backend.identity()
     return {
         "checks": checks.to_dict(),
@@ -51,6 +52,7 @@ def outcome_fields(checks: CheckReport, stop_reason: str, backend) -> dict:
         "model_revision": identity.get("revision"),
         "engine_identity": identity,
         "scratch": bool(backend.scratch),
+        "drama3_model": bool(backend.capabilities.drama3_model),
     }
 
 

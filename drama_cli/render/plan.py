@@ -1,7 +1,12 @@
-"""Which scenes and lines a render touches."""
+"""Which scenes and lines a render touches, and which layout its backend voices them in
+(`layout_for_backend`: a layout the backend lacks falls back, or is refused, before any take
+is made)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from drama_cli.compile.modes import MODES
 from drama_cli.errors import UsageError
 from drama_cli.takes.jobs import RenderSettings
 
@@ -34,3 +39,59 @@ def wanted_lines(scene, settings: RenderSettings) -> list[str]:
     """Ids of the scene's lines to render: those named by `--line`, else all, in script order."""
     ids = [line.id for line in scene.lines]
     return [i for i in ids if i in settings.lines] if settings.lines else ids
+
+
+# What a layout falls back to when a backend does not voice it, and the words of the notice
+# (said once per render); a layout with no fallback is refused.
+LAYOUT_FALLBACKS = {
+    "scene": ("history", "cannot voice a whole scene at once; using history mode"),
+    "history": (
+        "clone",
+        "does not voice a line in the context of the ones before; using clone mode",
+    ),
+}
+LAYOUT_REFUSALS = {
+    "revise": "cannot revise a take against the earlier one and a note",
+    "infill": "cannot regenerate the middle of a take (infill)",
+    "stream": "cannot voice the stream layout",
+    "clone": "cannot clone a voice from reference clips",
+}
+
+
+def layout_for_backend(capabilities, engine: str, layout: str) -> tuple[str, list[str]]:
+    """The layout a backend voices for a planned `layout` (an `engine.layouts` name), and the
+    one-line notices of the fallbacks taken: the layout itself when the backend's
+    `capabilities.layouts` hold it; else its fallback (scene → history → clone) with a notice
+    naming the engine. Raises UsageError, one line naming the engine and what it cannot do,
+    for a layout with no fallback it voices (revise, infill, ...). `scene` also needs
+    `capabilities.scene_layout`."""
+    notices = []
+    while True:
+        voiced = layout in capabilities.layouts
+        if layout == "scene":
+            voiced = voiced and capabilities.scene_layout
+        if voiced:
+            return layout, notices
+        if layout not in LAYOUT_FALLBACKS:
+            reason = LAYOUT_REFUSALS.get(layout, f"cannot voice the {layout} layout")
+            raise UsageError(f"the {engine} engine {reason}")
+        layout, why = LAYOUT_FALLBACKS[layout]
+        notices.append(f"the {engine} engine {why}")
+
+
+def mode_for_backend(settings: RenderSettings, capabilities, engine: str, notice) -> RenderSettings:
+    """`settings` with the mode the backend can voice (`layout_for_backend` on the mode's
+    layout; the fallbacks said on `notice`, once per render). Raises UsageError when the
+    backend voices neither the mode's layout nor a fallback of it."""
+    layout, notices = layout_for_backend(capabilities, engine, mode_layout(settings.mode))
+    for message in notices:
+        notice(message)
+    if layout == mode_layout(settings.mode):
+        return settings
+    mode = next(name for name, m in MODES.items() if m.layout == layout)
+    return dataclasses.replace(settings, mode=mode)
+
+
+def mode_layout(mode: str) -> str:
+    """The engine layout of compile mode `mode` (`drama_cli.compile.modes.MODES`)."""
+    return MODES[mode].layout

@@ -18,10 +18,10 @@ seeds and cache keys are `drama_cli.takes.jobs`; the checks on a take and its st
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 from drama_cli.backends.base import Backend
+from drama_cli.backends.registry import persisted_options
 from drama_cli.errors import UsageError
 from drama_cli.mix.project_mix import (
     SceneOutcome,
@@ -31,7 +31,7 @@ from drama_cli.mix.project_mix import (
 )
 from drama_cli.render.batch import LineEntry, LineQueue
 from drama_cli.render.line import LineOutcome, Progress
-from drama_cli.render.plan import pick_scenes, wanted_lines
+from drama_cli.render.plan import mode_for_backend, pick_scenes, wanted_lines
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene_mode import render_scene_mode
 from drama_cli.script.mix_settings import MixSettings
@@ -71,9 +71,7 @@ def render_script(
     mix = project_mix(store, mix)
     progress = progress or Progress()
     scenes = pick_scenes(script, settings)
-    if settings.mode == "scene" and not backend.capabilities.scene_layout:
-        notice(f"the {backend.name} engine cannot voice a whole scene at once; using history mode")
-        settings = dataclasses.replace(settings, mode="history")
+    settings = mode_for_backend(settings, backend.capabilities, backend.name, notice)
     if settings.mix:
         require_encoders(mix.formats)
     identity = backend.identity()
@@ -103,6 +101,7 @@ def render_script(
                 **(project_info or {}),
                 "engine": identity,
                 "scratch": bool(backend.scratch),
+                "engine_options": persisted_options(backend),
                 "mode": settings.mode,
                 "sampling": settings.sampling,
                 "seed": settings.seed,

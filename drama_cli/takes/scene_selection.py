@@ -33,7 +33,8 @@ class LineChoice:
     STALE take. moved: the `MovedTakes` notice of a line with no current take, else "".
     text: the words the take says (`take_text`); segments / words: their timing
     (`take_timing`: chunks as (text, start s, end s) and the recognised `Word`s, each () when
-    unknown). engine: the take's engine name; scratch: whether it is a scratch draft.
+    unknown). engine: the take's engine name; scratch: whether it is a scratch draft;
+    drama3_model: whether the Drama 3 model voiced it (`TakeRecord.by_drama3_model`).
     """
 
     line: object
@@ -47,6 +48,7 @@ class LineChoice:
     words: tuple[Word, ...] = ()
     engine: str = ""
     scratch: bool = False
+    drama3_model: bool = False
 
     @property
     def mixable(self) -> bool:
@@ -109,6 +111,7 @@ def line_choice(
         words=words,
         engine="unknown" if take.record.engine is None else str(take.record.engine),
         scratch=bool(take.record.scratch),
+        drama3_model=take.record.by_drama3_model,
     )
     if not mixable(store, scene_id, line.id, take, chosen):
         return LineChoice(line, take, UNUSABLE, moved=moved.note(line) or "", **facts)

@@ -100,8 +100,8 @@ class TakeRecord:
     """One take's record. Sizes: `samples` at 44,100 Hz, `duration_s` in seconds. `slot` is
     None for an extra take (a revision or edit beside the render's takes). `chunks`: the
     chunks of a take made of several, each (spoken text, start s, end s) in the take.
-    `text` (the model text), `engine`, `scratch` and `normalize` are None when the record does
-    not say."""
+    `text` (the model text), `engine`, `scratch`, `drama3_model` and `normalize` are None when
+    the record does not say; whether the Drama 3 model voiced the take is `by_drama3_model`."""
 
     take: int = 0
     samples: int = 0
@@ -117,6 +117,7 @@ class TakeRecord:
     engine: str | None = None
     model_revision: str | None = None
     scratch: bool | None = None
+    drama3_model: bool | None = None
     mode: str | None = None
     layout: str | None = None
     layout_version: str | None = None
@@ -135,6 +136,16 @@ class TakeRecord:
     chunks: tuple[tuple[str, float, float], ...] = ()
     adopted_from: AdoptedFrom | None = None
     json: JsonObject = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def by_drama3_model(self) -> bool:
+        """Whether the Drama 3 model voiced this take (its licence's credit and notice apply):
+        the record's `drama3_model` fact, written from the backend's
+        `Capabilities.drama3_model`; a record written before that fact counts when its engine
+        is one of LEGACY_DRAMA3_MODEL_ENGINES. The one place that decides it."""
+        if self.drama3_model is not None:
+            return self.drama3_model
+        return self.engine in LEGACY_DRAMA3_MODEL_ENGINES
 
     @classmethod
     def from_json(cls, data: JsonObject) -> TakeRecord:
@@ -162,6 +173,9 @@ class TakeRecord:
         return copy.deepcopy(self.json)
 
 
+# Engines whose takes were the Drama 3 model's before take records said so (`drama3_model`).
+LEGACY_DRAMA3_MODEL_ENGINES = ("drama3",)
+
 _PLAIN_FIELDS = (
     "take",
     "samples",
@@ -176,6 +190,7 @@ _PLAIN_FIELDS = (
     "engine",
     "model_revision",
     "scratch",
+    "drama3_model",
     "mode",
     "layout",
     "layout_version",

@@ -3,8 +3,8 @@ workers (Ray actors, `pool`) each hold one backend, and its batch (`ClusterBatch
 the render's streams. The render layer drives it like any backend, so planning, cache keys,
 the take store, selection and resume stay on the producer's machine as they are.
 
-Its name, scratch flag, identity (part of every cache key) and capabilities are its workers'
-(every worker must run the same engine and model); it reports no frame progress, and its
+Its name, scratch flag, options record, identity (part of every cache key) and capabilities
+are its workers' (every worker must run the same engine and model); it reports no frame progress, and its
 default batch is the sum of its workers' streams (one per CPU worker; a GPU worker's engine
 batch).
 """
@@ -32,7 +32,7 @@ from drama_cli.backends.cluster.pool import (
     hold_interrupts,
     slot_resources,
 )
-from drama_cli.backends.registry import AUTO, backend_entry
+from drama_cli.backends.registry import AUTO, BackendChoice, backend_entry, given_options
 
 
 class ClusterBackend(BackendDefaults):
@@ -43,6 +43,8 @@ class ClusterBackend(BackendDefaults):
         facts = pool.facts
         self.pool, self.owns_ray = pool, owns_ray
         self.name, self.scratch = facts["name"], facts["scratch"]
+        self.options = facts["options"]  # the workers' options record (saved with the project)
+        self.options_type = type(self.options)
         self._identity = dict(facts["identity"])
         self.capabilities = dataclasses.replace(
             facts["capabilities"],
@@ -121,24 +123,32 @@ class ClusterBackend(BackendDefaults):
 
 def make_cluster_backend(
     cluster: str,
-    engine: str = "auto",
+    engine: str | BackendChoice = AUTO,
     model: str | None = None,
     device: str | None = None,
-    graph: bool = True,
     notice: Callable[[str], None] = lambda message: None,
+    **options: object,
 ) -> ClusterBackend:
-    """Connect to `--cluster VALUE` (`address.parse_cluster`), start one worker per slot with
-    `engine`, `model`, `device` and `graph` resolved on its node, and return the backend.
-    Raises UsageError for a bad value, an unknown engine, a cluster that cannot be reached, Ray not installed, a
-    worker whose node has no model (named), or workers that disagree on the engine."""
+    """Connect to `--cluster VALUE` (`address.parse_cluster`), start one worker per slot, each
+    building the backend a `BackendChoice` names on its node (`engine` is one, or the engine
+    name with `model`, `device` and backend `options` by field name as
+    `drama_cli.backends.registry.make_backend` takes them), and return the backend. Raises
+    UsageError for a bad value, an unknown engine, a cluster that cannot be reached, Ray not
+    installed, a worker whose node has no model (named), or workers that disagree on the
+    engine."""
+    choice = (
+        engine
+        if isinstance(engine, BackendChoice)
+        else BackendChoice(engine, model, device, given_options(options))
+    )
     target = parse_cluster(cluster)
-    if engine != AUTO:
-        backend_entry(engine)  # an unknown name is refused before Ray starts
+    if choice.engine != AUTO:
+        backend_entry(choice.engine)  # an unknown name is refused before Ray starts
     owns = connect(target)
     pool = None
     try:
-        count, resources = slot_resources(target, engine)
-        pool = WorkerPool(count, resources, engine, model, device, graph, notice)
+        count, resources = slot_resources(target, choice.engine)
+        pool = WorkerPool(count, resources, choice, notice)
         pool.start()
     except BaseException:
         if pool is not None:

@@ -1,8 +1,8 @@
 """Ray and the workers of a cluster render: connecting (`connect`), starting one actor per
 worker slot (`WorkerPool`), replacing an actor that died, and each slot's counts and times.
 
-A slot holds one GPU (`num_gpus=1`) when the cluster has GPUs and the engine is not scratch,
-else one CPU core. Ray is imported here, on first use.
+A slot holds one GPU (`num_gpus=1`) when the cluster has GPUs and the engine runs its model on
+a local GPU (`Capabilities.local_gpu`), else one CPU core. Ray is imported here, on first use.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from drama_cli.backends.cluster.address import ClusterTarget, check_reachable
 from drama_cli.backends.cluster.slot import Slot
 from drama_cli.backends.cluster.worker import BackendWorker
+from drama_cli.backends.registry import AUTO, BackendChoice, auto_entry, backend_entry
 from drama_cli.errors import UsageError
 
 MAX_REPLACEMENTS_PER_SLOT = 3  # actors a slot may start after its first one died
@@ -88,13 +89,15 @@ def hold_interrupts():
 
 def slot_resources(target: ClusterTarget, engine: str) -> tuple[int, dict]:
     """(worker slots, Ray resources of one slot) for `engine` on the connected cluster: one GPU
-    a slot when it has GPUs and the engine is not scratch, else one CPU core. `target.workers`
-    caps the count (at most what the cluster has)."""
+    a slot when it has GPUs and the engine (for `auto`, the one it picks with a model folder)
+    runs on a local GPU (`Capabilities.local_gpu`), else one CPU core. `target.workers` caps
+    the count (at most what the cluster has)."""
     import ray  # optional: ray (the cluster extra), which connect() found installed
 
+    entry = auto_entry(True) if engine == AUTO else backend_entry(engine)
     total = ray.cluster_resources()
     gpus = int(total.get("GPU", 0))
-    if gpus and engine != "scratch":
+    if gpus and entry.capabilities.local_gpu:
         count, resources = gpus, {"num_gpus": 1, "num_cpus": 1}
     else:
         count, resources = max(1, int(total.get("CPU", os.cpu_count() or 1))), {"num_cpus": 1}
@@ -102,22 +105,20 @@ def slot_resources(target: ClusterTarget, engine: str) -> tuple[int, dict]:
 
 
 class WorkerPool:
-    """The actors of a render, one per slot, each built with `make_backend(engine, model,
-    device, graph)` on its node. Raises UsageError from `start` when a worker cannot build its
-    backend (the message names the node) or the workers disagree on the engine. The workers'
-    one-line notices go to `notice`, each message once, with the node that said it first."""
+    """The actors of a render, one per slot, each built from the render's `BackendChoice`
+    (`drama_cli.backends.registry.build_backend`) on its node. Raises UsageError from `start`
+    when a worker cannot build its backend (the message names the node) or the workers
+    disagree on the engine. The workers' one-line notices go to `notice`, each message once,
+    with the node that said it first."""
 
     def __init__(
         self,
         count: int,
         resources: dict,
-        engine: str,
-        model: str | None,
-        device: str | None,
-        graph: bool = True,
+        choice: BackendChoice,
         notice: Callable[[str], None] = lambda message: None,
     ):
-        self.resources, self.args = resources, (engine, model, device, graph)
+        self.resources, self.choice = resources, choice
         self.slots = [Slot(number) for number in range(1, count + 1)]
         self.facts: dict = {}
         self.notice, self._said = notice, set()
@@ -139,7 +140,7 @@ class WorkerPool:
         import ray  # optional: ray (the cluster extra), which connect() found installed
 
         remote = ray.remote(**self.resources)(BackendWorker)
-        return remote.remote(*self.args)
+        return remote.remote(self.choice)
 
     def start(self) -> dict:
         """Start every slot's actor and wait until each has built its backend; returns the

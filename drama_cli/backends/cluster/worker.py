@@ -21,7 +21,7 @@ from collections import deque
 
 from drama_cli.backends.base import GenerationRequest, StreamBatch
 from drama_cli.backends.cluster.clips import ClipFolder
-from drama_cli.backends.registry import make_backend
+from drama_cli.backends.registry import BackendChoice, build_backend
 from drama_cli.errors import DramaError
 from engine import EngineError
 
@@ -36,11 +36,11 @@ def node_name() -> str:
 class BackendWorker:
     """One backend on one node (a Ray actor class; `pool` makes it remote).
 
-    engine, model, device, graph: as `drama_cli.backends.registry.make_backend` takes them,
-    resolved here on the worker's node.
+    choice: the render's `drama_cli.backends.registry.BackendChoice` (engine, `--model`,
+    `--device`, backend options), built into a backend here on the worker's node.
     """
 
-    def __init__(self, engine: str, model: str | None, device: str | None, graph: bool = True):
+    def __init__(self, choice: BackendChoice):
         self.node = node_name()
         self.notices: list[str] = []
         self._told = 0  # notices already sent to the driver
@@ -51,15 +51,14 @@ class BackendWorker:
         self._own: dict[int, tuple] = {}  # batch ticket -> (driver ticket, started at)
         self._direct: deque = deque()  # scene groups: (ticket, request, texts)
         try:
-            self.backend = make_backend(
-                engine, model, notice=self.notices.append, device=device, graph=graph
-            )
+            self.backend = build_backend(choice, self.notices.append)
         except (DramaError, EngineError) as err:
             self.error = f"worker on node {self.node}: {err}"
 
     def describe(self) -> dict:
         """Node, process id, notices so far and, when the backend could not be built, the
-        error; else the backend's name, scratch flag, capabilities and identity."""
+        error; else the backend's name, scratch flag, capabilities, options record and
+        identity."""
         facts = {
             "node": self.node,
             "pid": os.getpid(),
@@ -71,6 +70,7 @@ class BackendWorker:
                 name=self.backend.name,
                 scratch=bool(self.backend.scratch),
                 capabilities=self.backend.capabilities,
+                options=self.backend.options,
                 identity=self.backend.identity(),
             )
         return facts
