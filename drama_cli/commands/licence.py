@@ -134,9 +134,12 @@ def notice_before_render(
     project: Path, engine_name: str, model: str | None, notice: Callable[[str], None]
 ) -> bool:
     """`notice_once_per_project` for a render with the engine named `engine_name` and the
-    `--model` flag `model`: only drama3 has a model folder (found as
+    `--model` flag `model`: only the engines that run a Drama 3 model folder have one (found as
     `drama_cli.backends.registry.find_model` finds it on this machine; with `--cluster`, the
     folder the workers read when the cluster shares it). Returns whether a notice was given."""
-    if engine_name != "drama3":
+    if (
+        engine_name not in registry.backend_names()
+        or not registry.backend_entry(engine_name).needs_model
+    ):
         return False
     return notice_once_per_project(project, registry.find_model(model), notice)

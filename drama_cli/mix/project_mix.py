@@ -31,7 +31,8 @@ from drama_cli.takes.scene_selection import (
 from drama_cli.takes.store import TakeStore
 from engine.files import stage_text
 
-CREDITED_ENGINES = ("drama3",)  # engines whose takes carry ENGINE_CREDIT in what is delivered
+# engines that run the Drama 3 model: their takes carry ENGINE_CREDIT in what is delivered
+CREDITED_ENGINES = ("drama3", "mlx")
 
 
 @dataclass
