@@ -52,8 +52,7 @@ from drama_cli.backends.base import (
 )
 from drama_cli.backends.drama3 import default_cache_dir, model_revision
 from drama_cli.errors import UsageError
-from engine import AudioClip, EngineError
-from engine.conversation import Conversation
+from engine import AudioClip, Conversation, EngineError
 from engine.layouts import split_leading_tag
 
 if TYPE_CHECKING:
@@ -324,7 +323,7 @@ class MlxBackend(BackendDefaults):
         fields in `sampling`. The one call past mlx-audio's public API (see the module's
         docstring). Raises EngineError for settings mlx-audio cannot follow."""
         # lazy: torch, 1 s at start-up
-        from engine.sampling import SamplingParams
+        from engine import SamplingParams
 
         params = SamplingParams.from_dict(dict(sampling))
         module = self.mlx.drama3
