@@ -113,8 +113,10 @@ def test_engine_help_lists_the_registry(capsys, monkeypatch):
 
     names = engine_names()
     assert names == ("auto", *(entry.name for entry in BACKENDS))
-    assert engine_help() == "auto, scratch or drama3."
-    assert options.ENGINE_OF_PROJECT.help == "auto, scratch or drama3 (default: the project's)."
+    assert engine_help() == "auto, scratch, drama3 or mlx."
+    assert (
+        options.ENGINE_OF_PROJECT.help == "auto, scratch, drama3 or mlx (default: the project's)."
+    )
     monkeypatch.setenv("COLUMNS", "200")
     for command in ("render", "revise", "edit"):
         assert main([command, "--help"]) == 0

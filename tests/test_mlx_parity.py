@@ -13,7 +13,6 @@ import json
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
 
 mx = pytest.importorskip("mlx.core")
 
@@ -25,7 +24,7 @@ from engine.clip import AudioClip
 from engine.conversation import Conversation, Reference
 from engine.generate import Drama3
 from engine.sampling import SamplingParams
-from engine.testing.checkpoints import write_checkpoint
+from engine.testing.checkpoints import round_block_scales, write_checkpoint
 
 # Max abs logit error, both sides in float32 (logits are O(5)); measured 4e-5 (main) and 3e-4
 # (heads, 13 layers deep). A wrong formula shows up as errors of order 1.
@@ -43,7 +42,7 @@ def models(tmp_path_factory):
         "shared_expert_intermediate_size": 128,
     }
     write_checkpoint(folder / "src", "tiny", seed=0, overrides=whole_blocks)
-    exact_expert_scales(folder / "src")
+    round_block_scales(folder / "src")
     convert(folder / "src", folder / "mlx", codec=False)
     oracle = Model(ModelConfig.from_dict(json.loads((folder / "mlx" / "config.json").read_text())))
     weights = {}
@@ -52,18 +51,6 @@ def models(tmp_path_factory):
     oracle.load_weights(list(weights.items()), strict=True)
     oracle.set_dtype(mx.float32)
     return Drama3.load(folder / "src", device="cpu", dtype=torch.float32), oracle
-
-
-def exact_expert_scales(folder) -> None:
-    """Round every FP8 block scale to a power of two, so FP8 x scale is exact in bfloat16 too:
-    mlx-audio's converter rounds dequantized experts to bfloat16, the engine keeps them in the
-    activation dtype, and with these scales both hold the same expert weights."""
-    for shard in folder.glob("model-*.safetensors"):
-        tensors = load_file(str(shard))
-        for name, value in tensors.items():
-            if name.endswith("weight_scale_inv"):
-                tensors[name] = torch.exp2(torch.round(torch.log2(value)))
-        save_file(tensors, str(shard), metadata={"format": "pt"})
 
 
 def conversation() -> Conversation:

@@ -115,6 +115,12 @@ BACKENDS = (
         "drama_cli.backends.drama3:Drama3Backend",
         needs_model=True,
     ),
+    BackendEntry(
+        "mlx",
+        "the Drama 3 model through mlx-audio (Apple silicon; the mlx extra)",
+        "drama_cli.backends.mlx:MlxBackend",
+        needs_model=True,
+    ),
 )
 
 

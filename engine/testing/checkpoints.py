@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
+from safetensors.torch import load_file, save_file
 
 from engine.checkpoint import (
     FP8,
@@ -345,6 +345,19 @@ def quantize_fp8_blocks(
     scale = blocks.abs().amax(dim=(1, 3)).clamp_min(1e-12) / FP8_MAX
     quantized = (blocks / scale[:, None, :, None]).reshape(padded.shape)[:rows, :cols]
     return quantized.to(FP8).contiguous(), scale.float().contiguous()
+
+
+def round_block_scales(folder: str | Path) -> None:
+    """Round every FP8 block scale (`*weight_scale_inv`) of the shards in `folder` to a power of
+    two, so FP8 x scale is exact in bfloat16 too. mlx-audio's converter rounds dequantised experts
+    to bfloat16 while the engine keeps them in the activation dtype; with these scales both hold
+    the same expert weights, and a parity test compares the models, not the rounding."""
+    for shard in Path(folder).glob("model-*.safetensors"):
+        tensors = load_file(str(shard))
+        for name, value in tensors.items():
+            if name.endswith("weight_scale_inv"):
+                tensors[name] = torch.exp2(torch.round(torch.log2(value)))
+        save_file(tensors, str(shard), metadata={"format": "pt"})
 
 
 def main(argv: list[str] | None = None) -> int:
