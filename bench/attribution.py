@@ -74,6 +74,11 @@ def paragraphs_of(text: str) -> list[str]:
     return [" ".join(block.split()) for block in re.split(r"\n\s*\n", text) if block.strip()]
 
 
+def curly(paragraph: str) -> str:
+    """Straight double quotes as curly ones: opening at the start or after a space or dash."""
+    return re.sub(r'"', lambda m: "“" if m.start() == 0 or paragraph[m.start() - 1] in " (—-" else "”", paragraph)
+
+
 def quotes_of(paragraph: str) -> list[tuple[str, str, str]]:
     """(quote text, narration before it, narration after it) for each “…” of a paragraph (an
     unclosed one runs to the paragraph's end)."""
@@ -119,7 +124,9 @@ def gold_of(book: str) -> list[tuple[Path, list[tuple[str, str, str, str]]]]:
     for path in sorted(DATA.glob(f"{book}_*.txt")):
         rows = path.with_suffix(".tsv").read_text(encoding="utf-8").splitlines()[1:]
         gold = [tuple(r.split("\t", 1)) for r in rows if r.strip()]
-        quotes = [q for p in paragraphs_of(path.read_text(encoding="utf-8")) for q in quotes_of(p)]
+        quotes = [
+            q for p in paragraphs_of(path.read_text(encoding="utf-8")) for q in quotes_of(curly(p))
+        ]
         if len(gold) != len(quotes):
             sys.exit(f"{path.name}: {len(quotes)} quotes in the text, {len(gold)} in the TSV")
         chapter = []
