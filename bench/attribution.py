@@ -160,10 +160,12 @@ def find_speaker(lines: list, cursor: int, text: str) -> tuple[str | None, int]:
     probe = " ".join(words(text).split()[:6])
     if not probe:
         return None, cursor
-    for index in range(cursor, min(len(lines), cursor + 40)):
-        if probe in words(lines[index].text):
-            speaker = lines[index].speaker
-            found = None if speaker in (None, NARRATOR, UNATTRIBUTED) else speaker
+    window = range(cursor, min(len(lines), cursor + 40))
+    starts = [i for i in window if words(lines[i].text).startswith(probe)]
+    for index in starts[:1] or [i for i in window if probe in words(lines[i].text)]:
+            line = lines[index]
+            narration = line.speaker == NARRATOR and not line.rule  # the narrator's own quote has a rule
+            found = None if line.speaker in (None, UNATTRIBUTED) or narration else line.speaker
             return found, index
     return None, cursor
 
