@@ -56,7 +56,6 @@ CONFIDENCE = {
     "turn-taking": 0.7,
     "vocative": 0.65,
 }
-_ADJECTIVE_HEADS = {"old", "young", "elder", "younger", "other", "first", "second"}
 _ON_SOMEONE = re.compile(
     rf"\b(?:to|with|at|on)\s+{NAME}"
 )  # "she turned to Tom": Tom is spoken to, not speaking
@@ -194,6 +193,12 @@ def _open_speech(
     return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
 
 
+def _two_people(talk: _Conversation) -> bool:
+    """True when the conversation going on is between two people: its turns with a known
+    speaker name two people, no more."""
+    return len({who for who in talk.turns if who}) == 2 and len(talk.participants) == 2
+
+
 def _among(name: str, people: list[str]) -> bool:
     """True when `name` is one of `people` (the same person, `same_person`)."""
     return any(same_person(name, who) for who in people)
@@ -227,7 +232,9 @@ def _by_description(
     book calls by it ("Prince Vasíli"), or one already speaking ("the King"); otherwise, in a
     conversation of two, the one who did not speak last (when the description's gender fits);
     else the one person of its gender the narration or the conversation points to
-    (`_by_pronoun`); else, for "the woman", "the old lady", a character of that name."""
+    (`_by_pronoun`), or, for a description without a gender ("the painter"), the one of the
+    last two speakers who did not speak last; else, for "the woman", "the old lady", a
+    character of that name."""
     owner, words = description
     head = description_head(words)
     for key in (words.upper(), head.upper()):
@@ -241,7 +248,7 @@ def _by_description(
                 return next(iter(pool))
     gender = PERSON_NOUNS.get(head)
     previous = talk.turns[-1] if talk.turns else None
-    if len(talk.participants) == 2 and previous in talk.participants:
+    if _two_people(talk) and previous in talk.participants:
         other = talk.participants[0] if previous == talk.participants[1] else talk.participants[1]
         known = gender_of(other, options.genders)
         if gender is None or known == gender or (known is None and owner == "the"):
@@ -250,7 +257,11 @@ def _by_description(
         found = _by_pronoun(gender, before, talk, options)
         if found and found != previous:
             return found
-    if owner == "the" and head not in _ADJECTIVE_HEADS:
+    else:  # "the painter": someone of the conversation, and not the one who spoke last
+        others = [who for who in talk.participants if previous and not same_person(who, previous)]
+        if len(others) == 1:
+            return others[0]
+    if owner == "the" and gender:  # "says the woman": someone the book has not named
         key = words.upper()
         if gender:
             options.genders.setdefault(key, gender)
@@ -437,17 +448,12 @@ def _by_context(
     previous = talk.turns[-1] if talk.turns else None
     if talk.addressed and not same_person(talk.addressed, previous):
         return talk.addressed, "vocative"
-    if previous and len(talk.participants) == 2 and _among(previous, talk.participants):
+    if previous and _two_people(talk) and _among(previous, talk.participants):
         other = [who for who in talk.participants if not same_person(who, previous)]
         if len(other) == 1:
             return other[0], "turn-taking"  # two people talking: the other one answers
-    if (
-        len(talk.turns) >= 2
-        and talk.turns[-2]
-        and talk.turns[-2] != previous
-        and (previous or not talk.last_tagged)
-    ):
-        return talk.turns[-2], "turn-taking"  # A, B, A; or A, an untagged reply, A
+    if len(talk.turns) >= 2 and talk.turns[-2] and previous is None and not talk.last_tagged:
+        return talk.turns[-2], "turn-taking"  # A, an untagged reply, A
     return None, None
 
 
