@@ -57,7 +57,7 @@ CONFIDENCE = {
     "vocative": 0.65,
 }
 _ON_SOMEONE = re.compile(
-    rf"\b(?:to|with|at|on)\s+{NAME}"
+    rf"\b(?:to|towards|toward|with|at|on|upon)\s+{NAME}"
 )  # "she turned to Tom": Tom is spoken to, not speaking
 _PRONOUN_OF = {"m": "he", "f": "she"}  # a gender's pronoun in a speech tag
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
@@ -124,6 +124,7 @@ class _Conversation:
     last_tagged: bool = False  # the last paragraph's quotes had a speech tag
     participants: list[str] = field(default_factory=list)  # the last two people who spoke
     introduced: str | None = None  # whom the narration paragraph just before leads in ("She says:")
+    mentioned: list[str] = field(default_factory=list)  # names in the chapter's narration, in order
 
 
 def attribute_chapter(
@@ -144,6 +145,7 @@ def attribute_chapter(
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:
             talk.narrated = names_in(paragraph, options.names)
+            talk.mentioned += talk.narrated
             if any(not _among(name, talk.participants) for name in talk.narrated):
                 talk.turns.clear()  # someone new: a new conversation may start
                 talk.participants.clear()
@@ -157,6 +159,12 @@ def attribute_chapter(
             quotes[0].speaker, quotes[0].rule = continued[0].speaker, "continued"
         _attribute_paragraph(pieces, talk, options, context=not continued)
         talk.introduced = None
+        talk.mentioned += [
+            name
+            for piece in pieces
+            if piece.kind == "narration" and not piece.tag
+            for name in names_in(_ON_SOMEONE.sub("", piece.text), options.names)
+        ]
         for quote in quotes:
             if quote.speaker and quote.confidence < options.min_confidence:
                 quote.speaker = quote.rule = None  # the producer's threshold: a person decides
@@ -328,7 +336,7 @@ def _attribute_paragraph(
         gender = gender_of(who, options.genders)
         if gender:
             talk.recent = [*(r for r in talk.recent if r[0] != who), (who, gender)][-RECENT:]
-    talk.addressed = _addressee(quotes, speaker, options)
+    talk.addressed = _addressee(quotes, speaker, options) or _told_to(pieces, speaker, options)
     talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
 
 
@@ -381,7 +389,8 @@ def _by_pronoun(
     """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
-    of these that holds someone of that gender decides; two there leave it unresolved."""
+    of these that holds someone of that gender decides; two there leave it unresolved. With
+    none of them, the character of that gender the chapter's narration named last."""
     narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
     for pool in (
         [talk.addressed] if talk.addressed else [],
@@ -391,6 +400,9 @@ def _by_pronoun(
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
             return fitting.pop() if len(fitting) == 1 else None
+    for who in reversed(talk.mentioned):
+        if gender_of(who, options.genders) == gender and options.is_person(who):
+            return who
     return None
 
 
@@ -468,6 +480,23 @@ def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOpt
                 is_name(name, options.names)
                 and not same_person(name.upper(), speaker)
                 and (not options.narrated or name.split()[-1] in options.narrated)
+            ):
+                return name.upper()
+    return None
+
+
+def _told_to(pieces: list[Piece], speaker: str | None, options: AttributionOptions) -> str | None:
+    """The person the paragraph's narration turns the speech to ("asked Lord Henry, walking
+    across the studio towards Basil Hallward", "turning to Alice"), in capitals, or None."""
+    for piece in pieces:
+        if piece.kind != "narration":
+            continue
+        for match in _ON_SOMEONE.finditer(piece.text):
+            name = match.group(1)
+            if (
+                is_name(name, options.names)
+                and options.is_person(name)
+                and not same_person(name.upper(), speaker)
             ):
                 return name.upper()
     return None
