@@ -57,7 +57,10 @@ _VERB = (
     r"moaned|whimpered|cooed|breathed|pleaded|begged|sang|squeaked|piped|howled|mumbled)"
 )
 _PRONOUN = r"(?:he|she|I|they|we|it)"
-_SUBJECT = r"(?:[A-Z][\w’'.-]*(?:\s+[A-Z][\w’'.-]*){0,3}|(?:the|his|her|my|our|their|a|an)\s+[\w’'-]+(?:\s+[\w’'-]+){0,2})"
+_SUBJECT = (
+    r"(?:[A-Z][\w’'.-]*(?:\s+[A-Z][\w’'.-]*){0,3}"
+    r"|(?:the|his|her|my|our|their|a|an)\s+[\w’'-]+(?:\s+[\w’'-]+){0,2})"
+)
 _AFTER = re.compile(
     rf"^[\s,;:—–-]*(?:(?P<p1>{_PRONOUN})\s+(?:\w+ly\s+)?{_VERB}\b|{_VERB}\s+(?P<p2>{_PRONOUN})\b|"
     rf"(?P<n1>{_SUBJECT})\s+(?:\w+ly\s+)?{_VERB}\b|{_VERB}\s+(?P<n2>{_SUBJECT}))"
@@ -76,7 +79,11 @@ def paragraphs_of(text: str) -> list[str]:
 
 def curly(paragraph: str) -> str:
     """Straight double quotes as curly ones: opening at the start or after a space or dash."""
-    return re.sub(r'"', lambda m: "“" if m.start() == 0 or paragraph[m.start() - 1] in " (—-" else "”", paragraph)
+    return re.sub(
+        r'"',
+        lambda m: "“" if m.start() == 0 or paragraph[m.start() - 1] in " (—-" else "”",
+        paragraph,
+    )
 
 
 def quotes_of(paragraph: str) -> list[tuple[str, str, str]]:
@@ -163,10 +170,12 @@ def find_speaker(lines: list, cursor: int, text: str) -> tuple[str | None, int]:
     window = range(cursor, min(len(lines), cursor + 40))
     starts = [i for i in window if words(lines[i].text).startswith(probe)]
     for index in starts[:1] or [i for i in window if probe in words(lines[i].text)]:
-            line = lines[index]
-            narration = line.speaker == NARRATOR and not line.rule  # the narrator's own quote has a rule
-            found = None if line.speaker in (None, UNATTRIBUTED) or narration else line.speaker
-            return found, index
+        line = lines[index]
+        narration = (
+            line.speaker == NARRATOR and not line.rule
+        )  # the narrator's own quote has a rule
+        found = None if line.speaker in (None, UNATTRIBUTED) or narration else line.speaker
+        return found, index
     return None, cursor
 
 

@@ -13,21 +13,21 @@ from drama_cli.manuscript.characters import narrator_of, places_and_times
 from drama_cli.manuscript.dialogue import (
     DASH_SPEECH,
     NAME,
+    NAME_WORD,
     PERSON_NOUNS,
+    QUOTE,
     TITLE_NOUNS,
     TITLED,
-    NAME_WORD,
-    QUOTE,
     VERBS,
     VOCATIVE,
     Piece,
     book_genders,
     book_names,
+    description_head,
     gender_of,
     is_name,
     is_tag_only,
     names_in,
-    description_head,
     pieces_of,
     tag_description,
     tag_name,
@@ -35,8 +35,6 @@ from drama_cli.manuscript.dialogue import (
 )
 from drama_cli.manuscript.imported import BREAK, NARRATOR, ImportedLine, add_break
 from drama_cli.script.book import UNATTRIBUTED
-
-
 
 # Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
 # earlier paragraphs takes a speaker found so, never one guessed from the conversation.
@@ -78,6 +76,7 @@ class AttributionOptions:
     titled: dict[str, set[str]] = field(default_factory=dict)  # 'prince' → {'PRINCE VASÍLI'}
     min_confidence: float = 0.0  # quotes whose speaker's confidence is lower stay UNATTRIBUTED
     places: set[str] = field(default_factory=set)  # words the book uses as places and times
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # cast key → its other names
 
     def is_person(self, name: str) -> bool:
         """False for a name that is a place or a time in this book ("LONDON", "TUESDAY")."""
@@ -589,26 +588,3 @@ def same_person(one: str | None, other: str | None) -> bool:
     ):
         return True
     return (len(a) == 1 and a[0] in b[1:]) or (len(b) == 1 and b[0] in a[1:])
-
-
-def merge_name_variants(speakers: Counter) -> dict[str, str]:
-    """Speaker → the key it stands for. A bare name ("DARCY") that is a word of exactly one
-    longer speaker name ("MR. DARCY") is the same character; both go to the form with more
-    lines (`speakers`: name → line count)."""
-    titled = [s for s in speakers if len(s.split()) > 1]
-    merged = {}
-    for name in speakers:
-        full = FAMILIAR.get(name.lower(), "").upper()
-        if full in speakers and len(name.split()) == 1:  # "LIZZY" is ELIZABETH
-            short, long_ = (name, full) if speakers[name] >= speakers[full] else (full, name)
-            merged[long_] = short
-            continue
-        if len(name.split()) == 1:
-            owners = [t for t in titled if name in t.split()[1:]]
-            if len(owners) == 1:
-                short, long_ = name, owners[0]
-                if speakers[short] >= speakers[long_]:
-                    merged[long_] = short
-                else:
-                    merged[short] = long_
-    return merged

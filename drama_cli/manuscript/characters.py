@@ -36,7 +36,9 @@ FIRST_PERSON_LEAST = 5
 _PLACE_BEFORE = re.compile(
     rf"\b(?:in|at|to|from|on|near|towards|through|of|across|into)\s+((?:{NAME_WORD}\s+)?{NAME_WORD})"
 )
-_ACTING = re.compile(rf"((?:{NAME_WORD}\s+)?{NAME_WORD})\s+(?:\w+ly\s+)?(?:[a-z]+ed|said|says|was|had)\b")
+_ACTING = re.compile(
+    rf"((?:{NAME_WORD}\s+)?{NAME_WORD})\s+(?:\w+ly\s+)?(?:[a-z]+ed|said|says|was|had)\b"
+)
 _DAYS_MONTHS = {
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
     "January", "February", "April", "June", "July", "August", "September", "October",
@@ -76,7 +78,9 @@ def _says_i(paragraph: str) -> bool:
     """True when a quote of the paragraph has the tag "said I" or "I said"."""
     pieces = pieces_of(paragraph)
     return any(
-        tag_pronoun(pieces[i + 1].text if i + 1 < len(pieces) else "", pieces[i - 1].text if i else "")
+        tag_pronoun(
+            pieces[i + 1].text if i + 1 < len(pieces) else "", pieces[i - 1].text if i else ""
+        )
         == "i"
         for i, piece in enumerate(pieces)
         if piece.kind == "quote"

@@ -377,14 +377,19 @@ def tag_description(after: str, before: str) -> tuple[str, str] | None:
     the prince" → ('the', 'prince'), "his wife replied" → ('his', 'wife'), "continued our
     strange visitor" → ('our', 'strange visitor')): the words end at the first person noun
     (`PERSON_NOUNS`); None when there is no such tag."""
-    for patterns, text, first in ((_DESCRIPTION_AFTER, after, True), (_DESCRIPTION_BEFORE, before, False)):
+    for patterns, text, first in (
+        (_DESCRIPTION_AFTER, after, True),
+        (_DESCRIPTION_BEFORE, before, False),
+    ):
         for pattern in patterns:
             match = pattern.match(text) if first else pattern.search(text)
             if not match:
                 continue
             words = match.group(2).split()
             for end, word in enumerate(words):
-                if word in PERSON_NOUNS and not (end + 1 < len(words) and words[end + 1] in PERSON_NOUNS):
+                if word in PERSON_NOUNS and not (
+                    end + 1 < len(words) and words[end + 1] in PERSON_NOUNS
+                ):
                     return match.group(1).lower(), " ".join(words[: end + 1])
     return None
 
@@ -429,7 +434,8 @@ def _participle(word: str, lower: set[str]) -> bool:
     book writes the verb in lower case ("observe", "observed"); "King" and "Darling" are no verb."""
     stem = word[:-3].lower()
     return word.endswith("ing") and any(
-        form in lower for form in (stem, stem + "e", stem + "ed", stem + "s", stem + "es", word.lower())
+        form in lower
+        for form in (stem, stem + "e", stem + "ed", stem + "s", stem + "es", word.lower())
     )
 
 
