@@ -117,6 +117,13 @@ def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
     def bare(name: str) -> list[str]:
         return [w for w in name.split() if not re.fullmatch(TITLED, w.title())]
 
+    def title(name: str) -> str | None:
+        first = name.split()[0]
+        return first.rstrip(".") if re.fullmatch(TITLED, first.title()) else None
+
+    def fits(one: str, other: str) -> bool:  # "MR. BENNET" is not "MRS. BENNET"
+        return title(one) is None or title(other) is None or title(one) == title(other)
+
     for name in speakers:
         words = bare(name)
         if not words:
@@ -126,6 +133,7 @@ def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
             other
             for other in speakers
             if other != name
+            and fits(name, other)
             and (
                 other == familiar
                 or (len(bare(other)) > len(words) and _ends_or_starts(bare(other), words))
