@@ -61,6 +61,10 @@ _PRONOUN_OF = {"m": "he", "f": "she"}  # a gender's pronoun in a speech tag
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
 
 
+# A title word and the name after it ("Prince Vasíli", "Inspector Lestrade"), for "the prince".
+_TITLE_AND_NAME = re.compile(rf"\b([A-Z][a-zé]+)\s+({NAME_WORD}(?:\s+{NAME_WORD})?)")
+
+
 @dataclass
 class AttributionOptions:
     """`narrator_is`: the first-person narrator's cast key (or None); `keep_tags`: speech tags
@@ -99,10 +103,11 @@ class AttributionOptions:
         if self.narrator_is is None:
             self.narrator_is = narrator_of(paragraphs, self.names)
         for paragraph in paragraphs:
-            for name in names_in(QUOTE.sub(" ", paragraph), self.names):
-                title = name.split()[0].rstrip(".").lower()
-                if len(name.split()) > 1 and title in TITLE_NOUNS:
-                    self.titled.setdefault(title, set()).add(name)
+            for match in _TITLE_AND_NAME.finditer(QUOTE.sub(" ", paragraph)):
+                if match.group(1).lower() in TITLE_NOUNS and is_name(match.group(2), self.names):
+                    self.titled.setdefault(match.group(1).lower(), set()).add(
+                        match.group(0).upper()
+                    )
 
 
 @dataclass
@@ -203,7 +208,11 @@ def _open_speech(
 def _two_people(talk: _Conversation) -> bool:
     """True when the conversation going on is between two people: its turns with a known
     speaker name two people, no more."""
-    return len({who for who in talk.turns if who}) == 2 and len(talk.participants) == 2
+    people: list[str] = []
+    for who in talk.turns:
+        if who and not _among(who, people):
+            people.append(who)
+    return len(people) == 2 and len(talk.participants) == 2
 
 
 def _among(name: str, people: list[str]) -> bool:
@@ -369,7 +378,8 @@ def _by_tag(
             if found:
                 piece.speaker, piece.rule = found, "description"
             return
-        if before.rstrip().endswith(":"):  # "…detained him with the words: “Do you know…”"
+        lead_in = before.rstrip().endswith(":") or re.search(rf"\b(?:{VERBS})[\s,—–-]*$", before)
+        if lead_in:  # "…detained him with the words:", "Dorian looked at Lord Henry and said,"
             found = _introduced(before, talk, options)
             if found:
                 piece.speaker, piece.rule = found, "introduced"

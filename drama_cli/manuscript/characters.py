@@ -124,7 +124,7 @@ def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
     def fits(one: str, other: str) -> bool:  # "MR. BENNET" is not "MRS. BENNET"
         return title(one) is None or title(other) is None or title(one) == title(other)
 
-    for name in speakers:
+    for name in sorted(speakers, key=lambda n: (-len(bare(n)), -len(n), n)):  # longest first
         words = bare(name)
         if not words:
             continue
