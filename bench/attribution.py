@@ -174,7 +174,7 @@ def find_speaker(lines: list, cursor: int, text: str) -> tuple[str | None, list[
         line = lines[index]
         narration = line.speaker == NARRATOR and not line.rule  # a narrator's quote has a rule
         found = None if line.speaker in (None, UNATTRIBUTED) or narration else line.speaker
-        return found, [who for who, _ in line.candidates or []], index
+        return found, [who for who, _ in getattr(line, "candidates", None) or []], index
     return None, [], cursor
 
 
