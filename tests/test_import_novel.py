@@ -43,12 +43,22 @@ def test_pronoun_tags_resolve_only_when_one_recent_speaker_has_that_gender():
     ambiguous = _lines(
         [
             '"Hello," said Mr. Holmes.',
+            '"Hello," said Mr. Watson.',
+            '"Hello," said Mr. Lestrade.',
+            "The door opened.",
+            '"Well?" he said.',
+        ]
+    )
+    assert ambiguous[-2][0] == UNATTRIBUTED  # three men spoke last: "he" is not resolved
+    two = _lines(
+        [
+            '"Hello," said Mr. Holmes.',
             "The door opened.",
             '"Hello," said Mr. Watson.',
             '"Well?" he said.',
         ]
     )
-    assert ambiguous[-2][0] == UNATTRIBUTED  # two men spoke last: "he" is not resolved
+    assert two[-2][:1] == ("MR. HOLMES",)  # two men talking: the one who did not speak last
 
 
 def test_turn_taking_and_vocatives_carry_a_two_person_exchange():
@@ -69,8 +79,17 @@ def test_turn_taking_and_vocatives_carry_a_two_person_exchange():
         ("WATSON", "vocative"),
         ("HOLMES", "turn-taking"),
         ("WATSON", "turn-taking"),
-        (UNATTRIBUTED, None),
-    ]  # a narrative break ends the run
+        ("HOLMES", "turn-taking"),
+    ]  # narration that names no one new keeps the conversation going
+    restarted = _lines(
+        [
+            '"Where were you, Watson?" asked Holmes.',
+            '"At my club."',
+            "Lestrade came in without knocking.",
+            '"And then?"',
+        ]
+    )
+    assert restarted[-1][0] == UNATTRIBUTED  # someone new: the conversation may have changed
 
 
 def test_a_beat_names_the_speaker():

@@ -40,6 +40,11 @@ def import_command(
         "--narrator-is",
         help="With --dialogue: the first-person narrator's name; 'said I' goes to this character.",
     ),
+    min_confidence: float = typer.Option(
+        0.0,
+        "--min-confidence",
+        help="With --dialogue: a quote whose speaker was found with less confidence (0..1) stays UNATTRIBUTED.",
+    ),
     keep_tags: bool = typer.Option(
         True,
         "--keep-tags/--no-keep-tags",
@@ -80,6 +85,12 @@ def import_command(
     target = None if output == "-" else Path(output)
     targets = _targets(target, to, directions, manuscript, force, as_json)
     _check_reading(manuscript, dialogue, narrator_is, keep_tags, chapter_level, notes)
+    if not 0.0 <= min_confidence <= 1.0:
+        raise UsageError(f"--min-confidence must be 0..1, got {min_confidence:g}")
+    if min_confidence and not dialogue:
+        raise UsageError(
+            "--min-confidence goes with --dialogue (quotes as lines of their speakers)"
+        )
     imported = import_script(
         manuscript,
         to,
@@ -93,6 +104,7 @@ def import_command(
         chapter_level=chapter_level,
         notes=notes,
         notice=notice,
+        min_confidence=min_confidence,
     )
     if target is None:
         sys.stdout.write(imported.yaml)
@@ -115,6 +127,7 @@ def import_command(
                     "quotes": report.total("quotes"),
                     "unattributed": report.total("unattributed"),
                 }
+                | ({"attribution": report.attribution()} if report.total("quotes") else {})
                 | report.to_dict(),
                 indent=2,
                 ensure_ascii=False,
@@ -232,6 +245,8 @@ def _print_import(report, chapters: int, target: Path | None) -> None:
             f'import: {report.total("said I")} quote(s) tagged "I said" have no speaker; '
             "--narrator-is NAME gives them to the narrating character"
         )
+    for row in report.attribution_lines():
+        notice(f"import: {row}")
 
 
 def register(app: typer.Typer) -> None:

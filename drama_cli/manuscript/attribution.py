@@ -9,39 +9,60 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from drama_cli.manuscript.cast_names import FAMILIAR
+from drama_cli.manuscript.characters import narrator_of, places_and_times
 from drama_cli.manuscript.dialogue import (
     DASH_SPEECH,
     NAME,
     NAME_WORD,
+    PERSON_NOUNS,
     QUOTE,
+    TITLE_NOUNS,
+    TITLED,
     VERBS,
+    VOCATIVE,
     Piece,
     book_genders,
     book_names,
+    description_head,
     gender_of,
     is_name,
     is_tag_only,
     names_in,
     pieces_of,
+    tag_description,
     tag_name,
     tag_pronoun,
 )
 from drama_cli.manuscript.imported import BREAK, NARRATOR, ImportedLine, add_break
 from drama_cli.script.book import UNATTRIBUTED
 
-# A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"
-# ("Mr. Bennet, how can you…", "…, Lizzy?"), or after a comma at the quote's end.
-_VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?=\s*[,!?]|\.$)")
-
-
 # Rules that read the speaker from the paragraph's own words: a speech begun unattributed in
 # earlier paragraphs takes a speaker found so, never one guessed from the conversation.
-_TOLD = ("tag", "narrator", "pronoun", "same paragraph")
+_TOLD = ("tag", "narrator", "pronoun", "same paragraph", "introduced", "description")
+# How sure each rule is of the speaker it finds (the line's `confidence`; `min_confidence`
+# leaves a quote below it UNATTRIBUTED). Measured on the development set (bench/attribution.py):
+# a tag naming the speaker is nearly always right, turn-taking and vocatives less often.
+CONFIDENCE = {
+    "tag": 0.95,
+    "narrator": 0.9,
+    "continued": 0.9,
+    "same paragraph": 0.85,
+    "introduced": 0.85,
+    "pronoun": 0.8,
+    "description": 0.75,
+    "beat": 0.7,
+    "turn-taking": 0.7,
+    "vocative": 0.65,
+}
 _ON_SOMEONE = re.compile(
-    rf"\b(?:to|with|at|on)\s+{NAME}"
+    rf"\b(?:to|towards|toward|with|at|on|upon)\s+{NAME}"
 )  # "she turned to Tom": Tom is spoken to, not speaking
 _PRONOUN_OF = {"m": "he", "f": "she"}  # a gender's pronoun in a speech tag
 RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them has its gender
+
+
+# A title word and the name after it ("Prince Vasíli", "Inspector Lestrade"), for "the prince".
+_TITLE_AND_NAME = re.compile(rf"\b([A-Z][a-zé]+)\s+({NAME_WORD}(?:\s+{NAME_WORD})?)")
 
 
 @dataclass
@@ -56,6 +77,15 @@ class AttributionOptions:
 
     narrated: set[str] = field(default_factory=set)
     dashes: bool = False  # the book marks speech with a dash at a paragraph's start
+    titled: dict[str, set[str]] = field(default_factory=dict)  # 'prince' → {'PRINCE VASÍLI'}
+    min_confidence: float = 0.0  # quotes whose speaker's confidence is lower stay UNATTRIBUTED
+    places: set[str] = field(default_factory=set)  # words the book uses as places and times
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # cast key → its other names
+
+    def is_person(self, name: str) -> bool:
+        """False for a name that is a place or a time in this book ("LONDON", "TUESDAY")."""
+        words = [w for w in name.split() if not re.fullmatch(TITLED, w.title())]
+        return not words or not all(w.title() in self.places for w in words)
 
     def learn(self, paragraphs: list[str]) -> None:
         """Learn the book's names, their genders, the names its narration uses (a name only
@@ -69,6 +99,15 @@ class AttributionOptions:
         self.narrated = {
             word for p in paragraphs for word in re.findall(NAME_WORD, QUOTE.sub(" ", p))
         }
+        self.places = places_and_times(paragraphs)
+        if self.narrator_is is None:
+            self.narrator_is = narrator_of(paragraphs, self.names)
+        for paragraph in paragraphs:
+            for match in _TITLE_AND_NAME.finditer(QUOTE.sub(" ", paragraph)):
+                if match.group(1).lower() in TITLE_NOUNS and is_name(match.group(2), self.names):
+                    self.titled.setdefault(match.group(1).lower(), set()).add(
+                        match.group(0).upper()
+                    )
 
 
 @dataclass
@@ -87,6 +126,9 @@ class _Conversation:
         default_factory=list
     )  # names in the narration paragraph just before
     last_tagged: bool = False  # the last paragraph's quotes had a speech tag
+    participants: list[str] = field(default_factory=list)  # the last two people who spoke
+    introduced: str | None = None  # whom the narration paragraph just before leads in ("She says:")
+    mentioned: list[str] = field(default_factory=list)  # names in the chapter's narration, in order
 
 
 def attribute_chapter(
@@ -106,16 +148,30 @@ def attribute_chapter(
         pieces = pieces_of(paragraph, options.dashes)
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:
-            talk.turns.clear()
+            talk.narrated = names_in(paragraph, options.names)
+            talk.mentioned += talk.narrated
+            if any(not _among(name, talk.participants) for name in talk.narrated):
+                talk.turns.clear()  # someone new: a new conversation may start
+                talk.participants.clear()
             talk.addressed = None
             talk.open_speech = []
-            talk.narrated = names_in(paragraph, options.names)
+            talk.introduced = _introduced(paragraph, talk, options)
             lines.append(ImportedLine(NARRATOR, paragraph))
             continue
         continued = talk.open_speech if not pieces[0].text.strip() else []
         if continued and continued[0].speaker != UNATTRIBUTED:
             quotes[0].speaker, quotes[0].rule = continued[0].speaker, "continued"
         _attribute_paragraph(pieces, talk, options, context=not continued)
+        talk.introduced = None
+        talk.mentioned += [
+            name
+            for piece in pieces
+            if piece.kind == "narration" and not piece.tag
+            for name in names_in(_ON_SOMEONE.sub("", piece.text), options.names)
+        ]
+        for quote in quotes:
+            if quote.speaker and quote.confidence < options.min_confidence:
+                quote.speaker = quote.rule = None  # the producer's threshold: a person decides
         if continued and talk.turns[-2:-1] == talk.turns[-1:]:
             talk.turns.pop()  # one speech over two paragraphs is one turn
         talk.narrated = []
@@ -149,6 +205,86 @@ def _open_speech(
     return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
 
 
+def _two_people(talk: _Conversation) -> bool:
+    """True when the conversation going on is between two people: its turns with a known
+    speaker name two people, no more."""
+    people: list[str] = []
+    for who in talk.turns:
+        if who and not _among(who, people):
+            people.append(who)
+    return len(people) == 2 and len(talk.participants) == 2
+
+
+def _among(name: str, people: list[str]) -> bool:
+    """True when `name` is one of `people` (the same person, `same_person`)."""
+    return any(same_person(name, who) for who in people)
+
+
+def _introduced(text: str, talk: _Conversation, options: AttributionOptions) -> str | None:
+    """The speaker that narration ending in a lead-in names ("She looked me all over, and
+    says:", "Anna Pávlovna burst out:"): the first name of its last sentence (not one spoken
+    to), else its pronoun ("I": the narrator; "he", "she": `_by_pronoun`); None when the
+    narration does not end with a colon or a speech verb."""
+    text = text.rstrip()
+    if not (text.endswith(":") or re.search(rf"\b(?:{VERBS})[\s,]*$", text)):
+        return None
+    sentence = re.split(r"(?<=[.!?])\s+", text)[-1]
+    named = names_in(_ON_SOMEONE.sub("", sentence), options.names)
+    if named:
+        return named[0]
+    match = re.search(r"\b(I|[Hh]e|[Ss]he)\b", sentence)
+    if not match:
+        return None
+    pronoun = match.group(1).lower()
+    if pronoun == "i":
+        return options.narrator_is
+    return _by_pronoun("m" if pronoun == "he" else "f", sentence, talk, options)
+
+
+def _by_description(
+    description: tuple[str, str], before: str, talk: _Conversation, options: AttributionOptions
+) -> str | None:
+    """The speaker a description tag names: a title ("the prince") is the one character the
+    book calls by it ("Prince Vasíli"), or one already speaking ("the King"); otherwise, in a
+    conversation of two, the one who did not speak last (when the description's gender fits);
+    else the one person of its gender the narration or the conversation points to
+    (`_by_pronoun`), or, for a description without a gender ("the painter"), the one of the
+    last two speakers who did not speak last; else, for "the woman", "the old lady", a
+    character of that name."""
+    owner, words = description
+    head = description_head(words)
+    for key in (words.upper(), head.upper()):
+        if key in talk.known:
+            return key
+    if head in TITLE_NOUNS and owner == "the":  # "his lady" is his wife, not Lady Lucas
+        owners = options.titled.get(head, set())
+        known = {who for who in owners if who in talk.known}
+        for pool in (known, owners):
+            if len(pool) == 1:
+                return next(iter(pool))
+    gender = PERSON_NOUNS.get(head)
+    previous = talk.turns[-1] if talk.turns else None
+    if _two_people(talk) and previous in talk.participants:
+        other = talk.participants[0] if previous == talk.participants[1] else talk.participants[1]
+        known = gender_of(other, options.genders)
+        if gender is None or known == gender or (known is None and owner == "the"):
+            return other
+    if gender:
+        found = _by_pronoun(gender, before, talk, options)
+        if found and found != previous:
+            return found
+    else:  # "the painter": someone of the conversation, and not the one who spoke last
+        others = [who for who in talk.participants if previous and not same_person(who, previous)]
+        if len(others) == 1:
+            return others[0]
+    if owner == "the" and gender:  # "says the woman": someone the book has not named
+        key = words.upper()
+        if gender:
+            options.genders.setdefault(key, gender)
+        return key
+    return None
+
+
 def _attribute_paragraph(
     pieces: list[Piece], talk: _Conversation, options: AttributionOptions, context: bool = True
 ) -> None:
@@ -170,6 +306,7 @@ def _attribute_paragraph(
     quotes = [p for p in pieces if p.kind == "quote"]
     named_tag = any(p.tag for p in pieces) or any(q.tagged for q in quotes)
     named_tag = named_tag and not any(q.pronoun for q in quotes)
+    named_tag = named_tag or any(q.description for q in quotes)
     if (
         context and not speakers and not named_tag
     ):  # "said her mother" names someone unnamed: left alone
@@ -189,25 +326,64 @@ def _attribute_paragraph(
         if quote.rule not in (None, "tag", "narrator") and same_person(quote.speaker, spoken_to):
             quote.speaker = quote.rule = None  # "…, dear Lizzy": not Lizzy speaking
     speaker = next((p.speaker for p in pieces if p.kind == "quote" and p.speaker), None)
+    for quote in quotes:
+        if quote.speaker:
+            quote.confidence = CONFIDENCE.get(quote.rule, 0.5)
+            other = _alternative(quote.speaker, talk, spoken_to)
+            quote.candidates = [(quote.speaker, quote.confidence)] + (
+                [(other, round(1 - quote.confidence, 2))] if other else []
+            )
+        else:
+            quote.candidates = [(who, 0.5) for who in _guesses(talk)]
     talk.turns.append(speaker)
+    for who in dict.fromkeys(q.speaker for q in quotes if q.speaker):
+        if not _among(who, talk.participants):
+            talk.participants = [*talk.participants, who][-2:]
     for who in dict.fromkeys(q.speaker for q in quotes if q.speaker):  # each speaker, in order
         talk.known.add(who)
         gender = gender_of(who, options.genders)
         if gender:
             talk.recent = [*(r for r in talk.recent if r[0] != who), (who, gender)][-RECENT:]
-    talk.addressed = _addressee(quotes, speaker, options)
+    talk.addressed = _addressee(quotes, speaker, options) or _told_to(pieces, speaker, options)
     talk.last_tagged = any(p.tag for p in pieces) or any(q.tagged or q.pronoun for q in quotes)
+
+
+def _alternative(speaker: str, talk: _Conversation, spoken_to: str | None) -> str | None:
+    """The second candidate for a quote given to `speaker`: the other one of the conversation,
+    else the one spoken to, else the last other speaker."""
+    for who in (*reversed(talk.participants), spoken_to, *reversed(talk.turns)):
+        if who and not same_person(who, speaker):
+            return who
+    return None
+
+
+def _guesses(talk: _Conversation) -> list[str]:
+    """Two candidates for a quote no rule gave a speaker: the conversation's last two people."""
+    return list(reversed(talk.participants))[:2]
 
 
 def _by_tag(
     piece: Piece, after: str, before: str, talk: _Conversation, options: AttributionOptions
 ) -> None:
     name = tag_name(after, before, options.names)
-    if name:
+    if name and options.is_person(name):
         piece.speaker, piece.rule = name, "tag"
         return
     pronoun = tag_pronoun(after, before)
     piece.pronoun = pronoun
+    if not pronoun:
+        piece.description = tag_description(after, before)
+        if piece.description:
+            found = _by_description(piece.description, before, talk, options)
+            if found:
+                piece.speaker, piece.rule = found, "description"
+            return
+        lead_in = before.rstrip().endswith(":") or re.search(rf"\b(?:{VERBS})[\s,—–-]*$", before)
+        if lead_in:  # "…detained him with the words:", "Dorian looked at Lord Henry and said,"
+            found = _introduced(before, talk, options)
+            if found:
+                piece.speaker, piece.rule = found, "introduced"
+            return
     if pronoun == "i" and options.narrator_is:
         piece.speaker, piece.rule = options.narrator_is, "narrator"
     elif pronoun in ("he", "she"):
@@ -222,7 +398,8 @@ def _by_pronoun(
     """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
-    of these that holds someone of that gender decides; two there leave it unresolved."""
+    of these that holds someone of that gender decides; two there leave it unresolved. With
+    none of them, the character of that gender the chapter's narration named last."""
     narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
     for pool in (
         [talk.addressed] if talk.addressed else [],
@@ -232,6 +409,9 @@ def _by_pronoun(
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
             return fitting.pop() if len(fitting) == 1 else None
+    for who in reversed(talk.mentioned):
+        if gender_of(who, options.genders) == gender and options.is_person(who):
+            return who
     return None
 
 
@@ -284,23 +464,24 @@ def _by_context(
         return beat.pop(), "beat"
     if named:
         return None, None  # a new name: the conversation may have changed
+    if talk.introduced:
+        return talk.introduced, "introduced"
     previous = talk.turns[-1] if talk.turns else None
     if talk.addressed and not same_person(talk.addressed, previous):
         return talk.addressed, "vocative"
-    if (
-        len(talk.turns) >= 2
-        and talk.turns[-2]
-        and talk.turns[-2] != previous
-        and (previous or not talk.last_tagged)
-    ):
-        return talk.turns[-2], "turn-taking"  # A, B, A; or A, an untagged reply, A
+    if previous and _two_people(talk) and _among(previous, talk.participants):
+        other = [who for who in talk.participants if not same_person(who, previous)]
+        if len(other) == 1:
+            return other[0], "turn-taking"  # two people talking: the other one answers
+    if len(talk.turns) >= 2 and talk.turns[-2] and previous is None and not talk.last_tagged:
+        return talk.turns[-2], "turn-taking"  # A, an untagged reply, A
     return None, None
 
 
 def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOptions) -> str | None:
     """The name the paragraph's quotes speak to ("…, Lizzy?"), in capitals, or None."""
     for quote in quotes:
-        for match in _VOCATIVE.finditer(quote.text):
+        for match in VOCATIVE.finditer(quote.text):
             name = match.group(1)
             if match.start() == 0 and quote.text[match.end() :].strip() in (".", "!", "?", ""):
                 continue  # "Bingley." answers, "Mr. Darcy!" exclaims: no one is spoken to
@@ -308,6 +489,23 @@ def _addressee(quotes: list[Piece], speaker: str | None, options: AttributionOpt
                 is_name(name, options.names)
                 and not same_person(name.upper(), speaker)
                 and (not options.narrated or name.split()[-1] in options.narrated)
+            ):
+                return name.upper()
+    return None
+
+
+def _told_to(pieces: list[Piece], speaker: str | None, options: AttributionOptions) -> str | None:
+    """The person the paragraph's narration turns the speech to ("asked Lord Henry, walking
+    across the studio towards Basil Hallward", "turning to Alice"), in capitals, or None."""
+    for piece in pieces:
+        if piece.kind != "narration":
+            continue
+        for match in _ON_SOMEONE.finditer(piece.text):
+            name = match.group(1)
+            if (
+                is_name(name, options.names)
+                and options.is_person(name)
+                and not same_person(name.upper(), speaker)
             ):
                 return name.upper()
     return None
@@ -342,7 +540,14 @@ def _paragraph_lines(pieces: list[Piece], keep_tags: bool) -> list[ImportedLine]
                 open_quote.text = _joined(open_quote.text, text, ended)
                 continue
             flush_tags()
-            open_quote, pronoun = ImportedLine(speaker, text, rule=piece.rule), piece.pronoun
+            open_quote = ImportedLine(
+                speaker,
+                text,
+                rule=piece.rule,
+                confidence=piece.confidence if piece.speaker else None,
+                candidates=piece.candidates or None,
+            )
+            pronoun = piece.pronoun
             lines.append(open_quote)
         elif piece.tag and open_quote:  # "…," he remarked. "…": one speech, the tag after it
             tags.append(_tag_words(text))
@@ -393,26 +598,3 @@ def same_person(one: str | None, other: str | None) -> bool:
     ):
         return True
     return (len(a) == 1 and a[0] in b[1:]) or (len(b) == 1 and b[0] in a[1:])
-
-
-def merge_name_variants(speakers: Counter) -> dict[str, str]:
-    """Speaker → the key it stands for. A bare name ("DARCY") that is a word of exactly one
-    longer speaker name ("MR. DARCY") is the same character; both go to the form with more
-    lines (`speakers`: name → line count)."""
-    titled = [s for s in speakers if len(s.split()) > 1]
-    merged = {}
-    for name in speakers:
-        full = FAMILIAR.get(name.lower(), "").upper()
-        if full in speakers and len(name.split()) == 1:  # "LIZZY" is ELIZABETH
-            short, long_ = (name, full) if speakers[name] >= speakers[full] else (full, name)
-            merged[long_] = short
-            continue
-        if len(name.split()) == 1:
-            owners = [t for t in titled if name in t.split()[1:]]
-            if len(owners) == 1:
-                short, long_ = name, owners[0]
-                if speakers[short] >= speakers[long_]:
-                    merged[long_] = short
-                else:
-                    merged[short] = long_
-    return merged

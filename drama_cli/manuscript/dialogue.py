@@ -91,9 +91,12 @@ _ADVERB = r"(?:\w+ly\s+)?"
 # Right after a quote, a verb beside a name is a tag, whatever the verb ("hissed Holmes",
 # "Holmes hissed").
 _INVERTED_VERB = rf"(?:{VERBS}|[a-z]{{3,}}ed)"
+# A character named by a capitalised description takes "the" ("said the Hatter", "the March Hare
+# replied"): the key is the description's words.
+_THE = r"(?:[Tt]he\s+)?"
 _AFTER = [
-    re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{NAME}\b"),  # said Holmes
-    re.compile(rf"^[\s,;:—–-]*{NAME}\s+{_ADVERB}{_INVERTED_VERB}\b"),
+    re.compile(rf"^[\s,;:—–-]*{_INVERTED_VERB}\s+{_THE}{NAME}\b"),  # said Holmes
+    re.compile(rf"^[\s,;:—–-]*{_THE}{NAME}\s+{_ADVERB}{_INVERTED_VERB}\b"),
 ]  # Holmes said
 _AFTER_PRONOUN = [
     re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{PRONOUN}\b"),
@@ -101,12 +104,53 @@ _AFTER_PRONOUN = [
 ]
 _BEFORE = [
     re.compile(rf"{NAME}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
-    re.compile(rf"\b(?:{VERBS})\s+{NAME}[\s,:—–-]*$"),
+    re.compile(rf"\b(?:{VERBS})\s+{_THE}{NAME}[\s,:—–-]*$"),
 ]
 _BEFORE_PRONOUN = [
-    re.compile(rf"\b{PRONOUN}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
+    re.compile(rf"\b([Hh]e|[Ss]he|I)\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
     re.compile(rf"\b(?:{VERBS})\s+{PRONOUN}[\s,:—–-]*$"),
 ]
+# A person named by what they are ("said the prince", "his wife replied", "continued our strange
+# visitor"): the nouns a description's head may be, with the gender each tells (None: either).
+PERSON_NOUNS = {
+    **dict.fromkeys(
+        "woman lady girl wife mother sister daughter aunt niece widow maid mistress hostess "
+        "princess queen duchess countess baroness grandmother landlady housekeeper nurse".split(),
+        "f",
+    ),
+    **dict.fromkeys(
+        "man gentleman boy husband father brother son uncle nephew prince king duke count "
+        "baron lord grandfather landlord footman butler priest clergyman vicomte abbé "
+        "squire master fellow".split(),
+        "m",
+    ),
+    **dict.fromkeys(
+        "painter artist visitor companion stranger friend guest host doctor inspector "
+        "lawyer officer soldier servant child colonel captain general professor judge "
+        "detective sergeant constable driver coachman clerk old young elder younger "
+        "other first second".split(),
+        None,
+    ),
+}
+# Heads that are titles: "the prince" is the one character the book calls "Prince …".
+TITLE_NOUNS = {
+    "prince", "princess", "king", "queen", "duke", "duchess", "count", "countess", "baron",
+    "baroness", "lord", "lady", "doctor", "inspector", "colonel", "captain", "general",
+    "professor", "judge", "sergeant", "abbé", "vicomte",
+}  # fmt: skip
+_OWNER = r"(the|his|her|their|our|my|its|your)"
+_PHRASE = r"((?:[a-zà-ÿ]+\s+){0,2}[a-zà-ÿ]+)"
+_DESCRIPTION_AFTER = [
+    re.compile(rf"^[\s,;:—–-]*(?:{VERBS})\s+{_OWNER}\s+{_PHRASE}(?=[\s,;:.!?—–-]|$)"),
+    re.compile(rf"^[\s,;:—–-]*{_OWNER}\s+{_PHRASE}\s+{_ADVERB}(?:{VERBS})\b"),
+]
+_DESCRIPTION_BEFORE = [
+    re.compile(rf"\b(?i:{_OWNER})\s+{_PHRASE}\s+{_ADVERB}(?:{VERBS})[\s,:—–-]*$"),
+    re.compile(rf"\b(?:{VERBS})\s+{_OWNER}\s+{_PHRASE}[\s,:—–-]*$"),
+]
+# A name spoken to: after the quote's start or a comma and before a comma, "!" or "?"
+# ("Mr. Bennet, how can you…", "…, Lizzy?"), or after a comma at the quote's end.
+VOCATIVE = re.compile(rf"(?:^|(?<=[,!?;—])\s*)(?:(?i:my\s+)?(?i:dear)\s+)?{NAME}(?=\s*[,!?]|\.$)")
 # Double quotes (curly or straight), guillemets (« French », »German«), and single quotes
 # (curly or straight) that open after a space or the start and close before a space,
 # punctuation or the end: an apostrophe between letters (don't, don’t) or of a plural
@@ -184,6 +228,8 @@ RULES = (
     "tag",
     "narrator",
     "continued",
+    "introduced",
+    "description",
     "pronoun",
     "same paragraph",
     "beat",
@@ -204,6 +250,9 @@ class Piece:
     pronoun: str | None = None  # a quote's pronoun tag ('he', 'she', 'i')
     tagged: bool = False  # a quote the narration before introduces with a speech verb
     open: bool = False  # a quote that the paragraph never closes: the speech goes on in the next
+    description: tuple[str, str] | None = None  # a tag's description: ('the', 'prince')
+    confidence: float = 0.0  # how sure the rule that found the speaker is, 0..1
+    candidates: list[tuple[str, float]] | None = None  # the best two speakers, with confidences
 
 
 def pieces_of(paragraph: str, dashes: bool = False) -> list[Piece]:
@@ -323,6 +372,33 @@ def tag_pronoun(after: str, before: str) -> str | None:
     return None
 
 
+def tag_description(after: str, before: str) -> tuple[str, str] | None:
+    """(owner, words) of a speech tag naming someone by a description beside a quote ("said
+    the prince" → ('the', 'prince'), "his wife replied" → ('his', 'wife'), "continued our
+    strange visitor" → ('our', 'strange visitor')): the words end at the first person noun
+    (`PERSON_NOUNS`); None when there is no such tag."""
+    for patterns, text, first in (
+        (_DESCRIPTION_AFTER, after, True),
+        (_DESCRIPTION_BEFORE, before, False),
+    ):
+        for pattern in patterns:
+            match = pattern.match(text) if first else pattern.search(text)
+            if not match:
+                continue
+            words = match.group(2).split()
+            for end, word in enumerate(words):
+                if word in PERSON_NOUNS and not (
+                    end + 1 < len(words) and words[end + 1] in PERSON_NOUNS
+                ):
+                    return match.group(1).lower(), " ".join(words[: end + 1])
+    return None
+
+
+def description_head(words: str) -> str:
+    """The person noun a description ends with ("strange visitor" → 'visitor')."""
+    return words.split()[-1]
+
+
 def is_tag_only(narration: str) -> bool:
     """Narration that is nothing but a speech tag: a clause led by a speech verb or by its
     speaker and verb ("said Holmes;", "he remarked.", "said his lady to him one day"), of at
@@ -346,7 +422,21 @@ def book_names(paragraphs: list[str]) -> set[str]:
     for paragraph in paragraphs:
         for word in _WORD.findall(paragraph):
             (capitalised if _NAME_WORD.fullmatch(word) else lower).add(word)
-    return {word for word in capitalised if word.lower() not in lower and word not in NOT_A_NAME}
+    return {
+        word
+        for word in capitalised
+        if word.lower() not in lower and word not in NOT_A_NAME and not _participle(word, lower)
+    }
+
+
+def _participle(word: str, lower: set[str]) -> bool:
+    """True for a verb's -ing form opening a sentence ("Observing his daughter, he…"): the
+    book writes the verb in lower case ("observe", "observed"); "King" and "Darling" are no verb."""
+    stem = word[:-3].lower()
+    return word.endswith("ing") and any(
+        form in lower
+        for form in (stem, stem + "e", stem + "ed", stem + "s", stem + "es", word.lower())
+    )
 
 
 def gender_of(name: str, genders: dict[str, str]) -> str | None:

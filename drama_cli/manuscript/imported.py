@@ -33,6 +33,8 @@ class ImportedLine:
     overlap: bool = False
     rule: str | None = None  # for a quote: the rule that found its speaker
     pause_after: float | None = None  # seconds of silence after the line (a break in the text)
+    confidence: float | None = None  # for a quote: how sure its rule is, 0..1
+    candidates: list[tuple[str, float]] | None = None  # for a quote: its best two speakers
 
 
 def add_break(lines: list[ImportedLine]) -> None:

@@ -299,11 +299,13 @@ def import_script(
     chapter_level: int | None = None,
     notes: str = "drop",
     notice: Callable[[str], None] = print,
+    min_confidence: float = 0.0,
 ) -> ImportedScript:
     """`drama import`: read the manuscript `path` (`read_manuscript`) and write it as a script
     of kind `to` (one of SCRIPT_KINDS), titled `title` and by `author` when given, with the
     quotes as lines of their speakers with `dialogue` (`narrator_is`: who says "said I";
-    `keep_tags`: speech tags stay narration). A manuscript from stdin that names no title is
+    `keep_tags`: speech tags stay narration; `min_confidence`: a quote whose speaker was found
+    with less confidence stays UNATTRIBUTED). A manuscript from stdin that names no title is
     said to `notice`. Raises UsageError for a novel with `directions` 'drop' or `to` 'fountain'."""
     book = read_manuscript(path, directions, chapter_level, notes)
     source = "stdin" if str(path) == "-" else Path(path).name
@@ -316,7 +318,9 @@ def import_script(
         notice("import: the manuscript names no title, so the book is titled stdin; give --title")
     book.author = " ".join(author.split()) if author and author.strip() else book.author
     options = AttributionOptions(
-        narrator_is=name_key(narrator_is) if narrator_is else None, keep_tags=keep_tags
+        narrator_is=name_key(narrator_is) if narrator_is else None,
+        keep_tags=keep_tags,
+        min_confidence=min_confidence,
     )
     text, report = script_yaml(book, narrator, dialogue, source, options)
     if to == "fountain" and not book.is_play:

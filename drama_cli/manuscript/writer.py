@@ -7,11 +7,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from drama_cli.manuscript.attribution import (
-    AttributionOptions,
-    attribute_chapter,
-    merge_name_variants,
-)
+from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
+from drama_cli.manuscript.characters import cluster_speakers
+from drama_cli.manuscript.dialogue import RULES
 from drama_cli.manuscript.imported import (
     BREAK,
     NARRATOR,
@@ -22,6 +20,8 @@ from drama_cli.manuscript.imported import (
 )
 from drama_cli.script.book import UNATTRIBUTED
 
+DOUBTFUL = 0.75  # a quote attributed with less confidence is listed in the report to check
+
 
 @dataclass
 class ImportReport:
@@ -31,10 +31,66 @@ class ImportReport:
     chapters: list[tuple[str, Counter]] = field(default_factory=list)
     cast: Counter = field(default_factory=Counter)
     left_out: Counter = field(default_factory=Counter)
+    aliases: dict[str, list[str]] = field(default_factory=dict)  # cast key → other names
+    doubtful: list[tuple[str, str, float]] = field(
+        default_factory=list
+    )  # (speaker, text, confidence)
 
     def total(self, key: str) -> int:
         """The sum of one count over the chapters."""
         return sum(counts[key] for _, counts in self.chapters)
+
+    def attribution(self) -> dict:
+        """The attribution report: quotes, the share given a speaker, quotes by rule, the
+        characters (lines, aliases), the quotes attributed with little confidence and the
+        speaker names that may be no one (`suspicious`)."""
+        quotes = self.total("quotes")
+        by_rule = {rule: self.total(rule) for rule in RULES if self.total(rule)}
+        attributed = sum(by_rule.values())
+        characters = {
+            name: {"lines": count, "aliases": self.aliases.get(name, [])}
+            for name, count in self.cast.most_common()
+            if name not in (NARRATOR, UNATTRIBUTED)
+        }
+        return {
+            "quotes": quotes,
+            "attributed": attributed,
+            "attributed_share": round(attributed / quotes, 3) if quotes else 0.0,
+            "by_rule": by_rule,
+            "characters": characters,
+            "low_confidence": [
+                {"speaker": who, "text": text, "confidence": p} for who, text, p in self.doubtful
+            ],
+            "suspicious": suspicious_names(characters),
+        }
+
+    def attribution_lines(self) -> list[str]:
+        """The attribution report as lines for stderr (nothing without quotes)."""
+        report = self.attribution()
+        if not report["quotes"]:
+            return []
+        rules = ", ".join(f"{rule} {n}" for rule, n in report["by_rule"].items())
+        rows = [
+            f"attribution: {report['attributed']} of {report['quotes']} quote piece(s) "
+            f"({report['attributed_share']:.0%}) given a speaker" + (f": {rules}" if rules else "")
+        ]
+        for name, row in list(report["characters"].items())[:20]:
+            aka = f" (also {', '.join(row['aliases'])})" if row["aliases"] else ""
+            rows.append(f"  {name}: {row['lines']} line(s){aka}")
+        if len(report["characters"]) > 20:
+            rows.append(f"  … and {len(report['characters']) - 20} more character(s)")
+        if report["low_confidence"]:
+            rows.append(
+                f"{len(report['low_confidence'])} line(s) attributed with confidence under "
+                f"{DOUBTFUL:g}; the first:"
+            )
+            rows += [
+                f"  {row['speaker']} ({row['confidence']:.2f}): {row['text'][:60]}"
+                for row in report["low_confidence"][:5]
+            ]
+        if report["suspicious"]:
+            rows.append("names that may be no one: " + ", ".join(report["suspicious"]))
+        return rows
 
     def to_dict(self) -> dict:
         """The report as JSON-ready data."""
@@ -43,6 +99,24 @@ class ImportReport:
             "cast": dict(self.cast),
             "left_out": dict(self.left_out),
         }
+
+
+# A speaker key that is a common word, a place or a time rather than a person.
+_NOT_PEOPLE = re.compile(
+    r"(?:MONDAY|TUESDAY|WEDNESDAY|THURSDAY|FRIDAY|SATURDAY|SUNDAY|JANUARY|FEBRUARY|MARCH|APRIL|"
+    r"MAY|JUNE|JULY|AUGUST|SEPTEMBER|OCTOBER|NOVEMBER|DECEMBER|ENGLISH|FRENCH|GERMAN|LONDON|"
+    r"PARIS|STREET|ROAD|SQUARE|HOUSE|HALL|PARK|LANE|CHURCH|GOD|HEAVEN|HUMPH|HUM|HA|OH|AH)"
+)
+
+
+def suspicious_names(characters: dict) -> list[str]:
+    """Speaker keys that may be no one: one with a word that is a day, a month, a language, a
+    place word or an interjection ("BAKER STREET", "TUESDAY", "HUMPH"), or a single line."""
+    return [
+        name
+        for name, row in characters.items()
+        if any(_NOT_PEOPLE.fullmatch(word) for word in name.split()) or row["lines"] == 1
+    ]
 
 
 def speakable(text: str) -> str:
@@ -93,24 +167,25 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
         )  # a text without headings
         result.append((manuscript.title if untitled else chapter.title, scenes, counts))
     if dialogue and not manuscript.is_play:
-        _merge_variants(result)
+        options.aliases = _one_voice_each(result)
     return result
 
 
-def _merge_variants(chapters) -> None:
-    """One key per character across the book ("DARCY" written as "MR. DARCY")."""
+def _one_voice_each(chapters) -> dict[str, list[str]]:
+    """One key per character across the book ("HOLMES", "SHERLOCK HOLMES" and "MR. HOLMES" are
+    one person, `characters.cluster_speakers`): every line and candidate takes its person's
+    key; returns key → aliases for the cast."""
+    lines = [line for _, scenes, _ in chapters for _, chapter in scenes for line in chapter]
     speakers = Counter(
-        line.speaker
-        for _, scenes, _ in chapters
-        for _, lines in scenes
-        for line in lines
-        if line.speaker not in (None, NARRATOR, UNATTRIBUTED)
+        line.speaker for line in lines if line.speaker not in (None, NARRATOR, UNATTRIBUTED)
     )
-    merged = merge_name_variants(speakers)
-    for _, scenes, _ in chapters:
-        for _, lines in scenes:
-            for line in lines:
-                line.speaker = merged.get(line.speaker, line.speaker)
+    clusters = cluster_speakers(speakers)
+    key_of = {alias: key for key, aliases in clusters.items() for alias in aliases}
+    for line in lines:
+        line.speaker = key_of.get(line.speaker, line.speaker)
+        if line.candidates:
+            line.candidates = [(key_of.get(who, who), p) for who, p in line.candidates]
+    return {key: aliases for key, aliases in clusters.items() if aliases}
 
 
 def script_yaml(
@@ -123,12 +198,18 @@ def script_yaml(
     """The YAML book script of a manuscript and the import's report: a book block, the cast
     (the narrator, the play's cast with descriptions or the speakers found, UNATTRIBUTED when
     a quote has none), one chapter per imported chapter with its scenes, lines in source order."""
-    chapters = chapter_scenes(manuscript, dialogue, options or AttributionOptions())
-    report = ImportReport(left_out=Counter(manuscript.left_out))
+    options = options or AttributionOptions()
+    chapters = chapter_scenes(manuscript, dialogue, options)
+    report = ImportReport(left_out=Counter(manuscript.left_out), aliases=dict(options.aliases))
     for title, scenes, counts in chapters:
         report.chapters.append((title, counts))
         for _, lines in scenes:
             report.cast.update(line.speaker or NARRATOR for line in lines)
+            report.doubtful += [
+                (line.speaker, line.text, line.confidence)
+                for line in lines
+                if line.confidence is not None and line.confidence < DOUBTFUL
+            ]
     title = _quoted(speakable(manuscript.title))  # read in the credits
     out = [
         f"# Imported from {source} by drama import.",
@@ -145,7 +226,7 @@ def script_yaml(
     ):
         if value:
             out.append(f"  {key}: {_quoted(speakable(value))}")
-    out += ["cast:", *cast_lines(manuscript, report.cast), "chapters:"]
+    out += ["cast:", *cast_lines(manuscript, report.cast, report.aliases), "chapters:"]
     for number, (title, scenes, _) in enumerate(chapters, start=1):
         out += [
             f"  - title: {_quoted(speakable(title))}",
@@ -162,9 +243,12 @@ def script_yaml(
     return "\n".join(out) + "\n", report
 
 
-def cast_lines(manuscript: Manuscript, counts: Counter) -> list[str]:
+def cast_lines(
+    manuscript: Manuscript, counts: Counter, aliases: dict[str, list[str]] | None = None
+) -> list[str]:
     """The YAML rows of the cast: NARRATOR, the play's cast with descriptions, then the other
-    speakers of `counts` (name → lines), most lines first, UNATTRIBUTED last."""
+    speakers of `counts` (name → lines), most lines first, UNATTRIBUTED last; a member with
+    other names in the book (`aliases`: key → names) lists them under `aliases:`."""
     names = [NARRATOR] + [n for n in manuscript.cast if n != NARRATOR]
     names += sorted(
         (n for n in counts if n not in names), key=lambda n: (n == UNATTRIBUTED, -counts[n], n)
@@ -176,10 +260,11 @@ def cast_lines(manuscript: Manuscript, counts: Counter) -> list[str]:
             description = (
                 "placeholder for quotes without a speaker; give each of its lines its speaker"
             )
-        out.append(
-            f"  {_key(name)}:"
-            + (f"\n    description: {_quoted(description)}" if description else " {}")
+        others = (aliases or {}).get(name)
+        fields = (f"\n    description: {_quoted(description)}" if description else "") + (
+            f"\n    aliases: [{', '.join(_quoted(a) for a in others)}]" if others else ""
         )
+        out.append(f"  {_key(name)}:" + (fields or " {}"))
     return out
 
 
@@ -188,7 +273,7 @@ def _line_yaml(line: ImportedLine) -> str:
     if line.speaker is None:
         return f"          - action: {text}"
     if not line.note and not line.overlap and line.pause_after is None:
-        return f"          - {_key(line.speaker)}: {text}"
+        return f"          - {_key(line.speaker)}: {text}" + _candidates_comment(line)
     extra = (
         (f"\n            note: {_quoted(line.note)}" if line.note else "")
         + ("\n            overlap: true" if line.overlap else "")
@@ -198,4 +283,17 @@ def _line_yaml(line: ImportedLine) -> str:
             else ""
         )
     )
-    return f"          - speaker: {_quoted(line.speaker)}\n            text: {text}{extra}"
+    return (
+        f"          - speaker: {_quoted(line.speaker)}{_candidates_comment(line)}"
+        f"\n            text: {text}{extra}"
+    )
+
+
+def _candidates_comment(line: ImportedLine) -> str:
+    """A quote's best two speakers as a YAML comment after its line, for a person (or the
+    studio) to choose from: `# candidates: HOLMES 0.80, WATSON 0.20 (pronoun)`; nothing for a
+    narrator's line or a quote a speech tag names."""
+    if not line.candidates or line.rule == "tag":
+        return ""
+    ranked = ", ".join(f"{who} {p:.2f}" for who, p in line.candidates)
+    return f"  # candidates: {ranked}" + (f" ({line.rule})" if line.rule else "")

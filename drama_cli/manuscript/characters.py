@@ -1,0 +1,159 @@
+"""The characters of a novel, learnt from the whole book before any quote is attributed.
+
+* the first-person narrator (`narrator_of`): a book whose narration says "I" often has one;
+  their name is the one the other speakers call them by most ("…, Watson?" next to the
+  narrator's "said I"), else NARRATOR;
+* one person, one voice (`cluster_speakers`): "HOLMES", "SHERLOCK HOLMES" and "MR. HOLMES" are
+  one cast member, the other forms its aliases;
+* names that are no one (`is_place_or_time`): a capitalised word the narration uses after "in",
+  "at", "to", "from" or "on" ("in London", "on Tuesday") more often than as the subject of a
+  verb is a place or a day, never a speaker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from drama_cli.manuscript.cast_names import FAMILIAR
+from drama_cli.manuscript.dialogue import (
+    NAME_WORD,
+    QUOTE,
+    TITLED,
+    VOCATIVE,
+    is_name,
+    pieces_of,
+    tag_pronoun,
+)
+from drama_cli.manuscript.imported import NARRATOR
+
+_I = re.compile(r"\bI\b")
+_WORDS = re.compile(r"[^\W\d_]+")
+# The narration says "I" this often (per word, and at least this many times) in a book told in
+# the first person; a third-person book's narration says it only in the odd quoted thought.
+FIRST_PERSON_RATE = 0.008
+FIRST_PERSON_LEAST = 5
+_PLACE_BEFORE = re.compile(
+    rf"\b(?:in|at|to|from|on|near|towards|through|of|across|into)\s+((?:{NAME_WORD}\s+)?{NAME_WORD})"
+)
+_ACTING = re.compile(
+    rf"((?:{NAME_WORD}\s+)?{NAME_WORD})\s+(?:\w+ly\s+)?(?:[a-z]+ed|said|says|was|had)\b"
+)
+_DAYS_MONTHS = {
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
+    "January", "February", "April", "June", "July", "August", "September", "October",
+    "November", "December", "Christmas", "Easter", "Michaelmas",
+}  # fmt: skip
+
+
+def narrator_of(paragraphs: list[str], names: set[str] | None) -> str | None:
+    """The first-person narrator's cast key, or None for a book told in the third person: the
+    narration (outside quotes) says "I" at least FIRST_PERSON_RATE of its words; the key is
+    the name the quotes beside the narrator's own ("…," said I) call someone by, when one
+    name is used so at least three times and twice as often as any other, else NARRATOR."""
+    narration = " ".join(QUOTE.sub(" ", p) for p in paragraphs)
+    said_i = len(_I.findall(narration))
+    if said_i < FIRST_PERSON_LEAST or said_i < FIRST_PERSON_RATE * len(_WORDS.findall(narration)):
+        return None
+    mine = [_says_i(p) for p in paragraphs]
+    called: Counter = Counter()
+    for index, paragraph in enumerate(paragraphs):
+        beside = mine[index - 1 : index] + mine[index + 1 : index + 2]
+        if mine[index] or not any(beside):
+            continue
+        for piece in pieces_of(paragraph):
+            if piece.kind == "quote":
+                called.update(
+                    m.group(1).upper()
+                    for m in VOCATIVE.finditer(piece.text)
+                    if is_name(m.group(1), names)
+                )
+    ranked = called.most_common(2)
+    if ranked and ranked[0][1] >= 3 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
+        return ranked[0][0]
+    return NARRATOR
+
+
+def _says_i(paragraph: str) -> bool:
+    """True when a quote of the paragraph has the tag "said I" or "I said"."""
+    pieces = pieces_of(paragraph)
+    return any(
+        tag_pronoun(
+            pieces[i + 1].text if i + 1 < len(pieces) else "", pieces[i - 1].text if i else ""
+        )
+        == "i"
+        for i, piece in enumerate(pieces)
+        if piece.kind == "quote"
+    )
+
+
+def places_and_times(paragraphs: list[str]) -> set[str]:
+    """Capitalised words the narration uses as places or times, not people: days, months and
+    feasts, and a name written after "in", "at", "to", "from", "on"… ("in London", "to Baker
+    Street") at least twice and more often than before a verb ("Holmes said")."""
+    where: Counter = Counter()
+    acting: Counter = Counter()
+    for paragraph in paragraphs:
+        narration = QUOTE.sub(" ", paragraph)
+        where.update(m.group(1) for m in _PLACE_BEFORE.finditer(narration))
+        acting.update(m.group(1) for m in _ACTING.finditer(narration))
+    places = {name for name, n in where.items() if n >= 2 and n > acting[name]}
+    return {word for name in places for word in name.split()} | _DAYS_MONTHS
+
+
+def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
+    """Cast key → its aliases, one key per person among `speakers` (key → line count): a
+    titled or full name and its parts ("MR. SHERLOCK HOLMES", "SHERLOCK HOLMES", "HOLMES",
+    "MR. HOLMES"), and a familiar form and its name ("LIZZY", "ELIZABETH"), where the short
+    form fits exactly one longer name. The key is the form with the most lines (the longer on
+    a tie)."""
+    parent = {name: name for name in speakers}
+
+    def root(name: str) -> str:
+        while parent[name] != name:
+            name = parent[name]
+        return name
+
+    def bare(name: str) -> list[str]:
+        return [w for w in name.split() if not re.fullmatch(TITLED, w.title())]
+
+    def title(name: str) -> str | None:
+        first = name.split()[0]
+        return first.rstrip(".") if re.fullmatch(TITLED, first.title()) else None
+
+    def fits(one: str, other: str) -> bool:  # "MR. BENNET" is not "MRS. BENNET"
+        return title(one) is None or title(other) is None or title(one) == title(other)
+
+    for name in sorted(speakers, key=lambda n: (-len(bare(n)), -len(n), n)):  # longest first
+        words = bare(name)
+        if not words:
+            continue
+        familiar = FAMILIAR.get(name.lower(), "").upper()
+        owners = [
+            other
+            for other in speakers
+            if other != name
+            and fits(name, other)
+            and (
+                other == familiar
+                or (len(bare(other)) > len(words) and _ends_or_starts(bare(other), words))
+                or (bare(other) == words and len(other) > len(name))
+            )
+        ]
+        if len({root(o) for o in owners}) == 1:
+            parent[root(name)] = root(owners[0])
+    groups: dict[str, list[str]] = {}
+    for name in speakers:
+        groups.setdefault(root(name), []).append(name)
+    result = {}
+    for members in groups.values():
+        key = max(members, key=lambda m: (speakers[m], len(m)))
+        result[key] = sorted(m for m in members if m != key)
+    return result
+
+
+def _ends_or_starts(longer: list[str], shorter: list[str]) -> bool:
+    """True when `shorter` is the start or the end of `longer` ("SHERLOCK" or "HOLMES" of
+    "SHERLOCK HOLMES")."""
+    n = len(shorter)
+    return longer[:n] == shorter or longer[-n:] == shorter
