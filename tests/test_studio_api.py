@@ -1,6 +1,7 @@
 """The studio's JSON API over a scratch-rendered project: listing, selection (the command line
 sees it), actions that make takes, the token, path refusals and a busy project."""
 
+import errno
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from drama_cli.studio import views
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.project import StudioProject
 from drama_cli.studio.views import peaks
-from drama_cli.takes.store import TakeStore
+from drama_cli.takes.store import ProjectLock, TakeStore
 
 TOKEN = "test-token-123"
 TWO_SCENES = """\
@@ -514,3 +515,27 @@ def test_a_selection_while_the_studio_makes_takes_is_made_when_that_job_is_done(
     finally:
         release.set()
         busy.worker.stop()
+
+
+def test_a_read_only_project_folder_is_told_in_one_line_not_a_server_error(
+    studio, monkeypatch, capsys
+):
+    served, client, _ = studio
+    lock_file = served.project.store.lock().path
+
+    def read_only(self):
+        raise OSError(errno.EROFS, "Read-only file system", str(self.path))
+
+    monkeypatch.setattr(ProjectLock, "__enter__", read_only)
+    expected = (
+        f"cannot write {lock_file}: read-only file system "
+        "(make the project folder writable, or give --out FOLDER)"
+    )
+    answer = client.post("/api/select", json={"line": "s1-1", "take": 1}, headers=ORIGIN)
+    assert (answer.status_code, answer.json()) == (409, {"error": expected})
+    job = client.post(
+        "/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1}, headers=ORIGIN
+    ).json()
+    finished = wait_for_job(client, job["id"])
+    assert (finished["state"], finished["error"]) == ("failed", expected)
+    assert "Traceback" not in capsys.readouterr().err

@@ -17,7 +17,8 @@ Routes (every one behind `TokenGuard`):
                                   (kind render, revise, edit; or mix with `line` a scene id)
     POST /api/jobs/ID/cancel      stop a job at its next step
 Errors come back as `{"error": message}`: 400 for a bad request, 404 for an unknown take, 409
-when another process holds the project.
+when another process holds the project or its folder cannot be written (read-only, full disk:
+the line the commands print).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from starlette.middleware import Middleware
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from drama_cli.errors import DramaError, RenderError, UsageError
+from drama_cli.errors import DramaError, RenderError, UsageError, system_error_message
 from drama_cli.studio import views
 from drama_cli.studio.actions import (
     NEEDS_ENGINE,
@@ -193,11 +194,16 @@ def make_app(studio: Studio, token: str) -> Starlette:
 
 
 async def answer(read, *args) -> Response:
-    """`read(*args)` run off the event loop, as JSON; a DramaError as its error response."""
+    """`read(*args)` run off the event loop, as JSON; a DramaError as its error response, a
+    failure of the file system (read-only folder, full disk) as 409 with its one line."""
     try:
         return JSONResponse(await run_in_threadpool(read, *args), headers=NO_STORE)
     except DramaError as err:
         return error_response(err)
+    except Exception as err:
+        if (message := system_error_message(err)) is None:
+            raise
+        return refusal(409, message)
 
 
 async def wav_response(find, project, query) -> Response:
@@ -207,6 +213,10 @@ async def wav_response(find, project, query) -> Response:
         path = await run_in_threadpool(find, project, query)
     except DramaError as err:
         return error_response(err)
+    except Exception as err:
+        if (message := system_error_message(err)) is None:
+            raise
+        return refusal(409, message)
     return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
 
 

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from drama_cli.errors import DramaError, JobCancelled
+from drama_cli.errors import DramaError, JobCancelled, system_error_message
 from engine.errors import EngineError
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -129,7 +129,12 @@ class Worker:
                 job.state = CANCELLED
             except (DramaError, EngineError) as err:
                 job.state, job.error = FAILED, str(err)
-            except Exception as err:  # a bug: keep serving, say what happened
-                traceback.print_exc(file=sys.stderr)
-                job.state, job.error = FAILED, f"internal error: {err}"
+            except Exception as err:
+                # a read-only folder or a full disk: the line the commands print; else a bug:
+                # keep serving, say what happened
+                message = system_error_message(err)
+                if message is None:
+                    traceback.print_exc(file=sys.stderr)
+                    message = f"internal error: {err}"
+                job.state, job.error = FAILED, message
             job.message = ""
