@@ -144,6 +144,19 @@ def test_ids_that_differ_only_in_case_are_errors_since_they_would_share_a_folder
     assert "case-insensitive file system" in info.value.hint
 
 
+@pytest.mark.parametrize("scene_id", ["book", "Book"])
+def test_a_scene_id_that_is_the_book_folder_of_the_project_is_refused_at_its_scene(scene_id):
+    text = f"cast:\n  A: {{}}\nscenes:\n  - id: x\n    lines: [A: Hi.]\n  - id: {scene_id}\n    lines: [A: Ho.]\n"
+    with pytest.raises(ScriptError) as info:
+        read(text)
+    assert (info.value.message, info.value.position.line, info.value.hint) == (
+        f"scene id {scene_id!r} is the name of the project folder's book/ folder, "
+        "which drama book writes",
+        6,
+        "give the scene another id",
+    )
+
+
 @pytest.mark.parametrize("character", ["\x7f", "\x1b", "\x85", "\x9b", "\u2028"])
 def test_a_control_character_is_one_located_error_at_its_column(character):
     with pytest.raises(ScriptError) as info:
