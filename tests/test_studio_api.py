@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
+from drama_cli.mix.export import find_mp3_encoder
 from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
 from drama_cli.studio import views
@@ -539,3 +540,20 @@ def test_a_read_only_project_folder_is_told_in_one_line_not_a_server_error(
     finished = wait_for_job(client, job["id"])
     assert (finished["state"], finished["error"]) == ("failed", expected)
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt, media_type", [("flac", "audio/flac"), ("mp3", "audio/mpeg")])
+def test_a_scene_mixed_to_flac_or_mp3_only_is_mixed_and_played(studio, capsys, fmt, media_type):
+    if fmt == "mp3" and find_mp3_encoder() is None:
+        pytest.skip("no MP3 encoder (ffmpeg) here")
+    _, client, path = studio
+    assert main(["mix", str(path), "--format", fmt]) == 0
+    folder = path.parent / "short.drama" / "s1"
+    assert not (folder / "mix.wav").exists() and (folder / f"mix.{fmt}").is_file()
+    for _again in range(2):  # as mixed by the command, then by "Mix again" (the same format)
+        assert client.get("/api/scene", params={"id": "s1"}).json()["mixed"] is True
+        answer = client.get("/api/mix", params={"scene": "s1"})
+        assert (answer.status_code, answer.headers["content-type"]) == (200, media_type)
+        assert answer.content == (folder / f"mix.{fmt}").read_bytes()
+        job = client.post("/api/jobs", json={"kind": "mix", "line": "s1"}, headers=ORIGIN).json()
+        assert wait_for_job(client, job["id"])["state"] == "done"

@@ -9,7 +9,7 @@ Routes (every one behind `TokenGuard`):
     GET  /api/audio?line=ID&take=N   a take's WAV, found by line and number only
     GET  /api/peaks?line=ID&take=N   a take's waveform peaks
     GET  /api/scene?id=ID         a scene's mix timeline (`views.scene_view`)
-    GET  /api/mix?scene=ID        a scene's WAV mix
+    GET  /api/mix?scene=ID        a scene's mix (WAV, else FLAC, else MP3)
     GET  /api/changes             a fingerprint of the project and the jobs (the page polls it)
     POST /api/select              {line, take}: what `drama takes --line ID --select N` does
                                   (queued after the studio's own job while it holds the project)
@@ -51,6 +51,7 @@ from drama_cli.takes.selection import select_take
 STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
 TAKE_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit also passes "²"
 NO_STORE = {"Cache-Control": "no-store"}
+AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg"}
 # The page runs only its own script, is never framed by another site, and loads nothing else.
 PAGE_HEADERS = {
     **NO_STORE,
@@ -207,8 +208,8 @@ async def answer(read, *args) -> Response:
 
 
 async def wav_response(find, project, query) -> Response:
-    """The WAV file `find(project, query)` names (run off the event loop), or the error
-    response of the DramaError it raises."""
+    """The audio file (WAV, FLAC or MP3) `find(project, query)` names (run off the event loop),
+    or the error response of the DramaError it raises."""
     try:
         path = await run_in_threadpool(find, project, query)
     except DramaError as err:
@@ -217,7 +218,7 @@ async def wav_response(find, project, query) -> Response:
         if (message := system_error_message(err)) is None:
             raise
         return refusal(409, message)
-    return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
+    return FileResponse(path, media_type=AUDIO_TYPES[path.suffix], headers=NO_STORE)
 
 
 def error_response(err: DramaError) -> Response:
@@ -259,11 +260,12 @@ def take_wav(project, query) -> Path:
 
 
 def find_mix(project, query) -> Path:
-    """The WAV mix of scene `scene=ID`, found through the store. Raises UsageError for an
-    unknown scene, a scene not mixed yet, or a mix file outside the project folder."""
+    """The mix of scene `scene=ID` (WAV, FLAC or MP3: `views.scene_mix_file`), found through the
+    store. Raises UsageError for an unknown scene, a scene not mixed yet, or a mix file outside
+    the project folder."""
     scene = project.find_scene(query.get("scene", ""))
-    path = project.store.scene_dir(scene.id) / "mix.wav"
-    if not path.is_file():
+    path = views.scene_mix_file(project.store.scene_dir(scene.id))
+    if path is None:
         raise UsageError(f"scene {scene.id!r} has no mix yet")
     inside_project(project, path, f"the mix of scene {scene.id!r}")
     return path
