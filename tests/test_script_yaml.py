@@ -568,3 +568,27 @@ def test_overlap_on_a_scenes_first_line_is_warned_about(tmp_path):
             "the scene as any first line does",
         )
     ]
+
+
+@pytest.mark.parametrize("mark, kind", [("!", "a tag"), ("&", "an anchor")])
+def test_a_line_opening_with_a_tag_or_anchor_word_warns_at_it_with_the_quoted_form(mark, kind):
+    script = read(f'cast:\n  A: {{}}\nlines:\n  - A: {mark}Look out, he has "a" knife\n')
+    assert script.scenes[0].lines[0].text == 'out, he has "a" knife'
+    assert [(w.position.line, w.position.column, w.message) for w in script.warnings] == [
+        (
+            4,
+            8,
+            f"text starts with '{mark}Look', which YAML reads as {kind}, not a word: it would be "
+            f"sent as 'out, he has \"a\" knife' (write it in double quotes: "
+            f'"{mark}Look out, he has \\"a\\" knife")',
+        )
+    ]
+
+
+def test_a_line_opening_with_an_alias_word_is_refused_with_the_quoted_form():
+    with pytest.raises(ScriptError) as info:
+        read("cast:\n  A: {}\nlines:\n  - A: *Look out, he has a knife\n")
+    assert (str(info.value.position), info.value.hint) == (
+        "play.yaml:4:8",
+        'write it in double quotes: "*Look out, he has a knife"',
+    )
