@@ -557,3 +557,49 @@ def test_a_scene_mixed_to_flac_or_mp3_only_is_mixed_and_played(studio, capsys, f
         assert answer.content == (folder / f"mix.{fmt}").read_bytes()
         job = client.post("/api/jobs", json={"kind": "mix", "line": "s1"}, headers=ORIGIN).json()
         assert wait_for_job(client, job["id"])["state"] == "done"
+
+
+def test_a_selection_queued_behind_a_job_is_made_when_the_studio_stops(studio, scratch):
+    served, _, _ = studio
+    started, release = threading.Event(), threading.Event()
+
+    class WaitsToVoice:
+        """The scratch engine, waiting to be released before voicing; closed with the module."""
+
+        def __getattr__(self, name):
+            return getattr(scratch, name)
+
+        def generate(self, request, on_frames=None):
+            started.set()
+            release.wait(10)
+            return scratch.generate(request, on_frames)
+
+        def close(self):
+            pass
+
+    busy = Studio(served.project, WaitsToVoice)
+    store = served.project.store
+    try:
+        busy.worker.submit("revise", "s1-2", {"note": "slower"}, total=2)
+        assert started.wait(10)
+        store.write_selections("s1", {})
+        assert busy.select("s1-1", 1)["queued"]["state"] == "queued"
+        busy.worker.submit("render", "s1-1", {"takes": 1})  # queued last: dropped
+        left = []
+        stopping = threading.Thread(target=lambda: left.extend(busy.close()))
+        stopping.start()  # Ctrl-C: the revise is asked to stop while it voices its first take
+        assert busy.worker.jobs()[0].cancel_asked.wait(10)
+        release.set()
+        stopping.join(30)
+        assert not stopping.is_alive() and left == []
+        assert [(job.kind, job.state) for job in busy.worker.jobs()] == [
+            ("revise", "cancelled"),
+            ("select", "done"),
+            ("render", "cancelled"),
+        ]
+        assert (store.selections("s1")["s1-1"]["take"], store.selections("s1")["s1-1"]["by"]) == (
+            1,
+            "user",
+        )
+    finally:
+        release.set()

@@ -49,6 +49,8 @@ from drama_cli.studio.security import TokenGuard, refusal
 from drama_cli.takes.selection import select_take
 
 STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
+# at the end, how long a running job may take to stop before the selections queued behind it
+SELECTION_WAIT_S = 60.0
 TAKE_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit also passes "²"
 NO_STORE = {"Cache-Control": "no-store"}
 AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg"}
@@ -98,11 +100,16 @@ class Studio:
             self._backend = self._make_backend()
         run_action(self.project, self._backend, job)
 
-    def close(self) -> None:
-        """Stop the worker and close the backend."""
-        self.worker.stop()
+    def close(self) -> list[tuple[str, int]]:
+        """Stop the worker: the job running stops at its next step, the ones queued are
+        dropped, except the selections queued behind a job (`select`), which are made. Close the
+        backend. Returns the selections not made (the job before them did not stop within
+        `SELECTION_WAIT_S`), as (line id, take number)."""
+        queued = any(job.kind == "select" for job in self.worker.pending())
+        left = self.worker.stop(SELECTION_WAIT_S if queued else 5.0, keep=("select",))
         if self._backend is not None:
             self._backend.close()
+        return [(job.line, job.params["take"]) for job in left]
 
 
 def make_app(studio: Studio, token: str) -> Starlette:

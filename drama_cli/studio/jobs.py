@@ -109,12 +109,17 @@ class Worker:
         """Whether a job is queued or running."""
         return bool(self.pending())
 
-    def stop(self, timeout_s: float = 5.0) -> None:
-        """Cancel every job and end the thread (waiting up to `timeout_s` for a running one)."""
+    def stop(self, timeout_s: float = 5.0, keep: tuple[str, ...] = ()) -> list[Job]:
+        """Cancel every job but the queued ones of the kinds in `keep`, which still run, in
+        order, once the running job has stopped at its next step; end the thread, waiting up to
+        `timeout_s` for it. Returns the jobs kept that had not finished by then (none when the
+        thread ended)."""
         for job in self.jobs():
-            job.cancel_asked.set()
+            if job.kind not in keep or job.state != QUEUED:
+                job.cancel_asked.set()
         self._queue.put(None)
         self._thread.join(timeout_s)
+        return [job for job in self.pending() if job.kind in keep]
 
     def _loop(self) -> None:
         while (job := self._queue.get()) is not None:
