@@ -54,8 +54,12 @@ def takes_command(
     if dry_run and not prune:
         raise UsageError("--dry-run goes with --prune")
     adopting = bool(adopt and all(adopt))
-    if sum((prune, select is not None, adopting)) > 1:
-        raise UsageError("give one of --prune, --select and --adopt")
+    if sum((at is not None, prune, select is not None, adopting)) > 1:
+        raise UsageError("give one of --at, --prune, --select and --adopt")
+    if at is not None and (scene or line):
+        raise UsageError(
+            "--at finds its line by the book's time: give it without --scene and --line"
+        )
     loaded = load_checked(script, cast)
     store = open_project(script, out)
     if at is not None:
