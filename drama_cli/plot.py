@@ -407,6 +407,19 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
     speakers = {line.id: line for line in scene.lines}
     cues_path = folder / "mix.cues.json"
     if cues_path.exists():
+        rows, total, sounds = _cue_sheet_rows(store, scene, folder, cues_path)
+    else:
+        rows, total, sounds = _planned_rows(script, store, scene), None, []
+    if not rows:
+        raise UsageError(f"scene {scene_id!r} has no selected takes; run drama render first")
+    return _blocks(rows, speakers, sounds, total)
+
+
+def _cue_sheet_rows(store, scene, folder: Path, cues_path: Path) -> tuple[list, float | None, list]:
+    """The rows (line, speaker, text, start s, end s, take path), total length (s) and sound
+    blocks of a scene's cue sheet. Raises UsageError naming the file when it is not JSON or not
+    of the shape the mixer writes."""
+    try:
         sheet = json.loads(cues_path.read_text(encoding="utf-8"))
         rows = [
             (
@@ -432,10 +445,19 @@ def scene_blocks(script, store, scene_id: str) -> tuple[list[Block], float | Non
             for s in sheet.get("sounds", [])
             if isinstance(s, dict)
         ]
-    else:
-        rows, total, sounds = _planned_rows(script, store, scene), None, []
-    if not rows:
-        raise UsageError(f"scene {scene_id!r} has no selected takes; run drama render first")
+        total = None if total is None else float(total)
+        rows = [(str(a), str(b), str(c), float(d), float(e), f) for a, b, c, d, e, f in rows]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:
+        shape = isinstance(err, (KeyError, TypeError, AttributeError))
+        what = "its cues are not of the shape drama mix writes" if shape else str(err)
+        raise UsageError(
+            f"{cues_path} is damaged ({what}); mix the scene again "
+            f"(drama mix SCRIPT --scene {scene.id}), which writes it anew"
+        ) from None
+    return rows, total, sounds
+
+
+def _blocks(rows: list, speakers: dict, sounds: list, total: float | None):
     blocks = []
     for line_id, speaker, text, start, end, path in rows:
         loud = None

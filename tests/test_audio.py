@@ -12,6 +12,8 @@ import torch
 
 from drama_cli.backends import reference_audio as audio_module
 from drama_cli.backends.reference_audio import ReferenceCache, load_audio, resample
+from drama_cli.cli import main
+from drama_cli.script.clips import inspect_clip
 from engine.errors import AudioError
 from engine.ffmpeg import ffmpeg_path
 
@@ -225,3 +227,30 @@ def test_reference_cache_with_a_real_codec(tmp_path):
     cache = ReferenceCache(tmp_path / "cache")
     assert cache.key(clip, other) != cache.key(clip, codec)
     assert cache.key(clip, Codec.load(tmp_path / "codec")) == cache.key(clip, codec)
+
+
+@pytest.mark.skipif(ffmpeg_path() is None, reason="no ffmpeg (system or imageio-ffmpeg)")
+def test_an_mp3_cut_short_is_refused_in_one_line_by_check_and_the_engine_alike(tmp_path, capfd):
+    full, cut = tmp_path / "full.mp3", tmp_path / "cut.mp3"
+    source = ["-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-ar", "44100", "-ac", "1"]
+    subprocess.run(
+        [ffmpeg_path(), "-nostdin", "-v", "error", *source, "-b:a", "128k", str(full)], check=True
+    )
+    data = full.read_bytes()
+    cut.write_bytes(data[: int(len(data) * 0.4)])  # the header still says 3.0 s
+    script = tmp_path / "p.yaml"
+    script.write_text(
+        "cast:\n  A:\n    voice: cut.mp3\n    transcript: Hello.\nlines:\n  - A: Hi.\n"
+    )
+    capfd.readouterr()
+    assert main(["check", str(script)]) == 2
+    early = (
+        "cut short: the MP3 ends early at 1.2 s (its header says 3.0 s); export or copy it again"
+    )
+    out, err = capfd.readouterr()
+    assert f"{script}:3:12: reference clip 'cut.mp3' of A is {early}" in (out + err).splitlines()
+    assert "Warning" not in out + err and "NaN" not in out + err  # no decoder's own lines
+    with pytest.raises(AudioError) as info:
+        load_audio(cut)
+    assert str(info.value) == f"{cut}: {early}"
+    assert inspect_clip(full).duration_s == pytest.approx(3.0, abs=0.05)

@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from epub_fixtures import write_epub
-from fakes import FakeBackend
+from fakes import FakeBackend, single_error_line
 from mutagen.mp4 import MP4
 
 import drama_cli.backends.registry as registry
 from drama_cli.cli import main
 from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
+from drama_cli.manuscript.epub import MAX_ENTRY_BYTES, MAX_TOTAL_BYTES
 from drama_cli.manuscript.read import read_manuscript
 from drama_cli.script.book import UNATTRIBUTED as PLACEHOLDER
 from drama_cli.script.load import load_script
@@ -370,3 +372,49 @@ def test_import_takes_json(tmp_path, capsys):
         and failure["exit_code"] == 2
         and "--force" in failure["errors"][0]["message"]
     )
+
+
+def bomb_epub(path, pages: dict[str, int]):
+    """An EPUB whose spine names `pages` (name → bytes of blank XHTML), deflated: a few KB that
+    expand to their sum."""
+    opf = (
+        '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">'
+        "<metadata/><manifest>"
+        + "".join(
+            f'<item id="p{i}" href="{name}" media-type="application/xhtml+xml"/>'
+            for i, name in enumerate(pages)
+        )
+        + "</manifest><spine>"
+        + "".join(f'<itemref idref="p{i}"/>' for i in range(len(pages)))
+        + "</spine></package>"
+    )
+    write_epub(path, "content.opf", opf, {})
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as book:
+        for name, size in pages.items():
+            with book.open(name, "w") as entry:
+                entry.write(b'<html xmlns="http://www.w3.org/1999/xhtml"><body><p>')
+                for _ in range(size // (1 << 20)):
+                    entry.write(b" " * (1 << 20))
+                entry.write(b"</p></body></html>")
+    return path
+
+
+def test_an_epub_that_expands_past_the_caps_is_refused_in_one_line(tmp_path, capsys):
+    big = bomb_epub(tmp_path / "big.epub", {"one.xhtml": MAX_ENTRY_BYTES + (1 << 20)})
+    many = bomb_epub(
+        tmp_path / "many.epub",
+        {
+            f"p{i}.xhtml": MAX_ENTRY_BYTES - (1 << 20)
+            for i in range(MAX_TOTAL_BYTES // MAX_ENTRY_BYTES + 1)
+        },
+    )
+    assert big.stat().st_size < 200_000 and many.stat().st_size < 800_000
+    tail = "far more than a book's text (the EPUB is damaged, or built to fill the memory of whatever opens it)"
+    for epub, what in (
+        (big, "its file one.xhtml expands to more than 16 MB"),
+        (many, "its files expand to more than 64 MB"),
+    ):
+        capsys.readouterr()
+        assert main(["import", str(epub), "-o", str(tmp_path / "out.yaml")]) == 2
+        assert single_error_line(capsys) == f"drama: cannot read {epub.name}: {what}, {tail}"
+        assert not (tmp_path / "out.yaml").exists()

@@ -183,3 +183,24 @@ def test_a_parser_error_is_one_line_naming_the_help(tmp_path, capsys, args, mess
     err = single_error_line(capsys)
     command = "drama " + args[0]
     assert err.startswith(f"drama: {message}") and err.endswith(f"(see '{command} --help')"), err
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--at", "1:2", "--select", "1", "--line", "boathouse-1"], "give one of --at, --prune"),
+        (["--at", "1:2", "--prune"], "give one of --at, --prune"),
+        (["--at", "1:2", "--line", "boathouse-1"], "--at finds its line by the book's time"),
+    ],
+)
+def test_takes_at_with_another_action_is_refused_not_ignored(
+    tmp_path, monkeypatch, capsys, flags, message
+):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    selected = (tmp_path / "scene.drama" / "boathouse" / "selected.json").read_text()
+    capsys.readouterr()
+    assert main(["takes", str(path), *flags]) == 2
+    assert single_error_line(capsys).startswith(f"drama: {message}")
+    assert (tmp_path / "scene.drama" / "boathouse" / "selected.json").read_text() == selected

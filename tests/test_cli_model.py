@@ -184,3 +184,17 @@ def test_model_verify_on_a_folder_that_is_no_model_is_bad_input(tmp_path, capsys
     (tmp_path / "notes.txt").write_text("hello")
     assert main(["model", "verify", str(tmp_path)]) == 2
     assert "not a model folder" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_drama_model_is_named_as_the_problem(tmp_path, monkeypatch, capsys, value):
+    script = tmp_path / "p.yaml"
+    script.write_text("cast:\n  A: {}\nlines:\n  - A: Hi.\n")
+    monkeypatch.setenv("DRAMA_MODEL", value)
+    for command in (["render", str(script)], ["render", str(script), "--engine", "drama3"]):
+        capsys.readouterr()
+        assert main(command) == 2
+        assert capsys.readouterr().err.strip().splitlines()[-1] == (
+            "drama: DRAMA_MODEL is set but empty (a `drama model pull` that failed?): set it to "
+            "the model's folder, or unset it (unset DRAMA_MODEL) to use the Hugging Face cache"
+        )

@@ -8,6 +8,7 @@ tiny random checkpoint on the CPU, a few frames each."""
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -18,6 +19,7 @@ from mutagen.mp4 import MP4
 from drama_cli.backends.drama3 import model_revision
 from drama_cli.cli import main
 from drama_cli.commands.licence import NOTICE_MARKER
+from drama_cli.mix.project_mix import credit_text, engines_used
 from drama_cli.qc.signal import CheckReport
 from drama_cli.script.book import closing_credit_texts
 from drama_cli.script.document import Book
@@ -151,3 +153,20 @@ def test_takes_at_names_the_line_heard_at_a_second_of_a_chapter(rendered, capsys
     )
     assert main(["takes", script, "--at", "7:1"]) == 2
     assert "no line of the book sounds there" in capsys.readouterr().err
+
+
+def test_a_take_recorded_without_a_model_revision_is_credited_as_unknown_not_none():
+    def choice(line_id, revision):
+        record = SimpleNamespace(model_revision=revision)
+        return SimpleNamespace(
+            line=SimpleNamespace(id=line_id),
+            scratch=False,
+            engine="drama3",
+            drama3_model=True,
+            take=SimpleNamespace(record=record),
+        )
+
+    facts = engines_used([choice("a", None)])
+    assert facts["model_revisions"] == []
+    assert credit_text(facts) == "Built with Fish Audio (drama3, model revision unknown)"
+    assert engines_used([choice("a", None), choice("b", "r1")])["model_revisions"] == ["r1"]

@@ -88,6 +88,7 @@ def test_files_of_the_earlier_set_that_the_new_one_lacks_are_removed(mixed):
         "mix.srt",
         "mix.stem-a.wav",
         "mix.stem-music.wav",
+        "mix.stems.json",
         "mix.wav",
         "provenance.json",
     ]

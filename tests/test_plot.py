@@ -212,3 +212,23 @@ def test_names_ids_and_words_with_dollars_are_drawn_as_written(tmp_path):
     labels = [t.get_text() for t in scene.axes[0].texts]
     assert any(t.startswith("\\$x^\\$: It costs \\$\\frac{\\$ and \\$6.") for t in labels)
     assert [t.get_text() for t in scene.axes[0].get_yticklabels()] == ["Bob \\$\\foo\\$"]
+
+
+def test_a_damaged_cue_sheet_is_one_line_naming_it_not_a_traceback(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    path = write_script(tmp_path, ["We leave at six.", "Fine."])
+    assert main(["render", str(path)]) == 0
+    sheet = tmp_path / "scene.drama" / "boathouse" / "mix.cues.json"
+    fix = "mix the scene again (drama mix SCRIPT --scene boathouse), which writes it anew"
+    shape = "its cues are not of the shape drama mix writes"
+    for content, what in (
+        ("[]", shape),
+        ('{"cues": [5]}', shape),
+        ('{"cues": [{"line": "boathouse-1"}]}', shape),
+        ('{"cues": [', "Expecting value: line 1 column 11 (char 10)"),
+    ):
+        sheet.write_text(content)
+        capsys.readouterr()
+        assert main(["plot", str(path), "--scene", "boathouse", "-o", str(tmp_path / "x.png")]) == 2
+        line = single_error_line(capsys)
+        assert line == f"drama: {sheet} is damaged ({what}); {fix}"

@@ -312,3 +312,19 @@ def test_a_selected_record_of_the_wrong_shape_under_another_id_is_no_moved_take(
     assert main(["mix", str(path)]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "the record's text is a whole number, not a string" in err
+
+
+def test_a_selection_file_that_is_no_object_is_one_line_saying_what_it_holds(
+    tmp_path, monkeypatch, capsys
+):
+    path, project = rendered_project(tmp_path, monkeypatch)
+    chosen = project / "boathouse" / "selected.json"
+    for content, holds in (("[]", "a list"), ("5", "a whole number"), ("null", "null")):
+        chosen.write_text(content)
+        for verb in ("takes", "mix"):
+            capsys.readouterr()
+            assert main([verb, str(path)]) == 2
+            assert single_error_line(capsys) == (
+                f"drama: {chosen} is corrupt (it holds {holds}, not an object with 'lines'); "
+                "fix it, or delete it to select the passing takes again"
+            )

@@ -144,6 +144,19 @@ def test_ids_that_differ_only_in_case_are_errors_since_they_would_share_a_folder
     assert "case-insensitive file system" in info.value.hint
 
 
+@pytest.mark.parametrize("scene_id", ["book", "Book"])
+def test_a_scene_id_that_is_the_book_folder_of_the_project_is_refused_at_its_scene(scene_id):
+    text = f"cast:\n  A: {{}}\nscenes:\n  - id: x\n    lines: [A: Hi.]\n  - id: {scene_id}\n    lines: [A: Ho.]\n"
+    with pytest.raises(ScriptError) as info:
+        read(text)
+    assert (info.value.message, info.value.position.line, info.value.hint) == (
+        f"scene id {scene_id!r} is the name of the project folder's book/ folder, "
+        "which drama book writes",
+        6,
+        "give the scene another id",
+    )
+
+
 @pytest.mark.parametrize("character", ["\x7f", "\x1b", "\x85", "\x9b", "\u2028"])
 def test_a_control_character_is_one_located_error_at_its_column(character):
     with pytest.raises(ScriptError) as info:
@@ -555,3 +568,27 @@ def test_overlap_on_a_scenes_first_line_is_warned_about(tmp_path):
             "the scene as any first line does",
         )
     ]
+
+
+@pytest.mark.parametrize("mark, kind", [("!", "a tag"), ("&", "an anchor")])
+def test_a_line_opening_with_a_tag_or_anchor_word_warns_at_it_with_the_quoted_form(mark, kind):
+    script = read(f'cast:\n  A: {{}}\nlines:\n  - A: {mark}Look out, he has "a" knife\n')
+    assert script.scenes[0].lines[0].text == 'out, he has "a" knife'
+    assert [(w.position.line, w.position.column, w.message) for w in script.warnings] == [
+        (
+            4,
+            8,
+            f"text starts with '{mark}Look', which YAML reads as {kind}, not a word: it would be "
+            f"sent as 'out, he has \"a\" knife' (write it in double quotes: "
+            f'"{mark}Look out, he has \\"a\\" knife")',
+        )
+    ]
+
+
+def test_a_line_opening_with_an_alias_word_is_refused_with_the_quoted_form():
+    with pytest.raises(ScriptError) as info:
+        read("cast:\n  A: {}\nlines:\n  - A: *Look out, he has a knife\n")
+    assert (str(info.value.position), info.value.hint) == (
+        "play.yaml:4:8",
+        'write it in double quotes: "*Look out, he has a knife"',
+    )

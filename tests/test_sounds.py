@@ -801,27 +801,41 @@ def test_a_sound_or_room_tone_holding_non_finite_samples_stops_a_render_before_a
     assert fake.requests == []
 
 
-def test_speakers_whose_names_share_a_file_name_get_a_stem_each(tmp_path, monkeypatch):
+def test_speakers_whose_names_share_a_file_name_get_a_stem_each_named_in_the_map(
+    tmp_path, monkeypatch
+):
     fake_render(monkeypatch)
     sf.write(str(tmp_path / "rain.wav"), np.full(SR // 2, 0.01, np.float32), SR, subtype="FLOAT")
     path = tmp_path / "play.yaml"
     path.write_text(
-        'cast: {ANNE-MARIE: {}, "ANNE MARIE": {}, MUSIC: {}}\nscenes:\n  - id: s1\n'
-        "    ambience: rain.wav\n    lines:\n      - ANNE-MARIE: Hello there.\n"
-        "      - ANNE MARIE: Hello to you.\n      - MUSIC: And me.\n"
+        'cast: {ANNE-MARIE: {}, "ANNE MARIE": {}, MUSIC: {}, "MUSIC 2": {}}\nscenes:\n'
+        "  - id: s1\n    ambience: rain.wav\n    lines:\n      - ANNE-MARIE: Hello there.\n"
+        "      - ANNE MARIE: Hello to you.\n      - MUSIC: And me.\n      - MUSIC 2: Me too.\n"
     )
     assert main(["render", str(path), "--stems"]) == 0
     folder = tmp_path / "play.drama" / "s1"
     stems = sorted(p.name for p in folder.glob("mix.stem-*.wav"))
     assert stems == [
-        "mix.stem-anne-marie-2.wav",
         "mix.stem-anne-marie.wav",
-        "mix.stem-music-2.wav",
+        "mix.stem-anne-marie~2.wav",
+        "mix.stem-music-2.wav",  # MUSIC 2's own name: never a numbered one
         "mix.stem-music.wav",
+        "mix.stem-music~2.wav",
     ]
+    assert json.loads((folder / "mix.stems.json").read_text()) == {
+        "stems": {
+            "mix.stem-anne-marie.wav": {"speaker": "ANNE-MARIE"},
+            "mix.stem-anne-marie~2.wav": {"speaker": "ANNE MARIE"},
+            "mix.stem-music~2.wav": {"speaker": "MUSIC"},
+            "mix.stem-music-2.wav": {"speaker": "MUSIC 2"},
+            "mix.stem-music.wav": {"sound": "music and ambience"},
+        }
+    }
     mix, _ = sf.read(str(folder / "mix.wav"), dtype="float64")
     summed = sum(sf.read(str(folder / name), dtype="float64")[0] for name in stems)
     assert np.abs(summed - mix).max() < 1e-4
+    assert main(["mix", str(path), "--no-stems"]) == 0
+    assert not list(folder.glob("mix.stem*"))
 
 
 def test_a_sound_cue_row_inside_a_speech_is_a_warning_that_it_is_spoken(tmp_path):

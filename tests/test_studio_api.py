@@ -1,6 +1,7 @@
 """The studio's JSON API over a scratch-rendered project: listing, selection (the command line
 sees it), actions that make takes, the token, path refusals and a busy project."""
 
+import errno
 import json
 import os
 import shutil
@@ -13,13 +14,14 @@ from starlette.testclient import TestClient
 
 from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
+from drama_cli.mix.export import find_mp3_encoder
 from drama_cli.script.load import load_script
 from drama_cli.script.spoken import Word
 from drama_cli.studio import views
 from drama_cli.studio.app import Studio, make_app
 from drama_cli.studio.project import StudioProject
 from drama_cli.studio.views import peaks
-from drama_cli.takes.store import TakeStore
+from drama_cli.takes.store import ProjectLock, TakeStore
 
 TOKEN = "test-token-123"
 TWO_SCENES = """\
@@ -514,3 +516,90 @@ def test_a_selection_while_the_studio_makes_takes_is_made_when_that_job_is_done(
     finally:
         release.set()
         busy.worker.stop()
+
+
+def test_a_read_only_project_folder_is_told_in_one_line_not_a_server_error(
+    studio, monkeypatch, capsys
+):
+    served, client, _ = studio
+    lock_file = served.project.store.lock().path
+
+    def read_only(self):
+        raise OSError(errno.EROFS, "Read-only file system", str(self.path))
+
+    monkeypatch.setattr(ProjectLock, "__enter__", read_only)
+    expected = (
+        f"cannot write {lock_file}: read-only file system "
+        "(make the project folder writable, or give --out FOLDER)"
+    )
+    answer = client.post("/api/select", json={"line": "s1-1", "take": 1}, headers=ORIGIN)
+    assert (answer.status_code, answer.json()) == (409, {"error": expected})
+    job = client.post(
+        "/api/jobs", json={"kind": "render", "line": "s1-1", "takes": 1}, headers=ORIGIN
+    ).json()
+    finished = wait_for_job(client, job["id"])
+    assert (finished["state"], finished["error"]) == ("failed", expected)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt, media_type", [("flac", "audio/flac"), ("mp3", "audio/mpeg")])
+def test_a_scene_mixed_to_flac_or_mp3_only_is_mixed_and_played(studio, capsys, fmt, media_type):
+    if fmt == "mp3" and find_mp3_encoder() is None:
+        pytest.skip("no MP3 encoder (ffmpeg) here")
+    _, client, path = studio
+    assert main(["mix", str(path), "--format", fmt]) == 0
+    folder = path.parent / "short.drama" / "s1"
+    assert not (folder / "mix.wav").exists() and (folder / f"mix.{fmt}").is_file()
+    for _again in range(2):  # as mixed by the command, then by "Mix again" (the same format)
+        assert client.get("/api/scene", params={"id": "s1"}).json()["mixed"] is True
+        answer = client.get("/api/mix", params={"scene": "s1"})
+        assert (answer.status_code, answer.headers["content-type"]) == (200, media_type)
+        assert answer.content == (folder / f"mix.{fmt}").read_bytes()
+        job = client.post("/api/jobs", json={"kind": "mix", "line": "s1"}, headers=ORIGIN).json()
+        assert wait_for_job(client, job["id"])["state"] == "done"
+
+
+def test_a_selection_queued_behind_a_job_is_made_when_the_studio_stops(studio, scratch):
+    served, _, _ = studio
+    started, release = threading.Event(), threading.Event()
+
+    class WaitsToVoice:
+        """The scratch engine, waiting to be released before voicing; closed with the module."""
+
+        def __getattr__(self, name):
+            return getattr(scratch, name)
+
+        def generate(self, request, on_frames=None):
+            started.set()
+            release.wait(10)
+            return scratch.generate(request, on_frames)
+
+        def close(self):
+            pass
+
+    busy = Studio(served.project, WaitsToVoice)
+    store = served.project.store
+    try:
+        busy.worker.submit("revise", "s1-2", {"note": "slower"}, total=2)
+        assert started.wait(10)
+        store.write_selections("s1", {})
+        assert busy.select("s1-1", 1)["queued"]["state"] == "queued"
+        busy.worker.submit("render", "s1-1", {"takes": 1})  # queued last: dropped
+        left = []
+        stopping = threading.Thread(target=lambda: left.extend(busy.close()))
+        stopping.start()  # Ctrl-C: the revise is asked to stop while it voices its first take
+        assert busy.worker.jobs()[0].cancel_asked.wait(10)
+        release.set()
+        stopping.join(30)
+        assert not stopping.is_alive() and left == []
+        assert [(job.kind, job.state) for job in busy.worker.jobs()] == [
+            ("revise", "cancelled"),
+            ("select", "done"),
+            ("render", "cancelled"),
+        ]
+        assert (store.selections("s1")["s1-1"]["take"], store.selections("s1")["s1-1"]["by"]) == (
+            1,
+            "user",
+        )
+    finally:
+        release.set()

@@ -9,7 +9,8 @@ note or text than the server accepts, the keys work after the filter was clicked
 waveform is drawn again while nothing plays; a line of many takes loads only the waveforms in
 view; a note refused by the server is kept for the next try; an older script view answering
 last is not drawn; space in the scene view plays the mix and the A/B keys leave it shown;
-keys move nothing behind the list of keys. One browser session for the module.
+keys move nothing behind the list of keys; a key pressed as the dialog closes, the focus still
+in its text box, reaches the page. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
@@ -443,3 +444,15 @@ def test_keys_pressed_while_the_key_list_is_shown_move_nothing_behind_it(served,
     assert browser.execute_script("return state.current") == "s1-1"
     press(browser, "?")
     assert not browser.find_element("id", "help").is_displayed()
+
+
+def test_a_key_pressed_as_the_action_dialog_closes_reaches_the_page(served, browser):
+    open_page(served, browser)
+    after = browser.execute_script("""
+        openAction('revise');
+        const dialog = document.getElementById('action');
+        dialog.close();  // as Escape or Start close it, before the browser moves the focus out
+        const focused = document.activeElement;
+        focused.dispatchEvent(new KeyboardEvent('keydown', {key: 'e', bubbles: true}));
+        return [focused.id, dialog.open, dialog.dataset.kind];""")
+    assert after == ["action-text", True, "edit"]

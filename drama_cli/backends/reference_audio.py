@@ -11,7 +11,6 @@ other rates are resampled with soxr.
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import torch
 
 from engine import AudioError
 from engine.constants import NUM_CODEBOOKS, SAMPLE_RATE
-from engine.ffmpeg import ffmpeg_path
+from engine.ffmpeg import decode_to_wav, ffmpeg_path, mp3_ffmpeg
 from engine.files import atomic_path, file_sha256
 
 DEFAULT_MAX_SECONDS = 60.0
@@ -61,9 +60,9 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
 
 def _read(path: Path, max_seconds: float | None) -> tuple[np.ndarray, int]:
     """Samples `[n, channels]` float32 and the file's rate."""
+    if mp3 := mp3_ffmpeg(path):
+        return _read_with_ffmpeg(path, mp3, max_seconds)
     ffmpeg = ffmpeg_path()
-    if path.suffix.lower() == ".mp3" and ffmpeg:
-        return _read_with_ffmpeg(path, ffmpeg, max_seconds)
     try:
         return _read_with_soundfile(path, path, max_seconds)
     except sf.LibsndfileError as exc:
@@ -83,29 +82,13 @@ def _read_with_soundfile(
 
 
 def _read_with_ffmpeg(path: Path, ffmpeg: str, max_seconds: float | None) -> tuple[np.ndarray, int]:
-    """Decode with ffmpeg into a 32-bit float WAV (rate and channels kept), then soundfile."""
+    """Decode with ffmpeg into a 32-bit float WAV (rate and channels kept; `decode_to_wav`:
+    refused when it ends early), then soundfile."""
     with tempfile.TemporaryDirectory() as scratch:
         wav = Path(scratch) / "decoded.wav"
-        command = [
-            ffmpeg,
-            "-nostdin",
-            "-v",
-            "error",
-            "-i",
-            str(path),
-            "-vn",
-            "-c:a",
-            "pcm_f32le",
-            "-f",
-            "wav",
-            str(wav),
-        ]
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0 or not wav.exists():
-            reason = (
-                result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "ffmpeg failed"
-            )
-            raise AudioError(f"{path}: unreadable audio ({reason})")
+        problem = decode_to_wav(path, ffmpeg, wav)
+        if problem is not None:
+            raise AudioError(f"{path}: {problem}")
         try:
             return _read_with_soundfile(wav, path, max_seconds)
         except sf.LibsndfileError as exc:

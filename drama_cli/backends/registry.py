@@ -167,8 +167,15 @@ def find_model(explicit: str | os.PathLike | None = None) -> Path | None:
 
     Order: `explicit` (from `--model`), `$DRAMA_MODEL`, the huggingface_hub cache of
     `fishaudio/drama-3` (looked up offline; nothing is downloaded).
-    Raises UsageError when `explicit` or `$DRAMA_MODEL` names a folder without `config.json`.
+    Raises UsageError when `explicit` or `$DRAMA_MODEL` names a folder without `config.json`,
+    and when `$DRAMA_MODEL` is set but empty (what `export DRAMA_MODEL="$(drama model pull)"`
+    leaves when the download failed).
     """
+    if not explicit and MODEL_ENV in os.environ and not os.environ[MODEL_ENV].strip():
+        raise UsageError(
+            f"{MODEL_ENV} is set but empty (a `drama model pull` that failed?): set it to the "
+            f"model's folder, or unset it (unset {MODEL_ENV}) to use the Hugging Face cache"
+        )
     for source, value in (("--model", explicit), (MODEL_ENV, os.environ.get(MODEL_ENV))):
         if value:
             folder = Path(value).expanduser()

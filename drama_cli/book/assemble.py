@@ -82,6 +82,7 @@ from drama_cli.mix.timeline import (
     plan_timeline,
     read_take,
 )
+from drama_cli.script.document import BOOK_FOLDER
 from drama_cli.script.mix_settings import MIX_DEFAULTS, MixSettings, check_number
 from drama_cli.takes.scene_selection import (
     CURRENT,
@@ -94,7 +95,6 @@ from drama_cli.takes.scene_selection import (
 from drama_cli.takes.store import TakeStore
 from engine.files import atomic_path, publish
 
-BOOK_FOLDER = "book"
 BOOK_PRESET = "acx-mp3"
 HEAD_S = 0.75  # room tone before the first words of a file (ACX: 0.5–1 s)
 TAIL_S = 2.5  # after the last words (ACX: 1–5 s)

@@ -11,6 +11,7 @@ from drama_cli.commands.inputs import load_checked, render_settings
 from drama_cli.commands.output import notice, results_console
 from drama_cli.errors import UsageError
 from drama_cli.mix.provenance import PROVENANCE_NAME, entry_at
+from drama_cli.script.document import BOOK_FOLDER
 from drama_cli.takes.project import command_text, open_project
 
 
@@ -53,8 +54,12 @@ def takes_command(
     if dry_run and not prune:
         raise UsageError("--dry-run goes with --prune")
     adopting = bool(adopt and all(adopt))
-    if sum((prune, select is not None, adopting)) > 1:
-        raise UsageError("give one of --prune, --select and --adopt")
+    if sum((at is not None, prune, select is not None, adopting)) > 1:
+        raise UsageError("give one of --at, --prune, --select and --adopt")
+    if at is not None and (scene or line):
+        raise UsageError(
+            "--at finds its line by the book's time: give it without --scene and --line"
+        )
     loaded = load_checked(script, cast)
     store = open_project(script, out)
     if at is not None:
@@ -109,8 +114,6 @@ def _select(script: str, loaded, store, line_ids: tuple, number: int) -> None:
 def _print_at(store, at: str, as_json: bool) -> None:
     """Print the provenance entry of the book's line at `CHAPTER:SECONDS`. Raises UsageError
     for a malformed position, a project without an assembled book, or a time no line covers."""
-    from drama_cli.book.assemble import BOOK_FOLDER  # lazy: scipy, 1 s at start-up
-
     chapter, _, seconds = at.partition(":")
     try:
         number, time_s = int(chapter), float(seconds)

@@ -152,6 +152,13 @@ def text_of(element, left_out: Counter | None = None) -> str:
     return " ".join("".join(parts).translate(INVISIBLE).split())
 
 
+# What an EPUB may expand to: a novel's text is a few MB, so more is a damaged file or one built to
+# exhaust memory (a small zip of a highly compressible entry). Counted as the bytes come out of
+# the zip, never trusted from its directory.
+MAX_ENTRY_BYTES = 16 * 1024 * 1024  # one file of the EPUB, decompressed
+MAX_TOTAL_BYTES = 64 * 1024 * 1024  # every file read, decompressed
+READ_BLOCK = 1024 * 1024
+
 # Word joiners and zero-width spaces typesetters put around dashes and ellipses: not words.
 INVISIBLE = str.maketrans({"\u2060": "", "\u200b": "", "\ufeff": "", "\u00ad": ""})
 
@@ -162,6 +169,7 @@ class Epub:
 
     def __init__(self, path: Path):
         self.path = path
+        self.expanded = 0  # bytes read out of the zip so far
         try:
             with zipfile.ZipFile(path) as book:
                 self._read(book)
@@ -192,11 +200,35 @@ class Epub:
         self.documents = [(href, self._xml(book, posixpath.join(base, href))) for href in hrefs]
         self.toc = self._toc(book, base, items.values())
 
-    def _xml(self, book: zipfile.ZipFile, name: str):
+    def _entry(self, book: zipfile.ZipFile, name: str) -> bytes:
+        """The bytes of file `name` of the EPUB. Raises UsageError when it is missing, or when it
+        expands to more than MAX_ENTRY_BYTES, or the files read so far to more than
+        MAX_TOTAL_BYTES (checked as it is read, a block at a time)."""
         try:
-            data = book.read(name)
+            entry = book.open(name)
         except KeyError:
             raise UsageError(f"cannot read {self.path.name}: it has no {name}") from None
+        blocks = []
+        with entry:
+            size = 0
+            while block := entry.read(READ_BLOCK):
+                size += len(block)
+                self.expanded += len(block)
+                if size > MAX_ENTRY_BYTES:
+                    self._too_large(f"its file {name} expands to more than {_mb(MAX_ENTRY_BYTES)}")
+                if self.expanded > MAX_TOTAL_BYTES:
+                    self._too_large(f"its files expand to more than {_mb(MAX_TOTAL_BYTES)}")
+                blocks.append(block)
+        return b"".join(blocks)
+
+    def _too_large(self, what: str) -> None:
+        raise UsageError(
+            f"cannot read {self.path.name}: {what}, far more than a book's text (the EPUB is "
+            "damaged, or built to fill the memory of whatever opens it)"
+        )
+
+    def _xml(self, book: zipfile.ZipFile, name: str):
+        data = self._entry(book, name)
         data = _HTML_ENTITY.sub(_numeric_reference, data)
         try:
             return ElementTree.fromstring(data)
@@ -233,6 +265,10 @@ class Epub:
                     if content is not None:
                         toc.setdefault(unquote(content.get("src", "").split("#")[0]), label)
         return toc
+
+
+def _mb(size: int) -> str:
+    return f"{size // (1024 * 1024)} MB"
 
 
 def _is_document(item) -> bool:

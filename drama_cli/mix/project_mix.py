@@ -109,11 +109,11 @@ def engines_used(choices: list[LineChoice]) -> dict:
     if credited:
         facts["credit"] = ENGINE_CREDIT
         facts["credited_engines"] = sorted({choice.engine for choice in credited})
-        facts["model_revisions"] = sorted(
+        facts["model_revisions"] = sorted(  # a record without one says nothing ("unknown")
             {
                 str(choice.take.record.model_revision)
                 for choice in credited
-                if choice.take is not None
+                if choice.take is not None and choice.take.record.model_revision is not None
             }
         )
     return facts

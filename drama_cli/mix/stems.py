@@ -1,6 +1,6 @@
 """A scene mix's stems: one WAV per character, one for effects, one for music and ambience and
-one for room tone, beside the mix (`mix.stem-<name>.wav`), switched into place with it as one set
-(`drama_cli.mix.mix_set`).
+one for room tone, beside the mix (`mix.stem-<name>.wav`), with the map of which file holds what
+(`mix.stems.json`), switched into place with it as one set (`drama_cli.mix.mix_set`).
 
 The stems are the parts of the mix after the preset's gain and before the final limiter: each
 is rendered from the same timeline (`timeline.timeline_parts`) with the gain the mix applied,
@@ -11,6 +11,7 @@ sample (the limiter only touches peaks above the preset's ceiling). Sample-align
 
 from __future__ import annotations
 
+import json
 import re
 from contextlib import ExitStack
 from pathlib import Path
@@ -32,6 +33,8 @@ from engine.constants import SAMPLE_RATE
 
 ROOM_TONE = "room-tone"
 STEM_PREFIX = f"{MIX_BASENAME}.stem-"
+STEMS_MAP_NAME = f"{MIX_BASENAME}.stems.json"
+STEM_KINDS = {EFFECTS: "effects", MUSIC: "music and ambience", ROOM_TONE: "room tone"}
 
 
 def stem_name(part: str) -> str:
@@ -43,7 +46,9 @@ def stem_name(part: str) -> str:
 def stem_names(parts: list[str]) -> dict[str, str]:
     """Each of `parts`' file-name form (`stem_name`), no two alike: effects, music and room tone
     keep theirs, and a speaker whose name gives one already taken (`ANNE MARIE` after
-    `ANNE-MARIE`, a speaker called `MUSIC`) gets `-2`, `-3`… in order of first line."""
+    `ANNE-MARIE`, a speaker called `MUSIC`) gets `~2`, `~3`… in order of first line. No name's
+    own form holds `~`, so a numbered one never meets another's (`MUSIC` is `music~2`, `MUSIC 2`
+    is `music-2`)."""
     names = {part: stem_name(part) for part in parts if part in (EFFECTS, MUSIC, ROOM_TONE)}
     taken = set(names.values())
     for part in parts:
@@ -53,7 +58,7 @@ def stem_names(parts: list[str]) -> dict[str, str]:
         count = 1
         while name in taken:
             count += 1
-            name = f"{base}-{count}"
+            name = f"{base}~{count}"
         names[part] = name
         taken.add(name)
     return names
@@ -110,4 +115,24 @@ def stage_stems(result: MixResult, folder: str | Path) -> dict[str, tuple[Path, 
         for tmp in staged.values():
             tmp.unlink(missing_ok=True)
         raise
-    return {f"stem:{names[part]}": (staged[part], targets[part]) for part in parts}
+    staged_files = {f"stem:{names[part]}": (staged[part], targets[part]) for part in parts}
+    target = folder / STEMS_MAP_NAME
+    try:
+        staged_files["stems"] = (files.stage_text(target, stems_map_text(parts, names)), target)
+    except BaseException:
+        for tmp, _target in staged_files.values():
+            tmp.unlink(missing_ok=True)
+        raise
+    return staged_files
+
+
+def stems_map_text(parts: list[str], names: dict[str, str]) -> str:
+    """`mix.stems.json`: `{"stems": {file name: {"speaker": NAME} or {"sound": KIND}}}`, in the
+    order of `parts` (`stem_parts`), with `names` their file-name forms (`stem_names`)."""
+    rows = {
+        f"{STEM_PREFIX}{names[part]}.wav": (
+            {"sound": STEM_KINDS[part]} if part in STEM_KINDS else {"speaker": part}
+        )
+        for part in parts
+    }
+    return json.dumps({"stems": rows}, indent=2, ensure_ascii=False) + "\n"

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
+from engine.ffmpeg import decode_to_wav, mp3_ffmpeg
 
 MAX_REFERENCE_S = 60.0  # the reference encoder's cap (docs/internals/model.md, reference audio)
 SOUND_RATES = (8_000, 192_000)  # sample rates a sound may have (resampled to 44,100 Hz)
@@ -46,22 +48,56 @@ def inspect_clip(
     mean, as the engine and the mixer read it: anti-phase stereo is silent).
 
     Reads the header for the duration and, for a clip within the limit, its samples (float32, in
-    blocks of 65,536 frames). Never raises for a bad file: returns a verdict.
+    blocks of 65,536 frames). An MP3 is read as the engine reads it (`engine.ffmpeg.mp3_ffmpeg`):
+    decoded by ffmpeg, once per process while the file is unchanged, and refused when it ends
+    before the length its header gives ("is cut short: the MP3 ends early at 1.2 s ..."). Never raises for a
+    bad file: returns a verdict.
     """
-    import soundfile  # lazy: soundfile and numpy, 0.18 s at start-up
-
     path = Path(path)
-    problem = audio_file_problem(path)
+    ffmpeg = mp3_ffmpeg(path)
+    if ffmpeg is None:
+        return _inspect_samples(path, max_s, silence, min_s)
+    problem = _file_problem(path)
     if problem is not None:
         return ClipVerdict(error=problem)
-    info = soundfile.info(str(path))
+    signature = _signature(path)
+    key = (signature, max_s, silence, min_s)
+    if signature is None or key not in _MP3_VERDICTS:
+        with tempfile.TemporaryDirectory() as scratch:
+            wav = Path(scratch) / "decoded.wav"
+            problem = decode_to_wav(path, ffmpeg, wav)
+            verdict = (
+                ClipVerdict(error=f"is {problem}")
+                if problem is not None
+                else _inspect_samples(wav, max_s, silence, min_s)
+            )
+            _SCANNED.pop(_signature(wav), None)  # the decoded copy is gone once read
+        if signature is None:
+            return verdict
+        _MP3_VERDICTS[key] = verdict
+    found = _MP3_VERDICTS[key]
+    return ClipVerdict(found.error, found.warning, found.duration_s, found.sample_rate)
+
+
+_MP3_VERDICTS: dict[tuple, ClipVerdict] = {}
+
+
+def _inspect_samples(source: Path, max_s: float | None, silence: bool, min_s: float) -> ClipVerdict:
+    """`inspect_clip` of the audio file `source` (the file the script names, or an MP3's decoded
+    copy), read by soundfile."""
+    import soundfile  # lazy: soundfile and numpy, 0.18 s at start-up
+
+    problem = audio_file_problem(source)
+    if problem is not None:
+        return ClipVerdict(error=problem)
+    info = soundfile.info(str(source))
     duration_s = info.frames / info.samplerate
     if max_s is not None and duration_s > max_s:
         return ClipVerdict(
             error=f"is {duration_s:.1f} s long; the engine takes at most {max_s:g} s",
             duration_s=duration_s,
         )
-    scan = _scan_samples(path)
+    scan = _scan_samples(source)
     if scan is None:
         return ClipVerdict(error="is not readable audio")
     samples, finite, silent = scan
@@ -97,14 +133,9 @@ def audio_file_problem(path: str | Path) -> str | None:
     import soundfile  # lazy: soundfile and numpy, 0.18 s at start-up
 
     path = Path(path)
-    if path.is_dir():
-        return "is a directory, not an audio file"
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "does not exist"
-    if not stat.S_ISREG(mode):
-        return "is not a regular file (a named pipe, socket or device), not an audio file"
+    problem = _file_problem(path)
+    if problem is not None:
+        return problem
     try:
         rate = soundfile.info(str(path)).samplerate
     except (RuntimeError, OSError, ValueError):
@@ -113,6 +144,29 @@ def audio_file_problem(path: str | Path) -> str | None:
     if not low <= rate <= high:
         return f"has a sample rate of {rate} Hz in its header, which is not a real rate ({low:,}..{high:,} Hz)"
     return None
+
+
+def _file_problem(path: Path) -> str | None:
+    """Why `path` is not a regular file to read audio from, or None (`audio_file_problem`)."""
+    if path.is_dir():
+        return "is a directory, not an audio file"
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return "does not exist"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a named pipe, socket or device), not an audio file"
+    return None
+
+
+def _signature(path: Path) -> tuple | None:
+    """What tells one state of a file from another (path, size, modification time, inode);
+    None when it cannot be read."""
+    try:
+        stat_ = path.stat()
+    except OSError:
+        return None
+    return (str(path.resolve()), stat_.st_size, stat_.st_mtime_ns, stat_.st_ino)
 
 
 def inspect_sound(path: str | Path, loop: bool) -> ClipVerdict:
@@ -138,11 +192,9 @@ def _scan_samples(path: Path) -> tuple[int, bool, bool] | None:
     samples cannot be read. A file is read once per process while its size, modification time
     and inode stay the same: a command that checks the same clip at several steps (the flags,
     the project's settings, each scene) reads it once."""
-    try:
-        stat = path.stat()
-    except OSError:
+    signature = _signature(path)
+    if signature is None:
         return None
-    signature = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
     if signature not in _SCANNED:
         _SCANNED[signature] = _read_samples(path)
     return _SCANNED[signature]

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from drama_cli.script.lexicon import LexiconEntry
     from drama_cli.script.sound_table import SoundEntry
 
+BOOK_FOLDER = "book"  # the folder of the project folder `drama book` writes the book in
+# Folders the project folder holds beside its scenes' folders (one per scene id): no scene id may
+# be one of them, in any case (a case-insensitive file system makes `Book` the same folder).
+PROJECT_FOLDER_NAMES = (BOOK_FOLDER,)
+
 
 @dataclass
 class ReferenceClip:

@@ -19,6 +19,7 @@ from drama_cli.script.book import read_book_node, read_chapters_node
 from drama_cli.script.characters import refuse_control_characters
 from drama_cli.script.direction import check_model_tokens
 from drama_cli.script.document import (
+    PROJECT_FOLDER_NAMES,
     VOICE_SOURCES,
     CastMember,
     Consent,
@@ -295,12 +296,23 @@ def _clip(
 def _check_unique_ids(script: Script) -> None:
     """Raise every duplicate scene id and every duplicate line id (ScriptErrors when several),
     counting ids that differ only in case as duplicates: each names a folder of the project,
-    and on a case-insensitive file system (macOS, Windows) `A-B` and `a-b` are one folder."""
+    and on a case-insensitive file system (macOS, Windows) `A-B` and `a-b` are one folder. A
+    scene id that is a folder the project folder itself holds (`PROJECT_FOLDER_NAMES`, in any
+    case) is refused too."""
     seen_scenes: dict[str, str] = {}
     seen_lines: dict[str, str] = {}
     problems = Problems()
     for scene in script.scenes:
         _check_new_id("scene", scene.id, scene.position, seen_scenes, problems)
+        if scene.id.casefold() in PROJECT_FOLDER_NAMES:
+            problems.errors.append(
+                ScriptError(
+                    f"scene id {scene.id!r} is the name of the project folder's "
+                    f"{scene.id.casefold()}/ folder, which drama {scene.id.casefold()} writes",
+                    scene.position,
+                    "give the scene another id",
+                )
+            )
         for line in scene.lines:
             _check_new_id("line", line.id, line.position, seen_lines, problems)
     problems.raise_if_any()

@@ -26,6 +26,8 @@ MIN_PAUSE_S = -10.0  # a negative pause overlaps the end of the line before
 MAX_PAUSE_S = 60.0  # longer silences are a typo (99999 s wrote a 13 GB mix)
 
 
+# a value that opens with `*word` (`- A: *Look out`): YAML reads the word as an alias
+_ALIAS_TEXT = re.compile(r"^\s*(?:-\s+)?(?:[^\s:#*&!<][^:#]*:\s+)?(\*[^\s#].*?)\s*$")
 _COMMENT_AFTER = re.compile(r"\s+(#[^\s#].*)$")  # `We are #1 here`: YAML's comment cuts the text
 
 
@@ -106,6 +108,7 @@ class YamlReader:
     def text(self, node: Node, what: str) -> str | None:
         """A text field as the exact source string (None when empty); see the module docstring."""
         if isinstance(node, ScalarNode):
+            self._warn_tag_or_anchor(node, what)
             if node.value == "" and node.style is None:
                 return self._recover_comment(node, what)
             if node.style is None:
@@ -114,6 +117,25 @@ class YamlReader:
         if isinstance(node, SequenceNode) and node.flow_style:
             return self.source[node.start_mark.index : node.end_mark.index]
         raise self.error(f"{what} must be text, not a list or mapping", node, QUOTE_HINT)
+
+    def _warn_tag_or_anchor(self, node: ScalarNode, what: str) -> None:
+        """Warn when a text opens with a word YAML reads as a tag (`!Look out`) or an anchor
+        (`&Look out`): YAML drops the word, so the text would be sent without it. The warning
+        is at the word and gives the value in double quotes."""
+        start, end = node.start_mark.index, node.end_mark.index
+        written = self.source[start:end]
+        if not written or written[0] not in "!&":
+            return
+        word = written.split(None, 1)[0]
+        kind = "a tag" if word[0] == "!" else "an anchor"
+        quoted = double_quoted(" ".join(written.split()))
+        self.warnings.append(
+            Warning_(
+                f"{what} starts with {word!r}, which YAML reads as {kind}, not a word: it would "
+                f"be sent as {node.value!r} (write it in double quotes: {quoted})",
+                self.at(node),
+            )
+        )
 
     def _recover_comment(self, node: Node, what: str) -> str | None:
         line = self.lines[node.start_mark.line]
@@ -221,6 +243,11 @@ _NAMED_ESCAPES = {
 }
 
 
+def double_quoted(text: str) -> str:
+    """`text` as a YAML double-quoted value (backslashes and quotes escaped)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def compose(source: str, path: str) -> Node | None:
     """`yaml.compose` with tabs and YAML syntax errors turned into located ScriptErrors.
 
@@ -285,6 +312,8 @@ def _compose(source: str, path: str) -> Node | None:
                 + "; values that start with [ { * & ! @ ` % or hold ': ' or ' #' need quotes"
             )
         )
+        if mark is not None and (alias := _ALIAS_TEXT.match(source.split("\n")[mark.line])):
+            hint = f"write it in double quotes: {double_quoted(alias.group(1))}"
         raise ScriptError(f"YAML cannot read this: {problem}", where, hint) from None
     except yaml.YAMLError as err:
         raise ScriptError(f"YAML cannot read this: {err}", SourcePosition(path, 1, 1)) from None

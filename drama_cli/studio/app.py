@@ -9,7 +9,7 @@ Routes (every one behind `TokenGuard`):
     GET  /api/audio?line=ID&take=N   a take's WAV, found by line and number only
     GET  /api/peaks?line=ID&take=N   a take's waveform peaks
     GET  /api/scene?id=ID         a scene's mix timeline (`views.scene_view`)
-    GET  /api/mix?scene=ID        a scene's WAV mix
+    GET  /api/mix?scene=ID        a scene's mix (WAV, else FLAC, else MP3)
     GET  /api/changes             a fingerprint of the project and the jobs (the page polls it)
     POST /api/select              {line, take}: what `drama takes --line ID --select N` does
                                   (queued after the studio's own job while it holds the project)
@@ -17,7 +17,8 @@ Routes (every one behind `TokenGuard`):
                                   (kind render, revise, edit; or mix with `line` a scene id)
     POST /api/jobs/ID/cancel      stop a job at its next step
 Errors come back as `{"error": message}`: 400 for a bad request, 404 for an unknown take, 409
-when another process holds the project.
+when another process holds the project or its folder cannot be written (read-only, full disk:
+the line the commands print).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from starlette.middleware import Middleware
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from drama_cli.errors import DramaError, RenderError, UsageError
+from drama_cli.errors import DramaError, RenderError, UsageError, system_error_message
 from drama_cli.studio import views
 from drama_cli.studio.actions import (
     NEEDS_ENGINE,
@@ -48,8 +49,11 @@ from drama_cli.studio.security import TokenGuard, refusal
 from drama_cli.takes.selection import select_take
 
 STATIC = {"studio.js": "text/javascript", "studio.css": "text/css"}
+# at the end, how long a running job may take to stop before the selections queued behind it
+SELECTION_WAIT_S = 60.0
 TAKE_NUMBER = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit also passes "²"
 NO_STORE = {"Cache-Control": "no-store"}
+AUDIO_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg"}
 # The page runs only its own script, is never framed by another site, and loads nothing else.
 PAGE_HEADERS = {
     **NO_STORE,
@@ -96,11 +100,16 @@ class Studio:
             self._backend = self._make_backend()
         run_action(self.project, self._backend, job)
 
-    def close(self) -> None:
-        """Stop the worker and close the backend."""
-        self.worker.stop()
+    def close(self) -> list[tuple[str, int]]:
+        """Stop the worker: the job running stops at its next step, the ones queued are
+        dropped, except the selections queued behind a job (`select`), which are made. Close the
+        backend. Returns the selections not made (the job before them did not stop within
+        `SELECTION_WAIT_S`), as (line id, take number)."""
+        queued = any(job.kind == "select" for job in self.worker.pending())
+        left = self.worker.stop(SELECTION_WAIT_S if queued else 5.0, keep=("select",))
         if self._backend is not None:
             self._backend.close()
+        return [(job.line, job.params["take"]) for job in left]
 
 
 def make_app(studio: Studio, token: str) -> Starlette:
@@ -193,21 +202,30 @@ def make_app(studio: Studio, token: str) -> Starlette:
 
 
 async def answer(read, *args) -> Response:
-    """`read(*args)` run off the event loop, as JSON; a DramaError as its error response."""
+    """`read(*args)` run off the event loop, as JSON; a DramaError as its error response, a
+    failure of the file system (read-only folder, full disk) as 409 with its one line."""
     try:
         return JSONResponse(await run_in_threadpool(read, *args), headers=NO_STORE)
     except DramaError as err:
         return error_response(err)
+    except Exception as err:
+        if (message := system_error_message(err)) is None:
+            raise
+        return refusal(409, message)
 
 
 async def wav_response(find, project, query) -> Response:
-    """The WAV file `find(project, query)` names (run off the event loop), or the error
-    response of the DramaError it raises."""
+    """The audio file (WAV, FLAC or MP3) `find(project, query)` names (run off the event loop),
+    or the error response of the DramaError it raises."""
     try:
         path = await run_in_threadpool(find, project, query)
     except DramaError as err:
         return error_response(err)
-    return FileResponse(path, media_type="audio/wav", headers=NO_STORE)
+    except Exception as err:
+        if (message := system_error_message(err)) is None:
+            raise
+        return refusal(409, message)
+    return FileResponse(path, media_type=AUDIO_TYPES[path.suffix], headers=NO_STORE)
 
 
 def error_response(err: DramaError) -> Response:
@@ -249,11 +267,12 @@ def take_wav(project, query) -> Path:
 
 
 def find_mix(project, query) -> Path:
-    """The WAV mix of scene `scene=ID`, found through the store. Raises UsageError for an
-    unknown scene, a scene not mixed yet, or a mix file outside the project folder."""
+    """The mix of scene `scene=ID` (WAV, FLAC or MP3: `views.scene_mix_file`), found through the
+    store. Raises UsageError for an unknown scene, a scene not mixed yet, or a mix file outside
+    the project folder."""
     scene = project.find_scene(query.get("scene", ""))
-    path = project.store.scene_dir(scene.id) / "mix.wav"
-    if not path.is_file():
+    path = views.scene_mix_file(project.store.scene_dir(scene.id))
+    if path is None:
         raise UsageError(f"scene {scene.id!r} has no mix yet")
     inside_project(project, path, f"the mix of scene {scene.id!r}")
     return path

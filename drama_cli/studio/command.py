@@ -73,7 +73,12 @@ def studio_command(
         serve(make_app(studio, token), listener)
     finally:
         signal.signal(signal.SIGINT, before)
-        studio.close()
+        for line_id, take in studio.close():
+            notice(
+                f"warning: take {take} of line {line_id} was not selected (the job before it "
+                f"did not stop); select it with: drama takes {script} --line {line_id} "
+                f"--select {take}"
+            )
 
 
 def warm_up(project) -> None:

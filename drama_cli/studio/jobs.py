@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from drama_cli.errors import DramaError, JobCancelled
+from drama_cli.errors import DramaError, JobCancelled, system_error_message
 from engine.errors import EngineError
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -109,12 +109,17 @@ class Worker:
         """Whether a job is queued or running."""
         return bool(self.pending())
 
-    def stop(self, timeout_s: float = 5.0) -> None:
-        """Cancel every job and end the thread (waiting up to `timeout_s` for a running one)."""
+    def stop(self, timeout_s: float = 5.0, keep: tuple[str, ...] = ()) -> list[Job]:
+        """Cancel every job but the queued ones of the kinds in `keep`, which still run, in
+        order, once the running job has stopped at its next step; end the thread, waiting up to
+        `timeout_s` for it. Returns the jobs kept that had not finished by then (none when the
+        thread ended)."""
         for job in self.jobs():
-            job.cancel_asked.set()
+            if job.kind not in keep or job.state != QUEUED:
+                job.cancel_asked.set()
         self._queue.put(None)
         self._thread.join(timeout_s)
+        return [job for job in self.pending() if job.kind in keep]
 
     def _loop(self) -> None:
         while (job := self._queue.get()) is not None:
@@ -129,7 +134,12 @@ class Worker:
                 job.state = CANCELLED
             except (DramaError, EngineError) as err:
                 job.state, job.error = FAILED, str(err)
-            except Exception as err:  # a bug: keep serving, say what happened
-                traceback.print_exc(file=sys.stderr)
-                job.state, job.error = FAILED, f"internal error: {err}"
+            except Exception as err:
+                # a read-only folder or a full disk: the line the commands print; else a bug:
+                # keep serving, say what happened
+                message = system_error_message(err)
+                if message is None:
+                    traceback.print_exc(file=sys.stderr)
+                    message = f"internal error: {err}"
+                job.state, job.error = FAILED, message
             job.message = ""

@@ -4,10 +4,13 @@ and a take's waveform peaks. Nothing here writes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from drama_cli.errors import UsageError
-from drama_cli.mix.mix_set import set_state
+from drama_cli.mix.export import FORMATS
+from drama_cli.mix.mix_set import MIX_BASENAME, set_state
 from drama_cli.qc.asr import DEFAULT_THRESHOLD
 from drama_cli.script.direction import display_text
 from drama_cli.takes.scene_selection import (
@@ -182,7 +185,7 @@ def scene_view(project, scene_id: str) -> dict:
     """A scene's mix timeline as `drama plot --scene` lays it out (`drama_cli.plot.scene_blocks`:
     from the cue sheet of its last mix, else from the selected takes): `{scene, title, blocks:
     [{line, speaker, text, start_s, end_s}], total_s, gaps, overlaps: [[start s, end s]],
-    mixed: whether a mix file exists, mix_outdated: whether the selections changed since,
+    mixed: whether a mix file exists (`scene_mix_file`), mix_outdated: whether the selections changed since,
     mix_stale_files: files of the scene's mix set that are not of its last mix, or that it
     lists and are gone (`drama_cli.mix.mix_set.set_state`: a run stopped while switching)}`.
     Raises UsageError for an unknown scene."""
@@ -196,9 +199,10 @@ def scene_view(project, scene_id: str) -> dict:
     except UsageError:  # nothing selected yet: an empty timeline
         blocks, total = [], None
     folder = store.scene_dir(scene.id)
-    mix, cues, chosen = (folder / name for name in ("mix.wav", "mix.cues.json", "selected.json"))
+    mix = scene_mix_file(folder)
+    cues, chosen = (folder / name for name in ("mix.cues.json", "selected.json"))
     outdated = (
-        mix.exists()
+        mix is not None
         and chosen.exists()
         and (not cues.exists() or chosen.stat().st_mtime_ns > cues.stat().st_mtime_ns)
     )
@@ -218,10 +222,21 @@ def scene_view(project, scene_id: str) -> dict:
         "total_s": total or max((b.end_s for b in blocks), default=0.0),
         "gaps": gaps(blocks),
         "overlaps": overlaps(blocks),
-        "mixed": mix.exists(),
+        "mixed": mix is not None,
         "mix_outdated": outdated,
-        "mix_stale_files": stale_mix_files(folder) if mix.exists() else [],
+        "mix_stale_files": stale_mix_files(folder) if mix is not None else [],
     }
+
+
+def scene_mix_file(folder: Path) -> Path | None:
+    """The audio file of a scene's mix in its folder: `mix.wav`, else `mix.flac`, else `mix.mp3`
+    (the export formats in their table's order; `drama mix --format mp3` writes only the MP3),
+    None when the scene has none."""
+    for name in FORMATS:
+        path = folder / f"{MIX_BASENAME}.{name}"
+        if path.is_file():
+            return path
+    return None
 
 
 def stale_mix_files(folder) -> list[str]:

@@ -63,7 +63,7 @@ def record_problem(record) -> str | None:
     recognition WER that is not a number), or checks whose severity is not ok, degraded or
     unusable."""
     if not isinstance(record, dict):
-        return f"the record is {_json_name(record)}, not a take record"
+        return f"the record is {json_name(record)}, not a take record"
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         return f"the record has no {', '.join(missing)}"
@@ -119,7 +119,7 @@ def project_problem(info) -> str | None:
     not a list of names or whose options are not an object (their values are checked where
     the mix reads them)."""
     if not isinstance(info, dict):
-        return f"it holds {_json_name(info)}, not a project record"
+        return f"it holds {json_name(info)}, not a project record"
     for name, types in PROJECT_FIELD_TYPES.items():
         if name in info and not _is_a(info[name], types):
             return _wrong_type(name, info[name], types)
@@ -128,7 +128,7 @@ def project_problem(info) -> str | None:
     if formats is not None and not (
         isinstance(formats, list) and all(isinstance(name, str) for name in formats)
     ):
-        return f"mix.formats is {_json_name(formats)}, not a list of format names"
+        return f"mix.formats is {json_name(formats)}, not a list of format names"
     if mix.get("options") is not None and not isinstance(mix["options"], dict):
         return _wrong_type("mix.options", mix["options"], (dict,))
     return None
@@ -136,7 +136,7 @@ def project_problem(info) -> str | None:
 
 def _wrong_type(name: str, value, types: tuple) -> str:
     wanted = " or ".join(dict.fromkeys(_JSON_NAMES[t] for t in types))
-    return f"{name} is {_json_name(value)}, not {wanted}"
+    return f"{name} is {json_name(value)}, not {wanted}"
 
 
 def _is_a(value, types: tuple) -> bool:
@@ -145,7 +145,9 @@ def _is_a(value, types: tuple) -> bool:
     return isinstance(value, types)
 
 
-def _json_name(value) -> str:
+def json_name(value) -> str:
+    """What kind of JSON value `value` is, in words ("a list", "a whole number", "true or
+    false")."""
     if isinstance(value, bool):
         return "true or false"
     return next(

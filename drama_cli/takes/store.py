@@ -33,7 +33,7 @@ import soundfile as sf
 
 from drama_cli.errors import RenderError, UsageError
 from drama_cli.takes.keys import json_default
-from drama_cli.takes.record import project_problem, record_problem
+from drama_cli.takes.record import json_name, project_problem, record_problem
 from drama_cli.takes.take_record import TakeRecord
 from engine.constants import SAMPLE_RATE
 from engine.files import file_sha256, write_bytes_atomic, write_new_file
@@ -462,13 +462,16 @@ class TakeStore:
         if not path.exists():
             return {}
         try:
-            lines = json.loads(path.read_text(encoding="utf-8")).get("lines", {})
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(record, dict):
+                raise ValueError(f"it holds {json_name(record)}, not an object with 'lines'")
+            lines = record.get("lines", {})
             if not isinstance(lines, dict) or not all(
                 isinstance(entry, dict) and isinstance(entry.get("take"), int)
                 for entry in lines.values()
             ):
                 raise ValueError("no take number per line")
-        except (OSError, ValueError, AttributeError) as err:
+        except (OSError, ValueError) as err:
             raise UsageError(
                 f"{path} is corrupt ({err}); fix it, or delete it to select the passing takes again"
             ) from err

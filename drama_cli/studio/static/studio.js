@@ -575,8 +575,11 @@ async function poll() {
 // -- keyboard -------------------------------------------------------------------------------
 
 function onKey(event) {
-  // not while typing; a checkbox clicked keeps the focus but types nothing
-  if (event.target.closest("textarea, input:not([type=checkbox]), dialog")) return;
+  // not while typing; a checkbox clicked keeps the focus but types nothing. A dialog just
+  // closed (Escape, Start) keeps the focus in its text box until the browser moves it out,
+  // later: a key pressed meanwhile is the page's
+  const typing = event.target.closest("textarea, input:not([type=checkbox]), dialog");
+  if (typing && !event.target.closest("dialog:not([open])")) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const help = document.getElementById("help");
   const key = event.key;
