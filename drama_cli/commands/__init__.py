@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "compile",
     "model",
     "render",
+    "say",
     "takes",
     "mix",
     "revise",

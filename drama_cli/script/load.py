@@ -45,9 +45,23 @@ def load_script(
     `drama check`, which goes on to check the reference clips); a script that cannot be read at
     all still raises.
     """
+    name, text, base = _read_source(path_or_dash)
+    return script_from_text(name, text, base, cast, resolve, problems)
+
+
+def script_from_text(
+    name: str,
+    text: str,
+    base: str | Path,
+    cast: str | Path | None = None,
+    resolve: bool = True,
+    problems: Problems | None = None,
+) -> Script:
+    """`load_script` for a script already in memory: `text` read as the file `name` (its
+    suffix, or the content, picks the reader), relative paths starting from the folder `base`;
+    the other arguments and the errors as for `load_script`."""
     own = problems is None
     problems = Problems() if own else problems
-    name, text, base = _read_source(path_or_dash)
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ScriptError(
