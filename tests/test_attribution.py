@@ -191,6 +191,23 @@ def test_one_person_is_one_cast_member_with_aliases():
     assert clusters["ELIZABETH"] == ["LIZZY"]
 
 
+def test_a_bare_surname_is_the_person_of_its_gender_among_titled_ones():
+    paragraphs = [
+        "“It shows an affection for her sister that is very pleasing,” said Bingley.",
+        "Bingley was quite uncomfortable; his sisters declared that they were miserable.",
+        "To this speech Bingley made no answer; but his sisters gave it their hearty assent.",
+        "“Nor I, I am sure,” said Miss Bingley.",
+        "“I wish it may,” said Mr. Bingley.",
+    ]
+    options = AttributionOptions()
+    options.learn(paragraphs)
+    assert options.genders["BINGLEY"] == "m"  # "Bingley … his" twice, never "her"
+    speakers = Counter({"BINGLEY": 5, "MR. BINGLEY": 2, "MISS BINGLEY": 4})
+    clusters = cluster_speakers(speakers, options.genders)
+    assert clusters["BINGLEY"] == ["MR. BINGLEY"] and clusters["MISS BINGLEY"] == []
+    assert cluster_speakers(speakers)["BINGLEY"] == []  # without genders: which one is unsure
+
+
 def test_quotes_under_the_producers_confidence_stay_unattributed_with_their_candidates():
     paragraphs = [
         "“Where were you, Watson?” asked Holmes.",

@@ -21,6 +21,7 @@ from drama_cli.manuscript.dialogue import (
     QUOTE,
     TITLED,
     VOCATIVE,
+    gender_of,
     is_name,
     pieces_of,
     tag_pronoun,
@@ -101,12 +102,15 @@ def places_and_times(paragraphs: list[str]) -> set[str]:
     return {word for name in places for word in name.split()} | _DAYS_MONTHS
 
 
-def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
+def cluster_speakers(
+    speakers: Counter, genders: dict[str, str] | None = None
+) -> dict[str, list[str]]:
     """Cast key → its aliases, one key per person among `speakers` (key → line count): a
     titled or full name and its parts ("MR. SHERLOCK HOLMES", "SHERLOCK HOLMES", "HOLMES",
     "MR. HOLMES"), and a familiar form and its name ("LIZZY", "ELIZABETH"), where the short
-    form fits exactly one longer name. The key is the form with the most lines (the longer on
-    a tie)."""
+    form fits exactly one longer name, or, among several, exactly one of its own gender
+    (`genders`: "BINGLEY", a man, is "MR. BINGLEY", not "MISS BINGLEY"). The key is the form
+    with the most lines (the longer on a tie)."""
     parent = {name: name for name in speakers}
 
     def root(name: str) -> str:
@@ -140,6 +144,9 @@ def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
                 or (bare(other) == words and len(other) > len(name))
             )
         ]
+        gender = gender_of(name, genders or {})
+        if len({root(o) for o in owners}) > 1 and gender:
+            owners = [o for o in owners if gender_of(o, genders or {}) == gender]
         if len({root(o) for o in owners}) == 1:
             parent[root(name)] = root(owners[0])
     groups: dict[str, list[str]] = {}

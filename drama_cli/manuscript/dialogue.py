@@ -471,8 +471,8 @@ def gender_of(name: str, genders: dict[str, str]) -> str | None:
 
 def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
     """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
-    where one gender outnumbers the other two to one in at least three mentions; a name
-    without such pronouns takes the gender of the titles written before it ("DARCY" from
+    where one gender outnumbers the other two to one in at least three mentions, or is the only
+    one in two or more; a name without such pronouns takes the gender of the titles written before it ("DARCY" from
     "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
     counts: dict[str, Counter] = {}
     titled: dict[str, Counter] = {}
@@ -498,6 +498,13 @@ def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[s
         name: top
         for name, top in ((name, _majority(count, 3, 2)) for name, count in counts.items())
         if top
+    }
+    genders |= {  # a name seldom followed by a pronoun: twice or more, and never the other's
+        name: top
+        for name, count in counts.items()
+        if name not in genders and len(count) == 1
+        for top, n in count.items()
+        if n >= 2
     }
     return genders
 
