@@ -111,6 +111,20 @@ def test_the_narrator_is_named_by_what_the_others_call_them():
     assert narrator_of(paragraphs, book_names(paragraphs)) == "WATSON"
 
 
+def test_the_narrator_is_the_one_the_quotes_call_by_a_name_the_narration_never_writes():
+    paragraphs = [
+        "I had come to the conclusion that he had dropped asleep, and indeed I was nodding.",
+        "“Well, Watson,” said Holmes when our visitor had left us, “what do you make of it?”",
+        "I trust that I am not more dense than my neighbours, but I was always oppressed.",
+        "“What do you think, Watson? Could your patients spare you?” Holmes asked.",
+        "I drove home, and I thought over it all, and I set the matter aside.",
+        "“Watson, I think you know Mr. Jones, of Scotland Yard?” said Holmes.",
+    ]
+    assert narrator_of(paragraphs, book_names(paragraphs)) == "WATSON"
+    paragraphs[-1] = "“Holmes, I think you know Mr. Jones?” said Watson."  # Watson narrated
+    assert narrator_of(paragraphs, book_names(paragraphs)) == NARRATOR
+
+
 def test_narration_ending_in_a_lead_in_introduces_the_next_speaker():
     lines = _lines(
         [

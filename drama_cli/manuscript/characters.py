@@ -23,6 +23,7 @@ from drama_cli.manuscript.dialogue import (
     VOCATIVE,
     gender_of,
     is_name,
+    names_in,
     pieces_of,
     tag_pronoun,
 )
@@ -51,25 +52,35 @@ def narrator_of(paragraphs: list[str], names: set[str] | None) -> str | None:
     """The first-person narrator's cast key, or None for a book told in the third person: the
     narration (outside quotes) says "I" at least FIRST_PERSON_RATE of its words; the key is
     the name the quotes beside the narrator's own ("…," said I) call someone by, when one
-    name is used so at least three times and twice as often as any other, else NARRATOR."""
+    name is used so at least three times and twice as often as any other, else the name all
+    the quotes call someone by so, among names the narration never writes, else NARRATOR."""
     narration = " ".join(QUOTE.sub(" ", p) for p in paragraphs)
     said_i = len(_I.findall(narration))
     if said_i < FIRST_PERSON_LEAST or said_i < FIRST_PERSON_RATE * len(_WORDS.findall(narration)):
         return None
     mine = [_says_i(p) for p in paragraphs]
     called: Counter = Counter()
+    anywhere: Counter = Counter()
     for index, paragraph in enumerate(paragraphs):
         beside = mine[index - 1 : index] + mine[index + 1 : index + 2]
-        if mine[index] or not any(beside):
-            continue
         for piece in pieces_of(paragraph):
             if piece.kind == "quote":
-                called.update(
+                vocatives = [
                     m.group(1).upper()
                     for m in VOCATIVE.finditer(piece.text)
                     if is_name(m.group(1), names)
-                )
+                ]
+                anywhere.update(vocatives)
+                if not mine[index] and any(beside):
+                    called.update(vocatives)
     ranked = called.most_common(2)
+    if ranked and ranked[0][1] >= 3 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
+        return ranked[0][0]
+    # Else the name the speakers call someone by most, when the narration never names them
+    # (the narrator is "I" there): "Watson" said five times, "Holmes" twice but narrated.
+    told = " ".join(q.text for p in paragraphs for q in pieces_of(p) if q.kind != "quote")
+    named = Counter(w for n in names_in(told, names) for w in n.split())
+    ranked = [(who, n) for who, n in anywhere.most_common() if not named[who.split()[-1]]]
     if ranked and ranked[0][1] >= 3 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
         return ranked[0][0]
     return NARRATOR
