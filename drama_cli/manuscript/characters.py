@@ -21,7 +21,9 @@ from drama_cli.manuscript.dialogue import (
     QUOTE,
     TITLED,
     VOCATIVE,
+    gender_of,
     is_name,
+    names_in,
     pieces_of,
     tag_pronoun,
 )
@@ -50,25 +52,35 @@ def narrator_of(paragraphs: list[str], names: set[str] | None) -> str | None:
     """The first-person narrator's cast key, or None for a book told in the third person: the
     narration (outside quotes) says "I" at least FIRST_PERSON_RATE of its words; the key is
     the name the quotes beside the narrator's own ("…," said I) call someone by, when one
-    name is used so at least three times and twice as often as any other, else NARRATOR."""
+    name is used so at least three times and twice as often as any other, else the name all
+    the quotes call someone by so, among names the narration never writes, else NARRATOR."""
     narration = " ".join(QUOTE.sub(" ", p) for p in paragraphs)
     said_i = len(_I.findall(narration))
     if said_i < FIRST_PERSON_LEAST or said_i < FIRST_PERSON_RATE * len(_WORDS.findall(narration)):
         return None
     mine = [_says_i(p) for p in paragraphs]
     called: Counter = Counter()
+    anywhere: Counter = Counter()
     for index, paragraph in enumerate(paragraphs):
         beside = mine[index - 1 : index] + mine[index + 1 : index + 2]
-        if mine[index] or not any(beside):
-            continue
         for piece in pieces_of(paragraph):
             if piece.kind == "quote":
-                called.update(
+                vocatives = [
                     m.group(1).upper()
                     for m in VOCATIVE.finditer(piece.text)
                     if is_name(m.group(1), names)
-                )
+                ]
+                anywhere.update(vocatives)
+                if not mine[index] and any(beside):
+                    called.update(vocatives)
     ranked = called.most_common(2)
+    if ranked and ranked[0][1] >= 3 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
+        return ranked[0][0]
+    # Else the name the speakers call someone by most, when the narration never names them
+    # (the narrator is "I" there): "Watson" said five times, "Holmes" twice but narrated.
+    told = " ".join(q.text for p in paragraphs for q in pieces_of(p) if q.kind != "quote")
+    named = Counter(w for n in names_in(told, names) for w in n.split())
+    ranked = [(who, n) for who, n in anywhere.most_common() if not named[who.split()[-1]]]
     if ranked and ranked[0][1] >= 3 and (len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]):
         return ranked[0][0]
     return NARRATOR
@@ -101,12 +113,15 @@ def places_and_times(paragraphs: list[str]) -> set[str]:
     return {word for name in places for word in name.split()} | _DAYS_MONTHS
 
 
-def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
+def cluster_speakers(
+    speakers: Counter, genders: dict[str, str] | None = None
+) -> dict[str, list[str]]:
     """Cast key → its aliases, one key per person among `speakers` (key → line count): a
     titled or full name and its parts ("MR. SHERLOCK HOLMES", "SHERLOCK HOLMES", "HOLMES",
     "MR. HOLMES"), and a familiar form and its name ("LIZZY", "ELIZABETH"), where the short
-    form fits exactly one longer name. The key is the form with the most lines (the longer on
-    a tie)."""
+    form fits exactly one longer name, or, among several, exactly one of its own gender
+    (`genders`: "BINGLEY", a man, is "MR. BINGLEY", not "MISS BINGLEY"). The key is the form
+    with the most lines (the longer on a tie)."""
     parent = {name: name for name in speakers}
 
     def root(name: str) -> str:
@@ -140,6 +155,9 @@ def cluster_speakers(speakers: Counter) -> dict[str, list[str]]:
                 or (bare(other) == words and len(other) > len(name))
             )
         ]
+        gender = gender_of(name, genders or {})
+        if len({root(o) for o in owners}) > 1 and gender:
+            owners = [o for o in owners if gender_of(o, genders or {}) == gender]
         if len({root(o) for o in owners}) == 1:
             parent[root(name)] = root(owners[0])
     groups: dict[str, list[str]] = {}

@@ -220,6 +220,10 @@ NOT_A_NAME = {
 _NAMES_IN = re.compile(rf"\b{NAME}")
 _NAME_WORD = re.compile(NAME_WORD)
 _WORD = re.compile(rf"{NAME_WORD}|[^\W\d_]+")  # a name's word, or any other word
+# A capitalised word inside a sentence: after a word in lower case ("said the Hatter").
+_INSIDE = re.compile(rf"\b[a-z]+\s+({NAME_WORD})\b")
+NAME_LEAST = 5  # a word the book writes in lower case too is a name when written capitalised
+NAME_RATIO = 5  # inside sentences this often, and this many times as often as in lower case
 _TITLE_WORD = re.compile(rf"\b{TITLED}")
 _TAG_CLAUSE = re.compile(
     rf"{_INVERTED_VERB}\s+{NAME}|(?:{VERBS})\b|(?:\w+\.?\s+){{1,3}}{_ADVERB}(?:{VERBS})\b"
@@ -417,15 +421,28 @@ def names_in(text: str, names: set[str] | None = None) -> list[str]:
 
 
 def book_names(paragraphs: list[str]) -> set[str]:
-    """The words that are names in this book: capitalised and never written in lower case."""
-    lower, capitalised = set(), set()
+    """The words that are names in this book: capitalised and never written in lower case, or
+    written capitalised inside a sentence (after a word in lower case: "said the Hatter") at
+    least NAME_LEAST times and NAME_RATIO times as often as in lower case anywhere (the
+    Hatter is a name though he says "I'm a hatter" once)."""
+    lower: Counter = Counter()
+    capitalised, inside = set(), Counter()
     for paragraph in paragraphs:
         for word in _WORD.findall(paragraph):
-            (capitalised if _NAME_WORD.fullmatch(word) else lower).add(word)
+            if _NAME_WORD.fullmatch(word):
+                capitalised.add(word)
+            else:
+                lower[word] += 1
+        inside.update(_INSIDE.findall(paragraph))
     return {
         word
         for word in capitalised
-        if word.lower() not in lower and word not in NOT_A_NAME and not _participle(word, lower)
+        if word not in NOT_A_NAME
+        and not _participle(word, lower)
+        and (
+            word.lower() not in lower
+            or (inside[word] >= NAME_LEAST and inside[word] >= NAME_RATIO * lower[word.lower()])
+        )
     }
 
 
@@ -454,8 +471,8 @@ def gender_of(name: str, genders: dict[str, str]) -> str | None:
 
 def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
     """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
-    where one gender outnumbers the other two to one in at least three mentions; a name
-    without such pronouns takes the gender of the titles written before it ("DARCY" from
+    where one gender outnumbers the other two to one in at least three mentions, or is the only
+    one in two or more; a name without such pronouns takes the gender of the titles written before it ("DARCY" from
     "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
     counts: dict[str, Counter] = {}
     titled: dict[str, Counter] = {}
@@ -481,6 +498,13 @@ def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[s
         name: top
         for name, top in ((name, _majority(count, 3, 2)) for name, count in counts.items())
         if top
+    }
+    genders |= {  # a name seldom followed by a pronoun: twice or more, and never the other's
+        name: top
+        for name, count in counts.items()
+        if name not in genders and len(count) == 1
+        for top, n in count.items()
+        if n >= 2
     }
     return genders
 

@@ -167,19 +167,19 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
         )  # a text without headings
         result.append((manuscript.title if untitled else chapter.title, scenes, counts))
     if dialogue and not manuscript.is_play:
-        options.aliases = _one_voice_each(result)
+        options.aliases = _one_voice_each(result, options.genders)
     return result
 
 
-def _one_voice_each(chapters) -> dict[str, list[str]]:
+def _one_voice_each(chapters, genders: dict[str, str]) -> dict[str, list[str]]:
     """One key per character across the book ("HOLMES", "SHERLOCK HOLMES" and "MR. HOLMES" are
-    one person, `characters.cluster_speakers`): every line and candidate takes its person's
-    key; returns key → aliases for the cast."""
+    one person, `characters.cluster_speakers`, a bare name with its own gender's title): every
+    line and candidate takes its person's key; returns key → aliases for the cast."""
     lines = [line for _, scenes, _ in chapters for _, chapter in scenes for line in chapter]
     speakers = Counter(
         line.speaker for line in lines if line.speaker not in (None, NARRATOR, UNATTRIBUTED)
     )
-    clusters = cluster_speakers(speakers)
+    clusters = cluster_speakers(speakers, genders)
     key_of = {alias: key for key, aliases in clusters.items() for alias in aliases}
     for line in lines:
         line.speaker = key_of.get(line.speaker, line.speaker)
