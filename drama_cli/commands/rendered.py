@@ -18,6 +18,7 @@ from drama_cli.commands.licence import notice_before_render
 from drama_cli.commands.output import notice
 from drama_cli.errors import UsageError
 from drama_cli.mix.export import mix_audio_file
+from drama_cli.render.plan import layout_for_backend
 from drama_cli.takes.project import open_project
 
 
@@ -62,6 +63,17 @@ def project_backend(store, flags: dict):
     backend = registry.make_backend(choice, notice=notice)
     notice_before_render(store.root, backend, flags["model"], notice)
     return backend
+
+
+def refuse_unvoiced(backend, verb: str) -> None:
+    """Refuse, in one line before any work, a `verb` (`revise` or `edit`) the backend cannot
+    do: a revision needs the `revise` layout; an edit needs `infill` on a backend that needs
+    the network (one on this machine without infill, scratch or mlx, speaks the new words
+    alone and splices them in). Raises UsageError naming the engine and the reason."""
+    if verb == "revise":
+        layout_for_backend(backend.capabilities, backend.name, "revise")
+    elif backend.capabilities.network:
+        layout_for_backend(backend.capabilities, backend.name, "infill")
 
 
 def print_result(data: dict, as_json: bool, lines: list[str]) -> None:
