@@ -179,42 +179,54 @@ class ServerBackend(BackendDefaults):
     def __init__(
         self, options: ServerOptions = ServerOptions(), notice: Callable[[str], None] = print
     ):
-        # lazy: httpx, read only when a server backend is built
+        self.options, self.notice = options, notice
+        self._checked = False
+        self.url = self.origin = ""
+        self.timeout_s = DEFAULT_TIMEOUT_S
+        self._key = None
+        self._client: SpeechClient | None = None
+        self._model: ServerModel | None = None
+        self._lock = threading.Lock()
+        self._wavs: dict[str, bytes] = {}
+
+    def check(self) -> None:
+        """Read the options once, before the first request (and `identity`): the server, the
+        timeout and the API key. Raises UsageError, one line, without a server, for a bad URL
+        or timeout, or for a key that is named or needed and not found."""
+        if self._checked:
+            return
+        # lazy: httpx, read only when a server backend is used
         from drama_cli.backends.speech_client import server_label
         from drama_cli.backends.speech_keys import find_api_key
 
-        self.options, self.notice = options, notice
+        options = self.options
         server = options.server or self.default_server
         if not server:
             raise UsageError(
                 f"--engine {self.name} needs --server URL "
                 "(the speech server's address, e.g. http://gpu-box:8000)"
             )
-        self.url = server
-        self.origin = server_label(server)
-        self.timeout_s = parse_timeout(str(options.timeout))
+        origin = server_label(server)
+        timeout_s = parse_timeout(str(options.timeout))
         env_var = options.api_key_env or self.default_key_env
-        self._key = find_api_key(env_var, self.name) if env_var else None
-        if options.api_key_env and self._key is None:
+        key = find_api_key(env_var, self.name) if env_var else None
+        if options.api_key_env and key is None:
             raise UsageError(
                 f"--api-key-env {options.api_key_env}: the variable is not set "
                 f"(and no keyring entry drama/{self.name})"
             )
-        if self.key_required and self._key is None:
+        if self.key_required and key is None:
             raise UsageError(
                 f"--engine {self.name} needs an API key: set {env_var} "
                 "(or name another variable with --api-key-env)"
             )
-        self._client: SpeechClient | None = None
-        self._model: ServerModel | None = None
-        self._lock = threading.Lock()
-        self._wavs: dict[str, bytes] = {}
+        self.url, self.origin, self.timeout_s, self._key = server, origin, timeout_s, key
+        self._checked = True
 
     @classmethod
     def from_options(cls, options: BackendOptions) -> ServerBackend:
         """The backend `--engine NAME` gets: its `ServerOptions` (`options.own`) and the notice
-        callback. Raises UsageError without a server, for a bad URL or timeout, or for a key
-        that is needed and not found."""
+        callback. Nothing is checked or sent until it is used (`check`)."""
         own = options.own if isinstance(options.own, ServerOptions) else ServerOptions()
         return cls(own, options.notice)
 
@@ -222,6 +234,7 @@ class ServerBackend(BackendDefaults):
 
     def client(self) -> SpeechClient:
         """The one `SpeechClient` of this backend (made on first use; safe across threads)."""
+        self.check()
         with self._lock:
             if self._client is None:
                 # lazy: httpx
@@ -253,6 +266,7 @@ class ServerBackend(BackendDefaults):
     def identity(self) -> dict:
         """Engine name, the server's origin, its model id and version (part of every cache
         key)."""
+        self.check()
         model = self.server_model()
         return {
             "engine": self.name,

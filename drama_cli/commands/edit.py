@@ -72,7 +72,7 @@ def edit_command(
     find_line(loaded, line)
     store = rendered_store(script, out)
     engine = project_backend(store, backend)
-    refuse_unvoiced(engine, "edit")
+    refuse_unvoiced(engine, "infill")
     planned, source, audio, plan = plan_in_project(
         loaded, store, engine, line, form, from_take, keep=keep
     )

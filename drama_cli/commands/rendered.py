@@ -65,15 +65,14 @@ def project_backend(store, flags: dict):
     return backend
 
 
-def refuse_unvoiced(backend, verb: str) -> None:
-    """Refuse, in one line before any work, a `verb` (`revise` or `edit`) the backend cannot
-    do: a revision needs the `revise` layout; an edit needs `infill` on a backend that needs
-    the network (one on this machine without infill, scratch or mlx, speaks the new words
-    alone and splices them in). Raises UsageError naming the engine and the reason."""
-    if verb == "revise":
-        layout_for_backend(backend.capabilities, backend.name, "revise")
-    elif backend.capabilities.network:
-        layout_for_backend(backend.capabilities, backend.name, "infill")
+def refuse_unvoiced(backend, layout: str) -> None:
+    """Refuse, in one line before any work, a revision (`layout` `revise`) or an edit
+    (`infill`) on a backend that needs the network and does not voice that layout (a server
+    is sent only what its wire format carries). A backend on this machine keeps its own way:
+    without infill it speaks the new words alone and they are spliced in; a revision reaches
+    its `generate`. Raises UsageError naming the engine and what it cannot do."""
+    if backend.capabilities.network:
+        layout_for_backend(backend.capabilities, backend.name, layout)
 
 
 def print_result(data: dict, as_json: bool, lines: list[str]) -> None:
