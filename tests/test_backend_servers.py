@@ -266,3 +266,21 @@ def test_a_key_given_as_the_variable_name_is_refused_when_it_looks_like_a_key():
         build_backend(
             BackendChoice("sglang", options={"server": "http://127.0.0.1:9", "api_key_env": "sk-x"})
         )
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    """A local Ray instance of one CPU slot for the module; its GCS address."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    yield ray.get_runtime_context().gcs_address
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_a_cluster_render_reaches_the_server_from_its_worker(play, fake, ray_address, capsys):
+    code = render(play, fake, "--line", "scene-1-2", "--cluster", ray_address, "--mode", "clone")
+    assert code == 1, capsys.readouterr().err  # the take is made; the mix leaves lines out
+    assert len(fake.requests) == 1 and fake.requests[0].path == "/v1/audio/speech"
+    record = json.loads(all_takes(project(play))[0].read_text())
+    assert record["engine_identity"]["server"] == fake.url
