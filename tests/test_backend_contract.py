@@ -113,9 +113,10 @@ def test_engine_help_lists_the_registry(capsys, monkeypatch):
 
     names = engine_names()
     assert names == ("auto", *(entry.name for entry in BACKENDS))
-    assert engine_help() == "auto, scratch, drama3 or mlx."
+    assert engine_help() == "auto, scratch, drama3, mlx, sglang, vllm, llama or fish."
     assert (
-        options.ENGINE_OF_PROJECT.help == "auto, scratch, drama3 or mlx (default: the project's)."
+        options.ENGINE_OF_PROJECT.help
+        == "auto, scratch, drama3, mlx, sglang, vllm, llama or fish (default: the project's)."
     )
     monkeypatch.setenv("COLUMNS", "200")
     for command in ("render", "revise", "edit"):
@@ -126,7 +127,8 @@ def test_engine_help_lists_the_registry(capsys, monkeypatch):
 
 def test_a_new_backend_is_one_registry_line(monkeypatch):
     entry = BackendEntry("fake", "a test double", "fakes:FakeBackend")
-    monkeypatch.setattr("drama_cli.backends.registry.BACKENDS", (*BACKENDS, entry))
+    local = tuple(e for e in BACKENDS if not e.capabilities.network)  # theirs is this --server
+    monkeypatch.setattr("drama_cli.backends.registry.BACKENDS", (*local, entry))
     assert engine_names()[-1] == "fake"
     backend = make_backend("fake")
     assert isinstance(backend, FakeBackend) and isinstance(backend, Backend)
@@ -240,7 +242,8 @@ class ServerFake(FakeBackend):
 
 def with_server_fake(monkeypatch):
     entry = BackendEntry("serverfake", "a server double", "test_backend_contract:ServerFake")
-    monkeypatch.setattr("drama_cli.backends.registry.BACKENDS", (*BACKENDS, entry))
+    local = tuple(e for e in BACKENDS if not e.capabilities.network)  # theirs is this --server
+    monkeypatch.setattr("drama_cli.backends.registry.BACKENDS", (*local, entry))
 
 
 def test_a_backend_declares_its_options_and_the_command_line_offers_them(monkeypatch):

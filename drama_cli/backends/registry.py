@@ -121,6 +121,26 @@ BACKENDS = (
         "drama_cli.backends.mlx:MlxBackend",
         needs_model=True,
     ),
+    BackendEntry(
+        "sglang",
+        "Drama 3 on an SGLang-Omni server (--server URL)",
+        "drama_cli.backends.sglang:SglangBackend",
+    ),
+    BackendEntry(
+        "vllm",
+        "Drama 3 on a vLLM-Omni server (--server URL)",
+        "drama_cli.backends.vllm:VllmBackend",
+    ),
+    BackendEntry(
+        "llama",
+        "Drama 3 on llama.cpp's llama-server (--server URL)",
+        "drama_cli.backends.llama:LlamaBackend",
+    ),
+    BackendEntry(
+        "fish",
+        "Drama 3 on Fish Audio's API (key in $FISH_API_KEY)",
+        "drama_cli.backends.fish:FishBackend",
+    ),
 )
 
 

@@ -32,6 +32,8 @@ FISH_INFILL_PATH = "/v1/audio/infill"
 FISH_TTS_MODEL = "drama-3-preview"  # the `model` header of /v1/tts (absent: another model voices)
 FISH_INFILL_MODEL = "drama-3"  # the `model` header of /v1/audio/infill
 MSGPACK = "application/msgpack"
+# The wire styles, as messages name the servers that speak them.
+SGLANG, VLLM, LLAMA, FISH = "SGLang-Omni", "vLLM-Omni", "llama-server", "Fish Audio"
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,7 @@ def sglang_speech(
     for written in (text, *(ref.text for ref in references)):
         others = sorted({int(n) for n in SPEAKER_TAG.findall(written)} - {0})
         if others:
-            raise _refuse("sglang", f"voice speaker {others[0]} (one speaker, 0, per request)")
+            raise _refuse(SGLANG, f"voice speaker {others[0]} (one speaker, 0, per request)")
     body = {
         "model": model,
         "input": text,
@@ -149,7 +151,7 @@ def sglang_speech(
     }
     if sampling.max_new_tokens is not None:
         body["max_new_tokens"] = sampling.max_new_tokens
-    return WireRequest("sglang", SPEECH_PATH, json=body, stream=stream)
+    return WireRequest(SGLANG, SPEECH_PATH, json=body, stream=stream)
 
 
 def vllm_speech(
@@ -170,8 +172,8 @@ def vllm_speech(
     `stream_format`.
     """
     if stream_format not in ("audio", "sse"):
-        raise _refuse("vllm", f"stream as {stream_format!r} (audio or sse)")
-    reference = _one_reference("vllm", references)
+        raise _refuse(VLLM, f"stream as {stream_format!r} (audio or sse)")
+    reference = _one_reference(VLLM, references)
     body = {
         "model": model,
         "input": text,
@@ -192,7 +194,7 @@ def vllm_speech(
         body["max_new_tokens"] = sampling.max_new_tokens
     if sampling.seed is not None:
         body["seed"] = sampling.seed
-    return WireRequest("vllm", SPEECH_PATH, json=body, stream=stream)
+    return WireRequest(VLLM, SPEECH_PATH, json=body, stream=stream)
 
 
 def llama_speech(
@@ -210,7 +212,7 @@ def llama_speech(
         "top_p": sampling.top_p,
         "top_k": 0 if sampling.top_k is None else sampling.top_k,
     }
-    return WireRequest("llama", SPEECH_PATH, json=body)
+    return WireRequest(LLAMA, SPEECH_PATH, json=body)
 
 
 def llama_tts(
@@ -223,7 +225,7 @@ def llama_tts(
 
     Raises ServerError (cause `request`) for more than one reference.
     """
-    reference = _one_reference("llama", references)
+    reference = _one_reference(LLAMA, references)
     fields = {
         "input": text,
         "temperature": repr(float(sampling.temperature)),
@@ -235,7 +237,7 @@ def llama_tts(
         fields["ref_text"] = reference.text
         files = {"speaker_ref": ("reference.wav", reference.wav, "audio/wav")}
     return WireRequest(
-        "llama", LLAMA_TTS_PATH, fields=fields, files=files, stream=True, models_path=None
+        LLAMA, LLAMA_TTS_PATH, fields=fields, files=files, stream=True, models_path=None
     )
 
 
@@ -256,7 +258,7 @@ def fish_tts(
     Raises ServerError (cause `request`) for another `audio_format`.
     """
     if audio_format not in ("wav", "pcm"):
-        raise _refuse("fish", f"be read as {audio_format!r} (wav or pcm)")
+        raise _refuse(FISH, f"be read as {audio_format!r} (wav or pcm)")
     groups = [[{"audio": ref.wav, "text": ref.text} for ref in refs] for refs in speakers]
     body = {
         "text": text,
@@ -270,7 +272,7 @@ def fish_tts(
     if sampling.max_new_tokens is not None:
         body["max_new_tokens"] = sampling.max_new_tokens
     return WireRequest(
-        "fish",
+        FISH,
         FISH_TTS_PATH,
         headers={"model": FISH_TTS_MODEL},
         content=msgpack.packb(body),
@@ -301,7 +303,7 @@ def fish_infill(
         "top_p": sampling.top_p,
     }
     return WireRequest(
-        "fish",
+        FISH,
         FISH_INFILL_PATH,
         headers={"model": FISH_INFILL_MODEL},
         content=msgpack.packb(body),

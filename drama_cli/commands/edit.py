@@ -12,6 +12,7 @@ from drama_cli.commands.rendered import (
     load_rendered,
     print_result,
     project_backend,
+    refuse_unvoiced,
     rendered_store,
     takes_lines,
 )
@@ -71,6 +72,7 @@ def edit_command(
     find_line(loaded, line)
     store = rendered_store(script, out)
     engine = project_backend(store, backend)
+    refuse_unvoiced(engine, "infill")
     planned, source, audio, plan = plan_in_project(
         loaded, store, engine, line, form, from_take, keep=keep
     )

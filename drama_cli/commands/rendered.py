@@ -18,6 +18,7 @@ from drama_cli.commands.licence import notice_before_render
 from drama_cli.commands.output import notice
 from drama_cli.errors import UsageError
 from drama_cli.mix.export import mix_audio_file
+from drama_cli.render.plan import layout_for_backend
 from drama_cli.takes.project import open_project
 
 
@@ -62,6 +63,16 @@ def project_backend(store, flags: dict):
     backend = registry.make_backend(choice, notice=notice)
     notice_before_render(store.root, backend, flags["model"], notice)
     return backend
+
+
+def refuse_unvoiced(backend, layout: str) -> None:
+    """Refuse, in one line before any work, a revision (`layout` `revise`) or an edit
+    (`infill`) on a backend that needs the network and does not voice that layout (a server
+    is sent only what its wire format carries). A backend on this machine keeps its own way:
+    without infill it speaks the new words alone and they are spliced in; a revision reaches
+    its `generate`. Raises UsageError naming the engine and what it cannot do."""
+    if backend.capabilities.network:
+        layout_for_backend(backend.capabilities, backend.name, layout)
 
 
 def print_result(data: dict, as_json: bool, lines: list[str]) -> None:

@@ -12,6 +12,7 @@ from drama_cli.commands.rendered import (
     load_rendered,
     print_result,
     project_backend,
+    refuse_unvoiced,
     rendered_store,
     takes_lines,
 )
@@ -27,6 +28,7 @@ SCRATCH_NOTE = (
 def _revising_backend(store, flags: dict):
     """The backend of a revision (`project_backend`); says first when it cannot read a note."""
     engine = project_backend(store, flags)
+    refuse_unvoiced(engine, "revise")
     if engine.scratch:
         notice(SCRATCH_NOTE)
     return engine

@@ -72,6 +72,7 @@ def run_infill(
     seed: int,
     fade_s: float = FADE_S,
     text: str | None = None,
+    source_path: str | None = None,
 ) -> EditOutcome:
     """Generate one edited take: build the infill conversation from `base` (the line's compiled
     conversation), the new model text (`text`, default: `base`'s speaker tag + the plan's new
@@ -85,10 +86,17 @@ def run_infill(
     text = text or tagged_text(base.text, plan.new_text)
     if codes is not None:
         prefix_codes, suffix_codes = split_codes(codes, plan.span)
-        prefix, suffix = AudioClip(codes=prefix_codes), AudioClip(codes=suffix_codes)
+        prefix = AudioClip(codes=prefix_codes, path=source_path, duration_s=plan.span.start_s)
+        suffix = AudioClip(
+            codes=suffix_codes,
+            path=source_path,
+            duration_s=(len(audio) - plan.span.end_sample) / SAMPLE_RATE,
+        )
     else:  # a backend that works on audio: only the lengths are known here
-        prefix = AudioClip(duration_s=plan.span.start_s)
-        suffix = AudioClip(duration_s=(len(audio) - plan.span.end_sample) / SAMPLE_RATE)
+        prefix = AudioClip(path=source_path, duration_s=plan.span.start_s)
+        suffix = AudioClip(
+            path=source_path, duration_s=(len(audio) - plan.span.end_sample) / SAMPLE_RATE
+        )
     conversation = infill_conversation(base, text, prefix, suffix)
     span_meta = {"span_frames": [plan.span.start_frame, plan.span.end_frame]}
     conversation = replace(conversation, meta={**conversation.meta, **span_meta})

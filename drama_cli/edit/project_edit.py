@@ -313,10 +313,22 @@ def edit_in_project(
     base = replace(base, text=model_text)
     request = replace(planned.request, text=model_text, layout_version=get_layout("infill").version)
     runner = BackendInfill(backend, request, middle_words(plan), decode)
+    # a backend that infills audio without a codec (Fish's API) is sent the take's own file
+    audio_infill = backend.capabilities.infill and not backend.capabilities.codes
+    audio_infill_path = str(source.wav_path) if audio_infill else None
     seeds = new_take_seeds(store, planned.scene.id, planned.line.id, source, takes, seed)
     outcomes = []
     for k in range(takes):
-        outcome = run_infill(runner, base, plan, audio, codes, seeds[k], text=model_text)
+        outcome = run_infill(
+            runner,
+            base,
+            plan,
+            audio,
+            codes,
+            seeds[k],
+            text=model_text,
+            source_path=audio_infill_path,
+        )
         outcome.generation = runner.last
         outcomes.append(outcome)
     backup = None
