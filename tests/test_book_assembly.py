@@ -703,3 +703,45 @@ def test_book_file_names_never_start_with_a_dash():
     assert m4b_name("/-. Title") == "Title.m4b"
     assert m4b_name("---") == "book.m4b"
     assert file_name(SimpleNamespace(number=3, title="-- Interlude")) == "03 Interlude.mp3"
+
+
+def test_a_run_of_one_chapter_keeps_the_others_and_names_the_m4b_it_left_stale(tmp_path, capsys):
+    """After a full run, `--chapter 2` for a changed line: provenance.json and acx-report.json
+    keep chapter 1 as it was and hold chapter 2's new line; the M4B, not written again, is
+    reported stale for chapter 2."""
+    path = tmp_path / "doors.yaml"
+    text = (
+        "title: Two Doors\nnarrator: N\nbook:\n  author: Ada Finch\n"
+        "  opening_credits: none\n  closing_credits: none\ncast:\n  N: {}\n"
+        "chapters:\n  - title: The First Door\n    scenes:\n      - lines: [N: The first door was open.]\n"
+        "  - title: The Second Door\n    scenes:\n      - lines: [N: The second door was shut.]\n"
+    )
+    path.write_text(text, encoding="utf-8")
+    args = ["book", str(path), "--engine", "scratch", "--no-sample", "--json"]
+    assert main(args) == 0
+    folder = tmp_path / "doors.drama" / "book"
+    first = json.loads((folder / "provenance.json").read_text())
+    capsys.readouterr()
+    path.write_text(text.replace("was shut", "was locked"), encoding="utf-8")
+    assert main([*args, "--chapter", "2"]) == 0
+    err = capsys.readouterr().err
+    provenance = json.loads((folder / "provenance.json").read_text())
+    assert [part["chapter"] for part in provenance["chapters"]] == [1, 2]
+    assert provenance["chapters"][0] == first["chapters"][0]
+    assert provenance["chapters"][1]["lines"] != first["chapters"][1]["lines"]
+    report = json.loads((folder / "acx-report.json").read_text())
+    assert [(row["file"], row["passed"]) for row in report["files"]] == [
+        ("01 The First Door.mp3", True),
+        ("02 The Second Door.mp3", True),
+    ]
+    assert report["m4b"]["stale"] is True and report["m4b"]["stale_chapters"] == [2]
+    assert (
+        "drama: note: Two Doors.m4b was not written again and still holds the earlier audio of "
+        "chapter(s) 2: run drama book without --chapter to rebuild it"
+    ) in err.splitlines()
+    assert main(["takes", str(path), "--at", "1:0.9", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["file"] == "01 The First Door.mp3"
+    assert main(["book", str(path), "--engine", "scratch", "--no-sample", "--json"]) == 0
+    report = json.loads((folder / "acx-report.json").read_text())
+    assert "stale" not in report["m4b"]
+    assert [c["title"] for c in report["m4b"]["chapters"]] == ["The First Door", "The Second Door"]

@@ -84,3 +84,43 @@ def test_a_scene_summary_names_the_mix_audio_file_when_no_wav_is_written(capsys)
     )
     assert mix_audio_file({"wav": "p/s1/mix.wav", "mp3": "p/s1/mix.mp3"}) == "p/s1/mix.wav"
     assert mix_audio_file({"provenance": "p/s1/provenance.json"}) is None
+
+
+LONG_LINE = (
+    "The tide came in over the flats at dusk. The gulls went quiet on the wall. "
+    "Nobody on the pier said a word until the lamps were lit."
+)
+
+
+def test_a_line_cut_into_chunks_logs_each_chunks_start_and_finish(tmp_path, monkeypatch, capsys):
+    from fakes import FakeBackend, write_script
+
+    backend = FakeBackend()
+    fake_render(monkeypatch, backend)
+    path = write_script(tmp_path, [LONG_LINE])
+    assert main(["render", str(path), "--max-chars", "40", "--mode", "clone"]) == 0
+    chunks = len(backend.requests)
+    assert chunks == 4
+    rows = [row for row in capsys.readouterr().err.splitlines() if "boathouse-1" in row]
+    expected = []
+    for number in range(1, chunks + 1):
+        expected += [
+            f"drama: boathouse-1 MARGOT: chunk {number}/{chunks} started",
+            f"drama: boathouse-1 MARGOT: chunk {number}/{chunks} done",
+        ]
+    assert rows[:-1] == expected
+    assert rows[-1].startswith("drama: [1/1] boathouse-1 MARGOT: rendered take 1")
+
+
+def test_the_progress_bars_count_the_chunks_of_a_long_line():
+    progress = RichProgress()
+    progress.start(1)
+    job = SimpleNamespace(line_id="s1-1", speaker="A")
+    progress.chunk(job, 1, 3, False)
+    progress.chunk(job, 1, 3, True)
+    progress.chunk(job, 2, 3, False)
+    chunks = progress._bar.tasks[1]
+    assert (chunks.description, chunks.completed, chunks.total) == ("s1-1 chunk 2/3", 1, 3)
+    progress.chunk(job, 2, 3, True)
+    assert progress._bar.tasks[1].completed == 2
+    progress.finish()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fakes import (
     FakeBackend,
@@ -216,3 +217,46 @@ def test_a_repeated_line_is_not_taken_for_a_moved_one(tmp_path, monkeypatch, cap
     capsys.readouterr()
     assert main(["render", str(path)]) == 0
     assert "takes under" not in capsys.readouterr().err
+
+
+def _boathouse(folder: Path, lines: list[tuple[str, str]]) -> Path:
+    """`scene.yaml`: the boathouse scene with these (speaker, text) lines and automatic ids."""
+    path = write_script(folder, [""])
+    body = "".join(f'      - speaker: {who}\n        text: "{text}"\n' for who, text in lines)
+    path.write_text(path.read_text().split("    lines:\n")[0] + "    lines:\n" + body)
+    return path
+
+
+def test_inserting_a_line_renders_only_the_new_line_and_the_moved_lines_keep_their_takes(
+    tmp_path, monkeypatch, capsys
+):
+    from drama_cli.takes.store import TakeStore
+
+    backend = FakeBackend()
+    fake_render(monkeypatch, backend)
+    scene = [
+        ("MARGOT", "We leave at six."),
+        ("DESMOND", "Bring the oars."),
+        ("MARGOT", "The river is high."),
+        ("DESMOND", "Then we row hard."),
+        ("MARGOT", "Fine."),
+    ]
+    path = _boathouse(tmp_path, scene)
+    assert main(["render", str(path)]) == 0
+    store = TakeStore(tmp_path / "scene.drama")
+    before = {n: store.take("boathouse", f"boathouse-{n}", 1).audio() for n in (3, 4, 5)}
+    _boathouse(tmp_path, scene[:2] + [("DESMOND", "And the life jackets.")] + scene[2:])
+    backend.requests.clear()
+    capsys.readouterr()
+    assert main(["render", str(path)]) == 0  # history mode, the default
+    assert [r.text for r in backend.requests] == ["<|speaker:1|> And the life jackets."]
+    err = capsys.readouterr().err
+    for old, new in ((3, 4), (4, 5), (5, 6)):
+        assert f"note: line boathouse-{new}: adopted takes 1 of boathouse-{old}" in err
+        take = store.selected_take("boathouse", f"boathouse-{new}")
+        assert take.record.adopted_from.line == f"boathouse-{old}"
+        assert take.record.adopted_from.take == 1
+        assert np.array_equal(take.audio(), before[old])
+    # the new line's take stays under its own id and is not copied to the line after it
+    speakers = [t.record.speaker for t in store.takes("boathouse", "boathouse-4")]
+    assert speakers == ["DESMOND", "MARGOT"]

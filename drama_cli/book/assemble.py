@@ -148,6 +148,7 @@ class BookReport:
     files: list[BookFile] = field(default_factory=list)
     m4b: dict[str, object] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    kept: list[dict] = field(default_factory=list)  # earlier rows of files this run left alone
 
     @property
     def failures(self) -> list[str]:
@@ -160,13 +161,22 @@ class BookReport:
         return 1 if self.failures else 0
 
     def to_dict(self) -> dict:
-        """The `acx-report.json` content."""
+        """The `acx-report.json` content: the files of this run and, after a run of some
+        chapters, the rows of the earlier run for the files it left alone (`kept`), in
+        chapter order; `passed` and `failures` cover them all."""
+        rows = sorted(
+            [f.to_dict() for f in self.files] + self.kept,
+            key=lambda row: (row.get("number", 0), row.get("kind") == "sample"),
+        )
+        failures = [
+            f"{row['file']}: {problem}" for row in rows for problem in row.get("problems", ())
+        ]
         return {
             "folder": str(self.folder),
-            "passed": not self.failures,
-            "files": [f.to_dict() for f in self.files],
+            "passed": not failures,
+            "files": rows,
             "m4b": self.m4b,
-            "failures": self.failures,
+            "failures": failures,
             "notes": list(self.notes),
         }
 
@@ -430,6 +440,9 @@ def write_id3(path: Path, tags: dict) -> None:
     id3.save(str(path), v2_version=3)
 
 
+BOOK_FACT_KEYS = ("engines", "credited_engines", "model_revisions", "credit")
+
+
 def book_facts(summaries: list[dict]) -> dict:
     """The `engines_used` facts of a whole book from its chapters' mix summaries: engines and
     model revisions merged, `credit` when any chapter has it."""
@@ -581,11 +594,21 @@ def assemble_book(
             for book_file in report.files:
                 if book_file.kind != "sample":
                     book_file.start_s = starts.get(book_file.number)
-        facts = book_facts(summaries)
+        elif (folder / m4b_name(title)).exists():
+            report.m4b = stale_m4b(folder, m4b_name(title), chapters)
+            report.notes.append(
+                f"{m4b_name(title)} was not written again and still holds the earlier audio of "
+                f"chapter(s) {', '.join(map(str, report.m4b['stale_chapters']))}: run drama book "
+                f"without --chapter to rebuild it"
+            )
         chapters_provenance = [
             {"chapter": f.number, "file": f.path.name, "lines": s["provenance"]}
             for f, s in zip([f for f in report.files if f.kind != "sample"], summaries)
         ]
+        earlier: dict = {}
+        if len(chapters) < len(script.chapters):  # the other chapters keep their entries
+            earlier = keep_earlier_chapters(script, folder, chapters, report, chapters_provenance)
+        facts = book_facts(summaries + ([earlier] if earlier else []))
         (work / PROVENANCE_NAME).write_text(
             _json({"title": title, **facts, "chapters": chapters_provenance}), encoding="utf-8"
         )
@@ -609,6 +632,61 @@ def assemble_book(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+def _earlier(folder: Path, name: str) -> dict:
+    """The JSON object of an earlier run's `name` in the book folder; {} when absent or unreadable."""
+    try:
+        data = json.loads((folder / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def keep_earlier_chapters(
+    script, folder: Path, chapters, report: BookReport, provenance: list[dict]
+) -> dict:
+    """After a run of some chapters, keep what the earlier run wrote for the others.
+
+    The chapters of the script not assembled now whose file is still in `folder` keep their
+    `provenance.json` entries (added to `provenance`, in chapter order) and their rows of
+    `acx-report.json` (`report.kept`; the retail sample's too when this run made none).
+    Returns the earlier provenance's engine facts (`book_facts` form) when it kept any, else {}.
+    """
+    done = {chapter.number for chapter in chapters}
+    numbers = {chapter.number for chapter in script.chapters} - done
+    wrote_sample = any(f.kind == "sample" for f in report.files)
+    for row in _earlier(folder, REPORT_NAME).get("files", ()):
+        if not isinstance(row, dict) or not (folder / str(row.get("file"))).is_file():
+            continue
+        if (row.get("kind") == "sample" and not wrote_sample) or (
+            row.get("kind") != "sample" and row.get("number") in numbers
+        ):
+            report.kept.append(row)
+    earlier = _earlier(folder, PROVENANCE_NAME)
+    kept = [
+        part
+        for part in earlier.get("chapters", ())
+        if isinstance(part, dict)
+        and part.get("chapter") in numbers
+        and (folder / str(part.get("file"))).is_file()
+    ]
+    provenance += kept
+    provenance.sort(key=lambda part: part["chapter"])
+    if not kept:
+        return {}
+    return {key: earlier[key] for key in BOOK_FACT_KEYS if key in earlier}
+
+
+def stale_m4b(folder: Path, name: str, chapters) -> dict:
+    """The `m4b` entry of the report when this run left an earlier `<Title>.m4b` as it was: the
+    earlier run's entry with `stale: true` and `stale_chapters`, the chapters whose audio it
+    no longer matches (these, and those an earlier run of some chapters named)."""
+    entry = _earlier(folder, REPORT_NAME).get("m4b")
+    entry = dict(entry) if isinstance(entry, dict) and entry else {"file": name}
+    before = entry.get("stale_chapters")
+    stale = {c.number for c in chapters} | set(before if isinstance(before, list) else ())
+    return {**entry, "stale": True, "stale_chapters": sorted(stale)}
 
 
 def _first_story_chapter(script) -> int:

@@ -47,8 +47,9 @@ class Pace:
 
 
 class RichProgress:
-    """Rich progress bars on stderr: lines (described with the current line and take) and,
-    for engines that stream, frames of the current take, with the time left at the pace of
+    """Rich progress bars on stderr: lines (described with the current line and take), the
+    chunks of a line cut into several (`drama_cli.compile.chunking`) and, for engines that
+    stream, frames of the current take, with the time left at the pace of
     rendered lines (`Pace`). Implements the methods of `drama_cli.render.line.Progress`."""
 
     def __init__(self, clock=time.monotonic):
@@ -72,6 +73,7 @@ class RichProgress:
         self._pace = Pace(clock)
         self._task = None
         self._frames = None
+        self._chunks = None
         self._streams = None
         self._retries = 0
 
@@ -94,6 +96,16 @@ class RichProgress:
     def line(self, job):
         self._bar.update(self._task, description=f"{job.line_id} {job.speaker}")
 
+    def chunk(self, job, number, chunks, finished):
+        if self._chunks is None:
+            self._chunks = self._bar.add_task("chunks", total=chunks, left="")
+        self._bar.update(
+            self._chunks,
+            description=f"{job.line_id} chunk {number}/{chunks}",
+            completed=number if finished else number - 1,
+            total=chunks,
+        )
+
     def attempt(self, job, slot, attempt, seed):
         if self._frames is not None:
             self._bar.update(self._frames, completed=0)
@@ -115,8 +127,9 @@ class LineLog:
     line, `drama: [3/12] LINE SPEAKER: rendered take 1, 2.31 s; 1 retry; about 2 min 10 s
     left`, with `name_new_takes` naming the takes made when they are not just the selected one
     (`(new takes 2, 3)`), the retries the line needed and the time the lines still to come
-    take at the pace of the lines rendered so far (`Pace`). Implements the methods of
-    `drama_cli.render.line.Progress`."""
+    take at the pace of the lines rendered so far (`Pace`); a line cut into chunks also says
+    when each chunk starts and is done (`drama: LINE SPEAKER: chunk 2/40 started`). Implements
+    the methods of `drama_cli.render.line.Progress`."""
 
     def __init__(self, name_new_takes: bool = False, clock=time.monotonic):
         self._pace = Pace(clock)
@@ -136,6 +149,10 @@ class LineLog:
 
     def frames(self, job, frames, budget):
         pass
+
+    def chunk(self, job, number, chunks, finished):
+        what = "done" if finished else "started"
+        notice(f"{job.line_id} {job.speaker}: chunk {number}/{chunks} {what}{self._streams}")
 
     def streams(self, active, size):
         self._streams = f" [{active}/{size} streams]" if size > 1 else ""

@@ -185,6 +185,8 @@ class LineQueue:
         """Submit the attempt's next chunk as a stream."""
         job = attempt.line.job
         conversation, text = attempt.pieces[len(attempt.parts)]
+        if len(attempt.pieces) > 1:
+            self.progress.chunk(job, len(attempt.parts) + 1, len(attempt.pieces), False)
         request = GenerationRequest(
             scene_id=job.scene_id,
             line_id=job.line_id,
@@ -213,6 +215,8 @@ class LineQueue:
             self._conclude_if_done(line)
         else:
             attempt.parts.append(done.generation)
+            if len(attempt.pieces) > 1:
+                self.progress.chunk(line.job, len(attempt.parts), len(attempt.pieces), True)
             if len(attempt.parts) < len(attempt.pieces):
                 self._submit(attempt, batch)  # the next chunk takes the stream's place
             else:

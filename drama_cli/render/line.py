@@ -59,6 +59,10 @@ class Progress:
     def frames(self, job: LineJob, frames: int, budget: int) -> None:
         """A backend that streams (drama3) has generated `frames` of at most `budget`."""
 
+    def chunk(self, job: LineJob, number: int, chunks: int, finished: bool) -> None:
+        """Chunk `number` (1-based) of the `chunks` of a line cut into several
+        (`drama_cli.compile.chunking`) starts (`finished` False) or has its audio (True)."""
+
     def streams(self, active: int, size: int) -> None:
         """`active` streams of a batch of `size` are being voiced."""
 

@@ -152,7 +152,7 @@ def line_chains(
     for number, scene in enumerate(scenes):
         planner = ScenePlanner(script, scene, settings, store, notice)
         wanted = set(wanted_lines(scene, settings))
-        moved = MovedTakes(script, store, scene)
+        moved = MovedTakes(script, store, scene, for_render=True)
         entries = [
             LineEntry(
                 (number, index),
@@ -186,9 +186,18 @@ def open_line(
     if kept is not None:
         return kept
     holders = moved.holders(line) if moved is not None else []
-    if len(holders) == 1 and exact_holder(script, store, scene, line, holders[0]):
+    held = moved.selected_before(holders[0]) if len(holders) == 1 else None
+    if held is not None and exact_holder(script, store, scene, line, held):
         try:
-            copies = adopt_takes(script, store, holders[0], line.id, locked=True)
+            copies = adopt_takes(
+                script,
+                store,
+                holders[0],
+                line.id,
+                locked=True,
+                picked=held.number,
+                through=moved.last_take_before(holders[0]),
+            )
         except UsageError:  # the old id also holds takes of another speaker: the line renders anew
             pass
         else:
@@ -204,13 +213,12 @@ def open_line(
     return planner.job(index)
 
 
-def exact_holder(script, store: TakeStore, scene, line, holder: str) -> bool:
-    """Whether the take selected under line id `holder` was made for `line`'s text exactly
-    (its own record, not only a take it was revised from) and `line` has no take of its own
-    for that text yet."""
-    take = store.selected_take(scene.id, holder)
+def exact_holder(script, store: TakeStore, scene, line, held) -> bool:
+    """Whether `held`, the take selected under another line id when the render started
+    (`MovedTakes.selected_before`), was made for `line`'s text exactly (its own record, not
+    only a take it was revised from) and `line` has no take of its own for that text yet."""
     own = [t for t in store.takes(scene.id, line.id) if made_for(script, line, t.record)]
-    return take is not None and not own and made_for(script, line, take.record)
+    return not own and made_for(script, line, held.record)
 
 
 def kept_outcome(script, store: TakeStore, scene, line) -> LineOutcome | None:

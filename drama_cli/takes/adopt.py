@@ -14,7 +14,13 @@ from drama_cli.takes.store import Take, TakeStore
 
 
 def adopt_takes(
-    script, store: TakeStore, old_id: str, new_id: str, locked: bool = False
+    script,
+    store: TakeStore,
+    old_id: str,
+    new_id: str,
+    locked: bool = False,
+    picked: int | None = None,
+    through: int | None = None,
 ) -> dict[int, int]:
     """Copy every valid take under line id `old_id` to line `new_id` of the script (same
     scene), in number order; returns {old take number: new take number}.
@@ -24,7 +30,10 @@ def adopt_takes(
     (stale). Each copy records `adopted_from` ({line, take}); revisions and edits point at the
     copies of their parents. The copy of the take selected under `old_id` is selected for the
     line when it was made for the line's text. Raises UsageError for an unknown new line, the same id twice, or no takes
-    under `old_id`. locked: the caller holds the project's lock already (a render).
+    under `old_id`. locked: the caller holds the project's lock already (a render). picked:
+    the take number to count as selected under `old_id` (default: the one selected now);
+    through: copy only takes numbered up to it (a render passes what `old_id` held when it
+    started, so a take it made since for the line now at `old_id` stays there).
     """
     if old_id == new_id:
         raise UsageError("--adopt needs two different line ids: OLD NEW")
@@ -33,7 +42,9 @@ def adopt_takes(
     )
     if line is None:
         raise UsageError(f"no line {new_id!r} in the script")
-    takes = store.scan(scene.id, old_id).valid
+    takes = [
+        t for t in store.scan(scene.id, old_id).valid if through is None or t.number <= through
+    ]
     if not takes:
         raise UsageError(f"scene {scene.id} has no takes under line id {old_id!r}")
     other = next((t for t in takes if t.record.speaker not in (None, line.speaker)), None)
@@ -53,7 +64,8 @@ def adopt_takes(
             copies[take.number] = store.add_take(
                 scene.id, new_id, take.audio(), record, take.codes()
             ).number
-        picked = store.selections(scene.id).get(old_id, {}).get("take")
+        if picked is None:
+            picked = store.selections(scene.id).get(old_id, {}).get("take")
         copy = store.take(scene.id, new_id, copies[picked]) if picked in copies else None
         if copy is not None and copy.cache_key == key:
             store.select(scene.id, new_id, copy, by="user")

@@ -131,20 +131,30 @@ class MovedTakes:
     left under its old id. A line without a take for its text of its own is told which other
     ids hold takes made for that text and speaker, when those takes do not fit the line now
     at that id (or no line has that id). Only a notice: cache keys and selections stay as they
-    are. The selected takes' records are read once, when first asked."""
+    are.
 
-    def __init__(self, script, store: TakeStore, scene):
+    The scene's selections are read when this is made, before a render changes them: after
+    an insert the takes a line needs lie under the id of the line before it, which the render
+    selects a new take for first, so the holders and what they held come from this snapshot
+    (`selected_before`; with `for_render`, also the take numbers under each selected id,
+    `last_take_before`). The selected takes' records are read once, when first asked."""
+
+    def __init__(self, script, store: TakeStore, scene, for_render: bool = False):
         self.script, self.store, self.scene = script, store, scene
+        try:
+            self._chosen = store.selections(scene.id)
+        except UsageError:
+            self._chosen = {}
+        self._last = {
+            line_id: max(store.take_numbers(scene.id, line_id), default=0)
+            for line_id in (self._chosen if for_render else ())
+        }
         self._records: list[tuple[str, Take]] | None = None
 
     def _selected(self) -> list[tuple[str, Take]]:
         if self._records is None:
             self._records = []
-            try:
-                chosen = self.store.selections(self.scene.id)
-            except UsageError:
-                chosen = {}
-            for line_id, entry in chosen.items():
+            for line_id, entry in self._chosen.items():
                 take = Take(int(entry["take"]), self.store.line_dir(self.scene.id, line_id))
                 try:
                     record = json.loads(take.json_path.read_text(encoding="utf-8"))
@@ -154,6 +164,15 @@ class MovedTakes:
                     take.record = TakeRecord.from_json(record)
                     self._records.append((line_id, take))
         return self._records
+
+    def selected_before(self, line_id: str) -> Take | None:
+        """The take selected under `line_id` when this was made (its record read), or None."""
+        return next((take for held, take in self._selected() if held == line_id), None)
+
+    def last_take_before(self, line_id: str) -> int:
+        """The highest take number under a selected `line_id` when this was made with
+        `for_render` (0: none, or not made for a render)."""
+        return self._last.get(line_id, 0)
 
     def holders(self, line) -> list[str]:
         """The other ids of the scene whose selected take was made for `line`'s text and

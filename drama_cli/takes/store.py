@@ -291,6 +291,10 @@ class TakeStore:
                 valid.append(take)
         return LineTakes(valid, invalid)
 
+    def take_numbers(self, scene_id: str, line_id: str) -> set[int]:
+        """Numbers of the take files under a line, valid or not (the folder listed, no file read)."""
+        return self._numbers(self.line_dir(scene_id, line_id))
+
     @staticmethod
     def _numbers(folder: Path) -> set[int]:
         """Numbers of the take files in `folder`."""
