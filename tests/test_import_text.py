@@ -152,9 +152,9 @@ def _broken_package(path) -> None:
     "name, make, message",
     [
         (
-            "latin1.txt",
-            lambda p: p.write_bytes("Café\n\nNoël".encode("latin-1")),
-            "latin1.txt:1:4: not UTF-8 text (byte 0xe9); save the manuscript as UTF-8",
+            "binary.txt",
+            lambda p: p.write_bytes(b"Caf\x81\x8d\xff\xfe\xff\xfe"),
+            "binary.txt:1:4: not UTF-8 text (byte 0x81); save the manuscript as UTF-8",
         ),
         (
             "nocontainer.epub",
