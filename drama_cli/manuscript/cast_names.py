@@ -215,7 +215,8 @@ def _word_matches(word: str, entry_word: str) -> bool:
 
 
 def resolve(name: str, entries: list[CastEntry]) -> CastEntry | None:
-    """The one entry a row's `name` means, or None when none or several match."""
+    """The one entry a row's `name` means, or None when none or several match; a heading that
+    matches no name may be the title a description gives ("Queen": "Gertrude, the Queen")."""
     words, titles = words_of(name)
     if not words:
         words, titles = sorted(titles), set()  # a name that is only a title ("The Duke")
@@ -228,7 +229,17 @@ def resolve(name: str, entries: list[CastEntry]) -> CastEntry | None:
         )
         and (not titles or not entry.titles or _titles_agree(titles, entry.titles))
     ]
+    if not found and len(words) <= 2:  # "Queen" for "Gertrude, the Queen" or "Queen of Denmark"
+        found = [entry for entry in entries if _described_as(words, entry.description)]
     return found[0] if len(found) == 1 else None
+
+
+def _described_as(words: list[str], description: str | None) -> bool:
+    """True when a description names the person by `words` alone: "the Queen", "Queen of
+    Denmark" for ["queen"]."""
+    head = re.split(r"\bof\b|,", description or "")[0]
+    tokens = [w for w in re.findall(r"[\w’']+", head.lower()) if w not in ("the", "a", "an")]
+    return 0 < len(tokens) <= 2 and tokens[-len(words) :] == words
 
 
 def _titles_agree(theirs: set[str], entry_titles: set[str]) -> bool:
