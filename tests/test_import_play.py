@@ -14,7 +14,7 @@ import pytest
 from epub_fixtures import EARNEST, build_epub, source_tree, write_epub
 
 from drama_cli.cli import main
-from drama_cli.manuscript.cast_names import parse_entry, resolve, split_joint
+from drama_cli.manuscript.cast_names import parse_entries, parse_entry, resolve, split_joint
 from drama_cli.manuscript.headings import spoken_heading
 from drama_cli.manuscript.play import manner_note
 from drama_cli.script.load import load_script
@@ -411,13 +411,12 @@ def test_a_plain_text_play_in_the_gutenberg_forms(tmp_path):
         "LANE": "Manservant",
     }
     assert [c.title for c in script.chapters][1:-1] == [
-        "Prologue",
-        "Act One",
+        "Act One",  # the title above the cast is the title page, never voiced
         "Act Two: The Garden",
     ]
     lines = [
         (line.speaker, line.text, line.note, line.overlap)
-        for line in script.scene("chapter-2").lines
+        for line in script.scene("chapter-1").lines
         if not line.generated
     ]
     assert lines == [
@@ -533,3 +532,161 @@ def test_a_plain_text_play_with_each_speakers_name_above_the_speech(tmp_path):
         ("NARRATOR", "Morning-room."),
         *[(name, " ".join(words.split())) for name, words in speeches],
     ]
+
+
+PLAYS = Path(__file__).parent / "data" / "plays"
+
+
+def _speech_share(script, tsv: Path) -> tuple[int, int]:
+    """(speeches given to the right character, speeches) against the hand-checked `tsv`: each
+    row's speech is the first line that opens with its words, and its speaker must be the row's."""
+    lines = [line for scene in script.scenes for line in scene.lines if not line.generated]
+    right = total = 0
+    for row in tsv.read_text(encoding="utf-8").splitlines()[1:]:
+        _, speaker, opening = row.split("\t")
+        total += 1
+        found = next(
+            (line for line in lines if line.text.replace("’", "'").startswith(opening)), None
+        )
+        right += found is not None and found.speaker == speaker
+    return right, total
+
+
+@pytest.mark.parametrize("encoding", ["latin-1 declared", "windows-1252 undeclared"])
+def test_a_gutenberg_play_is_a_full_cast_script_without_the_editions_pages(
+    tmp_path, capsys, encoding
+):
+    data = (PLAYS / "a-dolls-house-act-1.txt").read_bytes()
+    if encoding.startswith("windows"):  # curly quotes as Windows saves them, no charset line
+        text = data.decode("latin-1").replace("Character set encoding: ISO-8859-1", "")
+        data = text.replace("Don't", "Don\u2019t").encode("cp1252")
+    (tmp_path / "dolls-house.txt").write_bytes(data)
+    out = tmp_path / "dolls-house.yaml"
+    assert main(["import", str(tmp_path / "dolls-house.txt"), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    script = load_script(out)
+    right, total = _speech_share(script, PLAYS / "a-dolls-house-act-1.tsv")
+    assert (right, total) == (16, 16)  # the goal is 95 %
+    assert {n: m.description for n, m in script.cast.items()} == {
+        "NARRATOR": None,
+        "HELMER": "Torvald Helmer",
+        "NORA": "his wife",
+        "DOCTOR RANK": None,
+        "MRS LINDE": None,
+        "NILS KROGSTAD": None,
+        "HELMER'S THREE YOUNG CHILDREN": None,
+        "ANNE": "their nurse",
+        "A HOUSEMAID": None,
+        "PORTER": "A Porter",
+    }
+    assert [c.title for c in script.chapters][1:-1] == ["Prologue", "Act One"]
+    for kind in ("title page", "transcriber's note", "errata list", "advertisement page"):
+        assert report["left_out"][kind] >= 1, kind
+    spoken = " ".join(line.text for scene in script.scenes for line in scene.lines)
+    for matter in ("Gutenberg", "License", "Transcriber", "Produced by", "ERRATA", "net each"):
+        assert matter not in spoken, matter
+    assert "NORA." not in spoken and "_" not in spoken
+    helmer = [line for line in script.scene("chapter-2").lines if line.speaker == "HELMER"]
+    assert helmer[0].text == "Is that my little lark twittering out there?"
+    assert "Don’t disturb me." in spoken or "Don't disturb me." in spoken
+    assert main(["check", str(out)]) == 0
+
+
+def test_cast_rows_naming_two_characters_give_two_cast_members():
+    def names(row: str) -> list[tuple[str, str | None]]:
+        return [(entry.name, entry.description) for entry in parse_entries(row)]
+
+    assert names("Rosencrantz and Guildenstern, courtiers") == [
+        ("Rosencrantz", "courtiers"),
+        ("Guildenstern", "courtiers"),
+    ]
+    assert names("Lady Markby the Countess of Basildon") == [
+        ("Lady Markby", None),
+        ("the Countess of Basildon", None),
+    ]
+    assert names("Lady Basildon, Mrs. Marchmont") == [
+        ("Lady Basildon", None),
+        ("Mrs. Marchmont", None),
+    ]
+    assert names("Mr. and Mrs. Hardcastle") == [("Mr. Hardcastle", None), ("Mrs. Hardcastle", None)]
+    # one character each: a description, a possessive, a rank of a place, an actor after a dash
+    assert names("Theseus, Duke of Athens") == [("Theseus", "Duke of Athens")]
+    assert names("Phipps, Lord Goring’s Servant") == [("Phipps", "Lord Goring’s Servant")]
+    assert names("Sir Peter Teazle—Mr. King") == [("Sir Peter Teazle", "Mr. King")]
+    assert names("The Earl of Caversham, K.G.") == [("The Earl of Caversham", None)]
+    entries = [
+        entry
+        for row in ("The Earl of Caversham, K.G.", "Viscount Goring, his Son")
+        + (
+            "Lady Markby the Countess of Basildon",
+            "Helmer's three young children",
+            "Torvald Helmer",
+        )
+        for entry in parse_entries(row)
+    ]
+    assert resolve("Lord Caversham", entries).name == "The Earl of Caversham"  # a peer by rank
+    assert resolve("Lord Goring", entries).name == "Viscount Goring"
+    assert resolve("Lady Basildon", entries).name == "the Countess of Basildon"
+    assert resolve("Lady Markby", entries).name == "Lady Markby"
+    assert resolve("Helmer", entries).name == "Torvald Helmer"  # not Helmer's children
+
+
+CHORUS_PLAY = """ACT I
+
+[A hall. Enter ROSENCRANTZ and GUILDENSTERN, then the QUEEN.]
+
+DRAMATIS PERSONAE
+
+Rosencrantz and Guildenstern, courtiers
+Gertrude, the Queen
+
+SCENE I
+
+ROSENCRANTZ. My lord!
+
+GUILDENSTERN. My most dear lord!
+
+ROSENCRANTZ AND GUILDENSTERN. We'll wait upon you.
+
+QUEEN. Good gentlemen.
+
+ROSENCRANTZ. Heavens make our presence pleasant!
+
+BOTH. Amen.
+
+ALL. Long live the King!
+"""
+
+
+def test_joint_and_chorus_headings_are_overlapping_lines_of_each_character(tmp_path):
+    (tmp_path / "chorus.txt").write_text(CHORUS_PLAY, encoding="utf-8")
+    out = tmp_path / "chorus.yaml"
+    assert main(["import", str(tmp_path / "chorus.txt"), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert list(script.cast) == ["NARRATOR", "ROSENCRANTZ", "GUILDENSTERN", "QUEEN"]
+    lines = [
+        (line.speaker, line.text, line.overlap)
+        for scene in script.scenes
+        for line in scene.lines
+        if not line.generated and line.speaker != "NARRATOR"
+    ]
+    assert lines == [
+        ("ROSENCRANTZ", "My lord!", False),
+        ("GUILDENSTERN", "My most dear lord!", False),
+        ("ROSENCRANTZ", "We'll wait upon you.", False),
+        ("GUILDENSTERN", "We'll wait upon you.", True),
+        ("QUEEN", "Good gentlemen.", False),
+        ("ROSENCRANTZ", "Heavens make our presence pleasant!", False),
+        ("QUEEN", "Amen.", False),  # both: the last two who spoke
+        ("ROSENCRANTZ", "Amen.", True),
+        ("ROSENCRANTZ", "Long live the King!", False),  # all: everyone in the scene
+        ("GUILDENSTERN", "Long live the King!", True),
+        ("QUEEN", "Long live the King!", True),
+    ]
+    assert main(["check", str(out)]) == 0
+    fountain = tmp_path / "chorus.fountain"
+    assert (
+        main(["import", str(tmp_path / "chorus.txt"), "-o", str(fountain), "--to", "fountain"]) == 0
+    )
+    assert "GUILDENSTERN ^\nLong live the King!" in fountain.read_text(encoding="utf-8")
+    assert main(["check", str(fountain)]) == 0

@@ -152,9 +152,9 @@ def _broken_package(path) -> None:
     "name, make, message",
     [
         (
-            "latin1.txt",
-            lambda p: p.write_bytes("Café\n\nNoël".encode("latin-1")),
-            "latin1.txt:1:4: not UTF-8 text (byte 0xe9); save the manuscript as UTF-8",
+            "binary.txt",
+            lambda p: p.write_bytes(b"Caf\x81\x8d\xff\xfe\xff\xfe"),
+            "binary.txt:1:4: not UTF-8 text (byte 0x81); save the manuscript as UTF-8",
         ),
         (
             "nocontainer.epub",
@@ -578,3 +578,70 @@ def test_a_chapter_title_in_capitals_under_its_heading_joins_the_heading(tmp_pat
     ]
     assert [line.text for line in script.scene("chapter-1").lines[1:]] == ["It was dark."]
     assert [line.text for line in script.scene("chapter-3").lines[1:]] == ['"HELP!" she cried.']
+
+
+PANDOC = """% The Lantern
+% Ada Finch
+% 1851
+
+# The Lamp {#lamp .chapter}
+
+It was dark.^[An oil lamp, in the first edition.] The lamp[^lit] was lit.
+
+::: {.epigraph}
+Light is a kind of *patience*.
+:::
+
+![the lamp](lamp.png){width=60%}
+
+[Small capitals]{.smallcaps} opened the letter.
+
+Lamp
+:   A vessel of oil and a wick.
+
+[^lit]: Lit by Ada.
+
+# The Storm
+
+::: aside
+Rain came.
+:::
+"""
+
+
+def test_pandoc_markdown_is_read_without_its_markup(tmp_path, capsys):
+    (tmp_path / "lantern.md").write_text(PANDOC, encoding="utf-8")
+    out = tmp_path / "lantern.yaml"
+    assert main(["import", str(tmp_path / "lantern.md"), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["left_out"] == {
+        "title block": 1,
+        "attributes": 2,
+        "image": 1,
+        "note marker": 2,
+        "footnote": 2,
+    }
+    script = load_script(out)
+    assert (script.title, script.book.author) == ("The Lantern", "Ada Finch")
+    assert [c.title for c in script.chapters][1:-1] == ["The Lamp", "The Storm"]
+    lines = [line.text for scene in script.scenes for line in scene.lines if not line.generated]
+    assert lines == [
+        "It was dark. The lamp was lit.",
+        "Light is a kind of patience.",
+        "Small capitals opened the letter.",
+        "Lamp",
+        "A vessel of oil and a wick.",
+        "Rain came.",
+    ]
+    for mark in ("{", "}", ":::", "^[", "%", "[^"):
+        assert not any(mark in line for line in lines), mark
+    assert main(["check", str(out)]) == 0
+
+
+def test_yaml_front_matter_gives_title_and_authors(tmp_path):
+    text = "---\ntitle: 'The Lantern: A Tale'\nauthor:\n  - Ada Finch\n  - Eli Finch\n---\n\n# One\n\nDark.\n"
+    (tmp_path / "lantern.md").write_text(text, encoding="utf-8")
+    out = tmp_path / "lantern.yaml"
+    assert main(["import", str(tmp_path / "lantern.md"), "-o", str(out)]) == 0
+    script = load_script(out)
+    assert (script.title, script.book.author) == ("The Lantern: A Tale", "Ada Finch, Eli Finch")

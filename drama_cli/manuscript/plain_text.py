@@ -41,7 +41,26 @@ _FURNITURE = {
     "footnote": re.compile(r"^\s*\[Footnote\b[^\]]*\]\s*$", re.I | re.S),
     # the closing credits end with "The end." already
     "end line": re.compile(r"^\s*(?:the\s+end|finis)\s*[.!]?\s*$", re.I),
+    # older Gutenberg texts close the book with this line before the END marker
+    "Project Gutenberg line": re.compile(
+        r"^\s*end of (?:the |this )?project gutenberg(?:'s|’s)?\b", re.I
+    ),
 }
+# Headings of the edition's pages that are not the book: each runs to the next chapter or act
+# heading (or the end), all of it left out.
+_SECTIONS = {
+    "errata list": re.compile(r"^\s*(?:list of\s+)?(?:errata|corrigenda)\s*[.:]?\s*$", re.I),
+    "advertisement page": re.compile(
+        r"^\s*(?:advertisements?|publishers?[’']?s?[’']?\s+(?:announcements?|advertisements?)"
+        r"|by the same (?:author|translator|editor|writer)|(?:also|other (?:books|works|plays)"
+        r"|books|works|plays)\s+by\s+[\w .’'-]+|new (?:books|novels|fiction))\s*[.:]?\s*$",
+        re.I,
+    ),
+    "transcriber's note": re.compile(
+        r"^\s*\[?\s*transcriber[’']?s?[’']?\s+notes?\s*[.:]?\s*\]?\s*$", re.I
+    ),
+}
+_SECTION_END = re.compile(r"^\s*(?:act|scene)\s+[\w]+\b", re.I)
 _PAGE_NUMBER = re.compile(r"\s*(?:\{\d+\}|\[Pg\.?\s*\d+\])")
 _NOTE_MARKER = re.compile(r"(?<=[\w.,;:!?’”\"'])(?:\[\d{1,3}\]|\(\d{1,3}\))")
 
@@ -67,6 +86,24 @@ def contents_entries(blocks: list[list[str]]) -> set[int]:
                 later[heading_key(row)] -= 1
         elif rows and _CONTENTS.match(rows[0]) and len(rows) == 1:
             found.add(index)
+    return found
+
+
+def furniture_sections(blocks: list[list[str]]) -> dict[int, str]:
+    """Indexes of the blocks that are the edition's own pages, by kind: an errata list, an
+    advertisement page ("By the same author"), transcriber's notes under their heading; each
+    from its heading (a block of its own) to the next chapter or act heading."""
+    found: dict[int, str] = {}
+    kind = None
+    for index, rows in enumerate(blocks):
+        first = rows[0] if rows else ""
+        heading = next((k for k, p in _SECTIONS.items() if len(rows) == 1 and p.match(first)), None)
+        if heading:
+            kind = heading
+        elif kind and (CHAPTER_LINE.match(first) or _SECTION_END.match(first)):
+            kind = None
+        if kind and rows:
+            found[index] = kind
     return found
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from drama_cli.manuscript.cast_names import CastEntry, parse_entry, resolve, split_joint
+from drama_cli.manuscript.cast_names import CastEntry, parse_entries, resolve, split_joint
 from drama_cli.manuscript.epub import (
     HEADINGS,
     INVISIBLE,
@@ -42,6 +42,16 @@ from drama_cli.manuscript.imported import (
 from drama_cli.script.resolve import name_key
 
 DIRECTIONS = ("narrate", "drop")
+# Speech headings that name a chorus, not a character: "All" is every character who speaks in
+# the scene, "Both" the last two who spoke before it.
+CHORUS = {
+    "all": "all",
+    "all together": "all",
+    "omnes": "all",
+    "both": "both",
+    "both together": "both",
+    "ambo": "both",
+}
 STAGE_DIRECTION = "z3998:stage-direction"
 PERSONA = "z3998:persona"
 DRAMATIS = "z3998:dramatis-personae"
@@ -137,11 +147,14 @@ def finish_play(
     ((label, [(kind, words)]) for a speech, (None, words) for a direction), the dramatis
     personae `entries` and the count of each speech label. Resolves the speakers, sets the
     cast, and narrates or drops (and counts) the directions."""
-    keys, entry_keys = _cast_keys(entries, labels)
+    chorus = {label for label in labels if _chorus(label)}
+    keys, entry_keys = _cast_keys(
+        entries, labels - Counter({label: labels[label] for label in chorus})
+    )
     manuscript.cast = _cast(entries, entry_keys, keys)
     for chapter in chapters:
         for scene in chapter.scenes:
-            scene.lines = [line for raw in scene.lines for line in _lines(raw, keys)]
+            scene.lines = _scene_lines(scene.lines, keys, manuscript.cast)
             if directions == "drop":
                 manuscript.left_out["stage direction"] += sum(
                     line.speaker is None for line in scene.lines
@@ -149,6 +162,40 @@ def finish_play(
                 scene.lines = [line for line in scene.lines if line.speaker is not None]
         chapter.scenes = [scene for scene in chapter.scenes if scene.lines]
     manuscript.chapters = [c for c in chapters if c.scenes]
+
+
+def _chorus(label: str) -> str | None:
+    """'all' or 'both' for a chorus heading ("ALL.", "Both together"), else None."""
+    return CHORUS.get(" ".join(label.lower().strip(" .:").split()))
+
+
+def _scene_lines(raws: list, keys: dict[str, list[str]], cast: dict) -> list[ImportedLine]:
+    """A scene's raw items as lines; a chorus speech is said by each character it names (one
+    line each, all but the first overlapping): "All", everyone who speaks in the scene, "Both",
+    the last two who spoke before it (else the scene's first two)."""
+    present: list[str] = []
+    for label, _ in raws:
+        for key in keys.get(label, []) if label is not None else []:
+            if key not in present:
+                present.append(key)
+    lines: list[ImportedLine] = []
+    recent: list[str] = []
+    for raw in raws:
+        label = raw[0]
+        kind = _chorus(label) if label is not None else None
+        if kind == "all":
+            speakers = present
+        elif kind == "both":
+            speakers = recent[:2][::-1] if len(recent) >= 2 else present[:2]
+        else:
+            speakers = keys.get(label, []) if label is not None else []
+        if label is not None and not speakers:  # a chorus with no one to say it
+            speakers = [name_key(label)]
+            cast.setdefault(speakers[0], None)
+        lines += _lines(raw, speakers)
+        for key in speakers if not kind else []:
+            recent = [key] + [other for other in recent if other != key]
+    return lines
 
 
 class _PlayReader:
@@ -193,7 +240,7 @@ class _PlayReader:
             if local(item.tag) == "li" and not any(local(c.tag) in ("ul", "ol") for c in item):
                 words = text_of(item)
                 if words:
-                    self.entries.append(parse_entry(words))
+                    self.entries += parse_entries(words)
 
     def _heading(self, words: str, depth: int) -> None:
         if not words:
@@ -315,13 +362,12 @@ def _cast(
     return cast
 
 
-def _lines(raw, keys: dict[str, list[str]]) -> list[ImportedLine]:
-    """The script lines of a raw item: a direction as an action, a speech as its speakers'
-    lines (a manner direction at its start as their note, other directions as actions)."""
+def _lines(raw, speakers: list[str]) -> list[ImportedLine]:
+    """The script lines of a raw item: a direction as an action, a speech as the lines of its
+    `speakers` (a manner direction at its start as their note, other directions as actions)."""
     label, body = raw
     if label is None:
         return [ImportedLine(None, body)]
-    speakers = keys[label]
     lines: list[ImportedLine] = []
     note = None
     for index, (kind, words) in enumerate(body):

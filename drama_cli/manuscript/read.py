@@ -31,6 +31,7 @@ from drama_cli.manuscript.plain_text import (
     ORNAMENT,
     contents_entries,
     furniture,
+    furniture_sections,
     strip_markers,
 )
 from drama_cli.manuscript.play import read_play
@@ -44,6 +45,14 @@ SCRIPT_KINDS = (
     "fountain",
 )  # what `drama import --to` writes; a Fountain play comes with its cast file
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# An encoding a text names in its first lines: Project Gutenberg's header line, an HTML-style
+# `charset=` or an editor's `coding:` mark.
+_DECLARED_ENCODING = re.compile(
+    rb"(?:character set encoding|charset|coding)\s*[:=]\s*[\"']?([A-Za-z][\w.-]*)", re.I
+)
+# Latin-1 read as Windows-1252: the same letters, and the typographic marks that Windows puts
+# where Latin-1 has only control codes (curly quotes, dashes) read as what they are.
+_LATIN_1 = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "l1", "iso", "cp819", "windows-1252"}
 
 
 def read_manuscript(
@@ -146,23 +155,45 @@ def _read_words(
 
 
 def _decoded(data: bytes, label: str) -> str:
-    """Manuscript bytes as text: UTF-8 (a byte-order mark dropped), or UTF-16 with its mark;
-    control characters other than tab and line ends become spaces. Raises UsageError naming
-    `label`:line:col and the byte for text that is not UTF-8."""
+    """Manuscript bytes as text: UTF-8 (a byte-order mark dropped), UTF-16 with its mark, the
+    encoding the file names in its first lines (Project Gutenberg's `Character set encoding:
+    ISO-8859-1`, a `charset=` or `coding:` mark), else Windows-1252 (a superset of Latin-1's
+    printable characters) when the bytes read as it and most are ASCII; control
+    characters other than tab and line ends become spaces. Raises UsageError naming
+    `label`:line:col and the byte for text that is none of these."""
     try:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):
             text = data.decode("utf-16")
         else:
             text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raw = data[: err.start]
-        line = raw.count(b"\n") + 1
-        column = err.start - (raw.rfind(b"\n") + 1) + 1
-        raise UsageError(
-            f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
-            "save the manuscript as UTF-8"
-        ) from None
+        text = _legacy_text(data)
+        if text is None:
+            raw = data[: err.start]
+            line = raw.count(b"\n") + 1
+            column = err.start - (raw.rfind(b"\n") + 1) + 1
+            raise UsageError(
+                f"{label}:{line}:{column}: not UTF-8 text (byte 0x{data[err.start]:02x}); "
+                "save the manuscript as UTF-8"
+            ) from None
     return _CONTROL.sub(" ", text)
+
+
+def _legacy_text(data: bytes) -> str | None:
+    """Text in an 8-bit encoding: the one the file declares, else Windows-1252 when every byte
+    is defined there, none is NUL and at most a third are outside ASCII; None otherwise."""
+    declared = _DECLARED_ENCODING.search(data[:20000])
+    names = [declared.group(1).decode("ascii")] if declared else []
+    if not declared and (b"\x00" in data or 3 * sum(byte > 0x7F for byte in data) > len(data)):
+        return None
+    if names and names[0].lower().replace("_", "-") in _LATIN_1:
+        names = ["cp1252", "latin-1"]
+    for name in [*names, "cp1252"]:
+        try:
+            return data.decode(name)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return None
 
 
 def _with_paragraphs(manuscript: Manuscript, name: str) -> Manuscript:
@@ -204,6 +235,7 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
     ]
     if _lines_are_paragraphs(blocks):
         blocks = [[row] for rows in blocks for row in rows]
+    blocks = _without_furniture(blocks, left_out)
     play = with_cue_marks(blocks)
     if is_text_play([" ".join(rows) for rows in play if rows]):
         read_text_play(play, manuscript, directions)
@@ -238,6 +270,23 @@ def _read_text(text: str, stem: str, directions: str = "narrate") -> Manuscript:
         chapters.pop(0)
     manuscript.left_out = +left_out
     return manuscript
+
+
+def _without_furniture(blocks: list[list[str]], left_out: Counter) -> list[list[str]]:
+    """The blocks less the edition's pages (errata, advertisements, transcriber's notes: each
+    counted once) and its furniture paragraphs (each counted), `plain_text` says which."""
+    sections = furniture_sections(blocks)
+    kept = []
+    for index, rows in enumerate(blocks):
+        if index in sections:
+            left_out[sections[index]] += sections.get(index - 1) != sections[index]
+            continue
+        kind = furniture(" ".join(" ".join(rows).split())) if rows else None
+        if kind:
+            left_out[kind] += 1
+        else:
+            kept.append(rows)
+    return kept
 
 
 def _lines_are_paragraphs(blocks: list[list[str]]) -> bool:
