@@ -23,6 +23,8 @@ COMMAND_MODULES = (
     "plot",
     "book",
     "import_",
+    "voices",
+    "cast",
     "reference",
 )
 
