@@ -204,6 +204,12 @@ def _read_member(
                 'describe the voice: design: "a gravelly old sea captain"',
             )
         check_model_tokens(member.design, reader.text_start(fields["design"][1]))
+        if "[" in member.design or "]" in member.design:
+            raise reader.error(
+                f"design of {name} holds a bracket",
+                fields["design"][1],
+                "it is sent as the style prefix [design]: write it without [ and ]",
+            )
     if "transcript" in fields and not member.references:
         raise reader.error(
             "a transcript needs its audio: add 'voice: refs/<name>.wav'", fields["transcript"][0]
