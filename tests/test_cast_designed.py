@@ -140,3 +140,42 @@ def test_a_flow_entry_is_not_rewritten(tmp_path, monkeypatch, capsys):
     assert main(["cast", "lock", str(path), "CAPTAIN", "--take", "1", "--library", "l"]) == 2
     assert f"{path}:2: CAPTAIN's entry is not a block of keys" in one_error_line(capsys)
     assert path.read_text() == source
+
+
+@pytest.mark.slow
+def test_with_a_tiny_drama3_model_the_locked_take_is_the_reference_of_the_next_render(
+    tmp_path, tiny_model, monkeypatch, capsys
+):
+    from drama_cli.backends import registry
+
+    requests = []
+    make = registry.make_backend
+
+    def recording(*args, **kwargs):
+        backend = make(*args, **kwargs)
+        generate = backend.generate
+
+        def record(request, on_frames=None):
+            requests.append(request)
+            return generate(request, on_frames)
+
+        backend.generate = record
+        return backend
+
+    monkeypatch.setattr(registry, "make_backend", recording)
+    path = tmp_path / "quay.yaml"
+    path.write_text(
+        f'cast:\n  CAPTAIN:\n    design: "{DESIGN}"\nlines:\n  - CAPTAIN: Rope, lad.\n',
+        encoding="utf-8",
+    )
+    engine = ["--engine", "drama3", "--model", str(tiny_model), "--device", "cpu"]
+    assert main(["cast", "audition", str(path), "CAPTAIN", "--candidates", "2", *engine]) == 0
+    assert [r.seed for r in requests] == [7001, 7002]
+    assert all(r.conversation.references == () for r in requests)
+    take = path.with_name("quay.auditions") / "captain" / "take-1.wav"
+    library = ["--library", str(tmp_path / "lib")]
+    assert main(["cast", "lock", str(path), "CAPTAIN", "--take", "1", *library]) == 0
+    (plan,) = compile_scene(load_script(path), "scene-1", "clone")  # what the next render sends
+    (reference,) = plan.conversations[0].references
+    assert np.array_equal(load_audio(reference.clip.path), sf.read(take, dtype="float32")[0])
+    assert reference.transcript == "<|speaker:0|> Rope, lad."
