@@ -33,6 +33,7 @@ ALLOWED = {
     "edit": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
     "book": {"errors", "script", "compile", "takes", "qc", "mix"},
     "manuscript": {"errors", "script"},
+    "cast": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
     "plot": {"errors", "script", "compile", "takes", "qc", "mix", "edit"},
     "commands": {
         "errors",
@@ -47,6 +48,7 @@ ALLOWED = {
         "plot",
         "book",
         "manuscript",
+        "cast",
     },
     "studio": {
         "errors",
@@ -61,6 +63,7 @@ ALLOWED = {
         "plot",
         "book",
         "manuscript",
+        "cast",
         "commands",
     },
     "cli": {"errors", "commands", "studio", "__init__"},

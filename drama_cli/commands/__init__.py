@@ -24,6 +24,8 @@ COMMAND_MODULES = (
     "plot",
     "book",
     "import_",
+    "voices",
+    "cast",
     "reference",
 )
 

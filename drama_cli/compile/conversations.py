@@ -213,14 +213,16 @@ class SceneCompiler:
 
     def chunks(self, line: Line, speakers: dict[str, int], max_chars: int) -> list[str]:
         """The line cut by `split_text`; its notes and style prefix direct the whole line, so
-        every chunk of the line's own speaker starts with them."""
+        every chunk of the line's own speaker starts with them, after the speaker's designed
+        voice (`design_direction`) when it has one."""
         k = speakers[line.speaker]
         if not _own_words(line):
             # the style prefix is all the line's own speaker says (`[sighs]`): it is the cue itself
             return split_text(self.render(line, speakers), max_chars)
         spans = self.spoken(line).spans
         prefix = " ".join(
-            [note_direction(note) for note in line.notes if note_direction(note)]
+            design_direction(self.script.cast.get(line.speaker))
+            + [note_direction(note) for note in line.notes if note_direction(note)]
             + [span.text for span in spans if span.kind == "style"]
         )
         body = render_spans(
@@ -240,7 +242,7 @@ class SceneCompiler:
         for name, k in sorted(speakers.items(), key=lambda item: item[1]):
             member = self.script.cast.get(name)
             clips = member.references if member else []
-            if not clips:
+            if not clips and not (member and member.design):
                 warnings.append(f"{name} has no reference clip: the voice is not cloned")
             for clip in clips:
                 path = os.path.join(self.script.base_dir, clip.path)
@@ -364,6 +366,15 @@ class SceneCompiler:
                     )
                 )
         return plans
+
+
+def design_direction(member) -> list[str]:
+    """`[description]` for a cast member designed from a description (`design:`) who has no
+    reference clip yet: Drama 3 invents the voice from it; [] for any other member (a locked
+    designed voice clones its clip instead)."""
+    if member is None or not member.design or member.references:
+        return []
+    return [f"[{member.design}]"]
 
 
 def _own_words(line: Line) -> bool:

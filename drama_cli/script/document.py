@@ -71,6 +71,9 @@ class CastMember:
     lang: an optional language label, kept as the exact source string.
     consent, voice_source: where the voice comes from (`consent:`, `voice_source:` in the
     cast); records for the producer, never part of what is sent to the model or of a cache key.
+    design: a written description to invent the voice from when there is no clip (`design:`):
+    sent as the style prefix of each of the member's lines. library_voice: the name of the
+    library voice its clip comes from (`voice: library:NAME`), or None.
     """
 
     name: str
@@ -82,6 +85,8 @@ class CastMember:
     position: SourcePosition | None = None
     consent: Consent | None = None
     voice_source: VoiceSource | None = None
+    design: str | None = None
+    library_voice: str | None = None
 
     def voice_record(self) -> dict | None:
         """The member's consent or voice source as plain JSON data (`{"consent": {by, on,

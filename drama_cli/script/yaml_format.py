@@ -33,6 +33,13 @@ from drama_cli.script.language_tags import read_language_label
 from drama_cli.script.lexicon import read_language_keys
 from drama_cli.script.problems import Problems
 from drama_cli.script.sound_table import read_sounds_node
+from drama_cli.script.voice_library import (
+    LIBRARY_PREFIX,
+    LibraryError,
+    clip_file,
+    library_dir,
+    read_voice,
+)
 from drama_cli.script.yaml_reader import YamlReader, compose
 from drama_cli.script.yaml_scenes import MIX_KEYS, read_lines, read_mix, read_scene
 from drama_cli.script.yaml_sounds import check_anchors
@@ -52,6 +59,7 @@ SCRIPT_KEYS = (
     "language",
     "normalize",
     "sounds",
+    "voice_library",
 )
 MEMBER_KEYS = (
     "voice",
@@ -64,6 +72,7 @@ MEMBER_KEYS = (
     "lang",
     "consent",
     "voice_source",
+    "design",
 )
 CLIP_KEYS = ("audio", "path", "transcript")
 CONSENT_KEYS = ("by", "on", "note")
@@ -102,7 +111,8 @@ def read_yaml(
         script.title = reader.text(top["title"][1], "title") or ""
         script.title_page = {"Title": script.title}
     if "cast" in top:
-        script.cast = read_cast_node(reader, top["cast"][1], base)
+        library = read_library_key(reader, top, base)
+        script.cast = read_cast_node(reader, top["cast"][1], base, library)
     if "narrator" in top:
         script.narrator = reader.scalar(top["narrator"][1], "narrator")
     script.mix = read_mix(reader, top)
@@ -144,24 +154,37 @@ def read_yaml(
     return script
 
 
-def read_cast_node(reader: YamlReader, node: Node, base: Path) -> dict[str, CastMember]:
+def read_library_key(reader: YamlReader, top: dict, base: Path) -> Path | None:
+    """The folder of `voice_library: DIR` (relative to `base`), or None when not given."""
+    if "voice_library" not in top:
+        return None
+    folder = reader.scalar(top["voice_library"][1], "voice_library").strip()
+    return base / folder if folder else None
+
+
+def read_cast_node(
+    reader: YamlReader, node: Node, base: Path, library: Path | None = None
+) -> dict[str, CastMember]:
     """Cast members from a `cast:` mapping (name -> settings, or name -> reference path). A bad
     member's error goes to `reader.problems` and the member stays, bare, so one run lists every
-    bad field and its lines do not count as unknown speakers."""
+    bad field and its lines do not count as unknown speakers. `library`: the folder that
+    `voice: library:NAME` looks in (None: `voice_library.default_library_dir()`)."""
     members: dict[str, CastMember] = {}
     for name, (key_node, value_node) in reader.mapping(node, None, "the cast").items():
         members[name] = CastMember(name=name, position=reader.at(key_node))
         with reader.problems.collect():
-            members[name] = _read_member(reader, name, key_node, value_node, base)
+            members[name] = _read_member(reader, name, key_node, value_node, base, library)
     return members
 
 
 def _read_member(
-    reader: YamlReader, name: str, key_node: Node, node: Node, base: Path
+    reader: YamlReader, name: str, key_node: Node, node: Node, base: Path, library: Path | None
 ) -> CastMember:
     member = CastMember(name=name, position=reader.at(key_node))
     if isinstance(node, ScalarNode):
-        if node.value:
+        if node.value.startswith(LIBRARY_PREFIX):
+            _library_voice(reader, member, node, None, library)
+        elif node.value:
             member.references.append(_clip(reader, node.value, None, node, base))
         return member
     fields = reader.mapping(node, MEMBER_KEYS, f"cast member {name}")
@@ -169,7 +192,25 @@ def _read_member(
     for key in ("voice", "reference"):
         if key in fields:
             path = reader.scalar(fields[key][1], key)
+            if path.startswith(LIBRARY_PREFIX):
+                _library_voice(reader, member, fields[key][1], transcript, library)
+                continue
             member.references.append(_clip(reader, path, transcript, fields[key][1], base))
+    if "design" in fields:
+        member.design = (reader.text(fields["design"][1], "design") or "").strip() or None
+        if member.design is None:
+            raise reader.error(
+                f"design of {name} is empty",
+                fields["design"][0],
+                'describe the voice: design: "a gravelly old sea captain"',
+            )
+        check_model_tokens(member.design, reader.text_start(fields["design"][1]))
+        if "[" in member.design or "]" in member.design:
+            raise reader.error(
+                f"design of {name} holds a bracket",
+                fields["design"][1],
+                "it is sent as the style prefix [design]: write it without [ and ]",
+            )
     if "transcript" in fields and not member.references:
         raise reader.error(
             "a transcript needs its audio: add 'voice: refs/<name>.wav'", fields["transcript"][0]
@@ -202,6 +243,37 @@ def _read_member(
     if "voice_source" in fields:
         member.voice_source = _read_voice_source(reader, fields["voice_source"][1], name)
     return member
+
+
+def _library_voice(
+    reader: YamlReader,
+    member: CastMember,
+    node: Node,
+    transcript: str | None,
+    library: Path | None,
+) -> None:
+    """Give `member` the library voice named by `library:NAME` at `node`: its clip, its
+    transcript (unless the cast gives one) and its consent or source record (unless the cast
+    gives one). Raises ScriptError at `node` for an unknown voice or a bad record."""
+    name = reader.scalar(node, "voice")[len(LIBRARY_PREFIX) :].strip()
+    folder = library_dir(library)
+    try:
+        voice = read_voice(folder, name)
+    except LibraryError as err:
+        raise reader.error(
+            str(err), node, "add it with `drama voices add CLIP --name NAME`"
+        ) from None
+    member.library_voice = voice.name
+    member.references.append(
+        ReferenceClip(
+            path=str(clip_file(folder, voice).resolve()),
+            transcript=transcript if transcript is not None else voice.transcript,
+            position=reader.at(node),
+        )
+    )
+    consent, source = voice.cast_records()
+    member.consent = member.consent or consent
+    member.voice_source = member.voice_source or source
 
 
 def _read_consent(reader: YamlReader, node: Node, name: str) -> Consent:
@@ -371,10 +443,13 @@ def read_cast_file(path: str | Path) -> tuple[dict[str, CastMember], str | None,
         )
     if "cast" in top:
         reader.mapping(
-            root, ("cast", "narrator", "title", "sounds", *LANGUAGE_KEYS), "the cast file"
+            root,
+            ("cast", "narrator", "title", "sounds", "voice_library", *LANGUAGE_KEYS),
+            "the cast file",
         )
         narrator = reader.scalar(top["narrator"][1], "narrator") if "narrator" in top else None
-        members = read_cast_node(reader, top["cast"][1], path.parent)
+        library = read_library_key(reader, top, path.parent)
+        members = read_cast_node(reader, top["cast"][1], path.parent, library)
     else:
         members = read_cast_node(reader, root, path.parent)
     reader.problems.raise_if_any()
