@@ -21,7 +21,7 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.backends.base import Backend, GenerationRequest
-from drama_cli.cast.cast_file import cast_file_of, lock_member
+from drama_cli.cast.cast_file import cast_file_of, lock_member, locked_text
 from drama_cli.cast.library import add_voice
 from drama_cli.compile.conversations import SceneCompiler
 from drama_cli.errors import UsageError
@@ -195,6 +195,14 @@ def lock(script: Script, character: str, take: int, folder: Path, library: Path)
         raise UsageError(f"{audio} is missing or changed since the audition: audition again")
     cast_path = cast_file_of(script, member.name)
     relative = f"refs/{slug(member.name)}-designed.wav"
+    # the cast must take the voice before anything is copied or added
+    locked_text(
+        cast_path.read_text(encoding="utf-8"),
+        member.name,
+        relative,
+        chosen["words"],
+        str(cast_path),
+    )
     target = cast_path.parent / relative
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(audio, target)
