@@ -137,9 +137,11 @@ def test_a_flow_entry_is_not_rewritten(tmp_path, monkeypatch, capsys):
     source = f'cast:\n  CAPTAIN: {{design: "{DESIGN}"}}\nlines:\n  - CAPTAIN: Fetch the rope.\n'
     path.write_text(source, encoding="utf-8")
     assert main(["cast", "audition", str(path), "CAPTAIN", "--candidates", "1"]) == 0
-    assert main(["cast", "lock", str(path), "CAPTAIN", "--take", "1", "--library", "l"]) == 2
+    library = str(tmp_path / "l")
+    assert main(["cast", "lock", str(path), "CAPTAIN", "--take", "1", "--library", library]) == 2
     assert f"{path}:2: CAPTAIN's entry is not a block of keys" in one_error_line(capsys)
     assert path.read_text() == source
+    assert not (tmp_path / "l").exists() and not (tmp_path / "refs").exists()  # nothing added
 
 
 @pytest.mark.slow

@@ -27,6 +27,7 @@ from drama_cli.render.say import (
     say_stream,
     wav_header,
 )
+from drama_cli.script.voice_library import LIBRARY_ENV
 from drama_cli.takes.store import TakeStore
 from engine.constants import HOP_SAMPLES, SAMPLE_RATE
 
@@ -265,6 +266,20 @@ def test_a_cast_members_voice_and_lexicon_come_from_the_cast_file(tmp_path, monk
     assert rate == SAMPLE_RATE and audio.size == backend.generate(backend.requests[0]).audio.size
 
 
+def test_a_library_voice_is_resolved_as_a_cast_resolves_it(tmp_path, monkeypatch):
+    backend = FakeBackend()
+    fake_render(monkeypatch, backend)
+    library = tmp_path / "lib"
+    monkeypatch.setenv(LIBRARY_ENV, str(library))
+    add = ["voices", "add", str(LANE), "--name", "lane", "--transcript", LANE_SAYS]
+    assert main([*add, "--source", "synthetic"]) == 0
+    assert main(["say", "Yes, sir.", "--library", "lane", "-o", str(tmp_path / "x.wav")]) == 0
+    (reference,) = backend.requests[0].conversation.references
+    assert reference.clip.path == str(library / "lane.wav")
+    assert reference.transcript == f"<|speaker:0|> {LANE_SAYS}"
+    assert backend.requests[0].conversation.text == "<|speaker:0|> Yes, sir."
+
+
 def test_keep_stores_the_take_as_a_render_does(tmp_path, monkeypatch):
     backend = FakeBackend()
     fake_render(monkeypatch, backend)
@@ -293,6 +308,8 @@ def test_nothing_is_written_without_keep_or_an_output_file(tmp_path, monkeypatch
         (["say", "   ", *VOICE], "no text to say"),
         (["say", "Hello.", "--cast", "CAST", "--as", "NOBODY"], "NOBODY"),
         (["say", "Hello.", "--transcript", "words"], "--voice"),
+        (["say", "Hello.", "--library", "nobody"], "no voice 'nobody' in the library"),
+        (["say", "Hello.", "--library", "x", *VOICE], "give one voice"),
         (["say", "Hello.", *VOICE, "--format", "ogg"], "--format"),
         (["say", "Hello.", *VOICE, "--stream"], "--stream reads stdin"),
     ],

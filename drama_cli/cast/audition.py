@@ -21,13 +21,12 @@ import numpy as np
 import soundfile as sf
 
 from drama_cli.backends.base import Backend, GenerationRequest
-from drama_cli.cast.cast_file import lock_member
+from drama_cli.cast.cast_file import cast_file_of, lock_member, locked_text
 from drama_cli.cast.library import add_voice
 from drama_cli.compile.conversations import SceneCompiler
 from drama_cli.errors import UsageError
 from drama_cli.script.direction import display_text
 from drama_cli.script.document import Line, Scene, Script
-from drama_cli.script.load import cast_file_for
 from drama_cli.script.voice_library import LibraryVoice, voice_names
 from engine.constants import SAMPLE_RATE
 from engine.files import file_sha256, write_text_atomic
@@ -194,10 +193,16 @@ def lock(script: Script, character: str, take: int, folder: Path, library: Path)
     audio = folder / chosen["file"]
     if not audio.is_file() or file_sha256(audio) != chosen["sha256"]:
         raise UsageError(f"{audio} is missing or changed since the audition: audition again")
-    cast_path = Path(script.source) if script.format == "yaml" else cast_file_for(script.source)
-    if cast_path is None or not cast_path.is_file():
-        raise UsageError(f"no cast file to write {member.name}'s voice into")
+    cast_path = cast_file_of(script, member.name)
     relative = f"refs/{slug(member.name)}-designed.wav"
+    # the cast must take the voice before anything is copied or added
+    locked_text(
+        cast_path.read_text(encoding="utf-8"),
+        member.name,
+        relative,
+        chosen["words"],
+        str(cast_path),
+    )
     target = cast_path.parent / relative
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(audio, target)

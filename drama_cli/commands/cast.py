@@ -1,5 +1,6 @@
-"""`drama cast audition | lock`: a character's voice designed from a description, auditioned
-and locked as its reference clip (the work: `drama_cli.cast.audition`)."""
+"""`drama cast audition | lock | suggest`: a character's voice designed from a description,
+auditioned and locked as its reference clip (`drama_cli.cast.audition`), and library voices
+proposed for the characters without one (`drama_cli.cast.suggest`)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ from pathlib import Path
 import typer
 
 from drama_cli.backends import registry  # called through the module: tests replace make_backend
+from drama_cli.cast.cast_file import cast_file_of, script_library, write_voices
+from drama_cli.cast.suggest import suggest
 from drama_cli.commands import options as opt
 from drama_cli.commands.help_style import TidyHelpGroup
 from drama_cli.commands.output import notice
+from drama_cli.errors import UsageError
 from drama_cli.script.load import load_script
-from drama_cli.script.voice_library import library_dir
+from drama_cli.script.voice_library import LIBRARY_PREFIX, library_dir, list_voices
 
 CHARACTER = typer.Argument(..., help="The cast member (a name of the cast; case ignored).")
 LIBRARY = typer.Option(
@@ -24,7 +28,8 @@ LIBRARY = typer.Option(
 )
 
 cast_app = typer.Typer(
-    help="Cast voices: audition a voice designed from a description and lock one take.",
+    help="Cast voices: audition a voice designed from a description and lock one take; "
+    "propose library voices for the characters without one.",
     no_args_is_help=True,
     cls=TidyHelpGroup,
 )
@@ -96,3 +101,46 @@ def lock_command(
         f"{member.name} now clones {locked.clip} (take {take}), written into {locked.cast_file}; "
         f"in the library as {locked.voice.name}"
     )
+
+
+@cast_app.command("suggest")
+def suggest_command(
+    script: str = opt.SCRIPT_FILE,
+    cast: Path | None = opt.CAST,
+    library: Path | None = LIBRARY,
+    apply: bool = typer.Option(
+        False, "--apply", help="Write the proposals into the cast (comments and order kept)."
+    ),
+    as_json: bool = opt.JSON,
+) -> None:
+    """Propose a library voice for every character without a voice: the one whose tags and
+    description fit the character's gender, age and accent words best (the cast's 'gender:'
+    and 'description:', the name's title), never a voice of another character in one of its
+    scenes, the narrator's voice no one else's. Prints each proposal with its reasons; --apply
+    writes them as 'voice: library:NAME'."""
+
+    loaded = load_script(script, cast)
+    cast_path = cast_file_of(loaded)
+    folder = library_dir(library or script_library(cast_path))
+    voices = list_voices(folder)
+    if not voices:
+        raise UsageError(f"the library {folder} has no voices: add some with 'drama voices add'")
+    proposals = suggest(loaded, voices)
+    chosen = {p.character: f"{LIBRARY_PREFIX}{p.voice}" for p in proposals if p.voice}
+    if apply and chosen:
+        write_voices(cast_path, chosen)
+    if as_json:
+        rows = [p.__dict__ | {"reasons": list(p.reasons)} for p in proposals]
+        print(json.dumps({"library": str(folder), "applied": apply, "proposals": rows}, indent=2))
+        return
+    if not proposals:
+        print("every character has a voice")
+        return
+    width = max(len(p.character) for p in proposals)
+    for p in proposals:
+        why = ", ".join(p.reasons) or "nothing to match: the free voice used least"
+        print(f"{p.character:<{width}}  {p.voice or '-':<16} {p.score:>3}  {why}")
+    if apply:
+        print(f"{len(chosen)} voice(s) written into {cast_path}")
+    else:
+        print(f"write them: drama cast suggest {script} --apply")

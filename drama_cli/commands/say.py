@@ -30,6 +30,12 @@ def say_command(
     transcript: str | None = typer.Option(
         None, "--transcript", help="What the --voice clip says, word for word."
     ),
+    library: str | None = typer.Option(
+        None,
+        "--library",
+        help="A voice of the voice library, as a cast's 'voice: library:NAME' names it "
+        "(the library: $DRAMA_VOICE_LIBRARY, else voices/ in the user's data folder).",
+    ),
     cast: str | None = typer.Option(None, "--cast", help="Cast file (YAML) holding the voice."),
     as_name: str | None = typer.Option(None, "--as", help="The cast member of --cast who speaks."),
     output: str = typer.Option(
@@ -86,7 +92,7 @@ def say_command(
     from drama_cli.takes.jobs import check_max_chars
     from drama_cli.takes.store import TakeStore
 
-    who = _voice(voice, transcript, cast, as_name)
+    who = _voice(voice, transcript, cast, as_name, library)
     kind = (format or _suffix(output, SAY_FORMATS) or "wav").lower()
     if kind not in SAY_FORMATS:
         raise UsageError(f"unknown --format {kind!r}; expected one of {', '.join(SAY_FORMATS)}")
@@ -160,13 +166,20 @@ def _say_streamed(sayer):
         signal.signal(signal.SIGINT, earlier)
 
 
-def _voice(clip, transcript, cast, name):
-    """The `Voice` the options give: a clip and its transcript, or a cast file and a name;
-    UsageError for none, both, or half of one."""
+def _voice(clip, transcript, cast, name, library=None):
+    """The `Voice` the options give: a clip and its transcript, a library voice, or a cast
+    file and a name; UsageError for none, two, or half of one."""
     from drama_cli.render.say import Voice  # lazy: the compiler and numpy, 1 s at start-up
 
-    if clip is not None and (cast is not None or name is not None):
-        raise UsageError("give --voice CLIP or --cast FILE --as NAME, not both")
+    given = [clip is not None, library is not None, cast is not None or name is not None]
+    if sum(given) > 1:
+        raise UsageError("give one voice: --voice CLIP, --library NAME or --cast FILE --as NAME")
+    if library is not None:
+        if transcript is not None:
+            raise UsageError(
+                "--transcript is what the --voice clip says; a library voice has its own"
+            )
+        return Voice(library=library)
     if clip is not None:
         if not Path(clip).is_file():
             raise UsageError(f"--voice {clip}: no such file")
@@ -174,7 +187,9 @@ def _voice(clip, transcript, cast, name):
     if transcript is not None:
         raise UsageError("--transcript is what the --voice clip says; give --voice CLIP too")
     if cast is None and name is None:
-        raise UsageError("no voice: give --voice CLIP --transcript TEXT, or --cast FILE --as NAME")
+        raise UsageError(
+            "no voice: give --voice CLIP --transcript TEXT, --library NAME, or --cast FILE --as NAME"
+        )
     if cast is None or name is None:
         raise UsageError("a cast member's voice needs both --cast FILE and --as NAME")
     return Voice(name=name, cast=cast)

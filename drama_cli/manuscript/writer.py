@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
 from drama_cli.manuscript.characters import cluster_speakers
-from drama_cli.manuscript.dialogue import RULES
+from drama_cli.manuscript.dialogue import RULES, gender_of
 from drama_cli.manuscript.imported import (
     BREAK,
     NARRATOR,
@@ -20,6 +20,7 @@ from drama_cli.manuscript.imported import (
 )
 from drama_cli.script.book import UNATTRIBUTED
 
+GENDER_WORDS = {"f": "female", "m": "male"}  # the cast's `gender:` of a learnt gender
 DOUBTFUL = 0.75  # a quote attributed with less confidence is listed in the report to check
 
 
@@ -226,7 +227,8 @@ def script_yaml(
     ):
         if value:
             out.append(f"  {key}: {_quoted(speakable(value))}")
-    out += ["cast:", *cast_lines(manuscript, report.cast, report.aliases), "chapters:"]
+    cast = cast_lines(manuscript, report.cast, report.aliases, options.genders)
+    out += ["cast:", *cast, "chapters:"]
     for number, (title, scenes, _) in enumerate(chapters, start=1):
         out += [
             f"  - title: {_quoted(speakable(title))}",
@@ -244,11 +246,16 @@ def script_yaml(
 
 
 def cast_lines(
-    manuscript: Manuscript, counts: Counter, aliases: dict[str, list[str]] | None = None
+    manuscript: Manuscript,
+    counts: Counter,
+    aliases: dict[str, list[str]] | None = None,
+    genders: dict[str, str] | None = None,
 ) -> list[str]:
     """The YAML rows of the cast: NARRATOR, the play's cast with descriptions, then the other
     speakers of `counts` (name → lines), most lines first, UNATTRIBUTED last; a member with
-    other names in the book (`aliases`: key → names) lists them under `aliases:`."""
+    other names in the book (`aliases`: key → names) lists them under `aliases:`, and one whose
+    gender the import learnt (a title, the pronouns of its speech tags: `genders`, name → 'm'
+    or 'f') has `gender: female` or `gender: male` (read by `drama cast suggest`)."""
     names = [NARRATOR] + [n for n in manuscript.cast if n != NARRATOR]
     names += sorted(
         (n for n in counts if n not in names), key=lambda n: (n == UNATTRIBUTED, -counts[n], n)
@@ -261,8 +268,11 @@ def cast_lines(
                 "placeholder for quotes without a speaker; give each of its lines its speaker"
             )
         others = (aliases or {}).get(name)
-        fields = (f"\n    description: {_quoted(description)}" if description else "") + (
-            f"\n    aliases: [{', '.join(_quoted(a) for a in others)}]" if others else ""
+        gender = None if name in (NARRATOR, UNATTRIBUTED) else gender_of(name, genders or {})
+        fields = (
+            (f"\n    description: {_quoted(description)}" if description else "")
+            + (f"\n    aliases: [{', '.join(_quoted(a) for a in others)}]" if others else "")
+            + (f"\n    gender: {GENDER_WORDS[gender]}" if gender in GENDER_WORDS else "")
         )
         out.append(f"  {_key(name)}:" + (fields or " {}"))
     return out

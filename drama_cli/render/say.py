@@ -48,6 +48,7 @@ from drama_cli.qc.take_checks import check_generation
 from drama_cli.render.line import CHUNK_GAP_S, conclude_line, join_and_check, store_attempt
 from drama_cli.script.document import Script
 from drama_cli.script.load import script_from_text
+from drama_cli.script.voice_library import LIBRARY_PREFIX
 from drama_cli.takes.jobs import (
     LineJob,
     RenderSettings,
@@ -75,13 +76,15 @@ UNKNOWN_SIZE = 0xFFFFFFFF  # a WAV size field of a stream whose length is not kn
 
 @dataclass(frozen=True)
 class Voice:
-    """Who speaks: a reference `clip` and its `transcript` (the cast member VOICE_NAME), or
-    the member `name` of the cast file `cast`."""
+    """Who speaks: a reference `clip` and its `transcript` (the cast member VOICE_NAME), the
+    voice `library` of the voice library (VOICE_NAME with `voice: library:NAME`, resolved as a
+    cast resolves it), or the member `name` of the cast file `cast`."""
 
     name: str = VOICE_NAME
     clip: str | None = None
     transcript: str | None = None
     cast: str | None = None
+    library: str | None = None
 
 
 @dataclass
@@ -141,13 +144,15 @@ def say_script(texts: list[str], voice: Voice, normalize: bool = True, first: in
     read as a YAML script (directions and tags parsed, speakers resolved, the cast file's
     lexicon and language attached); relative clip paths start from the working folder.
     Raises ScriptError (one line) for empty text, bad directions, an unknown cast name or a
-    missing clip, UsageError for a missing cast file."""
+    missing clip or an unknown library voice, UsageError for a missing cast file."""
     document: dict = {}
     if voice.clip is not None:
         member = {"voice": voice.clip}
         if voice.transcript is not None:
             member["transcript"] = voice.transcript
         document["cast"] = {voice.name: member}
+    elif voice.library is not None:
+        document["cast"] = {voice.name: {"voice": f"{LIBRARY_PREFIX}{voice.library}"}}
     lines = [{"id": str(n), "speaker": voice.name, "text": t} for n, t in enumerate(texts, first)]
     document["scenes"] = [{"id": SAY_SCENE, "lines": lines}]
     text = yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=10**9)

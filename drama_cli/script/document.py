@@ -73,7 +73,8 @@ class CastMember:
     cast); records for the producer, never part of what is sent to the model or of a cache key.
     design: a written description to invent the voice from when there is no clip (`design:`):
     sent as the style prefix of each of the member's lines. library_voice: the name of the
-    library voice its clip comes from (`voice: library:NAME`), or None.
+    library voice its clip comes from (`voice: library:NAME`), or None. gender: "female", "male"
+    or other free text (`gender:`), read only by `drama cast suggest`; None when not given.
     """
 
     name: str
@@ -87,6 +88,7 @@ class CastMember:
     voice_source: VoiceSource | None = None
     design: str | None = None
     library_voice: str | None = None
+    gender: str | None = None
 
     def voice_record(self) -> dict | None:
         """The member's consent or voice source as plain JSON data (`{"consent": {by, on,

@@ -73,6 +73,7 @@ MEMBER_KEYS = (
     "consent",
     "voice_source",
     "design",
+    "gender",
 )
 CLIP_KEYS = ("audio", "path", "transcript")
 CONSENT_KEYS = ("by", "on", "note")
@@ -226,6 +227,9 @@ def _read_member(
     if "description" in fields:
         member.description = reader.text(fields["description"][1], "description")
         check_model_tokens(member.description or "", reader.text_start(fields["description"][1]))
+    if "gender" in fields:
+        member.gender = " ".join(reader.scalar(fields["gender"][1], "gender").lower().split())
+        member.gender = member.gender or None
     if "speaker" in fields:
         with reader.problems.collect():  # listed with the lines' problems; the member stays
             index = reader.integer(fields["speaker"][1], "speaker index")

@@ -16,6 +16,13 @@ Routes (every one behind `TokenGuard`):
     POST /api/jobs                {kind, line, takes, note, text, from_take}: queue an action
                                   (kind render, revise, edit; or mix with `line` a scene id)
     POST /api/jobs/ID/cancel      stop a job at its next step
+    GET  /api/cast                the Cast view (`casting.cast_view`)
+    GET  /api/cast/audio?character=NAME[&take=K]   a member's clip, or an audition take
+    POST /api/cast/audition       {character, candidates}: `drama cast audition`
+    POST /api/cast/lock           {character, take}: `drama cast lock`
+    POST /api/cast/apply          {character}: the proposed library voice written into the cast
+    GET  /api/attribution         the Attribution view (`casting.attribution_view`)
+    POST /api/attribution         {line, speaker}: the speaker written into the script
 Errors come back as `{"error": message}`: 400 for a bad request, 404 for an unknown take, 409
 when another process holds the project or its folder cannot be written (read-only, full disk:
 the line the commands print).
@@ -37,7 +44,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from drama_cli.errors import DramaError, RenderError, UsageError, system_error_message
-from drama_cli.studio import views
+from drama_cli.studio import casting, views
 from drama_cli.studio.actions import (
     NEEDS_ENGINE,
     check_params,
@@ -99,6 +106,16 @@ class Studio:
             job.message = "loading the engine"
             self._backend = self._make_backend()
         run_action(self.project, self._backend, job)
+
+    def audition(self, body: dict) -> dict:
+        """`casting.run_audition` with the studio's backend; refused (RenderError) while a job
+        is queued or running, which holds the backend."""
+        with self._selecting:
+            if self.worker.pending():
+                raise RenderError("wait for the jobs to finish before an audition")
+            if self._backend is None:
+                self._backend = self._make_backend()
+            return casting.run_audition(self.project, self._backend, body)
 
     def close(self) -> list[tuple[str, int]]:
         """Stop the worker: the job running stops at its next step, the ones queued are
@@ -180,6 +197,28 @@ def make_app(studio: Studio, token: str) -> Starlette:
             return refusal(404, "no such job")
         return JSONResponse(job.to_dict())
 
+    async def cast_view(request):
+        return await answer(casting.cast_view, studio.project)
+
+    async def cast_audio(request):
+        return await wav_response(cast_clip, studio.project, request.query_params)
+
+    async def cast_audition(request):
+        return await answer_body(request, studio.audition)
+
+    async def cast_lock(request):
+        return await answer_body(request, lambda body: casting.lock_take(studio.project, body))
+
+    async def cast_apply(request):
+        return await answer_body(request, lambda body: casting.apply_proposal(studio.project, body))
+
+    async def attribution(request):
+        if request.method == "POST":
+            return await answer_body(
+                request, lambda body: casting.choose_speaker(studio.project, body)
+            )
+        return await answer(casting.attribution_view, studio.project)
+
     async def no_icon(request):
         return Response(status_code=204)
 
@@ -197,6 +236,12 @@ def make_app(studio: Studio, token: str) -> Starlette:
         Route("/api/select", select, methods=["POST"]),
         Route("/api/jobs", jobs, methods=["POST"]),
         Route("/api/jobs/{job:int}/cancel", cancel, methods=["POST"]),
+        Route("/api/cast", cast_view),
+        Route("/api/cast/audio", cast_audio),
+        Route("/api/cast/audition", cast_audition, methods=["POST"]),
+        Route("/api/cast/lock", cast_lock, methods=["POST"]),
+        Route("/api/cast/apply", cast_apply, methods=["POST"]),
+        Route("/api/attribution", attribution, methods=["GET", "POST"]),
     ]
     return Starlette(routes=routes, middleware=[Middleware(TokenGuard, token=token)])
 
@@ -275,6 +320,18 @@ def find_mix(project, query) -> Path:
     if path is None:
         raise UsageError(f"scene {scene.id!r} has no mix yet")
     inside_project(project, path, f"the mix of scene {scene.id!r}")
+    return path
+
+
+def cast_clip(project, query) -> Path:
+    """The clip `casting.voice_clip` finds: a WAV, FLAC or MP3 in the script's folder or the
+    voice library."""
+    path, library = casting.voice_clip(project, query)
+    if path.suffix not in AUDIO_TYPES or not path.is_file():
+        raise UsageError(f"{query.get('character', '')}'s clip cannot be played here")
+    folders = (project.script_path.parent.resolve(), library.resolve())
+    if not any(path.resolve().is_relative_to(folder) for folder in folders):
+        raise UsageError("the clip lies outside the script's folder and the voice library")
     return path
 
 

@@ -23,7 +23,9 @@ const KEYS = [
   ["1 – 9", "select take N (line view)"], ["x", "A/B: switch to the other take at the same position"],
   ["a / b", "mark the playing take as A / B"], ["n", "render again"], ["r", "revise with a note"],
   ["e", "edit by text"], ["s", "scene view: the mix timeline / back to the line"],
-  ["m", "mix the scene again"], ["f", "only lines that need attention"], ["?", "this help"],
+  ["m", "mix the scene again"], ["f", "only lines that need attention"],
+  ["c", "cast view: j / k a character, p its voice, 1 – 9 an audition, u audition, l lock the one played, y take the proposal"],
+  ["t", "attribution view: j / k a line, 1 – 9 its Nth candidate as the speaker"], ["?", "this help"],
 ];
 
 // -- small helpers -------------------------------------------------------------------------
@@ -471,6 +473,97 @@ function toggleScene() {
   if (state.view === "scene") { state.view = "line"; showLine(state.current); } else showScene();
 }
 
+// -- cast and attribution views ---------------------------------------------------------------
+
+const casting = {members: [], at: 0, played: null, lines: [], line: 0};
+
+async function showCast() {
+  stopAll();
+  state.view = "cast";
+  try { casting.members = (await api("/api/cast")).members; } catch (err) { say(err.message); return; }
+  casting.at = Math.min(casting.at, Math.max(0, casting.members.length - 1));
+  drawCast();
+}
+
+function drawCast() {
+  const rows = casting.members.map((m, i) => el("tr", {class: i === casting.at ? "current" : "", "data-character": m.name},
+    el("td", {}, m.name, m.narrator ? " (narrator)" : ""), el("td", {}, String(m.lines)),
+    el("td", {}, m.voice.kind === "none" ? "no voice" : `${m.voice.kind}: ${m.voice.name}`,
+      ["clip", "library"].includes(m.voice.kind) ?
+        el("audio", {controls: true, preload: "none", "data-voice": m.name, src: `/api/cast/audio?${query({character: m.name})}`}) : null),
+    el("td", {}, m.proposal ? `${m.proposal.voice} (${m.proposal.reasons.join(", ") || "free"})` : ""),
+    el("td", {class: "auditions"}, m.auditions.map((a) => el("span", {class: "audition"}, `${a.take} `,
+      el("audio", {controls: true, preload: "none", "data-take": a.take, "data-character": m.name,
+        src: `/api/cast/audio?${query({character: m.name, take: a.take})}`}))))));
+  document.getElementById("line").replaceChildren(
+    el("h2", {}, "Cast"),
+    el("table", {class: "cast"}, el("tr", {}, ["character", "lines", "voice", "proposal", "auditions"].map((h) => el("th", {}, h))), rows),
+    el("p", {class: "hint"}, "j / k a character · p its voice · 1 – 9 an audition · u audition · l lock the audition played · y take the proposal · c back"));
+}
+
+function castKey(key) {
+  const member = casting.members[casting.at];
+  if (key === "j" || key === "k") { casting.at = Math.max(0, Math.min(casting.members.length - 1, casting.at + (key === "j" ? 1 : -1))); drawCast(); return true; }
+  if (!member) return false;
+  const play = (selector) => { const a = document.querySelector(selector); if (a) { stopAll(); a.currentTime = 0; a.play().catch((err) => say(err.message)); } return a; };
+  if (key === "p") { play(`audio[data-voice="${CSS.escape(member.name)}"]`) || say(`${member.name} has no clip`); return true; }
+  if (/^[1-9]$/.test(key)) {
+    const a = play(`tr.current audio[data-take="${key}"]`);
+    if (a) casting.played = {character: member.name, take: Number(key)}; else say(`no audition ${key}`);
+    return true;
+  }
+  const post = async (path, body, done) => {
+    try { casting.members = (await api(path, body)).members; say(done); drawCast(); } catch (err) { say(err.message); }
+  };
+  if (key === "u") { say(`auditioning ${member.name}`); post("/api/cast/audition", {character: member.name, candidates: 4}, `${member.name}: auditions made`); return true; }
+  if (key === "l") {
+    if (!casting.played || casting.played.character !== member.name) { say("play an audition first (1 – 9)"); return true; }
+    post("/api/cast/lock", {character: member.name, take: casting.played.take}, `${member.name} locked to take ${casting.played.take}`);
+    return true;
+  }
+  if (key === "y") { post("/api/cast/apply", {character: member.name}, `${member.name} takes ${member.proposal ? member.proposal.voice : "its proposal"}`); return true; }
+  return false;
+}
+
+async function showAttribution() {
+  stopAll();
+  state.view = "attribution";
+  try { casting.lines = (await api("/api/attribution")).lines; } catch (err) { say(err.message); return; }
+  casting.line = Math.min(casting.line, Math.max(0, casting.lines.length - 1));
+  drawAttribution();
+}
+
+function drawAttribution() {
+  const items = casting.lines.map((line, i) => el("li", {class: i === casting.line ? "current" : "", "data-line": line.id},
+    el("span", {class: "speaker"}, line.speaker), " ", el("span", {class: "text"}, line.text), " ",
+    el("span", {class: "candidates"}, line.candidates.map((c, n) => el("button", {type: "button", "data-candidate": c.name,
+      onclick: () => { casting.line = i; chooseSpeaker(n); }}, `${n + 1} ${c.name} ${c.p.toFixed(2)}`))),
+    line.rule ? el("span", {class: "hint"}, ` (${line.rule})`) : null));
+  document.getElementById("line").replaceChildren(
+    el("h2", {}, "Attribution"),
+    items.length ? el("ol", {class: "attribution"}, items) : el("p", {class: "empty"}, "Every line has its speaker."),
+    el("p", {class: "hint"}, "j / k a line · 1 – 9 its candidate as the speaker · t back"));
+}
+
+async function chooseSpeaker(n) {
+  const line = casting.lines[casting.line];
+  const candidate = line && line.candidates[n];
+  if (!candidate) { say("no such candidate"); return; }
+  try {
+    casting.lines = (await api("/api/attribution", {line: line.id, speaker: candidate.name})).lines;
+    say(`${line.id}: ${candidate.name}`);
+    drawAttribution();
+  } catch (err) { say(err.message); }
+}
+
+function attributionKey(key) {
+  if (key === "j" || key === "k") { casting.line = Math.max(0, Math.min(casting.lines.length - 1, casting.line + (key === "j" ? 1 : -1))); drawAttribution(); return true; }
+  if (/^[1-9]$/.test(key)) { chooseSpeaker(Number(key) - 1); return true; }
+  return false;
+}
+
+function leaveCasting() { state.view = "line"; if (state.current) showLine(state.current); }
+
 // -- actions and jobs ------------------------------------------------------------------------
 
 // longest: the server's MAX_NOTE_CHARS and MAX_TEXT_CHARS (drama_cli/studio/actions.py)
@@ -567,6 +660,7 @@ async function poll() {
       state.changes = data.changes;
       await refreshScript();
       if (state.view === "scene") await showScene();
+      else if (state.view === "cast" || state.view === "attribution") { /* drawn by its own requests */ }
       else if (state.current) await showLine(state.current);
     }
   } catch (err) { say(err.message); }
@@ -585,6 +679,10 @@ function onKey(event) {
   const key = event.key;
   if (key === "Escape") { help.hidden = true; return; }
   if (!help.hidden && key !== "?") return;  // the list of keys covers the page: nothing behind it moves
+  if (key === "c") { event.preventDefault(); if (state.view === "cast") leaveCasting(); else showCast(); return; }
+  if (key === "t") { event.preventDefault(); if (state.view === "attribution") leaveCasting(); else showAttribution(); return; }
+  if (state.view === "cast" && castKey(key)) { event.preventDefault(); return; }
+  if (state.view === "attribution" && attributionKey(key)) { event.preventDefault(); return; }
   const actions = {
     j: () => step(1), ArrowDown: () => step(1), k: () => step(-1), ArrowUp: () => step(-1),
     " ": playPause, x: switchAB, a: () => markAB(0), b: () => markAB(1),
