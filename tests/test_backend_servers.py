@@ -178,13 +178,43 @@ def test_history_mode_falls_back_to_clone_with_one_notice(play, fake, capsys):
     assert json.loads(project(play).project_path.read_text())["mode"] == "clone"
 
 
-def test_scene_mode_falls_back_through_history_to_clone(play, fake, capsys):
-    assert render(play, fake, "--mode", "scene", "--line", "scene-1-2") == 1
-    err = capsys.readouterr().err
-    assert err.count("the sglang engine cannot voice a whole scene at once") == 1
-    assert err.count("the sglang engine does not voice a line in the context") == 1
-    assert json.loads(project(play).project_path.read_text())["mode"] == "clone"
-    assert len(fake.requests) == 1
+def test_scene_mode_is_refused_in_one_line_before_any_request(play, fake, capsys):
+    assert render(play, fake, "--mode", "scene", "--line", "scene-1-2") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "drama: the sglang engine cannot voice a whole scene at once (a request voices one "
+        "line); use --mode history or --mode clone"
+    )
+    assert fake.requests == [] and all_takes(project(play)) == []
+
+
+def with_a_voice_switch(play) -> None:
+    """Line scene-1-2 of the play (Lane's first) hands its last words to Algernon."""
+    text = play.read_text()
+    said = "I didn't think it polite to listen, sir."
+    play.write_text(text.replace(said, said + " {ALGERNON} Quite right.", 1))
+
+
+@pytest.mark.parametrize("fake", ["sglang", "vllm", "llama"], indirect=True)
+def test_a_voice_switch_is_refused_in_one_line_on_a_one_speaker_server(play, fake, capsys):
+    with_a_voice_switch(play)
+    assert render(play, fake) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "drama: line scene-1-2 switches to ALGERNON's voice: the "
+        f"{fake.style} engine voices one speaker per request; render it with an engine that "
+        "voices several (drama3, fish), or split the line"
+    )
+    assert fake.requests == [] and all_takes(project(play)) == []
+
+
+@pytest.mark.parametrize("fake", ["fish"], indirect=True)
+def test_fish_voices_a_line_with_a_voice_switch_in_one_request(play, fake, capsys):
+    with_a_voice_switch(play)
+    render_line(play, fake)
+    body = fake.requests[-1].body
+    assert len(body["references"]) == 2
+    assert "<|speaker:1|>" in body["text"]
 
 
 def test_a_truncated_answer_refuses_the_line_and_the_render_goes_on(play, fake, capsys):

@@ -4,7 +4,10 @@ several requests in flight for `--batch N`.
 
 A server backend voices the `clone` layout (and Fish's hosted API the `infill` layout of
 `drama edit`); the render plans history mode as clone and refuses revise and scene mode before
-any take is made (`drama_cli.render.plan.layout_for_backend`). The request's speakers are
+any take is made (`drama_cli.render.plan.layout_for_backend`: a backend that needs the network
+is refused scene mode rather than falling back), and, on a backend that voices one speaker per
+request (`Capabilities.multi_speaker` False), a line with a voice switch
+(`drama_cli.render.plan.refuse_voice_switches`). The request's speakers are
 numbered again from 0 in the order of their indices (the scene's map may give a line's speaker
 index 3; a server wants the voices it is sent as 0, 1, ...), in the text and in every reference
 transcript. References travel as 16-bit WAV at 44,100 Hz (read once per file).
@@ -311,7 +314,8 @@ class ServerBackend(BackendDefaults):
 
     def one_voice(self, request: GenerationRequest) -> tuple[str, list[Reference]]:
         """The text and references of a request with one speaker. Raises EngineError for a
-        request with several (a line that switches voices)."""
+        request with several (a line that switches voices; the render refuses those while
+        planning, this guards direct calls)."""
         text, groups = self.voices(request.conversation)
         if len(groups) > 1:
             raise EngineError(
