@@ -94,6 +94,13 @@ def test_a_render_on_each_server_makes_takes_and_a_mix(play, fake, capsys):
         assert record["backend_info"]["model_version"] == "fake-1.0"
     assert fake.most_in_flight == 3
     assert KEY not in out.out + out.err
+    (first, *_) = json.loads((store.root / SCENE / "provenance.json").read_text())["lines"]
+    assert (first["engine"], first["server"], first["model"]) == (
+        fake.style,
+        fake.url,
+        identity["model"],
+    )
+    assert first["model_revision"] == identity["revision"] and first["drama3_model"] is True
 
 
 def reference_of(received):
