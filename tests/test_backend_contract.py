@@ -282,7 +282,11 @@ def test_a_layout_the_backend_lacks_falls_back_or_is_refused_in_one_line():
             "the srv engine does not voice a line in the context of the ones before; using clone mode"
         ],
     )
-    assert layout_for_backend(clone_only, "srv", "scene")[0] == "clone"
+    assert layout_for_backend(clone_only, "srv", "scene")[0] == "clone"  # a local backend
+    server = Capabilities(layouts=frozenset({"clone"}), network=True)
+    with pytest.raises(UsageError, match=r"^the srv engine cannot voice a whole scene at once"):
+        layout_for_backend(server, "srv", "scene")
+    assert layout_for_backend(server, "srv", "history")[0] == "clone"
     assert layout_for_backend(Capabilities(scene_layout=True), "x", "scene") == ("scene", [])
     with pytest.raises(UsageError, match="^the srv engine cannot revise a take"):
         layout_for_backend(clone_only, "srv", "revise")

@@ -9,6 +9,7 @@ weights and greedy decoding must give the same codes.
 from __future__ import annotations
 
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -23,7 +24,9 @@ from drama_cli.backends.drama3 import Drama3Backend
 from drama_cli.backends.mlx import MISSING_EXTRA, MlxBackend
 from drama_cli.backends.registry import BackendOptions, backend_entry, make_backend
 from drama_cli.cli import main
+from drama_cli.commands.rendered import refuse_unvoiced
 from drama_cli.errors import UsageError
+from drama_cli.render.plan import layout_for_backend
 from drama_cli.script.load import load_script
 from drama_cli.takes.store import TakeStore
 from engine.clip import AudioClip
@@ -213,6 +216,21 @@ def test_a_render_with_engine_mlx_stores_takes_with_codes(
             (take,) = store.takes(scene.id, line.id)
             assert take.codes().shape == (10, FRAMES)
             assert len(take.audio()) == FRAMES * 2048
+            assert take.record.drama3_model is True and take.record.engine == "mlx"
+
+
+def test_its_layouts_are_checked_while_planning():
+    capabilities = MlxBackend.capabilities
+    assert capabilities.layouts == frozenset({"clone", "history"})
+    assert layout_for_backend(capabilities, "mlx", "history") == ("history", [])
+    assert layout_for_backend(capabilities, "mlx", "scene") == (
+        "history",
+        ["the mlx engine cannot voice a whole scene at once; using history mode"],
+    )
+    backend = types.SimpleNamespace(name="mlx", capabilities=capabilities)
+    with pytest.raises(UsageError, match="^the mlx engine cannot revise a take against"):
+        refuse_unvoiced(backend, "revise")
+    refuse_unvoiced(backend, "infill")  # an edit speaks the new words alone and splices them
 
 
 def test_without_mlx_audio_engine_mlx_says_which_extra_to_install(

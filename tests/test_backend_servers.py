@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -92,6 +94,13 @@ def test_a_render_on_each_server_makes_takes_and_a_mix(play, fake, capsys):
         assert record["backend_info"]["model_version"] == "fake-1.0"
     assert fake.most_in_flight == 3
     assert KEY not in out.out + out.err
+    (first, *_) = json.loads((store.root / SCENE / "provenance.json").read_text())["lines"]
+    assert (first["engine"], first["server"], first["model"]) == (
+        fake.style,
+        fake.url,
+        identity["model"],
+    )
+    assert first["model_revision"] == identity["revision"] and first["drama3_model"] is True
 
 
 def reference_of(received):
@@ -178,29 +187,159 @@ def test_history_mode_falls_back_to_clone_with_one_notice(play, fake, capsys):
     assert json.loads(project(play).project_path.read_text())["mode"] == "clone"
 
 
-def test_scene_mode_falls_back_through_history_to_clone(play, fake, capsys):
-    assert render(play, fake, "--mode", "scene", "--line", "scene-1-2") == 1
-    err = capsys.readouterr().err
-    assert err.count("the sglang engine cannot voice a whole scene at once") == 1
-    assert err.count("the sglang engine does not voice a line in the context") == 1
-    assert json.loads(project(play).project_path.read_text())["mode"] == "clone"
-    assert len(fake.requests) == 1
+def test_scene_mode_is_refused_in_one_line_before_any_request(play, fake, capsys):
+    assert render(play, fake, "--mode", "scene", "--line", "scene-1-2") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "drama: the sglang engine cannot voice a whole scene at once (a request voices one "
+        "line); use --mode history or --mode clone"
+    )
+    assert fake.requests == [] and all_takes(project(play)) == []
 
 
-def test_a_truncated_answer_refuses_the_line_and_the_render_goes_on(play, fake, capsys):
-    fake.fail("truncate")
-    assert render(play, fake, "--line", "scene-1-2", "--line", "scene-1-3") == 1
-    err = capsys.readouterr().err
-    assert "cut short" in err and "Traceback" not in err
-    assert len(all_takes(project(play))) == 1
+def with_a_voice_switch(play) -> None:
+    """Line scene-1-2 of the play (Lane's first) hands its last words to Algernon."""
+    text = play.read_text()
+    said = "I didn't think it polite to listen, sir."
+    play.write_text(text.replace(said, said + " {ALGERNON} Quite right.", 1))
+
+
+@pytest.mark.parametrize("fake", ["sglang", "vllm", "llama"], indirect=True)
+def test_a_voice_switch_is_refused_in_one_line_on_a_one_speaker_server(play, fake, capsys):
+    with_a_voice_switch(play)
+    assert render(play, fake) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == (
+        "drama: line scene-1-2 switches to ALGERNON's voice: the "
+        f"{fake.style} engine voices one speaker per request; render it with an engine that "
+        "voices several (drama3, fish), or split the line"
+    )
+    assert fake.requests == [] and all_takes(project(play)) == []
 
 
 @pytest.mark.parametrize("fake", ["fish"], indirect=True)
-def test_fish_refuses_a_take_another_model_voiced(play, fake, capsys):
+def test_fish_voices_a_line_with_a_voice_switch_in_one_request(play, fake, capsys):
+    with_a_voice_switch(play)
+    render_line(play, fake)
+    body = fake.requests[-1].body
+    assert len(body["references"]) == 2
+    assert "<|speaker:1|>" in body["text"]
+
+
+def record_of(store: TakeStore, line: str) -> dict:
+    """The record of the one take of `line`."""
+    (path,) = sorted((store.root / SCENE / line).glob("take-*.json"))
+    return json.loads(path.read_text())
+
+
+def test_a_truncated_answer_is_tried_again_and_the_take_records_why(play, fake, capsys):
+    fake.fail("truncate")
+    assert render(play, fake, "--line", "scene-1-2", "--line", "scene-1-3", "--batch", "1") == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "no take" not in err
+    store = project(play)
+    assert len(all_takes(store)) == 2 and len(fake.requests) == 3
+    (why,) = record_of(store, "scene-1-2")["backend_info"]["failed_tries"]
+    assert why.startswith("truncated: ") and "cut short" in why
+    assert "failed_tries" not in record_of(store, "scene-1-3")["backend_info"]
+
+
+def test_a_line_whose_tries_all_fail_has_no_take_and_the_render_goes_on(play, fake, capsys):
+    fake.fail("truncate", times=3)  # the first try and both retries (--retries 2)
+    assert render(play, fake, "--line", "scene-1-2", "--line", "scene-1-3", "--batch", "1") == 1
+    err = capsys.readouterr().err
+    assert "scene-1-2 (failed: no take: 3 tries failed, the last: truncated: " in err
+    store = project(play)
+    assert [path.parent.name for path in all_takes(store)] == ["scene-1-3"]
+    assert len(fake.requests) == 4
+
+
+def test_a_failed_try_is_not_retried_without_retries(play, fake, capsys):
+    fake.fail("truncate")
+    assert render(play, fake, "--line", "scene-1-2", "--retries", "0") == 1
+    assert "no take: 1 try failed, the last: truncated: " in capsys.readouterr().err
+    assert all_takes(project(play)) == [] and len(fake.requests) == 1
+
+
+def test_a_server_still_busy_after_its_retries_is_tried_again(play, fake, capsys):
+    fake.fail("status", times=4, status=429, retry_after="0")  # the client's four tries
+    render_line(play, fake)
+    assert len(fake.requests) == 5
+    (why,) = record_of(project(play), "scene-1-2")["backend_info"]["failed_tries"]
+    assert why.startswith("busy: ")
+
+
+@pytest.mark.parametrize("fake", ["vllm"], indirect=True)
+def test_a_stalled_stream_times_out_and_is_tried_again(play, fake, capsys):
+    fake.fail("stall")
+    render_line(play, fake, "--timeout", "0.5")
+    assert fake.stalled.is_set() and len(fake.requests) == 2
+    (why,) = record_of(project(play), "scene-1-2")["backend_info"]["failed_tries"]
+    assert why.startswith("timeout: ")
+
+
+@pytest.mark.parametrize("fake", ["vllm"], indirect=True)
+def test_vllm_answers_stream_as_events_read_through_a_render(play, fake, capsys):
+    render_line(play, fake)
+    body = fake.requests[0].body
+    assert (body["stream"], body["stream_format"], body["response_format"]) == (
+        True,
+        "sse",
+        "pcm",
+    )
+    record = record_of(project(play), "scene-1-2")
+    assert record["duration_s"] == pytest.approx(2.0, abs=1e-3)  # every delta, none lost
+    assert record["backend_info"]["model_version"] == "fake-1.0"
+
+
+@pytest.mark.parametrize("fake", ["vllm"], indirect=True)
+def test_a_vllm_event_stream_cut_short_is_tried_again(play, fake, capsys):
+    fake.fail("truncate")  # the events end without speech.audio.done
+    render_line(play, fake)
+    (why,) = record_of(project(play), "scene-1-2")["backend_info"]["failed_tries"]
+    assert why.startswith("truncated: ") and "done event" in why
+
+
+@pytest.mark.parametrize("fake", ["fish"], indirect=True)
+def test_fish_tries_again_when_another_model_voiced_the_take(play, fake, capsys):
     fake.fail("model")
+    render_line(play, fake)
+    assert len(fake.requests) == 2
+    record = record_of(project(play), "scene-1-2")
+    (why,) = record["backend_info"]["failed_tries"]
+    assert "voiced the take with model s2.1-pro" in why
+    assert record["engine_identity"]["model"] == "drama-3-preview"
+
+
+@pytest.mark.parametrize("fake", ["fish"], indirect=True)
+def test_fish_never_keeps_a_take_another_model_voiced(play, fake, capsys):
+    fake.fail("model", times=3)
     assert render(play, fake, "--line", "scene-1-2") == 1
     assert "voiced the take with model s2.1-pro" in capsys.readouterr().err
-    assert all_takes(project(play)) == []
+    assert all_takes(project(play)) == [] and len(fake.requests) == 3
+
+
+def test_the_key_is_read_from_a_keyring_entry_and_written_nowhere(
+    play, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.delenv("FISH_API_KEY")
+    stored = {("drama", "fish"): KEY}
+    asked = []
+
+    def get_password(service, user):
+        asked.append((service, user))
+        return stored.get((service, user))
+
+    monkeypatch.setitem(sys.modules, "keyring", types.SimpleNamespace(get_password=get_password))
+    with serving(FakeSpeechServer("fish", seconds=2.0, api_key=KEY)) as fake:
+        render_line(play, fake)
+    assert asked == [("drama", "fish")]
+    assert fake.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    out = capsys.readouterr()
+    assert KEY not in out.out + out.err
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
 
 
 def test_revise_on_a_server_backend_is_refused_in_one_line(play, fake, capsys):

@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -17,7 +18,8 @@ from fakes import (
 
 from drama_cli.cli import main
 from drama_cli.errors import RenderError, UsageError
-from drama_cli.takes.keys import stable_hash
+from drama_cli.takes.keys import ReferenceHasher, stable_hash
+from drama_cli.takes.provenance import take_provenance
 from drama_cli.takes.store import (
     MAX_NEW_TAKES,
     MAX_TAKE_NUMBER,
@@ -26,6 +28,7 @@ from drama_cli.takes.store import (
     safe_name,
     wav_is_complete,
 )
+from drama_cli.takes.take_record import TakeRecord
 from engine.files import file_sha256, write_new_file
 
 
@@ -305,3 +308,34 @@ def test_selecting_a_take_names_a_mix_command_that_runs_as_written(tmp_path, mon
         f"drama: selected take 1 of line boathouse-1; run drama mix '{path}' --out '{out}' to put it in "
         "the scene's mix"
     )
+
+
+def test_provenance_names_the_server_its_model_and_whether_drama3_voiced_the_take():
+    script = types.SimpleNamespace(cast={}, base_dir=".")
+    server = TakeRecord.from_json(
+        {
+            "engine": "vllm",
+            "model_revision": "0.32.1",
+            "drama3_model": True,
+            "engine_identity": {
+                "engine": "vllm",
+                "server": "http://gpu-box:8000",
+                "model": "fishaudio/drama-3",
+                "revision": "0.32.1",
+            },
+        }
+    )
+    found = take_provenance(script, "ANNA", server, ReferenceHasher())
+    assert (found["engine"], found["server"], found["model"], found["model_revision"]) == (
+        "vllm",
+        "http://gpu-box:8000",
+        "fishaudio/drama-3",
+        "0.32.1",
+    )
+    assert found["drama3_model"] is True
+    old = take_provenance(
+        script, "ANNA", TakeRecord.from_json({"engine": "drama3"}), ReferenceHasher()
+    )
+    assert (old["server"], old["model"], old["drama3_model"]) == (None, None, True)
+    scratch = TakeRecord.from_json({"engine": "scratch", "engine_identity": "not a mapping"})
+    assert take_provenance(script, "ANNA", scratch, ReferenceHasher())["drama3_model"] is False

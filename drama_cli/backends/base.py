@@ -224,10 +224,20 @@ def option_flags(options_type: type) -> dict[str, tuple[OptionFlag, object]]:
     return flags
 
 
+class FailedAttempt(EngineError):
+    """An attempt that failed on the way, not because of its request: a server's answer cut
+    short, voiced by another model, a server still busy after its own retries, a timeout. The
+    render counts it as a failed attempt of its take slot and tries again (the same seed: the
+    failure was not the take's) while `--retries` allows; nothing of it is stored (an answer
+    voiced by another model is never kept as a take). The message is the reason, one line."""
+
+
 @dataclass
 class StreamDone:
     """One finished stream of a `StreamBatch`: its ticket (what `submit` returned) and either
-    its generation or the EngineError that refused it (other errors raise from `next_done`)."""
+    its generation or the EngineError that refused it (other errors raise from `next_done`).
+    A `FailedAttempt` error is a failed try the render may repeat; any other EngineError
+    refuses the line."""
 
     ticket: int
     generation: Generation | None = None
@@ -244,7 +254,8 @@ class StreamBatch(Protocol):
         from another thread.
     active(): streams submitted and not yet returned by `next_done`.
     next_done(): block until a stream finishes and return it (`StreamDone`), each stream once,
-        as it finishes. A stream the engine refuses comes back with its EngineError; any other
+        as it finishes. A stream the engine refuses comes back with its EngineError (a
+        `FailedAttempt` for a try that failed on the way and may be repeated); any other
         exception raises here. Raises LookupError when no stream is active.
     close(): drop the streams not returned yet (running ones end on their own); the batch
         cannot be used again.

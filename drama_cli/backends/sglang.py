@@ -1,9 +1,10 @@
 """The sglang backend: Drama 3 on an SGLang-Omni server (`--engine sglang --server URL`).
 
 SGLang-Omni voices one speaker per request, in the clone layout: the line's references travel
-inline (codec codes when known, else the audio) with their transcripts. A line that switches to
-another speaker's voice is refused (the line, not the render); history mode renders as clone,
-revise and scene mode are refused before any take is made. Wire facts:
+inline (codec codes when known, else the audio) with their transcripts. One speaker per
+request (`multi_speaker=False`): a render including a line that switches to another speaker's
+voice is refused while planning, naming the line; history mode renders as clone, revise and
+scene mode are refused before any take is made. Wire facts:
 docs/internals/servers.md §2.
 """
 

@@ -4,15 +4,20 @@ several requests in flight for `--batch N`.
 
 A server backend voices the `clone` layout (and Fish's hosted API the `infill` layout of
 `drama edit`); the render plans history mode as clone and refuses revise and scene mode before
-any take is made (`drama_cli.render.plan.layout_for_backend`). The request's speakers are
+any take is made (`drama_cli.render.plan.layout_for_backend`: a backend that needs the network
+is refused scene mode rather than falling back), and, on a backend that voices one speaker per
+request (`Capabilities.multi_speaker` False), a line with a voice switch
+(`drama_cli.render.plan.refuse_voice_switches`). The request's speakers are
 numbered again from 0 in the order of their indices (the scene's map may give a line's speaker
 index 3; a server wants the voices it is sent as 0, 1, ...), in the text and in every reference
 transcript. References travel as 16-bit WAV at 44,100 Hz (read once per file).
 
-Failures (`drama_cli.errors.ServerError`): what concerns one take (an answer cut short, voiced
-by another model, a server still busy after its retries, a request it refuses or answers in an
-unreadable form) becomes an EngineError, so the render records that line as refused by the
-engine and goes on with the others; what concerns every take (the server cannot be reached, it
+Failures (`drama_cli.errors.ServerError`): a try that failed on the way (an answer cut short,
+voiced by another model, a server still busy after its own retries, a timeout; `RETRY_CAUSES`)
+becomes a `FailedAttempt`, which the render tries again while `--retries` allows, keeping
+nothing of it; a request the server refuses or answers in an unreadable form becomes an
+EngineError, so the render records that line as refused by the engine and goes on with the
+others; what concerns every take (the server cannot be reached, it
 refuses the key, it asks for payment) stops the render with the client's one line. A take the
 server stopped at its token budget (`X-Finish-Reason: length`) comes back with stop reason
 `length`, so the take checks fail it and the render's retries apply.
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from drama_cli.backends.base import (
     BackendDefaults,
+    FailedAttempt,
     FrameCallback,
     Generation,
     GenerationRequest,
@@ -50,8 +56,10 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT_S = 120.0
 CONNECTIONS = 64  # connections the client keeps open (the most requests in flight it serves)
 # ServerError causes that concern one take (an EngineError: the line is refused, the render
-# goes on); the others (unreachable, key, payment) stop the render.
+# goes on); the others (unreachable, key, payment) stop the render. Of these, RETRY_CAUSES are
+# tries that failed on the way: a FailedAttempt, tried again while --retries allows.
 TAKE_CAUSES = frozenset({"truncated", "model", "busy", "timeout", "format", "refused", "request"})
+RETRY_CAUSES = frozenset({"truncated", "model", "busy", "timeout"})
 
 
 def parse_timeout(text: str) -> float:
@@ -122,9 +130,12 @@ def speaker_order(conversation: Conversation) -> list[int]:
 
 
 def server_failure(err: ServerError) -> Exception:
-    """What a backend raises for a failed server request: an EngineError (the line is
-    refused, the render goes on) for a failure of that take (`TAKE_CAUSES`), else the
-    ServerError itself (one line; the render stops)."""
+    """What a backend raises for a failed server request: a `FailedAttempt` (tried again while
+    `--retries` allows) for a try that failed on the way (`RETRY_CAUSES`), an EngineError (the
+    line is refused, the render goes on) for another failure of that take (`TAKE_CAUSES`), else
+    the ServerError itself (one line; the render stops)."""
+    if err.cause in RETRY_CAUSES:
+        return FailedAttempt(f"{err.cause}: {err}")
     if err.cause in TAKE_CAUSES:
         return EngineError(str(err))
     return err
@@ -311,7 +322,8 @@ class ServerBackend(BackendDefaults):
 
     def one_voice(self, request: GenerationRequest) -> tuple[str, list[Reference]]:
         """The text and references of a request with one speaker. Raises EngineError for a
-        request with several (a line that switches voices)."""
+        request with several (a line that switches voices; the render refuses those while
+        planning, this guards direct calls)."""
         text, groups = self.voices(request.conversation)
         if len(groups) > 1:
             raise EngineError(

@@ -2,7 +2,10 @@
 
 vLLM-Omni takes one reference per request (`ref_audio` and `ref_text`): the line's speaker's
 first reference clip is sent. One speaker per request, the clone layout only (history renders
-as clone; revise and scene are refused before any take). Wire facts:
+as clone; revise and scene are refused before any take). Its answers stream as server-sent
+events (`stream: true`, `stream_format: sse`, PCM16 deltas with `event:` lines), read as they
+arrive: a stream that stalls for `--timeout` seconds fails that try, and one that ends without
+its done event is a take cut short, never a short take. Wire facts:
 docs/internals/servers.md §3.
 """
 
@@ -20,6 +23,7 @@ class VllmBackend(ServerBackend):
         layouts=frozenset({"clone"}),
         multi_speaker=False,
         batch_streams=4,
+        streaming=True,
         drama3_model=True,
         network=True,
     )
@@ -29,4 +33,11 @@ class VllmBackend(ServerBackend):
         from drama_cli.backends.speech_wire import vllm_speech
 
         text, references = self.one_voice(request)
-        return vllm_speech(text, references[:1], self.sampling(request), model=self.model_name())
+        return vllm_speech(
+            text,
+            references[:1],
+            self.sampling(request),
+            model=self.model_name(),
+            stream=True,
+            stream_format="sse",
+        )

@@ -65,13 +65,19 @@ def project_backend(store, flags: dict):
     return backend
 
 
+# Layouts a backend on this machine may lack and still serve its own way: without infill it
+# speaks the new words alone and they are spliced in.
+LOCAL_SUBSTITUTES = frozenset({"infill"})
+
+
 def refuse_unvoiced(backend, layout: str) -> None:
     """Refuse, in one line before any work, a revision (`layout` `revise`) or an edit
-    (`infill`) on a backend that needs the network and does not voice that layout (a server
-    is sent only what its wire format carries). A backend on this machine keeps its own way:
-    without infill it speaks the new words alone and they are spliced in; a revision reaches
-    its `generate`. Raises UsageError naming the engine and what it cannot do."""
-    if backend.capabilities.network:
+    (`infill`) on a backend whose `capabilities.layouts` lack that layout: a revision on any
+    such backend (nothing stands in for reading a note against the earlier take), an edit on
+    one that needs the network (a server is sent only what its wire format carries). A backend
+    on this machine without infill keeps its own way (`LOCAL_SUBSTITUTES`). Raises UsageError
+    naming the engine and what it cannot do."""
+    if backend.capabilities.network or layout not in LOCAL_SUBSTITUTES:
         layout_for_backend(backend.capabilities, backend.name, layout)
 
 

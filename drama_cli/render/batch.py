@@ -10,6 +10,14 @@ What may run at once:
   (a retry starts only when the attempt before it failed its checks);
 - the chunks of a long line run in order, one stream at a time.
 
+A try that failed on the way (`FailedAttempt`: a server's answer cut short, voiced by another
+model, a server still busy, a timeout) counts as a failed attempt of its slot: while the slot
+has tries left (`1 + retries` in all, stored takes and failed tries together) the same
+attempt, with the same seed, goes back in the queue and resumes at the chunk that failed;
+nothing of the failed try is stored. The take it finally makes records the reasons
+(`backend_info.failed_tries`); a slot whose tries all failed leaves the line without a take
+from it, its outcome saying why.
+
 Work is taken in script order (scene, line, slot, attempt) whenever the batch has room, so a
 batch of 1 makes the same calls in the same order as a render without batches. Each take is
 stored as soon as its stream finishes (`drama_cli.takes.store` writes atomically); seeds
@@ -25,7 +33,14 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from drama_cli.backends.base import Backend, Generation, GenerationRequest, StreamBatch, StreamDone
+from drama_cli.backends.base import (
+    Backend,
+    FailedAttempt,
+    Generation,
+    GenerationRequest,
+    StreamBatch,
+    StreamDone,
+)
 from drama_cli.render.line import (
     LineOutcome,
     Progress,
@@ -66,6 +81,7 @@ class _Line:
     job: LineJob
     key: str
     slots: dict[int, list[Take]] = field(default_factory=dict)  # slot -> its stored takes
+    failed: dict[int, list[str]] = field(default_factory=dict)  # slot -> its failed tries' reasons
     new_takes: list[int] = field(default_factory=list)  # numbers of the takes stored here
     queued: int = 0  # attempts waiting for room in the batch
     running: int = 0  # attempts in the batch
@@ -82,6 +98,7 @@ class _Attempt:
     seed: int
     pieces: list[tuple[Conversation, str]] = field(default_factory=list)  # per chunk, in order
     parts: list[Generation] = field(default_factory=list)  # the chunks' generations so far
+    failures: list[str] = field(default_factory=list)  # reasons of its tries that failed
 
 
 class LineQueue:
@@ -160,7 +177,8 @@ class LineQueue:
         base = line_seed(self.settings.seed, job.scene_id, job.line_id)
         for slot in range(self.settings.takes):
             line.slots[slot] = [t for t in existing if t.slot == slot]
-            if not slot_done(line.slots[slot], self.settings.retries):
+            line.failed[slot] = []
+            if not self._slot_done(line, slot):
                 self._queue_attempt(line, slot, len(line.slots[slot]), base)
         self._conclude_if_done(line)
 
@@ -206,10 +224,17 @@ class LineQueue:
 
         self._tickets[batch.submit(request, on_frames)] = attempt
 
+    def _slot_done(self, line: _Line, slot: int) -> bool:
+        """Whether a slot needs no more tries: one of its takes passed, or its stored takes
+        and failed tries make `1 + retries`."""
+        return slot_done(line.slots[slot], self.settings.retries - len(line.failed[slot]))
+
     def _finish(self, done: StreamDone, batch: StreamBatch) -> None:
         attempt = self._tickets.pop(done.ticket)
         line = attempt.line
-        if done.error is not None:
+        if isinstance(done.error, FailedAttempt):
+            self._failed(attempt, str(done.error))
+        elif done.error is not None:
             line.refused = line.refused or str(done.error)
             line.running -= 1
             self._conclude_if_done(line)
@@ -222,10 +247,24 @@ class LineQueue:
             else:
                 self._complete(attempt)
 
+    def _failed(self, attempt: _Attempt, reason: str) -> None:
+        """A try of `attempt` failed on the way: count it against its slot and queue the same
+        attempt again (it resumes at the chunk that failed) while the slot has tries left."""
+        line = attempt.line
+        line.failed[attempt.slot].append(reason)
+        attempt.failures.append(reason)
+        line.running -= 1
+        if not line.refused and not self._slot_done(line, attempt.slot):
+            line.queued += 1
+            self._push((*line.entry.order, attempt.slot, attempt.number), attempt)
+        self._conclude_if_done(line)
+
     def _complete(self, attempt: _Attempt) -> None:
         """Check and store a finished attempt; queue the slot's retry when it failed."""
         line = attempt.line
         generation, checks = join_and_check(attempt.parts, attempt.pieces, line.job)
+        if attempt.failures:  # the take says which tries failed before it
+            generation.info = {**generation.info, "failed_tries": list(attempt.failures)}
         take = store_attempt(
             line.job,
             generation,
@@ -241,7 +280,7 @@ class LineQueue:
         line.slots[attempt.slot].append(take)
         line.new_takes.append(take.number)
         line.running -= 1
-        if not line.refused and not slot_done(line.slots[attempt.slot], self.settings.retries):
+        if not line.refused and not self._slot_done(line, attempt.slot):
             base = line_seed(self.settings.seed, line.job.scene_id, line.job.line_id)
             self._queue_attempt(line, attempt.slot, attempt.number + 1, base)
         self._conclude_if_done(line)
@@ -252,8 +291,15 @@ class LineQueue:
         if line.done or line.running or (line.queued and not line.refused):
             return
         line.done = True
+        failures = [reason for slot in sorted(line.failed) for reason in line.failed[slot]]
         outcome = conclude_line(
-            line.job, line.key, self.store, line.calls, line.refused, new_takes=line.new_takes
+            line.job,
+            line.key,
+            self.store,
+            line.calls,
+            line.refused,
+            new_takes=line.new_takes,
+            failures=failures,
         )
         self.progress.done(outcome)
         self._concluded(line.entry, line.rest, outcome)

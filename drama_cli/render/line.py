@@ -253,11 +253,14 @@ def conclude_line(
     refused: str | None = None,
     fresh: bool | None = None,
     new_takes: list[int] | None = None,
+    failures: list[str] | None = None,
 ) -> LineOutcome:
     """Choose a line's take after rendering, record the selection and build its outcome
     (`rendered` when new takes were made (`fresh`, default: `calls` > 0), `reused`,
     `degraded` or `failed`; `new_takes`: the numbers of the takes this render stored for the
-    line); a failed line loses its stale selection so that old audio never stays in the mix."""
+    line; `failures`: the reasons of its tries that failed on the way, which a line left
+    without a take reports); a failed line loses its stale selection so that old audio never
+    stays in the mix."""
     fresh = calls > 0 if fresh is None else fresh
     take, status = choose_take(store, job, key)
     outcome = LineOutcome(
@@ -276,9 +279,13 @@ def conclude_line(
             if last
             else "no take"
         )
-        outcome.message = (
-            f"engine refused the line: {refused}" if refused else f"no usable take: {reason}"
-        )
+        if refused:
+            outcome.message = f"engine refused the line: {refused}"
+        elif failures and not last:
+            tries = f"{len(failures)} tr{'y' if len(failures) == 1 else 'ies'}"
+            outcome.message = f"no take: {tries} failed, the last: {failures[-1]}"
+        else:
+            outcome.message = f"no usable take: {reason}"
         lines = store.selections(job.scene_id)
         if lines.pop(job.line_id, None) is not None:  # a stale take must not stay in the mix
             store.write_selections(job.scene_id, lines)

@@ -1,6 +1,7 @@
 """Which scenes and lines a render touches, and which layout its backend voices them in
 (`layout_for_backend`: a layout the backend lacks falls back, or is refused, before any take
-is made)."""
+is made); a line the backend cannot voice in one request is refused before any take too
+(`refuse_voice_switches`)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ LAYOUT_FALLBACKS = {
     ),
 }
 LAYOUT_REFUSALS = {
+    "scene": "cannot voice a whole scene at once (a request voices one line); "
+    "use --mode history or --mode clone",
     "revise": "cannot revise a take against the earlier one and a note",
     "infill": "cannot regenerate the middle of a take (infill)",
     "stream": "cannot voice the stream layout",
@@ -64,7 +67,10 @@ def layout_for_backend(capabilities, engine: str, layout: str) -> tuple[str, lis
     `capabilities.layouts` hold it; else its fallback (scene → history → clone) with a notice
     naming the engine. Raises UsageError, one line naming the engine and what it cannot do,
     for a layout with no fallback it voices (revise, infill, ...). `scene` also needs
-    `capabilities.scene_layout`."""
+    `capabilities.scene_layout`; a backend that needs the network (`capabilities.network`) and
+    lacks it is refused scene mode rather than falling back (a server is sent one line per
+    request, so a scene render would silently become another mode); one on this machine falls
+    back to history."""
     notices = []
     while True:
         voiced = layout in capabilities.layouts
@@ -72,7 +78,8 @@ def layout_for_backend(capabilities, engine: str, layout: str) -> tuple[str, lis
             voiced = voiced and capabilities.scene_layout
         if voiced:
             return layout, notices
-        if layout not in LAYOUT_FALLBACKS:
+        refused = layout == "scene" and capabilities.network
+        if refused or layout not in LAYOUT_FALLBACKS:
             reason = LAYOUT_REFUSALS.get(layout, f"cannot voice the {layout} layout")
             raise UsageError(f"the {engine} engine {reason}")
         layout, why = LAYOUT_FALLBACKS[layout]
@@ -90,6 +97,30 @@ def mode_for_backend(settings: RenderSettings, capabilities, engine: str, notice
         return settings
     mode = next(name for name, m in MODES.items() if m.layout == layout)
     return dataclasses.replace(settings, mode=mode)
+
+
+def refuse_voice_switches(scenes, settings: RenderSettings, capabilities, engine: str) -> None:
+    """Refuse, before any take is made, a render of a line that switches to another speaker's
+    voice (`{NAME}` mid-line) on a backend that voices one speaker per request
+    (`capabilities.multi_speaker` False). Raises UsageError, one line naming the first such
+    line among those `settings` renders (and how many more there are) and the reason."""
+    if capabilities.multi_speaker:
+        return
+    switching = [
+        line
+        for scene in scenes
+        for line in scene.lines
+        if line.id in wanted_lines(scene, settings) and len(line.speakers()) > 1
+    ]
+    if not switching:
+        return
+    first = switching[0]
+    more = f" (and {len(switching) - 1} more line(s))" if len(switching) > 1 else ""
+    raise UsageError(
+        f"line {first.id} switches to {', '.join(first.speakers()[1:])}'s voice{more}: the "
+        f"{engine} engine voices one speaker per request; render it with an engine that voices "
+        "several (drama3, fish), or split the line"
+    )
 
 
 def mode_layout(mode: str) -> str:

@@ -31,7 +31,12 @@ from drama_cli.mix.project_mix import (
 )
 from drama_cli.render.batch import LineEntry, LineQueue
 from drama_cli.render.line import LineOutcome, Progress
-from drama_cli.render.plan import mode_for_backend, pick_scenes, wanted_lines
+from drama_cli.render.plan import (
+    mode_for_backend,
+    pick_scenes,
+    refuse_voice_switches,
+    wanted_lines,
+)
 from drama_cli.render.report import RenderReport, new_takes_by_line, outcome_takes
 from drama_cli.render.scene_mode import render_scene_mode
 from drama_cli.script.mix_settings import MixSettings
@@ -72,6 +77,7 @@ def render_script(
     progress = progress or Progress()
     scenes = pick_scenes(script, settings)
     settings = mode_for_backend(settings, backend.capabilities, backend.name, notice)
+    refuse_voice_switches(scenes, settings, backend.capabilities, backend.name)
     if settings.mix:
         require_encoders(mix.formats)
     identity = backend.identity()

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
-from drama_cli.backends.base import FrameCallback, GenerationRequest, StreamDone
+from drama_cli.backends.base import FailedAttempt, FrameCallback, GenerationRequest, StreamDone
 from drama_cli.backends.cluster.clips import ClipShipper
 from drama_cli.backends.cluster.pool import WorkerPool
 from drama_cli.backends.cluster.slot import Slot
@@ -147,6 +147,8 @@ class ClusterBatch:
         self._units.pop(ticket)
         if status == "refused":
             return StreamDone(ticket, error=EngineError(result))
+        if status == "failed":  # a try that failed on the way: the render may repeat it
+            return StreamDone(ticket, error=FailedAttempt(result))
         for generation in result if isinstance(result, list) else [result]:
             if generation is not None:  # (a scene group that did not split is None)
                 generation.info["node"] = slot.node  # the machine that voiced it, for the record

@@ -7,8 +7,9 @@ without one reports it, named, in `describe()` instead of failing later.
 The driver calls `pump(units, streams)`: the worker adds the units to its batch and returns
 the first stream that finishes, as a plain tuple so that nothing but data crosses the network:
 `(ticket, "ok", result, seconds, notices)`, or `(ticket, "refused", message, seconds,
-notices)` for an EngineError (the driver reports the line as the engine refusing it), with the
-backend's one-line notices since the last call. Any other exception raises to the driver,
+notices)` for an EngineError (the driver reports the line as the engine refusing it), or
+`(ticket, "failed", message, seconds, notices)` for a `FailedAttempt` (the render may try it
+again), with the backend's one-line notices since the last call. Any other exception raises to the driver,
 which sends the worker's streams to other workers.
 """
 
@@ -19,7 +20,7 @@ import socket
 import time
 from collections import deque
 
-from drama_cli.backends.base import GenerationRequest, StreamBatch
+from drama_cli.backends.base import FailedAttempt, GenerationRequest, StreamBatch
 from drama_cli.backends.cluster.clips import ClipFolder
 from drama_cli.backends.registry import BackendChoice, build_backend
 from drama_cli.errors import DramaError
@@ -109,7 +110,8 @@ class BackendWorker:
         ticket, started = self._own.pop(done.ticket)
         seconds = time.perf_counter() - started
         if done.error is not None:
-            return ticket, "refused", str(done.error), seconds, self._fresh_notices()
+            status = "failed" if isinstance(done.error, FailedAttempt) else "refused"
+            return ticket, status, str(done.error), seconds, self._fresh_notices()
         return ticket, "ok", done.generation, seconds, self._fresh_notices()
 
     def _scene(self, ticket: int, request: GenerationRequest, args: tuple) -> tuple:
