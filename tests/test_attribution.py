@@ -10,7 +10,7 @@ from pathlib import Path
 
 from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
 from drama_cli.manuscript.characters import cluster_speakers, narrator_of, places_and_times
-from drama_cli.manuscript.dialogue import book_names, tag_description
+from drama_cli.manuscript.dialogue import book_genders, book_names, tag_description
 from drama_cli.manuscript.imported import NARRATOR, ImportedChapter, Manuscript
 from drama_cli.manuscript.writer import script_yaml
 from drama_cli.script.book import UNATTRIBUTED
@@ -220,6 +220,22 @@ def test_a_bare_surname_is_the_person_of_its_gender_among_titled_ones():
     clusters = cluster_speakers(speakers, options.genders)
     assert clusters["BINGLEY"] == ["MR. BINGLEY"] and clusters["MISS BINGLEY"] == []
     assert cluster_speakers(speakers)["BINGLEY"] == []  # without genders: which one is unsure
+
+
+def test_a_gender_is_read_from_narration_not_past_a_quote_nor_from_a_titled_namesake():
+    genders = book_genders(
+        [
+            "Raskolnikov opened his eyes, started and recognised Nastasya.",
+            "“Here, Nastasya, take it please,” he said, fumbling in his pocket.",
+            "“Nastasya, leave me alone,” he said.",
+            "Nastasya sat down beside him on the sofa and began chatting. She was a country "
+            "peasant-woman.",
+            "While Mrs. Joe sat with her head bending over her needlework, I put my mouth into "
+            "the forms of saying to Joe. Joe put his mouth into the forms of an answer.",
+            "Joe peeped down at me over his leg. Joe looked at her in a helpless way.",
+        ]
+    )
+    assert genders.get("NASTASYA") != "m" and genders.get("JOE") == "m"
 
 
 def test_quotes_under_the_producers_confidence_stay_unattributed_with_their_candidates():
