@@ -475,9 +475,10 @@ _QUOTE_MARK = re.compile(r"[“”\"]")  # "Nastasya, take it," he said: his wor
 
 def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
     """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention
-    (not past a quotation mark; a bare name right after a title is the titled name's), where one gender outnumbers the other two to one in at least three mentions, or is the only
-    one in two or more; a name without such pronouns takes the gender of the titles written before it ("DARCY" from
-    "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
+    (not past a quotation mark; a bare name right after a title is the titled name's), where
+    one gender outnumbers the other two to one in at least three mentions, or is the only one
+    in two or more; a name without such pronouns takes the gender of the titles written before
+    it ("DARCY" from "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
     counts: dict[str, Counter] = {}
     titled: dict[str, Counter] = {}
     for paragraph in paragraphs:
