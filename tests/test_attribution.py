@@ -243,6 +243,31 @@ def test_a_name_never_joins_a_titled_name_of_the_other_gender():
     assert "JOE" in clusters and "MRS. JOE" in clusters
 
 
+def test_a_kinship_description_is_the_owners_kin_of_the_family_name():
+    lines = _lines(
+        [
+            "Mr. Bennet and Mrs. Bennet sat at breakfast.",
+            "“I hope, my dear,” said Mr. Bennet, “that you have ordered a good dinner to-day.”",
+            "“Who do you mean, my dear?” cried his wife. “I know of nobody that is coming.”",
+            "“It is _not_ Mr. Bingley,” said her husband.",
+        ]
+    )
+    assert [who for who, _, _ in lines] == ["MR. BENNET", "MRS. BENNET", "MR. BENNET"]
+    assert [rule for _, _, rule in lines[1:]] == ["description", "description"]
+
+
+def test_a_description_the_narration_sets_beside_a_name_is_that_person():
+    lines = _lines(
+        [
+            "My sister, Mrs. Joe Gargery, was more than twenty years older than I.",
+            "My sister, Mrs. Joe, with black hair and eyes, had a prevailing redness of skin.",
+            "Joe and I sat by the fire. Joe was a mild fellow, and he smiled.",
+            "“Churchyard!” repeated my sister. “Who brought you up by hand?”",
+        ]
+    )
+    assert (lines[0][0], lines[0][2]) == ("MRS. JOE", "description")
+
+
 def test_quotes_under_the_producers_confidence_stay_unattributed_with_their_candidates():
     paragraphs = [
         "“Where were you, Watson?” asked Holmes.",

@@ -65,6 +65,44 @@ RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them
 _TITLE_AND_NAME = re.compile(rf"\b([A-Z][a-zé]+)\s+({NAME_WORD}(?:\s+{NAME_WORD})?)")
 
 
+# Kin a description names through its owner ("his wife", "her brother"): the kin's gender and
+# the title the kin is written with when that title is the family's ("Mrs." for a wife).
+_KIN = {
+    "wife": ("f", "Mrs"), "lady": ("f", "Mrs"), "mother": ("f", "Mrs"),
+    "husband": ("m", "Mr"), "father": ("m", "Mr"),
+    "sister": ("f", None), "daughter": ("f", None), "brother": ("m", None), "son": ("m", None),
+}  # fmt: skip
+_FAMILY_TITLES = {"Mr", "Mrs", "Miss", "Master"}
+# "My sister, Mrs. Joe Gargery," / "Basil Hallward, the painter,": a description and a name
+# set side by side in the narration.
+_DESCRIBED_NAME = re.compile(
+    rf"\b((?i:the|his|her|my|our))\s+((?:[a-z]+\s+){{0,2}}[a-z]+)\s*,\s*[—–-]*\s*{NAME}(?=\s*[,;.—–)])"
+)  # the name closed by punctuation: "to her aunt, Anna Pávlovna mentioned" is no apposition
+_NAME_DESCRIBED = re.compile(
+    rf"{NAME}\s*,\s*(the|his|her|my|our)\s+((?:[a-z]+\s+){{0,2}}[a-z]+)(?=\s*[,;.—–)])"
+)
+
+
+def _appositions(paragraphs: list[str], names: set[str] | None) -> dict[tuple[str, str], str]:
+    """(owner, description) → the one name the book's narration sets beside it ("my sister,
+    Mrs. Joe Gargery" and "My sister, Mrs. Joe": ('my', 'sister') → 'MRS. JOE', the shorter of
+    two forms of one name); a description set beside two people is left out."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for paragraph in paragraphs:
+        text = QUOTE.sub(" ", paragraph)
+        pairs = [(m.group(1), m.group(2), m.group(3)) for m in _DESCRIBED_NAME.finditer(text)]
+        pairs += [(m.group(2), m.group(3), m.group(1)) for m in _NAME_DESCRIBED.finditer(text)]
+        for owner, words, name in pairs:
+            if words.split()[-1] in PERSON_NOUNS and is_name(name, names):
+                found.setdefault((owner.lower(), words), set()).add(name.upper())
+    relations = {}
+    for key, named in found.items():
+        shortest = min(named, key=len)
+        if all(n == shortest or n.startswith(shortest + " ") for n in named):
+            relations[key] = shortest
+    return relations
+
+
 @dataclass
 class AttributionOptions:
     """`narrator_is`: the first-person narrator's cast key (or None); `keep_tags`: speech tags
@@ -81,6 +119,8 @@ class AttributionOptions:
     min_confidence: float = 0.0  # quotes whose speaker's confidence is lower stay UNATTRIBUTED
     places: set[str] = field(default_factory=set)  # words the book uses as places and times
     aliases: dict[str, list[str]] = field(default_factory=dict)  # cast key → its other names
+    people: set[str] = field(default_factory=set)  # titled names the narration writes
+    relations: dict[tuple[str, str], str] = field(default_factory=dict)  # ('my', 'sister') → name
 
     def is_person(self, name: str) -> bool:
         """False for a name that is a place or a time in this book ("LONDON", "TUESDAY")."""
@@ -102,6 +142,13 @@ class AttributionOptions:
         self.places = places_and_times(paragraphs)
         if self.narrator_is is None:
             self.narrator_is = narrator_of(paragraphs, self.names)
+        self.people = {
+            name
+            for p in paragraphs
+            for name in names_in(QUOTE.sub(" ", p), self.names)
+            if name.split()[0].rstrip(".").title() in _FAMILY_TITLES
+        }
+        self.relations = _appositions(paragraphs, self.names)
         for paragraph in paragraphs:
             for match in _TITLE_AND_NAME.finditer(QUOTE.sub(" ", paragraph)):
                 if match.group(1).lower() in TITLE_NOUNS and is_name(match.group(2), self.names):
@@ -256,6 +303,9 @@ def _by_description(
     for key in (words.upper(), head.upper()):
         if key in talk.known:
             return key
+    related = options.relations.get((owner, words)) or _kin(owner, head, before, talk, options)
+    if related:
+        return related
     if head in TITLE_NOUNS and owner == "the":  # "his lady" is his wife, not Lady Lucas
         owners = options.titled.get(head, set())
         known = {who for who in owners if who in talk.known}
@@ -282,6 +332,44 @@ def _by_description(
         if gender:
             options.genders.setdefault(key, gender)
         return key
+    return None
+
+
+def _kin(
+    owner: str, head: str, before: str, talk: _Conversation, options: AttributionOptions
+) -> str | None:
+    """The person a kinship description names through its owner (the one who spoke last, when
+    of the owner's gender, else `_by_pronoun`: "said his wife" after Mr. Bennet: MRS. BENNET;
+    "cried her brother" after Miss Bingley: BINGLEY): the one person of
+    the owner's surname, of the kin's gender (and of the family's title, "Mrs." for a wife),
+    among the conversation's speakers, else among the titled names the narration writes."""
+    if owner not in ("his", "her") or head not in _KIN:
+        return None
+    gender, title = _KIN[head]
+    owner_gender = "m" if owner == "his" else "f"
+    previous = talk.turns[-1] if talk.turns else None  # the kin answers the one who spoke
+    if previous and gender_of(previous, options.genders) == owner_gender:
+        whose = previous
+    else:
+        whose = _by_pronoun(owner_gender, before, talk, options)
+    if not whose:
+        return None
+    surname = whose.split()[-1]
+    if whose == surname and surname not in {n.split()[-1] for n in options.people}:
+        return None  # "ELIZABETH": a first name, no family to look in
+    for pool in (talk.known, options.people):
+        kin = {
+            who
+            for who in pool
+            if who.split()[-1] == surname
+            and not same_person(who, whose)
+            and gender_of(who, options.genders) == gender
+            and (title is None or who.split()[0].rstrip(".").title() in (title, surname.title()))
+        }
+        if len(kin) == 1:
+            return kin.pop()
+        if kin:
+            return None
     return None
 
 
