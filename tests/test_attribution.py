@@ -268,6 +268,23 @@ def test_a_description_the_narration_sets_beside_a_name_is_that_person():
     assert (lines[0][0], lines[0][2]) == ("MRS. JOE", "description")
 
 
+def test_someone_unnamed_coming_in_ends_the_conversation_and_is_not_guessed():
+    lines = _lines(
+        [
+            "He jumped and got the canoe ready, and put his old coat in it for one of us.",
+            "“We’s safe, Huck, we’s safe!” said Jim.",
+            "“I’ll take the canoe and go and see, Jim,” said Huck.",
+            "“Pooty soon I’ll be a-shout’n’ for joy,” said Jim.",
+            "Right then along comes a skiff with two men in it with guns, and they stopped and "
+            "I stopped. One of them says:",
+            "“What’s that yonder?”",
+            "“A piece of a raft.”",
+            "“Do you belong on it?”",
+        ]
+    )
+    assert [who for who, _, _ in lines[3:]] == [UNATTRIBUTED] * 3
+
+
 def test_quotes_under_the_producers_confidence_stay_unattributed_with_their_candidates():
     paragraphs = [
         "“Where were you, Watson?” asked Holmes.",

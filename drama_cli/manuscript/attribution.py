@@ -73,6 +73,7 @@ _KIN = {
     "sister": ("f", None), "daughter": ("f", None), "brother": ("m", None), "son": ("m", None),
 }  # fmt: skip
 _FAMILY_TITLES = {"Mr", "Mrs", "Miss", "Master"}
+_NOT_PEOPLE = {"old", "young", "elder", "younger", "other", "first", "second"}  # adjectives
 # "My sister, Mrs. Joe Gargery," / "Basil Hallward, the painter,": a description and a name
 # set side by side in the narration.
 _DESCRIBED_NAME = re.compile(
@@ -101,6 +102,26 @@ def _appositions(paragraphs: list[str], names: set[str] | None) -> dict[tuple[st
         if all(n == shortest or n.startswith(shortest + " ") for n in named):
             relations[key] = shortest
     return relations
+
+
+# Someone the narration brings in without a name ("a young lady came across the court-yard",
+# "two men in it with guns", "One of them says:", "somebody spoke out of a window").
+_NEWCOMER = re.compile(
+    r"\b(?:(?:[Aa]n?|[Tt]wo|[Tt]hree|[Aa]nother)\s+(?:[a-z]+\s+){0,2}("
+    + "|".join(sorted(n for n, g in PERSON_NOUNS.items() if n not in _NOT_PEOPLE))
+    + r")s?|[Oo]ne of them|[Ss]omebody|[Ss]omeone)\b"
+)
+
+
+_COMING = (
+    r"(?:comes?|came|enter(?:s|ed)?|appear(?:s|ed)?|arrived?|walk(?:s|ed)|stepp?(?:s|ed)|"
+    r"start(?:s|ed)|rush(?:es|ed)|ran|spoke|speaks|says|said|called|cried|knock(?:s|ed)|"
+    r"approach(?:es|ed)|stood|demanded|answered|replied|sung)"
+)
+_ARRIVES = re.compile(rf"(?:\s+[a-z]+){{0,3}}?\s+{_COMING}\b")  # "…walked in", "…says:"
+_COMES = re.compile(r"\b(?:comes?|came|enter(?:s|ed)|appear(?:s|ed)|arrived?)\b")  # "along
+# comes a skiff with two men"
+_PREDICATE = re.compile(r"\b(?:be|been|being|was|were|is|am|are|make|makes|made|as|like)\s+$")
 
 
 @dataclass
@@ -176,6 +197,7 @@ class _Conversation:
     participants: list[str] = field(default_factory=list)  # the last two people who spoke
     introduced: str | None = None  # whom the narration paragraph just before leads in ("She says:")
     mentioned: list[str] = field(default_factory=list)  # names in the chapter's narration, in order
+    stranger: str | None = None  # the gender ('m', 'f', '?') of someone unnamed who came in
 
 
 def attribute_chapter(
@@ -191,15 +213,18 @@ def attribute_chapter(
         if paragraph == BREAK:
             add_break(lines)
             talk.turns.clear()
+            talk.stranger = None
             continue
         pieces = pieces_of(paragraph, options.dashes)
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:
             talk.narrated = names_in(paragraph, options.names)
             talk.mentioned += talk.narrated
-            if any(not _among(name, talk.participants) for name in talk.narrated):
+            stranger = _stranger(paragraph, options)
+            if stranger or any(not _among(n, talk.participants) for n in talk.narrated):
                 talk.turns.clear()  # someone new: a new conversation may start
                 talk.participants.clear()
+            talk.stranger = stranger or talk.stranger
             talk.addressed = None
             talk.open_speech = []
             talk.introduced = _introduced(paragraph, talk, options)
@@ -210,6 +235,8 @@ def attribute_chapter(
             quotes[0].speaker, quotes[0].rule = continued[0].speaker, "continued"
         _attribute_paragraph(pieces, talk, options, context=not continued)
         talk.introduced = None
+        if any(q.rule in ("tag", "description") for q in quotes):
+            talk.stranger = None  # someone is named: the newcomer, if any, has spoken or gone
         talk.mentioned += [
             name
             for piece in pieces
@@ -250,6 +277,23 @@ def _open_speech(
         return []
     last = next(line for line in reversed(spoken) if line.speaker != NARRATOR)
     return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
+
+
+def _stranger(paragraph: str, options: AttributionOptions) -> str | None:
+    """The gender ('m', 'f', or '?' when unknown) of someone a narration paragraph brings in
+    without naming them (the subject of a verb of coming or speaking, "a young lady came
+    across the court-yard", "One of them says:", or what comes, "along comes a skiff with two
+    men in it"), when no name follows in it; None otherwise ("he was an indolent man")."""
+    found = None
+    for match in _NEWCOMER.finditer(paragraph):
+        before = re.split(r"[.!?;]\s", paragraph[: match.start()])[-1][-40:]
+        if _PREDICATE.search(before):
+            continue  # "he was an indolent man", "a match of affection, a good husband"
+        if _ARRIVES.match(paragraph, match.end()) or _COMES.search(before):
+            found = match
+    if not found or names_in(paragraph[found.end() :], options.names):
+        return None
+    return PERSON_NOUNS.get(found.group(1) or "") or "?"
 
 
 def _two_people(talk: _Conversation) -> bool:
@@ -486,14 +530,20 @@ def _by_pronoun(
     """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
-    of these that holds someone of that gender decides; two there leave it unresolved. With
+    of these that holds someone of that gender decides; two there leave it unresolved; after
+    someone unnamed of that gender came in, the recent speakers are not looked at. With
     none of them, the character of that gender the chapter's narration named last."""
     narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
     for pool in (
         [talk.addressed] if talk.addressed else [],
         narrated,
+        None,
         [who for who, _ in talk.recent],
     ):
+        if pool is None:
+            if talk.stranger in (gender, "?"):
+                return None  # "he asked" after someone unnamed came in: maybe the newcomer
+            continue
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
             return fitting.pop() if len(fitting) == 1 else None
