@@ -271,7 +271,7 @@ def test_a_description_the_narration_sets_beside_a_name_is_that_person():
 def test_someone_unnamed_coming_in_ends_the_conversation_and_is_not_guessed():
     lines = _lines(
         [
-            "He jumped and got the canoe ready, and put his old coat in it for one of us.",
+            "He jumped and got the canoe ready, and put his old coat right in it for one of us.",
             "“We’s safe, Huck, we’s safe!” said Jim.",
             "“I’ll take the canoe and go and see, Jim,” said Huck.",
             "“Pooty soon I’ll be a-shout’n’ for joy,” said Jim.",
