@@ -65,6 +65,65 @@ RECENT = 3  # speakers a pronoun may point back to: it resolves when one of them
 _TITLE_AND_NAME = re.compile(rf"\b([A-Z][a-zé]+)\s+({NAME_WORD}(?:\s+{NAME_WORD})?)")
 
 
+# Kin a description names through its owner ("his wife", "her brother"): the kin's gender and
+# the title the kin is written with when that title is the family's ("Mrs." for a wife).
+_KIN = {
+    "wife": ("f", "Mrs"), "lady": ("f", "Mrs"), "mother": ("f", "Mrs"),
+    "husband": ("m", "Mr"), "father": ("m", "Mr"),
+    "sister": ("f", None), "daughter": ("f", None), "brother": ("m", None), "son": ("m", None),
+}  # fmt: skip
+_FAMILY_TITLES = {"Mr", "Mrs", "Miss", "Master"}
+_NOT_PEOPLE = {"old", "young", "elder", "younger", "other", "first", "second"}  # adjectives
+# "My sister, Mrs. Joe Gargery," / "Basil Hallward, the painter,": a description and a name
+# set side by side in the narration.
+_DESCRIBED_NAME = re.compile(
+    rf"\b((?i:the|his|her|my|our))\s+((?:[a-z]+\s+){{0,2}}[a-z]+)\s*,\s*[—–-]*\s*{NAME}(?=\s*[,;.—–)])"
+)  # the name closed by punctuation: "to her aunt, Anna Pávlovna mentioned" is no apposition
+_NAME_DESCRIBED = re.compile(
+    rf"{NAME}\s*,\s*(the|his|her|my|our)\s+((?:[a-z]+\s+){{0,2}}[a-z]+)(?=\s*[,;.—–)])"
+)
+
+
+def _appositions(paragraphs: list[str], names: set[str] | None) -> dict[tuple[str, str], str]:
+    """(owner, description) → the one name the book's narration sets beside it ("my sister,
+    Mrs. Joe Gargery" and "My sister, Mrs. Joe": ('my', 'sister') → 'MRS. JOE', the shorter of
+    two forms of one name); a description set beside two people is left out."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for paragraph in paragraphs:
+        text = QUOTE.sub(" ", paragraph)
+        pairs = [(m.group(1), m.group(2), m.group(3)) for m in _DESCRIBED_NAME.finditer(text)]
+        pairs += [(m.group(2), m.group(3), m.group(1)) for m in _NAME_DESCRIBED.finditer(text)]
+        for owner, words, name in pairs:
+            if words.split()[-1] in PERSON_NOUNS and is_name(name, names):
+                found.setdefault((owner.lower(), words), set()).add(name.upper())
+    relations = {}
+    for key, named in found.items():
+        shortest = min(named, key=len)
+        if all(n == shortest or n.startswith(shortest + " ") for n in named):
+            relations[key] = shortest
+    return relations
+
+
+# Someone the narration brings in without a name ("a young lady came across the court-yard",
+# "two men in it with guns", "One of them says:", "somebody spoke out of a window").
+_NEWCOMER = re.compile(
+    r"\b(?:(?:[Aa]n?|[Tt]wo|[Tt]hree|[Aa]nother)\s+(?:[a-z]+\s+){0,2}("
+    + "|".join(sorted(n for n, g in PERSON_NOUNS.items() if n not in _NOT_PEOPLE))
+    + r")s?|[Oo]ne of them|[Ss]omebody|[Ss]omeone)\b"
+)
+
+
+_COMING = (
+    r"(?:comes?|came|enter(?:s|ed)?|appear(?:s|ed)?|arrived?|walk(?:s|ed)|stepp?(?:s|ed)|"
+    r"start(?:s|ed)|rush(?:es|ed)|ran|spoke|speaks|says|said|called|cried|knock(?:s|ed)|"
+    r"approach(?:es|ed)|stood|demanded|answered|replied|sung)"
+)
+_ARRIVES = re.compile(rf"(?:\s+[a-z]+){{0,3}}?\s+{_COMING}\b")  # "…walked in", "…says:"
+_COMES = re.compile(r"\b(?:comes?|came|enter(?:s|ed)|appear(?:s|ed)|arrived?)\b")  # "along
+# comes a skiff with two men"
+_PREDICATE = re.compile(r"\b(?:be|been|being|was|were|is|am|are|make|makes|made|as|like)\s+$")
+
+
 @dataclass
 class AttributionOptions:
     """`narrator_is`: the first-person narrator's cast key (or None); `keep_tags`: speech tags
@@ -81,6 +140,8 @@ class AttributionOptions:
     min_confidence: float = 0.0  # quotes whose speaker's confidence is lower stay UNATTRIBUTED
     places: set[str] = field(default_factory=set)  # words the book uses as places and times
     aliases: dict[str, list[str]] = field(default_factory=dict)  # cast key → its other names
+    people: set[str] = field(default_factory=set)  # titled names the narration writes
+    relations: dict[tuple[str, str], str] = field(default_factory=dict)  # ('my', 'sister') → name
 
     def is_person(self, name: str) -> bool:
         """False for a name that is a place or a time in this book ("LONDON", "TUESDAY")."""
@@ -102,6 +163,13 @@ class AttributionOptions:
         self.places = places_and_times(paragraphs)
         if self.narrator_is is None:
             self.narrator_is = narrator_of(paragraphs, self.names)
+        self.people = {
+            name
+            for p in paragraphs
+            for name in names_in(QUOTE.sub(" ", p), self.names)
+            if name.split()[0].rstrip(".").title() in _FAMILY_TITLES
+        }
+        self.relations = _appositions(paragraphs, self.names)
         for paragraph in paragraphs:
             for match in _TITLE_AND_NAME.finditer(QUOTE.sub(" ", paragraph)):
                 if match.group(1).lower() in TITLE_NOUNS and is_name(match.group(2), self.names):
@@ -129,6 +197,7 @@ class _Conversation:
     participants: list[str] = field(default_factory=list)  # the last two people who spoke
     introduced: str | None = None  # whom the narration paragraph just before leads in ("She says:")
     mentioned: list[str] = field(default_factory=list)  # names in the chapter's narration, in order
+    stranger: str | None = None  # the gender ('m', 'f', '?') of someone unnamed who came in
 
 
 def attribute_chapter(
@@ -144,15 +213,18 @@ def attribute_chapter(
         if paragraph == BREAK:
             add_break(lines)
             talk.turns.clear()
+            talk.stranger = None
             continue
         pieces = pieces_of(paragraph, options.dashes)
         quotes = [p for p in pieces if p.kind == "quote" and p.text.strip()]
         if not quotes:
             talk.narrated = names_in(paragraph, options.names)
             talk.mentioned += talk.narrated
-            if any(not _among(name, talk.participants) for name in talk.narrated):
+            stranger = _stranger(paragraph, options)
+            if stranger or any(not _among(n, talk.participants) for n in talk.narrated):
                 talk.turns.clear()  # someone new: a new conversation may start
                 talk.participants.clear()
+            talk.stranger = stranger or talk.stranger
             talk.addressed = None
             talk.open_speech = []
             talk.introduced = _introduced(paragraph, talk, options)
@@ -163,6 +235,8 @@ def attribute_chapter(
             quotes[0].speaker, quotes[0].rule = continued[0].speaker, "continued"
         _attribute_paragraph(pieces, talk, options, context=not continued)
         talk.introduced = None
+        if any(q.rule in ("tag", "description") for q in quotes):
+            talk.stranger = None  # someone is named: the newcomer, if any, has spoken or gone
         talk.mentioned += [
             name
             for piece in pieces
@@ -203,6 +277,23 @@ def _open_speech(
         return []
     last = next(line for line in reversed(spoken) if line.speaker != NARRATOR)
     return [*continued, last] if len(pieces) == 2 and len(spoken) == 1 else [last]
+
+
+def _stranger(paragraph: str, options: AttributionOptions) -> str | None:
+    """The gender ('m', 'f', or '?' when unknown) of someone a narration paragraph brings in
+    without naming them (the subject of a verb of coming or speaking, "a young lady came
+    across the court-yard", "One of them says:", or what comes, "along comes a skiff with two
+    men in it"), when no name follows in it; None otherwise ("he was an indolent man")."""
+    found = None
+    for match in _NEWCOMER.finditer(paragraph):
+        before = re.split(r"[.!?;]\s", paragraph[: match.start()])[-1][-40:]
+        if _PREDICATE.search(before):
+            continue  # "he was an indolent man", "a match of affection, a good husband"
+        if _ARRIVES.match(paragraph, match.end()) or _COMES.search(before):
+            found = match
+    if not found or names_in(paragraph[found.end() :], options.names):
+        return None
+    return PERSON_NOUNS.get(found.group(1) or "") or "?"
 
 
 def _two_people(talk: _Conversation) -> bool:
@@ -256,6 +347,9 @@ def _by_description(
     for key in (words.upper(), head.upper()):
         if key in talk.known:
             return key
+    related = options.relations.get((owner, words)) or _kin(owner, head, before, talk, options)
+    if related:
+        return related
     if head in TITLE_NOUNS and owner == "the":  # "his lady" is his wife, not Lady Lucas
         owners = options.titled.get(head, set())
         known = {who for who in owners if who in talk.known}
@@ -282,6 +376,44 @@ def _by_description(
         if gender:
             options.genders.setdefault(key, gender)
         return key
+    return None
+
+
+def _kin(
+    owner: str, head: str, before: str, talk: _Conversation, options: AttributionOptions
+) -> str | None:
+    """The person a kinship description names through its owner (the one who spoke last, when
+    of the owner's gender, else `_by_pronoun`: "said his wife" after Mr. Bennet: MRS. BENNET;
+    "cried her brother" after Miss Bingley: BINGLEY): the one person of
+    the owner's surname, of the kin's gender (and of the family's title, "Mrs." for a wife),
+    among the conversation's speakers, else among the titled names the narration writes."""
+    if owner not in ("his", "her") or head not in _KIN:
+        return None
+    gender, title = _KIN[head]
+    owner_gender = "m" if owner == "his" else "f"
+    previous = talk.turns[-1] if talk.turns else None  # the kin answers the one who spoke
+    if previous and gender_of(previous, options.genders) == owner_gender:
+        whose = previous
+    else:
+        whose = _by_pronoun(owner_gender, before, talk, options)
+    if not whose:
+        return None
+    surname = whose.split()[-1]
+    if whose == surname and surname not in {n.split()[-1] for n in options.people}:
+        return None  # "ELIZABETH": a first name, no family to look in
+    for pool in (talk.known, options.people):
+        kin = {
+            who
+            for who in pool
+            if who.split()[-1] == surname
+            and not same_person(who, whose)
+            and gender_of(who, options.genders) == gender
+            and (title is None or who.split()[0].rstrip(".").title() in (title, surname.title()))
+        }
+        if len(kin) == 1:
+            return kin.pop()
+        if kin:
+            return None
     return None
 
 
@@ -398,14 +530,20 @@ def _by_pronoun(
     """The speaker a pronoun tag of `gender` points to: the one person of that gender whom the
     quote before addressed, else named in the narration just before the quote (in its
     paragraph, or the paragraph before), else among the chapter's recent speakers. The first
-    of these that holds someone of that gender decides; two there leave it unresolved. With
+    of these that holds someone of that gender decides; two there leave it unresolved; after
+    someone unnamed of that gender came in, the recent speakers are not looked at. With
     none of them, the character of that gender the chapter's narration named last."""
     narrated = names_in(_ON_SOMEONE.sub("", before), options.names) or talk.narrated
     for pool in (
         [talk.addressed] if talk.addressed else [],
         narrated,
+        None,
         [who for who, _ in talk.recent],
     ):
+        if pool is None:
+            if talk.stranger in (gender, "?"):
+                return None  # "he asked" after someone unnamed came in: maybe the newcomer
+            continue
         fitting = {who for who in pool if gender_of(who, options.genders) == gender}
         if fitting:
             return fitting.pop() if len(fitting) == 1 else None

@@ -120,7 +120,8 @@ def cluster_speakers(
     titled or full name and its parts ("MR. SHERLOCK HOLMES", "SHERLOCK HOLMES", "HOLMES",
     "MR. HOLMES"), and a familiar form and its name ("LIZZY", "ELIZABETH"), where the short
     form fits exactly one longer name, or, among several, exactly one of its own gender
-    (`genders`: "BINGLEY", a man, is "MR. BINGLEY", not "MISS BINGLEY"). The key is the form
+    (`genders`: "BINGLEY", a man, is "MR. BINGLEY", not "MISS BINGLEY"), and never one of
+    the other gender ("JOE", a man, is not "MRS. JOE"). The key is the form
     with the most lines (the longer on a tie)."""
     parent = {name: name for name in speakers}
 
@@ -156,6 +157,8 @@ def cluster_speakers(
             )
         ]
         gender = gender_of(name, genders or {})
+        if gender:  # "JOE", a man, is never "MRS. JOE"
+            owners = [o for o in owners if gender_of(o, genders or {}) in (None, gender)]
         if len({root(o) for o in owners}) > 1 and gender:
             owners = [o for o in owners if gender_of(o, genders or {}) == gender]
         if len({root(o) for o in owners}) == 1:

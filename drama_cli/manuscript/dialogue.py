@@ -469,11 +469,16 @@ def gender_of(name: str, genders: dict[str, str]) -> str | None:
     return genders.get(name) or genders.get(FAMILIAR.get(name.lower(), "").upper())
 
 
+_AFTER_TITLE = re.compile(rf"\b{TITLED}\s+$")
+_QUOTE_MARK = re.compile(r"[“”\"]")  # "Nastasya, take it," he said: his words are past a quote
+
+
 def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[str, str]:
-    """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention,
-    where one gender outnumbers the other two to one in at least three mentions, or is the only
-    one in two or more; a name without such pronouns takes the gender of the titles written before it ("DARCY" from
-    "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
+    """Name (capitals) → 'm' or 'f', from the pronouns in the six words after each mention
+    (not past a quotation mark; a bare name right after a title is the titled name's), where
+    one gender outnumbers the other two to one in at least three mentions, or is the only one
+    in two or more; a name without such pronouns takes the gender of the titles written before
+    it ("DARCY" from "Mr. Darcy") where one gender's titles outnumber the other's four to one."""
     counts: dict[str, Counter] = {}
     titled: dict[str, Counter] = {}
     for paragraph in paragraphs:
@@ -481,10 +486,13 @@ def book_genders(paragraphs: list[str], names: set[str] | None = None) -> dict[s
             if not is_name(match.group(1), names):
                 continue
             name = match.group(1).upper()
+            if _AFTER_TITLE.search(paragraph, 0, match.start()):
+                continue  # "While Mrs. Joe sat": Mrs. Joe's pronouns, not Joe's
             title = gender_of(name, {})
             if title and len(name.split()) > 1:
                 titled.setdefault(name.split()[-1], Counter())[title] += 1
-            following = re.findall(r"\w+", paragraph[match.end() : match.end() + 60].lower())[:6]
+            window = _QUOTE_MARK.split(paragraph[match.end() : match.end() + 60])[0]
+            following = re.findall(r"\w+", window.lower())[:6]  # not past a quotation mark
             he = sum(word in ("he", "his", "him", "himself") for word in following)
             she = sum(word in ("she", "her", "hers", "herself") for word in following)
             if he != she:
