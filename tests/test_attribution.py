@@ -9,7 +9,12 @@ from collections import Counter
 from pathlib import Path
 
 from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
-from drama_cli.manuscript.characters import cluster_speakers, narrator_of, places_and_times
+from drama_cli.manuscript.characters import (
+    cluster_speakers,
+    name_usage,
+    narrator_of,
+    places_and_times,
+)
 from drama_cli.manuscript.dialogue import book_genders, book_names, tag_description
 from drama_cli.manuscript.imported import NARRATOR, ImportedChapter, Manuscript
 from drama_cli.manuscript.writer import script_yaml
@@ -341,3 +346,42 @@ def test_the_scorer_reads_the_development_set_and_prints_its_table():
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("all")}
     assert int(rows["all"][1]) == 443  # every quote of the twelve chapters, all found
     assert float(rows["all"][4].rstrip("%")) >= 40.0  # accuracy: the rules at work
+
+
+def test_two_people_share_a_given_name_and_a_familiar_form_joins_only_where_tied():
+    paragraphs = [
+        "The two youngest of the family, Catherine and Lydia, were particularly frequent in "
+        "these attentions.",
+        "Elizabeth had frequently united with Jane in an endeavour to check the imprudence of "
+        "Catherine and Lydia.",
+        "Kitty and Lydia took their seats; Lady Catherine de Bourgh looked at them.",
+        "Lady Catherine was reckoned proud by many people.",
+        "\u201cMiss Eliza Bennet,\u201d said Miss Bingley, \u201clet me persuade you.\u201d",
+        "\u201cI thought Miss Elizabeth Bennet looked remarkably well,\u201d said Bingley.",
+        "Bingley was sure of being liked wherever he appeared. Bingley had never met with "
+        "pleasanter people.",
+    ]
+    options = AttributionOptions()
+    options.learn(paragraphs)
+    speakers = Counter(
+        {
+            "LADY CATHERINE": 19,
+            "CATHERINE": 1,
+            "KITTY": 8,
+            "ELIZABETH": 200,
+            "ELIZA": 5,
+            "MISS ELIZA": 1,
+            "BINGLEY": 18,
+            "MR. BINGLEY": 15,
+            "MISS BINGLEY": 21,
+        }
+    )
+    genders = {"KITTY": "f", "CATHERINE": "f", "ELIZA": "f", "ELIZABETH": "f"}
+    clusters = cluster_speakers(speakers, genders, options.usage)
+    assert clusters["LADY CATHERINE"] == []  # "Catherine and Lydia" is someone else
+    assert clusters["KITTY"] == ["CATHERINE"]
+    assert clusters["ELIZABETH"] == ["ELIZA", "MISS ELIZA"]  # "Miss Eliza Bennet"
+    assert clusters["BINGLEY"] == ["MR. BINGLEY"] and clusters["MISS BINGLEY"] == []
+    untied = cluster_speakers(speakers, genders, name_usage(paragraphs[:4], options.names))
+    assert untied["MISS ELIZA"] == [] and "MISS ELIZA" not in untied["ELIZABETH"]
+    assert untied["BINGLEY"] == []  # never written alone in the narration: which one is unsure

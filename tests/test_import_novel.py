@@ -157,9 +157,12 @@ def test_pride_and_prejudice_attribution_report(pride_report):
     )  # letters are quotes, not narration
     assert report["left_out"] == {"title page": 1, "imprint": 1, "colophon": 1, "copyright page": 1}
     assert {"ELIZABETH", "MR. DARCY", "MRS. BENNET", "JANE", "MR. BENNET"} <= set(report["cast"])
-    assert not {"LIZZY", "DARCY", "SIR"} & set(
-        report["cast"]
-    )  # variants merged, no titles alone
+    assert not {"LIZZY", "DARCY", "SIR"} & set(report["cast"])  # variants merged, no titles alone
+    aliases = {key: set(member.aliases) for key, member in load_script(out).cast.items()}
+    assert "KITTY" not in aliases.get("LADY CATHERINE", set())  # two Catherines, two voices
+    assert {"BINGLEY", "MR. BINGLEY"} in ({key} | names for key, names in aliases.items())
+    assert {"ELIZA", "MISS ELIZA"} <= aliases["ELIZABETH"]  # "Miss Eliza Bennet"
+    assert not {"MR. BINGLEY", "GARDINER", "BENNET", "ELIZA"} & set(report["cast"])
     assert main(["check", str(out)]) == 0
 
 

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from drama_cli.manuscript.cast_names import FAMILIAR
-from drama_cli.manuscript.characters import narrator_of, places_and_times
+from drama_cli.manuscript.characters import NameUsage, name_usage, narrator_of, places_and_times
 from drama_cli.manuscript.dialogue import (
     DASH_SPEECH,
     NAME,
@@ -142,6 +142,7 @@ class AttributionOptions:
     aliases: dict[str, list[str]] = field(default_factory=dict)  # cast key → its other names
     people: set[str] = field(default_factory=set)  # titled names the narration writes
     relations: dict[tuple[str, str], str] = field(default_factory=dict)  # ('my', 'sister') → name
+    usage: NameUsage = field(default_factory=NameUsage)  # how the book writes its names
 
     def is_person(self, name: str) -> bool:
         """False for a name that is a place or a time in this book ("LONDON", "TUESDAY")."""
@@ -170,6 +171,7 @@ class AttributionOptions:
             if name.split()[0].rstrip(".").title() in _FAMILY_TITLES
         }
         self.relations = _appositions(paragraphs, self.names)
+        self.usage = name_usage(paragraphs, self.names)
         for paragraph in paragraphs:
             for match in _TITLE_AND_NAME.finditer(QUOTE.sub(" ", paragraph)):
                 if match.group(1).lower() in TITLE_NOUNS and is_name(match.group(2), self.names):

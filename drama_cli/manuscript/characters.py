@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 
 from drama_cli.manuscript.cast_names import FAMILIAR
 from drama_cli.manuscript.dialogue import (
@@ -41,6 +42,9 @@ _PLACE_BEFORE = re.compile(
 _ACTING = re.compile(
     rf"((?:{NAME_WORD}\s+)?{NAME_WORD})\s+(?:\w+ly\s+)?(?:[a-z]+ed|said|says|was|had)\b"
 )
+_AND = re.compile(rf"\b({NAME_WORD})\s+and\s+({NAME_WORD})\b")
+# Titles of rank, written before a given name ("Lady Catherine", "Sir William")
+_RANK = {"SIR", "LADY", "LORD"}
 _DAYS_MONTHS = {
     "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday",
     "January", "February", "April", "June", "July", "August", "September", "October",
@@ -113,16 +117,74 @@ def places_and_times(paragraphs: list[str]) -> set[str]:
     return {word for name in places for word in name.split()} | _DAYS_MONTHS
 
 
+@dataclass
+class NameUsage:
+    """How the book writes its names: `narrated`, each name (titles kept) as the narration
+    writes it whole, and how often ("CATHERINE" alone, "LADY CATHERINE"); `whole`, the names
+    of two words or more written anywhere, quotes included, less their titles ("ELIZA
+    BENNET" from "Miss Eliza Bennet"); `companions`, the names the narration joins by "and"
+    ("Catherine and Lydia": CATHERINE → {LYDIA})."""
+
+    narrated: Counter = field(default_factory=Counter)
+    whole: set[str] = field(default_factory=set)
+    companions: dict[str, set[str]] = field(default_factory=dict)
+
+
+def name_usage(paragraphs: list[str], names: set[str] | None) -> NameUsage:
+    """The book's `NameUsage`."""
+    usage = NameUsage()
+    for paragraph in paragraphs:
+        narration = QUOTE.sub(" ", paragraph)
+        usage.narrated.update(names_in(narration, names))
+        for name in names_in(paragraph, names):
+            words = _untitled(name)
+            if len(words) > 1:
+                usage.whole.add(" ".join(words))
+        for match in _AND.finditer(narration):
+            one, other = (w.upper() for w in match.groups())
+            if is_name(one, names) and is_name(other, names) and one != other:
+                usage.companions.setdefault(one, set()).add(other)
+                usage.companions.setdefault(other, set()).add(one)
+    return usage
+
+
+def _untitled(name: str) -> list[str]:
+    """The words of a name in capitals less its titles ("MISS ELIZA BENNET": ELIZA, BENNET)."""
+    return [w for w in name.split() if not re.fullmatch(TITLED, w.title())]
+
+
+def _tied(short: str, full: str, usage: NameUsage) -> bool:
+    """True when the book ties a familiar form to its full given name: it writes both with
+    one surname ("Miss Eliza Bennet", "Miss Elizabeth Bennet"), or its narration joins both
+    by "and" to one same person ("Kitty and Lydia", "Catherine and Lydia")."""
+    surnames = {n.split(" ", 1)[1] for n in usage.whole if n.split(" ", 1)[0] == short}
+    if any(f"{full} {surname}" in usage.whole for surname in surnames):
+        return True
+    return bool(usage.companions.get(short, set()) & usage.companions.get(full, set()))
+
+
 def cluster_speakers(
-    speakers: Counter, genders: dict[str, str] | None = None
+    speakers: Counter, genders: dict[str, str] | None = None, usage: NameUsage | None = None
 ) -> dict[str, list[str]]:
     """Cast key → its aliases, one key per person among `speakers` (key → line count): a
     titled or full name and its parts ("MR. SHERLOCK HOLMES", "SHERLOCK HOLMES", "HOLMES",
     "MR. HOLMES"), and a familiar form and its name ("LIZZY", "ELIZABETH"), where the short
     form fits exactly one longer name, or, among several, exactly one of its own gender
     (`genders`: "BINGLEY", a man, is "MR. BINGLEY", not "MISS BINGLEY"), and never one of
-    the other gender ("JOE", a man, is not "MRS. JOE"). The key is the form
-    with the most lines (the longer on a tie)."""
+    the other gender ("JOE", a man, is not "MRS. JOE"). With the book's `usage`:
+
+    * a given name the narration writes alone, twice or more, is not the one who bears it
+      after a title of rank ("Catherine and Lydia" are sisters; Lady Catherine is always
+      Lady Catherine): two people share it;
+    * a titled familiar form joins its full name where the book ties the two (`_tied`:
+      "MISS ELIZA" is "ELIZABETH" when it writes "Miss Eliza Bennet" and "Miss Elizabeth
+      Bennet");
+    * a bare surname whose own gender is not known, written alone in the narration twice or
+      more, is the one man of that name who speaks ("BINGLEY" is "MR. BINGLEY", not "MISS
+      BINGLEY"): the narration gives women their titles.
+
+    The key is the form with the most lines (the longer on a tie)."""
+    usage = usage or NameUsage()
     parent = {name: name for name in speakers}
 
     def root(name: str) -> str:
@@ -145,6 +207,11 @@ def cluster_speakers(
         if not words:
             continue
         familiar = FAMILIAR.get(name.lower(), "").upper()
+        titled_familiar = (
+            FAMILIAR.get(words[0].lower(), "").upper()
+            if len(words) == 1 and title(name) and words[0] != name
+            else ""
+        )
         owners = [
             other
             for other in speakers
@@ -154,13 +221,18 @@ def cluster_speakers(
                 other == familiar
                 or (len(bare(other)) > len(words) and _ends_or_starts(bare(other), words))
                 or (bare(other) == words and len(other) > len(name))
+                or (bare(other) == [titled_familiar] and _tied(words[0], titled_familiar, usage))
             )
+            and not (title(other) in _RANK and bare(other) == words and usage.narrated[name] >= 2)
         ]
         gender = gender_of(name, genders or {})
         if gender:  # "JOE", a man, is never "MRS. JOE"
             owners = [o for o in owners if gender_of(o, genders or {}) in (None, gender)]
         if len({root(o) for o in owners}) > 1 and gender:
             owners = [o for o in owners if gender_of(o, genders or {}) == gender]
+        elif len({root(o) for o in owners}) > 1 and not title(name) and usage.narrated[name] >= 2:
+            men = [o for o in owners if title(o) and gender_of(o, {}) == "m"]
+            owners = men if len({root(o) for o in men}) == 1 else owners
         if len({root(o) for o in owners}) == 1:
             parent[root(name)] = root(owners[0])
     groups: dict[str, list[str]] = {}

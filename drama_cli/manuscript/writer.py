@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from drama_cli.manuscript.attribution import AttributionOptions, attribute_chapter
-from drama_cli.manuscript.characters import cluster_speakers
+from drama_cli.manuscript.characters import NameUsage, cluster_speakers
 from drama_cli.manuscript.dialogue import RULES, gender_of
 from drama_cli.manuscript.imported import (
     BREAK,
@@ -168,11 +168,11 @@ def chapter_scenes(manuscript: Manuscript, dialogue: bool, options: AttributionO
         )  # a text without headings
         result.append((manuscript.title if untitled else chapter.title, scenes, counts))
     if dialogue and not manuscript.is_play:
-        options.aliases = _one_voice_each(result, options.genders)
+        options.aliases = _one_voice_each(result, options.genders, options.usage)
     return result
 
 
-def _one_voice_each(chapters, genders: dict[str, str]) -> dict[str, list[str]]:
+def _one_voice_each(chapters, genders: dict[str, str], usage: NameUsage) -> dict[str, list[str]]:
     """One key per character across the book ("HOLMES", "SHERLOCK HOLMES" and "MR. HOLMES" are
     one person, `characters.cluster_speakers`, a bare name with its own gender's title): every
     line and candidate takes its person's key; returns key → aliases for the cast."""
@@ -180,7 +180,7 @@ def _one_voice_each(chapters, genders: dict[str, str]) -> dict[str, list[str]]:
     speakers = Counter(
         line.speaker for line in lines if line.speaker not in (None, NARRATOR, UNATTRIBUTED)
     )
-    clusters = cluster_speakers(speakers, genders)
+    clusters = cluster_speakers(speakers, genders, usage)
     key_of = {alias: key for key, aliases in clusters.items() for alias in aliases}
     for line in lines:
         line.speaker = key_of.get(line.speaker, line.speaker)
