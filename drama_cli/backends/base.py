@@ -125,7 +125,8 @@ class Capabilities:
     layouts: the conversation layouts it voices (`engine.layouts.LAYOUTS` names: clone,
         history, revise, scene, infill, stream); the render checks a plan against them before
         any take is made (`drama_cli.render.plan.layout_for_backend`). None (the default):
-        clone and history, with scene and infill when `scene_layout` and `infill` say so.
+        clone, history and revise (a revision is a history request read against a note), with
+        scene and infill when `scene_layout` and `infill` say so.
     codes_in: it takes clips as codec codes `[10, T]` (references, context, infill prefix and
         suffix); without it a clip travels as audio.
     multi_speaker: one request may hold several speakers (`<|speaker:k|>` with k > 0).
@@ -151,9 +152,10 @@ class Capabilities:
     local_gpu: bool = False
 
     def __post_init__(self):
-        if self.layouts is None:  # the default: clone and history, and what the flags say
+        if self.layouts is None:  # the default: clone, history, revise, and what the flags say
             flagged = {"scene": self.scene_layout, "infill": self.infill}
-            derived = {"clone", "history"} | {name for name, given in flagged.items() if given}
+            derived = {"clone", "history", "revise"}
+            derived |= {name for name, given in flagged.items() if given}
             object.__setattr__(self, "layouts", frozenset(derived))
         unknown = set(self.layouts) - LAYOUT_NAMES
         if unknown:
