@@ -447,3 +447,26 @@ def rendered_with_sounds(tmp_path, monkeypatch, lines: str, *flags) -> tuple:
     )
     assert main(["render", str(path), *flags]) == 0
     return path, tmp_path / "play.drama" / "s1"
+
+
+def record_requests(monkeypatch) -> list:
+    """The list every request sent to a backend that `registry.make_backend` makes from now on
+    is appended to, in the order sent; the real backend still voices each."""
+    import drama_cli.backends.registry as registry
+
+    requests = []
+    make = registry.make_backend
+
+    def recording(*args, **kwargs):
+        backend = make(*args, **kwargs)
+        generate = backend.generate
+
+        def record(request, on_frames=None):
+            requests.append(request)
+            return generate(request, on_frames)
+
+        backend.generate = record
+        return backend
+
+    monkeypatch.setattr(registry, "make_backend", recording)
+    return requests

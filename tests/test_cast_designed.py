@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 import soundfile as sf
-from fakes import FakeBackend, fake_render, one_error_line, render
+from fakes import FakeBackend, fake_render, one_error_line, record_requests, render
 
 from drama_cli.backends.reference_audio import load_audio
 from drama_cli.cli import main
@@ -148,23 +148,7 @@ def test_a_flow_entry_is_not_rewritten(tmp_path, monkeypatch, capsys):
 def test_with_a_tiny_drama3_model_the_locked_take_is_the_reference_of_the_next_render(
     tmp_path, tiny_model, monkeypatch, capsys
 ):
-    from drama_cli.backends import registry
-
-    requests = []
-    make = registry.make_backend
-
-    def recording(*args, **kwargs):
-        backend = make(*args, **kwargs)
-        generate = backend.generate
-
-        def record(request, on_frames=None):
-            requests.append(request)
-            return generate(request, on_frames)
-
-        backend.generate = record
-        return backend
-
-    monkeypatch.setattr(registry, "make_backend", recording)
+    requests = record_requests(monkeypatch)
     path = tmp_path / "quay.yaml"
     path.write_text(
         f'cast:\n  CAPTAIN:\n    design: "{DESIGN}"\nlines:\n  - CAPTAIN: Rope, lad.\n',

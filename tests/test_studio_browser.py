@@ -10,10 +10,14 @@ waveform is drawn again while nothing plays; a line of many takes loads only the
 view; a note refused by the server is kept for the next try; an older script view answering
 last is not drawn; space in the scene view plays the mix and the A/B keys leave it shown;
 keys move nothing behind the list of keys; a key pressed as the dialog closes, the focus still
-in its text box, reaches the page. One browser session for the module.
+in its text box, reaches the page. The Cast view auditions a designed voice, plays a candidate
+and locks it into the cast file, and no line view answering late draws over it; the Attribution
+view of an imported novel writes the speaker chosen into the script file, the line's id kept
+and its candidates comment gone. One browser session for the module.
 
 Set DRAMA_STUDIO_SCREENSHOT=FILE to keep the picture of the line view the test takes."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -21,7 +25,7 @@ import threading
 import time
 
 import pytest
-from fakes import SHORT_SCRIPT
+from fakes import REFS, SHORT_SCRIPT
 
 from drama_cli.backends.registry import make_backend
 from drama_cli.cli import main
@@ -43,19 +47,12 @@ pytestmark = pytest.mark.skipif(
 TOKEN = "browser-test-token"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """A scratch-rendered two-line project served by a studio on a free port: (url, script
-    path)."""
+@contextlib.contextmanager
+def serving(path, scratch):
+    """The project of the script `path` served by a studio on a free port, voiced by the
+    backend `scratch`: its url."""
     import uvicorn
 
-    folder = tmp_path_factory.mktemp("studio-browser")
-    path = folder / "short.yaml"
-    path.write_text(SHORT_SCRIPT, encoding="utf-8")
-    scratch = make_backend(engine="scratch", model=None, device=None, gpu_memory=None)
-    render_script(
-        load_script(str(path)), TakeStore(folder / "short.drama"), scratch, RenderSettings()
-    )
     studio = Studio(StudioProject(str(path), None, load_script), lambda: scratch)
     listener = open_socket("127.0.0.1", 0)
     server = uvicorn.Server(
@@ -63,10 +60,31 @@ def served(tmp_path_factory):
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}", path
-    server.should_exit = True
-    thread.join(5)
-    studio.close()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(5)
+        studio.close()
+
+
+@pytest.fixture(scope="module")
+def scratch():
+    return make_backend(engine="scratch", model=None, device=None, gpu_memory=None)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory, scratch):
+    """A scratch-rendered two-line project served by a studio on a free port: (url, script
+    path)."""
+    folder = tmp_path_factory.mktemp("studio-browser")
+    path = folder / "short.yaml"
+    path.write_text(SHORT_SCRIPT, encoding="utf-8")
+    render_script(
+        load_script(str(path)), TakeStore(folder / "short.drama"), scratch, RenderSettings()
+    )
+    with serving(path, scratch) as url:
+        yield url, path
 
 
 @pytest.fixture(scope="module")
@@ -456,3 +474,221 @@ def test_a_key_pressed_as_the_action_dialog_closes_reaches_the_page(served, brow
         focused.dispatchEvent(new KeyboardEvent('keydown', {key: 'e', bubbles: true}));
         return [focused.id, dialog.open, dialog.dataset.kind];""")
     assert after == ["action-text", True, "edit"]
+
+
+HARBOUR = """title: Harbour
+voice_library: lib
+narrator: NARRATOR
+cast:
+  NARRATOR: {}
+  CAPTAIN:
+    # the old man
+    design: "a gravelly old sea captain"
+  BOY:
+    gender: male
+scenes:
+  - id: quay
+    lines:
+      - action: The tide is turning.
+      - CAPTAIN: Fetch the rope, lad, and be quick about it.
+      - BOY: Aye, sir.
+"""
+NOVEL = """THE VISITORS
+
+CHAPTER I
+
+"Good evening," said Mr. Holmes.
+
+"Good evening to you," said Mr. Watson.
+
+"And to you both," said Mr. Lestrade.
+
+The door opened, and the wind came in.
+
+"Well?" he said.
+
+"Shut the door," said Mrs. Hudson.
+
+"Is it raining?" came a voice from the stairs.
+"""
+
+
+@pytest.fixture(scope="module")
+def cast_served(tmp_path_factory, scratch):
+    """An unrendered project with a designed voice and a library of two voices, served: (url,
+    script path)."""
+    folder = tmp_path_factory.mktemp("studio-cast")
+    path = folder / "harbour.yaml"
+    path.write_text(HARBOUR, encoding="utf-8")
+    for name, clip, tags, words in [
+        (
+            "reader",
+            "narrator",
+            "calm, narrator",
+            "The house stood at the end of a long and quiet lane.",
+        ),
+        (
+            "lad",
+            "algernon",
+            "male, young",
+            "The weather in town has been perfectly dreadful all week.",
+        ),
+    ]:
+        args = ["voices", "add", str(REFS / f"{clip}.wav"), "--name", name, "--tags", tags]
+        args += ["--transcript", words, "--source", "synthetic", "--library", str(folder / "lib")]
+        assert main(args) == 0
+    with serving(path, scratch) as url:
+        yield url, path
+
+
+@pytest.fixture(scope="module")
+def novel_served(tmp_path_factory, scratch):
+    """A short novel imported with its dialogue, two quotes without a sure speaker, served:
+    (url, script path)."""
+    folder = tmp_path_factory.mktemp("studio-attribution")
+    novel = folder / "visitors.txt"
+    novel.write_text(NOVEL, encoding="utf-8")
+    path = folder / "visitors.yaml"
+    assert main(["import", str(novel), "--dialogue", "-o", str(path)]) == 0
+    with serving(path, scratch) as url:
+        yield url, path
+
+
+def cast_rows(browser):
+    return browser.execute_script(
+        "return [...document.querySelectorAll('table.cast tr[data-character]')]"
+        ".map(tr => [tr.dataset.character, tr.classList.contains('current')])"
+    )
+
+
+def message(browser):
+    return browser.execute_script("return document.getElementById('message').textContent")
+
+
+def test_a_line_view_answering_after_the_cast_view_was_opened_does_not_draw_over_it(
+    cast_served, browser
+):
+    open_page(cast_served, browser, "state.script !== null && state.line !== null")
+    browser.execute_script("""
+        window.lineDrawn = 0;
+        const realDraw = drawLine;
+        drawLine = () => { lineDrawn += 1; realDraw(); };
+        const realFetch = window.fetch;
+        window.fetch = (url, ...rest) => !String(url).startsWith('/api/line') ?
+            realFetch(url, ...rest) : new Promise((done) => setTimeout(done, 600))
+                .then(() => realFetch(url, ...rest));
+        window.lineDone = false;
+        showLine(state.current).then(() => { window.lineDone = true; });""")
+    press(browser, "c")
+    wait(browser, lambda d: len(cast_rows(d)) == 3, "the cast view")
+    wait(browser, lambda d: d.execute_script("return window.lineDone"), "the slow line view")
+    assert browser.execute_script("return [lineDrawn, state.view]") == [0, "cast"]
+    assert len(cast_rows(browser)) == 3
+
+
+def test_the_cast_view_auditions_plays_and_locks_a_designed_voice_into_the_cast_file(
+    cast_served, browser
+):
+    _, path = cast_served
+    open_page(cast_served, browser, "state.script !== null")
+    press(browser, "c")
+    wait(
+        browser,
+        lambda d: cast_rows(d) == [["NARRATOR", True], ["CAPTAIN", False], ["BOY", False]],
+        "the cast view",
+    )
+    proposal = (
+        "return document.querySelector('tr[data-character=\"BOY\"] td:nth-child(4)').textContent"
+    )
+    assert browser.execute_script(proposal) == "lad (male)"
+    press(browser, "j")
+    wait(browser, lambda d: ["CAPTAIN", True] in cast_rows(d), "CAPTAIN chosen")
+
+    press(browser, "u")
+    takes = "return [...document.querySelectorAll('tr.current audio[data-take]')].map(a => a.dataset.take)"
+    wait(
+        browser,
+        lambda d: d.execute_script(takes) == ["1", "2", "3", "4"],
+        "4 auditions",
+        timeout_s=90,
+    )
+    assert message(browser) == "CAPTAIN: auditions made"
+    folder = path.parent / "harbour.auditions" / "captain"
+    assert sorted(p.name for p in folder.glob("take-*.wav")) == [
+        f"take-{k}.wav" for k in range(1, 5)
+    ]
+
+    press(browser, "l")  # nothing played yet: nothing to lock
+    wait(browser, lambda d: message(d) == "play an audition first (1 – 9)", "the lock refused")
+    assert path.read_text(encoding="utf-8") == HARBOUR
+
+    press(browser, "2")
+    played = "const a = document.querySelector('tr.current audio[data-take=\"2\"]'); return a.currentTime > 0"
+    wait(browser, lambda d: d.execute_script(played), "audition 2 playing")
+    press(browser, "l")
+    wait(browser, lambda d: message(d) == "CAPTAIN locked to take 2", "the lock")
+    assert (
+        "  CAPTAIN:\n    # the old man\n"
+        '    voice: "refs/captain-designed.wav"\n'
+        '    transcript: "Fetch the rope, lad, and be quick about it."\n'
+        '    voice_source: {kind: synthetic, note: "designed from a description"}\n'
+        '    design: "a gravelly old sea captain"\n'
+    ) in path.read_text(encoding="utf-8")
+    locked = path.parent / "refs" / "captain-designed.wav"
+    assert locked.read_bytes() == (folder / "take-2.wav").read_bytes()
+    assert (path.parent / "lib" / "harbour-captain.json").is_file()
+    voice = "return document.querySelector('tr.current td:nth-child(3)').textContent"
+    assert browser.execute_script(voice) == "clip: captain-designed.wav"
+
+
+def test_the_attribution_view_writes_the_speaker_chosen_into_the_script_file(novel_served, browser):
+    _, path = novel_served
+    before = load_script(path)
+    doubtful = [
+        (line.id, line.text)
+        for scene in before.scenes
+        for line in scene.lines
+        if line.speaker == "UNATTRIBUTED"
+    ]
+    assert [text for _, text in doubtful] == ["Well?", "Is it raining?"]
+    source = path.read_text(encoding="utf-8")
+    assert source.count("# candidates: ") == 2
+    open_page(novel_served, browser, "state.script !== null")
+    press(browser, "t")
+    listed = (
+        "return [...document.querySelectorAll('ol.attribution li')]"
+        ".map(li => [li.dataset.line, li.classList.contains('current')])"
+    )
+    wait(
+        browser,
+        lambda d: d.execute_script(listed) == [[doubtful[0][0], True], [doubtful[1][0], False]],
+        "the attribution view",
+    )
+    candidates = (
+        "return [...document.querySelectorAll('li.current button')].map(b => b.dataset.candidate)"
+    )
+    press(browser, "j")
+    wait(browser, lambda d: d.execute_script(listed)[1][1], "the second line chosen")
+    first, _ = browser.execute_script(candidates)
+    press(browser, "1")
+    wait(
+        browser,
+        lambda d: d.execute_script(listed) == [[doubtful[0][0], True]],
+        "the line given its speaker leaves the view; the one left is chosen",
+    )
+    after = load_script(path)
+    spoken = {line.id: (line.speaker, line.text) for s in after.scenes for line in s.lines}
+    assert spoken[doubtful[1][0]] == (first, "Is it raining?")
+    row = f'          - {first}: "Is it raining?"\n'
+    assert row in path.read_text(encoding="utf-8")
+    assert path.read_text(encoding="utf-8").count("# candidates: ") == 1
+
+    first, _ = browser.execute_script(candidates)
+    press(browser, "1")
+    wait(browser, lambda d: d.find_elements("css selector", "#line p.empty"), "every line spoken")
+    spoken = {line.id: line.speaker for s in load_script(path).scenes for line in s.lines}
+    assert spoken[doubtful[0][0]] == first
+    assert "# candidates: " not in path.read_text(encoding="utf-8")
+    assert [line.id for s in load_script(path).scenes for line in s.lines] == [
+        line.id for s in before.scenes for line in s.lines
+    ]

@@ -477,10 +477,16 @@ function toggleScene() {
 
 const casting = {members: [], at: 0, played: null, lines: [], line: 0};
 
+// a cast or attribution view asked for counts as a view in state.shown: a line or scene view
+// still loading draws nothing over it, and it draws nothing over a view asked for after it
 async function showCast() {
   stopAll();
   state.view = "cast";
-  try { casting.members = (await api("/api/cast")).members; } catch (err) { say(err.message); return; }
+  const asked = ++state.shown;
+  let members;
+  try { members = (await api("/api/cast")).members; } catch (err) { say(err.message); return; }
+  if (asked !== state.shown) return;
+  casting.members = members;
   casting.at = Math.min(casting.at, Math.max(0, casting.members.length - 1));
   drawCast();
 }
@@ -513,7 +519,12 @@ function castKey(key) {
     return true;
   }
   const post = async (path, body, done) => {
-    try { casting.members = (await api(path, body)).members; say(done); drawCast(); } catch (err) { say(err.message); }
+    const asked = state.shown;
+    try {
+      const members = (await api(path, body)).members;
+      say(done);
+      if (asked === state.shown) { casting.members = members; drawCast(); }  // else another view is shown
+    } catch (err) { say(err.message); }
   };
   if (key === "u") { say(`auditioning ${member.name}`); post("/api/cast/audition", {character: member.name, candidates: 4}, `${member.name}: auditions made`); return true; }
   if (key === "l") {
@@ -528,7 +539,11 @@ function castKey(key) {
 async function showAttribution() {
   stopAll();
   state.view = "attribution";
-  try { casting.lines = (await api("/api/attribution")).lines; } catch (err) { say(err.message); return; }
+  const asked = ++state.shown;
+  let lines;
+  try { lines = (await api("/api/attribution")).lines; } catch (err) { say(err.message); return; }
+  if (asked !== state.shown) return;
+  casting.lines = lines;
   casting.line = Math.min(casting.line, Math.max(0, casting.lines.length - 1));
   drawAttribution();
 }
@@ -549,9 +564,14 @@ async function chooseSpeaker(n) {
   const line = casting.lines[casting.line];
   const candidate = line && line.candidates[n];
   if (!candidate) { say("no such candidate"); return; }
+  const asked = state.shown;
   try {
-    casting.lines = (await api("/api/attribution", {line: line.id, speaker: candidate.name})).lines;
+    const lines = (await api("/api/attribution", {line: line.id, speaker: candidate.name})).lines;
     say(`${line.id}: ${candidate.name}`);
+    if (asked !== state.shown) return;  // another view is shown
+    casting.lines = lines;
+    // the line chosen leaves the list: the one after it is chosen now, else the new last one
+    casting.line = Math.min(casting.line, Math.max(0, lines.length - 1));
     drawAttribution();
   } catch (err) { say(err.message); }
 }
