@@ -71,7 +71,7 @@ def test_the_voice_take_check_fails_another_voice_as_degraded_and_records_the_sc
     assert ok.passed and ok.name == "voice" and ok_fields["voice"]["similarity"] >= 0.8
     assert not wrong.passed and wrong.severity == "degraded"
     assert fields["voice"]["similarity"] < 0.8 and fields["voice"]["threshold"] == 0.8
-    assert wrong.message.startswith("voice similarity 0.")
+    assert wrong.message.startswith("similarity 0.")
 
 
 def test_silence_and_a_character_without_clips_are_not_measured_and_pass():

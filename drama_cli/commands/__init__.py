@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "model",
     "render",
     "takes",
+    "qc",
     "mix",
     "revise",
     "edit",

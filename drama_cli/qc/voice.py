@@ -35,6 +35,9 @@ MODEL_NAME = "resemblyzer-0.1.4"
 INSTALL_COMMAND = "pip install -e '.[qc]'"  # from the drama folder, as README installs extras
 INSTALL_HINT = f"install the optional extra (in the drama folder): {INSTALL_COMMAND}"
 MIN_SPEECH_S = 0.3  # less voiced audio than this gives no embedding
+# Shorter takes are scored but not failed: the encoder reads 1.6 s windows, and a word or two
+# ("Bingley.", "Chapter Two.") scored 0.70 to 0.77 against its own character's clip.
+MIN_JUDGED_S = 1.6
 
 
 def require_voice() -> None:
@@ -69,18 +72,24 @@ def embed(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> np.ndarray | Non
     """The speaker embedding of float32 mono `audio` `[samples]` at `sample_rate` Hz: float32
     `[256]`, unit length, or None when it holds under `MIN_SPEECH_S` of voiced audio (silence,
     a breath). Raises QcUnavailableError when the `qc` extra is missing."""
+    return embed_voiced(audio, sample_rate)[0]
+
+
+def embed_voiced(audio: np.ndarray, sample_rate: int = SAMPLE_RATE) -> tuple:
+    """(`embed`'s embedding or None, the seconds of voiced audio it was made from)."""
     encoder, preprocess = _encoder()
     audio = np.asarray(audio, dtype=np.float32)
     if audio.size and sample_rate != ENCODER_RATE:
         audio = soxr.resample(audio, sample_rate, ENCODER_RATE).astype(np.float32)
     if not np.isfinite(audio).all() or not np.abs(audio).max(initial=0.0) > 0:
-        return None
+        return None, 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # log10 of an all-zero window inside the trimming
         voiced = preprocess(np.clip(audio, -1.0, 1.0))
-    if voiced.size < MIN_SPEECH_S * ENCODER_RATE:
-        return None
-    return np.asarray(encoder.embed_utterance(voiced), dtype=np.float32)
+    voiced_s = round(voiced.size / ENCODER_RATE, 3)
+    if voiced_s < MIN_SPEECH_S:
+        return None, voiced_s
+    return np.asarray(encoder.embed_utterance(voiced), dtype=np.float32), voiced_s
 
 
 def voice_embedding(clips: list[np.ndarray]) -> np.ndarray | None:
@@ -129,22 +138,36 @@ def voice_clips(script) -> dict[str, list[Path]]:
     }
 
 
-def voice_result(score: float | None, min_similarity: float) -> CheckResult:
-    """The voice check's result for a similarity (None: not measurable): a score under
-    `min_similarity` fails as `degraded` (the take is usable but marked for review, and retried
-    while retries remain); a take or voice without speech to compare passes, saying so."""
+def voice_result(
+    score: float | None, min_similarity: float, voiced_s: float = MIN_JUDGED_S
+) -> CheckResult:
+    """The voice check's result for a similarity (None: not measurable) measured on `voiced_s`
+    seconds of speech: a score under `min_similarity` fails as `degraded` (the take is usable
+    but marked for review, and retried while retries remain); a take or voice without speech
+    to compare, or a take under `MIN_JUDGED_S` of speech, passes, saying so."""
     if score is None:
         return CheckResult(
             "voice", True, float("nan"), min_similarity, "similarity", DEGRADED, "not measured"
         )
+    if voiced_s < MIN_JUDGED_S:
+        return CheckResult(
+            "voice", True, score, min_similarity, "similarity", DEGRADED, "too short to judge"
+        )
     passed = score >= min_similarity
-    message = "" if passed else f"voice similarity {score:.2f} under {min_similarity:.2f}"
+    message = "" if passed else f"similarity {score:.2f} under {min_similarity:.2f}"
     return CheckResult("voice", passed, score, min_similarity, "similarity", DEGRADED, message)
 
 
-def voice_fields(score: float | None, min_similarity: float) -> dict:
-    """The take record's `voice` field: similarity, threshold and model."""
-    return {"voice": {"similarity": score, "threshold": min_similarity, "model": MODEL_NAME}}
+def voice_fields(score: float | None, min_similarity: float, voiced_s: float) -> dict:
+    """The take record's `voice` field: similarity, threshold, seconds of speech and model."""
+    return {
+        "voice": {
+            "similarity": score,
+            "threshold": min_similarity,
+            "voiced_s": voiced_s,
+            "model": MODEL_NAME,
+        }
+    }
 
 
 def voice_take_check(script, min_similarity: float = DEFAULT_MIN_SIMILARITY):
@@ -155,7 +178,9 @@ def voice_take_check(script, min_similarity: float = DEFAULT_MIN_SIMILARITY):
     voices = ReferenceVoices(voice_clips(script))
 
     def check(text: str, audio: np.ndarray, speaker: str | None = None):
-        score = similarity(embed(audio), voices.voice(speaker)) if speaker else None
-        return voice_result(score, min_similarity), voice_fields(score, min_similarity)
+        embedding, voiced_s = embed_voiced(audio)
+        score = similarity(embedding, voices.voice(speaker)) if speaker else None
+        result = voice_result(score, min_similarity, voiced_s)
+        return result, voice_fields(score, min_similarity, voiced_s)
 
     return check

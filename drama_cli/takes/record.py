@@ -46,7 +46,7 @@ FIELD_TYPES: dict[str, tuple] = {
 ASR_FIELD_TYPES: dict[str, tuple] = {"wer": (*_NUMBER, _NONE), "threshold": (*_NUMBER, _NONE)}
 # inside "voice" and "quality": read as numbers wherever a take's scores are shown or compared
 SCORE_FIELD_TYPES: dict[str, dict[str, tuple]] = {
-    "voice": {"similarity": (*_NUMBER, _NONE), "threshold": (*_NUMBER, _NONE)},
+    "voice": {name: (*_NUMBER, _NONE) for name in ("similarity", "threshold", "voiced_s")},
     "quality": {name: (*_NUMBER, _NONE) for name in ("ovrl", "sig", "bak", "p808", "floor")},
 }
 SEVERITIES = ("ok", "degraded", "unusable")
