@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
 import time
 from collections.abc import Callable
@@ -320,7 +321,9 @@ def run_qc(
             if on_done:
                 on_done(done, len(jobs))
     elif jobs:
-        with ProcessPoolExecutor(run.workers, initializer=_worker_init) as pool:
+        # spawned, not forked: a fork of a process whose torch threads run can deadlock
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(run.workers, spawn, initializer=_worker_init) as pool:
             futures = {
                 pool.submit(measure, check, *args): (key, entry, check)
                 for key, entry, check, args in jobs
