@@ -77,6 +77,10 @@ class AsrUnavailableError(UsageError):
     """The speech-recognition check was asked for but cannot run (extra or model missing)."""
 
 
+class QcUnavailableError(UsageError):
+    """A voice or quality check was asked for but cannot run (the `qc` extra is missing)."""
+
+
 class InfillRefused(RenderError):
     """Raised by a backend that cannot generate an infill with the given prefix/suffix
     (for example an edit of the final word); the caller may retry without a suffix."""

@@ -27,7 +27,7 @@ ALLOWED = {
     "compile": {"errors", "script"},
     "backends": {"errors", "script", "compile"},
     "takes": {"errors", "script", "compile"},
-    "qc": {"errors", "script"},
+    "qc": {"errors", "script", "compile", "takes"},
     "mix": {"errors", "script", "takes", "qc"},
     "render": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},
     "edit": {"errors", "script", "compile", "backends", "takes", "qc", "mix"},

@@ -278,7 +278,7 @@ def test_a_failing_extra_check_retries_and_is_stored(tmp_path):
 
     calls = []
 
-    def picky(text, audio):
+    def picky(text, audio, speaker):
         calls.append(text)
         ok = len(calls) % 2 == 0  # every second attempt passes
         return (

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "render",
     "say",
     "takes",
+    "qc",
     "mix",
     "revise",
     "edit",

@@ -14,6 +14,7 @@ from drama_cli.backends.registry import BackendChoice, engine_help, option_table
 from drama_cli.commands.option_group import OptionGroup
 from drama_cli.compile.modes import DEFAULT_MODE, mode_help
 from drama_cli.mix.presets import PRESETS, get_preset
+from drama_cli.qc.limits import DEFAULT_MIN_SIMILARITY
 from drama_cli.script.mix_settings import MixSettings, flag_help
 
 SCRIPT = typer.Argument(..., help="Script file (.yaml or .fountain), or - for stdin.")
@@ -28,6 +29,13 @@ PROJECT_CAST = typer.Option(
     "with, else <script>.cast.yaml for Fountain.",
 )
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
+MIN_SIMILARITY = typer.Option(
+    DEFAULT_MIN_SIMILARITY,
+    help="Lowest voice similarity (0..1) to the character's reference clips a take passes with.",
+)
+MIN_QUALITY = typer.Option(
+    None, help="Lowest naturalness (DNSMOS overall, 1..5) a take passes with (default: shown only)."
+)
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")
 MODE = typer.Option(DEFAULT_MODE, help=mode_help())

@@ -19,6 +19,7 @@ from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import ScriptError, TakesNeedReview, UsageError
+from drama_cli.qc.limits import check_qc_limits
 from drama_cli.qc.take_checks import asr_take_check
 from drama_cli.script.mix_settings import check_number
 
@@ -37,7 +38,16 @@ def render_command(
     out: str | None = opt.OUT,
     cast: str | None = opt.CAST,
     mix: dict = None,  # the MIX group's options: --format, --preset, --gap, --room-tone, --head, --tail
-    qc: str | None = typer.Option(None, help="Extra take check: asr (speech recognition)."),
+    qc: str | None = typer.Option(
+        None,
+        help=(
+            "Extra take checks, comma-separated: asr (speech recognition), voice (match to the"
+            " character's reference clips), quality (naturalness); voice and quality need the"
+            " qc extra."
+        ),
+    ),
+    min_similarity: float = opt.MIN_SIMILARITY,
+    min_quality: float | None = opt.MIN_QUALITY,
     asr_model: str | None = typer.Option(
         None, help="CTranslate2 Whisper model folder for --qc asr."
     ),
@@ -93,7 +103,9 @@ def render_command(
         script, cast, no_normalize, settings, room_tones=flags.room_tone is None
     )
     if qc is not None:
-        settings.checks = _qc_checks(qc, asr_model, asr_threshold, loaded)
+        settings.checks = _qc_checks(
+            qc, asr_model, asr_threshold, loaded, min_similarity, min_quality
+        )
     store = render_project(script, out, loaded)
     engine = _backend(cluster, backend)
     notice_before_render(store.root, engine, backend["model"], notice)
@@ -180,21 +192,40 @@ def _backend(cluster: str | None, flags: dict):
     return make_cluster_backend(cluster, choice, notice=notice)
 
 
-def _qc_checks(kind: str, asr_model: str | None, threshold: float | None, loaded) -> list:
+def _qc_checks(
+    kinds: str,
+    asr_model: str | None,
+    threshold: float | None,
+    loaded,
+    min_similarity: float,
+    min_quality: float | None,
+) -> list:
     """The extra take checks of `--qc` (speech recognition, its transcripts read with the
-    number rules of the script's language, as the compiler writes the line)."""
+    number rules of the script's language, as the compiler writes the line; voice match;
+    naturalness)."""
     # lazy: yaml and the script reader, 80 ms at start-up
     from drama_cli.compile.normalise import normalise_text
+    from drama_cli.qc.quality import quality_take_check  # lazy: soxr, 0.13 s at start-up
+    from drama_cli.qc.voice import voice_take_check
     from drama_cli.script.lexicon import speaker_language
 
-    if kind != "asr":
-        raise UsageError(f"unknown --qc {kind!r}; the only check is asr")
+    names = [name.strip() for name in kinds.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ("asr", "voice", "quality")]
+    if unknown or not names:
+        raise UsageError(f"unknown --qc {kinds!r}; the checks are asr, voice and quality")
     if threshold is not None:
         check_number("--asr-threshold", threshold, 0.0, 1.0)
-    language = speaker_language(loaded, "")
-    return [
-        asr_take_check(asr_model, threshold, said=lambda heard: normalise_text(heard, language))
-    ]
+    check_qc_limits(min_similarity, min_quality)
+    checks = []
+    if "asr" in names:
+        language = speaker_language(loaded, "")
+        said = lambda heard: normalise_text(heard, language)  # noqa: E731
+        checks.append(asr_take_check(asr_model, threshold, said=said))
+    if "voice" in names:
+        checks.append(voice_take_check(loaded, min_similarity))
+    if "quality" in names:
+        checks.append(quality_take_check(min_quality))
+    return checks
 
 
 def _print_report(report) -> None:

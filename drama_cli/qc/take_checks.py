@@ -72,7 +72,7 @@ def asr_take_check(
     said: Callable[[str], str] | None = None,
 ):
     """The speech-recognition check (`drama_cli.qc.asr.asr_check`) as an extra take check for
-    a render: a callable `(text, audio) -> (CheckResult, record fields)` giving the WER of the
+    a render: a callable `(text, audio, speaker) -> (CheckResult, record fields)` giving the WER of the
     take's transcript (through `said`, the compiler's number rules) against the line's spoken
     text (tags removed). A WER over `threshold` (default 0.25), or a run of
     `LOCAL_RUN_WORDS` diverging words, is a `degraded` failure whose message says where, so the
@@ -87,7 +87,7 @@ def asr_take_check(
     folder = qc.require_asr(model_path)
     limit = qc.DEFAULT_THRESHOLD if threshold is None else threshold
 
-    def check(text: str, audio: np.ndarray):
+    def check(text: str, audio: np.ndarray, speaker: str | None = None):
         found = qc.asr_check(audio, spoken_text(text), limit, folder, said=said)
         run = found["divergence"]
         message = (

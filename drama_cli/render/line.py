@@ -19,7 +19,7 @@ from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import EOS, check_generation, outcome_fields
 from drama_cli.takes.jobs import LineJob, RenderSettings
 from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_hash
-from drama_cli.takes.selection import take_text
+from drama_cli.takes.selection import best_take, take_text
 from drama_cli.takes.store import Take, TakeStore
 from engine.constants import SAMPLE_RATE
 from engine.text import spoken_text
@@ -179,11 +179,12 @@ def chunk_record(job: LineJob, generation: Generation) -> list[dict]:
 def apply_extra_checks(
     generation: Generation, job: LineJob, report: CheckReport, checks: list
 ) -> tuple[CheckReport, dict]:
-    """Run extra checks (`RenderSettings.checks`) on a generation: (`report` with their
-    results added, their record fields, e.g. `{"asr": {"wer": .., ...}}`)."""
+    """Run extra checks (`RenderSettings.checks`) on a generation, each given the line's text,
+    the audio and the line's speaker: (`report` with their results added, their record fields,
+    e.g. `{"asr": {"wer": .., ...}}`)."""
     fields: dict = {}
     for check in checks:
-        result, record = check(job.text, generation.audio)
+        result, record = check(job.text, generation.audio, job.speaker)
         report = CheckReport([*report.results, result])
         fields.update(record)
     return report, fields
@@ -222,27 +223,26 @@ def store_attempt(
     return store.add_take(job.scene_id, job.line_id, generation.audio, record, generation.codes)
 
 
-def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, str]:
-    """The take to use for a line, and its status (`ok`, `degraded` or `failed`).
+def choose_take(store: TakeStore, job: LineJob, key: str) -> tuple[Take | None, str, str]:
+    """The take to use for a line, its status (`ok`, `degraded` or `failed`) and why.
 
     Keeps an earlier selection when that take is still valid and has the current cache key:
     an automatic one while it is usable, one made by hand (`drama takes --select`) always (an
-    unusable take chosen by hand counts as degraded). Else the first passing take with the
-    current key, else the first degraded one; unusable takes are never chosen automatically.
-    Takes count in slot and attempt order, not number order (a batch stores them as they
-    finish), so the choice does not depend on the batch size.
+    unusable take chosen by hand counts as degraded). Else `best_take` among the takes with the
+    current key: of those that pass every check, the best voice match; else the first degraded
+    one; unusable takes are never chosen automatically. Takes count in slot and attempt order,
+    not number order (a batch stores them as they finish), so the choice does not depend on
+    the batch size.
     """
     selected = store.selected_take(job.scene_id, job.line_id)
     if selected is not None and selected.cache_key == key:
-        by_hand = store.selections(job.scene_id).get(job.line_id, {}).get("by") == "user"
+        entry = store.selections(job.scene_id).get(job.line_id, {})
+        by_hand = entry.get("by") == "user"
         if by_hand or selected.status != "unusable":
-            return selected, "ok" if selected.status == "ok" else "degraded"
+            reason = "chosen by hand" if by_hand else entry.get("reason", "selected before")
+            return selected, "ok" if selected.status == "ok" else "degraded", reason
     candidates = sorted(store.takes(job.scene_id, job.line_id, key), key=lambda t: t.render_order)
-    for wanted in ("ok", "degraded"):
-        for take in candidates:
-            if take.status == wanted:
-                return take, wanted
-    return None, "failed"
+    return best_take(candidates)
 
 
 def conclude_line(
@@ -262,7 +262,7 @@ def conclude_line(
     without a take reports); a failed line loses its stale selection so that old audio never
     stays in the mix."""
     fresh = calls > 0 if fresh is None else fresh
-    take, status = choose_take(store, job, key)
+    take, status, reason = choose_take(store, job, key)
     outcome = LineOutcome(
         job.scene_id,
         job.line_id,
@@ -292,7 +292,7 @@ def conclude_line(
     else:
         current = store.selections(job.scene_id).get(job.line_id, {})
         if current.get("take") != take.number or current.get("cache_key") != key:
-            store.select(job.scene_id, job.line_id, take, by="auto")
+            store.select(job.scene_id, job.line_id, take, by="auto", reason=reason)
         outcome.take, outcome.duration_s = take.number, take.duration_s
         outcome.text = take_text(take) or outcome.text  # a take chosen by hand may say other words
         if status == "ok":

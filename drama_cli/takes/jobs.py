@@ -30,8 +30,9 @@ MAX_RETRIES = 100  # extra attempts per take slot (--retries): bounded like --ta
 MAX_BATCH = 256  # streams one render voices together (--batch)
 MAX_SEED = 2**31 - 1  # take seeds are taken mod 2^31, so a larger base seed would alias
 RETRY_SEED_STRIDE = 100_003
-# an extra take check: (text, audio [samples]) -> (its `CheckResult`, fields for the take record)
-TakeCheck = Callable[[str, object], tuple[object, dict[str, object]]]
+# an extra take check: (text, audio [samples], speaker) -> (its `CheckResult`, fields for the
+# take record)
+TakeCheck = Callable[[str, object, str], tuple[object, dict[str, object]]]
 
 
 @dataclass
@@ -46,8 +47,8 @@ class RenderSettings:
         `capabilities.batch_streams`; 1: one at a time, in script order). A take's audio does
         not depend on it. mix: whether to mix scenes after rendering (the mix settings travel
         beside these, as `drama_cli.script.mix_settings.MixSettings`).
-    checks: extra take checks (e.g. the speech-recognition check), each a callable
-    `(text, audio) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
+    checks: extra take checks (speech recognition, voice match, naturalness), each a callable
+    `(text, audio, speaker) -> (CheckResult, dict)`; the dict is stored in the take record. A failed
     extra check makes the take retried like a failed signal check. keep: ids of lines whose
     selected take stays as it is, even when made for older text (not rendered again; the
     mix reports it stale but does not count it as left out). max_chars: the chunk cap in

@@ -37,12 +37,19 @@ FIELD_TYPES: dict[str, tuple] = {
     "checks": (dict,),
     "edit": (dict, _NONE),
     "asr": (dict, _NONE),
+    "voice": (dict, _NONE),
+    "quality": (dict, _NONE),
     "chunks": (list, _NONE),
     "engine": (str,),
     "status": (str,),
 }
 # inside "asr": read as numbers wherever a take's WER is shown
 ASR_FIELD_TYPES: dict[str, tuple] = {"wer": (*_NUMBER, _NONE), "threshold": (*_NUMBER, _NONE)}
+# inside "voice" and "quality": read as numbers wherever a take's scores are shown or compared
+SCORE_FIELD_TYPES: dict[str, dict[str, tuple]] = {
+    "voice": {name: (*_NUMBER, _NONE) for name in ("similarity", "threshold", "voiced_s")},
+    "quality": {name: (*_NUMBER, _NONE) for name in ("ovrl", "sig", "bak", "p808", "floor")},
+}
 SEVERITIES = ("ok", "degraded", "unusable")
 
 _JSON_NAMES = {
@@ -60,7 +67,7 @@ def record_problem(record) -> str | None:
     """Why `record` (a parsed take record) is not a take record, or None when it is: not a JSON
     object, a required field missing, a known field of the wrong JSON type (a count that is
     not a whole number, `true` where a number belongs, a non-finite length, a speech
-    recognition WER that is not a number), or checks whose severity is not ok, degraded or
+    recognition WER or a voice or quality score that is not a number), or checks whose severity is not ok, degraded or
     unusable."""
     if not isinstance(record, dict):
         return f"the record is {json_name(record)}, not a take record"
@@ -79,6 +86,11 @@ def record_problem(record) -> str | None:
     for name, types in ASR_FIELD_TYPES.items():
         if name in asr and not _is_a(asr[name], types):
             return f"the record's {_wrong_type(f'asr.{name}', asr[name], types)}"
+    for field_name, fields in SCORE_FIELD_TYPES.items():
+        scores = record.get(field_name) or {}
+        for name, types in fields.items():
+            if name in scores and not _is_a(scores[name], types):
+                return f"the record's {_wrong_type(f'{field_name}.{name}', scores[name], types)}"
     return _timed_items_problem("chunks", record.get("chunks")) or _timed_items_problem(
         "asr words", asr.get("words")
     )

@@ -17,6 +17,32 @@ from drama_cli.takes.take_record import TakeAsr, TakeRecord
 from engine.text import POINT_TAG, SCOPED_TAG, spoken_text
 
 
+def voice_score(take: Take) -> float | None:
+    """The take's voice similarity to its character (`record.voice.similarity`), or None when
+    it was not measured."""
+    voice = take.record.voice
+    return None if voice is None else voice.similarity
+
+
+def best_take(candidates: list[Take]) -> tuple[Take | None, str, str]:
+    """The take a line uses automatically among `candidates` (in render order): (take, status,
+    reason). A take that passed every check comes first, and among those the best voice match
+    (takes without a voice score after the scored ones, render order breaking ties); else the
+    first degraded take; unusable takes are never chosen. status: `ok`, `degraded` or `failed`
+    (no take). reason: one line saying why, recorded with the selection."""
+    passing = [take for take in candidates if take.status == "ok"]
+    if passing:
+        scored = [take for take in passing if voice_score(take) is not None]
+        if len(scored) > 1 or (scored and len(passing) > 1):
+            best = max(scored, key=voice_score)  # max keeps the first of equal scores
+            return best, "ok", f"passed every check; best voice match ({voice_score(best):.2f})"
+        return passing[0], "ok", "passed every check"
+    for take in candidates:
+        if take.status == "degraded":
+            return take, "degraded", f"no take passed; first degraded: {take.failures_text}"
+    return None, "failed", "no usable take"
+
+
 def line_words(line) -> str:
     """`model_words` of a script line's model text as written (its words, tags and notes,
     before the lexicon and the number rules)."""

@@ -481,10 +481,15 @@ class TakeStore:
             ) from err
         return lines
 
-    def select(self, scene_id: str, line_id: str, take: Take, by: str = "auto") -> None:
-        """Record `take` as the chosen take of `line_id` (atomic rewrite of `selected.json`)."""
+    def select(
+        self, scene_id: str, line_id: str, take: Take, by: str = "auto", reason: str | None = None
+    ) -> None:
+        """Record `take` as the chosen take of `line_id` (atomic rewrite of `selected.json`);
+        `reason`, when given, says why it was chosen (an automatic choice)."""
         lines = self.selections(scene_id)
         lines[line_id] = {"take": take.number, "cache_key": take.cache_key, "by": by}
+        if reason:
+            lines[line_id]["reason"] = reason
         self.write_selections(scene_id, lines)
 
     def write_selections(self, scene_id: str, lines: dict[str, dict]) -> None:

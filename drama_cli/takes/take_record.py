@@ -3,9 +3,10 @@
 `TakeRecord.from_json` reads a record whose shape `record_problem` accepted, old records
 included: a field an earlier release did not write reads as the value it has always meant
 (no `slot`: slot 0; no `checks`: passed, severity ok; no `normalize`: None, the rule of
-`made_for_written_line`). The record keeps the JSON it was read from, so `to_json` writes back
-exactly that object, keys no field reads (backend info, timings of the edit) included; the
-store adds its own fields and writes records (`TakeStore.add_take`)."""
+`made_for_written_line`; no `voice` or `quality`: None, not measured). The record keeps the
+JSON it was read from, so `to_json` writes back exactly that object, keys no field reads
+(backend info, timings of the edit) included; the store adds its own fields and writes
+records (`TakeStore.add_take`)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,43 @@ class TakeAsr:
             transcript=data.get("transcript"),
             words=tuple(Word.from_dict(word) for word in data.get("words") or ()),
         )
+
+
+@dataclass(frozen=True)
+class TakeVoice:
+    """How close a take's voice is to its character's reference clips (`drama_cli.qc.voice`):
+    cosine similarity of speaker embeddings in [0, 1] (None when not measurable), the threshold
+    it was held against and the encoder."""
+
+    similarity: float | None = None
+    threshold: float | None = None
+    model: str | None = None
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> TakeVoice:
+        return cls(
+            similarity=data.get("similarity"),
+            threshold=data.get("threshold"),
+            model=data.get("model"),
+        )
+
+
+@dataclass(frozen=True)
+class TakeQuality:
+    """A take's predicted naturalness (`drama_cli.qc.quality`, DNSMOS): overall, signal,
+    background and P.808 scores on 1 to 5 (None when not scored), the producer's floor (None:
+    shown only) and the model."""
+
+    ovrl: float | None = None
+    sig: float | None = None
+    bak: float | None = None
+    p808: float | None = None
+    floor: float | None = None
+    model: str | None = None
+
+    @classmethod
+    def from_json(cls, data: JsonObject) -> TakeQuality:
+        return cls(**{name: data.get(name) for name in cls.__dataclass_fields__})
 
 
 @dataclass(frozen=True)
@@ -132,6 +170,8 @@ class TakeRecord:
     status: str | None = None
     checks: TakeChecks = TakeChecks()
     asr: TakeAsr | None = None
+    voice: TakeVoice | None = None
+    quality: TakeQuality | None = None
     edit: TakeEdit | None = None
     chunks: tuple[tuple[str, float, float], ...] = ()
     adopted_from: AdoptedFrom | None = None
@@ -151,12 +191,15 @@ class TakeRecord:
     def from_json(cls, data: JsonObject) -> TakeRecord:
         """The record of a parsed `take-NNN.json` that `record_problem` accepted."""
         asr, edit, adopted = data.get("asr"), data.get("edit"), data.get("adopted_from")
+        voice, quality = data.get("voice"), data.get("quality")
         return cls(
             **{name: data[name] for name in _PLAIN_FIELDS if name in data},
             duration_s=float(data.get("duration_s", 0.0)),
             notes=_tuple_or_none(data.get("notes")),
             checks=TakeChecks.from_json(data.get("checks") or {}),
             asr=TakeAsr.from_json(asr) if isinstance(asr, dict) else None,
+            voice=TakeVoice.from_json(voice) if isinstance(voice, dict) else None,
+            quality=TakeQuality.from_json(quality) if isinstance(quality, dict) else None,
             edit=TakeEdit.from_json(edit) if isinstance(edit, dict) else None,
             chunks=tuple(
                 (str(c.get("text", "")), float(c["start_s"]), float(c["end_s"]))
