@@ -423,3 +423,27 @@ def test_a_cluster_render_reaches_the_server_from_its_worker(play, fake, ray_add
     assert len(fake.requests) == 1 and fake.requests[0].path == "/v1/audio/speech"
     record = json.loads(all_takes(project(play))[0].read_text())
     assert record["engine_identity"]["server"] == fake.url
+
+
+def test_a_server_render_that_fails_before_a_take_leaves_the_saved_engine(play, capsys):
+    assert main(["render", str(play), "--engine", "scratch", "--scene", SCENE]) == 0
+    saved = json.loads(project(play).project_path.read_text())
+    with refusing_port() as url:
+        code = main(["render", str(play), "--engine", "sglang", "--server", url, "--scene", SCENE])
+    assert code == 2
+    after = json.loads(project(play).project_path.read_text())
+    for field in ("engine", "scratch", "engine_options", "mode", "sampling", "seed"):
+        assert after.get(field) == saved.get(field), field
+    capsys.readouterr()
+    assert main(["revise", str(play), "scene-1-2", "--note", "softer"]) == 0
+    assert "cannot revise" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:abc", "notaurl"]
+)
+def test_a_malformed_server_url_is_one_line_and_exit_2(play, url, capsys):
+    assert main(["render", str(play), "--engine", "sglang", "--server", url]) == 2
+    err = capsys.readouterr().err
+    assert f"--server {url!r}: not an http:// or https:// URL with a host" in err
+    assert "Traceback" not in err

@@ -474,3 +474,9 @@ def test_an_error_event_stops_the_stream_with_its_message():
     with pytest.raises(ServerError, match="the server stopped: out of memory") as err:
         read_sse(events, 24_000)
     assert err.value.cause == "refused"
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:abc"])
+def test_a_server_url_with_a_bad_host_or_port_is_a_usage_error(url):
+    with pytest.raises(UsageError, match="not an http"):
+        server_label(url)

@@ -93,11 +93,15 @@ class SpeechAnswer:
 def server_label(url: str) -> str:
     """`scheme://host[:port]` of `url`, without credentials, path or query: how messages name a
     server. Raises UsageError when `url` is not an http(s) URL with a host."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:  # a bad IPv6 bracket or port raises ValueError (the port only when read)
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"--server {url!r}: not an http:// or https:// URL with a host")
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port else "")
+    return f"{parts.scheme}://{host}" + (f":{port}" if port else "")
 
 
 def retry_after_s(value: str | None, now_s: float) -> float | None:

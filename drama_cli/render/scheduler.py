@@ -18,6 +18,7 @@ seeds and cache keys are `drama_cli.takes.jobs`; the checks on a take and its st
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 from drama_cli.backends.base import Backend
@@ -102,20 +103,30 @@ def render_script(
             )
 
     with store.lock():
-        store.write_project(
-            {
-                **(project_info or {}),
-                "engine": identity,
-                "scratch": bool(backend.scratch),
-                "engine_options": persisted_options(backend),
-                "mode": settings.mode,
-                "sampling": settings.sampling,
-                "seed": settings.seed,
-                "max_chars": settings.max_chars,
-                "mix": mix.to_record(),
-            }
-        )
+        saved = store.project()
+        rendered = {
+            "engine": identity,
+            "scratch": bool(backend.scratch),
+            "engine_options": persisted_options(backend),
+            "mode": settings.mode,
+            "sampling": settings.sampling,
+            "seed": settings.seed,
+            "max_chars": settings.max_chars,
+        }
+        recorded = threading.Lock()
+
+        def record_project(fields: dict) -> None:
+            store.write_project({**(project_info or {}), **fields, "mix": mix.to_record()})
+
+        def take_added(take) -> None:  # the first new take: the project now has this engine's
+            if recorded.acquire(blocking=False):
+                record_project(rendered)
+
+        # the engine, its options and the mode stay as saved until this render stores a take
+        # (a render that fails before one must not leave `revise`/`edit` a project it never made)
+        record_project({key: saved[key] for key in rendered if key in saved})
         progress.start(sum(len(wanted_lines(s, settings)) for s in scenes))
+        store.take_added = take_added
         try:
             if settings.mode == "scene":
                 for number, scene in enumerate(scenes):
@@ -142,6 +153,7 @@ def render_script(
                         scene_done(number)
             report.scenes += [mixes[number] for number in sorted(mixes)]
         finally:
+            store.take_added = None
             progress.finish()
     report.new_takes = new_takes_by_line(scenes, {**outcome_takes(report.lines), **other_takes})
     return report

@@ -25,6 +25,7 @@ import os
 import re
 import struct
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -262,6 +263,8 @@ class TakeStore:
     def __init__(self, root: Path | str):
         self.root = Path(root)
         self._checked: dict[Path, tuple] = {}  # json path -> (file signature, record, problem)
+        # called with each take `add_take` stores (a render records its settings on the first)
+        self.take_added: Callable[[Take], None] | None = None
 
     # -- locations -------------------------------------------------------------------------
     def scene_dir(self, scene_id: str) -> Path:
@@ -434,6 +437,8 @@ class TakeStore:
         payload = _pretty(written)
         write_new_file(take.json_path, payload)
         take.record = TakeRecord.from_json(json.loads(payload))  # as a later read sees it
+        if self.take_added is not None:
+            self.take_added(take)
         return take
 
     def remove_stale_temporaries(self) -> int:
