@@ -355,3 +355,14 @@ def test_say_stream_with_the_drama3_engine_on_a_tiny_model_sends_stream_prompts(
     assert sent[1].conversation.lookahead is None
     assert report.chunks == 2
     assert len(out.getvalue()) == 2 * round(report.duration_s * SAMPLE_RATE)
+
+
+def test_mp3_output_is_an_mp3_file(tmp_path, monkeypatch):
+    from drama_cli.mix.export import find_mp3_encoder, is_mp3
+
+    if find_mp3_encoder() is None:
+        pytest.skip("no MP3 encoder")
+    fake_render(monkeypatch, FakeBackend())
+    out = tmp_path / "out.mp3"
+    assert main(["say", "Hello there.", *VOICE, "-o", str(out)]) == 0
+    assert out.stat().st_size > 0 and is_mp3(out)

@@ -302,7 +302,7 @@ def encoded(audio: np.ndarray, kind: str) -> bytes:
     # lazy: soundfile and the export table (scipy), 1 s at start-up, only for flac and mp3
     import soundfile
 
-    from drama_cli.mix.export import EXPORT_FORMATS
+    from drama_cli.mix.export import EXPORT_FORMATS, MP3_BITRATE_KBPS
 
     if kind == "flac":
         buffer = io.BytesIO()
@@ -311,7 +311,8 @@ def encoded(audio: np.ndarray, kind: str) -> bytes:
     record = EXPORT_FORMATS[kind]
     if record.encoder is not None and record.encoder() is None:
         raise UsageError(f"--format {kind} needs an encoder: {record.description}")
-    settings = type("Mp3Settings", (), {"mp3_bitrate_kbps": None})()
+    # the export table's MP3 settings: its default bitrate (None would reach ffmpeg as "Nonek")
+    settings = type("Mp3Settings", (), {"mp3_bitrate_kbps": MP3_BITRATE_KBPS})()
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "say.wav"
         soundfile.write(source, audio, SAMPLE_RATE, subtype="FLOAT")
