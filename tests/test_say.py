@@ -366,3 +366,38 @@ def test_mp3_output_is_an_mp3_file(tmp_path, monkeypatch):
     out = tmp_path / "out.mp3"
     assert main(["say", "Hello there.", *VOICE, "-o", str(out)]) == 0
     assert out.stat().st_size > 0 and is_mp3(out)
+
+
+def test_a_failed_say_leaves_no_partial_output_file(tmp_path, monkeypatch):
+    def fails(request, call):
+        raise KeyboardInterrupt  # as Ctrl-C in the middle of voicing
+
+    fake_render(monkeypatch, FakeBackend(answer=fails))
+    out = tmp_path / "x.wav"
+    out.write_bytes(b"before")
+    assert main(["say", "Hello there.", *VOICE, "-o", str(out)]) != 0
+    assert [p.name for p in tmp_path.iterdir()] == ["x.wav"]
+    assert out.read_bytes() == b"before"
+
+
+def test_a_failed_mp3_encoding_leaves_no_output_file(tmp_path, monkeypatch):
+    from drama_cli.render import say
+
+    def broken(audio, kind):
+        raise say.UsageError("MP3 encoding failed")
+
+    fake_render(monkeypatch, FakeBackend())
+    monkeypatch.setattr(say, "encoded", broken)
+    assert main(["say", "Hello there.", *VOICE, "-o", str(tmp_path / "x.mp3")]) == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_empty_stdin_writes_nothing_to_stdout():
+    child = drama(
+        ["say", "-", "--stream", *VOICE, "--engine", "scratch", "-o", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    out, err = child.communicate(b"", timeout=300)
+    assert child.returncode == 2 and b"stdin was empty" in err
+    assert out == b""

@@ -230,9 +230,10 @@ class AudioSink:
     """Audio written as it comes: float32 mono `[samples]` at 44,100 Hz in, bytes of `kind`
     (`SAY_FORMATS`) out to `stream`, a binary file object (stdout's buffer or a file).
 
-    wav: a 16-bit PCM header first, its sizes unknown (0xFFFFFFFF) until `close`, which writes
-    them when the stream can seek (a file, stdout redirected to one); pcm: the same samples
-    without a header; flac and mp3: kept until `close`, then encoded (mp3 through the export
+    Nothing is written before the first audio (or `close`). wav: a 16-bit PCM header first,
+    its sizes unknown (0xFFFFFFFF) until `close`, which writes them when the stream can seek
+    (a file, stdout redirected to one); pcm: the same samples without a header; flac and
+    mp3: kept until `close`, then encoded (mp3 through the export
     table's encoder, `drama_cli.mix.export`). Every write is flushed, so a pipe's reader hears
     each chunk as soon as it is made. Non-finite samples are never written (they are zeroed).
     """
@@ -243,12 +244,17 @@ class AudioSink:
         self.stream, self.kind = stream, kind
         self.samples = 0
         self._kept: list[np.ndarray] = []
-        if kind == "wav":
+        self._started = False  # the WAV header waits for the first audio (or `close`)
+
+    def _start(self) -> None:
+        if not self._started and self.kind == "wav":
             self._write(wav_header(None))
+        self._started = True
 
     def write(self, audio: np.ndarray) -> None:
         """Add `audio` (float32 `[samples]`) to the output."""
         audio = np.nan_to_num(np.asarray(audio, np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+        self._start()
         self.samples += audio.size
         if self.kind in STREAMED_FORMATS:
             self._write(pcm16(audio))
@@ -257,6 +263,7 @@ class AudioSink:
 
     def close(self) -> None:
         """Finish the output: the WAV sizes (when the stream can seek), or the encoded file."""
+        self._start()
         if self.kind == "wav":
             try:
                 end = self.stream.tell()
