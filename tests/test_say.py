@@ -401,3 +401,26 @@ def test_empty_stdin_writes_nothing_to_stdout():
     out, err = child.communicate(b"", timeout=300)
     assert child.returncode == 2 and b"stdin was empty" in err
     assert out == b""
+
+
+def test_say_errors_are_placed_in_the_users_text(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    assert main(["say", "Hello [loudly there.", *VOICE, "-o", str(tmp_path / "x.wav")]) == 2
+    err = one_error_line(capsys)
+    assert "drama: <text>:1:7: unclosed bracket" in err and ".yaml" not in err
+
+
+def test_say_as_an_unknown_member_names_the_cast_file_and_its_members(tmp_path, capsys):
+    cast = tmp_path / "cast.yaml"
+    cast.write_text(f"cast:\n  LANE:\n    voice: {LANE}\n    transcript: {LANE_SAYS}\n")
+    assert main(["say", "Hello.", "--cast", str(cast), "--as", "NOBODY", "-o", "-"]) == 2
+    err = one_error_line(capsys)
+    assert str(cast) in err and "LANE" in err and ".yaml:" not in err
+    assert main(["say", "Hello.", "--cast", str(cast), "--as", "LAN", "-o", "-"]) == 2
+    assert "did you mean LANE?" in one_error_line(capsys)
+
+
+def test_say_binary_stdin_is_refused_as_not_utf8(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe oops")))
+    assert main(["say", "-", *VOICE, "-o", str(tmp_path / "x.wav")]) == 2
+    assert "standard input is not UTF-8 text" in one_error_line(capsys)

@@ -113,11 +113,12 @@ def say_command(
         lookahead_wait_s=lookahead_wait,
         by=by,
     )
+    source = "stdin" if text == "-" else "<text>"
     if not stream:
-        text = sys.stdin.read() if text == "-" else text
+        text = _stdin_text() if text == "-" else text
         if not text.strip():
             raise UsageError("no text to say: give the text, or - with text on stdin")
-        say_script([text], who, settings.normalize)  # bad text is refused before a model loads
+        say_script([text], who, settings.normalize, source=source)  # refused before a model loads
     else:
         say_script(["Hello."], who, settings.normalize)  # the voice, checked before any input
     if output == "-":
@@ -132,6 +133,7 @@ def say_command(
             staged, target = _open_output(output)
         sink = AudioSink(target, kind)
         sayer = Sayer(engine, who, sink, settings, store, notice)
+        sayer.source = source
         if stream:
             report = _say_streamed(sayer)
         else:
@@ -176,6 +178,14 @@ def _say_streamed(sayer):
         return say_stream(sayer, sys.stdin.buffer, stop)
     finally:
         signal.signal(signal.SIGINT, earlier)
+
+
+def _stdin_text() -> str:
+    """All of stdin as text (UsageError when it is not UTF-8)."""
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("standard input is not UTF-8 text") from None
 
 
 def _voice(clip, transcript, cast, name, library=None):
