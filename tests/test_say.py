@@ -355,3 +355,72 @@ def test_say_stream_with_the_drama3_engine_on_a_tiny_model_sends_stream_prompts(
     assert sent[1].conversation.lookahead is None
     assert report.chunks == 2
     assert len(out.getvalue()) == 2 * round(report.duration_s * SAMPLE_RATE)
+
+
+def test_mp3_output_is_an_mp3_file(tmp_path, monkeypatch):
+    from drama_cli.mix.export import find_mp3_encoder, is_mp3
+
+    if find_mp3_encoder() is None:
+        pytest.skip("no MP3 encoder")
+    fake_render(monkeypatch, FakeBackend())
+    out = tmp_path / "out.mp3"
+    assert main(["say", "Hello there.", *VOICE, "-o", str(out)]) == 0
+    assert out.stat().st_size > 0 and is_mp3(out)
+
+
+def test_a_failed_say_leaves_no_partial_output_file(tmp_path, monkeypatch):
+    def fails(request, call):
+        raise KeyboardInterrupt  # as Ctrl-C in the middle of voicing
+
+    fake_render(monkeypatch, FakeBackend(answer=fails))
+    out = tmp_path / "x.wav"
+    out.write_bytes(b"before")
+    assert main(["say", "Hello there.", *VOICE, "-o", str(out)]) != 0
+    assert [p.name for p in tmp_path.iterdir()] == ["x.wav"]
+    assert out.read_bytes() == b"before"
+
+
+def test_a_failed_mp3_encoding_leaves_no_output_file(tmp_path, monkeypatch):
+    from drama_cli.render import say
+
+    def broken(audio, kind):
+        raise say.UsageError("MP3 encoding failed")
+
+    fake_render(monkeypatch, FakeBackend())
+    monkeypatch.setattr(say, "encoded", broken)
+    assert main(["say", "Hello there.", *VOICE, "-o", str(tmp_path / "x.mp3")]) == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_empty_stdin_writes_nothing_to_stdout():
+    child = drama(
+        ["say", "-", "--stream", *VOICE, "--engine", "scratch", "-o", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    out, err = child.communicate(b"", timeout=300)
+    assert child.returncode == 2 and b"stdin was empty" in err
+    assert out == b""
+
+
+def test_say_errors_are_placed_in_the_users_text(tmp_path, monkeypatch, capsys):
+    fake_render(monkeypatch, FakeBackend())
+    assert main(["say", "Hello [loudly there.", *VOICE, "-o", str(tmp_path / "x.wav")]) == 2
+    err = one_error_line(capsys)
+    assert "drama: <text>:1:7: unclosed bracket" in err and ".yaml" not in err
+
+
+def test_say_as_an_unknown_member_names_the_cast_file_and_its_members(tmp_path, capsys):
+    cast = tmp_path / "cast.yaml"
+    cast.write_text(f"cast:\n  LANE:\n    voice: {LANE}\n    transcript: {LANE_SAYS}\n")
+    assert main(["say", "Hello.", "--cast", str(cast), "--as", "NOBODY", "-o", "-"]) == 2
+    err = one_error_line(capsys)
+    assert str(cast) in err and "LANE" in err and ".yaml:" not in err
+    assert main(["say", "Hello.", "--cast", str(cast), "--as", "LAN", "-o", "-"]) == 2
+    assert "did you mean LANE?" in one_error_line(capsys)
+
+
+def test_say_binary_stdin_is_refused_as_not_utf8(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xff\xfe oops")))
+    assert main(["say", "-", *VOICE, "-o", str(tmp_path / "x.wav")]) == 2
+    assert "standard input is not UTF-8 text" in one_error_line(capsys)

@@ -19,6 +19,7 @@ from drama_cli.backends import registry  # called through the module: tests repl
 from drama_cli.commands import options as opt
 from drama_cli.commands.output import SCRATCH_LABEL, notice, refuse_audio_to_terminal
 from drama_cli.errors import UsageError
+from engine.files import publish, staged_path
 
 RATE_HELP = "44,100 Hz mono; wav and pcm are signed 16-bit little-endian"
 
@@ -112,32 +113,45 @@ def say_command(
         lookahead_wait_s=lookahead_wait,
         by=by,
     )
+    source = "stdin" if text == "-" else "<text>"
     if not stream:
-        text = sys.stdin.read() if text == "-" else text
+        text = _stdin_text() if text == "-" else text
         if not text.strip():
             raise UsageError("no text to say: give the text, or - with text on stdin")
-        say_script([text], who, settings.normalize)  # bad text is refused before a model loads
+        say_script([text], who, settings.normalize, source=source)  # refused before a model loads
     else:
         say_script(["Hello."], who, settings.normalize)  # the voice, checked before any input
     if output == "-":
         refuse_audio_to_terminal()
     engine = registry.make_backend(opt.backend_choice(backend), notice=notice)
+    staged = target = None  # -o FILE is written under a temporary name, renamed once complete
     try:
         store = TakeStore(_keep_folder(keep)) if keep is not None else None
-        target = sys.stdout.buffer if output == "-" else _open_output(output)
+        if output == "-":
+            target = sys.stdout.buffer
+        else:
+            staged, target = _open_output(output)
         sink = AudioSink(target, kind)
         sayer = Sayer(engine, who, sink, settings, store, notice)
+        sayer.source = source
         if stream:
             report = _say_streamed(sayer)
         else:
             report = sayer.say(text)
+        if report.chunks == 0:
+            raise UsageError("no text to say: stdin was empty")
         sink.close()
         if target is not sys.stdout.buffer:
             target.close()
+        if staged is not None:
+            publish([(staged, Path(output))])
+            staged = None
     finally:
         engine.close()
-    if report.chunks == 0:
-        raise UsageError("no text to say: stdin was empty")
+        if target is not None and target is not sys.stdout.buffer:
+            target.close()
+        if staged is not None:
+            staged.unlink(missing_ok=True)
     if engine.scratch:
         notice(f"note: {SCRATCH_LABEL}")
     if as_json:
@@ -164,6 +178,14 @@ def _say_streamed(sayer):
         return say_stream(sayer, sys.stdin.buffer, stop)
     finally:
         signal.signal(signal.SIGINT, earlier)
+
+
+def _stdin_text() -> str:
+    """All of stdin as text (UsageError when it is not UTF-8)."""
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("standard input is not UTF-8 text") from None
 
 
 def _voice(clip, transcript, cast, name, library=None):
@@ -202,12 +224,23 @@ def _suffix(path: str, kinds) -> str | None:
 
 
 def _open_output(path: str):
-    """The `-o` file opened for writing (UsageError, one line, when it cannot be)."""
+    """A temporary file beside the `-o` file and that file opened for writing (UsageError,
+    one line, when it cannot be); `publish` renames it onto `path` once it is complete."""
     if Path(path).is_dir():
         raise UsageError(f"-o {path} is a folder; give an audio file")
+    if Path(path).exists() and not Path(path).is_file():  # /dev/null, a named pipe
+        try:
+            return None, open(path, "wb")
+        except OSError as err:
+            raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
     try:
-        return open(path, "w+b")
+        staged = staged_path(Path(path))
     except OSError as err:
+        raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
+    try:
+        return staged, open(staged, "w+b")
+    except OSError as err:
+        staged.unlink(missing_ok=True)
         raise UsageError(f"cannot write {path}: {err.strerror or err}") from None
 
 

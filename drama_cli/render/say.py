@@ -20,6 +20,7 @@ lacks `stream` voices each piece on its own request (history, else clone), said 
 from __future__ import annotations
 
 import codecs
+import difflib
 import io
 import os
 import queue
@@ -42,7 +43,7 @@ from drama_cli.compile.conversations import (
     SceneCompiler,
     check_references,
 )
-from drama_cli.errors import UsageError
+from drama_cli.errors import ScriptError, SourcePosition, UsageError
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation
 from drama_cli.render.line import CHUNK_GAP_S, conclude_line, join_and_check, store_attempt
@@ -139,12 +140,15 @@ class SayReport:
 # ---- the script in memory ------------------------------------------------------------------
 
 
-def say_script(texts: list[str], voice: Voice, normalize: bool = True, first: int = 1) -> Script:
+def say_script(
+    texts: list[str], voice: Voice, normalize: bool = True, first: int = 1, source: str = "<text>"
+) -> Script:
     """A script of one scene (`SAY_SCENE`) whose lines, `first`, `first + 1`, …, say `texts` in `voice`,
     read as a YAML script (directions and tags parsed, speakers resolved, the cast file's
     lexicon and language attached); relative clip paths start from the working folder.
     Raises ScriptError (one line) for empty text, bad directions, an unknown cast name or a
-    missing clip or an unknown library voice, UsageError for a missing cast file."""
+    missing clip or an unknown library voice, placed in the user's text as `source:LINE:COL`
+    (not in the YAML made here), UsageError for a missing cast file or a name not in it."""
     document: dict = {}
     if voice.clip is not None:
         member = {"voice": voice.clip}
@@ -158,10 +162,53 @@ def say_script(texts: list[str], voice: Voice, normalize: bool = True, first: in
     text = yaml.safe_dump(document, allow_unicode=True, sort_keys=False, width=10**9)
     if voice.cast is not None and not Path(voice.cast).is_file():
         raise UsageError(f"cast file {voice.cast} does not exist")
-    script = script_from_text("<text>.yaml", text, Path.cwd(), cast=voice.cast)
+    try:
+        script = script_from_text(IN_MEMORY, text, Path.cwd(), cast=voice.cast)
+    except ScriptError as err:
+        raise _placed(err, text, texts, voice, source) from None
     script.normalize = script.normalize and normalize
     check_references(script)
     return script
+
+
+IN_MEMORY = "<text>.yaml"  # the name of the script `say_script` reads from memory
+
+
+def _placed(err: ScriptError, document: str, texts: list[str], voice: Voice, source: str):
+    """`err` of the in-memory script as the user would place it: an unknown `--as` name as a
+    UsageError naming the cast file and its members, a place in the YAML made by `say_script`
+    as `source:LINE:COL` in the user's text (the text's start when it is on another line)."""
+    if err.position.file != IN_MEMORY:
+        return err  # the cast file's own place
+    if err.message.startswith("unknown speaker") and voice.cast is not None:
+        return UsageError(_unknown_member(voice))
+    lines = document.splitlines()
+    row = lines[err.position.line - 1] if 0 < err.position.line <= len(lines) else ""
+    key = "text: "
+    offset = 0
+    if key in row and texts:
+        start = row.index(key) + len(key)
+        start += row[start : start + 1] in ("'", '"')  # a quoted scalar
+        offset = max(0, min(err.position.column - 1 - start, len(texts[0])))
+    before = texts[0][:offset] if texts else ""
+    line = before.count("\n") + 1
+    column = offset - (before.rfind("\n") + 1) + 1
+    return ScriptError(err.message, SourcePosition(source, line, column), err.hint)
+
+
+def _unknown_member(voice: Voice) -> str:
+    """The message for an `--as` name that is not a member of the cast file."""
+    try:
+        members = list((yaml.safe_load(Path(voice.cast).read_text(encoding="utf-8")) or {})["cast"])
+    except (OSError, yaml.YAMLError, KeyError, TypeError, UnicodeDecodeError):
+        members = []
+    message = f"--as {voice.name}: no such member in the cast file {voice.cast}"
+    close = difflib.get_close_matches(voice.name, [str(m) for m in members], n=1)
+    if close:
+        return f"{message} (did you mean {close[0]}?)"
+    if members:
+        return f"{message} (its members: {', '.join(str(m) for m in members)})"
+    return message
 
 
 def compile_line(script: Script, index: int, max_chars: int, notice) -> LineJob:
@@ -230,9 +277,10 @@ class AudioSink:
     """Audio written as it comes: float32 mono `[samples]` at 44,100 Hz in, bytes of `kind`
     (`SAY_FORMATS`) out to `stream`, a binary file object (stdout's buffer or a file).
 
-    wav: a 16-bit PCM header first, its sizes unknown (0xFFFFFFFF) until `close`, which writes
-    them when the stream can seek (a file, stdout redirected to one); pcm: the same samples
-    without a header; flac and mp3: kept until `close`, then encoded (mp3 through the export
+    Nothing is written before the first audio (or `close`). wav: a 16-bit PCM header first,
+    its sizes unknown (0xFFFFFFFF) until `close`, which writes them when the stream can seek
+    (a file, stdout redirected to one); pcm: the same samples without a header; flac and
+    mp3: kept until `close`, then encoded (mp3 through the export
     table's encoder, `drama_cli.mix.export`). Every write is flushed, so a pipe's reader hears
     each chunk as soon as it is made. Non-finite samples are never written (they are zeroed).
     """
@@ -243,12 +291,17 @@ class AudioSink:
         self.stream, self.kind = stream, kind
         self.samples = 0
         self._kept: list[np.ndarray] = []
-        if kind == "wav":
+        self._started = False  # the WAV header waits for the first audio (or `close`)
+
+    def _start(self) -> None:
+        if not self._started and self.kind == "wav":
             self._write(wav_header(None))
+        self._started = True
 
     def write(self, audio: np.ndarray) -> None:
         """Add `audio` (float32 `[samples]`) to the output."""
         audio = np.nan_to_num(np.asarray(audio, np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+        self._start()
         self.samples += audio.size
         if self.kind in STREAMED_FORMATS:
             self._write(pcm16(audio))
@@ -257,6 +310,7 @@ class AudioSink:
 
     def close(self) -> None:
         """Finish the output: the WAV sizes (when the stream can seek), or the encoded file."""
+        self._start()
         if self.kind == "wav":
             try:
                 end = self.stream.tell()
@@ -302,7 +356,7 @@ def encoded(audio: np.ndarray, kind: str) -> bytes:
     # lazy: soundfile and the export table (scipy), 1 s at start-up, only for flac and mp3
     import soundfile
 
-    from drama_cli.mix.export import EXPORT_FORMATS
+    from drama_cli.mix.export import EXPORT_FORMATS, MP3_BITRATE_KBPS
 
     if kind == "flac":
         buffer = io.BytesIO()
@@ -311,7 +365,8 @@ def encoded(audio: np.ndarray, kind: str) -> bytes:
     record = EXPORT_FORMATS[kind]
     if record.encoder is not None and record.encoder() is None:
         raise UsageError(f"--format {kind} needs an encoder: {record.description}")
-    settings = type("Mp3Settings", (), {"mp3_bitrate_kbps": None})()
+    # the export table's MP3 settings: its default bitrate (None would reach ffmpeg as "Nonek")
+    settings = type("Mp3Settings", (), {"mp3_bitrate_kbps": MP3_BITRATE_KBPS})()
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "say.wav"
         soundfile.write(source, audio, SAMPLE_RATE, subtype="FLOAT")
@@ -338,6 +393,7 @@ class Sayer:
     ):
         self.backend, self.voice, self.sink, self.settings = backend, voice, sink, settings
         self.keep, self.notice = keep, notice
+        self.source = "<text>"  # how errors name the text: `stdin` when it is read from there
         self.report = SayReport()
         self._told: set[str] = set()
         self._written = False
@@ -352,7 +408,9 @@ class Sayer:
     def compile(self, text: str, number: int = 1) -> LineJob:
         """`text` as line `number` of a say script, compiled (ScriptError for bad text)."""
         # one line per script: the pieces of a stream arrive one by one
-        script = say_script([text], self.voice, self.settings.normalize, first=number)
+        script = say_script(
+            [text], self.voice, self.settings.normalize, first=number, source=self.source
+        )
         return compile_line(script, 0, self.settings.max_chars, self.tell)
 
     def emit(self, voiced: Voiced) -> None:
