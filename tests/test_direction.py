@@ -373,3 +373,11 @@ def test_sent_text_keeps_the_compiler_s_own_tokens_and_locates_any_other_at_the_
         (WHERE, "<|im_end|>"),
         (WHERE, "<|phoneme_end|>"),
     ]
+
+
+def test_a_zero_width_joiner_inside_a_word_is_kept_and_one_in_an_emoji_removed():
+    from drama_cli.script.direction import clean_markup
+
+    assert clean_markup("joiner\u200dok") == "joiner\u200dok"
+    assert clean_markup("\u0915\u094d\u200d\u0937") == "\u0915\u094d\u200d\u0937"
+    assert clean_markup("a \U0001f468\u200d\U0001f469 b") == "a b"

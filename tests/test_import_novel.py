@@ -504,3 +504,14 @@ def test_a_quote_right_upon_another_is_another_speaker():
         ("TOM", "Don't.", "tag"),
         ("NARRATOR", "said Tom.", None),
     ]
+
+
+def test_the_books_guide_errors_section_reads_windows_1252_as_the_importer_does(tmp_path):
+    from pathlib import Path
+
+    guide = (Path(__file__).parent.parent / "docs" / "guide" / "books.md").read_text("utf-8")
+    errors = guide.split("### Errors", 1)[1].split("\n## ", 1)[0]
+    assert "refused so, never guessed" not in errors and "Windows-1252" in errors
+    manuscript = tmp_path / "m.txt"
+    manuscript.write_bytes(b"Chapter 1\n\nShe said, \x93hi.\x94\n")
+    assert main(["import", str(manuscript), "-o", str(tmp_path / "m.yaml")]) == 0

@@ -476,3 +476,19 @@ def test_a_damaged_from_take_is_named_as_damaged_not_missing(
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "drama: take 1 of line 'boathouse-1' is unusable: audio file truncated or not a WAV (usable takes: 2)"
     )
+
+
+@pytest.mark.parametrize(
+    ("note", "says"),
+    [("[unclosed", "unclosed bracket"), ("softer]", "closes no bracket"), ("[a [b]]", "nest")],
+)
+def test_revise_refuses_a_note_with_an_unpaired_bracket_in_one_line(
+    tmp_path, monkeypatch, capsys, note, says
+):
+    fake_render(monkeypatch)
+    path = write_script(tmp_path, ["We leave at six."])
+    assert main(["render", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["revise", str(path), "boathouse-1", "--note", note]) == 2
+    err = capsys.readouterr().err
+    assert "--note" in err and says in err and len(err.strip().splitlines()) == 1

@@ -610,3 +610,15 @@ def test_names_match_whatever_unicode_form_the_cast_and_the_lines_write_them_in(
         tmp_path, f"INT. ROOM\n\n{nfd('ZOË')}\nHi.\n", cast=f"cast:\n  {nfc('Zoë')}: {{}}\n"
     )
     assert [line.speaker for line in load_script(fountain).lines()] == [nfc("Zoë")]
+
+
+def test_check_gives_no_missing_clip_warning_for_a_designed_voice(tmp_path, capsys):
+    path = tmp_path / "play.yaml"
+    path.write_text(
+        'cast:\n  CAPTAIN: {design: "a gruff old voice"}\n  MATE: {}\nlines:\n'
+        "  - CAPTAIN: Hello.\n  - MATE: Aye.\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "CAPTAIN has no reference clip" not in err and "MATE has no reference clip" in err

@@ -843,3 +843,10 @@ def test_dual_dialogue_with_no_speech_right_before_it_is_warned_about_and_not_ov
             "speech it goes with",
         )
     ]
+
+
+def test_an_invisible_character_in_fountain_is_a_located_warning_naming_it():
+    script = read("ANA\nRight\u202eto left.\n")
+    assert [
+        (w.position.line, w.position.column) for w in script.warnings if "U+202E" in w.message
+    ] == [(2, 6)]

@@ -592,3 +592,24 @@ def test_a_line_opening_with_an_alias_word_is_refused_with_the_quoted_form():
         "play.yaml:4:8",
         'write it in double quotes: "*Look out, he has a knife"',
     )
+
+
+@pytest.mark.parametrize("code", [0x202A, 0x202E, 0x2066, 0x2069, 0x200B])
+def test_an_invisible_character_in_a_line_is_a_located_warning_naming_it(code):
+    written = read(f'lines:\n  - A: "Right\\u{code:04x}to left."\n')
+    raw = read(f"lines:\n  - A: Right{chr(code)}to left.\n")
+    for script, column in ((written, 14), (raw, 13)):
+        warned = [w for w in script.warnings if f"U+{code:04X}" in w.message]
+        assert len(warned) == 1 and "invisible character" in warned[0].message
+        assert (warned[0].position.line, warned[0].position.column) == (2, column)
+    assert written.scenes[0].lines[0].text == f"Right{chr(code)}to left."
+
+
+def test_a_control_character_on_each_of_several_lines_is_each_located():
+    source = "lines:\n  - A: a\x01b\n  - A: c\x1bd\n  - A: e\x07f\n  - A: g\u2028h\n  - A: i\x85j\n"
+    with pytest.raises(ScriptError) as info:
+        read(source)
+    assert [(e.position.line, e.message) for e in info.value.errors] == [
+        (n, f"control character U+{code:04X} in the script")
+        for n, code in zip(range(2, 7), (0x01, 0x1B, 0x07, 0x2028, 0x85), strict=True)
+    ]

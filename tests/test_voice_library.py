@@ -143,3 +143,11 @@ def test_an_unknown_library_voice_is_an_error_at_its_place_in_the_cast(clips, ca
     assert main(["check", str(script)]) == 2
     err = one_error_line(capsys)
     assert f"{script}:4:12: no voice 'nobody' in the library" in err
+
+
+def test_voices_list_counts_one_voice_in_the_singular(clips, capsys):
+    assert add(clips, str(clips / "warm.wav"), "--name", "solo", "--source", "own") == 0
+    capsys.readouterr()
+    assert main(["voices", "list", "--library", str(clips / "lib")]) == 0
+    out = capsys.readouterr().out
+    assert "1 voice in" in out and "1 voices" not in out

@@ -128,7 +128,7 @@ def list_command(library: Path | None = LIBRARY, as_json: bool = opt.JSON) -> No
             voice.transcript or "",
         )
     results_console().print(table)
-    print(f"{len(voices)} voices in {library_dir(library)}")
+    print(f"{len(voices)} voice{'' if len(voices) == 1 else 's'} in {library_dir(library)}")
 
 
 @voices_app.command("show")

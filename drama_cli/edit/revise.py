@@ -44,7 +44,10 @@ RELATIVE_SUFFIX = (
 def clean_note(note: str) -> str:
     """A note as one line without brackets (they would end the direction early).
     Raises UsageError when nothing is left, or when the note holds a `<|...|>` token (the
-    engine's text rule, `engine.layouts.check_text`, docs/internals/model.md §4.1): checked before any backend work."""
+    engine's text rule, `engine.layouts.check_text`, docs/internals/model.md §4.1): checked before any backend work.
+    A bracket that does not pair (`[unclosed`, `stray]`, `[a [b]]`) is refused as in a script,
+    never silently dropped."""
+    _refuse_unpaired_brackets(note or "")
     text = " ".join(re.sub(r"[\[\]]", " ", note or "").split())
     if not text:
         raise UsageError("the note is empty; say how the line should change, e.g. --note 'softer'")
@@ -55,6 +58,30 @@ def clean_note(note: str) -> str:
     if "<|" in text or "|>" in text:
         raise UsageError("--note: a note must not contain <|...|> tokens; write plain words")
     return text
+
+
+def _refuse_unpaired_brackets(note: str) -> None:
+    """Raise UsageError for the first `[` left open, nested or `]` with no `[` in a note."""
+    opened = None
+    for column, char in enumerate(note, start=1):
+        if char == "[":
+            if opened is not None:
+                raise UsageError(
+                    f"--note: bracket direction '[' at column {column} inside another "
+                    f"(opened at column {opened}): they do not nest; close the first with ']'"
+                )
+            opened = column
+        elif char == "]":
+            if opened is None:
+                raise UsageError(
+                    f"--note: ']' at column {column} closes no bracket direction; remove it"
+                )
+            opened = None
+    if opened is not None:
+        raise UsageError(
+            f"--note: unclosed bracket direction '[' at column {opened}; close it with ']' "
+            "or write the note without brackets"
+        )
 
 
 def relative_note(note: str) -> str:

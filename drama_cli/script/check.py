@@ -144,7 +144,7 @@ def check_script(
         report.numbers = rows if numbers else None
     for member in script.cast.values():
         where = member.position
-        if not member.references:
+        if not member.references and not member.design:  # a designed voice needs no clip
             report.warnings.append(Warning_(f"{member.name} has no reference clip", where))
         for clip in member.references:
             position = clip.position or where

@@ -542,6 +542,14 @@ def _is_emoji(char: str) -> bool:
     return unicodedata.category(char) == "So" and code >= 0x2190
 
 
+def _joins_letters(text: str, index: int) -> bool:
+    """Whether the character at `index` is a zero-width joiner between two characters that are
+    not emoji (a joiner inside a word of an Indic script): kept there, removed with an emoji."""
+    if text[index] != "\u200d" or index == 0 or index + 1 >= len(text):
+        return False
+    return not _is_emoji(text[index - 1]) and not _is_emoji(text[index + 1])
+
+
 def clean_markup(text: str) -> str:
     """Clean one text span for the model (case B4): curly quotes straightened, markdown markers
     (`*`, `**`, `_x_`, `` ` ``, `~~`, `#` headings; a `*` between numbers, `2*3`, is kept) and
@@ -558,7 +566,9 @@ def clean_markup(text: str) -> str:
     if escaped:
         text = text.translate({ord(held): mark for mark, held in _HELD.items()})
     if not text.isascii():  # no ASCII character is an emoji: most lines skip the scan
-        text = "".join(" " if _is_emoji(c) else c for c in text)
+        text = "".join(
+            " " if _is_emoji(c) and not _joins_letters(text, n) else c for n, c in enumerate(text)
+        )
     return _WHITESPACE.sub(" ", text)
 
 

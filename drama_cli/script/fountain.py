@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.characters import refuse_control_characters
+from drama_cli.script.characters import invisible_character_warnings, refuse_control_characters
 from drama_cli.script.direction import (
     MARKDOWN_MARKS,
     check_model_tokens,
@@ -124,6 +124,7 @@ def read_fountain(
     problems = Problems() if own else problems
     text = source.replace("\r\n", "\n").replace("\r", "\n")
     refuse_control_characters(text, path)
+    source_text = text
     text = text.replace("\ufeff", "")
     text, notes = _remove_boneyard_and_notes(text, path)
     rows = [
@@ -136,6 +137,7 @@ def read_fountain(
         base_dir=base_dir if base_dir is not None else os.path.dirname(path) or ".",
         format="fountain",
     )
+    script.warnings.extend(invisible_character_warnings(source_text, path))
     rows = _read_title_page(rows, script)
     builder = _Builder(script, path, notes)
     for block in _blocks(rows):

@@ -17,7 +17,13 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from drama_cli.errors import ScriptError, SourcePosition
-from drama_cli.script.characters import BAD_IN_VALUE, character_error, refuse_control_characters
+from drama_cli.script.characters import (
+    BAD_IN_VALUE,
+    INVISIBLE,
+    character_error,
+    invisible_warning,
+    refuse_control_characters,
+)
 from drama_cli.script.document import DialogueNumbers, Warning_
 from drama_cli.script.problems import Problems
 
@@ -113,10 +119,25 @@ class YamlReader:
                 return self._recover_comment(node, what)
             if node.style is None:
                 self._warn_cut_by_comment(node, what)
+            self._warn_invisible(node, node.value)
             return node.value
         if isinstance(node, SequenceNode) and node.flow_style:
-            return self.source[node.start_mark.index : node.end_mark.index]
+            text = self.source[node.start_mark.index : node.end_mark.index]
+            self._warn_invisible(node, text)
+            return text
         raise self.error(f"{what} must be text, not a list or mapping", node, QUOTE_HINT)
+
+    def _warn_invisible(self, node: Node, text: str) -> None:
+        """Warn at each invisible character of a text (`characters.INVISIBLE`), written in the
+        file or as an escape (`"\\u202e"`), once per place."""
+        if text.isascii():
+            return
+        seen = {(w.position.line, w.position.column) for w in self.warnings if w.position}
+        for found in INVISIBLE.finditer(text):
+            where = _character_position(node, found.group(), found.start(), self.source, self.path)
+            if (where.line, where.column) not in seen:
+                seen.add((where.line, where.column))
+                self.warnings.append(invisible_warning(found.group(), where))
 
     def _warn_tag_or_anchor(self, node: ScalarNode, what: str) -> None:
         """Warn when a text opens with a word YAML reads as a tag (`!Look out`) or an anchor
@@ -354,6 +375,23 @@ def _escape_position(node: ScalarNode, character: str, source: str, path: str) -
             line = source.count("\n", 0, escape.start())
             return SourcePosition(path, line + 1, escape.start() - starts[line] + 1)
     return SourcePosition(path, node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _character_position(
+    node: Node, character: str, nth: int, source: str, path: str
+) -> SourcePosition:
+    """Where `character`, found at index `nth` of the value of `node`, is written: its own
+    place in the file when written as itself, else the escape that writes it."""
+    value_before = (node.value if isinstance(node, ScalarNode) else "")[:nth]
+    begin, end = node.start_mark.index, node.end_mark.index
+    written = source.find(character, begin, end)
+    skip = value_before.count(character)
+    while written != -1 and skip:
+        written, skip = source.find(character, written + 1, end), skip - 1
+    if written == -1:
+        return _escape_position(node, character, source, path)
+    line = source.count("\n", 0, written)
+    return SourcePosition(path, line + 1, written - (source.rfind("\n", 0, written) + 1) + 1)
 
 
 def _plain_styles(root: Node | None) -> Node | None:
