@@ -115,8 +115,9 @@ def test_suggest_prints_and_writes_only_with_apply(manor, capsys):
     path, library = manor
     assert main(["cast", "suggest", str(path), "--library", str(library)]) == 0
     out = capsys.readouterr().out
-    assert "LADY ASH  heather" in out and "female, old, scottish" in out
-    assert "COOK      matron             6  female, middle" in out
+    assert out.startswith("character  voice            score  reasons\n")
+    assert "LADY ASH   heather" in out and "female, old, scottish" in out
+    assert "COOK       matron             6  female, middle" in out
     assert path.read_text() == SCRIPT
     assert main(["cast", "suggest", str(path), "--library", str(library), "--apply"]) == 0
     text = path.read_text()

@@ -136,7 +136,8 @@ def suggest_command(
     if not proposals:
         print("every character has a voice")
         return
-    width = max(len(p.character) for p in proposals)
+    width = max(len("character"), *(len(p.character) for p in proposals))
+    print(f"{'character':<{width}}  {'voice':<16} {'score':>3}  reasons")
     for p in proposals:
         why = ", ".join(p.reasons) or "nothing to match: the free voice used least"
         print(f"{p.character:<{width}}  {p.voice or '-':<16} {p.score:>3}  {why}")
