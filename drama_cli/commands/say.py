@@ -83,35 +83,13 @@ def say_command(
 ) -> None:
     """Say text in a voice: the text pipeline of a script line, audio out as it is made."""
     # lazy: the script reader, the compiler and numpy, 1 s at start-up
-    from drama_cli.render.say import (
-        SAY_FORMATS,
-        AudioSink,
-        Sayer,
-        SaySettings,
-        say_script,
-    )
-    from drama_cli.takes.jobs import check_max_chars
+    from drama_cli.render.say import SAY_FORMATS, say_script
     from drama_cli.takes.store import TakeStore
 
     who = _voice(voice, transcript, cast, as_name, library)
     kind = (format or _suffix(output, SAY_FORMATS) or "wav").lower()
-    if kind not in SAY_FORMATS:
-        raise UsageError(f"unknown --format {kind!r}; expected one of {', '.join(SAY_FORMATS)}")
-    if stream and text != "-":
-        raise UsageError("--stream reads stdin: give - as the text")
-    if by not in ("sentence", "paragraph"):
-        raise UsageError(f"unknown --by {by!r}; expected sentence or paragraph")
-    if not 0 <= lookahead_wait <= 60:
-        raise UsageError(f"--lookahead-wait must be between 0 and 60 s, got {lookahead_wait}")
-    if not 0 <= retries <= 100:
-        raise UsageError(f"--retries must be between 0 and 100, got {retries}")
-    settings = SaySettings(
-        seed=seed,
-        retries=retries,
-        max_chars=check_max_chars(max_chars),
-        normalize=not no_normalize,
-        lookahead_wait_s=lookahead_wait,
-        by=by,
+    settings = _settings(
+        kind, text, stream, by, lookahead_wait, retries, seed, max_chars, no_normalize
     )
     source = "stdin" if text == "-" else "<text>"
     if not stream:
@@ -124,20 +102,75 @@ def say_command(
     if output == "-":
         refuse_audio_to_terminal()
     engine = registry.make_backend(opt.backend_choice(backend), notice=notice)
-    staged = target = None  # -o FILE is written under a temporary name, renamed once complete
     try:
         store = TakeStore(_keep_folder(keep)) if keep is not None else None
+        report = _say_to_output(
+            output,
+            kind,
+            lambda sink: _sayer(engine, who, sink, settings, store, source),
+            text if not stream else None,
+        )
+    finally:
+        engine.close()
+    if engine.scratch:
+        notice(f"note: {SCRATCH_LABEL}")
+    if as_json:
+        fields = {"output": output, "format": kind, "engine": engine.name, **report.to_dict()}
+        print(json.dumps(fields, indent=2), file=sys.stderr)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
+
+
+def _settings(kind, text, stream, by, lookahead_wait, retries, seed, max_chars, no_normalize):
+    """The `SaySettings` of the command's options; UsageError for a value out of range."""
+    # lazy: the script reader, the compiler and numpy, 1 s at start-up
+    from drama_cli.render.say import SAY_FORMATS, SaySettings
+    from drama_cli.takes.jobs import check_max_chars
+
+    if kind not in SAY_FORMATS:
+        raise UsageError(f"unknown --format {kind!r}; expected one of {', '.join(SAY_FORMATS)}")
+    if stream and text != "-":
+        raise UsageError("--stream reads stdin: give - as the text")
+    if by not in ("sentence", "paragraph"):
+        raise UsageError(f"unknown --by {by!r}; expected sentence or paragraph")
+    if not 0 <= lookahead_wait <= 60:
+        raise UsageError(f"--lookahead-wait must be between 0 and 60 s, got {lookahead_wait}")
+    if not 0 <= retries <= 100:
+        raise UsageError(f"--retries must be between 0 and 100, got {retries}")
+    return SaySettings(
+        seed=seed,
+        retries=retries,
+        max_chars=check_max_chars(max_chars),
+        normalize=not no_normalize,
+        lookahead_wait_s=lookahead_wait,
+        by=by,
+    )
+
+
+def _sayer(engine, who, sink, settings, store, source):
+    """The `Sayer` that voices into `sink`, its messages placed in `source`."""
+    from drama_cli.render.say import Sayer  # lazy: the compiler and numpy, 1 s at start-up
+
+    sayer = Sayer(engine, who, sink, settings, store, notice)
+    sayer.source = source
+    return sayer
+
+
+def _say_to_output(output: str, kind: str, make_sayer, text):
+    """Voice `text` (None: stdin as it arrives) into `output` (`-`: stdout); a file is written
+    under a temporary name and renamed once complete, and removed on any failure. Returns the
+    report."""
+    from drama_cli.render.say import AudioSink  # lazy: numpy, 0.2 s at start-up
+
+    staged = target = None
+    try:
         if output == "-":
             target = sys.stdout.buffer
         else:
             staged, target = _open_output(output)
         sink = AudioSink(target, kind)
-        sayer = Sayer(engine, who, sink, settings, store, notice)
-        sayer.source = source
-        if stream:
-            report = _say_streamed(sayer)
-        else:
-            report = sayer.say(text)
+        sayer = make_sayer(sink)
+        report = _say_streamed(sayer) if text is None else sayer.say(text)
         if report.chunks == 0:
             raise UsageError("no text to say: stdin was empty")
         sink.close()
@@ -146,19 +179,12 @@ def say_command(
         if staged is not None:
             publish([(staged, Path(output))])
             staged = None
+        return report
     finally:
-        engine.close()
         if target is not None and target is not sys.stdout.buffer:
             target.close()
         if staged is not None:
             staged.unlink(missing_ok=True)
-    if engine.scratch:
-        notice(f"note: {SCRATCH_LABEL}")
-    if as_json:
-        fields = {"output": output, "format": kind, "engine": engine.name, **report.to_dict()}
-        print(json.dumps(fields, indent=2), file=sys.stderr)
-    if report.exit_code:
-        raise typer.Exit(report.exit_code)
 
 
 def _say_streamed(sayer):
