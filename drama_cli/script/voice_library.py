@@ -66,7 +66,7 @@ class LibraryVoice:
     note: str | None = None
     consent: Consent | None = None
     description: str | None = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """The record as plain JSON data (`version` first)."""
