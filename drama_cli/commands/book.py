@@ -123,7 +123,7 @@ def _book_qc(loaded, store, chapters, folder: Path) -> dict:
     write the book's exception report (`qc-report.html`, `qc-report.csv`) into `folder`: one
     report with a chapter column, rows chapter by chapter. Its summary for the book's report."""
     # lazy: numpy, soundfile and the checks' models
-    from drama_cli.commands.qc import _progress
+    from drama_cli.commands.qc import qc_progress
     from drama_cli.qc.limits import project_qc_limits
     from drama_cli.qc.project_qc import QcLimits, run_qc
     from drama_cli.qc.report import write_report
@@ -131,7 +131,7 @@ def _book_qc(loaded, store, chapters, folder: Path) -> dict:
     by_scene = {scene: (c.number, c.title) for c in chapters for scene in c.scenes}
     scenes = [scene for scene in loaded.scenes if scene.id in by_scene]
     limits = QcLimits(*project_qc_limits(store))
-    run = run_qc(loaded, store, scenes, BOOK_CHECKS, limits, on_done=_progress())
+    run = run_qc(loaded, store, scenes, BOOK_CHECKS, limits, on_done=qc_progress())
     title = f"QC: {loaded.title or store.root.name}"
     page, table = write_report(run, folder, title, chapters=by_scene)
     notice(f"qc: {len(run.attention)} of {len(run.lines)} lines need attention; report: {page}")

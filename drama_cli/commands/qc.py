@@ -63,7 +63,7 @@ def qc_command(
     if chapter:
         scenes = [s for s in scenes if s.id in chapter_scene_ids(loaded, chapter)]
     limits = QcLimits(min_similarity, min_quality, asr_threshold)
-    run = run_qc(loaded, store, scenes, names, limits, workers, on_done=_progress())
+    run = run_qc(loaded, store, scenes, names, limits, workers, on_done=qc_progress())
     title = f"QC: {loaded.title or store.root.name}"
     page, table = write_report(run, store.root, title)
     save_qc_limits(store, min_similarity, min_quality)  # given once, kept with the project
@@ -86,7 +86,7 @@ def chapter_scene_ids(script, numbers: list[int]) -> set[str]:
     return {scene for n in numbers for scene in known[n].scenes}
 
 
-def _progress():
+def qc_progress():
     """A progress callback: one line on stderr every tenth of the measurements."""
     shown = {"step": -1}
 

@@ -11,6 +11,10 @@ from drama_cli.errors import UsageError
 # the example casts; the figures are in `drama_cli.qc.voice` and docs/guide/qc.md.
 DEFAULT_MIN_SIMILARITY = 0.80
 MOS_RANGE = (1.0, 5.0)  # DNSMOS scores
+# Shorter takes are scored but not failed on voice (`drama_cli.qc.voice.voice_result`): the
+# encoder reads 1.6 s windows, and a word or two ("Bingley.", "Chapter Two.") scored 0.70 to
+# 0.77 against its own character's clip.
+MIN_JUDGED_S = 1.6
 
 
 def check_qc_limits(min_similarity: float | None, min_quality: float | None) -> None:
