@@ -5,6 +5,7 @@ chapter marks."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -451,6 +452,36 @@ def test_a_two_chapter_scratch_book_end_to_end(tmp_path, capsys):
     m4b = MP4(str(folder / "Two Doors.m4b"))
     assert [c.title for c in m4b.chapters] == ["The First Door", "The Second Door"]
     assert m4b.tags["\xa9nam"] == ["Two Doors [SCRATCH]"]
+
+
+def test_book_qc_writes_one_exception_report_with_a_chapter_column(tmp_path, capsys):
+    """`drama book --qc` on the example book's second chapter, scratch engine: the project's
+    voice limit (kept in project.json, and kept by the render) fails the takes, and the book
+    folder holds one report whose rows name their chapter."""
+    pytest.importorskip("resemblyzer")
+    pytest.importorskip("speechmos")
+    examples = Path(__file__).resolve().parent.parent / "scripts_examples"
+    shutil.copy(examples / "pride-book.yaml", tmp_path / "pride-book.yaml")
+    shutil.copytree(examples / "refs", tmp_path / "refs")
+    path = tmp_path / "pride-book.yaml"
+    project = TakeStore(tmp_path / "pride-book.drama")
+    project.root.mkdir()
+    project.write_project({"qc": {"min_similarity": 0.99}})
+    args = ["book", str(path), "--engine", "scratch", "--chapter", "2", "--no-sample"]
+    assert main([*args, "--no-m4b", "--qc", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    folder = tmp_path / "pride-book.drama" / "book"
+    assert report["qc"]["html"] == str(folder / "qc-report.html")
+    second = next(c for c in load_script(path).chapters if c.number == 2)
+    assert second.scenes == ["netherfield"]
+    table = list(csv.DictReader((folder / "qc-report.csv").open(encoding="utf-8")))
+    assert table and len(table) == report["qc"]["attention"] <= report["qc"]["lines"]
+    assert {row["chapter"] for row in table} == {"2"}
+    assert {row["scene"] for row in table} == {"netherfield"}
+    assert all("voice: similarity" in row["reason"] for row in table)
+    page = (folder / "qc-report.html").read_text(encoding="utf-8")
+    assert "<th>chapter</th>" in page and '<td class="chapter">2 Chapter Two</td>' in page
+    assert project.project()["qc"] == {"min_similarity": 0.99}
 
 
 def test_a_run_stopped_before_the_end_leaves_the_earlier_book_whole(tmp_path, monkeypatch, capsys):

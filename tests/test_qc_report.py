@@ -110,7 +110,7 @@ def test_the_report_lists_each_fault_with_its_reason_most_severe_first(project, 
     order = [row["line"] for row in found["attention"]]
     ranked = sorted(rows.values(), key=lambda r: (-len(r["reason"].split("; ")), r["similarity"]))
     assert order == [row["line"] for row in ranked]
-    clean = _qc(capsys, script, "--checks", "voice,quality")
+    clean = _qc(capsys, script, "--checks", "voice,quality", "--min-quality", "0")
     assert clean["measured"] == 0 and clean["cached"] == 10
     # no floor: the MOS is shown only; the noise also pulls the noisy take's voice under 0.80
     assert {row["line"] for row in clean["attention"]} == {"hall-2", "hall-4"}
@@ -131,6 +131,29 @@ def test_a_second_run_measures_nothing_and_a_new_threshold_needs_no_measurement(
     assert again["measured"] == 0 and again["cached"] == 10
     assert len(again["attention"]) > len(first["attention"])
     assert all(row["similarity"] < 0.95 for row in again["attention"])
+    _qc(capsys, script, "--checks", "signal,voice", "--min-similarity", "0.8")  # the default
+
+
+def test_the_limits_given_once_stay_with_the_project(project, capsys):
+    script, store = project
+    strict = _qc(capsys, script, "--checks", "voice", "--min-similarity", "0.95")
+    assert store.project()["qc"] == {"min_similarity": 0.95}
+    # later runs, and renders, use the project's limits until others are given
+    again = _qc(capsys, script, "--checks", "voice")
+    assert again["attention"] == strict["attention"]
+    assert main(["render", str(script), "--engine", "scratch", "--json"]) in (0, 3)
+    assert store.project()["qc"] == {"min_similarity": 0.95}
+    _qc(capsys, script, "--checks", "voice", "--min-quality", "2")
+    assert store.project()["qc"] == {"min_similarity": 0.95, "min_quality": 2.0}
+    _qc(capsys, script, "--checks", "voice", "--min-similarity", "0.8")
+    assert store.project()["qc"] == {"min_quality": 2.0}
+    _qc(capsys, script, "--checks", "voice", "--min-quality", "0")  # no floor
+    assert "qc" not in store.project()
+    info = store.project()
+    store.write_project({**info, "qc": {"min_similarity": "high"}})
+    assert main(["qc", str(script), "--checks", "voice"]) == 2
+    assert "saved qc settings: min_similarity is not a number" in capsys.readouterr().err
+    store.write_project({key: value for key, value in info.items() if key != "qc"})
 
 
 def test_bad_qc_options_are_one_line_and_exit_2(project, capsys):

@@ -117,6 +117,47 @@ def test_the_line_view_lists_takes_without_paths(studio):
     assert view["takes"][0]["duration_s"] > 0.5
 
 
+def _scored_take(path, line_id: str, voice: dict, quality: dict) -> int:
+    """Add a copy of `line_id`'s selected take whose record holds `voice` and `quality`
+    scores (its checks passed), select it, and return its number."""
+    import soundfile as sf
+
+    store = TakeStore(path.parent / "short.drama")
+    old = store.selected_take("s1", line_id)
+    record = {
+        key: value
+        for key, value in old.record.to_json().items()
+        if key not in ("take", "samples", "duration_s", "wav_sha256", "created")
+    }
+    audio, _ = sf.read(old.wav_path, dtype="float32")
+    take = store.add_take("s1", line_id, audio, {**record, "voice": voice, "quality": quality})
+    store.select("s1", line_id, take, by="user")
+    return take.number
+
+
+def test_voice_and_quality_scores_are_shown_and_a_low_one_needs_attention(studio):
+    _, client, path = studio
+    quality = {"ovrl": 2.1, "sig": 3.0, "bak": 2.5, "p808": 3.1, "floor": 2.5, "model": "dnsmos"}
+    voice = {"similarity": 0.62, "threshold": 0.8, "voiced_s": 2.4, "model": "resemblyzer"}
+    number = _scored_take(path, "s1-2", voice, quality)
+    short = {**voice, "voiced_s": 1.0}  # too short to judge: scored, not failed
+    _scored_take(path, "s1-1", short, {**quality, "ovrl": 3.2})
+    lines = client.get("/api/script").json()["chapters"][0]["scenes"][0]["lines"]
+    first, second = lines
+    assert second["voice"] == {"similarity": 0.62, "threshold": 0.8}
+    assert second["quality"] == {"ovrl": 2.1, "sig": 3.0, "bak": 2.5, "p808": 3.1, "floor": 2.5}
+    assert second["voice_failed"] and second["quality_failed"] and second["attention"]
+    assert first["voice"]["similarity"] == 0.62 and first["quality"]["ovrl"] == 3.2
+    assert not first["voice_failed"] and not first["quality_failed"]
+    assert not first["attention"]
+    takes = client.get("/api/line", params={"id": "s1-2"}).json()["takes"]
+    scored = {take["take"]: take for take in takes}
+    assert scored[number]["voice"]["similarity"] == 0.62 and scored[number]["voice_failed"]
+    assert scored[number]["quality"]["ovrl"] == 2.1 and scored[number]["quality_failed"]
+    assert scored[1]["voice"] is None and scored[1]["quality"] is None
+    assert not scored[1]["voice_failed"]
+
+
 def test_audio_and_peaks_are_served_by_line_and_take_number(studio):
     _, client, _ = studio
     audio = client.get("/api/audio", params={"line": "s1-1", "take": "1"})

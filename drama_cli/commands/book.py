@@ -62,11 +62,21 @@ def book_command(
     seed: int = opt.BASE_SEED,
     out: str | None = opt.OUT,
     cast: str | None = opt.CAST,
+    qc: bool = typer.Option(
+        False,
+        "--qc/--no-qc",
+        help=(
+            "Also check the chapters' takes (signal, voice, quality: the qc extra) with the"
+            " project's limits and write qc-report.html and qc-report.csv into the book folder:"
+            " one row per line that needs attention, with its chapter."
+        ),
+    ),
     as_json: bool = opt.JSON,
 ) -> None:
     """Render what is missing, then write <project>/book/: one ACX MP3 per chapter and the
-    credits, a retail sample, <Title>.m4b and acx-report.json. Exits 1 when a file fails an
-    ACX check (the message names the file and the rule)."""
+    credits, a retail sample, <Title>.m4b and acx-report.json (with --qc, the QC exception
+    report). Exits 1 when a file fails an ACX check (the message names the file and the
+    rule)."""
     from drama_cli.book.assemble import (  # lazy: scipy, 1 s at start-up
         BookOptions,
         chapter_scenes,
@@ -84,6 +94,10 @@ def book_command(
     )
     loaded = load_checked(script, cast)
     chapters = _checked_chapters(loaded, options, streamed)
+    if qc and not streamed:
+        from drama_cli.qc.project_qc import require_checks  # lazy: numpy and soundfile
+
+        require_checks(BOOK_CHECKS)  # a missing extra stops the book now, not after the render
     store = render_project(script, out, loaded)
     render_report = _render(
         loaded, script, store, chapter_scenes(loaded, chapters), backend, seed, cast
@@ -97,7 +111,36 @@ def book_command(
         as_json,
     )
     if report is not None:
-        _report_book(report, render_report, as_json)
+        found = _book_qc(loaded, store, chapters, report.folder) if qc else None
+        _report_book(report, render_report, as_json, found)
+
+
+BOOK_CHECKS = ("signal", "voice", "quality")  # words needs a Whisper model folder: `drama qc`
+
+
+def _book_qc(loaded, store, chapters, folder: Path) -> dict:
+    """Run `BOOK_CHECKS` on the selected takes of `chapters` with the project's limits and
+    write the book's exception report (`qc-report.html`, `qc-report.csv`) into `folder`: one
+    report with a chapter column, rows chapter by chapter. Its summary for the book's report."""
+    # lazy: numpy, soundfile and the checks' models
+    from drama_cli.commands.qc import qc_progress
+    from drama_cli.qc.limits import project_qc_limits
+    from drama_cli.qc.project_qc import QcLimits, run_qc
+    from drama_cli.qc.report import write_report
+
+    by_scene = {scene: (c.number, c.title) for c in chapters for scene in c.scenes}
+    scenes = [scene for scene in loaded.scenes if scene.id in by_scene]
+    limits = QcLimits(*project_qc_limits(store))
+    run = run_qc(loaded, store, scenes, BOOK_CHECKS, limits, on_done=qc_progress())
+    title = f"QC: {loaded.title or store.root.name}"
+    page, table = write_report(run, folder, title, chapters=by_scene)
+    notice(f"qc: {len(run.attention)} of {len(run.lines)} lines need attention; report: {page}")
+    return {
+        "lines": len(run.lines),
+        "attention": len(run.attention),
+        "html": str(page),
+        "csv": str(table),
+    }
 
 
 def _stream_format(output: str | None, formats: list[str] | None, as_json: bool) -> str | None:
@@ -157,16 +200,19 @@ def _deliver(loaded, store, options, render_report, stream: tuple | None, as_jso
         raise
 
 
-def _report_book(report, render_report, as_json: bool) -> None:
-    """Print the book's report (a table, or JSON); raise BookChecksFailed when a file failed
-    an ACX check, else TakesNeedReview when the render left lines degraded."""
+def _report_book(report, render_report, as_json: bool, qc: dict | None = None) -> None:
+    """Print the book's report (a table, or JSON, with `qc`: the QC report's summary, when
+    one was made); raise BookChecksFailed when a file failed an ACX check, else
+    TakesNeedReview when the render left lines degraded."""
     for note in report.notes:
         notice(f"note: {note}")
     if as_json:
         code = 1 if report.failures else render_report.exit_code
         print(
             json.dumps(
-                {"ok": code == 0, "exit_code": code} | report.to_dict(),
+                {"ok": code == 0, "exit_code": code}
+                | report.to_dict()
+                | ({"qc": qc} if qc is not None else {}),
                 indent=2,
                 ensure_ascii=False,
             )
@@ -195,6 +241,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     # lazy: scipy and the script reader, 1 s at start-up
     from drama_cli.compile.conversations import check_references
     from drama_cli.mix.options import check_mix_files
+    from drama_cli.qc.limits import project_qc_limits, qc_record
     from drama_cli.render.plan import pick_scenes
     from drama_cli.render.scheduler import render_script
     from drama_cli.takes.jobs import RenderSettings
@@ -203,6 +250,10 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
     settings = RenderSettings(scenes=scenes, seed=seed, mix=False)
     settings.validate()
     check_mix_files(loaded, pick_scenes(loaded, settings))
+    info = script_info(loaded, script, cast)
+    kept = qc_record(*project_qc_limits(store))  # the project's QC limits stay with it
+    if kept:
+        info["qc"] = kept
     notice_once = say_once(notice)
     engine = registry.make_backend(opt.backend_choice(backend), notice=notice_once)
     notice_before_render(store.root, engine, backend["model"], notice_once)
@@ -213,7 +264,7 @@ def _render(loaded, script: str, store, scenes, backend: dict, seed: int, cast: 
             engine,
             settings,
             stderr_progress(),
-            script_info(loaded, script, cast),
+            info,
             notice=notice_once,
         )
     finally:

@@ -30,11 +30,18 @@ PROJECT_CAST = typer.Option(
 )
 JSON = typer.Option(False, "--json", help="Print the result as JSON.")
 MIN_SIMILARITY = typer.Option(
-    DEFAULT_MIN_SIMILARITY,
-    help="Lowest voice similarity (0..1) to the character's reference clips a take passes with.",
+    None,
+    help=(
+        "Lowest voice similarity (0..1) to the character's reference clips a take passes with"
+        f" (default: the project's, else {DEFAULT_MIN_SIMILARITY}; kept with the project)."
+    ),
 )
 MIN_QUALITY = typer.Option(
-    None, help="Lowest naturalness (DNSMOS overall, 1..5) a take passes with (default: shown only)."
+    None,
+    help=(
+        "Lowest naturalness (DNSMOS overall, 1..5) a take passes with (default: the project's,"
+        " else shown only; 0: none; kept with the project)."
+    ),
 )
 SCENES = typer.Option(None, "--scene", help="Scene id (repeatable).")
 LINES = typer.Option(None, "--line", help="Line id (repeatable).")

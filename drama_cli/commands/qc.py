@@ -12,7 +12,7 @@ from drama_cli.commands import options as opt
 from drama_cli.commands.inputs import load_checked, render_settings
 from drama_cli.commands.output import notice, results_console
 from drama_cli.errors import UsageError
-from drama_cli.qc.limits import check_qc_limits
+from drama_cli.qc.limits import check_qc_limits, project_qc_limits, save_qc_limits
 from drama_cli.takes.project import open_project
 
 
@@ -27,7 +27,7 @@ def qc_command(
         "--checks",
         help="Checks to run, comma-separated: signal, words, voice, quality (default: all).",
     ),
-    min_similarity: float = opt.MIN_SIMILARITY,
+    min_similarity: float | None = opt.MIN_SIMILARITY,
     min_quality: float | None = opt.MIN_QUALITY,
     asr_threshold: float = typer.Option(
         0.25, help="Highest word error rate the words check accepts."
@@ -58,13 +58,15 @@ def qc_command(
         raise UsageError(f"--workers must be within 1..256, not {workers}")
     loaded = load_checked(script, cast)
     store = open_project(script, out)
+    min_similarity, min_quality = project_qc_limits(store, min_similarity, min_quality)
     scenes = pick_scenes(loaded, render_settings(scene, None))
     if chapter:
         scenes = [s for s in scenes if s.id in chapter_scene_ids(loaded, chapter)]
     limits = QcLimits(min_similarity, min_quality, asr_threshold)
-    run = run_qc(loaded, store, scenes, names, limits, workers, on_done=_progress())
+    run = run_qc(loaded, store, scenes, names, limits, workers, on_done=qc_progress())
     title = f"QC: {loaded.title or store.root.name}"
     page, table = write_report(run, store.root, title)
+    save_qc_limits(store, min_similarity, min_quality)  # given once, kept with the project
     if as_json:
         print(json.dumps({**report_json(run), "html": str(page), "csv": str(table)}, indent=2))
         return
@@ -84,7 +86,7 @@ def chapter_scene_ids(script, numbers: list[int]) -> set[str]:
     return {scene for n in numbers for scene in known[n].scenes}
 
 
-def _progress():
+def qc_progress():
     """A progress callback: one line on stderr every tenth of the measurements."""
     shown = {"step": -1}
 

@@ -19,7 +19,7 @@ from drama_cli.commands.mix import print_scene
 from drama_cli.commands.output import SCRATCH_LABEL, notice, results_console
 from drama_cli.commands.progress import stderr_progress
 from drama_cli.errors import ScriptError, TakesNeedReview, UsageError
-from drama_cli.qc.limits import check_qc_limits
+from drama_cli.qc.limits import check_qc_limits, project_qc_limits, qc_record
 from drama_cli.qc.take_checks import asr_take_check
 from drama_cli.script.mix_settings import check_number
 
@@ -46,7 +46,7 @@ def render_command(
             " qc extra."
         ),
     ),
-    min_similarity: float = opt.MIN_SIMILARITY,
+    min_similarity: float | None = opt.MIN_SIMILARITY,
     min_quality: float | None = opt.MIN_QUALITY,
     asr_model: str | None = typer.Option(
         None, help="CTranslate2 Whisper model folder for --qc asr."
@@ -102,11 +102,15 @@ def render_command(
     loaded = _load_for_render(
         script, cast, no_normalize, settings, room_tones=flags.room_tone is None
     )
+    store = render_project(script, out, loaded)
+    min_similarity, min_quality = project_qc_limits(store, min_similarity, min_quality)
     if qc is not None:
         settings.checks = _qc_checks(
             qc, asr_model, asr_threshold, loaded, min_similarity, min_quality
         )
-    store = render_project(script, out, loaded)
+    info = script_info(loaded, script, cast)
+    if qc_record(min_similarity, min_quality):  # kept with the project, as the mix settings
+        info["qc"] = qc_record(min_similarity, min_quality)
     engine = _backend(cluster, backend)
     notice_before_render(store.root, engine, backend["model"], notice)
     try:
@@ -116,7 +120,7 @@ def render_command(
             engine,
             settings,
             stderr_progress(name_new_takes=True),
-            script_info(loaded, script, cast),
+            info,
             notice=notice,
             mix=flags,
         )

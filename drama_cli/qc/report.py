@@ -2,6 +2,10 @@
 first, as a static HTML page (`qc-report.html`: the reason, the scores, a player for the take
 and for the character's reference clip, a link into the studio) and a CSV (`qc-report.csv`).
 
+A book's report (`drama book --qc`, `chapters` given) has a chapter column and lists the rows
+chapter by chapter, the most severe first within each: one page and one table for the whole
+book, in the order a producer listens.
+
 Every piece of text from the script or the takes is HTML-escaped; file links are relative to
 the report's folder when they lie under it, percent-encoded either way.
 """
@@ -65,9 +69,25 @@ def studio_link(scene_id: str, line_id: str, base: str = STUDIO_URL) -> str:
     return f"{base}#{urlencode({'scene': scene_id, 'line': line_id})}"
 
 
-def report_html(run: QcRun, folder: Path, title: str, studio: str = STUDIO_URL) -> str:
-    """The report page for `run`, its links relative to `folder` (where it is written)."""
+def _rows(run: QcRun, chapters: dict | None) -> list:
+    """The lines that need attention, most severe first; with `chapters` (scene id: (number,
+    title)) chapter by chapter, the most severe first within each."""
     rows = run.attention
+    if chapters:
+        rows = sorted(rows, key=lambda line: chapters.get(line.scene_id, (0, ""))[0])
+    return rows
+
+
+def _chapter(line, chapters: dict | None) -> tuple:
+    return (chapters or {}).get(line.scene_id, ("", ""))
+
+
+def report_html(
+    run: QcRun, folder: Path, title: str, studio: str = STUDIO_URL, chapters: dict | None = None
+) -> str:
+    """The report page for `run`, its links relative to `folder` (where it is written); with
+    `chapters` (scene id: (number, title)), a chapter column, rows chapter by chapter."""
+    rows = _rows(run, chapters)
     esc = html.escape
     body = []
     for line in rows:
@@ -79,9 +99,12 @@ def report_html(run: QcRun, folder: Path, title: str, studio: str = STUDIO_URL) 
         ref_player = " ".join(
             f'<audio controls preload="none" src="{esc(ref)}"></audio>' for ref in refs if ref
         )
+        number, name = _chapter(line, chapters)
+        chapter_cell = f'<td class="chapter">{esc(f"{number} {name}".strip())}</td>'
         body.append(
             f'<tr class="{esc(line.severity)}" data-scene="{esc(line.scene_id)}"'
             f' data-line="{esc(line.line_id)}">'
+            f"{chapter_cell if chapters else ''}"
             f'<td class="severity">{esc(line.severity)}</td>'
             f"<td>{esc(line.scene_id)}<br>{esc(line.line_id)}</td>"
             f"<td>{esc(line.speaker)}</td>"
@@ -103,7 +126,9 @@ def report_html(run: QcRun, folder: Path, title: str, studio: str = STUDIO_URL) 
         f'<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
         f"<style>{_STYLE}</style></head><body>"
         f'<h1>{esc(title)}</h1><p id="summary">{esc(summary)}</p>{empty}'
-        '<table id="exceptions"><thead><tr><th>severity</th><th>scene / line</th>'
+        '<table id="exceptions"><thead><tr>'
+        + ("<th>chapter</th>" if chapters else "")
+        + "<th>severity</th><th>scene / line</th>"
         "<th>speaker</th><th>text</th><th>reason</th><th>voice</th><th>MOS</th><th>WER</th>"
         "<th>take</th><th>reference</th><th></th></tr></thead><tbody>"
         + "".join(body)
@@ -111,15 +136,17 @@ def report_html(run: QcRun, folder: Path, title: str, studio: str = STUDIO_URL) 
     )
 
 
-def report_csv(run: QcRun) -> str:
-    """The report's rows as CSV (`CSV_COLUMNS`), most severe first."""
+def report_csv(run: QcRun, chapters: dict | None = None) -> str:
+    """The report's rows as CSV (`CSV_COLUMNS`), most severe first; with `chapters` (scene id:
+    (number, title)) a first `chapter` column (the number), rows chapter by chapter."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for line in run.attention:
+    writer.writerow((["chapter"] if chapters else []) + list(CSV_COLUMNS))
+    for line in _rows(run, chapters):
         row = line.to_dict()
         writer.writerow(
-            [
+            ([_chapter(line, chapters)[0]] if chapters else [])
+            + [
                 row["severity"],
                 row["scene"],
                 row["line"],
@@ -135,12 +162,16 @@ def report_csv(run: QcRun) -> str:
     return out.getvalue()
 
 
-def write_report(run: QcRun, folder: Path, title: str) -> tuple[Path, Path]:
-    """Write `qc-report.html` and `qc-report.csv` into `folder` (atomic each); their paths."""
+def write_report(
+    run: QcRun, folder: Path, title: str, chapters: dict | None = None
+) -> tuple[Path, Path]:
+    """Write `qc-report.html` and `qc-report.csv` into `folder` (atomic each); their paths.
+    chapters: scene id: (number, title), for a book's report (`report_html`)."""
     folder.mkdir(parents=True, exist_ok=True)
     page, table = folder / HTML_NAME, folder / CSV_NAME
-    write_bytes_atomic(page, report_html(run, folder, title).encode("utf-8"))
-    write_bytes_atomic(table, report_csv(run).encode("utf-8"))
+    html_text = report_html(run, folder, title, chapters=chapters)
+    write_bytes_atomic(page, html_text.encode("utf-8"))
+    write_bytes_atomic(table, report_csv(run, chapters).encode("utf-8"))
     return page, table
 
 

@@ -26,7 +26,7 @@ import soundfile as sf
 import soxr
 
 from drama_cli.errors import QcUnavailableError, UsageError
-from drama_cli.qc.limits import DEFAULT_MIN_SIMILARITY
+from drama_cli.qc.limits import DEFAULT_MIN_SIMILARITY, MIN_JUDGED_S
 from drama_cli.qc.signal import DEGRADED, CheckResult
 from engine.constants import SAMPLE_RATE
 
@@ -35,9 +35,6 @@ MODEL_NAME = "resemblyzer-0.1.4"
 INSTALL_COMMAND = "pip install -e '.[qc]'"  # from the drama folder, as README installs extras
 INSTALL_HINT = f"install the optional extra (in the drama folder): {INSTALL_COMMAND}"
 MIN_SPEECH_S = 0.3  # less voiced audio than this gives no embedding
-# Shorter takes are scored but not failed: the encoder reads 1.6 s windows, and a word or two
-# ("Bingley.", "Chapter Two.") scored 0.70 to 0.77 against its own character's clip.
-MIN_JUDGED_S = 1.6
 
 
 def require_voice() -> None:

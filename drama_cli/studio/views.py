@@ -12,6 +12,7 @@ from drama_cli.errors import UsageError
 from drama_cli.mix.export import FORMATS
 from drama_cli.mix.mix_set import MIX_BASENAME, set_state
 from drama_cli.qc.asr import DEFAULT_THRESHOLD
+from drama_cli.qc.limits import MIN_JUDGED_S
 from drama_cli.script.direction import display_text
 from drama_cli.takes.scene_selection import (
     CURRENT,
@@ -55,11 +56,41 @@ def said_text(script, line) -> str:
     return "" if said == " ".join(display_text(line).split()) else said
 
 
+def take_scores(record: TakeRecord) -> dict:
+    """A take's voice and quality scores from its record, for the page to show: `voice`
+    ({similarity, threshold}) and `quality` ({ovrl, sig, bak, p808, floor}), None when not
+    measured; `voice_failed` and `quality_failed`: the take failed that check when it was made
+    (its record's failures) or its score is under the limit it records (a take under
+    `MIN_JUDGED_S` of speech is never failed on voice)."""
+    failures = record.checks.failures
+    voice, quality = record.voice, record.quality
+    voice_row = quality_row = None
+    voice_failed, quality_failed = "voice" in failures, "quality" in failures
+    if voice is not None and voice.similarity is not None:
+        voice_row = {"similarity": voice.similarity, "threshold": voice.threshold}
+        judged = voice.voiced_s is None or voice.voiced_s >= MIN_JUDGED_S
+        if judged and voice.threshold is not None and voice.similarity < voice.threshold:
+            voice_failed = True
+    if quality is not None and quality.ovrl is not None:
+        quality_row = {
+            name: getattr(quality, name) for name in ("ovrl", "sig", "bak", "p808", "floor")
+        }
+        if quality.floor is not None and quality.ovrl < quality.floor:
+            quality_failed = True
+    return {
+        "voice": voice_row,
+        "quality": quality_row,
+        "voice_failed": voice_failed,
+        "quality_failed": quality_failed,
+    }
+
+
 def line_state(script, choice: LineChoice) -> dict:
     """One line of the script view: id, speaker, text parts, the words said when rewritten,
     status (CURRENT, STALE, UNUSABLE, NONE of `takes.scene_selection`), the selected take, and
     the flags the filter "needs attention" reads: degraded, failed checks, WER over its
-    threshold (`wer`, `wer_over`)."""
+    threshold (`wer`, `wer_over`), a failed voice or quality check (`take_scores`, with the
+    scores)."""
     line, take = choice.line, choice.take
     record = take.record if take is not None else TakeRecord()
     asr = record.asr or TakeAsr()
@@ -79,9 +110,15 @@ def line_state(script, choice: LineChoice) -> dict:
         "wer": wer,
         "wer_over": wer is not None and wer > threshold,
         "problem": choice.problem or choice.stale or choice.moved,
+        **take_scores(record),
     }
     state["attention"] = (
-        choice.status != CURRENT or state["degraded"] or state["failed"] or state["wer_over"]
+        choice.status != CURRENT
+        or state["degraded"]
+        or state["failed"]
+        or state["wer_over"]
+        or state["voice_failed"]
+        or state["quality_failed"]
     )
     return state
 
@@ -153,8 +190,8 @@ def line_view(project, line_id: str) -> dict:
 
 def take_origin(take: Take) -> dict:
     """Where a take came from, beyond `list_takes`: the model revision and layout version it
-    was made with, the render mode and slot, and its word times `[[start s, end s, word]]`
-    from speech recognition when that ran."""
+    was made with, the render mode and slot, its word times `[[start s, end s, word]]`
+    from speech recognition when that ran, and its voice and quality scores (`take_scores`)."""
     record = take.record
     words = [
         [word.start_s, word.end_s, word.text] for word in (record.asr.words if record.asr else ())
@@ -165,6 +202,7 @@ def take_origin(take: Take) -> dict:
         "mode": record.mode,
         "slot": record.slot,
         "words": words,
+        **take_scores(record),
     }
 
 

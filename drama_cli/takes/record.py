@@ -122,6 +122,7 @@ PROJECT_FIELD_TYPES: dict[str, tuple] = {
     "seed": (int,),
     "mix": (dict, _NONE),
     "max_chars": (int,),
+    "qc": (dict, _NONE),
 }
 
 

@@ -62,11 +62,12 @@ class TakeAsr:
 class TakeVoice:
     """How close a take's voice is to its character's reference clips (`drama_cli.qc.voice`):
     cosine similarity of speaker embeddings in [0, 1] (None when not measurable), the threshold
-    it was held against and the encoder."""
+    it was held against, the encoder and the seconds of speech scored."""
 
     similarity: float | None = None
     threshold: float | None = None
     model: str | None = None
+    voiced_s: float | None = None
 
     @classmethod
     def from_json(cls, data: JsonObject) -> TakeVoice:
@@ -74,6 +75,7 @@ class TakeVoice:
             similarity=data.get("similarity"),
             threshold=data.get("threshold"),
             model=data.get("model"),
+            voiced_s=data.get("voiced_s"),
         )
 
 

@@ -78,6 +78,12 @@ function statusBadges(line) {
   if (line.degraded) badges.push(el("span", {class: "badge flag"}, "degraded"));
   if (line.failed && !line.degraded) badges.push(el("span", {class: "badge flag"}, "failed checks"));
   if (line.wer_over) badges.push(el("span", {class: "badge flag"}, `WER ${line.wer.toFixed(2)}`));
+  if (line.voice_failed && line.voice) {
+    badges.push(el("span", {class: "badge flag"}, `voice ${line.voice.similarity.toFixed(2)}`));
+  }
+  if (line.quality_failed && line.quality) {
+    badges.push(el("span", {class: "badge flag"}, `MOS ${line.quality.ovrl.toFixed(2)}`));
+  }
   return el("span", {class: "badges"}, badges);
 }
 
@@ -184,7 +190,25 @@ function takeChecks(take) {
   if (take.failures && take.failures.length) bits.push(take.failures.join("; "));
   if (take.problem) bits.push(take.problem);
   if (take.wer !== null && take.wer !== undefined) bits.push(`WER ${take.wer.toFixed(2)}`);
+  bits.push(...takeScores(take));
   return bits.join(" · ");
+}
+
+// A take's voice match and naturalness as text (`views.take_scores`), each with its limit and
+// "under" when the take fails it.
+function takeScores(take) {
+  const bits = [];
+  if (take.voice) {
+    const limit = take.voice.threshold === null ? "" : ` (min ${take.voice.threshold.toFixed(2)})`;
+    const under = take.voice_failed ? " under" : "";
+    bits.push(`voice ${take.voice.similarity.toFixed(2)}${limit}${under}`);
+  }
+  if (take.quality) {
+    const floor = take.quality.floor === null ? "" : ` (min ${take.quality.floor.toFixed(2)})`;
+    const under = take.quality_failed ? " under" : "";
+    bits.push(`MOS ${take.quality.ovrl.toFixed(2)}${floor}${under}`);
+  }
+  return bits;
 }
 
 function drawLine() {
