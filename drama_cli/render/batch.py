@@ -37,7 +37,6 @@ from drama_cli.backends.base import (
     Backend,
     FailedAttempt,
     Generation,
-    GenerationRequest,
     StreamBatch,
     StreamDone,
 )
@@ -45,6 +44,7 @@ from drama_cli.render.line import (
     LineOutcome,
     Progress,
     conclude_line,
+    job_request,
     join_and_check,
     line_pieces,
     slot_done,
@@ -205,17 +205,7 @@ class LineQueue:
         conversation, text = attempt.pieces[len(attempt.parts)]
         if len(attempt.pieces) > 1:
             self.progress.chunk(job, len(attempt.parts) + 1, len(attempt.pieces), False)
-        request = GenerationRequest(
-            scene_id=job.scene_id,
-            line_id=job.line_id,
-            speaker=job.speaker,
-            text=text,
-            conversation=conversation,
-            layout_version=job.layout_version,
-            sampling=dict(self.settings.sampling),
-            seed=attempt.seed,
-            speaker_names=dict(job.speaker_names),
-        )
+        request = job_request(job, conversation, text, self.settings.sampling, attempt.seed)
         on_frames = None
         if self.backend.capabilities.streaming_frames:
 

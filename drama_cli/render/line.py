@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from drama_cli.backends.base import Backend, Generation
+from drama_cli.backends.base import Backend, Generation, GenerationRequest
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import EOS, check_generation, outcome_fields
 from drama_cli.takes.jobs import LineJob, RenderSettings
@@ -22,9 +22,33 @@ from drama_cli.takes.keys import ReferenceHasher, conversation_identity, stable_
 from drama_cli.takes.selection import best_take, take_text
 from drama_cli.takes.store import Take, TakeStore
 from engine.constants import SAMPLE_RATE
+from engine.conversation import Conversation
 from engine.text import spoken_text
 
 CHUNK_GAP_S = 0.12  # silence between the chunks of one long line
+
+
+def job_request(
+    job: LineJob,
+    conversation: Conversation,
+    text: str,
+    sampling: dict,
+    seed: int,
+    layout_version: str | None = None,
+) -> GenerationRequest:
+    """The backend request that voices `text` of `job`'s line with `conversation` and `seed`;
+    `layout_version` defaults to the job's own."""
+    return GenerationRequest(
+        scene_id=job.scene_id,
+        line_id=job.line_id,
+        speaker=job.speaker,
+        text=text,
+        conversation=conversation,
+        layout_version=job.layout_version if layout_version is None else layout_version,
+        sampling=dict(sampling),
+        seed=seed,
+        speaker_names=dict(job.speaker_names),
+    )
 
 
 @dataclass

@@ -36,7 +36,7 @@ from typing import BinaryIO
 import numpy as np
 import yaml
 
-from drama_cli.backends.base import Backend, Generation, GenerationRequest
+from drama_cli.backends.base import Backend, Generation
 from drama_cli.compile.chunking import DEFAULT_MAX_CHARS, split_text
 from drama_cli.compile.conversations import (
     DEFAULT_HISTORY_LINES,
@@ -46,7 +46,13 @@ from drama_cli.compile.conversations import (
 from drama_cli.errors import ScriptError, SourcePosition, UsageError
 from drama_cli.qc.signal import CheckReport
 from drama_cli.qc.take_checks import check_generation
-from drama_cli.render.line import CHUNK_GAP_S, conclude_line, join_and_check, store_attempt
+from drama_cli.render.line import (
+    CHUNK_GAP_S,
+    conclude_line,
+    job_request,
+    join_and_check,
+    store_attempt,
+)
 from drama_cli.script.document import Script
 from drama_cli.script.load import script_from_text
 from drama_cli.script.voice_library import LIBRARY_PREFIX
@@ -250,17 +256,9 @@ def voice_chunk(
     base = line_seed(settings.seed, job.scene_id, job.line_id) + chunk
     fallback = None
     for attempt in range(settings.retries + 1):
-        request = GenerationRequest(
-            scene_id=job.scene_id,
-            line_id=job.line_id,
-            speaker=job.speaker,
-            text=text,
-            conversation=conversation,
-            layout_version=get_layout(conversation.layout).version,
-            sampling=dict(settings.sampling),
-            seed=retry_seed(base, attempt),
-            speaker_names=dict(job.speaker_names),
-        )
+        layout_version = get_layout(conversation.layout).version
+        seed = retry_seed(base, attempt)
+        request = job_request(job, conversation, text, settings.sampling, seed, layout_version)
         generation = backend.generate(request)
         checks = check_generation(generation, text)
         if checks.passed:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from drama_cli.backends.base import Backend, GenerationRequest
+from drama_cli.backends.base import Backend
 from drama_cli.qc.take_checks import check_generation
 from drama_cli.render.batch import LineEntry, LineQueue
 from drama_cli.render.line import (
     LineOutcome,
     Progress,
     conclude_line,
+    job_request,
     slot_done,
     store_attempt,
 )
@@ -131,17 +132,8 @@ def render_scene_group(
     first_attempt = max(len(_slot_attempts(store, job, keys[job.line_id])) for job in pending)
     for attempt in range(first_attempt, settings.retries + 1):
         seed = retry_seed(line_seed(settings.seed, first.scene_id, first.line_id), attempt)
-        request = GenerationRequest(
-            scene_id=first.scene_id,
-            line_id=first.line_id,
-            speaker=first.speaker,
-            text="\n".join(job.text for job in group),
-            conversation=first.group_conversation,
-            layout_version=first.layout_version,
-            sampling=dict(settings.sampling),
-            seed=seed,
-            speaker_names=dict(first.speaker_names),
-        )
+        text = "\n".join(job.text for job in group)
+        request = job_request(first, first.group_conversation, text, settings.sampling, seed)
         progress.attempt(first, 0, attempt, seed)
         calls += 1
         try:
